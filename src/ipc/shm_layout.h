@@ -1,0 +1,241 @@
+/* shm_layout.h -- the shared-memory segment that libmemtop.so publishes into.
+ *
+ * This is the contract between the target process (writer: the publisher
+ * thread of libmemtop.so) and any number of viewers (readers: memtop).  It is
+ * versioned; docs/shm-protocol.md explains it in prose.  Everything here is
+ * plain data with fixed sizes, native byte order (x86-64 little endian; the
+ * header records the byte order and word size so a foreign segment is
+ * rejected rather than misread).
+ *
+ * Segment file: $MEMTOP_SHM_DIR/memtop-<pid> (default dir /dev/shm), mode 0600.
+ *
+ *   offset 0          mt_shm_header            (MT_HEADER_BYTES, incl. control)
+ *   defs_off          trace definitions        (append-only records)
+ *   modules_off       module map               (append-only records)
+ *   slot_off[i]       MT_SLOTS snapshot slots  (seqlock-protected)
+ *
+ * The file is created sparse at its full size (ftruncate); tmpfs backs pages
+ * only when they are touched.  The writer commits (fallocates) each region
+ * before touching it, so a full /dev/shm gives the writer an error instead of
+ * a SIGBUS.  Readers must never touch bytes beyond min(file size, committed).
+ *
+ * Memory ordering (see docs/shm-protocol.md):
+ *  - defs_used / modules_used: the writer fills records, then stores the new
+ *    length with release; readers load it with acquire and read only below.
+ *  - slots: classic seqlock.  Writer: seq = odd (relaxed) ; release fence ;
+ *    write payload ; seq = even (release).  Reader: s1 = seq (acquire); skip
+ *    if odd; copy payload out; acquire fence; s2 = seq (relaxed); valid iff
+ *    s1 == s2.  A writer killed mid-write leaves seq odd forever: readers
+ *    fall back to the slot before.
+ *  - latest_slot is stored with release after the slot's seq became even.
+ */
+#ifndef MEMTOP_SHM_LAYOUT_H
+#define MEMTOP_SHM_LAYOUT_H
+
+#include <stdint.h>
+
+#define MT_SHM_MAGIC 0x31534d54504f4d4dULL /* "MMOPTMS1" as little-endian bytes */
+#define MT_SHM_VERSION 1u
+#define MT_SHM_ENDIAN_MARK 0x01020304u
+#define MT_SHM_PREFIX "memtop-"
+#define MT_SHM_DEFAULT_DIR "/dev/shm"
+
+#define MT_HEADER_BYTES 16384u
+#define MT_SLOTS 3u
+#define MT_MAX_DEPTH 128u
+#define MT_PATH_MAX 512u
+#define MT_CMDLINE_MAX 1024u
+#define MT_BUILD_ID_MAX 40u
+#define MT_TIMELINE_POINTS 1024u
+#define MT_CKPTS 3u     /* growth checkpoints: short, medium, long window */
+#define MT_AGE_BUCKETS 8u /* <1s <10s <1m <10m <1h <6h <1d >=1d */
+#define MT_CTRL_ARG_MAX 1024u
+#define MT_CTRL_MSG_MAX 1024u
+
+/* A value the target could not determine (e.g. allocator_bytes when the real
+ * allocator is not glibc's). */
+#define MT_UNKNOWN UINT64_MAX
+
+/* Header flags (mt_shm_header.flags, atomic). */
+enum {
+    MT_FLAG_EXITED = 1u << 0,        /* final snapshot published at exit */
+    MT_FLAG_SEGMENT_FULL = 1u << 1,  /* a region ran out of room; data dropped */
+    MT_FLAG_FORK_CHILD = 1u << 2,    /* this process was forked from a tracked one */
+};
+
+/* Control channel commands (viewer -> target). */
+enum {
+    MT_CMD_NONE = 0,
+    MT_CMD_PING = 1,        /* answer "pong" */
+    MT_CMD_PUBLISH_NOW = 2, /* publish a snapshot now; answer after it is visible */
+};
+
+/* Control channel status (target -> viewer). */
+enum {
+    MT_CTRL_OK = 0,
+    MT_CTRL_UNKNOWN_CMD = 1,
+    MT_CTRL_FAILED = 2,
+};
+
+/* The control area.  A viewer takes `lock` by CAS 0 -> its pid (a lock
+ * whose pid is dead may be stolen), writes cmd/arg, then stores req_seq =
+ * resp_seq + 1 with release.  The publisher polls req_seq (acquire) at least
+ * every 50 ms, validates and executes the command, writes status/msg, and
+ * stores resp_seq = req_seq with release.  The target never waits on it. */
+typedef struct mt_shm_control {
+    uint32_t lock; /* atomic; 0 or the owning viewer's pid */
+    uint32_t cmd;
+    uint64_t req_seq;  /* atomic */
+    uint64_t resp_seq; /* atomic */
+    int32_t status;
+    uint32_t reserved;
+    char arg[MT_CTRL_ARG_MAX];
+    char msg[MT_CTRL_MSG_MAX];
+} mt_shm_control;
+
+typedef struct mt_shm_slot_ref {
+    uint64_t seq; /* atomic seqlock word; odd while being written */
+    uint64_t off; /* byte offset of the slot in the segment */
+    uint64_t cap; /* bytes reserved for the slot */
+} mt_shm_slot_ref;
+
+typedef struct mt_shm_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t endian_mark;
+    uint32_t header_bytes; /* sizeof the header area, MT_HEADER_BYTES */
+    uint32_t word_bits;    /* 64 */
+    uint64_t segment_bytes; /* the file's full (sparse) size */
+
+    /* Who: fixed at creation. */
+    int32_t pid;
+    uint32_t uid;
+    int32_t ppid;
+    uint32_t reserved0;
+    uint64_t proc_start_ticks; /* field 22 of /proc/self/stat: tells pid reuse */
+    uint64_t start_unix_ns;    /* when tracking began (CLOCK_REALTIME) */
+    char exe[MT_PATH_MAX];
+    char cmdline[MT_CMDLINE_MAX]; /* argv joined by spaces, truncated */
+
+    /* Settings in force. */
+    uint32_t max_depth;
+    uint32_t publish_interval_ms;
+    uint64_t temporary_ns; /* "temporary" = freed within this lifetime */
+
+    /* Live state (atomics). */
+    uint32_t flags;           /* MT_FLAG_* */
+    uint32_t latest_slot;     /* index of the newest complete slot */
+    uint64_t publish_count;   /* snapshots published so far */
+    uint64_t heartbeat_unix_ns; /* time of the last publish */
+
+    /* Regions: offsets and capacities are fixed at creation; *_used and
+     * *_count grow (release stores). */
+    uint64_t defs_off, defs_cap, defs_used, defs_count;
+    uint64_t modules_off, modules_cap, modules_used, modules_count;
+    mt_shm_slot_ref slots[MT_SLOTS];
+
+    mt_shm_control control;
+} mt_shm_header;
+
+/* A backtrace definition, appended once when the trace is first published.
+ * Followed by nframes uint64_t call-site addresses (return address - 1),
+ * innermost first.  Records are 8-byte aligned and packed back to back; ids
+ * are dense and appear in increasing order (id n is the n-th record). */
+typedef struct mt_shm_def {
+    uint32_t id;
+    uint16_t nframes;
+    uint16_t flags;     /* MT_DEF_TRUNCATED when the stack was deeper */
+    uint64_t hash;
+    uint64_t first_seen_ns; /* monotonic ns since tracking start */
+} mt_shm_def;
+
+enum { MT_DEF_TRUNCATED = 1u << 0 };
+
+/* A loaded module (executable, shared object, vdso).  Appended when first
+ * seen; unload_seq is set (atomic store) when it disappears.  An address
+ * belongs to a module if start <= addr < end; `offset` = addr - bias is the
+ * ELF virtual address inside the module's file. */
+typedef struct mt_shm_module {
+    uint64_t bias;
+    uint64_t start, end;
+    uint64_t load_seq;   /* publish_count when first seen */
+    uint64_t unload_seq; /* atomic; 0 while loaded */
+    uint32_t build_id_len;
+    uint8_t build_id[MT_BUILD_ID_MAX];
+    uint32_t reserved;
+    char path[MT_PATH_MAX]; /* "[vdso]" etc. for modules without a file */
+} mt_shm_module;
+
+/* Process-wide totals in a snapshot.  live/alloc/free figures are the sums
+ * of every trace's figures in the same snapshot. */
+typedef struct mt_shm_totals {
+    uint64_t live_bytes, live_count;
+    uint64_t alloc_count, alloc_bytes;
+    uint64_t free_count, free_bytes;
+    uint64_t temporary_count, temporary_bytes;
+    uint64_t peak_live_bytes; /* process-wide peak, exact */
+    uint64_t unknown_free_count; /* frees of pointers memtop never saw */
+    uint64_t untracked_alloc_count; /* allocations made where tracking was not possible */
+    uint64_t missed_free_count; /* blocks whose free was not seen (address reused) */
+    uint64_t dropped_traces;    /* traces not published: segment full */
+    uint64_t allocator_bytes;   /* bytes the allocator holds from the kernel, or MT_UNKNOWN */
+    uint64_t allocator_inuse_bytes; /* bytes in use per the allocator, or MT_UNKNOWN */
+    uint64_t rss_bytes;
+    uint64_t tracker_bytes;     /* memtop's own bookkeeping memory in the target */
+    uint64_t trace_count;
+    uint64_t thread_count;      /* threads that ever allocated */
+} mt_shm_totals;
+
+/* One point of the process timeline.  Old points are downsampled (every
+ * other point dropped when the buffer is full), so the timeline always
+ * covers the whole life of the process. */
+typedef struct mt_shm_point {
+    uint64_t t_ns; /* monotonic ns since tracking start */
+    uint64_t live_bytes, live_count;
+    uint64_t alloc_count, alloc_bytes, free_count;
+    uint64_t allocator_bytes, rss_bytes;
+} mt_shm_point;
+
+/* Per-trace counters in a snapshot. */
+typedef struct mt_shm_trace {
+    uint32_t id;
+    uint32_t reserved;
+    uint64_t alloc_count, alloc_bytes;
+    uint64_t free_count, free_bytes;
+    uint64_t live_count, live_bytes;
+    uint64_t peak_live_bytes;
+    uint64_t temporary_count, temporary_bytes;
+    uint64_t ckpt_live_bytes[MT_CKPTS]; /* live bytes at slot.ckpt_ns[i] */
+    uint64_t oldest_birth_ns;  /* of a live allocation, as of age_scan_ns; MT_UNKNOWN if none */
+    uint64_t age_bytes[MT_AGE_BUCKETS]; /* live bytes by age, as of age_scan_ns */
+} mt_shm_trace;
+
+/* A snapshot slot: this header, then `ntimeline` points, then `ntraces`
+ * trace records.  Everything is covered by the slot's seqlock. */
+typedef struct mt_shm_slot {
+    uint64_t publish_seq; /* header.publish_count when written */
+    uint64_t t_ns;        /* monotonic ns since tracking start */
+    uint64_t unix_ns;
+    uint64_t ckpt_ns[MT_CKPTS]; /* when each growth checkpoint was taken; 0 = none yet */
+    uint64_t age_scan_ns;       /* when ages were last computed; 0 = never */
+    mt_shm_totals totals;
+    uint32_t ntimeline;
+    uint32_t reserved;
+    uint64_t ntraces;
+    uint64_t timeline_step_ns; /* spacing of timeline points */
+    uint64_t defs_count;       /* defs visible when this slot was written */
+    uint64_t modules_count;
+} mt_shm_slot;
+
+/* Region capacities chosen by the writer (readers take them from the
+ * header and validate them, never from here). */
+#define MT_DEFS_CAP (256ull << 20)
+#define MT_MODULES_CAP (8ull << 20)
+#define MT_SLOT_CAP (256ull << 20)
+
+static inline uint64_t mt_def_bytes(uint32_t nframes)
+{
+    return sizeof(mt_shm_def) + (uint64_t)nframes * sizeof(uint64_t);
+}
+
+#endif
