@@ -1,0 +1,23 @@
+/* config.h -- libmemtop.so settings, read once from MEMTOP_* variables. */
+#ifndef MT_CONFIG_H
+#define MT_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct mt_config {
+    bool disabled;            /* MEMTOP_DISABLE=1 */
+    uint32_t depth;           /* MEMTOP_DEPTH, frames kept per backtrace */
+    uint64_t temporary_ns;    /* MEMTOP_TEMP_MS */
+    uint32_t interval_ms;     /* MEMTOP_INTERVAL_MS */
+    int log_level;            /* MEMTOP_LOG */
+    const char *log_file;     /* MEMTOP_LOG_FILE (points into environ) */
+    const char *shm_dir;      /* MEMTOP_SHM_DIR */
+    int keep_pid;             /* MEMTOP_KEEP_PID, 0 if unset */
+} mt_config;
+
+/* Fills cfg from the environment.  A bad value yields one warning on
+ * stderr and the default.  Never allocates. */
+void mt_config_load(mt_config *cfg);
+
+#endif

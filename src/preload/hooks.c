@@ -1,0 +1,233 @@
+/* hooks.c -- the exported allocation functions that interpose on libc's.
+ *
+ * Each hook: pass straight through if this thread is already inside memtop
+ * (signal handler, memtop's own callees) or tracking is not ready; else call
+ * the real function, then record the result.  errno is what the real
+ * function left, whatever memtop's bookkeeping did.  The free side takes
+ * the record out BEFORE the real free, so an address reused by another
+ * thread's malloc at once is always recorded afresh.
+ *
+ * Accounting of realloc: the old block is freed (charged to its own trace,
+ * never temporary) and the new one allocated at realloc's call site, even
+ * when the address does not change.
+ */
+#define _GNU_SOURCE
+#include "mt_common.h"
+#include "real_alloc.h"
+#include "state.h"
+#include "thread_state.h"
+#include "tracker.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Enters memtop on this thread, or returns NULL to pass through. */
+static inline mt_thread *hook_enter(void)
+{
+    if (MT_UNLIKELY(mt_tls_in_hook))
+        return NULL;
+    if (MT_UNLIKELY(atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY) &&
+        !mt_ensure_ready())
+        return NULL;
+    mt_thread *t = mt_tls_thread;
+    mt_tls_in_hook = 1;
+    if (MT_UNLIKELY(!t) && !(t = mt_thread_acquire())) {
+        mt_tls_in_hook = 0;
+        return NULL;
+    }
+    return t;
+}
+
+static inline void hook_leave(mt_thread *t)
+{
+    if (MT_UNLIKELY(t->ndeferred))
+        mt_drain_deferred(t);
+    mt_tls_in_hook = 0;
+}
+
+/* A pass-through allocation while tracking runs is one we cannot attribute. */
+static inline void count_untracked(void *p)
+{
+    if (p && atomic_load_explicit(&mt_g.state, memory_order_relaxed) == MT_ST_READY)
+        atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
+}
+
+/* Records p (if any) and leaves the hook, preserving errno. */
+static inline void *track_and_leave(mt_thread *t, void *p, size_t size)
+{
+    int saved = errno;
+    if (p)
+        mt_on_alloc(t, p, size);
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+MT_EXPORT void *malloc(size_t size)
+{
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return mt_boot_alloc(size, 16);
+    mt_thread *t = hook_enter();
+    if (!t) {
+        void *p = mt_real.malloc(size);
+        count_untracked(p);
+        return p;
+    }
+    return track_and_leave(t, mt_real.malloc(size), size);
+}
+
+MT_EXPORT void *calloc(size_t n, size_t m)
+{
+    if (MT_UNLIKELY(!mt_real_ready())) {
+        size_t total;
+        return __builtin_mul_overflow(n, m, &total) ? NULL : mt_boot_alloc(total, 16);
+    }
+    mt_thread *t = hook_enter();
+    if (!t) {
+        void *p = mt_real.calloc(n, m);
+        count_untracked(p);
+        return p;
+    }
+    void *p = mt_real.calloc(n, m);
+    return track_and_leave(t, p, p ? n * m : 0);
+}
+
+/* Frees a block that arrived while this thread was inside memtop: queue it
+ * for the outer hook if we can (so it is accounted), else free it now and
+ * let its stale record be found when the address is reused. */
+static void free_nested(void *p)
+{
+    mt_thread *t = mt_tls_thread;
+    if (t && mt_tls_in_hook && t->ndeferred < MT_DEFER_MAX) {
+        t->deferred[t->ndeferred++] = p;
+        return;
+    }
+    mt_real.free(p);
+}
+
+MT_EXPORT void free(void *p)
+{
+    if (!p || MT_UNLIKELY(mt_is_boot_ptr(p)))
+        return;
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return; /* cannot happen for a real block: it came from the real allocator */
+    int saved = errno;
+    mt_thread *t = hook_enter();
+    if (!t) {
+        free_nested(p);
+    } else {
+        mt_on_free(t, p);
+        mt_real.free(p);
+        hook_leave(t);
+    }
+    errno = saved;
+}
+
+static void *realloc_boot(void *old, size_t size)
+{
+    void *p = malloc(size);
+    if (p) {
+        size_t n = mt_boot_size(old);
+        memcpy(p, old, n < size ? n : size);
+    }
+    return p;
+}
+
+/* realloc for a tracked thread: see the accounting rule at the top. */
+static void *realloc_tracked(mt_thread *t, void *old, size_t size)
+{
+    mt_block b;
+    bool known = mt_take(old, &b);
+    void *p = mt_real.realloc(old, size);
+    int saved = errno;
+    if (!p && size != 0) {
+        if (known)
+            mt_untake(old, &b); /* failed: the old block is still live */
+    } else {
+        if (known)
+            mt_charge_free(t, old, &b, false);
+        if (p)
+            mt_on_alloc(t, p, size);
+    }
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+MT_EXPORT void *realloc(void *old, size_t size)
+{
+    if (!old)
+        return malloc(size);
+    if (MT_UNLIKELY(mt_is_boot_ptr(old)))
+        return realloc_boot(old, size);
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return NULL;
+    mt_thread *t = hook_enter();
+    if (!t)
+        return mt_real.realloc(old, size);
+    return realloc_tracked(t, old, size);
+}
+
+MT_EXPORT void *reallocarray(void *old, size_t n, size_t m)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, m, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(old, total);
+}
+
+MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    if (MT_UNLIKELY(!mt_real_ready())) {
+        void *p = mt_boot_alloc(size, align);
+        if (!p)
+            return ENOMEM;
+        *out = p;
+        return 0;
+    }
+    mt_thread *t = hook_enter();
+    if (!t) {
+        int rc = mt_real.posix_memalign(out, align, size);
+        count_untracked(rc == 0 ? *out : NULL);
+        return rc;
+    }
+    int rc = mt_real.posix_memalign(out, align, size);
+    track_and_leave(t, rc == 0 ? *out : NULL, size);
+    return rc;
+}
+
+/* memalign, aligned_alloc, valloc and pvalloc share one shape. */
+#define ALIGNED_HOOK(name, params, args, boot_align, size_expr)                                   \
+    MT_EXPORT void *name params                                                                   \
+    {                                                                                             \
+        if (MT_UNLIKELY(!mt_real_ready()))                                                        \
+            return mt_boot_alloc(size_expr, boot_align);                                          \
+        mt_thread *t = hook_enter();                                                              \
+        if (!t) {                                                                                 \
+            void *p = mt_real.name args;                                                          \
+            count_untracked(p);                                                                   \
+            return p;                                                                             \
+        }                                                                                         \
+        return track_and_leave(t, mt_real.name args, size_expr);                                  \
+    }
+
+ALIGNED_HOOK(memalign, (size_t align, size_t size), (align, size), align, size)
+ALIGNED_HOOK(aligned_alloc, (size_t align, size_t size), (align, size), align, size)
+ALIGNED_HOOK(valloc, (size_t size), (size), 4096, size)
+ALIGNED_HOOK(pvalloc, (size_t size), (size), 4096, size)
+
+MT_EXPORT size_t malloc_usable_size(void *p)
+{
+    if (!p)
+        return 0;
+    if (MT_UNLIKELY(mt_is_boot_ptr(p)))
+        return mt_boot_size(p);
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return 0;
+    return mt_real.malloc_usable_size(p);
+}

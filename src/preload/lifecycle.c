@@ -1,0 +1,169 @@
+/* lifecycle.c -- start, fork, exec and exit of a tracked process.
+ *
+ * Start: the first hook call initialises tracking (lazily: the dynamic
+ * loader and other constructors allocate before ours runs).  Our
+ * constructor starts the publisher thread, which cannot be created that
+ * early.  Calls that arrive on other threads while one thread initialises
+ * pass through untracked (and are counted).
+ *
+ * fork: prepare takes every memtop lock (publish lock first, then trace
+ * shards, block shards, thread list), so no lock is held by a thread that
+ * will not exist in the child; both sides release them.  The child keeps a
+ * copy of the parent's counters (its heap is a copy too), drops the
+ * parent's segment, and starts its own publisher at its first allocation.
+ * vfork/posix_spawn children run in the parent's memory until exec and do
+ * not run atfork handlers: nothing here writes state for them.
+ *
+ * exec: the new image loads libmemtop.so afresh (LD_PRELOAD is inherited)
+ * and replaces the segment of this pid.
+ *
+ * exit: our destructor (run after the program's atexit handlers) publishes
+ * the final snapshot, marks it exited and unlinks the segment (viewers that
+ * mapped it keep the final state).  _exit and _Exit are interposed to do
+ * the same, since they skip destructors.
+ */
+#define _GNU_SOURCE
+#include "backtrace.h"
+#include "clock.h"
+#include "log.h"
+#include "ptr_table.h"
+#include "publisher.h"
+#include "real_alloc.h"
+#include "state.h"
+#include "thread_state.h"
+#include "trace_table.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+mt_global mt_g;
+uint64_t mt_clock_origin_ns;
+static _Atomic bool g_ctor_done;
+static MT_TLS bool tls_fork_locked;
+
+static void fork_prepare(void)
+{
+    /* A fork from a signal handler that interrupted one of our hooks would
+     * deadlock on our own locks: skip them (the child may see a torn table
+     * shard; glibc's malloc has the same limitation). */
+    if (mt_tls_in_hook || atomic_load(&mt_g.state) != MT_ST_READY)
+        return;
+    mt_tls_in_hook = 1;
+    mt_publisher_lock();
+    mt_traces_lock_all();
+    mt_ptrs_lock_all();
+    mt_threads_lock_all();
+    tls_fork_locked = true;
+}
+
+static void fork_unlock(void)
+{
+    mt_threads_unlock_all();
+    mt_ptrs_unlock_all();
+    mt_traces_unlock_all();
+    tls_fork_locked = false;
+    mt_tls_in_hook = 0;
+}
+
+static void fork_parent(void)
+{
+    if (!tls_fork_locked)
+        return;
+    fork_unlock();
+    mt_publisher_unlock();
+}
+
+static void fork_child(void)
+{
+    if (!tls_fork_locked)
+        return;
+    fork_unlock();
+    mt_publisher_child_reset();
+    atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
+}
+
+static bool init_tracking(void)
+{
+    mt_clock_origin_ns = mt_mono_raw_ns(CLOCK_MONOTONIC_COARSE);
+    mt_config_load(&mt_g.cfg);
+    if (mt_g.cfg.disabled)
+        return false;
+    if (!mt_traces_init() || !mt_ptrs_init() || !mt_threads_init() || !mt_backtrace_init()) {
+        mt_log(MT_LOG_WARN, "cannot set up tracking (out of memory?); tracking disabled");
+        return false;
+    }
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    return true;
+}
+
+bool mt_ensure_ready(void)
+{
+    int st = atomic_load_explicit(&mt_g.state, memory_order_acquire);
+    if (st == MT_ST_READY)
+        return true;
+    if (st == MT_ST_UNINIT) {
+        if (!atomic_compare_exchange_strong(&mt_g.state, &st, MT_ST_STARTING))
+            return false;
+        int was = mt_tls_in_hook;
+        mt_tls_in_hook = 1;
+        bool ok = init_tracking();
+        atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_release);
+        if (ok && atomic_load(&g_ctor_done))
+            mt_publisher_start(false);
+        mt_tls_in_hook = was;
+        return ok;
+    }
+    if (st == MT_ST_FORKED) {
+        if (!atomic_compare_exchange_strong(&mt_g.state, &st, MT_ST_STARTING))
+            return false;
+        atomic_store_explicit(&mt_g.state, MT_ST_READY, memory_order_release);
+        int was = mt_tls_in_hook;
+        mt_tls_in_hook = 1;
+        mt_publisher_start(true);
+        mt_tls_in_hook = was;
+        return true;
+    }
+    return false;
+}
+
+__attribute__((constructor)) static void memtop_ctor(void)
+{
+    mt_real_ready();
+    atomic_store(&g_ctor_done, true);
+    int st = atomic_load(&mt_g.state);
+    if (st == MT_ST_UNINIT)
+        mt_ensure_ready(); /* also starts the publisher */
+    else if (st == MT_ST_READY)
+        mt_publisher_start(false);
+}
+
+__attribute__((destructor)) static void memtop_dtor(void)
+{
+    if (atomic_load(&mt_g.state) != MT_ST_READY)
+        return;
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = 1;
+    mt_publisher_final();
+    mt_tls_in_hook = was;
+}
+
+__attribute__((noreturn)) static void exit_now(int status)
+{
+    memtop_dtor();
+    if (mt_real.exit_)
+        mt_real.exit_(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+MT_EXPORT void _exit(int status)
+{
+    exit_now(status);
+}
+
+MT_EXPORT void _Exit(int status)
+{
+    exit_now(status);
+}

@@ -1,0 +1,158 @@
+/* modules.c -- publish the module map: which file is mapped where.
+ *
+ * Viewers turn an address into (module, offset) and symbolize it from the
+ * file, even after the process has exited, so every module ever loaded is
+ * kept: dlclose only sets unload_seq.  dl_iterate_phdr's adds/subs
+ * counters tell us cheaply whether anything changed since the last scan.
+ * Build-ids are read from the PT_NOTE segments in memory (no file I/O).
+ */
+#define _GNU_SOURCE
+#include "modules.h"
+
+#include "os_memory.h"
+#include "procinfo.h"
+
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+
+#define MAX_KNOWN 4096u
+
+typedef struct {
+    uint64_t bias, start;
+    int64_t shm_index; /* -1: could not be published */
+    uint32_t seen;
+} known_module;
+
+struct mt_modules {
+    unsigned long long adds, subs;
+    uint32_t n;
+    uint32_t scan;
+    known_module known[MAX_KNOWN];
+};
+
+typedef struct {
+    mt_modules *m;
+    mt_shm_writer *w;
+    uint64_t seq;
+} scan_ctx;
+
+mt_modules *mt_modules_new(void)
+{
+    return mt_os_alloc(sizeof(mt_modules));
+}
+
+void mt_modules_reset(mt_modules *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            const unsigned char *name = p + sizeof *nh;
+            const unsigned char *desc = name + ((nh->n_namesz + 3) & ~3u);
+            if (desc + nh->n_descsz > end)
+                break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                nh->n_descsz <= MT_BUILD_ID_MAX) {
+                out->build_id_len = nh->n_descsz;
+                memcpy(out->build_id, desc, nh->n_descsz);
+                return;
+            }
+            p = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
+static void describe(const struct dl_phdr_info *info, mt_shm_module *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bias = info->dlpi_addr;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uint64_t a = info->dlpi_addr + ph->p_vaddr;
+        lo = a < lo ? a : lo;
+        hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+    }
+    out->start = lo == UINT64_MAX ? 0 : lo;
+    out->end = hi;
+    const char *name = info->dlpi_name;
+    if (!name || !*name)
+        mt_proc_exe(out->path, sizeof out->path); /* the main program */
+    else if (name[0] != '/')
+        memcpy(out->path, "[vdso]", 7); /* e.g. linux-vdso.so.1: no file */
+    else
+        strncpy(out->path, name, sizeof out->path - 1);
+    read_build_id(info, out);
+}
+
+static known_module *find_known(mt_modules *m, uint64_t bias, uint64_t start)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        if (m->known[i].bias == bias && m->known[i].start == start && m->known[i].shm_index != -2)
+            return &m->known[i];
+    return NULL;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    scan_ctx *c = arg;
+    mt_shm_module rec;
+    describe(info, &rec);
+    if (rec.end == 0)
+        return 0;
+    known_module *k = find_known(c->m, rec.bias, rec.start);
+    if (!k && c->m->n < MAX_KNOWN) {
+        k = &c->m->known[c->m->n++];
+        k->bias = rec.bias;
+        k->start = rec.start;
+        rec.load_seq = c->seq;
+        k->shm_index = mt_shm_append_module(c->w, &rec);
+    }
+    if (k)
+        k->seen = c->m->scan;
+    return 0;
+}
+
+static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    unsigned long long *c = arg;
+    c[0] = info->dlpi_adds;
+    c[1] = info->dlpi_subs;
+    return 1;
+}
+
+void mt_modules_sync(mt_modules *m, mt_shm_writer *w, uint64_t publish_seq)
+{
+    unsigned long long c[2] = {0, 0};
+    dl_iterate_phdr(peek_counts, c);
+    if (m->scan && c[0] == m->adds && c[1] == m->subs)
+        return;
+    m->adds = c[0];
+    m->subs = c[1];
+    m->scan++;
+    scan_ctx ctx = {m, w, publish_seq};
+    dl_iterate_phdr(visit, &ctx);
+    for (uint32_t i = 0; i < m->n; i++) {
+        known_module *k = &m->known[i];
+        if (k->seen == m->scan || k->shm_index < 0)
+            continue;
+        mt_shm_module *rec =
+            (mt_shm_module *)(w->base + w->hdr->modules_off + (uint64_t)k->shm_index * sizeof *rec);
+        __atomic_store_n(&rec->unload_seq, publish_seq, __ATOMIC_RELEASE);
+        k->shm_index = -2; /* unloaded; a reload at the same place is a new module */
+    }
+}

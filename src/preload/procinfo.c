@@ -1,0 +1,84 @@
+/* procinfo.c -- facts about this process from /proc and the allocator.
+ *
+ * Read by the publisher thread only.  Uses open/read/close into stack
+ * buffers (no stdio, which would allocate).  Fragmentation is shown as the
+ * gap between live heap (memtop's own count), what the allocator holds
+ * (mallinfo2: main arena + mmapped chunks), and RSS.
+ */
+#define _GNU_SOURCE
+#include "procinfo.h"
+
+#include "real_alloc.h"
+#include "shm_layout.h"
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <string.h>
+#include <unistd.h>
+
+static ssize_t read_file(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    buf[n < 0 ? 0 : n] = '\0';
+    return n;
+}
+
+uint64_t mt_proc_start_ticks(void)
+{
+    char buf[1024];
+    if (read_file("/proc/self/stat", buf, sizeof buf) <= 0)
+        return 0;
+    /* Field 2 (comm) may contain spaces and ')': skip to the last ')'. */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    for (int field = 2; field < 22 && *p; p++)
+        if (*p == ' ')
+            field++;
+    uint64_t v = 0;
+    while (*p >= '0' && *p <= '9')
+        v = v * 10 + (uint64_t)(*p++ - '0');
+    return v;
+}
+
+void mt_proc_exe(char *out, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+    out[n < 0 ? 0 : n] = '\0';
+}
+
+void mt_proc_cmdline(char *out, size_t cap)
+{
+    ssize_t n = read_file("/proc/self/cmdline", out, cap);
+    for (ssize_t i = 0; i + 1 < n; i++)
+        if (out[i] == '\0')
+            out[i] = ' ';
+}
+
+uint64_t mt_proc_rss_bytes(void)
+{
+    char buf[256];
+    if (read_file("/proc/self/statm", buf, sizeof buf) <= 0)
+        return MT_UNKNOWN;
+    const char *p = strchr(buf, ' ');
+    if (!p)
+        return MT_UNKNOWN;
+    uint64_t pages = 0;
+    for (p++; *p >= '0' && *p <= '9'; p++)
+        pages = pages * 10 + (uint64_t)(*p - '0');
+    return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+void mt_allocator_bytes(uint64_t *held, uint64_t *inuse)
+{
+    *held = *inuse = MT_UNKNOWN;
+    if (!mt_real.is_glibc)
+        return;
+    struct mallinfo2 mi = mallinfo2();
+    *held = mi.arena + mi.hblkhd;
+    *inuse = mi.uordblks + mi.hblkhd;
+}

@@ -1,0 +1,17 @@
+/* procinfo.h -- facts about this process from /proc and the allocator. */
+#ifndef MT_PROCINFO_H
+#define MT_PROCINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t mt_proc_start_ticks(void);
+void mt_proc_exe(char *out, size_t cap);
+void mt_proc_cmdline(char *out, size_t cap);
+uint64_t mt_proc_rss_bytes(void);
+
+/* Bytes the allocator holds from the kernel and bytes it reports in use,
+ * or MT_UNKNOWN when the real allocator is not glibc's. */
+void mt_allocator_bytes(uint64_t *held, uint64_t *inuse);
+
+#endif

@@ -1,0 +1,182 @@
+/* publisher.c -- the background thread that publishes snapshots.
+ *
+ * It creates the segment, then every MEMTOP_INTERVAL_MS publishes a
+ * snapshot, and every 20 ms answers the control channel.  It blocks every
+ * signal (handlers belong to the program's threads) and runs with
+ * mt_tls_in_hook set, so its own allocations (if libc makes any) are never
+ * tracked.  The publish lock serialises publishing against fork (prepare
+ * takes it) and against the final publish at exit.  Nothing a viewer
+ * writes into the control area is trusted: the command is checked and
+ * unknown commands are answered with an error.
+ */
+#define _GNU_SOURCE
+#include "publisher.h"
+
+#include "clock.h"
+#include "log.h"
+#include "shm_writer.h"
+#include "snapshot.h"
+#include "spinlock.h"
+#include "state.h"
+#include "thread_state.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define POLL_NS 20000000ull
+
+typedef struct {
+    mt_spinlock lock;
+    _Atomic bool stop;
+    bool fork_child;
+    bool final_done;
+    mt_shm_writer w;
+    mt_snapshot_state *snap;
+} mt_publisher;
+
+static mt_publisher g_pub;
+
+static void answer(mt_shm_control *c, uint64_t req, int status, const char *msg)
+{
+    c->status = status;
+    snprintf(c->msg, sizeof c->msg, "%s", msg);
+    __atomic_store_n(&c->resp_seq, req, __ATOMIC_RELEASE);
+}
+
+static void publish_locked(void)
+{
+    if (g_pub.w.base && g_pub.snap)
+        mt_snapshot_publish(g_pub.snap, &g_pub.w);
+}
+
+static void serve_control(void)
+{
+    mt_shm_control *c = &g_pub.w.hdr->control;
+    uint64_t req = __atomic_load_n(&c->req_seq, __ATOMIC_ACQUIRE);
+    if (req == __atomic_load_n(&c->resp_seq, __ATOMIC_RELAXED))
+        return;
+    switch (__atomic_load_n(&c->cmd, __ATOMIC_RELAXED)) {
+    case MT_CMD_PING:
+        answer(c, req, MT_CTRL_OK, "pong");
+        break;
+    case MT_CMD_PUBLISH_NOW:
+        mt_spin_lock(&g_pub.lock);
+        publish_locked();
+        mt_spin_unlock(&g_pub.lock);
+        answer(c, req, MT_CTRL_OK, "published");
+        break;
+    default:
+        answer(c, req, MT_CTRL_UNKNOWN_CMD, "unknown command");
+        break;
+    }
+}
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    nanosleep(&ts, NULL);
+}
+
+static void *publisher_main(void *arg)
+{
+    (void)arg;
+    mt_tls_in_hook = 1;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    mt_spin_lock(&g_pub.lock);
+    bool ok = mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
+    if (ok) {
+        g_pub.w.hdr->max_depth = mt_g.cfg.depth;
+        g_pub.w.hdr->publish_interval_ms = mt_g.cfg.interval_ms;
+        g_pub.w.hdr->temporary_ns = mt_g.cfg.temporary_ns;
+        g_pub.w.hdr->start_unix_ns = (uint64_t)time(NULL) * 1000000000ull;
+        if (g_pub.fork_child)
+            mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
+        publish_locked();
+    }
+    mt_spin_unlock(&g_pub.lock);
+    if (!ok)
+        return NULL;
+    uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
+    uint64_t next = mt_now_precise_ns() + interval;
+    while (!atomic_load_explicit(&g_pub.stop, memory_order_acquire)) {
+        uint64_t now = mt_now_precise_ns();
+        if (now >= next) {
+            mt_spin_lock(&g_pub.lock);
+            if (!atomic_load_explicit(&g_pub.stop, memory_order_acquire))
+                publish_locked();
+            mt_spin_unlock(&g_pub.lock);
+            next += interval;
+            if (next <= now)
+                next = now + interval;
+            continue;
+        }
+        serve_control();
+        uint64_t wait = next - now;
+        sleep_ns(wait < POLL_NS ? wait : POLL_NS);
+    }
+    return NULL;
+}
+
+bool mt_publisher_start(bool fork_child)
+{
+    if (!g_pub.snap)
+        g_pub.snap = mt_snapshot_state_new(mt_g.cfg.interval_ms);
+    if (!g_pub.snap)
+        return false;
+    g_pub.fork_child = fork_child;
+    pthread_t th;
+    pthread_attr_t attr;
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = 1;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&th, &attr, publisher_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        pthread_setname_np(th, "memtop-publish");
+    mt_tls_in_hook = was;
+    if (rc != 0)
+        mt_log(MT_LOG_WARN, "cannot start the publisher thread: %s", strerror(rc));
+    return rc == 0;
+}
+
+void mt_publisher_final(void)
+{
+    atomic_store_explicit(&g_pub.stop, true, memory_order_release);
+    mt_spin_lock(&g_pub.lock);
+    if (!g_pub.final_done && g_pub.w.base) {
+        g_pub.final_done = true;
+        publish_locked();
+        mt_shm_set_flag(&g_pub.w, MT_FLAG_EXITED);
+        if (mt_g.cfg.keep_pid != (int)getpid())
+            mt_shm_unlink(&g_pub.w);
+    }
+    mt_spin_unlock(&g_pub.lock);
+}
+
+void mt_publisher_lock(void)
+{
+    mt_spin_lock(&g_pub.lock);
+}
+
+void mt_publisher_unlock(void)
+{
+    mt_spin_unlock(&g_pub.lock);
+}
+
+void mt_publisher_child_reset(void)
+{
+    /* The segment is the parent's: drop our mapping of it, never write it. */
+    mt_shm_forget(&g_pub.w);
+    if (g_pub.snap)
+        mt_snapshot_state_reset_defs(g_pub.snap);
+    atomic_store_explicit(&g_pub.stop, false, memory_order_relaxed);
+    g_pub.final_done = false;
+    atomic_store_explicit(&g_pub.lock.held, 0, memory_order_relaxed);
+}

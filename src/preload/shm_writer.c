@@ -1,0 +1,201 @@
+/* shm_writer.c -- create and fill the shared-memory segment (target side).
+ *
+ * Only the publisher thread (and the exit path, under the publish lock)
+ * writes here; the hooks never touch the segment, so no viewer can slow an
+ * allocation.  The file is sized sparse with ftruncate, and every byte is
+ * committed with posix_fallocate before it is first written: on a full
+ * /dev/shm that fails cleanly instead of killing the target with SIGBUS.
+ */
+#define _GNU_SOURCE
+#include "shm_writer.h"
+
+#include "log.h"
+#include "procinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define COMMIT_STEP (1ull << 20)
+
+static uint64_t layout(mt_shm_header *h)
+{
+    uint64_t off = MT_HEADER_BYTES;
+    h->defs_off = off;
+    h->defs_cap = MT_DEFS_CAP;
+    off += MT_DEFS_CAP;
+    h->modules_off = off;
+    h->modules_cap = MT_MODULES_CAP;
+    off += MT_MODULES_CAP;
+    for (unsigned i = 0; i < MT_SLOTS; i++) {
+        h->slots[i].off = off;
+        h->slots[i].cap = MT_SLOT_CAP;
+        off += MT_SLOT_CAP;
+    }
+    return off;
+}
+
+static int open_fresh(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* Our pid's name: a dead process's or our pre-exec image's leftover. */
+        unlink(path);
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    }
+    return fd;
+}
+
+/* The committed-up-to watermark of the region holding `off`, and its end. */
+static uint64_t *region_mark(mt_shm_writer *w, uint64_t off, uint64_t *limit)
+{
+    const mt_shm_header *h = w->hdr;
+    if (off < h->modules_off) {
+        *limit = h->modules_off;
+        return &w->committed[0];
+    }
+    if (off < h->slots[0].off) {
+        *limit = h->slots[0].off;
+        return &w->committed[1];
+    }
+    for (unsigned i = MT_SLOTS; i-- > 0;) {
+        if (off >= h->slots[i].off) {
+            *limit = h->slots[i].off + h->slots[i].cap;
+            return &w->slot_committed[i];
+        }
+    }
+    return NULL;
+}
+
+bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len)
+{
+    uint64_t limit;
+    uint64_t *mark = w->base ? region_mark(w, off, &limit) : NULL;
+    if (!mark || off + len > limit)
+        return false;
+    uint64_t end = off + len;
+    if (*mark == 0)
+        *mark = off & ~(COMMIT_STEP - 1);
+    if (end <= *mark)
+        return true;
+    uint64_t to = (end + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+    if (to > limit)
+        to = limit;
+    int rc = posix_fallocate(w->fd, (off_t)*mark, (off_t)(to - *mark));
+    if (rc != 0) {
+        mt_log(MT_LOG_WARN, "cannot grow segment %s: %s", w->path, strerror(rc));
+        mt_shm_set_flag(w, MT_FLAG_SEGMENT_FULL);
+        return false;
+    }
+    *mark = to;
+    return true;
+}
+
+static void fill_identity(mt_shm_header *h, int pid)
+{
+    h->magic = MT_SHM_MAGIC;
+    h->version = MT_SHM_VERSION;
+    h->endian_mark = MT_SHM_ENDIAN_MARK;
+    h->header_bytes = MT_HEADER_BYTES;
+    h->word_bits = 64;
+    h->pid = pid;
+    h->ppid = getppid();
+    h->uid = getuid();
+    h->proc_start_ticks = mt_proc_start_ticks();
+    mt_proc_exe(h->exe, sizeof h->exe);
+    mt_proc_cmdline(h->cmdline, sizeof h->cmdline);
+}
+
+bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    snprintf(w->path, sizeof w->path, "%s/%s%d", dir, MT_SHM_PREFIX, pid);
+    mt_shm_header proto;
+    memset(&proto, 0, sizeof proto);
+    uint64_t total = layout(&proto);
+    int fd = open_fresh(w->path);
+    if (fd < 0) {
+        mt_log(MT_LOG_WARN, "cannot create %s: %s; this process will not be visible to memtop",
+               w->path, strerror(errno));
+        return false;
+    }
+    fchmod(fd, 0600); /* whatever the umask did: owner only */
+    void *base = MAP_FAILED;
+    int rc = ftruncate(fd, (off_t)total) == 0 ? posix_fallocate(fd, 0, MT_HEADER_BYTES) : errno;
+    if (rc == 0)
+        base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        mt_log(MT_LOG_WARN, "cannot set up %s: %s; this process will not be visible to memtop",
+               w->path, strerror(rc ? rc : errno));
+        close(fd);
+        unlink(w->path);
+        return false;
+    }
+    w->fd = fd;
+    w->base = base;
+    w->bytes = total;
+    w->hdr = base;
+    memcpy(w->hdr, &proto, sizeof proto);
+    w->hdr->segment_bytes = total;
+    fill_identity(w->hdr, pid);
+    return true;
+}
+
+bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, uint32_t n,
+                       uint16_t flags, uint64_t hash, uint64_t first_seen_ns)
+{
+    mt_shm_header *h = w->hdr;
+    uint64_t used = __atomic_load_n(&h->defs_used, __ATOMIC_RELAXED);
+    uint64_t need = mt_def_bytes(n);
+    if (used + need > h->defs_cap || !mt_shm_commit(w, h->defs_off + used, need))
+        return false;
+    unsigned char *at = w->base + h->defs_off + used;
+    mt_shm_def d = {.id = id, .nframes = (uint16_t)n, .flags = flags, .hash = hash,
+                    .first_seen_ns = first_seen_ns};
+    memcpy(at, &d, sizeof d);
+    memcpy(at + sizeof d, frames, n * sizeof *frames);
+    /* Record first, then the lengths that make it visible (release). */
+    __atomic_store_n(&h->defs_count, h->defs_count + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&h->defs_used, used + need, __ATOMIC_RELEASE);
+    return true;
+}
+
+int64_t mt_shm_append_module(mt_shm_writer *w, const mt_shm_module *m)
+{
+    mt_shm_header *h = w->hdr;
+    uint64_t used = __atomic_load_n(&h->modules_used, __ATOMIC_RELAXED);
+    if (used + sizeof *m > h->modules_cap || !mt_shm_commit(w, h->modules_off + used, sizeof *m))
+        return -1;
+    memcpy(w->base + h->modules_off + used, m, sizeof *m);
+    uint64_t idx = h->modules_count;
+    __atomic_store_n(&h->modules_count, idx + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&h->modules_used, used + sizeof *m, __ATOMIC_RELEASE);
+    return (int64_t)idx;
+}
+
+void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag)
+{
+    if (w->hdr)
+        __atomic_fetch_or(&w->hdr->flags, flag, __ATOMIC_RELEASE);
+}
+
+void mt_shm_unlink(mt_shm_writer *w)
+{
+    if (w->base)
+        unlink(w->path);
+}
+
+void mt_shm_forget(mt_shm_writer *w)
+{
+    if (w->base) {
+        munmap(w->base, w->bytes);
+        close(w->fd);
+    }
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+}

@@ -1,0 +1,39 @@
+/* shm_writer.h -- the target's side of the shared-memory segment. */
+#ifndef MT_SHM_WRITER_H
+#define MT_SHM_WRITER_H
+
+#include "shm_layout.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct mt_shm_writer {
+    int fd;
+    unsigned char *base; /* NULL when there is no segment */
+    uint64_t bytes;
+    mt_shm_header *hdr;
+    char path[MT_PATH_MAX + 32];
+    uint64_t committed[2]; /* defs, modules: committed up to (absolute offset) */
+    uint64_t slot_committed[MT_SLOTS];
+} mt_shm_writer;
+
+/* Creates $dir/memtop-<pid> (0600), replacing a leftover of a dead process
+ * or of this pid's pre-exec image.  Returns false and logs on failure. */
+bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid);
+
+/* Appends one trace definition; false when the region is full. */
+bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, uint32_t n,
+                       uint16_t flags, uint64_t hash, uint64_t first_seen_ns);
+
+/* Appends one module record; returns its index or -1 when full. */
+int64_t mt_shm_append_module(mt_shm_writer *w, const mt_shm_module *m);
+
+/* Makes bytes [off, off+len) of the segment safe to touch (fallocate). */
+bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len);
+
+void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag);
+void mt_shm_unlink(mt_shm_writer *w);
+/* Forgets the segment without touching it (fork child: it is the parent's). */
+void mt_shm_forget(mt_shm_writer *w);
+
+#endif

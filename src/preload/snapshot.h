@@ -1,0 +1,18 @@
+/* snapshot.h -- build one snapshot slot from the live counters. */
+#ifndef MT_SNAPSHOT_H
+#define MT_SNAPSHOT_H
+
+#include "shm_writer.h"
+#include "timeline.h"
+
+#include <stdbool.h>
+
+typedef struct mt_snapshot_state mt_snapshot_state;
+
+mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms);
+void mt_snapshot_state_reset_defs(mt_snapshot_state *s);
+
+/* Publishes everything new (defs, modules) and one complete slot. */
+void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w);
+
+#endif

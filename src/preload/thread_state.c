@@ -1,0 +1,73 @@
+/* thread_state.c -- per-thread state of the hooks, recycled across threads.
+ *
+ * A thread's state is mmap'd on its first tracked allocation and handed
+ * back to a free list by a pthread key destructor when the thread exits, so
+ * programs that create millions of short threads use a bounded amount.
+ * pthread_key_create/setspecific are called with mt_tls_in_hook set, so if
+ * they allocate, the allocation passes through untracked.
+ */
+#include "thread_state.h"
+
+#include "os_memory.h"
+#include "spinlock.h"
+#include "state.h"
+
+#include <pthread.h>
+#include <string.h>
+
+MT_TLS int mt_tls_in_hook;
+MT_TLS mt_thread *mt_tls_thread;
+
+static pthread_key_t g_key;
+static mt_spinlock g_free_lock;
+static mt_thread *g_free_list;
+
+static void thread_release(void *arg)
+{
+    mt_thread *t = arg;
+    if (mt_tls_thread == t)
+        mt_tls_thread = NULL;
+    /* Deferred frees can only be pending inside a hook, never at exit. */
+    mt_spin_lock(&g_free_lock);
+    t->next_free = g_free_list;
+    g_free_list = t;
+    mt_spin_unlock(&g_free_lock);
+}
+
+bool mt_threads_init(void)
+{
+    return pthread_key_create(&g_key, thread_release) == 0;
+}
+
+mt_thread *mt_thread_acquire(void)
+{
+    mt_spin_lock(&g_free_lock);
+    mt_thread *t = g_free_list;
+    if (t)
+        g_free_list = t->next_free;
+    mt_spin_unlock(&g_free_lock);
+    if (t) {
+        memset(t, 0, sizeof *t);
+    } else {
+        t = mt_os_alloc(sizeof *t);
+        if (!t)
+            return NULL;
+        atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
+    }
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = 1;
+    pthread_setspecific(g_key, t);
+    mt_tls_in_hook = was;
+    mt_tls_thread = t;
+    return t;
+}
+
+void mt_threads_lock_all(void)
+{
+    mt_spin_lock(&g_free_lock);
+}
+
+void mt_threads_unlock_all(void)
+{
+    mt_spin_unlock(&g_free_lock);
+}

@@ -1,0 +1,44 @@
+/* thread_state.h -- per-thread state of the hooks. */
+#ifndef MT_THREAD_STATE_H
+#define MT_THREAD_STATE_H
+
+#include "mt_common.h"
+
+#include <stdbool.h>
+
+#define MT_TCACHE_SLOTS 512u
+#define MT_DEFER_MAX 64u
+
+/* A direct-mapped cache of backtrace hash -> trace id, so most allocations
+ * never touch the shared trace index. */
+typedef struct mt_tcache_entry {
+    uint64_t hash;
+    uint64_t frame0;
+    uint32_t id;
+    uint32_t nframes;
+} mt_tcache_entry;
+
+typedef struct mt_thread {
+    void *last_alloc;  /* the newest block this thread allocated, if not freed since */
+    uint32_t ndeferred;
+    void *deferred[MT_DEFER_MAX]; /* frees that arrived while inside a hook */
+    struct mt_thread *next_free;
+    mt_tcache_entry tcache[MT_TCACHE_SLOTS];
+} mt_thread;
+
+/* Set while this thread runs memtop code.  An allocation call that finds it
+ * set (from a signal handler, or from memtop's own callees) goes straight to
+ * the real allocator: that is what makes re-entrancy and signal handlers
+ * safe.  Initial-exec TLS: see mt_common.h. */
+extern MT_TLS int mt_tls_in_hook;
+extern MT_TLS mt_thread *mt_tls_thread;
+
+/* This thread's state, created on first use (from mmap).  NULL if memory
+ * for it cannot be had. */
+mt_thread *mt_thread_acquire(void);
+
+bool mt_threads_init(void);
+void mt_threads_lock_all(void);
+void mt_threads_unlock_all(void);
+
+#endif

@@ -1,0 +1,54 @@
+/* trace_table.h -- unique backtraces and their counters. */
+#ifndef MT_TRACE_TABLE_H
+#define MT_TRACE_TABLE_H
+
+#include "mt_common.h"
+
+#include <stdbool.h>
+
+/* Trace 0 is the overflow trace: allocations whose backtrace could not be
+ * given an id of its own (table full) are counted there, and the snapshot
+ * says so through dropped_traces. */
+#define MT_TRACE_OVERFLOW 0u
+#define MT_TRACE_MAX (4u << 20)
+
+/* One unique backtrace.  Counters are written by the hooks with atomic
+ * read-modify-writes; the invariant "free happens-before read" that lets the
+ * publisher derive live_count = alloc_count - free_count >= 0 comes from
+ * free_count being incremented with release and read with acquire before
+ * alloc_count is read.  Everything below `hash` is immutable once `ready`
+ * is set (release). */
+typedef struct mt_trace {
+    _Atomic uint64_t alloc_count;
+    _Atomic uint64_t live_bytes;
+    _Atomic uint64_t peak_live_bytes;
+    _Atomic uint64_t free_count;
+    _Atomic uint64_t free_bytes;
+    _Atomic uint64_t temp_count;
+    _Atomic uint64_t temp_bytes;
+    uint64_t reserved;
+    uint64_t hash;
+    const uint64_t *frames;
+    uint64_t first_seen_ns;
+    uint32_t nframes;
+    uint16_t flags; /* MT_DEF_* from shm_layout.h */
+    uint16_t reserved2;
+    _Atomic uint32_t ready;
+} __attribute__((aligned(MT_CACHELINE))) mt_trace;
+
+bool mt_traces_init(void);
+
+/* The id of the backtrace, creating it on first sight.  Takes one shard
+ * lock; never allocates through the hooked allocator. */
+uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
+                         uint64_t now_ns);
+
+/* Number of ids handed out so far (some may not be ready yet). */
+uint32_t mt_trace_count(void);
+mt_trace *mt_trace_get(uint32_t id);
+
+/* fork support: take/release every shard lock. */
+void mt_traces_lock_all(void);
+void mt_traces_unlock_all(void);
+
+#endif

@@ -1,0 +1,144 @@
+/* tracker.c -- the accounting rules, applied on every allocation and free.
+ *
+ * Rules (README "Accounting"):
+ *  - bytes are what the caller asked for;
+ *  - a free is charged to the trace that allocated the block;
+ *  - "temporary": freed within MEMTOP_TEMP_MS of its birth, or freed while
+ *    it is still the newest block its thread allocated (a malloc followed
+ *    immediately by free is temporary under any setting);
+ *  - a free of a block memtop never saw only counts an unknown free;
+ *  - an insert that finds its address already live means that block's free
+ *    was missed (e.g. it arrived in a signal handler while the deferred-free
+ *    queue was full): it is charged as freed then, and counted as missed.
+ *
+ * Counter updates are relaxed atomics except free_count, which is
+ * incremented last with release so that a reader who loads free_count with
+ * acquire and then alloc_count never sees more frees than allocations.
+ */
+#include "tracker.h"
+
+#include "backtrace.h"
+#include "clock.h"
+#include "hash.h"
+#include "real_alloc.h"
+#include "state.h"
+#include "shm_layout.h"
+#include "trace_table.h"
+
+static inline void raise_peak(_Atomic uint64_t *peak, uint64_t value)
+{
+    uint64_t cur = atomic_load_explicit(peak, memory_order_relaxed);
+    while (value > cur &&
+           !atomic_compare_exchange_weak_explicit(peak, &cur, value, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+
+static inline void account_alloc(uint32_t id, uint64_t size)
+{
+    mt_trace *tr = mt_trace_get(id);
+    atomic_fetch_add_explicit(&tr->alloc_count, 1, memory_order_relaxed);
+    uint64_t live = atomic_fetch_add_explicit(&tr->live_bytes, size, memory_order_relaxed) + size;
+    raise_peak(&tr->peak_live_bytes, live);
+    uint64_t plive = atomic_fetch_add_explicit(&mt_g.live_bytes, size, memory_order_relaxed) + size;
+    raise_peak(&mt_g.peak_live_bytes, plive);
+}
+
+static inline void account_free(const mt_block *b, bool temporary)
+{
+    mt_trace *tr = mt_trace_get(b->trace);
+    atomic_fetch_sub_explicit(&mt_g.live_bytes, b->size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->live_bytes, b->size, memory_order_relaxed);
+    atomic_fetch_add_explicit(&tr->free_bytes, b->size, memory_order_relaxed);
+    if (temporary) {
+        atomic_fetch_add_explicit(&tr->temp_count, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tr->temp_bytes, b->size, memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&tr->free_count, 1, memory_order_release);
+}
+
+/* Trace id for the caller's backtrace: per-thread cache, then shared index. */
+static uint32_t current_trace(mt_thread *t, uint64_t now)
+{
+    uint64_t frames[MT_MAX_DEPTH];
+    bool truncated;
+    uint32_t n = mt_backtrace(frames, mt_g.cfg.depth, &truncated);
+    uint64_t h = mt_hash_frames(frames, n) ^ (truncated ? 0x5bd1e995u : 0);
+    mt_tcache_entry *e = &t->tcache[h & (MT_TCACHE_SLOTS - 1)];
+    uint64_t f0 = n ? frames[0] : 0;
+    if (MT_LIKELY(e->hash == h && e->nframes == n && e->frame0 == f0))
+        return e->id;
+    uint32_t id = mt_trace_intern(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
+    if (id != 0) {
+        e->hash = h;
+        e->frame0 = f0;
+        e->nframes = n;
+        e->id = id;
+    }
+    return id;
+}
+
+void mt_on_alloc(mt_thread *t, void *p, size_t size)
+{
+    uint64_t now = mt_now_ns();
+    uint32_t id = current_trace(t, now);
+    mt_block b = {.size = size, .birth_ns = now, .trace = id}, stale;
+    switch (mt_ptr_insert((uintptr_t)p, &b, &stale)) {
+    case MT_INSERT_FAILED:
+        atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
+        return;
+    case MT_INSERT_REPLACED:
+        account_free(&stale, false);
+        atomic_fetch_add_explicit(&mt_g.missed_free_count, 1, memory_order_relaxed);
+        break;
+    case MT_INSERT_NEW:
+        break;
+    }
+    account_alloc(id, size);
+    t->last_alloc = p;
+}
+
+bool mt_take(void *p, mt_block *out)
+{
+    if (MT_LIKELY(mt_ptr_remove((uintptr_t)p, out)))
+        return true;
+    atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+    return false;
+}
+
+void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
+{
+    bool newest = t->last_alloc == p;
+    if (newest)
+        t->last_alloc = NULL;
+    bool temporary = false;
+    if (temporary_ok) {
+        uint64_t now = mt_now_ns();
+        temporary = newest || (now > b->birth_ns && now - b->birth_ns < mt_g.cfg.temporary_ns);
+    }
+    account_free(b, temporary);
+}
+
+void mt_on_free(mt_thread *t, void *p)
+{
+    mt_block b;
+    if (mt_take(p, &b))
+        mt_charge_free(t, p, &b, true);
+}
+
+void mt_untake(void *p, const mt_block *b)
+{
+    mt_block stale;
+    mt_ptr_insert((uintptr_t)p, b, &stale);
+}
+
+void mt_drain_deferred(mt_thread *t)
+{
+    /* Frees queued by a signal handler that interrupted us: the handler ran
+     * on this thread, so the queue is ours alone. */
+    while (t->ndeferred) {
+        void *p = t->deferred[--t->ndeferred];
+        mt_on_free(t, p);
+        mt_real.free(p);
+    }
+}
