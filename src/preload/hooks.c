@@ -16,6 +16,7 @@
 #include "real_alloc.h"
 #include "state.h"
 #include "thread_state.h"
+#include "ptr_table.h"
 #include "tracker.h"
 
 #include <errno.h>
@@ -116,6 +117,12 @@ MT_EXPORT void free(void *p)
         return; /* cannot happen for a real block: it came from the real allocator */
     int saved = errno;
     mt_thread *t = hook_enter();
+    if (MT_LIKELY(t)) {
+        /* Two cache misses are coming: our record and the allocator's chunk
+         * header.  Start both now so they overlap. */
+        mt_ptr_prefetch((uintptr_t)p);
+        __builtin_prefetch((char *)p - 16, 1);
+    }
     if (!t) {
         free_nested(p);
     } else {

@@ -154,6 +154,18 @@ static void erase_at(ptr_shard *s, uint64_t i)
     s->count--;
 }
 
+void mt_ptr_prefetch(uintptr_t ptr)
+{
+    uint64_t h = ptr_hash(ptr);
+    const ptr_shard *s = shard_of(h);
+    /* Racy read of slots/cap without the lock: only an address to prefetch,
+     * never dereferenced here. */
+    const slot_t *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
+    uint64_t cap = __atomic_load_n(&s->cap, __ATOMIC_RELAXED);
+    if (slots && cap)
+        __builtin_prefetch(&slots[mt_range(h, cap)], 1);
+}
+
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
 {
     uint64_t h = ptr_hash(ptr);

@@ -23,6 +23,10 @@ typedef enum {
 
 mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale);
 
+/* Starts loading the cache line that holds ptr's record, so that the miss
+ * overlaps with other work (the free hook also prefetches the block). */
+void mt_ptr_prefetch(uintptr_t ptr);
+
 /* Removes ptr; false if memtop never saw it. */
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out);
 
