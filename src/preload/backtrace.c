@@ -6,6 +6,12 @@
  * frames more than the depth: the ones of memtop's own code, which are
  * recognised by address (the library's mapped range), so the skip is right
  * whatever the compiler inlined.
+ *
+ * We call libunwind through pointers looked up in libunwind's own object
+ * (dlopen RTLD_NOLOAD + dlsym on its handle), not through our PLT: a
+ * program that defines its own unw_backtrace (or links another unwinder
+ * exporting the same names) would otherwise interpose on our calls.
+ * Debian's libunwind.a is not PIC, so it cannot be linked in privately.
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
@@ -20,6 +26,9 @@
 #include <string.h>
 
 #define OWN_FRAMES_MAX 4
+
+typedef int (*backtrace_fn)(void **, int);
+static backtrace_fn g_unw_backtrace;
 
 struct self_range {
     uintptr_t probe, lo, hi;
@@ -43,21 +52,37 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* libunwind's own definitions, whatever else the process defines: dlsym on
+ * libunwind's handle searches that object (and its dependencies) only. */
+static bool bind_libunwind(void)
+{
+    void *h = dlopen("libunwind.so.8", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return false;
+    g_unw_backtrace = (backtrace_fn)dlsym(h, "unw_backtrace");
+    int (*set_policy)(unw_addr_space_t, unw_caching_policy_t) =
+        (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(h, "_ULx86_64_set_caching_policy");
+    unw_addr_space_t *space = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
+    if (set_policy && space)
+        set_policy(*space, UNW_CACHE_PER_THREAD);
+    /* The handle stays open: libmemtop.so depends on libunwind anyway. */
+    return g_unw_backtrace != NULL;
+}
+
 bool mt_backtrace_init(void)
 {
     struct self_range r = {(uintptr_t)&mt_backtrace, 0, 0};
     dl_iterate_phdr(find_self, &r);
     mt_g.self_lo = r.lo;
     mt_g.self_hi = r.hi;
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    return r.lo != 0;
+    return r.lo != 0 && bind_libunwind();
 }
 
 uint32_t mt_backtrace(uint64_t *frames, uint32_t depth, bool *truncated)
 {
     void *buf[MT_MAX_DEPTH + OWN_FRAMES_MAX + 1];
     int want = (int)depth + OWN_FRAMES_MAX + 1;
-    int n = unw_backtrace(buf, want);
+    int n = g_unw_backtrace(buf, want);
     int i = 0;
     while (i < n && (uintptr_t)buf[i] >= mt_g.self_lo && (uintptr_t)buf[i] < mt_g.self_hi)
         i++;

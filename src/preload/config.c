@@ -1,7 +1,7 @@
 /* config.c -- parse MEMTOP_* environment variables for libmemtop.so.
  *
  * Runs inside the target during initialisation, possibly before main, so
- * it uses getenv() and hand-rolled number parsing only: no allocation, no
+ * it reads the environment array directly, with hand-rolled number parsing only: no allocation, no
  * locale.  Each bad value produces exactly one warning and the default.
  */
 #include "config.h"
@@ -12,6 +12,20 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The environment to read: libc's environ normally; the envp our
+ * constructor received when environ is not set up yet (a .preinit_array
+ * function allocated before libc initialised it). */
+static char **g_env;
+
+static const char *env_get(const char *name)
+{
+    size_t n = strlen(name);
+    for (char **e = g_env; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
 
 /* Parses a whole decimal number in [lo, hi].  Returns false on anything
  * else (empty, sign, junk, overflow). */
@@ -35,7 +49,7 @@ static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 
 static uint64_t env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t def)
 {
-    const char *s = getenv(name);
+    const char *s = env_get(name);
     uint64_t v;
     if (!s)
         return def;
@@ -49,7 +63,7 @@ static uint64_t env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t 
 static int env_log_level(void)
 {
     static const char *const names[] = {"error", "warn", "info", "debug"};
-    const char *s = getenv("MEMTOP_LOG");
+    const char *s = env_get("MEMTOP_LOG");
     if (!s)
         return MT_LOG_WARN;
     for (int i = 0; i < 4; i++)
@@ -62,7 +76,7 @@ static int env_log_level(void)
 
 static bool env_disabled(void)
 {
-    const char *s = getenv("MEMTOP_DISABLE");
+    const char *s = env_get("MEMTOP_DISABLE");
     if (!s || !*s || strcmp(s, "0") == 0)
         return false;
     if (strcmp(s, "1") == 0)
@@ -71,20 +85,21 @@ static bool env_disabled(void)
     return false;
 }
 
-void mt_config_load(mt_config *cfg)
+void mt_config_load(mt_config *cfg, char **envp)
 {
+    g_env = envp;
     /* Warnings about bad values go to stderr: logging is set up last. */
     cfg->log_level = env_log_level();
-    cfg->log_file = getenv("MEMTOP_LOG_FILE");
+    cfg->log_file = env_get("MEMTOP_LOG_FILE");
     cfg->disabled = env_disabled();
     cfg->depth = (uint32_t)env_number("MEMTOP_DEPTH", 1, MT_MAX_DEPTH, MT_DEFAULT_DEPTH);
     cfg->temporary_ns =
         env_number("MEMTOP_TEMP_MS", 0, 86400000ull, MT_DEFAULT_TEMP_MS) * 1000000ull;
     cfg->interval_ms =
         (uint32_t)env_number("MEMTOP_INTERVAL_MS", 10, 60000, MT_DEFAULT_INTERVAL_MS);
-    const char *dir = getenv("MEMTOP_SHM_DIR");
+    const char *dir = env_get("MEMTOP_SHM_DIR");
     cfg->shm_dir = (dir && *dir) ? dir : MT_SHM_DEFAULT_DIR;
-    const char *keep = getenv("MEMTOP_KEEP_PID");
+    const char *keep = env_get("MEMTOP_KEEP_PID");
     uint64_t kp = 0;
     cfg->keep_pid = (keep && parse_u64(keep, 1, 0x7fffffff, &kp)) ? (int)kp : 0;
     mt_log_setup(cfg->log_level, cfg->log_file);

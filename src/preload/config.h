@@ -16,8 +16,9 @@ typedef struct mt_config {
     int keep_pid;             /* MEMTOP_KEEP_PID, 0 if unset */
 } mt_config;
 
-/* Fills cfg from the environment.  A bad value yields one warning on
- * stderr and the default.  Never allocates. */
-void mt_config_load(mt_config *cfg);
+/* Fills cfg from the environment array envp (NULL: no variables, all
+ * defaults).  A bad value yields one warning on stderr and the default.
+ * Never allocates. */
+void mt_config_load(mt_config *cfg, char **envp);
 
 #endif

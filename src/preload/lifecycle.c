@@ -41,6 +41,10 @@
 mt_global mt_g;
 uint64_t mt_clock_origin_ns;
 static _Atomic bool g_ctor_done;
+/* A .preinit_array function can allocate before libc has set up environ:
+ * then the settings are loaded again by our constructor. */
+static bool g_config_early;
+extern char **environ;
 static MT_TLS bool tls_fork_locked;
 
 static void fork_prepare(void)
@@ -87,7 +91,8 @@ static void fork_child(void)
 static bool init_tracking(void)
 {
     mt_clock_origin_ns = mt_mono_raw_ns(CLOCK_MONOTONIC_COARSE);
-    mt_config_load(&mt_g.cfg);
+    g_config_early = environ == NULL;
+    mt_config_load(&mt_g.cfg, environ);
     if (mt_g.cfg.disabled)
         return false;
     if (!mt_traces_init() || !mt_ptrs_init() || !mt_threads_init() || !mt_backtrace_init()) {
@@ -128,15 +133,28 @@ bool mt_ensure_ready(void)
     return false;
 }
 
-__attribute__((constructor)) static void memtop_ctor(void)
+/* glibc passes (argc, argv, envp) to constructors. */
+__attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char **envp)
 {
+    (void)argc;
+    (void)argv;
     mt_real_ready();
     atomic_store(&g_ctor_done, true);
     int st = atomic_load(&mt_g.state);
-    if (st == MT_ST_UNINIT)
+    if (st == MT_ST_UNINIT) {
         mt_ensure_ready(); /* also starts the publisher */
-    else if (st == MT_ST_READY)
-        mt_publisher_start(false);
+        return;
+    }
+    if (st != MT_ST_READY)
+        return;
+    if (g_config_early) {
+        mt_config_load(&mt_g.cfg, envp);
+        if (mt_g.cfg.disabled) {
+            atomic_store(&mt_g.state, MT_ST_OFF);
+            return;
+        }
+    }
+    mt_publisher_start(false);
 }
 
 __attribute__((destructor)) static void memtop_dtor(void)

@@ -32,7 +32,6 @@
 typedef struct {
     mt_spinlock lock;
     _Atomic bool stop;
-    bool fork_child;
     bool final_done;
     mt_shm_writer w;
     mt_snapshot_state *snap;
@@ -81,6 +80,28 @@ static void sleep_ns(uint64_t ns)
     nanosleep(&ts, NULL);
 }
 
+/* Creates and seals the segment and publishes a first snapshot.  Runs
+ * synchronously at start (constructor, or a fork child's first hook), so a
+ * program that exits at once still has a segment and a final snapshot. */
+static bool create_segment(bool fork_child)
+{
+    mt_spin_lock(&g_pub.lock);
+    bool ok = mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
+    if (ok) {
+        mt_shm_header *h = g_pub.w.hdr;
+        h->max_depth = mt_g.cfg.depth;
+        h->publish_interval_ms = mt_g.cfg.interval_ms;
+        h->temporary_ns = mt_g.cfg.temporary_ns;
+        h->start_unix_ns = (uint64_t)time(NULL) * 1000000000ull;
+        if (fork_child)
+            mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
+        mt_shm_seal(&g_pub.w);
+        publish_locked();
+    }
+    mt_spin_unlock(&g_pub.lock);
+    return ok;
+}
+
 static void *publisher_main(void *arg)
 {
     (void)arg;
@@ -88,20 +109,6 @@ static void *publisher_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    mt_spin_lock(&g_pub.lock);
-    bool ok = mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
-    if (ok) {
-        g_pub.w.hdr->max_depth = mt_g.cfg.depth;
-        g_pub.w.hdr->publish_interval_ms = mt_g.cfg.interval_ms;
-        g_pub.w.hdr->temporary_ns = mt_g.cfg.temporary_ns;
-        g_pub.w.hdr->start_unix_ns = (uint64_t)time(NULL) * 1000000000ull;
-        if (g_pub.fork_child)
-            mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
-        publish_locked();
-    }
-    mt_spin_unlock(&g_pub.lock);
-    if (!ok)
-        return NULL;
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
     uint64_t next = mt_now_precise_ns() + interval;
     while (!atomic_load_explicit(&g_pub.stop, memory_order_acquire)) {
@@ -129,11 +136,14 @@ bool mt_publisher_start(bool fork_child)
         g_pub.snap = mt_snapshot_state_new(mt_g.cfg.interval_ms);
     if (!g_pub.snap)
         return false;
-    g_pub.fork_child = fork_child;
-    pthread_t th;
-    pthread_attr_t attr;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = 1;
+    if (!create_segment(fork_child)) {
+        mt_tls_in_hook = was;
+        return false;
+    }
+    pthread_t th;
+    pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int rc = pthread_create(&th, &attr, publisher_main, NULL);
@@ -148,6 +158,10 @@ bool mt_publisher_start(bool fork_child)
 
 void mt_publisher_final(void)
 {
+    /* A vfork child runs in its parent's memory and calls _exit: the
+     * segment is the parent's, so leave it alone. */
+    if (g_pub.w.hdr && g_pub.w.hdr->pid != (int)getpid())
+        return;
     atomic_store_explicit(&g_pub.stop, true, memory_order_release);
     mt_spin_lock(&g_pub.lock);
     if (!g_pub.final_done && g_pub.w.base) {
@@ -157,6 +171,14 @@ void mt_publisher_final(void)
         if (mt_g.cfg.keep_pid != (int)getpid())
             mt_shm_unlink(&g_pub.w);
     }
+    mt_spin_unlock(&g_pub.lock);
+}
+
+void mt_publisher_sync_modules(void)
+{
+    mt_spin_lock(&g_pub.lock);
+    if (g_pub.w.base && g_pub.snap)
+        mt_snapshot_sync_modules(g_pub.snap, &g_pub.w);
     mt_spin_unlock(&g_pub.lock);
 }
 

@@ -8,6 +8,10 @@ bool mt_publisher_start(bool fork_child);
 /* Final snapshot at exit: publish, mark exited, unlink unless kept. */
 void mt_publisher_final(void);
 
+/* Records the loaded modules now (before a dlclose, so that addresses in
+ * a module loaded and unloaded between two publishes stay resolvable). */
+void mt_publisher_sync_modules(void);
+
 /* fork support. */
 void mt_publisher_lock(void);
 void mt_publisher_unlock(void);

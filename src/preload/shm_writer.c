@@ -97,7 +97,6 @@ bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len)
 
 static void fill_identity(mt_shm_header *h, int pid)
 {
-    h->magic = MT_SHM_MAGIC;
     h->version = MT_SHM_VERSION;
     h->endian_mark = MT_SHM_ENDIAN_MARK;
     h->header_bytes = MT_HEADER_BYTES;
@@ -108,6 +107,13 @@ static void fill_identity(mt_shm_header *h, int pid)
     h->proc_start_ticks = mt_proc_start_ticks();
     mt_proc_exe(h->exe, sizeof h->exe);
     mt_proc_cmdline(h->cmdline, sizeof h->cmdline);
+}
+
+/* Makes the header valid: everything else first, the magic last (release),
+ * so a reader that sees the magic sees a complete header. */
+void mt_shm_seal(mt_shm_writer *w)
+{
+    __atomic_store_n(&w->hdr->magic, MT_SHM_MAGIC, __ATOMIC_RELEASE);
 }
 
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
@@ -159,9 +165,9 @@ bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, ui
                     .first_seen_ns = first_seen_ns};
     memcpy(at, &d, sizeof d);
     memcpy(at + sizeof d, frames, n * sizeof *frames);
-    /* Record first, then the lengths that make it visible (release). */
-    __atomic_store_n(&h->defs_count, h->defs_count + 1, __ATOMIC_RELEASE);
+    /* Record first, then the length, then the count (release each). */
     __atomic_store_n(&h->defs_used, used + need, __ATOMIC_RELEASE);
+    __atomic_store_n(&h->defs_count, h->defs_count + 1, __ATOMIC_RELEASE);
     return true;
 }
 
@@ -173,8 +179,8 @@ int64_t mt_shm_append_module(mt_shm_writer *w, const mt_shm_module *m)
         return -1;
     memcpy(w->base + h->modules_off + used, m, sizeof *m);
     uint64_t idx = h->modules_count;
-    __atomic_store_n(&h->modules_count, idx + 1, __ATOMIC_RELEASE);
     __atomic_store_n(&h->modules_used, used + sizeof *m, __ATOMIC_RELEASE);
+    __atomic_store_n(&h->modules_count, idx + 1, __ATOMIC_RELEASE);
     return (int64_t)idx;
 }
 

@@ -21,6 +21,9 @@ typedef struct mt_shm_writer {
  * or of this pid's pre-exec image.  Returns false and logs on failure. */
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid);
 
+/* Publishes the header's magic once the caller has filled the settings. */
+void mt_shm_seal(mt_shm_writer *w);
+
 /* Appends one trace definition; false when the region is full. */
 bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, uint32_t n,
                        uint16_t flags, uint64_t hash, uint64_t first_seen_ns);

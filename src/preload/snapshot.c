@@ -237,6 +237,11 @@ static void fill_slot(mt_snapshot_state *s, unsigned char *slot, uint32_t ntr, u
     h->defs_count = s->defs_published;
 }
 
+void mt_snapshot_sync_modules(mt_snapshot_state *s, mt_shm_writer *w)
+{
+    mt_modules_sync(s->modules, w, w->hdr->publish_count + 1);
+}
+
 void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
 {
     mt_shm_header *hdr = w->hdr;

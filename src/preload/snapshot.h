@@ -12,6 +12,8 @@ typedef struct mt_snapshot_state mt_snapshot_state;
 mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms);
 void mt_snapshot_state_reset_defs(mt_snapshot_state *s);
 
+void mt_snapshot_sync_modules(mt_snapshot_state *s, mt_shm_writer *w);
+
 /* Publishes everything new (defs, modules) and one complete slot. */
 void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w);
 

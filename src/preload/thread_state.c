@@ -52,8 +52,8 @@ mt_thread *mt_thread_acquire(void)
         t = mt_os_alloc(sizeof *t);
         if (!t)
             return NULL;
-        atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
     }
+    atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
     int was = mt_tls_in_hook;
     mt_tls_in_hook = 1;
     pthread_setspecific(g_key, t);

@@ -114,7 +114,8 @@ void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
     bool temporary = false;
     if (temporary_ok) {
         uint64_t now = mt_now_ns();
-        temporary = newest || (now > b->birth_ns && now - b->birth_ns < mt_g.cfg.temporary_ns);
+        uint64_t age = now > b->birth_ns ? now - b->birth_ns : 0; /* same clock tick: age 0 */
+        temporary = newest || age < mt_g.cfg.temporary_ns;
     }
     account_free(b, temporary);
 }
