@@ -1,0 +1,17 @@
+/* memtop_ipc.h -- umbrella header of the segment reader library
+ * (libmemtop_ipc.a): open and validate a segment, read snapshots, trace
+ * definitions and modules, talk to the target over the control channel. */
+#ifndef MEMTOP_IPC_H
+#define MEMTOP_IPC_H
+
+#include "shm_control.h"
+#include "shm_defs.h"
+#include "shm_error.h"
+#include "shm_layout.h"
+#include "shm_liveness.h"
+#include "shm_modules.h"
+#include "shm_path.h"
+#include "shm_segment.h"
+#include "shm_snapshot.h"
+
+#endif

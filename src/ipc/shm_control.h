@@ -1,0 +1,20 @@
+/* shm_control.h -- the viewer side of the control channel: send one
+ * command to the target and wait (bounded) for its answer. */
+#ifndef MEMTOP_SHM_CONTROL_H
+#define MEMTOP_SHM_CONTROL_H
+
+#include "shm_segment.h"
+
+typedef struct mt_ctrl_reply {
+    int32_t status; /* MT_CTRL_* */
+    char msg[MT_CTRL_MSG_MAX];
+} mt_ctrl_reply;
+
+/* Take the channel lock (stealing it from a dead viewer), post cmd/arg,
+ * wait up to timeout_ms for the answer, release the lock.  MT_E_TARGET if
+ * the target answered with an error status (reply filled), MT_E_GONE if it
+ * exited, MT_E_TIMEOUT if it did not answer. */
+mt_errc mt_control_send(mt_segment *seg, uint32_t cmd, const char *arg, int timeout_ms,
+                        mt_ctrl_reply *reply, mt_err *err);
+
+#endif

@@ -1,0 +1,90 @@
+/* shm_defs.c -- parsing the trace definition records (see shm_defs.h). */
+#include "shm_defs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void mt_defs_init(mt_defs *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+void mt_defs_free(mt_defs *d)
+{
+    free(d->items);
+    free(d->frames);
+    mt_defs_init(d);
+}
+
+static int reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 64;
+    while (ncap < need)
+        ncap *= 2;
+    void *np = realloc(*p, ncap * elem);
+    if (!np)
+        return -1;
+    *p = np;
+    *cap = ncap;
+    return 0;
+}
+
+static mt_errc parse_one(mt_defs *d, const unsigned char *p, uint64_t rem, uint64_t *len,
+                         mt_err *err)
+{
+    mt_shm_def def;
+    if (rem < sizeof def)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: record %zu cut short", d->count);
+    memcpy(&def, p, sizeof def);
+    if (def.id != d->count)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: record %zu has id %u", d->count,
+                          def.id);
+    if (def.nframes > MT_MAX_DEPTH || mt_def_bytes(def.nframes) > rem)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: trace %u has %u frames", def.id,
+                          def.nframes);
+    if (reserve((void **)&d->items, &d->cap, d->count + 1, sizeof *d->items) ||
+        reserve((void **)&d->frames, &d->frames_cap, d->nframes + def.nframes, sizeof(uint64_t)))
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for trace definitions");
+    if (def.nframes)
+        memcpy(d->frames + d->nframes, p + sizeof def, def.nframes * sizeof(uint64_t));
+    d->items[d->count++] =
+        (mt_def_info){def.hash, def.first_seen_ns, d->nframes, def.nframes, def.flags};
+    d->nframes += def.nframes;
+    *len = mt_def_bytes(def.nframes);
+    return MT_OK;
+}
+
+mt_errc mt_defs_update(mt_defs *d, const mt_segment *seg, mt_err *err)
+{
+    const mt_shm_header *h = mt_segment_header(seg);
+    uint64_t count = __atomic_load_n(&h->defs_count, __ATOMIC_ACQUIRE);
+    uint64_t used = __atomic_load_n(&h->defs_used, __ATOMIC_ACQUIRE);
+    if (used > seg->lay.defs_cap || used < d->parsed_bytes)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: defs_used %llu",
+                          (unsigned long long)used);
+    const unsigned char *base = seg->base + seg->lay.defs_off;
+    while (d->parsed_bytes < used) {
+        uint64_t len = 0;
+        mt_errc rc = parse_one(d, base + d->parsed_bytes, used - d->parsed_bytes, &len, err);
+        if (rc)
+            return rc;
+        d->parsed_bytes += len;
+    }
+    if (count > d->count + 1) /* a count may lead defs_used by one record */
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: %llu counted, %zu present",
+                          (unsigned long long)count, d->count);
+    return MT_OK;
+}
+
+const uint64_t *mt_defs_frames(const mt_defs *d, uint32_t id, unsigned *nframes)
+{
+    if (id >= d->count) {
+        *nframes = 0;
+        return NULL;
+    }
+    static const uint64_t none[1];
+    *nframes = d->items[id].nframes;
+    return *nframes ? d->frames + d->items[id].frames_at : none;
+}

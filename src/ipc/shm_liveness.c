@@ -1,0 +1,76 @@
+/* shm_liveness.c -- running / exited / stale (see shm_liveness.h). */
+#include "shm_liveness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Skip to the start of field `want` (1-based) of a stat line, given p just
+ * after the ')' that closes field 2. */
+static const char *stat_field(const char *p, int want)
+{
+    for (int field = 2; field < want; field++) {
+        if (*p != ' ')
+            return NULL;
+        p++;
+        if (field + 1 < want)
+            p += strcspn(p, " ");
+    }
+    return p;
+}
+
+int mt_proc_start_ticks(int pid, uint64_t *ticks, char *state)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    const char *st = p ? stat_field(p + 1, 3) : NULL;
+    const char *f22 = p ? stat_field(p + 1, 22) : NULL;
+    if (!st || !f22 || *f22 < '0' || *f22 > '9')
+        return -1;
+    if (state)
+        *state = *st;
+    *ticks = strtoull(f22, NULL, 10);
+    return 0;
+}
+
+bool mt_pid_exists(int pid)
+{
+    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+mt_state mt_segment_state(const mt_segment *seg)
+{
+    if (mt_segment_flags(seg) & MT_FLAG_EXITED)
+        return MT_STATE_EXITED;
+    uint64_t ticks;
+    char st;
+    if (mt_proc_start_ticks(seg->id.pid, &ticks, &st) == 0 && ticks == seg->id.proc_start_ticks &&
+        st != 'Z' && st != 'X')
+        return MT_STATE_RUNNING;
+    return MT_STATE_STALE;
+}
+
+const char *mt_state_name(mt_state st)
+{
+    switch (st) {
+    case MT_STATE_RUNNING:
+        return "running";
+    case MT_STATE_EXITED:
+        return "exited";
+    default:
+        return "stale";
+    }
+}

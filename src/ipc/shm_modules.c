@@ -1,0 +1,134 @@
+/* shm_modules.c -- parsing and searching the module map (see shm_modules.h). */
+#include "shm_modules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void mt_modules_init(mt_modules *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void mt_modules_free(mt_modules *m)
+{
+    free(m->items);
+    free(m->order);
+    free(m->max_end);
+    mt_modules_init(m);
+}
+
+static mt_errc parse_one(const unsigned char *p, size_t index, mt_module_info *out, mt_err *err)
+{
+    mt_shm_module rec;
+    memcpy(&rec, p, sizeof rec);
+    if (!memchr(rec.path, '\0', sizeof rec.path))
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt module %zu: path not terminated", index);
+    if (rec.start >= rec.end || rec.build_id_len > MT_BUILD_ID_MAX)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt module %zu: bad range or build id", index);
+    out->bias = rec.bias;
+    out->start = rec.start;
+    out->end = rec.end;
+    out->load_seq = rec.load_seq;
+    out->unload_seq = rec.unload_seq;
+    out->build_id_len = rec.build_id_len;
+    memcpy(out->build_id, rec.build_id, sizeof out->build_id);
+    memcpy(out->path, rec.path, sizeof out->path);
+    return MT_OK;
+}
+
+static int cmp_start(const void *a, const void *b, void *ctx)
+{
+    const mt_module_info *items = ctx;
+    uint64_t x = items[*(const size_t *)a].start, y = items[*(const size_t *)b].start;
+    if (x != y)
+        return x < y ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static mt_errc build_index(mt_modules *m, mt_err *err)
+{
+    size_t *order = realloc(m->order, (m->count ? m->count : 1) * sizeof *order);
+    if (order)
+        m->order = order;
+    uint64_t *max_end = realloc(m->max_end, (m->count ? m->count : 1) * sizeof *max_end);
+    if (max_end)
+        m->max_end = max_end;
+    if (!order || !max_end)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the module map");
+    for (size_t i = 0; i < m->count; i++)
+        order[i] = i;
+    qsort_r(order, m->count, sizeof *order, cmp_start, m->items);
+    for (size_t k = 0; k < m->count; k++) {
+        uint64_t end = m->items[order[k]].end;
+        max_end[k] = k && max_end[k - 1] > end ? max_end[k - 1] : end;
+    }
+    return MT_OK;
+}
+
+static mt_errc parse_new(mt_modules *m, const mt_segment *seg, size_t n, mt_err *err)
+{
+    if (n > m->cap) {
+        mt_module_info *items = realloc(m->items, n * sizeof *items);
+        if (!items)
+            return mt_err_set(err, MT_E_NOMEM, "out of memory for the module map");
+        m->items = items;
+        m->cap = n;
+    }
+    const unsigned char *base = seg->base + seg->lay.modules_off;
+    for (size_t i = m->count; i < n; i++) {
+        mt_errc rc = parse_one(base + i * sizeof(mt_shm_module), i, &m->items[i], err);
+        if (rc)
+            return rc;
+        m->count = i + 1;
+    }
+    return build_index(m, err);
+}
+
+mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err)
+{
+    const mt_shm_header *h = mt_segment_header(seg);
+    uint64_t count = __atomic_load_n(&h->modules_count, __ATOMIC_ACQUIRE);
+    uint64_t used = __atomic_load_n(&h->modules_used, __ATOMIC_ACQUIRE);
+    uint64_t n = used / sizeof(mt_shm_module);
+    if (used > seg->lay.modules_cap || used % sizeof(mt_shm_module) || n < m->count ||
+        count > n + 1)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt module map: modules_used %llu",
+                          (unsigned long long)used);
+    if (n > m->count) {
+        mt_errc rc = parse_new(m, seg, (size_t)n, err);
+        if (rc)
+            return rc;
+    }
+    const mt_shm_module *recs = (const mt_shm_module *)(seg->base + seg->lay.modules_off);
+    for (size_t i = 0; i < m->count; i++)
+        m->items[i].unload_seq = __atomic_load_n(&recs[i].unload_seq, __ATOMIC_ACQUIRE);
+    return MT_OK;
+}
+
+static bool better(const mt_module_info *cand, const mt_module_info *best)
+{
+    if (!best)
+        return true;
+    if ((cand->unload_seq == 0) != (best->unload_seq == 0))
+        return cand->unload_seq == 0;
+    return cand > best;
+}
+
+const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr)
+{
+    size_t lo = 0, hi = m->count; /* first k with start > addr */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->items[m->order[mid]].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const mt_module_info *best = NULL;
+    for (size_t k = lo; k-- > 0 && m->max_end[k] > addr;) {
+        const mt_module_info *cand = &m->items[m->order[k]];
+        if (addr < cand->end && better(cand, best))
+            best = cand;
+    }
+    return best;
+}

@@ -1,0 +1,37 @@
+/* shm_modules.h -- the module map (executable, shared objects, vdso),
+ * parsed incrementally into private memory, with address lookup. */
+#ifndef MEMTOP_SHM_MODULES_H
+#define MEMTOP_SHM_MODULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shm_segment.h"
+
+typedef struct mt_module_info {
+    uint64_t bias, start, end;
+    uint64_t load_seq, unload_seq; /* unload_seq 0 while loaded */
+    uint32_t build_id_len;
+    uint8_t build_id[MT_BUILD_ID_MAX];
+    char path[MT_PATH_MAX]; /* NUL-terminated */
+} mt_module_info;
+
+typedef struct mt_modules {
+    mt_module_info *items; /* in segment order */
+    size_t count, cap;
+    size_t *order;     /* indices sorted by start */
+    uint64_t *max_end; /* max_end[k] = max end of order[0..k] */
+} mt_modules;
+
+void mt_modules_init(mt_modules *m);
+void mt_modules_free(mt_modules *m);
+
+/* Parse modules appended since the last call (path NUL-terminated, start <
+ * end, build id length in range) and refresh every module's unload_seq. */
+mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err);
+
+/* The module containing addr (a loaded one is preferred over an unloaded
+ * one, then the latest), or NULL. */
+const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr);
+
+#endif

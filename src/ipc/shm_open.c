@@ -1,0 +1,124 @@
+/* shm_open.c -- opening, mapping and closing a segment.
+ *
+ * Refuses other users' segments (unless root) before mapping anything, maps
+ * exactly the file's size, and leaves the header checks to shm_validate.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shm_path.h"
+#include "shm_segment.h"
+
+#define MT_MAX_MAP_BYTES (1ull << 40)
+
+static const char perm_msg[] = "permission denied: run as the target's user or root";
+
+static mt_errc map_checked(mt_segment *seg, const struct stat *st, mt_err *err)
+{
+    if (!S_ISREG(st->st_mode))
+        return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (not a regular file)");
+    if (st->st_uid != geteuid() && geteuid() != 0)
+        return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+    if (st->st_size == 0)
+        return mt_err_set(err, MT_E_NOTREADY, "segment is empty (being created?)");
+    if ((uint64_t)st->st_size > MT_MAX_MAP_BYTES)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: implausible size %lld",
+                          (long long)st->st_size);
+    int prot = PROT_READ | (seg->writable ? PROT_WRITE : 0);
+    void *p = mmap(NULL, (size_t)st->st_size, prot, MAP_SHARED, seg->fd, 0);
+    if (p == MAP_FAILED)
+        return mt_err_set(err, MT_E_IO, "mmap: %s", strerror(errno));
+    seg->base = p;
+    seg->map_bytes = (uint64_t)st->st_size;
+    seg->dev = st->st_dev;
+    seg->ino = st->st_ino;
+    return mt_validate_header(seg->base, seg->map_bytes, &seg->lay, &seg->id, err);
+}
+
+mt_errc mt_segment_open_fd(mt_segment *seg, int fd, bool writable, const char *label, mt_err *err)
+{
+    memset(seg, 0, sizeof *seg);
+    seg->fd = fd;
+    seg->writable = writable;
+    snprintf(seg->path, sizeof seg->path, "%s", label);
+    struct stat st;
+    mt_errc rc = fstat(fd, &st) == 0 ? map_checked(seg, &st, err)
+                                     : mt_err_set(err, MT_E_IO, "fstat: %s", strerror(errno));
+    if (rc)
+        mt_segment_close(seg);
+    return rc;
+}
+
+mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
+{
+    bool writable = true;
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+        writable = false;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    }
+    if (fd < 0) {
+        memset(seg, 0, sizeof *seg);
+        seg->fd = -1;
+        if (errno == ENOENT)
+            return mt_err_set(err, MT_E_NOENT, "no such segment");
+        if (errno == EACCES || errno == EPERM)
+            return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+        if (errno == ELOOP)
+            return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (symbolic link)");
+        return mt_err_set(err, MT_E_IO, "open: %s", strerror(errno));
+    }
+    return mt_segment_open_fd(seg, fd, writable, path, err);
+}
+
+mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *err)
+{
+    char path[sizeof seg->path];
+    if (mt_shm_path(dir, pid, path, sizeof path) != 0)
+        return mt_err_set(err, MT_E_IO, "segment path too long");
+    mt_errc rc = mt_segment_open_path(seg, path, err);
+    if (rc == MT_OK && seg->id.pid != pid) {
+        rc = mt_err_set(err, MT_E_CORRUPT, "corrupt segment: it belongs to pid %d",
+                        (int)seg->id.pid);
+        mt_segment_close(seg);
+    }
+    return rc;
+}
+
+void mt_segment_close(mt_segment *seg)
+{
+    if (seg->base)
+        munmap(seg->base, (size_t)seg->map_bytes);
+    if (seg->fd >= 0)
+        close(seg->fd);
+    seg->base = NULL;
+    seg->fd = -1;
+}
+
+uint32_t mt_segment_flags(const mt_segment *seg)
+{
+    return __atomic_load_n(&mt_segment_header(seg)->flags, __ATOMIC_ACQUIRE);
+}
+
+bool mt_segment_replaced(const mt_segment *seg)
+{
+    struct stat st;
+    if (stat(seg->path, &st) != 0)
+        return false;
+    return st.st_dev != seg->dev || st.st_ino != seg->ino;
+}
+
+mt_errc mt_segment_check_size(const mt_segment *seg, mt_err *err)
+{
+    struct stat st;
+    if (fstat(seg->fd, &st) != 0)
+        return mt_err_set(err, MT_E_IO, "fstat: %s", strerror(errno));
+    if ((uint64_t)st.st_size < seg->lay.size)
+        return mt_err_set(err, MT_E_TRUNCATED, "truncated segment: shrank to %lld bytes",
+                          (long long)st.st_size);
+    return MT_OK;
+}

@@ -1,0 +1,93 @@
+/* shm_path.c -- naming and listing segment files (see shm_path.h). */
+#include "shm_path.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shm_layout.h"
+
+const char *mt_shm_dir(void)
+{
+    const char *dir = getenv("MEMTOP_SHM_DIR");
+    return dir && *dir ? dir : MT_SHM_DEFAULT_DIR;
+}
+
+int mt_shm_path(const char *dir, int pid, char *buf, size_t n)
+{
+    int r = snprintf(buf, n, "%s/%s%d", dir, MT_SHM_PREFIX, pid);
+    return r < 0 || (size_t)r >= n ? -1 : 0;
+}
+
+int mt_shm_parse_name(const char *name)
+{
+    size_t plen = strlen(MT_SHM_PREFIX);
+    if (strncmp(name, MT_SHM_PREFIX, plen) != 0)
+        return -1;
+    const char *p = name + plen;
+    if (*p < '1' || *p > '9')
+        return -1;
+    long v = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v * 10 + (*p - '0');
+        if (v > INT_MAX)
+            return -1;
+    }
+    return (int)v;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int push_pid(mt_pid_list *l, size_t *cap, int pid)
+{
+    if (l->count == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        int *p = realloc(l->pids, ncap * sizeof *p);
+        if (!p)
+            return -1;
+        l->pids = p;
+        *cap = ncap;
+    }
+    l->pids[l->count++] = pid;
+    return 0;
+}
+
+mt_errc mt_shm_list(const char *dir, mt_pid_list *out, mt_err *err)
+{
+    out->pids = NULL;
+    out->count = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return mt_err_set(err, errno == ENOENT ? MT_E_NOENT : MT_E_IO, "%s: %s", dir,
+                          strerror(errno));
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int pid = mt_shm_parse_name(e->d_name);
+        if (pid > 0 && push_pid(out, &cap, pid) != 0) {
+            closedir(d);
+            mt_pid_list_free(out);
+            return mt_err_set(err, MT_E_NOMEM, "out of memory listing %s", dir);
+        }
+    }
+    closedir(d);
+    if (out->count)
+        qsort(out->pids, out->count, sizeof *out->pids, cmp_int);
+    return MT_OK;
+}
+
+void mt_pid_list_free(mt_pid_list *list)
+{
+    free(list->pids);
+    list->pids = NULL;
+    list->count = 0;
+}

@@ -1,0 +1,84 @@
+/* shm_segment.h -- an opened, validated segment.
+ *
+ * Opening maps the whole file and validates its header once; the region
+ * layout and the process identity are then copied into private memory so
+ * that nothing the target writes later can move a region under the reader.
+ * Live fields (flags, *_used, *_count, slot sequence words) are re-read and
+ * re-validated wherever they are used. */
+#ifndef MEMTOP_SHM_SEGMENT_H
+#define MEMTOP_SHM_SEGMENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shm_error.h"
+#include "shm_layout.h"
+
+/* Region bounds, validated: every region lies inside [header_bytes, size). */
+typedef struct mt_layout {
+    uint64_t size; /* bytes the reader may touch (segment_bytes) */
+    uint64_t defs_off, defs_cap;
+    uint64_t modules_off, modules_cap;
+    uint64_t slot_off[MT_SLOTS], slot_cap[MT_SLOTS];
+} mt_layout;
+
+/* Fixed facts about the target, copied out of the header at open. */
+typedef struct mt_identity {
+    int32_t pid, ppid;
+    uint32_t uid;
+    uint64_t proc_start_ticks;
+    uint64_t start_unix_ns;
+    uint32_t max_depth;
+    uint32_t publish_interval_ms;
+    uint64_t temporary_ns;
+    char exe[MT_PATH_MAX];
+    char cmdline[MT_CMDLINE_MAX];
+} mt_identity;
+
+typedef struct mt_segment {
+    int fd;
+    unsigned char *base; /* the mapping (read-only unless writable) */
+    uint64_t map_bytes;  /* file size at open = mapped bytes */
+    bool writable;
+    dev_t dev;
+    ino_t ino;
+    char path[4096];
+    mt_layout lay;
+    mt_identity id;
+} mt_segment;
+
+/* Check a header at base (a mapping of file_bytes bytes) and fill lay and
+ * id.  Reads nothing at or beyond file_bytes. */
+mt_errc mt_validate_header(const unsigned char *base, uint64_t file_bytes, mt_layout *lay,
+                           mt_identity *id, mt_err *err);
+
+/* Open the segment at path: O_RDWR, else O_RDONLY; refuse other users'
+ * segments unless root; map and validate. */
+mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err);
+
+/* Open <dir>/memtop-<pid> and check that it belongs to pid. */
+mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *err);
+
+/* Same as open_path on an open descriptor, which seg takes over (closed on
+ * failure too).  label names it in seg->path. */
+mt_errc mt_segment_open_fd(mt_segment *seg, int fd, bool writable, const char *label, mt_err *err);
+
+void mt_segment_close(mt_segment *seg);
+
+static inline const mt_shm_header *mt_segment_header(const mt_segment *seg)
+{
+    return (const mt_shm_header *)seg->base;
+}
+
+/* Header flags (acquire). */
+uint32_t mt_segment_flags(const mt_segment *seg);
+
+/* True if seg->path now names another file than the mapped one (the target
+ * exec'd and replaced its segment).  A missing file is not "replaced". */
+bool mt_segment_replaced(const mt_segment *seg);
+
+/* MT_E_TRUNCATED if the file shrank below the validated size since open. */
+mt_errc mt_segment_check_size(const mt_segment *seg, mt_err *err);
+
+#endif

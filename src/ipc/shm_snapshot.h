@@ -1,0 +1,30 @@
+/* shm_snapshot.h -- reading one consistent snapshot out of the slots.
+ *
+ * The slot is copied into private memory under the seqlock protocol of
+ * shm_layout.h, so a snapshot is never torn and stays valid after the
+ * target writes the slot again. */
+#ifndef MEMTOP_SHM_SNAPSHOT_H
+#define MEMTOP_SHM_SNAPSHOT_H
+
+#include "shm_segment.h"
+
+typedef struct mt_snapshot {
+    mt_shm_slot slot;       /* the slot header (totals, counts, checkpoints) */
+    mt_shm_point *timeline; /* slot.ntimeline points, or NULL */
+    mt_shm_trace *traces;   /* slot.ntraces records, or NULL */
+    unsigned slot_index;
+    uint32_t flags; /* header flags loaded after the copy */
+} mt_snapshot;
+
+enum {
+    MT_SNAP_TOTALS_ONLY = 1u << 0, /* copy the slot header only */
+};
+
+/* Newest consistent snapshot: the latest slot, else the older ones.  A slot
+ * stuck mid-write is skipped.  Checks ntraces/ntimeline against the slot's
+ * capacity and every trace id against the slot's defs_count. */
+mt_errc mt_snapshot_read(const mt_segment *seg, unsigned opts, mt_snapshot *out, mt_err *err);
+
+void mt_snapshot_free(mt_snapshot *snap);
+
+#endif
