@@ -1,0 +1,16 @@
+/* attach.h -- attaching to a running process by pid, with the errors a
+ * user needs: no such process, not running with libmemtop.so, permission
+ * denied, stale, corrupt or foreign segment. */
+#ifndef MEMTOP_ATTACH_H
+#define MEMTOP_ATTACH_H
+
+#include <stddef.h>
+
+#include "view.h"
+
+/* Attach v to <dir>/memtop-<pid> and read a first snapshot, waiting up to
+ * about two seconds for a segment that is still being set up.  0, or -1
+ * with a one-line message in msg. */
+int mt_attach_pid(mt_view *v, const char *dir, int pid, char *msg, size_t n);
+
+#endif

@@ -1,0 +1,176 @@
+/* cli_options.c -- parsing memtop's options with getopt_long.
+ *
+ * Parsing stops at the first non-option ("+"), so `memtop --batch prog -x`
+ * runs prog with -x, as does `memtop --batch -- prog -x`. */
+#include "cli_options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_CLEAN = 1000, OPT_TOP };
+
+static const struct option long_opts[] = {
+    {"pid", required_argument, NULL, 'p'},        {"batch", no_argument, NULL, 'b'},
+    {"iterations", required_argument, NULL, 'n'}, {"delay", required_argument, NULL, 'd'},
+    {"sort", required_argument, NULL, 's'},       {"top", required_argument, NULL, OPT_TOP},
+    {"export", required_argument, NULL, 'e'},     {"list", no_argument, NULL, 'l'},
+    {"clean", no_argument, NULL, OPT_CLEAN},      {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},          {NULL, 0, NULL, 0},
+};
+
+static const char *const sort_names[] = {"live", "count", "allocs", "temporary", "growth"};
+
+const char *mt_sort_name(mt_sort_key key)
+{
+    return sort_names[key];
+}
+
+static int usage_err(char *err, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int usage_err(char *err, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+/* A whole-string integer in [lo, hi]. */
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_delay(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0.01 || v > 86400.0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_sort(const char *s, mt_sort_key *out)
+{
+    for (unsigned i = 0; i < sizeof sort_names / sizeof sort_names[0]; i++) {
+        if (strcmp(s, sort_names[i]) == 0) {
+            *out = (mt_sort_key)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
+{
+    long v;
+    switch (c) {
+    case 'p':
+        if (!parse_long(arg, 1, INT_MAX, &v))
+            return usage_err(err, n, "-p: not a process id: '%s'", arg);
+        o->pid = (int)v;
+        return 0;
+    case 'n':
+        if (!parse_long(arg, 1, LONG_MAX, &o->iterations))
+            return usage_err(err, n, "-n: not a positive count: '%s'", arg);
+        return 0;
+    case 'd':
+        if (!parse_delay(arg, &o->delay_s))
+            return usage_err(err, n, "-d: not a delay in seconds (0.01..86400): '%s'", arg);
+        return 0;
+    case 's':
+        if (!parse_sort(arg, &o->sort))
+            return usage_err(err, n,
+                             "-s: unknown sort key '%s' (live, count, allocs, "
+                             "temporary, growth)",
+                             arg);
+        return 0;
+    case OPT_TOP:
+        if (!parse_long(arg, 0, INT_MAX, &o->top))
+            return usage_err(err, n, "--top: not a row count (0 = all): '%s'", arg);
+        return 0;
+    case 'e':
+        if (!*arg)
+            return usage_err(err, n, "--export: empty file name");
+        o->export_path = arg;
+        return 0;
+    }
+    return usage_err(err, n, "internal: unhandled option %d", c);
+}
+
+static int apply_flag(int c, mt_opts *o)
+{
+    switch (c) {
+    case 'b':
+        o->batch = true;
+        return 1;
+    case 'l':
+        o->list = true;
+        return 1;
+    case OPT_CLEAN:
+        o->clean = true;
+        return 1;
+    case 'h':
+        o->help = true;
+        return 1;
+    case 'V':
+        o->version = true;
+        return 1;
+    }
+    return 0;
+}
+
+static int check_combination(const mt_opts *o, char *err, size_t n)
+{
+    if (o->help || o->version)
+        return 0;
+    if (o->pid && o->prog_argv)
+        return usage_err(err, n, "give either -p PID or a program to run, not both");
+    if ((o->list || o->clean) && (o->pid || o->prog_argv || o->batch || o->export_path))
+        return usage_err(err, n, "--list/--clean take no -p, --batch, --export or program");
+    if (o->prog_argv && !o->batch && !o->export_path)
+        return usage_err(err, n, "a program to run needs --batch or --export");
+    if ((o->batch || o->export_path) && !o->pid && !o->prog_argv)
+        return usage_err(err, n, "--batch/--export need -p PID or -- PROG ARGS");
+    return 0;
+}
+
+int mt_opts_parse(int argc, char **argv, mt_opts *o, char *err, size_t n)
+{
+    memset(o, 0, sizeof *o);
+    o->delay_s = 1.0;
+    o->top = 20;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+p:bn:d:s:e:lhV", long_opts, NULL)) != -1) {
+        if (c == '?' || c == ':') {
+            if (optopt && optopt < OPT_CLEAN)
+                return usage_err(err, n, "bad option or missing value: -%c", optopt);
+            return usage_err(err, n, "bad option or missing value: %s", argv[optind - 1]);
+        }
+        if (apply_flag(c, o))
+            continue;
+        int rc = apply(c, optarg, o, err, n);
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        o->prog_argv = argv + optind;
+    return check_combination(o, err, n);
+}

@@ -1,0 +1,56 @@
+/* cli_usage.c -- the text of `memtop --help`: every option, and the
+ * environment variables of memtop and of libmemtop.so. */
+#include "cli_options.h"
+
+static const char usage_text[] =
+    "usage: memtop -p PID --batch [-n N] [-d SECS] [-s KEY] [--top N]\n"
+    "       memtop -p PID --export FILE\n"
+    "       memtop --batch [options] [--export FILE] -- PROG [ARGS...]\n"
+    "       memtop --export FILE -- PROG [ARGS...]\n"
+    "       memtop --list | --clean\n"
+    "\n"
+    "memtop shows what allocates memory in a process running with libmemtop.so.\n"
+    "\n"
+    "Options:\n"
+    "  -p, --pid PID        attach to a process started with LD_PRELOAD=libmemtop.so\n"
+    "  -b, --batch          print reports as text every interval, like top -b\n"
+    "  -n, --iterations N   stop after N reports (default: until the target exits\n"
+    "                       or Ctrl-C; with PROG, the report at its exit is extra)\n"
+    "  -d, --delay SECS     seconds between reports (default 1, from 0.01)\n"
+    "  -s, --sort KEY       live (bytes, default), count (live blocks), allocs,\n"
+    "                       temporary, growth (bytes/s)\n"
+    "      --top N          rows per report (default 20, 0 = all)\n"
+    "  -e, --export FILE    write one snapshot: FILE.json, FILE.csv, else text.\n"
+    "                       With -p: taken now (after --batch ends, if given);\n"
+    "                       with PROG: taken at PROG's exit\n"
+    "  -l, --list           list processes memtop can attach to\n"
+    "      --clean          remove stale segments of processes that are gone\n"
+    "  -h, --help           show this help\n"
+    "  -V, --version        show the version\n"
+    "\n"
+    "With PROG, memtop runs it with libmemtop.so preloaded and exits with its exit\n"
+    "status (128+N if signal N killed it; 127 if it cannot be run).\n"
+    "Exit status otherwise: 0 ok, 1 error, 2 bad usage.\n"
+    "The interactive view is not available yet: use --batch.\n"
+    "\n"
+    "Environment of memtop:\n"
+    "  MEMTOP_SHM_DIR       directory of the segments (default /dev/shm)\n"
+    "  MEMTOP_LIBRARY       libmemtop.so to preload with PROG (default: found next\n"
+    "                       to memtop in the build tree or where it was installed)\n"
+    "\n"
+    "Environment of libmemtop.so (in the target):\n"
+    "  MEMTOP_DEPTH         frames per backtrace, 1..128 (default 32)\n"
+    "  MEMTOP_TEMP_MS       a block freed within this many ms is temporary\n"
+    "                       (default 100)\n"
+    "  MEMTOP_INTERVAL_MS   publish interval, 10..60000 (default 1000)\n"
+    "  MEMTOP_DISABLE=1     do not track\n"
+    "  MEMTOP_LOG           error, warn, info or debug\n"
+    "  MEMTOP_LOG_FILE      log to this file instead of stderr\n"
+    "  MEMTOP_SHM_DIR       where the segment is created (default /dev/shm)\n"
+    "  MEMTOP_KEEP_PID      the process with this pid keeps its segment at exit\n"
+    "                       (memtop sets it for PROG)\n";
+
+void mt_opts_usage(FILE *f)
+{
+    fputs(usage_text, f);
+}

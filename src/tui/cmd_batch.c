@@ -1,0 +1,34 @@
+/* cmd_batch.c -- printing batch reports and writing exports (see
+ * cmd_batch.h). */
+#include "cmd_batch.h"
+
+#include <stdio.h>
+
+#include "commands.h"
+#include "export.h"
+#include "format.h"
+#include "report.h"
+
+void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc)
+{
+    mt_report_header(stdout, v, st);
+    mt_report_rows(stdout, v, loc, o->sort, o->top);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc)
+{
+    mt_export_src src = {v, st, loc, o->sort};
+    char err[600], live[32];
+    if (mt_export_file(o->export_path, &src, err, sizeof err) != 0) {
+        mt_errorf("%s", err);
+        return MT_EXIT_FAIL;
+    }
+    const mt_shm_slot *s = &v->snap.slot;
+    mt_errorf("wrote %s: snapshot #%llu of pid %d (%s), %llu traces, %s live", o->export_path,
+              (unsigned long long)s->publish_seq, (int)v->seg.id.pid, mt_state_name(st),
+              (unsigned long long)s->ntraces,
+              mt_fmt_bytes(s->totals.live_bytes, live, sizeof live));
+    return MT_EXIT_OK;
+}

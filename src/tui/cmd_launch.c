@@ -1,0 +1,149 @@
+/* cmd_launch.c -- `memtop --batch|--export ... -- PROG ARGS`: run PROG with
+ * libmemtop.so preloaded, report on it while it runs, take the snapshot it
+ * publishes at exit, remove its segment, and exit with PROG's status. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd_batch.h"
+#include "commands.h"
+#include "launch.h"
+#include "lib_locate.h"
+#include "signals.h"
+
+#define ATTACH_GIVE_UP 100 /* consecutive hard failures (~2 s) */
+#define POLL_S 0.02
+#define PATH_MAX_MSG 8400
+
+typedef struct launch {
+    const mt_opts *o;
+    mt_child child;
+    mt_view view;
+    mt_locator loc;
+    char path[4096];
+    sigset_t set;
+    long reports;
+    int failures;
+    bool gave_up;
+    int rc; /* memtop's own status */
+} launch;
+
+static void note_failure(launch *L, mt_errc rc, const mt_err *err)
+{
+    if (mt_view_transient(rc)) {
+        L->failures = 0;
+        return;
+    }
+    if (++L->failures < ATTACH_GIVE_UP)
+        return;
+    mt_errorf("%s: %s", L->path, err->msg);
+    mt_view_detach(&L->view);
+    L->gave_up = true;
+    L->rc = MT_EXIT_FAIL;
+}
+
+/* Attach if needed, then read the newest snapshot. */
+static void step(launch *L)
+{
+    if (L->gave_up)
+        return;
+    mt_err err = {MT_OK, ""};
+    mt_errc rc = L->view.path[0] ? MT_OK : mt_view_attach(&L->view, L->path, &err);
+    if (rc == MT_OK)
+        rc = mt_view_refresh(&L->view, &err);
+    if (rc == MT_OK)
+        L->failures = 0;
+    else
+        note_failure(L, rc, &err);
+}
+
+static bool have_snapshot(const launch *L)
+{
+    return L->view.attached && L->view.have_snap;
+}
+
+static void monitor(launch *L)
+{
+    const mt_opts *o = L->o;
+    while (!mt_child_poll(&L->child)) {
+        step(L);
+        bool have = have_snapshot(L);
+        if (o->batch && have && (!o->iterations || L->reports < o->iterations)) {
+            mt_batch_report(&L->view, mt_view_state(&L->view), o, &L->loc);
+            L->reports++;
+        }
+        siginfo_t info;
+        int sig = mt_sig_wait(&L->set, have ? o->delay_s : POLL_S, &info);
+        if (sig && sig != SIGCHLD)
+            mt_child_forward(&L->child, sig, &info);
+    }
+}
+
+static void explain_no_final(const launch *L)
+{
+    const char *prog = L->o->prog_argv[0];
+    unsigned long long seq = (unsigned long long)L->view.snap.slot.publish_seq;
+    if (L->child.signo)
+        mt_errorf("%s was killed by signal %d before its final snapshot; using snapshot #%llu",
+                  prog, L->child.signo, seq);
+    else
+        mt_errorf("%s exited without a final snapshot; using snapshot #%llu", prog, seq);
+}
+
+static void finish(launch *L)
+{
+    const mt_opts *o = L->o;
+    step(L);
+    if (!have_snapshot(L)) {
+        if (!L->gave_up)
+            mt_errorf("%s exited without a memtop segment (statically linked, setuid, or "
+                      "MEMTOP_DISABLE set?)",
+                      o->prog_argv[0]);
+        if (o->export_path)
+            L->rc = MT_EXIT_FAIL;
+        return;
+    }
+    mt_state st = mt_view_state(&L->view);
+    if (st != MT_STATE_EXITED)
+        explain_no_final(L);
+    if (o->batch)
+        mt_batch_report(&L->view, st, o, &L->loc);
+    if (o->export_path && mt_batch_export(&L->view, st, o, &L->loc) != MT_EXIT_OK)
+        L->rc = MT_EXIT_FAIL;
+}
+
+static int run(launch *L, const char *lib, const sigset_t *old)
+{
+    char msg[PATH_MAX_MSG];
+    int rc = mt_child_spawn(&L->child, L->o->prog_argv, lib, old, msg, sizeof msg);
+    if (rc != 0) {
+        mt_errorf("%s", msg);
+        return rc == -2 ? MT_EXIT_NOEXEC : MT_EXIT_FAIL;
+    }
+    mt_shm_path(mt_shm_dir(), (int)L->child.pid, L->path, sizeof L->path);
+    monitor(L);
+    finish(L);
+    mt_view_detach(&L->view);
+    unlink(L->path); /* the child is a zombie: the name is still its own */
+    int status = mt_child_reap(&L->child);
+    return status ? status : L->rc;
+}
+
+int mt_cmd_launch(const mt_opts *o)
+{
+    char lib[4096], msg[PATH_MAX_MSG];
+    if (mt_locate_lib(lib, sizeof lib, msg, sizeof msg) != 0) {
+        mt_errorf("%s", msg);
+        return MT_EXIT_FAIL;
+    }
+    launch L;
+    memset(&L, 0, sizeof L);
+    L.o = o;
+    mt_view_init(&L.view);
+    L.loc = (mt_locator){&L.view.mods, NULL, NULL};
+    sigset_t old;
+    mt_sig_block(&L.set, &old, 1);
+    int rc = run(&L, lib, &old);
+    mt_sig_restore(&old);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* export.c -- choosing the export format and writing the file (see
+ * export.h). */
+#include "export.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static bool has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && strcasecmp(path + n - e, ext) == 0;
+}
+
+int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (has_ext(path, ".json"))
+        mt_export_json(f, src);
+    else if (has_ext(path, ".csv"))
+        mt_export_csv(f, src);
+    else
+        mt_export_text(f, src);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, n, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,62 @@
+/* export_csv.c -- one CSV row per trace (RFC 4180 quoting), frames joined
+ * as "module+0xoffset;..." innermost first. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "rows.h"
+
+static const char header[] =
+    "id,live_bytes,live_count,alloc_count,alloc_bytes,free_count,free_bytes,temporary_count,"
+    "temporary_bytes,peak_live_bytes,growth_bytes_per_s,frames\n";
+
+static void put_frame(FILE *f, const mt_locator *loc, uint64_t addr)
+{
+    mt_frame fr;
+    mt_locate(loc, addr, &fr);
+    if (!fr.module) {
+        fprintf(f, "0x%" PRIx64, fr.address);
+        return;
+    }
+    for (const unsigned char *p = (const unsigned char *)fr.module; *p; p++) {
+        if (*p == '"')
+            fputc('"', f); /* doubled inside a quoted field */
+        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+    }
+    fprintf(f, "+0x%" PRIx64, fr.offset);
+}
+
+static void put_row(FILE *f, const mt_export_src *x, const mt_row *r)
+{
+    const mt_shm_trace *t = r->t;
+    char growth[64];
+    snprintf(growth, sizeof growth, "%.3f", isfinite(r->growth) ? r->growth : 0.0);
+    for (char *p = growth; *p; p++)
+        if (*p != '-' && (*p < '0' || *p > '9'))
+            *p = '.';
+    fprintf(f,
+            "%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%" PRIu64 ",%s,\"",
+            t->id, t->live_bytes, t->live_count, t->alloc_count, t->alloc_bytes, t->free_count,
+            t->free_bytes, t->temporary_count, t->temporary_bytes, t->peak_live_bytes, growth);
+    unsigned n;
+    const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
+    for (unsigned i = 0; frames && i < n; i++) {
+        if (i)
+            fputc(';', f);
+        put_frame(f, x->loc, frames[i]);
+    }
+    fputs("\"\n", f);
+}
+
+void mt_export_csv(FILE *f, const mt_export_src *x)
+{
+    fputs(header, f);
+    size_t n;
+    mt_row *rows = mt_rows_build(&x->v->snap, x->sort, &n);
+    for (size_t i = 0; i < n; i++)
+        put_row(f, x, &rows[i]);
+    free(rows);
+}

@@ -1,0 +1,148 @@
+/* export_json.c -- the JSON snapshot (shape documented in issue 2 and
+ * docs/): every number an exact integer except time_unix, uptime_s and
+ * growth_bytes_per_s; frames innermost first; unknown values null. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "export.h"
+#include "json_escape.h"
+#include "rows.h"
+
+static void put_u64(FILE *f, const char *key, uint64_t v, bool comma)
+{
+    fprintf(f, "\"%s\": %" PRIu64 "%s", key, v, comma ? ", " : "");
+}
+
+/* MT_UNKNOWN -> null */
+static void put_opt(FILE *f, const char *key, uint64_t v, bool comma)
+{
+    if (v == MT_UNKNOWN)
+        fprintf(f, "\"%s\": null%s", key, comma ? ", " : "");
+    else
+        put_u64(f, key, v, comma);
+}
+
+/* A fixed-point number whatever LC_NUMERIC says (JSON wants a '.'). */
+static void put_double(FILE *f, const char *key, double v)
+{
+    char num[64];
+    snprintf(num, sizeof num, "%.3f", isfinite(v) ? v : 0.0);
+    for (char *p = num; *p; p++)
+        if (*p != '-' && (*p < '0' || *p > '9'))
+            *p = '.';
+    fprintf(f, "\"%s\": %s, ", key, num);
+}
+
+/* Exact decimal seconds from nanoseconds. */
+static void put_secs(FILE *f, const char *key, uint64_t ns)
+{
+    fprintf(f, "\"%s\": %" PRIu64 ".%09" PRIu64 ",\n", key, ns / 1000000000u, ns % 1000000000u);
+}
+
+static void put_head(FILE *f, const mt_export_src *x)
+{
+    const mt_identity *id = &x->v->seg.id;
+    const mt_snapshot *s = &x->v->snap;
+    fprintf(f, "{\n\"memtop_snapshot\": 1,\n\"pid\": %d,\n\"ppid\": %d,\n\"exe\": ", (int)id->pid,
+            (int)id->ppid);
+    mt_json_string(f, id->exe);
+    fputs(",\n\"cmdline\": ", f);
+    mt_json_string(f, id->cmdline);
+    fprintf(f, ",\n\"state\": \"%s\",\n\"exited\": %s,\n\"fork_child\": %s,\n",
+            mt_state_name(x->state), x->state == MT_STATE_EXITED ? "true" : "false",
+            s->flags & MT_FLAG_FORK_CHILD ? "true" : "false");
+    put_secs(f, "time_unix", s->slot.unix_ns);
+    put_secs(f, "uptime_s", s->slot.t_ns);
+    fprintf(f, "\"publish_seq\": %" PRIu64 ",\n\"segment_full\": %s,\n", s->slot.publish_seq,
+            s->flags & MT_FLAG_SEGMENT_FULL ? "true" : "false");
+    fprintf(f,
+            "\"settings\": {\"depth\": %u, \"temporary_ms\": %" PRIu64 ", \"interval_ms\": %u},\n",
+            id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
+}
+
+static void put_totals(FILE *f, const mt_shm_totals *t)
+{
+    fputs("\"totals\": {", f);
+    put_u64(f, "live_bytes", t->live_bytes, true);
+    put_u64(f, "live_count", t->live_count, true);
+    put_u64(f, "alloc_count", t->alloc_count, true);
+    put_u64(f, "alloc_bytes", t->alloc_bytes, true);
+    put_u64(f, "free_count", t->free_count, true);
+    put_u64(f, "free_bytes", t->free_bytes, true);
+    put_u64(f, "temporary_count", t->temporary_count, true);
+    put_u64(f, "temporary_bytes", t->temporary_bytes, true);
+    put_u64(f, "peak_live_bytes", t->peak_live_bytes, true);
+    put_u64(f, "unknown_free_count", t->unknown_free_count, true);
+    put_opt(f, "allocator_bytes", t->allocator_bytes, true);
+    put_opt(f, "allocator_inuse_bytes", t->allocator_inuse_bytes, true);
+    put_u64(f, "rss_bytes", t->rss_bytes, true);
+    put_u64(f, "tracker_bytes", t->tracker_bytes, true);
+    put_u64(f, "trace_count", t->trace_count, true);
+    put_u64(f, "thread_count", t->thread_count, false);
+    fputs("},\n\"health\": {", f);
+    put_u64(f, "unknown_free_count", t->unknown_free_count, true);
+    put_u64(f, "untracked_alloc_count", t->untracked_alloc_count, true);
+    put_u64(f, "missed_free_count", t->missed_free_count, true);
+    put_u64(f, "dropped_traces", t->dropped_traces, false);
+    fputs("},\n", f);
+}
+
+static void put_frame(FILE *f, const mt_locator *loc, uint64_t addr, bool comma)
+{
+    mt_frame fr;
+    mt_locate(loc, addr, &fr);
+    fprintf(f, "{\"address\": \"0x%" PRIx64 "\", \"module\": ", fr.address);
+    mt_json_string(f, fr.module);
+    if (fr.module)
+        fprintf(f, ", \"offset\": \"0x%" PRIx64 "\", \"function\": ", fr.offset);
+    else
+        fputs(", \"offset\": null, \"function\": ", f);
+    mt_json_string(f, fr.function);
+    fputs(", \"file\": ", f);
+    mt_json_string(f, fr.file);
+    if (fr.line)
+        fprintf(f, ", \"line\": %u", fr.line);
+    else
+        fputs(", \"line\": null", f);
+    fprintf(f, ", \"inlined\": %s}%s", fr.inlined ? "true" : "false", comma ? ",\n" : "");
+}
+
+static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
+{
+    const mt_shm_trace *t = r->t;
+    fputs("{", f);
+    put_u64(f, "id", t->id, true);
+    put_u64(f, "live_bytes", t->live_bytes, true);
+    put_u64(f, "live_count", t->live_count, true);
+    put_u64(f, "alloc_count", t->alloc_count, true);
+    put_u64(f, "alloc_bytes", t->alloc_bytes, true);
+    put_u64(f, "free_count", t->free_count, true);
+    put_u64(f, "free_bytes", t->free_bytes, true);
+    put_u64(f, "temporary_count", t->temporary_count, true);
+    put_u64(f, "temporary_bytes", t->temporary_bytes, true);
+    put_u64(f, "peak_live_bytes", t->peak_live_bytes, true);
+    put_double(f, "growth_bytes_per_s", r->growth);
+    unsigned n;
+    const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
+    bool truncated = frames && (x->v->defs.items[t->id].flags & MT_DEF_TRUNCATED);
+    fprintf(f, "\"truncated\": %s,\n \"frames\": [", truncated ? "true" : "false");
+    for (unsigned i = 0; frames && i < n; i++)
+        put_frame(f, x->loc, frames[i], i + 1 < n);
+    fputs("]}", f);
+}
+
+void mt_export_json(FILE *f, const mt_export_src *x)
+{
+    put_head(f, x);
+    put_totals(f, &x->v->snap.slot.totals);
+    size_t n;
+    mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);
+    fputs("\"traces\": [\n", f);
+    for (size_t i = 0; i < n; i++) {
+        put_trace(f, x, &rows[i]);
+        fputs(i + 1 < n ? ",\n" : "\n", f);
+    }
+    fputs("]\n}\n", f);
+    free(rows);
+}

@@ -1,0 +1,25 @@
+/* format.h -- human-readable numbers for memtop's text output: sizes in
+ * binary units, signed rates, large counts and durations. */
+#ifndef MEMTOP_FORMAT_H
+#define MEMTOP_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "0 B", "1023 B", "1.5 KiB", "12.3 MiB"; MT_UNKNOWN -> "?". */
+char *mt_fmt_bytes(uint64_t bytes, char *buf, size_t n);
+
+/* Signed bytes per second: "+1.2 KiB/s", "-3.0 MiB/s", "0 B/s". */
+char *mt_fmt_rate(double bytes_per_s, char *buf, size_t n);
+
+/* Exact below one million, else "1.2M", "3.4G". */
+char *mt_fmt_count(uint64_t count, char *buf, size_t n);
+
+/* "45s", "12m03s", "5h02m", "3d05h". */
+char *mt_fmt_duration(uint64_t seconds, char *buf, size_t n);
+
+/* Replace control characters in s with '?' so that text output stays one
+ * line per item whatever bytes a target's paths or command line hold. */
+char *mt_fmt_sanitize(char *s);
+
+#endif

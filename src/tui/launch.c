@@ -1,0 +1,114 @@
+/* launch.c -- the child process of launch mode (see launch.h). */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int set_preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *val = malloc(n);
+    if (!val)
+        return -1;
+    snprintf(val, n, "%s%s%s", lib, old && *old ? " " : "", old && *old ? old : "");
+    int rc = setenv("LD_PRELOAD", val, 1);
+    free(val);
+    return rc;
+}
+
+static void child_exec(char *const argv[], const char *lib, const sigset_t *mask, int report_fd)
+{
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    int e = 0;
+    if (set_preload(lib) != 0 || setenv("MEMTOP_KEEP_PID", pid, 1) != 0)
+        e = errno ? errno : ENOMEM;
+    else
+        execvp(argv[0], argv);
+    if (!e)
+        e = errno;
+    ssize_t w = write(report_fd, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+int mt_child_spawn(mt_child *c, char *const argv[], const char *lib, const sigset_t *child_mask,
+                   char *err, size_t n)
+{
+    memset(c, 0, sizeof *c);
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        snprintf(err, n, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, n, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_exec(argv, lib, child_mask, fds[1]);
+    }
+    close(fds[1]);
+    int e = 0;
+    ssize_t r;
+    do
+        r = read(fds[0], &e, sizeof e);
+    while (r < 0 && errno == EINTR);
+    close(fds[0]);
+    if (r == (ssize_t)sizeof e) {
+        waitpid(pid, NULL, 0);
+        snprintf(err, n, "cannot run %s: %s", argv[0], strerror(e));
+        return -2;
+    }
+    c->pid = pid;
+    return 0;
+}
+
+bool mt_child_poll(mt_child *c)
+{
+    if (c->exited)
+        return true;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
+        return false;
+    c->exited = true;
+    if (si.si_code == CLD_EXITED)
+        c->exit_code = si.si_status;
+    else
+        c->signo = si.si_status;
+    return true;
+}
+
+void mt_child_forward(const mt_child *c, int sig, const siginfo_t *info)
+{
+    if (c->exited || info->si_code == SI_KERNEL)
+        return;
+    kill(c->pid, sig);
+}
+
+int mt_child_reap(mt_child *c)
+{
+    int status = 0;
+    pid_t r;
+    do
+        r = waitpid(c->pid, &status, 0);
+    while (r < 0 && errno == EINTR);
+    if (r == c->pid && WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    if (r == c->pid && WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return c->signo ? 128 + c->signo : c->exit_code;
+}

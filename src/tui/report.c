@@ -1,0 +1,97 @@
+/* report.c -- the batch report (see report.h). */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "format.h"
+#include "rows.h"
+
+#define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
+#define C(x) mt_fmt_count((x), (char[32]){0}, 32)
+
+static void print_who(FILE *f, const mt_view *v, mt_state st)
+{
+    const mt_shm_slot *s = &v->snap.slot;
+    char when[32] = "?", up[32], cmd[MT_CMDLINE_MAX];
+    time_t t = (time_t)(s->unix_ns / 1000000000ull);
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof when, "%H:%M:%S", &tm);
+    snprintf(cmd, sizeof cmd, "%s", v->seg.id.cmdline[0] ? v->seg.id.cmdline : v->seg.id.exe);
+    fprintf(f, "memtop - %s - pid %d %s, up %s, snapshot #%llu%s\n", when, (int)v->seg.id.pid,
+            mt_state_name(st), mt_fmt_duration(s->t_ns / 1000000000ull, up, sizeof up),
+            (unsigned long long)s->publish_seq,
+            v->snap.flags & MT_FLAG_FORK_CHILD ? " (forked child)" : "");
+    fprintf(f, "command: %s\n", mt_fmt_sanitize(cmd));
+}
+
+static void print_memory(FILE *f, const mt_shm_totals *t)
+{
+    fprintf(f,
+            "heap: %s live in %s blocks, peak %s | allocator %s, in use %s | RSS %s | "
+            "memtop %s\n",
+            B(t->live_bytes), C(t->live_count), B(t->peak_live_bytes), B(t->allocator_bytes),
+            B(t->allocator_inuse_bytes), B(t->rss_bytes), B(t->tracker_bytes));
+}
+
+static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t)
+{
+    if (v->rates.valid)
+        fprintf(f, "rate: %.0f allocs/s (%s), %.0f frees/s", v->rates.allocs_per_s,
+                mt_fmt_rate(v->rates.alloc_bytes_per_s, (char[32]){0}, 32), v->rates.frees_per_s);
+    else
+        fputs("rate: n/a", f);
+    double pct = t->alloc_count ? 100.0 * (double)t->temporary_count / (double)t->alloc_count : 0;
+    fprintf(f, " | total %s allocs (%s), %s frees | temporary %s (%.1f%%)\n", C(t->alloc_count),
+            B(t->alloc_bytes), C(t->free_count), C(t->temporary_count), pct);
+}
+
+static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t)
+{
+    fprintf(f,
+            "health: unknown frees %llu, untracked %llu, missed frees %llu, dropped traces "
+            "%llu%s\n",
+            (unsigned long long)t->unknown_free_count, (unsigned long long)t->untracked_alloc_count,
+            (unsigned long long)t->missed_free_count, (unsigned long long)t->dropped_traces,
+            v->snap.flags & MT_FLAG_SEGMENT_FULL ? " (segment full: data dropped)" : "");
+    fprintf(f, "traces: %llu, threads: %llu\n", (unsigned long long)t->trace_count,
+            (unsigned long long)t->thread_count);
+}
+
+void mt_report_header(FILE *f, const mt_view *v, mt_state st)
+{
+    const mt_shm_totals *t = &v->snap.slot.totals;
+    print_who(f, v, st);
+    print_memory(f, t);
+    print_rates(f, v, t);
+    print_health(f, v, t);
+}
+
+static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt_row *r)
+{
+    unsigned n;
+    const uint64_t *frames = mt_defs_frames(&v->defs, r->t->id, &n);
+    char where[600] = "(no frames)";
+    if (frames && n) {
+        mt_frame fr;
+        mt_locate(loc, frames[0], &fr);
+        mt_frame_short(&fr, where, sizeof where);
+    }
+    fprintf(f, "%10s %9s %9s %9s %12s  %s\n", B(r->t->live_bytes), C(r->t->live_count),
+            C(r->t->alloc_count), C(r->t->temporary_count),
+            mt_fmt_rate(r->growth, (char[32]){0}, 32), where);
+}
+
+void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_key key, long top)
+{
+    size_t n;
+    mt_row *rows = mt_rows_build(&v->snap, key, &n);
+    size_t shown = top > 0 && (size_t)top < n ? (size_t)top : n;
+    fprintf(f, "\n%10s %9s %9s %9s %12s  %s   (sorted by %s, %zu of %zu)\n", "LIVE", "BLOCKS",
+            "ALLOCS", "TEMP", "GROWTH", "LOCATION", mt_sort_name(key), shown, n);
+    for (size_t i = 0; i < shown; i++)
+        print_row(f, v, loc, &rows[i]);
+    free(rows);
+}

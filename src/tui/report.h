@@ -1,0 +1,18 @@
+/* report.h -- the text report of one snapshot, as `memtop --batch` prints
+ * it every interval: a header of process-wide figures, then the top rows. */
+#ifndef MEMTOP_REPORT_H
+#define MEMTOP_REPORT_H
+
+#include <stdio.h>
+
+#include "cli_options.h"
+#include "location.h"
+#include "view.h"
+
+/* Process-wide figures: who, uptime, heap, allocator, RSS, rates, health. */
+void mt_report_header(FILE *f, const mt_view *v, mt_state st);
+
+/* The table: top `top` rows (0 = all) sorted by key. */
+void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_key key, long top);
+
+#endif

@@ -1,0 +1,25 @@
+/* rows.h -- the traces of a snapshot in report order, and each trace's
+ * growth rate (the leak signal). */
+#ifndef MEMTOP_ROWS_H
+#define MEMTOP_ROWS_H
+
+#include <stddef.h>
+
+#include "cli_options.h"
+#include "memtop_ipc.h"
+
+typedef struct mt_row {
+    const mt_shm_trace *t;
+    double growth; /* live bytes per second */
+    double key;    /* sort value */
+} mt_row;
+
+/* Live-bytes growth per second of trace t over the medium checkpoint window
+ * (else the short one, else 0). */
+double mt_trace_growth(const mt_shm_slot *slot, const mt_shm_trace *t);
+
+/* Every trace of snap, sorted by key (descending), then live bytes, then id.
+ * NULL (and *n = 0) when there are none or memory is short; free() it. */
+mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n);
+
+#endif

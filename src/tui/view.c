@@ -1,0 +1,115 @@
+/* view.c -- keeping a target's snapshot, definitions and modules together
+ * (see view.h). */
+#include "view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void mt_view_init(mt_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->seg.fd = -1;
+    mt_defs_init(&v->defs);
+    mt_modules_init(&v->mods);
+}
+
+mt_errc mt_view_attach(mt_view *v, const char *path, mt_err *err)
+{
+    char keep[sizeof v->path];
+    snprintf(keep, sizeof keep, "%s", path);
+    mt_view_detach(v);
+    memcpy(v->path, keep, sizeof v->path);
+    mt_errc rc = mt_segment_open_path(&v->seg, path, err);
+    v->attached = rc == MT_OK;
+    return rc;
+}
+
+void mt_view_detach(mt_view *v)
+{
+    if (v->attached)
+        mt_segment_close(&v->seg);
+    mt_defs_free(&v->defs);
+    mt_modules_free(&v->mods);
+    mt_snapshot_free(&v->snap);
+    mt_snapshot_free(&v->prev);
+    mt_view_init(v);
+}
+
+mt_state mt_view_state(const mt_view *v)
+{
+    return mt_segment_state(&v->seg);
+}
+
+/* Rates between two snapshots, else from the last two timeline points. */
+static void update_rates(mt_view *v)
+{
+    const mt_shm_slot *a = v->have_prev ? &v->prev.slot : NULL, *b = &v->snap.slot;
+    uint64_t t0, t1, c0, c1, by0, by1, f0, f1;
+    if (a && b->t_ns > a->t_ns) {
+        t0 = a->t_ns, c0 = a->totals.alloc_count, by0 = a->totals.alloc_bytes;
+        f0 = a->totals.free_count, t1 = b->t_ns, c1 = b->totals.alloc_count;
+        by1 = b->totals.alloc_bytes, f1 = b->totals.free_count;
+    } else if (!a && b->ntimeline >= 2 && v->snap.timeline) {
+        const mt_shm_point *p = &v->snap.timeline[b->ntimeline - 2], *q = p + 1;
+        if (q->t_ns <= p->t_ns)
+            return;
+        t0 = p->t_ns, c0 = p->alloc_count, by0 = p->alloc_bytes, f0 = p->free_count;
+        t1 = q->t_ns, c1 = q->alloc_count, by1 = q->alloc_bytes, f1 = q->free_count;
+    } else {
+        return;
+    }
+    double dt = (double)(t1 - t0) / 1e9;
+    v->rates.valid = true;
+    v->rates.allocs_per_s = ((double)c1 - (double)c0) / dt;
+    v->rates.alloc_bytes_per_s = ((double)by1 - (double)by0) / dt;
+    v->rates.frees_per_s = ((double)f1 - (double)f0) / dt;
+}
+
+bool mt_view_transient(mt_errc rc)
+{
+    return rc == MT_E_NOENT || rc == MT_E_NOTREADY || rc == MT_E_EMPTY || rc == MT_E_BUSY;
+}
+
+static mt_errc ensure_attached(mt_view *v, mt_err *err)
+{
+    if (v->attached && !mt_segment_replaced(&v->seg))
+        return MT_OK;
+    if (!v->path[0])
+        return mt_err_set(err, MT_E_NOENT, "not attached");
+    char path[sizeof v->path];
+    memcpy(path, v->path, sizeof path);
+    return mt_view_attach(v, path, err);
+}
+
+mt_errc mt_view_refresh(mt_view *v, mt_err *err)
+{
+    mt_errc rc = ensure_attached(v, err);
+    if (rc)
+        return rc;
+    mt_snapshot next;
+    rc = mt_snapshot_read(&v->seg, 0, &next, err);
+    if (!rc)
+        rc = mt_defs_update(&v->defs, &v->seg, err);
+    if (!rc)
+        rc = mt_modules_update(&v->mods, &v->seg, err);
+    if (!rc && next.slot.defs_count > v->defs.count)
+        rc = mt_err_set(err, MT_E_CORRUPT,
+                        "corrupt segment: snapshot names %llu traces, %zu "
+                        "defined",
+                        (unsigned long long)next.slot.defs_count, v->defs.count);
+    if (rc) {
+        mt_snapshot_free(&next);
+        return rc;
+    }
+    if (v->have_snap && next.slot.publish_seq != v->snap.slot.publish_seq) {
+        mt_snapshot_free(&v->prev);
+        v->prev = v->snap;
+        v->have_prev = true;
+    } else {
+        mt_snapshot_free(&v->snap);
+    }
+    v->snap = next;
+    v->have_snap = true;
+    update_rates(v);
+    return MT_OK;
+}

@@ -1,0 +1,44 @@
+/* view.h -- memtop's private copy of one target: the mapped segment, the
+ * latest and previous snapshots, the trace definitions and the module map,
+ * refreshed together so they always agree with each other. */
+#ifndef MEMTOP_VIEW_H
+#define MEMTOP_VIEW_H
+
+#include <stdbool.h>
+
+#include "memtop_ipc.h"
+
+typedef struct mt_rates {
+    bool valid;
+    double allocs_per_s, alloc_bytes_per_s, frees_per_s;
+} mt_rates;
+
+typedef struct mt_view {
+    char path[4096]; /* the segment file, kept across re-attaching */
+    mt_segment seg;
+    bool attached;
+    mt_defs defs;
+    mt_modules mods;
+    mt_snapshot snap, prev;
+    bool have_snap, have_prev;
+    mt_rates rates;
+} mt_view;
+
+void mt_view_init(mt_view *v);
+
+/* Open the segment at path (validated). */
+mt_errc mt_view_attach(mt_view *v, const char *path, mt_err *err);
+
+/* Read the newest snapshot and what it refers to.  Re-attaches when the
+ * segment was replaced (the target exec'd) or an earlier attach failed;
+ * MT_E_NOENT / MT_E_NOTREADY / MT_E_EMPTY / MT_E_BUSY are transient. */
+mt_errc mt_view_refresh(mt_view *v, mt_err *err);
+
+void mt_view_detach(mt_view *v);
+
+/* True for the errors of a segment that is being (re)created or written. */
+bool mt_view_transient(mt_errc rc);
+
+mt_state mt_view_state(const mt_view *v);
+
+#endif
