@@ -1,0 +1,90 @@
+/* reader_exercise.c -- whole-reader driver with invariant checks (see
+ * reader_exercise.h). */
+#include "reader_exercise.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void require(int cond, const char *what)
+{
+    if (!cond) {
+        fprintf(stderr, "reader invariant broken: %s\n", what);
+        abort();
+    }
+}
+
+static void check_snapshot(const mt_segment *seg, const mt_snapshot *s)
+{
+    uint64_t cap = seg->lay.slot_cap[s->slot_index];
+    require(s->slot_index < MT_SLOTS, "slot index");
+    require(s->slot.ntimeline <= MT_TIMELINE_POINTS, "ntimeline bound");
+    require(sizeof(mt_shm_slot) + s->slot.ntimeline * sizeof(mt_shm_point) +
+                    s->slot.ntraces * sizeof(mt_shm_trace) <=
+                cap,
+            "slot fits its capacity");
+    uint64_t sum = 0; /* touch every copied byte, so ASan checks it */
+    for (uint32_t i = 0; i < s->slot.ntimeline; i++)
+        sum += s->timeline[i].live_bytes;
+    for (uint64_t i = 0; i < s->slot.ntraces; i++) {
+        require(s->traces[i].id < s->slot.defs_count, "trace id < defs_count");
+        sum += s->traces[i].live_bytes;
+    }
+    __asm__ volatile("" : : "r"(sum));
+}
+
+static void check_frames(const mt_defs *d, const mt_modules *m, const mt_snapshot *s)
+{
+    for (uint64_t i = 0; i < s->slot.ntraces; i++) {
+        unsigned n;
+        const uint64_t *fr = mt_defs_frames(d, s->traces[i].id, &n);
+        if (!fr)
+            continue; /* the view rejects this case; the reader reports it */
+        require(n <= MT_MAX_DEPTH, "depth bound");
+        for (unsigned j = 0; j < n; j++) {
+            const mt_module_info *mod = mt_modules_find(m, fr[j]);
+            require(!mod || (mod->start <= fr[j] && fr[j] < mod->end), "module contains addr");
+            require(!mod || strlen(mod->path) < MT_PATH_MAX, "module path terminated");
+        }
+    }
+}
+
+static mt_errc exercise_open(mt_segment *seg)
+{
+    mt_snapshot s;
+    mt_defs d;
+    mt_modules m;
+    mt_defs_init(&d);
+    mt_modules_init(&m);
+    mt_state st = mt_segment_state(seg);
+    require(st <= MT_STATE_STALE, "state value");
+    mt_errc rc = mt_snapshot_read(seg, 0, &s, NULL);
+    if (rc == MT_OK) {
+        check_snapshot(seg, &s);
+        rc = mt_defs_update(&d, seg, NULL);
+        mt_errc rc2 = mt_modules_update(&m, seg, NULL);
+        if (rc == MT_OK && rc2 == MT_OK)
+            check_frames(&d, &m, &s);
+        rc = rc ? rc : rc2;
+        mt_snapshot_free(&s);
+    }
+    mt_defs_free(&d);
+    mt_modules_free(&m);
+    return rc;
+}
+
+mt_errc mt_exercise_reader(int fd, const char *path)
+{
+    mt_segment seg;
+    mt_err err;
+    mt_errc rc = fd >= 0 ? mt_segment_open_fd(&seg, fd, true, "fuzz", &err)
+                         : mt_segment_open_path(&seg, path, &err);
+    require(rc <= MT_E_GONE, "error code range");
+    require(rc == MT_OK || strlen(err.msg) > 0, "an error has a message");
+    if (rc)
+        return rc;
+    require(seg.lay.size <= seg.map_bytes, "layout within the file");
+    rc = exercise_open(&seg);
+    mt_segment_close(&seg);
+    return rc;
+}

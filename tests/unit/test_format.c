@@ -1,0 +1,257 @@
+/* test_format.c -- unit tests of memtop's output helpers: JSON string
+ * escaping, human-readable sizes/rates/counts/durations, option parsing,
+ * and the JSON/CSV export of a synthetic segment. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_options.h"
+#include "export.h"
+#include "format.h"
+#include "json_escape.h"
+#include "seg_builder.h"
+
+static char *json_of(const char *s)
+{
+    static char out[512];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    mt_json_string(f, s);
+    fclose(f);
+    return out;
+}
+
+static void test_json_plain(void **state)
+{
+    (void)state;
+    assert_string_equal(json_of("abc /x.so"), "\"abc /x.so\"");
+    assert_string_equal(json_of(""), "\"\"");
+    assert_string_equal(json_of(NULL), "null");
+}
+
+static void test_json_specials(void **state)
+{
+    (void)state;
+    assert_string_equal(json_of("a\"b\\c"), "\"a\\\"b\\\\c\"");
+    assert_string_equal(json_of("\n\r\t\b\f"), "\"\\n\\r\\t\\b\\f\"");
+    assert_string_equal(json_of("\x01\x1f\x7f"), "\"\\u0001\\u001f\\u007f\"");
+}
+
+static void test_json_utf8(void **state)
+{
+    (void)state;
+    assert_string_equal(json_of("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+                        "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+    /* a lone continuation byte, a truncated sequence, an overlong '/', a
+     * surrogate, a code point above U+10FFFF, and 0xff */
+    assert_string_equal(json_of("a\x80"
+                                "b"),
+                        "\"a\\ufffdb\"");
+    assert_string_equal(json_of("\xe2\x82"), "\"\\ufffd\\ufffd\"");
+    assert_string_equal(json_of("\xc0\xaf"), "\"\\ufffd\\ufffd\"");
+    assert_string_equal(json_of("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");
+    assert_string_equal(json_of("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    assert_string_equal(json_of("\xff"), "\"\\ufffd\"");
+}
+
+#define FMT(fn, v) fn((v), buf, sizeof buf)
+
+static void test_bytes(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(FMT(mt_fmt_bytes, 0), "0 B");
+    assert_string_equal(FMT(mt_fmt_bytes, 1023), "1023 B");
+    assert_string_equal(FMT(mt_fmt_bytes, 1024), "1.0 KiB");
+    assert_string_equal(FMT(mt_fmt_bytes, 1536), "1.5 KiB");
+    assert_string_equal(FMT(mt_fmt_bytes, 1048575), "1.0 MiB");
+    assert_string_equal(FMT(mt_fmt_bytes, 5ull << 30), "5.0 GiB");
+    assert_string_equal(FMT(mt_fmt_bytes, 1ull << 60), "1.0 EiB");
+    assert_string_equal(FMT(mt_fmt_bytes, UINT64_MAX - 1), "16.0 EiB");
+    assert_string_equal(FMT(mt_fmt_bytes, MT_UNKNOWN), "?");
+}
+
+static void test_rate(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(FMT(mt_fmt_rate, 0.0), "0 B/s");
+    assert_string_equal(FMT(mt_fmt_rate, 0.2), "0 B/s");
+    assert_string_equal(FMT(mt_fmt_rate, 100.0), "+100 B/s");
+    assert_string_equal(FMT(mt_fmt_rate, -2048.0), "-2.0 KiB/s");
+    assert_string_equal(FMT(mt_fmt_rate, 0.0 / 0.0), "0 B/s");
+}
+
+static void test_count_and_duration(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(FMT(mt_fmt_count, 999999), "999999");
+    assert_string_equal(FMT(mt_fmt_count, 1000000), "1.0M");
+    assert_string_equal(FMT(mt_fmt_count, 2500000000ull), "2.5G");
+    assert_string_equal(FMT(mt_fmt_duration, 45), "45s");
+    assert_string_equal(FMT(mt_fmt_duration, 723), "12m03s");
+    assert_string_equal(FMT(mt_fmt_duration, 5 * 3600 + 120), "5h02m");
+    assert_string_equal(FMT(mt_fmt_duration, 3 * 86400 + 5 * 3600), "3d05h");
+}
+
+static void test_sanitize(void **state)
+{
+    (void)state;
+    char s[] = "a\nb\tc\x7f";
+    assert_string_equal(mt_fmt_sanitize(s), "a?b?c?");
+}
+
+static int parse(mt_opts *o, const char *const *args)
+{
+    char *argv[16];
+    int argc = 0;
+    argv[argc++] = "memtop";
+    while (*args)
+        argv[argc++] = (char *)*args++;
+    argv[argc] = NULL;
+    char err[256];
+    return mt_opts_parse(argc, argv, o, err, sizeof err);
+}
+
+static void test_options(void **state)
+{
+    (void)state;
+    mt_opts o;
+    assert_int_equal(parse(&o, (const char *[]){"-p", "42", "--batch", "-n", "3", "-d", "0.5", "-s",
+                                                "growth", "--top", "5", NULL}),
+                     0);
+    assert_int_equal(o.pid, 42);
+    assert_int_equal(o.iterations, 3);
+    assert_true(o.delay_s == 0.5);
+    assert_int_equal(o.sort, MT_SORT_GROWTH);
+    assert_int_equal(o.top, 5);
+    assert_int_equal(parse(&o, (const char *[]){"--export", "x.json", "--", "ls", "-l", NULL}), 0);
+    assert_string_equal(o.prog_argv[0], "ls");
+    assert_string_equal(o.prog_argv[1], "-l");
+    const char *const *bad[] = {
+        (const char *[]){"-p", "abc", "--batch", NULL},
+        (const char *[]){"-p", "0", "--batch", NULL},
+        (const char *[]){"-p", "1", "--batch", "-n", "abc", NULL},
+        (const char *[]){"-p", "1", "--batch", "-d", "-1", NULL},
+        (const char *[]){"-p", "1", "--batch", "-s", "nonsense", NULL},
+        (const char *[]){"--bogus", NULL},
+        (const char *[]){"-p", "1", "--batch", "--", "ls", NULL},
+        (const char *[]){"--batch", NULL},
+        (const char *[]){"ls", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(parse(&o, bad[i]), 2);
+}
+
+/* ---- export of a synthetic segment ---- */
+
+typedef struct exp_fixture {
+    char dir[64], path[128];
+    sb_seg seg;
+    mt_view v;
+} exp_fixture;
+
+static int exp_setup(void **state)
+{
+    exp_fixture *x = calloc(1, sizeof *x);
+    snprintf(x->dir, sizeof x->dir, "/tmp/memtop-fmt-XXXXXX");
+    sb_spec spec;
+    sb_default_spec(&spec);
+    if (!mkdtemp(x->dir) || sb_build(&x->seg, &spec))
+        return -1;
+    mt_shm_path(x->dir, spec.pid, x->path, sizeof x->path);
+    mt_view_init(&x->v);
+    mt_err err;
+    if (sb_write(&x->seg, x->path) || mt_view_attach(&x->v, x->path, &err) ||
+        mt_view_refresh(&x->v, &err))
+        return -1;
+    *state = x;
+    return 0;
+}
+
+static int exp_teardown(void **state)
+{
+    exp_fixture *x = *state;
+    mt_view_detach(&x->v);
+    unlink(x->path);
+    rmdir(x->dir);
+    sb_free(&x->seg);
+    free(x);
+    return 0;
+}
+
+static char *export_with(exp_fixture *x, void (*fn)(FILE *, const mt_export_src *))
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    mt_locator loc = {&x->v.mods, NULL, NULL};
+    mt_export_src src = {&x->v, MT_STATE_RUNNING, &loc, MT_SORT_LIVE};
+    fn(f, &src);
+    fclose(f);
+    return buf;
+}
+
+static void test_export_json(void **state)
+{
+    exp_fixture *x = *state;
+    char *j = export_with(x, mt_export_json);
+    assert_non_null(strstr(j, "\"memtop_snapshot\": 1"));
+    assert_non_null(strstr(j, "\"cmdline\": \"test-prog --flag \\\"quoted\\\"\""));
+    assert_non_null(strstr(j, "\"time_unix\": 1700000002.000000000"));
+    assert_non_null(strstr(j, "\"allocator_bytes\": null"));
+    assert_non_null(strstr(j, "\"exited\": false"));
+    /* trace 7 is the largest: first; growth (1600-800)/1s */
+    char *t7 = strstr(j, "{\"id\": 7,");
+    assert_non_null(t7);
+    assert_true(t7 < strstr(j, "{\"id\": 6,"));
+    assert_non_null(strstr(t7, "\"growth_bytes_per_s\": 800.000"));
+    assert_non_null(strstr(t7, "{\"address\": \"0x500007\", \"module\": \"/lib/mod1.so\", "
+                               "\"offset\": \"0x1007\""));
+    assert_non_null(strstr(j, "\"function\": null, \"file\": null, \"line\": null, "
+                              "\"inlined\": false"));
+    /* one object per trace */
+    int n = 0;
+    for (char *p = j; (p = strstr(p, "{\"id\": ")); p++)
+        n++;
+    assert_int_equal(n, 8);
+    free(j);
+}
+
+static void test_export_csv(void **state)
+{
+    exp_fixture *x = *state;
+    char *c = export_with(x, mt_export_csv);
+    assert_memory_equal(c, "id,live_bytes,", 14);
+    assert_non_null(strstr(c, "\n7,1600,8,9,900,1,100,0,0,0,800.000,\"/lib/mod1.so+0x1007;"));
+    int lines = 0;
+    for (char *p = c; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 9);
+    free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_plain),
+        cmocka_unit_test(test_json_specials),
+        cmocka_unit_test(test_json_utf8),
+        cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_count_and_duration),
+        cmocka_unit_test(test_sanitize),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test_setup_teardown(test_export_json, exp_setup, exp_teardown),
+        cmocka_unit_test_setup_teardown(test_export_csv, exp_setup, exp_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
