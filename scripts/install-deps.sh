@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# install-deps.sh -- installs what memtop needs to build and test on Debian 12.
+#
+# Why it exists: the README's two set-up commands and CI (.ci/run) start from
+# a fresh machine, so the project must install its own dependencies.  The
+# script is idempotent and prints nothing when everything is already there:
+# it asks dpkg-query first and runs apt-get (update + install) only for the
+# packages that are missing.  It uses sudo only when not run as root.
+#
+# Usage: scripts/install-deps.sh [--bench] [--fuzz] [--all] [--list]
+#   --bench  also install heaptrack (bench/ compares against it)
+#   --fuzz   also install clang (the libFuzzer build of the reader)
+#   --all    both of the above
+#   --list   print the packages that would be required, install nothing
+set -euo pipefail
+
+# Build: compiler, cmake, pkg-config and the libraries CMakeLists.txt finds.
+build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
+    libzstd-dev libncurses-dev libiberty-dev)
+# Tests: cmocka (unit tests), binutils (nm/readelf for the e2e tests),
+# python3 (e2e scripts), tmux (TUI tests), python3/perl/git/sqlite3/zstd as
+# real programs run under the preload, and LLVM's libunwind runtime (a
+# program with a second unwinder, tests/pitfalls; not its -dev package,
+# which conflicts with libunwind-dev).
+test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
+    libunwind-14)
+bench_pkgs=(heaptrack)
+fuzz_pkgs=(clang)
+
+usage() {
+    cat <<'EOF'
+usage: scripts/install-deps.sh [--bench] [--fuzz] [--all] [--list]
+  --bench  also install heaptrack (bench/ compares against it)
+  --fuzz   also install clang (the libFuzzer build of the reader)
+  --all    both of the above
+  --list   print the required packages, install nothing
+EOF
+}
+
+want=("${build_pkgs[@]}" "${test_pkgs[@]}")
+list_only=0
+for arg in "$@"; do
+    case "$arg" in
+    --bench) want+=("${bench_pkgs[@]}") ;;
+    --fuzz) want+=("${fuzz_pkgs[@]}") ;;
+    --all) want+=("${bench_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
+    --list) list_only=1 ;;
+    -h | --help)
+        usage
+        exit 0
+        ;;
+    *)
+        echo "install-deps.sh: unknown option '$arg' (try --help)" >&2
+        exit 2
+        ;;
+    esac
+done
+
+if [ "$list_only" = 1 ]; then
+    printf '%s\n' "${want[@]}"
+    exit 0
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps.sh: this script needs Debian's dpkg-query and apt-get;" \
+        "install these packages by other means: ${want[*]}" >&2
+    exit 1
+fi
+
+# A package counts as installed when dpkg says "install ok installed".
+missing=()
+for pkg in "${want[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    if [ "$status" != "install ok installed" ]; then
+        missing+=("$pkg")
+    fi
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+        echo "install-deps.sh: not root and no sudo; as root run:" \
+            "apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+    sudo_cmd=(sudo)
+fi
+
+echo "install-deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -qq update </dev/null
+"${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -qq -y \
+    -o Dpkg::Use-Pty=0 install --no-install-recommends "${missing[@]}" </dev/null >/dev/null

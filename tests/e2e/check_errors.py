@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""check_errors.py -- memtop's error cases: one-line message, non-zero exit, no crash.
+
+Why it exists: the issue requires every error (no such pid, a process without
+libmemtop, a corrupt segment, bad options) to give a clear one-line message
+and a non-zero exit, never a crash or a hang.  Each case runs with a private,
+empty MEMTOP_SHM_DIR.
+"""
+
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2elib  # noqa: E402
+from e2elib import check  # noqa: E402
+
+
+def expect_error(ctx, cmd, what):
+    proc = e2elib.run(cmd, ctx.env, timeout=30)
+    detail = "%s (%s)\n%s" % (e2elib.show_cmd(cmd), what, e2elib.describe(proc))
+    check(proc.returncode > 0, "expected a non-zero exit (not a signal): " + detail)
+    check(proc.returncode < 128, "exit status looks like a crash: " + detail)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    check(len(lines) == 1, "expected exactly one line on stderr: " + detail)
+    check(proc.stdout.strip() == "", "expected nothing on stdout: " + detail)
+    print("ok: %s -> exit %d: %s" % (e2elib.show_cmd(cmd[1:]), proc.returncode, lines[0]))
+
+
+def corrupt_segment(ctx, args):
+    """A live process whose segment file holds garbage."""
+    sleeper = subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL)
+    try:
+        seg = os.path.join(ctx.shm_dir, "memtop-%d" % sleeper.pid)
+        fd = os.open(seg, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, b"this is not a memtop segment\n" * 1000)
+        os.close(fd)
+        expect_error(ctx, [args.memtop, "-p", str(sleeper.pid), "--batch", "-n", "1"],
+                     "corrupt segment")
+        expect_error(ctx, [args.memtop, "-p", str(sleeper.pid), "--export",
+                           ctx.path("corrupt.json")], "corrupt segment, export")
+    finally:
+        e2elib.stop(sleeper)
+
+
+def test(args):
+    ctx = e2elib.Ctx(args)
+    m = args.memtop
+    expect_error(ctx, [m, "-p", "999999", "--batch"], "no such pid")
+    expect_error(ctx, [m, "-p", "abc"], "pid is not a number")
+    expect_error(ctx, [m, "-s", "bogus", "-p", "1", "--batch"], "unknown sort key")
+    expect_error(ctx, [m, "--no-such-option"], "unknown option")
+    expect_error(ctx, [m, "-p", str(os.getpid()), "--batch", "-n", "1"],
+                 "a process without libmemtop")
+    expect_error(ctx, [m, "-p", "999999", "--export", ctx.path("x.json")], "export, no pid")
+    corrupt_segment(ctx, args)
+
+
+if __name__ == "__main__":
+    e2elib.main(test, __doc__.splitlines()[1])
