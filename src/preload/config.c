@@ -69,8 +69,8 @@ static int env_log_level(void)
     for (int i = 0; i < 4; i++)
         if (strcmp(s, names[i]) == 0)
             return i;
-    mt_log(MT_LOG_WARN, "warning: MEMTOP_LOG='%.64s' is not one of error, warn, info, debug; using warn",
-           s);
+    mt_log(MT_LOG_WARN,
+           "warning: MEMTOP_LOG='%.64s' is not one of error, warn, info, debug; using warn", s);
     return MT_LOG_WARN;
 }
 

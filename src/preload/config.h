@@ -6,14 +6,14 @@
 #include <stdint.h>
 
 typedef struct mt_config {
-    bool disabled;            /* MEMTOP_DISABLE=1 */
-    uint32_t depth;           /* MEMTOP_DEPTH, frames kept per backtrace */
-    uint64_t temporary_ns;    /* MEMTOP_TEMP_MS */
-    uint32_t interval_ms;     /* MEMTOP_INTERVAL_MS */
-    int log_level;            /* MEMTOP_LOG */
-    const char *log_file;     /* MEMTOP_LOG_FILE (points into environ) */
-    const char *shm_dir;      /* MEMTOP_SHM_DIR */
-    int keep_pid;             /* MEMTOP_KEEP_PID, 0 if unset */
+    bool disabled;         /* MEMTOP_DISABLE=1 */
+    uint32_t depth;        /* MEMTOP_DEPTH, frames kept per backtrace */
+    uint64_t temporary_ns; /* MEMTOP_TEMP_MS */
+    uint32_t interval_ms;  /* MEMTOP_INTERVAL_MS */
+    int log_level;         /* MEMTOP_LOG */
+    const char *log_file;  /* MEMTOP_LOG_FILE (points into environ) */
+    const char *shm_dir;   /* MEMTOP_SHM_DIR */
+    int keep_pid;          /* MEMTOP_KEEP_PID, 0 if unset */
 } mt_config;
 
 /* Fills cfg from the environment array envp (NULL: no variables, all

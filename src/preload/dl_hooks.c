@@ -20,7 +20,7 @@ MT_EXPORT int dlclose(void *handle)
     if (!real_dlclose)
         real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
     if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
-        mt_tls_in_hook = 1;
+        mt_tls_in_hook = MT_IN_OWN;
         mt_publisher_sync_modules();
         mt_tls_in_hook = 0;
     }

@@ -34,7 +34,7 @@ static inline mt_thread *hook_enter(void)
         !mt_ensure_ready())
         return NULL;
     mt_thread *t = mt_tls_thread;
-    mt_tls_in_hook = 1;
+    mt_tls_in_hook = MT_IN_HOOK;
     if (MT_UNLIKELY(!t) && !(t = mt_thread_acquire())) {
         mt_tls_in_hook = 0;
         return NULL;
@@ -49,10 +49,12 @@ static inline void hook_leave(mt_thread *t)
     mt_tls_in_hook = 0;
 }
 
-/* A pass-through allocation while tracking runs is one we cannot attribute. */
+/* A pass-through allocation of the program's while tracking runs is one we
+ * cannot attribute.  memtop's own allocations are not the program's. */
 static inline void count_untracked(void *p)
 {
-    if (p && atomic_load_explicit(&mt_g.state, memory_order_relaxed) == MT_ST_READY)
+    if (p && mt_tls_in_hook != MT_IN_OWN &&
+        atomic_load_explicit(&mt_g.state, memory_order_relaxed) == MT_ST_READY)
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
 }
 
@@ -102,7 +104,7 @@ MT_EXPORT void *calloc(size_t n, size_t m)
 static void free_nested(void *p)
 {
     mt_thread *t = mt_tls_thread;
-    if (t && mt_tls_in_hook && t->ndeferred < MT_DEFER_MAX) {
+    if (t && mt_tls_in_hook == MT_IN_HOOK && t->ndeferred < MT_DEFER_MAX) {
         t->deferred[t->ndeferred++] = p;
         return;
     }
@@ -209,18 +211,18 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 }
 
 /* memalign, aligned_alloc, valloc and pvalloc share one shape. */
-#define ALIGNED_HOOK(name, params, args, boot_align, size_expr)                                   \
-    MT_EXPORT void *name params                                                                   \
-    {                                                                                             \
-        if (MT_UNLIKELY(!mt_real_ready()))                                                        \
-            return mt_boot_alloc(size_expr, boot_align);                                          \
-        mt_thread *t = hook_enter();                                                              \
-        if (!t) {                                                                                 \
-            void *p = mt_real.name args;                                                          \
-            count_untracked(p);                                                                   \
-            return p;                                                                             \
-        }                                                                                         \
-        return track_and_leave(t, mt_real.name args, size_expr);                                  \
+#define ALIGNED_HOOK(name, params, args, boot_align, size_expr)                                    \
+    MT_EXPORT void *name params                                                                    \
+    {                                                                                              \
+        if (MT_UNLIKELY(!mt_real_ready()))                                                         \
+            return mt_boot_alloc(size_expr, boot_align);                                           \
+        mt_thread *t = hook_enter();                                                               \
+        if (!t) {                                                                                  \
+            void *p = mt_real.name args;                                                           \
+            count_untracked(p);                                                                    \
+            return p;                                                                              \
+        }                                                                                          \
+        return track_and_leave(t, mt_real.name args, size_expr);                                   \
     }
 
 ALIGNED_HOOK(memalign, (size_t align, size_t size), (align, size), align, size)

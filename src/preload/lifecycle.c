@@ -54,7 +54,7 @@ static void fork_prepare(void)
      * shard; glibc's malloc has the same limitation). */
     if (mt_tls_in_hook || atomic_load(&mt_g.state) != MT_ST_READY)
         return;
-    mt_tls_in_hook = 1;
+    mt_tls_in_hook = MT_IN_OWN;
     mt_publisher_lock();
     mt_traces_lock_all();
     mt_ptrs_lock_all();
@@ -112,7 +112,7 @@ bool mt_ensure_ready(void)
         if (!atomic_compare_exchange_strong(&mt_g.state, &st, MT_ST_STARTING))
             return false;
         int was = mt_tls_in_hook;
-        mt_tls_in_hook = 1;
+        mt_tls_in_hook = MT_IN_OWN;
         bool ok = init_tracking();
         atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_release);
         if (ok && atomic_load(&g_ctor_done))
@@ -125,7 +125,7 @@ bool mt_ensure_ready(void)
             return false;
         atomic_store_explicit(&mt_g.state, MT_ST_READY, memory_order_release);
         int was = mt_tls_in_hook;
-        mt_tls_in_hook = 1;
+        mt_tls_in_hook = MT_IN_OWN;
         mt_publisher_start(true);
         mt_tls_in_hook = was;
         return true;
@@ -162,7 +162,7 @@ __attribute__((destructor)) static void memtop_dtor(void)
     if (atomic_load(&mt_g.state) != MT_ST_READY)
         return;
     int was = mt_tls_in_hook;
-    mt_tls_in_hook = 1;
+    mt_tls_in_hook = MT_IN_OWN;
     mt_publisher_final();
     mt_tls_in_hook = was;
 }

@@ -17,7 +17,8 @@ bool mt_ptrs_init(void);
 
 typedef enum {
     MT_INSERT_NEW,      /* recorded */
-    MT_INSERT_REPLACED, /* recorded; ptr was present (its free was never seen): old record in *stale */
+    MT_INSERT_REPLACED, /* recorded; ptr was present (its free was never seen): old record in *stale
+                         */
     MT_INSERT_FAILED,   /* no memory for bookkeeping: the block goes untracked */
 } mt_insert_result;
 

@@ -105,7 +105,7 @@ static bool create_segment(bool fork_child)
 static void *publisher_main(void *arg)
 {
     (void)arg;
-    mt_tls_in_hook = 1;
+    mt_tls_in_hook = MT_IN_OWN;
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -137,7 +137,7 @@ bool mt_publisher_start(bool fork_child)
     if (!g_pub.snap)
         return false;
     int was = mt_tls_in_hook;
-    mt_tls_in_hook = 1;
+    mt_tls_in_hook = MT_IN_OWN;
     if (!create_segment(fork_child)) {
         mt_tls_in_hook = was;
         return false;

@@ -161,7 +161,10 @@ bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, ui
     if (used + need > h->defs_cap || !mt_shm_commit(w, h->defs_off + used, need))
         return false;
     unsigned char *at = w->base + h->defs_off + used;
-    mt_shm_def d = {.id = id, .nframes = (uint16_t)n, .flags = flags, .hash = hash,
+    mt_shm_def d = {.id = id,
+                    .nframes = (uint16_t)n,
+                    .flags = flags,
+                    .hash = hash,
                     .first_seen_ns = first_seen_ns};
     memcpy(at, &d, sizeof d);
     memcpy(at + sizeof d, frames, n * sizeof *frames);

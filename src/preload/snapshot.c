@@ -87,7 +87,8 @@ static void publish_defs(mt_snapshot_state *s, mt_shm_writer *w, uint32_t count)
         s->defs_published++;
     }
     if (s->defs_published > s->traces_touched) {
-        mt_os_account((int64_t)(s->defs_published - s->traces_touched) * (int64_t)sizeof(pub_trace));
+        mt_os_account((int64_t)(s->defs_published - s->traces_touched) *
+                      (int64_t)sizeof(pub_trace));
         for (uint32_t i = s->traces_touched; i < s->defs_published; i++)
             s->traces[i].oldest_birth_ns = MT_UNKNOWN; /* no live block seen by a scan yet */
         s->traces_touched = s->defs_published;
@@ -145,7 +146,8 @@ static void rotate_checkpoints(mt_snapshot_state *s, uint32_t ntr, uint64_t now)
         for (uint32_t i = 0; i < ntr; i++) {
             pub_trace *p = &s->traces[i];
             p->ckpt_cur[k] = p->ckpt_pend[k];
-            p->ckpt_pend[k] = atomic_load_explicit(&mt_trace_get(i)->live_bytes, memory_order_relaxed);
+            p->ckpt_pend[k] =
+                atomic_load_explicit(&mt_trace_get(i)->live_bytes, memory_order_relaxed);
         }
         s->cur_t[k] = s->pend_t[k];
         s->pend_t[k] = now ? now : 1;
@@ -195,7 +197,8 @@ static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr)
     if (t->peak_live_bytes < t->live_bytes)
         t->peak_live_bytes = t->live_bytes;
     t->unknown_free_count = atomic_load_explicit(&mt_g.unknown_free_count, memory_order_relaxed);
-    t->untracked_alloc_count = atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
+    t->untracked_alloc_count =
+        atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
     t->missed_free_count = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
     t->thread_count = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
     t->dropped_traces = count > ntr ? count - ntr : 0;
@@ -221,8 +224,14 @@ static void fill_slot(mt_snapshot_state *s, unsigned char *slot, uint32_t ntr, u
         add_to_totals(&tot, &tr[i]);
     }
     finish_totals(&tot, count, ntr);
-    pt = (mt_shm_point){now, tot.live_bytes, tot.live_count, tot.alloc_count, tot.alloc_bytes,
-                        tot.free_count, tot.allocator_bytes, tot.rss_bytes};
+    pt = (mt_shm_point){now,
+                        tot.live_bytes,
+                        tot.live_count,
+                        tot.alloc_count,
+                        tot.alloc_bytes,
+                        tot.free_count,
+                        tot.allocator_bytes,
+                        tot.rss_bytes};
     s->timeline.pts[s->timeline.n - 1] = pt;
     memcpy(tl, s->timeline.pts, s->timeline.n * sizeof *tl);
     h->t_ns = now;

@@ -10,11 +10,11 @@
 #include "mt_common.h"
 
 enum {
-    MT_ST_UNINIT = 0,   /* nothing done yet */
-    MT_ST_STARTING,     /* one thread is initialising; others pass through */
-    MT_ST_READY,        /* tracking */
-    MT_ST_FORKED,       /* in a fork child: tracking, publisher not yet restarted */
-    MT_ST_OFF,          /* disabled (MEMTOP_DISABLE, or initialisation failed) */
+    MT_ST_UNINIT = 0, /* nothing done yet */
+    MT_ST_STARTING,   /* one thread is initialising; others pass through */
+    MT_ST_READY,      /* tracking */
+    MT_ST_FORKED,     /* in a fork child: tracking, publisher not yet restarted */
+    MT_ST_OFF,        /* disabled (MEMTOP_DISABLE, or initialisation failed) */
 };
 
 typedef struct mt_global {

@@ -55,7 +55,7 @@ mt_thread *mt_thread_acquire(void)
     }
     atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
     int was = mt_tls_in_hook;
-    mt_tls_in_hook = 1;
+    mt_tls_in_hook = MT_IN_OWN;
     pthread_setspecific(g_key, t);
     mt_tls_in_hook = was;
     mt_tls_thread = t;

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#define MT_TCACHE_SLOTS 512u
+#define MT_TCACHE_SLOTS 2048u
 #define MT_DEFER_MAX 64u
 
 /* A direct-mapped cache of backtrace hash -> trace id, so most allocations
@@ -19,7 +19,7 @@ typedef struct mt_tcache_entry {
 } mt_tcache_entry;
 
 typedef struct mt_thread {
-    void *last_alloc;  /* the newest block this thread allocated, if not freed since */
+    void *last_alloc; /* the newest block this thread allocated, if not freed since */
     uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX]; /* frees that arrived while inside a hook */
     struct mt_thread *next_free;
@@ -29,7 +29,11 @@ typedef struct mt_thread {
 /* Set while this thread runs memtop code.  An allocation call that finds it
  * set (from a signal handler, or from memtop's own callees) goes straight to
  * the real allocator: that is what makes re-entrancy and signal handlers
- * safe.  Initial-exec TLS: see mt_common.h. */
+ * safe.  MT_IN_HOOK: inside an allocation hook (a nested allocation is the
+ * program's, e.g. from a signal handler, and is counted as untracked);
+ * MT_IN_OWN: memtop's own work (publisher, start-up), whose allocations
+ * are memtop's and not counted.  Initial-exec TLS: see mt_common.h. */
+enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
 extern MT_TLS int mt_tls_in_hook;
 extern MT_TLS mt_thread *mt_tls_thread;
 

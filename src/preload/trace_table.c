@@ -27,20 +27,20 @@ typedef struct {
 } __attribute__((aligned(MT_CACHELINE))) trace_shard;
 
 static trace_shard g_shards[MT_TRACE_SHARDS];
-static mt_trace *g_traces;
+mt_trace *mt_traces;
 static _Atomic uint32_t g_next_id;
 static uint64_t *g_frames;
 static _Atomic uint64_t g_frames_used; /* words */
 
 bool mt_traces_init(void)
 {
-    g_traces = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(mt_trace));
+    mt_traces = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(mt_trace));
     g_frames = mt_os_reserve(FRAMES_ARENA_WORDS * sizeof(uint64_t));
-    if (!g_traces || !g_frames)
+    if (!mt_traces || !g_frames)
         return false;
     /* Id 0: the overflow trace, no frames. */
     atomic_store_explicit(&g_next_id, 1, memory_order_relaxed);
-    atomic_store_explicit(&g_traces[0].ready, 1, memory_order_release);
+    atomic_store_explicit(&mt_traces[0].ready, 1, memory_order_release);
     mt_os_account(sizeof(mt_trace));
     return true;
 }
@@ -49,11 +49,6 @@ uint32_t mt_trace_count(void)
 {
     uint32_t n = atomic_load_explicit(&g_next_id, memory_order_acquire);
     return n > MT_TRACE_MAX ? MT_TRACE_MAX : n;
-}
-
-mt_trace *mt_trace_get(uint32_t id)
-{
-    return &g_traces[id];
 }
 
 static bool same_trace(const mt_trace *t, const uint64_t *frames, uint32_t n, uint64_t hash)
@@ -71,7 +66,7 @@ static bool shard_grow(trace_shard *s)
         uint32_t v = s->ids[i];
         if (!v)
             continue;
-        uint32_t j = (uint32_t)(g_traces[v - 1].hash >> 32) & (ncap - 1);
+        uint32_t j = (uint32_t)(mt_traces[v - 1].hash >> 32) & (ncap - 1);
         while (nids[j])
             j = (j + 1) & (ncap - 1);
         nids[j] = v;
@@ -99,7 +94,7 @@ static bool trace_create(uint32_t id, const uint64_t *frames, uint32_t n, uint64
     const uint64_t *stored = store_frames(frames, n);
     if (!stored)
         return false;
-    mt_trace *t = &g_traces[id];
+    mt_trace *t = &mt_traces[id];
     t->hash = hash;
     t->frames = stored;
     t->nframes = n;
@@ -120,7 +115,7 @@ uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint
         goto out;
     uint32_t j = (uint32_t)(hash >> 32) & (s->cap - 1);
     for (; s->ids[j]; j = (j + 1) & (s->cap - 1)) {
-        if (same_trace(&g_traces[s->ids[j] - 1], frames, n, hash)) {
+        if (same_trace(&mt_traces[s->ids[j] - 1], frames, n, hash)) {
             result = s->ids[j] - 1;
             goto out;
         }
@@ -132,7 +127,7 @@ uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint
     }
     if (!trace_create(id, frames, n, hash, flags, now_ns)) {
         /* Id burnt without frames: publish it as an empty, ready trace. */
-        atomic_store_explicit(&g_traces[id].ready, 1, memory_order_release);
+        atomic_store_explicit(&mt_traces[id].ready, 1, memory_order_release);
         goto out;
     }
     s->ids[j] = id + 1;

@@ -45,7 +45,14 @@ uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint
 
 /* Number of ids handed out so far (some may not be ready yet). */
 uint32_t mt_trace_count(void);
-mt_trace *mt_trace_get(uint32_t id);
+
+/* The trace array, indexed by id (see trace_table.c). */
+extern mt_trace *mt_traces;
+
+static inline mt_trace *mt_trace_get(uint32_t id)
+{
+    return &mt_traces[id];
+}
 
 /* fork support: take/release every shard lock. */
 void mt_traces_lock_all(void);

@@ -28,9 +28,8 @@
 static inline void raise_peak(_Atomic uint64_t *peak, uint64_t value)
 {
     uint64_t cur = atomic_load_explicit(peak, memory_order_relaxed);
-    while (value > cur &&
-           !atomic_compare_exchange_weak_explicit(peak, &cur, value, memory_order_relaxed,
-                                                  memory_order_relaxed))
+    while (value > cur && !atomic_compare_exchange_weak_explicit(
+                              peak, &cur, value, memory_order_relaxed, memory_order_relaxed))
         ;
 }
 

@@ -108,6 +108,21 @@ static void put_frame(FILE *f, const mt_locator *loc, uint64_t addr, bool comma)
     fprintf(f, ", \"inlined\": %s}%s", fr.inlined ? "true" : "false", comma ? ",\n" : "");
 }
 
+/* Ages of the trace's live blocks, as of the slot's last age scan: the
+ * oldest one and live bytes per age bucket (<1s <10s <1m <10m <1h <6h <1d
+ * and older). null when no scan has seen a live block of the trace. */
+static void put_ages(FILE *f, const mt_shm_slot *slot, const mt_shm_trace *t)
+{
+    if (slot->age_scan_ns == 0 || t->oldest_birth_ns == MT_UNKNOWN ||
+        t->oldest_birth_ns > slot->age_scan_ns)
+        fputs("\"oldest_live_age_s\": null, ", f);
+    else
+        put_double(f, "oldest_live_age_s", (double)(slot->age_scan_ns - t->oldest_birth_ns) / 1e9);
+    fputs("\"live_bytes_by_age\": [", f);
+    for (unsigned i = 0; i < MT_AGE_BUCKETS; i++)
+        fprintf(f, "%" PRIu64 "%s", t->age_bytes[i], i + 1 < MT_AGE_BUCKETS ? ", " : "], ");
+}
+
 static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
 {
     const mt_shm_trace *t = r->t;
@@ -123,6 +138,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
     put_u64(f, "temporary_bytes", t->temporary_bytes, true);
     put_u64(f, "peak_live_bytes", t->peak_live_bytes, true);
     put_double(f, "growth_bytes_per_s", r->growth);
+    put_ages(f, &x->v->snap.slot, t);
     unsigned n;
     const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
     bool truncated = frames && (x->v->defs.items[t->id].flags & MT_DEF_TRUNCATED);

@@ -47,12 +47,18 @@ mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
     mt_row *rows = count ? malloc(count * sizeof *rows) : NULL;
     if (!rows)
         return NULL;
+    size_t k = 0;
     for (size_t i = 0; i < count; i++) {
-        rows[i].t = &snap->traces[i];
-        rows[i].growth = mt_trace_growth(&snap->slot, rows[i].t);
-        rows[i].key = key_of(&rows[i], key);
+        /* A trace that never allocated (the reserved overflow trace while
+         * unused) is not a row: it has nothing to show. */
+        if (snap->traces[i].alloc_count == 0)
+            continue;
+        rows[k].t = &snap->traces[i];
+        rows[k].growth = mt_trace_growth(&snap->slot, rows[k].t);
+        rows[k].key = key_of(&rows[k], key);
+        k++;
     }
-    qsort(rows, count, sizeof *rows, cmp_rows);
-    *n = count;
+    qsort(rows, k, sizeof *rows, cmp_rows);
+    *n = k;
     return rows;
 }
