@@ -95,8 +95,10 @@ static bool create_segment(bool fork_child)
         h->start_unix_ns = (uint64_t)time(NULL) * 1000000000ull;
         if (fork_child)
             mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
-        mt_shm_seal(&g_pub.w);
         publish_locked();
+        ok = mt_shm_seal(&g_pub.w);
+        if (!ok)
+            mt_shm_forget(&g_pub.w);
     }
     mt_spin_unlock(&g_pub.lock);
     return ok;

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define COMMIT_STEP (1ull << 20)
+#define COMMIT_MIN (64ull << 10)
 
 static uint64_t layout(mt_shm_header *h)
 {
@@ -39,31 +39,38 @@ static uint64_t layout(mt_shm_header *h)
     return off;
 }
 
-static int open_fresh(const char *path)
+/* The segment is built under a temporary name and renamed into place once
+ * sealed (mt_shm_seal), so nobody ever sees a half-written segment. */
+static int open_fresh(const char *tmp)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 && errno == EEXIST) {
-        /* Our pid's name: a dead process's or our pre-exec image's leftover. */
-        unlink(path);
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        /* Our own temporary name: left by a process with our pid that died
+         * while creating its segment. */
+        unlink(tmp);
+        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     }
     return fd;
 }
 
-/* The committed-up-to watermark of the region holding `off`, and its end. */
-static uint64_t *region_mark(mt_shm_writer *w, uint64_t off, uint64_t *limit)
+/* The committed-up-to watermark of the region holding `off`, with the
+ * region's bounds. */
+static uint64_t *region_mark(mt_shm_writer *w, uint64_t off, uint64_t *start, uint64_t *limit)
 {
     const mt_shm_header *h = w->hdr;
     if (off < h->modules_off) {
+        *start = h->defs_off;
         *limit = h->modules_off;
         return &w->committed[0];
     }
     if (off < h->slots[0].off) {
+        *start = h->modules_off;
         *limit = h->slots[0].off;
         return &w->committed[1];
     }
     for (unsigned i = MT_SLOTS; i-- > 0;) {
         if (off >= h->slots[i].off) {
+            *start = h->slots[i].off;
             *limit = h->slots[i].off + h->slots[i].cap;
             return &w->slot_committed[i];
         }
@@ -73,16 +80,22 @@ static uint64_t *region_mark(mt_shm_writer *w, uint64_t off, uint64_t *limit)
 
 bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len)
 {
-    uint64_t limit;
-    uint64_t *mark = w->base ? region_mark(w, off, &limit) : NULL;
+    uint64_t start, limit;
+    uint64_t *mark = w->base ? region_mark(w, off, &start, &limit) : NULL;
     if (!mark || off + len > limit)
         return false;
     uint64_t end = off + len;
     if (*mark == 0)
-        *mark = off & ~(COMMIT_STEP - 1);
+        *mark = start;
     if (end <= *mark)
         return true;
-    uint64_t to = (end + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+    /* Grow geometrically (at least double the region's committed size), so
+     * a small process commits 64 KiB and a big one makes few calls. */
+    uint64_t have = *mark - start;
+    uint64_t to = *mark + (have > COMMIT_MIN ? have : COMMIT_MIN);
+    if (to < end)
+        to = end;
+    to = (to + COMMIT_MIN - 1) & ~(COMMIT_MIN - 1);
     if (to > limit)
         to = limit;
     int rc = posix_fallocate(w->fd, (off_t)*mark, (off_t)(to - *mark));
@@ -111,9 +124,17 @@ static void fill_identity(mt_shm_header *h, int pid)
 
 /* Makes the header valid: everything else first, the magic last (release),
  * so a reader that sees the magic sees a complete header. */
-void mt_shm_seal(mt_shm_writer *w)
+bool mt_shm_seal(mt_shm_writer *w)
 {
     __atomic_store_n(&w->hdr->magic, MT_SHM_MAGIC, __ATOMIC_RELEASE);
+    /* rename replaces a leftover of a dead process with our pid, or of our
+     * own pre-exec image, atomically. */
+    if (rename(w->tmp_path, w->path) == 0)
+        return true;
+    mt_log(MT_LOG_WARN, "cannot publish %s: %s; this process will not be visible to memtop",
+           w->path, strerror(errno));
+    unlink(w->tmp_path);
+    return false;
 }
 
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
@@ -121,10 +142,11 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
     memset(w, 0, sizeof *w);
     w->fd = -1;
     snprintf(w->path, sizeof w->path, "%s/%s%d", dir, MT_SHM_PREFIX, pid);
+    snprintf(w->tmp_path, sizeof w->tmp_path, "%s/.%s%d.new", dir, MT_SHM_PREFIX, pid);
     mt_shm_header proto;
     memset(&proto, 0, sizeof proto);
     uint64_t total = layout(&proto);
-    int fd = open_fresh(w->path);
+    int fd = open_fresh(w->tmp_path);
     if (fd < 0) {
         mt_log(MT_LOG_WARN, "cannot create %s: %s; this process will not be visible to memtop",
                w->path, strerror(errno));
@@ -139,7 +161,7 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
         mt_log(MT_LOG_WARN, "cannot set up %s: %s; this process will not be visible to memtop",
                w->path, strerror(rc ? rc : errno));
         close(fd);
-        unlink(w->path);
+        unlink(w->tmp_path);
         return false;
     }
     w->fd = fd;

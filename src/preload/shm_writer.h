@@ -13,16 +13,19 @@ typedef struct mt_shm_writer {
     uint64_t bytes;
     mt_shm_header *hdr;
     char path[MT_PATH_MAX + 32];
+    char tmp_path[MT_PATH_MAX + 40];
     uint64_t committed[2]; /* defs, modules: committed up to (absolute offset) */
     uint64_t slot_committed[MT_SLOTS];
 } mt_shm_writer;
 
-/* Creates $dir/memtop-<pid> (0600), replacing a leftover of a dead process
- * or of this pid's pre-exec image.  Returns false and logs on failure. */
+/* Creates the segment for $dir/memtop-<pid> (0600) under a temporary name;
+ * mt_shm_seal puts it in place.  Returns false and logs on failure. */
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid);
 
-/* Publishes the header's magic once the caller has filled the settings. */
-void mt_shm_seal(mt_shm_writer *w);
+/* Publishes the header's magic once the caller has filled the settings,
+ * and renames the segment to its final name.  False (and the segment is
+ * gone) if it cannot be renamed. */
+bool mt_shm_seal(mt_shm_writer *w);
 
 /* Appends one trace definition; false when the region is full. */
 bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, uint32_t n,
