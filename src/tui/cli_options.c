@@ -12,15 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_CLEAN = 1000, OPT_TOP };
+enum { OPT_CLEAN = 1000, OPT_TOP, OPT_NO_SYMBOLS };
 
 static const struct option long_opts[] = {
-    {"pid", required_argument, NULL, 'p'},        {"batch", no_argument, NULL, 'b'},
-    {"iterations", required_argument, NULL, 'n'}, {"delay", required_argument, NULL, 'd'},
-    {"sort", required_argument, NULL, 's'},       {"top", required_argument, NULL, OPT_TOP},
-    {"export", required_argument, NULL, 'e'},     {"list", no_argument, NULL, 'l'},
-    {"clean", no_argument, NULL, OPT_CLEAN},      {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},          {NULL, 0, NULL, 0},
+    {"pid", required_argument, NULL, 'p'},
+    {"batch", no_argument, NULL, 'b'},
+    {"iterations", required_argument, NULL, 'n'},
+    {"delay", required_argument, NULL, 'd'},
+    {"sort", required_argument, NULL, 's'},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"export", required_argument, NULL, 'e'},
+    {"list", no_argument, NULL, 'l'},
+    {"clean", no_argument, NULL, OPT_CLEAN},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {"no-symbols", no_argument, NULL, OPT_NO_SYMBOLS},
+    {NULL, 0, NULL, 0},
 };
 
 static const char *const sort_names[] = {"live", "count", "allocs", "temporary", "growth"};
@@ -130,6 +137,9 @@ static int apply_flag(int c, mt_opts *o)
         return 1;
     case 'V':
         o->version = true;
+        return 1;
+    case OPT_NO_SYMBOLS:
+        o->no_symbols = true;
         return 1;
     }
     return 0;

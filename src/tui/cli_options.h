@@ -22,6 +22,7 @@ typedef struct mt_opts {
     bool clean;              /* --clean */
     bool help;               /* -h */
     bool version;            /* -V */
+    bool no_symbols;         /* --no-symbols: module + offset only */
     long iterations;         /* -n; 0 = until the target exits */
     double delay_s;          /* -d */
     mt_sort_key sort;        /* -s */

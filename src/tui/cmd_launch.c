@@ -2,6 +2,7 @@
  * libmemtop.so preloaded, report on it while it runs, take the snapshot it
  * publishes at exit, remove its segment, and exit with PROG's status. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include "launch.h"
 #include "lib_locate.h"
 #include "signals.h"
+#include "symbols.h"
 
 #define ATTACH_GIVE_UP 100 /* consecutive hard failures (~2 s) */
 #define POLL_S 0.02
@@ -19,6 +21,7 @@ typedef struct launch {
     const mt_opts *o;
     mt_child child;
     mt_view view;
+    mt_symbols syms;
     mt_locator loc;
     char path[4096];
     sigset_t set;
@@ -142,10 +145,15 @@ int mt_cmd_launch(const mt_opts *o)
     memset(&L, 0, sizeof L);
     L.o = o;
     mt_view_init(&L.view);
-    L.loc = (mt_locator){&L.view.mods, NULL, NULL};
+    if (mt_symbols_init(&L.syms, !o->no_symbols, getenv("MEMTOP_SKIP_FUNCS")) != 0) {
+        mt_errorf("out of memory");
+        return MT_EXIT_FAIL;
+    }
+    L.loc = mt_symbols_locator(&L.syms, &L.view.mods);
     sigset_t old;
     mt_sig_block(&L.set, &old, 1);
     int rc = run(&L, lib, &old);
     mt_sig_restore(&old);
+    mt_symbols_free(&L.syms);
     return rc;
 }

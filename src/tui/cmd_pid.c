@@ -1,11 +1,13 @@
 /* cmd_pid.c -- `memtop -p PID --batch|--export`: watch or export a process
  * that is already running with libmemtop.so. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "attach.h"
 #include "cmd_batch.h"
 #include "commands.h"
 #include "signals.h"
+#include "symbols.h"
 
 #define PUBLISH_TIMEOUT_MS 2000
 
@@ -73,7 +75,13 @@ int mt_cmd_pid(const mt_opts *o)
         mt_errorf("%s", msg);
         return MT_EXIT_FAIL;
     }
-    mt_locator loc = {&v.mods, NULL, NULL};
+    mt_symbols syms;
+    if (mt_symbols_init(&syms, !o->no_symbols, getenv("MEMTOP_SKIP_FUNCS")) != 0) {
+        mt_errorf("out of memory");
+        mt_view_detach(&v);
+        return MT_EXIT_FAIL;
+    }
+    mt_locator loc = mt_symbols_locator(&syms, &v.mods);
     int rc = o->batch ? batch_loop(&v, o, &loc) : MT_EXIT_OK;
     if (rc == MT_EXIT_OK && o->export_path) {
         if (v.attached && v.have_snap)
@@ -86,5 +94,6 @@ int mt_cmd_pid(const mt_opts *o)
         }
     }
     mt_view_detach(&v);
+    mt_symbols_free(&syms);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* export_csv.c -- one CSV row per trace (RFC 4180 quoting), frames joined
- * as "module+0xoffset;..." innermost first. */
+ * as "module+0xoffset;..." innermost first, then the trace's location
+ * ("function (file:line)", see mt_trace_location). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,22 +11,39 @@
 
 static const char header[] =
     "id,live_bytes,live_count,alloc_count,alloc_bytes,free_count,free_bytes,temporary_count,"
-    "temporary_bytes,peak_live_bytes,growth_bytes_per_s,frames\n";
+    "temporary_bytes,peak_live_bytes,growth_bytes_per_s,frames,location\n";
 
-static void put_frame(FILE *f, const mt_locator *loc, uint64_t addr)
+/* Text inside a quoted field: quotes doubled, control characters '?'. */
+static void put_quoted(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"')
+            fputc('"', f);
+        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+    }
+}
+
+/* Machine frames as module+offset (no symbolization needed). */
+static void put_frame(FILE *f, const mt_modules *mods, uint64_t addr)
 {
     mt_frame fr;
-    mt_locate(loc, addr, &fr);
+    mt_locate(&(mt_locator){mods, NULL, NULL, NULL}, addr, &fr);
     if (!fr.module) {
         fprintf(f, "0x%" PRIx64, fr.address);
         return;
     }
-    for (const unsigned char *p = (const unsigned char *)fr.module; *p; p++) {
-        if (*p == '"')
-            fputc('"', f); /* doubled inside a quoted field */
-        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
-    }
+    put_quoted(f, fr.module);
     fprintf(f, "+0x%" PRIx64, fr.offset);
+}
+
+static void put_location(FILE *f, const mt_locator *loc, const uint64_t *frames, unsigned n)
+{
+    if (!frames || !n)
+        return;
+    mt_frame fr;
+    char where[1024];
+    mt_trace_location(loc, frames, n, &fr);
+    put_quoted(f, mt_frame_short(&fr, where, sizeof where));
 }
 
 static void put_row(FILE *f, const mt_export_src *x, const mt_row *r)
@@ -46,8 +64,10 @@ static void put_row(FILE *f, const mt_export_src *x, const mt_row *r)
     for (unsigned i = 0; frames && i < n; i++) {
         if (i)
             fputc(';', f);
-        put_frame(f, x->loc, frames[i]);
+        put_frame(f, x->loc->mods, frames[i]);
     }
+    fputs("\",\"", f);
+    put_location(f, x->loc, frames, n);
     fputs("\"\n", f);
 }
 

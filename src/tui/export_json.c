@@ -88,24 +88,36 @@ static void put_totals(FILE *f, const mt_shm_totals *t)
     fputs("},\n", f);
 }
 
-static void put_frame(FILE *f, const mt_locator *loc, uint64_t addr, bool comma)
+static void put_one_frame(FILE *f, const mt_frame *fr)
 {
-    mt_frame fr;
-    mt_locate(loc, addr, &fr);
-    fprintf(f, "{\"address\": \"0x%" PRIx64 "\", \"module\": ", fr.address);
-    mt_json_string(f, fr.module);
-    if (fr.module)
-        fprintf(f, ", \"offset\": \"0x%" PRIx64 "\", \"function\": ", fr.offset);
+    fprintf(f, "{\"address\": \"0x%" PRIx64 "\", \"module\": ", fr->address);
+    mt_json_string(f, fr->module);
+    if (fr->module)
+        fprintf(f, ", \"offset\": \"0x%" PRIx64 "\", \"function\": ", fr->offset);
     else
         fputs(", \"offset\": null, \"function\": ", f);
-    mt_json_string(f, fr.function);
+    mt_json_string(f, fr->function);
     fputs(", \"file\": ", f);
-    mt_json_string(f, fr.file);
-    if (fr.line)
-        fprintf(f, ", \"line\": %u", fr.line);
+    mt_json_string(f, fr->file);
+    if (fr->line)
+        fprintf(f, ", \"line\": %u", fr->line);
     else
         fputs(", \"line\": null", f);
-    fprintf(f, ", \"inlined\": %s}%s", fr.inlined ? "true" : "false", comma ? ",\n" : "");
+    fprintf(f, ", \"inlined\": %s, \"unresolved\": ", fr->inlined ? "true" : "false");
+    mt_json_string(f, fr->unresolved);
+    fputs("}", f);
+}
+
+/* One object per source frame: inlined functions first, each with the
+ * address of the machine frame they belong to. */
+static void put_frame(FILE *f, const mt_locator *loc, uint64_t addr, bool comma)
+{
+    mt_frame chain[MT_MAX_CHAIN];
+    unsigned n = mt_locate_all(loc, addr, chain, MT_MAX_CHAIN);
+    for (unsigned i = 0; i < n; i++) {
+        put_one_frame(f, &chain[i]);
+        fputs(i + 1 < n || comma ? ",\n" : "", f);
+    }
 }
 
 /* Ages of the trace's live blocks, as of the slot's last age scan: the
@@ -121,6 +133,19 @@ static void put_ages(FILE *f, const mt_shm_slot *slot, const mt_shm_trace *t)
     fputs("\"live_bytes_by_age\": [", f);
     for (unsigned i = 0; i < MT_AGE_BUCKETS; i++)
         fprintf(f, "%" PRIu64 "%s", t->age_bytes[i], i + 1 < MT_AGE_BUCKETS ? ", " : "], ");
+}
+
+/* The frame text views show for the trace (see mt_trace_location). */
+static void put_location(FILE *f, const mt_locator *loc, const uint64_t *frames, unsigned n)
+{
+    if (!frames || !n) {
+        fputs("null", f);
+        return;
+    }
+    mt_frame fr;
+    char where[1024];
+    mt_trace_location(loc, frames, n, &fr);
+    mt_json_string(f, mt_frame_short(&fr, where, sizeof where));
 }
 
 static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
@@ -142,7 +167,9 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
     unsigned n;
     const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
     bool truncated = frames && (x->v->defs.items[t->id].flags & MT_DEF_TRUNCATED);
-    fprintf(f, "\"truncated\": %s,\n \"frames\": [", truncated ? "true" : "false");
+    fprintf(f, "\"truncated\": %s,\n \"location\": ", truncated ? "true" : "false");
+    put_location(f, x->loc, frames, n);
+    fputs(",\n \"frames\": [", f);
     for (unsigned i = 0; frames && i < n; i++)
         put_frame(f, x->loc, frames[i], i + 1 < n);
     fputs("]}", f);

@@ -8,6 +8,22 @@
 #include "report.h"
 #include "rows.h"
 
+/* A machine frame and, above it, the functions inlined into it. */
+static void put_frame(FILE *f, const mt_locator *loc, unsigned i, uint64_t addr)
+{
+    mt_frame chain[MT_MAX_CHAIN];
+    unsigned k = mt_locate_all(loc, addr, chain, MT_MAX_CHAIN);
+    for (unsigned j = 0; j < k; j++) {
+        char where[1024];
+        mt_frame_short(&chain[j], where, sizeof where);
+        if (j == 0)
+            fprintf(f, "   %2u  0x%016" PRIx64 "  %s%s\n", i, addr, where,
+                    chain[j].inlined ? "  (inlined)" : "");
+        else
+            fprintf(f, "       %18s  %s%s\n", "", where, chain[j].inlined ? "  (inlined)" : "");
+    }
+}
+
 static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t rank)
 {
     const mt_shm_trace *t = r->t;
@@ -20,13 +36,14 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t r
             t->temporary_count);
     unsigned n;
     const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
-    for (unsigned i = 0; frames && i < n; i++) {
+    if (frames && n) {
         mt_frame fr;
-        char where[640];
-        mt_locate(x->loc, frames[i], &fr);
-        fprintf(f, "   %2u  0x%016" PRIx64 "  %s\n", i, fr.address,
-                mt_frame_short(&fr, where, sizeof where));
+        char where[1024];
+        mt_trace_location(x->loc, frames, n, &fr);
+        fprintf(f, "   location: %s\n", mt_frame_short(&fr, where, sizeof where));
     }
+    for (unsigned i = 0; frames && i < n; i++)
+        put_frame(f, x->loc, i, frames[i]);
 }
 
 void mt_export_text(FILE *f, const mt_export_src *x)

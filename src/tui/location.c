@@ -1,5 +1,5 @@
-/* location.c -- address -> module + offset, with the symbolizer hook (see
- * location.h). */
+/* location.c -- address -> module + offset, with the symbolizer hook and
+ * the choice of a trace's location (see location.h). */
 #include "location.h"
 
 #include "format.h"
@@ -7,17 +7,39 @@
 #include <stdio.h>
 #include <string.h>
 
-void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out)
+unsigned mt_locate_all(const mt_locator *loc, uint64_t address, mt_frame *out, unsigned max)
 {
     memset(out, 0, sizeof *out);
     out->address = address;
     const mt_module_info *m = loc->mods ? mt_modules_find(loc->mods, address) : NULL;
     if (!m)
-        return;
+        return 1;
     out->module = m->path;
     out->offset = address - m->bias;
-    if (loc->symbolize)
-        loc->symbolize(loc->ctx, m, out);
+    if (!loc->symbolize)
+        return 1;
+    unsigned n = loc->symbolize(loc->ctx, m, out, max);
+    return n >= 1 && n <= max ? n : 1;
+}
+
+void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out)
+{
+    mt_locate_all(loc, address, out, 1);
+}
+
+void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out)
+{
+    mt_frame chain[MT_MAX_CHAIN];
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = mt_locate_all(loc, frames[i], chain, MT_MAX_CHAIN);
+        for (unsigned j = 0; j < k; j++) {
+            if (!loc->skip || !mt_plumbing_match(loc->skip, chain[j].function)) {
+                *out = chain[j];
+                return;
+            }
+        }
+    }
+    mt_locate(loc, frames[0], out);
 }
 
 static const char *base_name(const char *path)
@@ -28,12 +50,16 @@ static const char *base_name(const char *path)
 
 char *mt_frame_short(const mt_frame *f, char *buf, size_t n)
 {
+    unsigned long long off = (unsigned long long)f->offset;
     if (!f->module)
         snprintf(buf, n, "0x%llx", (unsigned long long)f->address);
+    else if (f->function && f->file && f->line)
+        snprintf(buf, n, "%s (%s:%u)", f->function, base_name(f->file), f->line);
     else if (f->function)
-        snprintf(buf, n, "%s (%s+0x%llx)", f->function, base_name(f->module),
-                 (unsigned long long)f->offset);
+        snprintf(buf, n, "%s (%s+0x%llx)", f->function, base_name(f->module), off);
+    else if (f->unresolved)
+        snprintf(buf, n, "%s+0x%llx [%s]", base_name(f->module), off, f->unresolved);
     else
-        snprintf(buf, n, "%s+0x%llx", base_name(f->module), (unsigned long long)f->offset);
+        snprintf(buf, n, "%s+0x%llx", base_name(f->module), off);
     return mt_fmt_sanitize(buf);
 }

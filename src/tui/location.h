@@ -1,8 +1,11 @@
 /* location.h -- turning a frame address into something a person can use.
  *
- * Today: the module and the offset inside it (addr - bias).  The
- * symbolizer (a later issue) plugs in through mt_locator.symbolize and
- * fills function/file/line; every output format goes through mt_locate. */
+ * mt_locate_all gives the module and the offset inside it (addr - bias)
+ * and, through the symbolizer hook (mt_locator.symbolize, see symbols.h),
+ * the function, file and line, with one frame per inlined function in
+ * front of the function it was inlined into.  Every output format goes
+ * through here.  mt_trace_location picks the frame shown for a trace: the
+ * first one that is not allocator plumbing. */
 #ifndef MEMTOP_LOCATION_H
 #define MEMTOP_LOCATION_H
 
@@ -11,6 +14,9 @@
 #include <stdint.h>
 
 #include "memtop_ipc.h"
+#include "plumbing.h"
+
+#define MT_MAX_CHAIN 64 /* source frames per address (inlining depth) */
 
 typedef struct mt_frame {
     uint64_t address;
@@ -18,22 +24,35 @@ typedef struct mt_frame {
     uint64_t offset;             /* address - module bias */
     const char *function, *file; /* NULL until symbolized */
     unsigned line;               /* 0 = unknown */
-    bool inlined;
+    bool inlined;                /* inlined into the next frame of the chain */
+    const char *unresolved;      /* why function is NULL after symbolizing, or NULL */
 } mt_frame;
 
-/* Fills function/file/line/inlined of f for module m; false if unknown. */
-typedef bool (*mt_symbolize_fn)(void *ctx, const mt_module_info *m, mt_frame *f);
+/* Called with f[0] located (address, module, offset); fills f[0..n-1]
+ * (innermost inlined function first, each a copy of f[0] with its own
+ * function/file/line/inlined) and returns n, 1 <= n <= max. */
+typedef unsigned (*mt_symbolize_fn)(void *ctx, const mt_module_info *m, mt_frame *f, unsigned max);
 
 typedef struct mt_locator {
     const mt_modules *mods;
-    mt_symbolize_fn symbolize; /* NULL: no symbolizer yet */
+    mt_symbolize_fn symbolize; /* NULL: module + offset only (--no-symbols) */
     void *ctx;
+    const mt_plumbing *skip; /* NULL: no frame is plumbing */
 } mt_locator;
 
+/* The source frames at address (at least 1, at most max >= 1). */
+unsigned mt_locate_all(const mt_locator *loc, uint64_t address, mt_frame *out, unsigned max);
+
+/* The innermost source frame at address. */
 void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out);
 
-/* "libfoo.so+0x1a2b" (module base name), "func (libfoo.so+0x1a2b)" once
- * symbolized, or "0x7f..." without a module. */
+/* The frame shown for a trace: the first source frame, innermost first,
+ * whose function is not allocator plumbing; frames[0]'s innermost one if
+ * every frame is plumbing.  n must be at least 1. */
+void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out);
+
+/* "func (file.c:12)", "func (libfoo.so+0x1a2b)", "libfoo.so+0x1a2b [reason]"
+ * (module base name), or "0x7f..." without a module. */
 char *mt_frame_short(const mt_frame *f, char *buf, size_t n);
 
 #endif

@@ -76,7 +76,7 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
     char where[600] = "(no frames)";
     if (frames && n) {
         mt_frame fr;
-        mt_locate(loc, frames[0], &fr);
+        mt_trace_location(loc, frames, n, &fr);
         mt_frame_short(&fr, where, sizeof where);
     }
     fprintf(f, "%10s %9s %9s %9s %12s  %s\n", B(r->t->live_bytes), C(r->t->live_count),

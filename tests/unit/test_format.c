@@ -193,7 +193,7 @@ static char *export_with(exp_fixture *x, void (*fn)(FILE *, const mt_export_src 
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    mt_locator loc = {&x->v.mods, NULL, NULL};
+    mt_locator loc = {&x->v.mods, NULL, NULL, NULL};
     mt_export_src src = {&x->v, MT_STATE_RUNNING, &loc, MT_SORT_LIVE};
     fn(f, &src);
     fclose(f);

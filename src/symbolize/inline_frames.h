@@ -1,0 +1,24 @@
+/* inline_frames.h -- the source-level frames at one address of a module:
+ * the innermost inlined function first, then each function it was inlined
+ * into, ending with the function that was really called (the order of
+ * `eu-addr2line -i -f`).  Without DWARF: the .symtab/.dynsym name. */
+#ifndef MEMTOP_INLINE_FRAMES_H
+#define MEMTOP_INLINE_FRAMES_H
+
+#include <stdbool.h>
+
+#include <elfutils/libdwfl.h>
+
+#define MT_MAX_INLINE 64
+
+/* Strings belong to libdw (valid while the Dwfl lives); names mangled. */
+typedef struct mt_raw_frame {
+    const char *name, *file;
+    unsigned line;
+    bool inlined;
+} mt_raw_frame;
+
+/* Number of frames written (0: nothing known at addr), at most max. */
+unsigned mt_inline_frames(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *out, unsigned max);
+
+#endif
