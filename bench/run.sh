@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# bench/run.sh -- what does tracking cost?  Runs memtop-alloc-bench plain,
+# under libmemtop.so and under heaptrack, interleaved (plain, memtop,
+# heaptrack, plain, ...) K times for 1 and 4 threads, and prints the medians
+# as ratios to plain, the 4t/1t scaling of each tracker, the per-op overhead
+# and libmemtop's bookkeeping bytes per live allocation.  Ratios taken within
+# one run are what count: the machine may be noisy.  See bench/README.md.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+usage: bench/run.sh [options] [-- extra memtop-alloc-bench options]
+  -b DIR        build directory (default: <repo>/build)
+  -k N          repetitions, the median is reported (default 5)
+  -n N          timed steps per thread (default 1000000)
+  -t "1 4"      thread counts (default "1 4")
+  --pieces      also run memtop with MEMTOP_DEPTH=1 and with MEMTOP_DISABLE=1
+                (how much of the cost is unwinding / interposition)
+  --no-heaptrack
+  --heaptrack-full  run heaptrack with its interpreter (1.4.0 runs out of
+                memory on this workload; capped at 8 GB, reported as FAIL)
+  -h            this help
+EOF
+}
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="$repo/build"
+reps=5
+ops=1000000
+thread_counts="1 4"
+pieces=0
+use_heaptrack=1
+heaptrack_full=0
+extra=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    -b) build=$2; shift 2 ;;
+    -k) reps=$2; shift 2 ;;
+    -n) ops=$2; shift 2 ;;
+    -t) thread_counts=$2; shift 2 ;;
+    --pieces) pieces=1; shift ;;
+    --no-heaptrack) use_heaptrack=0; shift ;;
+    --heaptrack-full) heaptrack_full=1; shift ;;
+    -h | --help) usage; exit 0 ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+bench="$build/bin/memtop-alloc-bench"
+totals="$build/bin/memtop-bench-totals"
+lib="$build/lib/libmemtop.so"
+memtop_cli="$build/bin/memtop"
+for f in "$bench" "$totals"; do
+    [ -x "$f" ] || { echo "run.sh: $f not built (cmake --build $build)" >&2; exit 1; }
+done
+use_memtop=1
+if [ ! -f "$lib" ]; then
+    echo "run.sh: $lib not built: memtop columns skipped" >&2
+    use_memtop=0
+fi
+if [ "$use_heaptrack" = 1 ] && ! command -v heaptrack >/dev/null; then
+    echo "run.sh: heaptrack not installed (scripts/install-deps.sh --bench): skipped" >&2
+    use_heaptrack=0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memtop-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/shm"
+export MEMTOP_SHM_DIR="$tmp/shm"
+results="$tmp/results" # lines: tool threads elapsed_s wall_s maxrss_kb cpu_s
+: >"$results"
+
+tools=(plain)
+[ "$use_memtop" = 1 ] && tools+=(memtop)
+[ "$use_memtop" = 1 ] && [ "$pieces" = 1 ] && tools+=(memtop-depth1 memtop-disabled)
+[ "$use_heaptrack" = 1 ] && tools+=(heaptrack)
+
+# Runs the bench under one tool; prints the bench's result line (or nothing).
+run_tool() {
+    local tool=$1 threads=$2
+    local args=(-t "$threads" -n "$ops" ${extra[@]+"${extra[@]}"})
+    case "$tool" in
+    plain) "$bench" "${args[@]}" ;;
+    memtop) LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
+    memtop-depth1) MEMTOP_DEPTH=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
+    memtop-disabled) MEMTOP_DISABLE=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
+    heaptrack)
+        if [ "$heaptrack_full" = 1 ]; then
+            (ulimit -v 8000000 && heaptrack -o "$tmp/ht" "$bench" "${args[@]}") || true
+        else
+            heaptrack --raw -o "$tmp/ht" "$bench" "${args[@]}" || true
+        fi
+        rm -f "$tmp"/ht*
+        ;;
+    esac 2>>"$tmp/stderr" | grep '^alloc-bench ' || true
+}
+
+field() { # field NAME LINE
+    sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
+}
+
+measure() {
+    local tool=$1 threads=$2 t0 t1 line
+    t0=$EPOCHREALTIME
+    line=$(run_tool "$tool" "$threads")
+    t1=$EPOCHREALTIME
+    if [ -z "$line" ]; then
+        echo "$tool $threads FAIL FAIL FAIL FAIL" >>"$results"
+        return
+    fi
+    echo "$tool $threads $(field elapsed_s "$line") $(awk -v a="$t0" -v b="$t1" \
+        'BEGIN{printf "%.3f", b-a}') $(field maxrss_kb "$line") $(field cpu_s "$line")" >>"$results"
+}
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "machine: $(nproc) cpus, ${cpu:-unknown cpu}, Linux $(uname -r)"
+if [ "$use_heaptrack" = 1 ]; then
+    mode=$([ "$heaptrack_full" = 1 ] && echo "full (interpreter on)" ||
+        echo "--raw (collector + zstd; the 1.4.0 interpreter runs out of memory here)")
+    echo "heaptrack: $(heaptrack --version 2>/dev/null | head -1), $mode"
+fi
+echo "bench: $ops ops/thread${extra[*]+ ${extra[*]}}; median of $reps interleaved runs"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (a load above $(nproc) means other programs compete)"
+start=$SECONDS
+for ((r = 1; r <= reps; r++)); do
+    for t in $thread_counts; do
+        for tool in "${tools[@]}"; do
+            printf '\r[run.sh] rep %d/%d, %d thread(s), %-16s' "$r" "$reps" "$t" "$tool" >&2
+            measure "$tool" "$t"
+        done
+    done
+done
+printf '\r[run.sh] %d runs in %d s%40s\n' "$((reps * ${#tools[@]} * $(wc -w <<<"$thread_counts")))" \
+    "$((SECONDS - start))" "" >&2
+
+# Bookkeeping: one run per thread count with the working set left live at
+# exit, and the totals of the snapshot taken at exit.  With the memtop CLI:
+# `memtop --export x.json -- bench --leave-live`.  Without it (not built):
+# MEMTOP_KEEP_PID keeps the segment and memtop-bench-totals reads it.
+snapshot_totals() { # threads -> key=value lines on stdout
+    local args=(-t "$1" -n "$ops" --leave-live ${extra[@]+"${extra[@]}"})
+    if [ -x "$memtop_cli" ]; then
+        "$memtop_cli" --export "$tmp/snap.json" -- "$bench" "${args[@]}" >/dev/null 2>>"$tmp/stderr" &&
+            python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+for k in ("tracker_bytes", "live_count", "trace_count"): print(f"{k}={t[k]}")' "$tmp/snap.json"
+        return
+    fi
+    sh -c 'echo $$ >"$1"; lib=$2; shift 2; MEMTOP_KEEP_PID=$$ LD_PRELOAD=$lib exec "$@"' sh \
+        "$tmp/pid" "$lib" "$bench" "${args[@]}" >/dev/null 2>>"$tmp/stderr" || true
+    "$totals" "$MEMTOP_SHM_DIR/memtop-$(cat "$tmp/pid")"
+    rm -f "$MEMTOP_SHM_DIR/memtop-$(cat "$tmp/pid")"
+}
+
+bookkeeping() {
+    local threads=$1 out
+    if ! out=$(snapshot_totals "$threads" 2>&1) || ! grep -q '^tracker_bytes=' <<<"$out"; then
+        echo "  $threads thread(s): no snapshot: $(head -1 <<<"$out")"
+        return
+    fi
+    awk -F= -v t="$threads" -v keep="$tmp/bookkeeping" '{v[$1]=$2} END {
+        b = v["live_count"] ? v["tracker_bytes"] / v["live_count"] : 0
+        printf "  %d thread(s): tracker_bytes=%d live_count=%d traces=%d -> %.1f bytes per live allocation\n",
+            t, v["tracker_bytes"], v["live_count"], v["trace_count"], b
+        print b >>keep }' <<<"$out"
+}
+
+# Prints the table from $results.  A tool's ratio is the median over the
+# repetitions of (tool / plain of the same repetition): each pair ran back to
+# back, so load that drifts during the run cancels out.  cpu_ratio is the
+# same for the CPU time of the process (tracker threads included, heaptrack's
+# separate compressor not), which other programs on the machine disturb less.
+report() {
+    awk -v ops="$ops" -v tools="${tools[*]}" -v tc="$thread_counts" '
+    function median(list,   n, a, i, j, x) {
+        n = split(list, a, " ")
+        if (n == 0) return "FAIL"
+        for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > x + 0; j--) a[j + 1] = a[j]; a[j + 1] = x }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { r = ++nrep[$1, $2] }
+    $3 == "FAIL" { fail[$1, $2]++; next }
+    { el[$1, $2] = el[$1, $2] " " $3; wa[$1, $2] = wa[$1, $2] " " $4; rs[$1, $2] = rs[$1, $2] " " $5
+      cp[$1, $2] = cp[$1, $2] " " $6; v[$1, $2, r] = $3; u[$1, $2, r] = $6 }
+    END {
+        nt = split(tools, T, " "); nc = split(tc, C, " ")
+        printf "\n%-7s %-16s %9s %7s %9s %14s %7s %9s\n", "threads", "tool", "median_s", "ratio",
+            "cpu_ratio", "cpu_ns/op_added", "wall_s", "maxrss_MB"
+        for (c = 1; c <= nc; c++) for (i = 1; i <= nt; i++) {
+            k = T[i] SUBSEP C[c]; m = median(el[k])
+            if (m == "FAIL") { printf "%-7s %-16s %10s\n", C[c], T[i], "FAIL(" fail[k] ")"; continue }
+            rl = ""; cl = ""
+            for (r = 1; r <= nrep[k]; r++) {
+                p = v["plain", C[c], r]; x = v[T[i], C[c], r]
+                if (p > 0 && x > 0) rl = rl " " x / p
+                p = u["plain", C[c], r]; x = u[T[i], C[c], r]
+                if (p > 0 && x > 0) cl = cl " " x / p
+            }
+            ratio[k] = median(rl) + 0
+            pc = median(cp["plain" SUBSEP C[c]])
+            ov = T[i] == "plain" ? "-" : sprintf("%.0f", (median(cp[k]) - pc) * 1e9 / (ops * C[c]))
+            printf "%-7s %-16s %9.3f %6.2fx %8.2fx %14s %7.2f %9.0f%s\n", C[c], T[i], m, ratio[k],
+                median(cl), ov, median(wa[k]), median(rs[k]) / 1024, fail[k] ? "  (" fail[k] " failed)" : ""
+        }
+        if (nc >= 2) {
+            printf "\nscaling, %s-thread ratio / %s-thread ratio (1.00 = scales like plain):\n", C[nc], C[1]
+            for (i = 2; i <= nt; i++) {
+                a = ratio[T[i] SUBSEP C[1]]; b = ratio[T[i] SUBSEP C[nc]]
+                if (a > 0 && b > 0) printf "  %-16s %.2f\n", T[i], b / a
+            }
+        }
+        g1 = ratio["memtop" SUBSEP "1"]; g4 = ratio["memtop" SUBSEP "4"]
+        if (g1 > 0) printf "\ngoal: memtop 1-thread ratio %.2fx <= 2.5x: %s\n", g1, g1 <= 2.5 ? "met" : "NOT met"
+        if (g1 > 0 && g4 > 0) printf "goal: memtop scaling %.2f <= 1.5: %s\n", g4 / g1, g4 / g1 <= 1.5 ? "met" : "NOT met"
+    }' "$results"
+}
+
+report
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$use_memtop" = 1 ]; then
+    echo
+    echo "libmemtop bookkeeping (final snapshot, working set live at exit):"
+    : >"$tmp/bookkeeping"
+    for t in $thread_counts; do bookkeeping "$t"; done
+    awk '$1 > b { b = $1 } END { if (NR) printf "goal: <= 48 bytes per live allocation (worst: %.1f): %s\n",
+        b, b <= 48 ? "met" : "NOT met" }' "$tmp/bookkeeping"
+fi
+noise=$(grep -v -e '^heaptrack output will be written' -e '^starting application' \
+    -e '^/usr/lib.*heaptrack' -e 'Heaptrack finished' -e '^ *heaptrack --analyze' \
+    -e '^$' -e 'Now run the following' -e '^memtop: wrote ' "$tmp/stderr" | head -5 || true)
+if [ -n "$noise" ]; then
+    echo
+    echo "stderr of the runs (first lines):"
+    echo "$noise"
+fi
