@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#define MT_TCACHE_SLOTS 2048u
+#define MT_TCACHE_SLOTS 1024u
 #define MT_DEFER_MAX 64u
 
 /* A direct-mapped cache of backtrace hash -> trace id, so most allocations
