@@ -27,12 +27,23 @@ static bool is_function(int tag)
            tag == DW_TAG_entry_point;
 }
 
+/* A relative file name is relative to its CU's compilation directory
+ * (eu-addr2line prints the two joined). */
+static void set_file(mt_raw_frame *f, const char *file, Dwarf_Die *cu)
+{
+    f->file = file;
+    Dwarf_Attribute a;
+    f->dir =
+        file && file[0] != '/' && cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)) : NULL;
+}
+
 static void line_of(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *f)
 {
     Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
     int line = 0;
-    if (l)
-        f->file = dwfl_lineinfo(l, &(Dwarf_Addr){0}, &line, NULL, NULL, NULL);
+    if (l) {
+        set_file(f, dwfl_lineinfo(l, &(Dwarf_Addr){0}, &line, NULL, NULL, NULL), dwfl_linecu(l));
+    }
     f->line = line > 0 ? (unsigned)line : 0;
 }
 
@@ -44,7 +55,7 @@ static unsigned from_symtab(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *out
     const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
     if (!name || !*name)
         return 0;
-    *out = (mt_raw_frame){name, NULL, 0, false};
+    *out = (mt_raw_frame){name, NULL, NULL, 0, false};
     line_of(mod, addr, out);
     return 1;
 }
@@ -60,7 +71,7 @@ static void call_site(Dwarf_Die *inl, mt_raw_frame *f)
     if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &v) == 0 &&
         dwarf_diecu(inl, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 &&
         v < nfiles)
-        f->file = dwarf_filesrc(files, v, NULL, NULL);
+        set_file(f, dwarf_filesrc(files, v, NULL, NULL), &cu);
     if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &v) == 0 && v <= 0x7fffffff)
         f->line = (unsigned)v;
 }
@@ -76,7 +87,7 @@ static unsigned callers(Dwarf_Die *innermost, mt_raw_frame *out, unsigned n, uns
         for (int j = i + 1; j < nsc; j++) {
             if (!is_function(dwarf_tag(&sc[j])))
                 continue;
-            out[n] = (mt_raw_frame){die_name(&sc[j]), NULL, 0,
+            out[n] = (mt_raw_frame){die_name(&sc[j]), NULL, NULL, 0,
                                     dwarf_tag(&sc[j]) == DW_TAG_inlined_subroutine};
             call_site(&sc[i], &out[n]);
             n++;
@@ -101,8 +112,8 @@ unsigned mt_inline_frames(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *out, 
         free(sc);
         return max ? from_symtab(mod, addr, out) : 0;
     }
-    out[0] =
-        (mt_raw_frame){die_name(&sc[fn]), NULL, 0, dwarf_tag(&sc[fn]) == DW_TAG_inlined_subroutine};
+    out[0] = (mt_raw_frame){die_name(&sc[fn]), NULL, NULL, 0,
+                            dwarf_tag(&sc[fn]) == DW_TAG_inlined_subroutine};
     line_of(mod, addr, &out[0]);
     Dwarf_Die innermost = sc[0];
     free(sc);

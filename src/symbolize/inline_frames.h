@@ -14,6 +14,7 @@
 /* Strings belong to libdw (valid while the Dwfl lives); names mangled. */
 typedef struct mt_raw_frame {
     const char *name, *file;
+    const char *dir; /* compilation directory of a relative file, else NULL */
     unsigned line;
     bool inlined;
 } mt_raw_frame;

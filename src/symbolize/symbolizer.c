@@ -2,6 +2,7 @@
  * cache, and turning libdw's raw frames into demangled, owned results. */
 #include "symbolizer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,15 @@ static mt_sym_result *unresolved(const char *why)
     return r;
 }
 
+/* dir/file, or a copy of file; NULL if out of memory. */
+static char *join(const char *dir, const char *file)
+{
+    if (!dir)
+        return strdup(file);
+    char *out = NULL;
+    return asprintf(&out, "%s/%s", dir, file) < 0 ? NULL : out;
+}
+
 /* Owned, demangled copies of raw's strings; NULL if out of memory. */
 static mt_sym_result *own(const mt_raw_frame *raw, unsigned n)
 {
@@ -62,7 +72,7 @@ static mt_sym_result *own(const mt_raw_frame *raw, unsigned n)
     bool ok = true;
     for (unsigned i = 0; i < n; i++) {
         f[i].function = raw[i].name ? mt_demangle(raw[i].name) : NULL;
-        f[i].file = raw[i].file ? strdup(raw[i].file) : NULL;
+        f[i].file = raw[i].file ? join(raw[i].dir, raw[i].file) : NULL;
         f[i].line = raw[i].line;
         f[i].inlined = raw[i].inlined;
         ok = ok && (!raw[i].name || f[i].function) && (!raw[i].file || f[i].file);

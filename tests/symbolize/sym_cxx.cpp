@@ -1,0 +1,51 @@
+// sym_cxx.cpp -- a C++ program for the symbolization tests: an
+// always_inline helper that allocates with new, a template function in a
+// namespace, a static function, and std::vector growth (allocator plumbing
+// between the program and malloc).  Leaks so every site stays in the final
+// snapshot.  Built -O2 -g by check_addr2line.py.
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace symtest {
+
+static inline __attribute__((always_inline)) char *inline_new(std::size_t n)
+{
+    char *p = new char[n];
+    std::memset(p, 2, n);
+    return p;
+}
+
+template <typename T> __attribute__((noinline)) T *make_array(std::size_t n)
+{
+    T *p = new T[n];
+    for (std::size_t i = 0; i < n; i++)
+        p[i] = T(i);
+    return p;
+}
+
+} // namespace symtest
+
+static __attribute__((noinline)) std::vector<long> *static_grow(int n)
+{
+    auto *v = new std::vector<long>;
+    for (int i = 0; i < n; i++)
+        v->push_back(i);
+    return v;
+}
+
+__attribute__((noinline)) char *exported_new(std::size_t n)
+{
+    return symtest::inline_new(n + 8);
+}
+
+int main(int argc, char **)
+{
+    char *a = exported_new(100 + argc);
+    int *b = symtest::make_array<int>(50 + argc);
+    double *c = symtest::make_array<double>(60 + argc);
+    std::vector<long> *v = static_grow(1000 + argc);
+    char *d = symtest::inline_new(300 + argc);
+    std::printf("%p %p %p %zu %p\n", (void *)a, (void *)b, (void *)c, v->size(), (void *)d);
+    return 0;
+}

@@ -1,0 +1,95 @@
+"""symlib.py -- shared helpers of the symbolization tests (python3, stdlib).
+
+Why it exists: each check_*.py builds a program, runs it under
+`memtop --export`, and reads the frames back; the arguments CMake passes,
+the private work directory (own MEMTOP_SHM_DIR), running commands and
+grouping JSON frames into per-address inline chains are the same for all.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+
+
+def fail(msg):
+    print("FAIL %s: %s" % (os.path.basename(sys.argv[0]), msg), flush=True)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def skip(msg):
+    print("SKIP %s: %s" % (os.path.basename(sys.argv[0]), msg), flush=True)
+    sys.exit(SKIP)
+
+
+def passed():
+    print("PASS %s" % os.path.basename(sys.argv[0]), flush=True)
+    sys.exit(0)
+
+
+def setup(description):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--memtop", required=True)
+    p.add_argument("--source-dir", required=True)
+    p.add_argument("--cc", default="cc")
+    p.add_argument("--workdir", required=True)
+    a = p.parse_args()
+    shutil.rmtree(a.workdir, ignore_errors=True)
+    os.makedirs(os.path.join(a.workdir, "shm"))
+    a.env = dict(os.environ, MEMTOP_SHM_DIR=os.path.join(a.workdir, "shm"))
+    a.env.pop("MEMTOP_SKIP_FUNCS", None)
+    a.env.pop("DEBUGINFOD_URLS", None)  # no network in tests
+    return a
+
+
+def run(cmd, env=None, timeout=120, ok=(0,)):
+    print("+ " + " ".join(cmd), flush=True)
+    try:
+        p = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        fail("timed out: %s" % " ".join(cmd))
+    if ok is not None and p.returncode not in ok:
+        fail("%s exited %d\nstdout: %s\nstderr: %s" % (" ".join(cmd), p.returncode,
+                                                      p.stdout[-3000:], p.stderr[-3000:]))
+    return p
+
+
+def export(a, name, prog_argv, extra=()):
+    """Runs prog under memtop --export; returns the parsed JSON."""
+    out = os.path.join(a.workdir, name + ".json")
+    run([a.memtop] + list(extra) + ["--export", out, "--"] + prog_argv, env=a.env)
+    with open(out) as f:
+        return json.load(f)
+
+
+def chains(trace):
+    """[(address, module, offset, [frame objects, innermost first])] per machine frame."""
+    out = []
+    for fr in trace["frames"]:
+        if out and out[-1][0] == fr["address"] and out[-1][3][-1]["inlined"]:
+            out[-1][3].append(fr)
+        else:
+            out.append((fr["address"], fr["module"], fr["offset"], [fr]))
+    return out
+
+
+MANGLED = re.compile(r"(^|[^A-Za-z0-9_])(_ZN|_R[A-Z])|::h[0-9a-f]{16}($|[^0-9a-f])")
+
+
+def mangled(name):
+    return bool(name) and bool(MANGLED.search(name))
+
+
+def is_hex(v):
+    return isinstance(v, str) and re.match(r"^0x[0-9a-f]+$", v) is not None

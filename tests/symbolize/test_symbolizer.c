@@ -1,0 +1,187 @@
+/* test_symbolizer.c -- unit tests of src/symbolize: the demangler (C++,
+ * Rust legacy and v0), the allocator-plumbing matcher, and that hostile
+ * input (garbage paths, non-ELF and truncated files, wrong build-ids,
+ * garbage offsets) gives a reason, never a crash or a wrong name.  argv[1]
+ * is an ELF file built -g with a function named sym_test_marker. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "demangle.h"
+#include "plumbing.h"
+#include "symbolizer.h"
+
+static const char *elf_path;
+
+static void expect_demangled(const char *mangled, const char *want)
+{
+    char *got = mt_demangle(mangled);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_demangle(void **state)
+{
+    (void)state;
+    expect_demangled("_ZN2ns4tmplIiEEvT_", "void ns::tmpl<int>(int)");
+    expect_demangled("_Znwm", "operator new(unsigned long)");
+    expect_demangled("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", "core::ptr::drop_in_place");
+    expect_demangled("_RNvCs1234_7mycrate3foo", "mycrate::foo");
+    expect_demangled("main", "main");
+    expect_demangled("_Z", "_Z");                      /* not demangleable: kept */
+    expect_demangled("foo::h0123456789abcdef", "foo"); /* stray legacy hash */
+}
+
+static void test_plumbing(void **state)
+{
+    (void)state;
+    mt_plumbing p;
+    assert_true(mt_plumbing_init(&p, " my_alloc , pool::,"));
+    const char *yes[] = {
+        "malloc",
+        "operator new(unsigned long)",
+        "operator new[](unsigned long)",
+        "void std::vector<int, std::allocator<int> >::_M_realloc_insert<int>(int&&)",
+        "std::__new_allocator<int>::allocate(unsigned long, void const*)",
+        "alloc::raw_vec::RawVec<T,A>::grow_one",
+        "<alloc::raw_vec::RawVec<u8>>::grow_one",
+        "alloc::alloc::exchange_malloc",
+        "__rust_alloc",
+        "__rdl_alloc",
+        "g_malloc0",
+        "my_alloc",
+        "pool::grow(int)"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        assert_true(mt_plumbing_match(&p, yes[i]));
+    const char *no[] = {"main",
+                        "malloc_stats_print",
+                        "symrust::make_vec",
+                        "myalloc",
+                        "void ns::tmpl<int>(int)",
+                        "user::push(std::vector<int>&)",
+                        "(anonymous namespace)::f()",
+                        NULL};
+    for (size_t i = 0; no[i]; i++)
+        assert_false(mt_plumbing_match(&p, no[i]));
+    assert_false(mt_plumbing_match(&p, NULL));
+    mt_plumbing_free(&p);
+}
+
+static const mt_sym_result *sym(mt_symbolizer *s, const char *path, uint64_t off)
+{
+    mt_sym_module m = {path, NULL, 0};
+    const mt_sym_result *r = mt_symbolize(s, &m, off);
+    assert_non_null(r);
+    assert_true(r->nframes >= 1);
+    return r;
+}
+
+static void expect_reason(mt_symbolizer *s, const char *path, uint64_t off, const char *why)
+{
+    const mt_sym_result *r = sym(s, path, off);
+    assert_null(r->frames[0].function);
+    assert_non_null(r->unresolved);
+    assert_string_equal(r->unresolved, why);
+}
+
+static char *write_file(const char *name, const void *data, size_t n)
+{
+    char *path = malloc(4096);
+    snprintf(path, 4096, "%s/%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+    return path;
+}
+
+static void *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    void *buf = malloc(*n);
+    assert_int_equal(fread(buf, 1, *n, f), *n);
+    fclose(f);
+    return buf;
+}
+
+static void test_hostile(void **state)
+{
+    (void)state;
+    mt_symbolizer *s = mt_symbolizer_new();
+    expect_reason(s, "[vdso]", 0x100, "no file (JIT/vdso)");
+    expect_reason(s, "", 0x100, "no file (JIT/vdso)");
+    expect_reason(s, "/nonexistent/memtop/lib.so", 0x100, "file deleted");
+    expect_reason(s, "/bin/sh (deleted)", 0x100, "file deleted");
+    expect_reason(s, "/dev/null", 0x100, "no file (JIT/vdso)");
+    expect_reason(s, "/", 0x100, "no file (JIT/vdso)");
+    char pid[32];
+    snprintf(pid, sizeof pid, "garbage-%d", (int)getpid());
+    char *garbage = write_file(pid, "this is not an ELF file\n", 24);
+    expect_reason(s, garbage, 0x10, "bad ELF file");
+    size_t n;
+    unsigned char *elf = read_all(elf_path, &n);
+    for (size_t cut = 0; cut < n; cut += n / 23 + 1) { /* truncated ELFs */
+        snprintf(pid, sizeof pid, "trunc-%d-%zu", (int)getpid(), cut);
+        char *t = write_file(pid, elf, cut);
+        for (uint64_t off = 0; off < 0x3000; off += 0x11)
+            sym(s, t, off);
+        unlink(t);
+        free(t);
+    }
+    /* garbage offsets in a good file */
+    uint64_t offs[] = {0, 1, 0xfff, UINT64_MAX, UINT64_MAX / 2, 0x7fffffffffffull};
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
+        sym(s, elf_path, offs[i]);
+    /* a recorded build-id that differs from the file's */
+    uint8_t wrong[20] = {1, 2, 3};
+    mt_sym_module m = {elf_path, wrong, sizeof wrong};
+    const mt_sym_result *r = mt_symbolize(s, &m, 0x1000);
+    assert_null(r->frames[0].function);
+    assert_string_equal(r->unresolved, "binary replaced");
+    unlink(garbage);
+    free(garbage);
+    free(elf);
+    mt_symbolizer_free(s);
+}
+
+static void test_cache(void **state)
+{
+    (void)state;
+    mt_symbolizer *s = mt_symbolizer_new();
+    const mt_sym_result *a = sym(s, elf_path, 0x1000);
+    const mt_sym_result *b = sym(s, elf_path, 0x1000);
+    assert_ptr_equal(a, b);
+    uint64_t hits, misses;
+    mt_symbolizer_stats(s, &hits, &misses);
+    assert_int_equal(hits, 1);
+    assert_int_equal(misses, 1);
+    mt_symbolizer_free(s);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s ELF-WITH-DEBUG-INFO\n", argv[0]);
+        return 2;
+    }
+    elf_path = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_demangle),
+        cmocka_unit_test(test_plumbing),
+        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_cache),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
