@@ -78,6 +78,7 @@ void mt_dwfl_open(mt_dwfl_session *s, const char *path, const uint8_t *build_id,
 
 void mt_dwfl_close(mt_dwfl_session *s)
 {
+    mt_cu_index_free(&s->scopes);
     if (s->dwfl)
         dwfl_end(s->dwfl);
     s->dwfl = NULL;

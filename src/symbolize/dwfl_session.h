@@ -7,9 +7,12 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "cu_index.h"
+
 typedef struct mt_dwfl_session {
     Dwfl *dwfl;
     Dwfl_Module *mod;
+    mt_cu_index scopes;     /* CUs indexed so far */
     const char *unresolved; /* why every address of the module is unknown, or NULL */
 } mt_dwfl_session;
 

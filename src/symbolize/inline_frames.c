@@ -3,7 +3,9 @@
  * dwarf_getscopes(pc), with the line table's file:line for pc; then for
  * each inlined_subroutine on the DIE chain of the innermost scope
  * (dwarf_getscopes_die), the enclosing function's name at that inline's
- * DW_AT_call_file:DW_AT_call_line. */
+ * DW_AT_call_file:DW_AT_call_line.  The scopes come from cu_index (one
+ * walk per CU) rather than dwarf_getscopes/dwarf_getscopes_die (one walk per
+ * call); the answer is the same. */
 #include "inline_frames.h"
 
 #include <dwarf.h>
@@ -19,12 +21,6 @@ static const char *die_name(Dwarf_Die *die)
     if (!name)
         name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
     return name ? name : dwarf_diename(die);
-}
-
-static bool is_function(int tag)
-{
-    return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-           tag == DW_TAG_entry_point;
 }
 
 /* A relative file name is relative to its CU's compilation directory
@@ -47,17 +43,22 @@ static void line_of(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *f)
     f->line = line > 0 ? (unsigned)line : 0;
 }
 
-/* Symbol table only: a name, no file or line. */
-static unsigned from_symtab(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *out)
+/* The .symtab/.dynsym name at addr, or NULL. */
+static const char *symtab_name(Dwfl_Module *mod, Dwarf_Addr addr)
 {
     GElf_Off off;
     GElf_Sym sym;
     const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
-    if (!name || !*name)
-        return 0;
-    *out = (mt_raw_frame){name, NULL, NULL, 0, false};
+    return name && *name ? name : NULL;
+}
+
+/* No function scope at addr: the symbol's name and the line table's
+ * file:line, whichever exist. */
+static unsigned from_symtab(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *out)
+{
+    *out = (mt_raw_frame){symtab_name(mod, addr), NULL, NULL, 0, false};
     line_of(mod, addr, out);
-    return 1;
+    return out->name || out->file ? 1 : 0;
 }
 
 /* DW_AT_call_file:DW_AT_call_line of an inlined_subroutine DIE. */
@@ -76,46 +77,37 @@ static void call_site(Dwarf_Die *inl, mt_raw_frame *f)
         f->line = (unsigned)v;
 }
 
-/* The functions enclosing each inlined_subroutine on die's chain. */
-static unsigned callers(Dwarf_Die *innermost, mt_raw_frame *out, unsigned n, unsigned max)
+/* For each inlined_subroutine from node up, the function enclosing it,
+ * at the inline's call site. */
+static unsigned callers(const mt_cu_scopes *c, int node, mt_raw_frame *out, unsigned n,
+                        unsigned max)
 {
-    Dwarf_Die *sc = NULL;
-    int nsc = dwarf_getscopes_die(innermost, &sc);
-    for (int i = 0; i < nsc - 1 && n < max; i++) {
-        if (dwarf_tag(&sc[i]) != DW_TAG_inlined_subroutine)
+    for (; node >= 0 && n < max; node = c->nodes[node].parent) {
+        const mt_fn_node *inl = &c->nodes[node];
+        if (inl->tag != DW_TAG_inlined_subroutine || inl->parent < 0)
             continue;
-        for (int j = i + 1; j < nsc; j++) {
-            if (!is_function(dwarf_tag(&sc[j])))
-                continue;
-            out[n] = (mt_raw_frame){die_name(&sc[j]), NULL, NULL, 0,
-                                    dwarf_tag(&sc[j]) == DW_TAG_inlined_subroutine};
-            call_site(&sc[i], &out[n]);
-            n++;
-            break;
-        }
+        const mt_fn_node *up = &c->nodes[inl->parent];
+        out[n] = (mt_raw_frame){die_name((Dwarf_Die *)&up->die), NULL, NULL, 0,
+                                up->tag == DW_TAG_inlined_subroutine};
+        call_site((Dwarf_Die *)&inl->die, &out[n]);
+        n++;
     }
-    free(sc);
     return n;
 }
 
-unsigned mt_inline_frames(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *out, unsigned max)
+unsigned mt_inline_frames(Dwfl_Module *mod, mt_cu_index *idx, Dwarf_Addr addr, mt_raw_frame *out,
+                          unsigned max)
 {
     Dwarf_Addr bias = 0;
     Dwarf_Die *cudie = max ? dwfl_module_addrdie(mod, addr, &bias) : NULL;
-    Dwarf_Die *sc = NULL;
-    int nsc = cudie ? dwarf_getscopes(cudie, addr - bias, &sc) : -1;
-    int fn = -1;
-    for (int i = 0; i < nsc && fn < 0; i++)
-        if (is_function(dwarf_tag(&sc[i])))
-            fn = i;
-    if (fn < 0 || !die_name(&sc[fn])) {
-        free(sc);
+    const mt_cu_scopes *c = cudie ? mt_cu_index_get(idx, cudie) : NULL;
+    int fn = c ? mt_cu_scopes_find(c, addr - bias) : -1;
+    if (fn < 0)
         return max ? from_symtab(mod, addr, out) : 0;
-    }
-    out[0] = (mt_raw_frame){die_name(&sc[fn]), NULL, NULL, 0,
-                            dwarf_tag(&sc[fn]) == DW_TAG_inlined_subroutine};
+    const mt_fn_node *f = &c->nodes[fn];
+    const char *name = die_name((Dwarf_Die *)&f->die);
+    out[0] = (mt_raw_frame){name ? name : symtab_name(mod, addr), NULL, NULL, 0,
+                            f->tag == DW_TAG_inlined_subroutine};
     line_of(mod, addr, &out[0]);
-    Dwarf_Die innermost = sc[0];
-    free(sc);
-    return callers(&innermost, out, 1, max);
+    return callers(c, fn, out, 1, max);
 }

@@ -9,6 +9,8 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "cu_index.h"
+
 #define MT_MAX_INLINE 64
 
 /* Strings belong to libdw (valid while the Dwfl lives); names mangled. */
@@ -20,6 +22,7 @@ typedef struct mt_raw_frame {
 } mt_raw_frame;
 
 /* Number of frames written (0: nothing known at addr), at most max. */
-unsigned mt_inline_frames(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *out, unsigned max);
+unsigned mt_inline_frames(Dwfl_Module *mod, mt_cu_index *idx, Dwarf_Addr addr, mt_raw_frame *out,
+                          unsigned max);
 
 #endif

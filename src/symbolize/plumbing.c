@@ -23,8 +23,8 @@ const char *const mt_plumbing_builtin[] = {
     "std::__make_shared", "std::__allocate_shared", "std::_Sp_counted*", "std::__allocated_ptr",
     "std::make_unique",
     /* Rust */
-    "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_*", "__rg_*", "alloc::",
-    "std::alloc::", "core::alloc::", "std::sys::", "hashbrown::", "std::collections::", NULL};
+    "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_*", "__rg_*",
+    "alloc::", "core::", "std::alloc::", "std::sys::", "hashbrown::", "std::collections::", NULL};
 
 static bool ident_char(char c)
 {
@@ -70,15 +70,41 @@ static bool entry_matches(const char *entry, const char *name)
     return !ident_char(entry[n - 1]) || !ident_char(name[n]);
 }
 
-bool mt_plumbing_match(const mt_plumbing *p, const char *function)
+/* In "<T as alloc::slice::ConvertVec>::to_vec", the trait after " as ",
+ * when the self type is no path (a generic T, u8, [T]): the impl is then
+ * the trait's crate's code.  "<myapp::Thing as Clone>" is the user's. */
+static const char *trait_of(const char *s)
 {
-    if (!function)
-        return false;
-    const char *name = name_start(function);
+    if (*s != '<')
+        return NULL;
+    int depth = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && --depth == 0)
+            return NULL;
+        else if (depth == 1 && p[0] == ':' && p[1] == ':')
+            return NULL; /* the self type is a path */
+        else if (depth == 1 && strncmp(p, " as ", 4) == 0)
+            return p + 4;
+    }
+    return NULL;
+}
+
+static bool any_matches(const mt_plumbing *p, const char *name)
+{
     for (size_t i = 0; i < p->count; i++)
         if (entry_matches(p->entries[i], name))
             return true;
     return false;
+}
+
+bool mt_plumbing_match(const mt_plumbing *p, const char *function)
+{
+    if (!function)
+        return false;
+    const char *trait = trait_of(function);
+    return any_matches(p, name_start(function)) || (trait && any_matches(p, trait));
 }
 
 static size_t count_commas(const char *s)
