@@ -56,6 +56,8 @@ static void test_plumbing(void **state)
         "alloc::alloc::exchange_malloc",
         "__rust_alloc",
         "__rdl_alloc",
+        "<T as alloc::slice::<impl [T]>::to_vec_in::ConvertVec>::to_vec",
+        "core::iter::traits::iterator::Iterator::collect",
         "g_malloc0",
         "my_alloc",
         "pool::grow(int)"};
@@ -68,6 +70,7 @@ static void test_plumbing(void **state)
                         "void ns::tmpl<int>(int)",
                         "user::push(std::vector<int>&)",
                         "(anonymous namespace)::f()",
+                        "<symrust::Thing as core::clone::Clone>::clone",
                         NULL};
     for (size_t i = 0; no[i]; i++)
         assert_false(mt_plumbing_match(&p, no[i]));
