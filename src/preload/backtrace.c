@@ -65,6 +65,16 @@ static bool bind_libunwind(void)
     unw_addr_space_t *space = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
     if (set_policy && space)
         set_policy(*space, UNW_CACHE_PER_THREAD);
+    /* One backtrace now makes libunwind create its per-thread cache key
+     * while the process is young, so it gets a low index like ours.  A key
+     * at index >= 32 lives in a second-level block that glibc allocates on
+     * first use: if a thread's first backtrace ran inside the program's own
+     * pthread_setspecific(key >= 32) -> calloc, libunwind's nested
+     * setspecific would install a block the outer call then overwrites,
+     * and its 256 KiB cache would leak with every thread. */
+    void *probe[4];
+    if (g_unw_backtrace)
+        g_unw_backtrace(probe, 4);
     /* The handle stays open: libmemtop.so depends on libunwind anyway. */
     return g_unw_backtrace != NULL;
 }

@@ -30,9 +30,13 @@ static inline mt_thread *hook_enter(void)
 {
     if (MT_UNLIKELY(mt_tls_in_hook))
         return NULL;
-    if (MT_UNLIKELY(atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY) &&
-        !mt_ensure_ready())
-        return NULL;
+    if (MT_UNLIKELY(atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)) {
+        int saved = errno; /* starting up may set it (e.g. no segment) */
+        bool ready = mt_ensure_ready();
+        errno = saved;
+        if (!ready)
+            return NULL;
+    }
     mt_thread *t = mt_tls_thread;
     mt_tls_in_hook = MT_IN_HOOK;
     if (MT_UNLIKELY(!t) && !(t = mt_thread_acquire())) {
@@ -44,8 +48,10 @@ static inline mt_thread *hook_enter(void)
 
 static inline void hook_leave(mt_thread *t)
 {
-    if (MT_UNLIKELY(t->ndeferred))
+    if (MT_UNLIKELY(atomic_load_explicit(&t->ndeferred, memory_order_relaxed)))
         mt_drain_deferred(t);
+    if (MT_UNLIKELY(t->transient))
+        mt_thread_return(t);
     mt_tls_in_hook = 0;
 }
 
@@ -104,9 +110,14 @@ MT_EXPORT void *calloc(size_t n, size_t m)
 static void free_nested(void *p)
 {
     mt_thread *t = mt_tls_thread;
-    if (t && mt_tls_in_hook == MT_IN_HOOK && t->ndeferred < MT_DEFER_MAX) {
-        t->deferred[t->ndeferred++] = p;
-        return;
+    if (t && mt_tls_in_hook == MT_IN_HOOK) {
+        uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
+        while (n < MT_DEFER_MAX) {
+            t->deferred[n] = p;
+            if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1,
+                                                      memory_order_relaxed, memory_order_relaxed))
+                return;
+        }
     }
     mt_real.free(p);
 }
@@ -175,8 +186,11 @@ MT_EXPORT void *realloc(void *old, size_t size)
     if (MT_UNLIKELY(!mt_real_ready()))
         return NULL;
     mt_thread *t = hook_enter();
-    if (!t)
-        return mt_real.realloc(old, size);
+    if (!t) {
+        void *p = mt_real.realloc(old, size);
+        count_untracked(p);
+        return p;
+    }
     return realloc_tracked(t, old, size);
 }
 

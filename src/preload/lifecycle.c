@@ -157,9 +157,14 @@ __attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char
     mt_publisher_start(false);
 }
 
+/* Publishes the final snapshot, unless this thread is inside memtop: exit
+ * or _exit from a signal handler that interrupted a hook (or the real
+ * allocator it called) would wait for a lock the interrupted code holds.
+ * Then the last periodic snapshot stands and the segment is left behind
+ * (stale, and marked so by the viewer). */
 __attribute__((destructor)) static void memtop_dtor(void)
 {
-    if (atomic_load(&mt_g.state) != MT_ST_READY)
+    if (mt_tls_in_hook || atomic_load(&mt_g.state) != MT_ST_READY)
         return;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;

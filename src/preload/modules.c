@@ -105,6 +105,21 @@ static known_module *find_known(mt_modules *m, uint64_t bias, uint64_t start)
     return NULL;
 }
 
+/* An entry for a newly seen module: a fresh one, or one whose module was
+ * unloaded (its record stays in the segment).  shm_index -3 marks it new. */
+static known_module *free_entry(mt_modules *m)
+{
+    known_module *k = NULL;
+    if (m->n < MAX_KNOWN)
+        k = &m->known[m->n++];
+    for (uint32_t i = 0; !k && i < m->n; i++)
+        if (m->known[i].shm_index == -2)
+            k = &m->known[i];
+    if (k)
+        k->shm_index = -3;
+    return k;
+}
+
 static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -114,8 +129,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     if (rec.end == 0)
         return 0;
     known_module *k = find_known(c->m, rec.bias, rec.start);
-    if (!k && c->m->n < MAX_KNOWN) {
-        k = &c->m->known[c->m->n++];
+    if (!k)
+        k = free_entry(c->m);
+    if (k && k->shm_index == -3) {
         k->bias = rec.bias;
         k->start = rec.start;
         rec.load_seq = c->seq;
@@ -150,9 +166,7 @@ void mt_modules_sync(mt_modules *m, mt_shm_writer *w, uint64_t publish_seq)
         known_module *k = &m->known[i];
         if (k->seen == m->scan || k->shm_index < 0)
             continue;
-        mt_shm_module *rec =
-            (mt_shm_module *)(w->base + w->hdr->modules_off + (uint64_t)k->shm_index * sizeof *rec);
-        __atomic_store_n(&rec->unload_seq, publish_seq, __ATOMIC_RELEASE);
+        mt_shm_mark_unloaded(w, k->shm_index, publish_seq);
         k->shm_index = -2; /* unloaded; a reload at the same place is a new module */
     }
 }

@@ -46,14 +46,24 @@ static void answer(mt_shm_control *c, uint64_t req, int status, const char *msg)
     __atomic_store_n(&c->resp_seq, req, __ATOMIC_RELEASE);
 }
 
+/* True if we hold a segment and it is this process's (a child forked from
+ * a signal handler that interrupted a hook skipped the atfork reset and
+ * still maps its parent's segment: it must never write it). */
+static bool own_segment(void)
+{
+    return g_pub.w.base && g_pub.w.p.pid == (int)getpid();
+}
+
 static void publish_locked(void)
 {
-    if (g_pub.w.base && g_pub.snap)
+    if (own_segment() && g_pub.snap)
         mt_snapshot_publish(g_pub.snap, &g_pub.w);
 }
 
 static void serve_control(void)
 {
+    if (!own_segment())
+        return;
     mt_shm_control *c = &g_pub.w.hdr->control;
     uint64_t req = __atomic_load_n(&c->req_seq, __ATOMIC_ACQUIRE);
     if (req == __atomic_load_n(&c->resp_seq, __ATOMIC_RELAXED))
@@ -162,7 +172,7 @@ void mt_publisher_final(void)
 {
     /* A vfork child runs in its parent's memory and calls _exit: the
      * segment is the parent's, so leave it alone. */
-    if (g_pub.w.hdr && g_pub.w.hdr->pid != (int)getpid())
+    if (g_pub.w.base && !own_segment())
         return;
     atomic_store_explicit(&g_pub.stop, true, memory_order_release);
     mt_spin_lock(&g_pub.lock);
@@ -179,7 +189,7 @@ void mt_publisher_final(void)
 void mt_publisher_sync_modules(void)
 {
     mt_spin_lock(&g_pub.lock);
-    if (g_pub.w.base && g_pub.snap)
+    if (own_segment() && g_pub.snap)
         mt_snapshot_sync_modules(g_pub.snap, &g_pub.w);
     mt_spin_unlock(&g_pub.lock);
 }

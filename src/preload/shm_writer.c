@@ -22,7 +22,7 @@
 
 #define COMMIT_MIN (64ull << 10)
 
-static uint64_t layout(mt_shm_header *h)
+static uint64_t layout(mt_shm_private *h)
 {
     uint64_t off = MT_HEADER_BYTES;
     h->defs_off = off;
@@ -37,6 +37,19 @@ static uint64_t layout(mt_shm_header *h)
         off += MT_SLOT_CAP;
     }
     return off;
+}
+
+/* Stores the layout (offsets and capacities) into the header. */
+static void store_layout(mt_shm_header *h, const mt_shm_private *p)
+{
+    h->defs_off = p->defs_off;
+    h->defs_cap = p->defs_cap;
+    h->modules_off = p->modules_off;
+    h->modules_cap = p->modules_cap;
+    for (unsigned i = 0; i < MT_SLOTS; i++) {
+        h->slots[i].off = p->slots[i].off;
+        h->slots[i].cap = p->slots[i].cap;
+    }
 }
 
 /* The segment is built under a temporary name and renamed into place once
@@ -57,7 +70,7 @@ static int open_fresh(const char *tmp)
  * region's bounds. */
 static uint64_t *region_mark(mt_shm_writer *w, uint64_t off, uint64_t *start, uint64_t *limit)
 {
-    const mt_shm_header *h = w->hdr;
+    const mt_shm_private *h = &w->p;
     if (off < h->modules_off) {
         *start = h->defs_off;
         *limit = h->modules_off;
@@ -143,9 +156,8 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
     w->fd = -1;
     snprintf(w->path, sizeof w->path, "%s/%s%d", dir, MT_SHM_PREFIX, pid);
     snprintf(w->tmp_path, sizeof w->tmp_path, "%s/.%s%d.new", dir, MT_SHM_PREFIX, pid);
-    mt_shm_header proto;
-    memset(&proto, 0, sizeof proto);
-    uint64_t total = layout(&proto);
+    uint64_t total = layout(&w->p);
+    w->p.pid = pid;
     int fd = open_fresh(w->tmp_path);
     if (fd < 0) {
         mt_log(MT_LOG_WARN, "cannot create %s: %s; this process will not be visible to memtop",
@@ -168,7 +180,7 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
     w->base = base;
     w->bytes = total;
     w->hdr = base;
-    memcpy(w->hdr, &proto, sizeof proto);
+    store_layout(w->hdr, &w->p);
     w->hdr->segment_bytes = total;
     fill_identity(w->hdr, pid);
     return true;
@@ -177,12 +189,11 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
 bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, uint32_t n,
                        uint16_t flags, uint64_t hash, uint64_t first_seen_ns)
 {
-    mt_shm_header *h = w->hdr;
-    uint64_t used = __atomic_load_n(&h->defs_used, __ATOMIC_RELAXED);
+    mt_shm_private *p = &w->p;
     uint64_t need = mt_def_bytes(n);
-    if (used + need > h->defs_cap || !mt_shm_commit(w, h->defs_off + used, need))
+    if (p->defs_used + need > p->defs_cap || !mt_shm_commit(w, p->defs_off + p->defs_used, need))
         return false;
-    unsigned char *at = w->base + h->defs_off + used;
+    unsigned char *at = w->base + p->defs_off + p->defs_used;
     mt_shm_def d = {.id = id,
                     .nframes = (uint16_t)n,
                     .flags = flags,
@@ -190,29 +201,42 @@ bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, ui
                     .first_seen_ns = first_seen_ns};
     memcpy(at, &d, sizeof d);
     memcpy(at + sizeof d, frames, n * sizeof *frames);
+    p->defs_used += need;
+    p->defs_count++;
     /* Record first, then the length, then the count (release each). */
-    __atomic_store_n(&h->defs_used, used + need, __ATOMIC_RELEASE);
-    __atomic_store_n(&h->defs_count, h->defs_count + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->hdr->defs_used, p->defs_used, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->hdr->defs_count, p->defs_count, __ATOMIC_RELEASE);
     return true;
 }
 
 int64_t mt_shm_append_module(mt_shm_writer *w, const mt_shm_module *m)
 {
-    mt_shm_header *h = w->hdr;
-    uint64_t used = __atomic_load_n(&h->modules_used, __ATOMIC_RELAXED);
-    if (used + sizeof *m > h->modules_cap || !mt_shm_commit(w, h->modules_off + used, sizeof *m))
+    mt_shm_private *p = &w->p;
+    if (p->modules_used + sizeof *m > p->modules_cap ||
+        !mt_shm_commit(w, p->modules_off + p->modules_used, sizeof *m))
         return -1;
-    memcpy(w->base + h->modules_off + used, m, sizeof *m);
-    uint64_t idx = h->modules_count;
-    __atomic_store_n(&h->modules_used, used + sizeof *m, __ATOMIC_RELEASE);
-    __atomic_store_n(&h->modules_count, idx + 1, __ATOMIC_RELEASE);
+    memcpy(w->base + p->modules_off + p->modules_used, m, sizeof *m);
+    uint64_t idx = p->modules_count++;
+    p->modules_used += sizeof *m;
+    __atomic_store_n(&w->hdr->modules_used, p->modules_used, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->hdr->modules_count, p->modules_count, __ATOMIC_RELEASE);
     return (int64_t)idx;
+}
+
+void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq)
+{
+    if (!w->base || index < 0 || (uint64_t)index >= w->p.modules_count)
+        return;
+    mt_shm_module *rec =
+        (mt_shm_module *)(w->base + w->p.modules_off + (uint64_t)index * sizeof *rec);
+    __atomic_store_n(&rec->unload_seq, seq, __ATOMIC_RELEASE);
 }
 
 void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag)
 {
+    w->p.flags |= flag;
     if (w->hdr)
-        __atomic_fetch_or(&w->hdr->flags, flag, __ATOMIC_RELEASE);
+        __atomic_store_n(&w->hdr->flags, w->p.flags, __ATOMIC_RELEASE);
 }
 
 void mt_shm_unlink(mt_shm_writer *w)

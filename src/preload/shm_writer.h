@@ -7,11 +7,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The writer's own copy of every layout field and counter.  The segment is
+ * written by memtop but may be scribbled on by any process of the same
+ * user, so the target only ever STORES these to the header and never
+ * loads them back: a corrupt header cannot steer the target's writes. */
+typedef struct mt_shm_private {
+    int pid;
+    uint32_t flags;
+    uint32_t latest_slot;
+    uint64_t publish_count;
+    uint64_t defs_off, defs_cap, defs_used, defs_count;
+    uint64_t modules_off, modules_cap, modules_used, modules_count;
+    mt_shm_slot_ref slots[MT_SLOTS]; /* seq is our own counter */
+} mt_shm_private;
+
 typedef struct mt_shm_writer {
     int fd;
     unsigned char *base; /* NULL when there is no segment */
     uint64_t bytes;
-    mt_shm_header *hdr;
+    mt_shm_header *hdr; /* write-only, see mt_shm_private */
+    mt_shm_private p;
     char path[MT_PATH_MAX + 32];
     char tmp_path[MT_PATH_MAX + 40];
     uint64_t committed[2]; /* defs, modules: committed up to (absolute offset) */
@@ -33,6 +48,9 @@ bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, ui
 
 /* Appends one module record; returns its index or -1 when full. */
 int64_t mt_shm_append_module(mt_shm_writer *w, const mt_shm_module *m);
+
+/* Sets a module record's unload_seq (dlclose seen). */
+void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq);
 
 /* Makes bytes [off, off+len) of the segment safe to touch (fallocate). */
 bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len);

@@ -42,6 +42,7 @@ struct mt_snapshot_state {
     uint64_t cur_t[MT_CKPTS], pend_t[MT_CKPTS];
     uint64_t age_scan_ns;
     uint64_t publishes_since_scan;
+    bool dropping; /* some trace could not be published (segment full) */
     mt_modules *modules;
     mt_timeline timeline;
 };
@@ -65,6 +66,7 @@ mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms)
 void mt_snapshot_state_reset_defs(mt_snapshot_state *s)
 {
     s->defs_published = 0;
+    s->dropping = false;
     mt_modules_reset(s->modules);
 }
 
@@ -82,8 +84,10 @@ static void publish_defs(mt_snapshot_state *s, mt_shm_writer *w, uint32_t count)
         if (!atomic_load_explicit(&t->ready, memory_order_acquire))
             break; /* being created: next time */
         if (!mt_shm_append_def(w, s->defs_published, t->frames, t->nframes, t->flags, t->hash,
-                               t->first_seen_ns))
+                               t->first_seen_ns)) {
+            s->dropping = true;
             break;
+        }
         s->defs_published++;
     }
     if (s->defs_published > s->traces_touched) {
@@ -191,7 +195,7 @@ static void add_to_totals(mt_shm_totals *t, const mt_shm_trace *r)
     t->temporary_bytes += r->temporary_bytes;
 }
 
-static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr)
+static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool dropping)
 {
     t->peak_live_bytes = atomic_load_explicit(&mt_g.peak_live_bytes, memory_order_relaxed);
     if (t->peak_live_bytes < t->live_bytes)
@@ -201,7 +205,7 @@ static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr)
         atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
     t->missed_free_count = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
     t->thread_count = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
-    t->dropped_traces = count > ntr ? count - ntr : 0;
+    t->dropped_traces = dropping && count > ntr ? count - ntr : 0;
     mt_allocator_bytes(&t->allocator_bytes, &t->allocator_inuse_bytes);
     t->rss_bytes = mt_proc_rss_bytes();
     t->tracker_bytes = mt_os_bytes();
@@ -223,7 +227,7 @@ static void fill_slot(mt_snapshot_state *s, unsigned char *slot, uint32_t ntr, u
         read_trace(s, i, &tr[i]);
         add_to_totals(&tot, &tr[i]);
     }
-    finish_totals(&tot, count, ntr);
+    finish_totals(&tot, count, ntr, s->dropping);
     pt = (mt_shm_point){now,
                         tot.live_bytes,
                         tot.live_count,
@@ -248,13 +252,13 @@ static void fill_slot(mt_snapshot_state *s, unsigned char *slot, uint32_t ntr, u
 
 void mt_snapshot_sync_modules(mt_snapshot_state *s, mt_shm_writer *w)
 {
-    mt_modules_sync(s->modules, w, w->hdr->publish_count + 1);
+    mt_modules_sync(s->modules, w, w->p.publish_count + 1);
 }
 
 void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
 {
-    mt_shm_header *hdr = w->hdr;
-    uint64_t seq_no = hdr->publish_count + 1;
+    mt_shm_private *p = &w->p;
+    uint64_t seq_no = p->publish_count + 1;
     uint64_t now = mt_now_precise_ns();
     mt_modules_sync(s->modules, w, seq_no);
     uint32_t count = mt_trace_count();
@@ -263,23 +267,27 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     scan_ages(s, now);
     rotate_checkpoints(s, ntr, now);
 
-    unsigned i = (hdr->latest_slot + 1) % MT_SLOTS;
-    mt_shm_slot_ref *ref = &hdr->slots[i];
+    unsigned i = (p->latest_slot + 1) % MT_SLOTS;
+    mt_shm_slot_ref *ref = &p->slots[i];
     uint64_t fixed = sizeof(mt_shm_slot) + (uint64_t)(s->timeline.n + 1) * sizeof(mt_shm_point);
     if (fixed + (uint64_t)ntr * sizeof(mt_shm_trace) > ref->cap) {
         ntr = (uint32_t)((ref->cap - fixed) / sizeof(mt_shm_trace));
+        s->dropping = true;
         mt_shm_set_flag(w, MT_FLAG_SEGMENT_FULL);
     }
     if (!mt_shm_commit(w, ref->off, fixed + (uint64_t)ntr * sizeof(mt_shm_trace)))
         return;
-    uint64_t seq = __atomic_load_n(&ref->seq, __ATOMIC_RELAXED);
-    __atomic_store_n(&ref->seq, seq + 1, __ATOMIC_RELAXED);
+    uint64_t *seq = &w->hdr->slots[i].seq;
+    __atomic_store_n(seq, ++ref->seq, __ATOMIC_RELAXED); /* odd: being written */
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    fill_slot(s, w->base + ref->off, ntr, count, now);
-    ((mt_shm_slot *)(w->base + ref->off))->publish_seq = seq_no;
-    ((mt_shm_slot *)(w->base + ref->off))->modules_count = hdr->modules_count;
-    __atomic_store_n(&ref->seq, seq + 2, __ATOMIC_RELEASE);
-    __atomic_store_n(&hdr->latest_slot, i, __ATOMIC_RELEASE);
-    __atomic_store_n(&hdr->publish_count, seq_no, __ATOMIC_RELEASE);
-    __atomic_store_n(&hdr->heartbeat_unix_ns, unix_ns(), __ATOMIC_RELEASE);
+    mt_shm_slot *slot = (mt_shm_slot *)(w->base + ref->off);
+    fill_slot(s, (unsigned char *)slot, ntr, count, now);
+    slot->publish_seq = seq_no;
+    slot->modules_count = p->modules_count;
+    __atomic_store_n(seq, ++ref->seq, __ATOMIC_RELEASE); /* even: complete */
+    p->latest_slot = i;
+    p->publish_count = seq_no;
+    __atomic_store_n(&w->hdr->latest_slot, i, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->hdr->publish_count, seq_no, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->hdr->heartbeat_unix_ns, unix_ns(), __ATOMIC_RELEASE);
 }

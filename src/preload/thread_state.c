@@ -17,21 +17,46 @@
 
 MT_TLS int mt_tls_in_hook;
 MT_TLS mt_thread *mt_tls_thread;
+MT_TLS bool mt_tls_exiting;
 
 static pthread_key_t g_key;
 static mt_spinlock g_free_lock;
 static mt_thread *g_free_list;
 
-static void thread_release(void *arg)
+static void push_free(mt_thread *t)
 {
-    mt_thread *t = arg;
-    if (mt_tls_thread == t)
-        mt_tls_thread = NULL;
-    /* Deferred frees can only be pending inside a hook, never at exit. */
     mt_spin_lock(&g_free_lock);
     t->next_free = g_free_list;
     g_free_list = t;
     mt_spin_unlock(&g_free_lock);
+}
+
+static mt_thread *pop_free(void)
+{
+    mt_spin_lock(&g_free_lock);
+    mt_thread *t = g_free_list;
+    if (t)
+        g_free_list = t->next_free;
+    mt_spin_unlock(&g_free_lock);
+    if (t)
+        memset(t, 0, sizeof *t);
+    return t;
+}
+
+/* Key destructor at thread exit.  Runs with mt_tls_in_hook set, so that a
+ * signal handler allocating meanwhile passes through instead of spinning
+ * on g_free_lock, which this thread holds. */
+static void thread_release(void *arg)
+{
+    mt_thread *t = arg;
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    mt_tls_exiting = true;
+    if (mt_tls_thread == t)
+        mt_tls_thread = NULL;
+    /* Deferred frees can only be pending inside a hook, never here. */
+    push_free(t);
+    mt_tls_in_hook = was;
 }
 
 bool mt_threads_init(void)
@@ -41,17 +66,14 @@ bool mt_threads_init(void)
 
 mt_thread *mt_thread_acquire(void)
 {
-    mt_spin_lock(&g_free_lock);
-    mt_thread *t = g_free_list;
-    if (t)
-        g_free_list = t->next_free;
-    mt_spin_unlock(&g_free_lock);
-    if (t) {
-        memset(t, 0, sizeof *t);
-    } else {
-        t = mt_os_alloc(sizeof *t);
-        if (!t)
-            return NULL;
+    mt_thread *t = pop_free();
+    if (!t && !(t = mt_os_alloc(sizeof *t)))
+        return NULL;
+    if (mt_tls_exiting) {
+        /* After our key destructor ran (glibc frees its TSD blocks later):
+         * borrow a state for this one call; hook_leave gives it back. */
+        t->transient = true;
+        return t;
     }
     atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
     int was = mt_tls_in_hook;
@@ -60,6 +82,11 @@ mt_thread *mt_thread_acquire(void)
     mt_tls_in_hook = was;
     mt_tls_thread = t;
     return t;
+}
+
+void mt_thread_return(mt_thread *t)
+{
+    push_free(t);
 }
 
 void mt_threads_lock_all(void)

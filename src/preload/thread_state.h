@@ -19,9 +19,18 @@ typedef struct mt_tcache_entry {
 } mt_tcache_entry;
 
 typedef struct mt_thread {
-    void *last_alloc; /* the newest block this thread allocated, if not freed since */
-    uint32_t ndeferred;
-    void *deferred[MT_DEFER_MAX]; /* frees that arrived while inside a hook */
+    /* The newest block this thread allocated, if not freed since: its
+     * address, birth and trace (an address alone may have been freed and
+     * reused by another thread meanwhile). */
+    void *last_alloc;
+    uint64_t last_birth_ns;
+    uint32_t last_trace;
+    bool transient; /* borrowed after the thread's key destructor ran */
+    /* Frees that arrived while inside a hook (from a signal handler on this
+     * thread).  Pushed and popped with compare-and-swap: a handler can
+     * interrupt the drain loop between its load and store. */
+    _Atomic uint32_t ndeferred;
+    void *deferred[MT_DEFER_MAX];
     struct mt_thread *next_free;
     mt_tcache_entry tcache[MT_TCACHE_SLOTS];
 } mt_thread;
@@ -37,9 +46,14 @@ enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
 extern MT_TLS int mt_tls_in_hook;
 extern MT_TLS mt_thread *mt_tls_thread;
 
+/* Set by the key destructor when this thread exits. */
+extern MT_TLS bool mt_tls_exiting;
+
 /* This thread's state, created on first use (from mmap).  NULL if memory
- * for it cannot be had. */
+ * for it cannot be had.  After the thread's key destructor ran, a
+ * transient state is returned instead, to be given back at hook exit. */
 mt_thread *mt_thread_acquire(void);
+void mt_thread_return(mt_thread *t);
 
 bool mt_threads_init(void);
 void mt_threads_lock_all(void);

@@ -95,6 +95,8 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size)
     }
     account_alloc(id, size);
     t->last_alloc = p;
+    t->last_birth_ns = b.birth_ns;
+    t->last_trace = id;
 }
 
 bool mt_take(void *p, mt_block *out)
@@ -107,7 +109,8 @@ bool mt_take(void *p, mt_block *out)
 
 void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
 {
-    bool newest = t->last_alloc == p;
+    bool newest = t->last_alloc == p && t->last_birth_ns / 1000000u == b->birth_ns / 1000000u &&
+                  t->last_trace == b->trace;
     if (newest)
         t->last_alloc = NULL;
     bool temporary = false;
@@ -136,9 +139,14 @@ void mt_drain_deferred(mt_thread *t)
 {
     /* Frees queued by a signal handler that interrupted us: the handler ran
      * on this thread, so the queue is ours alone. */
-    while (t->ndeferred) {
-        void *p = t->deferred[--t->ndeferred];
+    uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
+    while (n) {
+        void *p = t->deferred[n - 1];
+        if (!atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n - 1, memory_order_relaxed,
+                                                   memory_order_relaxed))
+            continue; /* a handler pushed meanwhile: n was reloaded */
         mt_on_free(t, p);
         mt_real.free(p);
+        n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
     }
 }
