@@ -43,6 +43,16 @@ static inline void account_alloc(uint32_t id, uint64_t size)
     raise_peak(&mt_g.peak_live_bytes, plive);
 }
 
+/* Takes back account_alloc when the block could not be recorded (no
+ * memory for bookkeeping).  The peak it may have raised stays: rare. */
+static void unaccount_alloc(uint32_t id, uint64_t size)
+{
+    mt_trace *tr = mt_trace_get(id);
+    atomic_fetch_sub_explicit(&mt_g.live_bytes, size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->live_bytes, size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->alloc_count, 1, memory_order_relaxed);
+}
+
 static inline void account_free(const mt_block *b, bool temporary)
 {
     mt_trace *tr = mt_trace_get(b->trace);
@@ -77,13 +87,19 @@ static uint32_t current_trace(mt_thread *t, uint64_t now)
     return id;
 }
 
+/* Order: count the allocation, then make the block findable.  A fork by
+ * another thread between the two leaves the child with a block counted but
+ * not in the table (shown live for ever), never with a block in the table
+ * that was not counted (whose free would drive the counters below zero). */
 void mt_on_alloc(mt_thread *t, void *p, size_t size)
 {
     uint64_t now = mt_now_ns();
     uint32_t id = current_trace(t, now);
     mt_block b = {.size = size, .birth_ns = now, .trace = id}, stale;
+    account_alloc(id, size);
     switch (mt_ptr_insert((uintptr_t)p, &b, &stale)) {
     case MT_INSERT_FAILED:
+        unaccount_alloc(id, size);
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
         return;
     case MT_INSERT_REPLACED:
@@ -93,7 +109,6 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size)
     case MT_INSERT_NEW:
         break;
     }
-    account_alloc(id, size);
     t->last_alloc = p;
     t->last_birth_ns = b.birth_ns;
     t->last_trace = id;
