@@ -7,17 +7,8 @@ import sys
 import time
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
-from mtplib import Test, marker, segments  # noqa: E402
+from mtplib import Test, marker, segments, wait_for  # noqa: E402
 
-
-def wait_for(pred, secs=20):
-    end = time.time() + secs
-    while time.time() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    return None
 
 
 def read_pids(path):

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 SKIP = 77
 TIMEOUT_RC = 124
@@ -339,3 +340,14 @@ def frame_module(trace, i=0):
     if i >= len(frames):
         return None
     return frames[i].get("module")
+
+
+# Polls pred every 50 ms until it returns a true value (returned) or secs pass (None).
+def wait_for(pred, secs=20):
+    end = time.time() + secs
+    while time.time() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.05)
+    return None
