@@ -4,7 +4,6 @@
 while it is alive; all segments are gone after both exit cleanly."""
 import os
 import sys
-import time
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test, marker, segments, wait_for  # noqa: E402
