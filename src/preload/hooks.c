@@ -104,13 +104,22 @@ MT_EXPORT void *calloc(size_t n, size_t m)
     return track_and_leave(t, p, p ? n * m : 0);
 }
 
-/* Frees a block that arrived while this thread was inside memtop: queue it
- * for the outer hook if we can (so it is accounted), else free it now and
- * let its stale record be found when the address is reused. */
+/* Frees a block that arrived while this thread was inside a hook (from a
+ * signal handler).  If its shard is free, account it and free it at once:
+ * like the program without memtop, the block goes straight back to the
+ * allocator's thread cache, which a handler's next malloc may need (taking
+ * the arena lock instead would deadlock against an interrupted malloc).
+ * If the shard is locked (maybe by the interrupted code), queue it for the
+ * outer hook; if the queue is full, free it now and let its stale record
+ * be found when the address is reused (counted as a missed free). */
 static void free_nested(void *p)
 {
     mt_thread *t = mt_tls_thread;
     if (t && mt_tls_in_hook == MT_IN_HOOK) {
+        if (mt_try_on_free(t, p)) {
+            mt_real.free(p);
+            return;
+        }
         uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
         while (n < MT_DEFER_MAX) {
             t->deferred[n] = p;

@@ -181,6 +181,22 @@ bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
     return found;
 }
 
+mt_try_result mt_ptr_try_remove(uintptr_t ptr, mt_block *out)
+{
+    uint64_t h = ptr_hash(ptr);
+    ptr_shard *s = shard_of(h);
+    if (!mt_spin_trylock(&s->lock))
+        return MT_TRY_BUSY;
+    uint64_t j = find(s, ptr, h);
+    bool found = s->slots[j].ptr != 0;
+    if (found) {
+        unpack(&s->slots[j], out);
+        erase_at(s, j);
+    }
+    mt_spin_unlock(&s->lock);
+    return found ? MT_TRY_REMOVED : MT_TRY_ABSENT;
+}
+
 void mt_ptr_visit(mt_ptr_visit_fn fn, void *ctx)
 {
     for (unsigned i = 0; i < MT_PTR_SHARDS; i++) {

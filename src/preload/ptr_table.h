@@ -31,6 +31,12 @@ void mt_ptr_prefetch(uintptr_t ptr);
 /* Removes ptr; false if memtop never saw it. */
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out);
 
+/* Like mt_ptr_remove, but gives up (returning MT_TRY_BUSY) instead of
+ * waiting when the shard is locked: for frees from a signal handler that
+ * may have interrupted the lock's holder on this very thread. */
+typedef enum { MT_TRY_REMOVED, MT_TRY_ABSENT, MT_TRY_BUSY } mt_try_result;
+mt_try_result mt_ptr_try_remove(uintptr_t ptr, mt_block *out);
+
 /* Calls fn for every live block, one shard at a time under its lock.  fn
  * must not allocate or call back into memtop's tables. */
 typedef void (*mt_ptr_visit_fn)(const mt_block *b, void *ctx);

@@ -144,6 +144,22 @@ void mt_on_free(mt_thread *t, void *p)
         mt_charge_free(t, p, &b, true);
 }
 
+bool mt_try_on_free(mt_thread *t, void *p)
+{
+    mt_block b;
+    switch (mt_ptr_try_remove((uintptr_t)p, &b)) {
+    case MT_TRY_BUSY:
+        return false;
+    case MT_TRY_ABSENT:
+        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+        return true;
+    case MT_TRY_REMOVED:
+        mt_charge_free(t, p, &b, true);
+        return true;
+    }
+    return false;
+}
+
 void mt_untake(void *p, const mt_block *b)
 {
     mt_block stale;

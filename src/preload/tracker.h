@@ -21,6 +21,11 @@ bool mt_take(void *p, mt_block *out);
 void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok);
 void mt_untake(void *p, const mt_block *b);
 
+/* mt_on_free for a free that arrived while this thread was inside a hook
+ * (a signal handler): false, with nothing done, if the block's shard is
+ * locked (perhaps by the interrupted code) and the free must be deferred. */
+bool mt_try_on_free(mt_thread *t, void *p);
+
 /* Processes frees deferred while the thread was inside a hook. */
 void mt_drain_deferred(mt_thread *t);
 
