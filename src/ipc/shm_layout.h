@@ -47,7 +47,7 @@
 #define MT_CMDLINE_MAX 1024u
 #define MT_BUILD_ID_MAX 40u
 #define MT_TIMELINE_POINTS 1024u
-#define MT_CKPTS 3u     /* growth checkpoints: short, medium, long window */
+#define MT_CKPTS 3u       /* growth checkpoints: short, medium, long window */
 #define MT_AGE_BUCKETS 8u /* <1s <10s <1m <10m <1h <6h <1d >=1d */
 #define MT_CTRL_ARG_MAX 1024u
 #define MT_CTRL_MSG_MAX 1024u
@@ -58,9 +58,9 @@
 
 /* Header flags (mt_shm_header.flags, atomic). */
 enum {
-    MT_FLAG_EXITED = 1u << 0,        /* final snapshot published at exit */
-    MT_FLAG_SEGMENT_FULL = 1u << 1,  /* a region ran out of room; data dropped */
-    MT_FLAG_FORK_CHILD = 1u << 2,    /* this process was forked from a tracked one */
+    MT_FLAG_EXITED = 1u << 0,       /* final snapshot published at exit */
+    MT_FLAG_SEGMENT_FULL = 1u << 1, /* a region ran out of room; data dropped */
+    MT_FLAG_FORK_CHILD = 1u << 2,   /* this process was forked from a tracked one */
 };
 
 /* Control channel commands (viewer -> target). */
@@ -103,8 +103,8 @@ typedef struct mt_shm_header {
     uint64_t magic;
     uint32_t version;
     uint32_t endian_mark;
-    uint32_t header_bytes; /* sizeof the header area, MT_HEADER_BYTES */
-    uint32_t word_bits;    /* 64 */
+    uint32_t header_bytes;  /* sizeof the header area, MT_HEADER_BYTES */
+    uint32_t word_bits;     /* 64 */
     uint64_t segment_bytes; /* the file's full (sparse) size */
 
     /* Who: fixed at creation. */
@@ -123,9 +123,9 @@ typedef struct mt_shm_header {
     uint64_t temporary_ns; /* "temporary" = freed within this lifetime */
 
     /* Live state (atomics). */
-    uint32_t flags;           /* MT_FLAG_* */
-    uint32_t latest_slot;     /* index of the newest complete slot */
-    uint64_t publish_count;   /* snapshots published so far */
+    uint32_t flags;             /* MT_FLAG_* */
+    uint32_t latest_slot;       /* index of the newest complete slot */
+    uint64_t publish_count;     /* snapshots published so far */
     uint64_t heartbeat_unix_ns; /* time of the last publish */
 
     /* Regions: offsets and capacities are fixed at creation; *_used and
@@ -144,7 +144,7 @@ typedef struct mt_shm_header {
 typedef struct mt_shm_def {
     uint32_t id;
     uint16_t nframes;
-    uint16_t flags;     /* MT_DEF_TRUNCATED when the stack was deeper */
+    uint16_t flags; /* MT_DEF_TRUNCATED when the stack was deeper */
     uint64_t hash;
     uint64_t first_seen_ns; /* monotonic ns since tracking start */
 } mt_shm_def;
@@ -173,17 +173,17 @@ typedef struct mt_shm_totals {
     uint64_t alloc_count, alloc_bytes;
     uint64_t free_count, free_bytes;
     uint64_t temporary_count, temporary_bytes;
-    uint64_t peak_live_bytes; /* process-wide peak, exact */
-    uint64_t unknown_free_count; /* frees of pointers memtop never saw */
+    uint64_t peak_live_bytes;       /* process-wide peak, exact */
+    uint64_t unknown_free_count;    /* frees of pointers memtop never saw */
     uint64_t untracked_alloc_count; /* allocations made where tracking was not possible */
-    uint64_t missed_free_count; /* blocks whose free was not seen (address reused) */
-    uint64_t dropped_traces;    /* traces not published: segment full */
-    uint64_t allocator_bytes;   /* bytes the allocator holds from the kernel, or MT_UNKNOWN */
+    uint64_t missed_free_count;     /* blocks whose free was not seen (address reused) */
+    uint64_t dropped_traces;        /* traces not published: segment full */
+    uint64_t allocator_bytes;       /* bytes the allocator holds from the kernel, or MT_UNKNOWN */
     uint64_t allocator_inuse_bytes; /* bytes in use per the allocator, or MT_UNKNOWN */
     uint64_t rss_bytes;
-    uint64_t tracker_bytes;     /* memtop's own bookkeeping memory in the target */
+    uint64_t tracker_bytes; /* memtop's own bookkeeping memory in the target */
     uint64_t trace_count;
-    uint64_t thread_count;      /* threads that ever allocated */
+    uint64_t thread_count; /* threads that ever allocated */
 } mt_shm_totals;
 
 /* One point of the process timeline.  Old points are downsampled (every
@@ -206,7 +206,7 @@ typedef struct mt_shm_trace {
     uint64_t peak_live_bytes;
     uint64_t temporary_count, temporary_bytes;
     uint64_t ckpt_live_bytes[MT_CKPTS]; /* live bytes at slot.ckpt_ns[i] */
-    uint64_t oldest_birth_ns;  /* of a live allocation, as of age_scan_ns; MT_UNKNOWN if none */
+    uint64_t oldest_birth_ns; /* of a live allocation, as of age_scan_ns; MT_UNKNOWN if none */
     uint64_t age_bytes[MT_AGE_BUCKETS]; /* live bytes by age, as of age_scan_ns */
 } mt_shm_trace;
 
