@@ -144,13 +144,11 @@ MT_EXPORT void free(void *p)
          * header.  Start both now so they overlap. */
         mt_ptr_prefetch((uintptr_t)p);
         __builtin_prefetch((char *)p - 16, 1);
-    }
-    if (!t) {
-        free_nested(p);
-    } else {
         mt_on_free(t, p);
         mt_real.free(p);
         hook_leave(t);
+    } else {
+        free_nested(p);
     }
     errno = saved;
 }

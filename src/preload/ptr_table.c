@@ -166,17 +166,23 @@ void mt_ptr_prefetch(uintptr_t ptr)
         __builtin_prefetch(&slots[mt_range(h, cap)], 1);
 }
 
+/* Takes ptr's record out of a shard whose lock the caller holds. */
+static bool remove_locked(ptr_shard *s, uintptr_t ptr, uint64_t h, mt_block *out)
+{
+    uint64_t j = find(s, ptr, h);
+    if (!s->slots[j].ptr)
+        return false;
+    unpack(&s->slots[j], out);
+    erase_at(s, j);
+    return true;
+}
+
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
 {
     uint64_t h = ptr_hash(ptr);
     ptr_shard *s = shard_of(h);
     mt_spin_lock(&s->lock);
-    uint64_t j = find(s, ptr, h);
-    bool found = s->slots[j].ptr != 0;
-    if (found) {
-        unpack(&s->slots[j], out);
-        erase_at(s, j);
-    }
+    bool found = remove_locked(s, ptr, h, out);
     mt_spin_unlock(&s->lock);
     return found;
 }
@@ -187,12 +193,7 @@ mt_try_result mt_ptr_try_remove(uintptr_t ptr, mt_block *out)
     ptr_shard *s = shard_of(h);
     if (!mt_spin_trylock(&s->lock))
         return MT_TRY_BUSY;
-    uint64_t j = find(s, ptr, h);
-    bool found = s->slots[j].ptr != 0;
-    if (found) {
-        unpack(&s->slots[j], out);
-        erase_at(s, j);
-    }
+    bool found = remove_locked(s, ptr, h, out);
     mt_spin_unlock(&s->lock);
     return found ? MT_TRY_REMOVED : MT_TRY_ABSENT;
 }

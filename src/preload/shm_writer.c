@@ -85,7 +85,7 @@ static uint64_t *region_mark(mt_shm_writer *w, uint64_t off, uint64_t *start, ui
         if (off >= h->slots[i].off) {
             *start = h->slots[i].off;
             *limit = h->slots[i].off + h->slots[i].cap;
-            return &w->slot_committed[i];
+            return &w->committed[2 + i];
         }
     }
     return NULL;

@@ -29,8 +29,8 @@ typedef struct mt_shm_writer {
     mt_shm_private p;
     char path[MT_PATH_MAX + 32];
     char tmp_path[MT_PATH_MAX + 40];
-    uint64_t committed[2]; /* defs, modules: committed up to (absolute offset) */
-    uint64_t slot_committed[MT_SLOTS];
+    /* Committed up to (absolute offset), per region: defs, modules, slots. */
+    uint64_t committed[2 + MT_SLOTS];
 } mt_shm_writer;
 
 /* Creates the segment for $dir/memtop-<pid> (0600) under a temporary name;
