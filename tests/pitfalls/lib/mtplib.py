@@ -325,11 +325,12 @@ def consistency_errors(snap):
 
 def marker(snap, size):
     """Sums over the traces that only ever allocated blocks of `size`."""
-    acc = {"alloc_count": 0, "free_count": 0, "live_count": 0, "traces": []}
+    acc = {"alloc_count": 0, "free_count": 0, "live_count": 0, "temporary_count": 0,
+           "traces": []}
     for t in (snap or {}).get("traces", []):
         n = t.get("alloc_count", 0)
         if n > 0 and t.get("alloc_bytes") == n * size:
-            for k in ("alloc_count", "free_count", "live_count"):
+            for k in ("alloc_count", "free_count", "live_count", "temporary_count"):
                 acc[k] += t.get(k, 0)
             acc["traces"].append(t)
     return acc

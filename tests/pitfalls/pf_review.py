@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Regressions found by a review of the preload, one check each:
+- _exit from a signal handler that interrupted a hook must not hang;
+- threads whose first allocation happens inside pthread_setspecific of a
+  key >= 32 must not leak memtop's or libunwind's per-thread state;
+- a freed-and-reused address must not make a free "temporary";
+- errno survives the first allocation of a fork child whose segment cannot
+  be created."""
+import sys
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
+from mtplib import Test, marker  # noqa: E402
+
+t = Test("review")
+
+# 1. exit from a signal handler: 30 runs, timer phases spread over the loop.
+sigexit = t.prog("pf_sigexit")
+if t.expect(t.run_plain([sigexit, "3000"], timeout=10), 7) and t.have_lib:
+    shm = t.shm_dir()
+    hung = [u for u in range(2000, 2000 + 30 * 97, 97)
+            if t.run_preloaded([sigexit, str(u)], shm, timeout=10).rc != 7]
+    t.check(not hung, "_exit(7) from a signal handler: %d of 30 preloaded runs did not exit 7 "
+            "(timer usec %s)" % (len(hung), hung[:5]))
+
+# 2. pthread keys >= 32: bookkeeping stays small however many threads ran.
+THREADS = 400
+snap = t.run_all([t.prog("pf_tsd_keys"), str(THREADS)], 0)
+if snap:
+    tot = snap["totals"]
+    t.check(tot["thread_count"] == THREADS + 1,
+            "thread_count %d, expected %d" % (tot["thread_count"], THREADS + 1))
+    t.check(tot["tracker_bytes"] < 4 << 20,
+            "tracker_bytes %d after %d threads: per-thread state leaks"
+            % (tot["tracker_bytes"], THREADS))
+    t.check(tot["rss_bytes"] < 32 << 20,
+            "RSS %d after %d threads: per-thread state (libunwind's cache?) leaks"
+            % (tot["rss_bytes"], THREADS))
+    t.check_marker(snap, 4057, "worker malloc", alloc=THREADS, free=THREADS, live=0)
+
+# 3. temporaries and a reused address (MEMTOP_TEMP_MS=0: only "newest" counts).
+snap = t.run_all([t.prog("pf_temp_reuse")], 0, extra={"MEMTOP_TEMP_MS": "0"})
+if snap:
+    pq = marker(snap, 72)
+    r = marker(snap, 88)
+    t.check(pq["alloc_count"] == 2 and pq["free_count"] == 2,
+            "p/q: alloc %d free %d, expected 2/2" % (pq["alloc_count"], pq["free_count"]))
+    t.check(pq["temporary_count"] == 0,
+            "q (p's address reused by another thread) counted temporary: %d"
+            % pq["temporary_count"])
+    t.check(r["temporary_count"] == 1, "r: temporary_count %d, expected 1"
+            % r["temporary_count"])
+
+# 4. errno in a fork child whose segment cannot be created.
+errno_fork = t.prog("pf_errno_fork")
+if t.expect(t.run_plain([errno_fork]), 0) and t.have_lib:
+    res = t.run_preloaded([errno_fork], t.path("no-such-dir"))
+    t.expect(res, 0)
+
+t.finish()
