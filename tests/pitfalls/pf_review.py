@@ -5,11 +5,16 @@
   key >= 32 must not leak memtop's or libunwind's per-thread state;
 - a freed-and-reused address must not make a free "temporary";
 - errno survives the first allocation of a fork child whose segment cannot
-  be created."""
+  be created;
+- a header scribbled on by another process (a buggy viewer) must not steer
+  where the target writes: it keeps its own copy of the layout."""
+import os
+import struct
 import sys
+import time
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
-from mtplib import Test, marker  # noqa: E402
+from mtplib import Test, marker, wait_for  # noqa: E402
 
 t = Test("review")
 
@@ -55,5 +60,42 @@ errno_fork = t.prog("pf_errno_fork")
 if t.expect(t.run_plain([errno_fork]), 0) and t.have_lib:
     res = t.run_preloaded([errno_fork], t.path("no-such-dir"))
     t.expect(res, 0)
+
+# 5. a scribbled layout: slot offsets past the end of the file, defs_used at
+# the end.  A target that believed them would fallocate (grow the file) and
+# write outside its mapping.
+def read_pid(path):
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+if t.have_lib:
+    shm = t.shm_dir("shm-scribble")
+    pidfile = t.path("longrun.pid")
+    target = t.popen_preloaded([t.prog("pf_longrun"), pidfile], shm, {"MEMTOP_INTERVAL_MS": "20"})
+    pid = wait_for(lambda: read_pid(pidfile))
+    seg = os.path.join(shm, "memtop-%s" % pid)
+    if t.check(pid and wait_for(lambda: os.path.exists(seg)), "the target made no segment"):
+        lay = t.layout()
+        size = os.path.getsize(seg)
+        with open(seg, "r+b") as f:
+            f.seek(lay["segment_bytes_off"])
+            total = struct.unpack("<Q", f.read(8))[0]
+            for i in range(lay["slots"]):
+                f.seek(lay["slots_off"] + i * lay["slot_ref_size"] + lay["slot_ref_off_off"])
+                f.write(struct.pack("<Q", total + (64 << 20)))
+            f.seek(lay["defs_used_off"])
+            f.write(struct.pack("<Q", total))
+        time.sleep(0.6)  # about 30 publishes
+        t.check(os.path.getsize(seg) == size,
+                "the target followed the scribbled header: its segment grew from %d to %d bytes"
+                % (size, os.path.getsize(seg)))
+        t.check(target.poll() is None, "the target died after its header was scribbled on")
+    out, err = target.communicate("", timeout=90)
+    t.check(target.returncode == 0, "target: exit %d; stderr:\n%s"
+            % (target.returncode, err[-2000:]))
 
 t.finish()

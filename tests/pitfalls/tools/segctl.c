@@ -115,9 +115,14 @@ int mtp_layout(void)
            ctl, sizeof(mt_shm_control), MT_HEADER_BYTES, ctl + offsetof(mt_shm_control, lock),
            ctl + offsetof(mt_shm_control, req_seq), ctl + offsetof(mt_shm_control, resp_seq));
     printf("\"magic\":%llu,\"pid_off\":%zu,\"ppid_off\":%zu,\"exe_off\":%zu,"
-           "\"cmdline_off\":%zu,\"flags_off\":%zu,\"publish_count_off\":%zu}\n",
+           "\"cmdline_off\":%zu,\"flags_off\":%zu,\"publish_count_off\":%zu,",
            MT_SHM_MAGIC, offsetof(mt_shm_header, pid), offsetof(mt_shm_header, ppid),
            offsetof(mt_shm_header, exe), offsetof(mt_shm_header, cmdline),
            offsetof(mt_shm_header, flags), offsetof(mt_shm_header, publish_count));
+    printf("\"segment_bytes_off\":%zu,\"defs_used_off\":%zu,\"slots_off\":%zu,"
+           "\"slot_ref_size\":%zu,\"slot_ref_off_off\":%zu,\"slots\":%u}\n",
+           offsetof(mt_shm_header, segment_bytes), offsetof(mt_shm_header, defs_used),
+           offsetof(mt_shm_header, slots), sizeof(mt_shm_slot_ref), offsetof(mt_shm_slot_ref, off),
+           MT_SLOTS);
     return 0;
 }
