@@ -1,5 +1,7 @@
 /* main.c -- memtop's entry point: parse the command line and run the
- * command it names.  The interactive view comes in a later issue. */
+ * command it names: a report (--batch, --export), a listing, or else the
+ * interactive viewer. */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cli_options.h"
@@ -27,14 +29,12 @@ int main(int argc, char **argv)
     }
     if (o.list || o.clean)
         return mt_cmd_list(&o);
-    if (o.prog_argv)
+    bool report = o.batch || o.export_path;
+    if (o.replay_path && report)
+        return mt_cmd_replay(&o);
+    if (o.prog_argv && report)
         return mt_cmd_launch(&o);
-    if (o.batch || o.export_path)
+    if (o.pid && report)
         return mt_cmd_pid(&o);
-    if (o.pid)
-        mt_errorf("the interactive view is not available yet; use memtop -p %d --batch", o.pid);
-    else
-        mt_errorf("the interactive view is not available yet; use memtop --batch -- PROG, "
-                  "memtop -p PID --batch or memtop --list");
-    return MT_EXIT_USAGE;
+    return mt_cmd_tui(&o);
 }

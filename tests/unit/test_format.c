@@ -136,6 +136,18 @@ static void test_options(void **state)
     assert_int_equal(parse(&o, (const char *[]){"--export", "x.json", "--", "ls", "-l", NULL}), 0);
     assert_string_equal(o.prog_argv[0], "ls");
     assert_string_equal(o.prog_argv[1], "-l");
+    /* The interactive forms: PROG alone, the picker, a recording. */
+    assert_int_equal(parse(&o, (const char *[]){"-s", "leak", "-g", "function", "ls", NULL}), 0);
+    assert_int_equal(o.sort, MT_SORT_LEAK);
+    assert_int_equal(o.group, MT_GROUP_FUNCTION);
+    assert_null(o.output_path);
+    assert_int_equal(parse(&o, (const char *[]){NULL}), 0);
+    assert_null(o.prog_argv);
+    assert_int_equal(o.pid, 0);
+    assert_int_equal(
+        parse(&o, (const char *[]){"-f", "x.dat", "--at", "2.5", "--export", "o.folded", NULL}), 0);
+    assert_true(o.at_s == 2.5);
+    assert_string_equal(o.replay_path, "x.dat");
     const char *const *bad[] = {
         (const char *[]){"-p", "abc", "--batch", NULL},
         (const char *[]){"-p", "0", "--batch", NULL},
@@ -145,7 +157,15 @@ static void test_options(void **state)
         (const char *[]){"--bogus", NULL},
         (const char *[]){"-p", "1", "--batch", "--", "ls", NULL},
         (const char *[]){"--batch", NULL},
-        (const char *[]){"ls", NULL},
+        (const char *[]){"-f", "x.dat", "-p", "1", NULL},
+        (const char *[]){"-f", "x.dat", "--", "ls", NULL},
+        (const char *[]){"--at", "3", "-p", "1", NULL},
+        (const char *[]){"-f", "x.dat", "--at", "-1", NULL},
+        (const char *[]){"--output", "o.txt", "-p", "1", NULL},
+        (const char *[]){"--output", "o.txt", "--batch", "--", "ls", NULL},
+        (const char *[]){"-g", "nope", NULL},
+        (const char *[]){"--list", "--record", "x.dat", NULL},
+        (const char *[]){"--record", "x.dat", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(parse(&o, bad[i]), 2);

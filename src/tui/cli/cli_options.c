@@ -12,7 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_CLEAN = 1000, OPT_TOP, OPT_NO_SYMBOLS };
+enum {
+    OPT_CLEAN = 1000,
+    OPT_TOP,
+    OPT_NO_SYMBOLS,
+    OPT_OUTPUT,
+    OPT_ASCII,
+    OPT_NO_COLOR,
+    OPT_RECORD,
+    OPT_AT,
+};
 
 static const struct option long_opts[] = {
     {"pid", required_argument, NULL, 'p'},
@@ -27,14 +36,57 @@ static const struct option long_opts[] = {
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"no-symbols", no_argument, NULL, OPT_NO_SYMBOLS},
+    {"group", required_argument, NULL, 'g'},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"ascii", no_argument, NULL, OPT_ASCII},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"record", required_argument, NULL, OPT_RECORD},
+    {"file", required_argument, NULL, 'f'},
+    {"at", required_argument, NULL, OPT_AT},
     {NULL, 0, NULL, 0},
 };
 
-static const char *const sort_names[] = {"live", "count", "allocs", "temporary", "growth"};
+static const char *const sort_names[MT_SORT_KEYS] = {"live",      "count",  "allocs",
+                                                     "temporary", "growth", "leak"};
+static const char *const group_names[MT_GROUP_KEYS] = {"trace", "function", "file", "module"};
 
 const char *mt_sort_name(mt_sort_key key)
 {
-    return sort_names[key];
+    return (unsigned)key < MT_SORT_KEYS ? sort_names[key] : "?";
+}
+
+const char *mt_group_name(mt_group_key key)
+{
+    return (unsigned)key < MT_GROUP_KEYS ? group_names[key] : "?";
+}
+
+static bool parse_name(const char *s, const char *const *names, unsigned n, unsigned *out)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool mt_sort_parse(const char *s, mt_sort_key *out)
+{
+    unsigned i;
+    if (!parse_name(s, sort_names, MT_SORT_KEYS, &i))
+        return false;
+    *out = (mt_sort_key)i;
+    return true;
+}
+
+bool mt_group_parse(const char *s, mt_group_key *out)
+{
+    unsigned i;
+    if (!parse_name(s, group_names, MT_GROUP_KEYS, &i))
+        return false;
+    *out = (mt_group_key)i;
+    return true;
 }
 
 static int usage_err(char *err, size_t n, const char *fmt, ...)
@@ -72,15 +124,23 @@ static bool parse_delay(const char *s, double *out)
     return true;
 }
 
-static bool parse_sort(const char *s, mt_sort_key *out)
+static bool parse_seconds(const char *s, double *out)
 {
-    for (unsigned i = 0; i < sizeof sort_names / sizeof sort_names[0]; i++) {
-        if (strcmp(s, sort_names[i]) == 0) {
-            *out = (mt_sort_key)i;
-            return true;
-        }
-    }
-    return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int set_path(const char **dst, const char *arg, const char *opt, char *err, size_t n)
+{
+    if (!*arg)
+        return usage_err(err, n, "%s: empty file name", opt);
+    *dst = arg;
+    return 0;
 }
 
 static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
@@ -101,21 +161,33 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
             return usage_err(err, n, "-d: not a delay in seconds (0.01..86400): '%s'", arg);
         return 0;
     case 's':
-        if (!parse_sort(arg, &o->sort))
+        if (!mt_sort_parse(arg, &o->sort))
             return usage_err(err, n,
                              "-s: unknown sort key '%s' (live, count, allocs, "
-                             "temporary, growth)",
+                             "temporary, growth, leak)",
                              arg);
+        return 0;
+    case 'g':
+        if (!mt_group_parse(arg, &o->group))
+            return usage_err(err, n, "-g: unknown grouping '%s' (trace, function, file, module)",
+                             arg);
+        return 0;
+    case OPT_AT:
+        if (!parse_seconds(arg, &o->at_s))
+            return usage_err(err, n, "--at: not a time in seconds (>= 0): '%s'", arg);
         return 0;
     case OPT_TOP:
         if (!parse_long(arg, 0, INT_MAX, &o->top))
             return usage_err(err, n, "--top: not a row count (0 = all): '%s'", arg);
         return 0;
     case 'e':
-        if (!*arg)
-            return usage_err(err, n, "--export: empty file name");
-        o->export_path = arg;
-        return 0;
+        return set_path(&o->export_path, arg, "--export", err, n);
+    case OPT_OUTPUT:
+        return set_path(&o->output_path, arg, "--output", err, n);
+    case OPT_RECORD:
+        return set_path(&o->record_path, arg, "--record", err, n);
+    case 'f':
+        return set_path(&o->replay_path, arg, "-f", err, n);
     }
     return usage_err(err, n, "internal: unhandled option %d", c);
 }
@@ -141,7 +213,30 @@ static int apply_flag(int c, mt_opts *o)
     case OPT_NO_SYMBOLS:
         o->no_symbols = true;
         return 1;
+    case OPT_ASCII:
+        o->ascii = true;
+        return 1;
+    case OPT_NO_COLOR:
+        o->no_color = true;
+        return 1;
     }
+    return 0;
+}
+
+/* Which target: -p PID, -- PROG, -f FILE, or none (the process picker). */
+static int check_target(const mt_opts *o, char *err, size_t n)
+{
+    int targets = (o->pid != 0) + (o->prog_argv != NULL) + (o->replay_path != NULL);
+    if (targets > 1)
+        return usage_err(err, n, "give one of -p PID, -f FILE or a program to run");
+    if ((o->list || o->clean) && (targets || o->batch || o->export_path || o->record_path))
+        return usage_err(err, n,
+                         "--list/--clean take no -p, -f, --batch, --export, --record or "
+                         "program");
+    if ((o->batch || o->export_path) && !targets)
+        return usage_err(err, n, "--batch/--export need -p PID, -f FILE or -- PROG ARGS");
+    if (o->record_path && !o->pid && !o->prog_argv)
+        return usage_err(err, n, "--record needs -p PID or -- PROG ARGS");
     return 0;
 }
 
@@ -149,14 +244,13 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
 {
     if (o->help || o->version)
         return 0;
-    if (o->pid && o->prog_argv)
-        return usage_err(err, n, "give either -p PID or a program to run, not both");
-    if ((o->list || o->clean) && (o->pid || o->prog_argv || o->batch || o->export_path))
-        return usage_err(err, n, "--list/--clean take no -p, --batch, --export or program");
-    if (o->prog_argv && !o->batch && !o->export_path)
-        return usage_err(err, n, "a program to run needs --batch or --export");
-    if ((o->batch || o->export_path) && !o->pid && !o->prog_argv)
-        return usage_err(err, n, "--batch/--export need -p PID or -- PROG ARGS");
+    int rc = check_target(o, err, n);
+    if (rc)
+        return rc;
+    if (o->at_s >= 0 && !o->replay_path)
+        return usage_err(err, n, "--at needs -f FILE");
+    if (o->output_path && (!o->prog_argv || o->batch || o->export_path))
+        return usage_err(err, n, "--output is for the interactive view of -- PROG ARGS");
     return 0;
 }
 
@@ -165,10 +259,11 @@ int mt_opts_parse(int argc, char **argv, mt_opts *o, char *err, size_t n)
     memset(o, 0, sizeof *o);
     o->delay_s = 1.0;
     o->top = 20;
+    o->at_s = -1;
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "+p:bn:d:s:e:lhV", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+p:bn:d:s:e:g:f:lhV", long_opts, NULL)) != -1) {
         if (c == '?' || c == ':') {
             if (optopt && optopt < OPT_CLEAN)
                 return usage_err(err, n, "bad option or missing value: -%c", optopt);

@@ -13,7 +13,18 @@ typedef enum mt_sort_key {
     MT_SORT_ALLOCS,
     MT_SORT_TEMPORARY,
     MT_SORT_GROWTH,
+    MT_SORT_LEAK,
+    MT_SORT_KEYS /* how many */
 } mt_sort_key;
+
+/* What one row of the table stands for. */
+typedef enum mt_group_key {
+    MT_GROUP_TRACE,    /* one backtrace */
+    MT_GROUP_FUNCTION, /* the function of the trace's location */
+    MT_GROUP_FILE,     /* the source file of the trace's location */
+    MT_GROUP_MODULE,   /* the executable or library of the trace's location */
+    MT_GROUP_KEYS      /* how many */
+} mt_group_key;
 
 typedef struct mt_opts {
     int pid;                 /* -p; 0 = none */
@@ -28,6 +39,13 @@ typedef struct mt_opts {
     mt_sort_key sort;        /* -s */
     long top;                /* --top; rows per report */
     const char *export_path; /* -e */
+    mt_group_key group;      /* -g */
+    const char *output_path; /* --output: PROG's stdout and stderr in the TUI */
+    bool ascii;              /* --ascii: no UTF-8 line drawing even if the locale has it */
+    bool no_color;           /* --no-color */
+    const char *record_path; /* --record FILE */
+    const char *replay_path; /* -f FILE.dat */
+    double at_s;             /* --at SECONDS into the recording; < 0 = the end */
     char **prog_argv;        /* PROG ARGS (after --), NULL-terminated, or NULL */
 } mt_opts;
 
@@ -37,5 +55,10 @@ int mt_opts_parse(int argc, char **argv, mt_opts *o, char *err, size_t errsz);
 void mt_opts_usage(FILE *f);
 
 const char *mt_sort_name(mt_sort_key key);
+const char *mt_group_name(mt_group_key key);
+
+/* Parse a sort or group name; false if it names none. */
+bool mt_sort_parse(const char *s, mt_sort_key *out);
+bool mt_group_parse(const char *s, mt_group_key *out);
 
 #endif

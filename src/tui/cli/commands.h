@@ -15,6 +15,12 @@ enum {
 int mt_cmd_list(const mt_opts *o);   /* --list and/or --clean */
 int mt_cmd_pid(const mt_opts *o);    /* -p PID --batch / --export */
 int mt_cmd_launch(const mt_opts *o); /* --batch / --export -- PROG ARGS */
+int mt_cmd_replay(const mt_opts *o); /* -f FILE.dat with --batch / --export */
+int mt_cmd_record(const mt_opts *o); /* -p PID --record FILE without the viewer */
+
+/* The interactive viewer (src/tui/screen): -p PID, -- PROG ARGS, -f FILE,
+ * or the process picker when no target is given. */
+int mt_cmd_tui(const mt_opts *o);
 
 /* "memtop: <message>\n" on stderr. */
 void mt_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
