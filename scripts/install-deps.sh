@@ -21,9 +21,11 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # python3 (e2e scripts), tmux (TUI tests), python3/perl/git/sqlite3/zstd as
 # real programs run under the preload, and LLVM's libunwind runtime (a
 # program with a second unwinder, tests/pitfalls; not its -dev package,
-# which conflicts with libunwind-dev).
+# which conflicts with libunwind-dev), and for tests/completions: the shells
+# whose completions run for real (bash-completion, fish, zsh) and groff-base
+# and man-db (render memtop(1) with warnings on).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
-    libunwind-14)
+    libunwind-14 bash-completion fish zsh groff-base man-db)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 
