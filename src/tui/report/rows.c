@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "leak_score.h"
+
 double mt_trace_growth(const mt_shm_slot *slot, const mt_shm_trace *t)
 {
     int i = slot->ckpt_ns[1] ? 1 : slot->ckpt_ns[0] ? 0 : -1;
@@ -14,8 +16,9 @@ double mt_trace_growth(const mt_shm_slot *slot, const mt_shm_trace *t)
     return isfinite(g) ? g : 0.0;
 }
 
-static double key_of(const mt_row *r, mt_sort_key key)
+static double key_of(const mt_shm_slot *slot, const mt_row *r, mt_sort_key key)
 {
+    mt_leak_parts leak;
     switch (key) {
     case MT_SORT_COUNT:
         return (double)r->t->live_count;
@@ -25,6 +28,9 @@ static double key_of(const mt_row *r, mt_sort_key key)
         return (double)r->t->temporary_count;
     case MT_SORT_GROWTH:
         return r->growth;
+    case MT_SORT_LEAK: /* from the segment's checkpoints alone: no viewer history */
+        mt_leak_score(slot, r->t, NULL, &leak);
+        return leak.score;
     default:
         return (double)r->t->live_bytes;
     }
@@ -55,7 +61,7 @@ mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
             continue;
         rows[k].t = &snap->traces[i];
         rows[k].growth = mt_trace_growth(&snap->slot, rows[k].t);
-        rows[k].key = key_of(&rows[k], key);
+        rows[k].key = key_of(&snap->slot, &rows[k], key);
         k++;
     }
     qsort(rows, k, sizeof *rows, cmp_rows);

@@ -1,0 +1,131 @@
+/* group.c -- label arena and label -> row hash (see group.h). */
+#include "group.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void mt_groups_init(mt_groups *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
+void mt_groups_free(mt_groups *g)
+{
+    free(g->arena);
+    free(g->off);
+    free(g->hash);
+    free(g->slots);
+    mt_groups_init(g);
+}
+
+static int reserve_rows(mt_groups *g, size_t rows)
+{
+    if (rows <= g->cap_rows)
+        return 0;
+    size_t *off = realloc(g->off, rows * sizeof *off);
+    if (off)
+        g->off = off;
+    uint64_t *hash = realloc(g->hash, rows * sizeof *hash);
+    if (hash)
+        g->hash = hash;
+    if (!off || !hash)
+        return -1;
+    g->cap_rows = rows;
+    return 0;
+}
+
+static int reserve_slots(mt_groups *g, size_t rows)
+{
+    size_t want = 16;
+    while (want < rows * 2)
+        want *= 2;
+    if (want > g->nslots) {
+        uint32_t *s = realloc(g->slots, want * sizeof *s);
+        if (!s)
+            return -1;
+        g->slots = s;
+        g->nslots = want;
+    }
+    memset(g->slots, 0, g->nslots * sizeof *g->slots);
+    return 0;
+}
+
+int mt_groups_begin(mt_groups *g, size_t max_rows, int hashed)
+{
+    g->used = 0;
+    g->nrows = 0;
+    if (reserve_rows(g, max_rows ? max_rows : 1) < 0)
+        return -1;
+    return hashed ? reserve_slots(g, max_rows) : 0;
+}
+
+static int arena_put(mt_groups *g, const char *s, size_t *off)
+{
+    size_t len = strlen(s) + 1;
+    if (g->used + len > g->cap) {
+        size_t cap = g->cap ? g->cap : 4096;
+        while (cap < g->used + len)
+            cap *= 2;
+        char *a = realloc(g->arena, cap);
+        if (!a)
+            return -1;
+        g->arena = a;
+        g->cap = cap;
+    }
+    memcpy(g->arena + g->used, s, len);
+    *off = g->used;
+    g->used += len;
+    return 0;
+}
+
+long mt_groups_add(mt_groups *g, const char *label)
+{
+    if (g->nrows >= g->cap_rows && reserve_rows(g, g->cap_rows * 2) < 0)
+        return -1;
+    if (arena_put(g, label, &g->off[g->nrows]) < 0)
+        return -1;
+    g->hash[g->nrows] = 0;
+    return (long)g->nrows++;
+}
+
+static uint64_t hash_of(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+long mt_groups_find_or_add(mt_groups *g, const char *label, int *added)
+{
+    uint64_t h = hash_of(label);
+    size_t mask = g->nslots - 1;
+    *added = 0;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        uint32_t r = g->slots[i];
+        if (!r) {
+            long row = mt_groups_add(g, label);
+            if (row < 0)
+                return -1;
+            g->hash[row] = h;
+            g->slots[i] = (uint32_t)row + 1;
+            *added = 1;
+            return row;
+        }
+        if (g->hash[r - 1] == h && strcmp(g->arena + g->off[r - 1], label) == 0)
+            return (long)r - 1;
+    }
+}
+
+void mt_groups_drop_last(mt_groups *g)
+{
+    if (!g->nrows)
+        return;
+    g->nrows--;
+    g->used = g->off[g->nrows];
+}
+
+const char *mt_groups_label(const mt_groups *g, size_t row)
+{
+    return g->arena + g->off[row];
+}

@@ -1,0 +1,82 @@
+/* table.h -- the viewer's table model: from snapshots to the rows on screen,
+ * without any drawing.  Rows per trace or per function/file/module group,
+ * filtered, sorted, optionally as the change since a baseline, with each
+ * row's rates and leak suspicion; plus each trace's recent history for the
+ * detail view.
+ *
+ * Memory per trace id (MT_MODEL_MAX_ID at most): history 128 B + rate 4 B,
+ * plus 48 B while a baseline is set; build() keeps ~200 B per row of
+ * scratch (row 120 B, sort key 32 B, label and its offset/hash) and, when
+ * grouping, ~380 B per group (summed counters, baseline, history).
+ * No allocation per row: scratch grows and is reused.  Not thread-safe. */
+#ifndef MEMTOP_MODEL_TABLE_H
+#define MEMTOP_MODEL_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli_options.h"
+#include "leak_score.h"
+#include "memtop_ipc.h"
+
+/* Strings that name a trace, supplied by the caller (the screen asks the background
+ * symbolizer; until names arrive it returns "libfoo.so+0x1a2b").  Never NULL. */
+typedef struct mt_namer {
+    /* g = MT_GROUP_TRACE: the one-line location ("func (file.c:12)");
+     * FUNCTION: the function name; FILE: the source file; MODULE: module base name. */
+    const char *(*name)(void *ctx, uint32_t trace_id, mt_group_key g);
+    void *ctx;
+} mt_namer;
+
+typedef struct mt_table_row {
+    uint32_t trace_id; /* TRACE grouping: the trace; else the member with the most live bytes */
+    uint32_t ntraces;  /* traces in this row */
+    const char *label; /* the namer's string for the row's grouping (owned by the table, valid
+                          until the next build) */
+    /* Figures: absolute, or with a baseline set, the change since the baseline (signed). */
+    double live_bytes, live_count, alloc_count, alloc_bytes, free_count, temporary_count;
+    double growth_bps; /* live bytes per second (checkpoint windows, as mt_trace_growth) */
+    double allocs_ps;  /* allocations per second between the previous and current snapshot; 0 if
+                          unknown */
+    double temp_share; /* temporary_count / free_count (0..1); 0 if no frees */
+    mt_leak_parts leak;
+} mt_table_row;
+
+mt_table *mt_table_new(void); /* NULL when out of memory */
+void mt_table_free(mt_table *t);
+/* Feed each new snapshot once (prev: the one before, or NULL).  Keeps per-trace history
+ * (for leak score consistency and the detail graph) and the rates.  A snapshot older than
+ * the last one observed (a new process image after exec) starts history and baseline
+ * afresh; the same snapshot again is ignored.  Out of memory: history stops growing to new
+ * trace ids (their score uses the checkpoints only). */
+void mt_table_observe(mt_table *t, const mt_snapshot *snap, const mt_snapshot *prev);
+/* Baseline: figures become "since now" until cleared. */
+int mt_table_set_baseline(mt_table *t, const mt_snapshot *snap); /* 0 or -1 (memory) */
+void mt_table_clear_baseline(mt_table *t);
+bool mt_table_has_baseline(const mt_table *t);
+/* Build the rows of snap: grouped, filtered (case-insensitive substring of the row label,
+ * and for TRACE grouping also of the FUNCTION, FILE and MODULE names; NULL/"" = all),
+ * sorted descending by key (ties: live bytes, then trace id).  Traces with alloc_count 0
+ * are not rows, nor (with a baseline) traces that neither allocated nor freed since it.
+ * Returns the row count, or -1 when out of memory.
+ * Sort keys: LIVE live_bytes, COUNT live_count, ALLOCS allocs_ps (the viewer's column), TEMPORARY
+ * temporary_count, GROWTH growth_bps, LEAK leak.score.  With a baseline the figures (and
+ * so the sort) are deltas; rates and the leak score stay those of the snapshot. */
+long mt_table_build(mt_table *t, const mt_snapshot *snap, mt_group_key g, mt_sort_key key,
+                    const char *filter, const mt_namer *namer);
+const mt_table_row *mt_table_rows(const mt_table *t, size_t *n);
+/* Per-trace history for the detail graph: live bytes at the last <= max observed snapshots,
+ * oldest first, with their times (ns since tracking start).  Returns how many.
+ * live_bytes or t_ns may be NULL. */
+size_t mt_table_history(const mt_table *t, uint32_t trace_id, double *live_bytes, uint64_t *t_ns,
+                        size_t max);
+/* The same for row `row` of the last build (a group: its members summed, as of that build;
+ * call it after build(), before the next observe()). */
+size_t mt_table_row_history(const mt_table *t, size_t row, double *live_bytes, uint64_t *t_ns,
+                            size_t max);
+
+/* The leak score of one trace in snap (also used by `memtop --batch -s leak`):
+ * mt_leak_score(slot, tr, t may be NULL, out) is declared in leak_score.h. */
+
+#endif

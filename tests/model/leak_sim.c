@@ -1,0 +1,164 @@
+/* leak_sim.c -- allocation sites and a publisher model for the leak tests
+ * (see leak_sim.h). */
+#include "leak_sim.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_fixture.h"
+
+#define SEC 1000000000ull
+
+void sim_init(sim *s, unsigned burst_s)
+{
+    memset(s, 0, sizeof *s);
+    for (int k = 0; k < SIM_KINDS; k++)
+        s->site[k].kind = (sim_kind)k;
+    s->rng = 12345;
+    s->burst_s = burst_s;
+}
+
+void sim_free(sim *s)
+{
+    for (int k = 0; k < SIM_KINDS; k++)
+        free(s->site[k].live);
+}
+
+static uint64_t live_bytes(const sim_site *st)
+{
+    return st->alloc_bytes - st->free_bytes;
+}
+
+static void alloc_block(sim_site *st, uint64_t now, uint64_t size)
+{
+    if (st->nlive == st->cap) {
+        st->cap = st->cap ? st->cap * 2 : 64;
+        st->live = realloc(st->live, st->cap * sizeof *st->live);
+        if (!st->live)
+            abort();
+    }
+    st->live[st->nlive++] = (sim_block){now, size};
+    st->alloc_count++;
+    st->alloc_bytes += size;
+}
+
+static void free_all(sim_site *st, bool temporary)
+{
+    for (size_t i = 0; i < st->nlive; i++) {
+        st->free_count++;
+        st->free_bytes += st->live[i].size;
+        if (temporary) {
+            st->temp_count++;
+            st->temp_bytes += st->live[i].size;
+        }
+    }
+    st->nlive = 0;
+}
+
+static uint32_t next_rand(sim *s)
+{
+    s->rng = s->rng * 1103515245u + 12345u;
+    return (s->rng >> 16) & 0x7fff;
+}
+
+/* One second of site activity ending at `now` (seconds since start: sec). */
+static void run_site(sim *s, sim_site *st, unsigned sec, uint64_t now)
+{
+    switch (st->kind) {
+    case SIM_GROWER:
+        alloc_block(st, now - SEC / 2, 1024);
+        break;
+    case SIM_CACHE:
+        for (int i = 0; sec == 1 && i < 1024; i++)
+            alloc_block(st, now - SEC / 2, 1024);
+        break;
+    case SIM_CHURN: {
+        free_all(st, false); /* the survivors of the last publish */
+        st->alloc_count += 1000;
+        st->alloc_bytes += 1000 * 64;
+        unsigned keep = next_rand(s) % 20;
+        st->free_count += 1000 - keep;
+        st->free_bytes += (1000 - keep) * 64;
+        st->temp_count += 1000 - keep;
+        st->temp_bytes += (1000 - keep) * 64;
+        st->alloc_count -= keep; /* counted again by alloc_block */
+        st->alloc_bytes -= keep * 64;
+        for (unsigned i = 0; i < keep; i++)
+            alloc_block(st, now - SEC / 20, 64);
+        break;
+    }
+    case SIM_FILLING:
+        for (int i = 0; sec <= 60 && i < 10; i++)
+            alloc_block(st, now - SEC / 2, 1024);
+        break;
+    default: /* SIM_BURST */
+        for (int i = 0; sec == 1 && i < 100; i++)
+            alloc_block(st, now - SEC / 2, 1024);
+        for (int i = 0; sec == s->burst_s && i < 50; i++)
+            alloc_block(st, now - SEC / 2, 1024);
+        break;
+    }
+}
+
+static void rotate(sim *s, uint64_t now)
+{
+    static const uint64_t window[MT_CKPTS] = {900000000ull, 30 * SEC, 300 * SEC};
+    for (unsigned k = 0; k < MT_CKPTS; k++) {
+        bool first = s->pend_t[k] == 0;
+        if (!first && now - s->pend_t[k] < window[k])
+            continue;
+        for (int i = 0; i < SIM_KINDS; i++) {
+            s->site[i].ckpt_cur[k] = s->site[i].ckpt_pend[k];
+            s->site[i].ckpt_pend[k] = live_bytes(&s->site[i]);
+        }
+        s->cur_t[k] = s->pend_t[k];
+        s->pend_t[k] = now;
+    }
+}
+
+static unsigned age_bucket(uint64_t age_ns)
+{
+    static const uint64_t limits_s[MT_AGE_BUCKETS - 1] = {1, 10, 60, 600, 3600, 21600, 86400};
+    unsigned b = 0;
+    while (b < MT_AGE_BUCKETS - 1 && age_ns >= limits_s[b] * SEC)
+        b++;
+    return b;
+}
+
+static void record(const sim *s, const sim_site *st, mt_shm_trace *r)
+{
+    r->alloc_count = st->alloc_count;
+    r->alloc_bytes = st->alloc_bytes;
+    r->free_count = st->free_count;
+    r->free_bytes = st->free_bytes;
+    r->live_count = st->alloc_count - st->free_count;
+    r->live_bytes = live_bytes(st);
+    r->peak_live_bytes = r->live_bytes;
+    r->temporary_count = st->temp_count;
+    r->temporary_bytes = st->temp_bytes;
+    for (unsigned k = 0; k < MT_CKPTS; k++)
+        r->ckpt_live_bytes[k] = s->cur_t[k] ? st->ckpt_cur[k] : 0;
+    r->oldest_birth_ns = MT_UNKNOWN;
+    for (size_t i = 0; i < st->nlive; i++) {
+        r->age_bytes[age_bucket(s->now_ns - st->live[i].birth_ns)] += st->live[i].size;
+        if (st->live[i].birth_ns < r->oldest_birth_ns)
+            r->oldest_birth_ns = st->live[i].birth_ns;
+    }
+}
+
+mt_snapshot *sim_step(sim *s)
+{
+    s->now_ns += SEC;
+    unsigned sec = (unsigned)(s->now_ns / SEC);
+    for (int i = 0; i < SIM_KINDS; i++)
+        run_site(s, &s->site[i], sec, s->now_ns);
+    rotate(s, s->now_ns);
+    mt_snapshot *snap = fx_snap(SIM_KINDS, (double)sec);
+    for (unsigned k = 0; k < MT_CKPTS; k++)
+        snap->slot.ckpt_ns[k] = s->cur_t[k];
+    snap->slot.age_scan_ns = s->now_ns;
+    for (int i = 0; i < SIM_KINDS; i++)
+        record(s, &s->site[i], &snap->traces[i]);
+    return snap;
+}

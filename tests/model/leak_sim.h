@@ -1,0 +1,49 @@
+/* leak_sim.h -- a small model of libmemtop's publisher for the leak score
+ * tests: allocation sites with known behaviour, advanced one publish (1 s)
+ * at a time, producing snapshots with the same growth checkpoints
+ * (windows 0.9 s, 30 s, 300 s: cur <- pend <- now) and age buckets as the
+ * real one (src/preload/snapshot.c). */
+#ifndef MEMTOP_TEST_LEAK_SIM_H
+#define MEMTOP_TEST_LEAK_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtop_ipc.h"
+
+typedef enum sim_kind {
+    SIM_GROWER,  /* 1 block of 1 KB per second, never freed */
+    SIM_CACHE,   /* 1 MB in the first second, then held still */
+    SIM_CHURN,   /* 1000 short-lived 64 B blocks per second; 0..19 alive at a publish */
+    SIM_FILLING, /* 10 KB per second for the first 60 s, then held still */
+    SIM_BURST,   /* 100 KB at start, flat, then one 50 KB burst at burst_s */
+    SIM_KINDS
+} sim_kind;
+
+typedef struct sim_block {
+    uint64_t birth_ns, size;
+} sim_block;
+
+typedef struct sim_site {
+    sim_kind kind;
+    sim_block *live;
+    size_t nlive, cap;
+    uint64_t alloc_count, alloc_bytes, free_count, free_bytes, temp_count, temp_bytes;
+    uint64_t ckpt_cur[MT_CKPTS], ckpt_pend[MT_CKPTS];
+} sim_site;
+
+typedef struct sim {
+    sim_site site[SIM_KINDS];
+    uint64_t now_ns;
+    uint64_t cur_t[MT_CKPTS], pend_t[MT_CKPTS];
+    uint32_t rng;
+    unsigned burst_s;
+} sim;
+
+void sim_init(sim *s, unsigned burst_s);
+void sim_free(sim *s);
+/* Advances one second (the sites allocate, then a publish); returns a new
+ * snapshot of the publish (fx_snap_free it).  Trace id = sim_kind. */
+mt_snapshot *sim_step(sim *s);
+
+#endif
