@@ -4,7 +4,7 @@
 Why it exists: the README promises exactly two set-up commands for a fresh
 machine, and CI must run the second one (the test command) verbatim, so the
 two cannot drift apart.  Checks: README.md has exactly two one-line commands
-that start with ./scripts/install-deps.sh; the first runs memtop on the demo,
+that start with ./scripts/install-deps.sh; the first runs memtop's interactive viewer on the demo,
 the second runs ctest; .ci/run contains the second as a line of its own; the
 scripts they name exist and are executable.
 """
@@ -35,6 +35,8 @@ def test(args):
     demo_cmd, test_cmd = cmds
     check("memtop" in demo_cmd and "memtop-demo" in demo_cmd,
           "the first set-up command does not run memtop on memtop-demo: " + demo_cmd)
+    check("--batch" not in demo_cmd and "--export" not in demo_cmd,
+          "the first set-up command should open the interactive viewer, not a report: " + demo_cmd)
     check("ctest" in test_cmd, "the second set-up command does not run ctest: " + test_cmd)
     ci = read(os.path.join(root, ".ci", "run"))
     ci_lines = [ln.strip() for ln in ci.splitlines()]

@@ -118,7 +118,7 @@ static void finish(launch *L)
 static int run(launch *L, const char *lib, const sigset_t *old)
 {
     char msg[PATH_MAX_MSG];
-    int rc = mt_child_spawn(&L->child, L->o->prog_argv, lib, old, msg, sizeof msg);
+    int rc = mt_child_spawn(&L->child, L->o->prog_argv, lib, old, NULL, msg, sizeof msg);
     if (rc != 0) {
         mt_errorf("%s", msg);
         return rc == -2 ? MT_EXIT_NOEXEC : MT_EXIT_FAIL;

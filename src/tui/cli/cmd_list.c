@@ -9,27 +9,39 @@
 #include "commands.h"
 #include "format.h"
 #include "memtop_ipc.h"
+#include "proc_list.h"
 
-static void list_row(const char *path, int pid)
+static void list_row(const mt_proc_entry *e)
 {
-    mt_segment seg;
-    mt_err err = {MT_OK, ""};
-    mt_errc rc = mt_segment_open_path(&seg, path, &err);
-    if (rc) {
-        const char *st = rc == MT_E_PERM ? "denied" : rc == MT_E_NOTREADY ? "starting" : "invalid";
-        printf("%8d  %-8s %10s %8s  (%s)\n", pid, st, "-", "-", err.msg);
+    char live[32] = "-", up[32] = "-";
+    if (!e->ok) {
+        printf("%8d  %-8s %10s %8s  (%s)\n", e->pid, e->state, "-", "-", e->why);
         return;
     }
-    mt_snapshot snap;
-    char live[32] = "-", up[32] = "-", cmd[MT_CMDLINE_MAX];
-    if (mt_snapshot_read(&seg, MT_SNAP_TOTALS_ONLY, &snap, NULL) == MT_OK) {
-        mt_fmt_bytes(snap.slot.totals.live_bytes, live, sizeof live);
-        mt_fmt_duration(snap.slot.t_ns / 1000000000ull, up, sizeof up);
+    if (e->have_totals) {
+        mt_fmt_bytes(e->live_bytes, live, sizeof live);
+        mt_fmt_duration(e->uptime_s, up, sizeof up);
     }
-    snprintf(cmd, sizeof cmd, "%s", seg.id.cmdline[0] ? seg.id.cmdline : seg.id.exe);
-    printf("%8d  %-8s %10s %8s  %s\n", pid, mt_state_name(mt_segment_state(&seg)), live, up,
-           mt_fmt_sanitize(cmd));
-    mt_segment_close(&seg);
+    printf("%8d  %-8s %10s %8s  %s\n", e->pid, e->state, live, up, e->cmd);
+}
+
+static int list(const char *dir)
+{
+    mt_proc_list l;
+    mt_err err;
+    mt_errc e = mt_proc_list_read(dir, &l, &err);
+    if (e && e != MT_E_NOENT) {
+        mt_errorf("%s", err.msg);
+        return MT_EXIT_FAIL;
+    }
+    if (l.count)
+        printf("%8s  %-8s %10s %8s  %s\n", "PID", "STATE", "LIVE", "UPTIME", "COMMAND");
+    else
+        printf("no processes running with libmemtop.so (no segments in %s)\n", dir);
+    for (size_t i = 0; i < l.count; i++)
+        list_row(&l.items[i]);
+    mt_proc_list_free(&l);
+    return MT_EXIT_OK;
 }
 
 /* Why the segment at path may be removed, or NULL to keep it. */
@@ -67,45 +79,32 @@ static int clean_one(const char *path, int pid, int *removed)
     return 0;
 }
 
-static int for_each(const char *dir, const mt_pid_list *l, bool clean)
+static int clean(const char *dir)
 {
+    mt_pid_list l = {NULL, 0};
+    mt_err err;
+    mt_errc e = mt_shm_list(dir, &l, &err);
+    if (e && e != MT_E_NOENT) {
+        mt_errorf("%s", err.msg);
+        return MT_EXIT_FAIL;
+    }
     int rc = MT_EXIT_OK, removed = 0;
     char path[4096];
-    if (!clean && l->count)
-        printf("%8s  %-8s %10s %8s  %s\n", "PID", "STATE", "LIVE", "UPTIME", "COMMAND");
-    for (size_t i = 0; i < l->count; i++) {
-        if (mt_shm_path(dir, l->pids[i], path, sizeof path) != 0)
-            continue;
-        if (!clean)
-            list_row(path, l->pids[i]);
-        else if (clean_one(path, l->pids[i], &removed) != 0)
+    for (size_t i = 0; i < l.count; i++)
+        if (mt_shm_path(dir, l.pids[i], path, sizeof path) == 0 &&
+            clean_one(path, l.pids[i], &removed) != 0)
             rc = MT_EXIT_FAIL;
-    }
-    if (clean && !removed)
+    if (!removed)
         printf("no stale segments in %s\n", dir);
-    if (!clean && !l->count)
-        printf("no processes running with libmemtop.so (no segments in %s)\n", dir);
+    mt_pid_list_free(&l);
     return rc;
 }
 
 int mt_cmd_list(const mt_opts *o)
 {
     const char *dir = mt_shm_dir();
-    int rc = MT_EXIT_OK;
-    for (int pass = 0; pass < 2; pass++) {
-        bool clean = pass == 0;
-        if (clean ? !o->clean : !o->list)
-            continue;
-        mt_pid_list l;
-        mt_err err;
-        mt_errc e = mt_shm_list(dir, &l, &err);
-        if (e && e != MT_E_NOENT) {
-            mt_errorf("%s", err.msg);
-            return MT_EXIT_FAIL;
-        }
-        if (for_each(dir, &l, clean) != MT_EXIT_OK)
-            rc = MT_EXIT_FAIL;
-        mt_pid_list_free(&l);
-    }
+    int rc = o->clean ? clean(dir) : MT_EXIT_OK;
+    if (o->list && list(dir) != MT_EXIT_OK)
+        rc = MT_EXIT_FAIL;
     return rc;
 }

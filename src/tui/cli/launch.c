@@ -22,25 +22,60 @@ static int set_preload(const char *lib)
     return rc;
 }
 
-static void child_exec(char *const argv[], const char *lib, const sigset_t *mask, int report_fd)
+/* What the child reports through the close-on-exec pipe when it fails
+ * before exec succeeds. */
+typedef struct spawn_failure {
+    enum { STAGE_EXEC, STAGE_OUTPUT } stage;
+    int err;
+} spawn_failure;
+
+void mt_spawn_out_path(const mt_spawn_io *io, int pid, char *buf, size_t n)
+{
+    const char *p = strstr(io->out_path, "%p");
+    if (!p)
+        snprintf(buf, n, "%s", io->out_path);
+    else
+        snprintf(buf, n, "%.*s%d%s", (int)(p - io->out_path), io->out_path, pid, p + 2);
+}
+
+/* stdin from /dev/null, stdout and stderr to the output file. */
+static int redirect(const mt_spawn_io *io)
+{
+    char path[4096];
+    mt_spawn_out_path(io, (int)getpid(), path, sizeof path);
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (io->exclusive ? O_EXCL | O_NOFOLLOW : O_TRUNC);
+    int out = open(path, flags, 0600), in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (out < 0 || in < 0)
+        return -1;
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+        return -1;
+    return 0;
+}
+
+static void child_exec(char *const argv[], const char *lib, const sigset_t *mask,
+                       const mt_spawn_io *io, int report_fd)
 {
     char pid[32];
     snprintf(pid, sizeof pid, "%d", (int)getpid());
     sigprocmask(SIG_SETMASK, mask, NULL);
-    int e = 0;
-    if (set_preload(lib) != 0 || setenv("MEMTOP_KEEP_PID", pid, 1) != 0)
-        e = errno ? errno : ENOMEM;
+    spawn_failure f = {STAGE_EXEC, 0};
+    if (io && io->own_group)
+        setpgid(0, 0);
+    if (io && io->out_path && redirect(io) != 0)
+        f = (spawn_failure){STAGE_OUTPUT, errno ? errno : EIO};
+    else if (set_preload(lib) != 0 || setenv("MEMTOP_KEEP_PID", pid, 1) != 0)
+        f.err = errno ? errno : ENOMEM;
     else
         execvp(argv[0], argv);
-    if (!e)
-        e = errno;
-    ssize_t w = write(report_fd, &e, sizeof e);
+    if (!f.err)
+        f.err = errno;
+    ssize_t w = write(report_fd, &f, sizeof f);
     (void)w;
     _exit(127);
 }
 
 int mt_child_spawn(mt_child *c, char *const argv[], const char *lib, const sigset_t *child_mask,
-                   char *err, size_t n)
+                   const mt_spawn_io *io, char *err, size_t n)
 {
     memset(c, 0, sizeof *c);
     int fds[2];
@@ -58,18 +93,25 @@ int mt_child_spawn(mt_child *c, char *const argv[], const char *lib, const sigse
     }
     if (pid == 0) {
         close(fds[0]);
-        child_exec(argv, lib, child_mask, fds[1]);
+        child_exec(argv, lib, child_mask, io, fds[1]);
     }
     close(fds[1]);
-    int e = 0;
+    spawn_failure f;
     ssize_t r;
     do
-        r = read(fds[0], &e, sizeof e);
+        r = read(fds[0], &f, sizeof f);
     while (r < 0 && errno == EINTR);
     close(fds[0]);
-    if (r == (ssize_t)sizeof e) {
+    if (r == (ssize_t)sizeof f) {
         waitpid(pid, NULL, 0);
-        snprintf(err, n, "cannot run %s: %s", argv[0], strerror(e));
+        if (f.stage == STAGE_OUTPUT) {
+            char path[4096];
+            mt_spawn_out_path(io, (int)pid, path, sizeof path);
+            snprintf(err, n, "cannot create %s for %s's output: %s", path, argv[0],
+                     strerror(f.err));
+        } else {
+            snprintf(err, n, "cannot run %s: %s", argv[0], strerror(f.err));
+        }
         return -2;
     }
     c->pid = pid;

@@ -17,12 +17,26 @@ typedef struct mt_child {
     int signo;     /* the signal that killed it, or 0 */
 } mt_child;
 
+/* How the child's terminal is set up.  The interactive viewer owns the
+ * terminal, so there PROG reads /dev/null, writes to a file, and runs in
+ * its own process group (keys like Ctrl-C are memtop's, which then ends
+ * PROG itself). */
+typedef struct mt_spawn_io {
+    const char *out_path; /* stdout+stderr go here; "%p" becomes the child's pid */
+    bool exclusive;       /* create out_path, refusing an existing file or link */
+    bool own_group;       /* setpgid(0, 0) */
+} mt_spawn_io;
+
 /* Fork and exec argv with LD_PRELOAD=lib (prepended) and
- * MEMTOP_KEEP_PID=<its pid>; the child starts with child_mask.  0; -1 on a
- * fork/pipe error; -2 if argv[0] could not be executed (child reaped).
- * A one-line message goes to err on failure. */
+ * MEMTOP_KEEP_PID=<its pid>; the child starts with child_mask.  io may be
+ * NULL (inherit memtop's terminal).  0; -1 on a fork/pipe error; -2 if
+ * argv[0] could not be executed or the output file not created (child
+ * reaped).  A one-line message goes to err on failure. */
 int mt_child_spawn(mt_child *c, char *const argv[], const char *lib, const sigset_t *child_mask,
-                   char *err, size_t n);
+                   const mt_spawn_io *io, char *err, size_t n);
+
+/* io->out_path with "%p" replaced by pid, into buf. */
+void mt_spawn_out_path(const mt_spawn_io *io, int pid, char *buf, size_t n);
 
 /* Has the child exited?  (does not reap) */
 bool mt_child_poll(mt_child *c);

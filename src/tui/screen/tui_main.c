@@ -1,9 +1,128 @@
-/* tui_main.c -- the interactive viewer's entry point. */
+/* tui_main.c -- `memtop -p PID`, `memtop -- PROG ARGS` and `memtop` alone:
+ * set up the interactive viewer, run it, and leave the terminal, the
+ * target and PROG's exit status as they should be.
+ *
+ * Errors that happen before the screen is taken (no such process, PROG
+ * cannot be run, not a terminal) are printed as one line, as the other
+ * commands do, and the viewer never starts. */
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
 #include "commands.h"
+#include "lib_locate.h"
+#include "screen_manager.h"
+#include "term.h"
+
+#define GRACE_S 3.0 /* between SIGTERM and SIGKILL for PROG at quit */
+
+static int start_target(mt_app *a, const mt_opts *o)
+{
+    char msg[8400];
+    if (o->pid) {
+        if (mt_source_attach(&a->src, o->pid, msg, sizeof msg) != 0) {
+            mt_errorf("%s", msg);
+            return MT_EXIT_FAIL;
+        }
+        return MT_EXIT_OK;
+    }
+    if (o->prog_argv) {
+        char lib[4096];
+        if (mt_locate_lib(lib, sizeof lib, msg, sizeof msg) != 0) {
+            mt_errorf("%s", msg);
+            return MT_EXIT_FAIL;
+        }
+        int rc = mt_source_launch(&a->src, o->prog_argv, lib, o->output_path, msg, sizeof msg);
+        if (rc != 0) {
+            mt_errorf("%s", msg);
+            return rc == -2 ? MT_EXIT_NOEXEC : MT_EXIT_FAIL;
+        }
+    }
+    return MT_EXIT_OK;
+}
+
+static int setup(mt_app *a, const mt_opts *o)
+{
+    char msg[512];
+    a->o = o;
+    a->ui.sort = o->sort;
+    a->ui.group = o->group;
+    a->picker.dir = mt_shm_dir();
+    mt_source_init(&a->src);
+    if (!(a->table = mt_table_new())) {
+        mt_errorf("out of memory");
+        return MT_EXIT_FAIL;
+    }
+    int rc = start_target(a, o);
+    if (rc != MT_EXIT_OK)
+        return rc;
+    if (!(a->sym =
+              mt_symworker_start(!o->no_symbols, getenv("MEMTOP_SKIP_FUNCS"), msg, sizeof msg))) {
+        mt_errorf("%s", msg);
+        return MT_EXIT_FAIL;
+    }
+    mt_names_init(&a->names, a->sym, &a->src.view.defs);
+    mt_app_push(a, a->src.pid ? &mt_table_panel : &mt_picker_panel);
+    return MT_EXIT_OK;
+}
+
+static void teardown(mt_app *a)
+{
+    mt_export_finish(&a->export);
+    mt_names_free(&a->names);
+    mt_symworker_stop(a->sym);
+    mt_table_free(a->table);
+    mt_picker_free(&a->picker);
+}
+
+/* memtop's status: PROG's if it ran to its end, else 128+N for a signal
+ * that ended memtop, else 0. */
+static int finish(mt_app *a, int sig)
+{
+    const char *prog = a->o->prog_argv ? a->o->prog_argv[0] : NULL;
+    bool launched = a->src.launched;
+    char out[sizeof a->src.out_path];
+    snprintf(out, sizeof out, "%s", a->src.out_path);
+    int status = mt_source_close(&a->src, GRACE_S);
+    if (launched)
+        fprintf(stderr, "memtop: the output of %s is in %s\n", prog, out);
+    if (status >= 0)
+        return status;
+    return sig ? 128 + sig : MT_EXIT_OK;
+}
 
 int mt_cmd_tui(const mt_opts *o)
 {
-    (void)o;
-    mt_errorf("the interactive view is not available yet; use --batch");
-    return MT_EXIT_USAGE;
+    if (o->replay_path) {
+        mt_errorf("%s: opening recordings is not available yet", o->replay_path);
+        return MT_EXIT_FAIL;
+    }
+    setlocale(LC_ALL, "");
+    mt_app *a = calloc(1, sizeof *a);
+    if (!a) {
+        mt_errorf("out of memory");
+        return MT_EXIT_FAIL;
+    }
+    int rc = setup(a, o);
+    char msg[256];
+    if (rc == MT_EXIT_OK && !mt_term_start(msg, sizeof msg)) {
+        mt_errorf("%s", msg);
+        rc = MT_EXIT_FAIL;
+    }
+    if (rc != MT_EXIT_OK) {
+        teardown(a);
+        mt_source_close(&a->src, 0);
+        free(a);
+        return rc;
+    }
+    mt_theme_init(&a->theme, o->ascii, o->no_color);
+    int sig = mt_screen_run(a);
+    mt_term_stop();
+    teardown(a);
+    rc = finish(a, sig);
+    free(a);
+    return rc;
 }

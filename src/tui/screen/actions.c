@@ -1,0 +1,150 @@
+/* actions.c -- the viewer's global keys (see actions.h). */
+#include "actions.h"
+
+#include <stdio.h>
+
+#include "export_job.h"
+
+void mt_action_sort(mt_app *a, mt_sort_key key)
+{
+    a->ui.sort = key;
+    a->ui.sel = 0;
+    a->ui.first = 0;
+    a->rebuild = true;
+    a->dirty = true;
+    mt_app_status(a, false, "sorted by %s", mt_sort_name(key));
+}
+
+static void cycle_group(mt_app *a)
+{
+    a->ui.group = (mt_group_key)((a->ui.group + 1) % MT_GROUP_KEYS);
+    a->ui.sel = 0;
+    a->ui.first = 0;
+    a->rebuild = true;
+    a->dirty = true;
+    mt_app_status(a, false, "one row per %s", mt_group_name(a->ui.group));
+}
+
+static void toggle_baseline(mt_app *a)
+{
+    const mt_snapshot *s = mt_app_snapshot(a);
+    if (mt_table_has_baseline(a->table)) {
+        mt_table_clear_baseline(a->table);
+        a->ui.baseline_t_ns = 0;
+        mt_app_status(a, false, "baseline cleared: figures are totals again");
+    } else if (!s) {
+        mt_app_status(a, true, "no data yet to mark a baseline on");
+        return;
+    } else if (mt_table_set_baseline(a->table, s) != 0) {
+        mt_app_status(a, true, "out of memory: no baseline");
+        return;
+    } else {
+        a->ui.baseline_t_ns = s->slot.t_ns ? s->slot.t_ns : 1;
+        mt_app_status(a, false, "baseline marked: figures now show changes since this moment");
+    }
+    a->rebuild = true;
+    a->dirty = true;
+}
+
+static void toggle_pause(mt_app *a)
+{
+    a->ui.paused = !a->ui.paused;
+    a->dirty = true;
+    mt_app_status(a, false, a->ui.paused ? "paused (Space resumes)" : "resumed");
+}
+
+static void export_now(mt_app *a)
+{
+    const mt_view *v = &a->src.view;
+    if (!v->have_snap) {
+        mt_app_status(a, true, "nothing to export yet");
+        return;
+    }
+    char path[4096], msg[512];
+    mt_export_default_path(a->src.pid, path, sizeof path);
+    mt_state st = a->src.phase == MT_SRC_EXITED ? MT_STATE_EXITED
+                  : a->src.phase == MT_SRC_GONE ? MT_STATE_STALE
+                                                : MT_STATE_RUNNING;
+    if (mt_export_start(&a->export, v, st, a->ui.sort, !a->o->no_symbols, path, msg, sizeof msg))
+        mt_app_status(a, true, "export failed: %s", msg);
+    else
+        mt_app_status(a, false, "exporting to %s ...", path);
+}
+
+static void record(mt_app *a)
+{
+    mt_app_status(a, true, "recording is not available yet in this version");
+}
+
+static mt_key_result sort_key(mt_app *a, int ch)
+{
+    switch (ch) {
+    case 'L':
+        mt_action_sort(a, MT_SORT_LEAK);
+        return MT_KEY_HANDLED;
+    case 'M':
+        mt_action_sort(a, MT_SORT_LIVE);
+        return MT_KEY_HANDLED;
+    case 'G':
+        mt_action_sort(a, MT_SORT_GROWTH);
+        return MT_KEY_HANDLED;
+    case 'N':
+        mt_action_sort(a, MT_SORT_COUNT);
+        return MT_KEY_HANDLED;
+    case 'A':
+        mt_action_sort(a, MT_SORT_ALLOCS);
+        return MT_KEY_HANDLED;
+    case 'T':
+        mt_action_sort(a, MT_SORT_TEMPORARY);
+        return MT_KEY_HANDLED;
+    case 's':
+    case KEY_F(6):
+        a->ui.menu_sel = a->ui.sort;
+        mt_app_push(a, &mt_sort_panel);
+        return MT_KEY_HANDLED;
+    }
+    return MT_KEY_UNHANDLED;
+}
+
+mt_key_result mt_global_key(mt_app *a, int ch)
+{
+    if (sort_key(a, ch) == MT_KEY_HANDLED)
+        return MT_KEY_HANDLED;
+    switch (ch) {
+    case 'q':
+    case KEY_F(10):
+        a->quit = true;
+        return MT_KEY_HANDLED;
+    case '?':
+    case 'h':
+    case KEY_F(1):
+        a->ui.help_scroll = 0;
+        mt_app_push(a, &mt_help_panel);
+        return MT_KEY_HANDLED;
+    case ' ':
+    case KEY_F(5):
+        toggle_pause(a);
+        return MT_KEY_HANDLED;
+    case 'g':
+    case KEY_F(4):
+        cycle_group(a);
+        return MT_KEY_HANDLED;
+    case 'b':
+    case KEY_F(2):
+        toggle_baseline(a);
+        return MT_KEY_HANDLED;
+    case 'e':
+    case KEY_F(7):
+        export_now(a);
+        return MT_KEY_HANDLED;
+    case 'r':
+    case KEY_F(8):
+        record(a);
+        return MT_KEY_HANDLED;
+    case 12: /* Ctrl-L */
+        clearok(curscr, TRUE);
+        a->dirty = true;
+        return MT_KEY_HANDLED;
+    }
+    return MT_KEY_UNHANDLED;
+}

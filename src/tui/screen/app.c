@@ -1,0 +1,48 @@
+/* app.c -- small operations on the viewer's state (see app.h). */
+#include "app.h"
+
+#include <stdio.h>
+#include <stdarg.h>
+
+#define STATUS_SECONDS 5.0
+
+void mt_app_status(mt_app *a, bool error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->status, sizeof a->status, fmt, ap);
+    va_end(ap);
+    a->status_is_error = error;
+    a->status_until = a->now + STATUS_SECONDS * (error ? 2 : 1);
+    a->dirty = true;
+}
+
+void mt_app_push(mt_app *a, const mt_panel *p)
+{
+    if (a->depth < MT_PANEL_DEPTH)
+        a->stack[a->depth++] = p;
+    a->dirty = true;
+}
+
+void mt_app_pop(mt_app *a)
+{
+    if (a->depth > 1)
+        a->depth--;
+    else
+        a->depth = 0;
+    a->dirty = true;
+}
+
+int mt_app_attach(mt_app *a, int pid, char *msg, size_t n)
+{
+    if (mt_source_attach(&a->src, pid, msg, n) != 0)
+        return -1;
+    mt_symworker_set_modules(a->sym, &a->src.view.mods);
+    a->rebuild = true;
+    return 0;
+}
+
+const mt_snapshot *mt_app_snapshot(const mt_app *a)
+{
+    return a->src.view.have_snap ? &a->src.view.snap : NULL;
+}

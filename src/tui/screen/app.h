@@ -1,0 +1,77 @@
+/* app.h -- the state of one run of the interactive viewer, passed to every
+ * panel.  Nothing here is global: tui_main.c owns the one mt_app. */
+#ifndef MEMTOP_APP_H
+#define MEMTOP_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli_options.h"
+#include "export_job.h"
+#include "names_cache.h"
+#include "panel.h"
+#include "picker.h"
+#include "source.h"
+#include "sym_worker.h"
+#include "table.h"
+#include "text_lines.h"
+#include "theme.h"
+
+#define MT_PANEL_DEPTH 8
+#define MT_FILTER_MAX 128
+#define MT_STATUS_MAX 512
+
+typedef struct mt_ui {
+    mt_sort_key sort;
+    mt_group_key group;
+    char filter[MT_FILTER_MAX];
+    bool searching;  /* the search line has the keyboard */
+    bool paused;     /* Space: the data stays as it is */
+    long sel, first; /* selected row and first visible row of the table */
+    /* The selection follows its row across refreshes: by trace id (trace
+     * grouping) or by label (other groupings). */
+    uint32_t sel_trace;
+    char sel_label[256];
+    long detail_scroll, help_scroll, menu_sel;
+    uint32_t detail_trace; /* the trace the detail view shows */
+    char detail_label[256];
+    uint64_t baseline_t_ns; /* when the baseline was marked (0: none) */
+} mt_ui;
+
+typedef struct mt_app {
+    const mt_opts *o;
+    mt_theme theme;
+    mt_source src;
+    mt_symworker *sym;
+    mt_table *table;
+    mt_names names;
+    mt_picker picker;
+    mt_text_lines page; /* scratch for the detail and help pages */
+    mt_export_job export;
+    mt_ui ui;
+    const mt_panel *stack[MT_PANEL_DEPTH];
+    int depth;
+    bool dirty;   /* redraw */
+    bool rebuild; /* rows must be rebuilt (data, sort, group, filter or names changed) */
+    bool quit;
+    char status[MT_STATUS_MAX]; /* a message for the status line */
+    bool status_is_error;
+    double status_until; /* monotonic seconds */
+    double now;          /* monotonic seconds, updated every loop */
+} mt_app;
+
+/* Show a message on the status line for a few seconds. */
+void mt_app_status(mt_app *a, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+void mt_app_push(mt_app *a, const mt_panel *p);
+void mt_app_pop(mt_app *a);
+
+/* Attach to a running process (from the picker): 0, or -1 with a message. */
+int mt_app_attach(mt_app *a, int pid, char *msg, size_t n);
+
+/* The snapshot on screen, or NULL before the first one. */
+const mt_snapshot *mt_app_snapshot(const mt_app *a);
+
+#endif

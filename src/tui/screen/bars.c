@@ -1,0 +1,52 @@
+/* bars.c -- status line and function bar (see bars.h). */
+#include "bars.h"
+
+#include <stdio.h>
+
+#include "draw.h"
+
+static void draw_fkeys(mt_app *a, int y)
+{
+    const mt_theme *t = &a->theme;
+    const mt_panel *p = a->depth ? a->stack[a->depth - 1] : NULL;
+    mt_draw_fill(y, 0, COLS, A_NORMAL);
+    int x = 0;
+    for (const mt_fkey *k = p ? p->fkeys : NULL; k && k->key && x < COLS; k++) {
+        x += mt_draw_text(t, y, x, COLS - x, t->fkey, k->key);
+        x += mt_draw_fmt(t, y, x, COLS - x, t->fkey_label, "%-6s", k->label);
+    }
+    if (x < COLS)
+        mt_draw_fill(y, x, COLS - x, t->fkey_label);
+}
+
+static void draw_summary(mt_app *a, int y)
+{
+    const mt_theme *t = &a->theme;
+    size_t n = 0;
+    if (a->table)
+        mt_table_rows(a->table, &n);
+    char filt[MT_FILTER_MAX + 16] = "";
+    if (a->ui.filter[0])
+        snprintf(filt, sizeof filt, ", filter \"%s\"", a->ui.filter);
+    mt_draw_fmt(t, y, 0, COLS, t->dim, "%zu rows by %s, sorted by %s%s  (? for help)", n,
+                mt_group_name(a->ui.group), mt_sort_name(a->ui.sort), filt);
+}
+
+void mt_bars_draw(mt_app *a)
+{
+    const mt_theme *t = &a->theme;
+    int y = LINES - 2;
+    mt_draw_fill(y, 0, COLS, A_NORMAL);
+    if (a->ui.searching) {
+        int x = mt_draw_text(t, y, 0, COLS, t->search, "Filter: ");
+        x += mt_draw_text(t, y, x, COLS - x - 1, A_BOLD, a->ui.filter);
+        mt_draw_text(t, y, x, 1, A_REVERSE, " ");
+    } else if (a->status[0] && a->now < a->status_until) {
+        mt_draw_text(t, y, 0, COLS, a->status_is_error ? t->bad : t->warn, a->status);
+    } else if (a->src.error[0]) {
+        mt_draw_text(t, y, 0, COLS, t->bad, a->src.error);
+    } else if (a->depth && a->stack[a->depth - 1] == &mt_table_panel) {
+        draw_summary(a, y);
+    }
+    draw_fkeys(a, LINES - 1);
+}

@@ -1,0 +1,223 @@
+/* detail_panel.c -- Enter on a row: everything about one trace (or the
+ * largest trace of a group): its counters, the parts of its leak score,
+ * the ages of its live blocks, its history since memtop attached, and the
+ * whole symbolized backtrace with inlined frames.  Names that are still
+ * being resolved show as module+offset and fill in as they arrive. */
+#include <stdio.h>
+#include <string.h>
+
+#include "actions.h"
+#include "app.h"
+#include "columns.h"
+#include "format.h"
+#include "graph.h"
+#include "text_lines.h"
+
+#define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
+#define HISTORY_MAX 512
+
+static const char *const age_names[MT_AGE_BUCKETS] = {"<1s", "<10s", "<1m", "<10m",
+                                                      "<1h", "<6h",  "<1d", ">=1d"};
+
+static const mt_table_row *find_row(mt_app *a)
+{
+    size_t n;
+    const mt_table_row *rows = mt_table_rows(a->table, &n);
+    for (size_t i = 0; i < n; i++) {
+        bool same = a->ui.group == MT_GROUP_TRACE
+                        ? rows[i].trace_id == a->ui.detail_trace
+                        : rows[i].label && strcmp(rows[i].label, a->ui.detail_label) == 0;
+        if (same)
+            return &rows[i];
+    }
+    return NULL;
+}
+
+static const mt_shm_trace *find_trace(const mt_snapshot *s, uint32_t id)
+{
+    for (uint64_t i = 0; s && s->traces && i < s->slot.ntraces; i++)
+        if (s->traces[i].id == id)
+            return &s->traces[i];
+    return NULL;
+}
+
+static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
+{
+    const mt_theme *t = &a->theme;
+    bool d = mt_table_has_baseline(a->table);
+    const char *since = d ? " (since the baseline)" : "";
+    char c1[32], c2[32];
+    mt_lines_add(l, t->title, "Counters%s", since);
+    char live[48], blocks[48];
+    mt_column_text(MT_COL_LIVE, r, d, live, sizeof live);
+    mt_column_text(MT_COL_BLOCKS, r, d, blocks, sizeof blocks);
+    mt_lines_add(l, A_NORMAL, "  live        %s in %s blocks", live, blocks);
+    mt_lines_add(l, A_NORMAL, "  allocated   %s in %s allocations", B((uint64_t)r->alloc_bytes),
+                 mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
+    mt_lines_add(l, A_NORMAL, "  freed       %s frees, %s temporary (%.0f%% of frees)",
+                 mt_fmt_count((uint64_t)r->free_count, c1, 32),
+                 mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
+    mt_lines_add(l, A_NORMAL, "  rates       %s live growth, %.1f allocations/s",
+                 mt_fmt_rate(r->growth_bps, c1, 32), r->allocs_ps);
+}
+
+static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
+{
+    const mt_theme *t = &a->theme;
+    mt_lines_add(l, t->title, "Leak suspicion %.0f / 100  (docs/leak-score.md)", r->leak.score);
+    mt_lines_add(l, A_NORMAL, "  sustained growth %.2f   retention (few frees) %.2f   aging %.2f",
+                 r->leak.growth, r->leak.retention, r->leak.aging);
+}
+
+static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const mt_snapshot *s)
+{
+    const mt_theme *t = &a->theme;
+    uint64_t total = 0;
+    for (unsigned i = 0; i < MT_AGE_BUCKETS; i++)
+        total += tr->age_bytes[i];
+    char oldest[32] = "none";
+    if (tr->oldest_birth_ns != MT_UNKNOWN && s->slot.age_scan_ns >= tr->oldest_birth_ns)
+        mt_fmt_duration((s->slot.age_scan_ns - tr->oldest_birth_ns) / 1000000000ull, oldest, 32);
+    mt_lines_add(l, t->title, "Ages of live blocks (bytes), oldest %s", oldest);
+    for (unsigned i = 0; i < MT_AGE_BUCKETS; i++) {
+        if (!tr->age_bytes[i])
+            continue;
+        char bar[256] = "";
+        int cells = total ? (int)(40.0 * (double)tr->age_bytes[i] / (double)total + 0.5) : 0;
+        for (int k = 0; k < cells && strlen(bar) + 4 < sizeof bar; k++)
+            strcat(bar, t->bar);
+        mt_lines_add(l, A_NORMAL, "  %-5s %10s %s", age_names[i], B(tr->age_bytes[i]), bar);
+    }
+    mt_lines_add(l, A_NORMAL, "  peak live   %s", B(tr->peak_live_bytes));
+}
+
+static void add_history(mt_app *a, mt_text_lines *l, uint32_t id)
+{
+    const mt_theme *t = &a->theme;
+    double vals[HISTORY_MAX];
+    uint64_t ts[HISTORY_MAX];
+    size_t n = mt_table_history(a->table, id, vals, ts, HISTORY_MAX);
+    mt_lines_add(l, t->title, "Live bytes since memtop attached (%zu samples)", n);
+    if (n < 2) {
+        mt_lines_add(l, t->dim, "  (a graph appears after a few refreshes)");
+        return;
+    }
+    char lines[MT_GRAPH_MAX_H][MT_GRAPH_LINE_BYTES];
+    mt_graph_style st = {t->utf8, COLS - 14 < 200 ? COLS - 14 : 200, 3, -1};
+    double max = mt_graph_render(vals, n, &st, lines);
+    for (int r = 0; r < st.height; r++)
+        mt_lines_add(l, t->graph, "%-11s %s", r == 0 ? B((uint64_t)max) : "", lines[r]);
+}
+
+static void add_frame_lines(mt_app *a, mt_text_lines *l, unsigned idx, uint64_t addr)
+{
+    const mt_theme *t = &a->theme;
+    mt_frame f[MT_MAX_CHAIN];
+    bool final = true;
+    unsigned n = mt_symworker_frames(a->names.w, addr, f, MT_MAX_CHAIN, &final);
+    for (unsigned i = 0; i < n; i++) {
+        char where[600];
+        mt_frame_short(&f[i], where, sizeof where);
+        const char *mod = f[i].module ? strrchr(f[i].module, '/') : NULL;
+        mod = mod ? mod + 1 : f[i].module ? f[i].module : "?";
+        attr_t at = !final ? t->dim : f[i].function ? A_NORMAL : t->warn;
+        if (i == 0)
+            mt_lines_add(l, at, "  #%-3u %s   [%s+0x%llx]%s", idx, where, mod,
+                         (unsigned long long)f[i].offset, final ? "" : " resolving...");
+        else
+            mt_lines_add(l, at, "        inlined: %s", where);
+    }
+}
+
+static void add_backtrace(mt_app *a, mt_text_lines *l, uint32_t id)
+{
+    const mt_theme *t = &a->theme;
+    unsigned n = 0;
+    const uint64_t *frames = mt_defs_frames(&a->src.view.defs, id, &n);
+    const mt_def_info *di = id < a->src.view.defs.count ? &a->src.view.defs.items[id] : NULL;
+    mt_lines_add(l, t->title, "Backtrace of trace #%u, innermost first (%u frames%s)", id, n,
+                 di && (di->flags & MT_DEF_TRUNCATED) ? ", truncated at MEMTOP_DEPTH" : "");
+    for (unsigned i = 0; frames && i < n; i++)
+        add_frame_lines(a, l, i, frames[i]);
+}
+
+static void build(mt_app *a, mt_text_lines *l)
+{
+    const mt_theme *t = &a->theme;
+    l->count = 0;
+    const mt_table_row *r = find_row(a);
+    if (!r) {
+        mt_lines_add(l, t->warn,
+                     "This row is not in the table any more (filtered out, or no longer "
+                     "allocating). Esc returns.");
+        return;
+    }
+    const mt_snapshot *s = mt_app_snapshot(a);
+    if (a->ui.group == MT_GROUP_TRACE)
+        mt_lines_add(l, t->value, "%s", r->label ? r->label : "?");
+    else
+        mt_lines_add(l, t->value,
+                     "%s %s: %u traces; the backtrace and ages below are of its "
+                     "largest, #%u",
+                     mt_group_name(a->ui.group), r->label ? r->label : "?", r->ntraces,
+                     r->trace_id);
+    mt_lines_add(l, A_NORMAL, "%s", "");
+    add_counters(a, l, r);
+    add_leak(a, l, r);
+    const mt_shm_trace *tr = find_trace(s, r->trace_id);
+    if (tr)
+        add_ages(a, l, tr, s);
+    add_history(a, l, r->trace_id);
+    add_backtrace(a, l, r->trace_id);
+}
+
+static void draw(mt_app *a, int y, int h)
+{
+    build(a, &a->page);
+    mt_lines_draw(&a->theme, &a->page, y, h, &a->ui.detail_scroll);
+}
+
+static mt_key_result key(mt_app *a, int ch)
+{
+    long page = LINES / 2;
+    switch (ch) {
+    case 27:
+    case KEY_LEFT:
+    case KEY_BACKSPACE:
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        return MT_KEY_CLOSE;
+    case KEY_UP:
+    case 'k':
+        a->ui.detail_scroll--;
+        break;
+    case KEY_DOWN:
+    case 'j':
+        a->ui.detail_scroll++;
+        break;
+    case KEY_PPAGE:
+        a->ui.detail_scroll -= page;
+        break;
+    case KEY_NPAGE:
+        a->ui.detail_scroll += page;
+        break;
+    case KEY_HOME:
+        a->ui.detail_scroll = 0;
+        break;
+    case KEY_END:
+        a->ui.detail_scroll = MT_LINES_MAX;
+        break;
+    default:
+        return MT_KEY_UNHANDLED;
+    }
+    a->dirty = true;
+    return MT_KEY_HANDLED;
+}
+
+static const mt_fkey fkeys[] = {
+    {"Esc", "Back"},  {"F1", "Help"},  {"F2", "Base"}, {"F5", "Pause"},
+    {"F7", "Export"}, {"F10", "Quit"}, {NULL, NULL},
+};
+
+const mt_panel mt_detail_panel = {"detail", true, draw, key, fkeys};

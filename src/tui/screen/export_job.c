@@ -1,0 +1,116 @@
+/* export_job.c -- exports in a child process (see export_job.h). */
+#include "export_job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "symbols.h"
+
+void mt_export_default_path(int pid, char *buf, size_t n)
+{
+    char stamp[32] = "now";
+    time_t t = time(NULL);
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = access(".", W_OK) == 0 ? "." : tmp && *tmp ? tmp : "/tmp";
+    snprintf(buf, n, "%s/memtop-%d-%s.json", dir, pid, stamp);
+}
+
+/* In the child: export, then report "ok" or the error through fd. */
+static void child_export(int fd, const mt_view *v, mt_state st, mt_sort_key sort, bool symbols,
+                         const char *path)
+{
+    char msg[1024] = "";
+    mt_symbols syms;
+    if (mt_symbols_init(&syms, symbols, getenv("MEMTOP_SKIP_FUNCS")) != 0) {
+        snprintf(msg, sizeof msg, "out of memory");
+    } else {
+        mt_locator loc = mt_symbols_locator(&syms, &v->mods);
+        mt_export_src src = {v, st, &loc, sort};
+        if (mt_export_file(path, &src, msg, sizeof msg) != 0 && !msg[0])
+            snprintf(msg, sizeof msg, "export failed");
+    }
+    ssize_t w = write(fd, msg, strlen(msg));
+    (void)w;
+    _exit(msg[0] ? 1 : 0);
+}
+
+int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, mt_sort_key sort, bool symbols,
+                    const char *path, char *msg, size_t n)
+{
+    if (j->pid) {
+        snprintf(msg, n, "an export to %s is still being written", j->path);
+        return -1;
+    }
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        snprintf(msg, n, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(msg, n, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_export(fds[1], v, st, sort, symbols, path);
+    }
+    close(fds[1]);
+    j->pid = pid;
+    j->fd = fds[0];
+    snprintf(j->path, sizeof j->path, "%s", path);
+    return 0;
+}
+
+static mt_job_state collect(mt_export_job *j, int status, char *msg, size_t n)
+{
+    char buf[1024];
+    ssize_t r = read(j->fd, buf, sizeof buf - 1);
+    buf[r > 0 ? r : 0] = 0;
+    close(j->fd);
+    j->pid = 0;
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok)
+        snprintf(msg, n, "%s", j->path);
+    else if (buf[0])
+        snprintf(msg, n, "%s", buf);
+    else
+        snprintf(msg, n, "the export of %s died (status %d)", j->path, status);
+    return ok ? MT_JOB_DONE : MT_JOB_FAILED;
+}
+
+mt_job_state mt_export_poll(mt_export_job *j, char *msg, size_t n)
+{
+    if (!j->pid)
+        return MT_JOB_IDLE;
+    int status;
+    pid_t r = waitpid(j->pid, &status, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR))
+        return MT_JOB_RUNNING;
+    if (r < 0)
+        status = -1;
+    return collect(j, status, msg, n);
+}
+
+void mt_export_finish(mt_export_job *j)
+{
+    if (!j->pid)
+        return;
+    int status = 0;
+    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    char msg[256];
+    collect(j, status, msg, sizeof msg);
+}

@@ -1,0 +1,38 @@
+/* export_job.h -- `e` in the viewer: write the snapshot on screen to a file
+ * without freezing the screen.  Symbolizing every trace of a large process
+ * can take seconds, so the export runs in a forked child with a symbolizer
+ * of its own (the viewer's copy of the data is the child's, copy-on-write);
+ * the viewer polls for the result. */
+#ifndef MEMTOP_EXPORT_JOB_H
+#define MEMTOP_EXPORT_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cli_options.h"
+#include "view.h"
+
+typedef struct mt_export_job {
+    pid_t pid; /* 0: none running */
+    int fd;    /* read end of the child's message pipe */
+    char path[4096];
+} mt_export_job;
+
+typedef enum mt_job_state { MT_JOB_IDLE, MT_JOB_RUNNING, MT_JOB_DONE, MT_JOB_FAILED } mt_job_state;
+
+/* A fresh file name for an export of pid taken now: ./memtop-PID-YYYYmmdd-HHMMSS.json in
+ * the current directory if it is writable, else in $TMPDIR or /tmp. */
+void mt_export_default_path(int pid, char *buf, size_t n);
+
+/* Start writing v's snapshot to path.  0, or -1 with a message. */
+int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, mt_sort_key sort, bool symbols,
+                    const char *path, char *msg, size_t n);
+
+/* Check on a running export; DONE or FAILED once (msg filled), then IDLE. */
+mt_job_state mt_export_poll(mt_export_job *j, char *msg, size_t n);
+
+/* Wait for a running export to finish (at quit). */
+void mt_export_finish(mt_export_job *j);
+
+#endif

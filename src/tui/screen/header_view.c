@@ -1,0 +1,217 @@
+/* header_view.c -- the process header (see header_view.h). */
+#include "header_view.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "draw.h"
+#include "format.h"
+#include "graph.h"
+
+#define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
+#define TEXT_ROWS 4
+
+int mt_header_height(const mt_app *a, int lines)
+{
+    (void)a;
+    int graph = lines >= 30 ? 3 : lines >= 20 ? 2 : lines >= 14 ? 1 : 0;
+    return TEXT_ROWS + graph;
+}
+
+static const char *phase_text(const mt_app *a, attr_t *attr)
+{
+    const mt_theme *t = &a->theme;
+    *attr = t->good;
+    if (a->ui.paused) {
+        *attr = t->warn;
+        return "PAUSED";
+    }
+    switch (a->src.phase) {
+    case MT_SRC_WAITING:
+        *attr = t->warn;
+        return "STARTING";
+    case MT_SRC_EXITED:
+        *attr = t->bad;
+        return "EXITED: live = leaked at exit";
+    case MT_SRC_GONE:
+        *attr = t->bad;
+        return "GONE without a final snapshot";
+    default:
+        return "RUNNING";
+    }
+}
+
+/* Row 0: pid, command, uptime, state. */
+static void draw_who(mt_app *a, const mt_snapshot *s)
+{
+    const mt_theme *t = &a->theme;
+    const mt_view *v = &a->src.view;
+    char up[32] = "-";
+    if (s)
+        mt_fmt_duration(s->slot.t_ns / 1000000000ull, up, sizeof up);
+    attr_t pa;
+    const char *phase = phase_text(a, &pa);
+    int x = mt_draw_text(t, 0, 0, COLS, t->title, "memtop ");
+    x += mt_draw_fmt(t, 0, x, COLS - x, t->value, "pid %d ", a->src.pid);
+    int pw = mt_text_width(phase) + 2;
+    int upw = (int)strlen(up) + 5;
+    const char *cmd = v->seg.id.cmdline[0] ? v->seg.id.cmdline : v->seg.id.exe;
+    if (!v->attached && !v->have_snap && a->o->prog_argv)
+        cmd = a->o->prog_argv[0];
+    x += mt_draw_text(t, 0, x, COLS - x - pw - upw, A_NORMAL, cmd);
+    x += mt_draw_fmt(t, 0, x + 1, COLS - x - 1, t->label, " up %s ", up) + 1;
+    mt_draw_text(t, 0, x + 1, COLS - x - 1, pa | A_BOLD, phase);
+}
+
+static void field(const mt_theme *t, int y, int *x, const char *label, attr_t va, const char *val)
+{
+    if (*x > 0)
+        *x += mt_draw_fmt(t, y, *x, COLS - *x, t->dim, " %s ", t->sep);
+    *x += mt_draw_text(t, y, *x, COLS - *x, t->label, label);
+    *x += mt_draw_text(t, y, *x, COLS - *x, va, val);
+}
+
+/* Row 1: heap, allocator, RSS and what that means for fragmentation. */
+static void draw_memory(mt_app *a, const mt_shm_totals *to)
+{
+    const mt_theme *t = &a->theme;
+    char buf[128];
+    int x = 0;
+    snprintf(buf, sizeof buf, "%s in %s blocks", B(to->live_bytes),
+             mt_fmt_count(to->live_count, (char[32]){0}, 32));
+    field(t, 1, &x, "Heap ", t->value, buf);
+    if (to->allocator_bytes != MT_UNKNOWN && to->allocator_bytes) {
+        double frag = to->allocator_bytes > to->live_bytes
+                          ? 100.0 * (double)(to->allocator_bytes - to->live_bytes) /
+                                (double)to->allocator_bytes
+                          : 0.0;
+        snprintf(buf, sizeof buf, "%s, %.0f%% not live", B(to->allocator_bytes), frag);
+        field(t, 1, &x, "Allocator ", frag >= 50 ? t->warn : t->value, buf);
+    } else {
+        field(t, 1, &x, "Allocator ", t->dim, "unknown");
+    }
+    field(t, 1, &x, "RSS ", t->value, B(to->rss_bytes));
+    field(t, 1, &x, "peak ", A_NORMAL, B(to->peak_live_bytes));
+}
+
+/* Live-bytes growth per second over the last minute, from the timeline. */
+static double minute_growth(const mt_snapshot *s)
+{
+    if (!s->timeline || s->slot.ntimeline < 2)
+        return 0;
+    const mt_shm_point *last = &s->timeline[s->slot.ntimeline - 1], *p = &s->timeline[0];
+    for (uint32_t i = s->slot.ntimeline - 1; i-- > 0;) {
+        p = &s->timeline[i];
+        if (last->t_ns - p->t_ns >= 60000000000ull)
+            break;
+    }
+    if (last->t_ns <= p->t_ns)
+        return 0;
+    return ((double)last->live_bytes - (double)p->live_bytes) /
+           ((double)(last->t_ns - p->t_ns) / 1e9);
+}
+
+static void health_text(const mt_shm_totals *to, uint32_t flags, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    if (to->unknown_free_count)
+        k += (size_t)snprintf(buf + k, n - k, "%llu unknown frees ",
+                              (unsigned long long)to->unknown_free_count);
+    if (to->untracked_alloc_count && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "%llu untracked ",
+                              (unsigned long long)to->untracked_alloc_count);
+    if (to->missed_free_count && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "%llu missed frees ",
+                              (unsigned long long)to->missed_free_count);
+    if ((to->dropped_traces || (flags & MT_FLAG_SEGMENT_FULL)) && k < n)
+        snprintf(buf + k, n - k, "%llu traces dropped ", (unsigned long long)to->dropped_traces);
+}
+
+/* Row 2: rates, growth, health. */
+static void draw_rates(mt_app *a, const mt_snapshot *s)
+{
+    const mt_theme *t = &a->theme;
+    const mt_view *v = &a->src.view;
+    char buf[160];
+    int x = 0;
+    if (v->rates.valid)
+        snprintf(buf, sizeof buf, "%s/s allocs, %s/s frees",
+                 mt_fmt_count((uint64_t)(v->rates.allocs_per_s + 0.5), (char[32]){0}, 32),
+                 mt_fmt_count((uint64_t)(v->rates.frees_per_s + 0.5), (char[32]){0}, 32));
+    else
+        snprintf(buf, sizeof buf, "n/a");
+    field(t, 2, &x, "Rate ", t->value, buf);
+    double g = minute_growth(s);
+    field(t, 2, &x, "Growth 1m ", g > 0 ? t->warn : t->value, mt_fmt_rate(g, buf, sizeof buf));
+    health_text(&s->slot.totals, s->flags, buf, sizeof buf);
+    field(t, 2, &x, "Data ", buf[0] ? t->warn : t->good, buf[0] ? buf : "exact");
+}
+
+/* Row 3: baseline, launch output, recording, names still resolving. */
+static void draw_notes(mt_app *a)
+{
+    const mt_theme *t = &a->theme;
+    char buf[600];
+    int x = 0;
+    if (a->ui.baseline_t_ns) {
+        uint64_t now = a->src.view.snap.slot.t_ns;
+        char ago[32];
+        mt_fmt_duration(now > a->ui.baseline_t_ns ? (now - a->ui.baseline_t_ns) / 1000000000ull : 0,
+                        ago, sizeof ago);
+        snprintf(buf, sizeof buf, "figures are changes over the last %s (b: clear)", ago);
+        field(t, 3, &x, "Baseline ", t->warn, buf);
+    }
+    field(t, 3, &x, "Rec ", t->dim, "off (r)");
+    if (a->src.launched)
+        field(t, 3, &x, "Output ", A_NORMAL, a->src.out_path);
+    size_t pending = a->names.w ? mt_symworker_pending(a->names.w) : 0;
+    if (pending) {
+        snprintf(buf, sizeof buf, "%zu addresses", pending);
+        field(t, 3, &x, "Resolving ", t->dim, buf);
+    }
+}
+
+static void draw_graph(mt_app *a, const mt_snapshot *s, int y, int h)
+{
+    const mt_theme *t = &a->theme;
+    double vals[MT_TIMELINE_POINTS];
+    size_t n = 0;
+    for (uint32_t i = 0; s->timeline && i < s->slot.ntimeline && n < MT_TIMELINE_POINTS; i++)
+        vals[n++] = (double)s->timeline[i].live_bytes;
+    int label_w = 12;
+    mt_graph_style st = {t->utf8, COLS - label_w, h, -1};
+    if (st.width < 8)
+        return;
+    char lines[MT_GRAPH_MAX_H][MT_GRAPH_LINE_BYTES];
+    double max = mt_graph_render(vals, n, &st, lines);
+    for (int r = 0; r < h && r < MT_GRAPH_MAX_H; r++) {
+        mvhline(y + r, 0, ' ', COLS);
+        attrset(t->graph);
+        mvaddstr(y + r, label_w, lines[r]);
+        attrset(A_NORMAL);
+    }
+    mt_draw_text(t, y, 0, label_w - 1, t->label, "Heap life");
+    mt_draw_text(t, y + (h > 1 ? 1 : 0), 0, label_w - 1, t->dim, B((uint64_t)max));
+}
+
+int mt_header_draw(mt_app *a)
+{
+    int h = mt_header_height(a, LINES);
+    for (int r = 0; r < h; r++)
+        mt_draw_fill(r, 0, COLS, A_NORMAL);
+    const mt_snapshot *s = mt_app_snapshot(a);
+    draw_who(a, s);
+    if (!s) {
+        mt_draw_text(&a->theme, 1, 0, COLS, a->theme.dim,
+                     "waiting for the target's first snapshot...");
+        return h;
+    }
+    draw_memory(a, &s->slot.totals);
+    draw_rates(a, s);
+    draw_notes(a);
+    if (h > TEXT_ROWS)
+        draw_graph(a, s, TEXT_ROWS, h - TEXT_ROWS);
+    return h;
+}

@@ -1,0 +1,197 @@
+/* screen_manager.c -- the event loop (see screen_manager.h).
+ *
+ * Nothing here blocks on the target or on symbolization: snapshots are
+ * copied out of shared memory under the seqlock (bounded retries), names
+ * come from the background symbolizer, exports run in a child.  The loop
+ * wakes at least every TICK_MS to notice names arriving and the target
+ * ending. */
+#include "screen_manager.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "actions.h"
+#include "bars.h"
+#include "draw.h"
+#include "header_view.h"
+#include "table_keys.h"
+
+#define TICK_MS 100
+#define NAMES_REBUILD_S 0.5 /* at most this often for names arriving */
+#define MIN_COLS 40
+#define MIN_LINES 10
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef struct loop {
+    int sigfd;
+    double next_data;
+    double last_names_build;
+    uint64_t names_gen;
+    uint64_t observed_seq; /* publish_seq of the last snapshot fed to the table */
+    bool observed_any;
+} loop;
+
+/* Feed a snapshot the table has not seen yet. */
+static void take_data(mt_app *a, loop *L)
+{
+    const mt_view *v = &a->src.view;
+    if (!v->have_snap || (L->observed_any && v->snap.slot.publish_seq == L->observed_seq))
+        return;
+    mt_symworker_set_modules(a->sym, &v->mods);
+    bool prev_ok = v->have_prev && L->observed_any && v->prev.slot.publish_seq == L->observed_seq;
+    mt_table_observe(a->table, &v->snap, prev_ok ? &v->prev : NULL);
+    L->observed_seq = v->snap.slot.publish_seq;
+    L->observed_any = true;
+    a->rebuild = true;
+    a->dirty = true;
+}
+
+static void poll_data(mt_app *a, loop *L)
+{
+    if (a->now < L->next_data || a->ui.paused || !a->src.pid)
+        return;
+    bool waiting = a->src.phase == MT_SRC_WAITING;
+    L->next_data = a->now + (waiting ? 0.05 : a->o->delay_s);
+    if (mt_source_poll(&a->src))
+        a->dirty = true;
+    take_data(a, L);
+}
+
+static void build_rows(mt_app *a, loop *L)
+{
+    const mt_snapshot *s = mt_app_snapshot(a);
+    uint64_t gen = a->sym ? mt_symworker_generation(a->sym) : 0;
+    bool names_news = gen != L->names_gen && a->now - L->last_names_build >= NAMES_REBUILD_S;
+    if (!s || (!a->rebuild && !names_news))
+        return;
+    mt_namer namer = mt_names_namer(&a->names);
+    mt_table_remember_selection(a);
+    if (mt_table_build(a->table, s, a->ui.group, a->ui.sort, a->ui.filter, &namer) < 0)
+        mt_app_status(a, true, "out of memory building the table");
+    mt_table_restore_selection(a);
+    L->names_gen = gen;
+    L->last_names_build = a->now;
+    a->rebuild = false;
+    a->dirty = true;
+}
+
+static void poll_export(mt_app *a)
+{
+    char msg[1024];
+    mt_job_state st = mt_export_poll(&a->export, msg, sizeof msg);
+    if (st == MT_JOB_DONE)
+        mt_app_status(a, false, "exported %s", msg);
+    else if (st == MT_JOB_FAILED)
+        mt_app_status(a, true, "export failed: %s", msg);
+}
+
+static void draw(mt_app *a)
+{
+    erase();
+    if (COLS < MIN_COLS || LINES < MIN_LINES) {
+        mt_draw_fmt(&a->theme, 0, 0, COLS, A_BOLD, "memtop needs %dx%d (now %dx%d); q quits",
+                    MIN_COLS, MIN_LINES, COLS, LINES);
+        refresh();
+        return;
+    }
+    const mt_panel *p = a->stack[a->depth - 1];
+    int y = p->show_header ? mt_header_draw(a) : 0;
+    p->draw(a, y, LINES - 2 - y);
+    mt_bars_draw(a);
+    refresh();
+    a->dirty = false;
+}
+
+static void handle_key(mt_app *a, int ch)
+{
+    if (ch == KEY_RESIZE) {
+        a->dirty = true;
+        return;
+    }
+    const mt_panel *p = a->stack[a->depth - 1];
+    mt_key_result r = p->key(a, ch);
+    if (r == MT_KEY_CLOSE)
+        mt_app_pop(a);
+    else if (r == MT_KEY_UNHANDLED)
+        mt_global_key(a, ch);
+    if (a->depth == 0)
+        a->quit = true;
+    a->dirty = true;
+}
+
+/* A terminating signal's number, or 0. */
+static int read_signals(loop *L)
+{
+    struct signalfd_siginfo si;
+    int term = 0;
+    while (read(L->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+        if (si.ssi_signo != SIGCHLD)
+            term = (int)si.ssi_signo;
+        else
+            L->next_data = 0; /* PROG may have exited: look now */
+    return term;
+}
+
+static int wait_input(loop *L)
+{
+    struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {L->sigfd, POLLIN, 0}};
+    int r = poll(fds, 2, TICK_MS);
+    if (r > 0 && (fds[1].revents & POLLIN))
+        return read_signals(L);
+    return 0;
+}
+
+static int open_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    sigaddset(&set, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int mt_screen_run(mt_app *a)
+{
+    loop L;
+    memset(&L, 0, sizeof L);
+    L.sigfd = open_signals();
+    int sig = 0;
+    a->dirty = true;
+    while (!a->quit && !sig) {
+        a->now = monotonic_s();
+        if (a->stack[a->depth - 1] == &mt_picker_panel && mt_picker_scan(&a->picker, a->now))
+            a->dirty = true;
+        poll_data(a, &L);
+        build_rows(a, &L);
+        poll_export(a);
+        if (a->status[0] && a->now >= a->status_until && a->status_until > 0) {
+            a->status_until = 0;
+            a->dirty = true;
+        }
+        if (a->dirty || (a->sym && mt_symworker_generation(a->sym) != L.names_gen))
+            draw(a);
+        sig = L.sigfd >= 0 ? wait_input(&L) : 0;
+        if (L.sigfd < 0)
+            napms(TICK_MS);
+        for (int ch; !sig && !a->quit && (ch = getch()) != ERR;)
+            handle_key(a, ch);
+    }
+    if (L.sigfd >= 0)
+        close(L.sigfd);
+    return sig;
+}

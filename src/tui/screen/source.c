@@ -1,0 +1,147 @@
+/* source.c -- the viewer's live data source (see source.h). */
+#include "source.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "memtop_ipc.h"
+
+#define GIVE_UP_FAILURES 100 /* consecutive hard refresh failures */
+
+void mt_source_init(mt_source *s)
+{
+    memset(s, 0, sizeof *s);
+    mt_view_init(&s->view);
+}
+
+int mt_source_attach(mt_source *s, int pid, char *msg, size_t n)
+{
+    s->pid = pid;
+    if (mt_attach_pid(&s->view, mt_shm_dir(), pid, msg, n) != 0)
+        return -1;
+    s->phase = mt_view_state(&s->view) == MT_STATE_EXITED ? MT_SRC_EXITED : MT_SRC_LIVE;
+    return 0;
+}
+
+int mt_source_launch(mt_source *s, char **argv, const char *lib, const char *out_path, char *msg,
+                     size_t n)
+{
+    char def[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(def, sizeof def, "%s/memtop-%%p.out", tmp && *tmp ? tmp : "/tmp");
+    mt_spawn_io io = {out_path ? out_path : def, out_path == NULL, true};
+    sigset_t mask;
+    sigemptyset(&mask);
+    int rc = mt_child_spawn(&s->child, argv, lib, &mask, &io, msg, n);
+    if (rc != 0)
+        return rc;
+    s->launched = true;
+    s->pid = (int)s->child.pid;
+    s->phase = MT_SRC_WAITING;
+    mt_spawn_out_path(&io, s->pid, s->out_path, sizeof s->out_path);
+    mt_shm_path(mt_shm_dir(), s->pid, s->view.path, sizeof s->view.path);
+    return 0;
+}
+
+static uint64_t published(const mt_view *v)
+{
+    const mt_shm_header *h = (const mt_shm_header *)v->seg.base;
+    return __atomic_load_n(&h->publish_count, __ATOMIC_ACQUIRE);
+}
+
+bool mt_source_ready(const mt_source *s)
+{
+    if (!s->view.attached)
+        return true; /* try to attach */
+    return !s->view.have_snap || published(&s->view) != s->view.snap.slot.publish_seq ||
+           mt_segment_replaced(&s->view.seg);
+}
+
+static void hard_failure(mt_source *s, const mt_err *err)
+{
+    if (++s->failures < GIVE_UP_FAILURES)
+        return;
+    snprintf(s->error, sizeof s->error, "%s: %s", s->view.path, err->msg);
+}
+
+/* Where the target stands after a refresh. */
+static bool update_phase(mt_source *s)
+{
+    mt_src_phase before = s->phase;
+    bool child_gone = s->launched && mt_child_poll(&s->child);
+    if (s->view.have_snap) {
+        mt_state st = mt_view_state(&s->view);
+        if (st == MT_STATE_EXITED)
+            s->phase = MT_SRC_EXITED;
+        else if (st == MT_STATE_STALE || child_gone)
+            s->phase = MT_SRC_GONE;
+        else
+            s->phase = MT_SRC_LIVE;
+    } else if (child_gone) {
+        s->phase = MT_SRC_GONE;
+    }
+    return s->phase != before;
+}
+
+bool mt_source_poll(mt_source *s)
+{
+    if (s->phase == MT_SRC_EXITED || (s->phase == MT_SRC_GONE && s->view.have_snap))
+        return false; /* the final state stays on screen */
+    bool changed = false;
+    if (mt_source_ready(s)) {
+        uint64_t before = s->view.have_snap ? s->view.snap.slot.publish_seq : 0;
+        mt_err err = {MT_OK, ""};
+        /* Attaches first if need be (launch mode, or after an exec). */
+        mt_errc rc = mt_view_refresh(&s->view, &err);
+        if (rc == MT_OK) {
+            s->failures = 0;
+            s->error[0] = 0;
+            changed = s->view.snap.slot.publish_seq != before;
+        } else if (!mt_view_transient(rc)) {
+            hard_failure(s, &err);
+        }
+    }
+    return update_phase(s) || changed;
+}
+
+static void sleep_s(double secs)
+{
+    struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* SIGTERM, then SIGKILL if PROG is still there after grace_s. */
+static void end_child(mt_source *s, double grace_s)
+{
+    kill(s->child.pid, SIGTERM);
+    for (double waited = 0; waited < grace_s; waited += 0.02) {
+        if (mt_child_poll(&s->child))
+            return;
+        sleep_s(0.02);
+    }
+    kill(s->child.pid, SIGKILL);
+}
+
+int mt_source_close(mt_source *s, double grace_s)
+{
+    int status = -1;
+    if (s->launched) {
+        bool ran_to_end = mt_child_poll(&s->child);
+        if (!ran_to_end)
+            end_child(s, grace_s);
+        /* The child is a zombie until reaped: its segment name is still ours. */
+        if (s->view.path[0])
+            unlink(s->view.path);
+        int st = mt_child_reap(&s->child);
+        if (ran_to_end)
+            status = st;
+    }
+    mt_view_detach(&s->view);
+    return status;
+}

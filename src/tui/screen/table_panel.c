@@ -1,0 +1,122 @@
+/* table_panel.c -- the main screen: one row per trace (or function, file,
+ * module), the columns of columns.h, and the keys that move, sort, group,
+ * search and open the detail view. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "columns.h"
+#include "draw.h"
+#include "table_keys.h"
+
+static void draw_heading(mt_app *a, int y)
+{
+    const mt_theme *t = &a->theme;
+    bool delta = mt_table_has_baseline(a->table);
+    mt_draw_fill(y, 0, COLS, t->heading);
+    int x = 0;
+    for (int c = 0; c < MT_COLS; c++) {
+        const mt_column *col = &mt_columns[c];
+        char h[32];
+        snprintf(h, sizeof h, "%s%s", delta && col->has_delta ? t->delta : "", col->heading);
+        attr_t at = col->sort == a->ui.sort ? t->heading | A_BOLD | A_UNDERLINE : t->heading;
+        mt_draw_right(t, y, x + col->width, col->width, at, h);
+        x += col->width + 1;
+    }
+    char loc[96];
+    snprintf(loc, sizeof loc, " %s",
+             a->ui.group == MT_GROUP_TRACE ? "LOCATION (innermost frame that is not plumbing)"
+                                           : mt_group_name(a->ui.group));
+    for (char *p = loc; *p; p++)
+        if (*p >= 'a' && *p <= 'z' && a->ui.group != MT_GROUP_TRACE)
+            *p = (char)(*p - 'a' + 'A');
+    mt_draw_text(t, y, x, COLS - x, t->heading, loc);
+}
+
+static void row_location(mt_app *a, const mt_table_row *r, char *buf, size_t n)
+{
+    if (a->ui.group == MT_GROUP_TRACE || r->ntraces <= 1)
+        snprintf(buf, n, "%s", r->label ? r->label : "?");
+    else
+        snprintf(buf, n, "%s  (%u traces)", r->label ? r->label : "?", r->ntraces);
+}
+
+static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)
+{
+    const mt_theme *t = &a->theme;
+    bool delta = mt_table_has_baseline(a->table);
+    attr_t base = selected ? t->selected : A_NORMAL;
+    mt_draw_fill(y, 0, COLS, base);
+    int x = 0;
+    for (int c = 0; c < MT_COLS; c++) {
+        char buf[48];
+        mt_column_text(c, r, delta, buf, sizeof buf);
+        attr_t at = base;
+        if (!selected && c == MT_COL_LEAK && r->leak.score >= 60)
+            at = t->bad;
+        else if (!selected && c == MT_COL_GROWTH && r->growth_bps > 0.5)
+            at = t->warn;
+        mt_draw_right(t, y, x + mt_columns[c].width, mt_columns[c].width, at, buf);
+        x += mt_columns[c].width + 1;
+    }
+    char loc[1024];
+    row_location(a, r, loc, sizeof loc);
+    mt_draw_text(t, y, x + 1, COLS - x - 1, base, loc);
+}
+
+static void draw_empty(mt_app *a, int y)
+{
+    const mt_theme *t = &a->theme;
+    if (a->ui.filter[0])
+        mt_draw_fmt(t, y, 2, COLS - 2, t->dim, "no rows match \"%s\" (Esc in search clears it)",
+                    a->ui.filter);
+    else if (mt_app_snapshot(a))
+        mt_draw_text(t, y, 2, COLS - 2, t->dim, "no allocations seen yet");
+    else
+        mt_draw_text(t, y, 2, COLS - 2, t->dim, "waiting for data...");
+}
+
+/* Keep the selection inside the rows and on screen. */
+static void clamp_view(mt_app *a, long nrows, int visible)
+{
+    mt_ui *u = &a->ui;
+    if (u->sel >= nrows)
+        u->sel = nrows - 1;
+    if (u->sel < 0)
+        u->sel = 0;
+    if (u->first > u->sel)
+        u->first = u->sel;
+    if (visible > 0 && u->sel >= u->first + visible)
+        u->first = u->sel - visible + 1;
+    if (u->first < 0)
+        u->first = 0;
+}
+
+static void draw(mt_app *a, int y, int h)
+{
+    size_t n;
+    const mt_table_row *rows = mt_table_rows(a->table, &n);
+    draw_heading(a, y);
+    int visible = h - 1;
+    clamp_view(a, (long)n, visible);
+    /* Names for the rows on screen first: asked last, they are the newest
+     * requests, which the symbolizer serves first. */
+    for (int i = visible - 1; i >= 0; i--)
+        if (a->ui.first + i < (long)n)
+            mt_names_prioritize(&a->names, rows[a->ui.first + i].trace_id);
+    for (int i = 0; i < visible; i++) {
+        long k = a->ui.first + i;
+        mt_draw_fill(y + 1 + i, 0, COLS, A_NORMAL);
+        if (k < (long)n)
+            draw_row(a, y + 1 + i, &rows[k], k == a->ui.sel);
+    }
+    if (!n && visible > 0)
+        draw_empty(a, y + 1);
+}
+
+static const mt_fkey fkeys[] = {
+    {"F1", "Help"},   {"F2", "Base"},   {"F3", "Search"}, {"F4", "Group"}, {"F5", "Pause"},
+    {"F6", "SortBy"}, {"F7", "Export"}, {"F8", "Record"}, {"F10", "Quit"}, {NULL, NULL},
+};
+
+const mt_panel mt_table_panel = {"table", true, draw, mt_table_key, fkeys};

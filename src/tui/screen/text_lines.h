@@ -1,0 +1,25 @@
+/* text_lines.h -- a scrollable page of lines (the detail and help views):
+ * collect lines with their attributes, then draw any window of them. */
+#ifndef MEMTOP_TEXT_LINES_H
+#define MEMTOP_TEXT_LINES_H
+
+#include <stdarg.h>
+
+#include "theme.h"
+
+#define MT_LINES_MAX 1024
+#define MT_LINE_BYTES 512
+
+typedef struct mt_text_lines {
+    int count;
+    attr_t attr[MT_LINES_MAX];
+    char text[MT_LINES_MAX][MT_LINE_BYTES];
+} mt_text_lines;
+
+void mt_lines_add(mt_text_lines *l, attr_t attr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Draw lines [*scroll, *scroll + h) at rows [y, y + h), clamping *scroll. */
+void mt_lines_draw(const mt_theme *t, const mt_text_lines *l, int y, int h, long *scroll);
+
+#endif

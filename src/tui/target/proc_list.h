@@ -1,0 +1,33 @@
+/* proc_list.h -- the processes memtop can attach to: every segment in the
+ * segment directory, with its state, live heap, uptime and command.  Used
+ * by `memtop --list` and by the viewer's process picker. */
+#ifndef MEMTOP_PROC_LIST_H
+#define MEMTOP_PROC_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtop_ipc.h"
+
+typedef struct mt_proc_entry {
+    int pid;
+    bool ok;           /* the segment opened; else `why` says what is wrong */
+    const char *state; /* "running", "exited", "stale", "denied", "starting", "invalid" */
+    bool have_totals;  /* live_bytes and uptime_s are known */
+    uint64_t live_bytes;
+    uint64_t uptime_s;
+    char cmd[MT_CMDLINE_MAX]; /* sanitized: no control characters */
+    char why[256];
+} mt_proc_entry;
+
+typedef struct mt_proc_list {
+    mt_proc_entry *items;
+    size_t count;
+} mt_proc_list;
+
+/* Read every segment of dir.  MT_E_NOENT when dir does not exist. */
+mt_errc mt_proc_list_read(const char *dir, mt_proc_list *out, mt_err *err);
+void mt_proc_list_free(mt_proc_list *l);
+
+#endif
