@@ -11,6 +11,7 @@
 #include "shm_liveness.h"
 #include "shm_modules.h"
 #include "shm_path.h"
+#include "shm_recording.h"
 #include "shm_segment.h"
 #include "shm_snapshot.h"
 

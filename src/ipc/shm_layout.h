@@ -66,8 +66,11 @@ enum {
 /* Control channel commands (viewer -> target). */
 enum {
     MT_CMD_NONE = 0,
-    MT_CMD_PING = 1,        /* answer "pong" */
-    MT_CMD_PUBLISH_NOW = 2, /* publish a snapshot now; answer after it is visible */
+    MT_CMD_PING = 1,         /* answer "pong" */
+    MT_CMD_PUBLISH_NOW = 2,  /* publish a snapshot now; answer after it is visible */
+    MT_CMD_RECORD_START = 3, /* arg: absolute path of a new .dat file; answer OK with the path,
+                              * or FAILED with the reason (exists, EACCES, already recording) */
+    MT_CMD_RECORD_STOP = 4,  /* finalize the recording; answer OK with the bytes written */
 };
 
 /* Control channel status (target -> viewer). */
@@ -92,6 +95,33 @@ typedef struct mt_shm_control {
     char arg[MT_CTRL_ARG_MAX];
     char msg[MT_CTRL_MSG_MAX];
 } mt_shm_control;
+
+/* Recording status (header.recording), written by the target only: the
+ * viewer shows it.  All-zero (MT_REC_STATE_OFF) in a segment whose target
+ * has never recorded, and in segments of targets built before recordings
+ * existed (the header area beyond `control` was always zero).  `state` is
+ * stored last with release after the other fields; numbers only grow while
+ * a recording runs.  docs/recording-format.md describes the file. */
+enum {
+    MT_REC_STATE_OFF = 0,     /* never recorded */
+    MT_REC_STATE_ON = 1,      /* recording into `path` */
+    MT_REC_STATE_STOPPED = 2, /* finalized; the figures are final */
+    MT_REC_STATE_FAILED = 3,  /* stopped by an error: see error / message */
+};
+
+#define MT_REC_MSG_MAX 256u
+
+typedef struct mt_shm_recording {
+    uint32_t state;               /* atomic; MT_REC_STATE_* */
+    int32_t error;                /* errno of a failure, else 0 */
+    uint64_t start_unix_ns;       /* when the recording began */
+    uint64_t bytes_written;       /* file bytes so far (compressed) */
+    uint64_t events_written;      /* allocation and free events recorded */
+    uint64_t events_dropped;      /* events the writer could not keep: inexact if > 0 */
+    uint64_t recordings;          /* recordings started by this process so far */
+    char path[MT_PATH_MAX];       /* NUL-terminated */
+    char message[MT_REC_MSG_MAX]; /* NUL-terminated, e.g. "disk full (ENOSPC)" */
+} mt_shm_recording;
 
 typedef struct mt_shm_slot_ref {
     uint64_t seq; /* atomic seqlock word; odd while being written */
@@ -135,7 +165,10 @@ typedef struct mt_shm_header {
     mt_shm_slot_ref slots[MT_SLOTS];
 
     mt_shm_control control;
+    mt_shm_recording recording; /* added in version 1 without a bump: see above */
 } mt_shm_header;
+
+_Static_assert(sizeof(mt_shm_header) <= MT_HEADER_BYTES, "header must fit its area");
 
 /* A backtrace definition, appended once when the trace is first published.
  * Followed by nframes uint64_t call-site addresses (return address - 1),

@@ -17,6 +17,10 @@
  * exec: the new image loads libmemtop.so afresh (LD_PRELOAD is inherited)
  * and replaces the segment of this pid.
  *
+ * Recordings (record.h): MEMTOP_RECORD starts at tracking start, the
+ * writer thread with our constructor; a fork child drops its parent's
+ * recording; exit, _exit and exec finalize it.
+ *
  * exit: our destructor (run after the program's atexit handlers) publishes
  * the final snapshot, marks it exited and unlinks the segment (viewers that
  * mapped it keep the final state).  _exit and _Exit are interposed to do
@@ -25,10 +29,12 @@
 #define _GNU_SOURCE
 #include "backtrace.h"
 #include "clock.h"
+#include "dat_format.h"
 #include "log.h"
 #include "ptr_table.h"
 #include "publisher.h"
 #include "real_alloc.h"
+#include "record.h"
 #include "state.h"
 #include "thread_state.h"
 #include "trace_table.h"
@@ -85,6 +91,7 @@ static void fork_child(void)
         return;
     fork_unlock();
     mt_publisher_child_reset();
+    mt_rec_child_reset();
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
 }
 
@@ -100,6 +107,7 @@ static bool init_tracking(void)
         return false;
     }
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    mt_rec_init(environ); /* MEMTOP_RECORD: record from the first event */
     return true;
 }
 
@@ -127,6 +135,7 @@ bool mt_ensure_ready(void)
         int was = mt_tls_in_hook;
         mt_tls_in_hook = MT_IN_OWN;
         mt_publisher_start(true);
+        mt_rec_child_start();
         mt_tls_in_hook = was;
         return true;
     }
@@ -143,18 +152,24 @@ __attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char
     int st = atomic_load(&mt_g.state);
     if (st == MT_ST_UNINIT) {
         mt_ensure_ready(); /* also starts the publisher */
-        return;
-    }
-    if (st != MT_ST_READY)
-        return;
-    if (g_config_early) {
-        mt_config_load(&mt_g.cfg, envp);
-        if (mt_g.cfg.disabled) {
-            atomic_store(&mt_g.state, MT_ST_OFF);
+    } else {
+        if (st != MT_ST_READY)
             return;
+        if (g_config_early) {
+            mt_config_load(&mt_g.cfg, envp);
+            if (mt_g.cfg.disabled) {
+                atomic_store(&mt_g.state, MT_ST_OFF);
+                return;
+            }
         }
+        mt_publisher_start(false);
     }
-    mt_publisher_start(false);
+    if (atomic_load(&mt_g.state) == MT_ST_READY) {
+        int was = mt_tls_in_hook;
+        mt_tls_in_hook = MT_IN_OWN;
+        mt_rec_ctor(envp); /* the recording's writer thread */
+        mt_tls_in_hook = was;
+    }
 }
 
 /* Publishes the final snapshot, unless this thread is inside memtop: exit
@@ -168,6 +183,7 @@ __attribute__((destructor)) static void memtop_dtor(void)
         return;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
+    mt_rec_finish(MT_DAT_END_EXIT);
     mt_publisher_final();
     mt_tls_in_hook = was;
 }

@@ -72,7 +72,7 @@ static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
     }
 }
 
-static void describe(const struct dl_phdr_info *info, mt_shm_module *out)
+void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
 {
     memset(out, 0, sizeof *out);
     out->bias = info->dlpi_addr;
@@ -125,7 +125,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     (void)size;
     scan_ctx *c = arg;
     mt_shm_module rec;
-    describe(info, &rec);
+    mt_module_describe(info, &rec);
     if (rec.end == 0)
         return 0;
     known_module *k = find_known(c->m, rec.bias, rec.start);

@@ -8,12 +8,15 @@
  * takes it) and against the final publish at exit.  Nothing a viewer
  * writes into the control area is trusted: the command is checked and
  * unknown commands are answered with an error.
+ * Recording commands are handed to record_control.c, and the recording
+ * status is copied into the header at every poll.
  */
 #define _GNU_SOURCE
 #include "publisher.h"
 
 #include "clock.h"
 #include "log.h"
+#include "record.h"
 #include "shm_writer.h"
 #include "snapshot.h"
 #include "spinlock.h"
@@ -56,19 +59,23 @@ static bool own_segment(void)
 
 static void publish_locked(void)
 {
-    if (own_segment() && g_pub.snap)
+    if (own_segment() && g_pub.snap) {
         mt_snapshot_publish(g_pub.snap, &g_pub.w);
+        mt_rec_publish_status(g_pub.w.hdr);
+    }
 }
 
 static void serve_control(void)
 {
     if (!own_segment())
         return;
+    mt_rec_publish_status(g_pub.w.hdr); /* a recording's size grows between publishes */
     mt_shm_control *c = &g_pub.w.hdr->control;
     uint64_t req = __atomic_load_n(&c->req_seq, __ATOMIC_ACQUIRE);
     if (req == __atomic_load_n(&c->resp_seq, __ATOMIC_RELAXED))
         return;
-    switch (__atomic_load_n(&c->cmd, __ATOMIC_RELAXED)) {
+    uint32_t cmd = __atomic_load_n(&c->cmd, __ATOMIC_RELAXED);
+    switch (cmd) {
     case MT_CMD_PING:
         answer(c, req, MT_CTRL_OK, "pong");
         break;
@@ -78,6 +85,15 @@ static void serve_control(void)
         mt_spin_unlock(&g_pub.lock);
         answer(c, req, MT_CTRL_OK, "published");
         break;
+    case MT_CMD_RECORD_START:
+    case MT_CMD_RECORD_STOP: {
+        char msg[MT_CTRL_MSG_MAX];
+        int st = cmd == MT_CMD_RECORD_START ? mt_rec_cmd_start(c->arg, msg, sizeof msg)
+                                            : mt_rec_cmd_stop(msg, sizeof msg);
+        mt_rec_publish_status(g_pub.w.hdr);
+        answer(c, req, st, msg);
+        break;
+    }
     default:
         answer(c, req, MT_CTRL_UNKNOWN_CMD, "unknown command");
         break;

@@ -11,6 +11,10 @@
  *    was missed (e.g. it arrived in a signal handler while the deferred-free
  *    queue was full): it is charged as freed then, and counted as missed.
  *
+ * While a recording runs (record.h), each accounted event is also handed
+ * to the recorder with what was charged; when none runs, that costs one
+ * predictable branch per call on a relaxed load.
+ *
  * Counter updates are relaxed atomics except free_count, which is
  * incremented last with release so that a reader who loads free_count with
  * acquire and then alloc_count never sees more frees than allocations.
@@ -19,8 +23,10 @@
 
 #include "backtrace.h"
 #include "clock.h"
+#include "dat_format.h"
 #include "hash.h"
 #include "real_alloc.h"
+#include "record.h"
 #include "state.h"
 #include "shm_layout.h"
 #include "trace_table.h"
@@ -90,21 +96,24 @@ static uint32_t current_trace(mt_thread *t, uint64_t now)
 /* Order: count the allocation, then make the block findable.  A fork by
  * another thread between the two leaves the child with a block counted but
  * not in the table (shown live for ever), never with a block in the table
- * that was not counted (whose free would drive the counters below zero). */
-void mt_on_alloc(mt_thread *t, void *p, size_t size)
+ * that was not counted (whose free would drive the counters below zero).
+ * Returns the trace id, or UINT32_MAX if the block went untracked; *missed
+ * is set when a stale record (a missed free, in *stale) was charged. */
+static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t now,
+                                   mt_block *stale, bool *missed)
 {
-    uint64_t now = mt_now_ns();
     uint32_t id = current_trace(t, now);
-    mt_block b = {.size = size, .birth_ns = now, .trace = id}, stale;
+    mt_block b = {.size = size, .birth_ns = now, .trace = id};
     account_alloc(id, size);
-    switch (mt_ptr_insert((uintptr_t)p, &b, &stale)) {
+    switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {
     case MT_INSERT_FAILED:
         unaccount_alloc(id, size);
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
-        return;
+        return UINT32_MAX;
     case MT_INSERT_REPLACED:
-        account_free(&stale, false);
+        account_free(stale, false);
         atomic_fetch_add_explicit(&mt_g.missed_free_count, 1, memory_order_relaxed);
+        *missed = true;
         break;
     case MT_INSERT_NEW:
         break;
@@ -112,9 +121,36 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size)
     t->last_alloc = p;
     t->last_birth_ns = b.birth_ns;
     t->last_trace = id;
+    return id;
 }
 
-bool mt_take(void *p, mt_block *out)
+/* The same while recording: wait out a starting recording's pause, then
+ * record what was accounted (record.h). */
+static void __attribute__((noinline)) alloc_recorded(mt_thread *t, void *p, size_t size)
+{
+    mt_rec_gate();
+    uint64_t now = mt_now_ns();
+    mt_block stale;
+    bool missed = false;
+    uint32_t id = track_alloc(t, p, size, now, &stale, &missed);
+    if (missed)
+        mt_rec_free(now, &stale, MT_DAT_EVF_MISSED, true);
+    if (id != UINT32_MAX)
+        mt_rec_alloc(now, id, size);
+}
+
+void mt_on_alloc(mt_thread *t, void *p, size_t size)
+{
+    if (MT_UNLIKELY(mt_rec_on())) {
+        alloc_recorded(t, p, size);
+        return;
+    }
+    mt_block stale;
+    bool missed = false;
+    track_alloc(t, p, size, mt_now_ns(), &stale, &missed);
+}
+
+static inline bool take_block(void *p, mt_block *out)
 {
     if (MT_LIKELY(mt_ptr_remove((uintptr_t)p, out)))
         return true;
@@ -122,7 +158,10 @@ bool mt_take(void *p, mt_block *out)
     return false;
 }
 
-void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
+/* Charges the free of b; returns whether it counted as temporary.  now is
+ * only read when temporary_ok. */
+static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool temporary_ok,
+                                uint64_t now)
 {
     bool newest = t->last_alloc == p && t->last_birth_ns / 1000000u == b->birth_ns / 1000000u &&
                   t->last_trace == b->trace;
@@ -130,22 +169,66 @@ void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
         t->last_alloc = NULL;
     bool temporary = false;
     if (temporary_ok) {
-        uint64_t now = mt_now_ns();
         uint64_t age = now > b->birth_ns ? now - b->birth_ns : 0; /* same clock tick: age 0 */
         temporary = newest || age < mt_g.cfg.temporary_ns;
     }
     account_free(b, temporary);
+    return temporary;
+}
+
+/* charge_block while recording.  may_wait: false in a signal handler. */
+static void __attribute__((noinline))
+charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, bool may_wait)
+{
+    uint64_t now = mt_now_ns();
+    bool temporary = charge_block(t, p, b, temporary_ok, now);
+    unsigned flags = temporary ? MT_DAT_EVF_TEMPORARY : 0u;
+    if (!temporary_ok)
+        flags |= MT_DAT_EVF_REALLOC;
+    mt_rec_free(now, b, flags, may_wait);
+}
+
+bool mt_take(void *p, mt_block *out)
+{
+    if (MT_UNLIKELY(mt_rec_on()))
+        mt_rec_gate();
+    return take_block(p, out);
+}
+
+void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
+{
+    if (MT_UNLIKELY(mt_rec_on())) {
+        mt_rec_gate();
+        charge_recorded(t, p, b, temporary_ok, true);
+        return;
+    }
+    charge_block(t, p, b, temporary_ok, temporary_ok ? mt_now_ns() : 0);
+}
+
+static void __attribute__((noinline)) free_recorded(mt_thread *t, void *p)
+{
+    mt_rec_gate();
+    mt_block b;
+    if (take_block(p, &b))
+        charge_recorded(t, p, &b, true, true);
 }
 
 void mt_on_free(mt_thread *t, void *p)
 {
+    if (MT_UNLIKELY(mt_rec_on())) {
+        free_recorded(t, p);
+        return;
+    }
     mt_block b;
-    if (mt_take(p, &b))
-        mt_charge_free(t, p, &b, true);
+    if (take_block(p, &b))
+        charge_block(t, p, &b, true, mt_now_ns());
 }
 
 bool mt_try_on_free(mt_thread *t, void *p)
 {
+    bool rec = mt_rec_on();
+    if (rec && mt_rec_paused())
+        return false; /* a recording is capturing its initial state: defer */
     mt_block b;
     switch (mt_ptr_try_remove((uintptr_t)p, &b)) {
     case MT_TRY_BUSY:
@@ -154,7 +237,10 @@ bool mt_try_on_free(mt_thread *t, void *p)
         atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
         return true;
     case MT_TRY_REMOVED:
-        mt_charge_free(t, p, &b, true);
+        if (rec)
+            charge_recorded(t, p, &b, true, false);
+        else
+            charge_block(t, p, &b, true, mt_now_ns());
         return true;
     }
     return false;

@@ -1,0 +1,170 @@
+/* dat_format.h -- the recording file format (.dat): the contract between the
+ * writer inside libmemtop.so (src/preload/record_*.c) and the reader
+ * (src/ipc/dat_reader*).  docs/recording-format.md explains it in prose;
+ * this header holds the constants and the fixed-size file header.
+ *
+ * A recording is:
+ *
+ *   offset 0   mt_dat_file_header (MT_DAT_HEADER_BYTES, uncompressed)
+ *   then       zstd frames, back to back (each with a content checksum)
+ *
+ * The frames, decompressed and concatenated, are a sequence of records.  A
+ * record never spans two frames, so every complete frame decodes on its
+ * own into whole records, and a file cut anywhere (SIGKILL, full disk) is
+ * readable up to its last complete frame.  A finalized file ends with an
+ * MT_DAT_REC_END record; a file without one was cut short.
+ *
+ * Record = varint type, varint payload length, payload.  Readers skip
+ * record types they do not know, and ignore payload bytes after the fields
+ * they know (new fields are only ever appended to a payload).
+ *
+ * Integers in payloads are unsigned LEB128 varints ("v" below) unless said
+ * otherwise; "z" is a zigzag-encoded signed varint (0,-1,1,-2 -> 0,1,2,3);
+ * "s" is a byte string: v length, then the bytes (no NUL).  Times "t" are
+ * nanoseconds of CLOCK_MONOTONIC since tracking began in the process (the
+ * same clock as the shared-memory segment's t_ns); "ms" times are
+ * floor(t / 1000000).
+ */
+#ifndef MEMTOP_DAT_FORMAT_H
+#define MEMTOP_DAT_FORMAT_H
+
+#include <stdint.h>
+
+/* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
+#define MT_DAT_MAGIC "MTREC\r\n\x1a"
+#define MT_DAT_MAGIC_BYTES 8u
+#define MT_DAT_VERSION 1u
+#define MT_DAT_ENDIAN_MARK 0x01020304u
+#define MT_DAT_HEADER_BYTES 32u
+#define MT_DAT_SUFFIX ".dat"
+
+/* Limits a reader enforces (anything larger is corrupt). */
+#define MT_DAT_RECORD_MAX (16u << 20) /* payload bytes of one record */
+#define MT_DAT_STRING_MAX 4096u       /* bytes of one string field */
+#define MT_DAT_EVENTS_MAX 65536u      /* events in one MT_DAT_REC_EVENTS */
+#define MT_DAT_ENTRIES_MAX 65536u     /* entries in TRACE_STATES / LIVE_BLOCKS */
+
+/* The uncompressed file header, little-endian, 32 bytes. */
+typedef struct mt_dat_file_header {
+    uint8_t magic[MT_DAT_MAGIC_BYTES]; /* MT_DAT_MAGIC */
+    uint32_t version;                  /* MT_DAT_VERSION */
+    uint32_t header_bytes;             /* MT_DAT_HEADER_BYTES: zstd frames start here */
+    uint32_t endian_mark;              /* MT_DAT_ENDIAN_MARK */
+    uint32_t flags;                    /* MT_DAT_FILE_*; unknown bits: ignore */
+    uint64_t created_unix_ns;          /* when the file was created */
+} mt_dat_file_header;
+
+enum {
+    MT_DAT_FILE_ZSTD = 1u << 0, /* always set: records are in zstd frames */
+};
+
+/* Record types.  Numbers are never reused.  Fields, in order, after the
+ * type and length (see docs/recording-format.md for the meaning of each). */
+enum {
+    /* v pid, v ppid, v uid, v proc_start_ticks, v tracking_start_unix_ns,
+     * t record_start, v record_start_unix_ns, v max_depth, v temporary_ns,
+     * v publish_interval_ms, v flags (MT_DAT_PROC_*), s exe, s cmdline.
+     * Exactly one, the first record of the file. */
+    MT_DAT_REC_PROCESS = 1,
+    /* v index, t seen, v bias, v start, v end, s build_id (raw bytes, <= 40),
+     * s path.  index: dense, 0, 1, 2, ... in file order. */
+    MT_DAT_REC_MODULE = 2,
+    /* v index, t seen: the module was unloaded (dlclose). */
+    MT_DAT_REC_MODULE_UNLOAD = 3,
+    /* v id, v flags (MT_DEF_*), t first_seen, v hash, v nframes, then
+     * frames: v frame[0], z (frame[i] - frame[i-1]) for i >= 1 (as
+     * wrapping 64-bit differences).  Ids are dense: the n-th TRACE record
+     * has id n, starting with id 0 (the overflow trace, no frames).  A trace
+     * is defined before any record refers to it. */
+    MT_DAT_REC_TRACE = 4,
+    /* v tid, t base, v nevents, then nevents events (see MT_DAT_EV_*).
+     * The events of one thread, in the order that thread made them. */
+    MT_DAT_REC_EVENTS = 5,
+    /* t now, v unix_ns, v nfields, then nfields v values in the order of
+     * mt_shm_totals (shm_layout.h: live_bytes, live_count, ..., thread_count:
+     * 19 fields; MT_UNKNOWN is written as is), then v events_written,
+     * v events_dropped (of this recording, so far).  At least once a second
+     * while recording, and once in the final state. */
+    MT_DAT_REC_TOTALS = 6,
+    /* v kind (MT_DAT_STATE_*), t now, v unix_ns: a state set follows. */
+    MT_DAT_REC_STATE_BEGIN = 7,
+    /* v n, then n entries: v id_delta (id - previous entry's id; the first
+     * entry's previous id is 0), v alloc_count, v alloc_bytes, v free_count,
+     * v free_bytes, v temporary_count, v temporary_bytes, v peak_live_bytes. */
+    MT_DAT_REC_TRACE_STATES = 8,
+    /* v n, then n entries: z trace_delta, z birth_ms_delta (from the previous
+     * entry; the first entry's previous values are 0), v size, v count:
+     * `count` live blocks of `size` bytes each, allocated by `trace` at
+     * birth_ms. */
+    MT_DAT_REC_LIVE_BLOCKS = 9,
+    /* v kind, v ntraces, v nlive (entries written in this state set): the
+     * set is complete. */
+    MT_DAT_REC_STATE_END = 10,
+    /* t now, v tid, v alloc_count, v alloc_bytes, v free_count, v free_bytes:
+     * events of thread tid that were accounted by the target but could not
+     * be recorded (writer too slow; see the drop policy), since the last
+     * LOST record of that thread. */
+    MT_DAT_REC_LOST = 11,
+    /* t now, v unix_ns, v reason (MT_DAT_END_*), v error (errno, 0),
+     * v events_written, v events_dropped.  The last record of a finalized
+     * file, after the final state set. */
+    MT_DAT_REC_END = 12,
+};
+
+/* MT_DAT_REC_PROCESS flags. */
+enum {
+    MT_DAT_PROC_MID_RUN = 1u << 0,    /* started after tracking began: an initial state follows */
+    MT_DAT_PROC_FORK_CHILD = 1u << 1, /* the process was forked from a tracked one */
+};
+
+/* State set kinds. */
+enum {
+    MT_DAT_STATE_INITIAL = 1, /* counters and live blocks when the recording began */
+    MT_DAT_STATE_FINAL = 2,   /* counters when the recording ended (no live blocks) */
+};
+
+/* End reasons. */
+enum {
+    MT_DAT_END_STOP = 1,  /* stopped through the control channel */
+    MT_DAT_END_EXIT = 2,  /* the process exited (exit, return from main, _exit) */
+    MT_DAT_END_EXEC = 3,  /* the process called exec */
+    MT_DAT_END_ERROR = 4, /* a write error (error = errno, e.g. ENOSPC) */
+};
+
+/* One event inside MT_DAT_REC_EVENTS.  It starts with a tag byte:
+ *
+ *   bits 0-1  kind: MT_DAT_EV_ALLOC or MT_DAT_EV_FREE (2, 3: reserved)
+ *   bit 2     MT_DAT_EV_SAME_TIME: dt omitted (0)
+ *   bit 3     MT_DAT_EV_SAME_TRACE: trace omitted (= the previous event's
+ *             trace in this record)
+ *   bits 4-6  flags: free only (MT_DAT_EVF_*), 0 for an allocation
+ *   bit 7     reserved, 0
+ *
+ * then: v dt (unless SAME_TIME; t = previous event's t + dt, the first
+ * event's previous t is the record's base), v trace (unless SAME_TRACE),
+ * v size, and for a free: v age_ms (ms(t) - birth_ms of the freed block).
+ *
+ * An allocation's birth_ms is ms(t).  A free carries everything the target
+ * charged: the trace that allocated the block, its size, whether it was
+ * temporary, and when it was born, so a reader needs no addresses. */
+enum {
+    MT_DAT_EV_ALLOC = 0,
+    MT_DAT_EV_FREE = 1,
+    MT_DAT_EV_KIND_MASK = 3,
+    MT_DAT_EV_SAME_TIME = 1u << 2,
+    MT_DAT_EV_SAME_TRACE = 1u << 3,
+    MT_DAT_EV_FLAGS_SHIFT = 4,
+    MT_DAT_EV_RESERVED = 1u << 7,
+};
+
+/* Free flags (tag bits 4-6, after shifting down by MT_DAT_EV_FLAGS_SHIFT). */
+enum {
+    MT_DAT_EVF_TEMPORARY = 1u << 0, /* counted as temporary */
+    MT_DAT_EVF_REALLOC = 1u << 1,   /* the free half of a realloc (never temporary) */
+    MT_DAT_EVF_MISSED = 1u << 2,    /* charged when the address was reused: free not seen */
+};
+
+/* Number of mt_shm_totals fields a version-1 writer puts in TOTALS. */
+#define MT_DAT_TOTALS_FIELDS 19u
+
+#endif

@@ -1,0 +1,274 @@
+/* dat_reader.c -- opening a recording, checking its header, and cutting
+ * the decompressed stream into records (see dat_reader.h).  The records'
+ * contents are decoded in dat_reader_records.c. */
+#include "dat_reader_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK (128u << 10)
+#define HEADER_MAX 20u /* two varints */
+#define BUF_MAX (MT_DAT_RECORD_MAX + HEADER_MAX)
+
+static mt_errc check_header(const mt_dat_file_header *h, uint64_t file_bytes, mt_err *err)
+{
+    if (file_bytes < MT_DAT_MAGIC_BYTES || memcmp(h->magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES))
+        return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop recording (bad magic)");
+    if (file_bytes < sizeof *h)
+        return mt_err_set(err, MT_E_TRUNCATED, "truncated recording: %llu bytes, header needs %zu",
+                          (unsigned long long)file_bytes, sizeof *h);
+    if (h->endian_mark == __builtin_bswap32(MT_DAT_ENDIAN_MARK))
+        return mt_err_set(err, MT_E_FOREIGN, "foreign byte order (recording of a big-endian host)");
+    if (h->version != MT_DAT_VERSION)
+        return mt_err_set(err, MT_E_FOREIGN,
+                          "foreign version %u (this memtop reads recording version %u)", h->version,
+                          MT_DAT_VERSION);
+    if (h->endian_mark != MT_DAT_ENDIAN_MARK)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: byte order mark 0x%08x",
+                          h->endian_mark);
+    if (h->header_bytes < sizeof *h || h->header_bytes > file_bytes)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: header_bytes %u", h->header_bytes);
+    if (!(h->flags & MT_DAT_FILE_ZSTD))
+        return mt_err_set(err, MT_E_FOREIGN, "foreign recording: not zstd-compressed");
+    return MT_OK;
+}
+
+static mt_errc read_header(mt_dat_reader *r, uint64_t *frames_at, mt_err *err)
+{
+    mt_dat_file_header h;
+    memset(&h, 0, sizeof h);
+    ssize_t n = pread(r->fd, &h, sizeof h, 0);
+    if (n < 0)
+        return mt_err_set(err, MT_E_IO, "read: %s", strerror(errno));
+    mt_errc rc =
+        check_header(&h, (uint64_t)n < r->info.file_bytes ? (uint64_t)n : r->info.file_bytes, err);
+    if (rc == MT_E_TRUNCATED && (uint64_t)n < r->info.file_bytes)
+        rc = mt_err_set(err, MT_E_IO, "short read of the header");
+    if (rc)
+        return rc;
+    if (h.header_bytes > r->info.file_bytes)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: header_bytes %u", h.header_bytes);
+    r->info.created_unix_ns = h.created_unix_ns;
+    *frames_at = h.header_bytes;
+    return MT_OK;
+}
+
+static mt_errc scan(mt_dat_reader *r, uint64_t frames_at, mt_err *err)
+{
+    mt_zscan zs;
+    mt_errc rc = mt_zscan_frames(r->fd, frames_at, r->info.file_bytes, &zs, err);
+    if (rc)
+        return rc;
+    r->info.data_end = zs.end;
+    r->info.frames = zs.nframes;
+    r->info.truncated = zs.truncated;
+    r->info.dropped_bytes = r->info.file_bytes - zs.end;
+    r->cap = CHUNK;
+    r->buf = malloc(r->cap);
+    if (!r->buf)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the recording buffer");
+    return mt_zstream_open(&r->z, r->fd, frames_at, zs.end, err);
+}
+
+static mt_errc open_checked(mt_dat_reader *r, mt_err *err)
+{
+    struct stat st;
+    if (fstat(r->fd, &st) != 0)
+        return mt_err_set(err, MT_E_IO, "fstat: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop recording (not a regular file)");
+    r->info.file_bytes = (uint64_t)st.st_size;
+    uint64_t frames_at = 0;
+    mt_errc rc = read_header(r, &frames_at, err);
+    return rc ? rc : scan(r, frames_at, err);
+}
+
+mt_dat_reader *mt_dat_open_fd(int fd, const char *label, mt_err *err)
+{
+    mt_dat_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        close(fd);
+        mt_err_set(err, MT_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    r->fd = fd;
+    snprintf(r->label, sizeof r->label, "%s", label ? label : "");
+    if (open_checked(r, err) != MT_OK) {
+        mt_dat_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+mt_dat_reader *mt_dat_open(const char *path, mt_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
+    if (fd < 0) {
+        int e = errno;
+        mt_errc c = e == ENOENT ? MT_E_NOENT : e == EACCES || e == EPERM ? MT_E_PERM : MT_E_IO;
+        mt_err_set(err, c, "cannot open: %s", strerror(e));
+        return NULL;
+    }
+    return mt_dat_open_fd(fd, path, err);
+}
+
+void mt_dat_close(mt_dat_reader *r)
+{
+    if (!r)
+        return;
+    if (r->z.ds)
+        mt_zstream_close(&r->z);
+    free(r->buf);
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r);
+}
+
+const mt_dat_info *mt_dat_get_info(const mt_dat_reader *r)
+{
+    return &r->info;
+}
+
+uint64_t mt_dat_records_skipped(const mt_dat_reader *r)
+{
+    return r->skipped;
+}
+
+/* Make room for more bytes: drop consumed ones, grow up to BUF_MAX. */
+static mt_errc make_room(mt_dat_reader *r, mt_err *err)
+{
+    if (r->pos) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->pos = 0;
+    }
+    if (r->len < r->cap)
+        return MT_OK;
+    if (r->cap >= BUF_MAX)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: record longer than %u bytes",
+                          MT_DAT_RECORD_MAX);
+    size_t cap = r->cap * 2 < BUF_MAX ? r->cap * 2 : BUF_MAX;
+    unsigned char *b = realloc(r->buf, cap);
+    if (!b)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for a record");
+    r->buf = b;
+    r->cap = cap;
+    return MT_OK;
+}
+
+/* More decompressed bytes of the current frame; MT_E_EMPTY at the end of
+ * the data.  A record may not continue into the next frame. */
+static mt_errc fill(mt_dat_reader *r, mt_err *err)
+{
+    if (r->pos == r->len) {
+        r->pos = r->len = 0;
+        r->frame_done = false;
+    }
+    if (r->frame_done)
+        return mt_err_set(err, MT_E_CORRUPT,
+                          "corrupt recording: a record runs past the end of its frame");
+    mt_errc rc = make_room(r, err);
+    if (rc)
+        return rc;
+    size_t n;
+    bool fe;
+    rc = mt_zstream_read(&r->z, r->buf + r->len, r->cap - r->len, &n, &fe, err);
+    if (rc)
+        return rc;
+    r->len += n;
+    r->frame_done = fe;
+    if (n == 0 && !fe)
+        return r->len == 0 ? MT_E_EMPTY
+                           : mt_err_set(err, MT_E_CORRUPT,
+                                        "corrupt recording: data ends inside "
+                                        "a record");
+    return MT_OK;
+}
+
+/* Parse the record header at pos; 1 when complete, 0 when more bytes are
+ * needed, -1 when corrupt. */
+static int parse_header(mt_dat_reader *r, uint64_t *type, mt_dcur *payload)
+{
+    mt_dcur c = {r->buf + r->pos, r->buf + r->len};
+    uint64_t len;
+    if (!mt_dcur_v(&c, type) || !mt_dcur_v(&c, &len))
+        return r->len - r->pos >= HEADER_MAX ? -1 : 0;
+    if (len > MT_DAT_RECORD_MAX)
+        return -1;
+    if ((uint64_t)(c.end - c.p) < len)
+        return 0;
+    payload->p = c.p;
+    payload->end = c.p + len;
+    return 1;
+}
+
+/* The next whole record: its type and payload (inside r->buf). */
+static mt_errc next_record(mt_dat_reader *r, uint64_t *type, mt_dcur *payload, mt_err *err)
+{
+    for (;;) {
+        int h = r->pos < r->len ? parse_header(r, type, payload) : 0;
+        if (h < 0)
+            return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: bad header of record %llu",
+                              (unsigned long long)r->records + 1);
+        if (h > 0) {
+            r->pos = (size_t)(payload->end - r->buf);
+            r->records++;
+            return MT_OK;
+        }
+        mt_errc rc = fill(r, err);
+        if (rc)
+            return rc;
+    }
+}
+
+mt_errc mt_dat_next(mt_dat_reader *r, mt_dat_event *ev, mt_err *err)
+{
+    for (;;) {
+        mt_errc rc;
+        if (r->in_rec) {
+            rc = mt_dat_decode_item(r, ev, err);
+        } else {
+            uint64_t type = 0;
+            mt_dcur payload = {NULL, NULL};
+            rc = next_record(r, &type, &payload, err);
+            if (rc)
+                return rc; /* MT_E_EMPTY: the end (a state set cut short is ignored) */
+            rc = mt_dat_decode(r, type, payload, ev, err);
+        }
+        if (rc != MT_E_EMPTY)
+            return rc;
+    }
+}
+
+bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
+{
+    if (r->in_rec || r->pos != r->len || r->z.mid_frame || r->in_set)
+        return false;
+    pos->offset = mt_zstream_tell(&r->z);
+    pos->ndefs = r->ndefs;
+    pos->nmodules = r->nmodules;
+    pos->t_ns = r->t_last;
+    pos->started = r->have_process;
+    return true;
+}
+
+mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
+{
+    mt_errc rc = mt_zstream_seek(&r->z, pos->offset, err);
+    if (rc)
+        return rc;
+    r->pos = r->len = 0;
+    r->frame_done = false;
+    r->in_rec = false;
+    r->in_set = false;
+    r->ndefs = pos->ndefs;
+    r->nmodules = pos->nmodules;
+    r->t_last = pos->t_ns;
+    r->have_process = pos->started;
+    return MT_OK;
+}

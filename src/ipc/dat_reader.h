@@ -1,0 +1,179 @@
+/* dat_reader.h -- reading a recording (.dat: docs/recording-format.md,
+ * dat_format.h) as a stream of validated events.
+ *
+ * Why it exists: the viewer's replay (src/tui/replay) turns the events into
+ * snapshots; this layer owns every byte-level check.  It decompresses the
+ * zstd frames as a stream (memory: zstd's window and one record, never
+ * proportional to the file), validates every length, count, id and varint
+ * of every record, skips record types it does not know, and reads a file
+ * cut short up to its last complete frame (mt_dat_get_info says how many
+ * bytes it dropped).  A foreign or corrupt file is an error with a
+ * one-line message.
+ *
+ * Records holding many items (EVENTS, TRACE_STATES, LIVE_BLOCKS) come out
+ * one item per event. */
+#ifndef MEMTOP_DAT_READER_H
+#define MEMTOP_DAT_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dat_format.h"
+#include "shm_error.h"
+#include "shm_layout.h"
+
+typedef enum mt_dat_kind {
+    MT_DAT_PROCESS,     /* who was recorded (u.proc); always the first event */
+    MT_DAT_MODULE,      /* a module (u.mod) */
+    MT_DAT_UNLOAD,      /* module u.index was unloaded */
+    MT_DAT_DEF,         /* a backtrace definition (u.def) */
+    MT_DAT_ALLOC,       /* an allocation (u.ev) */
+    MT_DAT_FREE,        /* a free, charged to the allocating trace (u.ev) */
+    MT_DAT_TOTALS,      /* periodic process figures (u.totals) */
+    MT_DAT_STATE_BEGIN, /* a state set begins (u.state.kind) */
+    MT_DAT_TRACE_STATE, /* one trace's counters in a state set (u.ts) */
+    MT_DAT_LIVE_BLOCK,  /* live blocks in a state set (u.lb) */
+    MT_DAT_STATE_END,   /* the state set is complete (u.state) */
+    MT_DAT_LOST,        /* events the target could not record (u.lost) */
+    MT_DAT_END,         /* the recording was finalized (u.end) */
+} mt_dat_kind;
+
+typedef struct mt_dat_process {
+    int32_t pid, ppid;
+    uint32_t uid;
+    uint64_t proc_start_ticks;
+    uint64_t start_unix_ns;  /* when tracking began */
+    uint64_t record_start;   /* when the recording began (tracking clock) */
+    uint64_t record_unix_ns; /* the same, wall clock */
+    uint32_t max_depth, publish_interval_ms;
+    uint64_t temporary_ns;
+    uint64_t flags; /* MT_DAT_PROC_* */
+    char exe[MT_PATH_MAX];
+    char cmdline[MT_CMDLINE_MAX];
+} mt_dat_process;
+
+typedef struct mt_dat_module {
+    uint64_t index;            /* dense */
+    uint64_t bias, start, end; /* start < end */
+    uint32_t build_id_len;     /* <= MT_BUILD_ID_MAX */
+    uint8_t build_id[MT_BUILD_ID_MAX];
+    char path[MT_PATH_MAX]; /* NUL-terminated */
+} mt_dat_module;
+
+typedef struct mt_dat_def {
+    uint32_t id;             /* dense: the n-th definition has id n */
+    uint16_t nframes, flags; /* nframes <= MT_MAX_DEPTH; MT_DEF_* */
+    uint64_t hash;
+    uint64_t frames[MT_MAX_DEPTH]; /* innermost first */
+} mt_dat_def;
+
+typedef struct mt_dat_ev {
+    uint32_t tid;
+    uint32_t trace; /* < definitions seen so far */
+    uint64_t size;
+    uint32_t flags;    /* free: MT_DAT_EVF_* */
+    uint64_t birth_ms; /* the block's birth, ms of the tracking clock */
+} mt_dat_ev;
+
+typedef struct mt_dat_totals {
+    uint64_t unix_ns;
+    uint32_t nfields;                 /* fields present (the rest are 0) */
+    uint64_t f[MT_DAT_TOTALS_FIELDS]; /* mt_shm_totals, in its order */
+    uint64_t events_written, events_dropped;
+} mt_dat_totals;
+
+typedef struct mt_dat_trace_state {
+    uint32_t id;
+    uint64_t alloc_count, alloc_bytes, free_count, free_bytes;
+    uint64_t temporary_count, temporary_bytes, peak_live_bytes;
+} mt_dat_trace_state;
+
+typedef struct mt_dat_live_block {
+    uint32_t trace;
+    uint64_t birth_ms, size, count;
+} mt_dat_live_block;
+
+typedef struct mt_dat_lost {
+    uint32_t tid;
+    uint64_t alloc_count, alloc_bytes, free_count, free_bytes;
+} mt_dat_lost;
+
+typedef struct mt_dat_end {
+    uint64_t unix_ns;
+    uint32_t reason; /* MT_DAT_END_* */
+    uint32_t error;  /* errno for MT_DAT_END_ERROR */
+    uint64_t events_written, events_dropped;
+} mt_dat_end;
+
+typedef struct mt_dat_event {
+    mt_dat_kind kind;
+    uint64_t t_ns; /* ns since tracking began; records without a time: the newest seen */
+    union {
+        mt_dat_process proc;
+        mt_dat_module mod;
+        uint64_t index;
+        mt_dat_def def;
+        mt_dat_ev ev;
+        mt_dat_totals totals;
+        struct {
+            uint32_t kind; /* MT_DAT_STATE_* */
+            uint64_t unix_ns;
+            uint64_t ntraces, nlive; /* STATE_END */
+        } state;
+        mt_dat_trace_state ts;
+        mt_dat_live_block lb;
+        mt_dat_lost lost;
+        mt_dat_end end;
+    } u;
+} mt_dat_event;
+
+/* A restartable position: the start of a zstd frame, outside any state
+ * set, with the number of definitions and modules read before it. */
+typedef struct mt_dat_pos {
+    uint64_t offset;
+    uint64_t ndefs, nmodules;
+    uint64_t t_ns;
+    bool started; /* the PROCESS record was read */
+} mt_dat_pos;
+
+typedef struct mt_dat_info {
+    uint64_t file_bytes;
+    uint64_t data_end;      /* end of the last complete frame */
+    uint64_t frames;        /* complete zstd frames */
+    bool truncated;         /* the file ends inside a frame */
+    uint64_t dropped_bytes; /* bytes after the last complete frame */
+    uint64_t created_unix_ns;
+} mt_dat_info;
+
+typedef struct mt_dat_reader mt_dat_reader;
+
+/* Open path, check the file header and find the complete frames.  NULL
+ * with a one-line message in err (MT_E_NOENT, MT_E_PERM, MT_E_IO,
+ * MT_E_NOTMEMTOP, MT_E_FOREIGN, MT_E_TRUNCATED, MT_E_CORRUPT, MT_E_NOMEM). */
+mt_dat_reader *mt_dat_open(const char *path, mt_err *err);
+
+/* Same on an open descriptor, which the reader takes over (closed on
+ * failure too); label names it in messages. */
+mt_dat_reader *mt_dat_open_fd(int fd, const char *label, mt_err *err);
+
+void mt_dat_close(mt_dat_reader *r);
+
+const mt_dat_info *mt_dat_get_info(const mt_dat_reader *r);
+
+/* The next event: MT_OK with *ev filled, MT_E_EMPTY after the last
+ * complete frame, or an error (MT_E_CORRUPT, MT_E_IO, MT_E_NOMEM; the
+ * reader is then unusable). */
+mt_errc mt_dat_next(mt_dat_reader *r, mt_dat_event *ev, mt_err *err);
+
+/* True (and *pos filled) when the reader stands at a frame boundary with
+ * no record pending and outside any state set (the start of the frames
+ * included): a place mt_dat_seek can come back to. */
+bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos);
+
+/* Continue reading at a position mt_dat_tell gave. */
+mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err);
+
+/* Records of types this reader does not know, skipped so far. */
+uint64_t mt_dat_records_skipped(const mt_dat_reader *r);
+
+#endif

@@ -1,0 +1,91 @@
+/* dat_reader_impl.h -- the inside of an mt_dat_reader, shared by
+ * dat_reader.c (file, frames, record framing) and dat_reader_records.c
+ * (decoding each record type).  Nothing else includes it. */
+#ifndef MEMTOP_DAT_READER_IMPL_H
+#define MEMTOP_DAT_READER_IMPL_H
+
+#include <stddef.h>
+
+#include "dat_reader.h"
+#include "dat_zframes.h"
+
+/* A bounded cursor over one record's payload. */
+typedef struct mt_dcur {
+    const unsigned char *p, *end;
+} mt_dcur;
+
+/* The record being decoded, for records that give several events. */
+typedef struct mt_drec {
+    uint64_t type;
+    mt_dcur c;
+    uint64_t left; /* items still to give */
+    uint64_t index;
+    /* EVENTS */
+    uint32_t tid;
+    uint64_t t;
+    uint32_t trace;
+    bool have_trace;
+    /* TRACE_STATES, LIVE_BLOCKS */
+    uint64_t prev_id;
+    int64_t prev_trace, prev_birth;
+} mt_drec;
+
+struct mt_dat_reader {
+    int fd;
+    char label[512];
+    mt_dat_info info;
+    mt_zstream z;
+    unsigned char *buf; /* decompressed bytes [pos, len) not consumed yet */
+    size_t cap, pos, len;
+    bool frame_done; /* buf ends where a frame ended */
+    bool in_rec;     /* rec has items left */
+    mt_drec rec;
+    uint64_t records; /* records read */
+    uint64_t skipped; /* of unknown types */
+    bool have_process;
+    uint64_t ndefs, nmodules;
+    uint64_t t_last;
+    /* the open state set */
+    bool in_set;
+    uint32_t set_kind;
+    uint64_t set_ntraces, set_nlive;
+};
+
+/* Decode the record of `type` whose payload is c into *ev (or start giving
+ * its items).  MT_OK with an event, MT_E_EMPTY if the record gave none (or
+ * is skipped), else an error. */
+mt_errc mt_dat_decode(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *ev, mt_err *err);
+
+/* The next item of the record in progress (r->in_rec). */
+mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err);
+
+/* Varints: false if the payload ends first or the varint is longer than
+ * 10 bytes (or overflows 64 bits). */
+static inline bool mt_dcur_v(mt_dcur *c, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (c->p >= c->end)
+            return false;
+        unsigned char b = *c->p++;
+        if (shift == 63 && (b & 0xfe))
+            return false;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline bool mt_dcur_z(mt_dcur *c, int64_t *out)
+{
+    uint64_t u;
+    if (!mt_dcur_v(c, &u))
+        return false;
+    *out = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+    return true;
+}
+
+#endif

@@ -1,0 +1,267 @@
+/* dat_reader_records.c -- decoding and validating each record type of a
+ * recording into events (see dat_format.h for the fields).  Every varint,
+ * string, count, id and delta is checked against the payload's end and the
+ * format's limits; fields appended by newer writers are ignored. */
+#include "dat_reader_impl.h"
+
+#include <string.h>
+
+#define TOTALS_FIELDS_MAX 1024u
+
+static mt_errc bad(const mt_dat_reader *r, const char *what, mt_err *err)
+{
+    return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: %s (record %llu)", what,
+                      (unsigned long long)r->records);
+}
+
+/* A time field: also the time of the records without one. */
+static bool get_t(mt_dat_reader *r, mt_dcur *c, uint64_t *t)
+{
+    if (!mt_dcur_v(c, t))
+        return false;
+    if (*t > r->t_last)
+        r->t_last = *t;
+    return true;
+}
+
+/* A string into dst (NUL-terminated, cut to dstsz - 1). */
+static bool get_s(mt_dcur *c, char *dst, size_t dstsz, size_t *len)
+{
+    uint64_t n;
+    if (!mt_dcur_v(c, &n) || n > MT_DAT_STRING_MAX || n > (uint64_t)(c->end - c->p))
+        return false;
+    size_t k = n < dstsz - 1 ? (size_t)n : dstsz - 1;
+    memcpy(dst, c->p, k);
+    dst[k] = '\0';
+    if (len)
+        *len = (size_t)n;
+    c->p += n;
+    return true;
+}
+
+static mt_errc dec_process(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    mt_dat_process *p = &ev->u.proc;
+    memset(p, 0, sizeof *p);
+    uint64_t pid, ppid, uid, depth, interval;
+    if (r->have_process)
+        return bad(r, "a second PROCESS record", err);
+    if (!mt_dcur_v(c, &pid) || !mt_dcur_v(c, &ppid) || !mt_dcur_v(c, &uid) ||
+        !mt_dcur_v(c, &p->proc_start_ticks) || !mt_dcur_v(c, &p->start_unix_ns) ||
+        !get_t(r, c, &p->record_start) || !mt_dcur_v(c, &p->record_unix_ns) ||
+        !mt_dcur_v(c, &depth) || !mt_dcur_v(c, &p->temporary_ns) || !mt_dcur_v(c, &interval) ||
+        !mt_dcur_v(c, &p->flags) || !get_s(c, p->exe, sizeof p->exe, NULL) ||
+        !get_s(c, p->cmdline, sizeof p->cmdline, NULL))
+        return bad(r, "PROCESS record cut short", err);
+    if (pid > INT32_MAX || ppid > INT32_MAX || uid > UINT32_MAX || depth > MT_MAX_DEPTH ||
+        interval > UINT32_MAX)
+        return bad(r, "PROCESS record out of range", err);
+    p->pid = (int32_t)pid;
+    p->ppid = (int32_t)ppid;
+    p->uid = (uint32_t)uid;
+    p->max_depth = (uint32_t)depth;
+    p->publish_interval_ms = (uint32_t)interval;
+    r->have_process = true;
+    ev->kind = MT_DAT_PROCESS;
+    ev->t_ns = p->record_start;
+    return MT_OK;
+}
+
+static mt_errc dec_module(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    mt_dat_module *m = &ev->u.mod;
+    memset(m, 0, sizeof *m);
+    uint64_t seen;
+    char id[MT_DAT_STRING_MAX + 1];
+    size_t idlen, pathlen;
+    if (!mt_dcur_v(c, &m->index) || !get_t(r, c, &seen) || !mt_dcur_v(c, &m->bias) ||
+        !mt_dcur_v(c, &m->start) || !mt_dcur_v(c, &m->end) || !get_s(c, id, sizeof id, &idlen) ||
+        !get_s(c, m->path, sizeof m->path, &pathlen))
+        return bad(r, "MODULE record cut short", err);
+    if (m->index != r->nmodules)
+        return bad(r, "MODULE index out of order", err);
+    if (m->start >= m->end || idlen > MT_BUILD_ID_MAX)
+        return bad(r, "MODULE with a bad range or build id", err);
+    memcpy(m->build_id, id, idlen);
+    m->build_id_len = (uint32_t)idlen;
+    r->nmodules++;
+    ev->kind = MT_DAT_MODULE;
+    ev->t_ns = seen;
+    return MT_OK;
+}
+
+static mt_errc dec_unload(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    if (!mt_dcur_v(c, &ev->u.index) || !get_t(r, c, &ev->t_ns))
+        return bad(r, "MODULE_UNLOAD record cut short", err);
+    if (ev->u.index >= r->nmodules)
+        return bad(r, "MODULE_UNLOAD of an unknown module", err);
+    ev->kind = MT_DAT_UNLOAD;
+    return MT_OK;
+}
+
+static mt_errc dec_trace(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    mt_dat_def *d = &ev->u.def;
+    uint64_t id, flags, n;
+    if (!mt_dcur_v(c, &id) || !mt_dcur_v(c, &flags) || !get_t(r, c, &ev->t_ns) ||
+        !mt_dcur_v(c, &d->hash) || !mt_dcur_v(c, &n))
+        return bad(r, "TRACE record cut short", err);
+    if (id != r->ndefs || id > UINT32_MAX - 1)
+        return bad(r, "TRACE id out of order", err);
+    if (n > MT_MAX_DEPTH || flags > UINT16_MAX)
+        return bad(r, "TRACE with too many frames", err);
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t delta;
+        if (i == 0 ? !mt_dcur_v(c, &d->frames[0]) : !mt_dcur_z(c, &delta))
+            return bad(r, "TRACE frames cut short", err);
+        if (i)
+            d->frames[i] = d->frames[i - 1] + (uint64_t)delta;
+    }
+    d->id = (uint32_t)id;
+    d->nframes = (uint16_t)n;
+    d->flags = (uint16_t)flags;
+    r->ndefs++;
+    ev->kind = MT_DAT_DEF;
+    return MT_OK;
+}
+
+static mt_errc dec_totals(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    mt_dat_totals *t = &ev->u.totals;
+    memset(t, 0, sizeof *t);
+    uint64_t n, v;
+    if (!get_t(r, c, &ev->t_ns) || !mt_dcur_v(c, &t->unix_ns) || !mt_dcur_v(c, &n))
+        return bad(r, "TOTALS record cut short", err);
+    if (n > TOTALS_FIELDS_MAX)
+        return bad(r, "TOTALS with too many fields", err);
+    for (uint64_t i = 0; i < n; i++) {
+        if (!mt_dcur_v(c, &v))
+            return bad(r, "TOTALS fields cut short", err);
+        if (i < MT_DAT_TOTALS_FIELDS)
+            t->f[i] = v;
+    }
+    t->nfields = n < MT_DAT_TOTALS_FIELDS ? (uint32_t)n : MT_DAT_TOTALS_FIELDS;
+    if (!mt_dcur_v(c, &t->events_written) || !mt_dcur_v(c, &t->events_dropped))
+        return bad(r, "TOTALS record cut short", err);
+    ev->kind = MT_DAT_TOTALS;
+    return MT_OK;
+}
+
+static mt_errc dec_state_begin(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    uint64_t kind;
+    if (!mt_dcur_v(c, &kind) || !get_t(r, c, &ev->t_ns) || !mt_dcur_v(c, &ev->u.state.unix_ns))
+        return bad(r, "STATE_BEGIN record cut short", err);
+    if (r->in_set)
+        return bad(r, "a state set inside another", err);
+    if (kind != MT_DAT_STATE_INITIAL && kind != MT_DAT_STATE_FINAL)
+        return bad(r, "unknown state set kind", err);
+    r->in_set = true;
+    r->set_kind = (uint32_t)kind;
+    r->set_ntraces = r->set_nlive = 0;
+    ev->u.state.kind = (uint32_t)kind;
+    ev->kind = MT_DAT_STATE_BEGIN;
+    return MT_OK;
+}
+
+static mt_errc dec_state_end(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    uint64_t kind;
+    if (!mt_dcur_v(c, &kind) || !mt_dcur_v(c, &ev->u.state.ntraces) ||
+        !mt_dcur_v(c, &ev->u.state.nlive))
+        return bad(r, "STATE_END record cut short", err);
+    if (!r->in_set || kind != r->set_kind)
+        return bad(r, "STATE_END without its STATE_BEGIN", err);
+    if (ev->u.state.ntraces != r->set_ntraces || ev->u.state.nlive != r->set_nlive)
+        return bad(r, "STATE_END counts do not match the state set", err);
+    r->in_set = false;
+    ev->u.state.kind = (uint32_t)kind;
+    ev->t_ns = r->t_last;
+    ev->kind = MT_DAT_STATE_END;
+    return MT_OK;
+}
+
+static mt_errc dec_lost(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    mt_dat_lost *l = &ev->u.lost;
+    uint64_t tid;
+    if (!get_t(r, c, &ev->t_ns) || !mt_dcur_v(c, &tid) || !mt_dcur_v(c, &l->alloc_count) ||
+        !mt_dcur_v(c, &l->alloc_bytes) || !mt_dcur_v(c, &l->free_count) ||
+        !mt_dcur_v(c, &l->free_bytes))
+        return bad(r, "LOST record cut short", err);
+    l->tid = (uint32_t)tid;
+    ev->kind = MT_DAT_LOST;
+    return MT_OK;
+}
+
+static mt_errc dec_end(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
+{
+    mt_dat_end *e = &ev->u.end;
+    uint64_t reason, error;
+    if (!get_t(r, c, &ev->t_ns) || !mt_dcur_v(c, &e->unix_ns) || !mt_dcur_v(c, &reason) ||
+        !mt_dcur_v(c, &error) || !mt_dcur_v(c, &e->events_written) ||
+        !mt_dcur_v(c, &e->events_dropped))
+        return bad(r, "END record cut short", err);
+    e->reason = reason > UINT32_MAX ? UINT32_MAX : (uint32_t)reason;
+    e->error = error > UINT32_MAX ? UINT32_MAX : (uint32_t)error;
+    ev->kind = MT_DAT_END;
+    return MT_OK;
+}
+
+/* Records that give their items one by one: read the count, then items. */
+static mt_errc start_items(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *ev,
+                           mt_err *err)
+{
+    mt_drec *d = &r->rec;
+    memset(d, 0, sizeof *d);
+    d->type = type;
+    d->c = c;
+    uint64_t tid = 0;
+    if (type == MT_DAT_REC_EVENTS &&
+        (!mt_dcur_v(&d->c, &tid) || !get_t(r, &d->c, &d->t) || tid > UINT32_MAX))
+        return bad(r, "EVENTS record cut short", err);
+    if (type != MT_DAT_REC_EVENTS && !r->in_set)
+        return bad(r, "state entries outside a state set", err);
+    if (!mt_dcur_v(&d->c, &d->left))
+        return bad(r, "record cut short", err);
+    uint64_t max = type == MT_DAT_REC_EVENTS ? MT_DAT_EVENTS_MAX : MT_DAT_ENTRIES_MAX;
+    if (d->left > max)
+        return bad(r, "too many items in one record", err);
+    d->tid = (uint32_t)tid;
+    r->in_rec = d->left > 0;
+    return r->in_rec ? mt_dat_decode_item(r, ev, err) : MT_E_EMPTY;
+}
+
+mt_errc mt_dat_decode(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *ev, mt_err *err)
+{
+    if (!r->have_process && type != MT_DAT_REC_PROCESS)
+        return bad(r, "the recording does not start with a PROCESS record", err);
+    switch (type) {
+    case MT_DAT_REC_PROCESS:
+        return dec_process(r, &c, ev, err);
+    case MT_DAT_REC_MODULE:
+        return dec_module(r, &c, ev, err);
+    case MT_DAT_REC_MODULE_UNLOAD:
+        return dec_unload(r, &c, ev, err);
+    case MT_DAT_REC_TRACE:
+        return dec_trace(r, &c, ev, err);
+    case MT_DAT_REC_TOTALS:
+        return dec_totals(r, &c, ev, err);
+    case MT_DAT_REC_STATE_BEGIN:
+        return dec_state_begin(r, &c, ev, err);
+    case MT_DAT_REC_STATE_END:
+        return dec_state_end(r, &c, ev, err);
+    case MT_DAT_REC_LOST:
+        return dec_lost(r, &c, ev, err);
+    case MT_DAT_REC_END:
+        return dec_end(r, &c, ev, err);
+    case MT_DAT_REC_EVENTS:
+    case MT_DAT_REC_TRACE_STATES:
+    case MT_DAT_REC_LIVE_BLOCKS:
+        return start_items(r, type, c, ev, err);
+    default:
+        r->skipped++;
+        return MT_E_EMPTY;
+    }
+}

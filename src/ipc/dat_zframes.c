@@ -1,0 +1,273 @@
+/* dat_zframes.c -- measuring zstd frames from their headers (RFC 8878) and
+ * streaming them through ZSTD_DStream (see dat_zframes.h). */
+#include "dat_zframes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define FBUF_BYTES (256u << 10)
+#define ZSTD_MAGIC 0xFD2FB528u
+#define SKIP_MAGIC_MASK 0xFFFFFFF0u
+#define SKIP_MAGIC 0x184D2A50u
+#define BLOCK_MAX (128u << 10)
+#define WINDOW_LOG_MAX 27 /* refuse frames that need more than 128 MiB of window */
+
+mt_errc mt_fbuf_init(mt_fbuf *b, int fd, uint64_t file_bytes, mt_err *err)
+{
+    memset(b, 0, sizeof *b);
+    b->fd = fd;
+    b->file_bytes = file_bytes;
+    b->buf = malloc(FBUF_BYTES);
+    b->cap = FBUF_BYTES;
+    if (!b->buf)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the read buffer");
+    return MT_OK;
+}
+
+void mt_fbuf_free(mt_fbuf *b)
+{
+    free(b->buf);
+    b->buf = NULL;
+}
+
+static bool refill(mt_fbuf *b, uint64_t off, bool *io, mt_err *err)
+{
+    size_t want = b->cap;
+    if (b->file_bytes - off < want)
+        want = (size_t)(b->file_bytes - off);
+    size_t got = 0;
+    while (got < want) {
+        ssize_t r = pread(b->fd, b->buf + got, want - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            *io = true;
+            mt_err_set(err, MT_E_IO, "read: %s", r < 0 ? strerror(errno) : "file shrank");
+            return false;
+        }
+        got += (size_t)r;
+    }
+    b->off = off;
+    b->len = got;
+    return true;
+}
+
+bool mt_fbuf_get(mt_fbuf *b, uint64_t off, void *dst, size_t n, bool *io, mt_err *err)
+{
+    *io = false;
+    if (off > b->file_bytes || n > b->file_bytes - off)
+        return false;
+    if (off < b->off || off + n > b->off + b->len) {
+        if (!refill(b, off, io, err))
+            return false;
+    }
+    memcpy(dst, b->buf + (off - b->off), n);
+    return true;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Bytes of the frame header after the magic, from its descriptor byte. */
+static unsigned header_bytes(unsigned char fhd, bool *checksum)
+{
+    static const unsigned did_bytes[4] = {0, 1, 2, 4};
+    static const unsigned fcs_bytes[4] = {0, 2, 4, 8};
+    bool single = fhd & 0x20;
+    unsigned fcs = fhd >> 6;
+    *checksum = fhd & 0x04;
+    return 1 + (single ? 0 : 1) + did_bytes[fhd & 3] + (fcs == 0 && single ? 1 : fcs_bytes[fcs]);
+}
+
+#define NEED(off, n, dst)                                                                          \
+    do {                                                                                           \
+        if (!mt_fbuf_get(b, (off), (dst), (n), &io, err))                                          \
+            return io ? MT_ZF_BAD : MT_ZF_PARTIAL;                                                 \
+    } while (0)
+
+static mt_zframe_kind measure_blocks(mt_fbuf *b, uint64_t off, uint64_t *end, mt_err *err)
+{
+    bool io;
+    for (;;) {
+        unsigned char bh[3];
+        NEED(off, 3, bh);
+        uint32_t h = (uint32_t)bh[0] | (uint32_t)bh[1] << 8 | (uint32_t)bh[2] << 16;
+        unsigned type = (h >> 1) & 3;
+        uint32_t size = h >> 3;
+        if (type == 3 || size > BLOCK_MAX) {
+            mt_err_set(err, MT_E_CORRUPT, "corrupt zstd block at byte %llu",
+                       (unsigned long long)off);
+            return MT_ZF_BAD;
+        }
+        off += 3 + (type == 1 ? 1 : size);
+        if (off > b->file_bytes)
+            return MT_ZF_PARTIAL;
+        if (h & 1) {
+            *end = off;
+            return MT_ZF_COMPLETE;
+        }
+    }
+}
+
+mt_zframe_kind mt_zframe_measure(mt_fbuf *b, uint64_t off, uint64_t *len, mt_err *err)
+{
+    bool io;
+    unsigned char m[8];
+    NEED(off, 4, m);
+    uint32_t magic = le32(m);
+    if ((magic & SKIP_MAGIC_MASK) == SKIP_MAGIC) {
+        NEED(off + 4, 4, m + 4);
+        uint64_t end = off + 8 + le32(m + 4);
+        if (end > b->file_bytes)
+            return MT_ZF_PARTIAL;
+        *len = end - off;
+        return MT_ZF_COMPLETE;
+    }
+    if (magic != ZSTD_MAGIC) {
+        mt_err_set(err, MT_E_CORRUPT, "corrupt recording: no zstd frame at byte %llu",
+                   (unsigned long long)off);
+        return MT_ZF_BAD;
+    }
+    unsigned char fhd;
+    NEED(off + 4, 1, &fhd);
+    if (fhd & 0x08) {
+        mt_err_set(err, MT_E_CORRUPT, "corrupt zstd frame header at byte %llu",
+                   (unsigned long long)off);
+        return MT_ZF_BAD;
+    }
+    bool checksum;
+    uint64_t end;
+    mt_zframe_kind k = measure_blocks(b, off + 4 + header_bytes(fhd, &checksum), &end, err);
+    if (k != MT_ZF_COMPLETE)
+        return k;
+    if (checksum)
+        end += 4;
+    if (end > b->file_bytes)
+        return MT_ZF_PARTIAL;
+    *len = end - off;
+    return MT_ZF_COMPLETE;
+}
+
+mt_errc mt_zscan_frames(int fd, uint64_t start, uint64_t file_bytes, mt_zscan *out, mt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->end = start;
+    mt_fbuf b;
+    mt_errc rc = mt_fbuf_init(&b, fd, file_bytes, err);
+    while (!rc && out->end < file_bytes) {
+        uint64_t len = 0;
+        mt_zframe_kind k = mt_zframe_measure(&b, out->end, &len, err);
+        if (k == MT_ZF_PARTIAL) {
+            out->truncated = true;
+            break;
+        }
+        if (k == MT_ZF_BAD) {
+            rc = err ? err->code : MT_E_CORRUPT;
+            break;
+        }
+        out->end += len;
+        out->nframes++;
+    }
+    mt_fbuf_free(&b);
+    return rc;
+}
+
+mt_errc mt_zstream_open(mt_zstream *z, int fd, uint64_t off, uint64_t limit, mt_err *err)
+{
+    memset(z, 0, sizeof *z);
+    z->fd = fd;
+    z->limit = limit;
+    z->in_cap = ZSTD_DStreamInSize();
+    z->in = malloc(z->in_cap);
+    z->ds = ZSTD_createDStream();
+    if (!z->in || !z->ds) {
+        mt_zstream_close(z);
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for decompression");
+    }
+    ZSTD_DCtx_setParameter(z->ds, ZSTD_d_windowLogMax, WINDOW_LOG_MAX);
+    return mt_zstream_seek(z, off, err);
+}
+
+void mt_zstream_close(mt_zstream *z)
+{
+    ZSTD_freeDStream(z->ds);
+    free(z->in);
+    z->ds = NULL;
+    z->in = NULL;
+}
+
+mt_errc mt_zstream_seek(mt_zstream *z, uint64_t off, mt_err *err)
+{
+    if (off > z->limit)
+        return mt_err_set(err, MT_E_CORRUPT, "seek beyond the recording's end");
+    ZSTD_DCtx_reset(z->ds, ZSTD_reset_session_only);
+    z->in_off = off;
+    z->in_len = z->in_pos = 0;
+    z->mid_frame = false;
+    z->frames = 0;
+    return MT_OK;
+}
+
+uint64_t mt_zstream_tell(const mt_zstream *z)
+{
+    return z->in_off + z->in_pos;
+}
+
+static mt_errc fill_input(mt_zstream *z, mt_err *err)
+{
+    z->in_off += z->in_pos;
+    z->in_len = z->in_pos = 0;
+    size_t want = z->in_cap;
+    if (z->limit - z->in_off < want)
+        want = (size_t)(z->limit - z->in_off);
+    while (z->in_len < want) {
+        ssize_t r =
+            pread(z->fd, z->in + z->in_len, want - z->in_len, (off_t)(z->in_off + z->in_len));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return mt_err_set(err, MT_E_IO, "read: %s", r < 0 ? strerror(errno) : "file shrank");
+        z->in_len += (size_t)r;
+    }
+    return MT_OK;
+}
+
+mt_errc mt_zstream_read(mt_zstream *z, void *out, size_t cap, size_t *n, bool *frame_end,
+                        mt_err *err)
+{
+    *n = 0;
+    *frame_end = false;
+    ZSTD_outBuffer ob = {out, cap, 0};
+    while (ob.pos < ob.size) {
+        if (z->in_pos == z->in_len) {
+            if (z->in_off + z->in_pos >= z->limit)
+                break;
+            mt_errc rc = fill_input(z, err);
+            if (rc)
+                return rc;
+        }
+        ZSTD_inBuffer ib = {z->in, z->in_len, z->in_pos};
+        size_t r = ZSTD_decompressStream(z->ds, &ob, &ib);
+        z->mid_frame = z->mid_frame || ib.pos > z->in_pos || ob.pos > 0;
+        z->in_pos = ib.pos;
+        if (ZSTD_isError(r))
+            return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: zstd: %s near byte %llu",
+                              ZSTD_getErrorName(r), (unsigned long long)mt_zstream_tell(z));
+        if (r == 0) {
+            z->mid_frame = false;
+            z->frames++;
+            *frame_end = true;
+            break;
+        }
+    }
+    *n = ob.pos;
+    if (!*frame_end && ob.pos == 0 && z->mid_frame)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: frame cut short at byte %llu",
+                          (unsigned long long)mt_zstream_tell(z));
+    return MT_OK;
+}

@@ -1,0 +1,57 @@
+/* shm_recording.c -- read and describe the recording status of a target
+ * (header.recording): validated like every other byte of the segment. */
+#include "shm_recording.h"
+
+#include <stdio.h>
+#include <string.h>
+
+mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err)
+{
+    const mt_shm_header *h = mt_segment_header(seg);
+    const mt_shm_recording *r = &h->recording;
+    uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+    memcpy(out, r, sizeof *out);
+    out->state = state;
+    if (state > MT_REC_STATE_FAILED)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: recording state %u", state);
+    if (!memchr(out->path, '\0', sizeof out->path) ||
+        !memchr(out->message, '\0', sizeof out->message))
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: unterminated recording path");
+    return MT_OK;
+}
+
+static void human_bytes(uint64_t b, char *out, size_t cap)
+{
+    if (b < 10000)
+        snprintf(out, cap, "%llu B", (unsigned long long)b);
+    else if (b < 10000ull << 10)
+        snprintf(out, cap, "%.1f KiB", (double)b / 1024.0);
+    else if (b < 10000ull << 20)
+        snprintf(out, cap, "%.1f MiB", (double)b / 1048576.0);
+    else
+        snprintf(out, cap, "%.1f GiB", (double)b / 1073741824.0);
+}
+
+void mt_recording_line(const mt_shm_recording *r, char *out, unsigned cap)
+{
+    char size[32];
+    human_bytes(r->bytes_written, size, sizeof size);
+    switch (r->state) {
+    case MT_REC_STATE_ON:
+        if (r->events_dropped)
+            snprintf(out, cap, "REC %s %s (recording inexact: %llu events dropped)", r->path, size,
+                     (unsigned long long)r->events_dropped);
+        else
+            snprintf(out, cap, "REC %s %s", r->path, size);
+        break;
+    case MT_REC_STATE_STOPPED:
+        snprintf(out, cap, "recorded %s (%s)", r->path, size);
+        break;
+    case MT_REC_STATE_FAILED:
+        snprintf(out, cap, "recording failed: %s", r->message);
+        break;
+    default:
+        snprintf(out, cap, "not recording");
+        break;
+    }
+}

@@ -1,0 +1,323 @@
+/* record_control.c -- starting and stopping recordings, and their status.
+ *
+ * Ways in: MEMTOP_RECORD=PATTERN at tracking start (from the first event:
+ * no initial state needed), the control channel (MT_CMD_RECORD_START /
+ * STOP, on the publisher thread: a mid-run start with an initial state),
+ * and a fork child whose MEMTOP_RECORD names a file per process (%p, %n).
+ * Ways out: stop, exit/_exit (our destructor), exec (record_exec.c), a
+ * write error.  The status is kept here and copied into the segment header
+ * by the publisher (the hooks never touch the segment).
+ */
+#define _GNU_SOURCE
+#include "record.h"
+
+#include "dat_format.h"
+#include "log.h"
+#include "record_buffer.h"
+#include "record_path.h"
+#include "record_writer.h"
+#include "spinlock.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+_Atomic int mt_rec_mode;
+
+typedef struct {
+    mt_spinlock lock;
+    uint32_t state; /* MT_REC_STATE_* */
+    int32_t error;
+    uint64_t start_unix_ns;
+    uint64_t recordings;
+    uint64_t bytes, events, dropped; /* final figures once stopped */
+    char path[MT_PATH_MAX];
+    char message[MT_REC_MSG_MAX];
+    char pattern[MT_PATH_MAX]; /* MEMTOP_RECORD, "" if unset */
+    bool env_checked;
+    _Atomic bool finishing;
+} rec_control;
+
+static rec_control g_rc;
+
+/* --- events (hooks) ----------------------------------------------------- */
+
+void mt_rec_gate(void)
+{
+    while (mt_rec_paused())
+        sched_yield();
+}
+
+void mt_rec_alloc(uint64_t t_ns, uint32_t trace, uint64_t size)
+{
+    mt_rec_event e = {.t_ns = t_ns, .size = size, .trace = trace, .kind = MT_DAT_EV_ALLOC};
+    mt_rec_ring *r = mt_ring_mine();
+    if (MT_LIKELY(r))
+        mt_ring_push(r, &e, true);
+    else
+        mt_recw_note_dropped(1);
+}
+
+void mt_rec_free(uint64_t t_ns, const mt_block *b, unsigned flags, bool may_wait)
+{
+    uint64_t ms = t_ns / 1000000u, birth = b->birth_ns / 1000000u;
+    mt_rec_event e = {.t_ns = t_ns,
+                      .size = b->size,
+                      .trace = b->trace,
+                      .kind = MT_DAT_EV_FREE,
+                      .flags = (uint8_t)flags,
+                      .age_ms = ms > birth ? ms - birth : 0};
+    mt_rec_ring *r = mt_ring_mine();
+    if (MT_LIKELY(r))
+        mt_ring_push(r, &e, may_wait);
+    else
+        mt_recw_note_dropped(1);
+}
+
+/* --- status --------------------------------------------------------------- */
+
+static uint64_t unix_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void set_status(uint32_t state, int err, const char *path, const char *msg)
+{
+    mt_spin_lock(&g_rc.lock);
+    g_rc.state = state;
+    g_rc.error = err;
+    if (path)
+        snprintf(g_rc.path, sizeof g_rc.path, "%s", path);
+    snprintf(g_rc.message, sizeof g_rc.message, "%s", msg);
+    mt_spin_unlock(&g_rc.lock);
+}
+
+static const char *errno_name(int e)
+{
+    switch (e) {
+    case ENOSPC:
+        return "ENOSPC";
+    case EACCES:
+        return "EACCES";
+    case EEXIST:
+        return "EEXIST";
+    case ENOENT:
+        return "ENOENT";
+    case EIO:
+        return "EIO";
+    case EFBIG:
+        return "EFBIG";
+    case EDQUOT:
+        return "EDQUOT";
+    case EROFS:
+        return "EROFS";
+    default:
+        return "errno";
+    }
+}
+
+/* Takes the final figures when a session ended (stop or error). */
+static void record_final_figures(void)
+{
+    g_rc.bytes = __atomic_load_n(&mt_w.bytes, __ATOMIC_RELAXED);
+    g_rc.events = atomic_load(&mt_w.events);
+    g_rc.dropped = atomic_load(&mt_w.dropped);
+}
+
+void mt_rec_publish_status(mt_shm_header *h)
+{
+    mt_shm_recording *r = &h->recording;
+    mt_spin_lock(&g_rc.lock);
+    if (g_rc.state == MT_REC_STATE_ON && mt_w.err) {
+        int e = mt_w.err;
+        record_final_figures();
+        g_rc.state = MT_REC_STATE_FAILED;
+        g_rc.error = e;
+        snprintf(g_rc.message, sizeof g_rc.message, "write error: %s (%s); recording stopped",
+                 strerror(e), errno_name(e));
+    }
+    bool on = g_rc.state == MT_REC_STATE_ON;
+    r->error = g_rc.error;
+    r->start_unix_ns = g_rc.start_unix_ns;
+    r->bytes_written = on ? __atomic_load_n(&mt_w.bytes, __ATOMIC_RELAXED) : g_rc.bytes;
+    r->events_written = on ? atomic_load(&mt_w.events) : g_rc.events;
+    r->events_dropped = on ? atomic_load(&mt_w.dropped) : g_rc.dropped;
+    r->recordings = g_rc.recordings;
+    memcpy(r->path, g_rc.path, sizeof r->path);
+    memcpy(r->message, g_rc.message, sizeof r->message);
+    __atomic_store_n(&r->state, g_rc.state, __ATOMIC_RELEASE);
+    mt_spin_unlock(&g_rc.lock);
+}
+
+/* --- start and stop ----------------------------------------------------- */
+
+/* Creates the file and begins the session.  Returns 0 or an errno; msg
+ * says what happened either way. */
+static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, size_t cap)
+{
+    char path[MT_PATH_MAX];
+    if (mt_rec_on() || g_rc.state == MT_REC_STATE_ON) {
+        snprintf(msg, cap, "already recording to %.400s", g_rc.path);
+        return EBUSY;
+    }
+    int fd = mt_rec_create(pattern, path, sizeof path);
+    if (fd == -EINVAL) {
+        snprintf(msg, cap,
+                 "bad recording file name '%.200s' (use %%p %%e %%t %%n %%%% only, and keep it "
+                 "short)",
+                 pattern);
+        return EINVAL;
+    }
+    if (fd == -EEXIST) {
+        snprintf(msg, cap, "%.400s exists: memtop never overwrites a recording (EEXIST)", path);
+        return EEXIST;
+    }
+    if (fd < 0) {
+        snprintf(msg, cap, "cannot create %.400s: %s (%s)", path, strerror(-fd), errno_name(-fd));
+        return -fd;
+    }
+    int err = 0;
+    g_rc.start_unix_ns = unix_ns();
+    if (!mt_recw_begin(fd, mid_run, fork_child, &err)) {
+        unlink(path);
+        snprintf(msg, cap, "cannot write %.400s: %s (%s)", path, strerror(err), errno_name(err));
+        return err ? err : EIO;
+    }
+    mt_spin_lock(&g_rc.lock);
+    g_rc.recordings++;
+    mt_spin_unlock(&g_rc.lock);
+    atomic_store(&g_rc.finishing, false);
+    snprintf(msg, cap, "%s", path);
+    set_status(MT_REC_STATE_ON, 0, path, "recording");
+    return 0;
+}
+
+static uint64_t stop(unsigned reason)
+{
+    bool expect = false;
+    if (g_rc.state != MT_REC_STATE_ON ||
+        !atomic_compare_exchange_strong(&g_rc.finishing, &expect, true))
+        return 0;
+    uint64_t bytes = mt_recw_end(reason);
+    mt_spin_lock(&g_rc.lock);
+    record_final_figures();
+    g_rc.bytes = bytes;
+    if (mt_w.err) {
+        g_rc.state = MT_REC_STATE_FAILED;
+        g_rc.error = mt_w.err;
+        snprintf(g_rc.message, sizeof g_rc.message, "write error: %s (%s); recording stopped",
+                 strerror(mt_w.err), errno_name(mt_w.err));
+    } else {
+        g_rc.state = MT_REC_STATE_STOPPED;
+        snprintf(g_rc.message, sizeof g_rc.message, "stopped");
+    }
+    mt_spin_unlock(&g_rc.lock);
+    return bytes;
+}
+
+static const char *env_get(char **envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (char **e = envp; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+static void env_start(char **envp, bool mid_run)
+{
+    g_rc.env_checked = true;
+    const char *pat = env_get(envp, "MEMTOP_RECORD");
+    if (!pat || !*pat)
+        return;
+    snprintf(g_rc.pattern, sizeof g_rc.pattern, "%s", pat);
+    char msg[MT_CTRL_MSG_MAX];
+    int err = start(g_rc.pattern, mid_run, false, msg, sizeof msg);
+    if (err) {
+        mt_log(MT_LOG_ERROR, "memtop: MEMTOP_RECORD: %s; not recording", msg);
+        set_status(MT_REC_STATE_FAILED, err, NULL, msg);
+    }
+}
+
+void mt_rec_init(char **envp)
+{
+    if (envp)
+        env_start(envp, false);
+}
+
+void mt_rec_ctor(char **envp)
+{
+    if (!g_rc.env_checked)
+        env_start(envp, true);
+    if (mt_rec_on())
+        mt_recw_start_thread();
+}
+
+void mt_rec_child_reset(void)
+{
+    mt_recw_child_reset();
+    atomic_store(&g_rc.finishing, false);
+    atomic_store_explicit(&g_rc.lock.held, 0, memory_order_relaxed);
+    g_rc.state = MT_REC_STATE_OFF;
+    g_rc.error = 0;
+    g_rc.recordings = 0;
+    g_rc.path[0] = g_rc.message[0] = '\0';
+    g_rc.bytes = g_rc.events = g_rc.dropped = 0;
+}
+
+void mt_rec_child_start(void)
+{
+    if (!g_rc.pattern[0] || !mt_rec_pattern_per_process(g_rc.pattern))
+        return;
+    char msg[MT_CTRL_MSG_MAX];
+    int err = start(g_rc.pattern, true, true, msg, sizeof msg);
+    if (err) {
+        mt_log(MT_LOG_WARN, "memtop: MEMTOP_RECORD in child %d: %s; not recording", (int)getpid(),
+               msg);
+        set_status(MT_REC_STATE_FAILED, err, NULL, msg);
+        return;
+    }
+    mt_recw_start_thread();
+}
+
+void mt_rec_finish(unsigned reason)
+{
+    if (g_rc.state == MT_REC_STATE_ON && mt_w.pid == getpid())
+        stop(reason);
+}
+
+int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
+{
+    char path[MT_CTRL_ARG_MAX];
+    size_t n = strnlen(arg, sizeof path - 1);
+    memcpy(path, arg, n); /* the segment can change under us: copy once */
+    path[n] = '\0';
+    if (path[0] != '/') {
+        snprintf(msg, cap, "the recording path must be absolute: '%.200s'", path);
+        return MT_CTRL_FAILED;
+    }
+    if (start(path, true, false, msg, cap) != 0)
+        return MT_CTRL_FAILED;
+    mt_recw_start_thread();
+    return MT_CTRL_OK;
+}
+
+int mt_rec_cmd_stop(char *msg, size_t cap)
+{
+    if (g_rc.state != MT_REC_STATE_ON) {
+        snprintf(msg, cap, "not recording");
+        return MT_CTRL_FAILED;
+    }
+    uint64_t bytes = stop(MT_DAT_END_STOP);
+    if (g_rc.state == MT_REC_STATE_FAILED) {
+        snprintf(msg, cap, "%s", g_rc.message);
+        return MT_CTRL_FAILED;
+    }
+    snprintf(msg, cap, "%llu bytes written to %s", (unsigned long long)bytes, g_rc.path);
+    return MT_CTRL_OK;
+}

@@ -1,0 +1,114 @@
+/* record_exec.c -- finalize a recording before exec replaces the process.
+ *
+ * exec discards the process image without running destructors, so the
+ * exec family is interposed: the recording gets its final state and END
+ * record (reason exec) first.  The new image (LD_PRELOAD is inherited)
+ * starts its own recording if MEMTOP_RECORD asks for one.  A vfork child
+ * runs in its parent's memory: mt_rec_finish sees another pid and leaves
+ * the parent's recording alone.  glibc's posix_spawn and system() exec
+ * through internal calls, in a child: nothing to do there either.
+ */
+#define _GNU_SOURCE
+#include "dat_format.h"
+#include "mt_common.h"
+#include "record.h"
+#include "state.h"
+#include "thread_state.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+static void before_exec(void)
+{
+    if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
+        return;
+    mt_tls_in_hook = MT_IN_OWN;
+    mt_rec_finish(MT_DAT_END_EXEC);
+    mt_tls_in_hook = 0;
+}
+
+#define REAL(name, type)                                                                           \
+    static type real_##name;                                                                       \
+    if (!real_##name)                                                                              \
+        real_##name = (type)dlsym(RTLD_NEXT, #name);
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+
+MT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    REAL(execve, execve_fn)
+    before_exec();
+    return real_execve(path, argv, envp);
+}
+
+MT_EXPORT int execv(const char *path, char *const argv[])
+{
+    REAL(execv, execv_fn)
+    before_exec();
+    return real_execv(path, argv);
+}
+
+MT_EXPORT int execvp(const char *file, char *const argv[])
+{
+    REAL(execvp, execv_fn)
+    before_exec();
+    return real_execvp(file, argv);
+}
+
+MT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    REAL(execvpe, execve_fn)
+    before_exec();
+    return real_execvpe(file, argv, envp);
+}
+
+MT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    REAL(fexecve, fexecve_fn)
+    before_exec();
+    return real_fexecve(fd, argv, envp);
+}
+
+/* execl, execlp, execle: collect the arguments, then the v variant. */
+#define COLLECT_ARGS(first, ap, argv)                                                              \
+    size_t argc_ = 1;                                                                              \
+    va_list count_;                                                                                \
+    va_copy(count_, ap);                                                                           \
+    while (va_arg(count_, char *))                                                                 \
+        argc_++;                                                                                   \
+    va_end(count_);                                                                                \
+    char *argv[argc_ + 1];                                                                         \
+    argv[0] = (char *)(first);                                                                     \
+    for (size_t i_ = 1; i_ <= argc_; i_++)                                                         \
+        argv[i_] = va_arg(ap, char *);
+
+MT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT_ARGS(arg, ap, argv)
+    va_end(ap);
+    return execv(path, argv);
+}
+
+MT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT_ARGS(arg, ap, argv)
+    va_end(ap);
+    return execvp(file, argv);
+}
+
+MT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT_ARGS(arg, ap, argv)
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
+}

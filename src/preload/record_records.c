@@ -1,0 +1,310 @@
+/* record_records.c -- the records a recording is made of (dat_format.h):
+ * process, module map, trace definitions, event blocks, totals, end.
+ * Called by the writer with its lock held; each builds one payload in
+ * mt_w.pay and hands it to mt_recw_emit.
+ */
+#define _GNU_SOURCE
+#include "clock.h"
+#include "dat_format.h"
+#include "modules.h"
+#include "procinfo.h"
+#include "record_buffer.h"
+#include "record_writer.h"
+#include "state.h"
+#include "trace_table.h"
+#include "os_memory.h"
+
+#include <link.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EVENTS_PER_RECORD 4096u
+
+static uint64_t unix_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    char exe[MT_PATH_MAX], cmdline[MT_CMDLINE_MAX];
+    mt_proc_exe(exe, sizeof exe);
+    mt_proc_cmdline(cmdline, sizeof cmdline);
+    uint64_t unix_now = unix_now_ns();
+    uint64_t tracking_start = (unix_now - (now < unix_now ? now : 0)) / 1000000000ull;
+    mt_put_v(b, (uint64_t)getpid());
+    mt_put_v(b, (uint64_t)getppid());
+    mt_put_v(b, (uint64_t)getuid());
+    mt_put_v(b, mt_proc_start_ticks());
+    mt_put_v(b, tracking_start * 1000000000ull); /* seconds, like the segment's */
+    mt_put_v(b, now);
+    mt_put_v(b, unix_now);
+    mt_put_v(b, mt_g.cfg.depth);
+    mt_put_v(b, mt_g.cfg.temporary_ns);
+    mt_put_v(b, mt_g.cfg.interval_ms);
+    mt_put_v(b, (mid_run ? MT_DAT_PROC_MID_RUN : 0u) | (fork_child ? MT_DAT_PROC_FORK_CHILD : 0u));
+    mt_put_cstr(b, exe);
+    mt_put_cstr(b, cmdline);
+    mt_recw_emit(MT_DAT_REC_PROCESS);
+}
+
+/* --- module map --------------------------------------------------------- */
+
+static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    unsigned long long *c = arg;
+    c[0] = info->dlpi_adds;
+    c[1] = info->dlpi_subs;
+    return 1;
+}
+
+static mt_recw_module *find_loaded(uint64_t bias, uint64_t start)
+{
+    for (uint32_t i = 0; i < mt_w.nmodules; i++) {
+        mt_recw_module *m = &mt_w.modules[i];
+        if (m->loaded && m->bias == bias && m->start == start)
+            return m;
+    }
+    return NULL;
+}
+
+static void emit_module(const mt_shm_module *rec, uint32_t index, uint64_t now)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, index);
+    mt_put_v(b, now);
+    mt_put_v(b, rec->bias);
+    mt_put_v(b, rec->start);
+    mt_put_v(b, rec->end);
+    mt_put_s(b, rec->build_id, rec->build_id_len <= MT_BUILD_ID_MAX ? rec->build_id_len : 0);
+    mt_put_cstr(b, rec->path);
+    mt_recw_emit(MT_DAT_REC_MODULE);
+}
+
+typedef struct {
+    uint64_t now;
+} scan_ctx;
+
+static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    scan_ctx *c = arg;
+    mt_shm_module rec;
+    mt_module_describe(info, &rec);
+    if (rec.end == 0)
+        return 0;
+    mt_recw_module *m = find_loaded(rec.bias, rec.start);
+    if (!m && mt_w.nmodules < MT_RECW_MODULES_MAX) {
+        m = &mt_w.modules[mt_w.nmodules];
+        m->bias = rec.bias;
+        m->start = rec.start;
+        m->index = mt_w.nmodules++;
+        m->loaded = true;
+        emit_module(&rec, m->index, c->now);
+    }
+    if (m)
+        m->seen = mt_w.scan;
+    return 0;
+}
+
+void mt_rr_modules(uint64_t now)
+{
+    unsigned long long c[2] = {0, 0};
+    dl_iterate_phdr(peek_counts, c);
+    if (mt_w.scan && c[0] == mt_w.dl_adds && c[1] == mt_w.dl_subs)
+        return;
+    mt_w.dl_adds = c[0];
+    mt_w.dl_subs = c[1];
+    mt_w.scan++;
+    scan_ctx ctx = {now};
+    dl_iterate_phdr(visit, &ctx);
+    for (uint32_t i = 0; i < mt_w.nmodules; i++) {
+        mt_recw_module *m = &mt_w.modules[i];
+        if (!m->loaded || m->seen == mt_w.scan)
+            continue;
+        m->loaded = false;
+        mt_put_v(&mt_w.pay, m->index);
+        mt_put_v(&mt_w.pay, now);
+        mt_recw_emit(MT_DAT_REC_MODULE_UNLOAD);
+    }
+}
+
+/* --- trace definitions -------------------------------------------------- */
+
+static void emit_def(uint32_t id, const mt_trace *t)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    uint32_t n = t->frames ? t->nframes : 0;
+    mt_put_v(b, id);
+    mt_put_v(b, t->flags);
+    mt_put_v(b, t->first_seen_ns);
+    mt_put_v(b, t->hash);
+    mt_put_v(b, n);
+    uint64_t prev = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == 0)
+            mt_put_v(b, t->frames[0]);
+        else
+            mt_put_z(b, (int64_t)(t->frames[i] - prev));
+        prev = t->frames[i];
+    }
+    mt_recw_emit(MT_DAT_REC_TRACE);
+}
+
+/* Defines every trace handed out so far, in id order.  A trace being
+ * created on another thread is waited for (it is ready within its
+ * creator's shard lock): an event may refer to a later id. */
+void mt_rr_defs(void)
+{
+    uint32_t count = mt_trace_count();
+    while (mt_w.defs < count) {
+        mt_trace *t = mt_trace_get(mt_w.defs);
+        while (!atomic_load_explicit(&t->ready, memory_order_acquire))
+            sched_yield();
+        emit_def(mt_w.defs, t);
+        mt_w.defs++;
+    }
+}
+
+/* --- events ------------------------------------------------------------- */
+
+static void encode_events(const mt_rec_ring *r, uint64_t from, uint32_t n)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    const mt_rec_event *first = &r->ev[from & (MT_RING_SLOTS - 1)];
+    uint64_t prev_t = first->t_ns;
+    uint64_t prev_trace = UINT64_MAX;
+    mt_put_v(b, (uint64_t)r->tid);
+    mt_put_v(b, prev_t);
+    mt_put_v(b, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const mt_rec_event *e = &r->ev[(from + i) & (MT_RING_SLOTS - 1)];
+        uint64_t t = e->t_ns > prev_t ? e->t_ns : prev_t;
+        unsigned tag = e->kind | (unsigned)(e->flags << MT_DAT_EV_FLAGS_SHIFT);
+        if (t == prev_t)
+            tag |= MT_DAT_EV_SAME_TIME;
+        if (e->trace == prev_trace)
+            tag |= MT_DAT_EV_SAME_TRACE;
+        mt_put_u8(b, tag);
+        if (t != prev_t)
+            mt_put_v(b, t - prev_t);
+        if (e->trace != prev_trace)
+            mt_put_v(b, e->trace);
+        mt_put_v(b, e->size);
+        if (e->kind == MT_DAT_EV_FREE)
+            mt_put_v(b, e->age_ms);
+        prev_t = t;
+        prev_trace = e->trace;
+    }
+    mt_recw_emit(MT_DAT_REC_EVENTS);
+}
+
+static void emit_lost(mt_rec_ring *r)
+{
+    uint64_t ac = atomic_exchange_explicit(&r->lost_alloc_count, 0, memory_order_relaxed);
+    uint64_t ab = atomic_exchange_explicit(&r->lost_alloc_bytes, 0, memory_order_relaxed);
+    uint64_t fc = atomic_exchange_explicit(&r->lost_free_count, 0, memory_order_relaxed);
+    uint64_t fb = atomic_exchange_explicit(&r->lost_free_bytes, 0, memory_order_relaxed);
+    if (!ac && !fc)
+        return;
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, mt_recw_now());
+    mt_put_v(b, (uint64_t)r->tid);
+    mt_put_v(b, ac);
+    mt_put_v(b, ab);
+    mt_put_v(b, fc);
+    mt_put_v(b, fb);
+    mt_recw_emit(MT_DAT_REC_LOST);
+}
+
+bool mt_rr_drain_rings(void)
+{
+    bool any = false;
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+        /* Every trace these events name got its id before the event was
+         * appended (and head published with release), so defining the
+         * traces counted now puts each TRACE record before its first use,
+         * even for traces born after this pass began. */
+        if (tail != head)
+            mt_rr_defs();
+        while (tail != head) {
+            uint64_t n = head - tail;
+            if (n > EVENTS_PER_RECORD)
+                n = EVENTS_PER_RECORD;
+            encode_events(r, tail, (uint32_t)n);
+            tail += n;
+            atomic_store_explicit(&r->tail, tail, memory_order_release);
+            atomic_fetch_add_explicit(&mt_w.events, n, memory_order_relaxed);
+            any = true;
+        }
+        emit_lost(r);
+    }
+    return any;
+}
+
+/* --- totals and end ----------------------------------------------------- */
+
+void mt_rr_totals(uint64_t now)
+{
+    uint64_t f[MT_DAT_TOTALS_FIELDS];
+    memset(f, 0, sizeof f);
+    uint32_t count = mt_trace_count();
+    for (uint32_t i = 0; i < count; i++) {
+        mt_trace *t = mt_trace_get(i);
+        uint64_t fc = atomic_load_explicit(&t->free_count, memory_order_acquire);
+        uint64_t fb = atomic_load_explicit(&t->free_bytes, memory_order_relaxed);
+        uint64_t tc = atomic_load_explicit(&t->temp_count, memory_order_relaxed);
+        uint64_t tb = atomic_load_explicit(&t->temp_bytes, memory_order_relaxed);
+        uint64_t ac = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
+        uint64_t lb = atomic_load_explicit(&t->live_bytes, memory_order_relaxed);
+        f[0] += lb;
+        f[1] += ac - fc;
+        f[2] += ac;
+        f[3] += lb + fb;
+        f[4] += fc;
+        f[5] += fb;
+        f[6] += tc;
+        f[7] += tb;
+    }
+    f[8] = atomic_load_explicit(&mt_g.peak_live_bytes, memory_order_relaxed);
+    if (f[8] < f[0])
+        f[8] = f[0];
+    f[9] = atomic_load_explicit(&mt_g.unknown_free_count, memory_order_relaxed);
+    f[10] = atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
+    f[11] = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
+    f[12] = 0; /* dropped_traces: a property of the segment, not of the recording */
+    mt_allocator_bytes(&f[13], &f[14]);
+    f[15] = mt_proc_rss_bytes();
+    f[16] = mt_os_bytes();
+    f[17] = count;
+    f[18] = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, now);
+    mt_put_v(b, unix_now_ns());
+    mt_put_v(b, MT_DAT_TOTALS_FIELDS);
+    for (unsigned i = 0; i < MT_DAT_TOTALS_FIELDS; i++)
+        mt_put_v(b, f[i]);
+    mt_put_v(b, atomic_load_explicit(&mt_w.events, memory_order_relaxed));
+    mt_put_v(b, atomic_load_explicit(&mt_w.dropped, memory_order_relaxed));
+    mt_recw_emit(MT_DAT_REC_TOTALS);
+}
+
+void mt_rr_end(unsigned reason, uint64_t now)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, now);
+    mt_put_v(b, unix_now_ns());
+    mt_put_v(b, reason);
+    mt_put_v(b, (uint64_t)mt_w.err);
+    mt_put_v(b, atomic_load_explicit(&mt_w.events, memory_order_relaxed));
+    mt_put_v(b, atomic_load_explicit(&mt_w.dropped, memory_order_relaxed));
+    mt_recw_emit(MT_DAT_REC_END);
+}

@@ -1,0 +1,449 @@
+/* record_writer.c -- the recording session: file output through zstd and
+ * the writer thread (see record_writer.h).
+ *
+ * Records are collected whole in `out` and handed to zstd between records,
+ * so a record never spans two frames.  A frame is ended at least every
+ * MT_RECW_FLUSH_NS while data flows (the crash-safety promise: a file cut
+ * by SIGKILL or a full disk is readable up to its last complete frame),
+ * and at every state set and at the end.  A write error ends the session:
+ * recording stops at once and the error is kept for the status.
+ */
+#define _GNU_SOURCE
+#include "record_writer.h"
+
+#include "clock.h"
+#include "dat_format.h"
+#include "log.h"
+#include "os_memory.h"
+#include "record.h"
+#include "record_buffer.h"
+#include "thread_state.h"
+
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, ZSTD_createCCtx_advanced */
+#include <zstd.h>
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MT_RECW_FLUSH_NS 950000000ull   /* end a frame at least once a second */
+#define MT_RECW_TOTALS_NS 1000000000ull /* TOTALS once a second */
+#define MT_RECW_OUT_BYTES (4u << 20)
+#define MT_RECW_OUT_FEED (64u << 10) /* give `out` to zstd in small steps: drain often */
+#define MT_RECW_PAY_BYTES (1u << 20)
+#define MT_RECW_LEVEL 3        /* fast: the writer keeps up with millions of events/s */
+#define MT_RECW_LEVEL_SMALL 19 /* for frames of a slow stream: frames do not share history */
+#define MT_RECW_SMALL_FRAME (24u << 10)
+#define MT_RECW_IDLE_NS 5000000ull /* writer sleep when there was nothing to do */
+
+mt_recw mt_w = {.fd = -1};
+
+/* zstd's memory: mmap, with the size in a 16-byte prefix for munmap. */
+static void *z_alloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    size_t total = n + 16;
+    unsigned char *p = mt_os_alloc(total);
+    if (!p)
+        return NULL;
+    memcpy(p, &total, sizeof total);
+    return p + 16;
+}
+
+static void z_free(void *opaque, void *addr)
+{
+    (void)opaque;
+    if (!addr)
+        return;
+    unsigned char *p = (unsigned char *)addr - 16;
+    size_t total;
+    memcpy(&total, p, sizeof total);
+    mt_os_free(p, total);
+}
+
+uint64_t mt_recw_now(void)
+{
+    return mt_now_precise_ns();
+}
+
+bool mt_recw_active(void)
+{
+    return mt_rec_on();
+}
+
+bool mt_recw_thread_running(void)
+{
+    return atomic_load_explicit(&mt_w.thread_running, memory_order_acquire);
+}
+
+void mt_recw_note_dropped(uint64_t n)
+{
+    atomic_fetch_add_explicit(&mt_w.dropped, n, memory_order_relaxed);
+}
+
+static void fail(int err)
+{
+    if (!mt_w.err) {
+        mt_w.err = err ? err : EIO;
+        mt_log(MT_LOG_WARN, "recording stopped: write error: %s", strerror(mt_w.err));
+    }
+    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_release);
+}
+
+static void write_all(const unsigned char *p, size_t n)
+{
+    while (n && !mt_w.err) {
+        ssize_t k = write(mt_w.fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            fail(k < 0 ? errno : ENOSPC);
+            return;
+        }
+        p += k;
+        n -= (size_t)k;
+        mt_w.bytes += (uint64_t)k;
+    }
+}
+
+/* Compresses `out` (whole records) with the given directive. */
+static void feed(ZSTD_EndDirective how)
+{
+    if (mt_w.err)
+        return;
+    ZSTD_inBuffer in = {mt_w.out.p, mt_w.out.len, 0};
+    mt_w.frame_raw += mt_w.out.len;
+    for (;;) {
+        ZSTD_outBuffer o = {mt_w.zbuf.p, mt_w.zbuf.cap, 0};
+        size_t left = ZSTD_compressStream2(mt_w.cctx, &o, &in, how);
+        if (ZSTD_isError(left)) {
+            mt_log(MT_LOG_WARN, "recording: zstd: %s", ZSTD_getErrorName(left));
+            fail(EIO);
+            return;
+        }
+        write_all(mt_w.zbuf.p, o.pos);
+        if (mt_w.err)
+            return;
+        bool done = how == ZSTD_e_continue ? in.pos == in.size : left == 0;
+        if (done)
+            break;
+    }
+    mt_w.out.len = 0;
+}
+
+void mt_recw_emit(unsigned type)
+{
+    if (mt_w.out.len + mt_w.pay.len + 32 > mt_w.out.cap)
+        feed(ZSTD_e_continue);
+    if (!mt_w.frame_open) {
+        mt_w.frame_open = true;
+        mt_w.frame_t0 = mt_recw_now();
+    }
+    mt_put_record(&mt_w.out, type, &mt_w.pay);
+    mt_w.pay.len = 0;
+    mt_w.pay.overflow = false;
+    if (mt_w.small && mt_w.frame_raw + mt_w.out.len >= MT_RECW_SMALL_FRAME)
+        mt_recw_end_frame(); /* the stream got fast: back to the fast level */
+    else if (mt_w.out.len >= MT_RECW_OUT_FEED)
+        feed(ZSTD_e_continue);
+}
+
+/* Frames are independent (each decodes alone), so a slow stream's small
+ * frames compress poorly at a fast level: they get a strong level with a
+ * small window instead (bounded memory, and little CPU at their rate). */
+static void set_level(bool small)
+{
+    ZSTD_CCtx *z = mt_w.cctx;
+    mt_w.small = small;
+    ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, small ? MT_RECW_LEVEL_SMALL : MT_RECW_LEVEL);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog, small ? 18 : 0);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_hashLog, small ? 17 : 0);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_chainLog, small ? 18 : 0);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
+}
+
+void mt_recw_end_frame(void)
+{
+    if (!mt_w.frame_open)
+        return;
+    feed(ZSTD_e_end);
+    mt_w.frame_open = false;
+    set_level(mt_w.frame_raw < MT_RECW_SMALL_FRAME);
+    mt_w.frame_raw = 0;
+}
+
+static bool setup_memory(void)
+{
+    if (!mt_w.out.p && !mt_rbuf_init(&mt_w.out, MT_RECW_OUT_BYTES))
+        return false;
+    if (!mt_w.pay.p && !mt_rbuf_init(&mt_w.pay, MT_RECW_PAY_BYTES))
+        return false;
+    if (!mt_w.zbuf.p && !mt_rbuf_init(&mt_w.zbuf, ZSTD_CStreamOutSize()))
+        return false;
+    if (!mt_w.cctx) {
+        ZSTD_customMem mem = {z_alloc, z_free, NULL};
+        mt_w.cctx = ZSTD_createCCtx_advanced(mem);
+        if (!mt_w.cctx)
+            return false;
+    }
+    ZSTD_CCtx_reset(mt_w.cctx, ZSTD_reset_session_and_parameters);
+    set_level(true); /* the first frame is small: header, definitions */
+    mt_w.out.len = mt_w.pay.len = 0;
+    mt_w.frame_raw = 0;
+    return true;
+}
+
+/* One pass: definitions first, then events, periodic totals, flush.  Lock
+ * held.  True if there were events. */
+static bool cycle(void)
+{
+    uint64_t now = mt_recw_now();
+    mt_rr_modules(now);
+    mt_rr_defs();
+    bool work = mt_rr_drain_rings();
+    if (now - mt_w.last_totals_ns >= MT_RECW_TOTALS_NS) {
+        mt_rr_totals(now);
+        mt_w.last_totals_ns = now;
+    }
+    now = mt_recw_now(); /* the frame may have begun during this pass */
+    if (mt_w.frame_open && now - mt_w.frame_t0 >= MT_RECW_FLUSH_NS)
+        mt_recw_end_frame();
+    if (now - mt_w.last_reclaim_ns >= MT_RECW_TOTALS_NS) {
+        mt_ring_reclaim_dead();
+        mt_w.last_reclaim_ns = now;
+    }
+    return work;
+}
+
+static bool owned(void)
+{
+    return mt_w.open && !mt_w.err && mt_w.pid == getpid();
+}
+
+bool mt_recw_drain_sync(void)
+{
+    if (!mt_spin_trylock(&mt_w.lock))
+        return false;
+    bool ok = owned() && mt_rec_on();
+    if (ok) {
+        int was = mt_tls_in_hook;
+        mt_tls_in_hook = MT_IN_OWN;
+        cycle();
+        mt_tls_in_hook = was;
+    }
+    mt_spin_unlock(&mt_w.lock);
+    return ok;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {0, (long)ns};
+    nanosleep(&ts, NULL);
+}
+
+/* The writer sleeps on a futex when idle; producers wake it when a ring
+ * fills up (every quarter ring), so a burst is drained before the ring is
+ * full.  A wake-up lost to a race costs at most one idle period. */
+static _Atomic uint32_t g_wake_seq;
+static _Atomic bool g_sleeping;
+
+void mt_recw_kick(void)
+{
+    if (!atomic_load_explicit(&g_sleeping, memory_order_relaxed))
+        return;
+    atomic_store_explicit(&g_sleeping, false, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_wake_seq, 1, memory_order_release);
+    syscall(SYS_futex, &g_wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void idle_wait(void)
+{
+    uint32_t seq = atomic_load_explicit(&g_wake_seq, memory_order_acquire);
+    atomic_store_explicit(&g_sleeping, true, memory_order_seq_cst);
+    struct timespec ts = {0, (long)MT_RECW_IDLE_NS};
+    syscall(SYS_futex, &g_wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+    atomic_store_explicit(&g_sleeping, false, memory_order_relaxed);
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    mt_tls_in_hook = MT_IN_OWN;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    while (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire)) {
+        bool work = false;
+        mt_spin_lock(&mt_w.lock);
+        bool live = owned() && mt_rec_on();
+        if (live)
+            work = cycle();
+        if (mt_w.open && mt_w.err && mt_w.pid == getpid()) {
+            close(mt_w.fd); /* a write error ended the session */
+            mt_w.fd = -1;
+            mt_w.open = false;
+        }
+        mt_spin_unlock(&mt_w.lock);
+        if (!live)
+            break;
+        if (!work)
+            idle_wait();
+    }
+    atomic_store_explicit(&mt_w.thread_running, false, memory_order_release);
+    return NULL;
+}
+
+bool mt_recw_start_thread(void)
+{
+    if (atomic_load(&mt_w.thread_running) || !mt_w.open)
+        return true;
+    atomic_store(&mt_w.thread_stop, false);
+    atomic_store(&mt_w.thread_running, true);
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&th, &attr, writer_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        pthread_setname_np(th, "memtop-record");
+    else
+        atomic_store(&mt_w.thread_running, false);
+    mt_tls_in_hook = was;
+    if (rc != 0)
+        mt_log(MT_LOG_WARN, "recording: cannot start the writer thread: %s", strerror(rc));
+    return rc == 0;
+}
+
+static void write_file_header(void)
+{
+    mt_dat_file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
+    h.version = MT_DAT_VERSION;
+    h.header_bytes = MT_DAT_HEADER_BYTES;
+    h.endian_mark = MT_DAT_ENDIAN_MARK;
+    h.flags = MT_DAT_FILE_ZSTD;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    h.created_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    write_all((const unsigned char *)&h, sizeof h);
+}
+
+static void reset_session(int fd)
+{
+    mt_w.fd = fd;
+    mt_w.pid = getpid();
+    mt_w.err = 0;
+    mt_w.bytes = 0;
+    mt_w.defs = 0;
+    mt_w.frame_open = false;
+    mt_w.last_totals_ns = 0;
+    mt_w.last_reclaim_ns = 0;
+    mt_w.dl_adds = mt_w.dl_subs = 0;
+    mt_w.scan = 0;
+    mt_w.nmodules = 0;
+    atomic_store(&mt_w.events, 0);
+    atomic_store(&mt_w.dropped, 0);
+}
+
+/* Capture the initial state of a mid-run start.  Recording hooks wait at
+ * their gate meanwhile; hooks that passed the check before the pause get a
+ * grace period to finish. */
+static void initial_state(uint64_t now)
+{
+    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_PAUSE, memory_order_seq_cst);
+    sleep_ns(2000000);
+    mt_rings_discard();
+    mt_rr_modules(now);
+    mt_rr_defs();
+    mt_rr_state(MT_DAT_STATE_INITIAL, mt_recw_now(), true);
+}
+
+bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    mt_spin_lock(&mt_w.lock);
+    bool ok = setup_memory();
+    if (ok) {
+        reset_session(fd);
+        mt_w.open = true;
+        write_file_header();
+        uint64_t now = mt_recw_now();
+        mt_rr_process(mid_run, fork_child, now);
+        if (mid_run) {
+            initial_state(now);
+        } else {
+            mt_rings_discard();
+        }
+        mt_recw_end_frame();
+        ok = !mt_w.err;
+        atomic_store_explicit(&mt_rec_mode, ok ? MT_RECMODE_ON : MT_RECMODE_OFF,
+                              memory_order_seq_cst);
+        *err = mt_w.err;
+        if (!ok) {
+            mt_w.open = false;
+            close(fd);
+            mt_w.fd = -1;
+        }
+    } else {
+        *err = ENOMEM;
+        close(fd);
+    }
+    mt_spin_unlock(&mt_w.lock);
+    mt_tls_in_hook = was;
+    return ok;
+}
+
+uint64_t mt_recw_end(unsigned reason)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    atomic_store_explicit(&mt_w.thread_stop, true, memory_order_release);
+    mt_spin_lock(&mt_w.lock);
+    uint64_t bytes = mt_w.bytes;
+    if (mt_w.open && mt_w.pid == getpid()) {
+        bool was_ok = !mt_w.err;
+        atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
+        if (was_ok) {
+            uint64_t now = mt_recw_now();
+            mt_rr_modules(now);
+            mt_rr_defs();
+            mt_rr_drain_rings();
+            mt_recw_end_frame();
+            mt_rr_state(MT_DAT_STATE_FINAL, mt_recw_now(), false);
+            mt_rr_end(reason, mt_recw_now());
+            mt_recw_end_frame();
+        }
+        close(mt_w.fd);
+        mt_w.fd = -1;
+        mt_w.open = false;
+        bytes = mt_w.bytes;
+    }
+    mt_spin_unlock(&mt_w.lock);
+    mt_tls_in_hook = was;
+    return bytes;
+}
+
+void mt_recw_child_reset(void)
+{
+    /* The file, the writer thread and the rings are the parent's. */
+    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_relaxed);
+    atomic_store_explicit(&mt_w.lock.held, 0, memory_order_relaxed);
+    if (mt_w.open && mt_w.fd >= 0)
+        close(mt_w.fd);
+    mt_w.open = false;
+    mt_w.fd = -1;
+    mt_w.frame_open = false;
+    atomic_store(&mt_w.thread_running, false);
+    atomic_store(&mt_w.thread_stop, false);
+    mt_rings_child_reset();
+}

@@ -1,0 +1,91 @@
+/* record_writer.h -- the recording session: the .dat file, its zstd stream
+ * and the background thread that drains the per-thread rings into it.
+ *
+ * One session at a time per process.  Everything that writes the file
+ * holds `lock` (a spinlock: the writer thread's cycle, start, finalize, and
+ * a hook draining synchronously before the writer thread exists).  Memory
+ * (buffers, the zstd context) comes from mmap; zstd never calls the hooked
+ * malloc.
+ */
+#ifndef MT_RECORD_WRITER_H
+#define MT_RECORD_WRITER_H
+
+#include "record_encode.h"
+#include "spinlock.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define MT_RECW_MODULES_MAX 4096u
+
+typedef struct mt_recw_module {
+    uint64_t bias, start;
+    uint32_t index;
+    uint32_t seen;
+    bool loaded;
+} mt_recw_module;
+
+typedef struct mt_recw {
+    mt_spinlock lock;
+    bool open; /* a file is being written */
+    int fd;
+    pid_t pid;       /* the process that owns the file (a fork child never writes it) */
+    int err;         /* errno of the first write error */
+    void *cctx;      /* ZSTD_CCtx, from mmap */
+    mt_rec_buf out;  /* whole records not yet given to zstd */
+    mt_rec_buf pay;  /* one record's payload */
+    mt_rec_buf zbuf; /* compressed bytes */
+    bool frame_open;
+    uint64_t frame_t0;  /* when the open frame got its first record */
+    uint64_t frame_raw; /* uncompressed bytes given to the open frame */
+    bool small;         /* the open frame uses the strong level (slow stream) */
+    uint64_t bytes;     /* file bytes written */
+    uint32_t defs;      /* traces defined in the file so far */
+    uint64_t last_totals_ns, last_reclaim_ns;
+    /* Module map of the file. */
+    unsigned long long dl_adds, dl_subs;
+    uint32_t scan;
+    uint32_t nmodules;
+    mt_recw_module modules[MT_RECW_MODULES_MAX];
+    /* Shared with the hooks and the status. */
+    _Atomic uint64_t events;
+    _Atomic uint64_t dropped;
+    _Atomic bool thread_running;
+    _Atomic bool thread_stop;
+} mt_recw;
+
+extern mt_recw mt_w;
+
+/* Used by the rings. */
+bool mt_recw_active(void);
+bool mt_recw_thread_running(void);
+bool mt_recw_drain_sync(void);
+void mt_recw_note_dropped(uint64_t n);
+/* Wakes the writer thread if it sleeps (a ring is filling up). */
+void mt_recw_kick(void);
+
+/* Session control (record_control.c), all with lock NOT held. */
+/* Takes over fd (a new, empty file); writes the header, the process
+ * record and, if mid_run, the definitions and the initial state; then
+ * switches recording on.  False (fd closed, *err set) on failure. */
+bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err);
+/* Finalizes: final state, END(reason), close.  Returns the bytes written. */
+uint64_t mt_recw_end(unsigned reason);
+bool mt_recw_start_thread(void);
+void mt_recw_child_reset(void);
+
+/* Output stage (record_writer.c), lock held. */
+void mt_recw_emit(unsigned type); /* the payload in mt_w.pay becomes a record */
+void mt_recw_end_frame(void);
+uint64_t mt_recw_now(void);
+
+/* Record builders (record_records.c, record_state.c), lock held. */
+void mt_rr_process(bool mid_run, bool fork_child, uint64_t now);
+void mt_rr_modules(uint64_t now);
+void mt_rr_defs(void);
+bool mt_rr_drain_rings(void); /* true if any event was written */
+void mt_rr_totals(uint64_t now);
+void mt_rr_state(unsigned kind, uint64_t now, bool live_blocks);
+void mt_rr_end(unsigned reason, uint64_t now);
+
+#endif
