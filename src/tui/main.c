@@ -3,6 +3,9 @@
  * interactive viewer. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "abs_path.h"
 
 #include "cli_options.h"
 #include "commands.h"
@@ -10,6 +13,18 @@
 #ifndef MEMTOP_VERSION
 #define MEMTOP_VERSION "unknown"
 #endif
+
+/* --record FILE with PROG: PROG records itself from its start through
+ * MEMTOP_RECORD (which libmemtop.so reads), into FILE made absolute. */
+static int record_from_start(const char *file)
+{
+    char path[4096];
+    if (mt_abs_path(file, path, sizeof path) != 0 || setenv("MEMTOP_RECORD", path, 1) != 0) {
+        mt_errorf("--record: cannot use %s", file);
+        return -1;
+    }
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -29,7 +44,11 @@ int main(int argc, char **argv)
     }
     if (o.list || o.clean)
         return mt_cmd_list(&o);
+    if (o.record_path && o.prog_argv && record_from_start(o.record_path) != 0)
+        return MT_EXIT_FAIL;
     bool report = o.batch || o.export_path;
+    if (o.record_path && o.pid && !report)
+        return mt_cmd_record(&o);
     if (o.replay_path && report)
         return mt_cmd_replay(&o);
     if (o.prog_argv && report)

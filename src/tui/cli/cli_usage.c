@@ -29,7 +29,9 @@ static const char usage_text[] =
     "                       with -f: at the end of the recording or at --at\n"
     "      --output FILE    where PROG's stdout and stderr go in the interactive view\n"
     "                       (default: $TMPDIR/memtop-PID.out, shown on screen)\n"
-    "      --record FILE    record the target's allocations to FILE (.dat, zstd)\n"
+    "      --record FILE    record the target's allocations to FILE (.dat, zstd):\n"
+    "                       with -p, until Ctrl-C or the target's exit; with PROG,\n"
+    "                       from its start\n"
     "  -f, --file FILE      open a recording made with --record, r or MEMTOP_RECORD\n"
     "      --at SECONDS     with -f: the moment of the recording to show or export\n"
     "      --no-symbols     show frames as module+offset: no function names, source\n"
@@ -71,6 +73,8 @@ static const char usage_text[] =
     "  MEMTOP_LOG           error, warn, info or debug\n"
     "  MEMTOP_LOG_FILE      log to this file instead of stderr\n"
     "  MEMTOP_SHM_DIR       where the segment is created (default /dev/shm)\n"
+    "  MEMTOP_RECORD        record from the start into this file; %p pid, %e program\n"
+    "                       name, %t unix time, %n a counter, %% a percent sign\n"
     "  MEMTOP_KEEP_PID      the process with this pid keeps its segment at exit\n"
     "                       (memtop sets it for PROG)\n";
 

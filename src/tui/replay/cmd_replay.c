@@ -1,15 +1,78 @@
-/* cmd_replay.c -- `memtop -f FILE.dat --batch|--export`: reports from a
- * recording.  Recordings are not implemented yet (issue 5). */
+/* cmd_replay.c -- `memtop -f FILE.dat --batch|--export OUT [--at S]`:
+ * reports from a recording, of its end or of S seconds into it, through
+ * the same report and export code as a live target. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd_batch.h"
 #include "commands.h"
+#include "replay.h"
+#include "replay_summary.h"
+#include "symbols.h"
+
+/* The cursor for --at (seconds from the start of the recording). */
+static int cursor_of(const mt_opts *o, const mt_replay *r, uint64_t *t_ns)
+{
+    const mt_replay_info *in = mt_replay_get_info(r);
+    *t_ns = UINT64_MAX;
+    if (o->at_s < 0)
+        return 0;
+    double span = (double)(in->duration_ns - in->start_ns) / 1e9;
+    if (!isfinite(o->at_s) || o->at_s > span + 1e-9) {
+        mt_errorf("%s: --at %.3f is past the end of the recording (%.3f s)", in->path, o->at_s,
+                  span);
+        return -1;
+    }
+    *t_ns = in->start_ns + (uint64_t)llround(o->at_s * 1e9);
+    return 0;
+}
+
+static int report(const mt_opts *o, mt_replay *r, mt_view *v, mt_locator *loc)
+{
+    if (o->batch)
+        mt_replay_summary(stdout, r, v, o, loc);
+    if (o->export_path)
+        return mt_batch_export(v, mt_replay_state(r), o, loc);
+    return MT_EXIT_OK;
+}
+
+static int run(const mt_opts *o, mt_replay *r)
+{
+    uint64_t t_ns;
+    if (cursor_of(o, r, &t_ns) != 0)
+        return MT_EXIT_FAIL;
+    mt_view v;
+    mt_view_init(&v);
+    mt_err err;
+    if (mt_replay_seek(r, t_ns, &v, &err) != MT_OK) {
+        mt_errorf("%s: %s", o->replay_path, err.msg);
+        return MT_EXIT_FAIL;
+    }
+    mt_symbols syms;
+    int rc = MT_EXIT_FAIL;
+    if (mt_symbols_init(&syms, !o->no_symbols, getenv("MEMTOP_SKIP_FUNCS")) != 0) {
+        mt_errorf("out of memory");
+    } else {
+        mt_locator loc = mt_symbols_locator(&syms, &v.mods);
+        rc = report(o, r, &v, &loc);
+        mt_symbols_free(&syms);
+    }
+    mt_replay_view_free(&v);
+    return rc;
+}
 
 int mt_cmd_replay(const mt_opts *o)
 {
-    mt_errorf("%s: opening recordings is not available yet", o->replay_path);
-    return MT_EXIT_FAIL;
-}
-
-int mt_cmd_record(const mt_opts *o)
-{
-    mt_errorf("%s: recording is not available yet", o->record_path);
-    return MT_EXIT_FAIL;
+    mt_err err = {MT_OK, ""};
+    mt_replay *r = mt_replay_open(o->replay_path, &err);
+    if (!r) {
+        mt_errorf("%s: %s", o->replay_path, err.msg);
+        return MT_EXIT_FAIL;
+    }
+    mt_replay_warn(r);
+    int rc = run(o, r);
+    mt_replay_close(r);
+    return rc;
 }

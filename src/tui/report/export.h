@@ -1,6 +1,6 @@
 /* export.h -- writing one snapshot to a file, in the format named by the
- * file's extension: .json, .csv, anything else text.  Every trace is
- * written, not only the top ones. */
+ * file's extension: .json, .csv, .folded (collapsed stacks), anything else
+ * text.  Every trace is written, not only the top ones. */
 #ifndef MEMTOP_EXPORT_H
 #define MEMTOP_EXPORT_H
 
@@ -24,5 +24,6 @@ int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t
 void mt_export_json(FILE *f, const mt_export_src *src);
 void mt_export_csv(FILE *f, const mt_export_src *src);
 void mt_export_text(FILE *f, const mt_export_src *src);
+void mt_export_folded(FILE *f, const mt_export_src *src); /* export_folded.c */
 
 #endif

@@ -1,0 +1,178 @@
+/* replay.c -- opening a recording and moving its cursor (see replay.h).
+ *
+ * A pass reads from a restart position and applies the events with
+ * lo < t <= hi (replay_state.h), until a TOTALS record more than
+ * MT_REPLAY_WINDOW_NS after hi shows that no event of the range can
+ * follow.  It remembers the last restart position before the first event
+ * it had to leave out, so the next forward pass continues there with
+ * lo = hi: nothing is applied twice.  Backwards, a pass starts from the
+ * newest checkpoint at or before the cursor. */
+#include "replay_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CKPT_SPACING_NS 1000000000ull /* first spacing; doubles as they thin */
+
+static mt_errc nomem(mt_err *err)
+{
+    return mt_err_set(err, MT_E_NOMEM, "out of memory replaying the recording");
+}
+
+static void finish_info(mt_replay *r)
+{
+    const mt_dat_info *di = mt_dat_get_info(r->rd);
+    mt_replay_info *in = &r->info;
+    in->path = r->path;
+    in->pid = r->proc.pid;
+    in->ppid = r->proc.ppid;
+    in->exe = r->proc.exe;
+    in->cmdline = r->proc.cmdline;
+    in->start_unix_ns = r->proc.start_unix_ns;
+    in->start_ns = r->proc.record_start;
+    in->duration_ns = r->st.s.t_ns;
+    in->truncated = di->truncated;
+    in->dropped_bytes = di->dropped_bytes;
+    in->file_bytes = di->file_bytes;
+    in->checkpoints = r->ckpts.n;
+    in->skipped_records = mt_dat_records_skipped(r->rd);
+    r->at_end = true;
+    r->cursor = UINT64_MAX;
+}
+
+static mt_errc check_content(const mt_replay *r, mt_err *err)
+{
+    const mt_dat_info *di = mt_dat_get_info(r->rd);
+    if (r->proc.exe[0] || r->proc.pid)
+        return MT_OK;
+    if (di->truncated)
+        return mt_err_set(err, MT_E_TRUNCATED,
+                          "truncated recording: no complete frame (%llu bytes dropped)",
+                          (unsigned long long)di->dropped_bytes);
+    return mt_err_set(err, MT_E_EMPTY, "empty recording: no PROCESS record");
+}
+
+mt_replay *mt_replay_open(const char *path, mt_err *err)
+{
+    mt_replay *r = calloc(1, sizeof *r);
+    if (!r) {
+        nomem(err);
+        return NULL;
+    }
+    snprintf(r->path, sizeof r->path, "%s", path);
+    mt_defs_init(&r->defs);
+    mt_modules_init(&r->mods);
+    mt_rstate_init(&r->st);
+    mt_rckpts_init(&r->ckpts, CKPT_SPACING_NS);
+    mt_rtl_init(&r->tl);
+    r->rd = mt_dat_open(path, err);
+    if (!r->rd || mt_replay_read_all(r, err) != MT_OK || check_content(r, err) != MT_OK) {
+        mt_replay_close(r);
+        return NULL;
+    }
+    finish_info(r);
+    return r;
+}
+
+void mt_replay_close(mt_replay *r)
+{
+    if (!r)
+        return;
+    if (r->rd)
+        mt_dat_close(r->rd);
+    mt_defs_free(&r->defs);
+    mt_modules_free(&r->mods);
+    mt_rstate_free(&r->st);
+    mt_rckpts_free(&r->ckpts);
+    free(r->final);
+    free(r);
+}
+
+const mt_replay_info *mt_replay_get_info(const mt_replay *r)
+{
+    return &r->info;
+}
+
+const mt_shm_point *mt_replay_timeline(const mt_replay *r, size_t *n)
+{
+    *n = r->tl.n;
+    return r->tl.pts;
+}
+
+uint64_t mt_replay_cursor(const mt_replay *r)
+{
+    return r->cursor < r->info.duration_ns ? r->cursor : r->info.duration_ns;
+}
+
+bool mt_replay_at_end(const mt_replay *r)
+{
+    return r->cursor >= r->info.duration_ns;
+}
+
+mt_state mt_replay_state(const mt_replay *r)
+{
+    if (!mt_replay_at_end(r))
+        return MT_STATE_RUNNING;
+    if (r->info.finalized && r->info.end_reason == MT_DAT_END_EXIT)
+        return MT_STATE_EXITED;
+    return r->info.finalized ? MT_STATE_RUNNING : MT_STATE_STALE;
+}
+
+/* Apply events with f->lo < t <= f->hi from `from` on (see the top). */
+static mt_errc pass(mt_replay *r, const mt_dat_pos *from, const mt_rfilter *f, mt_err *err)
+{
+    mt_errc rc = mt_dat_seek(r->rd, from, err);
+    r->resume = *from;
+    bool skipped = false;
+    uint64_t stop =
+        f->hi > UINT64_MAX - MT_REPLAY_WINDOW_NS ? UINT64_MAX : f->hi + MT_REPLAY_WINDOW_NS;
+    while (!rc && (rc = mt_dat_next(r->rd, &r->ev, err)) == MT_OK) {
+        const mt_dat_event *ev = &r->ev;
+        bool timed = ev->kind != MT_DAT_PROCESS && ev->kind != MT_DAT_MODULE &&
+                     ev->kind != MT_DAT_UNLOAD && ev->kind != MT_DAT_DEF &&
+                     ev->kind != MT_DAT_STATE_BEGIN && ev->kind != MT_DAT_STATE_END;
+        skipped = skipped || (timed && ev->t_ns > f->hi);
+        if (mt_rstate_apply(&r->st, ev, f) != 0)
+            return nomem(err);
+        mt_dat_pos pos;
+        if (!skipped && mt_dat_tell(r->rd, &pos))
+            r->resume = pos;
+        if (ev->kind == MT_DAT_TOTALS && ev->t_ns > stop)
+            break;
+    }
+    r->at_end = rc == MT_E_EMPTY && !skipped;
+    return rc == MT_E_EMPTY ? MT_OK : rc;
+}
+
+static mt_errc rewind_to(mt_replay *r, const mt_rckpt *k, uint64_t hi, mt_err *err)
+{
+    if (mt_rckpt_restore(k, &r->st) != 0)
+        return nomem(err);
+    mt_rfilter f = {false, 0, hi};
+    return pass(r, &k->pos, &f, err);
+}
+
+mt_errc mt_replay_seek(mt_replay *r, uint64_t t_ns, mt_view *out, mt_err *err)
+{
+    if (t_ns >= r->info.duration_ns)
+        t_ns = UINT64_MAX;
+    mt_errc rc = MT_OK;
+    if (t_ns != r->cursor && !(r->at_end && t_ns >= r->cursor)) {
+        const mt_rckpt *k = mt_rckpts_find(&r->ckpts, t_ns);
+        if (t_ns < r->cursor || (k && k->s.t_ns > r->cursor)) {
+            rc = rewind_to(r, k, t_ns, err);
+        } else {
+            mt_rfilter f = {true, r->cursor, t_ns};
+            mt_dat_pos from = r->resume;
+            rc = pass(r, &from, &f, err);
+        }
+    }
+    if (rc) {
+        rewind_to(r, &r->ckpts.items[0], 0, NULL);
+        r->cursor = 0;
+        return rc;
+    }
+    r->cursor = t_ns;
+    return mt_replay_fill(r, out, err);
+}

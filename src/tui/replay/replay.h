@@ -1,0 +1,88 @@
+/* replay.h -- a recording opened for viewing: the state at any time of the
+ * run, as the same mt_view the live viewer and every report use.
+ *
+ * Opening reads the whole recording once (streaming: memory follows the
+ * live blocks and traces, never the file): it validates it, learns the
+ * duration, the peak and the timeline, and keeps bounded checkpoints
+ * (replay_ckpt.h) along the way.  It ends positioned at the end, so a
+ * report of the end state costs nothing more.  mt_replay_seek moves the
+ * cursor: forwards by replaying on, backwards from the nearest checkpoint;
+ * either reads up to ~2 s of the recording past the cursor.
+ *
+ * Time is nanoseconds since tracking started (the recording's clock): the
+ * cursor's range is [info.start_ns, info.duration_ns].  The state at t is
+ * every event with a time <= t.  At the end of a finalized recording the
+ * traces show its FINAL state set (the target's own counters).
+ *
+ * A view filled by mt_replay_seek borrows the replay's defs and mods: free
+ * it with mt_replay_view_free, never mt_view_detach, and not after
+ * mt_replay_close. */
+#ifndef MEMTOP_REPLAY_H
+#define MEMTOP_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtop_ipc.h"
+#include "view.h"
+
+typedef struct mt_replay mt_replay;
+
+typedef struct mt_replay_info {
+    const char *path;
+    int32_t pid, ppid;
+    const char *exe, *cmdline;
+    uint64_t start_unix_ns; /* when tracking began (time 0) */
+    uint64_t start_ns;      /* when the recording began */
+    uint64_t duration_ns;   /* time of the last event: the end of the cursor's range */
+    uint64_t events;        /* allocation and free events */
+    uint64_t allocs, frees;
+    uint64_t peak_live_bytes, peak_t_ns; /* process-wide, and when */
+    uint64_t dropped_events;             /* events the target could not record */
+    uint64_t lost_events;                /* the same, from LOST records read */
+    bool truncated;                      /* the file ends inside a frame */
+    uint64_t dropped_bytes;              /* bytes after the last complete frame */
+    bool finalized;                      /* an END record: the recording was finished */
+    uint32_t end_reason, end_error;      /* MT_DAT_END_*, errno */
+    bool final_state;                    /* a complete FINAL state set (used at the end) */
+    uint64_t final_mismatches;           /* traces whose replay differs from FINAL */
+    uint64_t file_bytes;
+    size_t checkpoints;
+    uint64_t skipped_records; /* of unknown types */
+} mt_replay_info;
+
+/* Open and read through path.  NULL with a one-line message in err. */
+mt_replay *mt_replay_open(const char *path, mt_err *err);
+void mt_replay_close(mt_replay *r);
+
+const mt_replay_info *mt_replay_get_info(const mt_replay *r);
+
+/* The process timeline over the whole recording (for a graph with a time
+ * cursor): *n points, oldest first, at most 4096. */
+const mt_shm_point *mt_replay_timeline(const mt_replay *r, size_t *n);
+
+/* Move the cursor to t_ns (UINT64_MAX or anything >= duration_ns = the
+ * end) and fill out with the state there: out->snap (totals, timeline up
+ * to the cursor, one trace per definition, growth checkpoints, ages as of
+ * the cursor), out->defs, out->mods, out->seg.id, have_snap = true,
+ * attached = false.  out must be mt_view_init'ed or a previous seek's
+ * output (its snapshot is replaced; free with mt_replay_view_free). */
+mt_errc mt_replay_seek(mt_replay *r, uint64_t t_ns, mt_view *out, mt_err *err);
+
+/* The cursor's time after the last seek (the end right after opening). */
+uint64_t mt_replay_cursor(const mt_replay *r);
+
+/* True when the cursor is at the end of the recording. */
+bool mt_replay_at_end(const mt_replay *r);
+
+/* What the reports should call the process's state at the cursor:
+ * exited at the end of a recording that ended with the process, stale at
+ * the end of one that was cut short (no END record), else running. */
+mt_state mt_replay_state(const mt_replay *r);
+
+/* Free what mt_replay_seek put in out (defs and mods are the replay's own
+ * and stay with it). */
+void mt_replay_view_free(mt_view *out);
+
+#endif

@@ -1,0 +1,45 @@
+/* replay_impl.h -- the inside of an mt_replay, shared by replay.c (open,
+ * seek), replay_open.c (the first pass) and replay_snap.c (filling a
+ * view).  Nothing else includes it. */
+#ifndef MEMTOP_REPLAY_IMPL_H
+#define MEMTOP_REPLAY_IMPL_H
+
+#include "dat_reader.h"
+#include "replay.h"
+#include "replay_ckpt.h"
+#include "replay_state.h"
+#include "replay_timeline.h"
+
+/* How far past the cursor's time a pass reads: events of one thread reach
+ * the file at most a second after those of another (docs/recording-format.md,
+ * EVENTS), so after a TOTALS record this much later than the cursor, no
+ * event of the cursor's range can follow.  A forward step therefore reads
+ * up to about two seconds of the recording past the cursor. */
+#define MT_REPLAY_WINDOW_NS 1000000000ull
+
+struct mt_replay {
+    char path[4096];
+    mt_dat_reader *rd;
+    mt_dat_process proc;
+    mt_defs defs;
+    mt_modules mods;
+    mt_rstate st;
+    mt_rckpts ckpts;
+    mt_rtimeline tl;
+    mt_dat_event ev;
+    mt_rtrace *final; /* the FINAL state set's counters [final_n], or NULL */
+    uint64_t final_n;
+    bool final_complete;
+    bool at_end;       /* the state holds every event */
+    uint64_t cursor;   /* the state holds every event with t <= cursor */
+    mt_dat_pos resume; /* every event before it is in the state */
+    mt_replay_info info;
+};
+
+/* The first pass over the whole file (replay_open.c). */
+mt_errc mt_replay_read_all(mt_replay *r, mt_err *err);
+
+/* Fill out with r's state at the cursor (replay_snap.c). */
+mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err);
+
+#endif

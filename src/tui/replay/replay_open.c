@@ -1,0 +1,149 @@
+/* replay_open.c -- the first pass over a recording: every event applied
+ * in file order, names (definitions, modules) collected, the timeline and
+ * checkpoints built, the FINAL state set kept as the authoritative end
+ * state (see replay.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dat_reader_tables.h"
+#include "replay_impl.h"
+
+static mt_errc nomem(mt_err *err)
+{
+    return mt_err_set(err, MT_E_NOMEM, "out of memory replaying the recording");
+}
+
+static mt_errc apply_names(mt_replay *r, const mt_dat_event *ev, mt_err *err)
+{
+    switch (ev->kind) {
+    case MT_DAT_PROCESS:
+        r->proc = ev->u.proc;
+        return MT_OK;
+    case MT_DAT_MODULE:
+        return mt_dat_modules_add(&r->mods, &ev->u.mod, r->st.s.ntotals + 1, err);
+    case MT_DAT_UNLOAD:
+        if (ev->u.index < r->mods.count && !r->mods.items[ev->u.index].unload_seq)
+            r->mods.items[ev->u.index].unload_seq = r->st.s.ntotals + 1;
+        return MT_OK;
+    case MT_DAT_DEF:
+        return mt_dat_defs_add(&r->defs, &ev->u.def, ev->t_ns, err);
+    default:
+        return MT_OK;
+    }
+}
+
+/* The FINAL state set: counters when the recording ended. */
+static mt_errc note_final(mt_replay *r, const mt_dat_event *ev, mt_err *err)
+{
+    if (ev->kind == MT_DAT_STATE_BEGIN && ev->u.state.kind == MT_DAT_STATE_FINAL) {
+        free(r->final);
+        r->final_n = r->defs.count;
+        r->final = calloc(r->final_n ? r->final_n : 1, sizeof *r->final);
+        r->final_complete = false;
+        return r->final ? MT_OK : nomem(err);
+    }
+    if (ev->kind == MT_DAT_TRACE_STATE && r->final && r->st.s.set_kind == MT_DAT_STATE_FINAL &&
+        ev->u.ts.id < r->final_n) {
+        const mt_dat_trace_state *s = &ev->u.ts;
+        r->final[s->id] =
+            (mt_rtrace){s->alloc_count,     s->alloc_bytes,     s->free_count,     s->free_bytes,
+                        s->temporary_count, s->temporary_bytes, s->peak_live_bytes};
+    }
+    if (ev->kind == MT_DAT_STATE_END && ev->u.state.kind == MT_DAT_STATE_FINAL && r->final)
+        r->final_complete = true;
+    return MT_OK;
+}
+
+static void note_point(mt_replay *r, const mt_dat_event *ev)
+{
+    const mt_dat_totals *t = &ev->u.totals;
+    if (t->nfields < 16)
+        return;
+    mt_shm_point p = {ev->t_ns, t->f[0], t->f[1], t->f[2], t->f[3], t->f[4], t->f[13], t->f[15]};
+    mt_rtl_add(&r->tl, &p);
+}
+
+static void count_event(mt_replay *r, const mt_dat_event *ev)
+{
+    r->info.allocs += ev->kind == MT_DAT_ALLOC;
+    r->info.frees += ev->kind == MT_DAT_FREE;
+    if (ev->kind == MT_DAT_TOTALS && ev->u.totals.events_dropped > r->info.dropped_events)
+        r->info.dropped_events = ev->u.totals.events_dropped;
+    if (ev->kind == MT_DAT_END) {
+        r->info.finalized = true;
+        r->info.end_reason = ev->u.end.reason;
+        r->info.end_error = ev->u.end.error;
+        if (ev->u.end.events_dropped > r->info.dropped_events)
+            r->info.dropped_events = ev->u.end.events_dropped;
+    }
+    if (ev->kind == MT_DAT_TOTALS && ev->u.totals.nfields > 8 &&
+        ev->u.totals.f[8] > r->info.peak_live_bytes) {
+        r->info.peak_live_bytes = ev->u.totals.f[8];
+        r->info.peak_t_ns = ev->t_ns;
+    }
+}
+
+static mt_errc step(mt_replay *r, const mt_dat_event *ev, const mt_rfilter *all, mt_err *err)
+{
+    mt_errc rc = apply_names(r, ev, err);
+    if (!rc)
+        rc = note_final(r, ev, err);
+    if (rc)
+        return rc;
+    if (mt_rstate_apply(&r->st, ev, all) != 0)
+        return nomem(err);
+    count_event(r, ev);
+    if (ev->kind == MT_DAT_TOTALS)
+        note_point(r, ev);
+    mt_dat_pos pos;
+    if (mt_dat_tell(r->rd, &pos) && mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
+        return nomem(err);
+    return MT_OK;
+}
+
+/* Replayed counters against the FINAL set: traces that differ. */
+static uint64_t final_mismatches(const mt_replay *r)
+{
+    uint64_t bad = 0;
+    for (uint64_t i = 0; r->final_complete && i < r->final_n && i < r->st.s.ndefs; i++) {
+        const mt_rtrace *a = &r->final[i], *b = &r->st.traces[i];
+        bad += a->alloc_count != b->alloc_count || a->alloc_bytes != b->alloc_bytes ||
+               a->free_count != b->free_count || a->free_bytes != b->free_bytes ||
+               a->temp_count != b->temp_count || a->temp_bytes != b->temp_bytes;
+    }
+    return bad;
+}
+
+/* The peak: the target's own figure (TOTALS) when there is one, at the
+ * replayed time if the replay reached the same value, else at the first
+ * TOTALS that showed it; the replayed peak otherwise. */
+static void peak_time(mt_replay *r)
+{
+    const mt_rscalars *s = &r->st.s;
+    if (!r->info.peak_live_bytes || s->peak_live_bytes == r->info.peak_live_bytes) {
+        r->info.peak_live_bytes = s->peak_live_bytes;
+        r->info.peak_t_ns = s->peak_t_ns;
+    }
+}
+
+mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
+{
+    mt_rfilter all = {false, 0, UINT64_MAX};
+    mt_dat_pos pos;
+    if (!mt_dat_tell(r->rd, &pos) || mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
+        return nomem(err);
+    mt_errc rc;
+    while ((rc = mt_dat_next(r->rd, &r->ev, err)) == MT_OK) {
+        rc = step(r, &r->ev, &all, err);
+        if (rc)
+            return rc;
+    }
+    if (rc != MT_E_EMPTY)
+        return rc;
+    r->info.events = r->st.s.events;
+    r->info.lost_events = r->st.s.lost_events;
+    r->info.final_state = r->final_complete;
+    r->info.final_mismatches = final_mismatches(r);
+    peak_time(r);
+    return MT_OK;
+}

@@ -1,0 +1,223 @@
+/* replay_snap.c -- the replay state at the cursor as an mt_view, the
+ * shape every report and export reads (see replay.h).
+ *
+ * Traces: one record per definition visible at the cursor; at the end of
+ * a recording with a complete FINAL state set, that set's counters (the
+ * target's own, exact even for per-trace peaks).  Growth checkpoints come
+ * from the replay's checkpoints (the newest at least one publish interval,
+ * 30 s and 300 s before the cursor); ages from the live groups at the
+ * cursor (age_scan_ns = the cursor); process figures the events cannot
+ * give (RSS, allocator, unknown frees) from the newest TOTALS record. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_impl.h"
+
+static const uint64_t age_limits_s[MT_AGE_BUCKETS - 1] = {1, 10, 60, 600, 3600, 21600, 86400};
+
+static unsigned age_bucket(uint64_t age_ns)
+{
+    unsigned b = 0;
+    while (b < MT_AGE_BUCKETS - 1 && age_ns >= age_limits_s[b] * 1000000000ull)
+        b++;
+    return b;
+}
+
+static void fill_trace(const mt_rtrace *t, uint32_t id, mt_shm_trace *o)
+{
+    memset(o, 0, sizeof *o);
+    o->id = id;
+    o->alloc_count = t->alloc_count;
+    o->alloc_bytes = t->alloc_bytes;
+    o->free_count = t->free_count < t->alloc_count ? t->free_count : t->alloc_count;
+    o->free_bytes = t->free_bytes < t->alloc_bytes ? t->free_bytes : t->alloc_bytes;
+    o->live_count = o->alloc_count - o->free_count;
+    o->live_bytes = o->alloc_bytes - o->free_bytes;
+    o->peak_live_bytes = t->peak_live_bytes > o->live_bytes ? t->peak_live_bytes : o->live_bytes;
+    o->temporary_count = t->temp_count;
+    o->temporary_bytes = t->temp_bytes;
+    o->oldest_birth_ns = MT_UNKNOWN;
+}
+
+static void fill_ages(const mt_replay *r, mt_shm_trace *tr, size_t ntr, uint64_t now)
+{
+    const mt_rlive *lv = &r->st.live;
+    for (size_t i = 0; i < lv->cap; i++) {
+        const mt_rgroup *g = &lv->slots[i];
+        if (!g->used || g->trace >= ntr || g->count <= 0 || g->bytes <= 0)
+            continue;
+        mt_shm_trace *t = &tr[g->trace];
+        uint64_t birth = g->birth_ms > UINT64_MAX / 1000000u ? UINT64_MAX : g->birth_ms * 1000000u;
+        t->age_bytes[age_bucket(now > birth ? now - birth : 0)] += (uint64_t)g->bytes;
+        if (birth < t->oldest_birth_ns)
+            t->oldest_birth_ns = birth;
+    }
+}
+
+static void fill_growth(const mt_replay *r, mt_shm_slot *slot, mt_shm_trace *tr, size_t ntr)
+{
+    uint64_t ms = r->proc.publish_interval_ms ? r->proc.publish_interval_ms : 1000;
+    const uint64_t ages[MT_CKPTS] = {ms * 1000000ull, 30000000000ull, 300000000000ull};
+    for (unsigned k = 0; k < MT_CKPTS; k++) {
+        const mt_rckpt *c = mt_rckpts_before(&r->ckpts, slot->t_ns, ages[k]);
+        if (!c || c->s.t_ns == 0)
+            continue;
+        slot->ckpt_ns[k] = c->s.t_ns;
+        for (size_t i = 0; i < ntr && i < c->s.ndefs; i++) {
+            const mt_rtrace *t = &c->traces[i];
+            tr[i].ckpt_live_bytes[k] =
+                t->alloc_bytes > t->free_bytes ? t->alloc_bytes - t->free_bytes : 0;
+        }
+    }
+}
+
+static void sum_totals(mt_shm_totals *t, const mt_shm_trace *tr, size_t ntr)
+{
+    for (size_t i = 0; i < ntr; i++) {
+        t->live_bytes += tr[i].live_bytes;
+        t->live_count += tr[i].live_count;
+        t->alloc_count += tr[i].alloc_count;
+        t->alloc_bytes += tr[i].alloc_bytes;
+        t->free_count += tr[i].free_count;
+        t->free_bytes += tr[i].free_bytes;
+        t->temporary_count += tr[i].temporary_count;
+        t->temporary_bytes += tr[i].temporary_bytes;
+    }
+    t->trace_count = ntr;
+}
+
+static uint64_t field(const mt_rscalars *s, unsigned i, uint64_t dflt)
+{
+    return s->have_totals && s->last_totals.nfields > i ? s->last_totals.f[i] : dflt;
+}
+
+static void fill_totals(const mt_replay *r, mt_shm_totals *t, const mt_shm_trace *tr, size_t ntr)
+{
+    memset(t, 0, sizeof *t);
+    sum_totals(t, tr, ntr);
+    const mt_rscalars *s = &r->st.s;
+    uint64_t peak = s->peak_live_bytes > s->totals_peak ? s->peak_live_bytes : s->totals_peak;
+    if (r->final_complete && mt_replay_at_end(r) && s->totals_peak)
+        peak = s->totals_peak; /* the target's own, exact; a replay across threads is not */
+    t->peak_live_bytes = peak > t->live_bytes ? peak : t->live_bytes;
+    t->unknown_free_count = field(s, 9, 0);
+    t->untracked_alloc_count = field(s, 10, 0);
+    t->missed_free_count = field(s, 11, s->missed_free_count);
+    t->dropped_traces = field(s, 12, 0);
+    t->allocator_bytes = field(s, 13, MT_UNKNOWN);
+    t->allocator_inuse_bytes = field(s, 14, MT_UNKNOWN);
+    t->rss_bytes = field(s, 15, 0);
+    t->tracker_bytes = field(s, 16, 0);
+    t->thread_count = field(s, 18, 0);
+}
+
+static mt_errc fill_timeline(const mt_replay *r, mt_snapshot *snap, mt_err *err)
+{
+    mt_shm_slot *sl = &snap->slot;
+    const mt_shm_totals *t = &sl->totals;
+    mt_shm_point last = {sl->t_ns,       t->live_bytes, t->live_count,      t->alloc_count,
+                         t->alloc_bytes, t->free_count, t->allocator_bytes, t->rss_bytes};
+    snap->timeline = malloc(MT_TIMELINE_POINTS * sizeof *snap->timeline);
+    if (!snap->timeline)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the timeline");
+    sl->ntimeline = (uint32_t)mt_rtl_until(&r->tl, sl->t_ns, &last, snap->timeline,
+                                           MT_TIMELINE_POINTS, &sl->timeline_step_ns);
+    return MT_OK;
+}
+
+static void fill_identity(const mt_replay *r, mt_view *out)
+{
+    mt_identity *id = &out->seg.id;
+    memset(&out->seg, 0, sizeof out->seg);
+    out->seg.fd = -1;
+    snprintf(out->seg.path, sizeof out->seg.path, "%s", r->path);
+    snprintf(out->path, sizeof out->path, "%s", r->path);
+    id->pid = r->proc.pid;
+    id->ppid = r->proc.ppid;
+    id->uid = r->proc.uid;
+    id->proc_start_ticks = r->proc.proc_start_ticks;
+    id->start_unix_ns = r->proc.start_unix_ns;
+    id->max_depth = r->proc.max_depth;
+    id->publish_interval_ms = r->proc.publish_interval_ms;
+    id->temporary_ns = r->proc.temporary_ns;
+    memcpy(id->exe, r->proc.exe, sizeof id->exe);
+    memcpy(id->cmdline, r->proc.cmdline, sizeof id->cmdline);
+}
+
+/* Rates between the last two timeline points (the cursor's and the one
+ * before it). */
+static void fill_rates(mt_view *out)
+{
+    const mt_snapshot *s = &out->snap;
+    memset(&out->rates, 0, sizeof out->rates);
+    if (s->slot.ntimeline < 2)
+        return;
+    const mt_shm_point *p = &s->timeline[s->slot.ntimeline - 2], *q = p + 1;
+    if (q->t_ns <= p->t_ns)
+        return;
+    double dt = (double)(q->t_ns - p->t_ns) / 1e9;
+    out->rates.valid = true;
+    out->rates.allocs_per_s = ((double)q->alloc_count - (double)p->alloc_count) / dt;
+    out->rates.alloc_bytes_per_s = ((double)q->alloc_bytes - (double)p->alloc_bytes) / dt;
+    out->rates.frees_per_s = ((double)q->free_count - (double)p->free_count) / dt;
+}
+
+void mt_replay_view_free(mt_view *out)
+{
+    mt_snapshot_free(&out->snap);
+    out->have_snap = false;
+}
+
+static void fill_traces(const mt_replay *r, mt_shm_trace *tr, size_t ntr)
+{
+    bool final = r->final_complete && mt_replay_at_end(r);
+    for (size_t i = 0; i < ntr; i++) {
+        const mt_rtrace *t = final && i < r->final_n ? &r->final[i] : &r->st.traces[i];
+        fill_trace(t, (uint32_t)i, &tr[i]);
+    }
+}
+
+static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr)
+{
+    mt_shm_slot *sl = &snap->slot;
+    sl->t_ns = mt_replay_cursor(r);
+    sl->unix_ns = r->proc.start_unix_ns + sl->t_ns;
+    sl->publish_seq = r->st.s.ntotals;
+    sl->age_scan_ns = sl->t_ns ? sl->t_ns : 1;
+    fill_traces(r, snap->traces, ntr);
+    fill_ages(r, snap->traces, ntr, sl->t_ns);
+    fill_growth(r, sl, snap->traces, ntr);
+    fill_totals(r, &sl->totals, snap->traces, ntr);
+    sl->ntraces = ntr;
+    sl->defs_count = ntr;
+    sl->modules_count = r->st.s.nmodules < r->mods.count ? r->st.s.nmodules : r->mods.count;
+    snap->flags = mt_replay_state(r) == MT_STATE_EXITED ? MT_FLAG_EXITED : 0;
+    if (r->proc.flags & MT_DAT_PROC_FORK_CHILD)
+        snap->flags |= MT_FLAG_FORK_CHILD;
+}
+
+mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)
+{
+    mt_replay_view_free(out);
+    size_t ntr = r->st.s.ndefs < r->defs.count ? r->st.s.ndefs : r->defs.count;
+    mt_snapshot *snap = &out->snap;
+    memset(snap, 0, sizeof *snap);
+    snap->traces = calloc(ntr ? ntr : 1, sizeof *snap->traces);
+    if (!snap->traces)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for %zu traces", ntr);
+    fill_slot(r, snap, ntr);
+    mt_errc rc = fill_timeline(r, snap, err);
+    if (rc) {
+        mt_replay_view_free(out);
+        return rc;
+    }
+    fill_identity(r, out);
+    out->defs = r->defs;
+    out->mods = r->mods;
+    out->attached = false;
+    out->have_snap = true;
+    out->have_prev = false;
+    fill_rates(out);
+    return MT_OK;
+}

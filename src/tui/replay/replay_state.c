@@ -1,0 +1,187 @@
+/* replay_state.c -- applying recording events to the replay state (see
+ * replay_state.h). */
+#include "replay_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PRUNE_MIN_GROUPS 4096u
+
+void mt_rstate_init(mt_rstate *st)
+{
+    memset(st, 0, sizeof *st);
+    mt_rlive_init(&st->live);
+}
+
+void mt_rstate_free(mt_rstate *st)
+{
+    free(st->traces);
+    mt_rlive_free(&st->live);
+    mt_rstate_init(st);
+}
+
+size_t mt_rstate_bytes(const mt_rstate *st)
+{
+    return sizeof st->s + st->s.ndefs * sizeof(mt_rtrace) + st->live.count * sizeof(mt_rgroup);
+}
+
+/* Traces 0..n-1 exist (zeroed when new). */
+static int ensure_traces(mt_rstate *st, uint64_t n)
+{
+    if (n <= st->s.ndefs)
+        return 0;
+    if (n > st->traces_cap) {
+        size_t cap = st->traces_cap ? st->traces_cap : 256;
+        while (cap < n)
+            cap *= 2;
+        mt_rtrace *t = realloc(st->traces, cap * sizeof *t);
+        if (!t)
+            return -1;
+        st->traces = t;
+        st->traces_cap = cap;
+    }
+    memset(&st->traces[st->s.ndefs], 0, (size_t)(n - st->s.ndefs) * sizeof *st->traces);
+    st->s.ndefs = n;
+    return 0;
+}
+
+static void raise_peaks(mt_rstate *st, mt_rtrace *tr, uint64_t t_ns)
+{
+    int64_t live = (int64_t)(tr->alloc_bytes - tr->free_bytes);
+    if (live > 0 && (uint64_t)live > tr->peak_live_bytes)
+        tr->peak_live_bytes = (uint64_t)live;
+    if (st->s.live_bytes > 0 && (uint64_t)st->s.live_bytes > st->s.peak_live_bytes) {
+        st->s.peak_live_bytes = (uint64_t)st->s.live_bytes;
+        st->s.peak_t_ns = t_ns;
+    }
+}
+
+static int on_alloc(mt_rstate *st, const mt_dat_ev *e, uint64_t t_ns)
+{
+    if (e->trace >= st->s.ndefs)
+        return 0; /* the reader checks ids; a state restored short of them ignores */
+    mt_rtrace *tr = &st->traces[e->trace];
+    tr->alloc_count++;
+    tr->alloc_bytes += e->size;
+    st->s.live_bytes += (int64_t)e->size;
+    st->s.live_count++;
+    raise_peaks(st, tr, t_ns);
+    return mt_rlive_add(&st->live, e->trace, e->birth_ms, 1, (int64_t)e->size);
+}
+
+static int on_free(mt_rstate *st, const mt_dat_ev *e)
+{
+    if (e->trace >= st->s.ndefs)
+        return 0;
+    mt_rtrace *tr = &st->traces[e->trace];
+    tr->free_count++;
+    tr->free_bytes += e->size;
+    if (e->flags & MT_DAT_EVF_TEMPORARY) {
+        tr->temp_count++;
+        tr->temp_bytes += e->size;
+    }
+    if (e->flags & MT_DAT_EVF_MISSED)
+        st->s.missed_free_count++;
+    st->s.live_bytes -= (int64_t)e->size;
+    st->s.live_count--;
+    return mt_rlive_add(&st->live, e->trace, e->birth_ms, -1, -(int64_t)e->size);
+}
+
+/* Negative groups older than the events' reordering window are the frees
+ * of dropped allocations: pruned once a second (at TOTALS) when there are
+ * enough groups to matter, so dropped events cannot grow the table. */
+static int prune(mt_rstate *st, uint64_t t_ns)
+{
+    const uint64_t window_ms = 2000;
+    if (st->live.count < PRUNE_MIN_GROUPS || t_ns / 1000000u < window_ms)
+        return 0;
+    return mt_rlive_prune(&st->live, t_ns / 1000000u - window_ms);
+}
+
+static void on_totals(mt_rstate *st, const mt_dat_event *ev)
+{
+    st->s.ntotals++;
+    if (!st->s.have_totals || ev->t_ns >= st->s.last_totals_t) {
+        st->s.last_totals = ev->u.totals;
+        st->s.last_totals_t = ev->t_ns;
+        st->s.have_totals = true;
+    }
+    uint64_t peak = ev->u.totals.f[8]; /* peak_live_bytes */
+    if (ev->u.totals.nfields > 8 && peak > st->s.totals_peak)
+        st->s.totals_peak = peak;
+}
+
+/* An INITIAL state set: the counters and live blocks when recording began. */
+static int on_initial(mt_rstate *st, const mt_dat_event *ev)
+{
+    if (ev->kind == MT_DAT_TRACE_STATE) {
+        const mt_dat_trace_state *s = &ev->u.ts;
+        if (s->id >= st->s.ndefs)
+            return 0;
+        mt_rtrace *tr = &st->traces[s->id];
+        st->s.live_bytes -= (int64_t)(tr->alloc_bytes - tr->free_bytes);
+        st->s.live_count -= (int64_t)(tr->alloc_count - tr->free_count);
+        *tr = (mt_rtrace){s->alloc_count,     s->alloc_bytes,     s->free_count,     s->free_bytes,
+                          s->temporary_count, s->temporary_bytes, s->peak_live_bytes};
+        st->s.live_bytes += (int64_t)(tr->alloc_bytes - tr->free_bytes);
+        st->s.live_count += (int64_t)(tr->alloc_count - tr->free_count);
+        return 0;
+    }
+    const mt_dat_live_block *b = &ev->u.lb;
+    return mt_rlive_add(&st->live, b->trace, b->birth_ms, (int64_t)b->count,
+                        (int64_t)(b->size * b->count));
+}
+
+static bool passes(const mt_rfilter *f, uint64_t t)
+{
+    return t <= f->hi && (!f->has_lo || t > f->lo);
+}
+
+static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
+{
+    if (ev->t_ns > st->s.t_ns)
+        st->s.t_ns = ev->t_ns;
+    switch (ev->kind) {
+    case MT_DAT_ALLOC:
+        st->s.events++;
+        return on_alloc(st, &ev->u.ev, ev->t_ns);
+    case MT_DAT_FREE:
+        st->s.events++;
+        return on_free(st, &ev->u.ev);
+    case MT_DAT_TOTALS:
+        on_totals(st, ev);
+        return prune(st, ev->t_ns);
+    case MT_DAT_LOST:
+        st->s.lost_events += ev->u.lost.alloc_count + ev->u.lost.free_count;
+        return 0;
+    case MT_DAT_END:
+        st->s.ended = true;
+        st->s.end_reason = ev->u.end.reason;
+        return 0;
+    case MT_DAT_TRACE_STATE:
+    case MT_DAT_LIVE_BLOCK:
+        return st->s.set_kind == MT_DAT_STATE_INITIAL ? on_initial(st, ev) : 0;
+    default:
+        return 0;
+    }
+}
+
+int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f)
+{
+    switch (ev->kind) {
+    case MT_DAT_DEF:
+        return ensure_traces(st, (uint64_t)ev->u.def.id + 1);
+    case MT_DAT_MODULE:
+        if (ev->u.mod.index + 1 > st->s.nmodules)
+            st->s.nmodules = ev->u.mod.index + 1;
+        return 0;
+    case MT_DAT_STATE_BEGIN:
+        st->s.set_kind = ev->u.state.kind;
+        return 0;
+    case MT_DAT_STATE_END:
+        st->s.set_kind = 0;
+        return 0;
+    default:
+        return passes(f, ev->t_ns) ? apply_timed(st, ev) : 0;
+    }
+}

@@ -1,0 +1,71 @@
+/* replay_state.h -- the state of a recording at one point: per-trace
+ * counters, live blocks by (trace, birth ms), process-wide figures.
+ *
+ * Why: applying events is the whole replay; snapshots for the reports
+ * (replay_snap.c) and checkpoints for seeking backwards (replay_ckpt.c)
+ * are both views of this state.  Every event carries the accounting the
+ * target did (trace charged, size, temporary), so applying is adding.
+ *
+ * Applying is filtered by time: a pass applies the events with
+ * lo < t <= hi (see replay.c), which makes re-reading a stretch of the
+ * file idempotent.  Definitions and modules only raise counts (max). */
+#ifndef MEMTOP_REPLAY_STATE_H
+#define MEMTOP_REPLAY_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dat_reader.h"
+#include "replay_live.h"
+
+/* Per-trace counters; live = alloc - free. */
+typedef struct mt_rtrace {
+    uint64_t alloc_count, alloc_bytes;
+    uint64_t free_count, free_bytes;
+    uint64_t temp_count, temp_bytes;
+    uint64_t peak_live_bytes;
+} mt_rtrace;
+
+typedef struct mt_rscalars {
+    uint64_t t_ns;     /* newest event time applied */
+    uint64_t events;   /* allocation and free events applied */
+    uint64_t ndefs;    /* definitions visible */
+    uint64_t nmodules; /* modules visible */
+    uint64_t ntotals;  /* periodic totals applied (the publish count) */
+    int64_t live_bytes, live_count;
+    uint64_t peak_live_bytes, peak_t_ns; /* replayed, process-wide */
+    uint64_t missed_free_count;          /* frees flagged MISSED */
+    uint64_t lost_events;                /* from LOST records */
+    mt_dat_totals last_totals;           /* the newest totals applied */
+    uint64_t last_totals_t;
+    bool have_totals;
+    uint64_t totals_peak; /* highest peak_live_bytes of the totals applied */
+    bool ended;           /* the END record was applied */
+    uint32_t end_reason;
+    uint32_t set_kind; /* the state set being applied, 0 = none */
+} mt_rscalars;
+
+typedef struct mt_rstate {
+    mt_rtrace *traces; /* [s.ndefs] */
+    size_t traces_cap;
+    mt_rlive live;
+    mt_rscalars s;
+} mt_rstate;
+
+/* Which events a pass applies: lo < t <= hi (no lower bound without lo). */
+typedef struct mt_rfilter {
+    bool has_lo;
+    uint64_t lo, hi;
+} mt_rfilter;
+
+void mt_rstate_init(mt_rstate *st);
+void mt_rstate_free(mt_rstate *st);
+
+/* Apply one event if the filter lets it through.  -1 when out of memory. */
+int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f);
+
+/* Bytes a copy of the state takes (for the checkpoint budget). */
+size_t mt_rstate_bytes(const mt_rstate *st);
+
+#endif

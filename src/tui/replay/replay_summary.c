@@ -1,0 +1,108 @@
+/* replay_summary.c -- the batch summary of a recording (see
+ * replay_summary.h). */
+#include "replay_summary.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "commands.h"
+#include "dat_format.h"
+#include "format.h"
+#include "report.h"
+
+#define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
+#define C(x) mt_fmt_count((x), (char[32]){0}, 32)
+
+static const char *end_name(uint32_t reason)
+{
+    switch (reason) {
+    case MT_DAT_END_STOP:
+        return "stopped";
+    case MT_DAT_END_EXIT:
+        return "process exited";
+    case MT_DAT_END_EXEC:
+        return "process called exec";
+    case MT_DAT_END_ERROR:
+        return "write error";
+    default:
+        return "unknown end";
+    }
+}
+
+void mt_replay_warn(const mt_replay *r)
+{
+    const mt_replay_info *in = mt_replay_get_info(r);
+    if (in->truncated)
+        mt_errorf("%s: truncated: %" PRIu64 " bytes after the last complete frame dropped",
+                  in->path, in->dropped_bytes);
+    if (!in->finalized)
+        mt_errorf("%s: not finalized (the process was killed or is still recording): "
+                  "showing up to its last event",
+                  in->path);
+    if (in->finalized && in->end_reason == MT_DAT_END_ERROR)
+        mt_errorf("%s: the recording stopped on a write error (%s)", in->path,
+                  strerror((int)in->end_error));
+    uint64_t dropped = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
+    if (dropped)
+        mt_errorf("%s: recording inexact: %" PRIu64 " events dropped", in->path, dropped);
+    if (in->final_mismatches)
+        mt_errorf("%s: the replayed counters of %" PRIu64 " traces differ from the recording's "
+                  "final state (its end shows the final state)",
+                  in->path, in->final_mismatches);
+}
+
+/* Seconds with millisecond precision, from ns. */
+static double secs(uint64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
+{
+    const mt_replay_info *in = mt_replay_get_info(r);
+    char cmd[MT_CMDLINE_MAX];
+    snprintf(cmd, sizeof cmd, "%s", in->cmdline[0] ? in->cmdline : in->exe);
+    fprintf(f, "recording: %s (%s), pid %d: %s\n", in->path, B(in->file_bytes), (int)in->pid,
+            mt_fmt_sanitize(cmd));
+    fprintf(f, "duration: %.3fs (%.3fs to %.3fs), %s allocations, %s frees, %s\n",
+            secs(in->duration_ns - in->start_ns), secs(in->start_ns), secs(in->duration_ns),
+            C(in->allocs), C(in->frees),
+            in->finalized ? end_name(in->end_reason) : "not finalized");
+    fprintf(f, "peak: %s live at %.3fs\n", B(in->peak_live_bytes), secs(in->peak_t_ns));
+    const mt_shm_totals *t = &v->snap.slot.totals;
+    bool end = mt_replay_at_end(r);
+    fprintf(f, "%s %.3fs: %s live in %s blocks%s\n", end ? "at the end," : "at",
+            secs(v->snap.slot.t_ns), B(t->live_bytes), C(t->live_count), end ? " (leaked)" : "");
+    if (in->truncated || !in->finalized)
+        fprintf(f,
+                "warning: the recording was cut short%s; its end is its last complete "
+                "frame\n",
+                in->truncated ? " (truncated)" : "");
+    uint64_t dropped = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
+    if (dropped)
+        fprintf(f, "warning: recording inexact: %" PRIu64 " events dropped\n", dropped);
+}
+
+static void table(FILE *f, const char *title, const mt_view *v, const mt_locator *loc,
+                  mt_sort_key key, long top)
+{
+    fprintf(f, "\n%s", title);
+    mt_report_rows(f, v, loc, key, top);
+}
+
+void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_opts *o,
+                       const mt_locator *loc)
+{
+    print_head(f, r, v);
+    fputc('\n', f);
+    mt_report_header(f, v, mt_replay_state(r));
+    long top = o->top;
+    table(f, mt_replay_at_end(r) ? "leaked at the end:" : "live at the cursor:", v, loc,
+          MT_SORT_LIVE, top);
+    table(f, "most temporary allocations:", v, loc, MT_SORT_TEMPORARY, top);
+    table(f, "top allocators:", v, loc, MT_SORT_ALLOCS, top);
+    if (o->sort != MT_SORT_LIVE && o->sort != MT_SORT_TEMPORARY && o->sort != MT_SORT_ALLOCS)
+        table(f, "by the chosen order:", v, loc, o->sort, top);
+    fputc('\n', f);
+    fflush(f);
+}

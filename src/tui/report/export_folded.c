@@ -1,0 +1,79 @@
+/* export_folded.c -- collapsed stacks ("folded") for flamegraph.pl,
+ * inferno and speedscope: one line per trace with live bytes,
+ * `outermost;...;innermost BYTES`, weighted by live bytes at the snapshot.
+ *
+ * Frames are source frames as every export shows them (mt_locate_all:
+ * inlined functions are frames of their own), named by function, else
+ * module+offset, else the address.  Names are sanitized so that a line
+ * always parses: ';' becomes ':', whitespace and control characters '_'. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "rows.h"
+
+static void put_name(FILE *f, const char *s)
+{
+    if (!s || !*s) {
+        fputc('?', f);
+        return;
+    }
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned char c = *p;
+        fputc(c == ';' ? ':' : c <= ' ' || c == 0x7f ? '_' : c, f);
+    }
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+static void put_frame(FILE *f, const mt_frame *fr)
+{
+    if (fr->function) {
+        put_name(f, fr->function);
+    } else if (fr->module) {
+        put_name(f, base_name(fr->module));
+        fprintf(f, "+0x%" PRIx64, fr->offset);
+    } else {
+        fprintf(f, "0x%" PRIx64, fr->address);
+    }
+}
+
+/* The source frames of one machine frame, outermost first. */
+static void put_address(FILE *f, const mt_locator *loc, uint64_t addr, bool *first)
+{
+    mt_frame chain[MT_MAX_CHAIN];
+    unsigned n = mt_locate_all(loc, addr, chain, MT_MAX_CHAIN);
+    while (n-- > 0) {
+        if (!*first)
+            fputc(';', f);
+        *first = false;
+        put_frame(f, &chain[n]);
+    }
+}
+
+static void put_trace(FILE *f, const mt_export_src *x, const mt_shm_trace *t)
+{
+    unsigned n;
+    const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
+    bool first = true;
+    for (unsigned i = n; frames && i-- > 0;)
+        put_address(f, x->loc, frames[i], &first);
+    if (first)
+        fputs("[unknown]", f);
+    fprintf(f, " %" PRIu64 "\n", t->live_bytes);
+}
+
+void mt_export_folded(FILE *f, const mt_export_src *x)
+{
+    size_t n;
+    mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].t->live_bytes)
+            put_trace(f, x, rows[i].t);
+    free(rows);
+}

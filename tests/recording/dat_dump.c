@@ -1,0 +1,398 @@
+/* dat_dump.c -- a small debug decoder of .dat recordings for the writer's
+ * tests (tests/recording/test_writer_*.py).
+ *
+ * Why: the writer (src/preload/record_*.c) is tested against the format in
+ * src/ipc/dat_format.h independently of the real reader.  It decompresses
+ * the zstd frames one by one (a frame is only parsed once complete, so a
+ * file cut short reads up to its last complete frame), walks every record,
+ * replays the events per trace on top of the initial state, and prints
+ * counts as "key value" lines.  With --traces it also prints one line per
+ * trace: the replayed counters and the FINAL state's.
+ *
+ * Usage: dat_dump [--traces] FILE.dat       exit 0 ok, 1 corrupt, 2 usage/io
+ */
+#include "dat_format.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#define MAX_TRACES (1u << 22)
+#define MAX_TYPES 64
+
+typedef struct {
+    uint64_t
+        v[7]; /* alloc_count, alloc_bytes, free_count, free_bytes, temp_count, temp_bytes, peak */
+} counters;
+
+#define MAX_MODULES 4096
+
+typedef struct {
+    uint64_t bias, start, end;
+    char path[512];
+} module;
+
+typedef struct {
+    module mods[MAX_MODULES];
+    uint64_t *frame0; /* per trace; UINT64_MAX: no frames */
+    uint64_t records[MAX_TYPES];
+    uint64_t allocs, frees, temps, reallocs, missed, alloc_bytes, free_bytes;
+    uint64_t lost_alloc, lost_free, defs, modules, unloads, live_entries, live_blocks;
+    uint64_t end_reason, end_events, end_dropped, totals_last_alloc_count, totals_nfields;
+    uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
+    bool has_end, has_final;
+    counters *replay, *final;
+    char exe[4096];
+} dump;
+
+typedef struct {
+    const unsigned char *p, *end;
+    bool bad;
+} cur;
+
+static uint64_t get_v(cur *c)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (c->p >= c->end) {
+            c->bad = true;
+            return 0;
+        }
+        unsigned char b = *c->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+    c->bad = true;
+    return 0;
+}
+
+static int64_t get_z(cur *c)
+{
+    uint64_t v = get_v(c);
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static void get_s(cur *c, char *out, size_t cap)
+{
+    uint64_t n = get_v(c);
+    if (n > (uint64_t)(c->end - c->p) || n > MT_DAT_STRING_MAX) {
+        c->bad = true;
+        return;
+    }
+    size_t k = n < cap - 1 ? (size_t)n : cap - 1;
+    memcpy(out, c->p, k);
+    out[k] = 0;
+    c->p += n;
+}
+
+static bool trace_ok(dump *d, uint64_t id)
+{
+    if (id < d->defs)
+        return true;
+    d->bad_trace_refs++;
+    return false;
+}
+
+static void events(dump *d, cur *c)
+{
+    get_v(c); /* tid */
+    uint64_t t = get_v(c), n = get_v(c), trace = 0;
+    for (uint64_t i = 0; i < n && !c->bad; i++) {
+        if (c->p >= c->end) {
+            c->bad = true;
+            return;
+        }
+        unsigned tag = *c->p++;
+        if (!(tag & MT_DAT_EV_SAME_TIME))
+            t += get_v(c);
+        if (!(tag & MT_DAT_EV_SAME_TRACE))
+            trace = get_v(c);
+        uint64_t size = get_v(c);
+        unsigned flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+        bool ok = trace_ok(d, trace);
+        if ((tag & MT_DAT_EV_KIND_MASK) == MT_DAT_EV_ALLOC) {
+            d->allocs++;
+            d->alloc_bytes += size;
+            if (ok) {
+                d->replay[trace].v[0]++;
+                d->replay[trace].v[1] += size;
+            }
+        } else {
+            get_v(c); /* age_ms */
+            d->frees++;
+            d->free_bytes += size;
+            d->temps += (flags & MT_DAT_EVF_TEMPORARY) != 0;
+            d->reallocs += (flags & MT_DAT_EVF_REALLOC) != 0;
+            d->missed += (flags & MT_DAT_EVF_MISSED) != 0;
+            if (ok) {
+                d->replay[trace].v[2]++;
+                d->replay[trace].v[3] += size;
+                if (flags & MT_DAT_EVF_TEMPORARY) {
+                    d->replay[trace].v[4]++;
+                    d->replay[trace].v[5] += size;
+                }
+            }
+        }
+    }
+    d->last_t = t;
+}
+
+static void trace_states(dump *d, cur *c, bool final)
+{
+    uint64_t n = get_v(c), id = 0;
+    for (uint64_t i = 0; i < n && !c->bad; i++) {
+        id += get_v(c);
+        counters k;
+        for (int j = 0; j < 7; j++)
+            k.v[j] = get_v(c);
+        if (!trace_ok(d, id))
+            continue;
+        if (final)
+            d->final[id] = k;
+        else
+            d->replay[id] = k;
+    }
+}
+
+static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
+{
+    if (type < MAX_TYPES)
+        d->records[type]++;
+    switch (type) {
+    case MT_DAT_REC_PROCESS: {
+        d->process_pid = get_v(c);
+        for (int i = 0; i < 9; i++)
+            get_v(c);
+        d->process_flags = get_v(c);
+        get_s(c, d->exe, sizeof d->exe);
+        break;
+    }
+    case MT_DAT_REC_MODULE: {
+        uint64_t idx = get_v(c);
+        get_v(c);
+        module m;
+        m.bias = get_v(c);
+        m.start = get_v(c);
+        m.end = get_v(c);
+        char bid[64];
+        get_s(c, bid, sizeof bid);
+        get_s(c, m.path, sizeof m.path);
+        if (idx != d->modules)
+            c->bad = true;
+        else if (idx < MAX_MODULES)
+            d->mods[idx] = m;
+        d->modules++;
+        break;
+    }
+    case MT_DAT_REC_MODULE_UNLOAD:
+        d->unloads++;
+        break;
+    case MT_DAT_REC_TRACE: {
+        uint64_t id = get_v(c);
+        if (id != d->defs || id >= MAX_TRACES)
+            c->bad = true;
+        get_v(c);
+        get_v(c);
+        get_v(c);
+        uint64_t n = get_v(c);
+        if (!c->bad)
+            d->frame0[id] = n ? get_v(c) : UINT64_MAX;
+        d->defs++;
+        break;
+    }
+    case MT_DAT_REC_EVENTS:
+        events(d, c);
+        break;
+    case MT_DAT_REC_TOTALS: {
+        get_v(c);
+        get_v(c);
+        d->totals_nfields = get_v(c);
+        for (int i = 0; i < 3; i++)
+            d->totals_last_alloc_count = get_v(c);
+        break;
+    }
+    case MT_DAT_REC_STATE_BEGIN:
+        *state_kind = (unsigned)get_v(c);
+        break;
+    case MT_DAT_REC_TRACE_STATES:
+        trace_states(d, c, *state_kind == MT_DAT_STATE_FINAL);
+        break;
+    case MT_DAT_REC_LIVE_BLOCKS: {
+        uint64_t n = get_v(c);
+        for (uint64_t i = 0; i < n && !c->bad; i++) {
+            get_z(c);
+            get_z(c);
+            get_v(c);
+            d->live_blocks += get_v(c);
+        }
+        d->live_entries += n;
+        break;
+    }
+    case MT_DAT_REC_STATE_END:
+        if (get_v(c) == MT_DAT_STATE_FINAL)
+            d->has_final = true;
+        break;
+    case MT_DAT_REC_LOST:
+        get_v(c);
+        get_v(c);
+        d->lost_alloc += get_v(c);
+        get_v(c);
+        d->lost_free += get_v(c);
+        break;
+    case MT_DAT_REC_END:
+        get_v(c);
+        get_v(c);
+        d->end_reason = get_v(c);
+        get_v(c);
+        d->end_events = get_v(c);
+        d->end_dropped = get_v(c);
+        d->has_end = true;
+        break;
+    default:
+        break; /* unknown: skipped */
+    }
+}
+
+/* Walks the records of one complete frame. */
+static bool walk(dump *d, const unsigned char *p, size_t n)
+{
+    static unsigned state_kind;
+    cur c = {p, p + n, false};
+    while (c.p < c.end && !c.bad) {
+        unsigned type = (unsigned)get_v(&c);
+        uint64_t len = get_v(&c);
+        if (c.bad || len > (uint64_t)(c.end - c.p) || len > MT_DAT_RECORD_MAX)
+            return false;
+        cur r = {c.p, c.p + len, false};
+        record(d, type, &r, &state_kind);
+        if (r.bad)
+            return false;
+        c.p += len;
+    }
+    return !c.bad;
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "dat_dump: %s\n", msg);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    bool traces = argc == 3 && strcmp(argv[1], "--traces") == 0;
+    const char *path = argv[argc - 1];
+    if (argc < 2 || (argc == 3 && !traces))
+        return fprintf(stderr, "usage: dat_dump [--traces] FILE.dat\n"), 2;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return perror(path), 2;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *file = malloc((size_t)size + 1);
+    if (fread(file, 1, (size_t)size, f) != (size_t)size)
+        return perror("read"), 2;
+    fclose(f);
+    mt_dat_file_header h;
+    if ((size_t)size < sizeof h)
+        return fail("not a memtop recording (too short)");
+    memcpy(&h, file, sizeof h);
+    if (memcmp(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES) != 0)
+        return fail("not a memtop recording");
+    if (h.version != MT_DAT_VERSION || h.header_bytes != MT_DAT_HEADER_BYTES)
+        return fail("foreign version");
+    dump *d = calloc(1, sizeof *d);
+    d->replay = calloc(MAX_TRACES, sizeof(counters));
+    d->final = calloc(MAX_TRACES, sizeof(counters));
+    d->frame0 = calloc(MAX_TRACES, sizeof(uint64_t));
+    ZSTD_DStream *ds = ZSTD_createDStream();
+    size_t cap = 1 << 20, len = 0;
+    unsigned char *frame = malloc(cap);
+    ZSTD_inBuffer in = {file + h.header_bytes, (size_t)size - h.header_bytes, 0};
+    uint64_t frames = 0, good_end = 0;
+    bool mid = false;
+    while (in.pos < in.size) {
+        if (len + ZSTD_DStreamOutSize() > cap)
+            frame = realloc(frame, cap *= 2);
+        ZSTD_outBuffer out = {frame + len, cap - len, 0};
+        size_t r = ZSTD_decompressStream(ds, &out, &in);
+        if (ZSTD_isError(r)) {
+            if (!mid && in.pos == 0)
+                return fail("corrupt: not a zstd frame");
+            fprintf(stderr, "dat_dump: corrupt frame %llu: %s\n", (unsigned long long)frames,
+                    ZSTD_getErrorName(r));
+            return 1;
+        }
+        len += out.pos;
+        mid = true;
+        if (r == 0) {
+            if (!walk(d, frame, len))
+                return fail("corrupt record");
+            frames++;
+            len = 0;
+            mid = false;
+            good_end = in.pos;
+        } else if (out.pos == 0 && in.pos == in.size) {
+            break;
+        }
+    }
+    uint64_t tail = in.size - good_end;
+    printf("version %u\nframes %llu\ntruncated %d\ntail_bytes %llu\n", h.version,
+           (unsigned long long)frames, tail != 0, (unsigned long long)tail);
+    printf("finalized %d\nend_reason %llu\nhas_final %d\n", d->has_end,
+           (unsigned long long)d->end_reason, d->has_final);
+    printf("pid %llu\nprocess_flags %llu\nexe %s\n", (unsigned long long)d->process_pid,
+           (unsigned long long)d->process_flags, d->exe);
+    for (unsigned t = 0; t < MAX_TYPES; t++)
+        if (d->records[t])
+            printf("records_%u %llu\n", t, (unsigned long long)d->records[t]);
+#define P(k) printf(#k " %llu\n", (unsigned long long)d->k)
+    P(defs);
+    P(modules);
+    P(unloads);
+    P(allocs);
+    P(frees);
+    P(temps);
+    P(reallocs);
+    P(missed);
+    P(alloc_bytes);
+    P(free_bytes);
+    P(lost_alloc);
+    P(lost_free);
+    P(live_entries);
+    P(live_blocks);
+    P(end_events);
+    P(end_dropped);
+    P(totals_nfields);
+    P(bad_trace_refs);
+    if (traces) {
+        for (uint64_t i = 0; i < d->defs; i++) {
+            counters *r = &d->replay[i], *fi = &d->final[i];
+            const char *mod = "-";
+            uint64_t off = d->frame0[i];
+            for (uint64_t m = 0; off != UINT64_MAX && m < d->modules && m < MAX_MODULES; m++) {
+                if (d->frame0[i] >= d->mods[m].start && d->frame0[i] < d->mods[m].end) {
+                    mod = d->mods[m].path;
+                    off = d->frame0[i] - d->mods[m].bias;
+                    break;
+                }
+            }
+            printf("trace %llu at %s 0x%llx replay %llu %llu %llu %llu %llu %llu final %llu %llu "
+                   "%llu %llu "
+                   "%llu %llu\n",
+                   (unsigned long long)i, mod, (unsigned long long)off, (unsigned long long)r->v[0],
+                   (unsigned long long)r->v[1], (unsigned long long)r->v[2],
+                   (unsigned long long)r->v[3], (unsigned long long)r->v[4],
+                   (unsigned long long)r->v[5], (unsigned long long)fi->v[0],
+                   (unsigned long long)fi->v[1], (unsigned long long)fi->v[2],
+                   (unsigned long long)fi->v[3], (unsigned long long)fi->v[4],
+                   (unsigned long long)fi->v[5]);
+        }
+    }
+    return d->bad_trace_refs ? 1 : 0;
+}

@@ -1,0 +1,220 @@
+/* test_reader_builder.c -- hand-built recordings (see
+ * test_reader_builder.h). */
+#include "test_reader_builder.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+void db_bytes(db_buf *b, const void *p, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n)
+            cap *= 2;
+        b->p = realloc(b->p, cap);
+        if (!b->p)
+            abort();
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+
+void db_v(db_buf *b, uint64_t v)
+{
+    unsigned char tmp[10];
+    size_t n = 0;
+    do {
+        tmp[n] = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            tmp[n] |= 0x80;
+        n++;
+    } while (v);
+    db_bytes(b, tmp, n);
+}
+
+void db_z(db_buf *b, int64_t v)
+{
+    db_v(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+void db_s(db_buf *b, const char *s)
+{
+    db_v(b, strlen(s));
+    db_bytes(b, s, strlen(s));
+}
+
+void db_buf_free(db_buf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+void db_file_init(db_file *f, uint32_t version, uint32_t endian_mark)
+{
+    memset(f, 0, sizeof *f);
+    mt_dat_file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
+    h.version = version;
+    h.header_bytes = MT_DAT_HEADER_BYTES;
+    h.endian_mark = endian_mark;
+    h.flags = MT_DAT_FILE_ZSTD;
+    h.created_unix_ns = 1700000000000000000ull;
+    db_bytes(&f->out, &h, sizeof h);
+}
+
+void db_file_free(db_file *f)
+{
+    db_buf_free(&f->out);
+    db_buf_free(&f->frame);
+}
+
+void db_rec(db_file *f, uint64_t type, const db_buf *payload, size_t items)
+{
+    db_v(&f->frame, type);
+    db_v(&f->frame, payload->n);
+    db_bytes(&f->frame, payload->p, payload->n);
+    f->items += items;
+}
+
+void db_flush(db_file *f)
+{
+    if (!f->frame.n || f->nframes == DB_MAX_FRAMES)
+        return;
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    size_t cap = ZSTD_compressBound(f->frame.n);
+    unsigned char *tmp = malloc(cap);
+    size_t n = ZSTD_compress2(c, tmp, cap, f->frame.p, f->frame.n);
+    if (!tmp || ZSTD_isError(n))
+        abort();
+    db_bytes(&f->out, tmp, n);
+    free(tmp);
+    ZSTD_freeCCtx(c);
+    f->frame.n = 0;
+    f->frame_end[f->nframes] = f->out.n;
+    f->frame_items[f->nframes] = f->items;
+    f->nframes++;
+}
+
+int db_write(const void *p, size_t n, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        return -1;
+    ssize_t w = n ? write(fd, p, n) : 0;
+    close(fd);
+    return w == (ssize_t)n ? 0 : -1;
+}
+
+static void std_head(db_file *f)
+{
+    db_buf b = {0};
+    db_v(&b, 4242), db_v(&b, 1), db_v(&b, 1000), db_v(&b, 12345), db_v(&b, 1700000000000000000ull);
+    db_v(&b, 0), db_v(&b, 1700000000000000000ull), db_v(&b, 32), db_v(&b, 100000000);
+    db_v(&b, 1000), db_v(&b, 0), db_s(&b, "/usr/bin/prog"), db_s(&b, "prog --flag");
+    db_rec(f, MT_DAT_REC_PROCESS, &b, 1);
+    for (unsigned i = 0; i < 2; i++) {
+        b.n = 0;
+        db_v(&b, i), db_v(&b, 0), db_v(&b, 0x400000u + i * 0x100000u);
+        db_v(&b, 0x400000u + i * 0x100000u), db_v(&b, 0x480000u + i * 0x100000u);
+        db_s(&b, i ? "" : "\x01\x02\x03\x04"), db_s(&b, i ? "/lib/libc.so.6" : "/usr/bin/prog");
+        db_rec(f, MT_DAT_REC_MODULE, &b, 1);
+    }
+    for (unsigned id = 0; id < 3; id++) {
+        b.n = 0;
+        db_v(&b, id), db_v(&b, 0), db_v(&b, 0), db_v(&b, 0xabcdefu + id), db_v(&b, id ? 3 : 0);
+        if (id) {
+            db_v(&b, 0x401000u + id * 16), db_z(&b, 0x200), db_z(&b, -0x100);
+        }
+        db_rec(f, MT_DAT_REC_TRACE, &b, 1);
+    }
+    db_buf_free(&b);
+}
+
+static void std_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak)
+{
+    db_buf b = {0};
+    db_v(&b, t), db_v(&b, 1700000000000000000ull + t), db_v(&b, MT_DAT_TOTALS_FIELDS);
+    for (unsigned i = 0; i < MT_DAT_TOTALS_FIELDS; i++)
+        db_v(&b, i == 0 ? live : i == 8 ? peak : i == 15 ? 1u << 20 : i == 13 ? UINT64_MAX : i);
+    db_v(&b, 0), db_v(&b, 0);
+    db_rec(f, MT_DAT_REC_TOTALS, &b, 1);
+    db_buf_free(&b);
+}
+
+/* Thread 1: alloc 100 (trace 1), alloc 7 (trace 1), free 7 (temporary).
+ * Thread 2: alloc 10 (trace 2), alloc 50 (trace 2), free 50 born a round
+ * earlier... no: born this round, not temporary. */
+static void std_round(db_file *f, unsigned i)
+{
+    uint64_t base = (uint64_t)i * 1000000000ull;
+    db_buf b = {0};
+    db_v(&b, 1), db_v(&b, base), db_v(&b, 3);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME}, 1), db_v(&b, 1),
+        db_v(&b, 100);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, 1000),
+        db_v(&b, 7);
+    db_bytes(&b,
+             (unsigned char[]){MT_DAT_EV_FREE | MT_DAT_EV_SAME_TRACE | (MT_DAT_EVF_TEMPORARY << 4)},
+             1);
+    db_v(&b, 1000), db_v(&b, 7), db_v(&b, 0);
+    db_rec(f, MT_DAT_REC_EVENTS, &b, 3);
+    b.n = 0;
+    db_v(&b, 2), db_v(&b, base + 500), db_v(&b, 3);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC}, 1), db_v(&b, 0), db_v(&b, 2), db_v(&b, 10);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, 1000),
+        db_v(&b, 50);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_FREE | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, 1000000),
+        db_v(&b, 50), db_v(&b, 1);
+    db_rec(f, MT_DAT_REC_EVENTS, &b, 3);
+    db_buf_free(&b);
+    std_totals(f, base + 900000000ull, 110ull * (i + 1), 110ull * (i + 1) + 57);
+}
+
+static void std_final(db_file *f, unsigned rounds)
+{
+    db_buf b = {0};
+    db_v(&b, MT_DAT_STATE_FINAL), db_v(&b, (uint64_t)rounds * 1000000000ull), db_v(&b, 1);
+    db_rec(f, MT_DAT_REC_STATE_BEGIN, &b, 1);
+    b.n = 0;
+    db_v(&b, 2);
+    db_v(&b, 1), db_v(&b, 2 * rounds), db_v(&b, 107 * rounds), db_v(&b, rounds),
+        db_v(&b, 7 * rounds);
+    db_v(&b, rounds), db_v(&b, 7 * rounds), db_v(&b, 100 * rounds + 7);
+    db_v(&b, 1), db_v(&b, 2 * rounds), db_v(&b, 60 * rounds), db_v(&b, rounds),
+        db_v(&b, 50 * rounds);
+    db_v(&b, 0), db_v(&b, 0), db_v(&b, 10 * rounds + 50);
+    db_rec(f, MT_DAT_REC_TRACE_STATES, &b, 2);
+    std_totals(f, (uint64_t)rounds * 1000000000ull, 110ull * rounds, 110ull * rounds + 57);
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_FINAL), db_v(&b, 2), db_v(&b, 0);
+    db_rec(f, MT_DAT_REC_STATE_END, &b, 1);
+    b.n = 0;
+    db_v(&b, (uint64_t)rounds * 1000000000ull), db_v(&b, 1), db_v(&b, MT_DAT_END_EXIT), db_v(&b, 0);
+    db_v(&b, 6 * rounds), db_v(&b, 0);
+    db_rec(f, MT_DAT_REC_END, &b, 1);
+    db_buf_free(&b);
+}
+
+void db_standard(db_file *f, unsigned seconds, int finalize)
+{
+    db_file_init(f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    std_head(f);
+    std_totals(f, 0, 0, 0);
+    db_flush(f);
+    for (unsigned i = 0; i < seconds; i++) {
+        std_round(f, i);
+        db_flush(f);
+    }
+    if (finalize) {
+        std_final(f, seconds);
+        db_flush(f);
+    }
+}

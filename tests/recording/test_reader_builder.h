@@ -1,0 +1,59 @@
+/* test_reader_builder.h -- builds recordings (.dat) by hand for the reader
+ * and replay tests: records from varints, strings and payloads, grouped
+ * into zstd frames, behind the file header (dat_format.h).  Knows nothing
+ * of the reader, so a reader bug cannot hide in it. */
+#ifndef MEMTOP_TEST_READER_BUILDER_H
+#define MEMTOP_TEST_READER_BUILDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dat_format.h"
+
+typedef struct db_buf {
+    unsigned char *p;
+    size_t n, cap;
+} db_buf;
+
+void db_bytes(db_buf *b, const void *p, size_t n);
+void db_v(db_buf *b, uint64_t v);
+void db_z(db_buf *b, int64_t v);
+void db_s(db_buf *b, const char *s);
+void db_buf_free(db_buf *b);
+
+#define DB_MAX_FRAMES 256
+
+typedef struct db_file {
+    db_buf out;   /* the file so far */
+    db_buf frame; /* records of the frame being built */
+    size_t nframes;
+    size_t frame_end[DB_MAX_FRAMES];   /* file offset where frame i ends */
+    size_t frame_items[DB_MAX_FRAMES]; /* events (items) in frames 0..i */
+    size_t items;                      /* events the reader will give so far */
+} db_file;
+
+/* The 32-byte header; version and endian mark as given. */
+void db_file_init(db_file *f, uint32_t version, uint32_t endian_mark);
+void db_file_free(db_file *f);
+
+/* Append a record (type, payload) to the current frame; `items` is how many
+ * events the reader gives for it. */
+void db_rec(db_file *f, uint64_t type, const db_buf *payload, size_t items);
+
+/* Compress the current frame (with a checksum) and append it. */
+void db_flush(db_file *f);
+
+int db_write(const void *p, size_t n, const char *path);
+
+/* A complete recording: PROCESS, 2 modules, 3 traces (0: no frames), then
+ * `seconds` rounds of EVENTS (2 threads) + TOTALS, one frame per round,
+ * then FINAL and END unless `finalize` is 0.  Every allocation of round i
+ * is at t = i s + 1000 ns * k.  Traces 1 and 2 leak 100 bytes per round
+ * (trace 1) and 10 bytes per round (trace 2); trace 1 also makes a
+ * temporary of 7 bytes per round. */
+void db_standard(db_file *f, unsigned seconds, int finalize);
+
+/* What db_standard's recording holds at the end. */
+#define DB_STD_EVENTS_PER_ROUND 6u
+
+#endif

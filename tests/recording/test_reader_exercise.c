@@ -1,0 +1,84 @@
+/* test_reader_exercise.c -- the whole reader and replay over one file (see
+ * test_reader_exercise.h). */
+#include "test_reader_exercise.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dat_reader.h"
+#include "replay.h"
+
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "invariant broken: %s (%s:%d)\n", #c, __FILE__, __LINE__);             \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static void check_view(const mt_view *v)
+{
+    const mt_snapshot *s = &v->snap;
+    CHECK(v->have_snap && !v->attached);
+    CHECK(s->slot.ntimeline >= 1 && s->slot.ntimeline <= MT_TIMELINE_POINTS);
+    CHECK(s->slot.ntraces <= v->defs.count);
+    uint64_t live = 0;
+    for (uint64_t i = 0; i < s->slot.ntraces; i++) {
+        const mt_shm_trace *t = &s->traces[i];
+        CHECK(t->id == i);
+        CHECK(t->live_count == t->alloc_count - t->free_count);
+        CHECK(t->live_bytes == t->alloc_bytes - t->free_bytes);
+        CHECK(t->free_count <= t->alloc_count);
+        unsigned n;
+        const uint64_t *fr = mt_defs_frames(&v->defs, t->id, &n);
+        CHECK(fr != NULL && n <= MT_MAX_DEPTH);
+        live += t->live_bytes;
+    }
+    CHECK(live == s->slot.totals.live_bytes);
+    for (size_t i = 0; i < v->mods.count; i++) {
+        CHECK(v->mods.items[i].start < v->mods.items[i].end);
+        CHECK(mt_modules_find(&v->mods, v->mods.items[i].start) != NULL);
+    }
+}
+
+static mt_errc raw_pass(const char *path)
+{
+    mt_err err;
+    mt_dat_reader *r = mt_dat_open(path, &err);
+    if (!r)
+        return err.code;
+    mt_dat_event ev;
+    mt_errc rc;
+    while ((rc = mt_dat_next(r, &ev, &err)) == MT_OK)
+        CHECK(ev.kind <= MT_DAT_END);
+    mt_dat_close(r);
+    return rc == MT_E_EMPTY ? MT_OK : rc;
+}
+
+mt_errc mt_exercise_recording(const char *path, unsigned long seed)
+{
+    mt_errc raw = raw_pass(path);
+    mt_err err;
+    mt_replay *r = mt_replay_open(path, &err);
+    CHECK((r == NULL) == (raw != MT_OK) || raw == MT_OK);
+    if (!r)
+        return err.code;
+    const mt_replay_info *in = mt_replay_get_info(r);
+    mt_view v;
+    mt_view_init(&v);
+    uint64_t times[6] = {UINT64_MAX,          0,
+                         in->duration_ns / 2, in->duration_ns / 3,
+                         in->duration_ns,     (uint64_t)seed % (in->duration_ns + 1)};
+    mt_errc rc = MT_OK;
+    for (unsigned i = 0; i < 6 && !rc; i++) {
+        rc = mt_replay_seek(r, times[i], &v, &err);
+        if (!rc)
+            check_view(&v);
+    }
+    size_t n;
+    const mt_shm_point *tl = mt_replay_timeline(r, &n);
+    CHECK(n <= 4096 && (n == 0 || tl != NULL));
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    return rc;
+}

@@ -1,0 +1,380 @@
+/* test_reader_unit.c -- unit tests of the recording reader (src/ipc
+ * dat_reader*) on hand-built files: a valid file event by event, header
+ * errors, a cut at every byte, skipped unknown records, corrupt records,
+ * and restarting at a frame boundary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "dat_reader.h"
+#include "test_reader_builder.h"
+
+static mt_dat_reader *open_mem(const void *p, size_t n, mt_err *err)
+{
+    int fd = memfd_create("dat", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, p, n), (ssize_t)n);
+    return mt_dat_open_fd(fd, "mem", err);
+}
+
+/* Events until the end; the code that ended it in *end. */
+static size_t count_events(mt_dat_reader *r, mt_errc *end, mt_err *err)
+{
+    mt_dat_event ev;
+    size_t n = 0;
+    mt_errc rc;
+    while ((rc = mt_dat_next(r, &ev, err)) == MT_OK)
+        n++;
+    *end = rc;
+    return n;
+}
+
+static void valid_file(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 3, 1);
+    mt_err err;
+    mt_dat_reader *r = open_mem(f.out.p, f.out.n, &err);
+    assert_non_null(r);
+    const mt_dat_info *in = mt_dat_get_info(r);
+    assert_false(in->truncated);
+    assert_int_equal(in->dropped_bytes, 0);
+    assert_int_equal(in->frames, f.nframes);
+    mt_dat_event ev;
+    assert_int_equal(mt_dat_next(r, &ev, &err), MT_OK);
+    assert_int_equal(ev.kind, MT_DAT_PROCESS);
+    assert_int_equal(ev.u.proc.pid, 4242);
+    assert_string_equal(ev.u.proc.exe, "/usr/bin/prog");
+    assert_string_equal(ev.u.proc.cmdline, "prog --flag");
+    assert_int_equal(mt_dat_next(r, &ev, &err), MT_OK);
+    assert_int_equal(ev.kind, MT_DAT_MODULE);
+    assert_int_equal(ev.u.mod.build_id_len, 4);
+    assert_int_equal(ev.u.mod.start, 0x400000);
+    assert_int_equal(mt_dat_next(r, &ev, &err), MT_OK);
+    assert_int_equal(mt_dat_next(r, &ev, &err), MT_OK);
+    assert_int_equal(ev.kind, MT_DAT_DEF);
+    assert_int_equal(ev.u.def.nframes, 0);
+    assert_int_equal(mt_dat_next(r, &ev, &err), MT_OK);
+    assert_int_equal(ev.u.def.id, 1);
+    assert_int_equal(ev.u.def.nframes, 3);
+    assert_int_equal(ev.u.def.frames[0], 0x401010);
+    assert_int_equal(ev.u.def.frames[1], 0x401210);
+    assert_int_equal(ev.u.def.frames[2], 0x401110);
+    mt_errc end;
+    size_t rest = count_events(r, &end, &err);
+    assert_int_equal(end, MT_E_EMPTY);
+    assert_int_equal(rest + 5, f.items);
+    mt_dat_close(r);
+    db_file_free(&f);
+}
+
+static void events_decoded(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 2, 1);
+    mt_err err;
+    mt_dat_reader *r = open_mem(f.out.p, f.out.n, &err);
+    assert_non_null(r);
+    mt_dat_event ev;
+    unsigned allocs = 0, frees = 0, temps = 0;
+    uint64_t bytes = 0, freed = 0;
+    while (mt_dat_next(r, &ev, &err) == MT_OK) {
+        if (ev.kind == MT_DAT_ALLOC) {
+            allocs++;
+            bytes += ev.u.ev.size;
+            assert_int_equal(ev.u.ev.birth_ms, ev.t_ns / 1000000u);
+        } else if (ev.kind == MT_DAT_FREE) {
+            frees++;
+            freed += ev.u.ev.size;
+            temps += (ev.u.ev.flags & MT_DAT_EVF_TEMPORARY) != 0;
+            assert_true(ev.u.ev.birth_ms <= ev.t_ns / 1000000u);
+            assert_true(ev.u.ev.tid == 1 || ev.u.ev.tid == 2);
+        }
+    }
+    assert_int_equal(allocs, 8);
+    assert_int_equal(frees, 4);
+    assert_int_equal(temps, 2);
+    assert_int_equal(bytes, 2 * 167);
+    assert_int_equal(freed, 2 * 57);
+    mt_dat_close(r);
+    db_file_free(&f);
+}
+
+static void expect_open_error(const void *p, size_t n, mt_errc code, const char *needle)
+{
+    mt_err err = {MT_OK, ""};
+    mt_dat_reader *r = open_mem(p, n, &err);
+    assert_null(r);
+    assert_int_equal(err.code, code);
+    if (needle && !strstr(err.msg, needle))
+        fail_msg("message '%s' lacks '%s'", err.msg, needle);
+    assert_null(strchr(err.msg, '\n'));
+}
+
+static void header_errors(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 1, 1);
+    unsigned char *p = f.out.p;
+    expect_open_error(p, 0, MT_E_NOTMEMTOP, "not a memtop recording");
+    expect_open_error("hello world, not a recording at all", 35, MT_E_NOTMEMTOP, "magic");
+    expect_open_error(p, 20, MT_E_TRUNCATED, "truncated");
+    db_file g;
+    db_file_init(&g, 2, MT_DAT_ENDIAN_MARK);
+    expect_open_error(g.out.p, g.out.n, MT_E_FOREIGN, "foreign version 2");
+    db_file_free(&g);
+    db_file_init(&g, MT_DAT_VERSION, __builtin_bswap32(MT_DAT_ENDIAN_MARK));
+    expect_open_error(g.out.p, g.out.n, MT_E_FOREIGN, "byte order");
+    db_file_free(&g);
+    unsigned char copy[64];
+    memcpy(copy, p, sizeof copy);
+    copy[12] = 200; /* header_bytes beyond the file */
+    expect_open_error(copy, sizeof copy, MT_E_CORRUPT, "header_bytes");
+    db_file_free(&f);
+}
+
+/* A cut at every byte: nothing before the header opens; after it, the
+ * reader keeps exactly the complete frames and says how much it dropped. */
+static void cut_everywhere(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 3, 1);
+    for (size_t len = 0; len < f.out.n; len++) {
+        mt_err err = {MT_OK, ""};
+        mt_dat_reader *r = open_mem(f.out.p, len, &err);
+        if (len < MT_DAT_HEADER_BYTES) {
+            assert_null(r);
+            assert_true(err.code == MT_E_NOTMEMTOP || err.code == MT_E_TRUNCATED);
+            continue;
+        }
+        assert_non_null(r);
+        size_t frames = 0;
+        while (frames < f.nframes && f.frame_end[frames] <= len)
+            frames++;
+        size_t end = frames ? f.frame_end[frames - 1] : MT_DAT_HEADER_BYTES;
+        const mt_dat_info *in = mt_dat_get_info(r);
+        assert_int_equal(in->frames, frames);
+        assert_int_equal(in->truncated, len != end);
+        assert_int_equal(in->dropped_bytes, len - end);
+        mt_errc code;
+        size_t n = count_events(r, &code, &err);
+        assert_int_equal(code, MT_E_EMPTY);
+        assert_int_equal(n, frames ? f.frame_items[frames - 1] : 0);
+        mt_dat_close(r);
+    }
+    db_file_free(&f);
+}
+
+/* A file of PROCESS plus one extra record in its own frame. */
+static void with_record(db_file *f, uint64_t type, const db_buf *payload)
+{
+    db_standard(f, 1, 0);
+    db_rec(f, type, payload, 0);
+    db_flush(f);
+}
+
+static mt_errc read_all(const db_file *f, mt_err *err, size_t *n)
+{
+    mt_dat_reader *r = open_mem(f->out.p, f->out.n, err);
+    if (!r)
+        return err->code;
+    mt_errc code;
+    *n = count_events(r, &code, err);
+    mt_dat_close(r);
+    return code;
+}
+
+static void unknown_records_skipped(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    db_s(&b, "a record from the future");
+    db_file f;
+    with_record(&f, 99, &b);
+    mt_err err;
+    size_t n;
+    assert_int_equal(read_all(&f, &err, &n), MT_E_EMPTY);
+    assert_int_equal(n, f.items);
+    db_file_free(&f);
+    /* a known record with fields appended by a newer writer */
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 5), db_v(&b, 1234), db_v(&b, 99), db_v(&b, 98);
+    with_record(&f, MT_DAT_REC_MODULE_UNLOAD, &b);
+    assert_int_equal(read_all(&f, &err, &n), MT_E_EMPTY);
+    assert_int_equal(n, f.items + 1);
+    db_file_free(&f);
+    db_buf_free(&b);
+}
+
+static void expect_corrupt(uint64_t type, const db_buf *payload, const char *needle)
+{
+    db_file f;
+    with_record(&f, type, payload);
+    mt_err err = {MT_OK, ""};
+    size_t n;
+    assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
+    if (!strstr(err.msg, needle))
+        fail_msg("message '%s' lacks '%s'", err.msg, needle);
+    db_file_free(&f);
+}
+
+static void corrupt_records(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_bytes(&b, (unsigned char[]){0}, 1), db_v(&b, 0);
+    db_v(&b, 77), db_v(&b, 8); /* trace 77 is not defined */
+    expect_corrupt(MT_DAT_REC_EVENTS, &b, "undefined trace");
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 0), db_v(&b, 1);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, 0), db_v(&b, 8);
+    expect_corrupt(MT_DAT_REC_EVENTS, &b, "SAME_TRACE");
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_bytes(&b, (unsigned char[]){0x80}, 1);
+    expect_corrupt(MT_DAT_REC_EVENTS, &b, "tag");
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 0), db_v(&b, MT_DAT_EVENTS_MAX + 1);
+    expect_corrupt(MT_DAT_REC_EVENTS, &b, "too many");
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 0), db_v(&b, 2), db_bytes(&b, (unsigned char[]){0}, 1), db_v(&b, 0);
+    db_v(&b, 1), db_v(&b, 8); /* one event of two */
+    expect_corrupt(MT_DAT_REC_EVENTS, &b, "cut short");
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 2000000), db_v(&b, 1), db_bytes(&b, (unsigned char[]){1}, 1);
+    db_v(&b, 0), db_v(&b, 1), db_v(&b, 8), db_v(&b, 3); /* born before time 0 */
+    expect_corrupt(MT_DAT_REC_EVENTS, &b, "born before");
+    b.n = 0;
+    db_bytes(&b, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
+    expect_corrupt(MT_DAT_REC_MODULE_UNLOAD, &b, "cut short");
+    b.n = 0;
+    db_v(&b, 7), db_v(&b, 0);
+    expect_corrupt(MT_DAT_REC_MODULE_UNLOAD, &b, "unknown module");
+    b.n = 0;
+    db_v(&b, 9), db_v(&b, 0), db_v(&b, 0), db_v(&b, 0), db_v(&b, 0);
+    expect_corrupt(MT_DAT_REC_TRACE, &b, "out of order");
+    b.n = 0;
+    db_v(&b, 3), db_v(&b, 0), db_v(&b, 0), db_v(&b, 0), db_v(&b, MT_MAX_DEPTH + 1);
+    expect_corrupt(MT_DAT_REC_TRACE, &b, "too many frames");
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_FINAL), db_v(&b, 1), db_v(&b, 0);
+    expect_corrupt(MT_DAT_REC_STATE_END, &b, "without its STATE_BEGIN");
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1);
+    expect_corrupt(MT_DAT_REC_TRACE_STATES, &b, "outside a state set");
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1);
+    db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1), db_s(&b, "x");
+    expect_corrupt(MT_DAT_REC_PROCESS, &b, "second PROCESS");
+    db_buf_free(&b);
+}
+
+static void corrupt_framing(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 2, 1);
+    mt_err err = {MT_OK, ""};
+    size_t n;
+    /* a byte flipped inside the second frame: zstd or its checksum says so */
+    f.out.p[f.frame_end[0] + 20] ^= 0x55;
+    assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
+    assert_non_null(strstr(err.msg, "corrupt"));
+    db_file_free(&f);
+    /* garbage after the frames */
+    db_standard(&f, 1, 1);
+    db_bytes(&f.out, "GARBAGE!", 8);
+    assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
+    assert_non_null(strstr(err.msg, "no zstd frame"));
+    db_file_free(&f);
+    /* a record that does not end with its frame */
+    db_standard(&f, 1, 0);
+    db_v(&f.frame, MT_DAT_REC_TOTALS), db_v(&f.frame, 100), db_v(&f.frame, 1);
+    db_flush(&f);
+    assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
+    assert_non_null(strstr(err.msg, "past the end of its frame"));
+    db_file_free(&f);
+    /* a record longer than the limit */
+    db_standard(&f, 1, 0);
+    db_v(&f.frame, 99), db_v(&f.frame, MT_DAT_RECORD_MAX + 1);
+    db_flush(&f);
+    assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
+    db_file_free(&f);
+    /* no PROCESS first */
+    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_buf b = {0};
+    db_v(&b, 0), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_MODULE_UNLOAD, &b, 0);
+    db_flush(&f);
+    assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
+    assert_non_null(strstr(err.msg, "PROCESS"));
+    db_buf_free(&b);
+    db_file_free(&f);
+}
+
+/* tell at frame boundaries, seek back: the same events again. */
+static void seek_back(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 4, 1);
+    mt_err err;
+    mt_dat_reader *r = open_mem(f.out.p, f.out.n, &err);
+    assert_non_null(r);
+    mt_dat_pos pos[16];
+    size_t at[16], npos = 0, k = 0;
+    mt_dat_event ev;
+    uint64_t sums[DB_MAX_FRAMES] = {0};
+    if (mt_dat_tell(r, &pos[npos]))
+        at[npos++] = 0;
+    while (mt_dat_next(r, &ev, &err) == MT_OK) {
+        k++;
+        if (ev.kind == MT_DAT_ALLOC)
+            sums[npos] += ev.u.ev.size;
+        if (npos < 16 && mt_dat_tell(r, &pos[npos]))
+            at[npos++] = k;
+    }
+    assert_true(npos >= 5);
+    for (size_t i = npos; i-- > 0;) {
+        assert_int_equal(mt_dat_seek(r, &pos[i], &err), MT_OK);
+        size_t n = 0;
+        uint64_t sum = 0;
+        while (mt_dat_next(r, &ev, &err) == MT_OK) {
+            n++;
+            if (ev.kind == MT_DAT_ALLOC)
+                sum += ev.u.ev.size;
+        }
+        assert_int_equal(at[i] + n, k);
+        uint64_t want = 0;
+        for (size_t j = i + 1; j <= npos; j++)
+            want += sums[j];
+        assert_int_equal(sum, want);
+    }
+    mt_dat_close(r);
+    db_file_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(valid_file),
+        cmocka_unit_test(events_decoded),
+        cmocka_unit_test(header_errors),
+        cmocka_unit_test(cut_everywhere),
+        cmocka_unit_test(unknown_records_skipped),
+        cmocka_unit_test(corrupt_records),
+        cmocka_unit_test(corrupt_framing),
+        cmocka_unit_test(seek_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

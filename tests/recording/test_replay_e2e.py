@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""test_replay_e2e.py -- recordings read back by `memtop -f`, end to end.
+
+ - exact: memtop-exact recorded from start (MEMTOP_RECORD) under
+   `memtop --export live.json -- memtop-exact`; `memtop -f x.dat --export
+   end.json` must equal the live export to the byte for every per-trace
+   counter, and the replay must agree with the file's FINAL state (no
+   "differ" warning); .csv, text and --at work; .folded lines are
+   `frame;...;frame BYTES` and sum to the live bytes at the end.
+ - kill: a target SIGKILLed mid-recording: the file opens, says it was not
+   finalized, and holds events up to the last flush.
+ - record: `memtop -p PID --record FILE` (mt_cmd_record) on a running
+   target, stopped with SIGINT: a finalized recording that opens.
+ - errors: missing, empty, foreign, corrupt, truncated and non-recording
+   files: exit 1 and one line on stderr.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+FIELDS = ["alloc_count", "alloc_bytes", "free_count", "free_bytes", "live_count", "live_bytes",
+          "temporary_count", "temporary_bytes", "peak_live_bytes"]
+FOLDED = re.compile(r"^[^ ;]+(;[^ ;]+)* [0-9]+$")
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def run(cmd, env=None, timeout=120):
+    return subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=timeout)
+
+
+def env_for(a, **extra):
+    e = dict(os.environ)
+    e["MEMTOP_SHM_DIR"] = a.workdir
+    e.pop("MEMTOP_RECORD", None)
+    for k, v in extra.items():
+        e[k] = str(v)
+    return e
+
+
+def path(a, name):
+    return os.path.join(a.workdir, name)
+
+
+def traces_by_id(snap):
+    return {t["id"]: t for t in snap["traces"]}
+
+
+def test_exact(a):
+    rec, live, ground = path(a, "exact.dat"), path(a, "live.json"), path(a, "ground.json")
+    p = run([a.memtop, "--export", live, "--", a.exact, ground, "0"],
+            env_for(a, MEMTOP_TEMP_MS=0, MEMTOP_RECORD=rec))
+    if not check(p.returncode == 0 and os.path.exists(rec), "memtop-exact recorded from start"):
+        print(p.stderr)
+        return
+    end = path(a, "end.json")
+    p = run([a.memtop, "-f", rec, "--export", end])
+    check(p.returncode == 0, "memtop -f exact.dat --export end.json exits 0 (%s)" % p.stderr.strip())
+    lv, ev = json.load(open(live)), json.load(open(end))
+    lt, et = traces_by_id(lv), traces_by_id(ev)
+    check(sorted(lt) == sorted(et), "the same traces (%d live, %d replayed)" % (len(lt), len(et)))
+    diffs = [(i, f, lt[i][f], et.get(i, {}).get(f)) for i in lt for f in FIELDS
+             if lt[i][f] != et.get(i, {}).get(f)]
+    check(not diffs, "every per-trace counter equals the live export %s" % diffs[:5])
+    frames = [i for i in lt if lt[i]["frames"] != et.get(i, {}).get("frames")]
+    check(not frames, "frames and their names equal the live export %s" % frames[:5])
+    for k in ["live_bytes", "live_count", "alloc_count", "alloc_bytes", "free_count",
+              "free_bytes", "temporary_count", "temporary_bytes", "peak_live_bytes"]:
+        check(lv["totals"][k] == ev["totals"][k], "totals.%s equal" % k)
+    check(ev["state"] == "exited" and ev["pid"] == lv["pid"], "state exited, same pid")
+
+    p = run([a.memtop, "-f", rec, "--batch"])
+    check(p.returncode == 0 and "leaked at the end" in p.stdout and "peak:" in p.stdout
+          and "most temporary allocations" in p.stdout and "top allocators" in p.stdout,
+          "--batch prints the summary")
+    check("differ" not in p.stdout + p.stderr and p.stderr == "",
+          "the replay agrees with the FINAL state, no warning")
+
+    for ext in ["csv", "txt"]:
+        out = path(a, "end." + ext)
+        p = run([a.memtop, "-f", rec, "--export", out])
+        check(p.returncode == 0 and os.path.getsize(out) > 0, "--export .%s" % ext)
+
+    folded = path(a, "end.folded")
+    p = run([a.memtop, "-f", rec, "--export", folded])
+    lines = open(folded).read().splitlines() if p.returncode == 0 else []
+    bad = [l for l in lines if not FOLDED.match(l)]
+    check(lines and not bad, "%d .folded lines in flamegraph format %s" % (len(lines), bad[:2]))
+    total = sum(int(l.rsplit(" ", 1)[1]) for l in lines if FOLDED.match(l))
+    check(total == ev["totals"]["live_bytes"],
+          ".folded sums to the live bytes at the end (%d vs %d)" % (total,
+                                                                     ev["totals"]["live_bytes"]))
+    check(any("site_leak" in l for l in lines), ".folded names the leaking site")
+
+    at0 = path(a, "at0.json")
+    p = run([a.memtop, "-f", rec, "--export", at0, "--at", "0"])
+    if check(p.returncode == 0, "--at 0 exports"):
+        s0 = json.load(open(at0))
+        check(s0["totals"]["alloc_count"] < ev["totals"]["alloc_count"],
+              "--at 0 shows fewer allocations than the end")
+    p = run([a.memtop, "-f", rec, "--export", at0, "--at", "100000"])
+    check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1,
+          "--at past the end: exit 1, one line (%s)" % p.stderr.strip())
+
+
+def test_kill(a):
+    rec = path(a, "killed.dat")
+    env = env_for(a, LD_PRELOAD=a.preload, MEMTOP_RECORD=rec)
+    t = subprocess.Popen([a.demo, "60"], env=env, stdout=subprocess.DEVNULL)
+    time.sleep(2.5)
+    t.send_signal(signal.SIGKILL)
+    t.wait(timeout=30)
+    out = path(a, "killed.json")
+    p = run([a.memtop, "-f", rec, "--export", out])
+    check(p.returncode == 0, "a SIGKILLed recording opens (%s)" % p.stderr.strip())
+    check("not finalized" in p.stderr or "truncated" in p.stderr,
+          "it says it was cut short: %s" % p.stderr.strip().splitlines()[:2])
+    if p.returncode == 0:
+        s = json.load(open(out))
+        check(s["totals"]["alloc_count"] > 1000 and s["uptime_s"] >= 1.0,
+              "events up to the last flush (%d allocations, %.1f s)" %
+              (s["totals"]["alloc_count"], s["uptime_s"]))
+        check(s["state"] == "stale", "state stale (%s)" % s["state"])
+    data = open(rec, "rb").read()
+    cut = path(a, "killed-cut.dat")
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) - 7])
+    p = run([a.memtop, "-f", cut, "--batch"])
+    check(p.returncode == 0 and "truncated" in p.stderr,
+          "cut 7 bytes short: opens and says truncated")
+
+
+def test_record(a):
+    rec = path(a, "recorded.dat")
+    env = env_for(a, LD_PRELOAD=a.preload)
+    t = subprocess.Popen([a.demo, "60"], env=env, stdout=subprocess.DEVNULL)
+    try:
+        seg = os.path.join(a.workdir, "memtop-%d" % t.pid)
+        for _ in range(100):
+            if os.path.exists(seg):
+                break
+            time.sleep(0.05)
+        d = subprocess.Popen([a.record_drv, "-p", str(t.pid), "--record", rec],
+                             env=env_for(a), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        time.sleep(2.5)
+        d.send_signal(signal.SIGINT)
+        out, err = d.communicate(timeout=30)
+        check(d.returncode == 0, "--record stops on SIGINT, exit 0 (%s)" % err.strip()[-200:])
+        check("recording %s" % rec in err, "a status line per second on stderr")
+        check(out.startswith("recorded %s: " % rec), "it prints the path and size: %s" % out)
+        p = run([a.memtop, "-f", rec, "--batch"])
+        check(p.returncode == 0 and p.stderr == "" and "stopped" in p.stdout,
+              "the recording is finalized (stopped) and opens (%s)" % p.stderr.strip())
+        p = run([a.record_drv, "-p", str(t.pid), "--record", rec], env_for(a), timeout=30)
+        check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1,
+              "recording over an existing file: exit 1, one line (%s)" % p.stderr.strip())
+    finally:
+        t.kill()
+        t.wait()
+
+
+def expect_error(a, name, data, what):
+    f = path(a, name)
+    if data is not None:
+        with open(f, "wb") as fp:
+            fp.write(data)
+    p = run([a.memtop, "-f", f, "--export", path(a, "x.json")])
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 1 and len(lines) == 1 and lines[0].startswith("memtop: ")
+          and "Traceback" not in p.stderr,
+          "%s: exit 1, one line: %s" % (what, lines[:2]))
+    p = run([a.memtop, "-f", f, "--batch"])
+    check(p.returncode == 1 and p.stdout == "", "%s: --batch exit 1, nothing on stdout" % what)
+
+
+def test_errors(a):
+    good = open(path(a, "exact.dat"), "rb").read() if os.path.exists(path(a, "exact.dat")) else b""
+    expect_error(a, "missing.dat", None, "missing file")
+    expect_error(a, "empty.dat", b"", "empty file")
+    expect_error(a, "text.dat", b"this is not a recording\n" * 4, "not a recording")
+    if not good:
+        return
+    foreign = bytearray(good)
+    foreign[8] = 9
+    expect_error(a, "foreign.dat", bytes(foreign), "foreign version")
+    expect_error(a, "header.dat", good[:20], "truncated header")
+    corrupt = bytearray(good)
+    corrupt[len(good) // 2] ^= 0x5a
+    expect_error(a, "corrupt.dat", bytes(corrupt), "corrupt frame")
+    expect_error(a, "nobody.dat", good[:40], "no complete frame")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for opt in ["memtop", "preload", "exact", "demo", "record-drv", "workdir"]:
+        ap.add_argument("--" + opt, required=True)
+    a = ap.parse_args()
+    shutil.rmtree(a.workdir, ignore_errors=True)
+    os.makedirs(a.workdir)
+    test_exact(a)
+    test_kill(a)
+    test_record(a)
+    test_errors(a)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()

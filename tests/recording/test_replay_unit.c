@@ -1,0 +1,404 @@
+/* test_replay_unit.c -- unit tests of the replay (src/tui/replay) on
+ * hand-built recordings: the end state, the state at a cursor, ages,
+ * seeking back and forth against fresh replays, a cut-off file, a
+ * recording started mid-run, events of threads out of order, and the
+ * exports (.json, .folded) of a replayed snapshot. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "export.h"
+#include "replay.h"
+#include "replay_impl.h"
+#include "test_reader_builder.h"
+
+#define S 1000000000ull
+
+static char dir[] = "/tmp/memtop-replay-XXXXXX";
+
+static const char *write_tmp(const db_file *f, size_t n, const char *name)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(db_write(f->out.p, n ? n : f->out.n, path), 0);
+    return path;
+}
+
+static mt_replay *open_std(unsigned rounds, int finalize)
+{
+    db_file f;
+    db_standard(&f, rounds, finalize);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "std.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_file_free(&f);
+    return r;
+}
+
+static const mt_shm_trace *trace(const mt_view *v, uint32_t id)
+{
+    assert_true(id < v->snap.slot.ntraces);
+    return &v->snap.traces[id];
+}
+
+static void end_state(void **state)
+{
+    (void)state;
+    mt_replay *r = open_std(5, 1);
+    const mt_replay_info *in = mt_replay_get_info(r);
+    assert_int_equal(in->pid, 4242);
+    assert_string_equal(in->exe, "/usr/bin/prog");
+    assert_int_equal(in->duration_ns, 5 * S);
+    assert_int_equal(in->allocs, 20);
+    assert_int_equal(in->frees, 10);
+    assert_true(in->finalized);
+    assert_true(in->final_state);
+    assert_int_equal(in->final_mismatches, 0);
+    assert_false(in->truncated);
+    assert_int_equal(in->peak_live_bytes, 5 * 110 + 57);
+    mt_view v;
+    mt_view_init(&v);
+    mt_err err;
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    assert_true(v.have_snap);
+    assert_false(v.attached);
+    assert_int_equal(mt_replay_state(r), MT_STATE_EXITED);
+    assert_int_equal(v.snap.slot.ntraces, 3);
+    assert_int_equal(v.snap.slot.totals.live_bytes, 550);
+    assert_int_equal(v.snap.slot.totals.temporary_count, 5);
+    assert_int_equal(trace(&v, 1)->live_bytes, 500);
+    assert_int_equal(trace(&v, 1)->live_count, 5);
+    assert_int_equal(trace(&v, 1)->alloc_count, 10);
+    assert_int_equal(trace(&v, 1)->temporary_bytes, 35);
+    assert_int_equal(trace(&v, 1)->peak_live_bytes, 507);
+    assert_int_equal(trace(&v, 2)->live_bytes, 50);
+    assert_int_equal(trace(&v, 2)->peak_live_bytes, 100);
+    assert_int_equal(v.snap.slot.totals.rss_bytes, 1u << 20);
+    assert_int_equal(v.snap.slot.totals.allocator_bytes, MT_UNKNOWN);
+    assert_int_equal(v.defs.count, 3);
+    assert_int_equal(v.mods.count, 2);
+    assert_int_equal(v.seg.id.pid, 4242);
+    assert_true(v.snap.slot.ntimeline >= 2 && v.snap.slot.ntimeline <= MT_TIMELINE_POINTS);
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+}
+
+static void cursor_state(void **state)
+{
+    (void)state;
+    mt_replay *r = open_std(5, 1);
+    mt_view v;
+    mt_view_init(&v);
+    mt_err err;
+    assert_int_equal(mt_replay_seek(r, 2 * S + S / 2, &v, &err), MT_OK);
+    assert_int_equal(mt_replay_state(r), MT_STATE_RUNNING);
+    assert_int_equal(v.snap.slot.t_ns, 2 * S + S / 2);
+    assert_int_equal(trace(&v, 1)->alloc_count, 6);
+    assert_int_equal(trace(&v, 1)->live_bytes, 300);
+    assert_int_equal(trace(&v, 1)->temporary_count, 3);
+    assert_int_equal(trace(&v, 2)->live_bytes, 30);
+    /* blocks of trace 1 born at 0, 1 and 2 s: ages 2.5, 1.5, 0.5 s */
+    assert_int_equal(trace(&v, 1)->age_bytes[0], 100);
+    assert_int_equal(trace(&v, 1)->age_bytes[1], 200);
+    assert_int_equal(trace(&v, 1)->oldest_birth_ns, 0);
+    for (uint32_t i = 0; i < v.snap.slot.ntimeline; i++)
+        assert_true(v.snap.timeline[i].t_ns <= v.snap.slot.t_ns);
+    /* just before the first round's events: nothing yet */
+    assert_int_equal(mt_replay_seek(r, 0, &v, &err), MT_OK);
+    assert_int_equal(trace(&v, 1)->alloc_count, 1);
+    assert_int_equal(mt_replay_seek(r, 1 * S - 1, &v, &err), MT_OK);
+    assert_int_equal(trace(&v, 1)->alloc_count, 2);
+    assert_int_equal(trace(&v, 2)->free_count, 1);
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+}
+
+static void same_traces(const mt_view *a, const mt_view *b)
+{
+    assert_int_equal(a->snap.slot.ntraces, b->snap.slot.ntraces);
+    for (uint64_t i = 0; i < a->snap.slot.ntraces; i++) {
+        const mt_shm_trace *x = &a->snap.traces[i], *y = &b->snap.traces[i];
+        assert_int_equal(x->alloc_count, y->alloc_count);
+        assert_int_equal(x->alloc_bytes, y->alloc_bytes);
+        assert_int_equal(x->free_count, y->free_count);
+        assert_int_equal(x->free_bytes, y->free_bytes);
+        assert_int_equal(x->temporary_count, y->temporary_count);
+        assert_memory_equal(x->age_bytes, y->age_bytes, sizeof x->age_bytes);
+    }
+    assert_int_equal(a->snap.slot.totals.live_bytes, b->snap.slot.totals.live_bytes);
+}
+
+/* Trace 1's allocations of db_standard's recording up to t: each round i
+ * allocates at i s and i s + 1000 ns. */
+static uint64_t std_allocs(uint64_t t, unsigned rounds)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < rounds; i++)
+        n += (i * S <= t) + (i * S + 1000 <= t);
+    return n;
+}
+
+/* Any walk of the cursor gives what a fresh replay seeking once gives, and
+ * what the recording holds up to the cursor. */
+static void seek_walk(void **state)
+{
+    (void)state;
+    mt_replay *walk = open_std(40, 1);
+    uint64_t seed = 12345;
+    mt_view v, w;
+    mt_view_init(&v);
+    mt_view_init(&w);
+    mt_err err;
+    for (int i = 0; i < 60; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t t = (seed >> 20) % (42 * S);
+        if (i % 7 == 0)
+            t = UINT64_MAX;
+        if (i % 5 == 0 && t != UINT64_MAX)
+            t = t / S * S + (i % 10 ? 999 : 1000); /* around the second event of a round */
+        assert_int_equal(mt_replay_seek(walk, t, &v, &err), MT_OK);
+        mt_replay *fresh = open_std(40, 1);
+        assert_int_equal(mt_replay_seek(fresh, t, &w, &err), MT_OK);
+        same_traces(&v, &w);
+        assert_int_equal(trace(&v, 1)->alloc_count, std_allocs(t, 40));
+        mt_replay_view_free(&w);
+        mt_replay_close(fresh);
+    }
+    assert_true(mt_replay_get_info(walk)->checkpoints > 2);
+    mt_replay_view_free(&v);
+    mt_replay_close(walk);
+}
+
+static void cut_short(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 5, 1);
+    size_t cut = f.frame_end[3] + 5; /* inside the frame of round 3 */
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, cut, "cut.dat"), &err);
+    assert_non_null(r);
+    const mt_replay_info *in = mt_replay_get_info(r);
+    assert_true(in->truncated);
+    assert_false(in->finalized);
+    assert_int_equal(in->dropped_bytes, 5);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    assert_int_equal(mt_replay_state(r), MT_STATE_STALE);
+    assert_int_equal(trace(&v, 1)->alloc_count, 6); /* rounds 0, 1, 2 */
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    /* no complete frame at all */
+    r = mt_replay_open(write_tmp(&f, MT_DAT_HEADER_BYTES + 3, "cut0.dat"), &err);
+    assert_null(r);
+    assert_int_equal(err.code, MT_E_TRUNCATED);
+    db_file_free(&f);
+}
+
+/* A recording started mid-run: an INITIAL set, then events. */
+static void mid_run(void **state)
+{
+    (void)state;
+    db_file f;
+    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_buf b = {0};
+    db_v(&b, 7), db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 0), db_v(&b, 5 * S);
+    db_v(&b, 0), db_v(&b, 8), db_v(&b, 0), db_v(&b, 1000), db_v(&b, MT_DAT_PROC_MID_RUN);
+    db_s(&b, "/bin/x"), db_s(&b, "x");
+    db_rec(&f, MT_DAT_REC_PROCESS, &b, 1);
+    for (unsigned id = 0; id < 2; id++) {
+        b.n = 0;
+        db_v(&b, id), db_v(&b, 0), db_v(&b, 0), db_v(&b, id), db_v(&b, 0);
+        db_rec(&f, MT_DAT_REC_TRACE, &b, 1);
+    }
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 5 * S), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_STATE_BEGIN, &b, 1);
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 1), db_v(&b, 10), db_v(&b, 1000), db_v(&b, 4), db_v(&b, 400);
+    db_v(&b, 1), db_v(&b, 100), db_v(&b, 900);
+    db_rec(&f, MT_DAT_REC_TRACE_STATES, &b, 1);
+    b.n = 0;
+    db_v(&b, 2), db_z(&b, 1), db_z(&b, 1000), db_v(&b, 100), db_v(&b, 4);
+    db_z(&b, 0), db_z(&b, 2000), db_v(&b, 100), db_v(&b, 2);
+    db_rec(&f, MT_DAT_REC_LIVE_BLOCKS, &b, 2);
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 1), db_v(&b, 2);
+    db_rec(&f, MT_DAT_REC_STATE_END, &b, 1);
+    db_flush(&f);
+    b.n = 0; /* one more allocation and one free of an initial block */
+    db_v(&b, 3), db_v(&b, 6 * S), db_v(&b, 2);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC}, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 50);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_FREE | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, 0);
+    db_v(&b, 100), db_v(&b, 6000 - 1000);
+    db_rec(&f, MT_DAT_REC_EVENTS, &b, 2);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "mid.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    assert_int_equal(trace(&v, 1)->alloc_count, 11);
+    assert_int_equal(trace(&v, 1)->free_count, 5);
+    assert_int_equal(trace(&v, 1)->live_bytes, 1050 - 500);
+    assert_int_equal(trace(&v, 1)->temporary_count, 1);
+    /* live by age at 6 s: 50 B now, 300 B born at 1 s (5 s), 200 B at 3 s */
+    assert_int_equal(trace(&v, 1)->age_bytes[0], 50);
+    assert_int_equal(trace(&v, 1)->age_bytes[1], 500);
+    assert_int_equal(trace(&v, 1)->oldest_birth_ns, 1 * S);
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    db_buf_free(&b);
+    db_file_free(&f);
+}
+
+/* Thread B frees a block of thread A's before A's record reaches the file. */
+static void threads_out_of_order(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 1, 0);
+    db_buf b = {0};
+    db_v(&b, 2), db_v(&b, 3 * S), db_v(&b, 1); /* B frees at 3 s, born at 2 s */
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_FREE}, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 64);
+    db_v(&b, 1000);
+    db_rec(&f, MT_DAT_REC_EVENTS, &b, 1);
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 2 * S), db_v(&b, 1); /* A allocated at 2 s */
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC}, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 64);
+    db_rec(&f, MT_DAT_REC_EVENTS, &b, 1);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "ooo.dat"), &err);
+    assert_non_null(r);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, 2 * S + S / 2, &v, &err), MT_OK);
+    assert_int_equal(trace(&v, 1)->live_bytes, 164); /* the 64 B block is live at 2.5 s */
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    assert_int_equal(trace(&v, 1)->live_bytes, 100);
+    assert_int_equal(trace(&v, 1)->age_bytes[1] + trace(&v, 1)->age_bytes[0], 100);
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    db_buf_free(&b);
+    db_file_free(&f);
+}
+
+/* Frees whose allocations were dropped leave negative groups; once they
+ * are older than the reordering window they are pruned (memory stays
+ * bounded by live groups, not by dropped events). */
+static void dropped_allocations(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 1, 0);
+    db_buf b = {0};
+    db_v(&b, 3), db_v(&b, 6 * S), db_v(&b, 5000);
+    for (unsigned i = 0; i < 5000; i++) { /* frees of blocks born 1 ms apart */
+        db_bytes(&b, (unsigned char[]){MT_DAT_EV_FREE | (i ? MT_DAT_EV_SAME_TRACE : 0)}, 1);
+        db_v(&b, i ? 0 : 1000000);
+        if (!i)
+            db_v(&b, 1);
+        db_v(&b, 8), db_v(&b, i);
+    }
+    db_rec(&f, MT_DAT_REC_EVENTS, &b, 5000);
+    b.n = 0;
+    db_v(&b, 20 * S), db_v(&b, 0), db_v(&b, 0), db_v(&b, 0), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_TOTALS, &b, 1);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "drops.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    assert_true(r->st.live.count < 100);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    uint64_t aged = 0;
+    for (unsigned k = 0; k < MT_AGE_BUCKETS; k++)
+        aged += trace(&v, 1)->age_bytes[k];
+    assert_int_equal(aged, 100); /* the one block of round 0 */
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    db_buf_free(&b);
+    db_file_free(&f);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+static void exports(void **state)
+{
+    (void)state;
+    mt_replay *r = open_std(3, 1);
+    mt_view v;
+    mt_view_init(&v);
+    mt_err err;
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE};
+    char path[256], msg[256];
+    snprintf(path, sizeof path, "%s/out.folded", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    char *text = slurp(path);
+    /* outermost first: frames[2] = 0x401110, frames[1], frames[0] */
+    assert_non_null(strstr(text, "prog+0x1110;prog+0x1210;prog+0x1010 300\n"));
+    assert_non_null(strstr(text, "prog+0x1120;prog+0x1220;prog+0x1020 30\n"));
+    assert_null(strstr(text, "[unknown]")); /* trace 0 holds nothing */
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    text = slurp(path);
+    assert_non_null(strstr(text, "\"pid\": 4242"));
+    assert_non_null(strstr(text, "\"state\": \"exited\""));
+    assert_non_null(strstr(text, "\"live_bytes\": 330"));
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(end_state),
+        cmocka_unit_test(cursor_state),
+        cmocka_unit_test(seek_walk),
+        cmocka_unit_test(cut_short),
+        cmocka_unit_test(mid_run),
+        cmocka_unit_test(threads_out_of_order),
+        cmocka_unit_test(dropped_allocations),
+        cmocka_unit_test(exports),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,59 @@
+"""test_writer_errors.py -- recordings that cannot be made or continued
+never hurt the target.  A bad MEMTOP_RECORD pattern, a missing directory
+and an existing file each give one clear warning on stderr and no
+recording, and the program's output and exit code are unchanged.  A write
+error in the middle (RLIMIT_FSIZE: EFBIG, as a full disk) stops the
+recording with a warning; the target runs on and exits normally, and the
+file is readable up to its last complete frame."""
+import os
+import resource
+import signal
+import subprocess
+
+from test_writer_common import args, check, dump, env
+
+a = args()
+
+
+def run(pattern, seconds="0", preexec=None):
+    return subprocess.run([a.demo, seconds], env=env(a, MEMTOP_RECORD=pattern),
+                          capture_output=True, text=True, timeout=60, preexec_fn=preexec)
+
+
+plain = subprocess.run([a.demo, "0"], capture_output=True, text=True, timeout=60)
+for pattern, why in [(os.path.join(a.workdir, "bad-%q.dat"), "bad recording file name"),
+                     (os.path.join(a.workdir, "trailing-%"), "bad recording file name"),
+                     (os.path.join(a.workdir, "no/such/dir/x.dat"), "No such file")]:
+    r = run(pattern)
+    check(r.returncode == 0 and r.stdout == plain.stdout, "%s: program unaffected" % pattern)
+    check(why in r.stderr and "not recording" in r.stderr, "%s: warns '%s'" % (pattern, why))
+check(not [f for f in os.listdir(a.workdir) if f.endswith(".dat") or f.startswith("bad")],
+      "no file was created")
+
+existing = os.path.join(a.workdir, "existing.dat")
+open(existing, "w").write("precious")
+r = run(existing)
+check("exists" in r.stderr and open(existing).read() == "precious",
+      "an existing file is never overwritten")
+
+# %n picks the first free number.
+r1 = run(os.path.join(a.workdir, "n-%n.dat"))
+r2 = run(os.path.join(a.workdir, "n-%n.dat"))
+check(os.path.exists(os.path.join(a.workdir, "n-0.dat")) and
+      os.path.exists(os.path.join(a.workdir, "n-1.dat")), "%n gives successive files 0, 1")
+
+
+def small_files():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (6000, 6000))
+
+
+full = os.path.join(a.workdir, "full.dat")
+r = run(full, seconds="4", preexec=small_files)
+check(r.returncode == 0, "the target exits 0 after the write error")
+check("recording stopped: write error" in r.stderr, "the write error is reported: %s"
+      % r.stderr.strip().splitlines()[-1:])
+info, _, _ = dump(a, full)
+check(info["finalized"] == 0 and info["frames"] >= 1 and info["allocs"] > 0,
+      "the file reads up to its last complete frame (%d frames)" % info["frames"])
+check(os.path.getsize(full) <= 6000, "nothing was written past the error")
