@@ -53,6 +53,11 @@ static void test_marker_and_empty(void **state)
     mt_graph_style st = {false, 5, 1, 1.0};
     assert_true(mt_graph_render(NULL, 0, &st, out) == 0.0);
     assert_string_equal(out[0], "    |");
+    /* In braille the cursor flips its column, so it shows on a full area too. */
+    double full[2] = {1, 1};
+    mt_graph_style br = {true, 1, 1, 0.0};
+    mt_graph_render(full, 2, &br, out);
+    assert_string_equal(out[0], "\xe2\xa2\xb8"); /* U+28B8: only the right column */
     st.width = 100000; /* clamped, never overflows */
     st.height = 100;
     st.marker = -1;

@@ -8,20 +8,14 @@
 void mt_action_sort(mt_app *a, mt_sort_key key)
 {
     a->ui.sort = key;
-    a->ui.sel = 0;
-    a->ui.first = 0;
-    a->rebuild = true;
-    a->dirty = true;
+    mt_app_rows_changed(a);
     mt_app_status(a, false, "sorted by %s", mt_sort_name(key));
 }
 
 static void cycle_group(mt_app *a)
 {
     a->ui.group = (mt_group_key)((a->ui.group + 1) % MT_GROUP_KEYS);
-    a->ui.sel = 0;
-    a->ui.first = 0;
-    a->rebuild = true;
-    a->dirty = true;
+    mt_app_rows_changed(a);
     mt_app_status(a, false, "one row per %s", mt_group_name(a->ui.group));
 }
 
@@ -42,8 +36,7 @@ static void toggle_baseline(mt_app *a)
         a->ui.baseline_t_ns = s->slot.t_ns ? s->slot.t_ns : 1;
         mt_app_status(a, false, "baseline marked: figures now show changes since this moment");
     }
-    a->rebuild = true;
-    a->dirty = true;
+    mt_app_rows_changed(a);
 }
 
 static void toggle_pause(mt_app *a)
@@ -61,7 +54,7 @@ static void export_now(mt_app *a)
         return;
     }
     char path[4096], msg[512];
-    mt_export_default_path(a->src.pid, path, sizeof path);
+    mt_export_default_path(a->src.pid, ".json", path, sizeof path);
     mt_state st = a->src.phase == MT_SRC_EXITED ? MT_STATE_EXITED
                   : a->src.phase == MT_SRC_GONE ? MT_STATE_STALE
                                                 : MT_STATE_RUNNING;
@@ -71,9 +64,29 @@ static void export_now(mt_app *a)
         mt_app_status(a, false, "exporting to %s ...", path);
 }
 
+/* r: start recording into a new file, or stop the running recording. */
 static void record(mt_app *a)
 {
-    mt_app_status(a, true, "recording is not available yet in this version");
+    mt_shm_recording rec;
+    mt_err err;
+    if (a->src.phase != MT_SRC_LIVE || !a->src.view.attached) {
+        mt_app_status(a, true, "recording needs a running target");
+        return;
+    }
+    if (mt_segment_recording(&a->src.view.seg, &rec, &err) != MT_OK) {
+        mt_app_status(a, true, "recording: %s", err.msg);
+        return;
+    }
+    bool on = rec.state == MT_REC_STATE_ON;
+    char path[4096] = "", msg[512];
+    if (!on)
+        mt_export_default_path(a->src.pid, ".dat", path, sizeof path);
+    uint32_t cmd = on ? MT_CMD_RECORD_STOP : MT_CMD_RECORD_START;
+    if (mt_control_job_start(&a->control, &a->src.view.seg, cmd, path, msg, sizeof msg) != 0)
+        mt_app_status(a, true, "recording: %s", msg);
+    else
+        mt_app_status(a, false,
+                      on ? "stopping the recording ..." : "starting to record into %s ...", path);
 }
 
 static mt_key_result sort_key(mt_app *a, int ch)
@@ -106,9 +119,40 @@ static mt_key_result sort_key(mt_app *a, int ch)
     return MT_KEY_UNHANDLED;
 }
 
+void mt_action_cursor(mt_app *a, double fraction)
+{
+    if (!a->src.replay)
+        return;
+    uint64_t dur = mt_replay_get_info(a->src.replay)->duration_ns;
+    double t = (double)mt_replay_cursor(a->src.replay) + fraction * (double)dur;
+    uint64_t to = t <= 0 ? 0 : t >= (double)dur ? UINT64_MAX : (uint64_t)t;
+    char msg[512];
+    if (!mt_source_seek(&a->src, to, msg, sizeof msg))
+        mt_app_status(a, true, "%s", msg);
+    a->dirty = true;
+}
+
+/* The time cursor of a recording: steps of 1% and 10%, start and end. */
+static mt_key_result cursor_key(mt_app *a, int ch)
+{
+    static const struct {
+        int ch;
+        double by;
+    } steps[] = {{'[', -0.01}, {']', 0.01}, {'{', -0.1}, {'}', 0.1}, {'<', -2}, {'>', 2}};
+    if (!a->src.replay)
+        return MT_KEY_UNHANDLED;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (ch == steps[i].ch) {
+            mt_action_cursor(a, steps[i].by);
+            return MT_KEY_HANDLED;
+        }
+    }
+    return MT_KEY_UNHANDLED;
+}
+
 mt_key_result mt_global_key(mt_app *a, int ch)
 {
-    if (sort_key(a, ch) == MT_KEY_HANDLED)
+    if (sort_key(a, ch) == MT_KEY_HANDLED || cursor_key(a, ch) == MT_KEY_HANDLED)
         return MT_KEY_HANDLED;
     switch (ch) {
     case 'q':

@@ -10,4 +10,7 @@ mt_key_result mt_global_key(mt_app *a, int ch);
 
 void mt_action_sort(mt_app *a, mt_sort_key key);
 
+/* Move a recording's time cursor by fraction of its duration (clamped). */
+void mt_action_cursor(mt_app *a, double fraction);
+
 #endif

@@ -17,6 +17,15 @@ void mt_app_status(mt_app *a, bool error, const char *fmt, ...)
     a->dirty = true;
 }
 
+void mt_app_rows_changed(mt_app *a)
+{
+    a->ui.sel = 0;
+    a->ui.first = 0;
+    a->ui.sel_reset = true;
+    a->rebuild = true;
+    a->dirty = true;
+}
+
 void mt_app_push(mt_app *a, const mt_panel *p)
 {
     if (a->depth < MT_PANEL_DEPTH)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cli_options.h"
+#include "control_job.h"
 #include "export_job.h"
 #include "names_cache.h"
 #include "panel.h"
@@ -33,6 +34,7 @@ typedef struct mt_ui {
      * grouping) or by label (other groupings). */
     uint32_t sel_trace;
     char sel_label[256];
+    bool sel_reset; /* the next build starts at the top (new sort, grouping, filter) */
     long detail_scroll, help_scroll, menu_sel;
     uint32_t detail_trace; /* the trace the detail view shows */
     char detail_label[256];
@@ -49,6 +51,7 @@ typedef struct mt_app {
     mt_picker picker;
     mt_text_lines page; /* scratch for the detail and help pages */
     mt_export_job export;
+    mt_control_job control; /* r: start or stop a recording */
     mt_ui ui;
     const mt_panel *stack[MT_PANEL_DEPTH];
     int depth;
@@ -64,6 +67,10 @@ typedef struct mt_app {
 /* Show a message on the status line for a few seconds. */
 void mt_app_status(mt_app *a, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The rows must be built again (sort, grouping, filter or baseline
+ * changed); the selection goes back to the first row. */
+void mt_app_rows_changed(mt_app *a);
 
 void mt_app_push(mt_app *a, const mt_panel *p);
 void mt_app_pop(mt_app *a);

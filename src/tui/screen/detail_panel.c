@@ -91,12 +91,39 @@ static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const 
     mt_lines_add(l, A_NORMAL, "  peak live   %s", B(tr->peak_live_bytes));
 }
 
-static void add_history(mt_app *a, mt_text_lines *l, uint32_t id)
+/* Live bytes at the segment's checkpoints: history from before memtop
+ * attached (minutes back), as one line. */
+static void add_checkpoints(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr,
+                            const mt_snapshot *s)
+{
+    char line[MT_LINE_BYTES] = "  earlier:", ago[32];
+    size_t k = strlen(line);
+    for (int i = MT_CKPTS - 1; i >= 0; i--) {
+        uint64_t at = s->slot.ckpt_ns[i];
+        if (!at || at > s->slot.t_ns || k >= sizeof line)
+            continue;
+        mt_fmt_duration((s->slot.t_ns - at) / 1000000000ull, ago, sizeof ago);
+        k += (size_t)snprintf(line + k, sizeof line - k, " %s ago %s,", ago,
+                              B(tr->ckpt_live_bytes[i]));
+    }
+    if (k < sizeof line)
+        snprintf(line + k, sizeof line - k, " now %s", B(tr->live_bytes));
+    mt_lines_add(l, A_NORMAL, "%s", line);
+    (void)a;
+}
+
+/* The row's live bytes at the last refreshes: the trace's, or for a group
+ * the sum of its members'. */
+static void add_history(mt_app *a, mt_text_lines *l, const mt_table_row *r)
 {
     const mt_theme *t = &a->theme;
     double vals[HISTORY_MAX];
     uint64_t ts[HISTORY_MAX];
-    size_t n = mt_table_history(a->table, id, vals, ts, HISTORY_MAX);
+    size_t nrows;
+    const mt_table_row *rows = mt_table_rows(a->table, &nrows);
+    size_t n = a->ui.group == MT_GROUP_TRACE
+                   ? mt_table_history(a->table, r->trace_id, vals, ts, HISTORY_MAX)
+                   : mt_table_row_history(a->table, (size_t)(r - rows), vals, ts, HISTORY_MAX);
     mt_lines_add(l, t->title, "Live bytes since memtop attached (%zu samples)", n);
     if (n < 2) {
         mt_lines_add(l, t->dim, "  (a graph appears after a few refreshes)");
@@ -167,7 +194,9 @@ static void build(mt_app *a, mt_text_lines *l)
     const mt_shm_trace *tr = find_trace(s, r->trace_id);
     if (tr)
         add_ages(a, l, tr, s);
-    add_history(a, l, r->trace_id);
+    add_history(a, l, r);
+    if (tr && a->ui.group == MT_GROUP_TRACE)
+        add_checkpoints(a, l, tr, s);
     add_backtrace(a, l, r->trace_id);
 }
 

@@ -13,16 +13,19 @@
 #include "export.h"
 #include "symbols.h"
 
-void mt_export_default_path(int pid, char *buf, size_t n)
+void mt_export_default_path(int pid, const char *ext, char *buf, size_t n)
 {
+    char cwd[4096];
     char stamp[32] = "now";
     time_t t = time(NULL);
     struct tm tm;
     if (localtime_r(&t, &tm))
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     const char *tmp = getenv("TMPDIR");
-    const char *dir = access(".", W_OK) == 0 ? "." : tmp && *tmp ? tmp : "/tmp";
-    snprintf(buf, n, "%s/memtop-%d-%s.json", dir, pid, stamp);
+    const char *dir = access(".", W_OK) == 0 && getcwd(cwd, sizeof cwd) ? cwd
+                      : tmp && *tmp && tmp[0] == '/'                    ? tmp
+                                                                        : "/tmp";
+    snprintf(buf, n, "%s/memtop-%d-%s%s", dir, pid, stamp, ext);
 }
 
 /* In the child: export, then report "ok" or the error through fd. */

@@ -21,9 +21,10 @@ typedef struct mt_export_job {
 
 typedef enum mt_job_state { MT_JOB_IDLE, MT_JOB_RUNNING, MT_JOB_DONE, MT_JOB_FAILED } mt_job_state;
 
-/* A fresh file name for an export of pid taken now: ./memtop-PID-YYYYmmdd-HHMMSS.json in
- * the current directory if it is writable, else in $TMPDIR or /tmp. */
-void mt_export_default_path(int pid, char *buf, size_t n);
+/* A fresh absolute file name for an export or recording of pid made now:
+ * memtop-PID-YYYYmmdd-HHMMSS<ext> in the current directory if it is
+ * writable, else in $TMPDIR or /tmp. */
+void mt_export_default_path(int pid, const char *ext, char *buf, size_t n);
 
 /* Start writing v's snapshot to path.  0, or -1 with a message. */
 int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, mt_sort_key sort, bool symbols,

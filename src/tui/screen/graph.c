@@ -62,7 +62,7 @@ static void render_braille(const int *lv, const mt_graph_style *st, int marker_c
             for (int k = 0; k < rgt; k++)
                 bits |= right_dots[k];
             if (c == marker_col)
-                bits |= 0x47; /* the whole left column: a vertical cursor */
+                bits ^= 0x47; /* flip the left column: a cursor visible on any fill */
             p += put_braille(p, bits);
         }
         *p = 0;

@@ -1,6 +1,7 @@
 /* header_view.c -- the process header (see header_view.h). */
 #include "header_view.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
 #define TEXT_ROWS 4
+#define GRAPH_POINTS 4096 /* a recording's timeline has up to this many */
 
 int mt_header_height(const mt_app *a, int lines)
 {
@@ -19,7 +21,22 @@ int mt_header_height(const mt_app *a, int lines)
     return TEXT_ROWS + graph;
 }
 
-static const char *phase_text(const mt_app *a, attr_t *attr)
+/* "REPLAY 12s of 1m05s" and how the recording ended. */
+static const char *replay_text(const mt_app *a, char *buf, size_t n)
+{
+    const mt_replay_info *in = mt_replay_get_info(a->src.replay);
+    char at[32], len[32];
+    uint64_t cur = mt_replay_cursor(a->src.replay);
+    snprintf(buf, n, "REPLAY %s of %s%s%s", mt_fmt_duration(cur / 1000000000ull, at, sizeof at),
+             mt_fmt_duration(in->duration_ns / 1000000000ull, len, sizeof len),
+             mt_replay_at_end(a->src.replay) ? ": end, live = leaked" : "",
+             in->truncated   ? " (file truncated)"
+             : in->finalized ? ""
+                             : " (not finalized)");
+    return buf;
+}
+
+static const char *phase_text(const mt_app *a, attr_t *attr, char *buf, size_t n)
 {
     const mt_theme *t = &a->theme;
     *attr = t->good;
@@ -37,6 +54,9 @@ static const char *phase_text(const mt_app *a, attr_t *attr)
     case MT_SRC_GONE:
         *attr = t->bad;
         return "GONE without a final snapshot";
+    case MT_SRC_REPLAY:
+        *attr = t->warn;
+        return replay_text(a, buf, n);
     default:
         return "RUNNING";
     }
@@ -51,7 +71,8 @@ static void draw_who(mt_app *a, const mt_snapshot *s)
     if (s)
         mt_fmt_duration(s->slot.t_ns / 1000000000ull, up, sizeof up);
     attr_t pa;
-    const char *phase = phase_text(a, &pa);
+    char pbuf[160];
+    const char *phase = phase_text(a, &pa, pbuf, sizeof pbuf);
     int x = mt_draw_text(t, 0, 0, COLS, t->title, "memtop ");
     x += mt_draw_fmt(t, 0, x, COLS - x, t->value, "pid %d ", a->src.pid);
     int pw = mt_text_width(phase) + 2;
@@ -149,6 +170,48 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
     field(t, 2, &x, "Data ", buf[0] ? t->warn : t->good, buf[0] ? buf : "exact");
 }
 
+/* The target's recording: off, into a file (growing), stopped or failed. */
+/* -f: which file, how many events, and whether any were lost. */
+static void draw_replay_file(mt_app *a, int *x)
+{
+    const mt_theme *t = &a->theme;
+    const mt_replay_info *in = mt_replay_get_info(a->src.replay);
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s, %s events", in->path,
+             mt_fmt_count(in->events, (char[32]){0}, 32));
+    field(t, 3, x, "File ", A_NORMAL, buf);
+    uint64_t lost = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
+    if (lost) {
+        snprintf(buf, sizeof buf, "%llu events dropped by the target: inexact",
+                 (unsigned long long)lost);
+        field(t, 3, x, "", t->bad, buf);
+    }
+}
+
+static void draw_recording(mt_app *a, int *x)
+{
+    const mt_theme *t = &a->theme;
+    mt_shm_recording rec;
+    if (a->src.replay) {
+        draw_replay_file(a, x);
+        return;
+    }
+    mt_err err;
+    char line[600];
+    if (!a->src.view.attached || mt_segment_recording(&a->src.view.seg, &rec, &err) != MT_OK ||
+        rec.state == MT_REC_STATE_OFF) {
+        field(t, 3, x, "Rec ", t->dim, "off (r)");
+        return;
+    }
+    mt_recording_line(&rec, line, sizeof line);
+    attr_t at = rec.state == MT_REC_STATE_ON       ? t->bad
+                : rec.state == MT_REC_STATE_FAILED ? t->warn
+                                                   : A_NORMAL;
+    char label[16];
+    snprintf(label, sizeof label, "%s ", t->rec);
+    field(t, 3, x, rec.state == MT_REC_STATE_ON ? label : "", at, line);
+}
+
 /* Row 3: baseline, launch output, recording, names still resolving. */
 static void draw_notes(mt_app *a)
 {
@@ -163,7 +226,7 @@ static void draw_notes(mt_app *a)
         snprintf(buf, sizeof buf, "figures are changes over the last %s (b: clear)", ago);
         field(t, 3, &x, "Baseline ", t->warn, buf);
     }
-    field(t, 3, &x, "Rec ", t->dim, "off (r)");
+    draw_recording(a, &x);
     if (a->src.launched)
         field(t, 3, &x, "Output ", A_NORMAL, a->src.out_path);
     size_t pending = a->names.w ? mt_symworker_pending(a->names.w) : 0;
@@ -176,12 +239,20 @@ static void draw_notes(mt_app *a)
 static void draw_graph(mt_app *a, const mt_snapshot *s, int y, int h)
 {
     const mt_theme *t = &a->theme;
-    double vals[MT_TIMELINE_POINTS];
-    size_t n = 0;
-    for (uint32_t i = 0; s->timeline && i < s->slot.ntimeline && n < MT_TIMELINE_POINTS; i++)
-        vals[n++] = (double)s->timeline[i].live_bytes;
+    static_assert(MT_TIMELINE_POINTS <= GRAPH_POINTS, "the timeline fits");
+    double vals[GRAPH_POINTS];
+    const mt_shm_point *pts = s->timeline;
+    size_t npts = s->timeline ? s->slot.ntimeline : 0, n = 0;
+    double marker = -1;
+    if (a->src.replay) { /* the whole recording, with the cursor marked */
+        pts = mt_replay_timeline(a->src.replay, &npts);
+        uint64_t dur = mt_replay_get_info(a->src.replay)->duration_ns;
+        marker = dur ? (double)mt_replay_cursor(a->src.replay) / (double)dur : 1.0;
+    }
+    for (size_t i = 0; pts && i < npts && n < GRAPH_POINTS; i++)
+        vals[n++] = (double)pts[i].live_bytes;
     int label_w = 12;
-    mt_graph_style st = {t->utf8, COLS - label_w, h, -1};
+    mt_graph_style st = {t->utf8, COLS - label_w, h, marker};
     if (st.width < 8)
         return;
     char lines[MT_GRAPH_MAX_H][MT_GRAPH_LINE_BYTES];

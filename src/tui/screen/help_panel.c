@@ -19,6 +19,8 @@ static const char *const keys[][2] = {
     {"e, F7", "export the snapshot on screen as JSON (same schema as --export)"},
     {"r, F8", "start or stop recording to a .dat file"},
     {"Space, F5", "pause or resume the data (keys keep working)"},
+    {"Left/Right, [ ]", "recordings (-f): move the time cursor by 1% of the run"},
+    {"{ }, < >", "recordings: by 10%; to the start or the end"},
     {"Ctrl-L", "redraw the screen"},
     {"?, h, F1", "this help"},
     {"q, F10", "quit (a program memtop started is ended: SIGTERM, then SIGKILL)"},

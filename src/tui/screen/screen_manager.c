@@ -38,29 +38,30 @@ typedef struct loop {
     double next_data;
     double last_names_build;
     uint64_t names_gen;
-    uint64_t observed_seq; /* publish_seq of the last snapshot fed to the table */
-    bool observed_any;
+    uint64_t observed; /* the source's version last fed to the table */
 } loop;
 
 /* Feed a snapshot the table has not seen yet. */
 static void take_data(mt_app *a, loop *L)
 {
     const mt_view *v = &a->src.view;
-    if (!v->have_snap || (L->observed_any && v->snap.slot.publish_seq == L->observed_seq))
+    if (!v->have_snap || a->src.version == L->observed)
         return;
     mt_symworker_set_modules(a->sym, &v->mods);
-    bool prev_ok = v->have_prev && L->observed_any && v->prev.slot.publish_seq == L->observed_seq;
+    /* prev is the snapshot fed last time only if exactly one arrived since. */
+    bool prev_ok = v->have_prev && !a->src.replay && a->src.version == L->observed + 1;
     mt_table_observe(a->table, &v->snap, prev_ok ? &v->prev : NULL);
-    L->observed_seq = v->snap.slot.publish_seq;
-    L->observed_any = true;
+    L->observed = a->src.version;
     a->rebuild = true;
     a->dirty = true;
 }
 
 static void poll_data(mt_app *a, loop *L)
 {
-    if (a->now < L->next_data || a->ui.paused || !a->src.pid)
-        return;
+    if (a->now < L->next_data || a->ui.paused || !a->src.pid || a->control.running) {
+        take_data(a, L); /* a recording's cursor may have moved */
+        return;          /* (a control job uses the mapping: it must not be replaced under it) */
+    }
     bool waiting = a->src.phase == MT_SRC_WAITING;
     L->next_data = a->now + (waiting ? 0.05 : a->o->delay_s);
     if (mt_source_poll(&a->src))
@@ -76,17 +77,21 @@ static void build_rows(mt_app *a, loop *L)
     if (!s || (!a->rebuild && !names_news))
         return;
     mt_namer namer = mt_names_namer(&a->names);
-    mt_table_remember_selection(a);
+    bool keep = !a->ui.sel_reset;
+    if (keep)
+        mt_table_remember_selection(a);
     if (mt_table_build(a->table, s, a->ui.group, a->ui.sort, a->ui.filter, &namer) < 0)
         mt_app_status(a, true, "out of memory building the table");
-    mt_table_restore_selection(a);
+    if (keep)
+        mt_table_restore_selection(a);
+    a->ui.sel_reset = false;
     L->names_gen = gen;
     L->last_names_build = a->now;
     a->rebuild = false;
     a->dirty = true;
 }
 
-static void poll_export(mt_app *a)
+static void poll_jobs(mt_app *a)
 {
     char msg[1024];
     mt_job_state st = mt_export_poll(&a->export, msg, sizeof msg);
@@ -94,6 +99,12 @@ static void poll_export(mt_app *a)
         mt_app_status(a, false, "exported %s", msg);
     else if (st == MT_JOB_FAILED)
         mt_app_status(a, true, "export failed: %s", msg);
+    bool stop = a->control.cmd == MT_CMD_RECORD_STOP;
+    st = mt_control_job_poll(&a->control, msg, sizeof msg);
+    if (st == MT_JOB_DONE)
+        mt_app_status(a, false, stop ? "recording stopped: %s" : "recording: %s", msg);
+    else if (st == MT_JOB_FAILED)
+        mt_app_status(a, true, "recording %s failed: %s", stop ? "stop" : "start", msg);
 }
 
 static void draw(mt_app *a)
@@ -178,7 +189,7 @@ int mt_screen_run(mt_app *a)
             a->dirty = true;
         poll_data(a, &L);
         build_rows(a, &L);
-        poll_export(a);
+        poll_jobs(a);
         if (a->status[0] && a->now >= a->status_until && a->status_until > 0) {
             a->status_until = 0;
             a->dirty = true;

@@ -21,8 +21,8 @@ static void draw(mt_app *a, int y, int h)
     mt_draw_text(t, y, 1, COLS - 1, t->heading, " Sort by ");
     for (int k = 0; k < MT_SORT_KEYS && k + 2 < h; k++) {
         attr_t at = k == a->ui.menu_sel ? t->selected : A_NORMAL;
-        mt_draw_fill(y + 2 + k, 1, 44, at);
-        mt_draw_fmt(t, y + 2 + k, 2, 42, at, "%c %-10s %s", k == (int)a->ui.sort ? '*' : ' ',
+        mt_draw_fill(y + 2 + k, 1, 48, at);
+        mt_draw_fmt(t, y + 2 + k, 2, 46, at, "%c %-10s %s", k == (int)a->ui.sort ? '*' : ' ',
                     mt_sort_name((mt_sort_key)k), what[k]);
     }
 }

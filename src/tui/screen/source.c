@@ -25,6 +25,7 @@ int mt_source_attach(mt_source *s, int pid, char *msg, size_t n)
     s->pid = pid;
     if (mt_attach_pid(&s->view, mt_shm_dir(), pid, msg, n) != 0)
         return -1;
+    s->version++; /* attaching read a first snapshot */
     s->phase = mt_view_state(&s->view) == MT_STATE_EXITED ? MT_SRC_EXITED : MT_SRC_LIVE;
     return 0;
 }
@@ -89,8 +90,38 @@ static bool update_phase(mt_source *s)
     return s->phase != before;
 }
 
+int mt_source_open_replay(mt_source *s, const char *path, char *msg, size_t n)
+{
+    mt_err err = {MT_OK, ""};
+    if (!(s->replay = mt_replay_open(path, &err))) {
+        snprintf(msg, n, "%s", err.msg);
+        return -1;
+    }
+    s->pid = mt_replay_get_info(s->replay)->pid;
+    s->phase = MT_SRC_REPLAY;
+    if (!mt_source_seek(s, UINT64_MAX, msg, n)) {
+        mt_replay_close(s->replay);
+        s->replay = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+bool mt_source_seek(mt_source *s, uint64_t t_ns, char *msg, size_t n)
+{
+    mt_err err = {MT_OK, ""};
+    if (mt_replay_seek(s->replay, t_ns, &s->view, &err) != MT_OK) {
+        snprintf(msg, n, "%s", err.msg);
+        return false;
+    }
+    s->version++;
+    return true;
+}
+
 bool mt_source_poll(mt_source *s)
 {
+    if (s->replay)
+        return false; /* a recording changes only when its cursor moves */
     if (s->phase == MT_SRC_EXITED || (s->phase == MT_SRC_GONE && s->view.have_snap))
         return false; /* the final state stays on screen */
     bool changed = false;
@@ -103,6 +134,7 @@ bool mt_source_poll(mt_source *s)
             s->failures = 0;
             s->error[0] = 0;
             changed = s->view.snap.slot.publish_seq != before;
+            s->version += changed;
         } else if (!mt_view_transient(rc)) {
             hard_failure(s, &err);
         }
@@ -131,6 +163,13 @@ static void end_child(mt_source *s, double grace_s)
 int mt_source_close(mt_source *s, double grace_s)
 {
     int status = -1;
+    if (s->replay) {
+        mt_replay_view_free(&s->view);
+        mt_replay_close(s->replay);
+        s->replay = NULL;
+        mt_view_init(&s->view);
+        return status;
+    }
     if (s->launched) {
         bool ran_to_end = mt_child_poll(&s->child);
         if (!ran_to_end)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "launch.h"
+#include "replay.h"
 #include "view.h"
 
 typedef enum mt_src_phase {
@@ -17,6 +18,7 @@ typedef enum mt_src_phase {
     MT_SRC_LIVE,    /* attached to a running target */
     MT_SRC_EXITED,  /* the final snapshot is on screen */
     MT_SRC_GONE,    /* the target ended without a final snapshot */
+    MT_SRC_REPLAY,  /* a recording, at the cursor */
 } mt_src_phase;
 
 typedef struct mt_source {
@@ -28,6 +30,8 @@ typedef struct mt_source {
     char out_path[4096]; /* launch mode: PROG's stdout and stderr */
     char error[512];     /* the last hard error, for the status line */
     int failures;        /* consecutive failed refreshes */
+    uint64_t version;    /* increases with every new state in view */
+    mt_replay *replay;   /* -f: the recording; view holds the state at its cursor */
 } mt_source;
 
 void mt_source_init(mt_source *s);
@@ -40,6 +44,13 @@ int mt_source_attach(mt_source *s, int pid, char *msg, size_t n);
  * 0; -1 (memtop's error) or -2 (PROG could not be run), with a message. */
 int mt_source_launch(mt_source *s, char **argv, const char *lib, const char *out_path, char *msg,
                      size_t n);
+
+/* Open a recording and put its end state in view: 0, or -1 with a message. */
+int mt_source_open_replay(mt_source *s, const char *path, char *msg, size_t n);
+
+/* Move a recording's cursor to t_ns (UINT64_MAX: the end): true if the
+ * state changed; false with a message if the seek failed. */
+bool mt_source_seek(mt_source *s, uint64_t t_ns, char *msg, size_t n);
 
 /* Take the newest snapshot if the target published one.  True when the
  * data on screen changed (a new snapshot, or the target's end). */

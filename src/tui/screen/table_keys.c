@@ -36,9 +36,7 @@ void mt_table_restore_selection(mt_app *a)
                         ? rows[i].trace_id == a->ui.sel_trace
                         : rows[i].label && strcmp(rows[i].label, a->ui.sel_label) == 0;
         if (same) {
-            long shift = (long)i - a->ui.sel;
-            a->ui.sel = (long)i;
-            a->ui.first += shift; /* the row stays where it was on screen */
+            a->ui.sel = (long)i; /* the table panel scrolls to keep it visible */
             return;
         }
     }
@@ -69,32 +67,24 @@ static void open_detail(mt_app *a)
     mt_app_push(a, &mt_detail_panel);
 }
 
-static void filter_changed(mt_app *a)
-{
-    a->ui.sel = 0;
-    a->ui.first = 0;
-    a->rebuild = true;
-    a->dirty = true;
-}
-
 static mt_key_result search_key(mt_app *a, int ch)
 {
     size_t len = strlen(a->ui.filter);
     if (ch == 27) { /* Esc */
         a->ui.filter[0] = 0;
         a->ui.searching = false;
-        filter_changed(a);
+        mt_app_rows_changed(a);
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         a->ui.searching = false;
         a->dirty = true;
     } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
         if (len)
             a->ui.filter[len - 1] = 0;
-        filter_changed(a);
+        mt_app_rows_changed(a);
     } else if (ch >= 32 && ch < 127 && len + 1 < sizeof a->ui.filter) {
         a->ui.filter[len] = (char)ch;
         a->ui.filter[len + 1] = 0;
-        filter_changed(a);
+        mt_app_rows_changed(a);
     } else {
         return MT_KEY_HANDLED; /* function keys do nothing while typing */
     }
@@ -127,6 +117,12 @@ static mt_key_result move_key(mt_app *a, int ch)
     case KEY_END:
         move_sel(a, (long)n);
         return MT_KEY_HANDLED;
+    case KEY_LEFT:
+    case KEY_RIGHT:
+        if (!a->src.replay)
+            return MT_KEY_UNHANDLED;
+        mt_action_cursor(a, ch == KEY_LEFT ? -0.01 : 0.01);
+        return MT_KEY_HANDLED;
     }
     return MT_KEY_UNHANDLED;
 }
@@ -151,7 +147,7 @@ mt_key_result mt_table_key(mt_app *a, int ch)
     case 27: /* Esc clears a kept filter */
         if (a->ui.filter[0]) {
             a->ui.filter[0] = 0;
-            filter_changed(a);
+            mt_app_rows_changed(a);
         }
         return MT_KEY_HANDLED;
     }

@@ -76,7 +76,8 @@ static void draw_empty(mt_app *a, int y)
         mt_draw_text(t, y, 2, COLS - 2, t->dim, "waiting for data...");
 }
 
-/* Keep the selection inside the rows and on screen. */
+/* Keep the selection inside the rows and on screen, and never leave rows
+ * hidden above the first one shown while there is room below. */
 static void clamp_view(mt_app *a, long nrows, int visible)
 {
     mt_ui *u = &a->ui;
@@ -84,6 +85,8 @@ static void clamp_view(mt_app *a, long nrows, int visible)
         u->sel = nrows - 1;
     if (u->sel < 0)
         u->sel = 0;
+    if (visible > 0 && u->first > nrows - visible)
+        u->first = nrows - visible;
     if (u->first > u->sel)
         u->first = u->sel;
     if (visible > 0 && u->sel >= u->first + visible)

@@ -22,6 +22,13 @@
 static int start_target(mt_app *a, const mt_opts *o)
 {
     char msg[8400];
+    if (o->replay_path) {
+        if (mt_source_open_replay(&a->src, o->replay_path, msg, sizeof msg) != 0) {
+            mt_errorf("%s", msg);
+            return MT_EXIT_FAIL;
+        }
+        return MT_EXIT_OK;
+    }
     if (o->pid) {
         if (mt_source_attach(&a->src, o->pid, msg, sizeof msg) != 0) {
             mt_errorf("%s", msg);
@@ -65,13 +72,15 @@ static int setup(mt_app *a, const mt_opts *o)
         return MT_EXIT_FAIL;
     }
     mt_names_init(&a->names, a->sym, &a->src.view.defs);
-    mt_app_push(a, a->src.pid ? &mt_table_panel : &mt_picker_panel);
+    bool target = a->src.pid || a->src.replay;
+    mt_app_push(a, target ? &mt_table_panel : &mt_picker_panel);
     return MT_EXIT_OK;
 }
 
 static void teardown(mt_app *a)
 {
     mt_export_finish(&a->export);
+    mt_control_job_finish(&a->control);
     mt_names_free(&a->names);
     mt_symworker_stop(a->sym);
     mt_table_free(a->table);
@@ -96,10 +105,6 @@ static int finish(mt_app *a, int sig)
 
 int mt_cmd_tui(const mt_opts *o)
 {
-    if (o->replay_path) {
-        mt_errorf("%s: opening recordings is not available yet", o->replay_path);
-        return MT_EXIT_FAIL;
-    }
     setlocale(LC_ALL, "");
     mt_app *a = calloc(1, sizeof *a);
     if (!a) {

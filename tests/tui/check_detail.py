@@ -1,0 +1,42 @@
+"""check_detail.py -- Enter opens the detail view of the selected row; Esc returns.
+
+Narrows the table to the leaker (/session_log_append, Enter), then Enter.
+Asserts the detail view shows the row's name, "Backtrace" with the frames
+session_log_append and main (demo.c), the counters, and "Leak suspicion N /
+100" with its parts (sustained growth, retention, aging); Esc returns to the
+table with its heading and rows.
+"""
+import re
+
+import tuilib
+from tuilib import check, frame
+
+
+def test(t):
+    t.start([t.memtop, "--", t.demo, "60"], width=100, height=60)
+    t.wait_symbolized()
+    t.keys("/")
+    t.keys_literal("session_log_append")
+    t.keys("Enter")
+    t.wait_rows(lambda rows, s: len(rows) == 1 and "session_log_append" in rows[0].location,
+                "the table narrowed to session_log_append")
+    t.keys("Enter")
+    s = t.wait_for(lambda s: "Backtrace" in s and "Leak suspicion" in s and
+                   bool(re.search(r"\bmain\b", s)),
+                   "the detail view (Backtrace, Leak suspicion, a main frame)")
+    check(tuilib.find_heading(s.split("\n")) is None,
+          "the table's heading is still shown in the detail view:\n" + frame(s))
+    check(re.search(r"session_log_append.*demo\.c:\d+", s),
+          "the backtrace has no session_log_append (demo.c:N) frame:\n" + frame(s))
+    m = re.search(r"Leak suspicion (\d+) / 100", s)
+    check(m, "no 'Leak suspicion N / 100':\n" + frame(s))
+    for part in ("sustained growth", "retention", "aging"):
+        check(part in s, "the leak score's part %r is not shown:\n%s" % (part, frame(s)))
+    check("Counters" in s, "no Counters section:\n" + frame(s))
+    t.keys("Escape")
+    t.wait_rows(lambda rows, s: "Backtrace" not in s and
+                tuilib.row_for(rows, "session_log_append"),
+                "the table again after Esc")
+
+
+tuilib.main(test, __doc__)

@@ -1,0 +1,49 @@
+"""check_export.py -- `e` writes a valid snapshot and shows its path.
+
+Asserts: after `e` the status line says "exported <path>"; the file is
+memtop-PID-YYYYmmdd-HHMMSS.json in memtop's working directory; it is JSON
+with the documented snapshot shape ("memtop_snapshot": 1, the demo's pid,
+totals, traces); a trace has session_log_append as a frame's function and live
+bytes; the file is neither group- nor world-writable.  The file mode itself is
+printed (0600 is what a snapshot of another process's memory should have).
+"""
+import os
+import re
+import stat
+
+import tuilib
+from tuilib import e2elib
+from tuilib import check
+
+
+def test(t):
+    t.start([t.memtop, "--", t.demo, "60"])
+    t.wait_symbolized()
+    pid = int(re.search(r"memtop pid (\d+)", t.screen()).group(1))
+    t.keys("e")
+    s = t.wait_for(lambda s: re.search(r"exported (\S+\.json)", s), "'exported <path>'")
+    shown = s.group(1)
+    path = os.path.normpath(os.path.join(t.workdir, shown))
+    check(os.path.dirname(path) == t.workdir and
+          re.fullmatch(r"memtop-%d-\d{8}-\d{6}\.json" % pid, os.path.basename(path)),
+          "unexpected export path %r (expected memtop-%d-YYYYmmdd-HHMMSS.json in memtop's "
+          "working directory %s)" % (shown, pid, t.workdir))
+    check(os.path.isfile(path), "the status line names %s, which does not exist" % path)
+    snap = e2elib.load_json(path)
+    errs = e2elib.snapshot_shape_errors(snap)
+    check(not errs, "the exported snapshot departs from the schema:\n  " + "\n  ".join(errs))
+    check(snap["pid"] == pid, "snapshot pid %r, expected %d" % (snap["pid"], pid))
+    check(snap["exited"] is False, "snapshot of a running demo says exited")
+    leak = [tr for tr in snap["traces"]
+            if any(fr.get("function") == "session_log_append" for fr in tr["frames"])]
+    check(leak, "no trace has a frame with function session_log_append")
+    check(leak[0]["live_bytes"] > 0, "session_log_append's trace has no live bytes")
+    check(any(fr.get("function") == "cache_fill" for tr in snap["traces"] for fr in tr["frames"]),
+          "no trace has a frame with function cache_fill")
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    print("export file mode: %04o" % mode)
+    check(not mode & (stat.S_IWGRP | stat.S_IWOTH),
+          "the export is group/world-writable: mode %04o" % mode)
+
+
+tuilib.main(test, __doc__)

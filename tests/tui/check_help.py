@@ -1,0 +1,44 @@
+"""check_help.py -- `?`, `h` and F1 show the help screen listing the keys.
+
+Asserts the help lists every key the issue requires (arrows, PgUp/PgDn,
+Home/End, Enter, s/F6, L, M, G, /, g, b, e, r, Space, q, ?/h) and the column
+names; Esc closes it and the table is back; `h` and F1 open it too.
+"""
+import re
+
+import tuilib
+from tuilib import check, frame
+
+KEYS = ["Up/Down", "j/k", "PgUp/PgDn", "Home/End", "Enter", "Esc", "s", "F6", "L", "M", "G",
+        "/", "F3", "g", "F4", "b", "F2", "e", "F7", "r", "F8", "Space", "F5", "q", "F10",
+        "?", "h", "F1"]
+
+
+def listed_keys(s):
+    """The keys named in the help's key column (text before the description)."""
+    keys = set()
+    for line in s.split("\n"):
+        m = re.match(r"^\s+(\S.*?)\s{2,}\S", line)
+        if m:
+            keys.update(k.strip() for k in m.group(1).split(","))
+    return keys
+
+
+def test(t):
+    t.start([t.memtop, "--", t.demo, "60"], width=100, height=40)
+    t.wait_symbolized()
+    for key in ("?", "h", "F1"):
+        t.keys(key)
+        s = t.wait_for("memtop keys", "the help screen after %s" % key)
+        if key == "?":
+            listed = listed_keys(s)
+            for k in KEYS:
+                check(k in listed, "the help does not list %r:\n%s" % (k, frame(s)))
+            for col in tuilib.COLUMNS:
+                check(col in s, "the help does not explain column %s" % col)
+        t.keys("Escape")
+        t.wait_rows(lambda rows, s: "memtop keys" not in s and rows,
+                    "the table again after Esc")
+
+
+tuilib.main(test, __doc__)

@@ -1,0 +1,419 @@
+"""tuilib.py -- shared helpers of memtop's interactive-viewer tests (python3, stdlib only).
+
+Why it exists: every test in tests/tui drives the real `memtop` screen inside
+a private tmux server (send-keys in, capture-pane out) and needs the same
+plumbing: a private work directory with its own MEMTOP_SHM_DIR and TMPDIR, a
+tmux server on a socket of its own (so tests run side by side with ctest -j2),
+polling the screen for a text with a clear failure message that shows the last
+screen, parsing the table's rows, and cleaning up -- the tmux server and every
+process the test started -- even when an assertion fails.
+
+A test script defines test(t) taking a Tui and calls tuilib.main(test, doc).
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import unicodedata
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+import e2elib  # noqa: E402  (the JSON snapshot shape check is shared with tests/e2e)
+
+TestFailure = e2elib.TestFailure
+fail = e2elib.fail
+check = e2elib.check
+
+WAIT_S = 20.0  # default patience for anything to appear on screen
+STEP_S = 0.1
+PROMPT = "TUIPROMPT$"
+# The table's numeric columns, in order, as the heading names them.
+COLUMNS = ["LIVE", "BLOCKS", "GROWTH/s", "ALLOC/s", "TEMP%", "LEAK"]
+
+
+def parse_args(description):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--memtop", required=True, help="the memtop executable")
+    p.add_argument("--preload", required=True, help="libmemtop.so")
+    p.add_argument("--demo", required=True, help="memtop-demo")
+    p.add_argument("--workdir", required=True, help="private scratch directory (wiped)")
+    p.add_argument("--tmux", default="tmux", help="the tmux executable")
+    p.add_argument("--mode", help="a variant of the test, for scripts that have several")
+    return p.parse_args()
+
+
+def display_width(line):
+    """Terminal columns a line takes (wide characters count 2)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+BYTES_RE = re.compile(r"([+-]?)([\d.]+) ?(B|KiB|MiB|GiB|TiB)")
+
+
+def parse_bytes(text):
+    """'1.0 MiB' -> 1048576.0, '+20.0 KiB' -> 20480.0, '0 B' -> 0.0."""
+    m = BYTES_RE.fullmatch(text.strip())
+    check(m, "not a byte figure: %r" % text)
+    mult = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[m.group(3)]
+    v = float(m.group(2)) * mult
+    return -v if m.group(1) == "-" else v
+
+
+def parse_count(text):
+    """'256' -> 256.0, '+97' -> 97.0, '1.2k' -> 1200.0."""
+    m = re.fullmatch(r"([+-]?)([\d.]+)([kMG]?)", text.strip())
+    check(m, "not a count: %r" % text)
+    v = float(m.group(2)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(3)]
+    return -v if m.group(1) == "-" else v
+
+
+class Row:
+    """One data row of the table: cells by heading name, and the location."""
+
+    def __init__(self, cells, location, text):
+        self.cells = cells
+        self.location = location
+        self.text = text
+
+    def __repr__(self):
+        return "Row(%r)" % self.text
+
+
+def find_heading(lines):
+    """Index of the table's heading line (the one naming LIVE ... LEAK), or None."""
+    for i, line in enumerate(lines):
+        if all(re.search(r"(^|\s|\u0394|d)" + re.escape(c) + r"(\s|$)", line)
+               for c in ("BLOCKS", "ALLOC/s", "TEMP%", "LEAK")) and "LIVE" in line:
+            return i
+    return None
+
+
+def parse_table(screen):
+    """(heading line, [Row...]) of the table on screen; rows end at the first line
+    whose LIVE cell is not a byte figure (a blank line, a message)."""
+    lines = screen.split("\n")
+    h = find_heading(lines)
+    if h is None:
+        return None, []
+    heading = lines[h]
+    # Each numeric heading is right-aligned to its column's end.
+    ends, pos = [], 0
+    for c in COLUMNS:
+        m = re.compile(r"\S*" + re.escape(c)).search(heading, pos)
+        if not m:
+            return heading, []
+        ends.append(m.end())
+        pos = m.end()
+    rows = []
+    for line in lines[h + 1:]:
+        cells, start = {}, 0
+        for c, end in zip(COLUMNS, ends):
+            cells[c] = line[start:end].strip()
+            start = end
+        if not BYTES_RE.fullmatch(cells["LIVE"]):
+            break  # a blank line, or a message such as "no rows match"
+        rows.append(Row(cells, line[ends[-1]:].strip(), line))
+    return heading, rows
+
+
+def row_for(rows, name):
+    for r in rows:
+        if name in r.location:
+            return r
+    return None
+
+
+class Tui:
+    """One test: its work directory, environment, tmux server and cleanup."""
+
+    def __init__(self, args, name):
+        self.args = args
+        self.name = name
+        self.workdir = os.path.abspath(args.workdir)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        os.makedirs(self.workdir)
+        self.shm_dir = self.path("shm")
+        self.tmp_dir = self.path("tmp")
+        os.mkdir(self.shm_dir, 0o700)
+        os.mkdir(self.tmp_dir, 0o700)
+        # A path unique to this test: pgrep-able argv[0] of every demo it starts.
+        self.demo = self.path("memtop-demo")
+        os.symlink(os.path.abspath(args.demo), self.demo)
+        self.memtop = os.path.abspath(args.memtop)
+        self.env = {k: v for k, v in os.environ.items()
+                    if not (k.startswith("MEMTOP_") or k.startswith("TMUX") or
+                            k.startswith("LC_") or k in ("LD_PRELOAD", "LANG", "LANGUAGE"))}
+        self.env.update(MEMTOP_SHM_DIR=self.shm_dir, TMPDIR=self.tmp_dir, LANG="C.UTF-8",
+                        LC_ALL="C.UTF-8", HISTFILE="/dev/null",
+                        HOME=self.workdir)
+        self.socket = "memtop-tui-%s-%d" % (name, os.getpid())
+        self.conf = self.path("tmux.conf")
+        with open(self.conf, "w") as f:
+            # No status line: the pane is exactly the window's size.
+            f.write("set -g status off\nset -g remain-on-exit on\n"
+                    "set -g default-terminal screen\nset -g history-limit 100\n")
+        self.children = []  # background processes this test started (Popen)
+        self.started = False
+        self.session = None
+        self.socket_path = None
+        self.nsessions = 0
+
+    def path(self, name):
+        return os.path.join(self.workdir, name)
+
+    # -- tmux ------------------------------------------------------------
+    def tmux(self, *argv, check_rc=True, env=None):
+        cmd = [self.args.tmux, "-L", self.socket, "-f", self.conf] + [str(a) for a in argv]
+        p = subprocess.run(cmd, env=env or self.env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+        if check_rc and p.returncode != 0:
+            fail("%s failed (%d): %s" % (shlex.join(cmd), p.returncode,
+                                         p.stderr.decode(errors="replace").strip()))
+        return p
+
+    def start(self, cmd, width=100, height=30, wrap=True, **env):
+        """Starts cmd (a list, or a shell string) in a new tmux session of the
+        test's server; later calls replace the session.  With wrap, cmd runs
+        under `sh -c 'cmd; echo $? > FILE'` so that exit_status() can read its
+        status (tmux's #{pane_dead_status} is sometimes left empty: tmux does
+        not always reap the pane's process)."""
+        old = self.session if self.started else None
+        self.nsessions += 1
+        self.session = "s%d" % self.nsessions
+        self.rc_file = self.path("exit-status.%d" % self.nsessions)
+        e = dict(self.env)
+        e.update({k: str(v) for k, v in env.items()})
+        shell = cmd if isinstance(cmd, str) else shlex.join(str(c) for c in cmd)
+        if wrap:
+            shell = "sh -c %s" % shlex.quote("%s; echo $? > %s" % (shell, self.rc_file))
+        self.tmux("new-session", "-d", "-s", self.session, "-x", width, "-y", height, "-c",
+                  self.workdir, *["-e%s=%s" % kv for kv in env.items()], shell, env=e)
+        if not self.started:
+            self.socket_path = self.fmt("#{socket_path}")
+        self.started = True
+        if old:
+            self.tmux("kill-session", "-t", old, check_rc=False)
+
+    def start_shell(self, width=100, height=30, **env):
+        """An interactive bash with a known prompt, waiting for its first prompt."""
+        rc = self.path("bashrc")
+        with open(rc, "w") as f:  # only a known prompt: nothing from the user's set-up
+            f.write("PS1='%s '\nunset PROMPT_COMMAND\n" % PROMPT)
+        self.start(["bash", "--noprofile", "--rcfile", rc, "-i"], width, height, wrap=False,
+                   **env)
+        self.wait_for(lambda s: s.rstrip().endswith(PROMPT), "the shell's prompt " + PROMPT)
+
+    def run_in_shell(self, line):
+        self.keys_literal(line)
+        self.keys("Enter")
+
+    def screen(self, joined=False):
+        """The pane's text; joined: lines the terminal wrapped are joined (for
+        a shell's output; never for memtop's screen, whose full-width rows
+        tmux may flag as wrapped)."""
+        p = self.tmux("capture-pane", "-p", "-t", self.session, *(["-J"] if joined else []))
+        return p.stdout.decode("utf-8", errors="replace")
+
+    def screen_bytes(self, escapes=False):
+        argv = ["capture-pane", "-p", "-t", self.session] + (["-e"] if escapes else [])
+        return self.tmux(*argv).stdout
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", self.session, *keys)
+
+    def keys_literal(self, text):
+        self.tmux("send-keys", "-t", self.session, "-l", text)
+
+    def fmt(self, fmt):
+        return self.tmux("display-message", "-p", "-t", self.session, fmt).stdout.decode().strip()
+
+    def pane_pid(self):
+        return int(self.fmt("#{pane_pid}"))
+
+    def exit_status(self):
+        """None while the started command runs, else its exit status."""
+        try:
+            with open(self.rc_file) as f:
+                text = f.read()
+        except OSError:
+            return None
+        return int(text) if text.endswith("\n") else None
+
+    def alternate_on(self):
+        return self.fmt("#{alternate_on}") == "1"
+
+    def resize(self, width, height):
+        self.tmux("resize-window", "-t", self.session, "-x", width, "-y", height)
+
+    def size(self):
+        w, h = self.fmt("#{pane_width} #{pane_height}").split()
+        return int(w), int(h)
+
+    # -- polling ---------------------------------------------------------
+    def wait_for(self, what, desc=None, timeout=WAIT_S):
+        """Polls the screen until `what` (a text, or a predicate of the screen
+        returning a true value) holds; returns the screen (or the predicate's
+        value).  On timeout fails with the last screen."""
+        pred = (lambda s: what in s) if isinstance(what, str) else what
+        desc = desc or repr(what)
+        deadline = time.monotonic() + timeout
+        while True:
+            s = self.screen()
+            v = pred(s)
+            if v:
+                return s if v is True else v
+            if time.monotonic() > deadline:
+                fail("gave up after %.0fs waiting for %s; last screen:\n%s" %
+                     (timeout, desc, frame(s)))
+            time.sleep(STEP_S)
+
+    def wait_gone(self, text, timeout=WAIT_S):
+        return self.wait_for(lambda s: text not in s, "%r to leave the screen" % text, timeout)
+
+    def wait_rows(self, pred, desc, timeout=WAIT_S):
+        """Polls until pred(rows, screen) holds for the parsed table; returns (rows, screen)."""
+        def ok(s):
+            heading, rows = parse_table(s)
+            return (rows, s) if heading is not None and pred(rows, s) else None
+        return self.wait_for(ok, desc, timeout)
+
+    def wait_dead(self, timeout=WAIT_S):
+        """Waits for the started command to end; returns its exit status."""
+        deadline = time.monotonic() + timeout
+        while True:
+            st = self.exit_status()
+            if st is not None:
+                return st
+            if time.monotonic() > deadline:
+                fail("the command did not end within %.0fs; last screen:\n%s" %
+                     (timeout, frame(self.screen())))
+            time.sleep(STEP_S)
+
+    def wait_prompt_back(self, count, timeout=WAIT_S):
+        """Waits until the shell shows its prompt `count` times, the last one at the end."""
+        def ok(s):
+            return s.count(PROMPT) >= count and s.rstrip().endswith(PROMPT)
+        return self.wait_for(ok, "the shell's prompt to come back (%d prompts)" % count, timeout)
+
+    def wait_symbolized(self, timeout=WAIT_S):
+        """Waits until the demo's three sites are on screen with their names."""
+        def ok(rows, s):
+            return all(row_for(rows, f) for f in
+                       ("session_log_append", "cache_fill", "handle_request"))
+        return self.wait_rows(ok, "the demo's rows (session_log_append, cache_fill, "
+                              "handle_request)", timeout)
+
+    # -- processes -------------------------------------------------------
+    def start_preloaded_demo(self, seconds):
+        """The demo run with LD_PRELOAD directly (not by memtop); waits for its segment."""
+        env = dict(self.env, LD_PRELOAD=os.path.abspath(self.args.preload))
+        p = subprocess.Popen([self.demo, str(seconds)], env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.children.append(p)
+        seg = os.path.join(self.shm_dir, "memtop-%d" % p.pid)
+        deadline = time.monotonic() + WAIT_S
+        while not (os.path.exists(seg) and os.path.getsize(seg) > 0):
+            check(p.poll() is None, "the preloaded demo exited (%s) early" % p.returncode)
+            check(time.monotonic() < deadline, "segment %s did not appear" % seg)
+            time.sleep(STEP_S)
+        return p
+
+    def procs_with_argv0(self, argv0):
+        """Pids of live (not zombie) processes whose argv[0] is argv0."""
+        pids = []
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    a0 = f.read().split(b"\0")[0].decode(errors="replace")
+                with open("/proc/%s/stat" % d) as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if a0 == argv0 and state != "Z":
+                pids.append(int(d))
+        return pids
+
+    def procs_of_test(self):
+        """Pids of live processes whose command line mentions this test's work directory."""
+        pids = []
+        key = self.workdir.encode()
+        for d in os.listdir("/proc"):
+            if not d.isdigit() or int(d) == os.getpid():
+                continue
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if key in f.read():
+                        pids.append(int(d))
+            except OSError:
+                continue
+        return pids
+
+    def wait_no_demo(self, timeout=WAIT_S):
+        deadline = time.monotonic() + timeout
+        while True:
+            left = self.procs_with_argv0(self.demo)
+            if not left:
+                return
+            if time.monotonic() > deadline:
+                fail("memtop-demo still runs (pids %s) %.0fs after memtop ended" %
+                     (left, timeout))
+            time.sleep(STEP_S)
+
+    def children_of(self, pid):
+        p = subprocess.run(["pgrep", "-P", str(pid)], stdout=subprocess.PIPE, text=True)
+        return [int(x) for x in p.stdout.split()]
+
+    def cleanup(self):
+        if self.started:
+            self.tmux("kill-server", check_rc=False)
+            if self.socket_path:  # tmux leaves its socket file behind
+                try:
+                    os.unlink(self.socket_path)
+                except OSError:
+                    pass
+        for p in self.children:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        # Whatever this test launched through memtop (by pid; all mention the workdir).
+        for pid in self.procs_of_test():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def frame(screen):
+    """A screen, framed so its edges and blank lines are visible in a failure message."""
+    lines = screen.split("\n")
+    return "\n".join("|" + line for line in lines)
+
+
+def main(test_fn, description):
+    """Runs test_fn(tui); prints PASS or FAIL with the reason; exits 0/1."""
+    args = parse_args(description)
+    name = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    check_name = name[len("check_"):] if name.startswith("check_") else name
+    if shutil.which(args.tmux) is None:
+        print("FAIL %s: tmux is not installed (scripts/install-deps.sh installs it)" % name)
+        sys.exit(1)
+    # The work directory's name tells apart variants of one script (quit_q, quit_hup).
+    t = Tui(args, os.path.basename(os.path.normpath(args.workdir)) or check_name)
+    try:
+        test_fn(t)
+    except TestFailure as e:
+        print("FAIL %s: %s" % (name, e), flush=True)
+        sys.exit(1)
+    finally:
+        t.cleanup()
+    print("PASS %s" % name, flush=True)
+    sys.exit(0)
