@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 mt_snapshot *fx_snap(size_t n, double t_s)
 {
@@ -42,6 +43,28 @@ void fx_trace(mt_snapshot *s, size_t i, uint64_t allocs, uint64_t alloc_bytes, u
     t->peak_live_bytes = t->live_bytes;
 }
 
+/* The kept TRACE string of id, replaced if it no longer reads as buf. */
+static const char *keep_trace(fx_names *n, uint32_t id)
+{
+    if (id >= n->ntrace) {
+        size_t cap = n->ntrace ? n->ntrace : 64;
+        while (cap <= id)
+            cap *= 2;
+        char **p = realloc(n->trace, cap * sizeof *p);
+        if (!p)
+            abort();
+        memset(p + n->ntrace, 0, (cap - n->ntrace) * sizeof *p);
+        n->trace = p;
+        n->ntrace = cap;
+    }
+    if (!n->trace[id] || strcmp(n->trace[id], n->buf) != 0) {
+        free(n->trace[id]);
+        if (!(n->trace[id] = strdup(n->buf)))
+            abort();
+    }
+    return n->trace[id];
+}
+
 static const char *fx_name(void *ctx, uint32_t id, mt_group_key g)
 {
     fx_names *n = ctx;
@@ -50,22 +73,27 @@ static const char *fx_name(void *ctx, uint32_t id, mt_group_key g)
     n->calls++;
     switch (g) {
     case MT_GROUP_FUNCTION:
-        snprintf(n->buf, sizeof n->buf, "%s", func);
-        break;
+        return func;
     case MT_GROUP_FILE:
-        snprintf(n->buf, sizeof n->buf, "%s", file);
-        break;
+        return file;
     case MT_GROUP_MODULE:
-        snprintf(n->buf, sizeof n->buf, "%s", n->module[id % n->nmodule]);
-        break;
+        return n->module[id % n->nmodule];
     default:
         snprintf(n->buf, sizeof n->buf, "%s (%s:%u)", func, file, (unsigned)id);
-        break;
+        return keep_trace(n, id);
     }
-    return n->buf;
 }
 
 mt_namer fx_namer(fx_names *names)
 {
     return (mt_namer){fx_name, names};
+}
+
+void fx_names_free(fx_names *names)
+{
+    for (size_t i = 0; i < names->ntrace; i++)
+        free(names->trace[i]);
+    free(names->trace);
+    names->trace = NULL;
+    names->ntrace = 0;
 }

@@ -17,16 +17,22 @@ void fx_trace(mt_snapshot *s, size_t i, uint64_t allocs, uint64_t alloc_bytes, u
               uint64_t free_bytes);
 
 /* Names: per trace id, function / file / module from these tables
- * (id % count); TRACE: "function (file:<id>)". */
+ * (id % count); TRACE: "function (file:<id>)".  As mt_namer requires, a
+ * returned string stays valid until the next call for the same id: the
+ * table strings themselves, and per id a TRACE string kept until it changes
+ * (made in buf, then copied) or fx_names_free. */
 typedef struct fx_names {
     const char *const *func;
     const char *const *file;
     const char *const *module;
     size_t nfunc, nfile, nmodule;
-    char buf[256]; /* reused by every call, as a real namer may */
+    char buf[256]; /* scratch */
     unsigned calls;
+    char **trace; /* per id: its TRACE string, or NULL */
+    size_t ntrace;
 } fx_names;
 
 mt_namer fx_namer(fx_names *names);
+void fx_names_free(fx_names *names);
 
 #endif

@@ -184,7 +184,7 @@ static void test_group_score_uses_sums(void **state)
     run r;
     run_init(&r, 100000);
     run_to(&r, 90, true);
-    fx_names nm = {funcs, files, mods, SIM_KINDS, 1, 1, {0}, 0};
+    fx_names nm = {funcs, files, mods, SIM_KINDS, 1, 1, {0}, 0, NULL, 0};
     mt_namer namer = fx_namer(&nm);
     long n = mt_table_build(r.t, r.snap, MT_GROUP_FUNCTION, MT_SORT_LEAK, NULL, &namer);
     assert_int_equal(n, 4);

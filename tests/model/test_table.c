@@ -1,7 +1,8 @@
 /* test_table.c -- the viewer's table model on in-memory snapshots: grouping
  * sums, the filter, sort keys and ties, baseline deltas, allocation rates,
- * temporary share, history order and limits, skipped and empty traces, and
- * a build of 100,000 traces. */
+ * temporary share, history order and limits, skipped and empty traces, a
+ * build of 100,000 traces, the leak score on demand, the sort's order on
+ * every key and the TRACE labels (the namer's own strings). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,7 +32,7 @@ static const char *const mods[] = {"app", "libgfx.so", "app", "app", "libgfx.so"
 
 static fx_names names(void)
 {
-    return (fx_names){funcs, files, mods, 6, 6, 6, {0}, 0};
+    return (fx_names){funcs, files, mods, 6, 6, 6, {0}, 0, NULL, 0};
 }
 
 /* Six traces: live bytes 100, 500, 300, 50, 200, and an unused one. */
@@ -48,11 +49,11 @@ static mt_snapshot *six(void)
     return s; /* trace 5: alloc_count 0 */
 }
 
-static const mt_table_row *build(mt_table *t, const mt_snapshot *s, mt_group_key g, mt_sort_key k,
-                                 const char *filter, long expect)
+/* nm: the namer, kept by the caller while it reads the rows' labels. */
+static const mt_table_row *build(fx_names *nm, mt_table *t, const mt_snapshot *s, mt_group_key g,
+                                 mt_sort_key k, const char *filter, long expect)
 {
-    fx_names nm = names();
-    mt_namer namer = fx_namer(&nm);
+    mt_namer namer = fx_namer(nm);
     assert_int_equal(mt_table_build(t, s, g, k, filter, &namer), expect);
     size_t n;
     const mt_table_row *rows = mt_table_rows(t, &n);
@@ -63,15 +64,16 @@ static const mt_table_row *build(mt_table *t, const mt_snapshot *s, mt_group_key
 static void test_trace_rows_and_skip_unused(void **state)
 {
     (void)state;
+    fx_names nm = names();
     mt_table *t = mt_table_new();
     mt_snapshot *s = six();
-    const mt_table_row *r = build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 5);
+    const mt_table_row *r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 5);
     static const uint32_t order[] = {1, 2, 4, 0, 3};
     for (int i = 0; i < 5; i++) {
         assert_int_equal(r[i].trace_id, order[i]);
         assert_int_equal(r[i].ntraces, 1);
     }
-    assert_string_equal(r[0].label, "Render (gfx.c:1)"); /* copied: the namer reuses its buffer */
+    assert_string_equal(r[0].label, "Render (gfx.c:1)");
     assert_string_equal(r[1].label, "parse (parser.c:2)");
     assert_double_equal(r[0].live_bytes, 500, 0);
     assert_double_equal(r[0].live_count, 5, 0);
@@ -80,14 +82,16 @@ static void test_trace_rows_and_skip_unused(void **state)
     assert_double_equal(r[0].free_count, 15, 0);
     fx_snap_free(s);
     mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 static void test_grouping_sums(void **state)
 {
     (void)state;
+    fx_names nm = names();
     mt_table *t = mt_table_new();
     mt_snapshot *s = six();
-    const mt_table_row *r = build(t, s, MT_GROUP_FUNCTION, MT_SORT_LIVE, NULL, 3);
+    const mt_table_row *r = build(&nm, t, s, MT_GROUP_FUNCTION, MT_SORT_LIVE, NULL, 3);
     assert_string_equal(r[0].label, "Render"); /* 1 + 4 */
     assert_double_equal(r[0].live_bytes, 700, 0);
     assert_double_equal(r[0].alloc_count, 120, 0);
@@ -99,10 +103,10 @@ static void test_grouping_sums(void **state)
     assert_double_equal(r[1].live_bytes, 400, 0);
     assert_int_equal(r[1].trace_id, 2);
     assert_string_equal(r[2].label, "load");
-    r = build(t, s, MT_GROUP_FILE, MT_SORT_LIVE, NULL, 3);
+    r = build(&nm, t, s, MT_GROUP_FILE, MT_SORT_LIVE, NULL, 3);
     assert_string_equal(r[0].label, "gfx.c");
     assert_string_equal(r[1].label, "parser.c");
-    r = build(t, s, MT_GROUP_MODULE, MT_SORT_LIVE, NULL, 2);
+    r = build(&nm, t, s, MT_GROUP_MODULE, MT_SORT_LIVE, NULL, 2);
     assert_string_equal(r[0].label, "libgfx.so");
     assert_double_equal(r[0].live_bytes, 700, 0);
     assert_string_equal(r[1].label, "app"); /* 0 + 2 + 3; 5 is unused */
@@ -111,43 +115,47 @@ static void test_grouping_sums(void **state)
     assert_int_equal(r[1].ntraces, 3);
     fx_snap_free(s);
     mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 static void test_filter(void **state)
 {
     (void)state;
+    fx_names nm = names();
     mt_table *t = mt_table_new();
     mt_snapshot *s = six();
-    const mt_table_row *r = build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "RENDER", 2);
+    const mt_table_row *r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "RENDER", 2);
     assert_int_equal(r[0].trace_id, 1);
     assert_int_equal(r[1].trace_id, 4);
-    r = build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "libGFX", 2); /* module name only */
+    r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "libGFX", 2); /* module name only */
     assert_int_equal(r[0].trace_id, 1);
-    r = build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "io.c", 1);
+    r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "io.c", 1);
     assert_int_equal(r[0].trace_id, 3);
-    r = build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, ":2)", 1); /* the location line */
+    r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, ":2)", 1); /* the location line */
     assert_int_equal(r[0].trace_id, 2);
-    build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "nothing-like-this", 0);
-    build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "", 5);
-    r = build(t, s, MT_GROUP_FUNCTION, MT_SORT_LIVE, "ARS", 1);
+    build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "nothing-like-this", 0);
+    build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "", 5);
+    r = build(&nm, t, s, MT_GROUP_FUNCTION, MT_SORT_LIVE, "ARS", 1);
     assert_string_equal(r[0].label, "parse");
-    build(t, s, MT_GROUP_FUNCTION, MT_SORT_LIVE, "gfx", 0); /* groups: label only */
-    r = build(t, s, MT_GROUP_MODULE, MT_SORT_LIVE, "gfx", 1);
+    build(&nm, t, s, MT_GROUP_FUNCTION, MT_SORT_LIVE, "gfx", 0); /* groups: label only */
+    r = build(&nm, t, s, MT_GROUP_MODULE, MT_SORT_LIVE, "gfx", 1);
     assert_string_equal(r[0].label, "libgfx.so");
     fx_snap_free(s);
     mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 static void test_sort_keys(void **state)
 {
     (void)state;
+    fx_names nm = names();
     mt_table *t = mt_table_new();
     mt_snapshot *s = six();
-    const mt_table_row *r = build(t, s, MT_GROUP_TRACE, MT_SORT_COUNT, NULL, 5);
+    const mt_table_row *r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_COUNT, NULL, 5);
     assert_int_equal(r[0].trace_id, 2); /* 10 live */
     assert_int_equal(r[1].trace_id, 1); /* 5 live, 500 B: before trace 3 (5 live, 50 B) */
     assert_int_equal(r[2].trace_id, 3);
-    r = build(t, s, MT_GROUP_TRACE, MT_SORT_TEMPORARY, NULL, 5);
+    r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_TEMPORARY, NULL, 5);
     assert_int_equal(r[0].trace_id, 4);
     assert_int_equal(r[1].trace_id, 0);
     assert_int_equal(r[2].trace_id, 1); /* ties at 0: live bytes */
@@ -158,38 +166,42 @@ static void test_sort_keys(void **state)
     for (int i = 1; i < 5; i++)
         if (i != 3)
             s->traces[i].ckpt_live_bytes[1] = s->traces[i].live_bytes;
-    r = build(t, s, MT_GROUP_TRACE, MT_SORT_GROWTH, NULL, 5);
+    r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_GROWTH, NULL, 5);
     assert_int_equal(r[0].trace_id, 3);
     assert_double_equal(r[0].growth_bps, 10, 1e-9);
     assert_int_equal(r[4].trace_id, 0);
     assert_double_equal(r[4].growth_bps, -100, 1e-9);
-    r = build(t, s, MT_GROUP_TRACE, MT_SORT_LEAK, NULL, 5);
+    r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LEAK, NULL, 5);
     assert_int_equal(r[0].trace_id, 3); /* the only one that grew */
     assert_true(r[0].leak.score > 0);
     assert_double_equal(r[1].leak.score, 0, 0);
     fx_snap_free(s);
     mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 static void test_ties_by_id(void **state)
 {
     (void)state;
+    fx_names nm = names();
     mt_table *t = mt_table_new();
     mt_snapshot *s = fx_snap(3, 1);
     for (int i = 0; i < 3; i++) {
         s->traces[i].id = (uint32_t)(2 - i); /* stored in descending id order */
         fx_trace(s, (size_t)i, 1, 8, 0, 0);
     }
-    const mt_table_row *r = build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 3);
+    const mt_table_row *r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 3);
     for (uint32_t i = 0; i < 3; i++)
         assert_int_equal(r[i].trace_id, i);
     fx_snap_free(s);
     mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 static void test_baseline_deltas(void **state)
 {
     (void)state;
+    fx_names nm = names();
     mt_table *t = mt_table_new();
     mt_snapshot *a = six();
     assert_false(mt_table_has_baseline(t));
@@ -202,7 +214,7 @@ static void test_baseline_deltas(void **state)
     fx_trace(b, 6, 2, 64, 1, 32);      /* new since the baseline */
     b->traces[6].temporary_count = 1;
     /* Traces that neither allocated nor freed since the baseline are not rows. */
-    const mt_table_row *r = build(t, b, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 3);
+    const mt_table_row *r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 3);
     assert_int_equal(r[0].trace_id, 3);
     assert_double_equal(r[0].live_bytes, 100, 0);
     assert_double_equal(r[0].alloc_count, 10, 0);
@@ -214,22 +226,24 @@ static void test_baseline_deltas(void **state)
     assert_double_equal(r[2].live_count, -4, 0);
     assert_double_equal(r[2].free_count, 9, 0);
     assert_double_equal(r[2].temp_share, 0, 0); /* no temporaries among the 9 frees */
-    r = build(t, b, MT_GROUP_FUNCTION, MT_SORT_LIVE, NULL, 3); /* groups: deltas summed */
+    r = build(&nm, t, b, MT_GROUP_FUNCTION, MT_SORT_LIVE, NULL, 3); /* groups: deltas summed */
     assert_string_equal(r[2].label, "Render");
     assert_double_equal(r[2].live_bytes, -400, 0);
     mt_table_clear_baseline(t);
     assert_false(mt_table_has_baseline(t));
-    r = build(t, b, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 6);
+    r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 6);
     assert_int_equal(r[0].trace_id, 2);
     assert_double_equal(r[0].live_bytes, 300, 0);
     fx_snap_free(a);
     fx_snap_free(b);
     mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 static void test_allocs_ps_and_temp_share(void **state)
 {
     (void)state;
+    fx_names nm = names();
     mt_table *t = mt_table_new();
     mt_snapshot *a = six();
     mt_snapshot *b = six();
@@ -237,23 +251,24 @@ static void test_allocs_ps_and_temp_share(void **state)
     fx_trace(b, 4, 140, 1600, 138, 1400);
     b->traces[4].temporary_count = 49;
     mt_table_observe(t, a, NULL);
-    const mt_table_row *r = build(t, a, MT_GROUP_TRACE, MT_SORT_ALLOCS, NULL, 5);
+    const mt_table_row *r = build(&nm, t, a, MT_GROUP_TRACE, MT_SORT_ALLOCS, NULL, 5);
     assert_double_equal(r[0].allocs_ps, 0, 0); /* no previous snapshot */
     mt_table_observe(t, b, a);
-    r = build(t, b, MT_GROUP_TRACE, MT_SORT_ALLOCS, NULL, 5);
+    r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_ALLOCS, NULL, 5);
     assert_int_equal(r[0].trace_id, 4);
     assert_double_equal(r[0].allocs_ps, 20, 1e-6); /* 40 in 2 s */
     assert_double_equal(r[0].temp_share, 49.0 / 138.0, 1e-12);
     assert_double_equal(r[1].allocs_ps, 0, 0);
-    r = build(t, b, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 5);
+    r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 5);
     assert_int_equal(r[4].trace_id, 3);
     assert_double_equal(r[4].temp_share, 0, 0); /* no frees */
-    r = build(t, b, MT_GROUP_FILE, MT_SORT_LIVE, NULL, 3);
+    r = build(&nm, t, b, MT_GROUP_FILE, MT_SORT_LIVE, NULL, 3);
     assert_string_equal(r[0].label, "gfx.c");
     assert_double_equal(r[0].allocs_ps, 20, 1e-6);
     fx_snap_free(a);
     fx_snap_free(b);
     mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 static void test_history(void **state)
@@ -309,6 +324,7 @@ static void test_history(void **state)
     fx_snap_free(s);
     fx_snap_free(prev);
     mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 static void test_empty_and_no_namer(void **state)
@@ -356,6 +372,149 @@ static void test_100k_traces(void **state)
     fx_snap_free(a);
     fx_snap_free(b);
     mt_table_free(t);
+    fx_names_free(&nm);
+}
+
+/* Without sorting by leak, the score is computed on demand, and is the same. */
+static void test_leak_on_demand(void **state)
+{
+    (void)state;
+    fx_names nm = names();
+    mt_table *t = mt_table_new();
+    mt_snapshot *s = six();
+    s->slot.ckpt_ns[1] = 5000000000ull;
+    s->slot.age_scan_ns = s->slot.t_ns;
+    for (int i = 0; i < 5; i++) {
+        s->traces[i].ckpt_live_bytes[1] = s->traces[i].live_bytes / (uint64_t)(i + 1);
+        s->traces[i].age_bytes[i % MT_AGE_BUCKETS] = s->traces[i].live_bytes;
+    }
+    mt_table_observe(t, s, NULL);
+    for (int g = MT_GROUP_TRACE; g <= MT_GROUP_FUNCTION; g++) {
+        long n = g == MT_GROUP_TRACE ? 5 : 3;
+        const mt_table_row *r = build(&nm, t, s, (mt_group_key)g, MT_SORT_LEAK, NULL, n);
+        mt_leak_parts want[6];
+        uint32_t ids[6];
+        for (long i = 0; i < n; i++) {
+            want[i] = r[i].leak;
+            ids[i] = r[i].trace_id;
+        }
+        assert_true(want[0].score > 0);
+        assert_true(mt_table_leak(t, 0) == &r[0].leak);
+        r = build(&nm, t, s, (mt_group_key)g, MT_SORT_LIVE, NULL, n);
+        assert_null(mt_table_leak(t, (size_t)n));
+        for (long i = 0; i < n; i++) {
+            assert_double_equal(r[i].leak.score, 0, 0); /* not computed yet */
+            long j = 0;
+            while (ids[j] != r[i].trace_id)
+                j++;
+            const mt_leak_parts *p = mt_table_leak(t, (size_t)i);
+            assert_memory_equal(p, &want[j], sizeof *p);
+            assert_memory_equal(&r[i].leak, &want[j], sizeof *p); /* cached in the row */
+        }
+    }
+    assert_null(mt_table_leak(NULL, 0));
+    fx_snap_free(s);
+    mt_table_free(t);
+    fx_names_free(&nm);
+}
+
+static double key_of(mt_table *t, const mt_table_row *r, size_t i, mt_sort_key k)
+{
+    switch (k) {
+    case MT_SORT_COUNT:
+        return r->live_count;
+    case MT_SORT_ALLOCS:
+        return r->allocs_ps;
+    case MT_SORT_TEMPORARY:
+        return r->temporary_count;
+    case MT_SORT_GROWTH:
+        return r->growth_bps;
+    case MT_SORT_LEAK:
+        return mt_table_leak(t, i)->score;
+    default:
+        return r->live_bytes;
+    }
+}
+
+/* Every key, ids out of order, many ties, negative deltas: each row once, in
+ * order (key desc, then live bytes desc, then id asc). */
+static void test_sort_order(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    fx_names nm = names();
+    mt_table *t = mt_table_new();
+    mt_snapshot *a = fx_snap(N, 1), *b = fx_snap(N, 3);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u;
+        uint32_t id = (uint32_t)((i * 7919u) % N); /* a permutation */
+        a->traces[i].id = b->traces[i].id = id;
+        uint64_t allocs = 1 + (x >> 8) % 4, frees = (x >> 12) % 2;
+        fx_trace(a, i, allocs, allocs * 64, frees, frees * 64);
+        fx_trace(b, i, allocs + (x >> 16) % 3, (allocs + (x >> 16) % 3) * 64, frees + (x >> 20) % 2,
+                 (frees + (x >> 20) % 2) * 64);
+        b->traces[i].temporary_count = (x >> 24) % 3;
+        b->traces[i].ckpt_live_bytes[1] = (x >> 26) % 2 ? b->traces[i].live_bytes : 0;
+    }
+    b->slot.ckpt_ns[1] = 2000000000ull;
+    mt_table_observe(t, a, NULL);
+    mt_table_observe(t, b, a);
+    for (int base = 0; base < 2; base++) {
+        if (base)
+            assert_int_equal(mt_table_set_baseline(t, a), 0);
+        for (int k = 0; k < MT_SORT_KEYS; k++) {
+            size_t n;
+            mt_namer namer = fx_namer(&nm);
+            long want = mt_table_build(t, b, MT_GROUP_TRACE, (mt_sort_key)k, NULL, &namer);
+            const mt_table_row *r = mt_table_rows(t, &n);
+            assert_true(want > N / 2 && (size_t)want == n);
+            static bool seen[N];
+            memset(seen, 0, sizeof seen);
+            for (size_t i = 0; i < n; i++) {
+                assert_false(seen[r[i].trace_id]);
+                seen[r[i].trace_id] = true;
+                if (!i)
+                    continue;
+                double k0 = key_of(t, &r[i - 1], i - 1, (mt_sort_key)k);
+                double k1 = key_of(t, &r[i], i, (mt_sort_key)k);
+                assert_true(k0 >= k1);
+                if (k0 == k1) {
+                    assert_true(r[i - 1].live_bytes >= r[i].live_bytes);
+                    if (r[i - 1].live_bytes == r[i].live_bytes)
+                        assert_true(r[i - 1].trace_id < r[i].trace_id);
+                }
+            }
+        }
+    }
+    fx_snap_free(a);
+    fx_snap_free(b);
+    mt_table_free(t);
+    fx_names_free(&nm);
+}
+
+/* TRACE labels are the namer's strings (asked last for each id, also when
+ * the filter asked for other names first); without a namer, "#id" each. */
+static void test_trace_labels(void **state)
+{
+    (void)state;
+    fx_names nm = names();
+    mt_table *t = mt_table_new();
+    mt_snapshot *s = six();
+    const mt_table_row *r = build(&nm, t, s, MT_GROUP_TRACE, MT_SORT_LIVE, "app", 3);
+    assert_string_equal(r[0].label, "parse (parser.c:2)"); /* matched by module */
+    assert_string_equal(r[1].label, "parse (parser.c:0)");
+    assert_string_equal(r[2].label, "load (io.c:3)");
+    assert_true(r[0].label == nm.trace[2]); /* not copied */
+    assert_int_equal(mt_table_build(t, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, NULL), 5);
+    size_t n;
+    r = mt_table_rows(t, &n);
+    static const char *const want[] = {"#1", "#2", "#4", "#0", "#3"};
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(r[i].label, want[i]);
+    fx_snap_free(s);
+    mt_table_free(t);
+    fx_names_free(&nm);
 }
 
 int main(void)
@@ -371,6 +530,9 @@ int main(void)
         cmocka_unit_test(test_history),
         cmocka_unit_test(test_empty_and_no_namer),
         cmocka_unit_test(test_100k_traces),
+        cmocka_unit_test(test_leak_on_demand),
+        cmocka_unit_test(test_sort_order),
+        cmocka_unit_test(test_trace_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

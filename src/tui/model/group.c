@@ -22,41 +22,28 @@ static int reserve_rows(mt_groups *g, size_t rows)
 {
     if (rows <= g->cap_rows)
         return 0;
-    size_t *off = realloc(g->off, rows * sizeof *off);
+    size_t want = g->cap_rows ? g->cap_rows * 2 : 64;
+    while (want < rows)
+        want *= 2;
+    size_t *off = realloc(g->off, want * sizeof *off);
     if (off)
         g->off = off;
-    uint64_t *hash = realloc(g->hash, rows * sizeof *hash);
+    uint64_t *hash = realloc(g->hash, want * sizeof *hash);
     if (hash)
         g->hash = hash;
     if (!off || !hash)
         return -1;
-    g->cap_rows = rows;
+    g->cap_rows = want;
     return 0;
 }
 
-static int reserve_slots(mt_groups *g, size_t rows)
-{
-    size_t want = 16;
-    while (want < rows * 2)
-        want *= 2;
-    if (want > g->nslots) {
-        uint32_t *s = realloc(g->slots, want * sizeof *s);
-        if (!s)
-            return -1;
-        g->slots = s;
-        g->nslots = want;
-    }
-    memset(g->slots, 0, g->nslots * sizeof *g->slots);
-    return 0;
-}
-
-int mt_groups_begin(mt_groups *g, size_t max_rows, int hashed)
+int mt_groups_begin(mt_groups *g)
 {
     g->used = 0;
     g->nrows = 0;
-    if (reserve_rows(g, max_rows ? max_rows : 1) < 0)
-        return -1;
-    return hashed ? reserve_slots(g, max_rows) : 0;
+    if (g->slots)
+        memset(g->slots, 0, g->nslots * sizeof *g->slots);
+    return 0;
 }
 
 static int arena_put(mt_groups *g, const char *s, size_t *off)
@@ -80,7 +67,7 @@ static int arena_put(mt_groups *g, const char *s, size_t *off)
 
 long mt_groups_add(mt_groups *g, const char *label)
 {
-    if (g->nrows >= g->cap_rows && reserve_rows(g, g->cap_rows * 2) < 0)
+    if (reserve_rows(g, g->nrows + 1) < 0)
         return -1;
     if (arena_put(g, label, &g->off[g->nrows]) < 0)
         return -1;
@@ -96,11 +83,39 @@ static uint64_t hash_of(const char *s)
     return h;
 }
 
+/* Room for one more hashed row (the table stays at most half full); the
+ * rows so far are all hashed. */
+static int reserve_slots(mt_groups *g)
+{
+    if ((g->nrows + 1) * 2 <= g->nslots)
+        return 0;
+    size_t want = g->nslots ? g->nslots : 64;
+    while (want < (g->nrows + 1) * 2)
+        want *= 2;
+    if (want == g->nslots)
+        return 0;
+    uint32_t *s = calloc(want, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t r = 0; r < g->nrows; r++) {
+        size_t i = (size_t)g->hash[r] & (want - 1);
+        while (s[i])
+            i = (i + 1) & (want - 1);
+        s[i] = (uint32_t)r + 1;
+    }
+    free(g->slots);
+    g->slots = s;
+    g->nslots = want;
+    return 0;
+}
+
 long mt_groups_find_or_add(mt_groups *g, const char *label, int *added)
 {
+    *added = 0;
+    if (reserve_slots(g) < 0)
+        return -1;
     uint64_t h = hash_of(label);
     size_t mask = g->nslots - 1;
-    *added = 0;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
         uint32_t r = g->slots[i];
         if (!r) {
@@ -115,14 +130,6 @@ long mt_groups_find_or_add(mt_groups *g, const char *label, int *added)
         if (g->hash[r - 1] == h && strcmp(g->arena + g->off[r - 1], label) == 0)
             return (long)r - 1;
     }
-}
-
-void mt_groups_drop_last(mt_groups *g)
-{
-    if (!g->nrows)
-        return;
-    g->nrows--;
-    g->used = g->off[g->nrows];
 }
 
 const char *mt_groups_label(const mt_groups *g, size_t row)

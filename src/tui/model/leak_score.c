@@ -6,38 +6,30 @@
 
 #include "table_priv.h"
 
-/* Evidence from consecutive segments of a series of (time, live bytes)
- * points; every segment counts 1. */
+/* The plan is built point by point: a point is kept when it is newer than
+ * the one kept before it (times only; see mt_leak_plan in leak_score.h). */
 typedef struct {
-    int up, down, all;
+    mt_leak_plan *p;
     bool have;  /* a previous point exists */
-    uint64_t t; /* previous point */
-    float v;
-} segs;
+    uint64_t t; /* its time */
+} planner;
 
-static void point(segs *s, uint64_t t, double v)
+static void plan_point(planner *pl, uint64_t t, int src)
 {
-    float f = (float)v; /* history is kept in floats: compare like with like */
-    if (s->have) {
-        s->all++;
-        s->up += f > s->v;
-        s->down += f < s->v;
-    }
-    s->have = true;
-    s->t = t;
-    s->v = f;
+    pl->p->src[pl->p->n++] = (int8_t)src;
+    pl->have = true;
+    pl->t = t;
 }
 
 /* Checkpoints older than `before`, oldest first, each strictly newer than the
  * one taken before it. */
-static void checkpoint_points(segs *s, const mt_shm_slot *slot, const mt_shm_trace *tr,
-                              uint64_t before)
+static void checkpoint_points(planner *pl, const mt_shm_slot *slot, uint64_t before)
 {
     for (int i = MT_CKPTS - 1; i >= 0; i--) {
         uint64_t ck = slot->ckpt_ns[i];
-        if (!ck || ck >= before || (s->have && ck <= s->t))
+        if (!ck || ck >= before || (pl->have && ck <= pl->t))
             continue;
-        point(s, ck, (double)tr->ckpt_live_bytes[i]);
+        plan_point(pl, ck, MT_LEAK_CKPT(i));
     }
 }
 
@@ -52,30 +44,54 @@ static unsigned history_usable(const mt_hist_view *h, uint64_t now)
 
 /* The history's points thinned to at most MT_LEAK_HIST_SEGMENTS segments of
  * equal length, ending at its newest point. */
-static void history_points(segs *s, const mt_hist_view *h, unsigned m)
+static void history_points(planner *pl, const mt_hist_view *h, unsigned m)
 {
     unsigned stride = (m - 1 + MT_LEAK_HIST_SEGMENTS - 1) / MT_LEAK_HIST_SEGMENTS;
     if (!stride)
         stride = 1;
     for (unsigned k = (m - 1) % stride; k < m; k += stride) {
         unsigned pos = (h->first + k) % MT_HISTORY_POINTS;
-        if (!s->have || h->t[pos] > s->t)
-            point(s, h->t[pos], h->v[pos]);
+        if (!pl->have || h->t[pos] > pl->t)
+            plan_point(pl, h->t[pos], (int)pos);
     }
 }
 
-static double growth_part(const mt_shm_slot *slot, const mt_shm_trace *tr, const mt_hist_view *h)
+void mt_leak_plan_make(mt_leak_plan *p, const mt_shm_slot *slot, const mt_hist_view *h)
 {
-    segs s = {0};
+    planner pl = {p, false, 0};
+    p->n = 0;
     unsigned m = h ? history_usable(h, slot->t_ns) : 0;
     uint64_t h0 = m ? h->t[h->first] : slot->t_ns;
-    checkpoint_points(&s, slot, tr, h0);
+    checkpoint_points(&pl, slot, h0);
     if (m)
-        history_points(&s, h, m);
-    if (!s.have || slot->t_ns > s.t)
-        point(&s, slot->t_ns, (double)tr->live_bytes);
-    int net = s.up - s.down;
-    return net > 0 ? net / (s.all + MT_LEAK_PRIOR) : 0.0;
+        history_points(&pl, h, m);
+    if (!pl.have || slot->t_ns > pl.t)
+        plan_point(&pl, slot->t_ns, MT_LEAK_NOW);
+}
+
+/* A point's value; history is kept in floats: compare like with like. */
+static float value_of(int src, const mt_shm_trace *tr, const mt_hist_view *h)
+{
+    if (src >= 0)
+        return h->v[src];
+    if (src == MT_LEAK_NOW)
+        return (float)(double)tr->live_bytes;
+    return (float)(double)tr->ckpt_live_bytes[MT_LEAK_CKPT(0) - src];
+}
+
+/* Every segment between consecutive points counts 1: up, down or flat. */
+static double growth_part(const mt_leak_plan *p, const mt_shm_trace *tr, const mt_hist_view *h)
+{
+    int up = 0, down = 0;
+    float prev = value_of(p->src[0], tr, h);
+    for (unsigned k = 1; k < p->n; k++) {
+        float f = value_of(p->src[k], tr, h);
+        up += f > prev;
+        down += f < prev;
+        prev = f;
+    }
+    int net = up - down;
+    return net > 0 ? net / ((double)(p->n - 1) + MT_LEAK_PRIOR) : 0.0;
 }
 
 static double retention_part(const mt_shm_trace *tr)
@@ -103,13 +119,32 @@ static double unit(double x)
     return isfinite(x) ? (x < 0 ? 0 : x > 1 ? 1 : x) : 0.0;
 }
 
-void mt_leak_compute(const mt_shm_slot *slot, const mt_shm_trace *tr, const mt_hist_view *hist,
-                     mt_leak_parts *out)
+double mt_leak_growth(const mt_leak_plan *p, const mt_shm_trace *tr, const mt_hist_view *hist)
 {
-    out->growth = unit(growth_part(slot, tr, hist));
+    return unit(growth_part(p, tr, hist));
+}
+
+void mt_leak_finish(double growth, const mt_shm_slot *slot, const mt_shm_trace *tr,
+                    mt_leak_parts *out)
+{
+    out->growth = growth;
     out->retention = unit(retention_part(tr));
     out->aging = unit(aging_part(slot, tr));
     out->score = 100.0 * out->growth * (0.5 + 0.25 * out->retention + 0.25 * out->aging);
+}
+
+void mt_leak_apply(const mt_leak_plan *p, const mt_shm_slot *slot, const mt_shm_trace *tr,
+                   const mt_hist_view *hist, mt_leak_parts *out)
+{
+    mt_leak_finish(mt_leak_growth(p, tr, hist), slot, tr, out);
+}
+
+void mt_leak_compute(const mt_shm_slot *slot, const mt_shm_trace *tr, const mt_hist_view *hist,
+                     mt_leak_parts *out)
+{
+    mt_leak_plan p;
+    mt_leak_plan_make(&p, slot, hist);
+    mt_leak_apply(&p, slot, tr, hist, out);
 }
 
 void mt_leak_score(const mt_shm_slot *slot, const mt_shm_trace *tr, const mt_table *t,

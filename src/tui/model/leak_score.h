@@ -34,6 +34,32 @@ typedef struct mt_leak_parts {
 void mt_leak_compute(const mt_shm_slot *slot, const mt_shm_trace *tr, const mt_hist_view *hist,
                      mt_leak_parts *out);
 
+/* Which points the growth part compares depends only on times (the slot's
+ * checkpoint times and the history ring's times), never on a trace's values:
+ * a plan lists them once for every trace scored against the same slot and
+ * history times, so that scoring 100,000 traces does not redo it each time.
+ * Scores are exactly those of mt_leak_compute. */
+#define MT_LEAK_PLAN_MAX (MT_CKPTS + MT_LEAK_HIST_SEGMENTS + 2)
+typedef struct mt_leak_plan {
+    unsigned n;                   /* points, oldest first */
+    int8_t src[MT_LEAK_PLAN_MAX]; /* >= 0: history ring position; MT_LEAK_NOW; else checkpoint
+                                     MT_LEAK_CKPT(i) */
+} mt_leak_plan;
+#define MT_LEAK_NOW (-1)
+#define MT_LEAK_CKPT(i) (-2 - (int)(i))
+
+/* The plan for slot with hist's times (hist NULL: no history). */
+void mt_leak_plan_make(mt_leak_plan *p, const mt_shm_slot *slot, const mt_hist_view *hist);
+/* mt_leak_compute with the plan made for slot and a history with the same
+ * times as hist (hist: NULL iff the plan was made without history). */
+void mt_leak_apply(const mt_leak_plan *p, const mt_shm_slot *slot, const mt_shm_trace *tr,
+                   const mt_hist_view *hist, mt_leak_parts *out);
+/* Its growth part alone; then the parts and score from it (the same as
+ * mt_leak_apply). */
+double mt_leak_growth(const mt_leak_plan *p, const mt_shm_trace *tr, const mt_hist_view *hist);
+void mt_leak_finish(double growth, const mt_shm_slot *slot, const mt_shm_trace *tr,
+                    mt_leak_parts *out);
+
 typedef struct mt_table mt_table;
 
 /* The leak score of one trace in snap (also used by `memtop --batch -s

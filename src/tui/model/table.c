@@ -26,6 +26,9 @@ void mt_table_free(mt_table *t)
     mt_groups_free(&t->groups);
     free(t->rows);
     free(t->keys);
+    free(t->leak_done);
+    free(t->labels);
+    free(t->growth);
     free(t->acc);
     free(t->hsum);
     free(t);

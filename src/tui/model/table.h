@@ -5,9 +5,12 @@
  * detail view.
  *
  * Memory per trace id (MT_MODEL_MAX_ID at most): history 128 B + rate 4 B,
- * plus 48 B while a baseline is set; build() keeps ~200 B per row of
- * scratch (row 120 B, sort key 32 B, label and its offset/hash) and, when
- * grouping, ~380 B per group (summed counters, baseline, history).
+ * plus 48 B while a baseline is set; build() keeps ~155 B per trace of
+ * scratch (row 120 B, sort entry 24 B, label pointer 8 B, a flag; 8 B more
+ * once sorted by leak) and, when grouping, ~400 B per group (summed
+ * counters, baseline, history, label and its hash): ~295 B per trace in all
+ * at 100,000 traces (tests/model/bench_table.c).  TRACE labels are not
+ * copied (see mt_namer).
  * No allocation per row: scratch grows and is reused.  Not thread-safe. */
 #ifndef MEMTOP_MODEL_TABLE_H
 #define MEMTOP_MODEL_TABLE_H
@@ -21,7 +24,12 @@
 #include "memtop_ipc.h"
 
 /* Strings that name a trace, supplied by the caller (the screen asks the background
- * symbolizer; until names arrive it returns "libfoo.so+0x1a2b").  Never NULL. */
+ * symbolizer; until names arrive it returns "libfoo.so+0x1a2b").  Never NULL.
+ * Lifetime: a returned string must stay valid and unchanged until name() is called
+ * again for the same trace id (calls for other ids must not free or reuse it); the
+ * table relies on it only until its next mt_table_build.  The table keeps the
+ * MT_GROUP_TRACE strings as the rows' labels without copying them (build() asks for
+ * each row's label last among its calls for that id); group labels are copied. */
 typedef struct mt_namer {
     /* g = MT_GROUP_TRACE: the one-line location ("func (file.c:12)");
      * FUNCTION: the function name; FILE: the source file; MODULE: module base name. */
@@ -32,15 +40,17 @@ typedef struct mt_namer {
 typedef struct mt_table_row {
     uint32_t trace_id; /* TRACE grouping: the trace; else the member with the most live bytes */
     uint32_t ntraces;  /* traces in this row */
-    const char *label; /* the namer's string for the row's grouping (owned by the table, valid
-                          until the next build) */
+    const char *label; /* the row's name, valid until the next build: TRACE grouping, the
+                          namer's string itself; else a copy owned by the table */
     /* Figures: absolute, or with a baseline set, the change since the baseline (signed). */
     double live_bytes, live_count, alloc_count, alloc_bytes, free_count, temporary_count;
-    double growth_bps; /* live bytes per second (checkpoint windows, as mt_trace_growth) */
-    double allocs_ps;  /* allocations per second between the previous and current snapshot; 0 if
-                          unknown */
-    double temp_share; /* temporary_count / free_count (0..1); 0 if no frees */
-    mt_leak_parts leak;
+    double growth_bps;  /* live bytes per second (checkpoint windows, as mt_trace_growth) */
+    double allocs_ps;   /* allocations per second between the previous and current snapshot; 0 if
+                           unknown */
+    double temp_share;  /* temporary_count / free_count (0..1); 0 if no frees */
+    mt_leak_parts leak; /* filled for every row only when sorted by MT_SORT_LEAK; otherwise
+                           all zero until mt_table_leak(t, row) computes it (then it holds the
+                           same values as that returns).  Read it through mt_table_leak. */
 } mt_table_row;
 
 mt_table *mt_table_new(void); /* NULL when out of memory */
@@ -66,6 +76,12 @@ bool mt_table_has_baseline(const mt_table *t);
 long mt_table_build(mt_table *t, const mt_snapshot *snap, mt_group_key g, mt_sort_key key,
                     const char *filter, const mt_namer *namer);
 const mt_table_row *mt_table_rows(const mt_table *t, size_t *n);
+/* The leak score of row `row` of the last build (NULL when row >= the row count): when
+ * sorting by MT_SORT_LEAK it was computed by build(); otherwise it is computed on first
+ * use and cached in the row until the next build.  The same value either way.  Call it
+ * after build(), before the next observe(), with the build's snapshot still alive
+ * (the screen: for the rows it draws and the detail view). */
+const mt_leak_parts *mt_table_leak(mt_table *t, size_t row);
 /* Per-trace history for the detail graph: live bytes at the last <= max observed snapshots,
  * oldest first, with their times (ns since tracking start).  Returns how many.
  * live_bytes or t_ns may be NULL. */

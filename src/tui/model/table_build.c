@@ -1,11 +1,14 @@
 /* table_build.c -- mt_table_build: the rows of one snapshot, grouped,
  * filtered, with baseline deltas, rates and leak scores, then sorted.
  *
- * Pass 1 names each trace (the label is copied into the table's arena at
- * once, since the namer may reuse its buffer), filters it, and either
- * records it as a row (TRACE) or adds it to its group's sums; each row gets
- * a sort key.  Each row is then computed once, in staging order; the keys
- * are sorted (O(n log n)) and the rows permuted into that order in place. */
+ * Pass 1 filters the traces and either records each as a row (TRACE) or
+ * adds it to its group's sums; each row gets its sort codes (only the
+ * figure it is sorted by is computed here).  The codes are radix-sorted
+ * (sort_rows.c) and each row is then made once, in its final place.  The
+ * leak score is computed for every row only when sorting by it; otherwise
+ * on demand, for the rows shown (mt_table_leak).  TRACE labels are the
+ * namer's own strings, asked for in pass 1 in snapshot order (see
+ * mt_namer); group labels are copied and hashed. */
 #include "table_priv.h"
 
 #include <math.h>
@@ -26,9 +29,28 @@ static int reserve_rows(mt_table *t, size_t n)
     mt_sort_ent *keys = realloc(t->keys, n * sizeof *keys);
     if (keys)
         t->keys = keys;
-    if (!rows || !keys)
+    uint8_t *done = realloc(t->leak_done, n);
+    if (done)
+        t->leak_done = done;
+    const char **labels = realloc(t->labels, n * sizeof *labels);
+    if (labels)
+        t->labels = labels;
+    if (!rows || !keys || !done || !labels)
         return -1;
     t->cap_rows = n;
+    return 0;
+}
+
+/* Sorted by leak: room for the growth part of every source. */
+static int reserve_growth(mt_table *t)
+{
+    if (t->growth_cap == t->cap_rows)
+        return 0;
+    double *g = realloc(t->growth, t->cap_rows * sizeof *g);
+    if (!g)
+        return -1;
+    t->growth = g;
+    t->growth_cap = t->cap_rows;
     return 0;
 }
 
@@ -69,79 +91,6 @@ static bool other_names_match(const mt_namer *nm, uint32_t id, const char *filte
         if (mt_filter_match(name_of(nm, id, keys[k], buf, sizeof buf), filter))
             return true;
     return false;
-}
-
-static double key_of(const mt_table_row *r, mt_sort_key key)
-{
-    double v;
-    switch (key) {
-    case MT_SORT_COUNT:
-        v = r->live_count;
-        break;
-    case MT_SORT_ALLOCS:
-        v = r->allocs_ps; /* the viewer's column is the rate, not the total */
-        break;
-    case MT_SORT_TEMPORARY:
-        v = r->temporary_count;
-        break;
-    case MT_SORT_GROWTH:
-        v = r->growth_bps;
-        break;
-    case MT_SORT_LEAK:
-        v = r->leak.score;
-        break;
-    default:
-        v = r->live_bytes;
-        break;
-    }
-    return isfinite(v) ? v : 0.0;
-}
-
-/* The figures of s, less the baseline b (NULL: none). */
-static void fill_figures(mt_table_row *r, const mt_shm_trace *s, const mt_base_fig *b)
-{
-    static const mt_base_fig zero;
-    if (!b)
-        b = &zero;
-    r->live_bytes = (double)s->live_bytes - (double)b->live_bytes;
-    r->live_count = (double)s->live_count - (double)b->live_count;
-    r->alloc_count = (double)s->alloc_count - (double)b->alloc_count;
-    r->alloc_bytes = (double)s->alloc_bytes - (double)b->alloc_bytes;
-    r->free_count = (double)s->free_count - (double)b->free_count;
-    r->temporary_count = (double)s->temporary_count - (double)b->temporary_count;
-    double share = r->free_count > 0 ? r->temporary_count / r->free_count : 0.0;
-    r->temp_share = share > 1 ? 1 : share > 0 ? share : 0.0;
-}
-
-/* Row `e` from its source: a trace of snap, or a group's sums. */
-static void make_row(const mt_table *t, const mt_snapshot *snap, const mt_sort_ent *e,
-                     mt_table_row *r)
-{
-    const mt_shm_trace *s;
-    const mt_base_fig *b;
-    mt_hist_view hv;
-    bool have_hist;
-    if (t->grouped) {
-        const mt_group_acc *a = &t->acc[e->src];
-        s = &a->sum;
-        b = t->base.set ? &a->base : NULL;
-        r->ntraces = a->ntraces;
-        r->allocs_ps = a->allocs_ps;
-        have_hist = t->hist.n > 0;
-        if (have_hist)
-            mt_history_view_of(&t->hist, t->hsum + (size_t)e->src * MT_HISTORY_POINTS, &hv);
-    } else {
-        s = &snap->traces[e->src];
-        b = mt_baseline_get(&t->base, s->id); /* NULL: new since the baseline */
-        r->ntraces = 1;
-        r->allocs_ps = mt_alloc_rate(&t->rates, s->id);
-        have_hist = mt_history_view(&t->hist, s->id, &hv);
-    }
-    r->trace_id = e->id;
-    r->label = NULL;
-    fill_figures(r, s, b);
-    r->growth_bps = mt_trace_growth(&snap->slot, s);
-    mt_leak_compute(&snap->slot, s, have_hist ? &hv : NULL, &r->leak);
 }
 
 static void add_counters(mt_shm_trace *sum, const mt_shm_trace *tr)
@@ -195,26 +144,43 @@ static bool unchanged(const mt_table *t, const mt_shm_trace *tr)
     return b && b->alloc_count == tr->alloc_count && b->free_count == tr->free_count;
 }
 
-/* Pass 1, TRACE grouping: one row per kept trace. */
+/* The namer's TRACE string of id (NULL: none); asked last among the calls
+ * for id (so that it stays valid until the next build).  *keep: whether the
+ * trace passes the filter. */
+static const char *trace_label(const mt_namer *nm, uint32_t id, const char *filter, bool *keep)
+{
+    const char *s = nm && nm->name ? nm->name(nm->ctx, id, MT_GROUP_TRACE) : NULL;
+    *keep = true;
+    if (mt_filter_empty(filter))
+        return s;
+    char buf[24];
+    if (!s)
+        snprintf(buf, sizeof buf, "#%u", (unsigned)id);
+    if (mt_filter_match(s ? s : buf, filter))
+        return s;
+    *keep = other_names_match(nm, id, filter);
+    return *keep && s ? nm->name(nm->ctx, id, MT_GROUP_TRACE) : s;
+}
+
+/* Pass 1, TRACE grouping: one row per kept trace, its label in
+ * t->labels[src].  *by_id: whether the rows are not in ascending id order
+ * (the sort must then order ties by id). */
 static long collect_traces(mt_table *t, const mt_snapshot *snap, const char *filter,
-                           const mt_namer *nm, size_t n)
+                           const mt_namer *nm, size_t n, bool *by_id)
 {
     size_t k = 0;
-    char buf[24];
+    *by_id = false;
     for (size_t i = 0; i < n; i++) {
         const mt_shm_trace *tr = &snap->traces[i];
         if (!tr->alloc_count || unchanged(t, tr))
             continue;
-        long lab = mt_groups_add(&t->groups, name_of(nm, tr->id, MT_GROUP_TRACE, buf, sizeof buf));
-        if (lab < 0)
-            return -1;
-        if (!mt_filter_match(mt_groups_label(&t->groups, (size_t)lab), filter) &&
-            !other_names_match(nm, tr->id, filter)) {
-            mt_groups_drop_last(&t->groups);
+        bool keep;
+        t->labels[i] = trace_label(nm, tr->id, filter, &keep);
+        if (!keep)
             continue;
-        }
-        mt_sort_ent *e = &t->keys[k++];
-        *e = (mt_sort_ent){.id = tr->id, .label = (uint32_t)lab, .src = (uint32_t)i};
+        if (k && tr->id <= t->keys[k - 1].id)
+            *by_id = true;
+        t->keys[k++] = (mt_sort_ent){.id = tr->id, .src = (uint32_t)i};
     }
     return (long)k;
 }
@@ -241,41 +207,39 @@ static long collect_groups(mt_table *t, const mt_snapshot *snap, mt_group_key g,
     }
     size_t groups = t->groups.nrows;
     for (size_t gi = 0; gi < groups; gi++)
-        t->keys[gi] =
-            (mt_sort_ent){.id = t->acc[gi].sum.id, .label = (uint32_t)gi, .src = (uint32_t)gi};
+        t->keys[gi] = (mt_sort_ent){.id = t->acc[gi].sum.id, .src = (uint32_t)gi};
     return (long)groups;
 }
 
-static int cmp_ents(const void *pa, const void *pb)
+/* TRACE rows' labels: the namer's strings of pass 1 (not copied); without
+ * one, "#id" in the table's arena, pointed to once the arena has stopped
+ * growing. */
+static int trace_labels(mt_table *t, size_t k)
 {
-    const mt_sort_ent *a = pa, *b = pb;
-    if (a->key != b->key)
-        return a->key > b->key ? -1 : 1;
-    if (a->live != b->live)
-        return a->live > b->live ? -1 : 1;
-    return (a->id > b->id) - (a->id < b->id);
+    size_t fallback = 0;
+    for (size_t i = 0; i < k; i++) {
+        mt_table_row *r = &t->rows[i];
+        r->label = t->labels[t->keys[i].src];
+        if (r->label)
+            continue;
+        char buf[24];
+        snprintf(buf, sizeof buf, "#%u", (unsigned)r->trace_id);
+        if (mt_groups_add(&t->groups, buf) < 0)
+            return -1;
+        fallback++;
+    }
+    for (size_t i = 0, j = 0; j < fallback; i++)
+        if (!t->rows[i].label)
+            t->rows[i].label = mt_groups_label(&t->groups, j++);
+    return 0;
 }
 
-/* rows[i] = rows[keys[i].row] for every i, in place (cycle by cycle; a
- * moved row's key gets row = its own index). */
-static void permute_rows(mt_table *t, size_t k)
+static void make_plans(mt_table *t, const mt_snapshot *snap)
 {
-    for (size_t i = 0; i < k; i++) {
-        if (t->keys[i].row == i)
-            continue;
-        mt_table_row tmp = t->rows[i];
-        size_t j = i;
-        for (;;) {
-            size_t from = t->keys[j].row;
-            t->keys[j].row = (uint32_t)j;
-            if (from == i) {
-                t->rows[j] = tmp;
-                break;
-            }
-            t->rows[j] = t->rows[from];
-            j = from;
-        }
-    }
+    mt_hist_view times;
+    mt_history_view_of(&t->hist, NULL, &times);
+    mt_leak_plan_make(&t->plan_hist, &snap->slot, &times);
+    mt_leak_plan_make(&t->plan_no, &snap->slot, NULL);
 }
 
 long mt_table_build(mt_table *t, const mt_snapshot *snap, mt_group_key g, mt_sort_key key,
@@ -283,23 +247,29 @@ long mt_table_build(mt_table *t, const mt_snapshot *snap, mt_group_key g, mt_sor
 {
     t->nrows = 0;
     t->grouped = g != MT_GROUP_TRACE;
+    t->snap = snap;
     size_t n = snap && snap->traces ? (size_t)snap->slot.ntraces : 0;
-    if (reserve_rows(t, n ? n : 1) < 0 || mt_groups_begin(&t->groups, n, t->grouped) < 0)
+    if (reserve_rows(t, n ? n : 1) < 0 || mt_groups_begin(&t->groups) < 0)
         return -1;
+    bool by_id = true;
     long k = t->grouped ? collect_groups(t, snap, g, filter, namer, n)
-                        : collect_traces(t, snap, filter, namer, n);
+                        : collect_traces(t, snap, filter, namer, n, &by_id);
     if (k < 0)
         return -1;
-    for (long i = 0; i < k; i++) {
-        mt_sort_ent *e = &t->keys[i];
-        make_row(t, snap, e, &t->rows[i]);
-        t->rows[i].label = mt_groups_label(&t->groups, e->label);
-        e->key = key_of(&t->rows[i], key);
-        e->live = t->rows[i].live_bytes;
-        e->row = (uint32_t)i;
-    }
-    qsort(t->keys, (size_t)k, sizeof *t->keys, cmp_ents);
-    permute_rows(t, (size_t)k);
+    bool with_leak = key == MT_SORT_LEAK;
+    if (snap)
+        make_plans(t, snap);
+    if (with_leak && reserve_growth(t) < 0)
+        return -1;
+    mt_table_codes(t, snap, key, (size_t)k);
+    /* rows is free scratch until the rows are made: room for the sort. */
+    mt_sort_ents(t->keys, (mt_sort_ent *)(void *)t->rows, (size_t)k, key != MT_SORT_LIVE, by_id);
+    mt_table_make_rows(t, snap, with_leak, (size_t)k);
+    if (t->grouped)
+        for (long i = 0; i < k; i++)
+            t->rows[i].label = mt_groups_label(&t->groups, t->keys[i].src);
+    if (!t->grouped && trace_labels(t, (size_t)k) < 0)
+        return -1;
     t->nrows = (size_t)k;
     return k;
 }

@@ -27,8 +27,10 @@ static const mt_table_row *find_row(mt_app *a)
         bool same = a->ui.group == MT_GROUP_TRACE
                         ? rows[i].trace_id == a->ui.detail_trace
                         : rows[i].label && strcmp(rows[i].label, a->ui.detail_label) == 0;
-        if (same)
+        if (same) {
+            mt_table_leak(a->table, i); /* fills rows[i].leak */
             return &rows[i];
+        }
     }
     return NULL;
 }

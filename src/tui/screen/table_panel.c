@@ -110,8 +110,10 @@ static void draw(mt_app *a, int y, int h)
     for (int i = 0; i < visible; i++) {
         long k = a->ui.first + i;
         mt_draw_fill(y + 1 + i, 0, COLS, A_NORMAL);
-        if (k < (long)n)
+        if (k < (long)n) {
+            mt_table_leak(a->table, (size_t)k); /* computed for the rows shown only */
             draw_row(a, y + 1 + i, &rows[k], k == a->ui.sel);
+        }
     }
     if (!n && visible > 0)
         draw_empty(a, y + 1);
