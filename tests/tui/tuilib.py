@@ -46,6 +46,7 @@ def parse_args(description):
     p.add_argument("--workdir", required=True, help="private scratch directory (wiped)")
     p.add_argument("--tmux", default="tmux", help="the tmux executable")
     p.add_argument("--mode", help="a variant of the test, for scripts that have several")
+    p.add_argument("--exact", help="memtop-exact (the tests that need it say so)")
     return p.parse_args()
 
 
@@ -128,6 +129,30 @@ def row_for(rows, name):
         if name in r.location:
             return r
     return None
+
+
+def shown_bytes_match(text, exact):
+    """Whether a byte figure on screen ('80.0 KiB') is `exact` bytes, within
+    the figure's rounding (one decimal of its unit; plain bytes exactly)."""
+    m = BYTES_RE.fullmatch(text.strip())
+    if not m:
+        return False
+    unit = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[m.group(3)]
+    slack = 0.5 if unit == 1 else 0.05 * unit + 0.5
+    return abs(parse_bytes(text) - exact) <= slack
+
+
+def header_line(screen, i):
+    """Line i of the screen (0: the process and state, 3: recording / file)."""
+    lines = screen.split("\n")
+    return lines[i] if i < len(lines) else ""
+
+
+def frames_key(trace):
+    """A trace of a JSON snapshot, identified by its frames (module, offset,
+    function, inlined) -- ids may differ between two snapshots, frames not."""
+    return tuple((f.get("module"), f.get("offset"), f.get("function"), f.get("inlined"))
+                 for f in trace["frames"])
 
 
 class Tui:
@@ -367,6 +392,36 @@ class Tui:
                 fail("memtop-demo still runs (pids %s) %.0fs after memtop ended" %
                      (left, timeout))
             time.sleep(STEP_S)
+
+    def run_memtop(self, argv, timeout=120):
+        """memtop ARGV without a terminal (stdin /dev/null): (status, stdout, stderr)."""
+        p = subprocess.run([self.memtop] + [str(a) for a in argv], env=self.env,
+                           cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout)
+        return (p.returncode, p.stdout.decode(errors="replace"),
+                p.stderr.decode(errors="replace"))
+
+    def export_key(self, taken):
+        """Presses `e` and waits for "exported PATH" naming a file not in
+        `taken` (a set; PATH is added).  Export names have a one-second
+        stamp, so it first waits for the second of the previous export to
+        pass.  Returns (absolute path, the parsed JSON)."""
+        last = getattr(self, "_last_export_s", None)
+        while last is not None and int(time.time()) <= last:
+            time.sleep(0.05)
+        self.keys("e")
+
+        def new_export(s):
+            for m in re.finditer(r"exported (\S+\.json)", s):
+                p = os.path.normpath(os.path.join(self.workdir, m.group(1)))
+                if p not in taken:
+                    return p
+            return None
+        path = self.wait_for(new_export, "'exported <a new path>' after e")
+        self._last_export_s = int(time.time())
+        taken.add(path)
+        check(os.path.isfile(path), "the status line names %s, which does not exist" % path)
+        return path, e2elib.load_json(path)
 
     def children_of(self, pid):
         p = subprocess.run(["pgrep", "-P", str(pid)], stdout=subprocess.PIPE, text=True)

@@ -166,6 +166,7 @@ static void test_options(void **state)
         (const char *[]){"-g", "nope", NULL},
         (const char *[]){"--list", "--record", "x.dat", NULL},
         (const char *[]){"--record", "x.dat", NULL},
+        (const char *[]){"-p", "1", "--record", "x.dat", "--batch", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(parse(&o, bad[i]), 2);

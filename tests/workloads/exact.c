@@ -28,6 +28,10 @@
  * Usage: memtop-exact [GROUND.json|-] [EXIT_CODE]
  *   writes the ground truth to GROUND.json (or stdout) and exits EXIT_CODE
  *   (default 0).  Blocks left live at exit are deliberate leaks.
+ *   MEMTOP_EXACT_DELAY_MS=N (optional, 0..600000): sleep N milliseconds
+ *   before the work, without allocating, so that a viewer can attach and
+ *   start recording first (tests/tui/check_record_key.py).  Unset or 0: no
+ *   delay; a bad value is a usage error (exit 2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Every site function; the names are what the ground truth reports. */
 #define SITES(X)                                                                                   \
@@ -621,13 +626,36 @@ static int parse_exit_code(const char *arg)
     return (int)v;
 }
 
+/* MEMTOP_EXACT_DELAY_MS in milliseconds: 0 when unset, -1 when invalid. */
+static long delay_ms(void)
+{
+    const char *v = getenv("MEMTOP_EXACT_DELAY_MS");
+    if (v == NULL || *v == '\0') {
+        return 0;
+    }
+    char *end = NULL;
+    long ms = strtol(v, &end, 10);
+    return (*end != '\0' || ms < 0 || ms > 600000) ? -1 : ms;
+}
+
+/* Sleeps ms milliseconds (nanosleep allocates nothing), resuming after signals. */
+static void sleep_ms(long ms)
+{
+    struct timespec left = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+    }
+}
+
 int main(int argc, char **argv)
 {
     int exit_code = argc > 2 ? parse_exit_code(argv[2]) : 0;
-    if (argc > 3 || exit_code < 0) {
-        fprintf(stderr, "usage: memtop-exact [GROUND.json|-] [EXIT_CODE]\n");
+    long delay = delay_ms();
+    if (argc > 3 || exit_code < 0 || delay < 0) {
+        fprintf(stderr, "usage: [MEMTOP_EXACT_DELAY_MS=N] memtop-exact [GROUND.json|-] "
+                        "[EXIT_CODE]\n");
         return 2;
     }
+    sleep_ms(delay);
     static struct truth truth;
     struct thr t = {&truth, NULL};
     phase_malloc(&t);

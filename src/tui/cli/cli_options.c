@@ -237,6 +237,10 @@ static int check_target(const mt_opts *o, char *err, size_t n)
         return usage_err(err, n, "--batch/--export need -p PID, -f FILE or -- PROG ARGS");
     if (o->record_path && !o->pid && !o->prog_argv)
         return usage_err(err, n, "--record needs -p PID or -- PROG ARGS");
+    if (o->record_path && o->pid && (o->batch || o->export_path))
+        return usage_err(err, n,
+                         "-p PID --record records until Ctrl-C; it takes no --batch or "
+                         "--export");
     return 0;
 }
 

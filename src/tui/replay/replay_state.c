@@ -158,9 +158,6 @@ static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
         st->s.ended = true;
         st->s.end_reason = ev->u.end.reason;
         return 0;
-    case MT_DAT_TRACE_STATE:
-    case MT_DAT_LIVE_BLOCK:
-        return st->s.set_kind == MT_DAT_STATE_INITIAL ? on_initial(st, ev) : 0;
     default:
         return 0;
     }
@@ -180,6 +177,14 @@ int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f)
         return 0;
     case MT_DAT_STATE_END:
         st->s.set_kind = 0;
+        return 0;
+    case MT_DAT_TRACE_STATE:
+    case MT_DAT_LIVE_BLOCK:
+        /* The initial state is the state at the recording's start, though
+         * it is stamped when its capture ended a few ms later: a cursor at
+         * the start must show it. */
+        if (st->s.set_kind == MT_DAT_STATE_INITIAL)
+            return !f->has_lo || ev->t_ns > f->lo ? on_initial(st, ev) : 0;
         return 0;
     default:
         return passes(f, ev->t_ns) ? apply_timed(st, ev) : 0;

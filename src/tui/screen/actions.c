@@ -55,9 +55,10 @@ static void export_now(mt_app *a)
     }
     char path[4096], msg[512];
     mt_export_default_path(a->src.pid, ".json", path, sizeof path);
-    mt_state st = a->src.phase == MT_SRC_EXITED ? MT_STATE_EXITED
-                  : a->src.phase == MT_SRC_GONE ? MT_STATE_STALE
-                                                : MT_STATE_RUNNING;
+    mt_state st = a->src.replay                   ? mt_replay_state(a->src.replay)
+                  : a->src.phase == MT_SRC_EXITED ? MT_STATE_EXITED
+                  : a->src.phase == MT_SRC_GONE   ? MT_STATE_STALE
+                                                  : MT_STATE_RUNNING;
     if (mt_export_start(&a->export, v, st, a->ui.sort, !a->o->no_symbols, path, msg, sizeof msg))
         mt_app_status(a, true, "export failed: %s", msg);
     else
@@ -123,9 +124,11 @@ void mt_action_cursor(mt_app *a, double fraction)
 {
     if (!a->src.replay)
         return;
-    uint64_t dur = mt_replay_get_info(a->src.replay)->duration_ns;
-    double t = (double)mt_replay_cursor(a->src.replay) + fraction * (double)dur;
-    uint64_t to = t <= 0 ? 0 : t >= (double)dur ? UINT64_MAX : (uint64_t)t;
+    const mt_replay_info *in = mt_replay_get_info(a->src.replay);
+    uint64_t lo = in->start_ns, hi = in->duration_ns > lo ? in->duration_ns : lo;
+    uint64_t cur = mt_replay_at_end(a->src.replay) ? hi : mt_replay_cursor(a->src.replay);
+    double t = (double)cur + fraction * (double)(hi - lo);
+    uint64_t to = t <= (double)lo ? lo : t >= (double)hi ? UINT64_MAX : (uint64_t)t;
     char msg[512];
     if (!mt_source_seek(&a->src, to, msg, sizeof msg))
         mt_app_status(a, true, "%s", msg);

@@ -26,6 +26,9 @@ void mt_export_default_path(int pid, const char *ext, char *buf, size_t n)
                       : tmp && *tmp && tmp[0] == '/'                    ? tmp
                                                                         : "/tmp";
     snprintf(buf, n, "%s/memtop-%d-%s%s", dir, pid, stamp, ext);
+    /* Two in the same second get -2, -3, ...: never overwrite an earlier one. */
+    for (int k = 2; access(buf, F_OK) == 0 && k < 1000; k++)
+        snprintf(buf, n, "%s/memtop-%d-%s-%d%s", dir, pid, stamp, k, ext);
 }
 
 /* In the child: export, then report "ok" or the error through fd. */

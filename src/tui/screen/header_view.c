@@ -21,18 +21,32 @@ int mt_header_height(const mt_app *a, int lines)
     return TEXT_ROWS + graph;
 }
 
-/* "REPLAY 12s of 1m05s" and how the recording ended. */
+/* Seconds with a decimal below 100 s, else a duration. */
+static const char *secs(uint64_t ns, char *buf, size_t n)
+{
+    if (ns < 100000000000ull)
+        snprintf(buf, n, "%.1fs", (double)ns / 1e9);
+    else
+        mt_fmt_duration(ns / 1000000000ull, buf, n);
+    return buf;
+}
+
+/* "REPLAY 1.2s of 3.0s" (time since the recording began) and how the
+ * recording ended. */
 static const char *replay_text(const mt_app *a, char *buf, size_t n)
 {
     const mt_replay_info *in = mt_replay_get_info(a->src.replay);
+    bool end = mt_replay_at_end(a->src.replay);
+    uint64_t lo = in->start_ns, hi = in->duration_ns > lo ? in->duration_ns : lo;
+    uint64_t cur = end ? hi : mt_replay_cursor(a->src.replay);
     char at[32], len[32];
-    uint64_t cur = mt_replay_cursor(a->src.replay);
-    snprintf(buf, n, "REPLAY %s of %s%s%s", mt_fmt_duration(cur / 1000000000ull, at, sizeof at),
-             mt_fmt_duration(in->duration_ns / 1000000000ull, len, sizeof len),
-             mt_replay_at_end(a->src.replay) ? ": end, live = leaked" : "",
-             in->truncated   ? " (file truncated)"
-             : in->finalized ? ""
-                             : " (not finalized)");
+    const char *how = !end             ? ""
+                      : in->truncated  ? ": end of a truncated file"
+                      : !in->finalized ? ": end of an unfinished recording"
+                      : mt_replay_state(a->src.replay) == MT_STATE_EXITED ? ": end, live = leaked"
+                                                                          : ": end";
+    snprintf(buf, n, "REPLAY %s of %s%s", secs(cur > lo ? cur - lo : 0, at, sizeof at),
+             secs(hi - lo, len, sizeof len), how);
     return buf;
 }
 
@@ -246,8 +260,10 @@ static void draw_graph(mt_app *a, const mt_snapshot *s, int y, int h)
     double marker = -1;
     if (a->src.replay) { /* the whole recording, with the cursor marked */
         pts = mt_replay_timeline(a->src.replay, &npts);
-        uint64_t dur = mt_replay_get_info(a->src.replay)->duration_ns;
-        marker = dur ? (double)mt_replay_cursor(a->src.replay) / (double)dur : 1.0;
+        const mt_replay_info *in = mt_replay_get_info(a->src.replay);
+        uint64_t lo = in->start_ns, hi = in->duration_ns;
+        uint64_t cur = mt_replay_at_end(a->src.replay) ? hi : mt_replay_cursor(a->src.replay);
+        marker = hi > lo && cur >= lo ? (double)(cur - lo) / (double)(hi - lo) : 1.0;
     }
     for (size_t i = 0; pts && i < npts && n < GRAPH_POINTS; i++)
         vals[n++] = (double)pts[i].live_bytes;
