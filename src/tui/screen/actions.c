@@ -126,12 +126,13 @@ void mt_action_cursor(mt_app *a, double fraction)
         return;
     const mt_replay_info *in = mt_replay_get_info(a->src.replay);
     uint64_t lo = in->start_ns, hi = in->duration_ns > lo ? in->duration_ns : lo;
-    uint64_t cur = mt_replay_at_end(a->src.replay) ? hi : mt_replay_cursor(a->src.replay);
-    double t = (double)cur + fraction * (double)(hi - lo);
-    uint64_t to = t <= (double)lo ? lo : t >= (double)hi ? UINT64_MAX : (uint64_t)t;
-    char msg[512];
-    if (!mt_source_seek(&a->src, to, msg, sizeof msg))
-        mt_app_status(a, true, "%s", msg);
+    uint64_t cur = a->ui.seek_pending                ? a->ui.seek_to
+                   : mt_replay_at_end(a->src.replay) ? UINT64_MAX
+                                                     : mt_replay_cursor(a->src.replay);
+    double t = (double)(cur > hi ? hi : cur) + fraction * (double)(hi - lo);
+    /* Keys only move the target; the loop seeks once for all of them. */
+    a->ui.seek_to = t <= (double)lo ? lo : t >= (double)hi ? UINT64_MAX : (uint64_t)t;
+    a->ui.seek_pending = true;
     a->dirty = true;
 }
 

@@ -23,44 +23,40 @@ int mt_columns_width(void)
     return w + 1;
 }
 
-static void signed_bytes(double v, bool delta, char *buf, size_t n)
+typedef char *(*fmt_fn)(uint64_t v, char *buf, size_t n);
+
+/* v formatted by fmt; with a sign when it is a change (delta). */
+static void signed_fig(fmt_fn fmt, double v, bool delta, char *buf, size_t n)
 {
     char b[32];
-    mt_fmt_bytes((uint64_t)fabs(v), b, sizeof b);
+    fmt((uint64_t)fabs(v), b, sizeof b);
     if (delta && v != 0)
         snprintf(buf, n, "%c%s", v < 0 ? '-' : '+', b);
     else
         snprintf(buf, n, "%s", b);
 }
 
-static void signed_count(double v, bool delta, char *buf, size_t n)
-{
-    char b[32];
-    mt_fmt_count((uint64_t)fabs(v), b, sizeof b);
-    if (delta && v != 0)
-        snprintf(buf, n, "%c%s", v < 0 ? '-' : '+', b);
-    else
-        snprintf(buf, n, "%s", b);
-}
-
-void mt_column_text(int c, const mt_table_row *r, bool delta, char *buf, size_t n)
+void mt_column_text(int c, const mt_table_row *r, bool delta, bool rates_known, char *buf, size_t n)
 {
     char b[32];
     switch (c) {
     case MT_COL_LIVE:
-        signed_bytes(r->live_bytes, delta, buf, n);
+        signed_fig(mt_fmt_bytes, r->live_bytes, delta, buf, n);
         return;
     case MT_COL_BLOCKS:
-        signed_count(r->live_count, delta, buf, n);
+        signed_fig(mt_fmt_count, r->live_count, delta, buf, n);
         return;
     case MT_COL_GROWTH:
         if (fabs(r->growth_bps) < 0.5)
             snprintf(buf, n, "0");
         else
-            signed_bytes(r->growth_bps, true, buf, n);
+            signed_fig(mt_fmt_bytes, r->growth_bps, true, buf, n);
         return;
     case MT_COL_ALLOCS:
-        snprintf(buf, n, "%s", mt_fmt_count((uint64_t)(r->allocs_ps + 0.5), b, sizeof b));
+        if (!rates_known)
+            snprintf(buf, n, "-");
+        else
+            snprintf(buf, n, "%s", mt_fmt_count((uint64_t)(r->allocs_ps + 0.5), b, sizeof b));
         return;
     case MT_COL_TEMP:
         snprintf(buf, n, "%.0f%%", 100.0 * r->temp_share);

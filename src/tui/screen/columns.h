@@ -31,7 +31,9 @@ extern const mt_column mt_columns[MT_COLS];
 /* Columns before LOCATION, separators included. */
 int mt_columns_width(void);
 
-/* The text of column c for row r. */
-void mt_column_text(int c, const mt_table_row *r, bool delta, char *buf, size_t n);
+/* The text of column c for row r; rates_known false shows "-" for ALLOC/s
+ * (no two snapshots to compare yet, or a recording). */
+void mt_column_text(int c, const mt_table_row *r, bool delta, bool rates_known, char *buf,
+                    size_t n);
 
 #endif

@@ -51,8 +51,8 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     char c1[32], c2[32];
     mt_lines_add(l, t->title, "Counters%s", since);
     char live[48], blocks[48];
-    mt_column_text(MT_COL_LIVE, r, d, live, sizeof live);
-    mt_column_text(MT_COL_BLOCKS, r, d, blocks, sizeof blocks);
+    mt_column_text(MT_COL_LIVE, r, d, true, live, sizeof live);
+    mt_column_text(MT_COL_BLOCKS, r, d, true, blocks, sizeof blocks);
     mt_lines_add(l, A_NORMAL, "  live        %s in %s blocks", live, blocks);
     mt_lines_add(l, A_NORMAL, "  allocated   %s in %s allocations", B((uint64_t)r->alloc_bytes),
                  mt_fmt_count((uint64_t)r->alloc_count, c1, 32));

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,9 @@ int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, mt_sort_key
         return -1;
     }
     if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL); /* the viewer blocks them for its signalfd */
         close(fds[0]);
         child_export(fds[1], v, st, sort, symbols, path);
     }
@@ -114,6 +118,7 @@ void mt_export_finish(mt_export_job *j)
 {
     if (!j->pid)
         return;
+    fprintf(stderr, "memtop: finishing the export to %s\n", j->path);
     int status = 0;
     while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
         ;

@@ -130,9 +130,11 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
     field(t, 1, &x, "peak ", A_NORMAL, B(to->peak_live_bytes));
 }
 
-/* Live-bytes growth per second over the last minute, from the timeline. */
-static double minute_growth(const mt_snapshot *s)
+/* Live-bytes growth per second over the last minute (or the whole run
+ * when it is younger), from the timeline; *window_s says over how long. */
+static double minute_growth(const mt_snapshot *s, uint64_t *window_s)
 {
+    *window_s = 0;
     if (!s->timeline || s->slot.ntimeline < 2)
         return 0;
     const mt_shm_point *last = &s->timeline[s->slot.ntimeline - 1], *p = &s->timeline[0];
@@ -143,6 +145,7 @@ static double minute_growth(const mt_snapshot *s)
     }
     if (last->t_ns <= p->t_ns)
         return 0;
+    *window_s = (last->t_ns - p->t_ns + 500000000ull) / 1000000000ull;
     return ((double)last->live_bytes - (double)p->live_bytes) /
            ((double)(last->t_ns - p->t_ns) / 1e9);
 }
@@ -178,8 +181,12 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
     else
         snprintf(buf, sizeof buf, "n/a");
     field(t, 2, &x, "Rate ", t->value, buf);
-    double g = minute_growth(s);
-    field(t, 2, &x, "Growth 1m ", g > 0 ? t->warn : t->value, mt_fmt_rate(g, buf, sizeof buf));
+    uint64_t win;
+    double g = minute_growth(s, &win);
+    char label[48], w[32];
+    snprintf(label, sizeof label, "Growth %s ",
+             win >= 55 ? "1m" : mt_fmt_duration(win, w, sizeof w));
+    field(t, 2, &x, label, g > 0 ? t->warn : t->value, mt_fmt_rate(g, buf, sizeof buf));
     health_text(&s->slot.totals, s->flags, buf, sizeof buf);
     field(t, 2, &x, "Data ", buf[0] ? t->warn : t->good, buf[0] ? buf : "exact");
 }
@@ -279,7 +286,8 @@ static void draw_graph(mt_app *a, const mt_snapshot *s, int y, int h)
         mvaddstr(y + r, label_w, lines[r]);
         attrset(A_NORMAL);
     }
-    mt_draw_text(t, y, 0, label_w - 1, t->label, "Heap life");
+    if (h > 1)
+        mt_draw_text(t, y, 0, label_w - 1, t->label, "Heap life");
     mt_draw_text(t, y + (h > 1 ? 1 : 0), 0, label_w - 1, t->dim, B((uint64_t)max));
 }
 

@@ -73,8 +73,14 @@ static mt_key_result key(mt_app *a, int ch)
     case KEY_ENTER:
         mt_picker_choose(a);
         break;
+    case 'q':
+    case KEY_F(10):
+    case '?':
+    case 'h':
+    case KEY_F(1):
+        return MT_KEY_UNHANDLED; /* quit and help are the global keys */
     default:
-        return MT_KEY_UNHANDLED;
+        return MT_KEY_HANDLED; /* no target yet: sorting, recording, ... mean nothing */
     }
     a->dirty = true;
     return MT_KEY_HANDLED;

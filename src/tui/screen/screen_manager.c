@@ -39,18 +39,25 @@ typedef struct loop {
     double last_names_build;
     uint64_t names_gen;
     uint64_t observed; /* the source's version last fed to the table */
+    uint64_t image;    /* the source's image the names belong to */
 } loop;
 
 /* Feed a snapshot the table has not seen yet. */
 static void take_data(mt_app *a, loop *L)
 {
     const mt_view *v = &a->src.view;
+    if (a->src.image != L->image) { /* exec: new trace ids, new names */
+        mt_names_free(&a->names);
+        mt_names_init(&a->names, a->sym, &a->src.view.defs);
+        L->image = a->src.image;
+    }
     if (!v->have_snap || a->src.version == L->observed)
         return;
     mt_symworker_set_modules(a->sym, &v->mods);
     /* prev is the snapshot fed last time only if exactly one arrived since. */
     bool prev_ok = v->have_prev && !a->src.replay && a->src.version == L->observed + 1;
     mt_table_observe(a->table, &v->snap, prev_ok ? &v->prev : NULL);
+    a->ui.rates_known = prev_ok || (a->ui.rates_known && !a->src.replay);
     L->observed = a->src.version;
     a->rebuild = true;
     a->dirty = true;
@@ -74,7 +81,14 @@ static void build_rows(mt_app *a, loop *L)
     const mt_snapshot *s = mt_app_snapshot(a);
     uint64_t gen = a->sym ? mt_symworker_generation(a->sym) : 0;
     bool names_news = gen != L->names_gen && a->now - L->last_names_build >= NAMES_REBUILD_S;
-    if (!s || (!a->rebuild && !names_news))
+    if (!s) { /* lost the segment (re-attaching): rows must not point into it */
+        static const mt_snapshot none;
+        size_t n;
+        if (mt_table_rows(a->table, &n) && n)
+            mt_table_build(a->table, &none, a->ui.group, a->ui.sort, NULL, NULL);
+        return;
+    }
+    if (!a->rebuild && !names_news)
         return;
     mt_namer namer = mt_names_namer(&a->names);
     bool keep = !a->ui.sel_reset;
@@ -85,6 +99,8 @@ static void build_rows(mt_app *a, loop *L)
     if (keep)
         mt_table_restore_selection(a);
     a->ui.sel_reset = false;
+    if (!mt_table_has_baseline(a->table))
+        a->ui.baseline_t_ns = 0; /* the model drops it on a new image */
     L->names_gen = gen;
     L->last_names_build = a->now;
     a->rebuild = false;
@@ -187,6 +203,13 @@ int mt_screen_run(mt_app *a)
         a->now = monotonic_s();
         if (a->stack[a->depth - 1] == &mt_picker_panel && mt_picker_scan(&a->picker, a->now))
             a->dirty = true;
+        if (a->ui.seek_pending) { /* cursor keys since the last pass, as one seek */
+            char msg[512];
+            a->ui.seek_pending = false;
+            if (!mt_source_seek(&a->src, a->ui.seek_to, msg, sizeof msg))
+                mt_app_status(a, true, "%s", msg);
+            a->dirty = true;
+        }
         poll_data(a, &L);
         build_rows(a, &L);
         poll_jobs(a);

@@ -129,7 +129,10 @@ bool mt_source_poll(mt_source *s)
         uint64_t before = s->view.have_snap ? s->view.snap.slot.publish_seq : 0;
         mt_err err = {MT_OK, ""};
         /* Attaches first if need be (launch mode, or after an exec). */
+        uint64_t ino = s->view.attached ? (uint64_t)s->view.seg.ino : 0;
         mt_errc rc = mt_view_refresh(&s->view, &err);
+        if (s->view.attached && (uint64_t)s->view.seg.ino != ino)
+            s->image++; /* trace ids and names start again */
         if (rc == MT_OK) {
             s->failures = 0;
             s->error[0] = 0;
@@ -148,16 +151,24 @@ static void sleep_s(double secs)
     nanosleep(&ts, NULL);
 }
 
+/* PROG and its children: PROG leads its own process group (unless it
+ * left it, so it is also signalled by pid). */
+static void signal_prog(const mt_source *s, int sig)
+{
+    kill(-s->child.pid, sig);
+    kill(s->child.pid, sig);
+}
+
 /* SIGTERM, then SIGKILL if PROG is still there after grace_s. */
 static void end_child(mt_source *s, double grace_s)
 {
-    kill(s->child.pid, SIGTERM);
+    signal_prog(s, SIGTERM);
     for (double waited = 0; waited < grace_s; waited += 0.02) {
         if (mt_child_poll(&s->child))
             return;
         sleep_s(0.02);
     }
-    kill(s->child.pid, SIGKILL);
+    signal_prog(s, SIGKILL);
 }
 
 int mt_source_close(mt_source *s, double grace_s)

@@ -28,9 +28,10 @@ typedef struct mt_source {
     bool launched;
     mt_child child;
     char out_path[4096]; /* launch mode: PROG's stdout and stderr */
-    char error[512];     /* the last hard error, for the status line */
+    char error[4700];    /* the last hard error, for the status line */
     int failures;        /* consecutive failed refreshes */
     uint64_t version;    /* increases with every new state in view */
+    uint64_t image;      /* increases when the target's segment is a new one (exec) */
     mt_replay *replay;   /* -f: the recording; view holds the state at its cursor */
 } mt_source;
 

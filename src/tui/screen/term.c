@@ -59,6 +59,11 @@ bool mt_term_start(char *msg, size_t n)
     install_crash_handlers();
     initscr();
     cbreak();
+    struct termios tio; /* no XON/XOFF: Ctrl-S would stop the screen mid-write */
+    if (tcgetattr(STDIN_FILENO, &tio) == 0) {
+        tio.c_iflag &= ~(tcflag_t)IXON;
+        tcsetattr(STDIN_FILENO, TCSANOW, &tio);
+    }
     noecho();
     nonl();
     keypad(stdscr, TRUE);
