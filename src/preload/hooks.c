@@ -7,6 +7,10 @@
  * the record out BEFORE the real free, so an address reused by another
  * thread's malloc at once is always recorded afresh.
  *
+ * Inside dl_iterate_phdr (mt_tls_dl_depth, dl_hooks.c) the hooks track as
+ * usual but do not unwind: the tracker attributes those blocks to the trace
+ * without frames, so their frees are still matched and every count exact.
+ *
  * Accounting of realloc: the old block is freed (charged to its own trace,
  * never temporary) and the new one allocated at realloc's call site, even
  * when the address does not change.
@@ -25,18 +29,29 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Tracking is not running: start it if it may start here.  Never inside
+ * dl_iterate_phdr, maybe holding the loader's lock (starting unwinds,
+ * dlopens and creates threads): such a call passes through like any call
+ * before tracking starts. */
+static bool hook_start(void)
+{
+    int st = atomic_load_explicit(&mt_g.state, memory_order_relaxed);
+    if (st == MT_ST_OFF || mt_tls_dl_depth)
+        return false;
+    int saved = errno; /* starting up may set it (e.g. no segment) */
+    bool ready = mt_ensure_ready();
+    errno = saved;
+    return ready;
+}
+
 /* Enters memtop on this thread, or returns NULL to pass through. */
 static inline mt_thread *hook_enter(void)
 {
     if (MT_UNLIKELY(mt_tls_in_hook))
         return NULL;
-    if (MT_UNLIKELY(atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)) {
-        int saved = errno; /* starting up may set it (e.g. no segment) */
-        bool ready = mt_ensure_ready();
-        errno = saved;
-        if (!ready)
-            return NULL;
-    }
+    if (MT_UNLIKELY(atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY) &&
+        !hook_start())
+        return NULL;
     mt_thread *t = mt_tls_thread;
     mt_tls_in_hook = MT_IN_HOOK;
     if (MT_UNLIKELY(!t) && !(t = mt_thread_acquire())) {

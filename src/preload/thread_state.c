@@ -18,6 +18,7 @@
 MT_TLS int mt_tls_in_hook;
 MT_TLS mt_thread *mt_tls_thread;
 MT_TLS bool mt_tls_exiting;
+MT_TLS unsigned mt_tls_dl_depth;
 
 static pthread_key_t g_key;
 static mt_spinlock g_free_lock;

@@ -49,6 +49,14 @@ extern MT_TLS mt_thread *mt_tls_thread;
 /* Set by the key destructor when this thread exits. */
 extern MT_TLS bool mt_tls_exiting;
 
+/* How many dl_iterate_phdr calls this thread is inside (dl_hooks.c).  While
+ * non-zero the thread may hold the loader's lock, and libunwind takes that
+ * lock while it holds its own: an allocation here must not unwind (it would
+ * deadlock against another thread's unwind).  It is tracked like any other,
+ * but attributed to the trace without frames.  A plain counter: a signal
+ * handler's own calls increment and decrement it in pairs. */
+extern MT_TLS unsigned mt_tls_dl_depth;
+
 /* This thread's state, created on first use (from mmap).  NULL if memory
  * for it cannot be had.  After the thread's key destructor ran, a
  * transient state is returned instead, to be given back at hook exit. */

@@ -7,6 +7,8 @@
  *    it is still the newest block its thread allocated (a malloc followed
  *    immediately by free is temporary under any setting);
  *  - a free of a block memtop never saw only counts an unknown free;
+ *  - a block allocated inside dl_iterate_phdr is charged to the trace
+ *    without frames (no unwinding there: dl_hooks.c), its free as usual;
  *  - an insert that finds its address already live means that block's free
  *    was missed (e.g. it arrived in a signal handler while the deferred-free
  *    queue was full): it is charged as freed then, and counted as missed.
@@ -72,12 +74,14 @@ static inline void account_free(const mt_block *b, bool temporary)
     atomic_fetch_add_explicit(&tr->free_count, 1, memory_order_release);
 }
 
-/* Trace id for the caller's backtrace: per-thread cache, then shared index. */
+/* Trace id for the caller's backtrace: per-thread cache, then shared index.
+ * Inside dl_iterate_phdr no backtrace is taken (thread_state.h): the block
+ * goes to the trace without frames. */
 static uint32_t current_trace(mt_thread *t, uint64_t now)
 {
     uint64_t frames[MT_MAX_DEPTH];
-    bool truncated;
-    uint32_t n = mt_backtrace(frames, mt_g.cfg.depth, &truncated);
+    bool truncated = false;
+    uint32_t n = MT_LIKELY(!mt_tls_dl_depth) ? mt_backtrace(frames, mt_g.cfg.depth, &truncated) : 0;
     uint64_t h = mt_hash_frames(frames, n) ^ (truncated ? 0x5bd1e995u : 0);
     mt_tcache_entry *e = &t->tcache[h & (MT_TCACHE_SLOTS - 1)];
     uint64_t f0 = n ? frames[0] : 0;
