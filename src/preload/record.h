@@ -44,6 +44,13 @@ void mt_rec_child_reset(void);       /* atfork child: the parent's recording is 
 void mt_rec_child_start(void);       /* first hook of a fork child */
 void mt_rec_finish(unsigned reason); /* exit, _exit, exec: finalize (MT_DAT_END_*) */
 
+/* exec (record_exec.c): before the real exec, the final state and END are
+ * written but the file stays open (true if so); if the exec returns
+ * (failed), the recording resumes as if nothing happened, or, if the file
+ * cannot be cut back, ends with status FAILED "exec failed (ERRNO): ...". */
+bool mt_rec_exec_prepare(void);
+void mt_rec_exec_failed(int err);
+
 /* Control channel (publisher thread).  Fill msg; return MT_CTRL_*. */
 int mt_rec_cmd_start(const char *arg, char *msg, size_t cap);
 int mt_rec_cmd_stop(char *msg, size_t cap);

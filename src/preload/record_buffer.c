@@ -13,6 +13,7 @@
 
 #include "os_memory.h"
 #include "record_writer.h"
+#include "thread_state.h"
 
 #include <sched.h>
 #include <signal.h>
@@ -123,6 +124,9 @@ bool mt_ring_push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
     r->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    /* Inside dl_iterate_phdr this thread holds the loader's lock, which the
+     * writer needs to scan modules: waiting there only stalls both. */
+    may_wait = may_wait && !mt_tls_dl_depth;
     if (MT_UNLIKELY(head - r->tail_cache >= MT_RING_SLOTS) &&
         !(may_wait ? wait_room(r, head)
                    : head - (r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire)) <
@@ -166,6 +170,20 @@ void mt_rings_discard(void)
         atomic_store_explicit(&r->lost_free_count, 0, memory_order_relaxed);
         atomic_store_explicit(&r->lost_free_bytes, 0, memory_order_relaxed);
     }
+}
+
+uint64_t mt_rings_discard_as_lost(void)
+{
+    uint64_t total = 0;
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+        for (; tail != head; tail++)
+            count_lost(r, &r->ev[tail & (MT_RING_SLOTS - 1)]);
+        total += head - atomic_load_explicit(&r->tail, memory_order_relaxed);
+        atomic_store_explicit(&r->tail, head, memory_order_release);
+    }
+    return total;
 }
 
 void mt_rings_child_reset(void)

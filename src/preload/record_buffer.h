@@ -69,4 +69,8 @@ void mt_rings_child_reset(void);
  * recording starts clean). */
 void mt_rings_discard(void);
 
+/* Writer side: empties every ring, counting its events as lost (LOST
+ * records follow); returns how many. */
+uint64_t mt_rings_discard_as_lost(void);
+
 #endif

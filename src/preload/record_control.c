@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "record.h"
 
+#include "clock.h"
 #include "dat_format.h"
 #include "log.h"
 #include "record_buffer.h"
@@ -45,10 +46,19 @@ static rec_control g_rc;
 
 /* --- events (hooks) ----------------------------------------------------- */
 
+/* Bounded: a thread waiting here may hold any lock outside memtop (the
+ * loader's, stdio's), so the wait never depends on the writer getting one;
+ * it gives up at the pause's deadline (record_writer.c counts the events
+ * of such calls as dropped: the initial state is then approximate). */
 void mt_rec_gate(void)
 {
-    while (mt_rec_paused())
+    while (mt_rec_paused()) {
+        if (mt_now_ns() >= atomic_load_explicit(&mt_w.pause_until, memory_order_relaxed)) {
+            atomic_fetch_add_explicit(&mt_w.gate_giveups, 1, memory_order_relaxed);
+            return;
+        }
         sched_yield();
+    }
 }
 
 void mt_rec_alloc(uint64_t t_ns, uint32_t trace, uint64_t size)
@@ -165,7 +175,7 @@ static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, 
         snprintf(msg, cap, "already recording to %.400s", g_rc.path);
         return EBUSY;
     }
-    int fd = mt_rec_create(pattern, path, sizeof path);
+    int fd = mt_rec_create(pattern, fork_child, path, sizeof path);
     if (fd == -EINVAL) {
         snprintf(msg, cap,
                  "bad recording file name '%.200s' (use %%p %%e %%t %%n %%%% only, and keep it "
@@ -193,7 +203,15 @@ static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, 
     mt_spin_unlock(&g_rc.lock);
     atomic_store(&g_rc.finishing, false);
     snprintf(msg, cap, "%s", path);
-    set_status(MT_REC_STATE_ON, 0, path, "recording");
+    char note[MT_REC_MSG_MAX];
+    if (mt_w.approx)
+        snprintf(note, sizeof note,
+                 "recording; initial state approximate (%llu events during its capture counted "
+                 "as dropped)",
+                 (unsigned long long)mt_w.approx);
+    else
+        snprintf(note, sizeof note, "recording");
+    set_status(MT_REC_STATE_ON, 0, path, note);
     return 0;
 }
 
@@ -289,6 +307,35 @@ void mt_rec_finish(unsigned reason)
 {
     if (g_rc.state == MT_REC_STATE_ON && mt_w.pid == getpid())
         stop(reason);
+}
+
+bool mt_rec_exec_prepare(void)
+{
+    bool expect = false;
+    if (g_rc.state != MT_REC_STATE_ON || mt_w.pid != getpid() ||
+        !atomic_compare_exchange_strong(&g_rc.finishing, &expect, true))
+        return false;
+    if (mt_recw_seal(MT_DAT_END_EXEC))
+        return true;
+    atomic_store(&g_rc.finishing, false);
+    stop(MT_DAT_END_EXEC); /* a write error: finalize as far as possible */
+    return false;
+}
+
+void mt_rec_exec_failed(int err)
+{
+    bool resumed = mt_recw_unseal();
+    atomic_store(&g_rc.finishing, false);
+    if (resumed)
+        return;
+    mt_spin_lock(&g_rc.lock);
+    record_final_figures();
+    g_rc.state = MT_REC_STATE_FAILED;
+    g_rc.error = err;
+    snprintf(g_rc.message, sizeof g_rc.message,
+             "exec failed (%s): the recording ended at the exec attempt",
+             strerrorname_np(err) ? strerrorname_np(err) : "errno");
+    mt_spin_unlock(&g_rc.lock);
 }
 
 int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)

@@ -2,10 +2,12 @@
  *
  * exec discards the process image without running destructors, so the
  * exec family is interposed: the recording gets its final state and END
- * record (reason exec) first.  The new image (LD_PRELOAD is inherited)
- * starts its own recording if MEMTOP_RECORD asks for one.  A vfork child
- * runs in its parent's memory: mt_rec_finish sees another pid and leaves
- * the parent's recording alone.  glibc's posix_spawn and system() exec
+ * record (reason exec) first, in frames of their own, with recording still
+ * on.  If the exec returns (it failed), those frames are cut off again and
+ * the recording carries on (errno is kept for the caller).  The new image
+ * (LD_PRELOAD is inherited) starts its own recording if MEMTOP_RECORD asks
+ * for one.  A vfork child runs in its parent's memory: mt_rec_exec_prepare
+ * sees another pid and leaves the parent's recording alone.  glibc's posix_spawn and system() exec
  * through internal calls, in a child: nothing to do there either.
  */
 #define _GNU_SOURCE
@@ -16,16 +18,32 @@
 #include "thread_state.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <unistd.h>
 
-static void before_exec(void)
+/* True if the recording was sealed (after_exec must resume it). */
+static bool before_exec(void)
 {
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
-        return;
+        return false;
     mt_tls_in_hook = MT_IN_OWN;
-    mt_rec_finish(MT_DAT_END_EXEC);
+    bool sealed = mt_rec_exec_prepare();
     mt_tls_in_hook = 0;
+    return sealed;
+}
+
+/* The exec returned: it failed. */
+static int after_exec(bool sealed, int rc)
+{
+    if (!sealed)
+        return rc;
+    int err = errno;
+    mt_tls_in_hook = MT_IN_OWN;
+    mt_rec_exec_failed(err);
+    mt_tls_in_hook = 0;
+    errno = err;
+    return rc;
 }
 
 #define REAL(name, type)                                                                           \
@@ -40,36 +58,36 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 MT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     REAL(execve, execve_fn)
-    before_exec();
-    return real_execve(path, argv, envp);
+    bool sealed = before_exec();
+    return after_exec(sealed, real_execve(path, argv, envp));
 }
 
 MT_EXPORT int execv(const char *path, char *const argv[])
 {
     REAL(execv, execv_fn)
-    before_exec();
-    return real_execv(path, argv);
+    bool sealed = before_exec();
+    return after_exec(sealed, real_execv(path, argv));
 }
 
 MT_EXPORT int execvp(const char *file, char *const argv[])
 {
     REAL(execvp, execv_fn)
-    before_exec();
-    return real_execvp(file, argv);
+    bool sealed = before_exec();
+    return after_exec(sealed, real_execvp(file, argv));
 }
 
 MT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     REAL(execvpe, execve_fn)
-    before_exec();
-    return real_execvpe(file, argv, envp);
+    bool sealed = before_exec();
+    return after_exec(sealed, real_execvpe(file, argv, envp));
 }
 
 MT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     REAL(fexecve, fexecve_fn)
-    before_exec();
-    return real_fexecve(fd, argv, envp);
+    bool sealed = before_exec();
+    return after_exec(sealed, real_fexecve(fd, argv, envp));
 }
 
 /* execl, execlp, execle: collect the arguments, then the v variant. */

@@ -4,7 +4,9 @@
  * recording holds addresses, the command line and the allocation pattern
  * of the program, and an existing file (perhaps a symlink planted by
  * someone else) is never overwritten or followed.  %n tries 0, 1, 2, ...
- * so successive recordings and forked children get distinct files.
+ * so successive recordings and forked children get distinct files; a fork
+ * child's name also gets ".fork", so the image it may exec (same pid)
+ * finds its own %p name free.
  */
 #define _GNU_SOURCE
 #include "record_path.h"
@@ -104,11 +106,27 @@ static bool has_counter(const char *pattern)
     return false;
 }
 
-int mt_rec_create(const char *pattern, char *path, size_t cap)
+/* ".fork" before the extension of the last component, or at its end. */
+static bool fork_name(char *path, size_t cap)
+{
+    static const char tag[] = ".fork";
+    size_t len = strlen(path), k = sizeof tag - 1;
+    if (len + k + 1 > cap)
+        return false;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t at = dot && dot != base ? (size_t)(dot - path) : len;
+    memmove(path + at + k, path + at, len - at + 1);
+    memcpy(path + at, tag, k);
+    return true;
+}
+
+int mt_rec_create(const char *pattern, bool fork_child, char *path, size_t cap)
 {
     unsigned limit = has_counter(pattern) ? MAX_COUNTER : 1;
     for (unsigned n = 0; n < limit; n++) {
-        if (!mt_rec_expand(pattern, n, path, cap))
+        if (!mt_rec_expand(pattern, n, path, cap) || (fork_child && !fork_name(path, cap)))
             return -EINVAL;
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0) {

@@ -1,10 +1,10 @@
 /* record_state.c -- state sets of a recording (dat_format.h): every
  * trace's counters, and (initial state only) every live block, so that a
- * recording started mid-run replays to the same state as the live view,
- * and the final counters a reader can check its replay against.
+ * recording started mid-run replays to the same state as the live view
+ * (written from the copy record_initial.c took), and the final counters a
+ * reader can check its replay against.
  */
 #include "dat_format.h"
-#include "ptr_table.h"
 #include "record_writer.h"
 #include "trace_table.h"
 
@@ -42,72 +42,108 @@ static void flush_batch(batch *bt, unsigned type)
     bt->prev_id = 0;
 }
 
-static void trace_entry(batch *bt, uint32_t id)
+/* One TRACE_STATES entry from the live counters (final state). */
+static void read_trace(uint32_t id, mt_rr_tcopy *c)
 {
     mt_trace *t = mt_trace_get(id);
-    mt_rec_buf *b = &bt->entries;
-    uint64_t fc = atomic_load_explicit(&t->free_count, memory_order_acquire);
-    uint64_t fb = atomic_load_explicit(&t->free_bytes, memory_order_relaxed);
-    uint64_t tc = atomic_load_explicit(&t->temp_count, memory_order_relaxed);
-    uint64_t tb = atomic_load_explicit(&t->temp_bytes, memory_order_relaxed);
-    uint64_t ac = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
+    c->fc = atomic_load_explicit(&t->free_count, memory_order_acquire);
+    c->fb = atomic_load_explicit(&t->free_bytes, memory_order_relaxed);
+    c->tc = atomic_load_explicit(&t->temp_count, memory_order_relaxed);
+    c->tb = atomic_load_explicit(&t->temp_bytes, memory_order_relaxed);
+    c->ac = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
     uint64_t lb = atomic_load_explicit(&t->live_bytes, memory_order_relaxed);
     uint64_t pk = atomic_load_explicit(&t->peak_live_bytes, memory_order_relaxed);
+    c->ab = lb + c->fb;
+    c->peak = pk > lb ? pk : lb;
+}
+
+static void trace_entry(batch *bt, uint32_t id, const mt_rr_tcopy *c)
+{
+    mt_rec_buf *b = &bt->entries;
     mt_put_v(b, id - bt->prev_id);
-    mt_put_v(b, ac);
-    mt_put_v(b, lb + fb);
-    mt_put_v(b, fc);
-    mt_put_v(b, fb);
-    mt_put_v(b, tc);
-    mt_put_v(b, tb);
-    mt_put_v(b, pk > lb ? pk : lb);
+    mt_put_v(b, c->ac);
+    mt_put_v(b, c->ab);
+    mt_put_v(b, c->fc);
+    mt_put_v(b, c->fb);
+    mt_put_v(b, c->tc);
+    mt_put_v(b, c->tb);
+    mt_put_v(b, c->peak);
     bt->prev_id = id;
     if (++bt->n == ENTRIES_PER_RECORD)
         flush_batch(bt, MT_DAT_REC_TRACE_STATES);
 }
 
-static void live_visit(const mt_block *blk, void *arg)
+static void block_entry(batch *bt, const mt_rr_bcopy *blk)
 {
-    batch *bt = arg;
     mt_rec_buf *b = &bt->entries;
-    int64_t birth = (int64_t)(blk->birth_ns / 1000000u);
-    mt_put_z(b, (int64_t)blk->trace - bt->prev_trace);
+    int64_t trace = (int64_t)(blk->key & ((1ull << MT_RR_TRACE_BITS) - 1));
+    int64_t birth = (int64_t)(blk->key >> MT_RR_TRACE_BITS);
+    mt_put_z(b, trace - bt->prev_trace);
     mt_put_z(b, birth - bt->prev_birth);
     mt_put_v(b, blk->size);
     mt_put_v(b, 1);
-    bt->prev_trace = blk->trace;
+    bt->prev_trace = trace;
     bt->prev_birth = birth;
     if (++bt->n == ENTRIES_PER_RECORD)
         flush_batch(bt, MT_DAT_REC_LIVE_BLOCKS);
 }
 
-void mt_rr_state(unsigned kind, uint64_t now, bool live_blocks)
+static batch *begin_set(unsigned kind, uint64_t now)
 {
     static batch bt; /* writer lock held: one user at a time */
     if (!bt.entries.p && !mt_rbuf_init(&bt.entries, ENTRIES_PER_RECORD * 100u))
-        return;
+        return NULL;
     bt.total = 0;
     mt_put_v(&mt_w.pay, kind);
     mt_put_v(&mt_w.pay, now);
     mt_put_v(&mt_w.pay, unix_now_ns());
     mt_recw_emit(MT_DAT_REC_STATE_BEGIN);
+    return &bt;
+}
+
+static void end_set(unsigned kind, uint64_t ntraces, uint64_t nlive)
+{
+    mt_put_v(&mt_w.pay, kind);
+    mt_put_v(&mt_w.pay, ntraces);
+    mt_put_v(&mt_w.pay, nlive);
+    mt_recw_emit(MT_DAT_REC_STATE_END);
+    mt_recw_end_frame();
+}
+
+void mt_rr_state(unsigned kind, uint64_t now)
+{
+    batch *bt = begin_set(kind, now);
+    if (!bt)
+        return;
     uint32_t count = mt_trace_count();
     if (count > mt_w.defs)
         count = mt_w.defs; /* only traces the file defines */
-    for (uint32_t id = 0; id < count; id++)
-        trace_entry(&bt, id);
-    flush_batch(&bt, MT_DAT_REC_TRACE_STATES);
-    uint64_t ntraces = bt.total;
-    bt.total = 0;
-    if (live_blocks) {
-        mt_ptr_visit(live_visit, &bt);
-        flush_batch(&bt, MT_DAT_REC_LIVE_BLOCKS);
-    } else {
-        mt_rr_totals(now);
+    for (uint32_t id = 0; id < count; id++) {
+        mt_rr_tcopy c;
+        read_trace(id, &c);
+        trace_entry(bt, id, &c);
     }
-    mt_put_v(&mt_w.pay, kind);
-    mt_put_v(&mt_w.pay, ntraces);
-    mt_put_v(&mt_w.pay, bt.total);
-    mt_recw_emit(MT_DAT_REC_STATE_END);
-    mt_recw_end_frame();
+    flush_batch(bt, MT_DAT_REC_TRACE_STATES);
+    mt_rr_totals(now);
+    end_set(kind, bt->total, 0);
+}
+
+void mt_rr_state_copy(uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces, const mt_rr_bcopy *bl,
+                      uint64_t nblocks)
+{
+    batch *bt = begin_set(MT_DAT_STATE_INITIAL, now);
+    if (!bt)
+        return;
+    if (ntraces > mt_w.defs)
+        ntraces = mt_w.defs; /* cannot happen: defined after the copy */
+    for (uint32_t id = 0; id < ntraces; id++)
+        trace_entry(bt, id, &tr[id]);
+    flush_batch(bt, MT_DAT_REC_TRACE_STATES);
+    uint64_t ntr = bt->total;
+    bt->total = 0;
+    for (uint64_t i = 0; i < nblocks; i++)
+        if ((bl[i].key & ((1ull << MT_RR_TRACE_BITS) - 1)) < ntraces)
+            block_entry(bt, &bl[i]);
+    flush_batch(bt, MT_DAT_REC_LIVE_BLOCKS);
+    end_set(MT_DAT_STATE_INITIAL, ntr, bt->total);
 }

@@ -39,7 +39,10 @@
 #define MT_RECW_LEVEL 3        /* fast: the writer keeps up with millions of events/s */
 #define MT_RECW_LEVEL_SMALL 19 /* for frames of a slow stream: frames do not share history */
 #define MT_RECW_SMALL_FRAME (24u << 10)
-#define MT_RECW_IDLE_NS 5000000ull /* writer sleep when there was nothing to do */
+#define MT_RECW_IDLE_NS 5000000ull        /* writer sleep when there was nothing to do */
+#define MT_RECW_GRACE_NS 2000000ull       /* calls already past the recording check finish */
+#define MT_RECW_PAUSE_MAX_NS 50000000ull  /* the gate gives up after this */
+#define MT_RECW_EXIT_WAIT_NS 200000000ull /* bound on waiting for the writer to exit */
 
 mt_recw mt_w = {.fd = -1};
 
@@ -222,7 +225,7 @@ static bool cycle(void)
 
 static bool owned(void)
 {
-    return mt_w.open && !mt_w.err && mt_w.pid == getpid();
+    return mt_w.open && !mt_w.err && !mt_w.sealed && mt_w.pid == getpid();
 }
 
 bool mt_recw_drain_sync(void)
@@ -261,6 +264,24 @@ void mt_recw_kick(void)
     syscall(SYS_futex, &g_wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Wakes the writer whether or not it announced its sleep. */
+static void wake_writer(void)
+{
+    atomic_fetch_add_explicit(&g_wake_seq, 1, memory_order_release);
+    syscall(SYS_futex, &g_wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Waits (bounded) until a writer thread told to stop has exited. */
+static void wait_writer_exit(void)
+{
+    for (uint64_t waited = 0; waited < MT_RECW_EXIT_WAIT_NS; waited += 100000) {
+        if (!atomic_load_explicit(&mt_w.thread_running, memory_order_acquire))
+            return;
+        wake_writer();
+        sleep_ns(100000);
+    }
+}
+
 static void idle_wait(void)
 {
     uint32_t seq = atomic_load_explicit(&g_wake_seq, memory_order_acquire);
@@ -270,18 +291,15 @@ static void idle_wait(void)
     atomic_store_explicit(&g_sleeping, false, memory_order_relaxed);
 }
 
-static void *writer_main(void *arg)
+/* The writer's loop: until told to stop or the session is over. */
+static void serve(void)
 {
-    (void)arg;
-    mt_tls_in_hook = MT_IN_OWN;
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL);
     while (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire)) {
         bool work = false;
         mt_spin_lock(&mt_w.lock);
-        bool live = owned() && mt_rec_on();
-        if (live)
+        bool sealed = mt_w.sealed && mt_w.pid == getpid(); /* exec under way: write nothing */
+        bool live = sealed || (owned() && mt_rec_on());
+        if (live && !sealed)
             work = cycle();
         if (mt_w.open && mt_w.err && mt_w.pid == getpid()) {
             close(mt_w.fd); /* a write error ended the session */
@@ -294,14 +312,40 @@ static void *writer_main(void *arg)
         if (!work)
             idle_wait();
     }
-    atomic_store_explicit(&mt_w.thread_running, false, memory_order_release);
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    mt_tls_in_hook = MT_IN_OWN;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    for (;;) {
+        if (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire))
+            serve();
+        atomic_store_explicit(&mt_w.thread_running, false, memory_order_release);
+        /* A start may have taken this thread over (cleared thread_stop)
+         * while it was leaving: stay, unless a new writer was started. */
+        bool expect = false;
+        if (atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire) || !mt_w.open ||
+            !mt_rec_on() || !atomic_compare_exchange_strong(&mt_w.thread_running, &expect, true))
+            break;
+    }
     return NULL;
 }
 
 bool mt_recw_start_thread(void)
 {
-    if (atomic_load(&mt_w.thread_running) || !mt_w.open)
+    if (!mt_w.open)
         return true;
+    if (atomic_load(&mt_w.thread_running) && atomic_load(&mt_w.thread_stop))
+        wait_writer_exit(); /* the previous session's writer is on its way out */
+    if (atomic_load(&mt_w.thread_running)) {
+        /* Still there (or never told to stop): it serves this session. */
+        atomic_store(&mt_w.thread_stop, false);
+        return true;
+    }
     atomic_store(&mt_w.thread_stop, false);
     atomic_store(&mt_w.thread_running, true);
     int was = mt_tls_in_hook;
@@ -350,21 +394,52 @@ static void reset_session(int fd)
     mt_w.dl_adds = mt_w.dl_subs = 0;
     mt_w.scan = 0;
     mt_w.nmodules = 0;
+    mt_w.approx = 0;
+    mt_w.sealed = false;
     atomic_store(&mt_w.events, 0);
     atomic_store(&mt_w.dropped, 0);
 }
 
-/* Capture the initial state of a mid-run start.  Recording hooks wait at
- * their gate meanwhile; hooks that passed the check before the pause get a
- * grace period to finish. */
-static void initial_state(uint64_t now)
+/* Capture the initial state of a mid-run start.  The module map and the
+ * definitions are written before the pause (dl_iterate_phdr takes the
+ * loader lock, which a thread held at the gate may hold; a module loaded
+ * meanwhile is picked up by the next cycle).  During the pause: copy only
+ * (record_initial.c).  The gate gives up after MT_RECW_PAUSE_MAX_NS; events
+ * that reached the rings during the pause (calls that were already past
+ * the check, or gave up waiting) may or may not be in the copy, so they
+ * are counted as dropped (LOST records): the recording says "inexact". */
+static void initial_state(void)
 {
-    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_PAUSE, memory_order_seq_cst);
-    sleep_ns(2000000);
-    mt_rings_discard();
-    mt_rr_modules(now);
+    mt_rr_modules(mt_recw_now());
     mt_rr_defs();
-    mt_rr_state(MT_DAT_STATE_INITIAL, mt_recw_now(), true);
+    if (!mt_rr_capture_prepare()) {
+        fail(ENOMEM);
+        return;
+    }
+    uint64_t now = mt_recw_now();
+    atomic_store_explicit(&mt_w.gate_giveups, 0, memory_order_relaxed);
+    atomic_store_explicit(&mt_w.pause_until, mt_now_ns() + MT_RECW_PAUSE_MAX_NS,
+                          memory_order_relaxed);
+    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_PAUSE, memory_order_seq_cst);
+    sleep_ns(MT_RECW_GRACE_NS);
+    mt_rings_discard();
+    mt_rr_capture_take();
+    uint64_t late = mt_rings_discard_as_lost();
+    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_ON, memory_order_seq_cst);
+    uint64_t paused = mt_recw_now() - now;
+    mt_w.approx = late;
+    uint64_t giveups = atomic_load_explicit(&mt_w.gate_giveups, memory_order_relaxed);
+    if (late || giveups || mt_rr_capture_skipped())
+        mt_log(MT_LOG_WARN,
+               "recording: initial state approximate: %llu events during its capture counted as "
+               "dropped (%llu calls stopped waiting, %llu live blocks left out)",
+               (unsigned long long)late, (unsigned long long)giveups,
+               (unsigned long long)mt_rr_capture_skipped());
+    mt_log(MT_LOG_INFO, "recording: initial state copied in a %.1f ms pause", (double)paused / 1e6);
+    mt_rr_modules(mt_recw_now()); /* recording is on: the loader lock is fine again */
+    mt_rr_defs();
+    mt_rr_capture_write();
+    mt_rr_capture_release();
 }
 
 bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
@@ -380,7 +455,7 @@ bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
         uint64_t now = mt_recw_now();
         mt_rr_process(mid_run, fork_child, now);
         if (mid_run) {
-            initial_state(now);
+            initial_state();
         } else {
             mt_rings_discard();
         }
@@ -408,8 +483,10 @@ uint64_t mt_recw_end(unsigned reason)
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
     atomic_store_explicit(&mt_w.thread_stop, true, memory_order_release);
+    wake_writer();
     mt_spin_lock(&mt_w.lock);
     uint64_t bytes = mt_w.bytes;
+    mt_w.sealed = false;
     if (mt_w.open && mt_w.pid == getpid()) {
         bool was_ok = !mt_w.err;
         atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
@@ -419,7 +496,7 @@ uint64_t mt_recw_end(unsigned reason)
             mt_rr_defs();
             mt_rr_drain_rings();
             mt_recw_end_frame();
-            mt_rr_state(MT_DAT_STATE_FINAL, mt_recw_now(), false);
+            mt_rr_state(MT_DAT_STATE_FINAL, mt_recw_now());
             mt_rr_end(reason, mt_recw_now());
             mt_recw_end_frame();
         }
@@ -429,8 +506,60 @@ uint64_t mt_recw_end(unsigned reason)
         bytes = mt_w.bytes;
     }
     mt_spin_unlock(&mt_w.lock);
+    if (atomic_load(&mt_w.thread_running))
+        wait_writer_exit(); /* a start right after this one gets a writer of its own */
     mt_tls_in_hook = was;
     return bytes;
+}
+
+bool mt_recw_seal(unsigned reason)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    mt_spin_lock(&mt_w.lock);
+    bool ok = owned();
+    if (ok) {
+        uint64_t now = mt_recw_now();
+        mt_rr_modules(now);
+        mt_rr_defs();
+        mt_rr_drain_rings();
+        mt_recw_end_frame();
+        mt_w.seal_mark = mt_w.bytes; /* the final state and END in frames of their own */
+        mt_w.sealed = true;
+        mt_rr_state(MT_DAT_STATE_FINAL, mt_recw_now());
+        mt_rr_end(reason, mt_recw_now());
+        mt_recw_end_frame();
+        ok = !mt_w.err;
+        if (!ok)
+            mt_w.sealed = false;
+    }
+    mt_spin_unlock(&mt_w.lock);
+    mt_tls_in_hook = was;
+    return ok;
+}
+
+bool mt_recw_unseal(void)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    mt_spin_lock(&mt_w.lock);
+    bool ok = mt_w.sealed && mt_w.open && !mt_w.err && mt_w.pid == getpid();
+    if (ok)
+        ok = ftruncate(mt_w.fd, (off_t)mt_w.seal_mark) == 0 &&
+             lseek(mt_w.fd, (off_t)mt_w.seal_mark, SEEK_SET) == (off_t)mt_w.seal_mark;
+    mt_w.sealed = false;
+    if (ok) {
+        mt_w.bytes = mt_w.seal_mark;
+        mt_w.last_totals_ns = 0; /* the TOTALS of the final state were cut off */
+    } else if (mt_w.open && mt_w.pid == getpid()) {
+        atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
+        close(mt_w.fd);
+        mt_w.fd = -1;
+        mt_w.open = false;
+    }
+    mt_spin_unlock(&mt_w.lock);
+    mt_tls_in_hook = was;
+    return ok;
 }
 
 void mt_recw_child_reset(void)
@@ -443,6 +572,7 @@ void mt_recw_child_reset(void)
     mt_w.open = false;
     mt_w.fd = -1;
     mt_w.frame_open = false;
+    mt_w.sealed = false;
     atomic_store(&mt_w.thread_running, false);
     atomic_store(&mt_w.thread_stop, false);
     mt_rings_child_reset();

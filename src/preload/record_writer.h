@@ -52,6 +52,16 @@ typedef struct mt_recw {
     _Atomic uint64_t dropped;
     _Atomic bool thread_running;
     _Atomic bool thread_stop;
+    /* A mid-run start's pause: the gate gives up at pause_until (mt_now_ns
+     * clock) and counts it; approx: events counted as dropped because the
+     * initial state may or may not include them. */
+    _Atomic uint64_t pause_until;
+    _Atomic uint64_t gate_giveups;
+    uint64_t approx;
+    /* exec: the final state and END are written (sealed) but cut off again
+     * (file truncated to seal_mark) if the exec fails. */
+    bool sealed;
+    uint64_t seal_mark;
 } mt_recw;
 
 extern mt_recw mt_w;
@@ -71,6 +81,13 @@ void mt_recw_kick(void);
 bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err);
 /* Finalizes: final state, END(reason), close.  Returns the bytes written. */
 uint64_t mt_recw_end(unsigned reason);
+/* exec: writes the final state and END(reason) but keeps the file open;
+ * the writer writes nothing more.  False if there was nothing to seal or
+ * a write error happened (then finalize with mt_recw_end). */
+bool mt_recw_seal(unsigned reason);
+/* The exec failed: cuts the final state and END off again and resumes.
+ * False if impossible (the file is then closed and recording is off). */
+bool mt_recw_unseal(void);
 bool mt_recw_start_thread(void);
 void mt_recw_child_reset(void);
 
@@ -85,7 +102,28 @@ void mt_rr_modules(uint64_t now);
 void mt_rr_defs(void);
 bool mt_rr_drain_rings(void); /* true if any event was written */
 void mt_rr_totals(uint64_t now);
-void mt_rr_state(unsigned kind, uint64_t now, bool live_blocks);
+void mt_rr_state(unsigned kind, uint64_t now); /* counters now (FINAL) */
+
+/* A copy of the state, taken during a mid-run start's pause. */
+typedef struct mt_rr_tcopy {
+    uint64_t ac, ab, fc, fb, tc, tb, peak; /* TRACE_STATES fields of one trace */
+} mt_rr_tcopy;
+typedef struct mt_rr_bcopy {
+    uint64_t key; /* birth_ms << MT_RR_TRACE_BITS | trace */
+    uint64_t size;
+} mt_rr_bcopy;
+#define MT_RR_TRACE_BITS 22u /* MT_TRACE_MAX == 1 << 22 */
+void mt_rr_state_copy(uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces, const mt_rr_bcopy *bl,
+                      uint64_t nblocks);
+
+/* The initial state of a mid-run start (record_initial.c), lock held:
+ * prepare before pausing (memory), take during the pause (copy only: no
+ * lock outside memtop, no I/O), write after recording switched on. */
+bool mt_rr_capture_prepare(void);
+void mt_rr_capture_take(void);
+uint64_t mt_rr_capture_skipped(void);
+void mt_rr_capture_write(void);
+void mt_rr_capture_release(void);
 void mt_rr_end(unsigned reason, uint64_t now);
 
 #endif

@@ -1,0 +1,29 @@
+"""test_writer_review_restart.py -- review finding 5: a START right after a
+STOP (within the idle writer's 5 ms sleep) must get a writer thread of its
+own; 6 restarts on a running target, each with the old writer thread frozen
+(ptrace, that thread only) from before the STOP until after the START; then the
+last recording is stopped and must be finalized."""
+import os
+import subprocess
+import time
+
+from test_writer_common import args, check, ctl, dump, env, wait_segment
+
+a = args()
+target = subprocess.Popen([a.demo, "30"], env=env(a), stdout=subprocess.DEVNULL)
+wait_segment(a, target.pid)
+time.sleep(0.5)
+out = os.path.join(a.workdir, "out")
+os.makedirs(out)
+client = os.path.join(a.progs, "writer_review_restart")
+r = subprocess.run([client, a.workdir, str(target.pid), out, "6"], capture_output=True, text=True,
+                   timeout=120)
+print(r.stdout.strip())
+check(r.returncode == 0 and "could not freeze" not in r.stdout,
+      "every START after a STOP has a writer thread")
+rc, res = ctl(a, target.pid, "stop")
+check(rc == 0, "the last recording stops: %s" % res.get("msg"))
+target.kill()
+target.wait()
+info, _, _ = dump(a, os.path.join(out, "r5.dat"))
+check(info["finalized"] == 1 and info["end_reason"] == 1, "the last file is finalized")

@@ -1,0 +1,121 @@
+/* writer_review_target.c -- targets for test_writer_review_*.py (the
+ * recording writer's review findings):
+ *   dliter SECONDS  a thread allocates inside dl_iterate_phdr callbacks
+ *                   (holding the loader lock) while a recording is started;
+ *                   prints its pid, then per second the iterations made.
+ *   execfail        allocates, calls execv on a missing program, prints the
+ *                   errno, then makes 2000 more events and exits.
+ *   forkexec        forks; the child allocates then execs this program
+ *                   ("image"), which makes 1000 events; prints the child pid.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static _Atomic unsigned long g_iters;
+
+static int dl_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    char *s = strdup(info->dlpi_name ? info->dlpi_name : "");
+    free(s);
+    return 0;
+}
+
+static void *dl_worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        dl_iterate_phdr(dl_cb, NULL);
+        g_iters++;
+    }
+    return NULL;
+}
+
+static int dliter(int seconds)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, dl_worker, NULL);
+    char buf[128];
+    int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+    write(1, buf, (size_t)n); /* only the worker allocates */
+    unsigned long last = 0;
+    for (int i = 0; i < seconds; i++) {
+        sleep(1);
+        unsigned long now = g_iters;
+        n = snprintf(buf, sizeof buf, "iters %lu\n", now - last);
+        write(1, buf, (size_t)n);
+        last = now;
+    }
+    return 0;
+}
+
+static void __attribute__((noinline)) after_exec_events(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        void *volatile p = malloc(5000);
+        free(p);
+    }
+}
+
+static int execfail(char **argv)
+{
+    void *keep[100];
+    for (int i = 0; i < 100; i++)
+        keep[i] = malloc(100);
+    errno = 0;
+    int rc = execv("/nonexistent/memtop-test-prog", argv);
+    printf("execv %d errno %d\n", rc, errno);
+    fflush(stdout);
+    after_exec_events();
+    for (int i = 0; i < 100; i++)
+        free(keep[i]);
+    return 0;
+}
+
+static int forkexec(const char *self)
+{
+    void *volatile p = malloc(10);
+    free(p);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *arg = strdup("image"); /* the child allocates before exec */
+        execl(self, "writer_review_target", arg, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    printf("child %d status %d\n", (int)pid, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    return 0;
+}
+
+static int image(void)
+{
+    for (int i = 0; i < 500; i++) {
+        void *volatile p = malloc(64);
+        free(p);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2 && strcmp(argv[1], "dliter") == 0)
+        return dliter(atoi(argv[2]));
+    if (argc > 1 && strcmp(argv[1], "execfail") == 0)
+        return execfail(argv);
+    if (argc > 1 && strcmp(argv[1], "forkexec") == 0)
+        return forkexec("/proc/self/exe");
+    if (argc > 1 && strcmp(argv[1], "image") == 0)
+        return image();
+    fprintf(stderr, "usage: writer_review_target dliter S|execfail|forkexec\n");
+    return 2;
+}
