@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app.h"
 #include "commands.h"
@@ -17,7 +18,8 @@
 #include "screen_manager.h"
 #include "term.h"
 
-#define GRACE_S 3.0 /* between SIGTERM and SIGKILL for PROG at quit */
+#define GRACE_S 3.0                /* between SIGTERM and SIGKILL for PROG at quit */
+#define BIG_RECORDING (64ll << 20) /* bytes of a recording worth a "reading" line */
 
 /* --at SECONDS with -f: the cursor starts there (seconds since the
  * recording began, as the header counts). */
@@ -37,6 +39,10 @@ static int start_target(mt_app *a, const mt_opts *o)
 {
     char msg[8400];
     if (o->replay_path) {
+        struct stat st; /* a large file takes a while to read (~14 M events/s): say so */
+        if (stat(o->replay_path, &st) == 0 && st.st_size > BIG_RECORDING)
+            fprintf(stderr, "memtop: reading %s (%lld MB) ...\n", o->replay_path,
+                    (long long)(st.st_size >> 20));
         if (mt_source_open_replay(&a->src, o->replay_path, msg, sizeof msg) != 0 ||
             (o->at_s >= 0 && seek_at(a, o->at_s, msg, sizeof msg) != 0)) {
             mt_errorf("%s", msg);
