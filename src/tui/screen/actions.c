@@ -34,6 +34,7 @@ static void toggle_baseline(mt_app *a)
         return;
     } else {
         a->ui.baseline_t_ns = s->slot.t_ns ? s->slot.t_ns : 1;
+        a->ui.baseline = s->slot.totals;
         mt_app_status(a, false, "baseline marked: figures now show changes since this moment");
     }
     mt_app_rows_changed(a);

@@ -116,6 +116,15 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
     snprintf(buf, sizeof buf, "%s in %s blocks", B(to->live_bytes),
              mt_fmt_count(to->live_count, (char[32]){0}, 32));
     field(t, 1, &x, "Heap ", t->value, buf);
+    if (a->ui.baseline_t_ns) { /* what changed since the baseline */
+        const mt_shm_totals *b = &a->ui.baseline;
+        double d = (double)to->live_bytes - (double)b->live_bytes;
+        char sign = d < 0 ? '-' : '+';
+        snprintf(buf, sizeof buf, " (%s%c%s, %s allocs since)", a->theme.delta, sign,
+                 B((uint64_t)(d < 0 ? -d : d)),
+                 mt_fmt_count(to->alloc_count - b->alloc_count, (char[32]){0}, 32));
+        x += mt_draw_text(t, 1, x, COLS - x, t->warn, buf);
+    }
     if (to->allocator_bytes != MT_UNKNOWN && to->allocator_bytes) {
         double frag = to->allocator_bytes > to->live_bytes
                           ? 100.0 * (double)(to->allocator_bytes - to->live_bytes) /
