@@ -7,12 +7,19 @@
  * touch the slot being written.  A full ring makes the hook wait at most
  * MT_RING_WAIT_NS for the writer (or drain synchronously when there is no
  * writer thread yet), then drop and count.
+ *
+ * Taking a ring (a thread's first event) holds the free lists' spinlock; a
+ * signal handler that interrupts that on the same thread drops its event
+ * (counted) rather than spin on the lock.  Retiring happens only when no
+ * mt_ring_record call of the thread is in progress (tls_depth), so a
+ * handler never retires a ring its interrupted caller is appending to.
  */
 #define _GNU_SOURCE
 #include "record_buffer.h"
 
 #include "os_memory.h"
 #include "record_writer.h"
+#include "spinlock.h"
 #include "thread_state.h"
 
 #include <sched.h>
@@ -23,55 +30,144 @@
 #include <unistd.h>
 
 #define MT_RING_WAIT_NS 1000000ull /* the drop policy's bounded wait: 1 ms */
+#define MT_RING_EV_BYTES (MT_RING_SLOTS * sizeof(mt_rec_event))
+#define MT_RING_HDR_BYTES ((sizeof(mt_rec_ring) + MT_CACHELINE - 1) & ~(size_t)(MT_CACHELINE - 1))
+#define MT_RING_SLAB_BYTES (64u << 10) /* headers are cut from slabs */
 
 static _Atomic(mt_rec_ring *) g_rings;
-static MT_TLS mt_rec_ring *tls_ring;
+/* Free rings with a buffer (at most MT_RING_FREE_MAX), and without. */
+static mt_spinlock g_free_lock;
+static mt_rec_ring *g_free, *g_bare;
+static unsigned g_nfree;
+static unsigned char *g_slab;
+static size_t g_slab_left;
+
+static MT_TLS mt_rec_ring *tls_ring;    /* OWNED by this thread */
+static MT_TLS mt_rec_ring *tls_retired; /* retired by this exiting thread */
+static MT_TLS uint64_t tls_retired_gen;
+static MT_TLS unsigned tls_depth; /* mt_ring_record calls in progress */
+static MT_TLS int tls_taking;     /* inside take_ring */
 
 mt_rec_ring *mt_ring_first(void)
 {
     return atomic_load_explicit(&g_rings, memory_order_acquire);
 }
 
-static mt_rec_ring *take_free(int tid)
+/* A header from the slab; free lock held. */
+static mt_rec_ring *new_header(void)
 {
-    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
-        int st = MT_RING_FREE;
-        if (atomic_load_explicit(&r->state, memory_order_relaxed) == MT_RING_FREE &&
-            atomic_compare_exchange_strong(&r->state, &st, MT_RING_OWNED)) {
-            r->tid = tid;
-            r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
-            return r;
-        }
+    if (g_slab_left < MT_RING_HDR_BYTES) {
+        g_slab = mt_os_alloc(MT_RING_SLAB_BYTES);
+        g_slab_left = g_slab ? MT_RING_SLAB_BYTES : 0;
+        if (!g_slab)
+            return NULL;
     }
-    return NULL;
+    mt_rec_ring *r = (mt_rec_ring *)(void *)g_slab;
+    g_slab += MT_RING_HDR_BYTES;
+    g_slab_left -= MT_RING_HDR_BYTES;
+    return r;
 }
 
-static mt_rec_ring *make_ring(int tid)
+static void link_header(mt_rec_ring *r)
 {
-    mt_rec_ring *r = mt_os_alloc(sizeof *r);
-    if (!r)
-        return NULL;
-    r->tid = tid;
-    atomic_store_explicit(&r->state, MT_RING_OWNED, memory_order_relaxed);
     mt_rec_ring *head = atomic_load_explicit(&g_rings, memory_order_relaxed);
     do
         r->next = head;
     while (!atomic_compare_exchange_weak_explicit(&g_rings, &head, r, memory_order_release,
                                                   memory_order_relaxed));
+}
+
+static void push_bare(mt_rec_ring *r)
+{
+    mt_spin_lock(&g_free_lock);
+    r->next_free = g_bare;
+    g_bare = r;
+    mt_spin_unlock(&g_free_lock);
+}
+
+/* A free ring (a recycled one first), owned by tid from now on. */
+static mt_rec_ring *take_ring(int tid)
+{
+    bool fresh = false;
+    mt_spin_lock(&g_free_lock);
+    mt_rec_ring *r = g_free;
+    if (r) {
+        g_free = r->next_free;
+        g_nfree--;
+    } else if ((r = g_bare)) {
+        g_bare = r->next_free;
+    } else {
+        r = new_header();
+        fresh = r != NULL;
+    }
+    mt_spin_unlock(&g_free_lock);
+    if (!r)
+        return NULL;
+    if (!r->ev && !(r->ev = mt_os_alloc(MT_RING_EV_BYTES))) {
+        if (fresh)
+            link_header(r);
+        push_bare(r);
+        return NULL;
+    }
+    r->tid = tid;
+    r->busy = 0;
+    r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+    uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
+    atomic_store_explicit(&r->state, MT_RING_GEN(st) << 2 | MT_RING_OWNED, memory_order_release);
+    if (fresh)
+        link_header(r);
     return r;
 }
 
-mt_rec_ring *mt_ring_mine(void)
+/* The ring this exiting thread retired, if the writer has not made it
+ * free yet.  Its state is still OWNED (our generation) when a retire of
+ * ours was interrupted before its CAS: ours too. */
+static mt_rec_ring *take_back(void)
+{
+    mt_rec_ring *r = tls_retired;
+    if (!r)
+        return NULL;
+    uint64_t own = tls_retired_gen << 2 | MT_RING_OWNED;
+    uint64_t st = tls_retired_gen << 2 | MT_RING_RETIRING;
+    if (atomic_load_explicit(&r->state, memory_order_relaxed) == own ||
+        atomic_compare_exchange_strong_explicit(&r->state, &st, own, memory_order_acquire,
+                                                memory_order_relaxed))
+        return r;
+    tls_retired = NULL; /* made free: all its events are written */
+    return NULL;
+}
+
+static mt_rec_ring *ring_slow(void)
+{
+    if (tls_taking)
+        return NULL; /* a signal handler interrupted this thread's take_ring */
+    tls_taking = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mt_rec_ring *r = take_back();
+    if (!r)
+        r = take_ring((int)syscall(SYS_gettid));
+    tls_ring = r;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tls_taking = 0;
+    return r;
+}
+
+void mt_ring_retire_mine(void)
 {
     mt_rec_ring *r = tls_ring;
-    if (MT_LIKELY(r))
-        return r;
-    int tid = (int)syscall(SYS_gettid);
-    r = take_free(tid);
     if (!r)
-        r = make_ring(tid);
-    tls_ring = r;
-    return r;
+        return;
+    uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed); /* ours: OWNED */
+    tls_retired_gen = MT_RING_GEN(st);
+    tls_retired = r;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tls_ring = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* Release: the writer that sees RETIRING sees every event and lost
+     * count before it.  Fails if a signal handler retired it meanwhile. */
+    atomic_compare_exchange_strong_explicit(&r->state, &st, MT_RING_GEN(st) << 2 | MT_RING_RETIRING,
+                                            memory_order_release, memory_order_relaxed);
+    mt_recw_kick();
 }
 
 static uint64_t mono_ns(void)
@@ -83,13 +179,9 @@ static uint64_t mono_ns(void)
 
 static void count_lost(mt_rec_ring *r, const mt_rec_event *e)
 {
-    if (e->kind == 0) {
-        atomic_fetch_add_explicit(&r->lost_alloc_count, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&r->lost_alloc_bytes, e->size, memory_order_relaxed);
-    } else {
-        atomic_fetch_add_explicit(&r->lost_free_count, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&r->lost_free_bytes, e->size, memory_order_relaxed);
-    }
+    unsigned i = e->kind == 0 ? MT_LOST_AC : MT_LOST_FC;
+    atomic_fetch_add_explicit(&r->lost[i + 1], e->size, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->lost[i], 1, memory_order_release);
     mt_recw_note_dropped(1);
 }
 
@@ -115,7 +207,7 @@ static bool wait_room(mt_rec_ring *r, uint64_t head)
     }
 }
 
-bool mt_ring_push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
+static bool push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
 {
     if (r->busy) { /* a signal handler interrupted an append on this thread */
         count_lost(r, e);
@@ -145,18 +237,56 @@ bool mt_ring_push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
     return true;
 }
 
-void mt_ring_reclaim_dead(void)
+void mt_ring_record(const mt_rec_event *e, bool may_wait)
 {
-    pid_t pid = getpid();
+    tls_depth++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    mt_rec_ring *r = tls_ring;
+    if (MT_UNLIKELY(!r))
+        r = ring_slow();
+    if (MT_LIKELY(r))
+        push(r, e, may_wait);
+    else
+        mt_recw_note_dropped(1);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* After our key destructor (other keys' destructors allocate too):
+     * the ring goes back to the writer after each event. */
+    if (--tls_depth == 0 && MT_UNLIKELY(mt_tls_exiting))
+        mt_ring_retire_mine();
+}
+
+bool mt_ring_try_free(mt_rec_ring *r, uint64_t st)
+{
+    if (MT_RING_STATE(st) != MT_RING_RETIRING)
+        return false;
+    return atomic_compare_exchange_strong_explicit(&r->state, &st,
+                                                   (MT_RING_GEN(st) + 1) << 2 | MT_RING_FREE,
+                                                   memory_order_acq_rel, memory_order_relaxed);
+}
+
+void mt_ring_recycle(mt_rec_ring *r)
+{
+    mt_spin_lock(&g_free_lock);
+    bool keep = g_nfree < MT_RING_FREE_MAX;
+    if (keep) {
+        r->next_free = g_free;
+        g_free = r;
+        g_nfree++;
+    }
+    mt_spin_unlock(&g_free_lock);
+    if (keep)
+        return;
+    mt_os_free(r->ev, MT_RING_EV_BYTES);
+    r->ev = NULL;
+    push_bare(r);
+}
+
+void mt_rings_mark_cut(void)
+{
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
-        if (atomic_load_explicit(&r->state, memory_order_acquire) != MT_RING_OWNED)
-            continue;
-        if (atomic_load_explicit(&r->head, memory_order_acquire) !=
-            atomic_load_explicit(&r->tail, memory_order_relaxed))
-            continue; /* drain first */
-        if (syscall(SYS_tgkill, pid, r->tid, 0) == 0)
-            continue; /* still alive (or its tid was reused: kept until that one exits) */
-        atomic_store_explicit(&r->state, MT_RING_FREE, memory_order_release);
+        r->cut = atomic_load_explicit(&r->head, memory_order_acquire);
+        for (unsigned i = 0; i < MT_LOST_N; i++)
+            r->cut_lost[i] = atomic_load_explicit(&r->lost[i], memory_order_acquire);
     }
 }
 
@@ -165,33 +295,45 @@ void mt_rings_discard(void)
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         atomic_store_explicit(&r->tail, atomic_load_explicit(&r->head, memory_order_acquire),
                               memory_order_release);
-        atomic_store_explicit(&r->lost_alloc_count, 0, memory_order_relaxed);
-        atomic_store_explicit(&r->lost_alloc_bytes, 0, memory_order_relaxed);
-        atomic_store_explicit(&r->lost_free_count, 0, memory_order_relaxed);
-        atomic_store_explicit(&r->lost_free_bytes, 0, memory_order_relaxed);
+        for (unsigned i = 0; i < MT_LOST_N; i++)
+            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
     }
+}
+
+uint64_t mt_ring_discard_as_lost(mt_rec_ring *r)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    for (uint64_t t = tail; t != head; t++)
+        count_lost(r, &r->ev[t & (MT_RING_SLOTS - 1)]);
+    atomic_store_explicit(&r->tail, head, memory_order_release);
+    return head - tail;
 }
 
 uint64_t mt_rings_discard_as_lost(void)
 {
     uint64_t total = 0;
-    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
-        uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-        for (; tail != head; tail++)
-            count_lost(r, &r->ev[tail & (MT_RING_SLOTS - 1)]);
-        total += head - atomic_load_explicit(&r->tail, memory_order_relaxed);
-        atomic_store_explicit(&r->tail, head, memory_order_release);
-    }
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next)
+        total += mt_ring_discard_as_lost(r);
     return total;
 }
 
 void mt_rings_child_reset(void)
 {
-    tls_ring = NULL;
+    tls_ring = tls_retired = NULL;
+    tls_taking = 0;
+    atomic_store_explicit(&g_free_lock.held, 0, memory_order_relaxed);
+    g_free = g_bare = NULL;
+    g_nfree = 0;
+    mt_rings_discard();
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         r->busy = 0;
-        atomic_store_explicit(&r->state, MT_RING_FREE, memory_order_relaxed);
+        uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
+        atomic_store_explicit(&r->state, (MT_RING_GEN(st) + 1) << 2 | MT_RING_FREE,
+                              memory_order_relaxed);
+        if (r->ev)
+            mt_ring_recycle(r);
+        else
+            push_bare(r);
     }
-    mt_rings_discard();
 }

@@ -3,9 +3,24 @@
  * Each thread that allocates while a recording runs owns one ring of raw,
  * fixed-size events (single producer: that thread; single consumer: the
  * record writer).  The hooks append without a lock; the writer encodes and
- * compresses.  Rings come from mmap, are never freed, and are recycled
- * when their thread has exited, so memory is bounded by the number of
- * allocating threads alive at once.
+ * compresses.
+ *
+ * Life of a ring (its state word is generation << 2 | MT_RING_*):
+ *   OWNED     its thread appends;
+ *   RETIRING  its thread is exiting (thread_state.c's key destructor calls
+ *             mt_ring_retire_mine; release): the writer drains it, then
+ *   FREE      the writer made it free (CAS, acq_rel, generation + 1) and
+ *             drained what was left: it goes on a free list, which a new
+ *             thread takes it from (lock), or, beyond MT_RING_FREE_MAX free
+ *             rings, its event buffer is unmapped.
+ * An exiting thread that allocates again after its key destructor (other
+ * keys' destructors run later) takes its own ring back (CAS RETIRING ->
+ * OWNED with the same generation: fails once the writer made it free, and
+ * then every event of it is written already) and retires it again after
+ * the event.  Ring headers (small) are therefore never unmapped; only the
+ * 256 KiB event buffers are.  Memory: one header per ring ever needed at
+ * once, one buffer per thread alive (plus retiring ones the writer has not
+ * reached yet, plus at most MT_RING_FREE_MAX free).
  */
 #ifndef MT_RECORD_BUFFER_H
 #define MT_RECORD_BUFFER_H
@@ -15,6 +30,7 @@
 #include <stdbool.h>
 
 #define MT_RING_SLOTS 8192u /* a power of two */
+#define MT_RING_FREE_MAX 8u /* free rings kept with their buffer */
 
 /* One raw event: 32 bytes, encoded by the writer (dat_format.h). */
 typedef struct mt_rec_event {
@@ -27,39 +43,62 @@ typedef struct mt_rec_event {
     uint64_t age_ms; /* frees: ms(t) - birth_ms */
 } mt_rec_event;
 
-enum { MT_RING_FREE = 0, MT_RING_OWNED = 1 };
+enum { MT_RING_FREE = 0, MT_RING_OWNED = 1, MT_RING_RETIRING = 2 };
+#define MT_RING_STATE(st) ((unsigned)((st)&3u))
+#define MT_RING_GEN(st) ((st) >> 2)
+
+/* Lost counters: alloc count, alloc bytes, free count, free bytes. */
+enum { MT_LOST_AC, MT_LOST_AB, MT_LOST_FC, MT_LOST_FB, MT_LOST_N };
 
 typedef struct mt_rec_ring {
     _Atomic uint64_t head; /* written by the producer (release) */
     char pad0[MT_CACHELINE - sizeof(uint64_t)];
     _Atomic uint64_t tail; /* written by the consumer (release) */
     char pad1[MT_CACHELINE - sizeof(uint64_t)];
-    uint64_t tail_cache; /* producer's copy of tail */
-    volatile int busy;   /* producer is appending: a signal handler must not */
-    int tid;             /* owning thread (kernel tid) */
-    _Atomic int state;   /* MT_RING_* */
+    uint64_t tail_cache;    /* producer's copy of tail */
+    mt_rec_event *ev;       /* MT_RING_SLOTS events; NULL while free and unmapped */
+    volatile int busy;      /* producer is appending: a signal handler must not */
+    int tid;                /* owning thread (kernel tid) */
+    _Atomic uint64_t state; /* generation << 2 | MT_RING_* */
     /* Events accounted but not recorded (ring full, or nested); the
-     * writer takes them with exchange. */
-    _Atomic uint64_t lost_alloc_count, lost_alloc_bytes, lost_free_count, lost_free_bytes;
-    struct mt_rec_ring *next; /* all rings, append-only list */
-    mt_rec_event ev[MT_RING_SLOTS];
+     * writer takes them with fetch_sub / exchange. */
+    _Atomic uint64_t lost[MT_LOST_N];
+    /* Writer only: head and lost counters when the final state was copied. */
+    uint64_t cut;
+    uint64_t cut_lost[MT_LOST_N];
+    struct mt_rec_ring *next;      /* all rings: append-only, never unlinked */
+    struct mt_rec_ring *next_free; /* free lists (under their lock) */
 } mt_rec_ring;
 
-/* The calling thread's ring, taken from the pool on first use; NULL if no
- * memory. */
-mt_rec_ring *mt_ring_mine(void);
+/* Appends one event to the calling thread's ring (taken on first use).
+ * may_wait: the caller holds no lock and is not a signal handler, so it
+ * may wait (bounded) for room.  A dropped event is counted (lost). */
+void mt_ring_record(const mt_rec_event *e, bool may_wait);
 
-/* Appends one event.  may_wait: the caller holds no lock and is not a
- * signal handler, so it may wait (bounded) for room.  Returns false if the
- * event was dropped (and counted in the ring's lost_* counters). */
-bool mt_ring_push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait);
+/* The calling thread is exiting (its key destructor): hands its ring to
+ * the writer. */
+void mt_ring_retire_mine(void);
 
 /* The first ring of the list of all rings (writer side). */
 mt_rec_ring *mt_ring_first(void);
 
-/* Writer side: gives rings whose thread has exited back to the pool
- * (after the caller drained them). */
-void mt_ring_reclaim_dead(void);
+static inline uint64_t mt_ring_state(mt_rec_ring *r)
+{
+    return atomic_load_explicit(&r->state, memory_order_acquire);
+}
+
+/* Writer side: st (read with mt_ring_state before draining) says
+ * RETIRING: make the ring free (true) unless its thread took it back.
+ * The caller then drains what is left and calls mt_ring_recycle. */
+bool mt_ring_try_free(mt_rec_ring *r, uint64_t st);
+void mt_ring_recycle(mt_rec_ring *r);
+
+/* Writer side: empties r counting its events as lost; returns how many. */
+uint64_t mt_ring_discard_as_lost(mt_rec_ring *r);
+
+/* Writer side, during the final state's pause: every ring's cut = head,
+ * cut_lost = lost (a copy only). */
+void mt_rings_mark_cut(void);
 
 /* fork child: every ring is the parent's; forget the thread binding and
  * make all rings free and empty. */

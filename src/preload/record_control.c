@@ -64,11 +64,7 @@ void mt_rec_gate(void)
 void mt_rec_alloc(uint64_t t_ns, uint32_t trace, uint64_t size)
 {
     mt_rec_event e = {.t_ns = t_ns, .size = size, .trace = trace, .kind = MT_DAT_EV_ALLOC};
-    mt_rec_ring *r = mt_ring_mine();
-    if (MT_LIKELY(r))
-        mt_ring_push(r, &e, true);
-    else
-        mt_recw_note_dropped(1);
+    mt_ring_record(&e, true);
 }
 
 void mt_rec_free(uint64_t t_ns, const mt_block *b, unsigned flags, bool may_wait)
@@ -80,11 +76,7 @@ void mt_rec_free(uint64_t t_ns, const mt_block *b, unsigned flags, bool may_wait
                       .kind = MT_DAT_EV_FREE,
                       .flags = (uint8_t)flags,
                       .age_ms = ms > birth ? ms - birth : 0};
-    mt_rec_ring *r = mt_ring_mine();
-    if (MT_LIKELY(r))
-        mt_ring_push(r, &e, may_wait);
-    else
-        mt_recw_note_dropped(1);
+    mt_ring_record(&e, may_wait);
 }
 
 /* --- status --------------------------------------------------------------- */

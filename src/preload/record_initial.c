@@ -1,21 +1,27 @@
-/* record_initial.c -- the initial state of a recording started mid-run,
- * taken in two steps so that allocation calls wait as little as possible.
+/* record_initial.c -- copies of the state taken in a pause: the initial
+ * state of a recording started mid-run, and the final state of any, taken
+ * in two steps so that allocation calls wait as little as possible.
  *
  * While the hooks wait at their gate (the pause), mt_rr_capture_take only
- * copies what the INITIAL state set needs -- every trace's counters and
- * every live block's trace, birth millisecond and size -- into memory from
- * mmap (prepared before the pause).  It calls nothing that takes a lock
- * outside memtop (no loader lock, no stdio, no malloc, no I/O): a thread
- * held at the gate may hold any of those.  Encoding, compression and the
- * file writes happen after recording switched on (mt_rr_capture_write).
+ * copies what the state set needs -- every trace's counters, the totals'
+ * process counters and (initial state) every live block's trace, birth
+ * millisecond and size -- into memory from mmap (prepared before the
+ * pause).  It calls nothing that takes a lock outside memtop (no loader
+ * lock, no stdio, no malloc, no I/O): a thread held at the gate may hold
+ * any of those.  Encoding, compression and the file writes happen after
+ * the pause (mt_rr_capture_write).
  *
- * Memory: 56 bytes per trace and 16 per live block, for the few
- * milliseconds between the pause and the end of the write.
+ * Memory: 56 bytes per trace and (initial state) 16 per live block, for
+ * the few milliseconds between the pause and the end of the write.
  */
+#include "dat_format.h"
 #include "os_memory.h"
 #include "ptr_table.h"
 #include "record_writer.h"
+#include "state.h"
 #include "trace_table.h"
+
+#include <string.h>
 
 typedef struct {
     mt_rr_tcopy *traces;
@@ -25,29 +31,32 @@ typedef struct {
     uint64_t blocks_cap, nblocks;
     uint64_t skipped; /* live blocks left out (no room, or a trace born meanwhile) */
     uint64_t t_ns;
+    bool with_blocks;
+    uint64_t peak, unknown_free, untracked, missed, threads; /* TOTALS' process counters */
 } capture;
 
 static capture g_cap; /* writer lock held */
 
-bool mt_rr_capture_prepare(void)
+bool mt_rr_capture_prepare(bool blocks)
 {
     capture *c = &g_cap;
-    uint64_t nt = mt_trace_count(), nb = mt_ptr_count();
+    uint64_t nt = mt_trace_count(), nb = blocks ? mt_ptr_count() : 0;
     /* Room for what threads that were already inside an allocation call
      * (or gave up waiting) may add before the copy. */
     nt += nt / 4 + 4096;
     if (nt > MT_TRACE_MAX)
         nt = MT_TRACE_MAX;
-    nb += nb / 4 + 65536;
+    nb = blocks ? nb + nb / 4 + 65536 : 0;
+    c->with_blocks = blocks;
     c->traces_cap = (uint32_t)nt;
     c->blocks_cap = nb;
     c->traces_bytes = (size_t)nt * sizeof(mt_rr_tcopy);
     c->blocks_bytes = (size_t)nb * sizeof(mt_rr_bcopy);
     c->traces = mt_os_alloc(c->traces_bytes);
-    c->blocks = mt_os_alloc(c->blocks_bytes);
+    c->blocks = blocks ? mt_os_alloc(c->blocks_bytes) : NULL;
     c->ntraces = 0;
     c->nblocks = c->skipped = 0;
-    if (c->traces && c->blocks) {
+    if (c->traces && (c->blocks || !blocks)) {
         /* Fault the pages in now, not during the pause. */
         for (size_t off = 0; off < c->traces_bytes; off += 4096)
             ((volatile char *)c->traces)[off] = 0;
@@ -95,7 +104,48 @@ void mt_rr_capture_take(void)
     for (uint32_t id = 0; id < n; id++)
         copy_trace(id, &c->traces[id]);
     c->ntraces = n;
-    mt_ptr_visit(copy_block, c);
+    c->peak = atomic_load_explicit(&mt_g.peak_live_bytes, memory_order_relaxed);
+    c->unknown_free = atomic_load_explicit(&mt_g.unknown_free_count, memory_order_relaxed);
+    c->untracked = atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
+    c->missed = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
+    c->threads = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
+    if (c->with_blocks)
+        mt_ptr_visit(copy_block, c);
+}
+
+void mt_rr_capture_sums(uint64_t sums[4])
+{
+    const capture *c = &g_cap;
+    sums[0] = sums[1] = sums[2] = sums[3] = 0;
+    for (uint32_t id = 0; id < c->ntraces; id++) {
+        sums[0] += c->traces[id].ac;
+        sums[1] += c->traces[id].ab;
+        sums[2] += c->traces[id].fc;
+        sums[3] += c->traces[id].fb;
+    }
+}
+
+/* The final state's TOTALS from the copy (the fields mt_rr_totals_emit
+ * does not read itself). */
+static void copy_totals(const capture *c, uint64_t *f)
+{
+    for (uint32_t id = 0; id < c->ntraces; id++) {
+        const mt_rr_tcopy *t = &c->traces[id];
+        f[0] += t->ab - t->fb;
+        f[1] += t->ac - t->fc;
+        f[2] += t->ac;
+        f[3] += t->ab;
+        f[4] += t->fc;
+        f[5] += t->fb;
+        f[6] += t->tc;
+        f[7] += t->tb;
+    }
+    f[8] = c->peak > f[0] ? c->peak : f[0];
+    f[9] = c->unknown_free;
+    f[10] = c->untracked;
+    f[11] = c->missed;
+    f[17] = c->ntraces;
+    f[18] = c->threads;
 }
 
 uint64_t mt_rr_capture_skipped(void)
@@ -103,10 +153,17 @@ uint64_t mt_rr_capture_skipped(void)
     return g_cap.skipped;
 }
 
-void mt_rr_capture_write(void)
+void mt_rr_capture_write(unsigned kind)
 {
     capture *c = &g_cap;
-    mt_rr_state_copy(c->t_ns, c->traces, c->ntraces, c->blocks, c->nblocks);
+    if (kind == MT_DAT_STATE_INITIAL) {
+        mt_rr_state_copy(kind, c->t_ns, c->traces, c->ntraces, c->blocks, c->nblocks, NULL);
+        return;
+    }
+    uint64_t f[MT_DAT_TOTALS_FIELDS];
+    memset(f, 0, sizeof f);
+    copy_totals(c, f);
+    mt_rr_state_copy(kind, c->t_ns, c->traces, c->ntraces, NULL, 0, f);
 }
 
 void mt_rr_capture_release(void)

@@ -199,55 +199,101 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint32_t n)
         mt_put_v(b, e->size);
         if (e->kind == MT_DAT_EV_FREE)
             mt_put_v(b, e->age_ms);
+        unsigned k = e->kind == MT_DAT_EV_FREE ? MT_LOST_FC : MT_LOST_AC;
+        mt_w.sum_events[k]++;
+        mt_w.sum_events[k + 1] += e->size;
         prev_t = t;
         prev_trace = e->trace;
     }
     mt_recw_emit(MT_DAT_REC_EVENTS);
 }
 
-static void emit_lost(mt_rec_ring *r)
+void mt_rr_lost(uint32_t tid, const uint64_t lost[4])
 {
-    uint64_t ac = atomic_exchange_explicit(&r->lost_alloc_count, 0, memory_order_relaxed);
-    uint64_t ab = atomic_exchange_explicit(&r->lost_alloc_bytes, 0, memory_order_relaxed);
-    uint64_t fc = atomic_exchange_explicit(&r->lost_free_count, 0, memory_order_relaxed);
-    uint64_t fb = atomic_exchange_explicit(&r->lost_free_bytes, 0, memory_order_relaxed);
-    if (!ac && !fc)
+    if (!lost[MT_LOST_AC] && !lost[MT_LOST_FC])
         return;
     mt_rec_buf *b = &mt_w.pay;
     mt_put_v(b, mt_recw_now());
-    mt_put_v(b, (uint64_t)r->tid);
-    mt_put_v(b, ac);
-    mt_put_v(b, ab);
-    mt_put_v(b, fc);
-    mt_put_v(b, fb);
+    mt_put_v(b, tid);
+    for (unsigned i = 0; i < MT_LOST_N; i++) {
+        mt_put_v(b, lost[i]);
+        mt_w.sum_lost[i] += lost[i];
+    }
     mt_recw_emit(MT_DAT_REC_LOST);
+}
+
+/* LOST for r's counts: all of them (upto NULL), or at most upto[]. */
+static void emit_lost(mt_rec_ring *r, const uint64_t *upto)
+{
+    uint64_t l[MT_LOST_N];
+    for (unsigned i = 0; i < MT_LOST_N; i++) {
+        if (!upto) {
+            l[i] = atomic_exchange_explicit(&r->lost[i], 0, memory_order_acquire);
+            continue;
+        }
+        uint64_t have = atomic_load_explicit(&r->lost[i], memory_order_acquire);
+        l[i] = have < upto[i] ? have : upto[i];
+        atomic_fetch_sub_explicit(&r->lost[i], l[i], memory_order_relaxed);
+    }
+    mt_rr_lost((uint32_t)r->tid, l);
+}
+
+/* Writes r's events from tail up to `upto`; true if there were any. */
+static bool drain_ring(mt_rec_ring *r, uint64_t upto)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    /* Every trace these events name got its id before the event was
+     * appended (and head published with release), so defining the
+     * traces counted now puts each TRACE record before its first use,
+     * even for traces born after this pass began. */
+    if (tail == upto)
+        return false;
+    mt_rr_defs();
+    while (tail != upto) {
+        uint64_t n = upto - tail;
+        if (n > EVENTS_PER_RECORD)
+            n = EVENTS_PER_RECORD;
+        encode_events(r, tail, (uint32_t)n);
+        tail += n;
+        atomic_store_explicit(&r->tail, tail, memory_order_release);
+        atomic_fetch_add_explicit(&mt_w.events, n, memory_order_relaxed);
+    }
+    return true;
+}
+
+static uint64_t head_of(mt_rec_ring *r)
+{
+    return atomic_load_explicit(&r->head, memory_order_acquire);
 }
 
 bool mt_rr_drain_rings(void)
 {
     bool any = false;
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
-        uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-        /* Every trace these events name got its id before the event was
-         * appended (and head published with release), so defining the
-         * traces counted now puts each TRACE record before its first use,
-         * even for traces born after this pass began. */
-        if (tail != head)
-            mt_rr_defs();
-        while (tail != head) {
-            uint64_t n = head - tail;
-            if (n > EVENTS_PER_RECORD)
-                n = EVENTS_PER_RECORD;
-            encode_events(r, tail, (uint32_t)n);
-            tail += n;
-            atomic_store_explicit(&r->tail, tail, memory_order_release);
-            atomic_fetch_add_explicit(&mt_w.events, n, memory_order_relaxed);
-            any = true;
+        uint64_t st = mt_ring_state(r); /* before draining: RETIRING covers every event */
+        any |= drain_ring(r, head_of(r));
+        emit_lost(r, NULL);
+        if (mt_ring_try_free(r, st)) {
+            /* Its thread may have taken it back for events in between. */
+            any |= drain_ring(r, head_of(r));
+            emit_lost(r, NULL);
+            mt_ring_recycle(r);
         }
-        emit_lost(r);
     }
     return any;
+}
+
+void mt_rr_drain_cut(bool drop_rest)
+{
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        drain_ring(r, r->cut);
+        emit_lost(r, r->cut_lost);
+        if (!drop_rest)
+            continue;
+        atomic_store_explicit(&r->tail, head_of(r), memory_order_release);
+        for (unsigned i = 0; i < MT_LOST_N; i++)
+            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
+    }
 }
 
 /* --- totals and end ----------------------------------------------------- */
@@ -281,11 +327,16 @@ void mt_rr_totals(uint64_t now)
     f[10] = atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
     f[11] = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
     f[12] = 0; /* dropped_traces: a property of the segment, not of the recording */
+    f[17] = count;
+    f[18] = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
+    mt_rr_totals_emit(now, f);
+}
+
+void mt_rr_totals_emit(uint64_t now, uint64_t *f)
+{
     mt_allocator_bytes(&f[13], &f[14]);
     f[15] = mt_proc_rss_bytes();
     f[16] = mt_os_bytes();
-    f[17] = count;
-    f[18] = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
     mt_rec_buf *b = &mt_w.pay;
     mt_put_v(b, now);
     mt_put_v(b, unix_now_ns());

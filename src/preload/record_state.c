@@ -2,7 +2,8 @@
  * trace's counters, and (initial state only) every live block, so that a
  * recording started mid-run replays to the same state as the live view
  * (written from the copy record_initial.c took), and the final counters a
- * reader can check its replay against.
+ * reader can check its replay against (from such a copy too, or, if there
+ * was no memory for one, read live).
  */
 #include "dat_format.h"
 #include "record_writer.h"
@@ -128,10 +129,10 @@ void mt_rr_state(unsigned kind, uint64_t now)
     end_set(kind, bt->total, 0);
 }
 
-void mt_rr_state_copy(uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces, const mt_rr_bcopy *bl,
-                      uint64_t nblocks)
+void mt_rr_state_copy(unsigned kind, uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces,
+                      const mt_rr_bcopy *bl, uint64_t nblocks, uint64_t *totals)
 {
-    batch *bt = begin_set(MT_DAT_STATE_INITIAL, now);
+    batch *bt = begin_set(kind, now);
     if (!bt)
         return;
     if (ntraces > mt_w.defs)
@@ -145,5 +146,7 @@ void mt_rr_state_copy(uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces, con
         if ((bl[i].key & ((1ull << MT_RR_TRACE_BITS) - 1)) < ntraces)
             block_entry(bt, &bl[i]);
     flush_batch(bt, MT_DAT_REC_LIVE_BLOCKS);
-    end_set(MT_DAT_STATE_INITIAL, ntr, bt->total);
+    if (totals)
+        mt_rr_totals_emit(now, totals);
+    end_set(kind, ntr, bt->total);
 }

@@ -216,10 +216,6 @@ static bool cycle(void)
     now = mt_recw_now(); /* the frame may have begun during this pass */
     if (mt_w.frame_open && now - mt_w.frame_t0 >= MT_RECW_FLUSH_NS)
         mt_recw_end_frame();
-    if (now - mt_w.last_reclaim_ns >= MT_RECW_TOTALS_NS) {
-        mt_ring_reclaim_dead();
-        mt_w.last_reclaim_ns = now;
-    }
     return work;
 }
 
@@ -390,7 +386,9 @@ static void reset_session(int fd)
     mt_w.defs = 0;
     mt_w.frame_open = false;
     mt_w.last_totals_ns = 0;
-    mt_w.last_reclaim_ns = 0;
+    memset(mt_w.sum_initial, 0, sizeof mt_w.sum_initial);
+    memset(mt_w.sum_events, 0, sizeof mt_w.sum_events);
+    memset(mt_w.sum_lost, 0, sizeof mt_w.sum_lost);
     mt_w.dl_adds = mt_w.dl_subs = 0;
     mt_w.scan = 0;
     mt_w.nmodules = 0;
@@ -408,20 +406,27 @@ static void reset_session(int fd)
  * that reached the rings during the pause (calls that were already past
  * the check, or gave up waiting) may or may not be in the copy, so they
  * are counted as dropped (LOST records): the recording says "inexact". */
-static void initial_state(void)
+/* Starts a pause: calls that would record wait at their gate (at most
+ * MT_RECW_PAUSE_MAX_NS), calls already past it get MT_RECW_GRACE_NS. */
+static void pause_hooks(void)
 {
-    mt_rr_modules(mt_recw_now());
-    mt_rr_defs();
-    if (!mt_rr_capture_prepare()) {
-        fail(ENOMEM);
-        return;
-    }
-    uint64_t now = mt_recw_now();
     atomic_store_explicit(&mt_w.gate_giveups, 0, memory_order_relaxed);
     atomic_store_explicit(&mt_w.pause_until, mt_now_ns() + MT_RECW_PAUSE_MAX_NS,
                           memory_order_relaxed);
     atomic_store_explicit(&mt_rec_mode, MT_RECMODE_PAUSE, memory_order_seq_cst);
     sleep_ns(MT_RECW_GRACE_NS);
+}
+
+static void initial_state(void)
+{
+    mt_rr_modules(mt_recw_now());
+    mt_rr_defs();
+    if (!mt_rr_capture_prepare(true)) {
+        fail(ENOMEM);
+        return;
+    }
+    uint64_t now = mt_recw_now();
+    pause_hooks();
     mt_rings_discard();
     mt_rr_capture_take();
     uint64_t late = mt_rings_discard_as_lost();
@@ -438,8 +443,87 @@ static void initial_state(void)
     mt_log(MT_LOG_INFO, "recording: initial state copied in a %.1f ms pause", (double)paused / 1e6);
     mt_rr_modules(mt_recw_now()); /* recording is on: the loader lock is fine again */
     mt_rr_defs();
-    mt_rr_capture_write();
+    mt_rr_capture_sums(mt_w.sum_initial);
+    mt_rr_capture_write(MT_DAT_STATE_INITIAL);
     mt_rr_capture_release();
+}
+
+/* The final state (stop, exit, exec), consistent with the events: after
+ * the events drained so far, a pause as for the initial state; in it,
+ * each ring's head and lost counts are noted (the cut), then the trace
+ * counters are copied.  Every event before a cut was accounted before the
+ * copy, so the events up to the cuts are written and the rest is left
+ * (exec: resume must find them) or discarded (end: accounted after the
+ * copy, or by a call caught past the gate -- see final_excess).  Then the
+ * recording switches off (or back on, resume).  Returns whether the copy
+ * was made (else the caller writes the counters read live).  Lock held. */
+static bool final_capture(bool resume)
+{
+    mt_rr_modules(mt_recw_now());
+    mt_rr_defs();
+    mt_rr_drain_rings();
+    bool copied = mt_rr_capture_prepare(false);
+    if (copied) {
+        pause_hooks();
+        mt_rings_mark_cut();
+        mt_rr_capture_take();
+    } else {
+        mt_log(MT_LOG_WARN, "recording: no memory to copy the final state: read live");
+        mt_rings_mark_cut();
+    }
+    atomic_store_explicit(&mt_rec_mode, resume ? MT_RECMODE_ON : MT_RECMODE_OFF,
+                          memory_order_seq_cst);
+    mt_rr_modules(mt_recw_now());
+    mt_rr_defs();
+    mt_rr_drain_cut(!resume);
+    mt_recw_end_frame();
+    return copied;
+}
+
+/* What the final state counts beyond the initial state + events + LOST
+ * records: calls that were past the gate when the pause began and still
+ * had not appended their event at the cut (preempted, or a full ring), or
+ * whose event had no ring.  Written as a LOST record of no thread (tid 0)
+ * and counted as dropped, so the file says it is inexact and by how much.
+ * Returns the events so counted. */
+static uint64_t final_excess(void)
+{
+    uint64_t fin[MT_LOST_N], ex[MT_LOST_N];
+    mt_rr_capture_sums(fin);
+    bool under = false;
+    for (unsigned i = 0; i < MT_LOST_N; i++) {
+        uint64_t have = mt_w.sum_initial[i] + mt_w.sum_events[i] + mt_w.sum_lost[i];
+        ex[i] = fin[i] > have ? fin[i] - have : 0;
+        under |= fin[i] < have;
+    }
+    uint64_t n = ex[MT_LOST_AC] + ex[MT_LOST_FC];
+    mt_rr_lost(0, ex);
+    mt_recw_note_dropped(n);
+    if (n)
+        mt_log(MT_LOG_INFO,
+               "recording: %llu events in the final state were not recorded: "
+               "counted as dropped",
+               (unsigned long long)n);
+    if (under)
+        mt_log(MT_LOG_INFO, "recording: the events exceed the final state (an approximate "
+                            "initial state counted some twice)");
+    return n;
+}
+
+/* After final_capture: the excess, the FINAL set, END.  Lock held. */
+static uint64_t final_write(bool copied, unsigned reason)
+{
+    uint64_t excess = 0;
+    if (copied) {
+        excess = final_excess();
+        mt_rr_capture_write(MT_DAT_STATE_FINAL);
+        mt_rr_capture_release();
+    } else {
+        mt_rr_state(MT_DAT_STATE_FINAL, mt_recw_now());
+    }
+    mt_rr_end(reason, mt_recw_now());
+    mt_recw_end_frame();
+    return excess;
 }
 
 bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
@@ -488,18 +572,16 @@ uint64_t mt_recw_end(unsigned reason)
     uint64_t bytes = mt_w.bytes;
     mt_w.sealed = false;
     if (mt_w.open && mt_w.pid == getpid()) {
-        bool was_ok = !mt_w.err;
-        atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
-        if (was_ok) {
-            uint64_t now = mt_recw_now();
-            mt_rr_modules(now);
-            mt_rr_defs();
-            mt_rr_drain_rings();
-            mt_recw_end_frame();
-            mt_rr_state(MT_DAT_STATE_FINAL, mt_recw_now());
-            mt_rr_end(reason, mt_recw_now());
-            mt_recw_end_frame();
+        if (!mt_w.err) {
+            bool copied = final_capture(false);
+            /* Drops after the cuts belong to no recording: END's dropped
+             * is what the LOST records say. */
+            atomic_store_explicit(&mt_w.dropped,
+                                  mt_w.sum_lost[MT_LOST_AC] + mt_w.sum_lost[MT_LOST_FC],
+                                  memory_order_relaxed);
+            final_write(copied, reason);
         }
+        atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
         close(mt_w.fd);
         mt_w.fd = -1;
         mt_w.open = false;
@@ -519,16 +601,11 @@ bool mt_recw_seal(unsigned reason)
     mt_spin_lock(&mt_w.lock);
     bool ok = owned();
     if (ok) {
-        uint64_t now = mt_recw_now();
-        mt_rr_modules(now);
-        mt_rr_defs();
-        mt_rr_drain_rings();
-        mt_recw_end_frame();
+        bool copied = final_capture(true);
         mt_w.seal_mark = mt_w.bytes; /* the final state and END in frames of their own */
+        memcpy(mt_w.seal_lost, mt_w.sum_lost, sizeof mt_w.seal_lost);
         mt_w.sealed = true;
-        mt_rr_state(MT_DAT_STATE_FINAL, mt_recw_now());
-        mt_rr_end(reason, mt_recw_now());
-        mt_recw_end_frame();
+        mt_w.seal_excess = final_write(copied, reason);
         ok = !mt_w.err;
         if (!ok)
             mt_w.sealed = false;
@@ -551,6 +628,9 @@ bool mt_recw_unseal(void)
     if (ok) {
         mt_w.bytes = mt_w.seal_mark;
         mt_w.last_totals_ns = 0; /* the TOTALS of the final state were cut off */
+        /* So was its excess LOST record: those events are still to come. */
+        memcpy(mt_w.sum_lost, mt_w.seal_lost, sizeof mt_w.sum_lost);
+        atomic_fetch_sub_explicit(&mt_w.dropped, mt_w.seal_excess, memory_order_relaxed);
     } else if (mt_w.open && mt_w.pid == getpid()) {
         atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
         close(mt_w.fd);

@@ -41,7 +41,7 @@ typedef struct mt_recw {
     bool small;         /* the open frame uses the strong level (slow stream) */
     uint64_t bytes;     /* file bytes written */
     uint32_t defs;      /* traces defined in the file so far */
-    uint64_t last_totals_ns, last_reclaim_ns;
+    uint64_t last_totals_ns;
     /* Module map of the file. */
     unsigned long long dl_adds, dl_subs;
     uint32_t scan;
@@ -58,10 +58,17 @@ typedef struct mt_recw {
     _Atomic uint64_t pause_until;
     _Atomic uint64_t gate_giveups;
     uint64_t approx;
+    /* What the file accounts for, per MT_LOST_* field (alloc count, alloc
+     * bytes, free count, free bytes): the initial state, the events
+     * written, the LOST records.  The final state's excess over their sum
+     * is written as a LOST record too (record_writer.c, final state). */
+    uint64_t sum_initial[4], sum_events[4], sum_lost[4];
     /* exec: the final state and END are written (sealed) but cut off again
      * (file truncated to seal_mark) if the exec fails. */
     bool sealed;
     uint64_t seal_mark;
+    uint64_t seal_lost[4]; /* sum_lost at seal_mark */
+    uint64_t seal_excess;  /* dropped counted by the sealed final state */
 } mt_recw;
 
 extern mt_recw mt_w;
@@ -100,9 +107,17 @@ uint64_t mt_recw_now(void);
 void mt_rr_process(bool mid_run, bool fork_child, uint64_t now);
 void mt_rr_modules(uint64_t now);
 void mt_rr_defs(void);
-bool mt_rr_drain_rings(void); /* true if any event was written */
+bool mt_rr_drain_rings(void); /* true if any event was written; recycles retired rings */
+/* The final state's drain: each ring's events up to its cut, and its lost
+ * counts up to cut_lost; the rest is left in the ring (a failed exec
+ * resumes) or, if drop_rest, discarded uncounted. */
+void mt_rr_drain_cut(bool drop_rest);
+/* A LOST record of thread tid (0: no thread) for lost[MT_LOST_*]. */
+void mt_rr_lost(uint32_t tid, const uint64_t lost[4]);
 void mt_rr_totals(uint64_t now);
-void mt_rr_state(unsigned kind, uint64_t now); /* counters now (FINAL) */
+/* TOTALS with f[0..12], f[17], f[18] given; the process figures read now. */
+void mt_rr_totals_emit(uint64_t now, uint64_t *f);
+void mt_rr_state(unsigned kind, uint64_t now); /* counters now (fallback FINAL) */
 
 /* A copy of the state, taken during a mid-run start's pause. */
 typedef struct mt_rr_tcopy {
@@ -113,16 +128,21 @@ typedef struct mt_rr_bcopy {
     uint64_t size;
 } mt_rr_bcopy;
 #define MT_RR_TRACE_BITS 22u /* MT_TRACE_MAX == 1 << 22 */
-void mt_rr_state_copy(uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces, const mt_rr_bcopy *bl,
-                      uint64_t nblocks);
+/* A state set of `kind` from a copy; totals (if not NULL): a TOTALS record
+ * in the set (mt_rr_totals_emit's f). */
+void mt_rr_state_copy(unsigned kind, uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces,
+                      const mt_rr_bcopy *bl, uint64_t nblocks, uint64_t *totals);
 
-/* The initial state of a mid-run start (record_initial.c), lock held:
- * prepare before pausing (memory), take during the pause (copy only: no
- * lock outside memtop, no I/O), write after recording switched on. */
-bool mt_rr_capture_prepare(void);
+/* A copy of the state taken in a pause (record_initial.c), lock held:
+ * prepare before pausing (memory; blocks: the live blocks too, for an
+ * initial state), take during the pause (copy only: no lock outside
+ * memtop, no I/O), write after the pause.  sums: the copy's totals per
+ * MT_LOST_* field (alloc count, alloc bytes, free count, free bytes). */
+bool mt_rr_capture_prepare(bool blocks);
 void mt_rr_capture_take(void);
 uint64_t mt_rr_capture_skipped(void);
-void mt_rr_capture_write(void);
+void mt_rr_capture_sums(uint64_t sums[4]);
+void mt_rr_capture_write(unsigned kind); /* MT_DAT_STATE_INITIAL or _FINAL */
 void mt_rr_capture_release(void);
 void mt_rr_end(unsigned reason, uint64_t now);
 

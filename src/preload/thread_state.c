@@ -9,6 +9,7 @@
 #include "thread_state.h"
 
 #include "os_memory.h"
+#include "record_buffer.h"
 #include "spinlock.h"
 #include "state.h"
 
@@ -57,6 +58,7 @@ static void thread_release(void *arg)
         mt_tls_thread = NULL;
     /* Deferred frees can only be pending inside a hook, never here. */
     push_free(t);
+    mt_ring_retire_mine(); /* a recording's ring goes back to the writer */
     mt_tls_in_hook = was;
 }
 
