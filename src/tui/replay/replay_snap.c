@@ -147,13 +147,19 @@ static void fill_identity(const mt_replay *r, mt_view *out)
 
 /* Rates between the last two timeline points (the cursor's and the one
  * before it). */
+#define RATE_WINDOW_NS 1000000000ull
+
 static void fill_rates(mt_view *out)
 {
     const mt_snapshot *s = &out->snap;
     memset(&out->rates, 0, sizeof out->rates);
     if (s->slot.ntimeline < 2)
         return;
-    const mt_shm_point *p = &s->timeline[s->slot.ntimeline - 2], *q = p + 1;
+    /* Over the last second or more before the cursor: the last point is the
+     * cursor itself, often only microseconds after the one before it. */
+    const mt_shm_point *q = &s->timeline[s->slot.ntimeline - 1], *p = q - 1;
+    while (p > s->timeline && q->t_ns - p->t_ns < RATE_WINDOW_NS)
+        p--;
     if (q->t_ns <= p->t_ns)
         return;
     double dt = (double)(q->t_ns - p->t_ns) / 1e9;
