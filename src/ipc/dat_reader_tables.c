@@ -25,44 +25,8 @@ mt_errc mt_dat_defs_add(mt_defs *d, const mt_dat_def *def, uint64_t first_seen_n
     if (def->id != d->count || def->nframes > MT_MAX_DEPTH)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: definition %zu has id %u",
                           d->count, def->id);
-    if (reserve((void **)&d->items, &d->cap, d->count + 1, sizeof *d->items) ||
-        reserve((void **)&d->frames, &d->frames_cap, d->nframes + def->nframes, sizeof(uint64_t)))
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for trace definitions");
-    if (def->nframes)
-        memcpy(d->frames + d->nframes, def->frames, def->nframes * sizeof(uint64_t));
-    d->items[d->count++] =
-        (mt_def_info){def->hash, first_seen_ns, d->nframes, def->nframes, def->flags};
-    d->nframes += def->nframes;
-    return MT_OK;
-}
-
-static int cmp_start(const void *a, const void *b, void *ctx)
-{
-    const mt_module_info *items = ctx;
-    uint64_t x = items[*(const size_t *)a].start, y = items[*(const size_t *)b].start;
-    if (x != y)
-        return x < y ? -1 : 1;
-    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
-static mt_errc build_index(mt_modules *m, mt_err *err)
-{
-    size_t *order = realloc(m->order, m->count * sizeof *order);
-    if (order)
-        m->order = order;
-    uint64_t *max_end = realloc(m->max_end, m->count * sizeof *max_end);
-    if (max_end)
-        m->max_end = max_end;
-    if (!order || !max_end)
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for the module map");
-    for (size_t i = 0; i < m->count; i++)
-        order[i] = i;
-    qsort_r(order, m->count, sizeof *order, cmp_start, m->items);
-    for (size_t k = 0; k < m->count; k++) {
-        uint64_t end = m->items[order[k]].end;
-        max_end[k] = k && max_end[k - 1] > end ? max_end[k - 1] : end;
-    }
-    return MT_OK;
+    mt_def_info info = {def->hash, first_seen_ns, 0, def->nframes, def->flags};
+    return mt_defs_push(d, &info, def->frames, err);
 }
 
 mt_errc mt_dat_modules_add(mt_modules *m, const mt_dat_module *mod, uint64_t load_seq, mt_err *err)
@@ -81,7 +45,7 @@ mt_errc mt_dat_modules_add(mt_modules *m, const mt_dat_module *mod, uint64_t loa
     o->build_id_len = mod->build_id_len;
     memcpy(o->build_id, mod->build_id, sizeof o->build_id);
     memcpy(o->path, mod->path, sizeof o->path);
-    return build_index(m, err);
+    return mt_modules_reindex(m, err);
 }
 
 void mt_dat_modules_unload(mt_modules *m, uint64_t start, uint64_t seq)

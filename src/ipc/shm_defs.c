@@ -44,15 +44,23 @@ static mt_errc parse_one(mt_defs *d, const unsigned char *p, uint64_t rem, uint6
     if (def.nframes > MT_MAX_DEPTH || mt_def_bytes(def.nframes) > rem)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: trace %u has %u frames", def.id,
                           def.nframes);
-    if (reserve((void **)&d->items, &d->cap, d->count + 1, sizeof *d->items) ||
-        reserve((void **)&d->frames, &d->frames_cap, d->nframes + def.nframes, sizeof(uint64_t)))
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for trace definitions");
-    if (def.nframes)
-        memcpy(d->frames + d->nframes, p + sizeof def, def.nframes * sizeof(uint64_t));
-    d->items[d->count++] =
-        (mt_def_info){def.hash, def.first_seen_ns, d->nframes, def.nframes, def.flags};
-    d->nframes += def.nframes;
+    uint64_t frames[MT_MAX_DEPTH];
+    memcpy(frames, p + sizeof def, def.nframes * sizeof(uint64_t));
+    mt_def_info info = {def.hash, def.first_seen_ns, 0, def.nframes, def.flags};
     *len = mt_def_bytes(def.nframes);
+    return mt_defs_push(d, &info, frames, err);
+}
+
+mt_errc mt_defs_push(mt_defs *d, const mt_def_info *info, const uint64_t *frames, mt_err *err)
+{
+    if (reserve((void **)&d->items, &d->cap, d->count + 1, sizeof *d->items) ||
+        reserve((void **)&d->frames, &d->frames_cap, d->nframes + info->nframes, sizeof(uint64_t)))
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for trace definitions");
+    if (info->nframes)
+        memcpy(d->frames + d->nframes, frames, info->nframes * sizeof(uint64_t));
+    d->items[d->count] = *info;
+    d->items[d->count++].frames_at = d->nframes;
+    d->nframes += info->nframes;
     return MT_OK;
 }
 

@@ -31,6 +31,10 @@ void mt_defs_free(mt_defs *d);
  * depth (<= MT_MAX_DEPTH) and id (dense, in order) is validated. */
 mt_errc mt_defs_update(mt_defs *d, const mt_segment *seg, mt_err *err);
 
+/* Append the next definition (id d->count): info's frames_at is ignored;
+ * nframes <= MT_MAX_DEPTH is the caller's to check. */
+mt_errc mt_defs_push(mt_defs *d, const mt_def_info *info, const uint64_t *frames, mt_err *err);
+
 /* Frames of trace id (innermost first), or NULL if id is unknown. */
 const uint64_t *mt_defs_frames(const mt_defs *d, uint32_t id, unsigned *nframes);
 

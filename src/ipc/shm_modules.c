@@ -45,7 +45,7 @@ static int cmp_start(const void *a, const void *b, void *ctx)
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static mt_errc build_index(mt_modules *m, mt_err *err)
+mt_errc mt_modules_reindex(mt_modules *m, mt_err *err)
 {
     size_t *order = realloc(m->order, (m->count ? m->count : 1) * sizeof *order);
     if (order)
@@ -81,7 +81,7 @@ static mt_errc parse_new(mt_modules *m, const mt_segment *seg, size_t n, mt_err 
             return rc;
         m->count = i + 1;
     }
-    return build_index(m, err);
+    return mt_modules_reindex(m, err);
 }
 
 mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err)

@@ -30,6 +30,9 @@ void mt_modules_free(mt_modules *m);
  * end, build id length in range) and refresh every module's unload_seq. */
 mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err);
 
+/* Rebuild the address index after items were appended. */
+mt_errc mt_modules_reindex(mt_modules *m, mt_err *err);
+
 /* The module containing addr (a loaded one is preferred over an unloaded
  * one, then the latest), or NULL. */
 const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr);
