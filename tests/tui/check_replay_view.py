@@ -216,7 +216,9 @@ def test_truncated(t, name):
     with open(t.path(cut), "wb") as f:
         f.write(data[:len(data) // 2])
     t.start([t.memtop, "-f", cut], width=WIDTH)
-    s = t.wait_for(lambda s: bool(REPLAY_RE.search(header_line(s, 0))), "REPLAY for the cut file")
+    # Both rows, in one capture: tmux may capture while a frame is half drawn.
+    s = t.wait_for(lambda s: bool(REPLAY_RE.search(header_line(s, 0)))
+                   and ("File %s" % cut) in header_line(s, 3), "REPLAY and File for the cut file")
     line = header_line(s, 0)
     check("end of a truncated file" in line or "end of an unfinished recording" in line,
           "the cut file's header says neither 'end of a truncated file' nor 'end of an "

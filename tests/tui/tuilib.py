@@ -243,8 +243,17 @@ class Tui:
         """The pane's text; joined: lines the terminal wrapped are joined (for
         a shell's output; never for memtop's screen, whose full-width rows
         tmux may flag as wrapped)."""
-        p = self.tmux("capture-pane", "-p", "-t", self.session, *(["-J"] if joined else []))
-        return p.stdout.decode("utf-8", errors="replace")
+        # tmux can capture a frame half drawn: take the text once two captures
+        # a moment apart agree (or the last of a few tries).
+        argv = ["capture-pane", "-p", "-t", self.session] + (["-J"] if joined else [])
+        text = self.tmux(*argv).stdout.decode("utf-8", errors="replace")
+        for _ in range(4):
+            time.sleep(0.03)
+            again = self.tmux(*argv).stdout.decode("utf-8", errors="replace")
+            if again == text:
+                break
+            text = again
+        return text
 
     def screen_bytes(self, escapes=False):
         argv = ["capture-pane", "-p", "-t", self.session] + (["-e"] if escapes else [])
