@@ -24,7 +24,7 @@ static const char usage_text[] =
     "  -g, --group KEY      one row per trace (default), function, file or module\n"
     "      --top N          rows per report (default 20, 0 = all)\n"
     "  -e, --export FILE    write one snapshot: FILE.json, FILE.csv, FILE.folded\n"
-    "                       (recordings), else text.  With -p: taken now (after\n"
+    "                       (stacks for flame graphs), else text.  With -p: now (after\n"
     "                       --batch ends, if given); with PROG: taken at its exit;\n"
     "                       with -f: at the end of the recording or at --at\n"
     "      --output FILE    where PROG's stdout and stderr go in the interactive view\n"
