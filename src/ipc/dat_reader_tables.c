@@ -5,20 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    void *np = realloc(*p, ncap * elem);
-    if (!np)
-        return -1;
-    *p = np;
-    *cap = ncap;
-    return 0;
-}
+#include "grow.h"
 
 mt_errc mt_dat_defs_add(mt_defs *d, const mt_dat_def *def, uint64_t first_seen_ns, mt_err *err)
 {
@@ -34,7 +21,7 @@ mt_errc mt_dat_modules_add(mt_modules *m, const mt_dat_module *mod, uint64_t loa
     if (mod->start >= mod->end || mod->build_id_len > MT_BUILD_ID_MAX ||
         !memchr(mod->path, '\0', sizeof mod->path))
         return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: module %zu", m->count);
-    if (reserve((void **)&m->items, &m->cap, m->count + 1, sizeof *m->items))
+    if (mt_grow((void **)&m->items, &m->cap, m->count + 1, sizeof *m->items))
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the module map");
     mt_module_info *o = &m->items[m->count++];
     memset(o, 0, sizeof *o);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 void mt_defs_init(mt_defs *d)
 {
     memset(d, 0, sizeof *d);
@@ -14,21 +16,6 @@ void mt_defs_free(mt_defs *d)
     free(d->items);
     free(d->frames);
     mt_defs_init(d);
-}
-
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    void *np = realloc(*p, ncap * elem);
-    if (!np)
-        return -1;
-    *p = np;
-    *cap = ncap;
-    return 0;
 }
 
 static mt_errc parse_one(mt_defs *d, const unsigned char *p, uint64_t rem, uint64_t *len,
@@ -53,8 +40,8 @@ static mt_errc parse_one(mt_defs *d, const unsigned char *p, uint64_t rem, uint6
 
 mt_errc mt_defs_push(mt_defs *d, const mt_def_info *info, const uint64_t *frames, mt_err *err)
 {
-    if (reserve((void **)&d->items, &d->cap, d->count + 1, sizeof *d->items) ||
-        reserve((void **)&d->frames, &d->frames_cap, d->nframes + info->nframes, sizeof(uint64_t)))
+    if (mt_grow((void **)&d->items, &d->cap, d->count + 1, sizeof *d->items) ||
+        mt_grow((void **)&d->frames, &d->frames_cap, d->nframes + info->nframes, sizeof(uint64_t)))
         return mt_err_set(err, MT_E_NOMEM, "out of memory for trace definitions");
     if (info->nframes)
         memcpy(d->frames + d->nframes, frames, info->nframes * sizeof(uint64_t));

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 void mt_groups_init(mt_groups *g)
 {
     memset(g, 0, sizeof *g);
@@ -22,9 +24,7 @@ static int reserve_rows(mt_groups *g, size_t rows)
 {
     if (rows <= g->cap_rows)
         return 0;
-    size_t want = g->cap_rows ? g->cap_rows * 2 : 64;
-    while (want < rows)
-        want *= 2;
+    size_t want = mt_grown_cap(g->cap_rows, rows, 64);
     size_t *off = realloc(g->off, want * sizeof *off);
     if (off)
         g->off = off;

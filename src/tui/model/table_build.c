@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "grow.h"
 #include "rows.h"
 
 static int reserve_rows(mt_table *t, size_t n)
@@ -58,9 +59,7 @@ static int reserve_groups(mt_table *t, size_t n)
 {
     if (n <= t->cap_groups)
         return 0;
-    size_t want = t->cap_groups ? t->cap_groups * 2 : 256;
-    while (want < n)
-        want *= 2;
+    size_t want = mt_grown_cap(t->cap_groups, n, 256);
     mt_group_acc *acc = realloc(t->acc, want * sizeof *acc);
     if (acc)
         t->acc = acc;

@@ -61,18 +61,25 @@ static void put_head(FILE *f, const mt_export_src *x)
             id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
 }
 
+/* The counters a trace and the totals both have, under the same names
+ * (mt_shm_trace and mt_shm_totals name their fields alike). */
+#define PUT_COUNTERS(f, c)                                                                         \
+    do {                                                                                           \
+        put_u64(f, "live_bytes", (c)->live_bytes, true);                                           \
+        put_u64(f, "live_count", (c)->live_count, true);                                           \
+        put_u64(f, "alloc_count", (c)->alloc_count, true);                                         \
+        put_u64(f, "alloc_bytes", (c)->alloc_bytes, true);                                         \
+        put_u64(f, "free_count", (c)->free_count, true);                                           \
+        put_u64(f, "free_bytes", (c)->free_bytes, true);                                           \
+        put_u64(f, "temporary_count", (c)->temporary_count, true);                                 \
+        put_u64(f, "temporary_bytes", (c)->temporary_bytes, true);                                 \
+        put_u64(f, "peak_live_bytes", (c)->peak_live_bytes, true);                                 \
+    } while (0)
+
 static void put_totals(FILE *f, const mt_shm_totals *t)
 {
     fputs("\"totals\": {", f);
-    put_u64(f, "live_bytes", t->live_bytes, true);
-    put_u64(f, "live_count", t->live_count, true);
-    put_u64(f, "alloc_count", t->alloc_count, true);
-    put_u64(f, "alloc_bytes", t->alloc_bytes, true);
-    put_u64(f, "free_count", t->free_count, true);
-    put_u64(f, "free_bytes", t->free_bytes, true);
-    put_u64(f, "temporary_count", t->temporary_count, true);
-    put_u64(f, "temporary_bytes", t->temporary_bytes, true);
-    put_u64(f, "peak_live_bytes", t->peak_live_bytes, true);
+    PUT_COUNTERS(f, t);
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
     put_opt(f, "allocator_bytes", t->allocator_bytes, true);
     put_opt(f, "allocator_inuse_bytes", t->allocator_inuse_bytes, true);
@@ -153,15 +160,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
     const mt_shm_trace *t = r->t;
     fputs("{", f);
     put_u64(f, "id", t->id, true);
-    put_u64(f, "live_bytes", t->live_bytes, true);
-    put_u64(f, "live_count", t->live_count, true);
-    put_u64(f, "alloc_count", t->alloc_count, true);
-    put_u64(f, "alloc_bytes", t->alloc_bytes, true);
-    put_u64(f, "free_count", t->free_count, true);
-    put_u64(f, "free_bytes", t->free_bytes, true);
-    put_u64(f, "temporary_count", t->temporary_count, true);
-    put_u64(f, "temporary_bytes", t->temporary_bytes, true);
-    put_u64(f, "peak_live_bytes", t->peak_live_bytes, true);
+    PUT_COUNTERS(f, t);
     put_double(f, "growth_bytes_per_s", r->growth);
     put_ages(f, &x->v->snap.slot, t);
     unsigned n;
