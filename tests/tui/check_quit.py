@@ -1,13 +1,16 @@
 """check_quit.py -- leaving memtop restores the terminal and ends PROG.
 
 Runs `memtop -- memtop-demo 60` from an interactive bash in tmux and ends it
-one of four ways (--mode): q, Ctrl-C, kill -TERM <memtop pid>, kill -HUP
-<memtop pid>.  Asserts: the shell's prompt comes back; the alternate screen is
-left (tmux's alternate_on is 0 and the screen shows the shell, not memtop's
-function bar); `stty -a` is exactly what it was before memtop ran (so echo and
-icanon are on); memtop told where PROG's output went; the demo is gone; and
-memtop's exit status is 0 for q (quitting a running PROG) and 128+N for
-signal N.
+one of five ways (--mode): q, Ctrl-C, kill -TERM <memtop pid>, kill -HUP
+<memtop pid>, or a crash (kill -SEGV <memtop pid>).  Asserts: the shell's
+prompt comes back; the alternate screen is left (tmux's alternate_on is 0 and
+the screen shows the shell, not memtop's function bar); the keypad and cursor
+key modes memtop switched on are off again; `stty -a` is exactly what it was
+before memtop ran (so echo and icanon are on); and memtop's exit status is 0
+for q (quitting a running PROG) and 128+N for signal N.  For the orderly ends
+also: memtop told where PROG's output went and the demo is gone.  A crashed
+viewer leaves PROG running (a viewer's crash must not take the program
+down); the test ends it.
 """
 import os
 import re
@@ -16,7 +19,8 @@ import signal
 import tuilib
 from tuilib import check, frame
 
-SIGNALS = {"int": signal.SIGINT, "term": signal.SIGTERM, "hup": signal.SIGHUP}
+SIGNALS = {"int": signal.SIGINT, "term": signal.SIGTERM, "hup": signal.SIGHUP,
+           "segv": signal.SIGSEGV}
 
 
 def stty(t, name):
@@ -31,7 +35,7 @@ def stty(t, name):
 
 def test(t):
     mode = t.args.mode
-    check(mode in ("q", "int", "term", "hup"), "unknown --mode %r" % mode)
+    check(mode in ("q", "int", "term", "hup", "segv"), "unknown --mode %r" % mode)
     t.start_shell()
     before = stty(t, "stty-before.txt")
     check(re.search(r"(^|\s)echo(\s|$)", before) and re.search(r"(^|\s)icanon(\s|$)", before),
@@ -40,6 +44,8 @@ def test(t):
     t.run_in_shell("%s -- %s 60" % (t.memtop, t.demo))
     t.wait_symbolized()
     check(t.alternate_on(), "memtop does not use the alternate screen")
+    check(t.fmt("#{keypad_cursor_flag}") == "1",
+          "memtop did not switch the cursor keys to application mode (keypad)")
     kids = t.children_of(t.pane_pid())
     check(len(kids) == 1, "expected memtop as the shell's only child, got %s" % kids)
     memtop_pid = kids[0]
@@ -58,8 +64,15 @@ def test(t):
           frame(s))
     check("F10Quit" not in s and "RUNNING" not in s,
           "memtop's screen is still shown after it ended:\n" + frame(s))
+    for flag in ("keypad_cursor_flag", "keypad_flag"):
+        check(t.fmt("#{%s}" % flag) == "0", "%s is still on after memtop ended" % flag)
+    if mode == "segv":
+        demos = t.procs_with_argv0(t.demo)
+        check(demos, "a crashed viewer took PROG down with it")
+        for pid in demos:
+            os.kill(pid, signal.SIGKILL)
     joined = t.screen(joined=True)
-    check(re.search(r"memtop: the output of \S+ is in \S+memtop-\d+\.out", joined),
+    check(mode == "segv" or re.search(r"memtop: the output of \S+ is in \S+memtop-\d+\.out", joined),
           "memtop did not say where PROG's output went:\n" + frame(joined))
     prompts = s.count(tuilib.PROMPT)
     t.run_in_shell("echo rc=$?")

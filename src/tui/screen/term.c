@@ -1,9 +1,11 @@
 /* term.c -- terminal setup and restore (see term.h).
  *
- * Global state: the tty modes saved before ncurses changed them, and
- * whether they are valid.  A crash handler cannot be given a context, so
- * these two are the viewer's only globals; they are written once before
- * any handler is installed and only read afterwards. */
+ * Global state: the tty modes saved before ncurses changed them, whether
+ * they are valid, and the bytes that take the terminal out of memtop's
+ * modes (attributes, cursor, keypad, alternate screen), looked up in
+ * terminfo.  A crash handler cannot be given a context, so these are the
+ * viewer's only globals; they are written once before any handler is
+ * installed and only read afterwards. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +20,39 @@
 
 static struct termios saved_tty;
 static volatile sig_atomic_t saved_valid;
+static char leave_seq[256];
+static size_t leave_len;
+
+/* Appends terminfo capability cap (or fallback when the terminal has none,
+ * or when cap is NULL). */
+static void leave_add(const char *cap, const char *fallback)
+{
+    const char *s = cap ? tigetstr(cap) : NULL;
+    if (s == NULL || s == (const char *)-1)
+        s = fallback;
+    size_t n = strlen(s);
+    if (leave_len + n < sizeof leave_seq) {
+        memcpy(leave_seq + leave_len, s, n);
+        leave_len += n;
+    }
+}
+
+/* What endwin would send, computed while it is safe to call terminfo. */
+static void leave_prepare(void)
+{
+    leave_len = 0;
+    leave_add("sgr0", "\033[0m");
+    leave_add("cnorm", "\033[?25h");
+    leave_add("rmkx", "");
+    leave_add("rmcup", "\033[?1049l");
+    leave_add(NULL, "\r\n");
+}
 
 static void crash_restore(int sig)
 {
-    static const char leave[] = "\033[0m\033[?25h\033[?1049l\r\n";
     if (saved_valid)
         tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
-    ssize_t w = write(STDOUT_FILENO, leave, sizeof leave - 1);
+    ssize_t w = write(STDOUT_FILENO, leave_seq, leave_len);
     (void)w;
     signal(sig, SIG_DFL);
     raise(sig);
@@ -56,6 +84,7 @@ bool mt_term_start(char *msg, size_t n)
         snprintf(msg, n, "unknown terminal type '%s' (set TERM, or use --batch)", term ? term : "");
         return false;
     }
+    leave_prepare();
     install_crash_handlers();
     initscr();
     cbreak();
