@@ -5,6 +5,8 @@
  * kept: dlclose only sets unload_seq.  dl_iterate_phdr's adds/subs
  * counters tell us cheaply whether anything changed since the last scan.
  * Build-ids are read from the PT_NOTE segments in memory (no file I/O).
+ * Room for MAX_KNOWN modules is reserved, but only the entries ever used
+ * are touched and counted in tracker_bytes (most programs use a few dozen).
  */
 #define _GNU_SOURCE
 #include "modules.h"
@@ -14,6 +16,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <stddef.h>
 #include <string.h>
 
 #define MAX_KNOWN 4096u
@@ -28,6 +31,7 @@ struct mt_modules {
     unsigned long long adds, subs;
     uint32_t n;
     uint32_t scan;
+    uint32_t accounted; /* entries counted in mt_os_bytes: the most ever used */
     known_module known[MAX_KNOWN];
 };
 
@@ -39,12 +43,17 @@ typedef struct {
 
 mt_modules *mt_modules_new(void)
 {
-    return mt_os_alloc(sizeof(mt_modules));
+    mt_modules *m = mt_os_reserve(sizeof(mt_modules));
+    if (m)
+        mt_os_account((int64_t)offsetof(mt_modules, known));
+    return m;
 }
 
 void mt_modules_reset(mt_modules *m)
 {
-    memset(m, 0, sizeof *m);
+    uint32_t accounted = m->accounted;
+    memset(m, 0, offsetof(mt_modules, known) + (size_t)m->n * sizeof(known_module));
+    m->accounted = accounted;
 }
 
 static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
@@ -110,8 +119,13 @@ static known_module *find_known(mt_modules *m, uint64_t bias, uint64_t start)
 static known_module *free_entry(mt_modules *m)
 {
     known_module *k = NULL;
-    if (m->n < MAX_KNOWN)
+    if (m->n < MAX_KNOWN) {
         k = &m->known[m->n++];
+        if (m->n > m->accounted) {
+            mt_os_account((int64_t)sizeof *k);
+            m->accounted = m->n;
+        }
+    }
     for (uint32_t i = 0; !k && i < m->n; i++)
         if (m->known[i].shm_index == -2)
             k = &m->known[i];

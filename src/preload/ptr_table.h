@@ -6,7 +6,8 @@
 
 #include <stdbool.h>
 
-/* What memtop remembers about one live block: 24 bytes. */
+/* What memtop remembers about one live block (stored packed in 16 bytes:
+ * ptr_slot.h).  birth_ns has millisecond resolution. */
 typedef struct mt_block {
     uint64_t size;
     uint64_t birth_ns;
@@ -22,6 +23,7 @@ typedef enum {
     MT_INSERT_FAILED,   /* no memory for bookkeeping: the block goes untracked */
 } mt_insert_result;
 
+/* ptr: non-null.  b->trace < MT_TRACE_MAX. */
 mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale);
 
 /* Starts loading the cache line that holds ptr's record, so that the miss

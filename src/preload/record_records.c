@@ -137,7 +137,7 @@ void mt_rr_modules(uint64_t now)
 
 /* --- trace definitions -------------------------------------------------- */
 
-static void emit_def(uint32_t id, const mt_trace *t)
+static void emit_def(uint32_t id, const mt_trace_def *t)
 {
     mt_rec_buf *b = &mt_w.pay;
     uint32_t n = t->frames ? t->nframes : 0;
@@ -167,7 +167,7 @@ void mt_rr_defs(void)
         mt_trace *t = mt_trace_get(mt_w.defs);
         while (!atomic_load_explicit(&t->ready, memory_order_acquire))
             sched_yield();
-        emit_def(mt_w.defs, t);
+        emit_def(mt_w.defs, mt_trace_def_get(mt_w.defs));
         mt_w.defs++;
     }
 }

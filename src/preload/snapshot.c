@@ -12,7 +12,12 @@
  *
  * Ages: a scan over the live-block table, one shard lock at a time.  It
  * costs O(live blocks), so above 1M blocks it runs every ceil(n/1M)-th
- * publish; the slot says when ages were computed (age_scan_ns).
+ * publish; the slot says when ages were computed (age_scan_ns).  The scan
+ * adds into the trace records of the slot being written, and a publish
+ * without a scan copies the ages from the previous slot of this segment,
+ * which we wrote (offset and count from our own state, never read from
+ * the segment): so ages cost no memory per trace here.  The first publish
+ * into a segment (at start, in a fork child) always scans.
  */
 #include "snapshot.h"
 
@@ -27,11 +32,10 @@
 #include <string.h>
 #include <time.h>
 
+/* What the publisher keeps per trace between publishes. */
 typedef struct {
     uint64_t ckpt_cur[MT_CKPTS];
     uint64_t ckpt_pend[MT_CKPTS];
-    uint64_t age_bytes[MT_AGE_BUCKETS];
-    uint64_t oldest_birth_ns;
 } pub_trace;
 
 struct mt_snapshot_state {
@@ -42,6 +46,10 @@ struct mt_snapshot_state {
     uint64_t cur_t[MT_CKPTS], pend_t[MT_CKPTS];
     uint64_t age_scan_ns;
     uint64_t publishes_since_scan;
+    /* The latest slot's trace records, whose first `aged` hold the latest
+     * scan's ages (segment offset; 0: no such slot in this segment). */
+    uint64_t aged_off;
+    uint32_t aged;
     bool dropping; /* some trace could not be published (segment full) */
     mt_modules *modules;
     mt_timeline timeline;
@@ -65,6 +73,7 @@ mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms)
 
 void mt_snapshot_state_reset_defs(mt_snapshot_state *s)
 {
+    s->aged_off = 0; /* a new segment: its first publish scans */
     s->defs_published = 0;
     s->dropping = false;
     mt_modules_reset(s->modules);
@@ -83,8 +92,9 @@ static void publish_defs(mt_snapshot_state *s, mt_shm_writer *w, uint32_t count)
         mt_trace *t = mt_trace_get(s->defs_published);
         if (!atomic_load_explicit(&t->ready, memory_order_acquire))
             break; /* being created: next time */
-        if (!mt_shm_append_def(w, s->defs_published, t->frames, t->nframes, t->flags, t->hash,
-                               t->first_seen_ns)) {
+        const mt_trace_def *d = mt_trace_def_get(s->defs_published);
+        if (!mt_shm_append_def(w, s->defs_published, d->frames, d->nframes, d->flags, d->hash,
+                               d->first_seen_ns)) {
             s->dropping = true;
             break;
         }
@@ -93,8 +103,6 @@ static void publish_defs(mt_snapshot_state *s, mt_shm_writer *w, uint32_t count)
     if (s->defs_published > s->traces_touched) {
         mt_os_account((int64_t)(s->defs_published - s->traces_touched) *
                       (int64_t)sizeof(pub_trace));
-        for (uint32_t i = s->traces_touched; i < s->defs_published; i++)
-            s->traces[i].oldest_birth_ns = MT_UNKNOWN; /* no live block seen by a scan yet */
         s->traces_touched = s->defs_published;
     }
 }
@@ -109,36 +117,52 @@ static unsigned age_bucket(uint64_t age_ns)
 }
 
 typedef struct {
-    mt_snapshot_state *s;
+    mt_shm_trace *tr; /* the slot's records, ids 0..ntr-1 */
+    uint32_t ntr;
     uint64_t now;
 } age_ctx;
 
 static void age_visit(const mt_block *b, void *arg)
 {
     age_ctx *c = arg;
-    if (b->trace >= c->s->traces_touched)
+    if (b->trace >= c->ntr)
         return;
-    pub_trace *p = &c->s->traces[b->trace];
+    mt_shm_trace *r = &c->tr[b->trace];
     uint64_t age = c->now > b->birth_ns ? c->now - b->birth_ns : 0;
-    p->age_bytes[age_bucket(age)] += b->size;
-    if (b->birth_ns < p->oldest_birth_ns)
-        p->oldest_birth_ns = b->birth_ns;
+    r->age_bytes[age_bucket(age)] += b->size;
+    if (b->birth_ns < r->oldest_birth_ns)
+        r->oldest_birth_ns = b->birth_ns;
 }
 
-static void scan_ages(mt_snapshot_state *s, uint64_t now)
+static bool scan_due(const mt_snapshot_state *s)
 {
-    uint64_t blocks = mt_ptr_count();
-    uint64_t every = blocks / 1000000u + 1;
-    if (s->age_scan_ns && ++s->publishes_since_scan < every)
-        return;
-    s->publishes_since_scan = 0;
-    for (uint32_t i = 0; i < s->traces_touched; i++) {
-        memset(s->traces[i].age_bytes, 0, sizeof s->traces[i].age_bytes);
-        s->traces[i].oldest_birth_ns = MT_UNKNOWN;
+    uint64_t every = mt_ptr_count() / 1000000u + 1;
+    return !s->aged_off || s->publishes_since_scan + 1 >= every;
+}
+
+/* Fills the ages of the records tr[0..ntr) (zero, oldest MT_UNKNOWN so
+ * far): from a scan, or from the previous slot.  Records the slot for the
+ * next publish. */
+static void fill_ages(mt_snapshot_state *s, const mt_shm_writer *w, mt_shm_trace *tr, uint32_t ntr,
+                      bool scan, uint64_t now)
+{
+    if (scan) {
+        age_ctx c = {tr, ntr, now};
+        mt_ptr_visit(age_visit, &c);
+        s->age_scan_ns = now;
+        s->publishes_since_scan = 0;
+        s->aged = ntr;
+    } else {
+        const mt_shm_trace *prev = (const mt_shm_trace *)(w->base + s->aged_off);
+        uint32_t n = ntr < s->aged ? ntr : s->aged;
+        for (uint32_t i = 0; i < n; i++) {
+            memcpy(tr[i].age_bytes, prev[i].age_bytes, sizeof tr[i].age_bytes);
+            tr[i].oldest_birth_ns = prev[i].oldest_birth_ns;
+        }
+        s->publishes_since_scan++;
+        s->aged = n; /* later traces were not seen by the scan: no ages */
     }
-    age_ctx c = {s, now};
-    mt_ptr_visit(age_visit, &c);
-    s->age_scan_ns = now;
+    s->aged_off = (uint64_t)((unsigned char *)tr - w->base);
 }
 
 static void rotate_checkpoints(mt_snapshot_state *s, uint32_t ntr, uint64_t now)
@@ -179,8 +203,7 @@ static void read_trace(const mt_snapshot_state *s, uint32_t id, mt_shm_trace *r)
         r->peak_live_bytes = r->live_bytes;
     for (unsigned k = 0; k < MT_CKPTS; k++)
         r->ckpt_live_bytes[k] = s->cur_t[k] ? p->ckpt_cur[k] : 0;
-    memcpy(r->age_bytes, p->age_bytes, sizeof r->age_bytes);
-    r->oldest_birth_ns = s->age_scan_ns ? p->oldest_birth_ns : MT_UNKNOWN;
+    r->oldest_birth_ns = MT_UNKNOWN; /* ages: fill_ages */
 }
 
 static void add_to_totals(mt_shm_totals *t, const mt_shm_trace *r)
@@ -213,8 +236,8 @@ static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool d
 }
 
 /* Writes the slot's payload; the caller holds its seqlock odd. */
-static void fill_slot(mt_snapshot_state *s, unsigned char *slot, uint32_t ntr, uint32_t count,
-                      uint64_t now)
+static void fill_slot(mt_snapshot_state *s, const mt_shm_writer *w, unsigned char *slot,
+                      uint32_t ntr, uint32_t count, bool scan, uint64_t now)
 {
     mt_shm_slot *h = (mt_shm_slot *)slot;
     mt_shm_point pt = {.t_ns = now};
@@ -227,6 +250,7 @@ static void fill_slot(mt_snapshot_state *s, unsigned char *slot, uint32_t ntr, u
         read_trace(s, i, &tr[i]);
         add_to_totals(&tot, &tr[i]);
     }
+    fill_ages(s, w, tr, ntr, scan, now);
     finish_totals(&tot, count, ntr, s->dropping);
     pt = (mt_shm_point){now,
                         tot.live_bytes,
@@ -264,7 +288,7 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     uint32_t count = mt_trace_count();
     publish_defs(s, w, count);
     uint32_t ntr = s->defs_published;
-    scan_ages(s, now);
+    bool scan = scan_due(s);
     rotate_checkpoints(s, ntr, now);
 
     unsigned i = (p->latest_slot + 1) % MT_SLOTS;
@@ -281,7 +305,7 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     __atomic_store_n(seq, ++ref->seq, __ATOMIC_RELAXED); /* odd: being written */
     __atomic_thread_fence(__ATOMIC_RELEASE);
     mt_shm_slot *slot = (mt_shm_slot *)(w->base + ref->off);
-    fill_slot(s, (unsigned char *)slot, ntr, count, now);
+    fill_slot(s, w, (unsigned char *)slot, ntr, count, scan, now);
     slot->publish_seq = seq_no;
     slot->modules_count = p->modules_count;
     __atomic_store_n(seq, ++ref->seq, __ATOMIC_RELEASE); /* even: complete */

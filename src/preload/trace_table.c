@@ -1,8 +1,10 @@
 /* trace_table.c -- deduplicate backtraces and hold per-trace counters.
  *
- * Traces live in one array indexed by id, reserved up front (MAP_NORESERVE)
- * and touched in order, so an id never moves and the hooks and publisher
- * can hold plain pointers.  Frames live in an append-only arena.  Lookup by
+ * Traces live in two arrays indexed by id, the counters (one cache line
+ * each) and the definitions (hash, frames, ...: 32 bytes), both reserved up
+ * front (MAP_NORESERVE) and touched in order, so an id never moves and the
+ * hooks and publisher can hold plain pointers.  Frames live in an
+ * append-only arena, unpadded.  Lookup by
  * backtrace goes through MT_TRACE_SHARDS independently locked open-address
  * indexes of ids; the hooks reach it only on a miss of their per-thread
  * cache.  Collisions are resolved by comparing the frames, so two distinct
@@ -28,6 +30,7 @@ typedef struct {
 
 static trace_shard g_shards[MT_TRACE_SHARDS];
 mt_trace *mt_traces;
+mt_trace_def *mt_trace_defs;
 static _Atomic uint32_t g_next_id;
 static uint64_t *g_frames;
 static _Atomic uint64_t g_frames_used; /* words */
@@ -35,13 +38,14 @@ static _Atomic uint64_t g_frames_used; /* words */
 bool mt_traces_init(void)
 {
     mt_traces = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(mt_trace));
+    mt_trace_defs = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(mt_trace_def));
     g_frames = mt_os_reserve(FRAMES_ARENA_WORDS * sizeof(uint64_t));
-    if (!mt_traces || !g_frames)
+    if (!mt_traces || !mt_trace_defs || !g_frames)
         return false;
     /* Id 0: the overflow trace, no frames. */
     atomic_store_explicit(&g_next_id, 1, memory_order_relaxed);
     atomic_store_explicit(&mt_traces[0].ready, 1, memory_order_release);
-    mt_os_account(sizeof(mt_trace));
+    mt_os_account(sizeof(mt_trace) + sizeof(mt_trace_def));
     return true;
 }
 
@@ -51,9 +55,9 @@ uint32_t mt_trace_count(void)
     return n > MT_TRACE_MAX ? MT_TRACE_MAX : n;
 }
 
-static bool same_trace(const mt_trace *t, const uint64_t *frames, uint32_t n, uint64_t hash)
+static bool same_trace(const mt_trace_def *d, const uint64_t *frames, uint32_t n, uint64_t hash)
 {
-    return t->hash == hash && t->nframes == n && memcmp(t->frames, frames, n * sizeof *frames) == 0;
+    return d->hash == hash && d->nframes == n && memcmp(d->frames, frames, n * sizeof *frames) == 0;
 }
 
 static bool shard_grow(trace_shard *s)
@@ -66,7 +70,7 @@ static bool shard_grow(trace_shard *s)
         uint32_t v = s->ids[i];
         if (!v)
             continue;
-        uint32_t j = (uint32_t)(mt_traces[v - 1].hash >> 32) & (ncap - 1);
+        uint32_t j = (uint32_t)(mt_trace_defs[v - 1].hash >> 32) & (ncap - 1);
         while (nids[j])
             j = (j + 1) & (ncap - 1);
         nids[j] = v;
@@ -94,14 +98,14 @@ static bool trace_create(uint32_t id, const uint64_t *frames, uint32_t n, uint64
     const uint64_t *stored = store_frames(frames, n);
     if (!stored)
         return false;
-    mt_trace *t = &mt_traces[id];
-    t->hash = hash;
-    t->frames = stored;
-    t->nframes = n;
-    t->flags = flags;
-    t->first_seen_ns = now_ns;
-    mt_os_account(sizeof(mt_trace));
-    atomic_store_explicit(&t->ready, 1, memory_order_release);
+    mt_trace_def *d = &mt_trace_defs[id];
+    d->hash = hash;
+    d->frames = stored;
+    d->nframes = n;
+    d->flags = flags;
+    d->first_seen_ns = now_ns;
+    mt_os_account(sizeof(mt_trace) + sizeof(mt_trace_def));
+    atomic_store_explicit(&mt_traces[id].ready, 1, memory_order_release);
     return true;
 }
 
@@ -115,7 +119,7 @@ uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint
         goto out;
     uint32_t j = (uint32_t)(hash >> 32) & (s->cap - 1);
     for (; s->ids[j]; j = (j + 1) & (s->cap - 1)) {
-        if (same_trace(&mt_traces[s->ids[j] - 1], frames, n, hash)) {
+        if (same_trace(&mt_trace_defs[s->ids[j] - 1], frames, n, hash)) {
             result = s->ids[j] - 1;
             goto out;
         }

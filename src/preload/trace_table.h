@@ -12,12 +12,12 @@
 #define MT_TRACE_OVERFLOW 0u
 #define MT_TRACE_MAX (4u << 20)
 
-/* One unique backtrace.  Counters are written by the hooks with atomic
- * read-modify-writes; the invariant "free happens-before read" that lets the
- * publisher derive live_count = alloc_count - free_count >= 0 comes from
- * free_count being incremented with release and read with acquire before
- * alloc_count is read.  Everything below `hash` is immutable once `ready`
- * is set (release). */
+/* One unique backtrace's counters: one cache line, written by the hooks
+ * with atomic read-modify-writes.  The invariant "free happens-before read"
+ * that lets the publisher derive live_count = alloc_count - free_count >= 0
+ * comes from free_count being incremented with release and read with
+ * acquire before alloc_count is read.  `ready` is set (release) once the
+ * trace's definition (mt_trace_def) is complete. */
 typedef struct mt_trace {
     _Atomic uint64_t alloc_count;
     _Atomic uint64_t live_bytes;
@@ -26,15 +26,22 @@ typedef struct mt_trace {
     _Atomic uint64_t free_bytes;
     _Atomic uint64_t temp_count;
     _Atomic uint64_t temp_bytes;
-    uint64_t reserved;
+    _Atomic uint32_t ready;
+    uint32_t reserved;
+} __attribute__((aligned(MT_CACHELINE))) mt_trace;
+_Static_assert(sizeof(mt_trace) == MT_CACHELINE, "a trace's counters are one cache line");
+
+/* What the backtrace is: immutable once its trace is ready.  Kept apart
+ * from the counters, in a parallel array, so that a trace costs one cache
+ * line of counters plus 32 bytes (and its frames), not two lines. */
+typedef struct mt_trace_def {
     uint64_t hash;
-    const uint64_t *frames;
+    const uint64_t *frames; /* NULL: no frames (the overflow trace, or no room) */
     uint64_t first_seen_ns;
     uint32_t nframes;
     uint16_t flags; /* MT_DEF_* from shm_layout.h */
-    uint16_t reserved2;
-    _Atomic uint32_t ready;
-} __attribute__((aligned(MT_CACHELINE))) mt_trace;
+    uint16_t reserved;
+} mt_trace_def;
 
 bool mt_traces_init(void);
 
@@ -46,12 +53,19 @@ uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint
 /* Number of ids handed out so far (some may not be ready yet). */
 uint32_t mt_trace_count(void);
 
-/* The trace array, indexed by id (see trace_table.c). */
+/* The trace arrays, indexed by id (see trace_table.c). */
 extern mt_trace *mt_traces;
+extern mt_trace_def *mt_trace_defs;
 
 static inline mt_trace *mt_trace_get(uint32_t id)
 {
     return &mt_traces[id];
+}
+
+/* Trace id's definition; read it only once mt_trace_get(id)->ready. */
+static inline const mt_trace_def *mt_trace_def_get(uint32_t id)
+{
+    return &mt_trace_defs[id];
 }
 
 /* fork support: take/release every shard lock. */
