@@ -7,16 +7,27 @@
 #include "os_memory.h"
 
 #include <stdatomic.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 static _Atomic int64_t g_os_bytes;
+
+/* mmap hands out whole pages: that is what a mapping costs, so it is what
+ * tracker_bytes counts. */
+size_t mt_os_whole_pages(size_t bytes)
+{
+    size_t page = (size_t)getauxval(AT_PAGESZ); /* a load from the aux vector */
+    if (page == 0)
+        page = 4096;
+    return (bytes + page - 1) / page * page;
+}
 
 void *mt_os_alloc(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-    mt_os_account((int64_t)bytes);
+    mt_os_account((int64_t)mt_os_whole_pages(bytes));
     return p;
 }
 
@@ -25,7 +36,7 @@ void mt_os_free(void *p, size_t bytes)
     if (!p)
         return;
     munmap(p, bytes);
-    mt_os_account(-(int64_t)bytes);
+    mt_os_account(-(int64_t)mt_os_whole_pages(bytes));
 }
 
 void *mt_os_reserve(size_t bytes)

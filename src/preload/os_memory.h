@@ -8,6 +8,10 @@
 /* Maps zeroed, private, read-write memory; NULL on failure.  Counted in
  * mt_os_bytes(). */
 void *mt_os_alloc(size_t bytes);
+
+/* bytes rounded up to whole pages: what a mapping of bytes really takes
+ * (and what mt_os_alloc counts), so callers can use all of it. */
+size_t mt_os_whole_pages(size_t bytes);
 void mt_os_free(void *p, size_t bytes);
 
 /* Reserves address space that is backed only when touched (MAP_NORESERVE).

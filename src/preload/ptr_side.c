@@ -13,7 +13,7 @@
 #include "os_memory.h"
 #include "ptr_slot.h"
 
-#define SIDE_MIN_CAP 64u
+#define SIDE_MIN_CAP 128u /* 4 KiB: one page */
 
 /* The block table's hash of a pointer (ptr_table.c). */
 static inline uint64_t side_hash(uintptr_t ptr)

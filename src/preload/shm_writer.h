@@ -10,7 +10,11 @@
 /* The writer's own copy of every layout field and counter.  The segment is
  * written by memtop but may be scribbled on by any process of the same
  * user, so the target only ever STORES these to the header and never
- * loads them back: a corrupt header cannot steer the target's writes. */
+ * loads them back: a corrupt header cannot steer the target's writes.
+ * One exception, by design: a publish without an age scan copies the age
+ * buckets and oldest births of the previous slot (snapshot.c), at an
+ * offset and count from the writer's own state.  Scribbling there can
+ * falsify the ages published next, never steer a write. */
 typedef struct mt_shm_private {
     int pid;
     uint32_t flags;

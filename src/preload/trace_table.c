@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-#define MT_TRACE_SHARDS 64u
+#define MT_TRACE_SHARDS 16u               /* each index takes at least a page */
 #define FRAMES_ARENA_WORDS (512ull << 20) /* 4 GiB of address space, touched as used */
 
 typedef struct {
@@ -62,7 +62,7 @@ static bool same_trace(const mt_trace_def *d, const uint64_t *frames, uint32_t n
 
 static bool shard_grow(trace_shard *s)
 {
-    uint32_t ncap = s->cap ? s->cap * 2 : 64;
+    uint32_t ncap = s->cap ? s->cap * 2 : 1024; /* 4 KiB: one page */
     uint32_t *nids = mt_os_alloc(ncap * sizeof(uint32_t));
     if (!nids)
         return false;
