@@ -1,34 +1,38 @@
-/* backtrace.c -- stack capture with libunwind.
+/* backtrace.c -- stack capture: memtop's own walker first, libunwind behind.
  *
- * unw_backtrace() takes libunwind's fast path, which caches the unwind
- * rule of each instruction address; the per-thread cache policy keeps it
- * free of the global lock (PITFALLS: libunwind).  We ask for just a few
- * frames more than the depth: the ones of memtop's own code, which are
- * recognised by address (the library's mapped range), so the skip is right
- * whatever the compiler inlined.
+ * MEMTOP_UNWIND (config.h) picks who unwinds.  auto (the default): the own
+ * walker (unwind.c), whose cached rules cost a few instructions a frame;
+ * when any frame of a trace is beyond it (signal frames, code without
+ * unwind tables, unusual rules), libunwind (unwind_libunwind.c) unwinds the
+ * whole trace, so a trace is never worse than libunwind's.  libunwind:
+ * libunwind only, as before the own walker existed.  check: both for every
+ * allocation, the accounting uses libunwind's result, and mismatches are
+ * counted (and the first few logged); a summary is logged at exit.
  *
- * We call libunwind through pointers looked up in libunwind's own object
- * (dlopen RTLD_NOLOAD + dlsym on its handle), not through our PLT: a
- * program that defines its own unw_backtrace (or links another unwinder
- * exporting the same names) would otherwise interpose on our calls.
- * Debian's libunwind.a is not PIC, so it cannot be linked in privately.
+ * Both leave memtop's own frames out, recognised by address: the
+ * executable segment of libmemtop.so, found here at start-up.
  */
 #define _GNU_SOURCE
-#define UNW_LOCAL_ONLY
 #include "backtrace.h"
 
+#include "hash.h"
+#include "log.h"
 #include "shm_layout.h"
 #include "state.h"
+#include "unwind.h"
+#include "unwind_cache.h"
+#include "unwind_libunwind.h"
 
-#include <dlfcn.h>
-#include <libunwind.h>
 #include <link.h>
 #include <string.h>
 
-#define OWN_FRAMES_MAX 4
+#define MISMATCH_LOG_MAX 5
 
-typedef int (*backtrace_fn)(void **, int);
-static backtrace_fn g_unw_backtrace;
+static _Atomic bool g_ready; /* set once, by initialisation */
+/* Counts, for the summary at exit: own walks (check mode only; counting
+ * them in auto mode would put a shared atomic on every allocation), walks
+ * left to libunwind, and check-mode mismatches. */
+static _Atomic uint64_t g_own, g_fallback, g_mismatch;
 
 struct self_range {
     uintptr_t probe, lo, hi;
@@ -52,53 +56,98 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* libunwind's own definitions, whatever else the process defines: dlsym on
- * libunwind's handle searches that object (and its dependencies) only. */
-static bool bind_libunwind(void)
-{
-    void *h = dlopen("libunwind.so.8", RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return false;
-    g_unw_backtrace = (backtrace_fn)dlsym(h, "unw_backtrace");
-    int (*set_policy)(unw_addr_space_t, unw_caching_policy_t) =
-        (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(h, "_ULx86_64_set_caching_policy");
-    unw_addr_space_t *space = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
-    if (set_policy && space)
-        set_policy(*space, UNW_CACHE_PER_THREAD);
-    /* One backtrace now makes libunwind create its per-thread cache key
-     * while the process is young, so it gets a low index like ours.  A key
-     * at index >= 32 lives in a second-level block that glibc allocates on
-     * first use: if a thread's first backtrace ran inside the program's own
-     * pthread_setspecific(key >= 32) -> calloc, libunwind's nested
-     * setspecific would install a block the outer call then overwrites,
-     * and its 256 KiB cache would leak with every thread. */
-    void *probe[4];
-    if (g_unw_backtrace)
-        g_unw_backtrace(probe, 4);
-    /* The handle stays open: libmemtop.so depends on libunwind anyway. */
-    return g_unw_backtrace != NULL;
-}
-
 bool mt_backtrace_init(void)
 {
     struct self_range r = {(uintptr_t)&mt_backtrace, 0, 0};
     dl_iterate_phdr(find_self, &r);
     mt_g.self_lo = r.lo;
     mt_g.self_hi = r.hi;
-    return r.lo != 0 && bind_libunwind();
+    if (r.lo == 0 || !mt_libunwind_bind())
+        return false;
+    if (mt_g.cfg.unwind != MT_UNWIND_LIBUNWIND && !mt_unwind_init())
+        mt_log(MT_LOG_INFO, "own unwinder unavailable (glibc < 2.35 or no memory): libunwind only");
+    g_ready = true;
+    return true;
 }
 
-uint32_t mt_backtrace(uint64_t *frames, uint32_t depth, bool *truncated)
+void mt_backtrace_flush(void)
 {
-    void *buf[MT_MAX_DEPTH + OWN_FRAMES_MAX + 1];
-    int want = (int)depth + OWN_FRAMES_MAX + 1;
-    int n = g_unw_backtrace(buf, want);
-    int i = 0;
-    while (i < n && (uintptr_t)buf[i] >= mt_g.self_lo && (uintptr_t)buf[i] < mt_g.self_hi)
+    mt_ucache_flush();
+    if (g_ready)
+        mt_libunwind_flush();
+}
+
+static void log_mismatch(uint64_t k, const uint64_t *own, int on, bool otrunc,
+                         const uint64_t *frames, uint32_t n, bool truncated)
+{
+    uint32_t i = 0;
+    while (i < n && (int)i < on && own[i] == frames[i])
         i++;
-    uint32_t m = 0;
-    for (; i < n && m < depth; i++)
-        frames[m++] = (uint64_t)(uintptr_t)buf[i] - 1;
-    *truncated = i < n || n == want;
-    return m;
+    mt_log(MT_LOG_WARN,
+           "unwind check: mismatch %llu: own %d frames%s, libunwind %u frames%s; "
+           "first difference at frame %u: own %#llx, libunwind %#llx",
+           (unsigned long long)k, on, otrunc ? " (truncated)" : "", n,
+           truncated ? " (truncated)" : "", i, (unsigned long long)((int)i < on ? own[i] : 0),
+           (unsigned long long)(i < n ? frames[i] : 0));
+}
+
+/* MEMTOP_UNWIND=check: both walkers; libunwind's result is the one used. */
+static uint32_t check_both(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash)
+{
+    uint64_t own[MT_MAX_DEPTH], oh = 0;
+    bool otrunc = false;
+    int on = mt_unwind(own, depth, &otrunc, &oh);
+    uint32_t n = mt_libunwind_frames(frames, depth, truncated);
+    *hash = mt_hash_frames(frames, n);
+    if (on < 0) {
+        atomic_fetch_add_explicit(&g_fallback, 1, memory_order_relaxed);
+        return n;
+    }
+    atomic_fetch_add_explicit(&g_own, 1, memory_order_relaxed);
+    if ((uint32_t)on != n || otrunc != *truncated || oh != mt_hash_frames(own, (uint32_t)on) ||
+        memcmp(own, frames, n * sizeof *frames) != 0) {
+        uint64_t k = atomic_fetch_add_explicit(&g_mismatch, 1, memory_order_relaxed) + 1;
+        if (k <= MISMATCH_LOG_MAX)
+            log_mismatch(k, own, on, otrunc, frames, n, *truncated);
+    }
+    return n;
+}
+
+uint32_t mt_backtrace(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash)
+{
+    int mode = mt_g.cfg.unwind;
+    if (MT_LIKELY(mode == MT_UNWIND_AUTO)) {
+        int n = mt_unwind(frames, depth, truncated, hash);
+        if (MT_LIKELY(n >= 0))
+            return (uint32_t)n;
+        atomic_fetch_add_explicit(&g_fallback, 1, memory_order_relaxed);
+    } else if (mode == MT_UNWIND_CHECK) {
+        return check_both(frames, depth, truncated, hash);
+    }
+    uint32_t n = mt_libunwind_frames(frames, depth, truncated);
+    *hash = mt_hash_frames(frames, n);
+    return n;
+}
+
+/* The summary at exit (MEMTOP_LOG=info; a check that found mismatches
+ * always says so).  Own walks are counted in check mode only. */
+__attribute__((destructor)) static void backtrace_summary(void)
+{
+    if (!g_ready)
+        return;
+    uint64_t fallback = atomic_load(&g_fallback), mismatch = atomic_load(&g_mismatch);
+    switch (mt_g.cfg.unwind) {
+    case MT_UNWIND_AUTO:
+        mt_log(MT_LOG_INFO, "unwind summary: mode=auto fallback=%llu",
+               (unsigned long long)fallback);
+        break;
+    case MT_UNWIND_CHECK:
+        mt_log(mismatch ? MT_LOG_WARN : MT_LOG_INFO,
+               "unwind summary: mode=check own=%llu fallback=%llu mismatch=%llu",
+               (unsigned long long)atomic_load(&g_own), (unsigned long long)fallback,
+               (unsigned long long)mismatch);
+        break;
+    default:
+        break;
+    }
 }

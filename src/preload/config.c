@@ -74,6 +74,20 @@ static int env_log_level(void)
     return MT_LOG_WARN;
 }
 
+static int env_unwind(void)
+{
+    static const char *const names[] = {"auto", "libunwind", "check"};
+    const char *s = env_get("MEMTOP_UNWIND");
+    if (!s)
+        return MT_UNWIND_AUTO;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    mt_log(MT_LOG_WARN,
+           "warning: MEMTOP_UNWIND='%.64s' is not one of auto, libunwind, check; using auto", s);
+    return MT_UNWIND_AUTO;
+}
+
 static bool env_disabled(void)
 {
     const char *s = env_get("MEMTOP_DISABLE");
@@ -102,5 +116,6 @@ void mt_config_load(mt_config *cfg, char **envp)
     const char *keep = env_get("MEMTOP_KEEP_PID");
     uint64_t kp = 0;
     cfg->keep_pid = (keep && parse_u64(keep, 1, 0x7fffffff, &kp)) ? (int)kp : 0;
+    cfg->unwind = env_unwind();
     mt_log_setup(cfg->log_level, cfg->log_file);
 }

@@ -5,6 +5,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* MEMTOP_UNWIND: who unwinds (backtrace.c). */
+enum {
+    MT_UNWIND_AUTO = 0,  /* memtop's own walker, libunwind where it cannot */
+    MT_UNWIND_LIBUNWIND, /* libunwind only (the behaviour before the own walker) */
+    MT_UNWIND_CHECK,     /* both for every allocation, mismatches counted */
+};
+
 typedef struct mt_config {
     bool disabled;         /* MEMTOP_DISABLE=1 */
     uint32_t depth;        /* MEMTOP_DEPTH, frames kept per backtrace */
@@ -14,6 +21,7 @@ typedef struct mt_config {
     const char *log_file;  /* MEMTOP_LOG_FILE (points into environ) */
     const char *shm_dir;   /* MEMTOP_SHM_DIR */
     int keep_pid;          /* MEMTOP_KEEP_PID, 0 if unset */
+    int unwind;            /* MEMTOP_UNWIND: MT_UNWIND_* */
 } mt_config;
 
 /* Fills cfg from the environment array envp (NULL: no variables, all

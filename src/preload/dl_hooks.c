@@ -4,7 +4,14 @@
  * loaded, used for allocations and unloaded between two publishes would
  * leave addresses no module explains, so dlclose records the module map
  * before the library goes away.  (Modules are never removed from the
- * segment: they are only marked unloaded.)
+ * segment: they are only marked unloaded.)  After the real dlclose, the
+ * unwinders' rule caches are flushed (mt_backtrace_flush): the unloaded
+ * object's addresses may be reused by the next object loaded.  What is
+ * left is a tiny window: between the unmapping inside the real dlclose and
+ * the flush, another thread could load a library at the same addresses and
+ * allocate from its code (its constructors run inside its dlopen), and
+ * then be walked with the old object's rules: a wrong trace, or, if a
+ * walk's checks catch it, a fallback to libunwind.
  *
  * dl_iterate_phdr: its callbacks run with the loader's lock held, and
  * libunwind calls dl_iterate_phdr while it holds its own lock.  A hook that
@@ -17,6 +24,7 @@
  * interposer must do nothing else, and never allocate.
  */
 #define _GNU_SOURCE
+#include "backtrace.h"
 #include "mt_common.h"
 #include "publisher.h"
 #include "state.h"
@@ -35,7 +43,9 @@ MT_EXPORT int dlclose(void *handle)
         mt_publisher_sync_modules();
         mt_tls_in_hook = 0;
     }
-    return real_dlclose ? real_dlclose(handle) : -1;
+    int rc = real_dlclose ? real_dlclose(handle) : -1;
+    mt_backtrace_flush();
+    return rc;
 }
 
 typedef int (*dl_iter_cb)(struct dl_phdr_info *, size_t, void *);

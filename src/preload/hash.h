@@ -15,22 +15,40 @@ static inline uint64_t mt_mix64(uint64_t x)
     return x;
 }
 
-/* Hash of a backtrace: two independent multiply-xorshift lanes (even and
- * odd frames) so the CPU overlaps them, then a full finaliser.  Order
- * matters (frames are mixed in position), as it must for call chains. */
+/* Hash of a backtrace, one frame at a time, so that the unwinder can fold
+ * it into its walk (unwind.c) and give the same value as hashing the stored
+ * frames: start from MT_HASH_SEED, mt_hash_step each frame innermost
+ * first, then mt_hash_finish with the count.  A step multiplies the frame
+ * by MT_HASH_MULT (the unwinder's rule cache indexes by the same product,
+ * so the walk multiplies once per frame) and folds it into the state with
+ * an xor and an odd multiply.  For a given frame a step is a bijection of
+ * the state, and for a given state a bijection of the frame, so traces
+ * that differ in one frame never collide; order matters, as it must for
+ * call chains; the finaliser gives full avalanche. */
+#define MT_HASH_SEED 0x9e3779b97f4a7c15ull
+#define MT_HASH_MULT 0xff51afd7ed558ccdull
+
+static inline uint64_t mt_hash_fold(uint64_t h, uint64_t frame_product)
+{
+    return (h ^ frame_product) * 0xc4ceb9fe1a85ec53ull;
+}
+
+static inline uint64_t mt_hash_step(uint64_t h, uint64_t frame)
+{
+    return mt_hash_fold(h, frame * MT_HASH_MULT);
+}
+
+static inline uint64_t mt_hash_finish(uint64_t h, uint32_t n)
+{
+    return mt_mix64(h ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4full));
+}
+
 static inline uint64_t mt_hash_frames(const uint64_t *frames, uint32_t n)
 {
-    uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full;
-    uint32_t i = 0;
-    for (; i + 1 < n; i += 2) {
-        a = (a ^ frames[i]) * 0xff51afd7ed558ccdull;
-        b = (b ^ frames[i + 1]) * 0xc4ceb9fe1a85ec53ull;
-        a ^= a >> 32;
-        b ^= b >> 29;
-    }
-    if (i < n)
-        a = (a ^ frames[i]) * 0xff51afd7ed558ccdull;
-    return mt_mix64(a ^ (b * 0x9e3779b97f4a7c15ull));
+    uint64_t h = MT_HASH_SEED;
+    for (uint32_t i = 0; i < n; i++)
+        h = mt_hash_step(h, frames[i]);
+    return mt_hash_finish(h, n);
 }
 
 /* Maps a hash onto [0, n) without division (Lemire's fastrange). */

@@ -7,10 +7,11 @@
  * pass through untracked (and are counted).
  *
  * fork: prepare takes every memtop lock (publish lock first, then trace
- * shards, block shards, thread list), so no lock is held by a thread that
- * will not exist in the child; both sides release them.  The child keeps a
- * copy of the parent's counters (its heap is a copy too), drops the
- * parent's segment, and starts its own publisher at its first allocation.
+ * shards, block shards, thread list, unwind rule cache), so no lock is
+ * held by a thread that will not exist in the child; both sides release
+ * them.  The child keeps a copy of the parent's counters (its heap is a
+ * copy too), drops the parent's segment, and starts its own publisher at
+ * its first allocation.
  * vfork/posix_spawn children run in the parent's memory until exec and do
  * not run atfork handlers: nothing here writes state for them.
  *
@@ -38,6 +39,7 @@
 #include "state.h"
 #include "thread_state.h"
 #include "trace_table.h"
+#include "unwind_cache.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -65,11 +67,13 @@ static void fork_prepare(void)
     mt_traces_lock_all();
     mt_ptrs_lock_all();
     mt_threads_lock_all();
+    mt_ucache_lock();
     tls_fork_locked = true;
 }
 
 static void fork_unlock(void)
 {
+    mt_ucache_unlock();
     mt_threads_unlock_all();
     mt_ptrs_unlock_all();
     mt_traces_unlock_all();

@@ -81,8 +81,10 @@ static uint32_t current_trace(mt_thread *t, uint64_t now)
 {
     uint64_t frames[MT_MAX_DEPTH];
     bool truncated = false;
-    uint32_t n = MT_LIKELY(!mt_tls_dl_depth) ? mt_backtrace(frames, mt_g.cfg.depth, &truncated) : 0;
-    uint64_t h = mt_hash_frames(frames, n) ^ (truncated ? 0x5bd1e995u : 0);
+    uint64_t h = mt_hash_finish(MT_HASH_SEED, 0); /* no frames */
+    uint32_t n =
+        MT_LIKELY(!mt_tls_dl_depth) ? mt_backtrace(frames, mt_g.cfg.depth, &truncated, &h) : 0;
+    h ^= truncated ? 0x5bd1e995u : 0;
     mt_tcache_entry *e = &t->tcache[h & (MT_TCACHE_SLOTS - 1)];
     uint64_t f0 = n ? frames[0] : 0;
     if (MT_LIKELY(e->hash == h && e->nframes == n && e->frame0 == f0))
