@@ -38,6 +38,7 @@
 #include "record.h"
 #include "state.h"
 #include "thread_state.h"
+#include "trace_index.h"
 #include "trace_table.h"
 #include "unwind_cache.h"
 

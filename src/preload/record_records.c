@@ -140,7 +140,8 @@ void mt_rr_modules(uint64_t now)
 static void emit_def(uint32_t id, const mt_trace_def *t)
 {
     mt_rec_buf *b = &mt_w.pay;
-    uint32_t n = t->frames ? t->nframes : 0;
+    const uint64_t *frames = mt_trace_def_frames(t);
+    uint32_t n = t->nframes;
     mt_put_v(b, id);
     mt_put_v(b, t->flags);
     mt_put_v(b, t->first_seen_ns);
@@ -149,10 +150,10 @@ static void emit_def(uint32_t id, const mt_trace_def *t)
     uint64_t prev = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i == 0)
-            mt_put_v(b, t->frames[0]);
+            mt_put_v(b, frames[0]);
         else
-            mt_put_z(b, (int64_t)(t->frames[i] - prev));
-        prev = t->frames[i];
+            mt_put_z(b, (int64_t)(frames[i] - prev));
+        prev = frames[i];
     }
     mt_recw_emit(MT_DAT_REC_TRACE);
 }

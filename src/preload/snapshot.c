@@ -93,8 +93,8 @@ static void publish_defs(mt_snapshot_state *s, mt_shm_writer *w, uint32_t count)
         if (!atomic_load_explicit(&t->ready, memory_order_acquire))
             break; /* being created: next time */
         const mt_trace_def *d = mt_trace_def_get(s->defs_published);
-        if (!mt_shm_append_def(w, s->defs_published, d->frames, d->nframes, d->flags, d->hash,
-                               d->first_seen_ns)) {
+        if (!mt_shm_append_def(w, s->defs_published, mt_trace_def_frames(d), d->nframes, d->flags,
+                               d->hash, d->first_seen_ns)) {
             s->dropping = true;
             break;
         }

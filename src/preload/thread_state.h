@@ -6,17 +6,7 @@
 
 #include <stdbool.h>
 
-#define MT_TCACHE_SLOTS 1024u
 #define MT_DEFER_MAX 64u
-
-/* A direct-mapped cache of backtrace hash -> trace id, so most allocations
- * never touch the shared trace index. */
-typedef struct mt_tcache_entry {
-    uint64_t hash;
-    uint64_t frame0;
-    uint32_t id;
-    uint32_t nframes;
-} mt_tcache_entry;
 
 typedef struct mt_thread {
     /* The newest block this thread allocated, if not freed since: its
@@ -32,7 +22,6 @@ typedef struct mt_thread {
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
     struct mt_thread *next_free;
-    mt_tcache_entry tcache[MT_TCACHE_SLOTS];
 } mt_thread;
 
 /* Set while this thread runs memtop code.  An allocation call that finds it

@@ -1,4 +1,5 @@
-/* trace_table.h -- unique backtraces and their counters. */
+/* trace_table.h -- unique backtraces and their counters.  Backtrace -> id
+ * (mt_trace_id, mt_trace_intern) is in trace_index.h. */
 #ifndef MT_TRACE_TABLE_H
 #define MT_TRACE_TABLE_H
 
@@ -33,21 +34,26 @@ _Static_assert(sizeof(mt_trace) == MT_CACHELINE, "a trace's counters are one cac
 
 /* What the backtrace is: immutable once its trace is ready.  Kept apart
  * from the counters, in a parallel array, so that a trace costs one cache
- * line of counters plus 32 bytes (and its frames), not two lines. */
+ * line of counters plus 32 bytes (and its frames), not two lines.  Holds
+ * the innermost frame itself, so that a lookup (trace_index.h) compares
+ * hash, count and frames[0] in one cache line. */
 typedef struct mt_trace_def {
     uint64_t hash;
-    const uint64_t *frames; /* NULL: no frames (the overflow trace, or no room) */
+    uint64_t frame0; /* frames[0]; 0 without frames */
     uint64_t first_seen_ns;
-    uint32_t nframes;
-    uint16_t flags; /* MT_DEF_* from shm_layout.h */
-    uint16_t reserved;
+    uint32_t frames_at; /* where the frames start in the frames arena */
+    uint16_t nframes;   /* 0: no frames (the overflow trace, or no room) */
+    uint16_t flags;     /* MT_DEF_* from shm_layout.h */
 } mt_trace_def;
+_Static_assert(sizeof(mt_trace_def) == 32, "a definition is half a cache line");
 
 bool mt_traces_init(void);
 
-/* The id of the backtrace, creating it on first sight.  Takes one shard
- * lock; never allocates through the hooked allocator. */
-uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
+/* Hands out a new id and defines it (then sets `ready`).  For the trace
+ * index (trace_index.c), under its shard lock, which makes sure the
+ * backtrace has no id yet.  MT_TRACE_OVERFLOW when ids or room for frames
+ * run out. */
+uint32_t mt_trace_create(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
                          uint64_t now_ns);
 
 /* Number of ids handed out so far (some may not be ready yet). */
@@ -56,6 +62,7 @@ uint32_t mt_trace_count(void);
 /* The trace arrays, indexed by id (see trace_table.c). */
 extern mt_trace *mt_traces;
 extern mt_trace_def *mt_trace_defs;
+extern uint64_t *mt_trace_frames; /* the frames arena */
 
 static inline mt_trace *mt_trace_get(uint32_t id)
 {
@@ -68,8 +75,10 @@ static inline const mt_trace_def *mt_trace_def_get(uint32_t id)
     return &mt_trace_defs[id];
 }
 
-/* fork support: take/release every shard lock. */
-void mt_traces_lock_all(void);
-void mt_traces_unlock_all(void);
+/* The definition's frames (d->nframes of them). */
+static inline const uint64_t *mt_trace_def_frames(const mt_trace_def *d)
+{
+    return &mt_trace_frames[d->frames_at];
+}
 
 #endif

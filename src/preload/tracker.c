@@ -31,6 +31,7 @@
 #include "record.h"
 #include "state.h"
 #include "shm_layout.h"
+#include "trace_index.h"
 #include "trace_table.h"
 
 static inline void raise_peak(_Atomic uint64_t *peak, uint64_t value)
@@ -74,10 +75,11 @@ static inline void account_free(const mt_block *b, bool temporary)
     atomic_fetch_add_explicit(&tr->free_count, 1, memory_order_release);
 }
 
-/* Trace id for the caller's backtrace: per-thread cache, then shared index.
- * Inside dl_iterate_phdr no backtrace is taken (thread_state.h): the block
- * goes to the trace without frames. */
-static uint32_t current_trace(mt_thread *t, uint64_t now)
+/* Trace id for the caller's backtrace, from the shared index: lock-free
+ * when the trace is known (trace_index.h), which is almost always.  Inside
+ * dl_iterate_phdr no backtrace is taken (thread_state.h): the block goes to
+ * the trace without frames. */
+static uint32_t current_trace(uint64_t now)
 {
     uint64_t frames[MT_MAX_DEPTH];
     bool truncated = false;
@@ -85,18 +87,7 @@ static uint32_t current_trace(mt_thread *t, uint64_t now)
     uint32_t n =
         MT_LIKELY(!mt_tls_dl_depth) ? mt_backtrace(frames, mt_g.cfg.depth, &truncated, &h) : 0;
     h ^= truncated ? 0x5bd1e995u : 0;
-    mt_tcache_entry *e = &t->tcache[h & (MT_TCACHE_SLOTS - 1)];
-    uint64_t f0 = n ? frames[0] : 0;
-    if (MT_LIKELY(e->hash == h && e->nframes == n && e->frame0 == f0))
-        return e->id;
-    uint32_t id = mt_trace_intern(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
-    if (id != 0) {
-        e->hash = h;
-        e->frame0 = f0;
-        e->nframes = n;
-        e->id = id;
-    }
-    return id;
+    return mt_trace_id(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
 }
 
 /* Order: count the allocation, then make the block findable.  A fork by
@@ -108,7 +99,7 @@ static uint32_t current_trace(mt_thread *t, uint64_t now)
 static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t now,
                                    mt_block *stale, bool *missed)
 {
-    uint32_t id = current_trace(t, now);
+    uint32_t id = current_trace(now);
     mt_block b = {.size = size, .birth_ns = now, .trace = id};
     account_alloc(id, size);
     switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {

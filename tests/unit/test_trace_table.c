@@ -1,0 +1,340 @@
+/* test_trace_table.c -- unit tests of the preload's trace table and its
+ * lock-free index (src/preload/trace_table.c, trace_index.c, trace_index.h),
+ * compiled on their own.
+ *
+ * Backtraces here are made-up frame values; hashes are either the real
+ * mt_hash_frames() or crafted, to force equal hashes and to put every
+ * trace of a test into one shard, whose index then grows.  The table is
+ * process-global and append-only: each test uses frames of its own (a
+ * per-test salt), so traces never leak from one test into another.
+ *
+ * What is checked: the locked path (mt_trace_intern) tells apart every two
+ * distinct backtraces, equal hashes included; the lock-free lookup
+ * (mt_trace_find) finds every trace interned before it started, and
+ * returns a trace that matches in hash, count and innermost frame (its
+ * documented trust) or nothing; many threads interning the same new traces
+ * at once get one id per trace; an index that grows while readers probe it
+ * keeps answering them, and its replaced arrays stay counted.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <pthread.h>
+
+#include "hash.h"
+#include "os_memory.h"
+#include "trace_index.h"
+#include "trace_table.h"
+
+#define MAXF 32u
+
+typedef struct {
+    uint64_t frames[MAXF];
+    uint32_t n;
+    uint64_t hash;
+} trace;
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+#define GROW_SHARD 9u /* only the growth test's traces go there */
+
+static uint64_t off_grow_shard(uint64_t hash)
+{
+    return mt_tidx_shard(hash) == GROW_SHARD ? hash ^ 1 : hash;
+}
+
+/* Random frames (n in 1..MAXF, distinct per salt) and their hash. */
+static void make_trace(trace *t, uint64_t *rng, uint64_t salt)
+{
+    t->n = 1 + (uint32_t)(xorshift(rng) % MAXF);
+    for (uint32_t i = 0; i < t->n; i++)
+        t->frames[i] = (xorshift(rng) & 0xffffffffffull) | salt << 40;
+    t->hash = off_grow_shard(mt_hash_frames(t->frames, t->n));
+}
+
+static uint32_t intern(const trace *t)
+{
+    return mt_trace_intern(t->frames, t->n, t->hash, 0, 1);
+}
+
+static uint32_t find(const trace *t)
+{
+    return mt_trace_find(t->frames, t->n, t->hash);
+}
+
+/* Trace id's definition is exactly t. */
+static bool defines(uint32_t id, const trace *t)
+{
+    const mt_trace_def *d = mt_trace_def_get(id);
+    return atomic_load_explicit(&mt_trace_get(id)->ready, memory_order_acquire) &&
+           d->hash == t->hash && d->nframes == t->n &&
+           memcmp(mt_trace_def_frames(d), t->frames, t->n * sizeof t->frames[0]) == 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mt_traces_init() ? 0 : -1;
+}
+
+static void unknown_trace_is_not_found(void **state)
+{
+    (void)state;
+    uint64_t rng = 11;
+    trace t;
+    make_trace(&t, &rng, 1);
+    assert_int_equal(find(&t), MT_TRACE_OVERFLOW);
+    uint32_t id = intern(&t);
+    assert_int_not_equal(id, MT_TRACE_OVERFLOW);
+    assert_true(defines(id, &t));
+    assert_int_equal(find(&t), id);
+    assert_int_equal(intern(&t), id);
+    assert_int_equal(mt_trace_id(t.frames, t.n, t.hash, 0, 1), id);
+}
+
+static void trace_without_frames(void **state)
+{
+    (void)state;
+    trace t = {.n = 0, .hash = off_grow_shard(mt_hash_frames(NULL, 0) ^ 0x1234)}; /* own trace */
+    uint32_t id = intern(&t);
+    assert_int_not_equal(id, MT_TRACE_OVERFLOW);
+    assert_int_equal(find(&t), id);
+    assert_int_equal(mt_trace_def_get(id)->nframes, 0);
+    assert_int_equal(mt_trace_def_get(id)->frame0, 0);
+}
+
+/* Equal hashes: the locked path compares frames, the lock-free one tells
+ * traces apart by count and innermost frame. */
+static void equal_hashes_apart(void **state)
+{
+    (void)state;
+    const uint64_t h = 0xfeedface00000003ull;
+    trace a = {.frames = {0x201, 0x202, 0x203}, .n = 3, .hash = h};
+    trace b = {.frames = {0x209, 0x202, 0x203}, .n = 3, .hash = h}; /* other frame0 */
+    trace c = {.frames = {0x201, 0x202}, .n = 2, .hash = h};        /* other count */
+    uint32_t ia = intern(&a), ib = intern(&b), ic = intern(&c);
+    assert_true(ia && ib && ic);
+    assert_true(ia != ib && ia != ic && ib != ic);
+    assert_int_equal(find(&a), ia);
+    assert_int_equal(find(&b), ib);
+    assert_int_equal(find(&c), ic);
+    assert_int_equal(intern(&b), ib);
+    assert_true(defines(ia, &a) && defines(ib, &b) && defines(ic, &c));
+}
+
+/* Equal hash, count and innermost frame, different deeper frames: the
+ * locked path still gives two ids; the lock-free lookup trusts the three
+ * and may answer either (trace_index.h: what it trusts), never another. */
+static void equal_keys_apart_when_locked(void **state)
+{
+    (void)state;
+    const uint64_t h = 0xfeedface00000005ull;
+    trace a = {.frames = {0x301, 0x302, 0x303}, .n = 3, .hash = h};
+    trace b = {.frames = {0x301, 0x302, 0x304}, .n = 3, .hash = h};
+    uint32_t ia = intern(&a), ib = intern(&b);
+    assert_true(ia && ib && ia != ib);
+    assert_int_equal(intern(&a), ia);
+    assert_int_equal(intern(&b), ib);
+    uint32_t fa = find(&a), fb = find(&b);
+    assert_true(fa == ia || fa == ib);
+    assert_true(fb == ia || fb == ib);
+}
+
+/* --- many threads interning the same new traces ------------------------- */
+
+#define NTHREADS 8
+#define NTRACES 1000
+#define ROUNDS 6
+
+static trace g_traces[NTRACES];
+static uint32_t g_ids[NTHREADS][NTRACES];
+static pthread_barrier_t g_barrier;
+static int g_round;
+
+typedef struct {
+    int index;
+} worker_arg;
+
+/* Interns every trace of the round, like the hooks do (lookup, then lock):
+ * in even rounds all threads in the same order, so that they race for the
+ * same new trace; in odd rounds half of them the other way round. */
+static void *intern_worker(void *p)
+{
+    int me = ((worker_arg *)p)->index;
+    bool backwards = g_round % 2 && me % 2;
+    pthread_barrier_wait(&g_barrier);
+    for (uint32_t k = 0; k < NTRACES; k++) {
+        uint32_t i = backwards ? NTRACES - 1 - k : k;
+        const trace *t = &g_traces[i];
+        g_ids[me][i] = mt_trace_id(t->frames, t->n, t->hash, 0, 1);
+    }
+    return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void race_round(uint64_t salt)
+{
+    uint64_t rng = 77 + salt;
+    for (uint32_t i = 0; i < NTRACES; i++)
+        make_trace(&g_traces[i], &rng, salt);
+    /* Every tenth trace shares its hash (and count) with the previous one,
+     * not its innermost frame. */
+    for (uint32_t i = 1; i < NTRACES; i += 10) {
+        g_traces[i] = g_traces[i - 1];
+        g_traces[i].frames[0] ^= 0x10;
+    }
+    pthread_t th[NTHREADS];
+    worker_arg args[NTHREADS];
+    assert_int_equal(pthread_barrier_init(&g_barrier, NULL, NTHREADS), 0);
+    for (int k = 0; k < NTHREADS; k++) {
+        args[k].index = k;
+        assert_int_equal(pthread_create(&th[k], NULL, intern_worker, &args[k]), 0);
+    }
+    for (int k = 0; k < NTHREADS; k++)
+        pthread_join(th[k], NULL);
+    pthread_barrier_destroy(&g_barrier);
+
+    static uint32_t sorted[NTRACES];
+    for (uint32_t i = 0; i < NTRACES; i++) {
+        uint32_t id = g_ids[0][i];
+        assert_int_not_equal(id, MT_TRACE_OVERFLOW);
+        for (int k = 1; k < NTHREADS; k++)
+            assert_int_equal(g_ids[k][i], id);
+        assert_true(defines(id, &g_traces[i]));
+        assert_int_equal(find(&g_traces[i]), id);
+        sorted[i] = id;
+    }
+    qsort(sorted, NTRACES, sizeof sorted[0], cmp_u32);
+    for (uint32_t i = 1; i < NTRACES; i++)
+        assert_true(sorted[i] != sorted[i - 1]);
+}
+
+static void threads_agree_on_ids(void **state)
+{
+    (void)state;
+    uint32_t before = mt_trace_count();
+    for (g_round = 0; g_round < ROUNDS; g_round++)
+        race_round(16 + (uint64_t)g_round);
+    /* One id per trace: no id was handed out twice for one trace. */
+    assert_int_equal(mt_trace_count() - before, ROUNDS * NTRACES);
+}
+
+/* --- growth while readers probe ---------------------------------------- */
+
+#define GROW_TRACES 6000u /* one shard: its index grows to 16384 slots */
+#define NREADERS 3
+
+static trace g_grow[GROW_TRACES];
+static uint32_t g_grow_ids[GROW_TRACES];
+static _Atomic uint32_t g_grow_done; /* g_grow_ids[0 .. done) are set */
+static _Atomic uint64_t g_reader_lookups;
+
+typedef struct {
+    int index;
+    uint32_t wrong; /* a found id that was not the trace's */
+    uint32_t missed;
+} reader_arg;
+
+static void *grow_reader(void *p)
+{
+    reader_arg *a = p;
+    uint64_t rng = 1234567ull * (uint64_t)(a->index + 1);
+    uint64_t lookups = 0;
+    for (;;) {
+        uint32_t done = atomic_load_explicit(&g_grow_done, memory_order_acquire);
+        if (done == GROW_TRACES)
+            break;
+        /* A trace interned before we looked must be found, exactly. */
+        if (done) {
+            uint32_t i = (uint32_t)(xorshift(&rng) % done);
+            uint32_t id = find(&g_grow[i]);
+            a->missed += id == MT_TRACE_OVERFLOW;
+            a->wrong += id != MT_TRACE_OVERFLOW && id != g_grow_ids[i];
+        }
+        /* One being interned now may be found or not, but only as itself. */
+        uint32_t next = done + (uint32_t)(xorshift(&rng) % 4);
+        if (next < GROW_TRACES) {
+            uint32_t id = find(&g_grow[next]);
+            a->wrong += id != MT_TRACE_OVERFLOW && !defines(id, &g_grow[next]);
+        }
+        lookups += 2;
+    }
+    atomic_fetch_add_explicit(&g_reader_lookups, lookups, memory_order_relaxed);
+    return NULL;
+}
+
+static void index_grows_under_readers(void **state)
+{
+    (void)state;
+    uint64_t rng = 4242;
+    uint64_t expect_bytes = 0;
+    for (uint32_t i = 0; i < GROW_TRACES; i++) {
+        make_trace(&g_grow[i], &rng, 3);
+        g_grow[i].hash = (g_grow[i].hash & ~(uint64_t)(MT_TRACE_SHARDS - 1)) | GROW_SHARD;
+        expect_bytes += sizeof(mt_trace) + sizeof(mt_trace_def) + g_grow[i].n * sizeof(uint64_t);
+    }
+    assert_int_equal(mt_tidx_mask(atomic_load(&mt_trace_index[GROW_SHARD])), 0); /* unused */
+    uint64_t before = mt_os_bytes();
+
+    pthread_t th[NREADERS];
+    reader_arg args[NREADERS];
+    for (int k = 0; k < NREADERS; k++) {
+        args[k] = (reader_arg){.index = k};
+        assert_int_equal(pthread_create(&th[k], NULL, grow_reader, &args[k]), 0);
+    }
+    for (uint32_t i = 0; i < GROW_TRACES; i++) {
+        uint32_t id = mt_trace_id(g_grow[i].frames, g_grow[i].n, g_grow[i].hash, 0, 1);
+        assert_int_not_equal(id, MT_TRACE_OVERFLOW);
+        g_grow_ids[i] = id;
+        atomic_store_explicit(&g_grow_done, i + 1, memory_order_release);
+    }
+    for (int k = 0; k < NREADERS; k++) {
+        pthread_join(th[k], NULL);
+        assert_int_equal(args[k].wrong, 0);
+        assert_int_equal(args[k].missed, 0);
+    }
+    for (uint32_t i = 0; i < GROW_TRACES; i++) {
+        assert_true(defines(g_grow_ids[i], &g_grow[i]));
+        assert_int_equal(find(&g_grow[i]), g_grow_ids[i]);
+    }
+    /* 6000 traces at most half full: 16384 slots, after 512 .. 8192.  The
+     * replaced arrays are kept (a reader may still probe them) and counted,
+     * as whole pages of the arena the shards share: to within a page. */
+    uint32_t cap = mt_tidx_mask(atomic_load(&mt_trace_index[GROW_SHARD])) + 1;
+    assert_int_equal(cap, 16384);
+    for (uint32_t c = 512; c <= cap; c *= 2)
+        expect_bytes += c * sizeof(uint32_t);
+    uint64_t added = mt_os_bytes() - before, page = mt_os_whole_pages(1);
+    assert_in_range(added, expect_bytes - page + 1, expect_bytes + page - 1);
+    print_message("readers: %llu lookups during growth\n",
+                  (unsigned long long)atomic_load(&g_reader_lookups));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(unknown_trace_is_not_found),
+        cmocka_unit_test(trace_without_frames),
+        cmocka_unit_test(equal_hashes_apart),
+        cmocka_unit_test(equal_keys_apart_when_locked),
+        cmocka_unit_test(threads_agree_on_ids),
+        cmocka_unit_test(index_grows_under_readers),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
