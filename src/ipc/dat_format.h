@@ -33,7 +33,8 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 1u
+#define MT_DAT_VERSION 2u     /* what the writer writes */
+#define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
 #define MT_DAT_ENDIAN_MARK 0x01020304u
 #define MT_DAT_HEADER_BYTES 32u
 #define MT_DAT_SUFFIX ".dat"
@@ -41,7 +42,7 @@
 /* Limits a reader enforces (anything larger is corrupt). */
 #define MT_DAT_RECORD_MAX (16u << 20) /* payload bytes of one record */
 #define MT_DAT_STRING_MAX 4096u       /* bytes of one string field */
-#define MT_DAT_EVENTS_MAX 65536u      /* events in one MT_DAT_REC_EVENTS */
+#define MT_DAT_EVENTS_MAX 65536u      /* events in one MT_DAT_REC_EVENTS / _EVENTS2 */
 #define MT_DAT_ENTRIES_MAX 65536u     /* entries in TRACE_STATES / LIVE_BLOCKS */
 
 /* The uncompressed file header, little-endian, 32 bytes. */
@@ -109,6 +110,13 @@ enum {
      * v events_written, v events_dropped.  The last record of a finalized
      * file, after the final state set. */
     MT_DAT_REC_END = 12,
+    /* Version 2: the events of one thread in columns, frees naming their
+     * block (see "EVENTS2" below).  v tid, t base, v nevents, then for
+     * each varint column -- times, traces, sizes, refs, ages -- v lead_len,
+     * v tail_len; then the tags column (nevents bytes) and each varint
+     * column's lead and tail bytes, in that order.  A version-2 writer
+     * writes these instead of MT_DAT_REC_EVENTS. */
+    MT_DAT_REC_EVENTS2 = 13,
 };
 
 /* MT_DAT_REC_PROCESS flags. */
@@ -131,7 +139,8 @@ enum {
     MT_DAT_END_ERROR = 4, /* a write error (error = errno, e.g. ENOSPC) */
 };
 
-/* One event inside MT_DAT_REC_EVENTS.  It starts with a tag byte:
+/* One event inside MT_DAT_REC_EVENTS (version 1 layout; EVENTS2 below).
+ * It starts with a tag byte:
  *
  *   bits 0-1  kind: MT_DAT_EV_ALLOC or MT_DAT_EV_FREE (2, 3: reserved)
  *   bit 2     MT_DAT_EV_SAME_TIME: dt omitted (0)
@@ -150,12 +159,45 @@ enum {
 enum {
     MT_DAT_EV_ALLOC = 0,
     MT_DAT_EV_FREE = 1,
+    MT_DAT_EV_FREE_REF = 2, /* EVENTS2 only: a free naming its block */
     MT_DAT_EV_KIND_MASK = 3,
     MT_DAT_EV_SAME_TIME = 1u << 2,
     MT_DAT_EV_SAME_TRACE = 1u << 3,
     MT_DAT_EV_FLAGS_SHIFT = 4,
-    MT_DAT_EV_RESERVED = 1u << 7,
+    MT_DAT_EV_RESERVED = 1u << 7,  /* EVENTS: reserved, 0 */
+    MT_DAT_EV_SAME_SIZE = 1u << 7, /* EVENTS2: size omitted (see below) */
 };
+
+/* EVENTS2 (MT_DAT_REC_EVENTS2).  The same tag byte, in the tags column,
+ * with these differences:
+ *
+ *   bits 0-1  kind: ALLOC, FREE, or FREE_REF (3: reserved)
+ *   bit 3     SAME_TRACE, on any kind: the trace of the previous event in
+ *             this record (for a FREE_REF, its block's trace)
+ *   bit 7     MT_DAT_EV_SAME_SIZE (ALLOC, FREE): size omitted, it is the
+ *             last size of this trace in this frame; 0 on a FREE_REF
+ *
+ * Fields go to their columns: dt (unless SAME_TIME) to times, trace
+ * (unless SAME_TRACE) to traces, size (ALLOC and FREE, unless SAME_SIZE)
+ * to sizes, ref (FREE_REF) to refs, age_ms (FREE) to ages.  A varint
+ * column is stored split: the first byte of each of its varints in its
+ * lead part, the other bytes of each, in order, in its tail part (so the
+ * low 7 bits and the high bits of the values compress apart).
+ *
+ * The frame context: decoding an EVENTS2 record depends on the EVENTS2
+ * records before it in the same zstd frame (never on an earlier frame, so
+ * every frame still decodes on its own given the definitions):
+ *   - n(T): the allocations of trace T in this frame so far, in file
+ *     order; an ALLOC of T is the block (T, n(T)), then n(T) += 1;
+ *   - the last size of T: the size of the previous event of T in this
+ *     frame (an ALLOC, FREE, or the size of the block a FREE_REF names);
+ *   - the live blocks: every (T, k) allocated in this frame that no
+ *     FREE_REF has named yet, with its size and birth_ms.
+ * A FREE_REF of trace T with ref r names the block (T, n(T) - 1 - r),
+ * which must be live; the target charged the free of exactly that size
+ * and birth to T, and the block is no longer live.  A FREE carries its
+ * size and age as in EVENTS (its block was allocated in an earlier frame,
+ * before the recording, or was not found) and changes no live block. */
 
 /* Free flags (tag bits 4-6, after shifting down by MT_DAT_EV_FLAGS_SHIFT). */
 enum {
@@ -164,7 +206,7 @@ enum {
     MT_DAT_EVF_MISSED = 1u << 2,    /* charged when the address was reused: free not seen */
 };
 
-/* Number of mt_shm_totals fields a version-1 writer puts in TOTALS. */
+/* Number of mt_shm_totals fields a writer (version 1 or 2) puts in TOTALS. */
 #define MT_DAT_TOTALS_FIELDS 19u
 
 #endif

@@ -24,10 +24,10 @@ static mt_errc check_header(const mt_dat_file_header *h, uint64_t file_bytes, mt
                           (unsigned long long)file_bytes, sizeof *h);
     if (h->endian_mark == __builtin_bswap32(MT_DAT_ENDIAN_MARK))
         return mt_err_set(err, MT_E_FOREIGN, "foreign byte order (recording of a big-endian host)");
-    if (h->version != MT_DAT_VERSION)
+    if (h->version < MT_DAT_VERSION_MIN || h->version > MT_DAT_VERSION)
         return mt_err_set(err, MT_E_FOREIGN,
-                          "foreign version %u (this memtop reads recording version %u)", h->version,
-                          MT_DAT_VERSION);
+                          "foreign version %u (this memtop reads recording versions %u to %u)",
+                          h->version, MT_DAT_VERSION_MIN, MT_DAT_VERSION);
     if (h->endian_mark != MT_DAT_ENDIAN_MARK)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: byte order mark 0x%08x",
                           h->endian_mark);
@@ -97,6 +97,7 @@ mt_dat_reader *mt_dat_open_fd(int fd, const char *label, mt_err *err)
         return NULL;
     }
     r->fd = fd;
+    mt_dctx_init(&r->ctx);
     snprintf(r->label, sizeof r->label, "%s", label ? label : "");
     if (open_checked(r, err) != MT_OK) {
         mt_dat_close(r);
@@ -124,6 +125,7 @@ void mt_dat_close(mt_dat_reader *r)
     if (r->z.ds)
         mt_zstream_close(&r->z);
     free(r->buf);
+    mt_dctx_free(&r->ctx);
     if (r->fd >= 0)
         close(r->fd);
     free(r);
@@ -166,6 +168,8 @@ static mt_errc make_room(mt_dat_reader *r, mt_err *err)
 static mt_errc fill(mt_dat_reader *r, mt_err *err)
 {
     if (r->pos == r->len) {
+        if (r->frame_done)
+            mt_dctx_new_frame(&r->ctx); /* the next bytes start a frame */
         r->pos = r->len = 0;
         r->frame_done = false;
     }
@@ -266,6 +270,7 @@ mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
     r->frame_done = false;
     r->in_rec = false;
     r->in_set = false;
+    mt_dctx_new_frame(&r->ctx);
     r->ndefs = pos->ndefs;
     r->nmodules = pos->nmodules;
     r->t_last = pos->t_ns;

@@ -3,15 +3,17 @@
  *
  * Why it exists: the viewer's replay (src/tui/replay) turns the events into
  * snapshots; this layer owns every byte-level check.  It decompresses the
- * zstd frames as a stream (memory: zstd's window and one record, never
- * proportional to the file), validates every length, count, id and varint
+ * zstd frames as a stream (memory: zstd's window, one record and, for
+ * version-2 EVENTS2 records, the live blocks of the current frame --
+ * dat_reader_blocks.h; never proportional to the file), resolves the frees
+ * that name their block, validates every length, count, id and varint
  * of every record, skips record types it does not know, and reads a file
  * cut short up to its last complete frame (mt_dat_get_info says how many
  * bytes it dropped).  A foreign or corrupt file is an error with a
  * one-line message.
  *
- * Records holding many items (EVENTS, TRACE_STATES, LIVE_BLOCKS) come out
- * one item per event. */
+ * Records holding many items (EVENTS, EVENTS2, TRACE_STATES, LIVE_BLOCKS)
+ * come out one item per event. */
 #ifndef MEMTOP_DAT_READER_H
 #define MEMTOP_DAT_READER_H
 

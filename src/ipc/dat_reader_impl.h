@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "dat_reader.h"
+#include "dat_reader_blocks.h"
 #include "dat_zframes.h"
 
 /* A bounded cursor over one record's payload. */
@@ -14,17 +15,31 @@ typedef struct mt_dcur {
     const unsigned char *p, *end;
 } mt_dcur;
 
+/* The columns of an EVENTS2 record, in file order. */
+enum {
+    MT_DCOL_TAGS,
+    MT_DCOL_TIMES,
+    MT_DCOL_TRACES,
+    MT_DCOL_SIZES,
+    MT_DCOL_REFS,
+    MT_DCOL_AGES,
+    MT_DCOL_N
+};
+
 /* The record being decoded, for records that give several events. */
 typedef struct mt_drec {
     uint64_t type;
     mt_dcur c;
     uint64_t left; /* items still to give */
     uint64_t index;
-    /* EVENTS */
+    /* EVENTS, EVENTS2 */
     uint32_t tid;
     uint64_t t;
     uint32_t trace;
     bool have_trace;
+    /* EVENTS2: the tags ([MT_DCOL_TAGS][0]); the lead [c][0] and tail
+     * [c][1] parts of each varint column */
+    mt_dcur col[MT_DCOL_N][2];
     /* TRACE_STATES, LIVE_BLOCKS */
     uint64_t prev_id;
     int64_t prev_trace, prev_birth;
@@ -45,6 +60,7 @@ struct mt_dat_reader {
     bool have_process;
     uint64_t ndefs, nmodules;
     uint64_t t_last;
+    mt_dctx ctx; /* EVENTS2's frame context */
     /* the open state set */
     bool in_set;
     uint32_t set_kind;
@@ -58,6 +74,11 @@ mt_errc mt_dat_decode(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *
 
 /* The next item of the record in progress (r->in_rec). */
 mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err);
+
+/* EVENTS2 (dat_reader_events2.c): cut the columns after the record's
+ * header (d->left already read); the next event. */
+mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err);
+mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_err *err);
 
 /* Varints: false if the payload ends first or the varint is longer than
  * 10 bytes (or overflows 64 bits). */

@@ -1,7 +1,7 @@
 /* dat_reader_items.c -- the items of the records that hold many: the
- * events of an EVENTS record, the entries of TRACE_STATES and LIVE_BLOCKS
- * (see dat_format.h).  One item per call, each validated: tag bits, time
- * overflow, trace ids against the definitions read so far, deltas. */
+ * events of an EVENTS record (EVENTS2: dat_reader_events2.c), the entries
+ * of TRACE_STATES and LIVE_BLOCKS (see dat_format.h).  One item per call, each validated: tag bits,
+ * time overflow, trace ids against the definitions read so far, deltas. */
 #include "dat_reader_impl.h"
 
 #include <string.h>
@@ -112,6 +112,9 @@ mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err)
     switch (d->type) {
     case MT_DAT_REC_EVENTS:
         rc = next_event(r, d, ev, err);
+        break;
+    case MT_DAT_REC_EVENTS2:
+        rc = mt_dat_next_event2(r, d, ev, err);
         break;
     case MT_DAT_REC_TRACE_STATES:
         rc = next_trace_state(r, d, ev, err);

@@ -218,16 +218,18 @@ static mt_errc start_items(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_ev
     d->type = type;
     d->c = c;
     uint64_t tid = 0;
-    if (type == MT_DAT_REC_EVENTS &&
-        (!mt_dcur_v(&d->c, &tid) || !get_t(r, &d->c, &d->t) || tid > UINT32_MAX))
+    bool events = type == MT_DAT_REC_EVENTS || type == MT_DAT_REC_EVENTS2;
+    if (events && (!mt_dcur_v(&d->c, &tid) || !get_t(r, &d->c, &d->t) || tid > UINT32_MAX))
         return bad(r, "EVENTS record cut short", err);
-    if (type != MT_DAT_REC_EVENTS && !r->in_set)
+    if (!events && !r->in_set)
         return bad(r, "state entries outside a state set", err);
     if (!mt_dcur_v(&d->c, &d->left))
         return bad(r, "record cut short", err);
-    uint64_t max = type == MT_DAT_REC_EVENTS ? MT_DAT_EVENTS_MAX : MT_DAT_ENTRIES_MAX;
+    uint64_t max = events ? MT_DAT_EVENTS_MAX : MT_DAT_ENTRIES_MAX;
     if (d->left > max)
         return bad(r, "too many items in one record", err);
+    if (type == MT_DAT_REC_EVENTS2 && mt_dat_start_events2(r, d, err))
+        return MT_E_CORRUPT;
     d->tid = (uint32_t)tid;
     r->in_rec = d->left > 0;
     return r->in_rec ? mt_dat_decode_item(r, ev, err) : MT_E_EMPTY;
@@ -257,6 +259,7 @@ mt_errc mt_dat_decode(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *
     case MT_DAT_REC_END:
         return dec_end(r, &c, ev, err);
     case MT_DAT_REC_EVENTS:
+    case MT_DAT_REC_EVENTS2:
     case MT_DAT_REC_TRACE_STATES:
     case MT_DAT_REC_LIVE_BLOCKS:
         return start_items(r, type, c, ev, err);

@@ -33,9 +33,10 @@ static inline bool mt_rec_paused(void)
 void mt_rec_gate(void);
 
 /* Events, called right after the tracker accounted them (no lock held).
- * flags: MT_DAT_EVF_*.  may_wait: false in a signal handler. */
-void mt_rec_alloc(uint64_t t_ns, uint32_t trace, uint64_t size);
-void mt_rec_free(uint64_t t_ns, const mt_block *b, unsigned flags, bool may_wait);
+ * p: the block's address.  flags: MT_DAT_EVF_*.  may_wait: false in a
+ * signal handler. */
+void mt_rec_alloc(uint64_t t_ns, const void *p, uint32_t trace, uint64_t size);
+void mt_rec_free(uint64_t t_ns, const void *p, const mt_block *b, unsigned flags, bool may_wait);
 
 /* Lifecycle (record_control.c). */
 void mt_rec_init(char **envp);       /* MEMTOP_RECORD at tracking start */

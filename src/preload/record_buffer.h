@@ -18,7 +18,7 @@
  * OWNED with the same generation: fails once the writer made it free, and
  * then every event of it is written already) and retires it again after
  * the event.  Ring headers (small) are therefore never unmapped; only the
- * 256 KiB event buffers are.  Memory: one header per ring ever needed at
+ * 320 KiB event buffers are.  Memory: one header per ring ever needed at
  * once, one buffer per thread alive (plus retiring ones the writer has not
  * reached yet, plus at most MT_RING_FREE_MAX free).
  */
@@ -32,15 +32,16 @@
 #define MT_RING_SLOTS 8192u /* a power of two */
 #define MT_RING_FREE_MAX 8u /* free rings kept with their buffer */
 
-/* One raw event: 32 bytes, encoded by the writer (dat_format.h). */
+/* One raw event: 40 bytes, encoded by the writer (dat_format.h). */
 typedef struct mt_rec_event {
     uint64_t t_ns;
     uint64_t size;
+    uint64_t addr;   /* the block's address (a free names its block by it) */
+    uint64_t age_ms; /* frees: ms(t) - birth_ms */
     uint32_t trace;
     uint8_t kind;  /* MT_DAT_EV_ALLOC / MT_DAT_EV_FREE */
     uint8_t flags; /* MT_DAT_EVF_* for frees */
     uint16_t reserved;
-    uint64_t age_ms; /* frees: ms(t) - birth_ms */
 } mt_rec_event;
 
 enum { MT_RING_FREE = 0, MT_RING_OWNED = 1, MT_RING_RETIRING = 2 };

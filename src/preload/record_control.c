@@ -61,17 +61,22 @@ void mt_rec_gate(void)
     }
 }
 
-void mt_rec_alloc(uint64_t t_ns, uint32_t trace, uint64_t size)
+void mt_rec_alloc(uint64_t t_ns, const void *p, uint32_t trace, uint64_t size)
 {
-    mt_rec_event e = {.t_ns = t_ns, .size = size, .trace = trace, .kind = MT_DAT_EV_ALLOC};
+    mt_rec_event e = {.t_ns = t_ns,
+                      .size = size,
+                      .addr = (uint64_t)(uintptr_t)p,
+                      .trace = trace,
+                      .kind = MT_DAT_EV_ALLOC};
     mt_ring_record(&e, true);
 }
 
-void mt_rec_free(uint64_t t_ns, const mt_block *b, unsigned flags, bool may_wait)
+void mt_rec_free(uint64_t t_ns, const void *p, const mt_block *b, unsigned flags, bool may_wait)
 {
     uint64_t ms = t_ns / 1000000u, birth = b->birth_ns / 1000000u;
     mt_rec_event e = {.t_ns = t_ns,
                       .size = b->size,
+                      .addr = (uint64_t)(uintptr_t)p,
                       .trace = b->trace,
                       .kind = MT_DAT_EV_FREE,
                       .flags = (uint8_t)flags,

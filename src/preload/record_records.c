@@ -1,5 +1,6 @@
 /* record_records.c -- the records a recording is made of (dat_format.h):
- * process, module map, trace definitions, event blocks, totals, end.
+ * process, module map, trace definitions, totals, end (the events:
+ * record_events.c).
  * Called by the writer with its lock held; each builds one payload in
  * mt_w.pay and hands it to mt_recw_emit.
  */
@@ -19,8 +20,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define EVENTS_PER_RECORD 4096u
 
 static uint64_t unix_now_ns(void)
 {
@@ -170,130 +169,6 @@ void mt_rr_defs(void)
             sched_yield();
         emit_def(mt_w.defs, mt_trace_def_get(mt_w.defs));
         mt_w.defs++;
-    }
-}
-
-/* --- events ------------------------------------------------------------- */
-
-static void encode_events(const mt_rec_ring *r, uint64_t from, uint32_t n)
-{
-    mt_rec_buf *b = &mt_w.pay;
-    const mt_rec_event *first = &r->ev[from & (MT_RING_SLOTS - 1)];
-    uint64_t prev_t = first->t_ns;
-    uint64_t prev_trace = UINT64_MAX;
-    mt_put_v(b, (uint64_t)r->tid);
-    mt_put_v(b, prev_t);
-    mt_put_v(b, n);
-    for (uint32_t i = 0; i < n; i++) {
-        const mt_rec_event *e = &r->ev[(from + i) & (MT_RING_SLOTS - 1)];
-        uint64_t t = e->t_ns > prev_t ? e->t_ns : prev_t;
-        unsigned tag = e->kind | (unsigned)(e->flags << MT_DAT_EV_FLAGS_SHIFT);
-        if (t == prev_t)
-            tag |= MT_DAT_EV_SAME_TIME;
-        if (e->trace == prev_trace)
-            tag |= MT_DAT_EV_SAME_TRACE;
-        mt_put_u8(b, tag);
-        if (t != prev_t)
-            mt_put_v(b, t - prev_t);
-        if (e->trace != prev_trace)
-            mt_put_v(b, e->trace);
-        mt_put_v(b, e->size);
-        if (e->kind == MT_DAT_EV_FREE)
-            mt_put_v(b, e->age_ms);
-        unsigned k = e->kind == MT_DAT_EV_FREE ? MT_LOST_FC : MT_LOST_AC;
-        mt_w.sum_events[k]++;
-        mt_w.sum_events[k + 1] += e->size;
-        prev_t = t;
-        prev_trace = e->trace;
-    }
-    mt_recw_emit(MT_DAT_REC_EVENTS);
-}
-
-void mt_rr_lost(uint32_t tid, const uint64_t lost[4])
-{
-    if (!lost[MT_LOST_AC] && !lost[MT_LOST_FC])
-        return;
-    mt_rec_buf *b = &mt_w.pay;
-    mt_put_v(b, mt_recw_now());
-    mt_put_v(b, tid);
-    for (unsigned i = 0; i < MT_LOST_N; i++) {
-        mt_put_v(b, lost[i]);
-        mt_w.sum_lost[i] += lost[i];
-    }
-    mt_recw_emit(MT_DAT_REC_LOST);
-}
-
-/* LOST for r's counts: all of them (upto NULL), or at most upto[]. */
-static void emit_lost(mt_rec_ring *r, const uint64_t *upto)
-{
-    uint64_t l[MT_LOST_N];
-    for (unsigned i = 0; i < MT_LOST_N; i++) {
-        if (!upto) {
-            l[i] = atomic_exchange_explicit(&r->lost[i], 0, memory_order_acquire);
-            continue;
-        }
-        uint64_t have = atomic_load_explicit(&r->lost[i], memory_order_acquire);
-        l[i] = have < upto[i] ? have : upto[i];
-        atomic_fetch_sub_explicit(&r->lost[i], l[i], memory_order_relaxed);
-    }
-    mt_rr_lost((uint32_t)r->tid, l);
-}
-
-/* Writes r's events from tail up to `upto`; true if there were any. */
-static bool drain_ring(mt_rec_ring *r, uint64_t upto)
-{
-    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    /* Every trace these events name got its id before the event was
-     * appended (and head published with release), so defining the
-     * traces counted now puts each TRACE record before its first use,
-     * even for traces born after this pass began. */
-    if (tail == upto)
-        return false;
-    mt_rr_defs();
-    while (tail != upto) {
-        uint64_t n = upto - tail;
-        if (n > EVENTS_PER_RECORD)
-            n = EVENTS_PER_RECORD;
-        encode_events(r, tail, (uint32_t)n);
-        tail += n;
-        atomic_store_explicit(&r->tail, tail, memory_order_release);
-        atomic_fetch_add_explicit(&mt_w.events, n, memory_order_relaxed);
-    }
-    return true;
-}
-
-static uint64_t head_of(mt_rec_ring *r)
-{
-    return atomic_load_explicit(&r->head, memory_order_acquire);
-}
-
-bool mt_rr_drain_rings(void)
-{
-    bool any = false;
-    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
-        uint64_t st = mt_ring_state(r); /* before draining: RETIRING covers every event */
-        any |= drain_ring(r, head_of(r));
-        emit_lost(r, NULL);
-        if (mt_ring_try_free(r, st)) {
-            /* Its thread may have taken it back for events in between. */
-            any |= drain_ring(r, head_of(r));
-            emit_lost(r, NULL);
-            mt_ring_recycle(r);
-        }
-    }
-    return any;
-}
-
-void mt_rr_drain_cut(bool drop_rest)
-{
-    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
-        drain_ring(r, r->cut);
-        emit_lost(r, r->cut_lost);
-        if (!drop_rest)
-            continue;
-        atomic_store_explicit(&r->tail, head_of(r), memory_order_release);
-        for (unsigned i = 0; i < MT_LOST_N; i++)
-            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
     }
 }
 

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "os_memory.h"
 #include "record.h"
+#include "record_blocks.h"
 #include "record_buffer.h"
 #include "thread_state.h"
 
@@ -35,10 +36,11 @@
 #define MT_RECW_TOTALS_NS 1000000000ull /* TOTALS once a second */
 #define MT_RECW_OUT_BYTES (4u << 20)
 #define MT_RECW_OUT_FEED (64u << 10) /* give `out` to zstd in small steps: drain often */
-#define MT_RECW_PAY_BYTES (1u << 20)
-#define MT_RECW_LEVEL 3        /* fast: the writer keeps up with millions of events/s */
+#define MT_RECW_PAY_BYTES (1u << 20) /* > MT_RR_EVENTS_MAX EVENTS2 events of 51 bytes at most */
+#define MT_RECW_LEVEL 1        /* fast; on EVENTS2's literal-heavy columns also the smallest */
 #define MT_RECW_LEVEL_SMALL 19 /* for frames of a slow stream: frames do not share history */
 #define MT_RECW_SMALL_FRAME (24u << 10)
+#define MT_RECW_SPLIT_MIN (4u << 10)      /* records split into zstd blocks from this size */
 #define MT_RECW_IDLE_NS 5000000ull        /* writer sleep when there was nothing to do */
 #define MT_RECW_GRACE_NS 2000000ull       /* calls already past the recording check finish */
 #define MT_RECW_PAUSE_MAX_NS 50000000ull  /* the gate gives up after this */
@@ -114,28 +116,43 @@ static void write_all(const unsigned char *p, size_t n)
     }
 }
 
-/* Compresses `out` (whole records) with the given directive. */
-static void feed(ZSTD_EndDirective how)
+/* Writes the compressed bytes collected so far. */
+static void write_z(void)
 {
-    if (mt_w.err)
-        return;
-    ZSTD_inBuffer in = {mt_w.out.p, mt_w.out.len, 0};
-    mt_w.frame_raw += mt_w.out.len;
-    for (;;) {
-        ZSTD_outBuffer o = {mt_w.zbuf.p, mt_w.zbuf.cap, 0};
+    write_all(mt_w.zbuf.p, mt_w.zbuf.len);
+    mt_w.zbuf.len = 0;
+}
+
+/* Compresses n bytes at p into the open frame with the given directive;
+ * the compressed bytes are written when half a buffer has collected, and
+ * at the end of the frame. */
+static void compress(const unsigned char *p, size_t n, ZSTD_EndDirective how)
+{
+    ZSTD_inBuffer in = {p, n, 0};
+    mt_w.frame_raw += n;
+    while (!mt_w.err) {
+        ZSTD_outBuffer o = {mt_w.zbuf.p, mt_w.zbuf.cap, mt_w.zbuf.len};
         size_t left = ZSTD_compressStream2(mt_w.cctx, &o, &in, how);
+        mt_w.zbuf.len = o.pos;
         if (ZSTD_isError(left)) {
             mt_log(MT_LOG_WARN, "recording: zstd: %s", ZSTD_getErrorName(left));
             fail(EIO);
             return;
         }
-        write_all(mt_w.zbuf.p, o.pos);
-        if (mt_w.err)
-            return;
         bool done = how == ZSTD_e_continue ? in.pos == in.size : left == 0;
+        if (!done || how == ZSTD_e_end || mt_w.zbuf.len >= mt_w.zbuf.cap / 2)
+            write_z();
         if (done)
-            break;
+            return;
     }
+}
+
+/* Compresses `out` (whole records) with the given directive. */
+static void feed(ZSTD_EndDirective how)
+{
+    if (mt_w.err)
+        return;
+    compress(mt_w.out.p, mt_w.out.len, how);
     mt_w.out.len = 0;
 }
 
@@ -156,6 +173,31 @@ void mt_recw_emit(unsigned type)
         feed(ZSTD_e_continue);
 }
 
+void mt_recw_emit_blocks(unsigned type, const size_t *cuts, unsigned ncuts)
+{
+    if (mt_w.small || mt_w.pay.len < MT_RECW_SPLIT_MIN) {
+        mt_recw_emit(type);
+        return;
+    }
+    if (mt_w.out.len + mt_w.pay.len + 32 > mt_w.out.cap)
+        feed(ZSTD_e_continue);
+    if (!mt_w.frame_open) {
+        mt_w.frame_open = true;
+        mt_w.frame_t0 = mt_recw_now();
+    }
+    mt_put_record(&mt_w.out, type, &mt_w.pay);
+    size_t base = mt_w.out.len - mt_w.pay.len, from = 0;
+    for (unsigned i = 0; i < ncuts && !mt_w.err; i++) {
+        size_t to = base + cuts[i];
+        compress(mt_w.out.p + from, to - from, ZSTD_e_flush); /* ends a zstd block */
+        from = to;
+    }
+    memmove(mt_w.out.p, mt_w.out.p + from, mt_w.out.len - from);
+    mt_w.out.len -= from;
+    mt_w.pay.len = 0;
+    mt_w.pay.overflow = false;
+}
+
 /* Frames are independent (each decodes alone), so a slow stream's small
  * frames compress poorly at a fast level: they get a strong level with a
  * small window instead (bounded memory, and little CPU at their rate). */
@@ -172,10 +214,12 @@ static void set_level(bool small)
 
 void mt_recw_end_frame(void)
 {
+    mt_rr_flush_events(); /* its frame context is this frame's */
     if (!mt_w.frame_open)
         return;
     feed(ZSTD_e_end);
     mt_w.frame_open = false;
+    mt_rb_new_frame(); /* EVENTS2 references stay inside their frame */
     set_level(mt_w.frame_raw < MT_RECW_SMALL_FRAME);
     mt_w.frame_raw = 0;
 }
@@ -188,6 +232,11 @@ static bool setup_memory(void)
         return false;
     if (!mt_w.zbuf.p && !mt_rbuf_init(&mt_w.zbuf, ZSTD_CStreamOutSize()))
         return false;
+    for (unsigned c = 0; c < MT_COL_N; c++) /* a tag byte; a varint's lead byte and tail */
+        for (unsigned k = 0; k < 2; k++)
+            if (!mt_w.cols[c][k].p &&
+                !mt_rbuf_init(&mt_w.cols[c][k], MT_RR_EVENTS_MAX * (k ? 9u : 1u)))
+                return false;
     if (!mt_w.cctx) {
         ZSTD_customMem mem = {z_alloc, z_free, NULL};
         mt_w.cctx = ZSTD_createCCtx_advanced(mem);
@@ -196,19 +245,20 @@ static bool setup_memory(void)
     }
     ZSTD_CCtx_reset(mt_w.cctx, ZSTD_reset_session_and_parameters);
     set_level(true); /* the first frame is small: header, definitions */
-    mt_w.out.len = mt_w.pay.len = 0;
+    mt_w.out.len = mt_w.pay.len = mt_w.zbuf.len = 0; /* a fork child's copy holds its parent's */
     mt_w.frame_raw = 0;
     return true;
 }
 
-/* One pass: definitions first, then events, periodic totals, flush.  Lock
- * held.  True if there were events. */
-static bool cycle(void)
+/* One pass: definitions first, then events (of the rings that are due,
+ * or all), periodic totals, flush.  Lock held.  True if there were
+ * events. */
+static bool cycle(bool all)
 {
     uint64_t now = mt_recw_now();
     mt_rr_modules(now);
     mt_rr_defs();
-    bool work = mt_rr_drain_rings();
+    bool work = mt_rr_drain_rings(all);
     if (now - mt_w.last_totals_ns >= MT_RECW_TOTALS_NS) {
         mt_rr_totals(now);
         mt_w.last_totals_ns = now;
@@ -232,7 +282,7 @@ bool mt_recw_drain_sync(void)
     if (ok) {
         int was = mt_tls_in_hook;
         mt_tls_in_hook = MT_IN_OWN;
-        cycle();
+        cycle(true); /* the hook needs room in its ring */
         mt_tls_in_hook = was;
     }
     mt_spin_unlock(&mt_w.lock);
@@ -296,7 +346,7 @@ static void serve(void)
         bool sealed = mt_w.sealed && mt_w.pid == getpid(); /* exec under way: write nothing */
         bool live = sealed || (owned() && mt_rec_on());
         if (live && !sealed)
-            work = cycle();
+            work = cycle(false);
         if (mt_w.open && mt_w.err && mt_w.pid == getpid()) {
             close(mt_w.fd); /* a write error ended the session */
             mt_w.fd = -1;
@@ -394,6 +444,11 @@ static void reset_session(int fd)
     mt_w.nmodules = 0;
     mt_w.approx = 0;
     mt_w.sealed = false;
+    for (unsigned c = 0; c < MT_COL_N; c++)
+        mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
+    mt_w.open_rec.n = 0;
+    mt_rb_new_frame();
+    mt_rb_reset_stats();
     atomic_store(&mt_w.events, 0);
     atomic_store(&mt_w.dropped, 0);
 }
@@ -461,7 +516,7 @@ static bool final_capture(bool resume)
 {
     mt_rr_modules(mt_recw_now());
     mt_rr_defs();
-    mt_rr_drain_rings();
+    mt_rr_drain_rings(true);
     bool copied = mt_rr_capture_prepare(false);
     if (copied) {
         pause_hooks();
@@ -510,10 +565,22 @@ static uint64_t final_excess(void)
     return n;
 }
 
+static void log_block_stats(void)
+{
+    const mt_rb_stats *st = mt_rb_get_stats();
+    mt_log(MT_LOG_INFO,
+           "recording: %llu frees named their block, %llu written in full (%llu: no block of "
+           "their frame at the address, %llu: another block there); %llu bytes of block map",
+           (unsigned long long)st->refs, (unsigned long long)(st->not_found + st->mismatched),
+           (unsigned long long)st->not_found, (unsigned long long)st->mismatched,
+           (unsigned long long)mt_rb_bytes());
+}
+
 /* After final_capture: the excess, the FINAL set, END.  Lock held. */
 static uint64_t final_write(bool copied, unsigned reason)
 {
     uint64_t excess = 0;
+    log_block_stats();
     if (copied) {
         excess = final_excess();
         mt_rr_capture_write(MT_DAT_STATE_FINAL);

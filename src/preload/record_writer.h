@@ -25,6 +25,19 @@ typedef struct mt_recw_module {
     bool loaded;
 } mt_recw_module;
 
+/* The columns of an EVENTS2 record (dat_format.h), in file order. */
+enum { MT_COL_TAGS, MT_COL_TIMES, MT_COL_TRACES, MT_COL_SIZES, MT_COL_REFS, MT_COL_AGES, MT_COL_N };
+#define MT_RR_EVENTS_MAX 16384u /* events per EVENTS2 record */
+
+/* The EVENTS2 record being built (record_events.c): one thread's events,
+ * their columns in mt_recw.cols. */
+typedef struct mt_rr_open {
+    uint32_t n; /* events in it; 0: none open */
+    uint32_t tid;
+    uint64_t base, prev_t, prev_trace;
+    uint64_t opened_ns; /* mt_now_ns() when it was opened */
+} mt_rr_open;
+
 typedef struct mt_recw {
     mt_spinlock lock;
     bool open; /* a file is being written */
@@ -35,6 +48,10 @@ typedef struct mt_recw {
     mt_rec_buf out;  /* whole records not yet given to zstd */
     mt_rec_buf pay;  /* one record's payload */
     mt_rec_buf zbuf; /* compressed bytes */
+    /* The EVENTS2 record being built: tags in cols[MT_COL_TAGS][0]; each
+     * varint column's lead bytes in [c][0], tail bytes in [c][1]. */
+    mt_rec_buf cols[MT_COL_N][2];
+    mt_rr_open open_rec;
     bool frame_open;
     uint64_t frame_t0;  /* when the open frame got its first record */
     uint64_t frame_raw; /* uncompressed bytes given to the open frame */
@@ -100,6 +117,11 @@ void mt_recw_child_reset(void);
 
 /* Output stage (record_writer.c), lock held. */
 void mt_recw_emit(unsigned type); /* the payload in mt_w.pay becomes a record */
+/* The same for a large record whose parts [cuts[i-1], cuts[i]) of the
+ * payload (cuts[-1] = 0) are each compressed as zstd blocks of their own:
+ * zstd codes the literals of a block with one entropy table, and columns
+ * of one kind of field compress better with a table of their own. */
+void mt_recw_emit_blocks(unsigned type, const size_t *cuts, unsigned ncuts);
 void mt_recw_end_frame(void);
 uint64_t mt_recw_now(void);
 
@@ -107,7 +129,11 @@ uint64_t mt_recw_now(void);
 void mt_rr_process(bool mid_run, bool fork_child, uint64_t now);
 void mt_rr_modules(uint64_t now);
 void mt_rr_defs(void);
-bool mt_rr_drain_rings(void); /* true if any event was written; recycles retired rings */
+/* Events of the rings that are due (all: every ring, to its head); true
+ * if any event was written.  Recycles retired rings (record_events.c). */
+bool mt_rr_drain_rings(bool all);
+/* Writes the open EVENTS2 record, if any (before a frame ends). */
+void mt_rr_flush_events(void);
 /* The final state's drain: each ring's events up to its cut, and its lost
  * counts up to cut_lost; the rest is left in the ring (a failed exec
  * resumes) or, if drop_rest, discarded uncounted. */

@@ -131,9 +131,9 @@ static void __attribute__((noinline)) alloc_recorded(mt_thread *t, void *p, size
     bool missed = false;
     uint32_t id = track_alloc(t, p, size, now, &stale, &missed);
     if (missed)
-        mt_rec_free(now, &stale, MT_DAT_EVF_MISSED, true);
+        mt_rec_free(now, p, &stale, MT_DAT_EVF_MISSED, true);
     if (id != UINT32_MAX)
-        mt_rec_alloc(now, id, size);
+        mt_rec_alloc(now, p, id, size);
 }
 
 void mt_on_alloc(mt_thread *t, void *p, size_t size)
@@ -182,7 +182,7 @@ charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, boo
     unsigned flags = temporary ? MT_DAT_EVF_TEMPORARY : 0u;
     if (!temporary_ok)
         flags |= MT_DAT_EVF_REALLOC;
-    mt_rec_free(now, b, flags, may_wait);
+    mt_rec_free(now, p, b, flags, may_wait);
 }
 
 bool mt_take(void *p, mt_block *out)

@@ -35,6 +35,20 @@ typedef struct {
     char path[512];
 } module;
 
+/* EVENTS2's frame context, per trace: its blocks of this frame by serial. */
+typedef struct {
+    uint64_t size, birth_ms;
+    bool live;
+} fblock;
+
+typedef struct {
+    uint64_t frame; /* the fields belong to this frame */
+    fblock *b;
+    uint64_t n, cap;
+    uint64_t last_size;
+    bool has_size;
+} ftrace;
+
 typedef struct {
     module mods[MAX_MODULES];
     uint64_t *frame0; /* per trace; UINT64_MAX: no frames */
@@ -43,6 +57,8 @@ typedef struct {
     uint64_t lost_alloc, lost_free, defs, modules, unloads, live_entries, live_blocks;
     uint64_t end_reason, end_events, end_dropped, totals_last_alloc_count, totals_nfields;
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
+    uint64_t ref_frees, full_frees, frame; /* EVENTS2 */
+    ftrace *ft;
     bool has_end, has_final;
     counters *replay, *final;
     char exe[4096];
@@ -97,6 +113,33 @@ static bool trace_ok(dump *d, uint64_t id)
     return false;
 }
 
+static void count_event(dump *d, unsigned kind, unsigned flags, uint64_t trace, uint64_t size)
+{
+    bool ok = trace_ok(d, trace);
+    if (kind == MT_DAT_EV_ALLOC) {
+        d->allocs++;
+        d->alloc_bytes += size;
+        if (ok) {
+            d->replay[trace].v[0]++;
+            d->replay[trace].v[1] += size;
+        }
+        return;
+    }
+    d->frees++;
+    d->free_bytes += size;
+    d->temps += (flags & MT_DAT_EVF_TEMPORARY) != 0;
+    d->reallocs += (flags & MT_DAT_EVF_REALLOC) != 0;
+    d->missed += (flags & MT_DAT_EVF_MISSED) != 0;
+    if (ok) {
+        d->replay[trace].v[2]++;
+        d->replay[trace].v[3] += size;
+        if (flags & MT_DAT_EVF_TEMPORARY) {
+            d->replay[trace].v[4]++;
+            d->replay[trace].v[5] += size;
+        }
+    }
+}
+
 static void events(dump *d, cur *c)
 {
     get_v(c); /* tid */
@@ -112,32 +155,107 @@ static void events(dump *d, cur *c)
         if (!(tag & MT_DAT_EV_SAME_TRACE))
             trace = get_v(c);
         uint64_t size = get_v(c);
-        unsigned flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
-        bool ok = trace_ok(d, trace);
-        if ((tag & MT_DAT_EV_KIND_MASK) == MT_DAT_EV_ALLOC) {
-            d->allocs++;
-            d->alloc_bytes += size;
-            if (ok) {
-                d->replay[trace].v[0]++;
-                d->replay[trace].v[1] += size;
-            }
-        } else {
+        unsigned kind = tag & MT_DAT_EV_KIND_MASK;
+        if (kind != MT_DAT_EV_ALLOC)
             get_v(c); /* age_ms */
-            d->frees++;
-            d->free_bytes += size;
-            d->temps += (flags & MT_DAT_EVF_TEMPORARY) != 0;
-            d->reallocs += (flags & MT_DAT_EVF_REALLOC) != 0;
-            d->missed += (flags & MT_DAT_EVF_MISSED) != 0;
-            if (ok) {
-                d->replay[trace].v[2]++;
-                d->replay[trace].v[3] += size;
-                if (flags & MT_DAT_EVF_TEMPORARY) {
-                    d->replay[trace].v[4]++;
-                    d->replay[trace].v[5] += size;
-                }
-            }
-        }
+        count_event(d, kind, (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7, trace, size);
     }
+    d->last_t = t;
+}
+
+static ftrace *frame_trace(dump *d, uint64_t id)
+{
+    ftrace *t = &d->ft[id];
+    if (t->frame != d->frame) {
+        t->frame = d->frame;
+        t->n = 0;
+        t->has_size = false;
+    }
+    return t;
+}
+
+/* A varint of an EVENTS2 column: first byte from its lead part, the rest
+ * from its tail part. */
+static uint64_t get_sv(cur *col)
+{
+    cur *lead = &col[0], *tail = &col[1];
+    if (lead->p >= lead->end) {
+        lead->bad = true;
+        return 0;
+    }
+    unsigned char b = *lead->p++;
+    return (uint64_t)(b & 0x7f) | (b & 0x80 ? get_v(tail) << 7 : 0);
+}
+
+/* An EVENTS2 event's block: ALLOC appends it, FREE_REF takes it back. */
+static bool frame_block(ftrace *t, unsigned kind, cur *refs, uint64_t *size, uint64_t birth_ms)
+{
+    if (kind == MT_DAT_EV_ALLOC) {
+        if (t->n == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 16;
+            t->b = realloc(t->b, t->cap * sizeof *t->b);
+        }
+        t->b[t->n++] = (fblock){*size, birth_ms, true};
+        return true;
+    }
+    uint64_t ref = get_sv(refs);
+    if (refs[0].bad || refs[1].bad || ref >= t->n || !t->b[t->n - 1 - ref].live)
+        return false;
+    t->b[t->n - 1 - ref].live = false;
+    *size = t->b[t->n - 1 - ref].size;
+    return true;
+}
+
+/* EVENTS2: tags, then times, traces, sizes, refs, ages (lead and tail). */
+static void events2(dump *d, cur *c)
+{
+    get_v(c); /* tid */
+    uint64_t t = get_v(c), n = get_v(c), trace = 0, len[11];
+    len[0] = n;
+    for (int i = 1; i < 11; i++)
+        len[i] = get_v(c);
+    cur col[12];
+    for (int i = 0; i < 11 && !c->bad; i++) {
+        if (len[i] > (uint64_t)(c->end - c->p)) {
+            c->bad = true;
+            return;
+        }
+        col[i] = (cur){c->p, c->p + len[i], false};
+        c->p += len[i];
+    }
+    col[11] = (cur){c->p, c->p, false};
+    cur *times = &col[1], *traces = &col[3], *sizes = &col[5], *refs = &col[7], *ages = &col[9];
+    for (uint64_t i = 0; i < n && !c->bad; i++) {
+        unsigned tag = *col[0].p++, kind = tag & MT_DAT_EV_KIND_MASK;
+        unsigned flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+        if (!(tag & MT_DAT_EV_SAME_TIME))
+            t += get_sv(times);
+        if (!(tag & MT_DAT_EV_SAME_TRACE))
+            trace = get_sv(traces);
+        if (kind > MT_DAT_EV_FREE_REF || !trace_ok(d, trace)) {
+            c->bad = true;
+            return;
+        }
+        ftrace *ft = frame_trace(d, trace);
+        uint64_t size = ft->last_size;
+        if (kind != MT_DAT_EV_FREE_REF && !(tag & MT_DAT_EV_SAME_SIZE))
+            size = get_sv(sizes);
+        else if (kind != MT_DAT_EV_FREE_REF && !ft->has_size)
+            c->bad = true;
+        if (kind == MT_DAT_EV_FREE)
+            get_sv(ages); /* age_ms */
+        if (kind != MT_DAT_EV_FREE && !frame_block(ft, kind, refs, &size, t / 1000000u))
+            c->bad = true;
+        d->ref_frees += kind == MT_DAT_EV_FREE_REF;
+        d->full_frees += kind == MT_DAT_EV_FREE;
+        ft->last_size = size;
+        ft->has_size = true;
+        count_event(d, kind == MT_DAT_EV_ALLOC ? MT_DAT_EV_ALLOC : MT_DAT_EV_FREE, flags, trace,
+                    size);
+    }
+    for (int i = 0; i < 11; i++)
+        if (col[i].bad || col[i].p != col[i].end)
+            c->bad = true;
     d->last_t = t;
 }
 
@@ -207,6 +325,9 @@ static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
     case MT_DAT_REC_EVENTS:
         events(d, c);
         break;
+    case MT_DAT_REC_EVENTS2:
+        events2(d, c);
+        break;
     case MT_DAT_REC_TOTALS: {
         get_v(c);
         get_v(c);
@@ -262,6 +383,7 @@ static bool walk(dump *d, const unsigned char *p, size_t n)
 {
     static unsigned state_kind;
     cur c = {p, p + n, false};
+    d->frame++; /* EVENTS2 references stay inside their frame */
     while (c.p < c.end && !c.bad) {
         unsigned type = (unsigned)get_v(&c);
         uint64_t len = get_v(&c);
@@ -304,12 +426,14 @@ int main(int argc, char **argv)
     memcpy(&h, file, sizeof h);
     if (memcmp(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES) != 0)
         return fail("not a memtop recording");
-    if (h.version != MT_DAT_VERSION || h.header_bytes != MT_DAT_HEADER_BYTES)
+    if (h.version < MT_DAT_VERSION_MIN || h.version > MT_DAT_VERSION ||
+        h.header_bytes != MT_DAT_HEADER_BYTES)
         return fail("foreign version");
     dump *d = calloc(1, sizeof *d);
     d->replay = calloc(MAX_TRACES, sizeof(counters));
     d->final = calloc(MAX_TRACES, sizeof(counters));
     d->frame0 = calloc(MAX_TRACES, sizeof(uint64_t));
+    d->ft = calloc(MAX_TRACES, sizeof(ftrace));
     ZSTD_DStream *ds = ZSTD_createDStream();
     size_t cap = 1 << 20, len = 0;
     unsigned char *frame = malloc(cap);
@@ -357,6 +481,8 @@ int main(int argc, char **argv)
     P(unloads);
     P(allocs);
     P(frees);
+    P(ref_frees);
+    P(full_frees);
     P(temps);
     P(reallocs);
     P(missed);

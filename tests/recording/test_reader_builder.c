@@ -149,24 +149,75 @@ static void std_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak)
     db_buf_free(&b);
 }
 
-/* Thread 1: alloc 100 (trace 1), alloc 7 (trace 1), free 7 (temporary).
- * Thread 2: alloc 10 (trace 2), alloc 50 (trace 2), free 50 born a round
- * earlier... no: born this round, not temporary. */
-static void std_round(db_file *f, unsigned i)
+void db_ev2_tag(db_ev2 *e, unsigned tag)
 {
-    uint64_t base = (uint64_t)i * 1000000000ull;
+    unsigned char t = (unsigned char)tag;
+    db_bytes(&e->col[0][0], &t, 1);
+    e->n++;
+}
+
+void db_ev2_put(db_ev2 *e, unsigned col, uint64_t v)
+{
+    unsigned char lead = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+    db_bytes(&e->col[col][0], &lead, 1);
+    if (v >= 0x80)
+        db_v(&e->col[col][1], v >> 7);
+}
+
+void db_ev2_record(db_file *f, db_ev2 *e, uint64_t tid, uint64_t base)
+{
     db_buf b = {0};
-    db_v(&b, 1), db_v(&b, base), db_v(&b, 3);
-    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME}, 1), db_v(&b, 1),
-        db_v(&b, 100);
-    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, 1000),
-        db_v(&b, 7);
-    db_bytes(&b,
-             (unsigned char[]){MT_DAT_EV_FREE | MT_DAT_EV_SAME_TRACE | (MT_DAT_EVF_TEMPORARY << 4)},
-             1);
-    db_v(&b, 1000), db_v(&b, 7), db_v(&b, 0);
-    db_rec(f, MT_DAT_REC_EVENTS, &b, 3);
-    b.n = 0;
+    db_v(&b, tid), db_v(&b, base), db_v(&b, e->n);
+    for (unsigned c = DB_TIMES; c < DB_COLS; c++)
+        db_v(&b, e->col[c][0].n), db_v(&b, e->col[c][1].n);
+    for (unsigned c = 0; c < DB_COLS; c++)
+        for (unsigned k = 0; k < 2; k++)
+            db_bytes(&b, e->col[c][k].p, e->col[c][k].n);
+    db_rec(f, MT_DAT_REC_EVENTS2, &b, e->n);
+    db_buf_free(&b);
+    db_ev2_free(e);
+}
+
+void db_ev2_free(db_ev2 *e)
+{
+    for (unsigned c = 0; c < DB_COLS; c++)
+        for (unsigned k = 0; k < 2; k++)
+            db_buf_free(&e->col[c][k]);
+    e->n = 0;
+}
+
+/* Thread 1 (EVENTS2): alloc 7 (trace 1, block (1, 0)), alloc 100 (block
+ * (1, 1)), a temporary free naming block (1, 0): ref 1. */
+static void std_thread1(db_file *f, uint64_t base)
+{
+    db_ev2 e = {0};
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(&e, DB_TRACES, 1), db_ev2_put(&e, DB_SIZES, 7);
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TRACE);
+    db_ev2_put(&e, DB_TIMES, 1000), db_ev2_put(&e, DB_SIZES, 100);
+    db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TRACE | (MT_DAT_EVF_TEMPORARY << 4));
+    db_ev2_put(&e, DB_TIMES, 1000), db_ev2_put(&e, DB_REFS, 1);
+    db_ev2_record(f, &e, 1, base);
+}
+
+/* Thread 2: alloc 10 (trace 2), alloc 50, a free of the 50 born this
+ * round (1 ms before), not temporary.  kind 0: EVENTS2, the free in full
+ * with SAME_SIZE; 1: EVENTS2, the free names block (2, 1); 2: EVENTS. */
+static void std_thread2(db_file *f, uint64_t base, unsigned kind)
+{
+    if (kind < 2) {
+        db_ev2 e = {0};
+        db_ev2_tag(&e, MT_DAT_EV_ALLOC);
+        db_ev2_put(&e, DB_TIMES, 0), db_ev2_put(&e, DB_TRACES, 2), db_ev2_put(&e, DB_SIZES, 10);
+        db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TRACE);
+        db_ev2_put(&e, DB_TIMES, 1000), db_ev2_put(&e, DB_SIZES, 50);
+        db_ev2_tag(&e, (kind ? MT_DAT_EV_FREE_REF : MT_DAT_EV_FREE | MT_DAT_EV_SAME_SIZE) |
+                           MT_DAT_EV_SAME_TRACE);
+        db_ev2_put(&e, DB_TIMES, 1000000), db_ev2_put(&e, kind ? DB_REFS : DB_AGES, kind ? 0 : 1);
+        db_ev2_record(f, &e, 2, base + 500);
+        return;
+    }
+    db_buf b = {0};
     db_v(&b, 2), db_v(&b, base + 500), db_v(&b, 3);
     db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC}, 1), db_v(&b, 0), db_v(&b, 2), db_v(&b, 10);
     db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, 1000),
@@ -175,6 +226,13 @@ static void std_round(db_file *f, unsigned i)
         db_v(&b, 50), db_v(&b, 1);
     db_rec(f, MT_DAT_REC_EVENTS, &b, 3);
     db_buf_free(&b);
+}
+
+static void std_round(db_file *f, unsigned i)
+{
+    uint64_t base = (uint64_t)i * 1000000000ull;
+    std_thread1(f, base);
+    std_thread2(f, base, i % 3);
     std_totals(f, base + 900000000ull, 110ull * (i + 1), 110ull * (i + 1) + 57);
 }
 

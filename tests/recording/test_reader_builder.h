@@ -45,12 +45,29 @@ void db_flush(db_file *f);
 
 int db_write(const void *p, size_t n, const char *path);
 
+/* EVENTS2 records (dat_format.h) by hand: each event's tag and fields go
+ * to their columns, db_ev2_record writes the record (and empties e). */
+enum { DB_TIMES = 1, DB_TRACES, DB_SIZES, DB_REFS, DB_AGES, DB_COLS };
+
+typedef struct db_ev2 {
+    db_buf col[DB_COLS][2]; /* [0][0]: tags; [c][0] lead, [c][1] tail bytes */
+    size_t n;               /* events (tags) so far */
+} db_ev2;
+
+void db_ev2_tag(db_ev2 *e, unsigned tag);
+void db_ev2_put(db_ev2 *e, unsigned col, uint64_t v);
+void db_ev2_record(db_file *f, db_ev2 *e, uint64_t tid, uint64_t base);
+void db_ev2_free(db_ev2 *e);
+
 /* A complete recording: PROCESS, 2 modules, 3 traces (0: no frames), then
  * `seconds` rounds of EVENTS (2 threads) + TOTALS, one frame per round,
  * then FINAL and END unless `finalize` is 0.  Every allocation of round i
  * is at t = i s + 1000 ns * k.  Traces 1 and 2 leak 100 bytes per round
  * (trace 1) and 10 bytes per round (trace 2); trace 1 also makes a
- * temporary of 7 bytes per round. */
+ * temporary of 7 bytes per round.  Thread 1's events are an EVENTS2
+ * record (its free names its block); thread 2's an EVENTS2 record whose
+ * free is written in full (rounds 0, 3, ...) or names its block (1, 4,
+ * ...), or a version-1 EVENTS record (2, 5, ...). */
 void db_standard(db_file *f, unsigned seconds, int finalize);
 
 /* What db_standard's recording holds at the end. */

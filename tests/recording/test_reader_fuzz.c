@@ -6,7 +6,8 @@
  * (type, length, payload ...), cut into up to four zstd frames at points
  * the next bytes choose, behind a valid file header, so the fuzzer reaches
  * the record checks without having to learn zstd.  Odd: the rest is the
- * file as is. */
+ * file as is.  Seeds (version-1 and EVENTS2 events, in both forms):
+ * `test_reader_mutation --seeds DIR`, then `test_reader_fuzz DIR`. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

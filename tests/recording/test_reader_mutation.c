@@ -4,7 +4,11 @@
  * Half mutate the decompressed records (then recompress them, so the
  * record checks are reached), half the file's bytes (zstd and framing),
  * some truncate.  Passes if nothing crashes, every accepted result is
- * consistent, and both outcomes occur. */
+ * consistent, and both outcomes occur.
+ *
+ * `test_reader_mutation --seeds DIR` instead writes the standard recording
+ * (version 1 and EVENTS2 events) into DIR as seeds for the libFuzzer
+ * harness (test_reader_fuzz.c): as a file, and as a record stream. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +93,37 @@ static void build_mutated_records(rng *r, const raw_frames *raw, db_file *out)
     }
 }
 
+static int write_seeds(const char *dir, const db_file *f, const raw_frames *raw)
+{
+    char path[4096];
+    db_buf b = {0};
+    db_bytes(&b, "\x01", 1); /* odd: the file as is */
+    db_bytes(&b, f->out.p, f->out.n);
+    snprintf(path, sizeof path, "%s/standard-file", dir);
+    int rc = db_write(b.p, b.n, path);
+    b.n = 0;
+    db_bytes(&b, "\x00\x00\x00\x00", 4); /* even, one frame: the records */
+    for (size_t i = 0; i < raw->n; i++)
+        db_bytes(&b, raw->fr[i].p, raw->fr[i].n);
+    snprintf(path, sizeof path, "%s/standard-records", dir);
+    rc |= db_write(b.p, b.n, path);
+    db_buf_free(&b);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--seeds") == 0) {
+        db_file f;
+        db_standard(&f, 3, 1);
+        raw_frames raw;
+        unpack(&f, &raw);
+        int rc = write_seeds(argv[2], &f, &raw);
+        for (size_t i = 0; i < raw.n; i++)
+            db_buf_free(&raw.fr[i]);
+        db_file_free(&f);
+        return rc;
+    }
     long iterations = argc > 1 ? atol(argv[1]) : 5000;
     char path[] = "/tmp/memtop-dat-mutation-XXXXXX";
     int fd = mkstemp(path);

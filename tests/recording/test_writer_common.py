@@ -16,6 +16,7 @@ def args():
     for name in ("preload", "exact", "demo", "dump", "ctl", "workdir"):
         p.add_argument("--" + name, required=True)
     p.add_argument("--progs", default="")
+    p.add_argument("--memtop", default="")
     a = p.parse_args()
     shutil.rmtree(a.workdir, ignore_errors=True)
     os.makedirs(a.workdir)

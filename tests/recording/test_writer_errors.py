@@ -45,7 +45,7 @@ check(os.path.exists(os.path.join(a.workdir, "n-0.dat")) and
 
 def small_files():
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (6000, 6000))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2500, 2500))
 
 
 full = os.path.join(a.workdir, "full.dat")
@@ -56,4 +56,4 @@ check("recording stopped: write error" in r.stderr, "the write error is reported
 info, _, _ = dump(a, full)
 check(info["finalized"] == 0 and info["frames"] >= 1 and info["allocs"] > 0,
       "the file reads up to its last complete frame (%d frames)" % info["frames"])
-check(os.path.getsize(full) <= 6000, "nothing was written past the error")
+check(os.path.getsize(full) <= 2500, "nothing was written past the error")

@@ -1,0 +1,160 @@
+/* dat_reader_blocks.c -- the reader's EVENTS2 frame context (see .h): an
+ * open-addressing table (trace, serial) -> block with linear probing and
+ * backward-shift deletion; a slot of another epoch is empty. */
+#include "dat_reader_blocks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_BITS 10u
+#define MAX_BITS 34u
+#define TRACES_MIN 256u
+
+void mt_dctx_init(mt_dctx *c)
+{
+    memset(c, 0, sizeof *c);
+    c->epoch = 1;
+}
+
+void mt_dctx_free(mt_dctx *c)
+{
+    free(c->traces);
+    free(c->blocks);
+    memset(c, 0, sizeof *c);
+}
+
+void mt_dctx_new_frame(mt_dctx *c)
+{
+    c->count = 0;
+    if (++c->epoch == 0) { /* wrapped: old slots could look current */
+        if (c->traces)
+            memset(c->traces, 0, c->ntraces * sizeof *c->traces);
+        if (c->blocks)
+            memset(c->blocks, 0, ((size_t)1 << c->bits) * sizeof *c->blocks);
+        c->epoch = 1;
+    }
+}
+
+mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
+{
+    if (trace >= c->ntraces) {
+        uint64_t cap = c->ntraces ? c->ntraces : TRACES_MIN;
+        while (cap <= trace)
+            cap *= 2;
+        mt_dtrace *t = realloc(c->traces, cap * sizeof *t);
+        if (!t)
+            return NULL;
+        memset(t + c->ntraces, 0, (cap - c->ntraces) * sizeof *t);
+        c->traces = t;
+        c->ntraces = cap;
+    }
+    mt_dtrace *t = &c->traces[trace];
+    if (t->epoch != c->epoch) {
+        t->epoch = c->epoch;
+        t->has_size = t->live = 0;
+        t->count = 0;
+    }
+    return t;
+}
+
+static uint64_t home(uint32_t trace, uint64_t serial, unsigned bits)
+{
+    uint64_t k = (serial << 22 ^ serial >> 42) ^ trace;
+    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits);
+}
+
+static mt_dblock *find(const mt_dctx *c, uint32_t trace, uint64_t serial)
+{
+    uint64_t mask = ((uint64_t)1 << c->bits) - 1;
+    for (uint64_t i = home(trace, serial, c->bits);; i = (i + 1) & mask) {
+        mt_dblock *b = &c->blocks[i];
+        if (b->epoch != c->epoch || (b->trace == trace && b->serial == serial))
+            return b;
+    }
+}
+
+static bool grow(mt_dctx *c)
+{
+    unsigned bits = c->blocks ? c->bits + 1 : MIN_BITS;
+    if (bits > MAX_BITS)
+        return false;
+    mt_dblock *old = c->blocks;
+    unsigned old_bits = c->bits;
+    mt_dblock *b = calloc((size_t)1 << bits, sizeof *b);
+    if (!b)
+        return false;
+    c->blocks = b;
+    c->bits = bits;
+    for (uint64_t i = 0; old && i < ((uint64_t)1 << old_bits); i++)
+        if (old[i].epoch == c->epoch)
+            *find(c, old[i].trace, old[i].serial) = old[i];
+    free(old);
+    return true;
+}
+
+/* Puts a block into the table (it is new there: serials only grow). */
+static mt_errc insert(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t size, uint64_t birth_ms,
+                      mt_err *err)
+{
+    if ((!c->blocks || (c->count + 1) * 10 > ((uint64_t)7 << c->bits)) && !grow(c))
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
+    *find(c, trace, serial) = (mt_dblock){serial, size, birth_ms, trace, c->epoch};
+    c->count++;
+    return MT_OK;
+}
+
+mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size, uint64_t birth_ms,
+                      mt_err *err)
+{
+    unsigned i = (unsigned)(t->count % MT_DRECENT);
+    if (t->live & (1u << i)) { /* block count - MT_DRECENT, still live: to the table */
+        mt_errc rc =
+            insert(c, trace, t->count - MT_DRECENT, t->recent[i].size, t->recent[i].birth_ms, err);
+        if (rc)
+            return rc;
+    }
+    t->recent[i].size = size;
+    t->recent[i].birth_ms = birth_ms;
+    t->live |= (uint8_t)(1u << i);
+    t->count++;
+    return MT_OK;
+}
+
+static void remove_at(mt_dctx *c, mt_dblock *hole)
+{
+    uint64_t mask = ((uint64_t)1 << c->bits) - 1;
+    uint64_t i = (uint64_t)(hole - c->blocks);
+    for (uint64_t j = (i + 1) & mask; c->blocks[j].epoch == c->epoch; j = (j + 1) & mask) {
+        uint64_t k = home(c->blocks[j].trace, c->blocks[j].serial, c->bits);
+        bool stays = i <= j ? (k > i && k <= j) : (k > i || k <= j);
+        if (stays)
+            continue;
+        c->blocks[i] = c->blocks[j];
+        i = j;
+    }
+    c->blocks[i].epoch = c->epoch - 1;
+    c->count--;
+}
+
+bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uint64_t *size,
+                  uint64_t *birth_ms)
+{
+    if (t->count - serial <= MT_DRECENT) { /* one of the newest */
+        unsigned i = (unsigned)(serial % MT_DRECENT);
+        if (!(t->live & (1u << i)))
+            return false;
+        t->live &= (uint8_t) ~(1u << i);
+        *size = t->recent[i].size;
+        *birth_ms = t->recent[i].birth_ms;
+        return true;
+    }
+    if (!c->blocks)
+        return false;
+    mt_dblock *b = find(c, trace, serial);
+    if (b->epoch != c->epoch)
+        return false;
+    *size = b->size;
+    *birth_ms = b->birth_ms;
+    remove_at(c, b);
+    return true;
+}

@@ -1,0 +1,170 @@
+/* dat_reader_events2.c -- the events of an EVENTS2 record (dat_format.h),
+ * one per call, each validated against its columns and the frame context
+ * (dat_reader_blocks.h): tag bits, time overflow, trace ids, SAME_SIZE
+ * only after a size of the trace in this frame, a reference only to a
+ * live block of this frame; after the last event every column must be
+ * used up exactly. */
+#include "dat_reader_impl.h"
+
+#include <string.h>
+
+static mt_errc bad(const mt_dat_reader *r, const char *what, mt_err *err)
+{
+    return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: %s (record %llu)", what,
+                      (unsigned long long)r->records);
+}
+
+static bool columns_used_up(const mt_drec *d)
+{
+    for (unsigned c = 0; c < MT_DCOL_N; c++)
+        for (unsigned k = 0; k < 2; k++)
+            if (d->col[c][k].p != d->col[c][k].end)
+                return false;
+    return true;
+}
+
+mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
+{
+    uint64_t len[MT_DCOL_N][2] = {{d->left, 0}};
+    for (unsigned c = MT_DCOL_TIMES; c < MT_DCOL_N; c++)
+        if (!mt_dcur_v(&d->c, &len[c][0]) || !mt_dcur_v(&d->c, &len[c][1]))
+            return bad(r, "EVENTS2 record cut short", err);
+    for (unsigned c = 0; c < MT_DCOL_N; c++) {
+        for (unsigned k = 0; k < 2; k++) {
+            if (len[c][k] > (uint64_t)(d->c.end - d->c.p))
+                return bad(r, "EVENTS2 columns longer than the record", err);
+            d->col[c][k] = (mt_dcur){d->c.p, d->c.p + len[c][k]};
+            d->c.p += len[c][k];
+        }
+    }
+    if (d->left == 0 && !columns_used_up(d))
+        return bad(r, "EVENTS2 columns hold more than their events", err);
+    return MT_OK; /* bytes after the columns: appended fields, ignored */
+}
+
+/* A varint of column c: its first byte from the lead part, the rest from
+ * the tail part; at most 10 bytes, no overflow. */
+static bool split_v(mt_dcur *lead, mt_dcur *tail, uint64_t *out)
+{
+    if (lead->p >= lead->end)
+        return false;
+    unsigned char b = *lead->p++;
+    uint64_t rest = 0;
+    if (b & 0x80) {
+        const unsigned char *at = tail->p;
+        if (!mt_dcur_v(tail, &rest) || tail->p - at > 9 || (rest >> 57))
+            return false;
+    }
+    *out = (uint64_t)(b & 0x7f) | rest << 7;
+    return true;
+}
+
+static mt_errc get(const mt_dat_reader *r, mt_drec *d, unsigned c, uint64_t *v, mt_err *err)
+{
+    return split_v(&d->col[c][0], &d->col[c][1], v) ? MT_OK
+                                                    : bad(r, "EVENTS2 column cut short", err);
+}
+
+static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
+{
+    unsigned kind = tag & MT_DAT_EV_KIND_MASK, flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+    if (kind > MT_DAT_EV_FREE_REF || (kind == MT_DAT_EV_ALLOC && flags) ||
+        (kind == MT_DAT_EV_FREE_REF && (tag & MT_DAT_EV_SAME_SIZE)))
+        return bad(r, "bad event tag", err);
+    return MT_OK;
+}
+
+static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err *err)
+{
+    uint64_t dt = 0, trace;
+    if (!(tag & MT_DAT_EV_SAME_TIME) && get(r, d, MT_DCOL_TIMES, &dt, err))
+        return MT_E_CORRUPT;
+    if (dt > UINT64_MAX - d->t)
+        return bad(r, "event time overflows", err);
+    d->t += dt;
+    if (tag & MT_DAT_EV_SAME_TRACE)
+        return d->have_trace ? MT_OK : bad(r, "SAME_TRACE on the first event of a record", err);
+    if (get(r, d, MT_DCOL_TRACES, &trace, err))
+        return MT_E_CORRUPT;
+    if (trace >= r->ndefs)
+        return bad(r, "event of an undefined trace", err);
+    d->trace = (uint32_t)trace;
+    d->have_trace = true;
+    return MT_OK;
+}
+
+static mt_errc size_of(mt_dat_reader *r, mt_drec *d, unsigned tag, const mt_dtrace *t,
+                       uint64_t *size, mt_err *err)
+{
+    if (!(tag & MT_DAT_EV_SAME_SIZE))
+        return get(r, d, MT_DCOL_SIZES, size, err);
+    if (!t->has_size)
+        return bad(r, "SAME_SIZE before any size of the trace in its frame", err);
+    *size = t->last_size;
+    return MT_OK;
+}
+
+/* The block a FREE_REF names: its size and birth. */
+static mt_errc resolve(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, mt_dat_ev *e, mt_err *err)
+{
+    uint64_t ref;
+    if (get(r, d, MT_DCOL_REFS, &ref, err))
+        return MT_E_CORRUPT;
+    if (ref >= t->count)
+        return bad(r, "free of a block not allocated in its frame", err);
+    if (!mt_dctx_take(&r->ctx, t, d->trace, t->count - 1 - ref, &e->size, &e->birth_ms))
+        return bad(r, "free of a block that is not live", err);
+    return MT_OK;
+}
+
+static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt_dat_ev *e,
+                    mt_err *err)
+{
+    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
+    uint64_t ms = d->t / 1000000u, age = 0;
+    if (kind == MT_DAT_EV_FREE_REF)
+        return resolve(r, d, t, e, err);
+    if (size_of(r, d, tag, t, &e->size, err))
+        return MT_E_CORRUPT;
+    if (kind == MT_DAT_EV_ALLOC) {
+        e->birth_ms = ms;
+        return mt_dctx_alloc(&r->ctx, t, d->trace, e->size, ms, err);
+    }
+    if (get(r, d, MT_DCOL_AGES, &age, err))
+        return MT_E_CORRUPT;
+    if (age > ms)
+        return bad(r, "free of a block born before tracking began", err);
+    e->birth_ms = ms - age;
+    return MT_OK;
+}
+
+mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_err *err)
+{
+    mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
+    if (tags->p >= tags->end)
+        return bad(r, "EVENTS2 record cut short", err);
+    unsigned tag = *tags->p++;
+    if (check_tag(r, tag, err) || time_and_trace(r, d, tag, err))
+        return MT_E_CORRUPT;
+    mt_dtrace *t = mt_dctx_trace(&r->ctx, d->trace);
+    if (!t)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
+    mt_dat_ev *e = &ev->u.ev;
+    memset(e, 0, sizeof *e);
+    mt_errc rc = body(r, d, tag, t, e, err);
+    if (rc)
+        return rc;
+    t->last_size = e->size;
+    t->has_size = 1;
+    if (d->left == 1 && !columns_used_up(d))
+        return bad(r, "EVENTS2 columns hold more than their events", err);
+    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
+    e->tid = d->tid;
+    e->trace = d->trace;
+    e->flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+    ev->kind = kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE;
+    ev->t_ns = d->t;
+    if (d->t > r->t_last)
+        r->t_last = d->t;
+    return MT_OK;
+}

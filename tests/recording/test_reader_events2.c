@@ -1,0 +1,362 @@
+/* test_reader_events2.c -- unit tests of the reader's EVENTS2 records
+ * (dat_format.h, src/ipc/dat_reader_events2.c, dat_reader_blocks.c) on
+ * hand-built files: every field decoded, frees naming their block (also
+ * across records of one frame), SAME_SIZE, split varints up to 64 bits,
+ * the frame context reset at each frame, every corruption rejected with
+ * its message, thousands of blocks against a model, and restarting at
+ * frame boundaries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "dat_reader.h"
+#include "test_reader_builder.h"
+
+#define MS 1000000ull
+
+static mt_dat_reader *open_mem(const db_file *f, mt_err *err)
+{
+    int fd = memfd_create("dat", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, f->out.p, f->out.n), (ssize_t)f->out.n);
+    return mt_dat_open_fd(fd, "mem", err);
+}
+
+/* The allocations and frees of thread tid, up to n; the code that ended
+ * the reading in *end. */
+static size_t events_of(const db_file *f, uint32_t tid, mt_dat_event *out, size_t n, mt_errc *end,
+                        mt_err *err)
+{
+    mt_dat_reader *r = open_mem(f, err);
+    assert_non_null(r);
+    mt_dat_event ev;
+    size_t k = 0;
+    while ((*end = mt_dat_next(r, &ev, err)) == MT_OK)
+        if ((ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE) && ev.u.ev.tid == tid && k < n)
+            out[k++] = ev;
+    mt_dat_close(r);
+    return k;
+}
+
+static void expect_ev(const mt_dat_event *ev, mt_dat_kind kind, uint64_t t, uint32_t trace,
+                      uint64_t size, uint64_t birth_ms, uint32_t flags)
+{
+    assert_int_equal(ev->kind, kind);
+    assert_int_equal(ev->t_ns, t);
+    assert_int_equal(ev->u.ev.trace, trace);
+    assert_int_equal(ev->u.ev.size, size);
+    assert_int_equal(ev->u.ev.birth_ms, birth_ms);
+    assert_int_equal(ev->u.ev.flags, flags);
+}
+
+static void decoded(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 1, 0);
+    db_ev2 e = {0};
+    const uint64_t big = (1ull << 40) + 5, t0 = 5000 * MS;
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME); /* (1, 0) */
+    db_ev2_put(&e, DB_TRACES, 1), db_ev2_put(&e, DB_SIZES, 300);
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC); /* (2, 0) */
+    db_ev2_put(&e, DB_TIMES, MS), db_ev2_put(&e, DB_TRACES, 2), db_ev2_put(&e, DB_SIZES, big);
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_SIZE); /* (1, 1): 300 again */
+    db_ev2_put(&e, DB_TIMES, MS), db_ev2_put(&e, DB_TRACES, 1);
+    db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME | (MT_DAT_EVF_REALLOC << 4));
+    db_ev2_put(&e, DB_TRACES, 2), db_ev2_put(&e, DB_REFS, 0); /* (2, 0) */
+    db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(&e, DB_TRACES, 1), db_ev2_put(&e, DB_REFS, 1); /* (1, 0) */
+    db_ev2_tag(&e, MT_DAT_EV_FREE | MT_DAT_EV_SAME_TRACE | MT_DAT_EV_SAME_SIZE |
+                       (MT_DAT_EVF_TEMPORARY << 4));
+    db_ev2_put(&e, DB_TIMES, 200 * MS), db_ev2_put(&e, DB_AGES, 7);
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(&e, DB_TRACES, 2), db_ev2_put(&e, DB_SIZES, UINT64_MAX);
+    db_ev2_record(&f, &e, 9, t0);
+    /* another record of the same frame names a block of the first */
+    db_ev2_tag(&e, MT_DAT_EV_FREE_REF);
+    db_ev2_put(&e, DB_TIMES, 0), db_ev2_put(&e, DB_TRACES, 1), db_ev2_put(&e, DB_REFS, 0);
+    db_ev2_record(&f, &e, 9, t0 + 300 * MS);
+    db_flush(&f);
+    mt_dat_event ev[16];
+    mt_err err;
+    mt_errc end;
+    assert_int_equal(events_of(&f, 9, ev, 16, &end, &err), 8);
+    assert_int_equal(end, MT_E_EMPTY);
+    expect_ev(&ev[0], MT_DAT_ALLOC, t0, 1, 300, 5000, 0);
+    expect_ev(&ev[1], MT_DAT_ALLOC, t0 + MS, 2, big, 5001, 0);
+    expect_ev(&ev[2], MT_DAT_ALLOC, t0 + 2 * MS, 1, 300, 5002, 0);
+    expect_ev(&ev[3], MT_DAT_FREE, t0 + 2 * MS, 2, big, 5001, MT_DAT_EVF_REALLOC);
+    expect_ev(&ev[4], MT_DAT_FREE, t0 + 2 * MS, 1, 300, 5000, 0);
+    expect_ev(&ev[5], MT_DAT_FREE, t0 + 202 * MS, 1, 300, 5202 - 7, MT_DAT_EVF_TEMPORARY);
+    expect_ev(&ev[6], MT_DAT_ALLOC, t0 + 202 * MS, 2, UINT64_MAX, 5202, 0);
+    expect_ev(&ev[7], MT_DAT_FREE, t0 + 300 * MS, 1, 300, 5002, 0);
+    assert_int_equal(ev[7].u.ev.tid, 9);
+    db_file_free(&f);
+}
+
+/* One EVENTS2 record of thread 9 in a frame of its own after db_standard. */
+static mt_errc read_record(const db_buf *payload, mt_err *err)
+{
+    db_file f;
+    db_standard(&f, 1, 0);
+    db_rec(&f, MT_DAT_REC_EVENTS2, payload, 0);
+    db_flush(&f);
+    mt_dat_event ev[4];
+    mt_errc end;
+    events_of(&f, 9, ev, 4, &end, err);
+    db_file_free(&f);
+    return end;
+}
+
+static void expect_corrupt(db_ev2 *e, const char *needle)
+{
+    db_buf b = {0};
+    db_v(&b, 9), db_v(&b, 1000 * MS), db_v(&b, e->n);
+    for (unsigned c = DB_TIMES; c < DB_COLS; c++)
+        db_v(&b, e->col[c][0].n), db_v(&b, e->col[c][1].n);
+    for (unsigned c = 0; c < DB_COLS; c++)
+        for (unsigned k = 0; k < 2; k++)
+            db_bytes(&b, e->col[c][k].p, e->col[c][k].n);
+    db_ev2_free(e);
+    mt_err err = {MT_OK, ""};
+    assert_int_equal(read_record(&b, &err), MT_E_CORRUPT);
+    if (!strstr(err.msg, needle))
+        fail_msg("message '%s' lacks '%s'", err.msg, needle);
+    assert_null(strchr(err.msg, '\n'));
+    db_buf_free(&b);
+}
+
+/* An allocation of trace 1 (size 8), then one more event as given. */
+static void alloc_then(db_ev2 *e, unsigned tag)
+{
+    db_ev2_tag(e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(e, DB_TRACES, 1), db_ev2_put(e, DB_SIZES, 8);
+    db_ev2_tag(e, tag | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
+}
+
+static void corrupt(void **state)
+{
+    (void)state;
+    db_ev2 e = {0};
+    alloc_then(&e, MT_DAT_EV_FREE_REF), db_ev2_put(&e, DB_REFS, 0);
+    db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
+    db_ev2_put(&e, DB_REFS, 0); /* the same block again */
+    expect_corrupt(&e, "not live");
+    alloc_then(&e, MT_DAT_EV_FREE_REF), db_ev2_put(&e, DB_REFS, 1);
+    expect_corrupt(&e, "not allocated in its frame");
+    alloc_then(&e, 3);
+    expect_corrupt(&e, "bad event tag");
+    alloc_then(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_SIZE), db_ev2_put(&e, DB_REFS, 0);
+    expect_corrupt(&e, "bad event tag");
+    alloc_then(&e, MT_DAT_EV_ALLOC | (MT_DAT_EVF_TEMPORARY << 4)), db_ev2_put(&e, DB_SIZES, 1);
+    expect_corrupt(&e, "bad event tag");
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_SIZE);
+    db_ev2_put(&e, DB_TRACES, 1);
+    expect_corrupt(&e, "SAME_SIZE before");
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
+    db_ev2_put(&e, DB_SIZES, 1);
+    expect_corrupt(&e, "SAME_TRACE");
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(&e, DB_TRACES, 77), db_ev2_put(&e, DB_SIZES, 1);
+    expect_corrupt(&e, "undefined trace");
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME); /* no trace in its column */
+    db_ev2_put(&e, DB_SIZES, 1);
+    expect_corrupt(&e, "column cut short");
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(&e, DB_TRACES, 1);
+    db_bytes(&e.col[DB_SIZES][0], "\x85", 1); /* a lead byte going on, no tail */
+    expect_corrupt(&e, "column cut short");
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(&e, DB_TRACES, 1);
+    db_bytes(&e.col[DB_SIZES][0], "\x85", 1); /* 11 bytes in all */
+    db_bytes(&e.col[DB_SIZES][1], "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);
+    expect_corrupt(&e, "column cut short");
+    alloc_then(&e, MT_DAT_EV_FREE), db_ev2_put(&e, DB_SIZES, 8), db_ev2_put(&e, DB_AGES, 1001);
+    expect_corrupt(&e, "born before tracking began");
+    alloc_then(&e, MT_DAT_EV_FREE_REF), db_ev2_put(&e, DB_REFS, 0);
+    db_ev2_put(&e, DB_AGES, 1); /* a field no event uses */
+    expect_corrupt(&e, "hold more than their events");
+    db_buf b = {0}; /* column lengths beyond the record */
+    db_v(&b, 9), db_v(&b, 0), db_v(&b, 1);
+    for (unsigned c = DB_TIMES; c < DB_COLS; c++)
+        db_v(&b, c == DB_TRACES ? 100 : 0), db_v(&b, 0);
+    db_bytes(&b, "\0\1", 2);
+    mt_err err = {MT_OK, ""};
+    assert_int_equal(read_record(&b, &err), MT_E_CORRUPT);
+    assert_non_null(strstr(err.msg, "longer than the record"));
+    db_buf_free(&b);
+}
+
+/* The context is the frame's: a new frame knows no earlier block, count
+ * or size. */
+static void frame_local(void **state)
+{
+    (void)state;
+    for (int what = 0; what < 2; what++) {
+        db_file f;
+        db_standard(&f, 1, 0);
+        db_ev2 e = {0};
+        db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+        db_ev2_put(&e, DB_TRACES, 1), db_ev2_put(&e, DB_SIZES, 8);
+        db_ev2_record(&f, &e, 9, 2000 * MS);
+        db_flush(&f);
+        if (what == 0) {
+            db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME);
+            db_ev2_put(&e, DB_TRACES, 1), db_ev2_put(&e, DB_REFS, 0);
+        } else {
+            db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_SIZE);
+            db_ev2_put(&e, DB_TRACES, 1);
+        }
+        db_ev2_record(&f, &e, 9, 2001 * MS);
+        db_flush(&f);
+        mt_dat_event ev[4];
+        mt_err err = {MT_OK, ""};
+        mt_errc end;
+        assert_int_equal(events_of(&f, 9, ev, 4, &end, &err), 1);
+        assert_int_equal(end, MT_E_CORRUPT);
+        assert_non_null(strstr(err.msg, what ? "SAME_SIZE before" : "not allocated in its frame"));
+        db_file_free(&f);
+    }
+}
+
+/* --- thousands of blocks against a model -------------------------------- */
+
+typedef struct model_block {
+    uint64_t size, birth_ms, serial;
+    uint32_t trace;
+} model_block;
+
+typedef struct model {
+    model_block *live;
+    size_t nlive;
+    uint64_t count[64];
+    uint64_t rng;
+    uint64_t t;
+    mt_dat_event *want; /* every event, in file order */
+    size_t nwant;
+} model;
+
+static uint64_t rnd(model *m)
+{
+    m->rng ^= m->rng << 13;
+    m->rng ^= m->rng >> 7;
+    m->rng ^= m->rng << 17;
+    return m->rng;
+}
+
+static void want(model *m, mt_dat_kind kind, uint32_t trace, uint64_t size, uint64_t birth)
+{
+    mt_dat_event *ev = &m->want[m->nwant++];
+    memset(ev, 0, sizeof *ev);
+    ev->kind = kind;
+    ev->t_ns = m->t;
+    ev->u.ev = (mt_dat_ev){.tid = 9, .trace = trace, .size = size, .birth_ms = birth};
+}
+
+/* One event of a frame: mostly allocations while few blocks live, then
+ * frees (naming a random live block) and allocations alike. */
+static void model_event(model *m, db_ev2 *e)
+{
+    uint64_t dt = rnd(m) % 3 ? 0 : rnd(m) % (3 * MS);
+    m->t += dt;
+    db_ev2_tag(e, (dt ? 0 : MT_DAT_EV_SAME_TIME) |
+                      (m->nlive && rnd(m) % 100 < 50 ? MT_DAT_EV_FREE_REF : MT_DAT_EV_ALLOC));
+    unsigned kind = e->col[0][0].p[e->n - 1] & MT_DAT_EV_KIND_MASK;
+    if (dt)
+        db_ev2_put(e, DB_TIMES, dt);
+    if (kind == MT_DAT_EV_ALLOC) {
+        uint32_t trace = 1 + (uint32_t)(rnd(m) % 2);
+        uint64_t size = rnd(m) % 5 ? rnd(m) % 300 : rnd(m);
+        db_ev2_put(e, DB_TRACES, trace), db_ev2_put(e, DB_SIZES, size);
+        m->live[m->nlive++] = (model_block){size, m->t / MS, m->count[trace]++, trace};
+        want(m, MT_DAT_ALLOC, trace, size, m->t / MS);
+        return;
+    }
+    size_t i = rnd(m) % m->nlive;
+    model_block b = m->live[i];
+    m->live[i] = m->live[--m->nlive];
+    db_ev2_put(e, DB_TRACES, b.trace), db_ev2_put(e, DB_REFS, m->count[b.trace] - 1 - b.serial);
+    want(m, MT_DAT_FREE, b.trace, b.size, b.birth_ms);
+}
+
+static void many_blocks(void **state)
+{
+    (void)state;
+    enum { FRAMES = 3, PER_FRAME = 30000, PER_RECORD = 7000 };
+    model m = {.rng = 0x9e3779b97f4a7c15ull, .t = 1000 * MS};
+    m.live = calloc(PER_FRAME, sizeof *m.live);
+    m.want = calloc(FRAMES * PER_FRAME, sizeof *m.want);
+    db_file f;
+    db_standard(&f, 1, 0);
+    for (int fr = 0; fr < FRAMES; fr++) { /* each frame starts with no live block */
+        m.nlive = 0;
+        memset(m.count, 0, sizeof m.count);
+        db_ev2 e = {0};
+        uint64_t base = m.t;
+        for (int i = 0; i < PER_FRAME; i++) {
+            model_event(&m, &e);
+            if (e.n == PER_RECORD || i == PER_FRAME - 1) {
+                db_ev2_record(&f, &e, 9, base);
+                base = m.t;
+            }
+        }
+        db_flush(&f);
+    }
+    mt_dat_event *got = calloc(m.nwant, sizeof *got);
+    mt_err err;
+    mt_errc end;
+    assert_int_equal(events_of(&f, 9, got, m.nwant, &end, &err), m.nwant);
+    assert_int_equal(end, MT_E_EMPTY);
+    for (size_t i = 0; i < m.nwant; i++)
+        expect_ev(&got[i], m.want[i].kind, m.want[i].t_ns, m.want[i].u.ev.trace,
+                  m.want[i].u.ev.size, m.want[i].u.ev.birth_ms, 0);
+    /* restarting at each frame boundary gives the same events again */
+    mt_dat_reader *r = open_mem(&f, &err);
+    mt_dat_pos pos[FRAMES + 8];
+    size_t at[FRAMES + 8], npos = 0, k = 0;
+    mt_dat_event ev;
+    while (mt_dat_next(r, &ev, &err) == MT_OK) {
+        k += (ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE) && ev.u.ev.tid == 9;
+        if (npos < FRAMES + 8 && mt_dat_tell(r, &pos[npos]))
+            at[npos++] = k;
+    }
+    assert_true(npos >= FRAMES);
+    for (size_t p = npos; p-- > 0;) {
+        assert_int_equal(mt_dat_seek(r, &pos[p], &err), MT_OK);
+        size_t j = at[p];
+        while ((end = mt_dat_next(r, &ev, &err)) == MT_OK) {
+            if ((ev.kind != MT_DAT_ALLOC && ev.kind != MT_DAT_FREE) || ev.u.ev.tid != 9)
+                continue;
+            assert_true(j < m.nwant);
+            assert_int_equal(ev.u.ev.size, m.want[j].u.ev.size);
+            assert_int_equal(ev.u.ev.birth_ms, m.want[j].u.ev.birth_ms);
+            j++;
+        }
+        assert_int_equal(end, MT_E_EMPTY);
+        assert_int_equal(j, m.nwant);
+    }
+    mt_dat_close(r);
+    free(got);
+    free(m.live);
+    free(m.want);
+    db_file_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(decoded),
+        cmocka_unit_test(corrupt),
+        cmocka_unit_test(frame_local),
+        cmocka_unit_test(many_blocks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,120 @@
+/* test_writer_blocks.c -- unit test of the writer's EVENTS2 frame context
+ * (src/preload/record_blocks.c) against a model: millions of random
+ * allocations and frees on a few hundred to a few hundred thousand
+ * addresses (reuse, long probe clusters, growth, shrinking at frame
+ * boundaries), frees with the block's values or with other values.  A
+ * free may name its block exactly when the model's entry at its address
+ * holds the same trace, size and birth, and then with that entry's serial;
+ * an allocation at an address replaces the entry there; a new frame
+ * forgets everything.  Exit 0 when every answer matches. */
+#include "record_blocks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ADDRS 300000u
+
+typedef struct entry {
+    bool present;
+    uint32_t trace;
+    uint64_t serial, size, birth_ms;
+} entry;
+
+static entry model[MAX_ADDRS];
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int failures;
+
+static void expect(bool ok, const char *what, uint64_t op)
+{
+    if (!ok && failures++ < 10)
+        fprintf(stderr, "op %llu: %s\n", (unsigned long long)op, what);
+}
+
+static uint64_t addr_of(uint64_t i)
+{
+    return 0x7f0000001000ull + i * 48; /* like heap blocks: 16-byte aligned, close together */
+}
+
+static void new_frame(uint64_t *base_ms, bool *have_base)
+{
+    mt_rb_new_frame();
+    memset(model, 0, sizeof model);
+    *have_base = false;
+    (void)base_ms;
+}
+
+/* One frame of n operations on `addrs` addresses. */
+static void frame(uint64_t n, uint64_t addrs, uint64_t *op)
+{
+    uint64_t base_ms = 0, t_ms = 1000 + rnd() % 100000;
+    bool have_base = false;
+    new_frame(&base_ms, &have_base);
+    for (uint64_t k = 0; k < n; k++, (*op)++) {
+        uint64_t i = rnd() % addrs;
+        entry *m = &model[i];
+        t_ms += rnd() % 8 == 0;
+        if (rnd() % 2) { /* an allocation */
+            uint32_t trace = (uint32_t)(rnd() % 6);
+            mt_rb_trace *ts = mt_rb_trace_get(trace);
+            expect(ts != NULL, "trace state", *op);
+            uint64_t size = rnd() % 4 ? 16 * (1 + rnd() % 4) : rnd();
+            uint64_t birth = rnd() % 5000 ? t_ms : t_ms + (1ull << 32); /* sometimes unfit */
+            if (!have_base) {
+                base_ms = birth;
+                have_base = true;
+            }
+            uint64_t serial = ts->count++;
+            mt_rb_note_alloc(addr_of(i), trace, serial, size, birth);
+            int64_t diff = (int64_t)(birth - base_ms);
+            bool fits = diff >= INT32_MIN && diff <= INT32_MAX;
+            *m = (entry){fits, trace, serial, size, birth};
+            continue;
+        }
+        entry v = *m; /* a free: the block's own values, or another block's */
+        if (!v.present || rnd() % 4 == 0) {
+            v.trace = (uint32_t)(rnd() % 6);
+            v.size = 16 * (1 + rnd() % 4);
+            v.birth_ms = t_ms - rnd() % 3;
+        }
+        bool match =
+            m->present && v.trace == m->trace && v.size == m->size && v.birth_ms == m->birth_ms;
+        uint64_t serial = UINT64_MAX;
+        bool got = mt_rb_take(addr_of(i), v.trace, v.size, v.birth_ms, &serial);
+        expect(got == match, got ? "named a block it should not" : "missed its block", *op);
+        if (got && match)
+            expect(serial == m->serial, "wrong serial", *op);
+        if (got)
+            m->present = false;
+    }
+}
+
+int main(void)
+{
+    uint64_t op = 0;
+    const mt_rb_stats *st = mt_rb_get_stats();
+    frame(200000, 300, &op);        /* heavy reuse, long clusters */
+    frame(2000000, MAX_ADDRS, &op); /* growth */
+    frame(100000, 1000, &op);       /* after a big frame: shrinks */
+    for (int f = 0; f < 20; f++)    /* many small frames: the map empties each time */
+        frame(5000 + rnd() % 5000, 50 + rnd() % 5000, &op);
+    frame(1000000, 100000, &op);
+    printf("%llu operations: %llu frees named their block, %llu not found, %llu another block; "
+           "%llu bytes\n",
+           (unsigned long long)op, (unsigned long long)st->refs, (unsigned long long)st->not_found,
+           (unsigned long long)st->mismatched, (unsigned long long)mt_rb_bytes());
+    if (st->refs == 0 || st->mismatched == 0 || st->not_found == 0)
+        return fprintf(stderr, "the test did not reach every case\n"), 1;
+    if (failures)
+        fprintf(stderr, "%d wrong answers\n", failures);
+    return failures ? 1 : 0;
+}
