@@ -98,9 +98,10 @@ static void set_status(uint32_t state, int err, const char *path, const char *ms
     mt_spin_lock(&g_rc.lock);
     g_rc.state = state;
     g_rc.error = err;
+    /* Cut to fit, on purpose (the precision says so to the compiler). */
     if (path)
-        snprintf(g_rc.path, sizeof g_rc.path, "%s", path);
-    snprintf(g_rc.message, sizeof g_rc.message, "%s", msg);
+        snprintf(g_rc.path, sizeof g_rc.path, "%.*s", (int)sizeof g_rc.path - 1, path);
+    snprintf(g_rc.message, sizeof g_rc.message, "%.*s", (int)sizeof g_rc.message - 1, msg);
     mt_spin_unlock(&g_rc.lock);
 }
 

@@ -178,6 +178,8 @@ typedef struct exp_fixture {
     char dir[64], path[128];
     sb_seg seg;
     mt_view v;
+    char *out; /* export_with's stream buffer */
+    size_t out_len;
 } exp_fixture;
 
 static int exp_setup(void **state)
@@ -209,15 +211,18 @@ static int exp_teardown(void **state)
     return 0;
 }
 
+/* The text fn writes, in a heap buffer the caller frees.  The stream's
+ * buffer pointer lives in the fixture, not on this stack frame (gcc's
+ * -Wdangling-pointer cannot tell open_memstream's result from the local). */
 static char *export_with(exp_fixture *x, void (*fn)(FILE *, const mt_export_src *))
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = open_memstream(&x->out, &x->out_len);
     mt_locator loc = {&x->v.mods, NULL, NULL, NULL};
     mt_export_src src = {&x->v, MT_STATE_RUNNING, &loc, MT_SORT_LIVE};
     fn(f, &src);
     fclose(f);
+    char *buf = x->out;
+    x->out = NULL;
     return buf;
 }
 

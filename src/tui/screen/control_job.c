@@ -43,18 +43,20 @@ int mt_control_job_start(mt_control_job *j, mt_segment *seg, uint32_t cmd, const
     return 0;
 }
 
+/* msg gets the target's answer, cut to n bytes if longer. */
 static mt_job_state collect(mt_control_job *j, char *msg, size_t n)
 {
+    int cut = n ? (int)n - 1 : 0;
     pthread_join(j->thread, NULL);
     j->running = false;
     if (j->rc == MT_OK) {
-        snprintf(msg, n, "%s", j->reply.msg);
+        snprintf(msg, n, "%.*s", cut, j->reply.msg);
         return MT_JOB_DONE;
     }
     if (j->rc == MT_E_TARGET)
-        snprintf(msg, n, "%s", j->reply.msg[0] ? j->reply.msg : "the target refused");
+        snprintf(msg, n, "%.*s", cut, j->reply.msg[0] ? j->reply.msg : "the target refused");
     else
-        snprintf(msg, n, "%s", j->err.msg);
+        snprintf(msg, n, "%.*s", cut, j->err.msg);
     return MT_JOB_FAILED;
 }
 
