@@ -7,10 +7,14 @@
  * whole trace, so a trace is never worse than libunwind's.  libunwind:
  * libunwind only, as before the own walker existed.  check: both for every
  * allocation, the accounting uses libunwind's result, and mismatches are
- * counted (and the first few logged); a summary is logged at exit.
+ * counted (and the first few logged); a summary is logged at exit, with
+ * how many own walks replayed part of their thread's previous walk
+ * (unwind_memo.h): the own walker runs with its memo in check mode too.
  *
- * Both leave memtop's own frames out, recognised by address: the
- * executable segment of libmemtop.so, found here at start-up.
+ * Both leave memtop's own frames out.  The own walker starts at the hook's
+ * caller when the hook hands its frame record down (backtrace.h); both
+ * recognise memtop's frames by address otherwise: the executable segment
+ * of libmemtop.so, found here at start-up.
  */
 #define _GNU_SOURCE
 #include "backtrace.h"
@@ -29,10 +33,11 @@
 #define MISMATCH_LOG_MAX 5
 
 static _Atomic bool g_ready; /* set once, by initialisation */
-/* Counts, for the summary at exit: own walks (check mode only; counting
- * them in auto mode would put a shared atomic on every allocation), walks
- * left to libunwind, and check-mode mismatches. */
-static _Atomic uint64_t g_own, g_fallback, g_mismatch;
+/* Counts, for the summary at exit: own walks and those that replayed
+ * part of the thread's previous walk (check mode only; counting them in
+ * auto mode would put a shared atomic on every allocation), walks left to
+ * libunwind, and check-mode mismatches. */
+static _Atomic uint64_t g_own, g_reuse, g_fallback, g_mismatch;
 
 struct self_range {
     uintptr_t probe, lo, hi;
@@ -92,11 +97,12 @@ static void log_mismatch(uint64_t k, const uint64_t *own, int on, bool otrunc,
 }
 
 /* MEMTOP_UNWIND=check: both walkers; libunwind's result is the one used. */
-static uint32_t check_both(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash)
+static uint32_t check_both(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                           uint32_t depth, bool *truncated, uint64_t *hash)
 {
     uint64_t own[MT_MAX_DEPTH], oh = 0;
     bool otrunc = false;
-    int on = mt_unwind(own, depth, &otrunc, &oh);
+    int on = mt_unwind(start, memo, own, depth, &otrunc, &oh);
     uint32_t n = mt_libunwind_frames(frames, depth, truncated);
     *hash = mt_hash_frames(frames, n);
     if (on < 0) {
@@ -104,6 +110,8 @@ static uint32_t check_both(uint64_t *frames, uint32_t depth, bool *truncated, ui
         return n;
     }
     atomic_fetch_add_explicit(&g_own, 1, memory_order_relaxed);
+    if (memo->copied)
+        atomic_fetch_add_explicit(&g_reuse, 1, memory_order_relaxed);
     if ((uint32_t)on != n || otrunc != *truncated || oh != mt_hash_frames(own, (uint32_t)on) ||
         memcmp(own, frames, n * sizeof *frames) != 0) {
         uint64_t k = atomic_fetch_add_explicit(&g_mismatch, 1, memory_order_relaxed) + 1;
@@ -113,16 +121,17 @@ static uint32_t check_both(uint64_t *frames, uint32_t depth, bool *truncated, ui
     return n;
 }
 
-uint32_t mt_backtrace(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash)
+uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                      uint32_t depth, bool *truncated, uint64_t *hash)
 {
     int mode = mt_g.cfg.unwind;
     if (MT_LIKELY(mode == MT_UNWIND_AUTO)) {
-        int n = mt_unwind(frames, depth, truncated, hash);
+        int n = mt_unwind(start, memo, frames, depth, truncated, hash);
         if (MT_LIKELY(n >= 0))
             return (uint32_t)n;
         atomic_fetch_add_explicit(&g_fallback, 1, memory_order_relaxed);
     } else if (mode == MT_UNWIND_CHECK) {
-        return check_both(frames, depth, truncated, hash);
+        return check_both(start, memo, frames, depth, truncated, hash);
     }
     uint32_t n = mt_libunwind_frames(frames, depth, truncated);
     *hash = mt_hash_frames(frames, n);
@@ -143,9 +152,9 @@ __attribute__((destructor)) static void backtrace_summary(void)
         break;
     case MT_UNWIND_CHECK:
         mt_log(mismatch ? MT_LOG_WARN : MT_LOG_INFO,
-               "unwind summary: mode=check own=%llu fallback=%llu mismatch=%llu",
+               "unwind summary: mode=check own=%llu fallback=%llu mismatch=%llu reuse=%llu",
                (unsigned long long)atomic_load(&g_own), (unsigned long long)fallback,
-               (unsigned long long)mismatch);
+               (unsigned long long)mismatch, (unsigned long long)atomic_load(&g_reuse));
         break;
     default:
         break;

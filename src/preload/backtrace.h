@@ -6,14 +6,30 @@
 
 #include <stdbool.h>
 
+#include "unwind_memo.h"
+
+/* The frame record of an exported allocation hook, which has a frame
+ * pointer because it takes __builtin_frame_address(0) (hooks.c): the
+ * caller's rbp, saved by the hook's prologue, then the hook's return
+ * address; the caller's rsp after the call is just above it.  The own
+ * walker starts there, instead of stepping out of memtop's frames. */
+typedef struct mt_hook_frame {
+    uint64_t rbp;
+    uint64_t ret;
+} mt_hook_frame;
+
 bool mt_backtrace_init(void);
 
 /* Fills frames (innermost first) with call sites (return address - 1) of
  * the code that called the allocation function, memtop's own frames left
  * out, at most `depth`.  Sets *truncated when the stack went deeper, and
  * *hash to mt_hash_frames(frames, n) (hash.h; computed during the walk).
- * Returns n. */
-uint32_t mt_backtrace(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash);
+ * Returns n.  start: the hook's frame record, or NULL (the walk then finds
+ * the caller by stepping out of memtop's frames); libunwind ignores it.
+ * memo: the calling thread's previous walk (unwind_memo.h), used and
+ * replaced by the own walker. */
+uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                      uint32_t depth, bool *truncated, uint64_t *hash);
 
 /* After dlclose: forgets the unwind rules both unwinders cached, since
  * the unloaded object's addresses may be reused by the next one loaded

@@ -19,9 +19,9 @@ static inline uint64_t mt_mix64(uint64_t x)
  * it into its walk (unwind.c) and give the same value as hashing the stored
  * frames: start from MT_HASH_SEED, mt_hash_step each frame innermost
  * first, then mt_hash_finish with the count.  A step multiplies the frame
- * by MT_HASH_MULT (the unwinder's rule cache indexes by the same product,
- * so the walk multiplies once per frame) and folds it into the state with
- * an xor and an odd multiply.  For a given frame a step is a bijection of
+ * by MT_HASH_MULT and folds it into the state with an xor and an odd
+ * multiply (off the walk's serial chain of loads: the rule cache indexes
+ * by the address itself, unwind_cache.h).  For a given frame a step is a bijection of
  * the state, and for a given state a bijection of the frame, so traces
  * that differ in one frame never collide; order matters, as it must for
  * call chains; the finaliser gives full avalanche. */

@@ -14,8 +14,21 @@
  * Accounting of realloc: the old block is freed (charged to its own trace,
  * never temporary) and the new one allocated at realloc's call site, even
  * when the address does not change.
+ *
+ * Where backtraces start: every exported hook that records a block takes
+ * its own frame address (HOOK_FRAME), which makes GCC give it a frame
+ * pointer (push %rbp; mov %rsp,%rbp): its frame record then holds the
+ * caller's rbp and the return address into the caller, and the own walker
+ * starts right there instead of stepping out of memtop's frames
+ * (backtrace.h).  It is taken in the exported function itself and handed
+ * down, and a hook that serves another (realloc(NULL, n) as malloc,
+ * reallocarray as realloc) hands down its own: the walk's first frame is
+ * always the call into the hook the program called.  (Should a record
+ * ever point into memtop after all, the walk steps out of memtop's frames
+ * from there, as without one.)
  */
 #define _GNU_SOURCE
+#include "backtrace.h"
 #include "mt_common.h"
 #include "real_alloc.h"
 #include "state.h"
@@ -79,28 +92,37 @@ static inline void count_untracked(void *p)
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
 }
 
+/* The frame record of the exported function this is written in. */
+#define HOOK_FRAME() ((const mt_hook_frame *)__builtin_frame_address(0))
+
 /* Records p (if any) and leaves the hook, preserving errno. */
-static inline void *track_and_leave(mt_thread *t, void *p, size_t size)
+static inline void *track_and_leave(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 {
     int saved = errno;
     if (p)
-        mt_on_alloc(t, p, size);
+        mt_on_alloc(t, p, size, start);
     hook_leave(t);
     errno = saved;
     return p;
 }
 
-MT_EXPORT void *malloc(size_t size)
+/* malloc once the real allocator is known; start: see the top. */
+static inline void *malloc_at(size_t size, const mt_hook_frame *start)
 {
-    if (MT_UNLIKELY(!mt_real_ready()))
-        return mt_boot_alloc(size, 16);
     mt_thread *t = hook_enter();
     if (!t) {
         void *p = mt_real.malloc(size);
         count_untracked(p);
         return p;
     }
-    return track_and_leave(t, mt_real.malloc(size), size);
+    return track_and_leave(t, mt_real.malloc(size), size, start);
+}
+
+MT_EXPORT void *malloc(size_t size)
+{
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return mt_boot_alloc(size, 16);
+    return malloc_at(size, HOOK_FRAME());
 }
 
 MT_EXPORT void *calloc(size_t n, size_t m)
@@ -116,7 +138,7 @@ MT_EXPORT void *calloc(size_t n, size_t m)
         return p;
     }
     void *p = mt_real.calloc(n, m);
-    return track_and_leave(t, p, p ? n * m : 0);
+    return track_and_leave(t, p, p ? n * m : 0, HOOK_FRAME());
 }
 
 /* Frees a block that arrived while this thread was inside a hook (from a
@@ -168,9 +190,9 @@ MT_EXPORT void free(void *p)
     errno = saved;
 }
 
-static void *realloc_boot(void *old, size_t size)
+static void *realloc_boot(void *old, size_t size, const mt_hook_frame *start)
 {
-    void *p = malloc(size);
+    void *p = MT_LIKELY(mt_real_ready()) ? malloc_at(size, start) : mt_boot_alloc(size, 16);
     if (p) {
         size_t n = mt_boot_size(old);
         memcpy(p, old, n < size ? n : size);
@@ -179,7 +201,7 @@ static void *realloc_boot(void *old, size_t size)
 }
 
 /* realloc for a tracked thread: see the accounting rule at the top. */
-static void *realloc_tracked(mt_thread *t, void *old, size_t size)
+static void *realloc_tracked(mt_thread *t, void *old, size_t size, const mt_hook_frame *start)
 {
     mt_block b;
     bool known = mt_take(old, &b);
@@ -192,19 +214,19 @@ static void *realloc_tracked(mt_thread *t, void *old, size_t size)
         if (known)
             mt_charge_free(t, old, &b, false);
         if (p)
-            mt_on_alloc(t, p, size);
+            mt_on_alloc(t, p, size, start);
     }
     hook_leave(t);
     errno = saved;
     return p;
 }
 
-MT_EXPORT void *realloc(void *old, size_t size)
+static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *start)
 {
     if (!old)
-        return malloc(size);
+        return MT_LIKELY(mt_real_ready()) ? malloc_at(size, start) : mt_boot_alloc(size, 16);
     if (MT_UNLIKELY(mt_is_boot_ptr(old)))
-        return realloc_boot(old, size);
+        return realloc_boot(old, size, start);
     if (MT_UNLIKELY(!mt_real_ready()))
         return NULL;
     mt_thread *t = hook_enter();
@@ -213,7 +235,12 @@ MT_EXPORT void *realloc(void *old, size_t size)
         count_untracked(p);
         return p;
     }
-    return realloc_tracked(t, old, size);
+    return realloc_tracked(t, old, size, start);
+}
+
+MT_EXPORT void *realloc(void *old, size_t size)
+{
+    return realloc_at(old, size, HOOK_FRAME());
 }
 
 MT_EXPORT void *reallocarray(void *old, size_t n, size_t m)
@@ -223,7 +250,7 @@ MT_EXPORT void *reallocarray(void *old, size_t n, size_t m)
         errno = ENOMEM;
         return NULL;
     }
-    return realloc(old, total);
+    return realloc_at(old, total, HOOK_FRAME());
 }
 
 MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
@@ -242,7 +269,7 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
         return rc;
     }
     int rc = mt_real.posix_memalign(out, align, size);
-    track_and_leave(t, rc == 0 ? *out : NULL, size);
+    track_and_leave(t, rc == 0 ? *out : NULL, size, HOOK_FRAME());
     return rc;
 }
 
@@ -258,7 +285,7 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
             count_untracked(p);                                                                    \
             return p;                                                                              \
         }                                                                                          \
-        return track_and_leave(t, mt_real.name args, size_expr);                                   \
+        return track_and_leave(t, mt_real.name args, size_expr, HOOK_FRAME());                     \
     }
 
 ALIGNED_HOOK(memalign, (size_t align, size_t size), (align, size), align, size)

@@ -33,6 +33,13 @@ static void push_free(mt_thread *t)
     mt_spin_unlock(&g_free_lock);
 }
 
+/* A thread's state and its walk memo after it (unwind_memo.h), sized by
+ * the depth, which is fixed for the life of the process. */
+static size_t thread_bytes(void)
+{
+    return sizeof(mt_thread) + mt_walk_memo_bytes(mt_g.cfg.depth);
+}
+
 static mt_thread *pop_free(void)
 {
     mt_spin_lock(&g_free_lock);
@@ -41,7 +48,7 @@ static mt_thread *pop_free(void)
         g_free_list = t->next_free;
     mt_spin_unlock(&g_free_lock);
     if (t)
-        memset(t, 0, sizeof *t);
+        memset(t, 0, thread_bytes());
     return t;
 }
 
@@ -70,8 +77,10 @@ bool mt_threads_init(void)
 mt_thread *mt_thread_acquire(void)
 {
     mt_thread *t = pop_free();
-    if (!t && !(t = mt_os_alloc(sizeof *t)))
+    if (!t && !(t = mt_os_alloc(thread_bytes())))
         return NULL;
+    t->walk = (mt_walk_memo *)(void *)(t + 1);
+    mt_walk_memo_init(t->walk, mt_g.cfg.depth);
     if (mt_tls_exiting) {
         /* After our key destructor ran (glibc frees its TSD blocks later):
          * borrow a state for this one call; hook_leave gives it back. */

@@ -3,6 +3,7 @@
 #define MT_THREAD_STATE_H
 
 #include "mt_common.h"
+#include "unwind_memo.h"
 
 #include <stdbool.h>
 
@@ -22,6 +23,9 @@ typedef struct mt_thread {
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
     struct mt_thread *next_free;
+    /* The thread's previous stack walk, for the next one (unwind_memo.h):
+     * right after this struct, in the same mapping, sized by the depth. */
+    mt_walk_memo *walk;
 } mt_thread;
 
 /* Set while this thread runs memtop code.  An allocation call that finds it

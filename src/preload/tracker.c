@@ -79,13 +79,14 @@ static inline void account_free(const mt_block *b, bool temporary)
  * when the trace is known (trace_index.h), which is almost always.  Inside
  * dl_iterate_phdr no backtrace is taken (thread_state.h): the block goes to
  * the trace without frames. */
-static uint32_t current_trace(uint64_t now)
+static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *start)
 {
     uint64_t frames[MT_MAX_DEPTH];
     bool truncated = false;
     uint64_t h = mt_hash_finish(MT_HASH_SEED, 0); /* no frames */
-    uint32_t n =
-        MT_LIKELY(!mt_tls_dl_depth) ? mt_backtrace(frames, mt_g.cfg.depth, &truncated, &h) : 0;
+    uint32_t n = MT_LIKELY(!mt_tls_dl_depth)
+                     ? mt_backtrace(start, t->walk, frames, mt_g.cfg.depth, &truncated, &h)
+                     : 0;
     h ^= truncated ? 0x5bd1e995u : 0;
     return mt_trace_id(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
 }
@@ -97,9 +98,9 @@ static uint32_t current_trace(uint64_t now)
  * Returns the trace id, or UINT32_MAX if the block went untracked; *missed
  * is set when a stale record (a missed free, in *stale) was charged. */
 static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t now,
-                                   mt_block *stale, bool *missed)
+                                   mt_block *stale, bool *missed, const mt_hook_frame *start)
 {
-    uint32_t id = current_trace(now);
+    uint32_t id = current_trace(t, now, start);
     mt_block b = {.size = size, .birth_ns = now, .trace = id};
     account_alloc(id, size);
     switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {
@@ -123,28 +124,29 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
 
 /* The same while recording: wait out a starting recording's pause, then
  * record what was accounted (record.h). */
-static void __attribute__((noinline)) alloc_recorded(mt_thread *t, void *p, size_t size)
+static void __attribute__((noinline))
+alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 {
     mt_rec_gate();
     uint64_t now = mt_now_ns();
     mt_block stale;
     bool missed = false;
-    uint32_t id = track_alloc(t, p, size, now, &stale, &missed);
+    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start);
     if (missed)
         mt_rec_free(now, p, &stale, MT_DAT_EVF_MISSED, true);
     if (id != UINT32_MAX)
         mt_rec_alloc(now, p, id, size);
 }
 
-void mt_on_alloc(mt_thread *t, void *p, size_t size)
+void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 {
     if (MT_UNLIKELY(mt_rec_on())) {
-        alloc_recorded(t, p, size);
+        alloc_recorded(t, p, size, start);
         return;
     }
     mt_block stale;
     bool missed = false;
-    track_alloc(t, p, size, mt_now_ns(), &stale, &missed);
+    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start);
 }
 
 static inline bool take_block(void *p, mt_block *out)

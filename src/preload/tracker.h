@@ -2,12 +2,14 @@
 #ifndef MT_TRACKER_H
 #define MT_TRACKER_H
 
+#include "backtrace.h"
 #include "ptr_table.h"
 #include "thread_state.h"
 
 /* Records a new block p of `size` requested bytes, attributed to the
- * caller's backtrace.  Call with the thread inside a hook. */
-void mt_on_alloc(mt_thread *t, void *p, size_t size);
+ * caller's backtrace.  Call with the thread inside a hook; start: the
+ * hook's frame record, where the backtrace starts (backtrace.h). */
+void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start);
 
 /* Forgets block p before it goes back to the real allocator and charges
  * the free to the trace that allocated it (or counts an unknown free). */

@@ -6,109 +6,66 @@
  * the return address up in a process-wide rule cache (unwind_cache.h),
  * compute the CFA, load the caller's return address (and rbp if it was
  * saved), and fold the call site into the backtrace hash as it goes
- * (hash.h), so that no second pass over the frames is needed.
+ * (hash.h), so that no second pass over the frames is needed (one step:
+ * unwind_step.h).  Where the thread's previous walk went through the same
+ * state and the stack words it read are unchanged, its steps are replayed
+ * instead (unwind_memo.h, unwind_replay.h): the outer frames of a thread's
+ * allocations are mostly the same from one allocation to the next.
  *
- * The walk starts here: rbp, rsp and rip are captured at one point by
- * inline asm, in this noinline function, and unwound with the row of that
- * exact rip; memtop's own frames are recognised by address (mt_g.self_lo
+ * Where the walk starts: at the caller of the allocation hook, whose
+ * frame record (a frame pointer: hooks.c) the hook hands down, or, without
+ * one, here: rbp, rsp and rip are captured at one point by inline asm, in
+ * this noinline function, and unwound with the row of that exact rip.
+ * Either way memtop's own frames are recognised by address (mt_g.self_lo
  * .. self_hi, found by backtrace.c; libunwind's path skips them the same
- * way) and left out.  A trace is truncated when one more frame exists
- * beyond depth (as libunwind's path decides it).  Call sites
- * are return address - 1, and so are the addresses whose rules are looked
- * up: the row of the call instruction is the frame's state during the
- * call, even when the call is the last instruction of its function.
- *
- * Memory: only the current thread's stack is read, and only at addresses
- * derived from a CFA that passed the checks of step(): above the previous
- * rsp, 8-aligned, at most FRAME_MAX above it and STACK_MAX above the start.
- * A frame that fails them, or whose rule is not a simple one, ends the walk
- * with -1 and the caller hands the whole trace to libunwind, so a trace is
- * never worse than libunwind's.  An undefined return address (the
- * outermost frame) or one below ADDR_MIN (as libunwind) ends it normally.
+ * way) and stepped over.  A trace is truncated when one more frame exists
+ * beyond depth (as libunwind's path decides it).  Call sites are return
+ * address - 1, and so are the addresses whose rules are looked up: the row
+ * of the call instruction is the frame's state during the call, even when
+ * the call is the last instruction of its function.
  */
 #include "unwind.h"
 
-#include "hash.h"
 #include "state.h"
-#include "unwind_cache.h"
 #include "unwind_fde.h"
+#include "unwind_replay.h"
 
-#define FRAME_MAX MT_RULE_OFF_MAX /* one frame */
-#define STACK_MAX (64ull << 20)   /* the whole walk */
-#define OWN_FRAMES_MAX 16         /* memtop's frames above the hook */
-#define ADDR_MIN 0x4000ull        /* a return address below: end of stack */
-#define ADDR_END (1ull << 47)     /* user-space code is below */
-
-typedef struct walk {
-    const _Atomic uint64_t *table;
-    uint64_t rsp, rbp;
-    uint64_t limit; /* the CFA must stay below */
-} walk;
-
-enum { STEP_OK, STEP_END, STEP_FALLBACK };
-
-/* Steps out of the frame whose code address (for the rule) is key, with
- * x = key * MT_UCACHE_MULT: on STEP_OK *ra is the caller's return address
- * and w holds its rsp and rbp.  The rsp of a walk is always 8-aligned: it
- * starts aligned, a rsp-based CFA offset is a multiple of 8 from 8 to
- * FRAME_MAX by construction (unwind_rule.h), and a rbp-based CFA must be
- * 8 to FRAME_MAX bytes above rsp in steps of 8 (the rotate turns a
- * misaligned or negative distance into a huge one). */
-static inline int step(walk *w, uint64_t key, uint64_t x, bool is_return, uint64_t *ra)
-{
-    uint64_t rule, cfa;
-    if (MT_UNLIKELY(!mt_ucache_usual(w->table, x, &rule))) {
-        rule = mt_ucache_rule(key, is_return);
-        if (!mt_rule_usual(rule))
-            return rule == MT_RULE_END ? STEP_END : STEP_FALLBACK;
-    }
-    if (rule & MT_RULE_CFA_RBP) {
-        cfa = w->rbp + mt_rule_cfa_off(rule);
-        uint64_t dist = cfa - w->rsp - 8;
-        if (MT_UNLIKELY(((dist >> 3) | (dist << 61)) >= FRAME_MAX / 8))
-            return STEP_FALLBACK;
-    } else {
-        cfa = w->rsp + mt_rule_cfa_off(rule);
-    }
-    if (MT_UNLIKELY(cfa > w->limit))
-        return STEP_FALLBACK;
-    uint64_t below = mt_rule_rbp_below(rule);
-    *ra = *(const uint64_t *)(uintptr_t)(cfa - 8);
-    if (below)
-        w->rbp = *(const uint64_t *)(uintptr_t)(cfa - below);
-    w->rsp = cfa;
-    if (MT_UNLIKELY(*ra - ADDR_MIN >= ADDR_END - ADDR_MIN))
-        return *ra < ADDR_MIN ? STEP_END : STEP_FALLBACK;
-    return STEP_OK;
-}
+#define OWN_FRAMES_MAX 16 /* memtop's frames above the hook */
 
 static inline bool is_own(uint64_t pc)
 {
     return pc >= mt_g.self_lo && pc < mt_g.self_hi;
 }
 
-/* Steps out of memtop's own frames, starting at the captured pc; *key is
- * then the first call site outside memtop. */
-static bool skip_own(walk *w, uint64_t pc, uint64_t *key)
+/* Steps out of memtop's own frames, from the frame w->key in the state of
+ * w, until w->key is the first call site outside memtop.  is_return:
+ * w->key is a return address - 1.  The steps are not recorded. */
+static bool skip_own(walk *w, bool is_return)
 {
     uint64_t ra;
-    bool is_return = false;
+    mt_walk_step scratch;
     for (unsigned i = 0; i < OWN_FRAMES_MAX; i++) {
-        if (step(w, pc, pc * MT_UCACHE_MULT, is_return, &ra) != STEP_OK)
+        if (step(w, is_return, &ra, &scratch) != STEP_OK)
             return false;
-        pc = ra - 1;
+        w->key = ra - 1;
         is_return = true;
-        if (!is_own(ra)) {
-            *key = pc;
+        if (!is_own(ra))
             return true;
-        }
     }
     return false;
 }
 
-__attribute__((noinline)) int mt_unwind(uint64_t *frames, uint32_t depth, bool *truncated,
-                                        uint64_t *hash)
+/* The walk's starting state: the hook's caller (from its frame record), or
+ * this function's own state, then memtop's frames skipped either way. */
+static __attribute__((always_inline)) inline bool walk_start(walk *w, const mt_hook_frame *start)
 {
+    if (MT_LIKELY(start != NULL)) {
+        w->rsp = (uint64_t)(uintptr_t)(start + 1);
+        w->rbp = start->rbp;
+        w->limit = w->rsp + STACK_MAX;
+        w->key = start->ret - 1;
+        return !is_own(start->ret) || skip_own(w, true);
+    }
     uint64_t rbp, rsp, pc;
     /* rbp first: an output register may be rbp itself when this function
      * does not use it as its frame pointer. */
@@ -116,30 +73,83 @@ __attribute__((noinline)) int mt_unwind(uint64_t *frames, uint32_t depth, bool *
                      "mov %%rsp, %1\n\t"
                      "lea 0(%%rip), %2"
                      : "=r"(rbp), "=r"(rsp), "=r"(pc));
-    walk w = {mt_ucache_table, rsp, rbp, rsp + STACK_MAX};
-    uint64_t key, ra;
-    if (!w.table || !skip_own(&w, pc, &key))
+    w->rsp = rsp;
+    w->rbp = rbp;
+    w->limit = rsp + STACK_MAX;
+    w->key = pc;
+    return skip_own(w, false);
+}
+
+/* Makes the walk just done, recorded in the memo's other record up to
+ * w->e (its END step there if ended), the thread's previous walk. */
+static void commit(mt_walk_memo *memo, const walk *w, uint64_t gen, bool ended)
+{
+    mt_walk_record *r = &memo->rec[memo->cur ^ 1];
+    mt_walk_step *steps = mt_walk_memo_steps(memo, memo->cur ^ 1);
+    uint32_t nok = (uint32_t)(w->e - steps);
+    r->gen = gen;
+    r->nok = nok;
+    r->ended = ended;
+    r->max_cfa = nok ? w->e[-1].cfa : 0;
+    if (ended) {
+        r->last = *w->e;
+        if (r->last.cfa > r->max_cfa)
+            r->max_cfa = r->last.cfa;
+    }
+    steps[nok].cfa = MT_NO_CFA;
+    memo->cur ^= 1;
+    memo->valid = 1;
+    memo->copied = w->copied;
+}
+
+__attribute__((noinline)) int mt_unwind(const mt_hook_frame *start, mt_walk_memo *memo,
+                                        uint64_t *frames, uint32_t depth, bool *truncated,
+                                        uint64_t *hash)
+{
+    walk w0;
+    w0.table = mt_ucache_table;
+    if (!w0.table || depth >= memo->nsteps || !walk_start(&w0, start))
         return -1;
-    uint64_t h = MT_HASH_SEED, *f = frames, *end = frames + depth;
+    /* A copy whose address never leaves this function stays in registers
+     * (skip_own, out of line, has w0's). */
+    walk w = w0;
+    uint64_t gen = mt_ucache_generation();
+    mt_past_walk old = mt_past_of(memo, gen, w.limit);
+    w.o = old.steps;
+    w.e = mt_walk_memo_steps(memo, memo->cur ^ 1);
+    w.h = MT_HASH_SEED;
+    w.f = frames;
+    w.end = frames + depth;
+    w.copied = 0;
+    bool ended;
     for (;;) {
-        uint64_t x = key * MT_UCACHE_MULT;
-        *f++ = key;
-        h = mt_hash_fold(h, x);
-        int st = step(&w, key, x, true, &ra);
+        uint64_t ra;
+        walk_record(&w);
+        int st = step(&w, true, &ra, w.e);
         if (MT_UNLIKELY(st != STEP_OK)) {
             if (st == STEP_FALLBACK)
                 return -1;
-            *truncated = false;
+            ended = true;
             break;
         }
-        key = ra - 1;
-        if (MT_UNLIKELY(f == end)) {
-            *truncated = true;
+        w.e++;
+        w.key = ra - 1;
+        if (MT_UNLIKELY(w.f == w.end)) {
+            ended = false;
             break;
+        }
+        if (replay_matches(&w, &old, ra)) {
+            int r = replay(&w, &old);
+            if (r != REPLAY_WALK) {
+                ended = r == REPLAY_END;
+                break;
+            }
         }
     }
-    uint32_t n = (uint32_t)(f - frames);
-    *hash = mt_hash_finish(h, n);
+    uint32_t n = (uint32_t)(w.f - frames);
+    *truncated = !ended;
+    *hash = mt_hash_finish(w.h, n);
+    commit(memo, &w, gen, ended);
     return (int)n;
 }
 

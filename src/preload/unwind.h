@@ -2,7 +2,8 @@
 #ifndef MT_UNWIND_H
 #define MT_UNWIND_H
 
-#include "mt_common.h"
+#include "backtrace.h"
+#include "unwind_memo.h"
 
 #include <stdbool.h>
 
@@ -13,10 +14,15 @@ bool mt_unwind_init(void);
 /* The contract of mt_backtrace (backtrace.h): frames[0..n) are the call
  * sites of the code that called into memtop, innermost first, memtop's own
  * frames left out, at most depth; *truncated when there were more;
- * *hash = mt_hash_frames(frames, n).  Returns n, or -1 when some frame
- * needs more than the cached rules can express (a signal frame, code
- * without unwind tables, a rule outside unwind_rule.h, a stack that does
- * not look sane): the caller then unwinds the whole trace with libunwind. */
-int mt_unwind(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash);
+ * *hash = mt_hash_frames(frames, n).  The walk starts at start's caller
+ * (NULL: here, stepping out of memtop's frames), and replays what it can
+ * of the thread's previous walk (memo, sized for depth or more, which it
+ * then replaces).  Returns
+ * n, or -1 when some frame needs more than the cached rules can express (a
+ * signal frame, code without unwind tables, a rule outside unwind_rule.h,
+ * a stack that does not look sane): the caller then unwinds the whole
+ * trace with libunwind. */
+int mt_unwind(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames, uint32_t depth,
+              bool *truncated, uint64_t *hash);
 
 #endif

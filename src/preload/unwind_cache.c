@@ -39,7 +39,7 @@
 _Atomic uint64_t *mt_ucache_table;
 static mt_spinlock g_lock;
 /* Bumped by every flush, under g_lock.  See fill(). */
-static _Atomic uint64_t g_generation;
+_Atomic uint64_t mt_ucache_gen;
 
 bool mt_ucache_init(void)
 {
@@ -51,10 +51,8 @@ bool mt_ucache_init(void)
 /* The set of key, and the tag its entries carry (unwind_cache.h). */
 static _Atomic uint64_t *set_of(_Atomic uint64_t *table, uint64_t key, uint64_t *tag)
 {
-    uint64_t x = key * MT_UCACHE_MULT;
-    *tag = x << MT_RULE_BITS;
-    x &= (1ull << MT_UCACHE_ADDR_BITS) - 1;
-    return table + (x >> MT_UCACHE_TAG_BITS) * MT_UCACHE_WAYS;
+    *tag = mt_ucache_tag(key);
+    return (_Atomic uint64_t *)mt_ucache_set(table, key);
 }
 
 /* Stores rule for key, way 0 first; the address in way 0, if another,
@@ -66,7 +64,7 @@ static void store_locked(_Atomic uint64_t *table, uint64_t key, uint64_t rule)
     uint64_t w0 = atomic_load_explicit(&set[0], memory_order_relaxed);
     if (w0 && (w0 ^ tag) - 1 >= MT_RULE_MASK)
         atomic_store_explicit(&set[1], w0, memory_order_relaxed);
-    atomic_store_explicit(&set[0], tag | rule, memory_order_relaxed);
+    atomic_store_explicit(&set[0], tag ^ rule, memory_order_relaxed);
 }
 
 /* Memory order, the flush against a fill that computed its rule from an
@@ -85,11 +83,11 @@ static void store_locked(_Atomic uint64_t *table, uint64_t key, uint64_t rule)
  * survives the flush. */
 static uint64_t fill(_Atomic uint64_t *table, uint64_t key, bool is_return)
 {
-    uint64_t gen = atomic_load_explicit(&g_generation, memory_order_acquire);
+    uint64_t gen = atomic_load_explicit(&mt_ucache_gen, memory_order_acquire);
     uint64_t rule = mt_cfi_rule(key, is_return);
     if (!mt_spin_trylock(&g_lock))
         return rule;
-    if (atomic_load_explicit(&g_generation, memory_order_relaxed) == gen)
+    if (atomic_load_explicit(&mt_ucache_gen, memory_order_relaxed) == gen)
         store_locked(table, key, rule);
     mt_spin_unlock(&g_lock);
     return rule;
@@ -119,7 +117,7 @@ void mt_ucache_flush(void)
     if (!table)
         return;
     mt_spin_lock(&g_lock);
-    atomic_fetch_add_explicit(&g_generation, 1, memory_order_release);
+    atomic_fetch_add_explicit(&mt_ucache_gen, 1, memory_order_release);
     if (madvise((void *)table, TABLE_BYTES, MADV_DONTNEED) != 0)
         for (size_t i = 0; i < TABLE_WORDS; i++)
             atomic_store_explicit(&table[i], 0, memory_order_relaxed);

@@ -2,52 +2,71 @@
  *
  * A 2-way set-associative table of 8192 sets, 128 KiB (see unwind_cache.c
  * for why this size and why one word per entry).  An entry is one 64-bit
- * word: the high 35 bits are a tag of the address, the low 29 bits its
- * rule (unwind_rule.h).  The address is mapped by an odd multiply modulo
- * 2^48, a bijection, whose top 13 bits pick the set and whose low 35 bits
- * are the tag: set and tag together identify the address exactly, so a
- * hit can never return another address's rule.  Addresses must be below
- * 2^48 (user-space code on x86-64 is below 2^47).
+ * word.  The set is the address's low 13 bits: return addresses are well
+ * spread over them, and the walk's serial chain of loads (unwind.c) then
+ * has no multiply in it.  The word is tag ^ rule, with tag = bit 63 |
+ * address << 16: the address's bits 13..46 sit in bits 29..62 above the
+ * rule's 29 bits (unwind_rule.h), and its set bits in bits 16..28, which
+ * are the same for every address of the set.  So for a probe of the same
+ * set, word ^ probe's tag is the rule if the addresses are equal, and has
+ * a bit at or above 29 set otherwise: set and tag identify the address
+ * exactly, and a hit can never return another address's rule.  Bit 63
+ * makes an empty word (0) never look like a rule.  Addresses must be below
+ * 2^47 (user-space code on x86-64 is).
  */
 #ifndef MT_UNWIND_CACHE_H
 #define MT_UNWIND_CACHE_H
 
-#include "hash.h"
 #include "mt_common.h"
 #include "unwind_rule.h"
 
 #include <stdbool.h>
 
-#define MT_UCACHE_ADDR_BITS 48
+#define MT_UCACHE_ADDR_BITS 47
 #define MT_UCACHE_SET_BITS 13
 #define MT_UCACHE_WAYS 2
-#define MT_UCACHE_TAG_BITS (MT_UCACHE_ADDR_BITS - MT_UCACHE_SET_BITS)
-/* The multiplier is the hash's (hash.h): the walk computes the product
- * once per frame for both. */
-#define MT_UCACHE_MULT MT_HASH_MULT
-_Static_assert(MT_UCACHE_TAG_BITS + MT_RULE_BITS == 64, "tag and rule fill one word");
+#define MT_UCACHE_TAG_SHIFT (MT_RULE_BITS - MT_UCACHE_SET_BITS)
+_Static_assert(MT_UCACHE_ADDR_BITS + MT_UCACHE_TAG_SHIFT < 64, "the tag and bit 63 fit one word");
 _Static_assert(MT_UCACHE_WAYS == 2, "a set is 16 bytes");
 
 /* The table; NULL until mt_ucache_init succeeded. */
 extern _Atomic uint64_t *mt_ucache_table;
+/* Bumped by every flush (see unwind_cache.c). */
+extern _Atomic uint64_t mt_ucache_gen;
+
+/* The generation: rules looked up while it stays the same describe the
+ * same code (a thread's previous walk is reused only within one,
+ * unwind_memo.h).  Acquire, as fill() reads it: a walk that sees a
+ * flush's bump sees what the dlclose before it did. */
+static inline uint64_t mt_ucache_generation(void)
+{
+    return atomic_load_explicit(&mt_ucache_gen, memory_order_acquire);
+}
 
 bool mt_ucache_init(void);
 
-/* The walk's fast path: with x = key * MT_UCACHE_MULT (key < 2^48), true
- * if way 0 of key's set holds a usual rule for key (in *rule); the rest
- * (way 1, special rules, misses) is mt_ucache_rule's, out of line, which
- * keeps the walk's loop short.  One relaxed load is enough: the word is
- * the whole entry (tag and rule), it is read in one piece, and nothing
- * else is published through it. */
-static inline bool mt_ucache_usual(const _Atomic uint64_t *table, uint64_t x, uint64_t *rule)
+/* The set of key (its first word), and the tag of key's entries. */
+static inline const _Atomic uint64_t *mt_ucache_set(const _Atomic uint64_t *table, uint64_t key)
 {
-    uint64_t set_bytes =
-        (x >> (MT_UCACHE_TAG_BITS - 4)) & (((1ull << MT_UCACHE_SET_BITS) - 1) << 4);
-    const _Atomic uint64_t *set =
-        (const _Atomic uint64_t *)(const void *)((const char *)table + set_bytes);
-    uint64_t tag = x << MT_RULE_BITS; /* x mod 2^48 without the set's bits */
-    *rule = atomic_load_explicit(&set[0], memory_order_relaxed) ^ tag;
-    return mt_rule_usual(*rule); /* same tag (else high bits set), and not empty */
+    uint64_t set_bytes = (key << 4) & (((1ull << MT_UCACHE_SET_BITS) - 1) << 4);
+    return (const _Atomic uint64_t *)(const void *)((const char *)table + set_bytes);
+}
+
+static inline uint64_t mt_ucache_tag(uint64_t key)
+{
+    return 1ull << 63 | key << MT_UCACHE_TAG_SHIFT;
+}
+
+/* The walk's fast path: true if way 0 of key's set (key < 2^47) holds a
+ * usual rule for key (in *rule); the rest (way 1, special rules, misses)
+ * is mt_ucache_rule's, out of line, which keeps the walk's loop short.
+ * One relaxed load is enough: the word is the whole entry (tag and rule),
+ * it is read in one piece, and nothing else is published through it. */
+static inline bool mt_ucache_usual(const _Atomic uint64_t *table, uint64_t key, uint64_t *rule)
+{
+    const _Atomic uint64_t *set = mt_ucache_set(table, key);
+    *rule = atomic_load_explicit(&set[0], memory_order_relaxed) ^ mt_ucache_tag(key);
+    return mt_rule_usual(*rule); /* same address (else high bits set), and not empty */
 }
 
 /* Everything else: both ways, then on a miss computes the rule of key

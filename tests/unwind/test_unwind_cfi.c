@@ -257,7 +257,7 @@ static void test_real_code(void **state)
 
 static uint64_t set_of(uint64_t key)
 {
-    return ((key * MT_UCACHE_MULT) & ((1ull << MT_UCACHE_ADDR_BITS) - 1)) >> MT_UCACHE_TAG_BITS;
+    return key & ((1ull << MT_UCACHE_SET_BITS) - 1);
 }
 
 static void test_cache(void **state)
@@ -266,29 +266,48 @@ static void test_cache(void **state)
     assert_true(mt_ucache_init());
     const _Atomic uint64_t *t = mt_ucache_table;
     uint64_t f = (uint64_t)(uintptr_t)&probe_function, rule;
-    assert_false(mt_ucache_usual(t, f * MT_UCACHE_MULT, &rule));
+    assert_false(mt_ucache_usual(t, f, &rule));
     assert_int_equal(mt_ucache_rule(f, false), mt_rule_pack(false, 8, 0));
-    assert_true(mt_ucache_usual(t, f * MT_UCACHE_MULT, &rule));
+    assert_true(mt_ucache_usual(t, f, &rule));
     assert_int_equal(rule, mt_rule_pack(false, 8, 0));
     /* Three addresses (in no object: unsupported) sharing one set: the
      * two newest stay, in way 0 then 1. */
-    uint64_t keys[3] = {0x100000}, n = 1;
+    uint64_t keys[3] = {0x101ff8}, n = 1; /* set bits 3..12: overlap the rule */
     for (uint64_t k = keys[0] + 1; n < 3; k++)
         if (set_of(k) == set_of(keys[0]))
             keys[n++] = k;
     uint64_t s = set_of(keys[0]) * MT_UCACHE_WAYS;
     for (int i = 0; i < 3; i++)
         assert_int_equal(mt_ucache_rule(keys[i], true), MT_RULE_UNSUPPORTED);
-    uint64_t tag1 = (keys[1] * MT_UCACHE_MULT) << MT_RULE_BITS;
-    uint64_t tag2 = (keys[2] * MT_UCACHE_MULT) << MT_RULE_BITS;
-    assert_int_equal(t[s], tag2 | MT_RULE_UNSUPPORTED);
-    assert_int_equal(t[s + 1], tag1 | MT_RULE_UNSUPPORTED);
-    /* an address above 2^48 is never cached (it would alias) */
-    uint64_t high = (1ull << 48) | f;
+    assert_false(mt_ucache_usual(t, keys[2], &rule));
+    assert_int_equal(rule, MT_RULE_UNSUPPORTED); /* cached, read back whole */
+    uint64_t tag1 = 1ull << 63 | keys[1] << MT_UCACHE_TAG_SHIFT;
+    uint64_t tag2 = 1ull << 63 | keys[2] << MT_UCACHE_TAG_SHIFT;
+    assert_int_equal(t[s], tag2 ^ MT_RULE_UNSUPPORTED);
+    assert_int_equal(t[s + 1], tag1 ^ MT_RULE_UNSUPPORTED);
+    /* Same-set addresses never see each other's rules: rules put in by
+     * hand, then each address looked up. */
+    _Atomic uint64_t *w = mt_ucache_table;
+    uint64_t r16 = mt_rule_pack(false, 16, 0), r24 = mt_rule_pack(true, 24, 16);
+    w[s] = mt_ucache_tag(keys[2]) ^ r16;
+    w[s + 1] = mt_ucache_tag(keys[1]) ^ r24;
+    assert_true(mt_ucache_usual(t, keys[2], &rule));
+    assert_int_equal(rule, r16);
+    assert_false(mt_ucache_usual(t, keys[1], &rule)); /* way 1: the slow path's */
+    assert_int_equal(mt_ucache_rule(keys[1], true), r24);
+    assert_false(mt_ucache_usual(t, keys[0], &rule));
+    assert_int_equal(mt_ucache_rule(keys[0], true), MT_RULE_UNSUPPORTED); /* recomputed */
+    /* an empty entry is no rule for any address */
+    for (uint64_t hi = 1; hi < (1ull << (MT_UCACHE_ADDR_BITS - MT_UCACHE_SET_BITS));
+         hi = hi * 5 + 3)
+        for (uint64_t lo = 0; lo < (1ull << MT_UCACHE_SET_BITS); lo += 0x3ff)
+            assert_false(mt_rule_usual(mt_ucache_tag(hi << MT_UCACHE_SET_BITS | lo)));
+    /* an address at or above 2^47 is never cached (it would alias) */
+    uint64_t high = (1ull << 47) | f;
     assert_int_equal(mt_ucache_rule(high, false), MT_RULE_UNSUPPORTED);
-    assert_true(mt_ucache_usual(t, f * MT_UCACHE_MULT, &rule));
+    assert_true(mt_ucache_usual(t, f, &rule));
     mt_ucache_flush();
-    assert_false(mt_ucache_usual(t, f * MT_UCACHE_MULT, &rule));
+    assert_false(mt_ucache_usual(t, f, &rule));
     assert_int_equal(t[s], 0);
     assert_int_equal(t[s + 1], 0);
 }

@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "pitfalls", "lib"))
 from mtplib import SKIP, Test  # noqa: E402,F401
 
 SUMMARY = re.compile(r"memtop\[(\d+)\]: unwind summary: mode=check own=(\d+) fallback=(\d+) "
-                     r"mismatch=(\d+)")
+                     r"mismatch=(\d+)(?: reuse=(\d+))?")
 MISMATCH = re.compile(r"memtop\[\d+\]: unwind check: mismatch .*")
 
 
@@ -27,11 +27,12 @@ class Summary:
     def __init__(self):
         self.processes = 0
         self.own = self.fallback = self.mismatch = 0
+        self.reuse = None  # walks that replayed part of the thread's previous walk
         self.mismatch_lines = []
 
     def describe(self):
-        return "%d process(es): own=%d fallback=%d mismatch=%d" % (
-            self.processes, self.own, self.fallback, self.mismatch)
+        return "%d process(es): own=%d fallback=%d mismatch=%d reuse=%s" % (
+            self.processes, self.own, self.fallback, self.mismatch, self.reuse)
 
 
 def env_path(name):
@@ -59,6 +60,8 @@ def read_logs(logdir):
                     s.own += int(m.group(2))
                     s.fallback += int(m.group(3))
                     s.mismatch += int(m.group(4))
+                    if m.group(5) is not None:
+                        s.reuse = (s.reuse or 0) + int(m.group(5))
                 elif MISMATCH.search(line):
                     s.mismatch_lines.append(line.strip())
     return s
