@@ -156,7 +156,8 @@ static void feed(ZSTD_EndDirective how)
     mt_w.out.len = 0;
 }
 
-void mt_recw_emit(unsigned type)
+/* Makes room for the payload in the output and opens a frame if none is. */
+static void begin_record(void)
 {
     if (mt_w.out.len + mt_w.pay.len + 32 > mt_w.out.cap)
         feed(ZSTD_e_continue);
@@ -164,6 +165,11 @@ void mt_recw_emit(unsigned type)
         mt_w.frame_open = true;
         mt_w.frame_t0 = mt_recw_now();
     }
+}
+
+void mt_recw_emit(unsigned type)
+{
+    begin_record();
     mt_put_record(&mt_w.out, type, &mt_w.pay);
     mt_w.pay.len = 0;
     mt_w.pay.overflow = false;
@@ -179,12 +185,7 @@ void mt_recw_emit_blocks(unsigned type, const size_t *cuts, unsigned ncuts)
         mt_recw_emit(type);
         return;
     }
-    if (mt_w.out.len + mt_w.pay.len + 32 > mt_w.out.cap)
-        feed(ZSTD_e_continue);
-    if (!mt_w.frame_open) {
-        mt_w.frame_open = true;
-        mt_w.frame_t0 = mt_recw_now();
-    }
+    begin_record();
     mt_put_record(&mt_w.out, type, &mt_w.pay);
     size_t base = mt_w.out.len - mt_w.pay.len, from = 0;
     for (unsigned i = 0; i < ncuts && !mt_w.err; i++) {

@@ -69,22 +69,8 @@ static inline uint8_t mt_rd_u8(mt_rd *r)
     return (uint8_t)mt_rd_fixed(r, 1);
 }
 
-static inline uint64_t mt_rd_uleb(mt_rd *r)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        uint8_t b = mt_rd_u8(r);
-        if (shift >= 64 || r->bad) {
-            r->bad = true;
-            return 0;
-        }
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
-    }
-}
-
-static inline int64_t mt_rd_sleb(mt_rd *r)
+/* A LEB128 number; signed: sign-extended from its last byte's bit 6. */
+static inline uint64_t mt_rd_leb(mt_rd *r, bool is_signed)
 {
     uint64_t v = 0;
     for (unsigned shift = 0;; shift += 7) {
@@ -95,11 +81,21 @@ static inline int64_t mt_rd_sleb(mt_rd *r)
         }
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
-            if (shift + 7 < 64 && (b & 0x40))
+            if (is_signed && shift + 7 < 64 && (b & 0x40))
                 v |= ~0ull << (shift + 7);
-            return (int64_t)v;
+            return v;
         }
     }
+}
+
+static inline uint64_t mt_rd_uleb(mt_rd *r)
+{
+    return mt_rd_leb(r, false);
+}
+
+static inline int64_t mt_rd_sleb(mt_rd *r)
+{
+    return (int64_t)mt_rd_leb(r, true);
 }
 
 /* The value of a pointer in encoding enc (its format only: no relative
