@@ -44,6 +44,10 @@
 #define MT_DAT_STRING_MAX 4096u       /* bytes of one string field */
 #define MT_DAT_EVENTS_MAX 65536u      /* events in one MT_DAT_REC_EVENTS / _EVENTS2 */
 #define MT_DAT_ENTRIES_MAX 65536u     /* entries in TRACE_STATES / LIVE_BLOCKS */
+/* Allocation events in one zstd frame of EVENTS2 records: bounds the
+ * frame context (the blocks a free may name) on both sides, whatever the
+ * allocation rate.  A writer ends the frame when it is reached. */
+#define MT_DAT_FRAME_ALLOCS_MAX (1u << 20)
 
 /* The uncompressed file header, little-endian, 32 bytes. */
 typedef struct mt_dat_file_header {

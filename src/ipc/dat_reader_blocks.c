@@ -3,6 +3,8 @@
  * backward-shift deletion; a slot of another epoch is empty. */
 #include "dat_reader_blocks.h"
 
+#include "dat_format.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,7 @@ void mt_dctx_free(mt_dctx *c)
 void mt_dctx_new_frame(mt_dctx *c)
 {
     c->count = 0;
+    c->frame_allocs = 0;
     if (++c->epoch == 0) { /* wrapped: old slots could look current */
         if (c->traces)
             memset(c->traces, 0, c->ntraces * sizeof *c->traces);
@@ -106,6 +109,11 @@ static mt_errc insert(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t size
 mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size, uint64_t birth_ms,
                       mt_err *err)
 {
+    if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
+        return mt_err_set(err, MT_E_CORRUPT,
+                          "corrupt recording: more than %u allocations in one "
+                          "frame",
+                          MT_DAT_FRAME_ALLOCS_MAX);
     unsigned i = (unsigned)(t->count % MT_DRECENT);
     if (t->live & (1u << i)) { /* block count - MT_DRECENT, still live: to the table */
         mt_errc rc =

@@ -49,6 +49,7 @@ typedef struct mt_dctx {
     mt_dblock *blocks;
     unsigned bits; /* 2^bits slots */
     uint64_t count;
+    uint64_t frame_allocs; /* allocations in this frame (<= MT_DAT_FRAME_ALLOCS_MAX) */
 } mt_dctx;
 
 void mt_dctx_init(mt_dctx *c);

@@ -6,6 +6,7 @@
  */
 #include "record_blocks.h"
 
+#include "dat_format.h"
 #include "os_memory.h"
 #include "trace_table.h"
 
@@ -28,7 +29,8 @@ static struct {
     uint32_t epoch;
     slot *map;
     unsigned bits;
-    uint64_t count, peak; /* entries of this epoch; most this epoch */
+    uint64_t count, peak;  /* entries of this epoch; most this epoch */
+    uint64_t frame_allocs; /* allocation events written in this epoch */
     bool have_base;
     uint64_t base_ms;
     mt_rb_trace *traces;
@@ -74,7 +76,7 @@ static void maybe_shrink(void)
 void mt_rb_new_frame(void)
 {
     maybe_shrink();
-    g.count = g.peak = 0;
+    g.count = g.peak = g.frame_allocs = 0;
     g.have_base = false;
     if (++g.epoch == 0) { /* wrapped: old slots could look current */
         if (g.map)
@@ -84,6 +86,19 @@ void mt_rb_new_frame(void)
         g.full_epoch = 0;
         g.epoch = 1;
     }
+}
+
+void mt_rb_child_reset(void)
+{
+    memset(&g, 0, sizeof g);
+}
+
+bool mt_rb_count_alloc(void)
+{
+    if (g.frame_allocs >= MT_DAT_FRAME_ALLOCS_MAX)
+        return false;
+    g.frame_allocs++;
+    return true;
 }
 
 static bool grow_traces(uint32_t trace)

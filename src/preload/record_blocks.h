@@ -48,6 +48,15 @@ typedef struct mt_rb_stats {
 /* A new frame begins (and a new session): the context is empty. */
 void mt_rb_new_frame(void);
 
+/* fork child: forgets the tables without unmapping them (the parent's
+ * writer may have been replacing one when the fork happened). */
+void mt_rb_child_reset(void);
+
+/* Counts an allocation event written in this frame; false (not counted)
+ * when the frame already holds MT_DAT_FRAME_ALLOCS_MAX of them: the
+ * caller then ends the frame first (readers reject more). */
+bool mt_rb_count_alloc(void);
+
 /* The trace's state in this frame (reset lazily), or NULL when no memory
  * could hold it (then: no SAME_SIZE, no reference for that trace). */
 mt_rb_trace *mt_rb_trace_get(uint32_t trace);

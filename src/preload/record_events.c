@@ -163,6 +163,10 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
         if (i + PREFETCH_AHEAD < n)
             mt_rb_prefetch(slot_at(r, from + i + PREFETCH_AHEAD)->addr);
         const mt_rec_event *e = slot_at(r, from + i);
+        if (e->kind == MT_DAT_EV_ALLOC && !mt_rb_count_alloc()) {
+            mt_recw_end_frame(); /* a frame's allocations are bounded (dat_format.h) */
+            mt_rb_count_alloc();
+        }
         encode_event(open_for((uint32_t)r->tid, e->t_ns), e);
     }
 }

@@ -723,5 +723,10 @@ void mt_recw_child_reset(void)
     mt_w.sealed = false;
     atomic_store(&mt_w.thread_running, false);
     atomic_store(&mt_w.thread_stop, false);
+    /* The parent's writer may have been resizing its zstd workspace or the
+     * frame context's tables when another thread forked: forget them (the
+     * child's copies leak, copy-on-write) rather than reuse them. */
+    mt_w.cctx = NULL;
+    mt_rb_child_reset();
     mt_rings_child_reset();
 }

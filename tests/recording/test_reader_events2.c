@@ -287,6 +287,58 @@ static void model_event(model *m, db_ev2 *e)
     want(m, MT_DAT_FREE, b.trace, b.size, b.birth_ms);
 }
 
+/* One frame of n allocations of trace 1, never freed (1-byte events). */
+static void frame_of_allocs(db_file *f, uint64_t n)
+{
+    db_ev2 e = {0};
+    for (uint64_t done = 0; done < n;) {
+        for (unsigned k = 0; k < MT_DAT_EVENTS_MAX && done < n; k++, done++) {
+            unsigned tag = MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME;
+            if (done == 0) {
+                db_ev2_tag(&e, tag);
+                db_ev2_put(&e, DB_TRACES, 1);
+                db_ev2_put(&e, DB_SIZES, 8);
+            } else if (k == 0) {
+                db_ev2_tag(&e, tag | MT_DAT_EV_SAME_SIZE);
+                db_ev2_put(&e, DB_TRACES, 1);
+            } else {
+                db_ev2_tag(&e, tag | MT_DAT_EV_SAME_TRACE | MT_DAT_EV_SAME_SIZE);
+            }
+        }
+        db_ev2_record(f, &e, 9, 5000 * MS);
+    }
+    db_ev2_free(&e);
+    db_flush(f);
+}
+
+/* A frame may hold MT_DAT_FRAME_ALLOCS_MAX allocations, not one more: a
+ * few KB of file must not make the reader keep millions of blocks. */
+static void frame_alloc_limit(void **state)
+{
+    (void)state;
+    for (uint64_t extra = 0; extra <= 1; extra++) {
+        db_file f;
+        db_standard(&f, 1, 0);
+        frame_of_allocs(&f, MT_DAT_FRAME_ALLOCS_MAX + extra);
+        mt_dat_reader *r = open_mem(&f, &(mt_err){0});
+        mt_err err = {MT_OK, ""};
+        mt_dat_event ev;
+        mt_errc end;
+        uint64_t n = 0;
+        while ((end = mt_dat_next(r, &ev, &err)) == MT_OK)
+            n += ev.kind == MT_DAT_ALLOC && ev.u.ev.tid == 9;
+        if (extra) {
+            assert_int_equal(end, MT_E_CORRUPT);
+            assert_non_null(strstr(err.msg, "allocations in one frame"));
+        } else {
+            assert_int_equal(end, MT_E_EMPTY);
+            assert_int_equal(n, MT_DAT_FRAME_ALLOCS_MAX);
+        }
+        mt_dat_close(r);
+        db_file_free(&f);
+    }
+}
+
 static void many_blocks(void **state)
 {
     (void)state;
@@ -353,10 +405,9 @@ static void many_blocks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(decoded),
-        cmocka_unit_test(corrupt),
-        cmocka_unit_test(frame_local),
-        cmocka_unit_test(many_blocks),
+        cmocka_unit_test(decoded),           cmocka_unit_test(corrupt),
+        cmocka_unit_test(frame_local),       cmocka_unit_test(many_blocks),
+        cmocka_unit_test(frame_alloc_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,11 @@
  * free may name its block exactly when the model's entry at its address
  * holds the same trace, size and birth, and then with that entry's serial;
  * an allocation at an address replaces the entry there; a new frame
- * forgets everything.  Exit 0 when every answer matches. */
+ * forgets everything, and counts at most MT_DAT_FRAME_ALLOCS_MAX
+ * allocations.  Exit 0 when every answer matches. */
 #include "record_blocks.h"
+
+#include "dat_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,9 +101,22 @@ static void frame(uint64_t n, uint64_t addrs, uint64_t *op)
     }
 }
 
+/* A frame counts at most MT_DAT_FRAME_ALLOCS_MAX allocations; a new frame
+ * starts again from zero. */
+static void frame_alloc_limit(void)
+{
+    mt_rb_new_frame();
+    for (uint64_t i = 0; i < MT_DAT_FRAME_ALLOCS_MAX; i++)
+        expect(mt_rb_count_alloc(), "allocation refused below the frame's limit", i);
+    expect(!mt_rb_count_alloc(), "allocation counted beyond the frame's limit", 0);
+    mt_rb_new_frame();
+    expect(mt_rb_count_alloc(), "a new frame did not reset the allocation count", 0);
+}
+
 int main(void)
 {
     uint64_t op = 0;
+    frame_alloc_limit();
     const mt_rb_stats *st = mt_rb_get_stats();
     frame(200000, 300, &op);        /* heavy reuse, long clusters */
     frame(2000000, MAX_ADDRS, &op); /* growth */
