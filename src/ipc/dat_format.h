@@ -47,7 +47,7 @@
 /* Allocation events in one zstd frame of EVENTS2 records: bounds the
  * frame context (the blocks a free may name) on both sides, whatever the
  * allocation rate.  A writer ends the frame when it is reached. */
-#define MT_DAT_FRAME_ALLOCS_MAX (1u << 20)
+#define MT_DAT_FRAME_ALLOCS_MAX (1u << 19)
 
 /* The uncompressed file header, little-endian, 32 bytes. */
 typedef struct mt_dat_file_header {
