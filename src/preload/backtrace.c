@@ -82,6 +82,19 @@ void mt_backtrace_flush(void)
         mt_libunwind_flush();
 }
 
+void mt_backtrace_unloads_seen(unsigned long long subs)
+{
+    /* Called under the publisher's lock only: no race on g_subs.
+     * Unloads through dlclose were flushed already (dl_hooks.c); flushing
+     * once more for them costs only a few rule recomputations.  Loads
+     * (dlpi_adds) alone cannot make a cached rule stale. */
+    static unsigned long long g_subs;
+    if (subs == g_subs)
+        return;
+    g_subs = subs;
+    mt_backtrace_flush();
+}
+
 static void log_mismatch(uint64_t k, const uint64_t *own, int on, bool otrunc,
                          const uint64_t *frames, uint32_t n, bool truncated)
 {

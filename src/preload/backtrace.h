@@ -38,4 +38,12 @@ uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *
  * one's rules).  Not from a hook: it may take libunwind's locks. */
 void mt_backtrace_flush(void);
 
+/* subs: the loader's count of unloaded objects (dl_phdr_info.dlpi_subs)
+ * as the publisher just read it.  Flushes (mt_backtrace_flush) when it
+ * changed since the last call: glibc unloads some objects without the
+ * interposed dlclose (iconv's gconv modules, through its internal
+ * __libc_dlclose), which the dlclose hook never sees.  Called with the
+ * publisher's lock held (every module sync is). */
+void mt_backtrace_unloads_seen(unsigned long long subs);
+
 #endif

@@ -6,10 +6,12 @@
  * early.  Calls that arrive on other threads while one thread initialises
  * pass through untracked (and are counted).
  *
- * fork: prepare takes every memtop lock (publish lock first, then trace
- * shards, block shards, thread list, unwind rule cache), so no lock is
- * held by a thread that will not exist in the child; both sides release
- * them.  The child keeps a copy of the parent's counters (its heap is a
+ * fork: prepare first waits until no thread is inside libunwind (whose
+ * dl_iterate_phdr calls hold a loader lock glibc does not reset in the
+ * child: unwind_libunwind.c), then takes every memtop lock (publish lock
+ * first, then trace shards, block shards, thread list, unwind rule
+ * cache), so no lock is held by a thread that will not exist in the
+ * child; both sides release them.  The child keeps a copy of the parent's counters (its heap is a
  * copy too), drops the parent's segment, and starts its own publisher at
  * its first allocation.
  * vfork/posix_spawn children run in the parent's memory until exec and do
@@ -41,6 +43,7 @@
 #include "trace_index.h"
 #include "trace_table.h"
 #include "unwind_cache.h"
+#include "unwind_libunwind.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -64,6 +67,7 @@ static void fork_prepare(void)
     if (mt_tls_in_hook || atomic_load(&mt_g.state) != MT_ST_READY)
         return;
     mt_tls_in_hook = MT_IN_OWN;
+    mt_libunwind_fork_prepare();
     mt_publisher_lock();
     mt_traces_lock_all();
     mt_ptrs_lock_all();
@@ -88,6 +92,7 @@ static void fork_parent(void)
         return;
     fork_unlock();
     mt_publisher_unlock();
+    mt_libunwind_fork_done(false);
 }
 
 static void fork_child(void)
@@ -97,6 +102,7 @@ static void fork_child(void)
     fork_unlock();
     mt_publisher_child_reset();
     mt_rec_child_reset();
+    mt_libunwind_fork_done(true);
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
 }
 

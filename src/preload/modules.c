@@ -165,6 +165,11 @@ static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+unsigned long long mt_modules_unloads(const mt_modules *m)
+{
+    return m->subs;
+}
+
 void mt_modules_sync(mt_modules *m, mt_shm_writer *w, uint64_t publish_seq)
 {
     unsigned long long c[2] = {0, 0};

@@ -14,6 +14,10 @@ void mt_modules_reset(mt_modules *m);
 /* Appends modules loaded since the last call and marks unloaded ones. */
 void mt_modules_sync(mt_modules *m, mt_shm_writer *w, uint64_t publish_seq);
 
+/* dl_iterate_phdr's count of unloaded objects (dlpi_subs) at the last
+ * sync. */
+unsigned long long mt_modules_unloads(const mt_modules *m);
+
 /* Fills a module record from a dl_iterate_phdr entry (bias, address
  * range, build-id from the in-memory notes, path); also used by the
  * recording writer (record_modules.c). */

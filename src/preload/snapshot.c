@@ -21,6 +21,7 @@
  */
 #include "snapshot.h"
 
+#include "backtrace.h"
 #include "clock.h"
 #include "modules.h"
 #include "os_memory.h"
@@ -274,9 +275,17 @@ static void fill_slot(mt_snapshot_state *s, const mt_shm_writer *w, unsigned cha
     h->defs_count = s->defs_published;
 }
 
+/* The module list, and the unwinders' caches flushed if an object was
+ * unloaded behind dlclose's back (backtrace.h). */
+static void sync_modules(mt_snapshot_state *s, mt_shm_writer *w, uint64_t seq_no)
+{
+    mt_modules_sync(s->modules, w, seq_no);
+    mt_backtrace_unloads_seen(mt_modules_unloads(s->modules));
+}
+
 void mt_snapshot_sync_modules(mt_snapshot_state *s, mt_shm_writer *w)
 {
-    mt_modules_sync(s->modules, w, w->p.publish_count + 1);
+    sync_modules(s, w, w->p.publish_count + 1);
 }
 
 void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
@@ -284,7 +293,7 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     mt_shm_private *p = &w->p;
     uint64_t seq_no = p->publish_count + 1;
     uint64_t now = mt_now_precise_ns();
-    mt_modules_sync(s->modules, w, seq_no);
+    sync_modules(s, w, seq_no);
     uint32_t count = mt_trace_count();
     publish_defs(s, w, count);
     uint32_t ntr = s->defs_published;

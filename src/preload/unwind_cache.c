@@ -20,6 +20,16 @@
  * (ABA: the rule read belongs to the other address).  One word cannot be
  * torn, so readers need no protocol at all.
  *
+ * Flushes: after every dlclose (dl_hooks.c), and when the publisher sees
+ * the loader's unload count (dlpi_subs) change (backtrace.h): glibc
+ * unloads some objects without the interposed dlclose (iconv's gconv
+ * modules).  Such an unload is noticed within one publish interval, so in
+ * between, an object loaded where the unloaded one was can be walked with
+ * stale rules: a wrong trace, or a fallback when a walk's sanity checks
+ * catch it.  The known full fix, not done: bound every walk by the
+ * thread's stack top, so that no stale rule can send it outside the
+ * stack, and revalidate rules against the object they came from.
+ *
  * Writers (misses) and the flush are serialised by a spinlock that guards
  * a few stores only; a writer that finds it taken skips caching (the rule
  * it computed is still used), so no hook ever waits for it, not even a

@@ -14,11 +14,21 @@
  * Every read is bounded by the object's mapping ([dlfo_map_start,
  * dlfo_map_end)) and by sane sizes (unwind_read.h): the tables come from
  * the loader and are normally right, but bad ones must not crash us.
+ *
+ * The main program is the exception: for it, glibc reports only the load
+ * segment that holds the address asked about, and when its segments are
+ * not contiguous (a gap between them: node, make, lsof, bc) .eh_frame_hdr
+ * is in another one.  So mt_fde_available records, through
+ * dl_iterate_phdr (at start-up, where its lock is harmless), the main
+ * program's load segment holding its PT_GNU_EH_FRAME, and the main
+ * program's tables are read within that segment.  The main program is
+ * never unloaded, so the record stays right for the life of the image.
  */
 #define _GNU_SOURCE
 #include "unwind_fde.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #define MAX_ENTRY_BYTES (16u << 20) /* one CIE or FDE */
 #define MAX_TABLE_ENTRIES (1u << 26)
@@ -171,6 +181,35 @@ static bool search_table(const object_span *o, uintptr_t hdr, uint64_t pc, uintp
     return inside(o, *fde);
 }
 
+/* The main program's .eh_frame_hdr and the load segment holding it (see
+ * the top of the file); zeros when unknown.  Set by mt_fde_available,
+ * before any walk; read-only afterwards. */
+static struct {
+    uintptr_t hdr;
+    object_span seg;
+} g_exe;
+
+/* dl_iterate_phdr callback: the first object is the main program. */
+static int find_exe_hdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    uintptr_t hdr = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+            hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+    for (int i = 0; hdr && i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        object_span seg = {info->dlpi_addr + ph->p_vaddr, info->dlpi_addr + ph->p_vaddr};
+        seg.hi += ph->p_memsz;
+        if (ph->p_type == PT_LOAD && inside(&seg, hdr)) {
+            g_exe.hdr = hdr;
+            g_exe.seg = seg;
+        }
+    }
+    return 1;
+}
+
 bool mt_fde_find(uint64_t pc, mt_fde *out)
 {
     struct dl_find_object fo;
@@ -178,6 +217,8 @@ bool mt_fde_find(uint64_t pc, mt_fde *out)
         return false;
     object_span o = {(uintptr_t)fo.dlfo_map_start, (uintptr_t)fo.dlfo_map_end};
     uintptr_t hdr = (uintptr_t)fo.dlfo_eh_frame, fde;
+    if (hdr == g_exe.hdr && !inside(&o, hdr))
+        o = g_exe.seg; /* the main program, pc in another segment than its table */
     if (!inside(&o, hdr) || !search_table(&o, hdr, pc, &fde) || !parse_fde(&o, fde, out))
         return false;
     return pc >= out->pc_begin && pc < out->pc_end;
@@ -185,6 +226,8 @@ bool mt_fde_find(uint64_t pc, mt_fde *out)
 
 bool mt_fde_available(void)
 {
+    g_exe.hdr = 0;
+    dl_iterate_phdr(find_exe_hdr, NULL);
     struct dl_find_object fo;
     return _dl_find_object((void *)(uintptr_t)&mt_fde_available, &fo) == 0 && fo.dlfo_eh_frame;
 }

@@ -23,7 +23,10 @@ typedef struct mt_fde {
  * read, no FDE covers pc, or the data is malformed. */
 bool mt_fde_find(uint64_t pc, mt_fde *out);
 
-/* Whether mt_fde_find can work in this process (glibc >= 2.35). */
+/* Whether mt_fde_find can work in this process (glibc >= 2.35).  Also
+ * records where the main program's unwind tables are (unwind_fde.c):
+ * call it once before the first mt_fde_find, not from a dl_iterate_phdr
+ * callback or with the loader's lock held. */
 bool mt_fde_available(void);
 
 #endif

@@ -2,12 +2,17 @@
 """dlclose flushes the own unwinder's rule cache: two libraries with the
 same code layout but different stack frames (unw_swap_lib.c built with two
 pad sizes) are loaded one after the other at the same address, 20 rounds,
-each allocating 50 blocks from a fresh thread.  Under MEMTOP_UNWIND=check
-the own walker must agree with libunwind on every allocation and never
-need to fall back: with a stale rule from the other library, its walk
-reads the wrong stack slots and either disagrees or gives up.  The test
-also verifies its own premise: both libraries have identical symbol
-offsets, and at least one round put the second where the first had been.
+each allocating 50 blocks from a fresh thread and 50 from the main thread.
+Under MEMTOP_UNWIND=check the own walker must agree with libunwind on
+every allocation and never need to fall back: with a stale rule from the
+other library, its walk reads the wrong stack slots and either disagrees
+or gives up.  With MEMTOP_UNWIND=libunwind, the main thread's blocks of
+each library must have their own traces, with the right frames (three in
+the library, then its caller): the main thread keeps walking
+across the dlcloses, and a stale unw_backtrace frame cache would stop its
+walks in the swapped library.  The test also verifies its own premise:
+both libraries have identical symbol offsets, and at least one round put
+the second where the first had been.
 """
 import os
 import re
@@ -16,8 +21,16 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from unwlib import Test, check_agree, env_path, run_check  # noqa: E402
+from mtplib import frame_module  # noqa: E402
 
 t = Test("unwind_dlclose_reuse")
+
+
+def right_frames(trace):
+    """inner, middle, swap_alloc in a swap library, then use() in unw_dlswap."""
+    mods = [frame_module(trace, i) or "" for i in range(4)]
+    return (all("libunw_swap_" in m for m in mods[:3])
+            and os.path.basename(mods[3]) == "unw_dlswap")
 a, b = env_path("UNW_SWAP_A"), env_path("UNW_SWAP_B")
 
 
@@ -31,10 +44,24 @@ if sa is not None and sb is not None:
     t.check(sa == sb and "swap_alloc" in sa,
             "premise: the two libraries' symbols differ (layouts differ):\n%s\n%s" % (sa, sb))
 s = run_check(t, [t.prog("unw_dlswap"), a, b], "dlswap", compare_out=False)
-check_agree(t, s, "dlswap", min_own=2 * 20 * 50, fallback_ok=False)
+check_agree(t, s, "dlswap", min_own=2 * 20 * 2 * 50, fallback_ok=False)
 if s is not None:
     res = t.run_plain([t.prog("unw_dlswap"), a, b])
     m = re.search(r"same_address (\d+)", res.out)
     t.check(m is not None and int(m.group(1)) > 0,
             "premise: the second library never loaded where the first had been: %r" % res.out)
+    res, snap = t.run_snapshot([t.prog("unw_dlswap"), a, b], t.shm_dir("shm-libunwind"),
+                               {"MEMTOP_UNWIND": "libunwind"})
+    t.expect(res, 0)
+    snap = t.check_snapshot(snap, res.label)
+    # The fresh threads' traces are the same for A and B (same addresses,
+    # same callers): they mix both sizes and are not counted here.  The
+    # main thread calls each library from its own call site in main.
+    for size in ((2001, 2003) if snap is not None else ()):
+        mk = t.check_marker(snap, size, "main thread's swap blocks", alloc=20 * 50,
+                            free=20 * 50)
+        bad = [[frame_module(tr, i) for i in range(4)] for tr in (mk or {}).get("traces", [])
+               if not right_frames(tr)]
+        t.check(mk is not None and not bad,
+                "libunwind mode, size %d: traces with wrong frames (modules %s)" % (size, bad))
 t.finish()

@@ -2,11 +2,13 @@
  *
  * argv[1], argv[2]: libunw_swap_a.so and libunw_swap_b.so (same code
  * layout, different frames: unw_swap_lib.c).  Each of CYCLES rounds loads
- * A, allocates through it on a fresh thread, unloads it, then does the
- * same with B.  A fresh thread each time, because libunwind's per-thread
- * frame cache is never invalidated by dlclose: in MEMTOP_UNWIND=check mode
- * the reference must start cold.  Prints how many rounds put B where A
- * was (the test needs at least one) and exits 0.
+ * A, allocates through it on a fresh thread and on the main thread,
+ * unloads it, then does the same with B.  The main thread walks through
+ * both libraries, round after round: libunwind's per-thread frame cache
+ * (unw_backtrace's) is not invalidated by dlclose, so memtop must stop
+ * using it on a thread once a dlclose may have made it stale (the main
+ * thread's walks would otherwise use A's frames for B).  Prints how many
+ * rounds put B where A was (the test needs at least one) and exits 0.
  */
 #define _GNU_SOURCE
 #include "pf_check.h"
@@ -30,8 +32,8 @@ static void *use(void *arg)
     return NULL;
 }
 
-/* Loads path, allocates through it on a new thread, unloads it; returns
- * the address its function had. */
+/* Loads path, allocates through it on a new thread and on this one,
+ * unloads it; returns the address its function had. */
 static void *round_trip(const char *path, size_t size)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -42,6 +44,7 @@ static void *round_trip(const char *path, size_t size)
     pthread_t t;
     PF_CHECK(pthread_create(&t, NULL, use, arg) == 0, "pthread_create");
     PF_CHECK(pthread_join(t, NULL) == 0, "pthread_join");
+    use(arg);
     PF_CHECK(dlclose(h) == 0, "dlclose: %s", dlerror());
     PF_CHECK(dlopen(path, RTLD_NOW | RTLD_NOLOAD) == NULL, "%s did not unload", path);
     return (void *)fn;
