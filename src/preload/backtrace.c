@@ -28,6 +28,7 @@
 #include "unwind_libunwind.h"
 
 #include <link.h>
+#include <signal.h>
 #include <string.h>
 
 #define MISMATCH_LOG_MAX 5
@@ -95,6 +96,33 @@ void mt_backtrace_unloads_seen(unsigned long long subs)
     mt_backtrace_flush();
 }
 
+/* libunwind needs ~13 KB of stack.  A signal handler that allocates on a
+ * small alternate signal stack (sigaltstack) may not have that much left:
+ * then the trace gets no frames (the block is still counted exactly, on
+ * the trace without frames) rather than overflowing the handler's stack.
+ * One system call, on libunwind's (rare, slow) path only. */
+#define LIBUNWIND_STACK_NEED (16u << 10)
+
+static bool libunwind_has_room(void)
+{
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+        return true;
+    char here;
+    uintptr_t sp = (uintptr_t)&here, lo = (uintptr_t)ss.ss_sp;
+    return sp > lo && sp - lo >= LIBUNWIND_STACK_NEED;
+}
+
+/* libunwind's backtrace, or none when the stack has no room for it. */
+static uint32_t libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated)
+{
+    if (MT_UNLIKELY(!libunwind_has_room())) {
+        *truncated = false;
+        return 0;
+    }
+    return mt_libunwind_frames(frames, depth, truncated);
+}
+
 static void log_mismatch(uint64_t k, const uint64_t *own, int on, bool otrunc,
                          const uint64_t *frames, uint32_t n, bool truncated)
 {
@@ -116,7 +144,7 @@ static uint32_t check_both(const mt_hook_frame *start, mt_walk_memo *memo, uint6
     uint64_t own[MT_MAX_DEPTH], oh = 0;
     bool otrunc = false;
     int on = mt_unwind(start, memo, own, depth, &otrunc, &oh);
-    uint32_t n = mt_libunwind_frames(frames, depth, truncated);
+    uint32_t n = libunwind_frames(frames, depth, truncated);
     *hash = mt_hash_frames(frames, n);
     if (on < 0) {
         atomic_fetch_add_explicit(&g_fallback, 1, memory_order_relaxed);
@@ -146,7 +174,7 @@ uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *
     } else if (mode == MT_UNWIND_CHECK) {
         return check_both(start, memo, frames, depth, truncated, hash);
     }
-    uint32_t n = mt_libunwind_frames(frames, depth, truncated);
+    uint32_t n = libunwind_frames(frames, depth, truncated);
     *hash = mt_hash_frames(frames, n);
     return n;
 }
