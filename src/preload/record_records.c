@@ -165,7 +165,7 @@ void mt_rr_defs(void)
     uint32_t count = mt_trace_count();
     while (mt_w.defs < count) {
         mt_trace *t = mt_trace_get(mt_w.defs);
-        while (!atomic_load_explicit(&t->ready, memory_order_acquire))
+        while (!mt_trace_ready(t))
             sched_yield();
         emit_def(mt_w.defs, mt_trace_def_get(mt_w.defs));
         mt_w.defs++;

@@ -91,7 +91,7 @@ static void publish_defs(mt_snapshot_state *s, mt_shm_writer *w, uint32_t count)
 {
     while (s->defs_published < count) {
         mt_trace *t = mt_trace_get(s->defs_published);
-        if (!atomic_load_explicit(&t->ready, memory_order_acquire))
+        if (!mt_trace_ready(t))
             break; /* being created: next time */
         const mt_trace_def *d = mt_trace_def_get(s->defs_published);
         if (!mt_shm_append_def(w, s->defs_published, mt_trace_def_frames(d), d->nframes, d->flags,

@@ -24,17 +24,18 @@
  *
  * mt_trace_find() is the readers' lookup: no lock, no store, so it is safe
  * from any thread at any time, a signal handler included.  It loads the
- * word and each slot with acquire, which makes the definition behind a
- * slot visible (directly from the inserting writer, or through the chain
- * of shard lock and array publication when the slot was copied by a
- * growth).  It trusts hash + nframes + frames[0], as the per-thread cache
- * it replaced did: the 64-bit hash has full avalanche and each step is a
- * bijection of the frame (hash.h), so two traces that differ in a single
- * frame never collide, and the odds that two of N traces share all 64 bits
- * of hash, their count and their innermost frame are below N^2 / 2^65.  A
- * miss (trace new, slot not yet stored, or an array that a growth already
- * replaced) is not an answer: the caller goes to mt_trace_intern(), which
- * locks.
+ * word and each slot with acquire, which makes the trace behind a slot
+ * visible (directly from the inserting writer, or through the chain of
+ * shard lock and array publication when the slot was copied by a growth).
+ * It trusts the 64-bit hash, compared with the trace's `key` in its
+ * counters' cache line (trace_table.h), the line the hook updates next:
+ * the hash folds in every frame and the count, has full avalanche, and
+ * each step is a bijection of the frame (hash.h), so two traces that
+ * differ in a single frame never collide, and the odds that two of N
+ * traces share all 64 bits are below N^2 / 2^65 (2^-25 for a million
+ * traces).  A miss (trace new, slot not yet stored, or an array that a
+ * growth already replaced) is not an answer: the caller goes to
+ * mt_trace_intern(), which locks and compares the frames themselves.
  */
 #ifndef MT_TRACE_INDEX_H
 #define MT_TRACE_INDEX_H
@@ -98,12 +99,11 @@ static inline uint32_t mt_tidx_mask(uintptr_t word)
 /* The id of the backtrace if the index has it, else MT_TRACE_OVERFLOW (0):
  * then ask mt_trace_intern().  Lock-free; see the top of the file for what
  * it compares. */
-static inline uint32_t mt_trace_find(const uint64_t *frames, uint32_t n, uint64_t hash)
+static inline uint32_t mt_trace_find(uint64_t hash)
 {
     uintptr_t w = atomic_load_explicit(&mt_trace_index[mt_tidx_shard(hash)], memory_order_acquire);
     _Atomic uint32_t *slots = mt_tidx_slots(w);
     uint32_t mask = mt_tidx_mask(w);
-    uint64_t f0 = n ? frames[0] : 0;
     for (uint32_t j = mt_tidx_home(hash) & mask;; j = (j + 1) & mask) {
         uint32_t v = atomic_load_explicit(&slots[j], memory_order_acquire);
         if (!v)
@@ -111,8 +111,7 @@ static inline uint32_t mt_trace_find(const uint64_t *frames, uint32_t n, uint64_
         if (!mt_tidx_tag_match(v, hash))
             continue;
         uint32_t id = v & MT_TIDX_ID_MASK;
-        const mt_trace_def *d = mt_trace_def_get(id);
-        if (MT_LIKELY(d->hash == hash && d->nframes == n && d->frame0 == f0))
+        if (MT_LIKELY(atomic_load_explicit(&mt_trace_get(id)->key, memory_order_relaxed) == hash))
             return id;
     }
 }
@@ -122,7 +121,7 @@ static inline uint32_t mt_trace_find(const uint64_t *frames, uint32_t n, uint64_
 static inline uint32_t mt_trace_id(const uint64_t *frames, uint32_t n, uint64_t hash,
                                    uint16_t flags, uint64_t now_ns)
 {
-    uint32_t id = mt_trace_find(frames, n, hash);
+    uint32_t id = mt_trace_find(hash);
     return MT_LIKELY(id) ? id : mt_trace_intern(frames, n, hash, flags, now_ns);
 }
 

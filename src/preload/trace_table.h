@@ -17,8 +17,15 @@
  * with atomic read-modify-writes.  The invariant "free happens-before read"
  * that lets the publisher derive live_count = alloc_count - free_count >= 0
  * comes from free_count being incremented with release and read with
- * acquire before alloc_count is read.  `ready` is set (release) once the
- * trace's definition (mt_trace_def) is complete. */
+ * acquire before alloc_count is read.
+ *
+ * `key` is 0 until the trace's definition (mt_trace_def) is complete, then
+ * stored once (release): the backtrace's hash, which is never 0
+ * (mt_hash_finish).  It sits in this line so that the lock-free lookup
+ * (trace_index.h) checks a candidate in the very line the hook's counters
+ * update needs next, instead of loading the definition's line too (one
+ * cache miss fewer per allocation).  Traces that are never looked up (the
+ * overflow trace, ids burnt without frames) have key 1. */
 typedef struct mt_trace {
     _Atomic uint64_t alloc_count;
     _Atomic uint64_t live_bytes;
@@ -27,25 +34,23 @@ typedef struct mt_trace {
     _Atomic uint64_t free_bytes;
     _Atomic uint64_t temp_count;
     _Atomic uint64_t temp_bytes;
-    _Atomic uint32_t ready;
-    uint32_t reserved;
+    _Atomic uint64_t key;
 } __attribute__((aligned(MT_CACHELINE))) mt_trace;
 _Static_assert(sizeof(mt_trace) == MT_CACHELINE, "a trace's counters are one cache line");
 
 /* What the backtrace is: immutable once its trace is ready.  Kept apart
  * from the counters, in a parallel array, so that a trace costs one cache
- * line of counters plus 32 bytes (and its frames), not two lines.  Holds
- * the innermost frame itself, so that a lookup (trace_index.h) compares
- * hash, count and frames[0] in one cache line. */
+ * line of counters plus 24 bytes (and its frames), not two lines.  The
+ * hooks never read it: the publisher, the recorder and the locked path of
+ * the trace index do. */
 typedef struct mt_trace_def {
     uint64_t hash;
-    uint64_t frame0; /* frames[0]; 0 without frames */
     uint64_t first_seen_ns;
     uint32_t frames_at; /* where the frames start in the frames arena */
     uint16_t nframes;   /* 0: no frames (the overflow trace, or no room) */
     uint16_t flags;     /* MT_DEF_* from shm_layout.h */
 } mt_trace_def;
-_Static_assert(sizeof(mt_trace_def) == 32, "a definition is half a cache line");
+_Static_assert(sizeof(mt_trace_def) == 24, "a definition is three words");
 
 bool mt_traces_init(void);
 
@@ -69,7 +74,13 @@ static inline mt_trace *mt_trace_get(uint32_t id)
     return &mt_traces[id];
 }
 
-/* Trace id's definition; read it only once mt_trace_get(id)->ready. */
+/* Whether the trace's definition is complete (acquire: it is visible). */
+static inline bool mt_trace_ready(const mt_trace *t)
+{
+    return atomic_load_explicit(&t->key, memory_order_acquire) != 0;
+}
+
+/* Trace id's definition; read it only once mt_trace_ready(id's trace). */
 static inline const mt_trace_def *mt_trace_def_get(uint32_t id)
 {
     return &mt_trace_defs[id];
