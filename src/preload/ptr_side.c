@@ -18,7 +18,7 @@
 /* The block table's hash of a pointer (ptr_table.c). */
 static inline uint64_t side_hash(uintptr_t ptr)
 {
-    return mt_mix64(mt_slot_key(ptr));
+    return mt_slot_hash(mt_slot_key(ptr));
 }
 
 static inline uint64_t next(const mt_side *t, uint64_t j)
@@ -29,7 +29,7 @@ static inline uint64_t next(const mt_side *t, uint64_t j)
 /* Position of ptr, or of the empty entry where it would go. */
 static uint64_t find(const mt_side *t, uintptr_t ptr, uint64_t h)
 {
-    uint64_t j = mt_range(h, t->cap);
+    uint64_t j = mt_slot_home(h, t->cap);
     while (t->e[j].ptr && t->e[j].ptr != ptr)
         j = next(t, j);
     return j;
@@ -84,7 +84,7 @@ static void erase_at(mt_side *t, uint64_t i)
         j = next(t, j);
         if (!t->e[j].ptr)
             break;
-        uint64_t home = mt_range(side_hash(t->e[j].ptr), t->cap);
+        uint64_t home = mt_slot_home(side_hash(t->e[j].ptr), t->cap);
         bool stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
         if (stays)
             continue;

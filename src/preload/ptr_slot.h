@@ -20,6 +20,7 @@
 #ifndef MT_PTR_SLOT_H
 #define MT_PTR_SLOT_H
 
+#include "hash.h"
 #include "mt_common.h"
 
 #include <stdbool.h>
@@ -48,6 +49,26 @@ static inline uint64_t mt_slot_key(uintptr_t ptr)
 static inline bool mt_slot_key_fits(uint64_t key)
 {
     return key - 1 < (MT_SLOT_PTR_LIMIT >> 3) - 1;
+}
+
+/* Where a key goes: the hash is one multiply (Fibonacci hashing, whose
+ * high bits spread runs of addresses well); its top MT_SLOT_SHARD_BITS
+ * bits pick the shard (ptr_table.c) and the bits below them the position
+ * in the shard's slots or side table, so that the keys of one shard are
+ * spread over all of its positions.  It is short because the table's
+ * deletion recomputes it for every slot it moves past. */
+#define MT_SLOT_SHARD_BITS 5
+static inline uint64_t mt_slot_hash(uint64_t key)
+{
+    return key * 0x9e3779b97f4a7c15ull;
+}
+static inline uint32_t mt_slot_shard(uint64_t h)
+{
+    return (uint32_t)(h >> (64 - MT_SLOT_SHARD_BITS));
+}
+static inline uint64_t mt_slot_home(uint64_t h, uint64_t cap)
+{
+    return mt_range(h << MT_SLOT_SHARD_BITS, cap);
 }
 
 static inline bool mt_slot_fits(uint64_t key, uint64_t size)

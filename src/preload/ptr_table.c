@@ -41,7 +41,7 @@
 #include "spinlock.h"
 #include "trace_table.h"
 
-#define MT_PTR_SHARDS 32u
+#define MT_PTR_SHARDS (1u << MT_SLOT_SHARD_BITS)
 #define SHARD_MIN_CAP 64u
 #define MT_YEAR_MS (365ull * 86400u * 1000u)
 #define MT_KEEP_MS (3 * MT_YEAR_MS)
@@ -64,12 +64,12 @@ static ptr_shard g_shards[MT_PTR_SHARDS];
 /* Hash of a pointer, from its key so that a slot's is the same. */
 static inline uint64_t key_hash(uint64_t key)
 {
-    return mt_mix64(key);
+    return mt_slot_hash(key);
 }
 
 static inline ptr_shard *shard_of(uint64_t h)
 {
-    return &g_shards[h & (MT_PTR_SHARDS - 1)];
+    return &g_shards[mt_slot_shard(h)];
 }
 
 static inline uint64_t next(const ptr_shard *s, uint64_t j)
@@ -104,7 +104,7 @@ bool mt_ptrs_init(void)
 
 static void raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
 {
-    uint64_t j = mt_range(key_hash(mt_slot_key_of(e)), cap);
+    uint64_t j = mt_slot_home(key_hash(mt_slot_key_of(e)), cap);
     while (slots[j].w0)
         j = (j + 1 == cap) ? 0 : j + 1;
     slots[j] = *e;
@@ -131,7 +131,7 @@ static bool __attribute__((noinline, cold)) shard_grow(ptr_shard *s)
  * key_hash(key)), or of the empty slot where it would go. */
 static inline uint64_t find(const ptr_shard *s, uint64_t probe, uint64_t h)
 {
-    uint64_t j = mt_range(h, s->cap);
+    uint64_t j = mt_slot_home(h, s->cap);
     while (s->slots[j].w0 && !mt_slot_holds(&s->slots[j], probe))
         j = next(s, j);
     return j;
@@ -146,7 +146,7 @@ static void erase_at(ptr_shard *s, uint64_t i)
         j = next(s, j);
         if (!s->slots[j].w0)
             break;
-        uint64_t home = mt_range(key_hash(mt_slot_key_of(&s->slots[j])), s->cap);
+        uint64_t home = mt_slot_home(key_hash(mt_slot_key_of(&s->slots[j])), s->cap);
         bool stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
         if (stays)
             continue;
@@ -273,7 +273,7 @@ void mt_ptr_prefetch(uintptr_t ptr)
     const mt_slot *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
     uint64_t cap = __atomic_load_n(&s->cap, __ATOMIC_RELAXED);
     if (slots && cap)
-        __builtin_prefetch(&slots[mt_range(h, cap)], 1);
+        __builtin_prefetch(&slots[mt_slot_home(h, cap)], 1);
 }
 
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out)

@@ -243,7 +243,8 @@ static void growth_and_visit(void **state)
 static uintptr_t same_shard(uintptr_t p, uintptr_t after)
 {
     uintptr_t q = after;
-    while ((mt_mix64(mt_slot_key(q)) & 63) != (mt_mix64(mt_slot_key(p)) & 63))
+    while (mt_slot_shard(mt_slot_hash(mt_slot_key(q))) !=
+           mt_slot_shard(mt_slot_hash(mt_slot_key(p))))
         q += 16;
     return q;
 }
