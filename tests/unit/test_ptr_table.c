@@ -257,6 +257,61 @@ static mt_block lookup(uintptr_t p)
     return out;
 }
 
+/* Random inserts and removals in one shard, checked against a model after
+ * every step: a removal must find exactly the record inserted, a removal
+ * of an absent pointer must find nothing, and the count must match.  One
+ * shard fills and empties through its growth points, so probe runs grow
+ * long, wrap around the end of the array, and removals shift keys back
+ * into the holes they leave (ptr_table.c): a broken shift loses keys. */
+#define CHURN_PTRS 6000u
+#define CHURN_STEPS 400000u
+
+static void churn_against_model(void **state)
+{
+    (void)state;
+    static uintptr_t ptrs[CHURN_PTRS];
+    static bool live[CHURN_PTRS];
+    /* Random addresses, not a run of them: Fibonacci hashing spreads a
+     * run of addresses so evenly that probe runs would stay short. */
+    uint64_t shard = mt_slot_shard(mt_slot_hash(mt_slot_key(0x7f0000100000u))), pick = 7;
+    for (uint32_t i = 0; i < CHURN_PTRS;) {
+        pick ^= pick << 13, pick ^= pick >> 7, pick ^= pick << 17;
+        uintptr_t p = 0x7f0000000000u | (pick & 0xfffffff0u);
+        bool dup = false;
+        for (uint32_t k = 0; k < i && !dup; k++)
+            dup = ptrs[k] == p;
+        if (!dup && mt_slot_shard(mt_slot_hash(mt_slot_key(p))) == shard)
+            ptrs[i++] = p;
+    }
+    uint64_t rng = 99, n = 0, base = mt_ptr_count();
+    mt_block out, stale;
+    for (uint32_t step = 0; step < CHURN_STEPS; step++) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        /* Phases that favour inserting, then removing, so the shard's load
+         * sweeps its whole range. */
+        uint32_t span = (step / 50000u) % 2 ? CHURN_PTRS / 4 : CHURN_PTRS;
+        uint32_t i = (uint32_t)(rng % span);
+        if (live[i]) {
+            assert_true(mt_ptr_remove(ptrs[i], &out));
+            assert_block(&out, i + 1, i, (uint64_t)i * MS);
+            live[i] = false;
+            n--;
+        } else if (rng >> 62) {
+            mt_block b = blk(i + 1, i, (uint64_t)i * MS);
+            assert_int_equal(mt_ptr_insert(ptrs[i], &b, &stale), MT_INSERT_NEW);
+            live[i] = true;
+            n++;
+        } else {
+            assert_false(mt_ptr_remove(ptrs[i], &out));
+        }
+        assert_int_equal(mt_ptr_count(), base + n);
+    }
+    for (uint32_t i = 0; i < CHURN_PTRS; i++)
+        if (live[i])
+            assert_true(mt_ptr_remove(ptrs[i], &out));
+    assert_int_equal(mt_ptr_count(), base);
+}
+
 #define YEAR_MS (365ull * DAY_MS)
 
 /* Births stay exact to the millisecond whatever the ages and the times
@@ -328,10 +383,15 @@ static void birth_window(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(slot_pack_edges),        cmocka_unit_test(slot_fits),
-        cmocka_unit_test(birth_encoding),         cmocka_unit_test(insert_remove),
-        cmocka_unit_test(replace_and_try_remove), cmocka_unit_test(side_table),
-        cmocka_unit_test(replace_across_tables),  cmocka_unit_test(growth_and_visit),
+        cmocka_unit_test(slot_pack_edges),
+        cmocka_unit_test(slot_fits),
+        cmocka_unit_test(birth_encoding),
+        cmocka_unit_test(insert_remove),
+        cmocka_unit_test(replace_and_try_remove),
+        cmocka_unit_test(side_table),
+        cmocka_unit_test(replace_across_tables),
+        cmocka_unit_test(growth_and_visit),
+        cmocka_unit_test(churn_against_model),
         cmocka_unit_test(birth_window), /* last: moves a shard's time window */
     };
     return cmocka_run_group_tests(tests, setup, NULL);
