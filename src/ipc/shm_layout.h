@@ -61,6 +61,10 @@ enum {
     MT_FLAG_EXITED = 1u << 0,       /* final snapshot published at exit */
     MT_FLAG_SEGMENT_FULL = 1u << 1, /* a region ran out of room; data dropped */
     MT_FLAG_FORK_CHILD = 1u << 2,   /* this process was forked from a tracked one */
+    /* With MT_FLAG_EXITED: the final snapshot was published before an exec;
+     * the process runs on as another program, which did not load
+     * libmemtop.so (if it had, it would have replaced this segment). */
+    MT_FLAG_EXECED = 1u << 3,
 };
 
 /* Control channel commands (viewer -> target). */

@@ -63,6 +63,11 @@ mt_state mt_segment_state(const mt_segment *seg)
     return MT_STATE_STALE;
 }
 
+const char *mt_state_label(mt_state st, uint32_t flags)
+{
+    return st == MT_STATE_EXITED && (flags & MT_FLAG_EXECED) ? "exec'd" : mt_state_name(st);
+}
+
 const char *mt_state_name(mt_state st)
 {
     switch (st) {

@@ -17,8 +17,10 @@
  * vfork/posix_spawn children run in the parent's memory until exec and do
  * not run atfork handlers: nothing here writes state for them.
  *
- * exec: the new image loads libmemtop.so afresh (LD_PRELOAD is inherited)
- * and replaces the segment of this pid.
+ * exec: the segment gets a final snapshot marked exec'd (exec_hooks.c);
+ * the new image loads libmemtop.so afresh (LD_PRELOAD is inherited) and
+ * replaces the segment of this pid, or, if it does not, the segment says
+ * that its numbers are those from before the exec.
  *
  * Recordings (record.h): MEMTOP_RECORD starts at tracking start, the
  * writer thread with our constructor; a fork child drops its parent's

@@ -21,8 +21,8 @@ typedef struct {
     mt_side_entry *e;
 } mt_side;
 
-/* Records ptr (h: its hash, mt_slot_hash(mt_slot_key(ptr))).  *replaced tells whether a record for ptr
- * was there (returned in *stale).  False: no memory, nothing changed. */
+/* Records ptr (h: its hash, mt_slot_hash(mt_slot_key(ptr))).  *replaced tells whether a record for
+ * ptr was there (returned in *stale).  False: no memory, nothing changed. */
 bool mt_side_put(mt_side *t, uintptr_t ptr, uint64_t h, const mt_block *b, mt_block *stale,
                  bool *replaced);
 

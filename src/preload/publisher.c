@@ -202,6 +202,26 @@ void mt_publisher_final(void)
     mt_spin_unlock(&g_pub.lock);
 }
 
+bool mt_publisher_exec_begin(void)
+{
+    mt_spin_lock(&g_pub.lock);
+    bool mark = own_segment() && !g_pub.final_done;
+    if (mark) {
+        publish_locked();
+        mt_shm_set_flag(&g_pub.w, MT_FLAG_EXITED | MT_FLAG_EXECED);
+    }
+    mt_spin_unlock(&g_pub.lock);
+    return mark;
+}
+
+void mt_publisher_exec_failed(void)
+{
+    mt_spin_lock(&g_pub.lock);
+    if (own_segment())
+        mt_shm_change_flags(&g_pub.w, 0, MT_FLAG_EXITED | MT_FLAG_EXECED);
+    mt_spin_unlock(&g_pub.lock);
+}
+
 void mt_publisher_sync_modules(void)
 {
     mt_spin_lock(&g_pub.lock);

@@ -45,7 +45,7 @@ void mt_rec_child_reset(void);       /* atfork child: the parent's recording is 
 void mt_rec_child_start(void);       /* first hook of a fork child */
 void mt_rec_finish(unsigned reason); /* exit, _exit, exec: finalize (MT_DAT_END_*) */
 
-/* exec (record_exec.c): before the real exec, the final state and END are
+/* exec (exec_hooks.c): before the real exec, the final state and END are
  * written but the file stays open (true if so); if the exec returns
  * (failed), the recording resumes as if nothing happened, or, if the file
  * cannot be cut back, ends with status FAILED "exec failed (ERRNO): ...". */

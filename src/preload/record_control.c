@@ -4,7 +4,7 @@
  * no initial state needed), the control channel (MT_CMD_RECORD_START /
  * STOP, on the publisher thread: a mid-run start with an initial state),
  * and a fork child whose MEMTOP_RECORD names a file per process (%p, %n).
- * Ways out: stop, exit/_exit (our destructor), exec (record_exec.c), a
+ * Ways out: stop, exit/_exit (our destructor), exec (exec_hooks.c), a
  * write error.  The status is kept here and copied into the segment header
  * by the publisher (the hooks never touch the segment).
  */

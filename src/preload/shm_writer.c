@@ -232,11 +232,16 @@ void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq)
     __atomic_store_n(&rec->unload_seq, seq, __ATOMIC_RELEASE);
 }
 
-void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag)
+void mt_shm_change_flags(mt_shm_writer *w, uint32_t set, uint32_t clear)
 {
-    w->p.flags |= flag;
+    w->p.flags = (w->p.flags & ~clear) | set;
     if (w->hdr)
         __atomic_store_n(&w->hdr->flags, w->p.flags, __ATOMIC_RELEASE);
+}
+
+void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag)
+{
+    mt_shm_change_flags(w, flag, 0);
 }
 
 void mt_shm_unlink(mt_shm_writer *w)

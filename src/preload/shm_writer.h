@@ -59,6 +59,8 @@ void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq);
 /* Makes bytes [off, off+len) of the segment safe to touch (fallocate). */
 bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len);
 
+/* Header flags (MT_FLAG_*): clears `clear`, then sets `set`. */
+void mt_shm_change_flags(mt_shm_writer *w, uint32_t set, uint32_t clear);
 void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag);
 void mt_shm_unlink(mt_shm_writer *w);
 /* Forgets the segment without touching it (fork child: it is the parent's). */

@@ -27,8 +27,8 @@ int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_lo
     }
     const mt_shm_slot *s = &v->snap.slot;
     mt_errorf("wrote %s: snapshot #%llu of pid %d (%s), %llu traces, %s live", o->export_path,
-              (unsigned long long)s->publish_seq, (int)v->seg.id.pid, mt_state_name(st),
-              (unsigned long long)s->ntraces,
+              (unsigned long long)s->publish_seq, (int)v->seg.id.pid,
+              mt_state_label(st, v->snap.flags), (unsigned long long)s->ntraces,
               mt_fmt_bytes(s->totals.live_bytes, live, sizeof live));
     return MT_EXIT_OK;
 }

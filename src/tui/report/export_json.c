@@ -49,8 +49,10 @@ static void put_head(FILE *f, const mt_export_src *x)
     mt_json_string(f, id->exe);
     fputs(",\n\"cmdline\": ", f);
     mt_json_string(f, id->cmdline);
-    fprintf(f, ",\n\"state\": \"%s\",\n\"exited\": %s,\n\"fork_child\": %s,\n",
-            mt_state_name(x->state), x->state == MT_STATE_EXITED ? "true" : "false",
+    bool execd = x->state == MT_STATE_EXITED && (s->flags & MT_FLAG_EXECED);
+    fprintf(f, ",\n\"state\": \"%s\",\n\"exited\": %s,\n\"execd\": %s,\n\"fork_child\": %s,\n",
+            mt_state_label(x->state, s->flags),
+            x->state == MT_STATE_EXITED && !execd ? "true" : "false", execd ? "true" : "false",
             s->flags & MT_FLAG_FORK_CHILD ? "true" : "false");
     put_secs(f, "time_unix", s->slot.unix_ns);
     put_secs(f, "uptime_s", s->slot.t_ns);

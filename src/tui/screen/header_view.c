@@ -64,7 +64,9 @@ static const char *phase_text(const mt_app *a, attr_t *attr, char *buf, size_t n
         return "STARTING";
     case MT_SRC_EXITED:
         *attr = t->bad;
-        return "EXITED: live = leaked at exit";
+        return a->src.view.snap.flags & MT_FLAG_EXECED
+                   ? "EXEC'D: the state before exec; the new program is not tracked"
+                   : "EXITED: live = leaked at exit";
     case MT_SRC_GONE:
         *attr = t->bad;
         return "GONE without a final snapshot";

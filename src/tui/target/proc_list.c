@@ -23,7 +23,7 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
         return;
     }
     e->ok = true;
-    e->state = mt_state_name(mt_segment_state(&seg));
+    e->state = mt_state_label(mt_segment_state(&seg), mt_segment_flags(&seg));
     mt_snapshot snap;
     if (mt_snapshot_read(&seg, MT_SNAP_TOTALS_ONLY, &snap, NULL) == MT_OK) {
         e->have_totals = true;

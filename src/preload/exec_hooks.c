@@ -1,18 +1,31 @@
-/* record_exec.c -- finalize a recording before exec replaces the process.
+/* exec_hooks.c -- the exec family: finalize the segment and the recording
+ * before exec replaces the process.
  *
  * exec discards the process image without running destructors, so the
- * exec family is interposed: the recording gets its final state and END
- * record (reason exec) first, in frames of their own, with recording still
- * on.  If the exec returns (it failed), those frames are cut off again and
- * the recording carries on (errno is kept for the caller).  The new image
- * (LD_PRELOAD is inherited) starts its own recording if MEMTOP_RECORD asks
- * for one.  A vfork child runs in its parent's memory: mt_rec_exec_prepare
- * sees another pid and leaves the parent's recording alone.  glibc's posix_spawn and system() exec
- * through internal calls, in a child: nothing to do there either.
+ * exec family is interposed.
+ *
+ * The segment gets a final snapshot, marked exited and exec'd
+ * (MT_FLAG_EXITED | MT_FLAG_EXECED): if the new program loads libmemtop.so
+ * too (LD_PRELOAD is usually inherited), it replaces this pid's segment
+ * with its own; if it does not (an environment without LD_PRELOAD), the
+ * segment says what it holds, the last state before the exec, instead of
+ * looking like a running process that stopped publishing.
+ *
+ * The recording gets its final state and END record (reason exec) first,
+ * in frames of their own, with recording still on.  The new image starts
+ * its own recording if MEMTOP_RECORD asks for one.
+ *
+ * If the exec returns (it failed), both are taken back: the flags are
+ * cleared, the recording's final frames are cut off again and it carries
+ * on (errno is kept for the caller).  A vfork child runs in its parent's
+ * memory: both steps see another pid and leave the parent's segment and
+ * recording alone.  glibc's posix_spawn and system() exec through internal
+ * calls, in a child: nothing to do there either.
  */
 #define _GNU_SOURCE
 #include "dat_format.h"
 #include "mt_common.h"
+#include "publisher.h"
 #include "record.h"
 #include "state.h"
 #include "thread_state.h"
@@ -22,25 +35,35 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-/* True if the recording was sealed (after_exec must resume it). */
-static bool before_exec(void)
+/* What before_exec did, for after_exec to take back. */
+typedef struct {
+    bool marked; /* the segment's final snapshot */
+    bool sealed; /* the recording */
+} exec_prep;
+
+static exec_prep before_exec(void)
 {
+    exec_prep p = {false, false};
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
-        return false;
+        return p;
     mt_tls_in_hook = MT_IN_OWN;
-    bool sealed = mt_rec_exec_prepare();
+    p.sealed = mt_rec_exec_prepare();
+    p.marked = mt_publisher_exec_begin();
     mt_tls_in_hook = 0;
-    return sealed;
+    return p;
 }
 
 /* The exec returned: it failed. */
-static int after_exec(bool sealed, int rc)
+static int after_exec(exec_prep p, int rc)
 {
-    if (!sealed)
+    if (!p.sealed && !p.marked)
         return rc;
     int err = errno;
     mt_tls_in_hook = MT_IN_OWN;
-    mt_rec_exec_failed(err);
+    if (p.marked)
+        mt_publisher_exec_failed();
+    if (p.sealed)
+        mt_rec_exec_failed(err);
     mt_tls_in_hook = 0;
     errno = err;
     return rc;
@@ -58,36 +81,36 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 MT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     REAL(execve, execve_fn)
-    bool sealed = before_exec();
-    return after_exec(sealed, real_execve(path, argv, envp));
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_execve(path, argv, envp));
 }
 
 MT_EXPORT int execv(const char *path, char *const argv[])
 {
     REAL(execv, execv_fn)
-    bool sealed = before_exec();
-    return after_exec(sealed, real_execv(path, argv));
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_execv(path, argv));
 }
 
 MT_EXPORT int execvp(const char *file, char *const argv[])
 {
     REAL(execvp, execv_fn)
-    bool sealed = before_exec();
-    return after_exec(sealed, real_execvp(file, argv));
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_execvp(file, argv));
 }
 
 MT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     REAL(execvpe, execve_fn)
-    bool sealed = before_exec();
-    return after_exec(sealed, real_execvpe(file, argv, envp));
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_execvpe(file, argv, envp));
 }
 
 MT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     REAL(fexecve, fexecve_fn)
-    bool sealed = before_exec();
-    return after_exec(sealed, real_fexecve(fd, argv, envp));
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_fexecve(fd, argv, envp));
 }
 
 /* execl, execlp, execle: collect the arguments, then the v variant. */
