@@ -58,7 +58,7 @@ static void test_marker_and_empty(void **state)
     mt_graph_style br = {true, 1, 1, 0.0};
     mt_graph_render(full, 2, &br, out);
     assert_string_equal(out[0], "\xe2\xa2\xb8"); /* U+28B8: only the right column */
-    st.width = 100000; /* clamped, never overflows */
+    st.width = 100000;                           /* clamped, never overflows */
     st.height = 100;
     st.marker = -1;
     double v[3] = {1, 2, 3};
