@@ -141,6 +141,8 @@ def test_kill(a):
     p = run([a.memtop, "-f", cut, "--batch"])
     check(p.returncode == 0 and "truncated" in p.stderr,
           "cut 7 bytes short: opens and says truncated")
+    check("(leaked)" not in p.stdout and "not finalized" in p.stdout,
+          "live blocks of an unfinished recording are not called leaked")
 
 
 def test_record(a):
@@ -165,6 +167,9 @@ def test_record(a):
         p = run([a.memtop, "-f", rec, "--batch"])
         check(p.returncode == 0 and p.stderr == "" and "stopped" in p.stdout,
               "the recording is finalized (stopped) and opens (%s)" % p.stderr.strip())
+        check("(leaked)" not in p.stdout and "leaked at the end" not in p.stdout
+              and "stopped while the process ran" in p.stdout,
+              "live blocks of a stopped recording are not called leaked")
         p = run([a.record_drv, "-p", str(t.pid), "--record", rec], env_for(a), timeout=30)
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1,
               "recording over an existing file: exit 1, one line (%s)" % p.stderr.strip())

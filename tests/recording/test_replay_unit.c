@@ -17,6 +17,7 @@
 #include "export.h"
 #include "replay.h"
 #include "replay_impl.h"
+#include "replay_summary.h"
 #include "test_reader_builder.h"
 
 #define S 1000000000ull
@@ -374,6 +375,60 @@ static void exports(void **state)
     mt_replay_close(r);
 }
 
+/* The --batch summary of db_standard's recording ended by `reason` (0: not
+ * finalized), at the end; a static buffer. */
+static const char *summary_of(unsigned reason)
+{
+    db_file f;
+    db_standard_end(&f, 3, reason);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sum.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_file_free(&f);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_opts o;
+    memset(&o, 0, sizeof o);
+    o.top = 5;
+    o.sort = MT_SORT_LIVE;
+    static char buf[1 << 16];
+    FILE *fp = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(fp);
+    mt_replay_summary(fp, r, &v, &o, &loc);
+    fclose(fp);
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    return buf;
+}
+
+/* Live blocks at the end are leaks only when the process ended the
+ * recording (exit, exec) in a finalized file. */
+static void summary_leaked_only_at_exit(void **state)
+{
+    (void)state;
+    const char *s = summary_of(MT_DAT_END_EXIT);
+    assert_non_null(strstr(s, "330 B live in 6 blocks (leaked)\n"));
+    assert_non_null(strstr(s, "leaked at the end:"));
+    s = summary_of(MT_DAT_END_EXEC);
+    assert_non_null(strstr(s, "(leaked)"));
+    s = summary_of(MT_DAT_END_STOP);
+    assert_null(strstr(s, "(leaked)"));
+    assert_null(strstr(s, "leaked at the end"));
+    assert_non_null(strstr(s, "(live at the end, not leaked: the recording was stopped while "
+                              "the process ran)"));
+    assert_non_null(strstr(s, "live at the end (the recording was stopped while the process "
+                              "ran):"));
+    s = summary_of(0);
+    assert_null(strstr(s, "leaked at the end"));
+    assert_null(strstr(s, "(leaked)"));
+    assert_non_null(strstr(s, "live at the end (the file is not finalized):"));
+    s = summary_of(MT_DAT_END_ERROR);
+    assert_null(strstr(s, "(leaked)"));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -399,6 +454,7 @@ int main(void)
         cmocka_unit_test(threads_out_of_order),
         cmocka_unit_test(dropped_allocations),
         cmocka_unit_test(exports),
+        cmocka_unit_test(summary_leaked_only_at_exit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -119,6 +119,23 @@ mt_state mt_replay_state(const mt_replay *r)
     return r->info.finalized ? MT_STATE_RUNNING : MT_STATE_STALE;
 }
 
+const char *mt_replay_not_leaked_why(const mt_replay *r)
+{
+    if (!r->info.finalized)
+        return "the file is not finalized";
+    switch (r->info.end_reason) {
+    case MT_DAT_END_EXIT:
+    case MT_DAT_END_EXEC:
+        return NULL;
+    case MT_DAT_END_STOP:
+        return "the recording was stopped while the process ran";
+    case MT_DAT_END_ERROR:
+        return "the recording ended on a write error while the process ran";
+    default:
+        return "the recording's end reason is unknown";
+    }
+}
+
 /* Apply events with f->lo < t <= f->hi from `from` on (see the top). */
 static mt_errc pass(mt_replay *r, const mt_dat_pos *from, const mt_rfilter *f, mt_err *err)
 {

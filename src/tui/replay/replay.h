@@ -81,6 +81,12 @@ bool mt_replay_at_end(const mt_replay *r);
  * the end of one that was cut short (no END record), else running. */
 mt_state mt_replay_state(const mt_replay *r);
 
+/* Why the blocks live at the end of the recording are not leaks, or NULL
+ * when they are: the file is finalized and its END says the process ended
+ * the recording (exit, _exit, exec).  E.g. "the recording was stopped while
+ * the process ran", "the file is not finalized". */
+const char *mt_replay_not_leaked_why(const mt_replay *r);
+
 /* Free what mt_replay_seek put in out (defs and mods are the replay's own
  * and stay with it). */
 void mt_replay_view_free(mt_view *out);
