@@ -264,6 +264,96 @@ static void mid_run(void **state)
     db_file_free(&f);
 }
 
+static void put_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak)
+{
+    db_buf b = {0};
+    db_v(&b, t), db_v(&b, 0), db_v(&b, MT_DAT_TOTALS_FIELDS);
+    for (unsigned i = 0; i < MT_DAT_TOTALS_FIELDS; i++)
+        db_v(&b, i == 0 ? live : i == 8 ? peak : 0);
+    db_v(&b, 0), db_v(&b, 0);
+    db_rec(f, MT_DAT_REC_TOTALS, &b, 1);
+    db_buf_free(&b);
+}
+
+/* A recording started at 5 s with 1000 B live (trace 1, born at 1 s), the
+ * target's peak `peak0` in its first TOTALS; an allocation of `size` bytes
+ * at 6 s freed at 6.5 s; a TOTALS at 7 s with the target's peak `peak1`. */
+static mt_replay *open_mid_peak(uint64_t peak0, uint64_t peak1, uint64_t size)
+{
+    db_file f;
+    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_buf b = {0};
+    db_v(&b, 7), db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 0), db_v(&b, 5 * S);
+    db_v(&b, 0), db_v(&b, 8), db_v(&b, 0), db_v(&b, 1000), db_v(&b, MT_DAT_PROC_MID_RUN);
+    db_s(&b, "/bin/x"), db_s(&b, "x");
+    db_rec(&f, MT_DAT_REC_PROCESS, &b, 1);
+    for (unsigned id = 0; id < 2; id++) {
+        b.n = 0;
+        db_v(&b, id), db_v(&b, 0), db_v(&b, 0), db_v(&b, id), db_v(&b, 0);
+        db_rec(&f, MT_DAT_REC_TRACE, &b, 1);
+    }
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 5 * S), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_STATE_BEGIN, &b, 1);
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 1), db_v(&b, 10), db_v(&b, 1000), db_v(&b, 0), db_v(&b, 0);
+    db_v(&b, 0), db_v(&b, 0), db_v(&b, 1000);
+    db_rec(&f, MT_DAT_REC_TRACE_STATES, &b, 1);
+    b.n = 0;
+    db_v(&b, 1), db_z(&b, 1), db_z(&b, 1000), db_v(&b, 100), db_v(&b, 10);
+    db_rec(&f, MT_DAT_REC_LIVE_BLOCKS, &b, 1);
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 1), db_v(&b, 1);
+    db_rec(&f, MT_DAT_REC_STATE_END, &b, 1);
+    put_totals(&f, 5 * S, 1000, peak0);
+    db_flush(&f);
+    b.n = 0;
+    db_v(&b, 3), db_v(&b, 6 * S), db_v(&b, 2);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC}, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, size);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_FREE | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, S / 2);
+    db_v(&b, size), db_v(&b, 500);
+    db_rec(&f, MT_DAT_REC_EVENTS, &b, 2);
+    put_totals(&f, 7 * S, 1000, peak1);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "midpeak.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_buf_free(&b);
+    db_file_free(&f);
+    return r;
+}
+
+/* The peak is the one within the recording, at its own time; a higher
+ * process peak reached before a mid-run recording began is named apart. */
+static void peak_within_recording(void **state)
+{
+    (void)state;
+    mt_replay *r = open_mid_peak(50u << 20, 50u << 20, 500);
+    const mt_replay_info *in = mt_replay_get_info(r);
+    assert_int_equal(in->peak_live_bytes, 1500);
+    assert_int_equal(in->peak_t_ns, 6 * S);
+    assert_false(in->peak_t_by);
+    assert_int_equal(in->process_peak_before, 50u << 20);
+    mt_replay_close(r);
+    /* no growth after the start: the peak is what was live at the start */
+    r = open_mid_peak(1000, 1000, 0);
+    in = mt_replay_get_info(r);
+    assert_int_equal(in->peak_live_bytes, 1000);
+    assert_int_equal(in->peak_t_ns, 5 * S);
+    assert_int_equal(in->process_peak_before, 0);
+    mt_replay_close(r);
+    /* the target's peak rose during the recording beyond the replayed one:
+     * the target's, by the TOTALS that first showed it */
+    r = open_mid_peak(50u << 20, 60u << 20, 500);
+    in = mt_replay_get_info(r);
+    assert_int_equal(in->peak_live_bytes, 60u << 20);
+    assert_int_equal(in->peak_t_ns, 7 * S);
+    assert_true(in->peak_t_by);
+    assert_int_equal(in->process_peak_before, 0);
+    mt_replay_close(r);
+}
+
 /* Thread B frees a block of thread A's before A's record reaches the file. */
 static void threads_out_of_order(void **state)
 {
@@ -455,6 +545,7 @@ int main(void)
         cmocka_unit_test(dropped_allocations),
         cmocka_unit_test(exports),
         cmocka_unit_test(summary_leaked_only_at_exit),
+        cmocka_unit_test(peak_within_recording),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

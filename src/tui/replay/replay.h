@@ -38,7 +38,7 @@ typedef struct mt_replay_info {
     uint64_t duration_ns;   /* time of the last event: the end of the cursor's range */
     uint64_t events;        /* allocation and free events */
     uint64_t allocs, frees;
-    uint64_t peak_live_bytes, peak_t_ns; /* process-wide, and when */
+    uint64_t peak_live_bytes, peak_t_ns; /* the highest live bytes within the recording, when */
     uint64_t dropped_events;             /* events the target could not record */
     uint64_t lost_events;                /* the same, from LOST records read */
     bool truncated;                      /* the file ends inside a frame */
@@ -47,6 +47,12 @@ typedef struct mt_replay_info {
     uint32_t end_reason, end_error;      /* MT_DAT_END_*, errno */
     bool final_state;                    /* a complete FINAL state set (used at the end) */
     uint64_t final_mismatches;           /* traces whose replay differs from FINAL */
+    /* peak_t_ns is the first TOTALS that showed the peak: the target's own
+     * figure, which the replayed events do not reach. */
+    bool peak_t_by;
+    /* The target's lifetime peak when it was higher and reached before a
+     * mid-run recording began, else 0. */
+    uint64_t process_peak_before;
     uint64_t file_bytes;
     size_t checkpoints;
     uint64_t skipped_records; /* of unknown types */

@@ -68,7 +68,13 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
             secs(in->duration_ns - in->start_ns), secs(in->start_ns), secs(in->duration_ns),
             C(in->allocs), C(in->frees),
             in->finalized ? end_name(in->end_reason) : "not finalized");
-    fprintf(f, "peak: %s live at %.3fs\n", B(in->peak_live_bytes), secs(in->peak_t_ns));
+    fprintf(f, "peak: %s live %s %.3fs", B(in->peak_live_bytes), in->peak_t_by ? "by" : "at",
+            secs(in->peak_t_ns));
+    if (in->peak_t_by)
+        fputs(" (the target's own figure, seen by then; the replayed events peak lower)", f);
+    if (in->process_peak_before)
+        fprintf(f, " (process peak %s before the recording began)", B(in->process_peak_before));
+    fputc('\n', f);
     const mt_shm_totals *t = &v->snap.slot.totals;
     bool end = mt_replay_at_end(r);
     const char *why = mt_replay_not_leaked_why(r);
