@@ -81,6 +81,11 @@ def test_exact(a):
               "free_bytes", "temporary_count", "temporary_bytes", "peak_live_bytes"]:
         check(lv["totals"][k] == ev["totals"][k], "totals.%s equal" % k)
     check(ev["state"] == "exited" and ev["pid"] == lv["pid"], "state exited, same pid")
+    rc = ev.get("recording", {})
+    check(rc.get("finalized") is True and rc.get("end_reason") == "exited" and rc.get("at_end")
+          and rc.get("truncated") is False and rc.get("events_dropped") == 0,
+          "the export says where it comes from: %s" % rc)
+    check("recording" not in lv, "a live export has no recording object")
 
     p = run([a.memtop, "-f", rec, "--batch"])
     check(p.returncode == 0 and "leaked at the end" in p.stdout and "peak:" in p.stdout
@@ -134,6 +139,8 @@ def test_kill(a):
               "events up to the last flush (%d allocations, %.1f s)" %
               (s["totals"]["alloc_count"], s["uptime_s"]))
         check(s["state"] == "stale", "state stale (%s)" % s["state"])
+        check(s["recording"]["finalized"] is False and s["recording"]["end_reason"] is None,
+              "the export says the recording is not finalized: %s" % s["recording"])
     data = open(rec, "rb").read()
     cut = path(a, "killed-cut.dat")
     with open(cut, "wb") as f:
@@ -170,6 +177,11 @@ def test_record(a):
         check("(leaked)" not in p.stdout and "leaked at the end" not in p.stdout
               and "stopped while the process ran" in p.stdout,
               "live blocks of a stopped recording are not called leaked")
+        out = path(a, "recorded.json")
+        p = run([a.memtop, "-f", rec, "--export", out])
+        r = json.load(open(out)).get("recording", {}) if p.returncode == 0 else {}
+        check(r.get("finalized") is True and r.get("end_reason") == "stopped",
+              "the export of a stopped recording says so: %s" % r)
         p = run([a.record_drv, "-p", str(t.pid), "--record", rec], env_for(a), timeout=30)
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1,
               "recording over an existing file: exit 1, one line (%s)" % p.stderr.strip())

@@ -16,6 +16,7 @@
 
 #include "export.h"
 #include "replay.h"
+#include "replay_export.h"
 #include "replay_impl.h"
 #include "replay_summary.h"
 #include "test_reader_builder.h"
@@ -446,7 +447,9 @@ static void exports(void **state)
     mt_err err;
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
     mt_locator loc = {&v.mods, NULL, NULL, NULL};
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE};
+    mt_export_rec rec;
+    mt_replay_export_rec(r, &rec);
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/out.folded", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
@@ -461,8 +464,67 @@ static void exports(void **state)
     assert_non_null(strstr(text, "\"pid\": 4242"));
     assert_non_null(strstr(text, "\"state\": \"exited\""));
     assert_non_null(strstr(text, "\"live_bytes\": 330"));
+    assert_non_null(strstr(text, "\"recording\": {\"file\": \""));
+    assert_non_null(strstr(text, "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
+                                 "\"at_end\": true, \"finalized\": true, \"end_reason\": "
+                                 "\"exited\", \"truncated\": false, \"truncated_bytes\": 0, "
+                                 "\"events_dropped\": 0, \"inexact_start\": false},\n"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
+}
+
+/* An export of a recording says where it comes from: a stopped one, one
+ * cut short (not finalized, truncated) at a cursor before its end. */
+static void exports_provenance(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard_end(&f, 4, MT_DAT_END_STOP);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "stop.dat"), &err);
+    assert_non_null(r);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_export_rec rec;
+    mt_replay_export_rec(r, &rec);
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec};
+    char path[256], msg[256];
+    snprintf(path, sizeof path, "%s/stop.json", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    char *text = slurp(path);
+    assert_non_null(strstr(text, "\"finalized\": true, \"end_reason\": \"stopped\""));
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    /* cut inside round 2's frame, exported at 1.5 s */
+    r = mt_replay_open(write_tmp(&f, f.frame_end[2] + 9, "cut.dat"), &err);
+    assert_non_null(r);
+    assert_int_equal(mt_replay_seek(r, S + S / 2, &v, &err), MT_OK);
+    mt_replay_export_rec(r, &rec);
+    src.v = &v;
+    src.state = mt_replay_state(r);
+    loc.mods = &v.mods;
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    text = slurp(path);
+    assert_non_null(strstr(text, "\"cursor_s\": 1.500000000, "));
+    assert_non_null(strstr(text, "\"at_end\": false, \"finalized\": false, \"end_reason\": "
+                                 "null, \"truncated\": true, \"truncated_bytes\": 9, "));
+    snprintf(path, sizeof path, "%s/cut.txt", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    text = slurp(path);
+    assert_non_null(strstr(text, "\nrecording: "));
+    assert_non_null(strstr(text, " at 1.500s of 1.900s; not finalized\n"));
+    assert_non_null(strstr(text, "\nwarning: the recording is not finalized"));
+    assert_non_null(strstr(text, "\nwarning: truncated: 9 bytes after the last complete frame"));
+    /* a live target's export has no recording object */
+    src.rec = NULL;
+    snprintf(path, sizeof path, "%s/live.json", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    assert_null(strstr(slurp(path), "\"recording\""));
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    db_file_free(&f);
 }
 
 /* The --batch summary of db_standard's recording ended by `reason` (0: not
@@ -544,6 +606,7 @@ int main(void)
         cmocka_unit_test(threads_out_of_order),
         cmocka_unit_test(dropped_allocations),
         cmocka_unit_test(exports),
+        cmocka_unit_test(exports_provenance),
         cmocka_unit_test(summary_leaked_only_at_exit),
         cmocka_unit_test(peak_within_recording),
     };

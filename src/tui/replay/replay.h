@@ -53,6 +53,9 @@ typedef struct mt_replay_info {
     /* The target's lifetime peak when it was higher and reached before a
      * mid-run recording began, else 0. */
     uint64_t process_peak_before;
+    /* A mid-run recording without its complete initial state: blocks live
+     * before it began are missing. */
+    bool inexact_start;
     uint64_t file_bytes;
     size_t checkpoints;
     uint64_t skipped_records; /* of unknown types */

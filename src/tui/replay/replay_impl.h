@@ -30,6 +30,7 @@ struct mt_replay {
     mt_rtrace *final; /* the FINAL state set's counters [final_n], or NULL */
     uint64_t final_n;
     bool final_complete;
+    bool initial_complete; /* the INITIAL state set was read to its STATE_END */
     /* The target's own peak (TOTALS peak_live_bytes, a lifetime high-water
      * mark): in the first TOTALS read, the highest, and the first TOTALS
      * that showed the highest. */

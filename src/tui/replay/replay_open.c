@@ -51,6 +51,8 @@ static mt_errc note_final(mt_replay *r, const mt_dat_event *ev, mt_err *err)
     }
     if (ev->kind == MT_DAT_STATE_END && ev->u.state.kind == MT_DAT_STATE_FINAL && r->final)
         r->final_complete = true;
+    if (ev->kind == MT_DAT_STATE_END && ev->u.state.kind == MT_DAT_STATE_INITIAL)
+        r->initial_complete = true;
     return MT_OK;
 }
 
@@ -161,6 +163,7 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
     r->info.lost_events = r->st.s.lost_events;
     r->info.final_state = r->final_complete;
     r->info.final_mismatches = final_mismatches(r);
+    r->info.inexact_start = (r->proc.flags & MT_DAT_PROC_MID_RUN) && !r->initial_complete;
     peak_time(r);
     return MT_OK;
 }

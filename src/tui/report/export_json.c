@@ -61,6 +61,26 @@ static void put_head(FILE *f, const mt_export_src *x)
             id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
 }
 
+/* A recording's snapshot: where it comes from and how far to trust it. */
+static void put_recording(FILE *f, const mt_export_rec *r)
+{
+    if (!r)
+        return;
+    fputs("\"recording\": {\"file\": ", f);
+    mt_json_string(f, r->file);
+    fprintf(f, ", \"cursor_s\": %" PRIu64 ".%09" PRIu64 ", \"duration_s\": %" PRIu64 ".%09" PRIu64,
+            r->cursor_ns / 1000000000u, r->cursor_ns % 1000000000u, r->duration_ns / 1000000000u,
+            r->duration_ns % 1000000000u);
+    fprintf(f, ", \"at_end\": %s, \"finalized\": %s, \"end_reason\": ",
+            r->cursor_ns >= r->duration_ns ? "true" : "false", r->finalized ? "true" : "false");
+    mt_json_string(f, r->end_reason);
+    fprintf(f,
+            ", \"truncated\": %s, \"truncated_bytes\": %" PRIu64 ", \"events_dropped\": %" PRIu64
+            ", \"inexact_start\": %s},\n",
+            r->truncated ? "true" : "false", r->truncated_bytes, r->events_dropped,
+            r->inexact_start ? "true" : "false");
+}
+
 /* The counters a trace and the totals both have, under the same names
  * (mt_shm_trace and mt_shm_totals name their fields alike). */
 #define PUT_COUNTERS(f, c)                                                                         \
@@ -177,6 +197,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
 void mt_export_json(FILE *f, const mt_export_src *x)
 {
     put_head(f, x);
+    put_recording(f, x->rec);
     put_totals(f, &x->v->snap.slot.totals);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);
