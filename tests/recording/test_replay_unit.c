@@ -259,6 +259,22 @@ static void mid_run(void **state)
     assert_int_equal(trace(&v, 1)->age_bytes[0], 50);
     assert_int_equal(trace(&v, 1)->age_bytes[1], 500);
     assert_int_equal(trace(&v, 1)->oldest_birth_ns, 1 * S);
+    /* no TOTALS record: RSS, memtop's own bytes and threads are unknown */
+    assert_int_equal(v.snap.slot.totals.rss_bytes, MT_UNKNOWN);
+    assert_int_equal(v.snap.slot.totals.tracker_bytes, MT_UNKNOWN);
+    assert_int_equal(v.snap.slot.totals.thread_count, MT_UNKNOWN);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, NULL};
+    char path[256], msg[256];
+    snprintf(path, sizeof path, "%s/mid.json", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char text[8192];
+    text[fread(text, 1, sizeof text - 1, fp)] = '\0';
+    fclose(fp);
+    assert_non_null(strstr(text, "\"rss_bytes\": null, \"tracker_bytes\": null"));
+    assert_non_null(strstr(text, "\"thread_count\": null}"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
     db_buf_free(&b);

@@ -103,10 +103,10 @@ static void put_totals(FILE *f, const mt_shm_totals *t)
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
     put_opt(f, "allocator_bytes", t->allocator_bytes, true);
     put_opt(f, "allocator_inuse_bytes", t->allocator_inuse_bytes, true);
-    put_u64(f, "rss_bytes", t->rss_bytes, true);
-    put_u64(f, "tracker_bytes", t->tracker_bytes, true);
+    put_opt(f, "rss_bytes", t->rss_bytes, true);
+    put_opt(f, "tracker_bytes", t->tracker_bytes, true);
     put_u64(f, "trace_count", t->trace_count, true);
-    put_u64(f, "thread_count", t->thread_count, false);
+    put_opt(f, "thread_count", t->thread_count, false);
     fputs("},\n\"health\": {", f);
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
     put_u64(f, "untracked_alloc_count", t->untracked_alloc_count, true);
