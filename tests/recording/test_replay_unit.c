@@ -371,6 +371,50 @@ static void peak_within_recording(void **state)
     mt_replay_close(r);
 }
 
+/* The viewer's data health names what the recording lost: dropped events
+ * (LOST records), a mid-run start without its initial state. */
+static void inexact_text(void **state)
+{
+    (void)state;
+    char buf[128];
+    mt_replay *r = open_std(2, 1);
+    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf), "");
+    mt_replay_close(r);
+    db_file f;
+    db_standard(&f, 2, 0);
+    db_buf b = {0};
+    db_v(&b, 3 * S), db_v(&b, 7), db_v(&b, 5), db_v(&b, 500), db_v(&b, 4), db_v(&b, 400);
+    db_rec(&f, MT_DAT_REC_LOST, &b, 1);
+    db_flush(&f);
+    mt_err err;
+    r = mt_replay_open(write_tmp(&f, 0, "lost.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf), "9 events dropped ");
+    mt_replay_close(r);
+    db_file_free(&f);
+    /* mid-run, cut inside its initial state set: the start is unknown */
+    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    b.n = 0;
+    db_v(&b, 7), db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 0), db_v(&b, 5 * S);
+    db_v(&b, 0), db_v(&b, 8), db_v(&b, 0), db_v(&b, 1000), db_v(&b, MT_DAT_PROC_MID_RUN);
+    db_s(&b, "/bin/x"), db_s(&b, "x");
+    db_rec(&f, MT_DAT_REC_PROCESS, &b, 1);
+    db_flush(&f);
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 5 * S), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_STATE_BEGIN, &b, 1);
+    db_flush(&f);
+    r = mt_replay_open(write_tmp(&f, f.out.n - 3, "noinit.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    assert_true(mt_replay_get_info(r)->inexact_start);
+    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf), "start inexact ");
+    mt_replay_close(r);
+    db_buf_free(&b);
+    db_file_free(&f);
+}
+
 /* Thread B frees a block of thread A's before A's record reaches the file. */
 static void threads_out_of_order(void **state)
 {
@@ -625,6 +669,7 @@ int main(void)
         cmocka_unit_test(exports_provenance),
         cmocka_unit_test(summary_leaked_only_at_exit),
         cmocka_unit_test(peak_within_recording),
+        cmocka_unit_test(inexact_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -136,6 +136,19 @@ const char *mt_replay_not_leaked_why(const mt_replay *r)
     }
 }
 
+const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n)
+{
+    const mt_replay_info *in = &r->info;
+    uint64_t lost = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
+    int k = 0;
+    buf[0] = '\0';
+    if (lost)
+        k = snprintf(buf, n, "%llu events dropped ", (unsigned long long)lost);
+    if (in->inexact_start && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, "start inexact ");
+    return buf;
+}
+
 /* Apply events with f->lo < t <= f->hi from `from` on (see the top). */
 static mt_errc pass(mt_replay *r, const mt_dat_pos *from, const mt_rfilter *f, mt_err *err)
 {

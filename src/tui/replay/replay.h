@@ -96,6 +96,11 @@ mt_state mt_replay_state(const mt_replay *r);
  * the process ran", "the file is not finalized". */
 const char *mt_replay_not_leaked_why(const mt_replay *r);
 
+/* What makes the recording's data inexact, for the viewer's data health:
+ * "N events dropped " (events the target could not record) and "start
+ * inexact " (a mid-run recording without its initial state), or "". */
+const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n);
+
 /* Free what mt_replay_seek put in out (defs and mods are the replay's own
  * and stay with it). */
 void mt_replay_view_free(mt_view *out);
