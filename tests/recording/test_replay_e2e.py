@@ -157,6 +157,18 @@ def test_kill(a):
           "cut 7 bytes short: opens and says truncated")
     check("(leaked)" not in p.stdout and "not finalized" in p.stdout,
           "live blocks of an unfinished recording are not called leaked")
+    # What a power loss leaves (zeros after the last write) or a bad copy
+    # (anything): a tail that is no frame, ignored like a cut one.
+    for name, tail in [("killed-zeros.dat", bytes(4096)), ("killed-junk.dat", os.urandom(777))]:
+        with open(path(a, name), "wb") as f:
+            f.write(data + tail)
+        p = run([a.memtop, "-f", path(a, name), "--export", path(a, "tail.json")])
+        check(p.returncode == 0 and "%d trailing bytes are not a valid frame: ignored" % len(tail)
+              in p.stderr, "%s opens and says its tail was ignored (%s)" % (name, p.stderr.strip()))
+        if p.returncode == 0:
+            t = json.load(open(path(a, "tail.json")))
+            check(t["recording"]["truncated"] is True and t["totals"]["alloc_count"] > 1000,
+                  "%s: everything before the tail, marked truncated" % name)
 
 
 def test_record(a):
@@ -226,6 +238,12 @@ def test_errors(a):
     corrupt[len(good) // 2] ^= 0x5a
     expect_error(a, "corrupt.dat", bytes(corrupt), "corrupt frame")
     expect_error(a, "nobody.dat", good[:40], "no complete frame")
+    second = good.find(b"\x28\xb5\x2f\xfd", 33)  # where the second zstd frame begins
+    junk = good[:second] + bytes(64) + good[second:]  # bytes that are no frame, frames after
+    expect_error(a, "middle.dat", junk, "garbage between valid frames")
+    junk = bytearray(good)
+    junk[32:36] = b"JUNK"  # the first frame's magic
+    expect_error(a, "first.dat", bytes(junk), "a bad first frame")
 
 
 def main():

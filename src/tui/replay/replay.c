@@ -33,6 +33,7 @@ static void finish_info(mt_replay *r)
     in->start_ns = r->proc.record_start;
     in->duration_ns = r->st.s.t_ns;
     in->truncated = di->truncated;
+    in->invalid_tail = di->invalid_tail;
     in->dropped_bytes = di->dropped_bytes;
     in->file_bytes = di->file_bytes;
     in->checkpoints = r->ckpts.n;

@@ -56,6 +56,9 @@ typedef struct mt_replay_info {
     /* A mid-run recording without its complete initial state: blocks live
      * before it began are missing. */
     bool inexact_start;
+    /* The bytes after the last complete frame are not a frame (a bad tail,
+     * as a power loss leaves): ignored, like a cut one (truncated). */
+    bool invalid_tail;
     uint64_t file_bytes;
     size_t checkpoints;
     uint64_t skipped_records; /* of unknown types */

@@ -32,7 +32,10 @@ static const char *end_name(uint32_t reason)
 void mt_replay_warn(const mt_replay *r)
 {
     const mt_replay_info *in = mt_replay_get_info(r);
-    if (in->truncated)
+    if (in->truncated && in->invalid_tail)
+        mt_errorf("%s: truncated: %" PRIu64 " trailing bytes are not a valid frame: ignored",
+                  in->path, in->dropped_bytes);
+    else if (in->truncated)
         mt_errorf("%s: truncated: %" PRIu64 " bytes after the last complete frame dropped",
                   in->path, in->dropped_bytes);
     if (!in->finalized)
