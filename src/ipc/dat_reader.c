@@ -67,6 +67,7 @@ static mt_errc scan(mt_dat_reader *r, uint64_t frames_at, mt_err *err)
     r->info.data_end = zs.end;
     r->info.frames = zs.nframes;
     r->info.truncated = zs.truncated;
+    r->info.invalid_tail = zs.invalid_tail;
     r->info.dropped_bytes = r->info.file_bytes - zs.end;
     r->cap = CHUNK;
     r->buf = malloc(r->cap);

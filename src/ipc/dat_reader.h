@@ -142,7 +142,8 @@ typedef struct mt_dat_info {
     uint64_t file_bytes;
     uint64_t data_end;      /* end of the last complete frame */
     uint64_t frames;        /* complete zstd frames */
-    bool truncated;         /* the file ends inside a frame */
+    bool truncated;         /* the file ends inside a frame, or in a bad tail */
+    bool invalid_tail;      /* bytes after the last complete frame are not a frame */
     uint64_t dropped_bytes; /* bytes after the last complete frame */
     uint64_t created_unix_ns;
 } mt_dat_info;

@@ -153,23 +153,133 @@ mt_zframe_kind mt_zframe_measure(mt_fbuf *b, uint64_t off, uint64_t *len, mt_err
     return MT_ZF_COMPLETE;
 }
 
+/* The first offset in (off, file_bytes) where a zstd frame starts (its
+ * magic, and its headers walk to a complete or cut-off frame), or 0.  *rc:
+ * MT_E_IO on a read error. */
+static uint64_t next_frame(mt_fbuf *b, uint64_t off, mt_errc *rc, mt_err *err)
+{
+    static const unsigned char magic[4] = {0x28, 0xB5, 0x2F, 0xFD}; /* ZSTD_MAGIC, LE */
+    unsigned char w[64];
+    bool io;
+    for (uint64_t at = off + 1; at + 4 <= b->file_bytes; at += sizeof w - 3) {
+        size_t n = b->file_bytes - at < sizeof w ? (size_t)(b->file_bytes - at) : sizeof w;
+        if (!mt_fbuf_get(b, at, w, n, &io, err)) {
+            *rc = io ? MT_E_IO : MT_OK;
+            return 0;
+        }
+        for (size_t i = 0; i + 4 <= n; i++) {
+            if (memcmp(w + i, magic, 4) != 0)
+                continue;
+            uint64_t len;
+            mt_err e2 = {MT_E_CORRUPT, ""};
+            if (mt_zframe_measure(b, at + i, &len, &e2) != MT_ZF_BAD)
+                return at + i;
+            if (e2.code == MT_E_IO) {
+                *rc = mt_err_set(err, MT_E_IO, "%s", e2.msg);
+                return 0;
+            }
+        }
+        if (n < sizeof w)
+            break;
+    }
+    return 0;
+}
+
+/* Whether the frame [off, off + len) decompresses, checksum included.  -1
+ * on a read error or no memory. */
+static int frame_decodes(int fd, uint64_t off, uint64_t len)
+{
+    ZSTD_DStream *ds = ZSTD_createDStream();
+    size_t in_cap = 64u << 10, out_cap = ZSTD_DStreamOutSize();
+    unsigned char *in = malloc(in_cap), *out = malloc(out_cap);
+    int ok = ds && in && out ? 1 : -1;
+    if (ok == 1)
+        ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, WINDOW_LOG_MAX);
+    size_t r = 1;
+    for (uint64_t at = off; ok == 1 && at < off + len;) {
+        size_t want = off + len - at < in_cap ? (size_t)(off + len - at) : in_cap;
+        ssize_t got = pread(fd, in, want, (off_t)at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            ok = -1;
+            break;
+        }
+        at += (uint64_t)got;
+        ZSTD_inBuffer ib = {in, (size_t)got, 0};
+        for (;;) { /* until it wants more input, or the frame ends */
+            ZSTD_outBuffer ob = {out, out_cap, 0};
+            r = ZSTD_decompressStream(ds, &ob, &ib);
+            if (ZSTD_isError(r) || (r == 0 && (ib.pos < ib.size || at < off + len)))
+                ok = 0;
+            if (ok != 1 || r == 0 || (ib.pos == ib.size && ob.pos < ob.size))
+                break;
+        }
+    }
+    if (ok == 1 && r != 0)
+        ok = 0; /* the frame did not end */
+    ZSTD_freeDStream(ds);
+    free(in);
+    free(out);
+    return ok;
+}
+
+/* Bytes at out->end that are not a frame: a bad tail if no frame follows
+ * them, else corruption (err already says what is wrong at out->end).  The
+ * frame before a bad tail may hold the tail's first bytes (a power loss
+ * zeroes the end of the file): if it does not decompress, it is part of
+ * the tail. */
+static mt_errc bad_bytes(mt_fbuf *b, mt_zscan *out, uint64_t last, mt_err *err)
+{
+    mt_errc rc = MT_OK;
+    uint64_t next = next_frame(b, out->end, &rc, err);
+    if (rc)
+        return rc;
+    if (next)
+        return mt_err_set(err, MT_E_CORRUPT,
+                          "corrupt recording: %llu bytes at byte %llu are not a zstd frame, and "
+                          "a frame follows at byte %llu",
+                          (unsigned long long)(next - out->end), (unsigned long long)out->end,
+                          (unsigned long long)next);
+    out->truncated = true;
+    out->invalid_tail = true;
+    int ok = frame_decodes(b->fd, last, out->end - last);
+    if (ok < 0)
+        return mt_err_set(err, MT_E_IO, "reading the last frame at byte %llu failed",
+                          (unsigned long long)last);
+    if (!ok) {
+        if (out->nframes == 1)
+            return mt_err_set(err, MT_E_CORRUPT,
+                              "corrupt recording: its only frame does not decompress");
+        out->end = last;
+        out->nframes--;
+    }
+    return MT_OK;
+}
+
 mt_errc mt_zscan_frames(int fd, uint64_t start, uint64_t file_bytes, mt_zscan *out, mt_err *err)
 {
     memset(out, 0, sizeof *out);
     out->end = start;
     mt_fbuf b;
     mt_errc rc = mt_fbuf_init(&b, fd, file_bytes, err);
+    uint64_t last = start; /* where the last complete frame begins */
     while (!rc && out->end < file_bytes) {
         uint64_t len = 0;
-        mt_zframe_kind k = mt_zframe_measure(&b, out->end, &len, err);
+        mt_err e = {MT_E_CORRUPT, "corrupt recording"};
+        mt_zframe_kind k = mt_zframe_measure(&b, out->end, &len, &e);
         if (k == MT_ZF_PARTIAL) {
             out->truncated = true;
             break;
         }
         if (k == MT_ZF_BAD) {
-            rc = err ? err->code : MT_E_CORRUPT;
+            if (e.code != MT_E_CORRUPT || out->nframes == 0)
+                rc = mt_err_set(err, e.code, "%s", e.msg);
+            else
+                rc = bad_bytes(&b, out, last, err);
             break;
         }
+        last = out->end;
         out->end += len;
         out->nframes++;
     }

@@ -44,13 +44,18 @@ mt_zframe_kind mt_zframe_measure(mt_fbuf *b, uint64_t off, uint64_t *len, mt_err
 
 /* Where the file's complete frames end. */
 typedef struct mt_zscan {
-    uint64_t end;     /* end of the last complete frame (>= start) */
-    uint64_t nframes; /* complete frames */
-    bool truncated;   /* bytes after `end` start a frame the file cuts off */
+    uint64_t end;      /* end of the last complete frame (>= start) */
+    uint64_t nframes;  /* complete frames */
+    bool truncated;    /* bytes after `end` are ignored: a cut frame, or a bad tail */
+    bool invalid_tail; /* they are not a frame (e.g. the zeros a power loss leaves) */
 } mt_zscan;
 
-/* Walk the frames from start to the end of the file.  MT_E_CORRUPT when
- * something that is not a frame follows a frame, MT_E_IO on read errors. */
+/* Walk the frames from start to the end of the file.  Bytes after at least
+ * one complete frame that are not a frame, with no frame after them, are a
+ * bad tail: truncated and invalid_tail (what a power loss or a disk full
+ * mid-write leaves).  MT_E_CORRUPT when the first frame is bad, or when a
+ * frame follows bytes that are not one (a corrupt middle is never taken
+ * for a tail); MT_E_IO on read errors. */
 mt_errc mt_zscan_frames(int fd, uint64_t start, uint64_t file_bytes, mt_zscan *out, mt_err *err);
 
 /* Streaming decompression of [off, limit) of a file. */

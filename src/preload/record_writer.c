@@ -34,6 +34,7 @@
 
 #define MT_RECW_FLUSH_NS 950000000ull   /* end a frame at least once a second */
 #define MT_RECW_TOTALS_NS 1000000000ull /* TOTALS once a second */
+#define MT_RECW_TOTALS_DUE UINT64_MAX   /* last_totals_ns: the first TOTALS is still due */
 #define MT_RECW_OUT_BYTES (4u << 20)
 #define MT_RECW_OUT_FEED (64u << 10) /* give `out` to zstd in small steps: drain often */
 #define MT_RECW_PAY_BYTES (1u << 20) /* > MT_RR_EVENTS_MAX EVENTS2 events of 51 bytes at most */
@@ -259,6 +260,13 @@ static bool cycle(bool all)
     uint64_t now = mt_recw_now();
     mt_rr_modules(now);
     mt_rr_defs();
+    if (mt_w.last_totals_ns == MT_RECW_TOTALS_DUE) {
+        /* The session's first pass: a TOTALS right after the definitions,
+         * so that RSS and threads are known from the start (a recording
+         * from process start would otherwise wait a second for them). */
+        mt_rr_totals(now);
+        mt_w.last_totals_ns = now;
+    }
     bool work = mt_rr_drain_rings(all);
     if (now - mt_w.last_totals_ns >= MT_RECW_TOTALS_NS) {
         mt_rr_totals(now);
@@ -436,7 +444,7 @@ static void reset_session(int fd)
     mt_w.bytes = 0;
     mt_w.defs = 0;
     mt_w.frame_open = false;
-    mt_w.last_totals_ns = 0;
+    mt_w.last_totals_ns = MT_RECW_TOTALS_DUE;
     memset(mt_w.sum_initial, 0, sizeof mt_w.sum_initial);
     memset(mt_w.sum_events, 0, sizeof mt_w.sum_events);
     memset(mt_w.sum_lost, 0, sizeof mt_w.sum_lost);
@@ -695,7 +703,7 @@ bool mt_recw_unseal(void)
     mt_w.sealed = false;
     if (ok) {
         mt_w.bytes = mt_w.seal_mark;
-        mt_w.last_totals_ns = 0; /* the TOTALS of the final state were cut off */
+        mt_w.last_totals_ns = MT_RECW_TOTALS_DUE; /* the final state's TOTALS were cut off */
         /* So was its excess LOST record: those events are still to come. */
         memcpy(mt_w.sum_lost, mt_w.seal_lost, sizeof mt_w.sum_lost);
         atomic_fetch_sub_explicit(&mt_w.dropped, mt_w.seal_excess, memory_order_relaxed);

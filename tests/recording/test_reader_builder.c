@@ -236,7 +236,7 @@ static void std_round(db_file *f, unsigned i)
     std_totals(f, base + 900000000ull, 110ull * (i + 1), 110ull * (i + 1) + 57);
 }
 
-static void std_final(db_file *f, unsigned rounds)
+static void std_final(db_file *f, unsigned rounds, unsigned reason)
 {
     db_buf b = {0};
     db_v(&b, MT_DAT_STATE_FINAL), db_v(&b, (uint64_t)rounds * 1000000000ull), db_v(&b, 1);
@@ -255,13 +255,18 @@ static void std_final(db_file *f, unsigned rounds)
     db_v(&b, MT_DAT_STATE_FINAL), db_v(&b, 2), db_v(&b, 0);
     db_rec(f, MT_DAT_REC_STATE_END, &b, 1);
     b.n = 0;
-    db_v(&b, (uint64_t)rounds * 1000000000ull), db_v(&b, 1), db_v(&b, MT_DAT_END_EXIT), db_v(&b, 0);
+    db_v(&b, (uint64_t)rounds * 1000000000ull), db_v(&b, 1), db_v(&b, reason), db_v(&b, 0);
     db_v(&b, 6 * rounds), db_v(&b, 0);
     db_rec(f, MT_DAT_REC_END, &b, 1);
     db_buf_free(&b);
 }
 
 void db_standard(db_file *f, unsigned seconds, int finalize)
+{
+    db_standard_end(f, seconds, finalize ? MT_DAT_END_EXIT : 0);
+}
+
+void db_standard_end(db_file *f, unsigned seconds, unsigned reason)
 {
     db_file_init(f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
     std_head(f);
@@ -271,8 +276,8 @@ void db_standard(db_file *f, unsigned seconds, int finalize)
         std_round(f, i);
         db_flush(f);
     }
-    if (finalize) {
-        std_final(f, seconds);
+    if (reason) {
+        std_final(f, seconds, reason);
         db_flush(f);
     }
 }

@@ -70,6 +70,10 @@ void db_ev2_free(db_ev2 *e);
  * ...), or a version-1 EVENTS record (2, 5, ...). */
 void db_standard(db_file *f, unsigned seconds, int finalize);
 
+/* The same, finalized with END(reason) (MT_DAT_END_*), or not at all when
+ * reason is 0. */
+void db_standard_end(db_file *f, unsigned seconds, unsigned reason);
+
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u
 

@@ -294,9 +294,15 @@ static void corrupt_framing(void **state)
     assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
     assert_non_null(strstr(err.msg, "corrupt"));
     db_file_free(&f);
-    /* garbage after the frames */
+    /* garbage with a frame after it: a corrupt middle, never a tail */
+    db_standard(&f, 3, 1);
+    memcpy(f.out.p + f.frame_end[1], "GARBAGE!", 8);
+    assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
+    assert_non_null(strstr(err.msg, "a frame follows at byte"));
+    db_file_free(&f);
+    /* the first frame bad: rejected whatever follows */
     db_standard(&f, 1, 1);
-    db_bytes(&f.out, "GARBAGE!", 8);
+    memset(f.out.p + MT_DAT_HEADER_BYTES, 0, f.out.n - MT_DAT_HEADER_BYTES);
     assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
     assert_non_null(strstr(err.msg, "no zstd frame"));
     db_file_free(&f);
@@ -322,6 +328,78 @@ static void corrupt_framing(void **state)
     assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
     assert_non_null(strstr(err.msg, "PROCESS"));
     db_buf_free(&b);
+    db_file_free(&f);
+}
+
+/* The file's frames, then `tail` bytes of `fill`; opened and read to the
+ * end: events read in *n, the reader's info in *info. */
+static mt_errc read_with_tail(db_file *f, size_t keep, int fill, size_t tail, size_t *n,
+                              mt_dat_info *info, mt_err *err)
+{
+    f->out.n = keep;
+    for (size_t i = 0; i < tail; i++) {
+        unsigned char c = (unsigned char)(fill >= 0 ? fill : (int)(i * 131u + 7u));
+        db_bytes(&f->out, &c, 1);
+    }
+    mt_dat_reader *r = open_mem(f->out.p, f->out.n, err);
+    if (!r)
+        return err->code;
+    *info = *mt_dat_get_info(r);
+    mt_errc code;
+    *n = count_events(r, &code, err);
+    mt_dat_close(r);
+    return code;
+}
+
+/* Bytes after the last complete frame that are not a frame (a power loss
+ * leaves zeros, a bad copy leaves anything) are ignored like a cut tail:
+ * everything before them reads, and the reader says so. */
+static void bad_tail(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 3, 1);
+    size_t whole = f.out.n, n;
+    mt_dat_info info = {0};
+    mt_err err = {MT_OK, ""};
+    /* a complete file plus 4 KiB of zeros, or of other bytes */
+    for (int fill = 0; fill >= -1; fill--) {
+        assert_int_equal(read_with_tail(&f, whole, fill, 4096, &n, &info, &err), MT_E_EMPTY);
+        assert_int_equal(n, f.items);
+        assert_true(info.truncated && info.invalid_tail);
+        assert_int_equal(info.dropped_bytes, 4096);
+        assert_int_equal(info.frames, f.nframes);
+    }
+    /* cut at a frame boundary, then zeros */
+    assert_int_equal(read_with_tail(&f, f.frame_end[2], 0, 4096, &n, &info, &err), MT_E_EMPTY);
+    assert_int_equal(n, f.frame_items[2]);
+    assert_true(info.invalid_tail);
+    /* cut inside frame 3 (its block size still points into the zeros that
+     * follow: a frame that measures complete but does not decompress) */
+    size_t cut = f.frame_end[2] + (f.frame_end[3] - f.frame_end[2]) / 2;
+    assert_int_equal(read_with_tail(&f, cut, 0, 4096, &n, &info, &err), MT_E_EMPTY);
+    assert_int_equal(n, f.frame_items[2]);
+    assert_true(info.truncated);
+    assert_int_equal(info.data_end, f.frame_end[2]);
+    db_file_free(&f);
+    /* a frame of more than a zstd output buffer (128 KiB) decompressed (12000
+     * records of 17 bytes), before a bad tail */
+    db_standard(&f, 1, 0);
+    db_buf b = {0};
+    for (unsigned i = 0; i < 12000; i++) {
+        b.n = 0;
+        db_v(&b, 1), db_v(&b, 2000000000ull + i * 1000u), db_v(&b, 2);
+        db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC}, 1), db_v(&b, 0), db_v(&b, 1);
+        db_v(&b, 100 + i % 7);
+        db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, 1);
+        db_v(&b, i * 3);
+        db_rec(&f, MT_DAT_REC_EVENTS, &b, 2);
+    }
+    db_flush(&f);
+    db_buf_free(&b);
+    assert_int_equal(read_with_tail(&f, f.out.n, 0, 100, &n, &info, &err), MT_E_EMPTY);
+    assert_int_equal(n, f.items);
+    assert_int_equal(info.frames, f.nframes);
     db_file_free(&f);
 }
 
@@ -378,6 +456,7 @@ int main(void)
         cmocka_unit_test(corrupt_records),
         cmocka_unit_test(corrupt_framing),
         cmocka_unit_test(seek_back),
+        cmocka_unit_test(bad_tail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,6 +81,11 @@ def test_exact(a):
               "free_bytes", "temporary_count", "temporary_bytes", "peak_live_bytes"]:
         check(lv["totals"][k] == ev["totals"][k], "totals.%s equal" % k)
     check(ev["state"] == "exited" and ev["pid"] == lv["pid"], "state exited, same pid")
+    rc = ev.get("recording", {})
+    check(rc.get("finalized") is True and rc.get("end_reason") == "exited" and rc.get("at_end")
+          and rc.get("truncated") is False and rc.get("events_dropped") == 0,
+          "the export says where it comes from: %s" % rc)
+    check("recording" not in lv, "a live export has no recording object")
 
     p = run([a.memtop, "-f", rec, "--batch"])
     check(p.returncode == 0 and "leaked at the end" in p.stdout and "peak:" in p.stdout
@@ -134,6 +139,15 @@ def test_kill(a):
               "events up to the last flush (%d allocations, %.1f s)" %
               (s["totals"]["alloc_count"], s["uptime_s"]))
         check(s["state"] == "stale", "state stale (%s)" % s["state"])
+        check(s["recording"]["finalized"] is False and s["recording"]["end_reason"] is None,
+              "the export says the recording is not finalized: %s" % s["recording"])
+    early = path(a, "killed-early.json")
+    p = run([a.memtop, "-f", rec, "--export", early, "--at", "0.2"])
+    if check(p.returncode == 0, "--at 0.2 of a recording from the start exports"):
+        t = json.load(open(early))["totals"]
+        check(isinstance(t["rss_bytes"], int) and t["rss_bytes"] > 0 and t["thread_count"] >= 1,
+              "RSS and threads are known 0.2 s in: a TOTALS right after the start (%s, %s)" %
+              (t["rss_bytes"], t["thread_count"]))
     data = open(rec, "rb").read()
     cut = path(a, "killed-cut.dat")
     with open(cut, "wb") as f:
@@ -141,6 +155,20 @@ def test_kill(a):
     p = run([a.memtop, "-f", cut, "--batch"])
     check(p.returncode == 0 and "truncated" in p.stderr,
           "cut 7 bytes short: opens and says truncated")
+    check("(leaked)" not in p.stdout and "not finalized" in p.stdout,
+          "live blocks of an unfinished recording are not called leaked")
+    # What a power loss leaves (zeros after the last write) or a bad copy
+    # (anything): a tail that is no frame, ignored like a cut one.
+    for name, tail in [("killed-zeros.dat", bytes(4096)), ("killed-junk.dat", os.urandom(777))]:
+        with open(path(a, name), "wb") as f:
+            f.write(data + tail)
+        p = run([a.memtop, "-f", path(a, name), "--export", path(a, "tail.json")])
+        check(p.returncode == 0 and "%d trailing bytes are not a valid frame: ignored" % len(tail)
+              in p.stderr, "%s opens and says its tail was ignored (%s)" % (name, p.stderr.strip()))
+        if p.returncode == 0:
+            t = json.load(open(path(a, "tail.json")))
+            check(t["recording"]["truncated"] is True and t["totals"]["alloc_count"] > 1000,
+                  "%s: everything before the tail, marked truncated" % name)
 
 
 def test_record(a):
@@ -165,6 +193,14 @@ def test_record(a):
         p = run([a.memtop, "-f", rec, "--batch"])
         check(p.returncode == 0 and p.stderr == "" and "stopped" in p.stdout,
               "the recording is finalized (stopped) and opens (%s)" % p.stderr.strip())
+        check("(leaked)" not in p.stdout and "leaked at the end" not in p.stdout
+              and "stopped while the process ran" in p.stdout,
+              "live blocks of a stopped recording are not called leaked")
+        out = path(a, "recorded.json")
+        p = run([a.memtop, "-f", rec, "--export", out])
+        r = json.load(open(out)).get("recording", {}) if p.returncode == 0 else {}
+        check(r.get("finalized") is True and r.get("end_reason") == "stopped",
+              "the export of a stopped recording says so: %s" % r)
         p = run([a.record_drv, "-p", str(t.pid), "--record", rec], env_for(a), timeout=30)
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1,
               "recording over an existing file: exit 1, one line (%s)" % p.stderr.strip())
@@ -202,6 +238,12 @@ def test_errors(a):
     corrupt[len(good) // 2] ^= 0x5a
     expect_error(a, "corrupt.dat", bytes(corrupt), "corrupt frame")
     expect_error(a, "nobody.dat", good[:40], "no complete frame")
+    second = good.find(b"\x28\xb5\x2f\xfd", 33)  # where the second zstd frame begins
+    junk = good[:second] + bytes(64) + good[second:]  # bytes that are no frame, frames after
+    expect_error(a, "middle.dat", junk, "garbage between valid frames")
+    junk = bytearray(good)
+    junk[32:36] = b"JUNK"  # the first frame's magic
+    expect_error(a, "first.dat", bytes(junk), "a bad first frame")
 
 
 def main():

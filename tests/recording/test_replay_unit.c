@@ -16,7 +16,9 @@
 
 #include "export.h"
 #include "replay.h"
+#include "replay_export.h"
 #include "replay_impl.h"
+#include "replay_summary.h"
 #include "test_reader_builder.h"
 
 #define S 1000000000ull
@@ -257,7 +259,157 @@ static void mid_run(void **state)
     assert_int_equal(trace(&v, 1)->age_bytes[0], 50);
     assert_int_equal(trace(&v, 1)->age_bytes[1], 500);
     assert_int_equal(trace(&v, 1)->oldest_birth_ns, 1 * S);
+    /* no TOTALS record: RSS, memtop's own bytes and threads are unknown */
+    assert_int_equal(v.snap.slot.totals.rss_bytes, MT_UNKNOWN);
+    assert_int_equal(v.snap.slot.totals.tracker_bytes, MT_UNKNOWN);
+    assert_int_equal(v.snap.slot.totals.thread_count, MT_UNKNOWN);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, NULL};
+    char path[256], msg[256];
+    snprintf(path, sizeof path, "%s/mid.json", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char text[8192];
+    text[fread(text, 1, sizeof text - 1, fp)] = '\0';
+    fclose(fp);
+    assert_non_null(strstr(text, "\"rss_bytes\": null, \"tracker_bytes\": null"));
+    assert_non_null(strstr(text, "\"thread_count\": null}"));
     mt_replay_view_free(&v);
+    mt_replay_close(r);
+    db_buf_free(&b);
+    db_file_free(&f);
+}
+
+static void put_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak)
+{
+    db_buf b = {0};
+    db_v(&b, t), db_v(&b, 0), db_v(&b, MT_DAT_TOTALS_FIELDS);
+    for (unsigned i = 0; i < MT_DAT_TOTALS_FIELDS; i++)
+        db_v(&b, i == 0 ? live : i == 8 ? peak : 0);
+    db_v(&b, 0), db_v(&b, 0);
+    db_rec(f, MT_DAT_REC_TOTALS, &b, 1);
+    db_buf_free(&b);
+}
+
+/* A recording started at 5 s with 1000 B live (trace 1, born at 1 s), the
+ * target's peak `peak0` in its first TOTALS; an allocation of `size` bytes
+ * at 6 s freed at 6.5 s; a TOTALS at 7 s with the target's peak `peak1`. */
+static mt_replay *open_mid_peak(uint64_t peak0, uint64_t peak1, uint64_t size)
+{
+    db_file f;
+    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_buf b = {0};
+    db_v(&b, 7), db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 0), db_v(&b, 5 * S);
+    db_v(&b, 0), db_v(&b, 8), db_v(&b, 0), db_v(&b, 1000), db_v(&b, MT_DAT_PROC_MID_RUN);
+    db_s(&b, "/bin/x"), db_s(&b, "x");
+    db_rec(&f, MT_DAT_REC_PROCESS, &b, 1);
+    for (unsigned id = 0; id < 2; id++) {
+        b.n = 0;
+        db_v(&b, id), db_v(&b, 0), db_v(&b, 0), db_v(&b, id), db_v(&b, 0);
+        db_rec(&f, MT_DAT_REC_TRACE, &b, 1);
+    }
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 5 * S), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_STATE_BEGIN, &b, 1);
+    b.n = 0;
+    db_v(&b, 1), db_v(&b, 1), db_v(&b, 10), db_v(&b, 1000), db_v(&b, 0), db_v(&b, 0);
+    db_v(&b, 0), db_v(&b, 0), db_v(&b, 1000);
+    db_rec(&f, MT_DAT_REC_TRACE_STATES, &b, 1);
+    b.n = 0;
+    db_v(&b, 1), db_z(&b, 1), db_z(&b, 1000), db_v(&b, 100), db_v(&b, 10);
+    db_rec(&f, MT_DAT_REC_LIVE_BLOCKS, &b, 1);
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 1), db_v(&b, 1);
+    db_rec(&f, MT_DAT_REC_STATE_END, &b, 1);
+    put_totals(&f, 5 * S, 1000, peak0);
+    db_flush(&f);
+    b.n = 0;
+    db_v(&b, 3), db_v(&b, 6 * S), db_v(&b, 2);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_ALLOC}, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, size);
+    db_bytes(&b, (unsigned char[]){MT_DAT_EV_FREE | MT_DAT_EV_SAME_TRACE}, 1), db_v(&b, S / 2);
+    db_v(&b, size), db_v(&b, 500);
+    db_rec(&f, MT_DAT_REC_EVENTS, &b, 2);
+    put_totals(&f, 7 * S, 1000, peak1);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "midpeak.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_buf_free(&b);
+    db_file_free(&f);
+    return r;
+}
+
+/* The peak is the one within the recording, at its own time; a higher
+ * process peak reached before a mid-run recording began is named apart. */
+static void peak_within_recording(void **state)
+{
+    (void)state;
+    mt_replay *r = open_mid_peak(50u << 20, 50u << 20, 500);
+    const mt_replay_info *in = mt_replay_get_info(r);
+    assert_int_equal(in->peak_live_bytes, 1500);
+    assert_int_equal(in->peak_t_ns, 6 * S);
+    assert_false(in->peak_t_by);
+    assert_int_equal(in->process_peak_before, 50u << 20);
+    mt_replay_close(r);
+    /* no growth after the start: the peak is what was live at the start */
+    r = open_mid_peak(1000, 1000, 0);
+    in = mt_replay_get_info(r);
+    assert_int_equal(in->peak_live_bytes, 1000);
+    assert_int_equal(in->peak_t_ns, 5 * S);
+    assert_int_equal(in->process_peak_before, 0);
+    mt_replay_close(r);
+    /* the target's peak rose during the recording beyond the replayed one:
+     * the target's, by the TOTALS that first showed it */
+    r = open_mid_peak(50u << 20, 60u << 20, 500);
+    in = mt_replay_get_info(r);
+    assert_int_equal(in->peak_live_bytes, 60u << 20);
+    assert_int_equal(in->peak_t_ns, 7 * S);
+    assert_true(in->peak_t_by);
+    assert_int_equal(in->process_peak_before, 0);
+    mt_replay_close(r);
+}
+
+/* The viewer's data health names what the recording lost: dropped events
+ * (LOST records), a mid-run start without its initial state. */
+static void inexact_text(void **state)
+{
+    (void)state;
+    char buf[128];
+    mt_replay *r = open_std(2, 1);
+    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf), "");
+    mt_replay_close(r);
+    db_file f;
+    db_standard(&f, 2, 0);
+    db_buf b = {0};
+    db_v(&b, 3 * S), db_v(&b, 7), db_v(&b, 5), db_v(&b, 500), db_v(&b, 4), db_v(&b, 400);
+    db_rec(&f, MT_DAT_REC_LOST, &b, 1);
+    db_flush(&f);
+    mt_err err;
+    r = mt_replay_open(write_tmp(&f, 0, "lost.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf), "9 events dropped ");
+    mt_replay_close(r);
+    db_file_free(&f);
+    /* mid-run, cut inside its initial state set: the start is unknown */
+    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    b.n = 0;
+    db_v(&b, 7), db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 0), db_v(&b, 5 * S);
+    db_v(&b, 0), db_v(&b, 8), db_v(&b, 0), db_v(&b, 1000), db_v(&b, MT_DAT_PROC_MID_RUN);
+    db_s(&b, "/bin/x"), db_s(&b, "x");
+    db_rec(&f, MT_DAT_REC_PROCESS, &b, 1);
+    db_flush(&f);
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 5 * S), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_STATE_BEGIN, &b, 1);
+    db_flush(&f);
+    r = mt_replay_open(write_tmp(&f, f.out.n - 3, "noinit.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    assert_true(mt_replay_get_info(r)->inexact_start);
+    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf), "start inexact ");
     mt_replay_close(r);
     db_buf_free(&b);
     db_file_free(&f);
@@ -355,7 +507,9 @@ static void exports(void **state)
     mt_err err;
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
     mt_locator loc = {&v.mods, NULL, NULL, NULL};
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE};
+    mt_export_rec rec;
+    mt_replay_export_rec(r, &rec);
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/out.folded", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
@@ -370,8 +524,121 @@ static void exports(void **state)
     assert_non_null(strstr(text, "\"pid\": 4242"));
     assert_non_null(strstr(text, "\"state\": \"exited\""));
     assert_non_null(strstr(text, "\"live_bytes\": 330"));
+    assert_non_null(strstr(text, "\"recording\": {\"file\": \""));
+    assert_non_null(strstr(text, "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
+                                 "\"at_end\": true, \"finalized\": true, \"end_reason\": "
+                                 "\"exited\", \"truncated\": false, \"truncated_bytes\": 0, "
+                                 "\"events_dropped\": 0, \"inexact_start\": false},\n"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
+}
+
+/* An export of a recording says where it comes from: a stopped one, one
+ * cut short (not finalized, truncated) at a cursor before its end. */
+static void exports_provenance(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard_end(&f, 4, MT_DAT_END_STOP);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "stop.dat"), &err);
+    assert_non_null(r);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_export_rec rec;
+    mt_replay_export_rec(r, &rec);
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec};
+    char path[256], msg[256];
+    snprintf(path, sizeof path, "%s/stop.json", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    char *text = slurp(path);
+    assert_non_null(strstr(text, "\"finalized\": true, \"end_reason\": \"stopped\""));
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    /* cut inside round 2's frame, exported at 1.5 s */
+    r = mt_replay_open(write_tmp(&f, f.frame_end[2] + 9, "cut.dat"), &err);
+    assert_non_null(r);
+    assert_int_equal(mt_replay_seek(r, S + S / 2, &v, &err), MT_OK);
+    mt_replay_export_rec(r, &rec);
+    src.v = &v;
+    src.state = mt_replay_state(r);
+    loc.mods = &v.mods;
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    text = slurp(path);
+    assert_non_null(strstr(text, "\"cursor_s\": 1.500000000, "));
+    assert_non_null(strstr(text, "\"at_end\": false, \"finalized\": false, \"end_reason\": "
+                                 "null, \"truncated\": true, \"truncated_bytes\": 9, "));
+    snprintf(path, sizeof path, "%s/cut.txt", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    text = slurp(path);
+    assert_non_null(strstr(text, "\nrecording: "));
+    assert_non_null(strstr(text, " at 1.500s of 1.900s; not finalized\n"));
+    assert_non_null(strstr(text, "\nwarning: the recording is not finalized"));
+    assert_non_null(strstr(text, "\nwarning: truncated: 9 bytes after the last complete frame"));
+    /* a live target's export has no recording object */
+    src.rec = NULL;
+    snprintf(path, sizeof path, "%s/live.json", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    assert_null(strstr(slurp(path), "\"recording\""));
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    db_file_free(&f);
+}
+
+/* The --batch summary of db_standard's recording ended by `reason` (0: not
+ * finalized), at the end; a static buffer. */
+static const char *summary_of(unsigned reason)
+{
+    db_file f;
+    db_standard_end(&f, 3, reason);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sum.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_file_free(&f);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_opts o;
+    memset(&o, 0, sizeof o);
+    o.top = 5;
+    o.sort = MT_SORT_LIVE;
+    static char buf[1 << 16];
+    FILE *fp = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(fp);
+    mt_replay_summary(fp, r, &v, &o, &loc);
+    fclose(fp);
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    return buf;
+}
+
+/* Live blocks at the end are leaks only when the process ended the
+ * recording (exit, exec) in a finalized file. */
+static void summary_leaked_only_at_exit(void **state)
+{
+    (void)state;
+    const char *s = summary_of(MT_DAT_END_EXIT);
+    assert_non_null(strstr(s, "330 B live in 6 blocks (leaked)\n"));
+    assert_non_null(strstr(s, "leaked at the end:"));
+    s = summary_of(MT_DAT_END_EXEC);
+    assert_non_null(strstr(s, "(leaked)"));
+    s = summary_of(MT_DAT_END_STOP);
+    assert_null(strstr(s, "(leaked)"));
+    assert_null(strstr(s, "leaked at the end"));
+    assert_non_null(strstr(s, "(live at the end, not leaked: the recording was stopped while "
+                              "the process ran)"));
+    assert_non_null(strstr(s, "live at the end (the recording was stopped while the process "
+                              "ran):"));
+    s = summary_of(0);
+    assert_null(strstr(s, "leaked at the end"));
+    assert_null(strstr(s, "(leaked)"));
+    assert_non_null(strstr(s, "live at the end (the file is not finalized):"));
+    s = summary_of(MT_DAT_END_ERROR);
+    assert_null(strstr(s, "(leaked)"));
 }
 
 static int setup(void **state)
@@ -399,6 +666,10 @@ int main(void)
         cmocka_unit_test(threads_out_of_order),
         cmocka_unit_test(dropped_allocations),
         cmocka_unit_test(exports),
+        cmocka_unit_test(exports_provenance),
+        cmocka_unit_test(summary_leaked_only_at_exit),
+        cmocka_unit_test(peak_within_recording),
+        cmocka_unit_test(inexact_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -17,8 +17,9 @@ memtop-demo runs 6 s with MEMTOP_RECORD=demo-%p.dat (from its start).
   - `>` returns to the end (": end, live = leaked", the leaker's live bytes
     again) and `e` there exports the same live totals and per-trace live
     bytes as ref.json;  q exits 0;
-  - a copy cut in the middle opens; its header says "end of a truncated file"
-    or "end of an unfinished recording" (never "leaked"), q exits 0;
+  - a copy cut in the middle opens; its header says ": end (file truncated)"
+    or ": end (not finalized)" (never "leaked"), and after `<` (the start)
+    still says "(file truncated)" or "(not finalized)"; q exits 0;
   - a corrupt file (the 32-byte header, then random bytes): in a terminal,
     exit 1 with exactly one "memtop: ..." line, and the alternate screen is
     never taken.
@@ -220,11 +221,17 @@ def test_truncated(t, name):
     s = t.wait_for(lambda s: bool(REPLAY_RE.search(header_line(s, 0)))
                    and ("File %s" % cut) in header_line(s, 3), "REPLAY and File for the cut file")
     line = header_line(s, 0)
-    check("end of a truncated file" in line or "end of an unfinished recording" in line,
-          "the cut file's header says neither 'end of a truncated file' nor 'end of an "
-          "unfinished recording':\n" + frame(s))
+    check(": end (file truncated)" in line or ": end (not finalized)" in line,
+          "the cut file's header says neither ': end (file truncated)' nor ': end (not "
+          "finalized)':\n" + frame(s))
     check("leaked" not in line, "a cut file's end does not mean leaked:\n" + frame(s))
     check(("File %s" % cut) in header_line(s, 3), "header row 3 does not name %s" % cut)
+    t.keys("<")
+    s = t.wait_for(lambda s: ": end" not in header_line(s, 0), "the cursor to leave the end")
+    line = header_line(s, 0)
+    check("(file truncated)" in line or "(not finalized)" in line,
+          "away from the end the cut file's header no longer says it was cut short:\n" +
+          frame(s))
     t.keys("q")
     rc = t.wait_dead()
     check(rc == 0, "memtop -f %s exited %d after q" % (cut, rc))

@@ -96,6 +96,9 @@ static void test_count_and_duration(void **state)
     assert_string_equal(FMT(mt_fmt_count, 999999), "999999");
     assert_string_equal(FMT(mt_fmt_count, 1000000), "1.0M");
     assert_string_equal(FMT(mt_fmt_count, 2500000000ull), "2.5G");
+    /* memtop -p PID --record: how many events were dropped, not "some" */
+    assert_string_equal(FMT(mt_fmt_dropped, 0), "");
+    assert_string_equal(FMT(mt_fmt_dropped, 9), ", 9 dropped (inexact)");
     assert_string_equal(FMT(mt_fmt_duration, 45), "45s");
     assert_string_equal(FMT(mt_fmt_duration, 723), "12m03s");
     assert_string_equal(FMT(mt_fmt_duration, 5 * 3600 + 120), "5h02m");
@@ -218,7 +221,7 @@ static char *export_with(exp_fixture *x, void (*fn)(FILE *, const mt_export_src 
 {
     FILE *f = open_memstream(&x->out, &x->out_len);
     mt_locator loc = {&x->v.mods, NULL, NULL, NULL};
-    mt_export_src src = {&x->v, MT_STATE_RUNNING, &loc, MT_SORT_LIVE};
+    mt_export_src src = {&x->v, MT_STATE_RUNNING, &loc, MT_SORT_LIVE, NULL};
     fn(f, &src);
     fclose(f);
     char *buf = x->out;

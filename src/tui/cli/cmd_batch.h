@@ -4,6 +4,7 @@
 #define MEMTOP_CMD_BATCH_H
 
 #include "cli_options.h"
+#include "export.h"
 #include "location.h"
 #include "view.h"
 
@@ -11,7 +12,9 @@
 void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc);
 
 /* Write o->export_path; prints the error and returns MT_EXIT_FAIL on
- * failure, a one-line summary on stderr and MT_EXIT_OK on success. */
-int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc);
+ * failure, a one-line summary on stderr and MT_EXIT_OK on success.  rec:
+ * the recording v's snapshot comes from, or NULL (a live target). */
+int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc,
+                    const mt_export_rec *rec);
 
 #endif

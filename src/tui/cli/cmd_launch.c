@@ -111,7 +111,7 @@ static void finish(launch *L)
         explain_no_final(L);
     if (o->batch)
         mt_batch_report(&L->view, st, o, &L->loc);
-    if (o->export_path && mt_batch_export(&L->view, st, o, &L->loc) != MT_EXIT_OK)
+    if (o->export_path && mt_batch_export(&L->view, st, o, &L->loc, NULL) != MT_EXIT_OK)
         L->rc = MT_EXIT_FAIL;
 }
 

@@ -87,7 +87,7 @@ int mt_cmd_pid(const mt_opts *o)
         if (v.attached && v.have_snap)
             freshen(&v);
         if (v.attached && v.have_snap) { /* freshen may have re-attached */
-            rc = mt_batch_export(&v, mt_view_state(&v), o, &loc);
+            rc = mt_batch_export(&v, mt_view_state(&v), o, &loc, NULL);
         } else {
             mt_errorf("%s: no snapshot to export", v.path);
             rc = MT_EXIT_FAIL;

@@ -38,10 +38,10 @@ static uint64_t file_bytes(const char *path)
 
 static void print_status(const char *path, const mt_shm_recording *s)
 {
-    char size[32];
+    char size[32], dropped[64];
     fprintf(stderr, "memtop: recording %s: %s, %" PRIu64 " events%s\n", path,
             mt_fmt_bytes(file_bytes(path), size, sizeof size), s->events_written,
-            s->events_dropped ? " (some dropped)" : "");
+            mt_fmt_dropped(s->events_dropped, dropped, sizeof dropped));
 }
 
 static int start(mt_view *v, const char *path)
@@ -106,11 +106,11 @@ static int finish(mt_view *v, const char *path, bool stopped)
     if (!stopped)
         fprintf(stderr, "memtop: process %d ended; the recording is complete\n",
                 (int)v->seg.id.pid);
-    char size[32];
+    char size[32], dropped[64];
     uint64_t bytes = file_bytes(path);
     printf("recorded %s: %" PRIu64 " bytes (%s), %" PRIu64 " events%s\n", path, bytes,
            mt_fmt_bytes(bytes, size, sizeof size), s.events_written,
-           s.events_dropped ? ", some dropped" : "");
+           mt_fmt_dropped(s.events_dropped, dropped, sizeof dropped));
     fflush(stdout);
     return MT_EXIT_OK;
 }

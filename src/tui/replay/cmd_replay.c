@@ -9,6 +9,7 @@
 #include "cmd_batch.h"
 #include "commands.h"
 #include "replay.h"
+#include "replay_export.h"
 #include "replay_summary.h"
 #include "symbols.h"
 
@@ -33,8 +34,11 @@ static int report(const mt_opts *o, mt_replay *r, mt_view *v, mt_locator *loc)
 {
     if (o->batch)
         mt_replay_summary(stdout, r, v, o, loc);
-    if (o->export_path)
-        return mt_batch_export(v, mt_replay_state(r), o, loc);
+    if (o->export_path) {
+        mt_export_rec rec;
+        mt_replay_export_rec(r, &rec);
+        return mt_batch_export(v, mt_replay_state(r), o, loc, &rec);
+    }
     return MT_EXIT_OK;
 }
 

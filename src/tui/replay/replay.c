@@ -33,6 +33,7 @@ static void finish_info(mt_replay *r)
     in->start_ns = r->proc.record_start;
     in->duration_ns = r->st.s.t_ns;
     in->truncated = di->truncated;
+    in->invalid_tail = di->invalid_tail;
     in->dropped_bytes = di->dropped_bytes;
     in->file_bytes = di->file_bytes;
     in->checkpoints = r->ckpts.n;
@@ -117,6 +118,36 @@ mt_state mt_replay_state(const mt_replay *r)
     if (r->info.finalized && r->info.end_reason == MT_DAT_END_EXIT)
         return MT_STATE_EXITED;
     return r->info.finalized ? MT_STATE_RUNNING : MT_STATE_STALE;
+}
+
+const char *mt_replay_not_leaked_why(const mt_replay *r)
+{
+    if (!r->info.finalized)
+        return "the file is not finalized";
+    switch (r->info.end_reason) {
+    case MT_DAT_END_EXIT:
+    case MT_DAT_END_EXEC:
+        return NULL;
+    case MT_DAT_END_STOP:
+        return "the recording was stopped while the process ran";
+    case MT_DAT_END_ERROR:
+        return "the recording ended on a write error while the process ran";
+    default:
+        return "the recording's end reason is unknown";
+    }
+}
+
+const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n)
+{
+    const mt_replay_info *in = &r->info;
+    uint64_t lost = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
+    int k = 0;
+    buf[0] = '\0';
+    if (lost)
+        k = snprintf(buf, n, "%llu events dropped ", (unsigned long long)lost);
+    if (in->inexact_start && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, "start inexact ");
+    return buf;
 }
 
 /* Apply events with f->lo < t <= f->hi from `from` on (see the top). */

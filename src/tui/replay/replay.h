@@ -38,7 +38,7 @@ typedef struct mt_replay_info {
     uint64_t duration_ns;   /* time of the last event: the end of the cursor's range */
     uint64_t events;        /* allocation and free events */
     uint64_t allocs, frees;
-    uint64_t peak_live_bytes, peak_t_ns; /* process-wide, and when */
+    uint64_t peak_live_bytes, peak_t_ns; /* the highest live bytes within the recording, when */
     uint64_t dropped_events;             /* events the target could not record */
     uint64_t lost_events;                /* the same, from LOST records read */
     bool truncated;                      /* the file ends inside a frame */
@@ -47,6 +47,18 @@ typedef struct mt_replay_info {
     uint32_t end_reason, end_error;      /* MT_DAT_END_*, errno */
     bool final_state;                    /* a complete FINAL state set (used at the end) */
     uint64_t final_mismatches;           /* traces whose replay differs from FINAL */
+    /* peak_t_ns is the first TOTALS that showed the peak: the target's own
+     * figure, which the replayed events do not reach. */
+    bool peak_t_by;
+    /* The target's lifetime peak when it was higher and reached before a
+     * mid-run recording began, else 0. */
+    uint64_t process_peak_before;
+    /* A mid-run recording without its complete initial state: blocks live
+     * before it began are missing. */
+    bool inexact_start;
+    /* The bytes after the last complete frame are not a frame (a bad tail,
+     * as a power loss leaves): ignored, like a cut one (truncated). */
+    bool invalid_tail;
     uint64_t file_bytes;
     size_t checkpoints;
     uint64_t skipped_records; /* of unknown types */
@@ -80,6 +92,17 @@ bool mt_replay_at_end(const mt_replay *r);
  * exited at the end of a recording that ended with the process, stale at
  * the end of one that was cut short (no END record), else running. */
 mt_state mt_replay_state(const mt_replay *r);
+
+/* Why the blocks live at the end of the recording are not leaks, or NULL
+ * when they are: the file is finalized and its END says the process ended
+ * the recording (exit, _exit, exec).  E.g. "the recording was stopped while
+ * the process ran", "the file is not finalized". */
+const char *mt_replay_not_leaked_why(const mt_replay *r);
+
+/* What makes the recording's data inexact, for the viewer's data health:
+ * "N events dropped " (events the target could not record) and "start
+ * inexact " (a mid-run recording without its initial state), or "". */
+const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n);
 
 /* Free what mt_replay_seek put in out (defs and mods are the replay's own
  * and stay with it). */

@@ -30,6 +30,12 @@ struct mt_replay {
     mt_rtrace *final; /* the FINAL state set's counters [final_n], or NULL */
     uint64_t final_n;
     bool final_complete;
+    bool initial_complete; /* the INITIAL state set was read to its STATE_END */
+    /* The target's own peak (TOTALS peak_live_bytes, a lifetime high-water
+     * mark): in the first TOTALS read, the highest, and the first TOTALS
+     * that showed the highest. */
+    uint64_t tpeak_first, tpeak, tpeak_t;
+    bool tpeak_seen;
     bool at_end;       /* the state holds every event */
     uint64_t cursor;   /* the state holds every event with t <= cursor */
     mt_dat_pos resume; /* every event before it is in the state */

@@ -51,6 +51,8 @@ static mt_errc note_final(mt_replay *r, const mt_dat_event *ev, mt_err *err)
     }
     if (ev->kind == MT_DAT_STATE_END && ev->u.state.kind == MT_DAT_STATE_FINAL && r->final)
         r->final_complete = true;
+    if (ev->kind == MT_DAT_STATE_END && ev->u.state.kind == MT_DAT_STATE_INITIAL)
+        r->initial_complete = true;
     return MT_OK;
 }
 
@@ -76,10 +78,15 @@ static void count_event(mt_replay *r, const mt_dat_event *ev)
         if (ev->u.end.events_dropped > r->info.dropped_events)
             r->info.dropped_events = ev->u.end.events_dropped;
     }
-    if (ev->kind == MT_DAT_TOTALS && ev->u.totals.nfields > 8 &&
-        ev->u.totals.f[8] > r->info.peak_live_bytes) {
-        r->info.peak_live_bytes = ev->u.totals.f[8];
-        r->info.peak_t_ns = ev->t_ns;
+    if (ev->kind == MT_DAT_TOTALS && ev->u.totals.nfields > 8) {
+        uint64_t peak = ev->u.totals.f[8];
+        if (!r->tpeak_seen)
+            r->tpeak_first = peak;
+        r->tpeak_seen = true;
+        if (peak > r->tpeak) {
+            r->tpeak = peak;
+            r->tpeak_t = ev->t_ns;
+        }
     }
 }
 
@@ -114,15 +121,27 @@ static uint64_t final_mismatches(const mt_replay *r)
     return bad;
 }
 
-/* The peak: the target's own figure (TOTALS) when there is one, at the
- * replayed time if the replay reached the same value, else at the first
- * TOTALS that showed it; the replayed peak otherwise. */
+/* The peak within the recording: the replayed one, with its time.  The
+ * target's own figure (TOTALS: the process's high-water mark) when it is
+ * higher: if it rose during the recording (or the recording began with the
+ * process), events were dropped and the peak is the target's, by the first
+ * TOTALS that showed it; if a mid-run recording's first TOTALS already
+ * showed it, the process peaked before the recording began. */
 static void peak_time(mt_replay *r)
 {
     const mt_rscalars *s = &r->st.s;
-    if (!r->info.peak_live_bytes || s->peak_live_bytes == r->info.peak_live_bytes) {
-        r->info.peak_live_bytes = s->peak_live_bytes;
-        r->info.peak_t_ns = s->peak_t_ns;
+    mt_replay_info *in = &r->info;
+    in->peak_live_bytes = s->peak_live_bytes;
+    in->peak_t_ns = s->peak_t_ns;
+    if (r->tpeak <= in->peak_live_bytes)
+        return;
+    bool mid_run = r->proc.flags & MT_DAT_PROC_MID_RUN;
+    if (!mid_run || r->tpeak > r->tpeak_first) {
+        in->peak_live_bytes = r->tpeak;
+        in->peak_t_ns = r->tpeak_t;
+        in->peak_t_by = true;
+    } else {
+        in->process_peak_before = r->tpeak;
     }
 }
 
@@ -144,6 +163,7 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
     r->info.lost_events = r->st.s.lost_events;
     r->info.final_state = r->final_complete;
     r->info.final_mismatches = final_mismatches(r);
+    r->info.inexact_start = (r->proc.flags & MT_DAT_PROC_MID_RUN) && !r->initial_complete;
     peak_time(r);
     return MT_OK;
 }

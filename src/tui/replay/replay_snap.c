@@ -7,7 +7,8 @@
  * from the replay's checkpoints (the newest at least one publish interval,
  * 30 s and 300 s before the cursor); ages from the live groups at the
  * cursor (age_scan_ns = the cursor); process figures the events cannot
- * give (RSS, allocator, unknown frees) from the newest TOTALS record. */
+ * give (RSS, allocator, unknown frees) from the newest TOTALS record:
+ * RSS, memtop's own bytes and threads are unknown before the first. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,9 +108,11 @@ static void fill_totals(const mt_replay *r, mt_shm_totals *t, const mt_shm_trace
     t->dropped_traces = field(s, 12, 0);
     t->allocator_bytes = field(s, 13, MT_UNKNOWN);
     t->allocator_inuse_bytes = field(s, 14, MT_UNKNOWN);
-    t->rss_bytes = field(s, 15, 0);
-    t->tracker_bytes = field(s, 16, 0);
-    t->thread_count = field(s, 18, 0);
+    /* Unknown (not 0) before the first TOTALS, e.g. in a recording's first
+     * second from process start written by an older writer. */
+    t->rss_bytes = field(s, 15, MT_UNKNOWN);
+    t->tracker_bytes = field(s, 16, MT_UNKNOWN);
+    t->thread_count = field(s, 18, MT_UNKNOWN);
 }
 
 static mt_errc fill_timeline(const mt_replay *r, mt_snapshot *snap, mt_err *err)

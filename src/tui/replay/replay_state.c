@@ -176,6 +176,12 @@ int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f)
         st->s.set_kind = ev->u.state.kind;
         return 0;
     case MT_DAT_STATE_END:
+        /* What was live when the recording began counts toward its peak. */
+        if (st->s.set_kind == MT_DAT_STATE_INITIAL && (!f->has_lo || ev->t_ns > f->lo) &&
+            st->s.live_bytes > 0 && (uint64_t)st->s.live_bytes > st->s.peak_live_bytes) {
+            st->s.peak_live_bytes = (uint64_t)st->s.live_bytes;
+            st->s.peak_t_ns = ev->t_ns;
+        }
         st->s.set_kind = 0;
         return 0;
     case MT_DAT_TRACE_STATE:

@@ -32,7 +32,10 @@ static const char *end_name(uint32_t reason)
 void mt_replay_warn(const mt_replay *r)
 {
     const mt_replay_info *in = mt_replay_get_info(r);
-    if (in->truncated)
+    if (in->truncated && in->invalid_tail)
+        mt_errorf("%s: truncated: %" PRIu64 " trailing bytes are not a valid frame: ignored",
+                  in->path, in->dropped_bytes);
+    else if (in->truncated)
         mt_errorf("%s: truncated: %" PRIu64 " bytes after the last complete frame dropped",
                   in->path, in->dropped_bytes);
     if (!in->finalized)
@@ -68,11 +71,21 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
             secs(in->duration_ns - in->start_ns), secs(in->start_ns), secs(in->duration_ns),
             C(in->allocs), C(in->frees),
             in->finalized ? end_name(in->end_reason) : "not finalized");
-    fprintf(f, "peak: %s live at %.3fs\n", B(in->peak_live_bytes), secs(in->peak_t_ns));
+    fprintf(f, "peak: %s live %s %.3fs", B(in->peak_live_bytes), in->peak_t_by ? "by" : "at",
+            secs(in->peak_t_ns));
+    if (in->peak_t_by)
+        fputs(" (the target's own figure, seen by then; the replayed events peak lower)", f);
+    if (in->process_peak_before)
+        fprintf(f, " (process peak %s before the recording began)", B(in->process_peak_before));
+    fputc('\n', f);
     const mt_shm_totals *t = &v->snap.slot.totals;
     bool end = mt_replay_at_end(r);
-    fprintf(f, "%s %.3fs: %s live in %s blocks%s\n", end ? "at the end," : "at",
-            secs(v->snap.slot.t_ns), B(t->live_bytes), C(t->live_count), end ? " (leaked)" : "");
+    const char *why = mt_replay_not_leaked_why(r);
+    fprintf(f, "%s %.3fs: %s live in %s blocks", end ? "at the end," : "at",
+            secs(v->snap.slot.t_ns), B(t->live_bytes), C(t->live_count));
+    if (end && why)
+        fprintf(f, " (live at the end, not leaked: %s)", why);
+    fputs(end && !why ? " (leaked)\n" : "\n", f);
     if (in->truncated || !in->finalized)
         fprintf(f,
                 "warning: the recording was cut short%s; its end is its last complete "
@@ -97,8 +110,15 @@ void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_o
     fputc('\n', f);
     mt_report_header(f, v, mt_replay_state(r));
     long top = o->top;
-    table(f, mt_replay_at_end(r) ? "leaked at the end:" : "live at the cursor:", v, loc,
-          MT_SORT_LIVE, top);
+    const char *why = mt_replay_not_leaked_why(r);
+    char title[160];
+    if (!mt_replay_at_end(r))
+        snprintf(title, sizeof title, "live at the cursor:");
+    else if (why)
+        snprintf(title, sizeof title, "live at the end (%s):", why);
+    else
+        snprintf(title, sizeof title, "leaked at the end:");
+    table(f, title, v, loc, MT_SORT_LIVE, top);
     table(f, "most temporary allocations:", v, loc, MT_SORT_TEMPORARY, top);
     table(f, "top allocators:", v, loc, MT_SORT_ALLOCS, top);
     if (o->sort != MT_SORT_LIVE && o->sort != MT_SORT_TEMPORARY && o->sort != MT_SORT_ALLOCS)

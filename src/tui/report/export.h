@@ -4,18 +4,37 @@
 #ifndef MEMTOP_EXPORT_H
 #define MEMTOP_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli_options.h"
 #include "location.h"
 #include "view.h"
 
+/* Where a snapshot of a recording comes from, for the exports to say (the
+ * JSON "recording" object, the text export's "recording:" and "warning:"
+ * lines; CSV and .folded have no room for it). */
+typedef struct mt_export_rec {
+    const char *file;
+    uint64_t cursor_ns;       /* the snapshot's moment, since the recording began */
+    uint64_t duration_ns;     /* the recording's length */
+    bool finalized;           /* it has its END record */
+    const char *end_reason;   /* "stopped", "exited", "exec", "write_error", "unknown"; NULL
+                               * when not finalized */
+    bool truncated;           /* bytes after its last complete frame were ignored */
+    uint64_t truncated_bytes; /* bytes after the last complete frame, ignored */
+    uint64_t events_dropped;  /* events the target could not record */
+    bool inexact_start;       /* a mid-run recording without its initial state */
+} mt_export_rec;
+
 typedef struct mt_export_src {
     const mt_view *v; /* with a snapshot */
     mt_state state;
     const mt_locator *loc;
-    mt_sort_key sort; /* row order of the csv and text formats */
+    mt_sort_key sort;         /* row order of the csv and text formats */
+    const mt_export_rec *rec; /* a recording's snapshot, or NULL (a live target) */
 } mt_export_src;
 
 /* 0, or -1 with a one-line message in err. */

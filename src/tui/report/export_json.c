@@ -63,6 +63,26 @@ static void put_head(FILE *f, const mt_export_src *x)
             id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
 }
 
+/* A recording's snapshot: where it comes from and how far to trust it. */
+static void put_recording(FILE *f, const mt_export_rec *r)
+{
+    if (!r)
+        return;
+    fputs("\"recording\": {\"file\": ", f);
+    mt_json_string(f, r->file);
+    fprintf(f, ", \"cursor_s\": %" PRIu64 ".%09" PRIu64 ", \"duration_s\": %" PRIu64 ".%09" PRIu64,
+            r->cursor_ns / 1000000000u, r->cursor_ns % 1000000000u, r->duration_ns / 1000000000u,
+            r->duration_ns % 1000000000u);
+    fprintf(f, ", \"at_end\": %s, \"finalized\": %s, \"end_reason\": ",
+            r->cursor_ns >= r->duration_ns ? "true" : "false", r->finalized ? "true" : "false");
+    mt_json_string(f, r->end_reason);
+    fprintf(f,
+            ", \"truncated\": %s, \"truncated_bytes\": %" PRIu64 ", \"events_dropped\": %" PRIu64
+            ", \"inexact_start\": %s},\n",
+            r->truncated ? "true" : "false", r->truncated_bytes, r->events_dropped,
+            r->inexact_start ? "true" : "false");
+}
+
 /* The counters a trace and the totals both have, under the same names
  * (mt_shm_trace and mt_shm_totals name their fields alike). */
 #define PUT_COUNTERS(f, c)                                                                         \
@@ -85,10 +105,10 @@ static void put_totals(FILE *f, const mt_shm_totals *t)
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
     put_opt(f, "allocator_bytes", t->allocator_bytes, true);
     put_opt(f, "allocator_inuse_bytes", t->allocator_inuse_bytes, true);
-    put_u64(f, "rss_bytes", t->rss_bytes, true);
-    put_u64(f, "tracker_bytes", t->tracker_bytes, true);
+    put_opt(f, "rss_bytes", t->rss_bytes, true);
+    put_opt(f, "tracker_bytes", t->tracker_bytes, true);
     put_u64(f, "trace_count", t->trace_count, true);
-    put_u64(f, "thread_count", t->thread_count, false);
+    put_opt(f, "thread_count", t->thread_count, false);
     fputs("},\n\"health\": {", f);
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
     put_u64(f, "untracked_alloc_count", t->untracked_alloc_count, true);
@@ -179,6 +199,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
 void mt_export_json(FILE *f, const mt_export_src *x)
 {
     put_head(f, x);
+    put_recording(f, x->rec);
     put_totals(f, &x->v->snap.slot.totals);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);

@@ -2,6 +2,7 @@
  * trace with all of its frames. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "export.h"
 #include "format.h"
@@ -46,9 +47,49 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t r
         put_frame(f, x->loc, i, frames[i]);
 }
 
+/* How a recording ended, for people (r->end_reason is a JSON word). */
+static const char *ended(const mt_export_rec *r)
+{
+    if (!r->finalized)
+        return "not finalized";
+    if (!strcmp(r->end_reason, "stopped"))
+        return "stopped while the process ran";
+    if (!strcmp(r->end_reason, "exited"))
+        return "ended with the process's exit";
+    if (!strcmp(r->end_reason, "exec"))
+        return "ended with the process's exec";
+    if (!strcmp(r->end_reason, "write_error"))
+        return "stopped by a write error";
+    return "ended for an unknown reason";
+}
+
+/* A recording's snapshot: which file, when, and why it may not be exact. */
+static void put_recording(FILE *f, const mt_export_rec *r)
+{
+    if (!r)
+        return;
+    fprintf(f, "recording: %s at %.3fs of %.3fs%s; %s\n", r->file, (double)r->cursor_ns / 1e9,
+            (double)r->duration_ns / 1e9, r->cursor_ns >= r->duration_ns ? " (the end)" : "",
+            ended(r));
+    if (!r->finalized)
+        fputs("warning: the recording is not finalized (killed, or still being written): its end "
+              "is its last complete frame\n",
+              f);
+    if (r->truncated)
+        fprintf(f, "warning: truncated: %" PRIu64 " bytes after the last complete frame ignored\n",
+                r->truncated_bytes);
+    if (r->events_dropped)
+        fprintf(f, "warning: recording inexact: %" PRIu64 " events dropped\n", r->events_dropped);
+    if (r->inexact_start)
+        fputs("warning: the recording's initial state is missing: blocks from before it are not "
+              "counted\n",
+              f);
+}
+
 void mt_export_text(FILE *f, const mt_export_src *x)
 {
     mt_report_header(f, x->v, x->state);
+    put_recording(f, x->rec);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, x->sort, &n);
     fprintf(f, "\n%zu traces, sorted by %s\n", n, mt_sort_name(x->sort));

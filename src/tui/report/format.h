@@ -15,6 +15,10 @@ char *mt_fmt_rate(double bytes_per_s, char *buf, size_t n);
 /* Exact below one million, else "1.2M", "3.4G". */
 char *mt_fmt_count(uint64_t count, char *buf, size_t n);
 
+/* A recording's dropped events after its event count: ", 9 dropped
+ * (inexact)", or "" for none. */
+char *mt_fmt_dropped(uint64_t dropped, char *buf, size_t n);
+
 /* "45s", "12m03s", "5h02m", "3d05h". */
 char *mt_fmt_duration(uint64_t seconds, char *buf, size_t n);
 

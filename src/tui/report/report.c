@@ -57,8 +57,10 @@ static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t)
             (unsigned long long)t->unknown_free_count, (unsigned long long)t->untracked_alloc_count,
             (unsigned long long)t->missed_free_count, (unsigned long long)t->dropped_traces,
             v->snap.flags & MT_FLAG_SEGMENT_FULL ? " (segment full: data dropped)" : "");
-    fprintf(f, "traces: %llu, threads: %llu\n", (unsigned long long)t->trace_count,
-            (unsigned long long)t->thread_count);
+    char threads[32] = "?";
+    if (t->thread_count != MT_UNKNOWN)
+        snprintf(threads, sizeof threads, "%llu", (unsigned long long)t->thread_count);
+    fprintf(f, "traces: %llu, threads: %s\n", (unsigned long long)t->trace_count, threads);
 }
 
 void mt_report_header(FILE *f, const mt_view *v, mt_state st)

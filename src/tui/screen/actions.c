@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "export_job.h"
+#include "replay_export.h"
 
 void mt_action_sort(mt_app *a, mt_sort_key key)
 {
@@ -60,7 +61,11 @@ static void export_now(mt_app *a)
                   : a->src.phase == MT_SRC_EXITED ? MT_STATE_EXITED
                   : a->src.phase == MT_SRC_GONE   ? MT_STATE_STALE
                                                   : MT_STATE_RUNNING;
-    if (mt_export_start(&a->export, v, st, a->ui.sort, !a->o->no_symbols, path, msg, sizeof msg))
+    mt_export_rec rec;
+    if (a->src.replay)
+        mt_replay_export_rec(a->src.replay, &rec);
+    if (mt_export_start(&a->export, v, st, a->src.replay ? &rec : NULL, a->ui.sort,
+                        !a->o->no_symbols, path, msg, sizeof msg))
         mt_app_status(a, true, "export failed: %s", msg);
     else
         mt_app_status(a, false, "exporting to %s ...", path);

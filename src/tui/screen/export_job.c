@@ -33,8 +33,8 @@ void mt_export_default_path(int pid, const char *ext, char *buf, size_t n)
 }
 
 /* In the child: export, then report "ok" or the error through fd. */
-static void child_export(int fd, const mt_view *v, mt_state st, mt_sort_key sort, bool symbols,
-                         const char *path)
+static void child_export(int fd, const mt_view *v, mt_state st, const mt_export_rec *rec,
+                         mt_sort_key sort, bool symbols, const char *path)
 {
     char msg[1024] = "";
     mt_symbols syms;
@@ -42,7 +42,7 @@ static void child_export(int fd, const mt_view *v, mt_state st, mt_sort_key sort
         snprintf(msg, sizeof msg, "out of memory");
     } else {
         mt_locator loc = mt_symbols_locator(&syms, &v->mods);
-        mt_export_src src = {v, st, &loc, sort};
+        mt_export_src src = {v, st, &loc, sort, rec};
         if (mt_export_file(path, &src, msg, sizeof msg) != 0 && !msg[0])
             snprintf(msg, sizeof msg, "export failed");
     }
@@ -51,8 +51,8 @@ static void child_export(int fd, const mt_view *v, mt_state st, mt_sort_key sort
     _exit(msg[0] ? 1 : 0);
 }
 
-int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, mt_sort_key sort, bool symbols,
-                    const char *path, char *msg, size_t n)
+int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_export_rec *rec,
+                    mt_sort_key sort, bool symbols, const char *path, char *msg, size_t n)
 {
     if (j->pid) {
         snprintf(msg, n, "an export to %s is still being written", j->path);
@@ -75,7 +75,7 @@ int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, mt_sort_key
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL); /* the viewer blocks them for its signalfd */
         close(fds[0]);
-        child_export(fds[1], v, st, sort, symbols, path);
+        child_export(fds[1], v, st, rec, sort, symbols, path);
     }
     close(fds[1]);
     j->pid = pid;

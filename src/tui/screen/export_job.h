@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "cli_options.h"
+#include "export.h"
 #include "view.h"
 
 typedef struct mt_export_job {
@@ -26,9 +27,10 @@ typedef enum mt_job_state { MT_JOB_IDLE, MT_JOB_RUNNING, MT_JOB_DONE, MT_JOB_FAI
  * writable, else in $TMPDIR or /tmp. */
 void mt_export_default_path(int pid, const char *ext, char *buf, size_t n);
 
-/* Start writing v's snapshot to path.  0, or -1 with a message. */
-int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, mt_sort_key sort, bool symbols,
-                    const char *path, char *msg, size_t n);
+/* Start writing v's snapshot to path (rec: the recording it comes from,
+ * or NULL).  0, or -1 with a message. */
+int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_export_rec *rec,
+                    mt_sort_key sort, bool symbols, const char *path, char *msg, size_t n);
 
 /* Check on a running export; DONE or FAILED once (msg filled), then IDLE. */
 mt_job_state mt_export_poll(mt_export_job *j, char *msg, size_t n);

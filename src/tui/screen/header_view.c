@@ -31,8 +31,9 @@ static const char *secs(uint64_t ns, char *buf, size_t n)
     return buf;
 }
 
-/* "REPLAY 1.2s of 3.0s" (time since the recording began) and how the
- * recording ended. */
+/* "REPLAY 1.2s of 3.0s" (time since the recording began), at the end
+ * whether live means leaked, and at every position whether the file was
+ * cut short. */
 static const char *replay_text(const mt_app *a, char *buf, size_t n)
 {
     const mt_replay_info *in = mt_replay_get_info(a->src.replay);
@@ -40,13 +41,14 @@ static const char *replay_text(const mt_app *a, char *buf, size_t n)
     uint64_t lo = in->start_ns, hi = in->duration_ns > lo ? in->duration_ns : lo;
     uint64_t cur = end ? hi : mt_replay_cursor(a->src.replay);
     char at[32], len[32];
-    const char *how = !end             ? ""
-                      : in->truncated  ? ": end of a truncated file"
-                      : !in->finalized ? ": end of an unfinished recording"
-                      : mt_replay_state(a->src.replay) == MT_STATE_EXITED ? ": end, live = leaked"
-                                                                          : ": end";
-    snprintf(buf, n, "REPLAY %s of %s%s", secs(cur > lo ? cur - lo : 0, at, sizeof at),
-             secs(hi - lo, len, sizeof len), how);
+    const char *how = !end                                      ? ""
+                      : mt_replay_not_leaked_why(a->src.replay) ? ": end"
+                                                                : ": end, live = leaked";
+    const char *file = in->truncated    ? " (file truncated)"
+                       : !in->finalized ? " (not finalized)"
+                                        : "";
+    snprintf(buf, n, "REPLAY %s of %s%s%s", secs(cur > lo ? cur - lo : 0, at, sizeof at),
+             secs(hi - lo, len, sizeof len), how, file);
     return buf;
 }
 
@@ -199,6 +201,10 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
              win >= 55 ? "1m" : mt_fmt_duration(win, w, sizeof w));
     field(t, 2, &x, label, g > 0 ? t->warn : t->value, mt_fmt_rate(g, buf, sizeof buf));
     health_text(&s->slot.totals, s->flags, buf, sizeof buf);
+    if (a->src.replay) { /* and what the recording lost */
+        size_t k = strlen(buf);
+        mt_replay_inexact_text(a->src.replay, buf + k, sizeof buf - k);
+    }
     field(t, 2, &x, "Data ", buf[0] ? t->warn : t->good, buf[0] ? buf : "exact");
 }
 

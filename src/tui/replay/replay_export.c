@@ -1,0 +1,43 @@
+/* replay_export.c -- a recording's provenance for its exports (see
+ * replay_export.h). */
+#include "replay_export.h"
+
+#include <string.h>
+
+#include "dat_format.h"
+
+static const char *reason_name(const mt_replay_info *in)
+{
+    if (!in->finalized)
+        return NULL;
+    switch (in->end_reason) {
+    case MT_DAT_END_STOP:
+        return "stopped";
+    case MT_DAT_END_EXIT:
+        return "exited";
+    case MT_DAT_END_EXEC:
+        return "exec";
+    case MT_DAT_END_ERROR:
+        return "write_error";
+    default:
+        return "unknown";
+    }
+}
+
+void mt_replay_export_rec(const mt_replay *r, mt_export_rec *out)
+{
+    const mt_replay_info *in = mt_replay_get_info(r);
+    memset(out, 0, sizeof *out);
+    out->file = in->path;
+    uint64_t end = in->duration_ns > in->start_ns ? in->duration_ns : in->start_ns;
+    uint64_t cur = mt_replay_at_end(r) ? end : mt_replay_cursor(r);
+    out->cursor_ns = cur > in->start_ns ? cur - in->start_ns : 0;
+    out->duration_ns = end - in->start_ns;
+    out->finalized = in->finalized;
+    out->end_reason = reason_name(in);
+    out->truncated = in->truncated;
+    out->truncated_bytes = in->dropped_bytes;
+    out->events_dropped =
+        in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
+    out->inexact_start = in->inexact_start;
+}
