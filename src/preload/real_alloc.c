@@ -18,12 +18,11 @@
 
 mt_real_fns mt_real;
 
-enum { RESOLVE_NONE, RESOLVE_BUSY, RESOLVE_DONE };
-static _Atomic int g_resolve_state;
+_Atomic int mt_resolve_state;
 
-#define BOOT_ARENA_BYTES (256u * 1024u)
+#define BOOT_ARENA_BYTES MT_BOOT_ARENA_BYTES
 #define BOOT_HEADER 16u
-static _Alignas(4096) unsigned char g_boot_arena[BOOT_ARENA_BYTES];
+_Alignas(4096) unsigned char mt_boot_arena[BOOT_ARENA_BYTES];
 static _Atomic size_t g_boot_used;
 
 void *mt_boot_alloc(size_t size, size_t align)
@@ -36,16 +35,10 @@ void *mt_boot_alloc(size_t size, size_t align)
     size_t start = atomic_fetch_add_explicit(&g_boot_used, need, memory_order_relaxed);
     if (start + need > BOOT_ARENA_BYTES)
         return NULL;
-    uintptr_t base = (uintptr_t)g_boot_arena + start + BOOT_HEADER;
+    uintptr_t base = (uintptr_t)mt_boot_arena + start + BOOT_HEADER;
     uintptr_t p = (base + align - 1) & ~(uintptr_t)(align - 1);
     memcpy((void *)(p - sizeof(size_t)), &size, sizeof size);
     return (void *)p; /* the arena is static, hence already zeroed (calloc-safe) */
-}
-
-bool mt_is_boot_ptr(const void *p)
-{
-    uintptr_t a = (uintptr_t)p;
-    return a >= (uintptr_t)g_boot_arena && a < (uintptr_t)g_boot_arena + BOOT_ARENA_BYTES;
 }
 
 size_t mt_boot_size(const void *p)
@@ -89,15 +82,15 @@ static void resolve_all(void)
     mt_real = r;
 }
 
-bool mt_real_ready(void)
+bool mt_real_resolve(void)
 {
-    int st = atomic_load_explicit(&g_resolve_state, memory_order_acquire);
-    if (MT_LIKELY(st == RESOLVE_DONE))
+    int st = atomic_load_explicit(&mt_resolve_state, memory_order_acquire);
+    if (st == MT_RESOLVE_DONE)
         return true;
-    int expected = RESOLVE_NONE;
-    if (!atomic_compare_exchange_strong(&g_resolve_state, &expected, RESOLVE_BUSY))
+    int expected = MT_RESOLVE_NONE;
+    if (!atomic_compare_exchange_strong(&mt_resolve_state, &expected, MT_RESOLVE_BUSY))
         return false; /* someone (maybe dlsym below us) is resolving: use the arena */
     resolve_all();
-    atomic_store_explicit(&g_resolve_state, RESOLVE_DONE, memory_order_release);
+    atomic_store_explicit(&mt_resolve_state, MT_RESOLVE_DONE, memory_order_release);
     return true;
 }
