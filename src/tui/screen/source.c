@@ -122,8 +122,12 @@ bool mt_source_poll(mt_source *s)
 {
     if (s->replay)
         return false; /* a recording changes only when its cursor moves */
-    if (s->phase == MT_SRC_EXITED || (s->phase == MT_SRC_GONE && s->view.have_snap))
-        return false; /* the final state stays on screen */
+    /* The final state stays on screen; but the state a process left before
+     * an exec is final only if the new program does not load libmemtop.so:
+     * keep watching for its segment (mt_source_ready). */
+    bool execd = s->view.have_snap && (s->view.snap.flags & MT_FLAG_EXECED);
+    if ((s->phase == MT_SRC_EXITED && !execd) || (s->phase == MT_SRC_GONE && s->view.have_snap))
+        return false;
     bool changed = false;
     if (mt_source_ready(s)) {
         uint64_t before = s->view.have_snap ? s->view.snap.slot.publish_seq : 0;
