@@ -204,6 +204,11 @@ void mt_publisher_final(void)
 
 bool mt_publisher_exec_begin(void)
 {
+    /* Before the lock: a vfork child must not touch its parent's lock
+     * word, and a child forked from a signal handler may have inherited
+     * it held. */
+    if (!own_segment())
+        return false;
     mt_spin_lock(&g_pub.lock);
     bool mark = own_segment() && !g_pub.final_done;
     if (mark) {
@@ -216,6 +221,8 @@ bool mt_publisher_exec_begin(void)
 
 void mt_publisher_exec_failed(void)
 {
+    if (!own_segment())
+        return;
     mt_spin_lock(&g_pub.lock);
     if (own_segment())
         mt_shm_change_flags(&g_pub.w, 0, MT_FLAG_EXITED | MT_FLAG_EXECED);
