@@ -51,16 +51,19 @@ static inline bool mt_slot_key_fits(uint64_t key)
     return key - 1 < (MT_SLOT_PTR_LIMIT >> 3) - 1;
 }
 
-/* Where a key goes: the hash is one multiply (Fibonacci hashing, whose
- * high bits spread runs of addresses well); its top MT_SLOT_SHARD_BITS
- * bits pick the shard (ptr_table.c) and the bits below them the position
- * in the shard's slots or side table, so that the keys of one shard are
- * spread over all of its positions.  It is short because the table's
- * deletion recomputes it for every slot it moves past. */
+/* Where a key goes: its hash's top MT_SLOT_SHARD_BITS bits pick the
+ * shard (ptr_table.c) and the bits below them the position in the shard's
+ * slots or side table, so that the keys of one shard are spread over all
+ * of its positions.  The hash is MurmurHash3's finaliser, not one
+ * multiply: Fibonacci hashing (key * 2^64/phi) is cheaper, but the keys of
+ * equal-size blocks form arithmetic runs, and for strides whose multiples
+ * come close to a Fibonacci number (4032, 3312 or 17664 bytes, say) they
+ * fall into a few narrow clusters: probe runs of hundreds of slots
+ * (test_ptr_table's stride sweep). */
 #define MT_SLOT_SHARD_BITS 5
 static inline uint64_t mt_slot_hash(uint64_t key)
 {
-    return key * 0x9e3779b97f4a7c15ull;
+    return mt_mix64(key);
 }
 static inline uint32_t mt_slot_shard(uint64_t h)
 {
