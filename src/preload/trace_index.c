@@ -127,7 +127,7 @@ uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint
         if (v) {
             id = v & MT_TIDX_ID_MASK;
         } else if ((id = mt_trace_create(frames, n, hash, flags, now_ns)) != MT_TRACE_OVERFLOW) {
-            /* Release: the trace's definition (ready) before its slot. */
+            /* Release: the trace's definition (and key) before its slot. */
             atomic_store_explicit(slot, mt_tidx_slot(id, hash), memory_order_release);
             s->count++;
         }

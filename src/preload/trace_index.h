@@ -15,7 +15,7 @@
  *
  * Writers (trace_index.c) hold the shard's lock and are the authority:
  * they compare whole backtraces and create traces.  A trace's definition
- * (mt_trace_def, and `ready`) is complete before its slot is stored with
+ * (mt_trace_def, and its `key`) is complete before its slot is stored with
  * release, and a grown array is complete before it is published with
  * release; a slot changes once, 0 -> filled.  An array replaced by a larger
  * one is never freed (a reader may still be probing it): the arrays come

@@ -1,7 +1,7 @@
 /* trace_table.c -- the traces: ids, per-trace counters and definitions.
  *
  * Traces live in two arrays indexed by id, the counters (one cache line
- * each) and the definitions (hash, frames, ...: 32 bytes), both reserved up
+ * each) and the definitions (hash, frames, ...: 24 bytes), both reserved up
  * front (MAP_NORESERVE) and touched in order, so an id never moves and the
  * hooks and publisher can hold plain pointers.  Frames live in an
  * append-only arena, unpadded.  Which backtrace has which id is the trace

@@ -54,7 +54,7 @@ _Static_assert(sizeof(mt_trace_def) == 24, "a definition is three words");
 
 bool mt_traces_init(void);
 
-/* Hands out a new id and defines it (then sets `ready`).  For the trace
+/* Hands out a new id and defines it (then sets its `key`).  For the trace
  * index (trace_index.c), under its shard lock, which makes sure the
  * backtrace has no id yet.  MT_TRACE_OVERFLOW when ids or room for frames
  * run out. */

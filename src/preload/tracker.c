@@ -88,6 +88,7 @@ static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *s
                      ? mt_backtrace(start, t->walk, frames, mt_g.cfg.depth, &truncated, &h)
                      : 0;
     h ^= truncated ? 0x5bd1e995u : 0;
+    h += !h; /* never 0 (trace_table.h: the hash is the trace's key) */
     return mt_trace_id(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
 }
 
