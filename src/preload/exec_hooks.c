@@ -15,6 +15,11 @@
  * in frames of their own, with recording still on.  The new image starts
  * its own recording if MEMTOP_RECORD asks for one.
  *
+ * An exec from a signal handler that interrupted memtop (mt_tls_in_hook)
+ * does neither: publishing then could wait for a lock the interrupted code
+ * holds.  The last periodic snapshot stands, unmarked (README: "What is
+ * exact").
+ *
  * If the exec returns (it failed), both are taken back: the flags are
  * cleared, the recording's final frames are cut off again and it carries
  * on (errno is kept for the caller).  A vfork child runs in its parent's
