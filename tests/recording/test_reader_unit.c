@@ -187,15 +187,24 @@ static void with_record(db_file *f, uint64_t type, const db_buf *payload)
     db_flush(f);
 }
 
-static mt_errc read_all(const db_file *f, mt_err *err, size_t *n)
+/* Opens f and reads it to the end: events in *n, the reader's info in
+ * *info unless NULL. */
+static mt_errc read_all_info(const db_file *f, mt_err *err, size_t *n, mt_dat_info *info)
 {
     mt_dat_reader *r = open_mem(f->out.p, f->out.n, err);
     if (!r)
         return err->code;
+    if (info)
+        *info = *mt_dat_get_info(r);
     mt_errc code;
     *n = count_events(r, &code, err);
     mt_dat_close(r);
     return code;
+}
+
+static mt_errc read_all(const db_file *f, mt_err *err, size_t *n)
+{
+    return read_all_info(f, err, n, NULL);
 }
 
 static void unknown_records_skipped(void **state)
@@ -341,14 +350,7 @@ static mt_errc read_with_tail(db_file *f, size_t keep, int fill, size_t tail, si
         unsigned char c = (unsigned char)(fill >= 0 ? fill : (int)(i * 131u + 7u));
         db_bytes(&f->out, &c, 1);
     }
-    mt_dat_reader *r = open_mem(f->out.p, f->out.n, err);
-    if (!r)
-        return err->code;
-    *info = *mt_dat_get_info(r);
-    mt_errc code;
-    *n = count_events(r, &code, err);
-    mt_dat_close(r);
-    return code;
+    return read_all_info(f, err, n, info);
 }
 
 /* Bytes after the last complete frame that are not a frame (a power loss

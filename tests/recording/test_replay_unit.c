@@ -206,6 +206,25 @@ static void cut_short(void **state)
     db_file_free(&f);
 }
 
+/* The start of a recording begun mid-run at 5 s: PROCESS, traces 0 and 1
+ * (no frames), and the INITIAL state's STATE_BEGIN. */
+static void mid_run_head(db_file *f, db_buf *b)
+{
+    b->n = 0;
+    db_v(b, 7), db_v(b, 1), db_v(b, 0), db_v(b, 1), db_v(b, 0), db_v(b, 5 * S);
+    db_v(b, 0), db_v(b, 8), db_v(b, 0), db_v(b, 1000), db_v(b, MT_DAT_PROC_MID_RUN);
+    db_s(b, "/bin/x"), db_s(b, "x");
+    db_rec(f, MT_DAT_REC_PROCESS, b, 1);
+    for (unsigned id = 0; id < 2; id++) {
+        b->n = 0;
+        db_v(b, id), db_v(b, 0), db_v(b, 0), db_v(b, id), db_v(b, 0);
+        db_rec(f, MT_DAT_REC_TRACE, b, 1);
+    }
+    b->n = 0;
+    db_v(b, MT_DAT_STATE_INITIAL), db_v(b, 5 * S), db_v(b, 0);
+    db_rec(f, MT_DAT_REC_STATE_BEGIN, b, 1);
+}
+
 /* A recording started mid-run: an INITIAL set, then events. */
 static void mid_run(void **state)
 {
@@ -213,18 +232,7 @@ static void mid_run(void **state)
     db_file f;
     db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
     db_buf b = {0};
-    db_v(&b, 7), db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 0), db_v(&b, 5 * S);
-    db_v(&b, 0), db_v(&b, 8), db_v(&b, 0), db_v(&b, 1000), db_v(&b, MT_DAT_PROC_MID_RUN);
-    db_s(&b, "/bin/x"), db_s(&b, "x");
-    db_rec(&f, MT_DAT_REC_PROCESS, &b, 1);
-    for (unsigned id = 0; id < 2; id++) {
-        b.n = 0;
-        db_v(&b, id), db_v(&b, 0), db_v(&b, 0), db_v(&b, id), db_v(&b, 0);
-        db_rec(&f, MT_DAT_REC_TRACE, &b, 1);
-    }
-    b.n = 0;
-    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 5 * S), db_v(&b, 0);
-    db_rec(&f, MT_DAT_REC_STATE_BEGIN, &b, 1);
+    mid_run_head(&f, &b);
     b.n = 0;
     db_v(&b, 1), db_v(&b, 1), db_v(&b, 10), db_v(&b, 1000), db_v(&b, 4), db_v(&b, 400);
     db_v(&b, 1), db_v(&b, 100), db_v(&b, 900);
@@ -300,18 +308,7 @@ static mt_replay *open_mid_peak(uint64_t peak0, uint64_t peak1, uint64_t size)
     db_file f;
     db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
     db_buf b = {0};
-    db_v(&b, 7), db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 0), db_v(&b, 5 * S);
-    db_v(&b, 0), db_v(&b, 8), db_v(&b, 0), db_v(&b, 1000), db_v(&b, MT_DAT_PROC_MID_RUN);
-    db_s(&b, "/bin/x"), db_s(&b, "x");
-    db_rec(&f, MT_DAT_REC_PROCESS, &b, 1);
-    for (unsigned id = 0; id < 2; id++) {
-        b.n = 0;
-        db_v(&b, id), db_v(&b, 0), db_v(&b, 0), db_v(&b, id), db_v(&b, 0);
-        db_rec(&f, MT_DAT_REC_TRACE, &b, 1);
-    }
-    b.n = 0;
-    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 5 * S), db_v(&b, 0);
-    db_rec(&f, MT_DAT_REC_STATE_BEGIN, &b, 1);
+    mid_run_head(&f, &b);
     b.n = 0;
     db_v(&b, 1), db_v(&b, 1), db_v(&b, 10), db_v(&b, 1000), db_v(&b, 0), db_v(&b, 0);
     db_v(&b, 0), db_v(&b, 0), db_v(&b, 1000);
