@@ -5,12 +5,14 @@ program it becomes loads libmemtop.so too, that replaces the pid's segment,
 and the viewer must follow: the exec'd state is final only while no
 tracked program has taken over the pid.  (A viewer that took "exec'd" for
 "exited" stayed on the old state for good.)
-  1. `memtop -- sh -c 'sleep 1; exec memtop-demo 30'`: the header shows
+  1. `memtop -- sh -c 'sleep 3; exec memtop-demo 30'`: the header shows
      sh's command line first, then memtop-demo's, running, with its rows.
   2. A gap without the preload: sh execs env, which execs sh without
-     LD_PRELOAD; that one sleeps 2 s, then execs env with LD_PRELOAD set
+     LD_PRELOAD; that one sleeps 5 s, then execs env with LD_PRELOAD set
      again, which execs memtop-demo.  The header says EXEC'D (env's state)
-     for those 2 s, then shows memtop-demo running.
+     for those 5 s, then shows memtop-demo running.
+The sleeps leave each state on screen for several of the viewer's
+one-second refreshes, also on a loaded machine.
 """
 import shlex
 
@@ -27,14 +29,14 @@ def demo_running(rows, s):
 
 
 def test(t):
-    t.start([t.memtop, "--", "sh", "-c", "sleep 1; exec %s 30" % t.demo])
-    t.wait_for(lambda s: "sh -c sleep 1" in head(s), "sh's command line in the header")
+    t.start([t.memtop, "--", "sh", "-c", "sleep 3; exec %s 30" % t.demo])
+    t.wait_for(lambda s: "sh -c sleep 3" in head(s), "sh's command line in the header")
     t.wait_rows(demo_running, "the demo (after sh's exec) in the header and its rows",
                 timeout=30)
     t.keys("q")
     t.wait_dead()
 
-    again = "sleep 2; exec env LD_PRELOAD=%s %s 30" % (shlex.quote(t.args.preload), t.demo)
+    again = "sleep 5; exec env LD_PRELOAD=%s %s 30" % (shlex.quote(t.args.preload), t.demo)
     t.start([t.memtop, "--", "sh", "-c",
              "sleep 1; exec env -u LD_PRELOAD sh -c %s" % shlex.quote(again)])
     t.wait_for(lambda s: "EXEC'D" in head(s) and "env -u LD_PRE" in head(s),
