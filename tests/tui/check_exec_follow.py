@@ -9,8 +9,9 @@ tracked program has taken over the pid.  (A viewer that took "exec'd" for
      sh's command line first, then memtop-demo's, running, with its rows.
   2. A gap without the preload: sh execs env, which execs sh without
      LD_PRELOAD; that one sleeps 5 s, then execs env with LD_PRELOAD set
-     again, which execs memtop-demo.  The header says EXEC'D (env's state)
-     for those 5 s, then shows memtop-demo running.
+     again, which execs memtop-demo.  The header says EXEC'D for those
+     5 s (env's state, or sh's when env exec'd before its segment was
+     made), then shows memtop-demo running.
 The sleeps leave each state on screen for several of the viewer's
 one-second refreshes, also on a loaded machine.
 """
@@ -39,8 +40,7 @@ def test(t):
     again = "sleep 5; exec env LD_PRELOAD=%s %s 30" % (shlex.quote(t.args.preload), t.demo)
     t.start([t.memtop, "--", "sh", "-c",
              "sleep 1; exec env -u LD_PRELOAD sh -c %s" % shlex.quote(again)])
-    t.wait_for(lambda s: "EXEC'D" in head(s) and "env -u LD_PRE" in head(s),
-               "EXEC'D with env's command line in the header", timeout=30)
+    t.wait_for(lambda s: "EXEC'D" in head(s), "EXEC'D in the header", timeout=30)
     t.wait_rows(demo_running, "the demo after the gap without the preload", timeout=30)
     t.keys("q")
     t.wait_dead()
