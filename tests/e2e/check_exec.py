@@ -13,11 +13,16 @@ preloaded, which:
      --batch and the JSON export must say "exec'd" (the JSON also
      "execd": true, "exited": false), while the process runs on;
 and a second python3 execs /bin/sleep keeping LD_PRELOAD: the new image
-replaces the segment, which is "running" and names sleep.
+replaces the segment, which is "running" and names sleep.  A third execs a
+shell without LD_PRELOAD that sleeps 2 s and then execs sleep with
+LD_PRELOAD again: `memtop -p PID --batch`, started before, must report the
+exec'd state and then go on to report sleep, running (an exec'd state is
+final only while no tracked program takes over the pid).
 """
 
 import os
 import re
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -36,9 +41,12 @@ open(go + ".failed", "w").close()
 while not os.path.exists(go):
     time.sleep(0.02)
 env = dict(os.environ)
+if sys.argv[2] == "keep":
+    os.execve("/bin/sleep", ["sleep", "30"], env)
+lib = env.pop("LD_PRELOAD")
 if sys.argv[2] == "drop":
-    del env["LD_PRELOAD"]
-os.execve("/bin/sleep", ["sleep", "30"], env)
+    os.execve("/bin/sleep", ["sleep", "30"], env)
+os.execve("/bin/sh", ["sh", "-c", "sleep 2; exec env LD_PRELOAD=%s sleep 30" % lib], env)
 """
 
 
@@ -68,6 +76,11 @@ def run_one(ctx, mode):
         e2elib.wait_for(lambda: os.path.exists(go + ".failed"), "the failed exec")
         st = state_of(ctx, py.pid)
         check(st == "running", "after a failed exec the state is %r, not running" % st)
+        batch = None
+        if mode == "gap":
+            batch = subprocess.Popen([ctx.args.memtop, "-p", str(py.pid), "--batch", "-d", "0.3",
+                                      "-n", "30"], env=ctx.env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         open(go, "w").close()
         if mode == "drop":
             e2elib.wait_for(lambda: state_of(ctx, py.pid) == "exec'd",
@@ -88,6 +101,17 @@ def run_one(ctx, mode):
                   (snap["state"], snap["execd"], snap["exited"]))
             check(snap["totals"]["alloc_count"] > 0, "export of the exec'd state has no data")
             print("ok: exec without the preload: %s" % list_row(ctx, py.pid).strip())
+        elif mode == "gap":
+            out, err = batch.communicate(timeout=60)
+            heads = [ln for ln in out.splitlines() if ln.startswith("memtop - ")]
+            execd = [i for i, ln in enumerate(heads) if "exec'd" in ln]
+            after = [i for i, ln in enumerate(heads) if " running," in ln and i > (execd or [-1])[0]]
+            check(execd and after, "--batch should report exec'd, then the new image running "
+                  "(reports: %s); stderr: %s" % (heads, err))
+            check(any(ln.startswith("command: sleep 30") for ln in out.splitlines()),
+                  "--batch did not go on to the new image (sleep 30):\n" + out[-2000:])
+            print("ok: --batch across an exec with a gap: %d reports exec'd, then running" %
+                  len(execd))
         else:
             e2elib.wait_for(lambda: command_of(ctx, py.pid).startswith("sleep 30"),
                             "the new image's segment (sleep) for pid %d" % py.pid)
@@ -102,6 +126,7 @@ def test(args):
     ctx = e2elib.Ctx(args)
     run_one(ctx, "drop")
     run_one(ctx, "keep")
+    run_one(ctx, "gap")
 
 
 if __name__ == "__main__":

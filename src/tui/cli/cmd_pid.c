@@ -19,7 +19,11 @@ static bool report(mt_view *v, const mt_opts *o, const mt_locator *loc, long *re
     if (st == MT_STATE_STALE)
         mt_errorf("process %d ended without publishing its final state", (int)v->seg.id.pid);
     ++*reports;
-    return st == MT_STATE_RUNNING && (!o->iterations || *reports < o->iterations);
+    /* An exec'd state is final only if no tracked program takes over the
+     * pid: go on while the process lives (its segment may be replaced). */
+    bool execd =
+        st == MT_STATE_EXITED && (v->snap.flags & MT_FLAG_EXECED) && mt_pid_exists(v->seg.id.pid);
+    return (st == MT_STATE_RUNNING || execd) && (!o->iterations || *reports < o->iterations);
 }
 
 /* Reports until -n is reached, the target ends, or a signal arrives.  A
