@@ -153,32 +153,26 @@ mt_zframe_kind mt_zframe_measure(mt_fbuf *b, uint64_t off, uint64_t *len, mt_err
     return MT_ZF_COMPLETE;
 }
 
-/* The first offset in (off, file_bytes) where a zstd frame starts (its
- * magic, and its headers walk to a complete or cut-off frame), or 0.  *rc:
- * MT_E_IO on a read error. */
+/* The first offset in (off, file_bytes) where a zstd frame seems to start
+ * (its magic, and a frame header descriptor with the reserved bit clear),
+ * or 0.  The frame is not walked: walking every candidate could cross the
+ * whole tail each time (quadratic on a crafted file), and a candidate that
+ * is not really a frame only makes the file count as corrupt instead of
+ * cut, the safer answer.  *rc: MT_E_IO on a read error. */
 static uint64_t next_frame(mt_fbuf *b, uint64_t off, mt_errc *rc, mt_err *err)
 {
     static const unsigned char magic[4] = {0x28, 0xB5, 0x2F, 0xFD}; /* ZSTD_MAGIC, LE */
     unsigned char w[64];
     bool io;
-    for (uint64_t at = off + 1; at + 4 <= b->file_bytes; at += sizeof w - 3) {
+    for (uint64_t at = off + 1; at + 5 <= b->file_bytes; at += sizeof w - 4) {
         size_t n = b->file_bytes - at < sizeof w ? (size_t)(b->file_bytes - at) : sizeof w;
         if (!mt_fbuf_get(b, at, w, n, &io, err)) {
             *rc = io ? MT_E_IO : MT_OK;
             return 0;
         }
-        for (size_t i = 0; i + 4 <= n; i++) {
-            if (memcmp(w + i, magic, 4) != 0)
-                continue;
-            uint64_t len;
-            mt_err e2 = {MT_E_CORRUPT, ""};
-            if (mt_zframe_measure(b, at + i, &len, &e2) != MT_ZF_BAD)
+        for (size_t i = 0; i + 5 <= n; i++)
+            if (memcmp(w + i, magic, 4) == 0 && !(w[i + 4] & 0x08))
                 return at + i;
-            if (e2.code == MT_E_IO) {
-                *rc = mt_err_set(err, MT_E_IO, "%s", e2.msg);
-                return 0;
-            }
-        }
         if (n < sizeof w)
             break;
     }
@@ -257,6 +251,15 @@ static mt_errc bad_bytes(mt_fbuf *b, mt_zscan *out, uint64_t last, mt_err *err)
     return MT_OK;
 }
 
+/* Whether the bytes at off are a zstd frame's magic. */
+static bool starts_frame(mt_fbuf *b, uint64_t off)
+{
+    unsigned char m[4];
+    bool io;
+    return off + 4 <= b->file_bytes && mt_fbuf_get(b, off, m, 4, &io, NULL) &&
+           le32(m) == ZSTD_MAGIC;
+}
+
 mt_errc mt_zscan_frames(int fd, uint64_t start, uint64_t file_bytes, mt_zscan *out, mt_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -273,7 +276,10 @@ mt_errc mt_zscan_frames(int fd, uint64_t start, uint64_t file_bytes, mt_zscan *o
             break;
         }
         if (k == MT_ZF_BAD) {
-            if (e.code != MT_E_CORRUPT || out->nframes == 0)
+            /* A bad frame that starts with a frame's magic is a damaged
+             * frame (a flipped bit, say), not what a cut or a power loss
+             * leaves: corrupt, as is a bad first frame. */
+            if (e.code != MT_E_CORRUPT || out->nframes == 0 || starts_frame(&b, out->end))
                 rc = mt_err_set(err, e.code, "%s", e.msg);
             else
                 rc = bad_bytes(&b, out, last, err);

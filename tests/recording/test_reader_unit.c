@@ -356,6 +356,23 @@ static mt_errc read_with_tail(db_file *f, size_t keep, int fill, size_t tail, si
 /* Bytes after the last complete frame that are not a frame (a power loss
  * leaves zeros, a bad copy leaves anything) are ignored like a cut tail:
  * everything before them reads, and the reader says so. */
+/* A damaged frame is not a bad tail: one flipped bit in the last frame's
+ * header (it still starts with a frame's magic) makes the file corrupt,
+ * not "truncated" (which would hide the loss of that frame). */
+static void damaged_last_frame(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 3, 1);
+    size_t n;
+    mt_dat_info info = {0};
+    mt_err err = {MT_OK, ""};
+    f.out.p[f.frame_end[f.nframes - 2] + 4] |= 0x08; /* the reserved bit of its descriptor */
+    assert_int_equal(read_all_info(&f, &err, &n, &info), MT_E_CORRUPT);
+    assert_non_null(strstr(err.msg, "corrupt"));
+    db_file_free(&f);
+}
+
 static void bad_tail(void **state)
 {
     (void)state;
@@ -459,6 +476,7 @@ int main(void)
         cmocka_unit_test(corrupt_framing),
         cmocka_unit_test(seek_back),
         cmocka_unit_test(bad_tail),
+        cmocka_unit_test(damaged_last_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
