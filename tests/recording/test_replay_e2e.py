@@ -110,6 +110,23 @@ def test_exact(a):
                                                                      ev["totals"]["live_bytes"]))
     check(any("site_leak" in l for l in lines), ".folded names the leaking site")
 
+    # Junk appended to a finalized file (nothing of the recording is missing):
+    # ignored and said so, but the file is not called cut or truncated.
+    junk = path(a, "exact-junk.dat")
+    with open(junk, "wb") as f:
+        f.write(open(rec, "rb").read() + bytes(4096))
+    jj = path(a, "junk.json")
+    p = run([a.memtop, "-f", junk, "--export", jj])
+    check(p.returncode == 0 and "4096 bytes after the recording's end are not a frame: ignored"
+          in p.stderr, "junk after END: opens, says so (%s)" % p.stderr.strip())
+    if p.returncode == 0:
+        r = json.load(open(jj))["recording"]
+        check(r["finalized"] is True and r["truncated"] is False and r["invalid_tail"] is True,
+              "junk after END: finalized, not truncated, invalid_tail: %s" % r)
+    p = run([a.memtop, "-f", junk, "--batch"])
+    check(p.returncode == 0 and "cut short" not in p.stdout and "(leaked)" in p.stdout,
+          "junk after END: --batch does not call the recording cut short")
+
     at0 = path(a, "at0.json")
     p = run([a.memtop, "-f", rec, "--export", at0, "--at", "0"])
     if check(p.returncode == 0, "--at 0 exports"):
@@ -169,6 +186,31 @@ def test_kill(a):
             t = json.load(open(path(a, "tail.json")))
             check(t["recording"]["truncated"] is True and t["totals"]["alloc_count"] > 1000,
                   "%s: everything before the tail, marked truncated" % name)
+
+
+def test_exec(a):
+    """A recording ended by exec: at its end the process is exec'd (what was
+    live was never freed by that image), not running."""
+    rec = path(a, "exec.dat")
+    script = ("import os, time\n"
+              "keep = [bytearray(1000 + i) for i in range(50)]\n"
+              "time.sleep(0.3)\n"
+              "env = dict(os.environ); env.pop('LD_PRELOAD'); env.pop('MEMTOP_RECORD')\n"
+              "os.execve('/bin/true', ['true'], env)\n")
+    p = run(["python3", "-c", script], env_for(a, LD_PRELOAD=a.preload, MEMTOP_RECORD=rec))
+    if not check(p.returncode == 0 and os.path.exists(rec), "python3 recorded until its exec"):
+        return
+    out = path(a, "exec.json")
+    p = run([a.memtop, "-f", rec, "--export", out])
+    if check(p.returncode == 0, "the exec-ended recording opens (%s)" % p.stderr.strip()):
+        snap = json.load(open(out))
+        check(snap["state"] == "exec'd" and snap["execd"] is True
+              and snap["recording"]["end_reason"] == "exec",
+              "state %r execd %r end_reason %r" % (snap["state"], snap["execd"],
+                                                   snap["recording"]["end_reason"]))
+    p = run([a.memtop, "-f", rec, "--batch"])
+    check(p.returncode == 0 and "exec'd" in p.stdout and " running," not in p.stdout,
+          "--batch says exec'd at the end, not running")
 
 
 def test_record(a):
@@ -255,6 +297,7 @@ def main():
     os.makedirs(a.workdir)
     test_exact(a)
     test_kill(a)
+    test_exec(a)
     test_record(a)
     test_errors(a)
     if failures:

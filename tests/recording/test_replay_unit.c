@@ -524,7 +524,8 @@ static void exports(void **state)
     assert_non_null(strstr(text, "\"recording\": {\"file\": \""));
     assert_non_null(strstr(text, "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
                                  "\"at_end\": true, \"finalized\": true, \"end_reason\": "
-                                 "\"exited\", \"truncated\": false, \"truncated_bytes\": 0, "
+                                 "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
+                                 "\"truncated_bytes\": 0, "
                                  "\"events_dropped\": 0, \"inexact_start\": false},\n"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
@@ -566,7 +567,8 @@ static void exports_provenance(void **state)
     text = slurp(path);
     assert_non_null(strstr(text, "\"cursor_s\": 1.500000000, "));
     assert_non_null(strstr(text, "\"at_end\": false, \"finalized\": false, \"end_reason\": "
-                                 "null, \"truncated\": true, \"truncated_bytes\": 9, "));
+                                 "null, \"truncated\": true, \"invalid_tail\": false, "
+                                 "\"truncated_bytes\": 9, "));
     snprintf(path, sizeof path, "%s/cut.txt", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
     text = slurp(path);

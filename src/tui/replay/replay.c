@@ -32,8 +32,10 @@ static void finish_info(mt_replay *r)
     in->start_unix_ns = r->proc.start_unix_ns;
     in->start_ns = r->proc.record_start;
     in->duration_ns = r->st.s.t_ns;
-    in->truncated = di->truncated;
     in->invalid_tail = di->invalid_tail;
+    /* Bytes that are not a frame after a finalized recording's END are
+     * junk appended to a complete file, not a cut: nothing is missing. */
+    in->truncated = di->truncated && !(in->finalized && di->invalid_tail);
     in->dropped_bytes = di->dropped_bytes;
     in->file_bytes = di->file_bytes;
     in->checkpoints = r->ckpts.n;
@@ -115,9 +117,19 @@ mt_state mt_replay_state(const mt_replay *r)
 {
     if (!mt_replay_at_end(r))
         return MT_STATE_RUNNING;
-    if (r->info.finalized && r->info.end_reason == MT_DAT_END_EXIT)
+    /* exec ends the image like exit does: what is live then was never
+     * freed (mt_replay_flags marks it exec'd). */
+    if (r->info.finalized &&
+        (r->info.end_reason == MT_DAT_END_EXIT || r->info.end_reason == MT_DAT_END_EXEC))
         return MT_STATE_EXITED;
     return r->info.finalized ? MT_STATE_RUNNING : MT_STATE_STALE;
+}
+
+uint32_t mt_replay_flags(const mt_replay *r)
+{
+    if (mt_replay_state(r) != MT_STATE_EXITED)
+        return 0;
+    return MT_FLAG_EXITED | (r->info.end_reason == MT_DAT_END_EXEC ? MT_FLAG_EXECED : 0u);
 }
 
 const char *mt_replay_not_leaked_why(const mt_replay *r)

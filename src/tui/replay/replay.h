@@ -58,7 +58,7 @@ typedef struct mt_replay_info {
     bool inexact_start;
     /* The bytes after the last complete frame are not a frame (a bad tail,
      * as a power loss leaves): ignored, like a cut one (truncated). */
-    bool invalid_tail;
+    bool invalid_tail; /* after a finalized recording: junk after its end (not truncated) */
     uint64_t file_bytes;
     size_t checkpoints;
     uint64_t skipped_records; /* of unknown types */
@@ -89,9 +89,14 @@ uint64_t mt_replay_cursor(const mt_replay *r);
 bool mt_replay_at_end(const mt_replay *r);
 
 /* What the reports should call the process's state at the cursor:
- * exited at the end of a recording that ended with the process, stale at
- * the end of one that was cut short (no END record), else running. */
+ * exited at the end of a recording that ended with the process (exit or
+ * exec), stale at the end of one that was cut short (no END record), else
+ * running. */
 mt_state mt_replay_state(const mt_replay *r);
+/* The segment flags a snapshot at the cursor carries: MT_FLAG_EXITED when
+ * exited, with MT_FLAG_EXECED when the process exec'd (the reports then
+ * say "exec'd"). */
+uint32_t mt_replay_flags(const mt_replay *r);
 
 /* Why the blocks live at the end of the recording are not leaks, or NULL
  * when they are: the file is finalized and its END says the process ended

@@ -36,6 +36,7 @@ void mt_replay_export_rec(const mt_replay *r, mt_export_rec *out)
     out->finalized = in->finalized;
     out->end_reason = reason_name(in);
     out->truncated = in->truncated;
+    out->invalid_tail = in->invalid_tail;
     out->truncated_bytes = in->dropped_bytes;
     out->events_dropped =
         in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;

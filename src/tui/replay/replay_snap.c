@@ -102,6 +102,10 @@ static void fill_totals(const mt_replay *r, mt_shm_totals *t, const mt_shm_trace
     if (r->final_complete && mt_replay_at_end(r) && s->totals_peak)
         peak = s->totals_peak; /* the target's own, exact; a replay across threads is not */
     t->peak_live_bytes = peak > t->live_bytes ? peak : t->live_bytes;
+    /* A recording begun mid-run knows the process's peak from its first
+     * TOTALS on; before it, only the peak within the recording. */
+    if ((r->proc.flags & MT_DAT_PROC_MID_RUN) && !s->have_totals)
+        t->peak_live_bytes = MT_UNKNOWN;
     t->unknown_free_count = field(s, 9, 0);
     t->untracked_alloc_count = field(s, 10, 0);
     t->missed_free_count = field(s, 11, s->missed_free_count);
@@ -201,7 +205,7 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr)
     sl->ntraces = ntr;
     sl->defs_count = ntr;
     sl->modules_count = r->st.s.nmodules < r->mods.count ? r->st.s.nmodules : r->mods.count;
-    snap->flags = mt_replay_state(r) == MT_STATE_EXITED ? MT_FLAG_EXITED : 0;
+    snap->flags = mt_replay_flags(r);
     if (r->proc.flags & MT_DAT_PROC_FORK_CHILD)
         snap->flags |= MT_FLAG_FORK_CHILD;
 }

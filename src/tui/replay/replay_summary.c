@@ -35,6 +35,9 @@ void mt_replay_warn(const mt_replay *r)
     if (in->truncated && in->invalid_tail)
         mt_errorf("%s: truncated: %" PRIu64 " trailing bytes are not a valid frame: ignored",
                   in->path, in->dropped_bytes);
+    else if (in->invalid_tail)
+        mt_errorf("%s: %" PRIu64 " bytes after the recording's end are not a frame: ignored",
+                  in->path, in->dropped_bytes);
     else if (in->truncated)
         mt_errorf("%s: truncated: %" PRIu64 " bytes after the last complete frame dropped",
                   in->path, in->dropped_bytes);
@@ -63,10 +66,11 @@ static double secs(uint64_t ns)
 static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
 {
     const mt_replay_info *in = mt_replay_get_info(r);
-    char cmd[MT_CMDLINE_MAX];
+    char cmd[MT_CMDLINE_MAX], path[4096];
     snprintf(cmd, sizeof cmd, "%s", in->cmdline[0] ? in->cmdline : in->exe);
-    fprintf(f, "recording: %s (%s), pid %d: %s\n", in->path, B(in->file_bytes), (int)in->pid,
-            mt_fmt_sanitize(cmd));
+    snprintf(path, sizeof path, "%s", in->path);
+    fprintf(f, "recording: %s (%s), pid %d: %s\n", mt_fmt_sanitize(path), B(in->file_bytes),
+            (int)in->pid, mt_fmt_sanitize(cmd));
     fprintf(f, "duration: %.3fs (%.3fs to %.3fs), %s allocations, %s frees, %s\n",
             secs(in->duration_ns - in->start_ns), secs(in->start_ns), secs(in->duration_ns),
             C(in->allocs), C(in->frees),

@@ -23,7 +23,8 @@ typedef struct mt_export_rec {
     bool finalized;           /* it has its END record */
     const char *end_reason;   /* "stopped", "exited", "exec", "write_error", "unknown"; NULL
                                * when not finalized */
-    bool truncated;           /* bytes after its last complete frame were ignored */
+    bool truncated;           /* the file was cut: its end is its last complete frame */
+    bool invalid_tail;        /* bytes after the last complete frame are not a frame */
     uint64_t truncated_bytes; /* bytes after the last complete frame, ignored */
     uint64_t events_dropped;  /* events the target could not record */
     bool inexact_start;       /* a mid-run recording without its initial state */

@@ -77,10 +77,10 @@ static void put_recording(FILE *f, const mt_export_rec *r)
             r->cursor_ns >= r->duration_ns ? "true" : "false", r->finalized ? "true" : "false");
     mt_json_string(f, r->end_reason);
     fprintf(f,
-            ", \"truncated\": %s, \"truncated_bytes\": %" PRIu64 ", \"events_dropped\": %" PRIu64
-            ", \"inexact_start\": %s},\n",
-            r->truncated ? "true" : "false", r->truncated_bytes, r->events_dropped,
-            r->inexact_start ? "true" : "false");
+            ", \"truncated\": %s, \"invalid_tail\": %s, \"truncated_bytes\": %" PRIu64
+            ", \"events_dropped\": %" PRIu64 ", \"inexact_start\": %s},\n",
+            r->truncated ? "true" : "false", r->invalid_tail ? "true" : "false", r->truncated_bytes,
+            r->events_dropped, r->inexact_start ? "true" : "false");
 }
 
 /* The counters a trace and the totals both have, under the same names

@@ -68,15 +68,21 @@ static void put_recording(FILE *f, const mt_export_rec *r)
 {
     if (!r)
         return;
-    fprintf(f, "recording: %s at %.3fs of %.3fs%s; %s\n", r->file, (double)r->cursor_ns / 1e9,
-            (double)r->duration_ns / 1e9, r->cursor_ns >= r->duration_ns ? " (the end)" : "",
-            ended(r));
+    char file[4096];
+    snprintf(file, sizeof file, "%s", r->file);
+    fprintf(f, "recording: %s at %.3fs of %.3fs%s; %s\n", mt_fmt_sanitize(file),
+            (double)r->cursor_ns / 1e9, (double)r->duration_ns / 1e9,
+            r->cursor_ns >= r->duration_ns ? " (the end)" : "", ended(r));
     if (!r->finalized)
         fputs("warning: the recording is not finalized (killed, or still being written): its end "
               "is its last complete frame\n",
               f);
     if (r->truncated)
         fprintf(f, "warning: truncated: %" PRIu64 " bytes after the last complete frame ignored\n",
+                r->truncated_bytes);
+    else if (r->invalid_tail)
+        fprintf(f,
+                "warning: %" PRIu64 " bytes after the recording's end are not a frame: ignored\n",
                 r->truncated_bytes);
     if (r->events_dropped)
         fprintf(f, "warning: recording inexact: %" PRIu64 " events dropped\n", r->events_dropped);
