@@ -63,9 +63,14 @@ mt_state mt_segment_state(const mt_segment *seg)
     return MT_STATE_STALE;
 }
 
+bool mt_state_execd(mt_state st, uint32_t flags)
+{
+    return st == MT_STATE_EXITED && (flags & MT_FLAG_EXECED);
+}
+
 const char *mt_state_label(mt_state st, uint32_t flags)
 {
-    return st == MT_STATE_EXITED && (flags & MT_FLAG_EXECED) ? "exec'd" : mt_state_name(st);
+    return mt_state_execd(st, flags) ? "exec'd" : mt_state_name(st);
 }
 
 const char *mt_state_name(mt_state st)

@@ -24,6 +24,9 @@ bool mt_pid_exists(int pid);
 
 mt_state mt_segment_state(const mt_segment *seg);
 const char *mt_state_name(mt_state st);
+/* Whether a snapshot (state st, header flags) is the state a process
+ * published before it exec'd (MT_FLAG_EXECED). */
+bool mt_state_execd(mt_state st, uint32_t flags);
 /* The state as a user reads it: "exec'd" for the final snapshot a process
  * published before it exec'd into a program without libmemtop.so
  * (MT_FLAG_EXECED: it runs on, untracked), else mt_state_name(st).

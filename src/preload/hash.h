@@ -38,12 +38,9 @@ static inline uint64_t mt_hash_step(uint64_t h, uint64_t frame)
     return mt_hash_fold(h, frame * MT_HASH_MULT);
 }
 
-/* Never 0: a trace's hash doubles as its "ready" mark (trace_table.h).
- * The one state that would give 0 gives 1 instead. */
 static inline uint64_t mt_hash_finish(uint64_t h, uint32_t n)
 {
-    uint64_t x = mt_mix64(h ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4full));
-    return x ? x : 1;
+    return mt_mix64(h ^ ((uint64_t)n * 0xc2b2ae3d27d4eb4full));
 }
 
 static inline uint64_t mt_hash_frames(const uint64_t *frames, uint32_t n)

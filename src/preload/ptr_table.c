@@ -61,12 +61,6 @@ typedef struct {
 
 static ptr_shard g_shards[MT_PTR_SHARDS];
 
-/* Hash of a pointer, from its key so that a slot's is the same. */
-static inline uint64_t key_hash(uint64_t key)
-{
-    return mt_slot_hash(key);
-}
-
 static inline ptr_shard *shard_of(uint64_t h)
 {
     return &g_shards[mt_slot_shard(h)];
@@ -104,7 +98,7 @@ bool mt_ptrs_init(void)
 
 static void raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
 {
-    uint64_t j = mt_slot_home(key_hash(mt_slot_key_of(e)), cap);
+    uint64_t j = mt_slot_home(mt_slot_hash(mt_slot_key_of(e)), cap);
     while (slots[j].w0)
         j = (j + 1 == cap) ? 0 : j + 1;
     slots[j] = *e;
@@ -128,7 +122,7 @@ static bool __attribute__((noinline, cold)) shard_grow(ptr_shard *s)
 }
 
 /* Position of the slot holding a key (probe = mt_slot_probe(key), h =
- * key_hash(key)), or of the empty slot where it would go. */
+ * mt_slot_hash(key)), or of the empty slot where it would go. */
 static inline uint64_t find(const ptr_shard *s, uint64_t probe, uint64_t h)
 {
     uint64_t j = mt_slot_home(h, s->cap);
@@ -146,7 +140,7 @@ static void erase_at(ptr_shard *s, uint64_t i)
         j = next(s, j);
         if (!s->slots[j].w0)
             break;
-        uint64_t home = mt_slot_home(key_hash(mt_slot_key_of(&s->slots[j])), s->cap);
+        uint64_t home = mt_slot_home(mt_slot_hash(mt_slot_key_of(&s->slots[j])), s->cap);
         bool stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
         if (stays)
             continue;
@@ -170,7 +164,7 @@ static bool __attribute__((noinline, cold)) move_window(ptr_shard *s, uint64_t m
         mt_block b, none;
         bool replaced;
         unpack(s, e, &b);
-        if (!mt_side_put(&s->side, mt_slot_ptr(e), key_hash(mt_slot_key_of(e)), &b, &none,
+        if (!mt_side_put(&s->side, mt_slot_ptr(e), mt_slot_hash(mt_slot_key_of(e)), &b, &none,
                          &replaced))
             return false;
         erase_at(s, j); /* pulls a later block into j (or none): look at j again */
@@ -254,7 +248,7 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
 
 mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale)
 {
-    uint64_t key = mt_slot_key(ptr), h = key_hash(key);
+    uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
     ptr_shard *s = shard_of(h);
     mt_spin_lock(&s->lock);
     mt_insert_result r = MT_LIKELY(mt_slot_fits(key, b->size))
@@ -266,7 +260,7 @@ mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale
 
 void mt_ptr_prefetch(uintptr_t ptr)
 {
-    uint64_t h = key_hash(mt_slot_key(ptr));
+    uint64_t h = mt_slot_hash(mt_slot_key(ptr));
     const ptr_shard *s = shard_of(h);
     /* Racy read of slots/cap without the lock: only an address to prefetch,
      * never dereferenced here. */
@@ -278,7 +272,7 @@ void mt_ptr_prefetch(uintptr_t ptr)
 
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
 {
-    uint64_t key = mt_slot_key(ptr), h = key_hash(key);
+    uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
     ptr_shard *s = shard_of(h);
     mt_spin_lock(&s->lock);
     bool found = remove_locked(s, ptr, key, h, out);
@@ -288,7 +282,7 @@ bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
 
 mt_try_result mt_ptr_try_remove(uintptr_t ptr, mt_block *out)
 {
-    uint64_t key = mt_slot_key(ptr), h = key_hash(key);
+    uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
     ptr_shard *s = shard_of(h);
     if (!mt_spin_trylock(&s->lock))
         return MT_TRY_BUSY;

@@ -20,8 +20,8 @@
  * acquire before alloc_count is read.
  *
  * `key` is 0 until the trace's definition (mt_trace_def) is complete, then
- * stored once (release): the backtrace's hash, which is never 0
- * (mt_hash_finish).  It sits in this line so that the lock-free lookup
+ * stored once (release): the backtrace's hash, which is never 0 (the hooks
+ * map a 0 hash to 1: tracker.c's current_trace).  It sits in this line so that the lock-free lookup
  * (trace_index.h) checks a candidate in the very line the hook's counters
  * update needs next, instead of loading the definition's line too (one
  * cache miss fewer per allocation).  Traces that are never looked up (the

@@ -36,7 +36,7 @@ static double mean_displacement(void)
         for (uint64_t j = 0; j < s->cap; j++) {
             if (!s->slots[j].w0)
                 continue;
-            uint64_t home = mt_slot_home(key_hash(mt_slot_key_of(&s->slots[j])), s->cap);
+            uint64_t home = mt_slot_home(mt_slot_hash(mt_slot_key_of(&s->slots[j])), s->cap);
             sum += (j + s->cap - home) % s->cap;
             n++;
         }

@@ -21,8 +21,7 @@ static bool report(mt_view *v, const mt_opts *o, const mt_locator *loc, long *re
     ++*reports;
     /* An exec'd state is final only if no tracked program takes over the
      * pid: go on while the process lives (its segment may be replaced). */
-    bool execd =
-        st == MT_STATE_EXITED && (v->snap.flags & MT_FLAG_EXECED) && mt_pid_exists(v->seg.id.pid);
+    bool execd = mt_state_execd(st, v->snap.flags) && mt_pid_exists(v->seg.id.pid);
     return (st == MT_STATE_RUNNING || execd) && (!o->iterations || *reports < o->iterations);
 }
 

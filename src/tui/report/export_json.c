@@ -49,7 +49,7 @@ static void put_head(FILE *f, const mt_export_src *x)
     mt_json_string(f, id->exe);
     fputs(",\n\"cmdline\": ", f);
     mt_json_string(f, id->cmdline);
-    bool execd = x->state == MT_STATE_EXITED && (s->flags & MT_FLAG_EXECED);
+    bool execd = mt_state_execd(x->state, s->flags);
     fprintf(f, ",\n\"state\": \"%s\",\n\"exited\": %s,\n\"execd\": %s,\n\"fork_child\": %s,\n",
             mt_state_label(x->state, s->flags),
             x->state == MT_STATE_EXITED && !execd ? "true" : "false", execd ? "true" : "false",
