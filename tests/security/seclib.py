@@ -1,0 +1,114 @@
+"""seclib.py -- plumbing of memtop's hostile-local-user tests (python3, stdlib only).
+
+Why it exists: docs/security.md promises what another local account cannot do
+to memtop or to a process it watches.  Each promise is checked by a script in
+this folder that plays the attacker for real: it creates throwaway accounts
+with useradd (CI runs as root), runs the attacker's and the victim's commands
+under those accounts, and removes the accounts afterwards, also when the test
+fails.  The shared directories the attacks happen in are sticky and
+world-writable, like /dev/shm and /tmp.
+"""
+
+import contextlib
+import os
+import pwd
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2elib  # noqa: E402  (the shared e2e plumbing)
+from e2elib import check, fail  # noqa: E402,F401
+
+
+class User:
+    """A throwaway account: its name, uid and gid, and a private home directory."""
+
+    def __init__(self, name, home):
+        pw = pwd.getpwnam(name)
+        self.name, self.uid, self.gid, self.home = name, pw.pw_uid, pw.pw_gid, home
+
+    def popen_kwargs(self):
+        """What subprocess needs to run a command as this user."""
+        return {"user": self.uid, "group": self.gid, "extra_groups": [], "cwd": self.home}
+
+
+def require_root():
+    if os.geteuid() != 0:
+        fail("these tests play two local users and must run as root (CI does)")
+
+
+@contextlib.contextmanager
+def throwaway_users(ctx, count):
+    """Creates `count` accounts for the length of the block, then removes them.
+
+    The names carry this process's pid, so tests running side by side never
+    share an account.  Each gets a home under the test's work directory.
+    """
+    require_root()
+    os.chmod(ctx.workdir, 0o755)
+    users = []
+    try:
+        for i in range(count):
+            name = "mtsec%d%c" % (os.getpid(), ord("a") + i)
+            home = ctx.path("home-" + name)
+            subprocess.run(["useradd", "-M", "-N", "-s", "/usr/sbin/nologin", "-d", home, name],
+                           check=True, stdin=subprocess.DEVNULL)
+            os.makedirs(home, exist_ok=True)
+            user = User(name, home)
+            os.chown(home, user.uid, user.gid)
+            os.chmod(home, 0o700)
+            users.append(user)
+        yield users
+    finally:
+        for user in users:
+            subprocess.run(["pkill", "-KILL", "-u", str(user.uid)], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(["userdel", user.name], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def shared_dir(ctx, name):
+    """A sticky, world-writable directory like /dev/shm or /tmp."""
+    path = ctx.path(name)
+    os.makedirs(path, exist_ok=True)
+    os.chmod(path, 0o1777)
+    return path
+
+
+def run_as(user, cmd, env, timeout=e2elib.RUN_TIMEOUT_S, **kwargs):
+    """Runs cmd as user (None: as root) to completion; returns CompletedProcess."""
+    extra = user.popen_kwargs() if user else {}
+    extra.update(kwargs)
+    try:
+        return subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=timeout, **extra)
+    except subprocess.TimeoutExpired as e:
+        fail("timed out after %ds (a hang is a finding): %s\nstdout:\n%s\nstderr:\n%s" %
+             (timeout, e2elib.show_cmd(cmd), e.stdout, e.stderr))
+
+
+def start_as(user, cmd, env, **kwargs):
+    """Starts cmd as user (None: as root) in the background."""
+    extra = user.popen_kwargs() if user else {}
+    extra.update(kwargs)
+    return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, **extra)
+
+
+@contextlib.contextmanager
+def sysctl(path, value):
+    """Sets a /proc/sys value for the block and restores it after."""
+    with open(path) as f:
+        old = f.read().strip()
+    with open(path, "w") as f:
+        f.write(str(value))
+    try:
+        yield
+    finally:
+        with open(path, "w") as f:
+            f.write(old)
+
+
+main = e2elib.main
+parse_args = e2elib.parse_args
+Ctx = e2elib.Ctx
