@@ -98,8 +98,9 @@ static void put_recording(FILE *f, const mt_export_rec *r)
         put_u64(f, "peak_live_bytes", (c)->peak_live_bytes, true);                                 \
     } while (0)
 
-static void put_totals(FILE *f, const mt_shm_totals *t)
+static void put_totals(FILE *f, const mt_snapshot *s)
 {
+    const mt_shm_totals *t = &s->slot.totals;
     fputs("\"totals\": {", f);
     PUT_COUNTERS(f, t);
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
@@ -113,7 +114,9 @@ static void put_totals(FILE *f, const mt_shm_totals *t)
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
     put_u64(f, "untracked_alloc_count", t->untracked_alloc_count, true);
     put_u64(f, "missed_free_count", t->missed_free_count, true);
-    put_u64(f, "dropped_traces", t->dropped_traces, false);
+    put_u64(f, "dropped_traces", t->dropped_traces, true);
+    fprintf(f, "\"trace_table_full\": %s, ", s->flags & MT_FLAG_TRACES_FULL ? "true" : "false");
+    put_opt(f, "max_traces", s->slot.max_traces ? s->slot.max_traces : MT_UNKNOWN, false);
     fputs("},\n", f);
 }
 
@@ -189,24 +192,43 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
     const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
     bool truncated = frames && (x->v->defs.items[t->id].flags & MT_DEF_TRUNCATED);
     fprintf(f, "\"truncated\": %s,\n \"location\": ", truncated ? "true" : "false");
-    put_location(f, x->loc, frames, n);
+    if (t->id == 0)
+        fputs("\"(overflow)\"", f); /* backtraces without a trace of their own */
+    else
+        put_location(f, x->loc, frames, n);
     fputs(",\n \"frames\": [", f);
     for (unsigned i = 0; frames && i < n; i++)
         put_frame(f, x->loc, frames[i], i + 1 < n);
     fputs("]}", f);
 }
 
+/* The rows left out by --top, summed: "id": null, "other_traces": how many. */
+static void put_other(FILE *f, const mt_export_src *x, const mt_rows_cut *cut)
+{
+    fprintf(f, "{\"id\": null, \"other_traces\": %zu, ", cut->folded);
+    PUT_COUNTERS(f, &cut->other);
+    put_double(f, "growth_bytes_per_s", cut->other_row.growth);
+    put_ages(f, &x->v->snap.slot, &cut->other);
+    fputs("\"truncated\": false,\n \"location\": \"(other)\",\n \"frames\": []}", f);
+}
+
 void mt_export_json(FILE *f, const mt_export_src *x)
 {
     put_head(f, x);
     put_recording(f, x->rec);
-    put_totals(f, &x->v->snap.slot.totals);
+    put_totals(f, &x->v->snap);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);
-    fputs("\"traces\": [\n", f);
-    for (size_t i = 0; i < n; i++) {
+    mt_rows_cut cut;
+    mt_rows_cut_at(rows, n, x->top, &cut);
+    fprintf(f, "\"traces_total\": %zu,\n\"traces_exported\": %zu,\n\"traces\": [\n", n, cut.kept);
+    for (size_t i = 0; i < cut.kept; i++) {
         put_trace(f, x, &rows[i]);
-        fputs(i + 1 < n ? ",\n" : "\n", f);
+        fputs(i + 1 < cut.kept || cut.folded ? ",\n" : "\n", f);
+    }
+    if (cut.folded) {
+        put_other(f, x, &cut);
+        fputs("\n", f);
     }
     fputs("]\n}\n", f);
     free(rows);
