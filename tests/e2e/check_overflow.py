@@ -18,6 +18,9 @@ under `memtop --export` and checks:
     the bound; the JSON health says the table is full, with its bound, and
     so does the text export's health line; tracker memory does not grow
     with the number of distinct stacks (80,000 stacks cost what 20,000 do);
+  - a recording of the same run (MEMTOP_RECORD), exported with -f: the same
+    exact totals, traces that sum to them, trace_table_full derived from
+    the overflow trace;
   - --top: the JSON and CSV exports keep the top rows, say how many there
     were, and fold the rest into one "(other)" row: the rows still sum to
     the totals;
@@ -105,9 +108,10 @@ def check_bounded(ctx):
                                  STACKS - MAX_TRACES))
     elif over.get("location") != "(overflow)":
         errs.append("the overflow trace's location is %r" % over.get("location"))
-    if health.get("trace_table_full") is not True or health.get("max_traces") != MAX_TRACES:
-        errs.append("health says trace_table_full %r, max_traces %r" %
-                    (health.get("trace_table_full"), health.get("max_traces")))
+    max_traces = snap.get("settings", {}).get("max_traces")
+    if health.get("trace_table_full") is not True or max_traces != MAX_TRACES:
+        errs.append("health says trace_table_full %r, settings.max_traces is %r" %
+                    (health.get("trace_table_full"), max_traces))
     if errs:
         fail("%s:\n%s" % (out, "\n".join(errs)))
 
@@ -132,6 +136,27 @@ def check_bounded(ctx):
     print("bounded: totals exact, %d traces, overflow %d allocations, tracker %d -> %d bytes" %
           (len(snap["traces"]), over["alloc_count"], totals["tracker_bytes"],
            snap2["totals"]["tracker_bytes"]))
+
+
+def check_recording(ctx):
+    dat, ground = ctx.path("rec.dat"), ctx.path("rec.ground.json")
+    cmd = [ctx.args.many_stacks, ground, str(STACKS), str(LIVE)]
+    proc = e2elib.run(cmd, ctx.env_with(LD_PRELOAD=ctx.args.preload, MEMTOP_RECORD=dat,
+                                        MEMTOP_MAX_TRACES=MAX_TRACES))
+    check(proc.returncode == 0, "recording failed: %s\n%s" % (e2elib.show_cmd(cmd),
+                                                              e2elib.describe(proc)))
+    out = ctx.path("rec.json")
+    cmd = [ctx.args.memtop, "-f", dat, "--export", out]
+    proc = e2elib.run(cmd, ctx.env)
+    check(proc.returncode == 0, "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc)))
+    snap, truth = e2elib.load_json(out), e2elib.load_json(ground)
+    errs = exact_errors(snap, truth, "recording")
+    if snap.get("health", {}).get("trace_table_full") is not True:
+        errs.append("the recording's health does not say the trace table was full: %r" %
+                    snap.get("health"))
+    if errs:
+        fail("%s:\n%s" % (out, "\n".join(errs)))
+    print("recording: totals exact, %d traces" % len(snap["traces"]))
 
 
 def check_top(ctx):
@@ -198,6 +223,7 @@ def test(args):
     check(args.many_stacks, "--many-stacks is required")
     ctx = e2elib.Ctx(args)
     check_bounded(ctx)
+    check_recording(ctx)
     check_top(ctx)
     check_segment_full(ctx)
 

@@ -74,7 +74,7 @@ static void put_row(FILE *f, const mt_export_src *x, const mt_row *r, size_t fol
     fputs("\",\"", f);
     if (folded)
         fprintf(f, "(other: %zu traces)", folded);
-    else if (t->id == 0)
+    else if (t->id == 0 && !n)
         fputs("(overflow)", f);
     else
         put_location(f, x->loc, frames, n);

@@ -66,7 +66,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_shm_trace *t)
     for (unsigned i = n; frames && i-- > 0;)
         put_address(f, x->loc, frames[i], &first);
     if (first)
-        fputs(t->id == 0 ? "(overflow)" : "[unknown]", f);
+        fputs(t->id == 0 && !n ? "(overflow)" : "[unknown]", f);
     fprintf(f, " %" PRIu64 "\n", t->live_bytes);
 }
 

@@ -58,9 +58,11 @@ static void put_head(FILE *f, const mt_export_src *x)
     put_secs(f, "uptime_s", s->slot.t_ns);
     fprintf(f, "\"publish_seq\": %" PRIu64 ",\n\"segment_full\": %s,\n", s->slot.publish_seq,
             s->flags & MT_FLAG_SEGMENT_FULL ? "true" : "false");
-    fprintf(f,
-            "\"settings\": {\"depth\": %u, \"temporary_ms\": %" PRIu64 ", \"interval_ms\": %u},\n",
+    fprintf(f, "\"settings\": {\"depth\": %u, \"temporary_ms\": %" PRIu64 ", \"interval_ms\": %u, ",
             id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
+    /* MEMTOP_MAX_TRACES: unknown (null) from older targets and recordings */
+    put_opt(f, "max_traces", s->slot.max_traces ? s->slot.max_traces : MT_UNKNOWN, false);
+    fputs("},\n", f);
 }
 
 /* A recording's snapshot: where it comes from and how far to trust it. */
@@ -115,9 +117,7 @@ static void put_totals(FILE *f, const mt_snapshot *s)
     put_u64(f, "untracked_alloc_count", t->untracked_alloc_count, true);
     put_u64(f, "missed_free_count", t->missed_free_count, true);
     put_u64(f, "dropped_traces", t->dropped_traces, true);
-    fprintf(f, "\"trace_table_full\": %s, ", s->flags & MT_FLAG_TRACES_FULL ? "true" : "false");
-    put_opt(f, "max_traces", s->slot.max_traces ? s->slot.max_traces : MT_UNKNOWN, false);
-    fputs("},\n", f);
+    fprintf(f, "\"trace_table_full\": %s},\n", s->flags & MT_FLAG_TRACES_FULL ? "true" : "false");
 }
 
 static void put_one_frame(FILE *f, const mt_frame *fr)
@@ -192,7 +192,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
     const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
     bool truncated = frames && (x->v->defs.items[t->id].flags & MT_DEF_TRUNCATED);
     fprintf(f, "\"truncated\": %s,\n \"location\": ", truncated ? "true" : "false");
-    if (t->id == 0)
+    if (t->id == 0 && !n)
         fputs("\"(overflow)\"", f); /* backtraces without a trace of their own */
     else
         put_location(f, x->loc, frames, n);

@@ -34,7 +34,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t r
     if (folded)
         snprintf(what, sizeof what, "(other: %zu traces)", folded);
     else
-        snprintf(what, sizeof what, "trace %u%s", t->id, t->id ? "" : " (overflow)");
+        snprintf(what, sizeof what, "trace %u", t->id);
     fprintf(f, "\n#%zu %s: live %s in %" PRIu64 " blocks, peak %s, growth %s\n", rank, what,
             mt_fmt_bytes(t->live_bytes, a, sizeof a), t->live_count,
             mt_fmt_bytes(t->peak_live_bytes, b, sizeof b), mt_fmt_rate(r->growth, c, sizeof c));
@@ -43,6 +43,8 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t r
             t->temporary_count);
     unsigned n = 0;
     const uint64_t *frames = folded ? NULL : mt_defs_frames(&x->v->defs, t->id, &n);
+    if (!folded && t->id == 0 && !n)
+        fputs("   location: (overflow)\n", f);
     if (frames && n) {
         mt_frame fr;
         char where[1024];

@@ -94,7 +94,7 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
     unsigned n;
     const uint64_t *frames = mt_defs_frames(&v->defs, r->t->id, &n);
     char where[600] = "(no frames)";
-    if (r->t->id == 0)
+    if (r->t->id == 0 && !n)
         snprintf(where, sizeof where, "(overflow)");
     else if (frames && n) {
         mt_frame fr;
