@@ -6,6 +6,8 @@
  * hooks and publisher can hold plain pointers.  Frames live in an
  * append-only arena, unpadded.  Which backtrace has which id is the trace
  * index's job (trace_index.h, trace_index.c), which creates traces here.
+ * At most MEMTOP_MAX_TRACES ids are handed out (trace_table.h): the arrays
+ * are reserved for MT_TRACE_MAX, but only that many entries are touched.
  */
 #include "trace_table.h"
 
@@ -68,6 +70,9 @@ static uint32_t store_frames(const uint64_t *frames, uint32_t n)
 uint32_t mt_trace_create(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
                          uint64_t now_ns)
 {
+    /* Once full, only a load: no store to a shared line per new backtrace. */
+    if (atomic_load_explicit(&g_full, memory_order_relaxed))
+        return MT_TRACE_OVERFLOW;
     uint32_t id = atomic_fetch_add_explicit(&g_next_id, 1, memory_order_relaxed);
     if (id >= g_limit) {
         /* Put the counter back (it must never wrap); the overflow trace
