@@ -109,7 +109,7 @@ complete -c memtop $np -s g -l group -x -d 'One row per trace, function, file or
     function\t"one row per function"
     file\t"one row per source file"
     module\t"one row per module"'
-complete -c memtop $np -l top -x -d 'Rows per report (0 = all)'
+complete -c memtop $np -l top -x -d 'Rows per report or export (0 = all)'
 complete -c memtop $np -s e -l export -r -F -d 'Write one snapshot (.json, .csv, .folded, text)'
 complete -c memtop $np -l output -r -F -d "Where PROG's stdout and stderr go"
 complete -c memtop $np -l record -r -F -d 'Record the allocations to FILE (.dat)'

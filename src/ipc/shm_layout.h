@@ -65,6 +65,11 @@ enum {
      * the process runs on as another program, which did not load
      * libmemtop.so (if it had, it would have replaced this segment). */
     MT_FLAG_EXECED = 1u << 3,
+    /* The trace table reached its bound (MEMTOP_MAX_TRACES, slot.max_traces):
+     * backtraces seen since have no trace of their own, their blocks are
+     * counted in the overflow trace (id 0).  Added in version 1 without a
+     * bump: older targets never set it. */
+    MT_FLAG_TRACES_FULL = 1u << 4,
 };
 
 /* Control channel commands (viewer -> target). */
@@ -203,8 +208,11 @@ typedef struct mt_shm_module {
     char path[MT_PATH_MAX]; /* "[vdso]" etc. for modules without a file */
 } mt_shm_module;
 
-/* Process-wide totals in a snapshot.  live/alloc/free figures are the sums
- * of every trace's figures in the same snapshot. */
+/* Process-wide totals in a snapshot.  live/alloc/free/temporary figures are
+ * the sums over every trace the target holds, published or not: exact
+ * whatever was dropped.  Traces without a record of their own are folded
+ * into the record of the overflow trace (id 0), so the records of a slot
+ * sum to its totals. */
 typedef struct mt_shm_totals {
     uint64_t live_bytes, live_count;
     uint64_t alloc_count, alloc_bytes;
@@ -214,7 +222,7 @@ typedef struct mt_shm_totals {
     uint64_t unknown_free_count;    /* frees of pointers memtop never saw */
     uint64_t untracked_alloc_count; /* allocations made where tracking was not possible */
     uint64_t missed_free_count;     /* blocks whose free was not seen (address reused) */
-    uint64_t dropped_traces;        /* traces not published: segment full */
+    uint64_t dropped_traces;        /* traces not published (segment full): folded into id 0 */
     uint64_t allocator_bytes;       /* bytes the allocator holds from the kernel, or MT_UNKNOWN */
     uint64_t allocator_inuse_bytes; /* bytes in use per the allocator, or MT_UNKNOWN */
     uint64_t rss_bytes;
@@ -257,7 +265,7 @@ typedef struct mt_shm_slot {
     uint64_t age_scan_ns;       /* when ages were last computed; 0 = never */
     mt_shm_totals totals;
     uint32_t ntimeline;
-    uint32_t reserved;
+    uint32_t max_traces; /* MEMTOP_MAX_TRACES in force; 0 from older targets (was reserved) */
     uint64_t ntraces;
     uint64_t timeline_step_ns; /* spacing of timeline points */
     uint64_t defs_count;       /* defs visible when this slot was written */

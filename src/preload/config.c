@@ -9,6 +9,7 @@
 #include "log.h"
 #include "mt_common.h"
 #include "shm_layout.h"
+#include "trace_table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -117,5 +118,7 @@ void mt_config_load(mt_config *cfg, char **envp)
     uint64_t kp = 0;
     cfg->keep_pid = (keep && parse_u64(keep, 1, 0x7fffffff, &kp)) ? (int)kp : 0;
     cfg->unwind = env_unwind();
+    cfg->max_traces = (uint32_t)env_number("MEMTOP_MAX_TRACES", MT_TRACE_MAX_MIN, MT_TRACE_MAX,
+                                           MT_TRACE_MAX_DEFAULT);
     mt_log_setup(cfg->log_level, cfg->log_file);
 }

@@ -22,6 +22,7 @@ typedef struct mt_config {
     const char *shm_dir;   /* MEMTOP_SHM_DIR */
     int keep_pid;          /* MEMTOP_KEEP_PID, 0 if unset */
     int unwind;            /* MEMTOP_UNWIND: MT_UNWIND_* */
+    uint32_t max_traces;   /* MEMTOP_MAX_TRACES: trace table bound (trace_table.h) */
 } mt_config;
 
 /* Fills cfg from the environment array envp (NULL: no variables, all

@@ -115,7 +115,8 @@ static bool init_tracking(void)
     mt_config_load(&mt_g.cfg, environ);
     if (mt_g.cfg.disabled)
         return false;
-    if (!mt_traces_init() || !mt_ptrs_init() || !mt_threads_init() || !mt_backtrace_init()) {
+    if (!mt_traces_init(mt_g.cfg.max_traces) || !mt_ptrs_init() || !mt_threads_init() ||
+        !mt_backtrace_init()) {
         mt_log(MT_LOG_WARN, "cannot set up tracking (out of memory?); tracking disabled");
         return false;
     }

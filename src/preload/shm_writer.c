@@ -121,6 +121,13 @@ bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len)
     return true;
 }
 
+uint64_t mt_shm_committed(mt_shm_writer *w, uint64_t off)
+{
+    uint64_t start, limit;
+    uint64_t *mark = w->base ? region_mark(w, off, &start, &limit) : NULL;
+    return mark && *mark > off ? *mark - off : 0;
+}
+
 static void fill_identity(mt_shm_header *h, int pid)
 {
     h->version = MT_SHM_VERSION;

@@ -59,6 +59,10 @@ void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq);
 /* Makes bytes [off, off+len) of the segment safe to touch (fallocate). */
 bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len);
 
+/* How many bytes from off on (up to its region's end) are committed
+ * already: safe to touch without a new mt_shm_commit. */
+uint64_t mt_shm_committed(mt_shm_writer *w, uint64_t off);
+
 /* Header flags (MT_FLAG_*): clears `clear`, then sets `set`. */
 void mt_shm_change_flags(mt_shm_writer *w, uint32_t set, uint32_t clear);
 void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag);

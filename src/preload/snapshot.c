@@ -18,6 +18,15 @@
  * which we wrote (offset and count from our own state, never read from
  * the segment): so ages cost no memory per trace here.  The first publish
  * into a segment (at start, in a fork child) always scans.
+ *
+ * Totals and folding: the totals are the sums over every trace of the
+ * table, published or not, so they stay exact whatever the segment could
+ * not hold.  A trace without a record of its own (its definition found no
+ * room in the segment, the slot is full, or it is still being created) is
+ * folded into the overflow trace's record (id 0): its counters, its ages
+ * and its growth checkpoints.  So the records always sum to the totals.
+ * The folded record's peak_live_bytes is the sum of its members' peaks: an
+ * upper bound, not the exact peak of the sum (docs/shm-protocol.md).
  */
 #include "snapshot.h"
 
@@ -126,9 +135,9 @@ typedef struct {
 static void age_visit(const mt_block *b, void *arg)
 {
     age_ctx *c = arg;
-    if (b->trace >= c->ntr)
+    if (!c->ntr)
         return;
-    mt_shm_trace *r = &c->tr[b->trace];
+    mt_shm_trace *r = &c->tr[b->trace < c->ntr ? b->trace : MT_TRACE_OVERFLOW]; /* folded */
     uint64_t age = c->now > b->birth_ns ? c->now - b->birth_ns : 0;
     r->age_bytes[age_bucket(age)] += b->size;
     if (b->birth_ns < r->oldest_birth_ns)
@@ -166,7 +175,21 @@ static void fill_ages(mt_snapshot_state *s, const mt_shm_writer *w, mt_shm_trace
     s->aged_off = (uint64_t)((unsigned char *)tr - w->base);
 }
 
-static void rotate_checkpoints(mt_snapshot_state *s, uint32_t ntr, uint64_t now)
+static uint64_t live_bytes_of(uint32_t id)
+{
+    return atomic_load_explicit(&mt_trace_get(id)->live_bytes, memory_order_relaxed);
+}
+
+/* Live bytes of the traces [ntr, count), which are folded into record 0. */
+static uint64_t folded_live_bytes(uint32_t ntr, uint32_t count)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = ntr; i < count; i++)
+        sum += live_bytes_of(i);
+    return sum;
+}
+
+static void rotate_checkpoints(mt_snapshot_state *s, uint32_t ntr, uint32_t count, uint64_t now)
 {
     for (unsigned k = 0; k < MT_CKPTS; k++) {
         bool first = s->pend_t[k] == 0;
@@ -175,9 +198,10 @@ static void rotate_checkpoints(mt_snapshot_state *s, uint32_t ntr, uint64_t now)
         for (uint32_t i = 0; i < ntr; i++) {
             pub_trace *p = &s->traces[i];
             p->ckpt_cur[k] = p->ckpt_pend[k];
-            p->ckpt_pend[k] =
-                atomic_load_explicit(&mt_trace_get(i)->live_bytes, memory_order_relaxed);
+            p->ckpt_pend[k] = live_bytes_of(i);
         }
+        if (ntr)
+            s->traces[MT_TRACE_OVERFLOW].ckpt_pend[k] += folded_live_bytes(ntr, count);
         s->cur_t[k] = s->pend_t[k];
         s->pend_t[k] = now ? now : 1;
     }
@@ -185,10 +209,9 @@ static void rotate_checkpoints(mt_snapshot_state *s, uint32_t ntr, uint64_t now)
 
 /* Reads one trace's counters into a record; free side first (acquire) so
  * that alloc_count >= free_count in the record. */
-static void read_trace(const mt_snapshot_state *s, uint32_t id, mt_shm_trace *r)
+static void read_counters(uint32_t id, mt_shm_trace *r)
 {
     mt_trace *t = mt_trace_get(id);
-    const pub_trace *p = &s->traces[id];
     memset(r, 0, sizeof *r);
     r->id = id;
     r->free_count = atomic_load_explicit(&t->free_count, memory_order_acquire);
@@ -202,9 +225,30 @@ static void read_trace(const mt_snapshot_state *s, uint32_t id, mt_shm_trace *r)
     r->alloc_bytes = r->live_bytes + r->free_bytes;
     if (r->peak_live_bytes < r->live_bytes)
         r->peak_live_bytes = r->live_bytes;
+}
+
+/* A published trace's record: its counters, checkpoints, no ages yet. */
+static void read_trace(const mt_snapshot_state *s, uint32_t id, mt_shm_trace *r)
+{
+    const pub_trace *p = &s->traces[id];
+    read_counters(id, r);
     for (unsigned k = 0; k < MT_CKPTS; k++)
         r->ckpt_live_bytes[k] = s->cur_t[k] ? p->ckpt_cur[k] : 0;
     r->oldest_birth_ns = MT_UNKNOWN; /* ages: fill_ages */
+}
+
+/* Adds a folded trace's counters to the overflow record. */
+static void fold_into(mt_shm_trace *o, const mt_shm_trace *r)
+{
+    o->alloc_count += r->alloc_count;
+    o->alloc_bytes += r->alloc_bytes;
+    o->free_count += r->free_count;
+    o->free_bytes += r->free_bytes;
+    o->live_count += r->live_count;
+    o->live_bytes += r->live_bytes;
+    o->peak_live_bytes += r->peak_live_bytes;
+    o->temporary_count += r->temporary_count;
+    o->temporary_bytes += r->temporary_bytes;
 }
 
 static void add_to_totals(mt_shm_totals *t, const mt_shm_trace *r)
@@ -229,7 +273,7 @@ static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool d
         atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
     t->missed_free_count = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
     t->thread_count = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
-    t->dropped_traces = dropping && count > ntr ? count - ntr : 0;
+    t->dropped_traces = dropping && count > ntr ? count - ntr : 0; /* folded into id 0 */
     mt_allocator_bytes(&t->allocator_bytes, &t->allocator_inuse_bytes);
     t->rss_bytes = mt_proc_rss_bytes();
     t->tracker_bytes = mt_os_bytes();
@@ -250,6 +294,13 @@ static void fill_slot(mt_snapshot_state *s, const mt_shm_writer *w, unsigned cha
     for (uint32_t i = 0; i < ntr; i++) {
         read_trace(s, i, &tr[i]);
         add_to_totals(&tot, &tr[i]);
+    }
+    for (uint32_t i = ntr; i < count; i++) { /* no record of their own: fold them */
+        mt_shm_trace r;
+        read_counters(i, &r);
+        add_to_totals(&tot, &r);
+        if (ntr)
+            fold_into(&tr[MT_TRACE_OVERFLOW], &r);
     }
     fill_ages(s, w, tr, ntr, scan, now);
     finish_totals(&tot, count, ntr, s->dropping);
@@ -273,6 +324,34 @@ static void fill_slot(mt_snapshot_state *s, const mt_shm_writer *w, unsigned cha
     h->ntraces = ntr;
     h->timeline_step_ns = s->timeline.step_ns;
     h->defs_count = s->defs_published;
+    h->max_traces = mt_g.cfg.max_traces;
+}
+
+/* At the first publish into a segment: commits room for each slot's
+ * header, a full timeline and the overflow record, so that a segment that
+ * runs out of room later (a full /dev/shm) can still take snapshots with
+ * exact totals, every trace folded into the overflow record if need be. */
+static void reserve_slots(mt_shm_writer *w, uint64_t fixed)
+{
+    uint64_t most = fixed + (uint64_t)MT_TIMELINE_POINTS * sizeof(mt_shm_point);
+    for (unsigned i = 0; i < MT_SLOTS; i++)
+        if (most + sizeof(mt_shm_trace) <= w->p.slots[i].cap)
+            mt_shm_commit(w, w->p.slots[i].off, most + sizeof(mt_shm_trace));
+}
+
+/* How many of want records the slot can take: its capacity, and when the
+ * segment cannot grow (a full /dev/shm), what is committed already. */
+static uint32_t slot_room(mt_shm_writer *w, const mt_shm_slot_ref *ref, uint64_t fixed,
+                          uint32_t want)
+{
+    uint64_t cap = ref->cap;
+    if (fixed + (uint64_t)want * sizeof(mt_shm_trace) <= cap &&
+        mt_shm_commit(w, ref->off, fixed + (uint64_t)want * sizeof(mt_shm_trace)))
+        return want;
+    uint64_t have = mt_shm_committed(w, ref->off);
+    if (have < cap)
+        cap = have;
+    return cap > fixed ? (uint32_t)((cap - fixed) / sizeof(mt_shm_trace)) : 0;
 }
 
 /* The module list, and the unwinders' caches flushed if an object was
@@ -297,19 +376,24 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     uint32_t count = mt_trace_count();
     publish_defs(s, w, count);
     uint32_t ntr = s->defs_published;
-    bool scan = scan_due(s);
-    rotate_checkpoints(s, ntr, now);
+    if (mt_traces_full() && !(p->flags & MT_FLAG_TRACES_FULL))
+        mt_shm_set_flag(w, MT_FLAG_TRACES_FULL);
 
     unsigned i = (p->latest_slot + 1) % MT_SLOTS;
     mt_shm_slot_ref *ref = &p->slots[i];
     uint64_t fixed = sizeof(mt_shm_slot) + (uint64_t)(s->timeline.n + 1) * sizeof(mt_shm_point);
-    if (fixed + (uint64_t)ntr * sizeof(mt_shm_trace) > ref->cap) {
-        ntr = (uint32_t)((ref->cap - fixed) / sizeof(mt_shm_trace));
+    if (!s->aged_off)
+        reserve_slots(w, fixed);
+    uint32_t room = slot_room(w, ref, fixed, ntr);
+    if (room < ntr) {
+        ntr = room;
         s->dropping = true;
         mt_shm_set_flag(w, MT_FLAG_SEGMENT_FULL);
     }
     if (!mt_shm_commit(w, ref->off, fixed + (uint64_t)ntr * sizeof(mt_shm_trace)))
         return;
+    bool scan = scan_due(s);
+    rotate_checkpoints(s, ntr, count, now);
     uint64_t *seq = &w->hdr->slots[i].seq;
     __atomic_store_n(seq, ++ref->seq, __ATOMIC_RELAXED); /* odd: being written */
     __atomic_thread_fence(__ATOMIC_RELEASE);

@@ -6,6 +6,8 @@
  * hooks and publisher can hold plain pointers.  Frames live in an
  * append-only arena, unpadded.  Which backtrace has which id is the trace
  * index's job (trace_index.h, trace_index.c), which creates traces here.
+ * At most MEMTOP_MAX_TRACES ids are handed out (trace_table.h): the arrays
+ * are reserved for MT_TRACE_MAX, but only that many entries are touched.
  */
 #include "trace_table.h"
 
@@ -22,14 +24,19 @@ mt_trace_def *mt_trace_defs;
 uint64_t *mt_trace_frames;
 static _Atomic uint32_t g_next_id;
 static _Atomic uint64_t g_frames_used; /* words */
+static uint32_t g_limit;               /* ids handed out at most: MEMTOP_MAX_TRACES */
+static _Atomic bool g_full;            /* an id was refused: the table is full */
 
-bool mt_traces_init(void)
+bool mt_traces_init(uint32_t max_traces)
 {
     mt_traces = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(mt_trace));
     mt_trace_defs = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(mt_trace_def));
     mt_trace_frames = mt_os_reserve(FRAMES_ARENA_WORDS * sizeof(uint64_t));
     if (!mt_traces || !mt_trace_defs || !mt_trace_frames || !mt_tidx_init())
         return false;
+    g_limit = max_traces < MT_TRACE_MAX ? max_traces : MT_TRACE_MAX;
+    if (g_limit < 2)
+        g_limit = 2; /* the overflow trace and one more */
     /* Id 0: the overflow trace, no frames. */
     atomic_store_explicit(&g_next_id, 1, memory_order_relaxed);
     atomic_store_explicit(&mt_traces[0].key, 1, memory_order_release);
@@ -40,7 +47,12 @@ bool mt_traces_init(void)
 uint32_t mt_trace_count(void)
 {
     uint32_t n = atomic_load_explicit(&g_next_id, memory_order_acquire);
-    return n > MT_TRACE_MAX ? MT_TRACE_MAX : n;
+    return n > g_limit ? g_limit : n;
+}
+
+bool mt_traces_full(void)
+{
+    return atomic_load_explicit(&g_full, memory_order_relaxed);
 }
 
 /* Copies the frames into the arena: where they start, or UINT32_MAX when
@@ -58,9 +70,15 @@ static uint32_t store_frames(const uint64_t *frames, uint32_t n)
 uint32_t mt_trace_create(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
                          uint64_t now_ns)
 {
+    /* Once full, only a load: no store to a shared line per new backtrace. */
+    if (atomic_load_explicit(&g_full, memory_order_relaxed))
+        return MT_TRACE_OVERFLOW;
     uint32_t id = atomic_fetch_add_explicit(&g_next_id, 1, memory_order_relaxed);
-    if (id >= MT_TRACE_MAX) {
-        atomic_store_explicit(&g_next_id, MT_TRACE_MAX, memory_order_relaxed);
+    if (id >= g_limit) {
+        /* Put the counter back (it must never wrap); the overflow trace
+         * counts this backtrace's blocks from now on. */
+        atomic_store_explicit(&g_next_id, g_limit, memory_order_relaxed);
+        atomic_store_explicit(&g_full, true, memory_order_relaxed);
         return MT_TRACE_OVERFLOW;
     }
     uint32_t at = store_frames(frames, n);

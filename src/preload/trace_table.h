@@ -8,10 +8,18 @@
 #include <stdbool.h>
 
 /* Trace 0 is the overflow trace: allocations whose backtrace could not be
- * given an id of its own (table full) are counted there, and the snapshot
- * says so through dropped_traces. */
+ * given an id of its own are counted there.  The table holds at most
+ * MEMTOP_MAX_TRACES ids (mt_g.cfg.max_traces, from MT_TRACE_MAX_MIN to
+ * MT_TRACE_MAX, default MT_TRACE_MAX_DEFAULT), which bounds what traces
+ * cost (about 0.4 KiB each at depth 32, counters, definition, frames and
+ * the publisher's state together): once it is full, every new backtrace
+ * goes to the overflow trace, mt_traces_full() says so and the snapshot
+ * raises MT_FLAG_TRACES_FULL.  Nothing is lost from the totals: the
+ * overflow trace's counters are as exact as any other's. */
 #define MT_TRACE_OVERFLOW 0u
 #define MT_TRACE_MAX (4u << 20)
+#define MT_TRACE_MAX_MIN 1024u
+#define MT_TRACE_MAX_DEFAULT (256u << 10)
 
 /* One unique backtrace's counters: one cache line, written by the hooks
  * with atomic read-modify-writes.  The invariant "free happens-before read"
@@ -52,17 +60,22 @@ typedef struct mt_trace_def {
 } mt_trace_def;
 _Static_assert(sizeof(mt_trace_def) == 24, "a definition is three words");
 
-bool mt_traces_init(void);
+/* Reserves the arrays; at most max_traces ids (the overflow trace's
+ * included) will be handed out. */
+bool mt_traces_init(uint32_t max_traces);
 
 /* Hands out a new id and defines it (then sets its `key`).  For the trace
  * index (trace_index.c), under its shard lock, which makes sure the
- * backtrace has no id yet.  MT_TRACE_OVERFLOW when ids or room for frames
- * run out. */
+ * backtrace has no id yet.  MT_TRACE_OVERFLOW when ids (the table's bound)
+ * or room for frames run out. */
 uint32_t mt_trace_create(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
                          uint64_t now_ns);
 
 /* Number of ids handed out so far (some may not be ready yet). */
 uint32_t mt_trace_count(void);
+
+/* Whether a backtrace was refused an id because the table is full. */
+bool mt_traces_full(void);
 
 /* The trace arrays, indexed by id (see trace_table.c). */
 extern mt_trace *mt_traces;

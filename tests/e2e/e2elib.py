@@ -39,6 +39,7 @@ def parse_args(description, argv=None):
     p.add_argument("--preload", help="libmemtop.so")
     p.add_argument("--demo", help="memtop-demo")
     p.add_argument("--exact", help="memtop-exact")
+    p.add_argument("--many-stacks", help="memtop-many-stacks")
     p.add_argument("--workdir", required=True, help="private scratch directory (wiped)")
     p.add_argument("--source-dir", help="the repository root")
     p.add_argument("--build-dir", help="the CMake build tree")
@@ -205,6 +206,8 @@ def trace_shape_errors(i, tr):
     if not isinstance(tr, dict):
         return ["traces[%d] is not an object" % i]
     for key in TRACE_INT:
+        if key == "id" and tr.get(key) is None and is_int(tr.get("other_traces")):
+            continue  # the "(other)" row of an export bounded by --top
         if not is_int(tr.get(key)):
             errs.append("traces[%d].%s missing or not an integer: %r" % (i, key, tr.get(key)))
     if not is_num(tr.get("growth_bytes_per_s")):

@@ -85,7 +85,7 @@ static bool defines(uint32_t id, const trace *t)
 static int setup(void **state)
 {
     (void)state;
-    return mt_traces_init() ? 0 : -1;
+    return mt_traces_init(MT_TRACE_MAX) ? 0 : -1;
 }
 
 static void unknown_trace_is_not_found(void **state)

@@ -179,6 +179,7 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
     case OPT_TOP:
         if (!parse_long(arg, 0, INT_MAX, &o->top))
             return usage_err(err, n, "--top: not a row count (0 = all): '%s'", arg);
+        o->top_given = true;
         return 0;
     case 'e':
         return set_path(&o->export_path, arg, "--export", err, n);

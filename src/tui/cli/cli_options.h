@@ -38,6 +38,7 @@ typedef struct mt_opts {
     double delay_s;          /* -d */
     mt_sort_key sort;        /* -s */
     long top;                /* --top; rows per report */
+    bool top_given;          /* --top was given: it also bounds --export */
     const char *export_path; /* -e */
     mt_group_key group;      /* -g */
     const char *output_path; /* --output: PROG's stdout and stderr in the TUI */

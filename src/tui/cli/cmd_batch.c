@@ -20,7 +20,7 @@ void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_l
 int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc,
                     const mt_export_rec *rec)
 {
-    mt_export_src src = {v, st, loc, o->sort, rec};
+    mt_export_src src = {v, st, loc, o->sort, rec, o->top_given ? o->top : 0};
     char err[600], live[32];
     if (mt_export_file(o->export_path, &src, err, sizeof err) != 0) {
         mt_errorf("%s", err);

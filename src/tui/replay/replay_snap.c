@@ -208,6 +208,10 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr)
     snap->flags = mt_replay_flags(r);
     if (r->proc.flags & MT_DAT_PROC_FORK_CHILD)
         snap->flags |= MT_FLAG_FORK_CHILD;
+    /* A recording does not say that the trace table filled up, but the
+     * overflow trace (id 0, no frames) only counts blocks once it has. */
+    if (ntr && snap->traces[0].alloc_count && !r->defs.items[0].nframes)
+        snap->flags |= MT_FLAG_TRACES_FULL;
 }
 
 mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)

@@ -1,6 +1,7 @@
 /* export.h -- writing one snapshot to a file, in the format named by the
  * file's extension: .json, .csv, .folded (collapsed stacks), anything else
- * text.  Every trace is written, not only the top ones. */
+ * text.  Every trace is written, unless --top bounds the rows: then the top
+ * ones, and the others summed into one "(other)" row (mt_rows_cut_at). */
 #ifndef MEMTOP_EXPORT_H
 #define MEMTOP_EXPORT_H
 
@@ -36,6 +37,7 @@ typedef struct mt_export_src {
     const mt_locator *loc;
     mt_sort_key sort;         /* row order of the csv and text formats */
     const mt_export_rec *rec; /* a recording's snapshot, or NULL (a live target) */
+    long top; /* rows written at most (--top), the rest as one "(other)" row; 0: all */
 } mt_export_src;
 
 /* 0, or -1 with a one-line message in err. */

@@ -1,6 +1,8 @@
 /* export_csv.c -- one CSV row per trace (RFC 4180 quoting), frames joined
  * as "module+0xoffset;..." innermost first, then the trace's location
- * ("function (file:line)", see mt_trace_location). */
+ * ("function (file:line)", see mt_trace_location).  With --top, the rows
+ * left out are summed into a last row without id, located "(other: N
+ * traces)"; the overflow trace (id 0) is located "(overflow)". */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -46,7 +48,8 @@ static void put_location(FILE *f, const mt_locator *loc, const uint64_t *frames,
     put_quoted(f, mt_frame_short(&fr, where, sizeof where));
 }
 
-static void put_row(FILE *f, const mt_export_src *x, const mt_row *r)
+/* A row; folded > 0: the "(other)" row of that many traces. */
+static void put_row(FILE *f, const mt_export_src *x, const mt_row *r, size_t folded)
 {
     const mt_shm_trace *t = r->t;
     char growth[64];
@@ -54,20 +57,27 @@ static void put_row(FILE *f, const mt_export_src *x, const mt_row *r)
     for (char *p = growth; *p; p++)
         if (*p != '-' && (*p < '0' || *p > '9'))
             *p = '.';
+    if (!folded)
+        fprintf(f, "%u", t->id);
     fprintf(f,
-            "%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
             ",%" PRIu64 ",%" PRIu64 ",%s,\"",
-            t->id, t->live_bytes, t->live_count, t->alloc_count, t->alloc_bytes, t->free_count,
+            t->live_bytes, t->live_count, t->alloc_count, t->alloc_bytes, t->free_count,
             t->free_bytes, t->temporary_count, t->temporary_bytes, t->peak_live_bytes, growth);
-    unsigned n;
-    const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
+    unsigned n = 0;
+    const uint64_t *frames = folded ? NULL : mt_defs_frames(&x->v->defs, t->id, &n);
     for (unsigned i = 0; frames && i < n; i++) {
         if (i)
             fputc(';', f);
         put_frame(f, x->loc->mods, frames[i]);
     }
     fputs("\",\"", f);
-    put_location(f, x->loc, frames, n);
+    if (folded)
+        fprintf(f, "(other: %zu traces)", folded);
+    else if (t->id == 0 && !n)
+        fputs("(overflow)", f);
+    else
+        put_location(f, x->loc, frames, n);
     fputs("\"\n", f);
 }
 
@@ -76,7 +86,11 @@ void mt_export_csv(FILE *f, const mt_export_src *x)
     fputs(header, f);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, x->sort, &n);
-    for (size_t i = 0; i < n; i++)
-        put_row(f, x, &rows[i]);
+    mt_rows_cut cut;
+    mt_rows_cut_at(rows, n, x->top, &cut);
+    for (size_t i = 0; i < cut.kept; i++)
+        put_row(f, x, &rows[i], 0);
+    if (cut.folded)
+        put_row(f, x, &cut.other_row, cut.folded);
     free(rows);
 }

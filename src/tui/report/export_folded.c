@@ -5,7 +5,9 @@
  * Frames are source frames as every export shows them (mt_locate_all:
  * inlined functions are frames of their own), named by function, else
  * module+offset, else the address.  Names are sanitized so that a line
- * always parses: ';' becomes ':', whitespace and control characters '_'. */
+ * always parses: ';' becomes ':', whitespace and control characters '_'.
+ * The overflow trace (id 0) is the one-frame stack "(overflow)"; with
+ * --top, the traces left out are summed into the stack "(other)". */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +66,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_shm_trace *t)
     for (unsigned i = n; frames && i-- > 0;)
         put_address(f, x->loc, frames[i], &first);
     if (first)
-        fputs("[unknown]", f);
+        fputs(t->id == 0 && !n ? "(overflow)" : "[unknown]", f);
     fprintf(f, " %" PRIu64 "\n", t->live_bytes);
 }
 
@@ -72,8 +74,12 @@ void mt_export_folded(FILE *f, const mt_export_src *x)
 {
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);
-    for (size_t i = 0; i < n; i++)
+    mt_rows_cut cut;
+    mt_rows_cut_at(rows, n, x->top, &cut);
+    for (size_t i = 0; i < cut.kept; i++)
         if (rows[i].t->live_bytes)
             put_trace(f, x, rows[i].t);
+    if (cut.other.live_bytes)
+        fprintf(f, "(other) %" PRIu64 "\n", cut.other.live_bytes);
     free(rows);
 }

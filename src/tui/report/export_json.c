@@ -58,9 +58,11 @@ static void put_head(FILE *f, const mt_export_src *x)
     put_secs(f, "uptime_s", s->slot.t_ns);
     fprintf(f, "\"publish_seq\": %" PRIu64 ",\n\"segment_full\": %s,\n", s->slot.publish_seq,
             s->flags & MT_FLAG_SEGMENT_FULL ? "true" : "false");
-    fprintf(f,
-            "\"settings\": {\"depth\": %u, \"temporary_ms\": %" PRIu64 ", \"interval_ms\": %u},\n",
+    fprintf(f, "\"settings\": {\"depth\": %u, \"temporary_ms\": %" PRIu64 ", \"interval_ms\": %u, ",
             id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
+    /* MEMTOP_MAX_TRACES: unknown (null) from older targets and recordings */
+    put_opt(f, "max_traces", s->slot.max_traces ? s->slot.max_traces : MT_UNKNOWN, false);
+    fputs("},\n", f);
 }
 
 /* A recording's snapshot: where it comes from and how far to trust it. */
@@ -98,8 +100,9 @@ static void put_recording(FILE *f, const mt_export_rec *r)
         put_u64(f, "peak_live_bytes", (c)->peak_live_bytes, true);                                 \
     } while (0)
 
-static void put_totals(FILE *f, const mt_shm_totals *t)
+static void put_totals(FILE *f, const mt_snapshot *s)
 {
+    const mt_shm_totals *t = &s->slot.totals;
     fputs("\"totals\": {", f);
     PUT_COUNTERS(f, t);
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
@@ -113,8 +116,8 @@ static void put_totals(FILE *f, const mt_shm_totals *t)
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
     put_u64(f, "untracked_alloc_count", t->untracked_alloc_count, true);
     put_u64(f, "missed_free_count", t->missed_free_count, true);
-    put_u64(f, "dropped_traces", t->dropped_traces, false);
-    fputs("},\n", f);
+    put_u64(f, "dropped_traces", t->dropped_traces, true);
+    fprintf(f, "\"trace_table_full\": %s},\n", s->flags & MT_FLAG_TRACES_FULL ? "true" : "false");
 }
 
 static void put_one_frame(FILE *f, const mt_frame *fr)
@@ -189,24 +192,43 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
     const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
     bool truncated = frames && (x->v->defs.items[t->id].flags & MT_DEF_TRUNCATED);
     fprintf(f, "\"truncated\": %s,\n \"location\": ", truncated ? "true" : "false");
-    put_location(f, x->loc, frames, n);
+    if (t->id == 0 && !n)
+        fputs("\"(overflow)\"", f); /* backtraces without a trace of their own */
+    else
+        put_location(f, x->loc, frames, n);
     fputs(",\n \"frames\": [", f);
     for (unsigned i = 0; frames && i < n; i++)
         put_frame(f, x->loc, frames[i], i + 1 < n);
     fputs("]}", f);
 }
 
+/* The rows left out by --top, summed: "id": null, "other_traces": how many. */
+static void put_other(FILE *f, const mt_export_src *x, const mt_rows_cut *cut)
+{
+    fprintf(f, "{\"id\": null, \"other_traces\": %zu, ", cut->folded);
+    PUT_COUNTERS(f, &cut->other);
+    put_double(f, "growth_bytes_per_s", cut->other_row.growth);
+    put_ages(f, &x->v->snap.slot, &cut->other);
+    fputs("\"truncated\": false,\n \"location\": \"(other)\",\n \"frames\": []}", f);
+}
+
 void mt_export_json(FILE *f, const mt_export_src *x)
 {
     put_head(f, x);
     put_recording(f, x->rec);
-    put_totals(f, &x->v->snap.slot.totals);
+    put_totals(f, &x->v->snap);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);
-    fputs("\"traces\": [\n", f);
-    for (size_t i = 0; i < n; i++) {
+    mt_rows_cut cut;
+    mt_rows_cut_at(rows, n, x->top, &cut);
+    fprintf(f, "\"traces_total\": %zu,\n\"traces_exported\": %zu,\n\"traces\": [\n", n, cut.kept);
+    for (size_t i = 0; i < cut.kept; i++) {
         put_trace(f, x, &rows[i]);
-        fputs(i + 1 < n ? ",\n" : "\n", f);
+        fputs(i + 1 < cut.kept || cut.folded ? ",\n" : "\n", f);
+    }
+    if (cut.folded) {
+        put_other(f, x, &cut);
+        fputs("\n", f);
     }
     fputs("]\n}\n", f);
     free(rows);

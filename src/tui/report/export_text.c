@@ -1,5 +1,6 @@
 /* export_text.c -- a snapshot for people: the batch header, then every
- * trace with all of its frames. */
+ * trace with all of its frames (with --top, the top ones and the rest
+ * summed as "(other)"). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,18 +26,25 @@ static void put_frame(FILE *f, const mt_locator *loc, unsigned i, uint64_t addr)
     }
 }
 
-static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t rank)
+/* A trace; folded > 0: the "(other)" row of that many traces. */
+static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t rank, size_t folded)
 {
     const mt_shm_trace *t = r->t;
-    char a[32], b[32], c[32], d[32];
-    fprintf(f, "\n#%zu trace %u: live %s in %" PRIu64 " blocks, peak %s, growth %s\n", rank, t->id,
+    char a[32], b[32], c[32], d[32], what[64];
+    if (folded)
+        snprintf(what, sizeof what, "(other: %zu traces)", folded);
+    else
+        snprintf(what, sizeof what, "trace %u", t->id);
+    fprintf(f, "\n#%zu %s: live %s in %" PRIu64 " blocks, peak %s, growth %s\n", rank, what,
             mt_fmt_bytes(t->live_bytes, a, sizeof a), t->live_count,
             mt_fmt_bytes(t->peak_live_bytes, b, sizeof b), mt_fmt_rate(r->growth, c, sizeof c));
     fprintf(f, "   allocs %" PRIu64 " (%s), frees %" PRIu64 ", temporary %" PRIu64 "\n",
             t->alloc_count, mt_fmt_bytes(t->alloc_bytes, d, sizeof d), t->free_count,
             t->temporary_count);
-    unsigned n;
-    const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
+    unsigned n = 0;
+    const uint64_t *frames = folded ? NULL : mt_defs_frames(&x->v->defs, t->id, &n);
+    if (!folded && t->id == 0 && !n)
+        fputs("   location: (overflow)\n", f);
     if (frames && n) {
         mt_frame fr;
         char where[1024];
@@ -98,8 +106,16 @@ void mt_export_text(FILE *f, const mt_export_src *x)
     put_recording(f, x->rec);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, x->sort, &n);
-    fprintf(f, "\n%zu traces, sorted by %s\n", n, mt_sort_name(x->sort));
-    for (size_t i = 0; i < n; i++)
-        put_trace(f, x, &rows[i], i + 1);
+    mt_rows_cut cut;
+    mt_rows_cut_at(rows, n, x->top, &cut);
+    if (cut.folded)
+        fprintf(f, "\n%zu traces, sorted by %s; the top %zu, then the other %zu summed\n", n,
+                mt_sort_name(x->sort), cut.kept, cut.folded);
+    else
+        fprintf(f, "\n%zu traces, sorted by %s\n", n, mt_sort_name(x->sort));
+    for (size_t i = 0; i < cut.kept; i++)
+        put_trace(f, x, &rows[i], i + 1, 0);
+    if (cut.folded)
+        put_trace(f, x, &cut.other_row, cut.kept + 1, cut.folded);
     free(rows);
 }

@@ -49,14 +49,31 @@ static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t)
             B(t->alloc_bytes), C(t->free_count), C(t->temporary_count), pct);
 }
 
+/* Why some blocks are counted in the overflow trace rather than their own:
+ * the trace table's bound, traces folded for want of room in the segment. */
+static void print_folding(FILE *f, const mt_view *v, const mt_shm_totals *t)
+{
+    uint32_t max = v->snap.slot.max_traces;
+    if (v->snap.flags & MT_FLAG_TRACES_FULL) {
+        if (max)
+            fprintf(f,
+                    " | trace table full (%s traces, MEMTOP_MAX_TRACES): new backtraces "
+                    "counted in (overflow)",
+                    C(max));
+        else
+            fputs(" | trace table full: new backtraces counted in (overflow)", f);
+    }
+    if (t->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
+        fprintf(f, " | segment full: %s traces folded into (overflow)", C(t->dropped_traces));
+}
+
 static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t)
 {
-    fprintf(f,
-            "health: unknown frees %llu, untracked %llu, missed frees %llu, dropped traces "
-            "%llu%s\n",
+    fprintf(f, "health: unknown frees %llu, untracked %llu, missed frees %llu, dropped traces %llu",
             (unsigned long long)t->unknown_free_count, (unsigned long long)t->untracked_alloc_count,
-            (unsigned long long)t->missed_free_count, (unsigned long long)t->dropped_traces,
-            v->snap.flags & MT_FLAG_SEGMENT_FULL ? " (segment full: data dropped)" : "");
+            (unsigned long long)t->missed_free_count, (unsigned long long)t->dropped_traces);
+    print_folding(f, v, t);
+    fputc('\n', f);
     char threads[32] = "?";
     if (t->thread_count != MT_UNKNOWN)
         snprintf(threads, sizeof threads, "%llu", (unsigned long long)t->thread_count);
@@ -77,7 +94,9 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
     unsigned n;
     const uint64_t *frames = mt_defs_frames(&v->defs, r->t->id, &n);
     char where[600] = "(no frames)";
-    if (frames && n) {
+    if (r->t->id == 0 && !n)
+        snprintf(where, sizeof where, "(overflow)");
+    else if (frames && n) {
         mt_frame fr;
         mt_trace_location(loc, frames, n, &fr);
         mt_frame_short(&fr, where, sizeof where);

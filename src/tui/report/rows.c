@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "leak_score.h"
 
@@ -67,4 +68,36 @@ mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
     qsort(rows, k, sizeof *rows, cmp_rows);
     *n = k;
     return rows;
+}
+
+static void add_trace(mt_shm_trace *o, const mt_shm_trace *t)
+{
+    o->alloc_count += t->alloc_count;
+    o->alloc_bytes += t->alloc_bytes;
+    o->free_count += t->free_count;
+    o->free_bytes += t->free_bytes;
+    o->live_count += t->live_count;
+    o->live_bytes += t->live_bytes;
+    o->peak_live_bytes += t->peak_live_bytes; /* an upper bound of the sum's peak */
+    o->temporary_count += t->temporary_count;
+    o->temporary_bytes += t->temporary_bytes;
+    for (unsigned k = 0; k < MT_CKPTS; k++)
+        o->ckpt_live_bytes[k] += t->ckpt_live_bytes[k];
+    for (unsigned k = 0; k < MT_AGE_BUCKETS; k++)
+        o->age_bytes[k] += t->age_bytes[k];
+    if (t->oldest_birth_ns < o->oldest_birth_ns)
+        o->oldest_birth_ns = t->oldest_birth_ns;
+}
+
+void mt_rows_cut_at(const mt_row *rows, size_t n, long top, mt_rows_cut *cut)
+{
+    memset(cut, 0, sizeof *cut);
+    cut->other.oldest_birth_ns = MT_UNKNOWN;
+    cut->kept = top > 0 && (size_t)top < n ? (size_t)top : n;
+    cut->folded = n - cut->kept;
+    for (size_t i = cut->kept; i < n; i++) {
+        add_trace(&cut->other, rows[i].t);
+        cut->other_row.growth += rows[i].growth;
+    }
+    cut->other_row.t = &cut->other;
 }

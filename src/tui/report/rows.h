@@ -22,4 +22,15 @@ double mt_trace_growth(const mt_shm_slot *slot, const mt_shm_trace *t);
  * NULL (and *n = 0) when there are none or memory is short; free() it. */
 mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n);
 
+/* The first rows of an export bounded to top rows (0: all), and the rest
+ * folded into one "(other)" row, so that the rows still sum to the totals. */
+typedef struct mt_rows_cut {
+    size_t kept;        /* rows[0..kept) are written as they are */
+    size_t folded;      /* rows[kept..n) are summed into other */
+    mt_shm_trace other; /* counters, checkpoints and ages summed; id 0 */
+    mt_row other_row;   /* other, with the summed growth */
+} mt_rows_cut;
+
+void mt_rows_cut_at(const mt_row *rows, size_t n, long top, mt_rows_cut *cut);
+
 #endif

@@ -42,7 +42,7 @@ static void child_export(int fd, const mt_view *v, mt_state st, const mt_export_
         snprintf(msg, sizeof msg, "out of memory");
     } else {
         mt_locator loc = mt_symbols_locator(&syms, &v->mods);
-        mt_export_src src = {v, st, &loc, sort, rec};
+        mt_export_src src = {v, st, &loc, sort, rec, 0}; /* every row */
         if (mt_export_file(path, &src, msg, sizeof msg) != 0 && !msg[0])
             snprintf(msg, sizeof msg, "export failed");
     }

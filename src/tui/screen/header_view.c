@@ -176,8 +176,10 @@ static void health_text(const mt_shm_totals *to, uint32_t flags, char *buf, size
     if (to->missed_free_count && k < n)
         k += (size_t)snprintf(buf + k, n - k, "%llu missed frees ",
                               (unsigned long long)to->missed_free_count);
+    if ((flags & MT_FLAG_TRACES_FULL) && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "trace table full ");
     if ((to->dropped_traces || (flags & MT_FLAG_SEGMENT_FULL)) && k < n)
-        snprintf(buf + k, n - k, "%llu traces dropped ", (unsigned long long)to->dropped_traces);
+        snprintf(buf + k, n - k, "%llu traces folded ", (unsigned long long)to->dropped_traces);
 }
 
 /* Row 2: rates, growth, health. */

@@ -99,6 +99,12 @@ static void refresh(mt_names *n, uint32_t id, mt_name_entry *e)
 
 const char *mt_names_get(mt_names *n, uint32_t id, mt_group_key g)
 {
+    if (id == 0) {
+        unsigned nf;
+        mt_defs_frames(n->defs, 0, &nf);
+        if (!nf)
+            return "(overflow)"; /* backtraces without a trace of their own */
+    }
     mt_name_entry *e = entry(n, id);
     if (!e)
         return "?";
