@@ -619,6 +619,13 @@ static void test_parse_name(void **state)
     assert_int_equal(mt_shm_parse_name("memtop-12x"), -1);
     assert_int_equal(mt_shm_parse_name("memtop-99999999999"), -1);
     assert_int_equal(mt_shm_parse_name("other-12"), -1);
+    /* The name a target takes when another user's file holds memtop-<pid>. */
+    assert_int_equal(mt_shm_parse_name("memtop-123-0123456789abcdef"), 123);
+    assert_int_equal(mt_shm_parse_name("memtop-123-"), -1);
+    assert_int_equal(mt_shm_parse_name("memtop-123-xyz"), -1);
+    assert_int_equal(mt_shm_parse_name("memtop-123-ABCD"), -1);
+    assert_int_equal(mt_shm_parse_name("memtop-123-12-34"), -1);
+    assert_int_equal(mt_shm_parse_name(".memtop-123.0123456789abcdef"), -1);
 }
 
 static void test_list_dir(void **state)
@@ -628,12 +635,16 @@ static void test_list_dir(void **state)
     char junk[160];
     snprintf(junk, sizeof junk, "%s/memtop-7.tmp", f->dir);
     assert_int_equal(sb_write(&f->seg, junk), 0);
+    char aside[160]; /* the same pid under a suffixed name: listed once */
+    snprintf(aside, sizeof aside, "%s/memtop-%d-00ff", f->dir, f->spec.pid);
+    assert_int_equal(sb_write(&f->seg, aside), 0);
     mt_pid_list l;
     assert_int_equal(mt_shm_list(f->dir, &l, &f->err), MT_OK);
     assert_int_equal(l.count, 1);
     assert_int_equal(l.pids[0], f->spec.pid);
     mt_pid_list_free(&l);
     unlink(junk);
+    unlink(aside);
     assert_int_equal(mt_shm_list("/nonexistent/dir", &l, &f->err), MT_E_NOENT);
     assert_int_equal(mt_segment_open_path(&f->rd, "/nonexistent/x", &f->err), MT_E_NOENT);
 }
