@@ -195,7 +195,7 @@ static bool find_own_aside(const char *dir, int pid, char *out, size_t n)
 /* Another user's file holds the name memtop-<pid> (squatted, or a
  * leftover of their process with our pid): publish as
  * memtop-<pid>-<16 random hex digits> instead, a name nobody can take
- * first, and say once which file was in the way.  Readers find it by its
+ * first, and say which file was in the way (once per program image).  Readers find it by its
  * owner (docs/shm-protocol.md, "Naming and trust"). */
 static bool publish_aside(mt_shm_writer *w, const struct stat *in_way)
 {
@@ -241,17 +241,19 @@ bool mt_shm_seal(mt_shm_writer *w)
     __atomic_store_n(&w->hdr->magic, MT_SHM_MAGIC, __ATOMIC_RELEASE);
     struct stat st;
     bool taken = lstat(w->path, &st) == 0 && st.st_uid != geteuid();
-    if (!taken && rename(w->tmp_path, w->path) == 0)
-        return true;
-    /* Another user's file may have appeared since lstat: in a sticky
-     * directory, rename over it fails with EPERM. */
-    if (!taken && !((errno == EPERM || errno == EACCES) && lstat(w->path, &st) == 0 &&
-                    st.st_uid != geteuid())) {
-        mt_log(MT_LOG_WARN, "cannot publish %s: %s; this process will not be visible to memtop",
-               w->path, strerror(errno));
-    } else if (publish_aside(w, &st)) {
-        return true;
+    if (!taken) {
+        if (rename(w->tmp_path, w->path) == 0)
+            return true;
+        int e = errno;
+        /* Another user's file may have appeared since lstat: in a sticky
+         * directory, rename over it fails with EPERM. */
+        taken = (e == EPERM || e == EACCES) && lstat(w->path, &st) == 0 && st.st_uid != geteuid();
+        if (!taken)
+            mt_log(MT_LOG_WARN, "cannot publish %s: %s; this process will not be visible to memtop",
+                   w->path, strerror(e));
     }
+    if (taken && publish_aside(w, &st))
+        return true;
     unlink(w->tmp_path);
     return false;
 }
