@@ -610,6 +610,34 @@ static void test_control_readonly(void **state)
 
 /* ---- paths ---- */
 
+/* A target whose memtop-<pid> is held by another user publishes as
+ * memtop-<pid>-<hex>: the reader finds it by its owner, prefers the exact
+ * name when both are trusted, and refuses a file whose owner is not the
+ * process's user (only root can make one here: chown). */
+static void test_locate_aside(void **state)
+{
+    fixture *f = *state;
+    char aside[160], got[160];
+    snprintf(aside, sizeof aside, "%s/memtop-%d-00ff", f->dir, f->spec.pid);
+    assert_int_equal(sb_write(&f->seg, aside), 0);
+    assert_int_equal(mt_shm_locate(f->dir, f->spec.pid, got, sizeof got), 0);
+    assert_string_equal(got, aside);
+    assert_int_equal(mt_segment_open_pid(&f->rd, f->dir, f->spec.pid, &f->err), MT_OK);
+    mt_segment_close(&f->rd);
+    assert_int_equal(sb_write(&f->seg, f->path), 0);
+    assert_int_equal(mt_shm_locate(f->dir, f->spec.pid, got, sizeof got), 0);
+    assert_string_equal(got, f->path);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(f->path, 54321, 54321), 0); /* planted by another user */
+        assert_int_equal(mt_shm_locate(f->dir, f->spec.pid, got, sizeof got), 0);
+        assert_string_equal(got, aside);
+        assert_int_equal(unlink(aside), 0);
+        assert_int_equal(mt_segment_open_pid(&f->rd, f->dir, f->spec.pid, &f->err), MT_E_UNTRUSTED);
+        assert_non_null(strstr(f->err.msg, "foreign owner"));
+    }
+    unlink(aside);
+}
+
 static void test_parse_name(void **state)
 {
     (void)state;
@@ -707,6 +735,7 @@ int main(void)
         T(test_control_gone),
         T(test_control_readonly),
         T(test_parse_name),
+        T(test_locate_aside),
         T(test_list_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
