@@ -10,6 +10,7 @@
 #include "shm_layout.h"
 #include "shm_liveness.h"
 #include "shm_modules.h"
+#include "shm_owner.h"
 #include "shm_path.h"
 #include "shm_recording.h"
 #include "shm_segment.h"

@@ -19,8 +19,9 @@ mt_errc mt_err_set(mt_err *err, mt_errc code, const char *fmt, ...)
 const char *mt_errc_name(mt_errc code)
 {
     static const char *const names[] = {
-        "ok",      "noent", "perm", "io",    "notready", "notmemtop", "foreign", "truncated",
-        "corrupt", "empty", "busy", "nomem", "readonly", "timeout",   "target",  "gone",
+        "ok",       "noent",     "perm",    "io",    "notready",  "notmemtop",
+        "foreign",  "truncated", "corrupt", "empty", "busy",      "nomem",
+        "readonly", "timeout",   "target",  "gone",  "untrusted",
     };
     unsigned i = (unsigned)code;
     return i < sizeof names / sizeof names[0] ? names[i] : "unknown";

@@ -1,7 +1,11 @@
 /* shm_open.c -- opening, mapping and closing a segment.
  *
- * Refuses other users' segments (unless root) before mapping anything, maps
- * exactly the file's size, and leaves the header checks to shm_validate.c. */
+ * The file lives in a directory every user can write to: it is opened
+ * without following a link and without blocking (a planted FIFO must not
+ * hang the viewer), and fstat must show a regular file before anything
+ * else.  Refuses other users' segments (unless root) before mapping
+ * anything, maps exactly the file's size, and leaves the header checks to
+ * shm_validate.c and the owner-versus-process check to shm_owner.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shm_owner.h"
 #include "shm_path.h"
 #include "shm_segment.h"
 
@@ -19,6 +24,7 @@ static const char perm_msg[] = "permission denied: run as the target's user or r
 
 static mt_errc map_checked(mt_segment *seg, const struct stat *st, mt_err *err)
 {
+    seg->owner = st->st_uid;
     if (!S_ISREG(st->st_mode))
         return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (not a regular file)");
     if (st->st_uid != geteuid() && geteuid() != 0)
@@ -56,10 +62,11 @@ mt_errc mt_segment_open_fd(mt_segment *seg, int fd, bool writable, const char *l
 mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
 {
     bool writable = true;
-    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    const int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+    int fd = open(path, O_RDWR | flags);
     if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
         writable = false;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        fd = open(path, O_RDONLY | flags);
     }
     if (fd < 0) {
         memset(seg, 0, sizeof *seg);
@@ -70,6 +77,8 @@ mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
             return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
         if (errno == ELOOP)
             return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (symbolic link)");
+        if (errno == ENXIO || errno == EISDIR)
+            return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (not a regular file)");
         return mt_err_set(err, MT_E_IO, "open: %s", strerror(errno));
     }
     return mt_segment_open_fd(seg, fd, writable, path, err);
@@ -78,14 +87,14 @@ mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
 mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *err)
 {
     char path[sizeof seg->path];
-    if (mt_shm_path(dir, pid, path, sizeof path) != 0)
+    if (mt_shm_locate(dir, pid, path, sizeof path) != 0) {
+        memset(seg, 0, sizeof *seg);
+        seg->fd = -1;
         return mt_err_set(err, MT_E_IO, "segment path too long");
-    mt_errc rc = mt_segment_open_path(seg, path, err);
-    if (rc == MT_OK && seg->id.pid != pid) {
-        rc = mt_err_set(err, MT_E_CORRUPT, "corrupt segment: it belongs to pid %d",
-                        (int)seg->id.pid);
-        mt_segment_close(seg);
     }
+    mt_errc rc = mt_segment_open_path(seg, path, err);
+    if (rc == MT_OK && (rc = mt_segment_check_owner(seg, pid, err)) != MT_OK)
+        mt_segment_close(seg);
     return rc;
 }
 
@@ -107,7 +116,7 @@ uint32_t mt_segment_flags(const mt_segment *seg)
 bool mt_segment_replaced(const mt_segment *seg)
 {
     struct stat st;
-    if (stat(seg->path, &st) != 0)
+    if (lstat(seg->path, &st) != 0)
         return false;
     return st.st_dev != seg->dev || st.st_ino != seg->ino;
 }

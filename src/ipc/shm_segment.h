@@ -43,6 +43,7 @@ typedef struct mt_segment {
     bool writable;
     dev_t dev;
     ino_t ino;
+    uid_t owner; /* the file's owner (fstat at open) */
     char path[4096];
     mt_layout lay;
     mt_identity id;
@@ -53,11 +54,14 @@ typedef struct mt_segment {
 mt_errc mt_validate_header(const unsigned char *base, uint64_t file_bytes, mt_layout *lay,
                            mt_identity *id, mt_err *err);
 
-/* Open the segment at path: O_RDWR, else O_RDONLY; refuse other users'
- * segments unless root; map and validate. */
+/* Open the segment at path: O_RDWR, else O_RDONLY, never following a link
+ * or blocking on a FIFO; refuse anything but a regular file, and other
+ * users' segments unless root; map and validate.  Says nothing about which
+ * process the file stands for: see mt_segment_check_owner. */
 mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err);
 
-/* Open <dir>/memtop-<pid> and check that it belongs to pid. */
+/* Open pid's segment in dir (mt_shm_locate) and check that it stands for
+ * pid (mt_segment_check_owner). */
 mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *err);
 
 /* Same as open_path on an open descriptor, which seg takes over (closed on

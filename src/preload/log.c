@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int g_log_level = MT_LOG_WARN;
@@ -39,12 +40,19 @@ void mt_log_setup(int level, const char *file_pattern)
         return;
     char path[1024];
     expand_pattern(path, sizeof path, file_pattern);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd >= 0)
+    /* It may be in a shared directory such as /tmp: no planted link is
+     * followed, no FIFO blocks, and only a regular file of our own is used. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
         g_log_fd = fd;
-    else
-        mt_log(MT_LOG_WARN, "cannot open MEMTOP_LOG_FILE '%s': %s; logging to stderr", path,
-               strerror(errno));
+        return;
+    }
+    int e = fd < 0 ? errno : EPERM;
+    if (fd >= 0)
+        close(fd);
+    mt_log(MT_LOG_WARN, "cannot open MEMTOP_LOG_FILE '%s': %s; logging to stderr", path,
+           fd < 0 ? strerror(e) : "not a regular file of this process's user");
 }
 
 void mt_log(int level, const char *fmt, ...)

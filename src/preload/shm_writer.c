@@ -5,6 +5,8 @@
  * allocation.  The file is sized sparse with ftruncate, and every byte is
  * committed with posix_fallocate before it is first written: on a full
  * /dev/shm that fails cleanly instead of killing the target with SIGBUS.
+ * The directory is shared with every other user: names are chosen so that
+ * nobody can take them first (mt_shm_seal, docs/shm-protocol.md).
  */
 #define _GNU_SOURCE
 #include "shm_writer.h"
@@ -12,12 +14,16 @@
 #include "log.h"
 #include "procinfo.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define COMMIT_MIN (64ull << 10)
@@ -52,16 +58,36 @@ static void store_layout(mt_shm_header *h, const mt_shm_private *p)
     }
 }
 
-/* The segment is built under a temporary name and renamed into place once
- * sealed (mt_shm_seal), so nobody ever sees a half-written segment. */
-static int open_fresh(const char *tmp)
+/* 16 hex digits nobody can predict: getrandom, else (no entropy yet) the
+ * clock, the pid and a stack address mixed. */
+static void random_hex(char out[17])
 {
-    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* Our own temporary name: left by a process with our pid that died
-         * while creating its segment. */
-        unlink(tmp);
-        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        v = ((uint64_t)ts.tv_nsec + ((uint64_t)ts.tv_sec << 30)) * 0x9e3779b97f4a7c15ull;
+        v ^= (uint64_t)(uintptr_t)&ts ^ ((uint64_t)getpid() << 40);
+    }
+    for (int i = 0; i < 16; i++)
+        out[i] = "0123456789abcdef"[(v >> (4 * i)) & 15];
+    out[16] = '\0';
+}
+
+/* The segment is built under a temporary name and renamed into place once
+ * sealed (mt_shm_seal), so nobody ever sees a half-written segment.  The
+ * name ends in a random suffix so that nobody can take it first:
+ * .memtop-<pid>.<16 hex digits>, created O_EXCL|O_NOFOLLOW. */
+static int open_fresh(mt_shm_writer *w, const char *dir, int pid)
+{
+    int fd = -1;
+    for (int i = 0; i < 8 && fd < 0; i++) {
+        char hex[17];
+        random_hex(hex);
+        snprintf(w->tmp_path, sizeof w->tmp_path, "%s/.%s%d.%s", dir, MT_SHM_PREFIX, pid, hex);
+        fd = open(w->tmp_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
     }
     return fd;
 }
@@ -142,17 +168,99 @@ static void fill_identity(mt_shm_header *h, int pid)
     mt_proc_cmdline(h->cmdline, sizeof h->cmdline);
 }
 
+/* Our own memtop-<pid>-<suffix> in dir, if there is one: the name our
+ * pre-exec image published under (reusing it lets a viewer see the exec),
+ * or a leftover of a dead process of ours with our pid.  getdents64, not
+ * opendir: no allocation in the target. */
+static bool find_own_aside(const char *dir, int pid, char *out, size_t n)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return false;
+    char prefix[32], buf[4096] __attribute__((aligned(8)));
+    size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%s%d-", MT_SHM_PREFIX, pid);
+    bool found = false;
+    ssize_t got;
+    while (!found && (got = getdents64(dfd, buf, sizeof buf)) > 0) {
+        for (ssize_t off = 0; off < got && !found;) {
+            const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+            off += d->d_reclen;
+            struct stat st;
+            found = strncmp(d->d_name, prefix, plen) == 0 &&
+                    fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+                    st.st_uid == geteuid();
+            if (found) {
+                int r = snprintf(out, n, "%s/%s", dir, d->d_name);
+                found = r > 0 && (size_t)r < n;
+            }
+        }
+    }
+    close(dfd);
+    return found;
+}
+
+/* Another user's file holds the name memtop-<pid> (squatted, or a
+ * leftover of their process with our pid): publish as
+ * memtop-<pid>-<16 random hex digits> instead, a name nobody can take
+ * first, and say which file was in the way (once per program image).  Readers find it by its
+ * owner (docs/shm-protocol.md, "Naming and trust"). */
+static bool publish_aside(mt_shm_writer *w, const struct stat *in_way)
+{
+    char dir[sizeof w->path], aside[sizeof w->path];
+    snprintf(dir, sizeof dir, "%s", w->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int rc;
+    if (find_own_aside(dir, w->p.pid, aside, sizeof aside)) {
+        rc = rename(w->tmp_path, aside); /* ours: replace it */
+    } else {
+        char hex[17];
+        random_hex(hex);
+        int r = snprintf(aside, sizeof aside, "%s/%s%d-%s", dir, MT_SHM_PREFIX, w->p.pid, hex);
+        errno = ENAMETOOLONG;
+        rc = r < 0 || (size_t)r >= sizeof aside
+                 ? -1
+                 : renameat2(AT_FDCWD, w->tmp_path, AT_FDCWD, aside, RENAME_NOREPLACE);
+    }
+    if (rc != 0) {
+        mt_log(MT_LOG_WARN,
+               "%s is in the way (owned by uid %u) and %s cannot be created: %s; this "
+               "process will not be visible to memtop",
+               w->path, (unsigned)in_way->st_uid, aside, strerror(errno));
+        return false;
+    }
+    mt_log(MT_LOG_WARN,
+           "%s is in the way (owned by uid %u, not by this process's user): "
+           "publishing as %s",
+           w->path, (unsigned)in_way->st_uid, aside);
+    snprintf(w->path, sizeof w->path, "%s", aside);
+    return true;
+}
+
 /* Makes the header valid: everything else first, the magic last (release),
- * so a reader that sees the magic sees a complete header. */
+ * so a reader that sees the magic sees a complete header.  Then gives the
+ * file its name: memtop-<pid> when that is free or our own (rename replaces
+ * a leftover of a dead process of ours with our pid, or of our own
+ * pre-exec image, atomically), else a name of our own (publish_aside). */
 bool mt_shm_seal(mt_shm_writer *w)
 {
     __atomic_store_n(&w->hdr->magic, MT_SHM_MAGIC, __ATOMIC_RELEASE);
-    /* rename replaces a leftover of a dead process with our pid, or of our
-     * own pre-exec image, atomically. */
-    if (rename(w->tmp_path, w->path) == 0)
+    struct stat st;
+    bool taken = lstat(w->path, &st) == 0 && st.st_uid != geteuid();
+    if (!taken) {
+        if (rename(w->tmp_path, w->path) == 0)
+            return true;
+        int e = errno;
+        /* Another user's file may have appeared since lstat: in a sticky
+         * directory, rename over it fails with EPERM. */
+        taken = (e == EPERM || e == EACCES) && lstat(w->path, &st) == 0 && st.st_uid != geteuid();
+        if (!taken)
+            mt_log(MT_LOG_WARN, "cannot publish %s: %s; this process will not be visible to memtop",
+                   w->path, strerror(e));
+    }
+    if (taken && publish_aside(w, &st))
         return true;
-    mt_log(MT_LOG_WARN, "cannot publish %s: %s; this process will not be visible to memtop",
-           w->path, strerror(errno));
     unlink(w->tmp_path);
     return false;
 }
@@ -162,13 +270,12 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
     memset(w, 0, sizeof *w);
     w->fd = -1;
     snprintf(w->path, sizeof w->path, "%s/%s%d", dir, MT_SHM_PREFIX, pid);
-    snprintf(w->tmp_path, sizeof w->tmp_path, "%s/.%s%d.new", dir, MT_SHM_PREFIX, pid);
     uint64_t total = layout(&w->p);
     w->p.pid = pid;
-    int fd = open_fresh(w->tmp_path);
+    int fd = open_fresh(w, dir, pid);
     if (fd < 0) {
         mt_log(MT_LOG_WARN, "cannot create %s: %s; this process will not be visible to memtop",
-               w->path, strerror(errno));
+               w->tmp_path, strerror(errno));
         return false;
     }
     fchmod(fd, 0600); /* whatever the umask did: owner only */

@@ -37,13 +37,16 @@ typedef struct mt_shm_writer {
     uint64_t committed[2 + MT_SLOTS];
 } mt_shm_writer;
 
-/* Creates the segment for $dir/memtop-<pid> (0600) under a temporary name;
- * mt_shm_seal puts it in place.  Returns false and logs on failure. */
+/* Creates the segment for $dir/memtop-<pid> (0600) under an unpredictable
+ * temporary name; mt_shm_seal puts it in place.  Returns false and logs on
+ * failure. */
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid);
 
 /* Publishes the header's magic once the caller has filled the settings,
- * and renames the segment to its final name.  False (and the segment is
- * gone) if it cannot be renamed. */
+ * and renames the segment to its final name: memtop-<pid>, or when another
+ * user's file holds that name, memtop-<pid>-<random> (logged once; path
+ * then holds that name).  False (and the segment is gone) if it cannot be
+ * renamed. */
 bool mt_shm_seal(mt_shm_writer *w);
 
 /* Appends one trace definition; false when the region is full. */

@@ -610,6 +610,34 @@ static void test_control_readonly(void **state)
 
 /* ---- paths ---- */
 
+/* A target whose memtop-<pid> is held by another user publishes as
+ * memtop-<pid>-<hex>: the reader finds it by its owner, prefers the exact
+ * name when both are trusted, and refuses a file whose owner is not the
+ * process's user (only root can make one here: chown). */
+static void test_locate_aside(void **state)
+{
+    fixture *f = *state;
+    char aside[160], got[160];
+    snprintf(aside, sizeof aside, "%s/memtop-%d-00ff", f->dir, f->spec.pid);
+    assert_int_equal(sb_write(&f->seg, aside), 0);
+    assert_int_equal(mt_shm_locate(f->dir, f->spec.pid, got, sizeof got), 0);
+    assert_string_equal(got, aside);
+    assert_int_equal(mt_segment_open_pid(&f->rd, f->dir, f->spec.pid, &f->err), MT_OK);
+    mt_segment_close(&f->rd);
+    assert_int_equal(sb_write(&f->seg, f->path), 0);
+    assert_int_equal(mt_shm_locate(f->dir, f->spec.pid, got, sizeof got), 0);
+    assert_string_equal(got, f->path);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(f->path, 54321, 54321), 0); /* planted by another user */
+        assert_int_equal(mt_shm_locate(f->dir, f->spec.pid, got, sizeof got), 0);
+        assert_string_equal(got, aside);
+        assert_int_equal(unlink(aside), 0);
+        assert_int_equal(mt_segment_open_pid(&f->rd, f->dir, f->spec.pid, &f->err), MT_E_UNTRUSTED);
+        assert_non_null(strstr(f->err.msg, "foreign owner"));
+    }
+    unlink(aside);
+}
+
 static void test_parse_name(void **state)
 {
     (void)state;
@@ -619,6 +647,13 @@ static void test_parse_name(void **state)
     assert_int_equal(mt_shm_parse_name("memtop-12x"), -1);
     assert_int_equal(mt_shm_parse_name("memtop-99999999999"), -1);
     assert_int_equal(mt_shm_parse_name("other-12"), -1);
+    /* The name a target takes when another user's file holds memtop-<pid>. */
+    assert_int_equal(mt_shm_parse_name("memtop-123-0123456789abcdef"), 123);
+    assert_int_equal(mt_shm_parse_name("memtop-123-"), -1);
+    assert_int_equal(mt_shm_parse_name("memtop-123-xyz"), -1);
+    assert_int_equal(mt_shm_parse_name("memtop-123-ABCD"), -1);
+    assert_int_equal(mt_shm_parse_name("memtop-123-12-34"), -1);
+    assert_int_equal(mt_shm_parse_name(".memtop-123.0123456789abcdef"), -1);
 }
 
 static void test_list_dir(void **state)
@@ -628,12 +663,16 @@ static void test_list_dir(void **state)
     char junk[160];
     snprintf(junk, sizeof junk, "%s/memtop-7.tmp", f->dir);
     assert_int_equal(sb_write(&f->seg, junk), 0);
+    char aside[160]; /* the same pid under a suffixed name: listed once */
+    snprintf(aside, sizeof aside, "%s/memtop-%d-00ff", f->dir, f->spec.pid);
+    assert_int_equal(sb_write(&f->seg, aside), 0);
     mt_pid_list l;
     assert_int_equal(mt_shm_list(f->dir, &l, &f->err), MT_OK);
     assert_int_equal(l.count, 1);
     assert_int_equal(l.pids[0], f->spec.pid);
     mt_pid_list_free(&l);
     unlink(junk);
+    unlink(aside);
     assert_int_equal(mt_shm_list("/nonexistent/dir", &l, &f->err), MT_E_NOENT);
     assert_int_equal(mt_segment_open_path(&f->rd, "/nonexistent/x", &f->err), MT_E_NOENT);
 }
@@ -696,6 +735,7 @@ int main(void)
         T(test_control_gone),
         T(test_control_readonly),
         T(test_parse_name),
+        T(test_locate_aside),
         T(test_list_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,6 @@ typedef struct launch {
     mt_view view;
     mt_symbols syms;
     mt_locator loc;
-    char path[4096];
     sigset_t set;
     long reports;
     int failures;
@@ -39,7 +38,7 @@ static void note_failure(launch *L, mt_errc rc, const mt_err *err)
     }
     if (++L->failures < ATTACH_GIVE_UP)
         return;
-    mt_errorf("%s: %s", L->path, err->msg);
+    mt_errorf("%s: %s", L->view.path, err->msg);
     mt_view_detach(&L->view);
     L->gave_up = true;
     L->rc = MT_EXIT_FAIL;
@@ -51,9 +50,7 @@ static void step(launch *L)
     if (L->gave_up)
         return;
     mt_err err = {MT_OK, ""};
-    mt_errc rc = L->view.path[0] ? MT_OK : mt_view_attach(&L->view, L->path, &err);
-    if (rc == MT_OK)
-        rc = mt_view_refresh(&L->view, &err);
+    mt_errc rc = mt_view_refresh(&L->view, &err); /* attaches first if need be */
     if (rc == MT_OK)
         L->failures = 0;
     else
@@ -123,11 +120,12 @@ static int run(launch *L, const char *lib, const sigset_t *old)
         mt_errorf("%s", msg);
         return rc == -2 ? MT_EXIT_NOEXEC : MT_EXIT_FAIL;
     }
-    mt_shm_path(mt_shm_dir(), (int)L->child.pid, L->path, sizeof L->path);
+    mt_view_target(&L->view, mt_shm_dir(), (int)L->child.pid);
     monitor(L);
     finish(L);
     mt_view_detach(&L->view);
-    unlink(L->path); /* the child is a zombie: the name is still its own */
+    /* The child is a zombie: the name is still its own. */
+    mt_shm_unlink_pid(mt_shm_dir(), (int)L->child.pid);
     int status = mt_child_reap(&L->child);
     /* PROG's status, unless memtop itself failed (e.g. no snapshot could be
      * exported): a leak check in CI must not pass on a missing report. */

@@ -44,10 +44,12 @@ static int list(const char *dir)
     return MT_EXIT_OK;
 }
 
-/* Why the segment at path may be removed, or NULL to keep it. */
+/* Why the segment at path may be removed, or NULL to keep it.  Only our
+ * own files (even as root: another user's file is theirs to clean), and a
+ * link is removed itself, never followed. */
 static const char *clean_reason(const char *path, int pid, const struct stat *st)
 {
-    if (st->st_uid != geteuid())
+    if (st->st_uid != geteuid() || !(S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)))
         return NULL;
     mt_segment seg;
     mt_errc rc = mt_segment_open_path(&seg, path, NULL);
@@ -61,6 +63,12 @@ static const char *clean_reason(const char *path, int pid, const struct stat *st
         return "stale";
     return state == MT_STATE_EXITED && owner_gone ? "exited, not collected" : NULL;
 }
+
+typedef struct clean_ctx {
+    const char *dir;
+    int removed;
+    int rc;
+} clean_ctx;
 
 static int clean_one(const char *path, int pid, int *removed)
 {
@@ -79,25 +87,30 @@ static int clean_one(const char *path, int pid, int *removed)
     return 0;
 }
 
+static int clean_visit(int dfd, const char *name, int pid, void *arg)
+{
+    (void)dfd;
+    clean_ctx *c = arg;
+    char path[4096];
+    int r = snprintf(path, sizeof path, "%s/%s", c->dir, name);
+    if (r > 0 && (size_t)r < sizeof path && clean_one(path, pid, &c->removed) != 0)
+        c->rc = MT_EXIT_FAIL;
+    return 0;
+}
+
+/* Every segment name, memtop-<pid> and memtop-<pid>-<suffix>. */
 static int clean(const char *dir)
 {
-    mt_pid_list l = {NULL, 0};
+    clean_ctx c = {dir, 0, MT_EXIT_OK};
     mt_err err;
-    mt_errc e = mt_shm_list(dir, &l, &err);
+    mt_errc e = mt_shm_scan(dir, 0, clean_visit, &c, &err);
     if (e && e != MT_E_NOENT) {
         mt_errorf("%s", err.msg);
         return MT_EXIT_FAIL;
     }
-    int rc = MT_EXIT_OK, removed = 0;
-    char path[4096];
-    for (size_t i = 0; i < l.count; i++)
-        if (mt_shm_path(dir, l.pids[i], path, sizeof path) == 0 &&
-            clean_one(path, l.pids[i], &removed) != 0)
-            rc = MT_EXIT_FAIL;
-    if (!removed)
+    if (!c.removed)
         printf("no stale segments in %s\n", dir);
-    mt_pid_list_free(&l);
-    return rc;
+    return c.rc;
 }
 
 int mt_cmd_list(const mt_opts *o)

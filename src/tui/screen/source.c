@@ -46,7 +46,7 @@ int mt_source_launch(mt_source *s, char **argv, const char *lib, const char *out
     s->pid = (int)s->child.pid;
     s->phase = MT_SRC_WAITING;
     mt_spawn_out_path(&io, s->pid, s->out_path, sizeof s->out_path);
-    mt_shm_path(mt_shm_dir(), s->pid, s->view.path, sizeof s->view.path);
+    mt_view_target(&s->view, mt_shm_dir(), s->pid);
     return 0;
 }
 
@@ -190,8 +190,7 @@ int mt_source_close(mt_source *s, double grace_s)
         if (!ran_to_end)
             end_child(s, grace_s);
         /* The child is a zombie until reaped: its segment name is still ours. */
-        if (s->view.path[0])
-            unlink(s->view.path);
+        mt_shm_unlink_pid(mt_shm_dir(), s->pid);
         int st = mt_child_reap(&s->child);
         if (ran_to_end)
             status = st;

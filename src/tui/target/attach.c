@@ -21,12 +21,9 @@ static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *
 }
 
 /* Open and read once; MT_E_NOTREADY / MT_E_EMPTY mean "try again". */
-static mt_errc try_once(mt_view *v, const char *path, int pid, mt_err *err)
+static mt_errc try_once(mt_view *v, const char *dir, int pid, mt_err *err)
 {
-    mt_errc rc = mt_view_attach(v, path, err);
-    if (!rc && v->seg.id.pid != pid)
-        rc = mt_err_set(err, MT_E_CORRUPT, "corrupt segment: it belongs to pid %d",
-                        (int)v->seg.id.pid);
+    mt_errc rc = mt_view_attach_pid(v, dir, pid, err);
     if (!rc)
         rc = mt_view_refresh(v, err);
     if (rc)
@@ -36,27 +33,22 @@ static mt_errc try_once(mt_view *v, const char *path, int pid, mt_err *err)
 
 int mt_attach_pid(mt_view *v, const char *dir, int pid, char *msg, size_t n)
 {
-    char path[4096];
-    if (mt_shm_path(dir, pid, path, sizeof path) != 0) {
-        snprintf(msg, n, "segment directory name too long: %s", dir);
-        return -1;
-    }
     mt_err err = {MT_OK, ""};
     mt_errc rc = MT_OK;
     for (int i = 0; i < ATTACH_TRIES; i++) {
-        rc = try_once(v, path, pid, &err);
+        rc = try_once(v, dir, pid, &err);
         if (rc != MT_E_NOTREADY && rc != MT_E_EMPTY)
             break;
         struct timespec ts = {0, ATTACH_PAUSE_NS};
         nanosleep(&ts, NULL);
     }
     if (rc)
-        return describe(rc, &err, dir, path, pid, msg, n);
+        return describe(rc, &err, dir, v->path, pid, msg, n);
     if (mt_view_state(v) == MT_STATE_STALE) {
         snprintf(msg, n,
                  "%s is stale: process %d is gone or its pid was reused (memtop --clean "
                  "removes it)",
-                 path, pid);
+                 v->path, pid);
         mt_view_detach(v);
         return -1;
     }

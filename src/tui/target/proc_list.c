@@ -11,14 +11,14 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
 {
     memset(e, 0, sizeof *e);
     e->pid = pid;
-    char path[4096];
     mt_segment seg;
     mt_err err = {MT_OK, ""};
-    mt_errc rc = mt_shm_path(dir, pid, path, sizeof path) != 0
-                     ? mt_err_set(&err, MT_E_IO, "path too long")
-                     : mt_segment_open_path(&seg, path, &err);
+    mt_errc rc = mt_segment_open_pid(&seg, dir, pid, &err);
     if (rc) {
-        e->state = rc == MT_E_PERM ? "denied" : rc == MT_E_NOTREADY ? "starting" : "invalid";
+        e->state = rc == MT_E_PERM        ? "denied"
+                   : rc == MT_E_NOTREADY  ? "starting"
+                   : rc == MT_E_UNTRUSTED ? "foreign"
+                                          : "invalid";
         snprintf(e->why, sizeof e->why, "%s", err.msg);
         return;
     }

@@ -13,7 +13,8 @@
 typedef struct mt_proc_entry {
     int pid;
     bool ok;           /* the segment opened; else `why` says what is wrong */
-    const char *state; /* "running", "exited", "stale", "denied", "starting", "invalid" */
+    const char *state; /* "running", "exited", "stale", "denied", "starting", "invalid",
+                        * "foreign" (owner is not the process's user) */
     bool have_totals;  /* live_bytes and uptime_s are known */
     uint64_t live_bytes;
     uint64_t uptime_s;
@@ -26,7 +27,8 @@ typedef struct mt_proc_list {
     size_t count;
 } mt_proc_list;
 
-/* Read every segment of dir.  MT_E_NOENT when dir does not exist. */
+/* Read every pid's segment of dir (mt_segment_open_pid: one entry per pid,
+ * the file that may stand for it).  MT_E_NOENT when dir does not exist. */
 mt_errc mt_proc_list_read(const char *dir, mt_proc_list *out, mt_err *err);
 void mt_proc_list_free(mt_proc_list *l);
 

@@ -18,8 +18,28 @@ mt_errc mt_view_attach(mt_view *v, const char *path, mt_err *err)
     char keep[sizeof v->path];
     snprintf(keep, sizeof keep, "%s", path);
     mt_view_detach(v);
+    mt_view_target(v, NULL, 0);
     memcpy(v->path, keep, sizeof v->path);
     mt_errc rc = mt_segment_open_path(&v->seg, path, err);
+    v->attached = rc == MT_OK;
+    return rc;
+}
+
+void mt_view_target(mt_view *v, const char *dir, int pid)
+{
+    v->dir = dir;
+    v->pid = pid;
+}
+
+mt_errc mt_view_attach_pid(mt_view *v, const char *dir, int pid, mt_err *err)
+{
+    mt_view_detach(v);
+    mt_view_target(v, dir, pid);
+    if (mt_shm_locate(dir, pid, v->path, sizeof v->path) != 0)
+        return mt_err_set(err, MT_E_IO, "segment directory name too long: %s", dir);
+    mt_errc rc = mt_segment_open_path(&v->seg, v->path, err);
+    if (rc == MT_OK && (rc = mt_segment_check_owner(&v->seg, pid, err)) != MT_OK)
+        mt_segment_close(&v->seg);
     v->attached = rc == MT_OK;
     return rc;
 }
@@ -32,7 +52,13 @@ void mt_view_detach(mt_view *v)
     mt_modules_free(&v->mods);
     mt_snapshot_free(&v->snap);
     mt_snapshot_free(&v->prev);
+    char keep[sizeof v->path];
+    memcpy(keep, v->path, sizeof keep);
+    const char *dir = v->dir;
+    int pid = v->pid;
     mt_view_init(v);
+    memcpy(v->path, keep, sizeof v->path);
+    mt_view_target(v, dir, pid);
 }
 
 mt_state mt_view_state(const mt_view *v)
@@ -74,6 +100,8 @@ static mt_errc ensure_attached(mt_view *v, mt_err *err)
 {
     if (v->attached && !mt_segment_replaced(&v->seg))
         return MT_OK;
+    if (v->pid > 0)
+        return mt_view_attach_pid(v, v->dir, v->pid, err);
     if (!v->path[0])
         return mt_err_set(err, MT_E_NOENT, "not attached");
     char path[sizeof v->path];

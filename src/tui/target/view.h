@@ -15,6 +15,8 @@ typedef struct mt_rates {
 
 typedef struct mt_view {
     char path[4096]; /* the segment file, kept across re-attaching */
+    const char *dir; /* with pid > 0: the target, found again at re-attaching */
+    int pid;
     mt_segment seg;
     bool attached;
     mt_defs defs;
@@ -26,14 +28,26 @@ typedef struct mt_view {
 
 void mt_view_init(mt_view *v);
 
-/* Open the segment at path (validated). */
+/* Open the segment at path (validated).  For a file the caller made or
+ * chose; a target found by pid goes through mt_view_attach_pid. */
 mt_errc mt_view_attach(mt_view *v, const char *path, mt_err *err);
+
+/* Set the target to pid's segment in dir (dir must outlive v) without
+ * attaching: the next refresh attaches (launch mode). */
+void mt_view_target(mt_view *v, const char *dir, int pid);
+
+/* Attach to pid's segment in dir (dir must outlive v): the file
+ * mt_shm_locate finds, refused (MT_E_UNTRUSTED) unless its owner is the
+ * process's user or root and its header names pid (mt_segment_check_owner).
+ * Re-attaching after an exec finds the file again the same way. */
+mt_errc mt_view_attach_pid(mt_view *v, const char *dir, int pid, mt_err *err);
 
 /* Read the newest snapshot and what it refers to.  Re-attaches when the
  * segment was replaced (the target exec'd) or an earlier attach failed;
  * MT_E_NOENT / MT_E_NOTREADY / MT_E_EMPTY / MT_E_BUSY are transient. */
 mt_errc mt_view_refresh(mt_view *v, mt_err *err);
 
+/* Unmaps and frees everything but the target (path, dir, pid). */
 void mt_view_detach(mt_view *v);
 
 /* True for the errors of a segment that is being (re)created or written. */
