@@ -2,13 +2,16 @@
  *
  * lock: CAS 0 -> our pid; a lock held by a dead pid is stolen.  Request:
  * write cmd/arg, then req_seq = resp_seq + 1 (release).  Answer: resp_seq
- * reaches req_seq (acquire), then status/msg are read. */
+ * reaches req_seq (acquire), then status/msg are read.  Every access to the
+ * control area, reads and writes, runs under the guard (shm_guard.h): a
+ * file that shrinks ends the exchange with MT_E_TRUNCATED, not a SIGBUS. */
 #include "shm_control.h"
 
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "shm_guard.h"
 #include "shm_liveness.h"
 
 #define POLL_NS 2000000L
@@ -26,40 +29,95 @@ static void pause_poll(void)
     nanosleep(&ts, NULL);
 }
 
-static mt_errc take_lock(mt_shm_control *c, uint32_t me, long long deadline, mt_err *err)
+typedef struct lock_cas {
+    mt_shm_control *c;
+    uint32_t expect, desired;
+    uint32_t seen; /* the lock word found (== expect if won) */
+    bool won;
+} lock_cas;
+
+static void cas_take(void *ctx)
 {
+    lock_cas *l = ctx;
+    l->seen = l->expect;
+    l->won = __atomic_compare_exchange_n(&l->c->lock, &l->seen, l->desired, false, __ATOMIC_ACQUIRE,
+                                         __ATOMIC_RELAXED);
+}
+
+static void cas_release(void *ctx)
+{
+    lock_cas *l = ctx;
+    l->seen = l->expect;
+    l->won = __atomic_compare_exchange_n(&l->c->lock, &l->seen, l->desired, false, __ATOMIC_RELEASE,
+                                         __ATOMIC_RELAXED);
+}
+
+static mt_errc take_lock(const mt_segment *seg, mt_shm_control *c, uint32_t me, long long deadline,
+                         mt_err *err)
+{
+    lock_cas l = {c, 0, me, 0, false};
     for (;;) {
-        uint32_t holder = 0;
-        if (__atomic_compare_exchange_n(&c->lock, &holder, me, false, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED))
-            return MT_OK;
-        if (holder == me || !mt_pid_exists((int)holder)) {
-            if (__atomic_compare_exchange_n(&c->lock, &holder, me, false, __ATOMIC_ACQUIRE,
-                                            __ATOMIC_RELAXED))
-                return MT_OK;
+        mt_errc rc = mt_segment_guard(seg, cas_take, &l, err);
+        if (rc || l.won)
+            return rc;
+        if (l.seen == me || !mt_pid_exists((int)l.seen)) {
+            l.expect = l.seen; /* ours already, or its holder is dead: steal it */
             continue;
         }
         if (now_ms() >= deadline)
-            return mt_err_set(err, MT_E_TIMEOUT, "control channel busy (held by pid %u)", holder);
+            return mt_err_set(err, MT_E_TIMEOUT, "control channel busy (held by pid %u)", l.seen);
+        l.expect = 0;
         pause_poll();
     }
 }
 
-static void copy_reply(const mt_shm_control *c, mt_ctrl_reply *reply)
+static void release_lock(const mt_segment *seg, mt_shm_control *c, uint32_t me)
 {
-    reply->status = c->status;
-    memcpy(reply->msg, c->msg, sizeof reply->msg);
+    lock_cas l = {c, me, 0, 0, false};
+    mt_segment_guard(seg, cas_release, &l, NULL); /* nothing to do if the file shrank */
+}
+
+typedef struct request {
+    mt_shm_control *c;
+    uint32_t cmd;
+    const char *arg;
+    size_t len;
+    uint64_t seq; /* the req_seq posted */
+} request;
+
+static void post(void *ctx)
+{
+    request *q = ctx;
+    q->c->cmd = q->cmd;
+    if (q->len)
+        memcpy(q->c->arg, q->arg, q->len);
+    q->c->arg[q->len] = '\0';
+    q->seq = __atomic_load_n(&q->c->resp_seq, __ATOMIC_ACQUIRE) + 1;
+    __atomic_store_n(&q->c->req_seq, q->seq, __ATOMIC_RELEASE);
+}
+
+static mt_errc copy_reply(const mt_segment *seg, const mt_shm_control *c, mt_ctrl_reply *reply,
+                          mt_err *err)
+{
+    mt_errc rc = mt_segment_copy(seg, &reply->status, &c->status, sizeof reply->status, err);
+    if (!rc)
+        rc = mt_segment_copy(seg, reply->msg, c->msg, sizeof reply->msg, err);
     reply->msg[sizeof reply->msg - 1] = '\0';
+    return rc;
 }
 
 static mt_errc wait_reply(const mt_segment *seg, const mt_shm_control *c, uint64_t req,
                           long long deadline, mt_ctrl_reply *reply, mt_err *err)
 {
     for (;;) {
-        if (__atomic_load_n(&c->resp_seq, __ATOMIC_ACQUIRE) >= req) {
-            copy_reply(c, reply);
-            if (reply->status == MT_CTRL_OK)
-                return MT_OK;
+        uint64_t resp;
+        mt_errc rc = mt_segment_load64(seg, &c->resp_seq, &resp, err);
+        if (rc)
+            return rc;
+        if (resp >= req) {
+            rc = copy_reply(seg, c, reply, err);
+            if (rc || reply->status == MT_CTRL_OK)
+                return rc;
             return mt_err_set(err, MT_E_TARGET, "target refused the command (status %d): %.200s",
                               (int)reply->status, reply->msg);
         }
@@ -80,18 +138,13 @@ mt_errc mt_control_send(mt_segment *seg, uint32_t cmd, const char *arg, int time
     mt_shm_control *c = &((mt_shm_header *)seg->base)->control;
     long long deadline = now_ms() + timeout_ms;
     uint32_t me = (uint32_t)getpid();
-    mt_errc rc = take_lock(c, me, deadline, err);
+    mt_errc rc = take_lock(seg, c, me, deadline, err);
     if (rc)
         return rc;
-    c->cmd = cmd;
-    size_t len = arg ? strnlen(arg, sizeof c->arg - 1) : 0;
-    if (len)
-        memcpy(c->arg, arg, len);
-    c->arg[len] = '\0';
-    uint64_t req = __atomic_load_n(&c->resp_seq, __ATOMIC_ACQUIRE) + 1;
-    __atomic_store_n(&c->req_seq, req, __ATOMIC_RELEASE);
-    rc = wait_reply(seg, c, req, deadline, reply, err);
-    uint32_t expect = me;
-    __atomic_compare_exchange_n(&c->lock, &expect, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    request q = {c, cmd, arg, arg ? strnlen(arg, sizeof c->arg - 1) : 0, 0};
+    rc = mt_segment_guard(seg, post, &q, err);
+    if (!rc)
+        rc = wait_reply(seg, c, q.seq, deadline, reply, err);
+    release_lock(seg, c, me);
     return rc;
 }

@@ -1,10 +1,13 @@
-/* shm_defs.c -- parsing the trace definition records (see shm_defs.h). */
+/* shm_defs.c -- parsing the trace definition records (see shm_defs.h).
+ * Each record is copied out of the mapping under the guard (shm_guard.h)
+ * before it is checked: a file that shrinks is an error, not a SIGBUS. */
 #include "shm_defs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
+#include "shm_guard.h"
 
 void mt_defs_init(mt_defs *d)
 {
@@ -18,13 +21,15 @@ void mt_defs_free(mt_defs *d)
     mt_defs_init(d);
 }
 
-static mt_errc parse_one(mt_defs *d, const unsigned char *p, uint64_t rem, uint64_t *len,
-                         mt_err *err)
+static mt_errc parse_one(mt_defs *d, const mt_segment *seg, const unsigned char *p, uint64_t rem,
+                         uint64_t *len, mt_err *err)
 {
     mt_shm_def def;
     if (rem < sizeof def)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: record %zu cut short", d->count);
-    memcpy(&def, p, sizeof def);
+    mt_errc rc = mt_segment_copy(seg, &def, p, sizeof def, err);
+    if (rc)
+        return rc;
     if (def.id != d->count)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: record %zu has id %u", d->count,
                           def.id);
@@ -32,7 +37,9 @@ static mt_errc parse_one(mt_defs *d, const unsigned char *p, uint64_t rem, uint6
         return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: trace %u has %u frames", def.id,
                           def.nframes);
     uint64_t frames[MT_MAX_DEPTH];
-    memcpy(frames, p + sizeof def, def.nframes * sizeof(uint64_t));
+    rc = mt_segment_copy(seg, frames, p + sizeof def, def.nframes * sizeof(uint64_t), err);
+    if (rc)
+        return rc;
     mt_def_info info = {def.hash, def.first_seen_ns, 0, def.nframes, def.flags};
     *len = mt_def_bytes(def.nframes);
     return mt_defs_push(d, &info, frames, err);
@@ -54,15 +61,19 @@ mt_errc mt_defs_push(mt_defs *d, const mt_def_info *info, const uint64_t *frames
 mt_errc mt_defs_update(mt_defs *d, const mt_segment *seg, mt_err *err)
 {
     const mt_shm_header *h = mt_segment_header(seg);
-    uint64_t count = __atomic_load_n(&h->defs_count, __ATOMIC_ACQUIRE);
-    uint64_t used = __atomic_load_n(&h->defs_used, __ATOMIC_ACQUIRE);
+    uint64_t count, used;
+    mt_errc rc = mt_segment_load64(seg, &h->defs_count, &count, err);
+    if (!rc)
+        rc = mt_segment_load64(seg, &h->defs_used, &used, err);
+    if (rc)
+        return rc;
     if (used > seg->lay.defs_cap || used < d->parsed_bytes)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt definitions: defs_used %llu",
                           (unsigned long long)used);
     const unsigned char *base = seg->base + seg->lay.defs_off;
     while (d->parsed_bytes < used) {
         uint64_t len = 0;
-        mt_errc rc = parse_one(d, base + d->parsed_bytes, used - d->parsed_bytes, &len, err);
+        rc = parse_one(d, seg, base + d->parsed_bytes, used - d->parsed_bytes, &len, err);
         if (rc)
             return rc;
         d->parsed_bytes += len;

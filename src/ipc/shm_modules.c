@@ -1,8 +1,12 @@
-/* shm_modules.c -- parsing and searching the module map (see shm_modules.h). */
+/* shm_modules.c -- parsing and searching the module map (see shm_modules.h).
+ * Records and unload marks are read under the guard (shm_guard.h): a file
+ * that shrinks is an error, not a SIGBUS. */
 #include "shm_modules.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "shm_guard.h"
 
 void mt_modules_init(mt_modules *m)
 {
@@ -17,10 +21,13 @@ void mt_modules_free(mt_modules *m)
     mt_modules_init(m);
 }
 
-static mt_errc parse_one(const unsigned char *p, size_t index, mt_module_info *out, mt_err *err)
+static mt_errc parse_one(const mt_segment *seg, const unsigned char *p, size_t index,
+                         mt_module_info *out, mt_err *err)
 {
     mt_shm_module rec;
-    memcpy(&rec, p, sizeof rec);
+    mt_errc rc = mt_segment_copy(seg, &rec, p, sizeof rec, err);
+    if (rc)
+        return rc;
     if (!memchr(rec.path, '\0', sizeof rec.path))
         return mt_err_set(err, MT_E_CORRUPT, "corrupt module %zu: path not terminated", index);
     if (rec.start >= rec.end || rec.build_id_len > MT_BUILD_ID_MAX)
@@ -76,7 +83,7 @@ static mt_errc parse_new(mt_modules *m, const mt_segment *seg, size_t n, mt_err 
     }
     const unsigned char *base = seg->base + seg->lay.modules_off;
     for (size_t i = m->count; i < n; i++) {
-        mt_errc rc = parse_one(base + i * sizeof(mt_shm_module), i, &m->items[i], err);
+        mt_errc rc = parse_one(seg, base + i * sizeof(mt_shm_module), i, &m->items[i], err);
         if (rc)
             return rc;
         m->count = i + 1;
@@ -84,25 +91,40 @@ static mt_errc parse_new(mt_modules *m, const mt_segment *seg, size_t n, mt_err 
     return mt_modules_reindex(m, err);
 }
 
+typedef struct unloads {
+    const mt_shm_module *recs;
+    mt_modules *m;
+} unloads;
+
+/* Under the guard: only loads from the mapping and stores to m->items. */
+static void load_unloads(void *ctx)
+{
+    unloads *u = ctx;
+    for (size_t i = 0; i < u->m->count; i++)
+        u->m->items[i].unload_seq = __atomic_load_n(&u->recs[i].unload_seq, __ATOMIC_ACQUIRE);
+}
+
 mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err)
 {
     const mt_shm_header *h = mt_segment_header(seg);
-    uint64_t count = __atomic_load_n(&h->modules_count, __ATOMIC_ACQUIRE);
-    uint64_t used = __atomic_load_n(&h->modules_used, __ATOMIC_ACQUIRE);
+    uint64_t count, used;
+    mt_errc rc = mt_segment_load64(seg, &h->modules_count, &count, err);
+    if (!rc)
+        rc = mt_segment_load64(seg, &h->modules_used, &used, err);
+    if (rc)
+        return rc;
     uint64_t n = used / sizeof(mt_shm_module);
     if (used > seg->lay.modules_cap || used % sizeof(mt_shm_module) || n < m->count ||
         count > n + 1)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt module map: modules_used %llu",
                           (unsigned long long)used);
     if (n > m->count) {
-        mt_errc rc = parse_new(m, seg, (size_t)n, err);
+        rc = parse_new(m, seg, (size_t)n, err);
         if (rc)
             return rc;
     }
-    const mt_shm_module *recs = (const mt_shm_module *)(seg->base + seg->lay.modules_off);
-    for (size_t i = 0; i < m->count; i++)
-        m->items[i].unload_seq = __atomic_load_n(&recs[i].unload_seq, __ATOMIC_ACQUIRE);
-    return MT_OK;
+    unloads u = {(const mt_shm_module *)(seg->base + seg->lay.modules_off), m};
+    return mt_segment_guard(seg, load_unloads, &u, err);
 }
 
 static bool better(const mt_module_info *cand, const mt_module_info *best)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shm_guard.h"
 #include "shm_owner.h"
 #include "shm_path.h"
 #include "shm_segment.h"
@@ -110,7 +111,9 @@ void mt_segment_close(mt_segment *seg)
 
 uint32_t mt_segment_flags(const mt_segment *seg)
 {
-    return __atomic_load_n(&mt_segment_header(seg)->flags, __ATOMIC_ACQUIRE);
+    uint32_t flags; /* 0 if the file shrank: the next read reports it */
+    mt_segment_load32(seg, &mt_segment_header(seg)->flags, &flags, NULL);
+    return flags;
 }
 
 bool mt_segment_replaced(const mt_segment *seg)

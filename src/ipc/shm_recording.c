@@ -1,16 +1,25 @@
 /* shm_recording.c -- read and describe the recording status of a target
- * (header.recording): validated like every other byte of the segment. */
+ * (header.recording): validated like every other byte of the segment, and
+ * read under the guard (shm_guard.h) like every other byte of the mapping. */
 #include "shm_recording.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "shm_guard.h"
+
 mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err)
 {
     const mt_shm_header *h = mt_segment_header(seg);
     const mt_shm_recording *r = &h->recording;
-    uint32_t state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-    memcpy(out, r, sizeof *out);
+    uint32_t state;
+    mt_errc rc = mt_segment_load32(seg, &r->state, &state, err);
+    if (!rc)
+        rc = mt_segment_copy(seg, out, r, sizeof *out, err);
+    if (rc) {
+        memset(out, 0, sizeof *out);
+        return rc;
+    }
     out->state = state;
     if (state > MT_REC_STATE_FAILED)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: recording state %u", state);

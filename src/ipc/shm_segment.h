@@ -4,7 +4,8 @@
  * layout and the process identity are then copied into private memory so
  * that nothing the target writes later can move a region under the reader.
  * Live fields (flags, *_used, *_count, slot sequence words) are re-read and
- * re-validated wherever they are used. */
+ * re-validated wherever they are used.  The owner can also shrink the file
+ * at any time: every access to the mapping goes through shm_guard.h. */
 #ifndef MEMTOP_SHM_SEGMENT_H
 #define MEMTOP_SHM_SEGMENT_H
 
@@ -70,12 +71,14 @@ mt_errc mt_segment_open_fd(mt_segment *seg, int fd, bool writable, const char *l
 
 void mt_segment_close(mt_segment *seg);
 
+/* The mapped header: dereference it only through shm_guard.h. */
 static inline const mt_shm_header *mt_segment_header(const mt_segment *seg)
 {
     return (const mt_shm_header *)seg->base;
 }
 
-/* Header flags (acquire). */
+/* Header flags (acquire); 0 if the file shrank under the load (every read
+ * that returns an error then says MT_E_TRUNCATED). */
 uint32_t mt_segment_flags(const mt_segment *seg);
 
 /* True if seg->path now names another file than the mapped one (the target

@@ -2,12 +2,16 @@
  *
  * s1 = seq (acquire); skip if odd; copy out; acquire fence; s2 = seq
  * (relaxed); the copy is valid iff s1 == s2.  Only a stable copy is ever
- * validated as "corrupt"; an unstable one is simply retried. */
+ * validated as "corrupt"; an unstable one is simply retried.  Every load
+ * and copy from the mapping is guarded (shm_guard.h): a file that shrinks
+ * under the copy ends the read with MT_E_TRUNCATED, never a SIGBUS. */
 #include "shm_snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "shm_guard.h"
 
 #define SNAP_ROUNDS 50
 #define SNAP_PAUSE_NS 1000000L
@@ -30,8 +34,8 @@ static slot_result check_sizes(const mt_shm_slot *s, uint64_t cap, mt_err *err)
     return SLOT_OK;
 }
 
-static slot_result copy_payload(const unsigned char *p, unsigned opts, mt_snapshot *out,
-                                mt_err *err)
+static slot_result copy_payload(const mt_segment *seg, const unsigned char *p, unsigned opts,
+                                mt_snapshot *out, mt_err *err)
 {
     if (opts & MT_SNAP_TOTALS_ONLY)
         return SLOT_OK;
@@ -44,16 +48,19 @@ static slot_result copy_payload(const unsigned char *p, unsigned opts, mt_snapsh
                    (unsigned long long)out->slot.ntraces);
         return SLOT_BAD;
     }
-    memcpy(out->timeline, p + sizeof out->slot, tl);
-    memcpy(out->traces, p + sizeof out->slot + tl, tr);
+    if (mt_segment_copy(seg, out->timeline, p + sizeof out->slot, tl, err) ||
+        mt_segment_copy(seg, out->traces, p + sizeof out->slot + tl, tr, err))
+        return SLOT_BAD;
     return SLOT_OK;
 }
 
 static slot_result check_contents(const mt_segment *seg, const mt_snapshot *s, mt_err *err)
 {
     const mt_shm_header *h = mt_segment_header(seg);
-    uint64_t dcount = __atomic_load_n(&h->defs_count, __ATOMIC_ACQUIRE);
-    uint64_t mcount = __atomic_load_n(&h->modules_count, __ATOMIC_ACQUIRE);
+    uint64_t dcount, mcount;
+    if (mt_segment_load64(seg, &h->defs_count, &dcount, err) ||
+        mt_segment_load64(seg, &h->modules_count, &mcount, err))
+        return SLOT_BAD;
     if (s->slot.defs_count > dcount || s->slot.modules_count > mcount) {
         mt_err_set(err, MT_E_CORRUPT, "corrupt snapshot: it names %llu traces, %llu defined",
                    (unsigned long long)s->slot.defs_count, (unsigned long long)dcount);
@@ -73,18 +80,24 @@ static slot_result read_slot(const mt_segment *seg, unsigned i, unsigned opts, m
                              mt_err *err)
 {
     const uint64_t *seqp = &mt_segment_header(seg)->slots[i].seq;
-    uint64_t s1 = __atomic_load_n(seqp, __ATOMIC_ACQUIRE);
+    uint64_t s1, s2;
+    if (mt_segment_load64(seg, seqp, &s1, err))
+        return SLOT_BAD;
     if (s1 == 0)
         return SLOT_EMPTY;
     if (s1 & 1)
         return SLOT_BUSY;
     const unsigned char *p = seg->base + seg->lay.slot_off[i];
-    memcpy(&out->slot, p, sizeof out->slot);
+    if (mt_segment_copy(seg, &out->slot, p, sizeof out->slot, err))
+        return SLOT_BAD;
     slot_result r = check_sizes(&out->slot, seg->lay.slot_cap[i], err);
     if (r == SLOT_OK)
-        r = copy_payload(p, opts, out, err);
+        r = copy_payload(seg, p, opts, out, err);
+    if (r == SLOT_BAD && err->code == MT_E_TRUNCATED)
+        return SLOT_BAD;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    uint64_t s2 = __atomic_load_n(seqp, __ATOMIC_RELAXED);
+    if (mt_segment_load64(seg, seqp, &s2, err)) /* acquire: stronger than needed */
+        return SLOT_BAD;
     if (s1 != s2)
         return SLOT_BUSY;
     if (r != SLOT_OK)
@@ -97,7 +110,9 @@ static slot_result read_slot(const mt_segment *seg, unsigned i, unsigned opts, m
  * SLOT_BUSY / SLOT_EMPTY when nothing was readable. */
 static slot_result read_pass(const mt_segment *seg, unsigned opts, mt_snapshot *out, mt_err *err)
 {
-    uint32_t latest = __atomic_load_n(&mt_segment_header(seg)->latest_slot, __ATOMIC_ACQUIRE);
+    uint32_t latest;
+    if (mt_segment_load32(seg, &mt_segment_header(seg)->latest_slot, &latest, err))
+        return SLOT_BAD;
     if (latest >= MT_SLOTS) {
         mt_err_set(err, MT_E_CORRUPT, "corrupt segment: latest_slot %u", latest);
         return SLOT_BAD;
@@ -126,10 +141,11 @@ mt_errc mt_snapshot_read(const mt_segment *seg, unsigned opts, mt_snapshot *out,
         return rc;
     for (int round = 0; round < SNAP_ROUNDS; round++) {
         slot_result r = read_pass(seg, opts, out, err);
-        if (r == SLOT_OK) {
-            out->flags = mt_segment_flags(seg);
+        if (r == SLOT_OK &&
+            mt_segment_load32(seg, &mt_segment_header(seg)->flags, &out->flags, err) == MT_OK)
             return MT_OK;
-        }
+        if (r == SLOT_OK)
+            r = SLOT_BAD;
         if (r == SLOT_BAD) {
             mt_snapshot_free(out);
             return err->code;

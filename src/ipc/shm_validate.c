@@ -6,6 +6,7 @@
  * by the code that uses them. */
 #include <string.h>
 
+#include "shm_guard.h"
 #include "shm_segment.h"
 
 _Static_assert(sizeof(mt_shm_header) <= MT_HEADER_BYTES, "header area too small");
@@ -110,15 +111,33 @@ static mt_errc check_regions(const mt_shm_header *h, mt_layout *lay, mt_err *err
     return MT_OK;
 }
 
-static mt_errc check_live(const mt_shm_header *h, const mt_layout *lay, mt_err *err)
+typedef struct live {
+    const mt_shm_header *h;
+    uint64_t dcount, mcount, dused, mused;
+    uint32_t latest;
+} live;
+
+/* The writer stores a count, then the length that covers the record:
+ * loading counts first, a count may lead its length by one record. */
+static void load_live(void *ctx)
 {
-    /* The writer stores a count, then the length that covers the record:
-     * loading counts first, a count may lead its length by one record. */
-    uint64_t dcount = __atomic_load_n(&h->defs_count, __ATOMIC_ACQUIRE);
-    uint64_t mcount = __atomic_load_n(&h->modules_count, __ATOMIC_ACQUIRE);
-    uint64_t dused = __atomic_load_n(&h->defs_used, __ATOMIC_ACQUIRE);
-    uint64_t mused = __atomic_load_n(&h->modules_used, __ATOMIC_ACQUIRE);
-    uint32_t latest = __atomic_load_n(&h->latest_slot, __ATOMIC_ACQUIRE);
+    live *l = ctx;
+    l->dcount = __atomic_load_n(&l->h->defs_count, __ATOMIC_ACQUIRE);
+    l->mcount = __atomic_load_n(&l->h->modules_count, __ATOMIC_ACQUIRE);
+    l->dused = __atomic_load_n(&l->h->defs_used, __ATOMIC_ACQUIRE);
+    l->mused = __atomic_load_n(&l->h->modules_used, __ATOMIC_ACQUIRE);
+    l->latest = __atomic_load_n(&l->h->latest_slot, __ATOMIC_ACQUIRE);
+}
+
+static mt_errc check_live(const unsigned char *base, uint64_t file_bytes, const mt_layout *lay,
+                          mt_err *err)
+{
+    live l = {.h = (const mt_shm_header *)base};
+    mt_errc rc = mt_guard_run(base, file_bytes, load_live, &l, err);
+    if (rc)
+        return rc;
+    uint64_t dcount = l.dcount, mcount = l.mcount, dused = l.dused, mused = l.mused;
+    uint32_t latest = l.latest;
     if (dused > lay->defs_cap || dused % 8)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: defs_used %llu (capacity %llu)",
                           (unsigned long long)dused, (unsigned long long)lay->defs_cap);
@@ -161,18 +180,24 @@ static mt_errc check_who(const mt_shm_header *h, mt_identity *id, mt_err *err)
 }
 
 /* The fixed fields are validated on a private copy, so that a writer
- * changing them concurrently cannot slip a value past a check. */
+ * changing them concurrently cannot slip a value past a check.  The file
+ * may also shrink under the copy: the guard turns that into an error. */
 mt_errc mt_validate_header(const unsigned char *base, uint64_t file_bytes, mt_layout *lay,
                            mt_identity *id, mt_err *err)
 {
     mt_shm_header h;
     memset(&h, 0, sizeof h);
     uint64_t magic = 0; /* acquire: the writer may publish the magic last */
+    mt_errc rc = MT_OK;
     if (file_bytes >= sizeof magic)
-        magic = __atomic_load_n((const uint64_t *)base, __ATOMIC_ACQUIRE);
-    memcpy(&h, base, file_bytes < sizeof h ? file_bytes : sizeof h);
+        rc = mt_guard_load64(base, file_bytes, (const uint64_t *)base, &magic, err);
+    if (!rc)
+        rc = mt_guard_copy(base, file_bytes, &h, base,
+                           file_bytes < sizeof h ? file_bytes : sizeof h, err);
+    if (rc)
+        return rc;
     h.magic = magic;
-    mt_errc rc = check_identity(&h, file_bytes, err);
+    rc = check_identity(&h, file_bytes, err);
     if (!rc)
         rc = check_size(&h, file_bytes, err);
     if (rc)
@@ -181,7 +206,7 @@ mt_errc mt_validate_header(const unsigned char *base, uint64_t file_bytes, mt_la
     lay->size = h.segment_bytes;
     rc = check_regions(&h, lay, err);
     if (!rc)
-        rc = check_live((const mt_shm_header *)base, lay, err);
+        rc = check_live(base, file_bytes, lay, err);
     if (!rc)
         rc = check_who(&h, id, err);
     return rc;

@@ -2,8 +2,11 @@
  * -fsanitize=fuzzer,address; CMake option MEMTOP_FUZZ=ON).
  *
  * Input: 12-byte records {u32 where, u64 value} patch a valid synthetic
- * segment (the top two bits of `where` pick a 1/2/4/8-byte write); a
- * trailing partial record, if any, truncates the file to that fraction. */
+ * segment (the top two bits of `where` pick a 1/2/4/8-byte write).  A
+ * trailing partial record of one byte truncates the file to the fraction
+ * data[0]/256 of its size; of two bytes or more, it leaves the file whole
+ * until the reader mapped it, then shrinks it to data[1]/256 (the owner
+ * truncating it under the reader). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,14 +42,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *buf = malloc(pristine.size);
     memcpy(buf, pristine.buf, pristine.size);
     size_t n = pristine.size;
+    uint64_t shrink_to = UINT64_MAX;
     for (; size >= 12; data += 12, size -= 12)
         patch(buf, n, data);
-    if (size)
+    if (size == 1)
         n = n * data[0] / 256;
+    else if (size >= 2)
+        shrink_to = (uint64_t)n * data[1] / 256;
     int fd = memfd_create("memtop-fuzz", MFD_CLOEXEC);
     if (fd < 0 || write(fd, buf, n) != (ssize_t)n)
         abort();
     free(buf);
-    mt_exercise_reader(fd, NULL);
+    mt_exercise_shrunk(fd, NULL, shrink_to);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void require(int cond, const char *what)
 {
@@ -49,6 +50,25 @@ static void check_frames(const mt_defs *d, const mt_modules *m, const mt_snapsho
     }
 }
 
+static void require_clean(mt_errc rc, const mt_err *err)
+{
+    require(rc <= MT_E_GONE, "error code range");
+    require(rc == MT_OK || strlen(err->msg) > 0, "an error has a message");
+}
+
+/* Never part of the result: the synthetic target does not answer. */
+static void exercise_side(mt_segment *seg)
+{
+    mt_err err;
+    mt_shm_recording rec;
+    mt_errc rc = mt_segment_recording(seg, &rec, &err);
+    require_clean(rc, &err);
+    require(rc || rec.state <= MT_REC_STATE_FAILED, "recording state bound");
+    mt_ctrl_reply reply;
+    rc = mt_control_send(seg, MT_CMD_PING, "x", 0, &reply, &err);
+    require_clean(rc, &err);
+}
+
 static mt_errc exercise_open(mt_segment *seg)
 {
     mt_snapshot s;
@@ -58,33 +78,45 @@ static mt_errc exercise_open(mt_segment *seg)
     mt_modules_init(&m);
     mt_state st = mt_segment_state(seg);
     require(st <= MT_STATE_STALE, "state value");
-    mt_errc rc = mt_snapshot_read(seg, 0, &s, NULL);
-    if (rc == MT_OK) {
+    mt_err err;
+    mt_errc rc = mt_snapshot_read(seg, 0, &s, &err);
+    require_clean(rc, &err);
+    if (rc == MT_OK)
         check_snapshot(seg, &s);
-        rc = mt_defs_update(&d, seg, NULL);
-        mt_errc rc2 = mt_modules_update(&m, seg, NULL);
-        if (rc == MT_OK && rc2 == MT_OK)
-            check_frames(&d, &m, &s);
-        rc = rc ? rc : rc2;
+    mt_errc rc2 = mt_defs_update(&d, seg, &err);
+    require_clean(rc2, &err);
+    mt_errc rc3 = mt_modules_update(&m, seg, &err);
+    require_clean(rc3, &err);
+    if (rc == MT_OK && rc2 == MT_OK && rc3 == MT_OK)
+        check_frames(&d, &m, &s);
+    if (rc == MT_OK)
         mt_snapshot_free(&s);
-    }
+    exercise_side(seg);
     mt_defs_free(&d);
     mt_modules_free(&m);
-    return rc;
+    return rc ? rc : rc2 ? rc2 : rc3;
 }
 
-mt_errc mt_exercise_reader(int fd, const char *path)
+mt_errc mt_exercise_shrunk(int fd, const char *path, uint64_t shrink_to)
 {
     mt_segment seg;
     mt_err err;
     mt_errc rc = fd >= 0 ? mt_segment_open_fd(&seg, fd, true, "fuzz", &err)
                          : mt_segment_open_path(&seg, path, &err);
-    require(rc <= MT_E_GONE, "error code range");
-    require(rc == MT_OK || strlen(err.msg) > 0, "an error has a message");
+    require_clean(rc, &err);
     if (rc)
         return rc;
     require(seg.lay.size <= seg.map_bytes, "layout within the file");
+    if (shrink_to < seg.map_bytes && ftruncate(seg.fd, (off_t)shrink_to) != 0) {
+        perror("ftruncate");
+        abort();
+    }
     rc = exercise_open(&seg);
     mt_segment_close(&seg);
     return rc;
+}
+
+mt_errc mt_exercise_reader(int fd, const char *path)
+{
+    return mt_exercise_shrunk(fd, path, UINT64_MAX);
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,114 @@ static void test_shrunk_after_open(void **state)
     assert_int_equal(truncate(f->path, MT_HEADER_BYTES), 0);
     mt_snapshot s;
     assert_int_equal(mt_snapshot_read(&f->rd, 0, &s, &f->err), MT_E_TRUNCATED);
+}
+
+/* Every reader, the control channel included, after the file shrank under
+ * the mapping: MT_E_TRUNCATED, not a SIGBUS. */
+static void test_every_read_after_shrink(void **state)
+{
+    fixture *f = *state;
+    mt_guard_install(); /* on top of the SIGBUS handler cmocka sets per test */
+    assert_int_equal(reopen(f), MT_OK);
+    assert_int_equal(truncate(f->path, 0), 0);
+    mt_defs d;
+    mt_modules m;
+    mt_defs_init(&d);
+    mt_modules_init(&m);
+    assert_int_equal(mt_defs_update(&d, &f->rd, &f->err), MT_E_TRUNCATED);
+    assert_non_null(strstr(f->err.msg, "shrank while being read"));
+    assert_int_equal(mt_modules_update(&m, &f->rd, &f->err), MT_E_TRUNCATED);
+    mt_shm_recording rec;
+    assert_int_equal(mt_segment_recording(&f->rd, &rec, &f->err), MT_E_TRUNCATED);
+    mt_ctrl_reply reply;
+    assert_int_equal(mt_control_send(&f->rd, MT_CMD_PING, "x", 50, &reply, &f->err),
+                     MT_E_TRUNCATED);
+    assert_int_equal(mt_segment_flags(&f->rd), 0);
+    assert_int_equal(mt_segment_state(&f->rd), MT_STATE_RUNNING);
+    mt_defs_free(&d);
+    mt_modules_free(&m);
+}
+
+/* A fault the guard does not own, in a child: how did the child end? */
+static int child_status(void (*fn)(fixture *), fixture *f)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        fn(f);
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+static void fault(fixture *f)
+{
+    mt_guard_install();
+    if (truncate(f->path, 0) != 0)
+        _exit(3);
+    volatile unsigned char c = f->rd.base[0]; /* outside any guard: SIGBUS */
+    (void)c;
+}
+
+/* Not cmocka's handler: the one a program without cmocka has. */
+static void fault_unguarded(fixture *f)
+{
+    signal(SIGBUS, SIG_DFL);
+    fault(f);
+}
+
+static void on_bus_exit(int sig)
+{
+    (void)sig;
+    _exit(42);
+}
+
+static void fault_with_earlier_handler(fixture *f)
+{
+    signal(SIGBUS, on_bus_exit);
+    fault(f);
+}
+
+static void bus_by_kill(fixture *f)
+{
+    (void)f;
+    signal(SIGBUS, SIG_DFL);
+    mt_guard_install();
+    kill(getpid(), SIGBUS);
+}
+
+static void *guarded_read(void *arg)
+{
+    fixture *f = arg;
+    mt_defs d;
+    mt_defs_init(&d);
+    mt_errc rc = mt_defs_update(&d, &f->rd, &f->err);
+    mt_defs_free(&d);
+    return (void *)(intptr_t)rc;
+}
+
+/* Faults outside a guard die as without it (or go to the handler that was
+ * there before); a guard catches only its own thread's fault. */
+static void test_guard_passes_other_faults_on(void **state)
+{
+    fixture *f = *state;
+    mt_guard_install(); /* on top of the SIGBUS handler cmocka sets per test */
+    assert_int_equal(reopen(f), MT_OK);
+    int st = child_status(fault_unguarded, f);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS);
+    assert_int_equal(reopen(f), MT_OK);
+    st = child_status(fault_with_earlier_handler, f);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 42);
+    st = child_status(bus_by_kill, f);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS);
+    assert_int_equal(reopen(f), MT_OK);
+    assert_int_equal(truncate(f->path, 0), 0);
+    pthread_t t;
+    void *rc;
+    assert_int_equal(pthread_create(&t, NULL, guarded_read, f), 0);
+    assert_int_equal(pthread_join(t, &rc), 0);
+    assert_int_equal((intptr_t)rc, MT_E_TRUNCATED);
 }
 
 static void test_segment_bytes_too_small(void **state)
@@ -700,6 +809,8 @@ int main(void)
         T(test_truncated_header),
         T(test_tiny_and_empty_file),
         T(test_shrunk_after_open),
+        T(test_every_read_after_shrink),
+        T(test_guard_passes_other_faults_on),
         T(test_segment_bytes_too_small),
         T(test_region_outside_file),
         T(test_region_inside_header),

@@ -50,18 +50,21 @@ int mt_source_launch(mt_source *s, char **argv, const char *lib, const char *out
     return 0;
 }
 
-static uint64_t published(const mt_view *v)
+/* True if the target published since our snapshot, or if its segment
+ * shrank under the load (the refresh then says so). */
+static bool published_since(const mt_view *v)
 {
-    const mt_shm_header *h = (const mt_shm_header *)v->seg.base;
-    return __atomic_load_n(&h->publish_count, __ATOMIC_ACQUIRE);
+    uint64_t n;
+    const mt_shm_header *h = mt_segment_header(&v->seg);
+    return mt_segment_load64(&v->seg, &h->publish_count, &n, NULL) != MT_OK ||
+           n != v->snap.slot.publish_seq;
 }
 
 bool mt_source_ready(const mt_source *s)
 {
     if (!s->view.attached)
         return true; /* try to attach */
-    return !s->view.have_snap || published(&s->view) != s->view.snap.slot.publish_seq ||
-           mt_segment_replaced(&s->view.seg);
+    return !s->view.have_snap || published_since(&s->view) || mt_segment_replaced(&s->view.seg);
 }
 
 static void hard_failure(mt_source *s, const mt_err *err)

@@ -16,6 +16,7 @@
 #include <ncursesw/curses.h>
 #include <ncursesw/term.h>
 
+#include "shm_guard.h"
 #include "term.h"
 
 static struct termios saved_tty;
@@ -68,6 +69,7 @@ static void install_crash_handlers(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaction(sigs[i], &sa, NULL);
+    mt_guard_install(); /* on top: a segment that shrinks is an error, not a crash */
 }
 
 bool mt_term_start(char *msg, size_t n)
