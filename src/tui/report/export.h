@@ -38,8 +38,13 @@ typedef struct mt_export_src {
     const mt_export_rec *rec; /* a recording's snapshot, or NULL (a live target) */
 } mt_export_src;
 
-/* 0, or -1 with a one-line message in err. */
+/* Writes to a file the user named (created 0600, or an existing regular
+ * file of the user's, emptied: out_file.h's mt_out_open_named).  0, or -1
+ * with a one-line message in err. */
 int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n);
+/* The same into fd, a new empty file (taken over: closed); path gives the
+ * format and the messages. */
+int mt_export_fd(int fd, const char *path, const mt_export_src *src, char *err, size_t n);
 
 void mt_export_json(FILE *f, const mt_export_src *src);
 void mt_export_csv(FILE *f, const mt_export_src *src);
