@@ -62,6 +62,10 @@ int mt_out_open_named(const char *path)
     /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of
      * blocking; no O_TRUNC before the checks. */
     int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd < 0 && (errno == ELOOP || errno == EACCES) && lstat(path, &st) == 0 &&
+        S_ISLNK(st.st_mode))
+        return -ELOOP; /* O_NOFOLLOW's ELOOP; some kernels say EACCES */
     if (fd < 0)
         return -errno;
     int rc = check_named(fd);
