@@ -21,8 +21,8 @@ typedef struct mt_export_rec {
     uint64_t cursor_ns;       /* the snapshot's moment, since the recording began */
     uint64_t duration_ns;     /* the recording's length */
     bool finalized;           /* it has its END record */
-    const char *end_reason;   /* "stopped", "exited", "exec", "write_error", "unknown"; NULL
-                               * when not finalized */
+    const char *end_reason;   /* "stopped", "exited", "exec", "disk_full", "write_error",
+                               * "unknown"; NULL when not finalized */
     bool truncated;           /* the file was cut: its end is its last complete frame */
     bool invalid_tail;        /* bytes after the last complete frame are not a frame */
     uint64_t truncated_bytes; /* bytes after the last complete frame, ignored */
