@@ -15,7 +15,9 @@ Both run with fs.protected_symlinks 0 (links followed) and 1 (the kernel
 refuses to follow them: then the export failed instead).  Asserts: the
 dangling targets were not created, the root file is unchanged, and each
 export went to a fresh regular file owned by root, mode 0600, that holds the
-snapshot (the status line names it).  And `--export FILE` (a name the user
+snapshot (the status line names it).  The same for the $TMPDIR fallback: user
+B's viewer in a directory B cannot write, A's dangling links in $TMPDIR
+pointing into B's home.  And `--export FILE` (a name the user
 gives) neither follows A's symlink nor overwrites A's file, but overwrites
 root's own file.
 """
@@ -134,6 +136,51 @@ def attack(ctx, user, shared, mode, protected):
           (where, [os.path.basename(p) for p in sorted(taken)], victim, secret_dir))
 
 
+def fallback(ctx, attacker, victim, shared, protected):
+    """The $TMPDIR fallback: user B's viewer runs in a directory B cannot
+    write, so the default name is made in $TMPDIR (the shared directory),
+    where A keeps dangling links into B's home."""
+    where = "(TMPDIR fallback, protected_symlinks=%d)" % protected
+    ro = ctx.path("ro-%d" % protected)
+    os.makedirs(ro, mode=0o755)
+    shm = ctx.path("shm-b-%d" % protected)
+    os.makedirs(shm, mode=0o700)
+    os.chown(shm, victim.uid, victim.gid)
+    before = set(os.listdir(victim.home))
+    env = dict(ctx.env, TZ="UTC", MEMTOP_SHM_DIR=shm)
+    demo = seclib.start_as(victim, [ctx.args.demo, "120"],
+                           dict(env, LD_PRELOAD=ctx.args.preload))
+    t = tui_for(ctx, "tui-fallback-%d" % protected)
+    a, taken = None, set()
+    try:
+        e2elib.wait_for(lambda: os.path.exists(os.path.join(shm, "memtop-%d" % demo.pid)),
+                        "B's segment")
+        a = seclib.start_as(attacker, [PYTHON, "-c", ATTACKER, shared, str(demo.pid), "dangling",
+                                       os.path.join(victim.home, "planted-")], env)
+        time.sleep(0.5)
+        t.start("cd %s && exec setpriv --reuid=%d --regid=%d --clear-groups %s -p %d" %
+                (ro, victim.uid, victim.gid, t.memtop, demo.pid), width=250,
+                MEMTOP_SHM_DIR=shm, TMPDIR=shared, TZ="UTC")
+        t.wait_for(lambda s: "LIVE" in s, "B's viewer's table")
+        t.export_key(taken)
+        t.keys("q")
+    finally:
+        if a:
+            a.kill()
+            a.wait()
+        e2elib.stop(demo)
+        t.cleanup()
+    made = sorted(set(os.listdir(victim.home)) - before)
+    check(not made, "B's viewer created %s in B's home through A's links %s" % (made, where))
+    for path in taken:
+        st = os.lstat(path)
+        check(os.path.dirname(path) == shared and stat.S_ISREG(st.st_mode) and
+              st.st_uid == victim.uid and stat.S_IMODE(st.st_mode) == 0o600,
+              "export %s is not a fresh 0600 file of B's in %s %s" % (path, shared, where))
+    print("%s: export %s; nothing created in B's home" %
+          (where, [os.path.basename(p) for p in taken]))
+
+
 def named(ctx, user, shared):
     """--export FILE where FILE is A's: a symlink to root's file, A's own
     file (refused, both unchanged); root's own file is overwritten."""
@@ -167,12 +214,13 @@ def named(ctx, user, shared):
 
 def test(args):
     ctx = seclib.Ctx(args)
-    with seclib.throwaway_users(ctx, 1) as (a,):
+    with seclib.throwaway_users(ctx, 2) as (a, b):
         shared = seclib.shared_dir(ctx, "shared")
         for protected in (0, 1):
             with seclib.sysctl("/proc/sys/fs/protected_symlinks", protected):
                 for mode in ("dangling", "swap"):
                     attack(ctx, a, shared, mode, protected)
+                fallback(ctx, a, b, shared, protected)
         with seclib.sysctl("/proc/sys/fs/protected_regular", 0), \
                 seclib.sysctl("/proc/sys/fs/protected_symlinks", 0):
             named(ctx, a, shared)
