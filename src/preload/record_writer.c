@@ -140,7 +140,7 @@ static void release_reserve(void)
 {
     if (mt_w.reserve)
         fallocate(mt_w.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)mt_w.bytes,
-                  MT_RECW_END_RESERVE);
+                  2 * MT_RECW_END_RESERVE); /* past the block the reservation ends in */
 }
 
 static void write_all(const unsigned char *p, size_t n)
