@@ -9,8 +9,8 @@
  * recording stops at once and the error is kept for the status.
  *
  * A full disk must not leave a file that reads as "killed": every write
- * first reserves (fallocate, FALLOC_FL_KEEP_SIZE) its own bytes plus
- * MT_RECW_END_RESERVE past them.  When the reservation fails for lack of
+ * first makes sure (fallocate, FALLOC_FL_KEEP_SIZE) that its own bytes
+ * plus MT_RECW_END_RESERVE past them are allocated.  When the reservation fails for lack of
  * space, nothing more is written and the session ends with an END record
  * of reason ERROR (errno ENOSPC) written over the partly written frame, if
  * any, at the end of the last complete frame, into space that was already
@@ -58,6 +58,7 @@
 #define MT_RECW_PAUSE_MAX_NS 50000000ull  /* the gate gives up after this */
 #define MT_RECW_EXIT_WAIT_NS 200000000ull /* bound on waiting for the writer to exit */
 #define MT_RECW_END_RESERVE 4096u         /* room kept for an END frame (< 100 bytes) */
+#define MT_RECW_RESERVE_AHEAD (1u << 20)  /* allocated ahead while the disk has room */
 
 mt_recw mt_w = {.fd = -1};
 
@@ -116,15 +117,26 @@ static void fail(int err)
 }
 
 /* Allocates the n bytes about to be written and MT_RECW_END_RESERVE past
- * them.  False (and the session failed) if the disk is full: the bytes
- * reserved by the previous call are still there for END. */
+ * them, when that is not allocated yet: MT_RECW_RESERVE_AHEAD more at a time
+ * (few calls, and large extents on file systems that allocate at
+ * fallocate), or only what is needed when the disk has no more.  False
+ * (and the session failed) if even that is not there: the bytes reserved
+ * before are still there for END. */
 static bool reserve(size_t n)
 {
-    if (!mt_w.reserve || !n)
+    uint64_t need = mt_w.bytes + n + MT_RECW_END_RESERVE;
+    if (!mt_w.reserve || need <= mt_w.reserved_to)
         return true;
-    if (fallocate(mt_w.fd, FALLOC_FL_KEEP_SIZE, (off_t)mt_w.bytes,
-                  (off_t)(n + MT_RECW_END_RESERVE)) == 0)
+    off_t at = (off_t)mt_w.bytes, len = (off_t)(need - mt_w.bytes);
+    if (fallocate(mt_w.fd, FALLOC_FL_KEEP_SIZE, at, len + MT_RECW_RESERVE_AHEAD) == 0) {
+        mt_w.reserved_to = need + MT_RECW_RESERVE_AHEAD;
         return true;
+    }
+    if ((errno == ENOSPC || errno == EDQUOT) &&
+        fallocate(mt_w.fd, FALLOC_FL_KEEP_SIZE, at, len) == 0) {
+        mt_w.reserved_to = need;
+        return true;
+    }
     if (errno == ENOSPC || errno == EDQUOT) {
         fail(errno);
         return false;
@@ -135,12 +147,18 @@ static bool reserve(size_t n)
 }
 
 /* Gives the reserved bytes past the end back (the file is complete, or
- * sealed for an exec: a write after this reserves again). */
+ * sealed for an exec: a write after this reserves again).  Both ways: a
+ * hole punched past the end frees them on tmpfs, a truncation to the size
+ * the file has on ext4 and XFS (which clamp a hole to the size). */
 static void release_reserve(void)
 {
-    if (mt_w.reserve)
-        fallocate(mt_w.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)mt_w.bytes,
-                  2 * MT_RECW_END_RESERVE); /* past the block the reservation ends in */
+    if (!mt_w.reserve || mt_w.reserved_to <= mt_w.bytes)
+        return;
+    fallocate(mt_w.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)mt_w.bytes,
+              (off_t)(mt_w.reserved_to - mt_w.bytes + 4096)); /* + the block it ends in */
+    if (ftruncate(mt_w.fd, (off_t)mt_w.bytes) != 0)
+        mt_log(MT_LOG_INFO, "recording: the space allocated past the end stays allocated");
+    mt_w.reserved_to = mt_w.bytes;
 }
 
 static void write_all(const unsigned char *p, size_t n)
@@ -526,6 +544,7 @@ static void reset_session(int fd)
     mt_w.bytes = 0;
     mt_w.frame_mark = 0;
     mt_w.reserve = true;
+    mt_w.reserved_to = 0;
     mt_w.defs = 0;
     mt_w.frame_open = false;
     mt_w.last_totals_ns = MT_RECW_TOTALS_DUE;
@@ -791,6 +810,7 @@ bool mt_recw_unseal(void)
     mt_w.sealed = false;
     if (ok) {
         mt_w.bytes = mt_w.seal_mark;
+        mt_w.reserved_to = mt_w.seal_mark;        /* the cut freed what lay past it */
         mt_w.last_totals_ns = MT_RECW_TOTALS_DUE; /* the final state's TOTALS were cut off */
         /* So was its excess LOST record: those events are still to come. */
         memcpy(mt_w.sum_lost, mt_w.seal_lost, sizeof mt_w.sum_lost);
