@@ -433,12 +433,16 @@ static void error_end(void)
     mt_rb_new_frame();
     mt_w.bytes = mt_w.frame_mark;
     mt_w.err = 0;
+    bool reserving = mt_w.reserve;
     mt_w.reserve = false; /* the room is there, or there is none to get */
     mt_rr_end(MT_DAT_END_ERROR, err, mt_recw_now());
     mt_recw_end_frame();
     bool ok = !mt_w.err;
     if (ok && written > mt_w.bytes && ftruncate(mt_w.fd, (off_t)mt_w.bytes) != 0)
         ok = false;
+    mt_w.reserve = reserving;
+    if (ok)
+        release_reserve(); /* what is left past END */
     mt_log(ok ? MT_LOG_INFO : MT_LOG_WARN, "recording: %s",
            ok ? "finalized after the write error" : "could not finalize the file");
     mt_w.err = err;
