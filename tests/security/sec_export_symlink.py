@@ -19,7 +19,7 @@ snapshot (the status line names it).  The same for the $TMPDIR fallback: user
 B's viewer in a directory B cannot write, A's dangling links in $TMPDIR
 pointing into B's home.  And `--export FILE` (a name the user
 gives) neither follows A's symlink nor overwrites A's file, but overwrites
-root's own file.
+root's own file (and writes to /dev/null).
 """
 import argparse
 import os
@@ -183,7 +183,8 @@ def fallback(ctx, attacker, victim, shared, protected):
 
 def named(ctx, user, shared):
     """--export FILE where FILE is A's: a symlink to root's file, A's own
-    file (refused, both unchanged); root's own file is overwritten."""
+    file (refused, both unchanged); root's own file is overwritten, and
+    /dev/null (a character device) written."""
     victim = ctx.path("named-victim")
     with open(victim, "wb") as f:
         f.write(SECRET)
@@ -195,7 +196,7 @@ def named(ctx, user, shared):
     demo = e2elib.start_preloaded(ctx, [ctx.args.demo, "60"])
     try:
         e2elib.wait_segment(ctx, demo)
-        for path, ok in ((link, False), (theirs, False), (mine, True)):
+        for path, ok in ((link, False), (theirs, False), (mine, True), ("/dev/null", True)):
             p = seclib.run_as(None, [ctx.args.memtop, "-p", str(demo.pid), "--export", path],
                               ctx.env)
             print("--export %s: exit %d: %s" % (os.path.basename(path), p.returncode,

@@ -11,12 +11,15 @@
  * A name the user gave may exist and is then overwritten, but only if the
  * descriptor opened without following a symlink shows (fstat) a regular
  * file with one link owned by our effective user: never another user's
- * file, nor a root file hard-linked into a shared directory.
+ * file, nor a root file hard-linked into a shared directory.  A character
+ * device (/dev/null, a terminal) is written as it is: no other user can
+ * make one in a shared directory.
  */
 #include "out_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,12 +45,16 @@ int mt_out_create_fresh(const char *dir, const char *stem, const char *ext, char
     return -EEXIST;
 }
 
-/* 0, or the -errno that refuses to overwrite what fd shows. */
-static int check_named(int fd)
+/* 0, or the -errno that refuses to overwrite what fd shows; *dev: a
+ * character device (/dev/null, a terminal), written as it is. */
+static int check_named(int fd, bool *dev)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
         return -errno;
+    *dev = S_ISCHR(st.st_mode);
+    if (*dev)
+        return 0;
     if (!S_ISREG(st.st_mode))
         return -EINVAL;
     if (st.st_uid != geteuid())
@@ -68,8 +75,9 @@ int mt_out_open_named(const char *path)
         return -ELOOP; /* O_NOFOLLOW's ELOOP; some kernels say EACCES */
     if (fd < 0)
         return -errno;
-    int rc = check_named(fd);
-    if (rc == 0 && (ftruncate(fd, 0) != 0 || fcntl(fd, F_SETFL, 0) != 0))
+    bool dev = false;
+    int rc = check_named(fd, &dev);
+    if (rc == 0 && ((!dev && ftruncate(fd, 0) != 0) || fcntl(fd, F_SETFL, 0) != 0))
         rc = -errno;
     if (rc != 0) {
         close(fd);

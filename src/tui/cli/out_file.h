@@ -14,7 +14,8 @@ int mt_out_create_fresh(const char *dir, const char *stem, const char *ext, char
 
 /* Opens a file the user named for writing, emptied: created 0600 if it
  * does not exist; an existing one only if it is a regular file with a
- * single link, owned by memtop's effective user.  A symlink is never
+ * single link, owned by memtop's effective user, or a character device
+ * (/dev/null, a terminal: written, not emptied).  A symlink is never
  * followed, nor a FIFO waited on.  Returns the descriptor, or -errno;
  * the refusals are -ELOOP (a symlink), -EINVAL or -ENXIO (not a regular
  * file), -EMLINK (other hard links), -EPERM (another user's file). */
