@@ -5,6 +5,12 @@
  * kept: dlclose only sets unload_seq.  dl_iterate_phdr's adds/subs
  * counters tell us cheaply whether anything changed since the last scan.
  * Build-ids are read from the PT_NOTE segments in memory (no file I/O).
+ * The loader's name of a library dlopen'ed by a relative path is that
+ * path ("./libx.so": relative to the working directory of the moment, which
+ * the viewer does not know), so such a name is looked up in /proc/self/maps
+ * by address: the kernel's absolute name of the file.  Only names with a
+ * '/' (the vdso's, linux-vdso.so.1, has none): this runs with the loader's
+ * lock held, which a fork must not catch held, so it stays rare.
  * Room for MAX_KNOWN modules is reserved, but only the entries ever used
  * are touched and counted in tracker_bytes (most programs use a few dozen).
  */
@@ -99,10 +105,10 @@ void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
     const char *name = info->dlpi_name;
     if (!name || !*name)
         mt_proc_exe(out->path, sizeof out->path); /* the main program */
-    else if (name[0] != '/')
-        memcpy(out->path, "[vdso]", 7); /* e.g. linux-vdso.so.1: no file */
-    else
+    else if (name[0] == '/')
         strncpy(out->path, name, sizeof out->path - 1);
+    else if (!strchr(name, '/') || !mt_proc_mapped_file(out->start, out->path, sizeof out->path))
+        memcpy(out->path, "[vdso]", 7); /* e.g. linux-vdso.so.1: no file */
     read_build_id(info, out);
 }
 

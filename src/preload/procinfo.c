@@ -12,6 +12,7 @@
 #include "shm_layout.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <malloc.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +58,62 @@ void mt_proc_cmdline(char *out, size_t cap)
     for (ssize_t i = 0; i + 1 < n; i++)
         if (out[i] == '\0')
             out[i] = ' ';
+}
+
+/* One line of /proc/self/maps ("start-end perms offset dev inode path"):
+ * its path if the mapping holds addr and is a file's. */
+static bool map_line_path(const char *line, uint64_t addr, char *out, size_t cap)
+{
+    uint64_t lo = 0, hi = 0;
+    const char *p = line;
+    for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+        lo = lo * 16 + (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+    if (*p++ != '-')
+        return false;
+    for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+        hi = hi * 16 + (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+    if (addr < lo || addr >= hi)
+        return false;
+    for (int field = 0; field < 4 && *p; field++) { /* perms, offset, dev, inode */
+        while (*p == ' ')
+            p++;
+        while (*p && *p != ' ')
+            p++;
+    }
+    while (*p == ' ')
+        p++;
+    size_t n = strlen(p);
+    if (*p != '/' || n >= cap)
+        return false;
+    memcpy(out, p, n + 1);
+    return true;
+}
+
+bool mt_proc_mapped_file(uint64_t addr, char *out, size_t cap)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[4096];
+    size_t len = 0;
+    bool found = false, eof = false;
+    while (!found) {
+        char *nl = memchr(buf, '\n', len);
+        if (!nl && !eof && len < sizeof buf) {
+            ssize_t n = read(fd, buf + len, sizeof buf - len);
+            eof = n <= 0;
+            len += n > 0 ? (size_t)n : 0;
+            continue;
+        }
+        if (!nl) /* the end, or a line longer than the buffer */
+            break;
+        *nl = '\0';
+        found = map_line_path(buf, addr, out, cap);
+        len -= (size_t)(nl + 1 - buf);
+        memmove(buf, nl + 1, len);
+    }
+    close(fd);
+    return found;
 }
 
 uint64_t mt_proc_rss_bytes(void)

@@ -2,6 +2,7 @@
 #ifndef MT_PROCINFO_H
 #define MT_PROCINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,6 +10,11 @@ uint64_t mt_proc_start_ticks(void);
 void mt_proc_exe(char *out, size_t cap);
 void mt_proc_cmdline(char *out, size_t cap);
 uint64_t mt_proc_rss_bytes(void);
+
+/* The absolute name of the file mapped at addr, as the kernel has it
+ * (/proc/self/maps); false if none (anonymous memory, [vdso]) or it does
+ * not fit.  No allocation. */
+bool mt_proc_mapped_file(uint64_t addr, char *out, size_t cap);
 
 /* Bytes the allocator holds from the kernel and bytes it reports in use,
  * or MT_UNKNOWN when the real allocator is not glibc's. */

@@ -105,28 +105,19 @@ static void set_status(uint32_t state, int err, const char *path, const char *ms
     mt_spin_unlock(&g_rc.lock);
 }
 
+/* The errno's symbolic name (glibc's table: a static string, no
+ * allocation). */
 static const char *errno_name(int e)
 {
-    switch (e) {
-    case ENOSPC:
-        return "ENOSPC";
-    case EACCES:
-        return "EACCES";
-    case EEXIST:
-        return "EEXIST";
-    case ENOENT:
-        return "ENOENT";
-    case EIO:
-        return "EIO";
-    case EFBIG:
-        return "EFBIG";
-    case EDQUOT:
-        return "EDQUOT";
-    case EROFS:
-        return "EROFS";
-    default:
-        return "errno";
-    }
+    const char *name = strerrorname_np(e);
+    return name ? name : "unknown errno";
+}
+
+/* The status message of a session ended by a write error. */
+static void failed_message(int e)
+{
+    snprintf(g_rc.message, sizeof g_rc.message, "%s: %s (%s); recording stopped",
+             e == ENOSPC || e == EDQUOT ? "disk full" : "write error", strerror(e), errno_name(e));
 }
 
 /* Takes the final figures when a session ended (stop or error). */
@@ -146,8 +137,7 @@ void mt_rec_publish_status(mt_shm_header *h)
         record_final_figures();
         g_rc.state = MT_REC_STATE_FAILED;
         g_rc.error = e;
-        snprintf(g_rc.message, sizeof g_rc.message, "write error: %s (%s); recording stopped",
-                 strerror(e), errno_name(e));
+        failed_message(e);
     }
     bool on = g_rc.state == MT_REC_STATE_ON;
     r->error = g_rc.error;
@@ -226,8 +216,7 @@ static uint64_t stop(unsigned reason)
     if (mt_w.err) {
         g_rc.state = MT_REC_STATE_FAILED;
         g_rc.error = mt_w.err;
-        snprintf(g_rc.message, sizeof g_rc.message, "write error: %s (%s); recording stopped",
-                 strerror(mt_w.err), errno_name(mt_w.err));
+        failed_message(mt_w.err);
     } else {
         g_rc.state = MT_REC_STATE_STOPPED;
         snprintf(g_rc.message, sizeof g_rc.message, "stopped");
@@ -251,9 +240,15 @@ static void env_start(char **envp, bool mid_run)
     const char *pat = env_get(envp, "MEMTOP_RECORD");
     if (!pat || !*pat)
         return;
-    snprintf(g_rc.pattern, sizeof g_rc.pattern, "%s", pat);
     char msg[MT_CTRL_MSG_MAX];
-    int err = start(g_rc.pattern, mid_run, false, msg, sizeof msg);
+    size_t len = strlen(pat);
+    int err = ENAMETOOLONG;
+    if (len >= sizeof g_rc.pattern) /* never a cut name: another file than the one asked for */
+        snprintf(msg, sizeof msg,
+                 "the file name is too long (%zu characters, at most %zu): %s (%s)", len,
+                 sizeof g_rc.pattern - 1, strerror(err), errno_name(err));
+    else
+        err = start(memcpy(g_rc.pattern, pat, len + 1), mid_run, false, msg, sizeof msg);
     if (err) {
         mt_log(MT_LOG_ERROR, "memtop: MEMTOP_RECORD: %s; not recording", msg);
         set_status(MT_REC_STATE_FAILED, err, NULL, msg);
@@ -331,8 +326,7 @@ void mt_rec_exec_failed(int err)
     g_rc.state = MT_REC_STATE_FAILED;
     g_rc.error = err;
     snprintf(g_rc.message, sizeof g_rc.message,
-             "exec failed (%s): the recording ended at the exec attempt",
-             strerrorname_np(err) ? strerrorname_np(err) : "errno");
+             "exec failed (%s): the recording ended at the exec attempt", errno_name(err));
     mt_spin_unlock(&g_rc.lock);
 }
 

@@ -224,13 +224,13 @@ void mt_rr_totals_emit(uint64_t now, uint64_t *f)
     mt_recw_emit(MT_DAT_REC_TOTALS);
 }
 
-void mt_rr_end(unsigned reason, uint64_t now)
+void mt_rr_end(unsigned reason, int error, uint64_t now)
 {
     mt_rec_buf *b = &mt_w.pay;
     mt_put_v(b, now);
     mt_put_v(b, unix_now_ns());
     mt_put_v(b, reason);
-    mt_put_v(b, (uint64_t)mt_w.err);
+    mt_put_v(b, (uint64_t)error);
     mt_put_v(b, atomic_load_explicit(&mt_w.events, memory_order_relaxed));
     mt_put_v(b, atomic_load_explicit(&mt_w.dropped, memory_order_relaxed));
     mt_recw_emit(MT_DAT_REC_END);

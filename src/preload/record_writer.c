@@ -7,6 +7,16 @@
  * by SIGKILL or a full disk is readable up to its last complete frame),
  * and at every state set and at the end.  A write error ends the session:
  * recording stops at once and the error is kept for the status.
+ *
+ * A full disk must not leave a file that reads as "killed": every write
+ * first makes sure (fallocate, FALLOC_FL_KEEP_SIZE) that its own bytes
+ * plus MT_RECW_END_RESERVE past them are allocated.  When the reservation fails for lack of
+ * space, nothing more is written and the session ends with an END record
+ * of reason ERROR (errno ENOSPC) written over the partly written frame, if
+ * any, at the end of the last complete frame, into space that was already
+ * the file's; the rest is cut off.  Where fallocate is not supported, the
+ * END is still attempted the same way (it may then fail: the file reads as
+ * not finalized and the segment's status says why).
  */
 #define _GNU_SOURCE
 #include "record_writer.h"
@@ -24,6 +34,7 @@
 #include <zstd.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -46,6 +57,8 @@
 #define MT_RECW_GRACE_NS 2000000ull       /* calls already past the recording check finish */
 #define MT_RECW_PAUSE_MAX_NS 50000000ull  /* the gate gives up after this */
 #define MT_RECW_EXIT_WAIT_NS 200000000ull /* bound on waiting for the writer to exit */
+#define MT_RECW_END_RESERVE 4096u         /* room kept for an END frame (< 100 bytes) */
+#define MT_RECW_RESERVE_AHEAD (1u << 20)  /* allocated ahead while the disk has room */
 
 mt_recw mt_w = {.fd = -1};
 
@@ -96,13 +109,62 @@ static void fail(int err)
 {
     if (!mt_w.err) {
         mt_w.err = err ? err : EIO;
-        mt_log(MT_LOG_WARN, "recording stopped: write error: %s", strerror(mt_w.err));
+        bool full = mt_w.err == ENOSPC || mt_w.err == EDQUOT;
+        mt_log(MT_LOG_WARN, "recording stopped: %s: %s", full ? "disk full" : "write error",
+               strerror(mt_w.err));
     }
     atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_release);
 }
 
+/* Allocates the n bytes about to be written and MT_RECW_END_RESERVE past
+ * them, when that is not allocated yet: MT_RECW_RESERVE_AHEAD more at a time
+ * (few calls, and large extents on file systems that allocate at
+ * fallocate), or only what is needed when the disk has no more.  False
+ * (and the session failed) if even that is not there: the bytes reserved
+ * before are still there for END. */
+static bool reserve(size_t n)
+{
+    uint64_t need = mt_w.bytes + n + MT_RECW_END_RESERVE;
+    if (!mt_w.reserve || need <= mt_w.reserved_to)
+        return true;
+    off_t at = (off_t)mt_w.bytes, len = (off_t)(need - mt_w.bytes);
+    if (fallocate(mt_w.fd, FALLOC_FL_KEEP_SIZE, at, len + MT_RECW_RESERVE_AHEAD) == 0) {
+        mt_w.reserved_to = need + MT_RECW_RESERVE_AHEAD;
+        return true;
+    }
+    if ((errno == ENOSPC || errno == EDQUOT) &&
+        fallocate(mt_w.fd, FALLOC_FL_KEEP_SIZE, at, len) == 0) {
+        mt_w.reserved_to = need;
+        return true;
+    }
+    if (errno == ENOSPC || errno == EDQUOT) {
+        fail(errno);
+        return false;
+    }
+    if (errno != EINTR)
+        mt_w.reserve = false; /* not supported here: the write says whether it fits */
+    return true;
+}
+
+/* Gives the reserved bytes past the end back (the file is complete, or
+ * sealed for an exec: a write after this reserves again).  Both ways: a
+ * hole punched past the end frees them on tmpfs, a truncation to the size
+ * the file has on ext4 and XFS (which clamp a hole to the size). */
+static void release_reserve(void)
+{
+    if (!mt_w.reserve || mt_w.reserved_to <= mt_w.bytes)
+        return;
+    fallocate(mt_w.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)mt_w.bytes,
+              (off_t)(mt_w.reserved_to - mt_w.bytes + 4096)); /* + the block it ends in */
+    if (ftruncate(mt_w.fd, (off_t)mt_w.bytes) != 0)
+        mt_log(MT_LOG_INFO, "recording: the space allocated past the end stays allocated");
+    mt_w.reserved_to = mt_w.bytes;
+}
+
 static void write_all(const unsigned char *p, size_t n)
 {
+    if (!mt_w.err && !reserve(n))
+        return;
     while (n && !mt_w.err) {
         ssize_t k = write(mt_w.fd, p, n);
         if (k < 0 && errno == EINTR)
@@ -220,6 +282,8 @@ void mt_recw_end_frame(void)
     if (!mt_w.frame_open)
         return;
     feed(ZSTD_e_end);
+    if (!mt_w.err)
+        mt_w.frame_mark = mt_w.bytes;
     mt_w.frame_open = false;
     mt_rb_new_frame(); /* EVENTS2 references stay inside their frame */
     set_level(mt_w.frame_raw < MT_RECW_SMALL_FRAME);
@@ -346,6 +410,44 @@ static void idle_wait(void)
     atomic_store_explicit(&g_sleeping, false, memory_order_relaxed);
 }
 
+/* A write error ended the session (mt_w.err): END(ERROR, errno) in a frame
+ * of its own at the end of the last complete frame, over a partly written
+ * one (in space the file already has, or that reserve() kept), and the
+ * rest cut off.  What was not yet written is dropped: the file ends at the
+ * last complete frame, then END.  Lock held; once per session. */
+static void error_end(void)
+{
+    int err = mt_w.err;
+    uint64_t written = mt_w.bytes;
+    if (!err || mt_w.fd < 0 || mt_w.frame_mark < MT_DAT_HEADER_BYTES ||
+        lseek(mt_w.fd, (off_t)mt_w.frame_mark, SEEK_SET) != (off_t)mt_w.frame_mark)
+        return;
+    ZSTD_CCtx_reset(mt_w.cctx, ZSTD_reset_session_only);
+    mt_w.out.len = mt_w.pay.len = mt_w.zbuf.len = 0;
+    mt_w.pay.overflow = false;
+    for (unsigned c = 0; c < MT_COL_N; c++)
+        mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
+    mt_w.open_rec.n = 0;
+    mt_w.frame_open = false;
+    mt_w.frame_raw = 0;
+    mt_rb_new_frame();
+    mt_w.bytes = mt_w.frame_mark;
+    mt_w.err = 0;
+    bool reserving = mt_w.reserve;
+    mt_w.reserve = false; /* the room is there, or there is none to get */
+    mt_rr_end(MT_DAT_END_ERROR, err, mt_recw_now());
+    mt_recw_end_frame();
+    bool ok = !mt_w.err;
+    if (ok && written > mt_w.bytes && ftruncate(mt_w.fd, (off_t)mt_w.bytes) != 0)
+        ok = false;
+    mt_w.reserve = reserving;
+    if (ok)
+        release_reserve(); /* what is left past END */
+    mt_log(ok ? MT_LOG_INFO : MT_LOG_WARN, "recording: %s",
+           ok ? "finalized after the write error" : "could not finalize the file");
+    mt_w.err = err;
+}
+
 /* The writer's loop: until told to stop or the session is over. */
 static void serve(void)
 {
@@ -357,7 +459,8 @@ static void serve(void)
         if (live && !sealed)
             work = cycle(false);
         if (mt_w.open && mt_w.err && mt_w.pid == getpid()) {
-            close(mt_w.fd); /* a write error ended the session */
+            error_end(); /* a write error ended the session */
+            close(mt_w.fd);
             mt_w.fd = -1;
             mt_w.open = false;
         }
@@ -434,6 +537,7 @@ static void write_file_header(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     h.created_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     write_all((const unsigned char *)&h, sizeof h);
+    mt_w.frame_mark = mt_w.bytes;
 }
 
 static void reset_session(int fd)
@@ -442,6 +546,9 @@ static void reset_session(int fd)
     mt_w.pid = getpid();
     mt_w.err = 0;
     mt_w.bytes = 0;
+    mt_w.frame_mark = 0;
+    mt_w.reserve = true;
+    mt_w.reserved_to = 0;
     mt_w.defs = 0;
     mt_w.frame_open = false;
     mt_w.last_totals_ns = MT_RECW_TOTALS_DUE;
@@ -597,7 +704,7 @@ static uint64_t final_write(bool copied, unsigned reason)
     } else {
         mt_rr_state(MT_DAT_STATE_FINAL, mt_recw_now());
     }
-    mt_rr_end(reason, mt_recw_now());
+    mt_rr_end(reason, 0, mt_recw_now());
     mt_recw_end_frame();
     return excess;
 }
@@ -656,8 +763,11 @@ uint64_t mt_recw_end(unsigned reason)
                                   mt_w.sum_lost[MT_LOST_AC] + mt_w.sum_lost[MT_LOST_FC],
                                   memory_order_relaxed);
             final_write(copied, reason);
+        } else {
+            error_end();
         }
         atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
+        release_reserve();
         close(mt_w.fd);
         mt_w.fd = -1;
         mt_w.open = false;
@@ -683,6 +793,7 @@ bool mt_recw_seal(unsigned reason)
         mt_w.sealed = true;
         mt_w.seal_excess = final_write(copied, reason);
         ok = !mt_w.err;
+        release_reserve();
         if (!ok)
             mt_w.sealed = false;
     }
@@ -703,6 +814,7 @@ bool mt_recw_unseal(void)
     mt_w.sealed = false;
     if (ok) {
         mt_w.bytes = mt_w.seal_mark;
+        mt_w.reserved_to = mt_w.seal_mark;        /* the cut freed what lay past it */
         mt_w.last_totals_ns = MT_RECW_TOTALS_DUE; /* the final state's TOTALS were cut off */
         /* So was its excess LOST record: those events are still to come. */
         memcpy(mt_w.sum_lost, mt_w.seal_lost, sizeof mt_w.sum_lost);

@@ -53,11 +53,14 @@ typedef struct mt_recw {
     mt_rec_buf cols[MT_COL_N][2];
     mt_rr_open open_rec;
     bool frame_open;
-    uint64_t frame_t0;  /* when the open frame got its first record */
-    uint64_t frame_raw; /* uncompressed bytes given to the open frame */
-    bool small;         /* the open frame uses the strong level (slow stream) */
-    uint64_t bytes;     /* file bytes written */
-    uint32_t defs;      /* traces defined in the file so far */
+    uint64_t frame_t0;    /* when the open frame got its first record */
+    uint64_t frame_raw;   /* uncompressed bytes given to the open frame */
+    bool small;           /* the open frame uses the strong level (slow stream) */
+    uint64_t bytes;       /* file bytes written */
+    uint64_t frame_mark;  /* file bytes up to the end of the last complete frame */
+    bool reserve;         /* keep MT_RECW_END_RESERVE bytes allocated past the end */
+    uint64_t reserved_to; /* file offset allocated up to (FALLOC_FL_KEEP_SIZE) */
+    uint32_t defs;        /* traces defined in the file so far */
     uint64_t last_totals_ns;
     /* Module map of the file. */
     unsigned long long dl_adds, dl_subs;
@@ -170,6 +173,6 @@ uint64_t mt_rr_capture_skipped(void);
 void mt_rr_capture_sums(uint64_t sums[4]);
 void mt_rr_capture_write(unsigned kind); /* MT_DAT_STATE_INITIAL or _FINAL */
 void mt_rr_capture_release(void);
-void mt_rr_end(unsigned reason, uint64_t now);
+void mt_rr_end(unsigned reason, int error, uint64_t now); /* error: errno for MT_DAT_END_ERROR */
 
 #endif

@@ -55,7 +55,8 @@ typedef struct {
     uint64_t records[MAX_TYPES];
     uint64_t allocs, frees, temps, reallocs, missed, alloc_bytes, free_bytes;
     uint64_t lost_alloc, lost_free, defs, modules, unloads, live_entries, live_blocks;
-    uint64_t end_reason, end_events, end_dropped, totals_last_alloc_count, totals_nfields;
+    uint64_t end_reason, end_error, end_events, end_dropped, totals_last_alloc_count,
+        totals_nfields;
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
     uint64_t ref_frees, full_frees, frame; /* EVENTS2 */
     ftrace *ft;
@@ -368,7 +369,7 @@ static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
         get_v(c);
         get_v(c);
         d->end_reason = get_v(c);
-        get_v(c);
+        d->end_error = get_v(c);
         d->end_events = get_v(c);
         d->end_dropped = get_v(c);
         d->has_end = true;
@@ -468,8 +469,8 @@ int main(int argc, char **argv)
     uint64_t tail = in.size - good_end;
     printf("version %u\nframes %llu\ntruncated %d\ntail_bytes %llu\n", h.version,
            (unsigned long long)frames, tail != 0, (unsigned long long)tail);
-    printf("finalized %d\nend_reason %llu\nhas_final %d\n", d->has_end,
-           (unsigned long long)d->end_reason, d->has_final);
+    printf("finalized %d\nend_reason %llu\nend_error %llu\nhas_final %d\n", d->has_end,
+           (unsigned long long)d->end_reason, (unsigned long long)d->end_error, d->has_final);
     printf("pid %llu\nprocess_flags %llu\nexe %s\n", (unsigned long long)d->process_pid,
            (unsigned long long)d->process_flags, d->exe);
     for (unsigned t = 0; t < MAX_TYPES; t++)

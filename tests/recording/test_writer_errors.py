@@ -1,10 +1,13 @@
 """test_writer_errors.py -- recordings that cannot be made or continued
 never hurt the target.  A bad MEMTOP_RECORD pattern, a missing directory
-and an existing file each give one clear warning on stderr and no
+and an existing file each give one clear warning on stderr (a 5000-character pattern names its
+error, ENAMETOOLONG) and no
 recording, and the program's output and exit code are unchanged.  A write
 error in the middle (RLIMIT_FSIZE: EFBIG, as a full disk) stops the
 recording with a warning; the target runs on and exits normally, and the
-file is readable up to its last complete frame."""
+file is readable up to its last complete frame, then END(ERROR, EFBIG)
+written over the partly written frame (within the limit)."""
+import errno
 import os
 import resource
 import signal
@@ -30,6 +33,15 @@ for pattern, why in [(os.path.join(a.workdir, "bad-%q.dat"), "bad recording file
 check(not [f for f in os.listdir(a.workdir) if f.endswith(".dat") or f.startswith("bad")],
       "no file was created")
 
+# A name too long for the pattern buffer: refused whole (never cut to another
+# name), the error named, never a bare "(errno)".
+long_pattern = os.path.join(a.workdir, "x" * (5000 - len(a.workdir) - 1))
+r = run(long_pattern)
+check(r.returncode == 0 and r.stdout == plain.stdout, "5000-character pattern: program unaffected")
+check("File name too long (ENAMETOOLONG)" in r.stderr and "(errno)" not in r.stderr and
+      "not recording" in r.stderr,
+      "5000-character pattern: the error is named: %s" % r.stderr.strip()[-160:])
+
 existing = os.path.join(a.workdir, "existing.dat")
 open(existing, "w").write("precious")
 r = run(existing)
@@ -54,6 +66,9 @@ check(r.returncode == 0, "the target exits 0 after the write error")
 check("recording stopped: write error" in r.stderr, "the write error is reported: %s"
       % r.stderr.strip().splitlines()[-1:])
 info, _, _ = dump(a, full)
-check(info["finalized"] == 0 and info["frames"] >= 1 and info["allocs"] > 0,
-      "the file reads up to its last complete frame (%d frames)" % info["frames"])
+check(info["frames"] >= 2 and info["allocs"] > 0 and info["truncated"] == 0,
+      "the file reads up to its last complete frame (%d frames), then END" % info["frames"])
+check(info["finalized"] == 1 and info["end_reason"] == 4 and info["end_error"] == errno.EFBIG,
+      "the file ends with END(ERROR, EFBIG): finalized %s, reason %s, error %s" %
+      (info["finalized"], info["end_reason"], info["end_error"]))
 check(os.path.getsize(full) <= 2500, "nothing was written past the error")

@@ -1,6 +1,8 @@
 /* launch.c -- the child process of launch mode (see launch.h). */
 #include "launch.h"
 
+#include "out_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,17 +40,22 @@ void mt_spawn_out_path(const mt_spawn_io *io, int pid, char *buf, size_t n)
         snprintf(buf, n, "%.*s%d%s", (int)(p - io->out_path), io->out_path, pid, p + 2);
 }
 
-/* stdin from /dev/null, stdout and stderr to the output file. */
+/* stdin from /dev/null, stdout and stderr to the output file: the default
+ * name is created exclusively; a name the user gave by out_file.c's rules
+ * (never through a symlink, never another user's file).  0 or an errno. */
 static int redirect(const mt_spawn_io *io)
 {
     char path[4096];
     mt_spawn_out_path(io, (int)getpid(), path, sizeof path);
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (io->exclusive ? O_EXCL | O_NOFOLLOW : O_TRUNC);
-    int out = open(path, flags, 0600), in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (out < 0 || in < 0)
-        return -1;
+    int out = io->exclusive ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                            : mt_out_open_named(path);
+    if (out < 0)
+        return io->exclusive ? errno : -out;
+    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return errno;
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
-        return -1;
+        return errno;
     return 0;
 }
 
@@ -61,8 +68,9 @@ static void child_exec(char *const argv[], const char *lib, const sigset_t *mask
     spawn_failure f = {STAGE_EXEC, 0};
     if (io && io->own_group)
         setpgid(0, 0);
-    if (io && io->out_path && redirect(io) != 0)
-        f = (spawn_failure){STAGE_OUTPUT, errno ? errno : EIO};
+    int rerr = io && io->out_path ? redirect(io) : 0;
+    if (rerr)
+        f = (spawn_failure){STAGE_OUTPUT, rerr};
     else if (set_preload(lib) != 0 || setenv("MEMTOP_KEEP_PID", pid, 1) != 0)
         f.err = errno ? errno : ENOMEM;
     else
@@ -108,7 +116,7 @@ int mt_child_spawn(mt_child *c, char *const argv[], const char *lib, const sigse
             char path[4096];
             mt_spawn_out_path(io, (int)pid, path, sizeof path);
             snprintf(err, n, "cannot create %s for %s's output: %s", path, argv[0],
-                     strerror(f.err));
+                     mt_out_strerror(f.err));
         } else {
             snprintf(err, n, "cannot run %s: %s", argv[0], strerror(f.err));
         }

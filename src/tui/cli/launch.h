@@ -23,7 +23,8 @@ typedef struct mt_child {
  * PROG itself). */
 typedef struct mt_spawn_io {
     const char *out_path; /* stdout+stderr go here; "%p" becomes the child's pid */
-    bool exclusive;       /* create out_path, refusing an existing file or link */
+    bool exclusive;       /* create out_path, refusing an existing file or link; else
+                           * out_file.h's rules for a file the user named */
     bool own_group;       /* setpgid(0, 0) */
 } mt_spawn_io;
 

@@ -9,6 +9,7 @@
  * newest checkpoint at or before the cursor. */
 #include "replay_impl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,12 @@ uint32_t mt_replay_flags(const mt_replay *r)
     return MT_FLAG_EXITED | (r->info.end_reason == MT_DAT_END_EXEC ? MT_FLAG_EXECED : 0u);
 }
 
+bool mt_replay_disk_full(const mt_replay_info *in)
+{
+    return in->finalized && in->end_reason == MT_DAT_END_ERROR &&
+           (in->end_error == ENOSPC || in->end_error == EDQUOT);
+}
+
 const char *mt_replay_not_leaked_why(const mt_replay *r)
 {
     if (!r->info.finalized)
@@ -143,7 +150,9 @@ const char *mt_replay_not_leaked_why(const mt_replay *r)
     case MT_DAT_END_STOP:
         return "the recording was stopped while the process ran";
     case MT_DAT_END_ERROR:
-        return "the recording ended on a write error while the process ran";
+        return mt_replay_disk_full(&r->info)
+                   ? "the recording ended when the disk was full, while the process ran"
+                   : "the recording ended on a write error while the process ran";
     default:
         return "the recording's end reason is unknown";
     }

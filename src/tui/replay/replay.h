@@ -104,6 +104,10 @@ uint32_t mt_replay_flags(const mt_replay *r);
  * the process ran", "the file is not finalized". */
 const char *mt_replay_not_leaked_why(const mt_replay *r);
 
+/* The recording ended because the disk (or the user's quota) was full:
+ * END(ERROR) with ENOSPC or EDQUOT. */
+bool mt_replay_disk_full(const mt_replay_info *in);
+
 /* What makes the recording's data inexact, for the viewer's data health:
  * "N events dropped " (events the target could not record) and "start
  * inexact " (a mid-run recording without its initial state), or "". */

@@ -18,7 +18,7 @@ static const char *reason_name(const mt_replay_info *in)
     case MT_DAT_END_EXEC:
         return "exec";
     case MT_DAT_END_ERROR:
-        return "write_error";
+        return mt_replay_disk_full(in) ? "disk_full" : "write_error";
     default:
         return "unknown";
     }

@@ -3,6 +3,7 @@
 #include "replay_summary.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "commands.h"
@@ -13,9 +14,11 @@
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
 #define C(x) mt_fmt_count((x), (char[32]){0}, 32)
 
-static const char *end_name(uint32_t reason)
+static const char *end_name(const mt_replay_info *in)
 {
-    switch (reason) {
+    if (mt_replay_disk_full(in))
+        return "stopped: disk full";
+    switch (in->end_reason) {
     case MT_DAT_END_STOP:
         return "stopped";
     case MT_DAT_END_EXIT:
@@ -27,6 +30,12 @@ static const char *end_name(uint32_t reason)
     default:
         return "unknown end";
     }
+}
+
+static const char *errno_name(uint32_t e)
+{
+    const char *name = e <= INT32_MAX ? strerrorname_np((int)e) : NULL;
+    return name ? name : "unknown errno";
 }
 
 void mt_replay_warn(const mt_replay *r)
@@ -45,9 +54,13 @@ void mt_replay_warn(const mt_replay *r)
         mt_errorf("%s: not finalized (the process was killed or is still recording): "
                   "showing up to its last event",
                   in->path);
-    if (in->finalized && in->end_reason == MT_DAT_END_ERROR)
-        mt_errorf("%s: the recording stopped on a write error (%s)", in->path,
-                  strerror((int)in->end_error));
+    if (mt_replay_disk_full(in))
+        mt_errorf("%s: the recording stopped when the disk was full (%s, %s): showing up to its "
+                  "last complete frame",
+                  in->path, strerror((int)in->end_error), errno_name(in->end_error));
+    else if (in->finalized && in->end_reason == MT_DAT_END_ERROR)
+        mt_errorf("%s: the recording stopped on a write error (%s, %s)", in->path,
+                  strerror((int)in->end_error), errno_name(in->end_error));
     uint64_t dropped = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
     if (dropped)
         mt_errorf("%s: recording inexact: %" PRIu64 " events dropped", in->path, dropped);
@@ -73,8 +86,7 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
             (int)in->pid, mt_fmt_sanitize(cmd));
     fprintf(f, "duration: %.3fs (%.3fs to %.3fs), %s allocations, %s frees, %s\n",
             secs(in->duration_ns - in->start_ns), secs(in->start_ns), secs(in->duration_ns),
-            C(in->allocs), C(in->frees),
-            in->finalized ? end_name(in->end_reason) : "not finalized");
+            C(in->allocs), C(in->frees), in->finalized ? end_name(in) : "not finalized");
     fprintf(f, "peak: %s live %s %.3fs", B(in->peak_live_bytes), in->peak_t_by ? "by" : "at",
             secs(in->peak_t_ns));
     if (in->peak_t_by)

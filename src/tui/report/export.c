@@ -1,9 +1,11 @@
 /* export.c -- choosing the export format and writing the file (see
- * export.h). */
+ * export.h).  The file is opened by out_file.c's rules: a named file is
+ * never reached through a symlink nor taken from another user. */
 #include "export.h"
 
+#include "out_file.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -15,22 +17,22 @@ static bool has_ext(const char *path, const char *ext)
     return n > e && strcasecmp(path + n - e, ext) == 0;
 }
 
-/* A new file is created 0600, whatever the umask: a snapshot names the
- * target's code and data sizes, which are the target owner's business. */
-static FILE *create(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f && fd >= 0)
-        close(fd);
-    return f;
-}
-
 int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n)
 {
-    FILE *f = create(path);
+    int fd = mt_out_open_named(path);
+    if (fd < 0) {
+        snprintf(err, n, "cannot write %s: %s", path, mt_out_strerror(-fd));
+        return -1;
+    }
+    return mt_export_fd(fd, path, src, err, n);
+}
+
+int mt_export_fd(int fd, const char *path, const mt_export_src *src, char *err, size_t n)
+{
+    FILE *f = fdopen(fd, "w");
     if (!f) {
         snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
         return -1;
     }
     if (has_ext(path, ".json"))

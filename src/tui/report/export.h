@@ -22,8 +22,8 @@ typedef struct mt_export_rec {
     uint64_t cursor_ns;       /* the snapshot's moment, since the recording began */
     uint64_t duration_ns;     /* the recording's length */
     bool finalized;           /* it has its END record */
-    const char *end_reason;   /* "stopped", "exited", "exec", "write_error", "unknown"; NULL
-                               * when not finalized */
+    const char *end_reason;   /* "stopped", "exited", "exec", "disk_full", "write_error",
+                               * "unknown"; NULL when not finalized */
     bool truncated;           /* the file was cut: its end is its last complete frame */
     bool invalid_tail;        /* bytes after the last complete frame are not a frame */
     uint64_t truncated_bytes; /* bytes after the last complete frame, ignored */
@@ -40,8 +40,13 @@ typedef struct mt_export_src {
     long top; /* rows written at most (--top), the rest as one "(other)" row; 0: all */
 } mt_export_src;
 
-/* 0, or -1 with a one-line message in err. */
+/* Writes to a file the user named (created 0600, or an existing regular
+ * file of the user's, emptied: out_file.h's mt_out_open_named).  0, or -1
+ * with a one-line message in err. */
 int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n);
+/* The same into fd, a new empty file (taken over: closed); path gives the
+ * format and the messages. */
+int mt_export_fd(int fd, const char *path, const mt_export_src *src, char *err, size_t n);
 
 void mt_export_json(FILE *f, const mt_export_src *src);
 void mt_export_csv(FILE *f, const mt_export_src *src);

@@ -68,6 +68,8 @@ static const char *ended(const mt_export_rec *r)
         return "ended with the process's exec";
     if (!strcmp(r->end_reason, "write_error"))
         return "stopped by a write error";
+    if (!strcmp(r->end_reason, "disk_full"))
+        return "stopped: the disk was full";
     return "ended for an unknown reason";
 }
 

@@ -2,6 +2,7 @@
 #include "actions.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "export_job.h"
 #include "replay_export.h"
@@ -55,8 +56,17 @@ static void export_now(mt_app *a)
         mt_app_status(a, true, "nothing to export yet");
         return;
     }
+    if (a->export.pid) {
+        mt_app_status(a, true, "export failed: an export to %s is still being written",
+                      a->export.path);
+        return;
+    }
     char path[4096], msg[512];
-    mt_export_default_path(a->src.pid, ".json", path, sizeof path);
+    int out = mt_export_create_default(a->src.pid, ".json", path, sizeof path);
+    if (out < 0) {
+        mt_app_status(a, true, "export failed: cannot create %s: %s", path, strerror(-out));
+        return;
+    }
     mt_state st = a->src.replay                   ? mt_replay_state(a->src.replay)
                   : a->src.phase == MT_SRC_EXITED ? MT_STATE_EXITED
                   : a->src.phase == MT_SRC_GONE   ? MT_STATE_STALE
@@ -65,7 +75,7 @@ static void export_now(mt_app *a)
     if (a->src.replay)
         mt_replay_export_rec(a->src.replay, &rec);
     if (mt_export_start(&a->export, v, st, a->src.replay ? &rec : NULL, a->ui.sort,
-                        !a->o->no_symbols, path, msg, sizeof msg))
+                        !a->o->no_symbols, out, path, msg, sizeof msg))
         mt_app_status(a, true, "export failed: %s", msg);
     else
         mt_app_status(a, false, "exporting to %s ...", path);

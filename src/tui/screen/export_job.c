@@ -12,38 +12,67 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "out_file.h"
 #include "symbols.h"
 
-void mt_export_default_path(int pid, const char *ext, char *buf, size_t n)
+/* The directory for default names: the working directory if it is
+ * writable, else $TMPDIR (absolute) or /tmp.  It may be shared with other
+ * users: names in it are created exclusively (out_file.c). */
+static const char *default_dir(char *cwd, size_t n)
 {
-    char cwd[4096];
+    const char *tmp = getenv("TMPDIR");
+    return access(".", W_OK) == 0 && getcwd(cwd, n) ? cwd
+           : tmp && *tmp && tmp[0] == '/'           ? tmp
+                                                    : "/tmp";
+}
+
+static void default_stem(int pid, char *buf, size_t n)
+{
     char stamp[32] = "now";
     time_t t = time(NULL);
     struct tm tm;
     if (localtime_r(&t, &tm))
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    const char *tmp = getenv("TMPDIR");
-    const char *dir = access(".", W_OK) == 0 && getcwd(cwd, sizeof cwd) ? cwd
-                      : tmp && *tmp && tmp[0] == '/'                    ? tmp
-                                                                        : "/tmp";
-    snprintf(buf, n, "%s/memtop-%d-%s%s", dir, pid, stamp, ext);
-    /* Two in the same second get -2, -3, ...: never overwrite an earlier one. */
+    snprintf(buf, n, "memtop-%d-%s", pid, stamp);
+}
+
+void mt_export_default_path(int pid, const char *ext, char *buf, size_t n)
+{
+    char cwd[4096], stem[64];
+    const char *dir = default_dir(cwd, sizeof cwd);
+    default_stem(pid, stem, sizeof stem);
+    snprintf(buf, n, "%s/%s%s", dir, stem, ext);
+    /* Only a likely-free name: the target creates it with O_EXCL|O_NOFOLLOW
+     * and refuses a name taken meanwhile. */
     for (int k = 2; access(buf, F_OK) == 0 && k < 1000; k++)
-        snprintf(buf, n, "%s/memtop-%d-%s-%d%s", dir, pid, stamp, k, ext);
+        snprintf(buf, n, "%s/%s-%d%s", dir, stem, k, ext);
+}
+
+int mt_export_create_default(int pid, const char *ext, char *buf, size_t n)
+{
+    char cwd[4096], stem[64];
+    const char *dir = default_dir(cwd, sizeof cwd);
+    default_stem(pid, stem, sizeof stem);
+    int fd = mt_out_create_fresh(dir, stem, ext, buf, n);
+    const char *tmp = getenv("TMPDIR");
+    if (fd == -EACCES || fd == -EROFS) /* the working directory said writable, but is not */
+        fd = mt_out_create_fresh(tmp && tmp[0] == '/' ? tmp : "/tmp", stem, ext, buf, n);
+    return fd;
 }
 
 /* In the child: export, then report "ok" or the error through fd. */
-static void child_export(int fd, const mt_view *v, mt_state st, const mt_export_rec *rec,
+static void child_export(int fd, int out, const mt_view *v, mt_state st, const mt_export_rec *rec,
                          mt_sort_key sort, bool symbols, const char *path)
 {
     char msg[1024] = "";
     mt_symbols syms;
     if (mt_symbols_init(&syms, symbols, getenv("MEMTOP_SKIP_FUNCS")) != 0) {
         snprintf(msg, sizeof msg, "out of memory");
+        close(out);
     } else {
         mt_locator loc = mt_symbols_locator(&syms, &v->mods);
         mt_export_src src = {v, st, &loc, sort, rec, 0}; /* every row */
-        if (mt_export_file(path, &src, msg, sizeof msg) != 0 && !msg[0])
+        if (mt_export_fd(out, path, &src, msg, sizeof msg) != 0 && !msg[0])
             snprintf(msg, sizeof msg, "export failed");
     }
     ssize_t w = write(fd, msg, strlen(msg));
@@ -52,15 +81,17 @@ static void child_export(int fd, const mt_view *v, mt_state st, const mt_export_
 }
 
 int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_export_rec *rec,
-                    mt_sort_key sort, bool symbols, const char *path, char *msg, size_t n)
+                    mt_sort_key sort, bool symbols, int out, const char *path, char *msg, size_t n)
 {
     if (j->pid) {
         snprintf(msg, n, "an export to %s is still being written", j->path);
+        close(out);
         return -1;
     }
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         snprintf(msg, n, "pipe: %s", strerror(errno));
+        close(out);
         return -1;
     }
     pid_t pid = fork();
@@ -68,6 +99,7 @@ int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_ex
         snprintf(msg, n, "fork: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
+        close(out);
         return -1;
     }
     if (pid == 0) {
@@ -75,9 +107,10 @@ int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_ex
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL); /* the viewer blocks them for its signalfd */
         close(fds[0]);
-        child_export(fds[1], v, st, rec, sort, symbols, path);
+        child_export(fds[1], out, v, st, rec, sort, symbols, path);
     }
     close(fds[1]);
+    close(out);
     j->pid = pid;
     j->fd = fds[0];
     snprintf(j->path, sizeof j->path, "%s", path);

@@ -22,15 +22,22 @@ typedef struct mt_export_job {
 
 typedef enum mt_job_state { MT_JOB_IDLE, MT_JOB_RUNNING, MT_JOB_DONE, MT_JOB_FAILED } mt_job_state;
 
-/* A fresh absolute file name for an export or recording of pid made now:
- * memtop-PID-YYYYmmdd-HHMMSS<ext> in the current directory if it is
- * writable, else in $TMPDIR or /tmp. */
+/* A likely-free absolute file name for a recording of pid made now:
+ * memtop-PID-YYYYmmdd-HHMMSS<ext> (or -2, -3, ... before <ext>) in the
+ * current directory if it is writable, else in $TMPDIR or /tmp.  The
+ * target creates it exclusively. */
 void mt_export_default_path(int pid, const char *ext, char *buf, size_t n);
 
-/* Start writing v's snapshot to path (rec: the recording it comes from,
- * or NULL).  0, or -1 with a message. */
+/* Creates a new file with such a name for an export, exclusively
+ * (O_EXCL|O_NOFOLLOW, 0600: the next name if one is taken, nothing
+ * followed).  The descriptor, with the name in buf, or -errno. */
+int mt_export_create_default(int pid, const char *ext, char *buf, size_t n);
+
+/* Start writing v's snapshot into out, a new file named path (rec: the
+ * recording it comes from, or NULL); out is taken over (closed here).  0,
+ * or -1 with a message. */
 int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_export_rec *rec,
-                    mt_sort_key sort, bool symbols, const char *path, char *msg, size_t n);
+                    mt_sort_key sort, bool symbols, int out, const char *path, char *msg, size_t n);
 
 /* Check on a running export; DONE or FAILED once (msg filled), then IDLE. */
 mt_job_state mt_export_poll(mt_export_job *j, char *msg, size_t n);

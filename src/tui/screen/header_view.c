@@ -8,6 +8,7 @@
 
 #include "draw.h"
 #include "format.h"
+#include "dat_format.h"
 #include "graph.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
@@ -44,9 +45,11 @@ static const char *replay_text(const mt_app *a, char *buf, size_t n)
     const char *how = !end                                      ? ""
                       : mt_replay_not_leaked_why(a->src.replay) ? ": end"
                                                                 : ": end, live = leaked";
-    const char *file = in->truncated    ? " (file truncated)"
-                       : !in->finalized ? " (not finalized)"
-                                        : "";
+    const char *file = in->truncated                        ? " (file truncated)"
+                       : !in->finalized                     ? " (not finalized)"
+                       : mt_replay_disk_full(in)            ? " (disk full)"
+                       : in->end_reason == MT_DAT_END_ERROR ? " (write error)"
+                                                            : "";
     snprintf(buf, n, "REPLAY %s of %s%s%s", secs(cur > lo ? cur - lo : 0, at, sizeof at),
              secs(hi - lo, len, sizeof len), how, file);
     return buf;

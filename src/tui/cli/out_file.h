@@ -1,0 +1,28 @@
+/* out_file.h -- opening the files memtop writes its output to, safely in
+ * directories other users can write to (see out_file.c). */
+#ifndef MEMTOP_OUT_FILE_H
+#define MEMTOP_OUT_FILE_H
+
+#include <stddef.h>
+
+/* Creates a new file dir/stem<ext> (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600);
+ * if that name is taken (a file, a directory, a symlink, dangling or not),
+ * dir/stem-2<ext>, -3, ... up to -999.  Returns the descriptor with the
+ * name in buf, or -errno (-EEXIST: every name taken, -ENAMETOOLONG: buf
+ * too small). */
+int mt_out_create_fresh(const char *dir, const char *stem, const char *ext, char *buf, size_t n);
+
+/* Opens a file the user named for writing, emptied: created 0600 if it
+ * does not exist; an existing one only if it is a regular file with a
+ * single link, owned by memtop's effective user, or a character device
+ * (/dev/null, a terminal: written, not emptied).  A symlink is never
+ * followed, nor a FIFO waited on.  Returns the descriptor, or -errno;
+ * the refusals are -ELOOP (a symlink), -EINVAL or -ENXIO (not a regular
+ * file), -EMLINK (other hard links), -EPERM (another user's file). */
+int mt_out_open_named(const char *path);
+
+/* The reason for a -errno of mt_out_open_named, in words: its refusals
+ * say what was found, other errors are strerror's. */
+const char *mt_out_strerror(int err);
+
+#endif
