@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "format.h"
+#include "health.h"
 #include "rows.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
@@ -57,6 +58,9 @@ static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t)
             (unsigned long long)t->unknown_free_count, (unsigned long long)t->untracked_alloc_count,
             (unsigned long long)t->missed_free_count, (unsigned long long)t->dropped_traces,
             v->snap.flags & MT_FLAG_SEGMENT_FULL ? " (segment full: data dropped)" : "");
+    char line[1024];
+    mt_health_line(v, NULL, line, sizeof line);
+    fprintf(f, "data: %s\n", line[0] ? line : "exact");
     char threads[32] = "?";
     if (t->thread_count != MT_UNKNOWN)
         snprintf(threads, sizeof threads, "%llu", (unsigned long long)t->thread_count);

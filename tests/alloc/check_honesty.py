@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""check_honesty.py -- memtop never calls data exact when an allocator is unseen.
+
+Why it exists (issue 11): a program whose malloc is its own (here a bump
+allocator defined in the executable) or that links jemalloc statically
+allocates where memtop's hooks never run, and memtop used to say "Data
+exact" with a heap of 0 B, so a CI leak check passed falsely.  Checks that
+the JSON export's health says exact: false with the reason, that the batch
+report's data line and the target's log say NOT exact (the log once), that
+--strict makes `memtop --export F -- PROG` and `memtop -p PID --export F`
+exit 3 while the program's output and exit status are unchanged without
+it, and that a glibc program stays exact (--strict exits 0).
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2elib  # noqa: E402
+from e2elib import check  # noqa: E402
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    p.add_argument("--bump", required=True)
+    p.add_argument("--je-static")
+    args, rest = p.parse_known_args()
+    return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
+
+
+def export(ctx, name, prog, strict=False):
+    out = ctx.path(name + ".json")
+    cmd = [ctx.args.memtop, "--export", out] + (["--strict"] if strict else []) + ["--"] + prog
+    proc = e2elib.run(cmd, ctx.env)
+    check(os.path.exists(out), "%s wrote no snapshot\n%s" % (e2elib.show_cmd(cmd),
+                                                            e2elib.describe(proc)))
+    return proc, e2elib.load_json(out), cmd
+
+
+def expect_inexact(ctx, name, prog, stdout, reason):
+    proc, snap, cmd = export(ctx, name, prog)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 0, "without --strict the program's status must pass: " + where)
+    check(proc.stdout == stdout, "the program's output changed: %r\n%s" % (proc.stdout, where))
+    health = snap["health"]
+    check(health.get("exact") is False, "health.exact is %r, expected false\n%s" %
+          (health.get("exact"), where))
+    check(re.search(reason, health.get("not_exact") or ""),
+          "health.not_exact %r does not say %r" % (health.get("not_exact"), reason))
+    unseen = [a for a in health["allocators"] if not a["exact"]]
+    check(unseen and all(not a["hooked"] for a in unseen),
+          "allocators %r: expected an unhooked one" % health["allocators"])
+    warnings = [ln for ln in proc.stderr.splitlines()
+                if re.match(r"memtop\[\d+\]: NOT exact: ", ln)]
+    check(len(warnings) == 1 and re.search(reason, warnings[0]),
+          "expected one NOT exact warning in the target's log saying %r, got %r" %
+          (reason, warnings))
+    proc, snap, cmd = export(ctx, name + "-strict", prog, strict=True)
+    check(proc.returncode == 3, "--strict on inexact data exited %s, expected 3\n%s" %
+          (proc.returncode, e2elib.describe(proc)))
+    check("--strict: the data is NOT exact" in proc.stderr,
+          "--strict did not say why it failed\n" + e2elib.describe(proc))
+    batch = e2elib.run([ctx.args.memtop, "--batch", "-n", "1", "--"] + prog, ctx.env)
+    check(re.search(r"^data: NOT exact: .*" + reason, batch.stdout, re.M),
+          "--batch has no 'data: NOT exact' line saying %r\n%s" % (reason,
+                                                                   e2elib.describe(batch)))
+
+
+def expect_exact(ctx):
+    proc, snap, cmd = export(ctx, "plain", ["sh", "-c", "exit 0"], strict=True)
+    check(proc.returncode == 0, "--strict on a glibc program exited %s\n%s" %
+          (proc.returncode, e2elib.describe(proc)))
+    check(snap["health"].get("exact") is True and snap["health"].get("not_exact") is None,
+          "a glibc program's health is not exact: %r" % snap["health"])
+
+
+def attach_strict(ctx, bump):
+    """-p PID --export --strict fails on the running bump program too."""
+    proc = e2elib.start_preloaded(ctx, [bump, "30"])
+    try:
+        e2elib.wait_segment(ctx, proc)
+        out = ctx.path("pid.json")
+        cmd = [ctx.args.memtop, "-p", str(proc.pid), "--export", out, "--strict"]
+        res = e2elib.run(cmd, ctx.env)
+        check(res.returncode == 3, "%s exited %s, expected 3\n%s" %
+              (e2elib.show_cmd(cmd), res.returncode, e2elib.describe(res)))
+        check(e2elib.load_json(out)["health"]["exact"] is False, "-p export says exact")
+    finally:
+        e2elib.stop(proc)
+
+
+def test():
+    mine, args = parse()
+    ctx = e2elib.Ctx(args)
+    expect_exact(ctx)
+    expect_inexact(ctx, "bump", [mine.bump], "bump: x\n",
+                   r"alloc_bump defines its own malloc \(not hooked\)")
+    attach_strict(ctx, mine.bump)
+    if not mine.je_static:
+        e2elib.fail("libjemalloc.a not found at configure time: install libjemalloc-dev "
+                    "(scripts/install-deps.sh)")
+    expect_inexact(ctx, "je-static", [mine.je_static], "ok 32768\n",
+                   r"statically linked jemalloc \(unprefixed\) in alloc_je_static not hooked")
+
+
+if __name__ == "__main__":
+    try:
+        test()
+    except e2elib.TestFailure as e:
+        print("FAIL %s: %s" % (os.path.basename(sys.argv[0]), e), flush=True)
+        sys.exit(1)
+    print("PASS %s" % os.path.basename(sys.argv[0]), flush=True)
