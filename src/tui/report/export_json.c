@@ -103,7 +103,8 @@ static void put_recording(FILE *f, const mt_export_rec *r)
 static void put_allocators(FILE *f, const mt_shm_allocators *al)
 {
     if (!al->seq) {
-        fputs("\"allocators\": null", f); /* a target that did not say */
+        /* a target that did not say, or a recording */
+        fputs("\"allocators\": null, \"allocators_not_listed\": null", f);
         return;
     }
     fputs("\"allocators\": [", f);
