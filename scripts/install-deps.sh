@@ -24,9 +24,10 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # which conflicts with libunwind-dev), and for tests/completions: the shells
 # whose completions run for real (bash-completion, fish, zsh) and groff-base
 # and man-db (render memtop(1) with warnings on), and for tests/alloc: programs on
-# jemalloc, static (libjemalloc.a) and shared (libjemalloc-dev).
+# jemalloc, static (libjemalloc.a) and shared (libjemalloc-dev), and a Rust program on an
+# _rjem_-prefixed jemalloc (rustc).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
-    libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev)
+    libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 

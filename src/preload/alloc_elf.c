@@ -77,7 +77,9 @@ static void walk_symtab(const elf_image *img, const Elf64_Shdr *sh, unsigned nsh
         if ((type != STT_FUNC && type != STT_GNU_IFUNC) || y->st_shndx == SHN_UNDEF ||
             y->st_name >= str->sh_size || y->st_value == 0)
             continue;
-        mt_elf_sym sym = {strs + y->st_name, bias + y->st_value, y->st_size, exported};
+        unsigned bind = ELF64_ST_BIND(y->st_info);
+        mt_elf_sym sym = {strs + y->st_name, bias + y->st_value, y->st_size, exported,
+                          bind == STB_GLOBAL || bind == STB_WEAK};
         fn(arg, &sym);
     }
 }

@@ -13,6 +13,7 @@ typedef struct mt_elf_sym {
     const char *name;
     uint64_t addr, size;
     bool exported;
+    bool global; /* STB_GLOBAL or STB_WEAK (hidden ones are local in a linked file) */
 } mt_elf_sym;
 
 typedef void (*mt_elf_sym_fn)(void *arg, const mt_elf_sym *sym);

@@ -41,6 +41,7 @@
 #include "alloc_scan.h"
 
 #include "alloc_elf.h"
+#include "alloc_jemalloc.h"
 #include "log.h"
 #include "mt_common.h"
 #include "procinfo.h"
@@ -67,7 +68,26 @@ typedef struct module_ref {
 typedef struct jcand {
     char prefix[PREFIX_MAX + 1];
     unsigned have; /* 1 mallctl, 2 mallocx, 4 sdallocx */
+    uint64_t mallctl;
 } jcand;
+
+/* The code of one jemalloc in a module, for trimming backtraces.  Its
+ * named functions (entry points, P + name; private ones, je_ or P + je_;
+ * its C++ operators when unprefixed) lie among its static functions,
+ * which have no telling name, so its code is taken as the ranges from the
+ * lowest to the highest named one, split wherever a global function that
+ * is not jemalloc's lies between (the program's own code: an archive's
+ * members are linked one after the other, but cold code is gathered
+ * elsewhere, among other objects' cold code). */
+#define JE_SPLITS 64u
+typedef struct je_code {
+    const char *prefix;
+    uint64_t lo, hi;           /* of all named ones */
+    uint32_t nsplit;           /* globals not jemalloc's within [lo, hi) */
+    uint64_t split[JE_SPLITS]; /* sorted */
+    uint64_t span_lo[JE_SPLITS + 1], span_hi[JE_SPLITS + 1]; /* per gap between splits */
+    bool overflow;
+} je_code;
 
 /* What one module's symbols say. */
 typedef struct mod_syms {
@@ -161,19 +181,22 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* ---- reading one module's symbols ---- */
 
-static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit)
+static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit, uint64_t addr)
 {
-    for (unsigned i = 0; i < y->nje; i++)
-        if (strlen(y->je[i].prefix) == len && memcmp(y->je[i].prefix, name, len) == 0) {
-            y->je[i].have |= bit;
+    jcand *c = NULL;
+    for (unsigned i = 0; i < y->nje && !c; i++)
+        if (strlen(y->je[i].prefix) == len && memcmp(y->je[i].prefix, name, len) == 0)
+            c = &y->je[i];
+    if (!c) {
+        if (y->nje == PREFIXES)
             return;
-        }
-    if (y->nje == PREFIXES)
-        return;
-    jcand *c = &y->je[y->nje++];
-    memcpy(c->prefix, name, len);
-    c->prefix[len] = '\0';
-    c->have = bit;
+        c = &y->je[y->nje++];
+        memcpy(c->prefix, name, len);
+        c->prefix[len] = '\0';
+    }
+    c->have |= bit;
+    if (bit == 1)
+        c->mallctl = addr;
 }
 
 static void on_sym(void *arg, const mt_elf_sym *s)
@@ -189,7 +212,7 @@ static void on_sym(void *arg, const mt_elf_sym *s)
         size_t n = je_sigs[i].len;
         if (len >= n && len - n <= PREFIX_MAX &&
             memcmp(s->name + len - n, je_sigs[i].suffix, n) == 0)
-            add_prefix(y, s->name, len - n, je_sigs[i].bit);
+            add_prefix(y, s->name, len - n, je_sigs[i].bit, s->addr);
     }
     if (strcmp(s->name, "malloc") == 0)
         y->malloc_def = true;
@@ -203,6 +226,89 @@ static void on_sym(void *arg, const mt_elf_sym *s)
         y->tc_malloc = true;
     else if (strcmp(s->name, "PyObject_Malloc") == 0)
         y->pymalloc = true;
+}
+
+/* Whether s is one of this jemalloc's named functions. */
+static bool je_named(const je_code *c, const char *name)
+{
+    static const char *const entries[] = {"malloc",
+                                          "calloc",
+                                          "realloc",
+                                          "free",
+                                          "posix_memalign",
+                                          "aligned_alloc",
+                                          "memalign",
+                                          "valloc",
+                                          "pvalloc",
+                                          "mallocx",
+                                          "rallocx",
+                                          "xallocx",
+                                          "sallocx",
+                                          "dallocx",
+                                          "sdallocx",
+                                          "nallocx",
+                                          "mallctl",
+                                          "mallctlnametomib",
+                                          "mallctlbymib",
+                                          "malloc_usable_size",
+                                          "malloc_stats_print"};
+    size_t pl = strlen(c->prefix);
+    if (!*c->prefix && (strncmp(name, "_Znw", 4) == 0 || strncmp(name, "_Zna", 4) == 0 ||
+                        strncmp(name, "_Zdl", 4) == 0 || strncmp(name, "_Zda", 4) == 0))
+        return true;
+    if (strncmp(name, "je_", 3) == 0)
+        return true;
+    if (strncmp(name, c->prefix, pl) != 0)
+        return false;
+    if (strncmp(name + pl, "je_", 3) == 0)
+        return true;
+    for (unsigned i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        if (strcmp(name + pl, entries[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Second walk: the extent of the named functions. */
+static void on_je_extent(void *arg, const mt_elf_sym *s)
+{
+    je_code *c = arg;
+    if (!je_named(c, s->name))
+        return;
+    uint64_t end = s->addr + (s->size ? s->size : 1);
+    c->lo = s->addr < c->lo ? s->addr : c->lo;
+    c->hi = end > c->hi ? end : c->hi;
+}
+
+/* Third walk: the splits (sorted on insertion). */
+static void on_je_split(void *arg, const mt_elf_sym *s)
+{
+    je_code *c = arg;
+    if (!s->global || s->addr <= c->lo || s->addr >= c->hi || je_named(c, s->name))
+        return;
+    if (c->nsplit == JE_SPLITS) {
+        c->overflow = true;
+        return;
+    }
+    uint32_t i = c->nsplit++;
+    while (i > 0 && c->split[i - 1] > s->addr) {
+        c->split[i] = c->split[i - 1];
+        i--;
+    }
+    c->split[i] = s->addr;
+}
+
+/* Fourth walk: the named functions' extent within each gap. */
+static void on_je_span(void *arg, const mt_elf_sym *s)
+{
+    je_code *c = arg;
+    if (!je_named(c, s->name))
+        return;
+    uint32_t g = 0;
+    while (g < c->nsplit && c->split[g] <= s->addr)
+        g++;
+    uint64_t end = s->addr + (s->size ? s->size : 1);
+    c->span_lo[g] = s->addr < c->span_lo[g] ? s->addr : c->span_lo[g];
+    c->span_hi[g] = end > c->span_hi[g] ? end : c->span_hi[g];
 }
 
 /* ---- classifying ---- */
@@ -273,6 +379,71 @@ static void add_unhooked(uint32_t kind, const char *family, const char *prefix, 
     add_entry(kind, is_static ? MT_ALLOC_STATIC : 0, prefix, m, m->path, note);
 }
 
+/* The code whose frames a backtrace from inside this jemalloc drops:
+ * the largest of its ranges (je_code) if there are more than fit. */
+static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    if (!linked_in(m, "jemalloc")) { /* a shared libjemalloc: all of it */
+        tr->span[tr->n].lo = m->lo;
+        tr->span[tr->n++].hi = m->hi;
+        return;
+    }
+    static je_code code; /* 1.6 KiB: under the scan's lock */
+    memset(&code, 0, sizeof code);
+    code.prefix = c->prefix;
+    code.lo = UINT64_MAX;
+    const char *file = m->exe ? "/proc/self/exe" : m->path;
+    mt_elf_each_func(file, m->bias, on_je_extent, &code);
+    if (!code.hi)
+        return;
+    mt_elf_each_func(file, m->bias, on_je_split, &code);
+    for (uint32_t g = 0; g <= code.nsplit; g++)
+        code.span_lo[g] = UINT64_MAX;
+    mt_elf_each_func(file, m->bias, on_je_span, &code);
+    for (uint32_t g = 0; g <= code.nsplit; g++) {
+        if (!code.span_hi[g])
+            continue;
+        uint32_t at = tr->n;
+        if (at == MT_TRIM_SPANS) { /* keep the largest ones */
+            at = 0;
+            for (uint32_t i = 1; i < tr->n; i++)
+                if (tr->span[i].hi - tr->span[i].lo < tr->span[at].hi - tr->span[at].lo)
+                    at = i;
+            if (code.span_hi[g] - code.span_lo[g] <= tr->span[at].hi - tr->span[at].lo)
+                continue;
+        } else {
+            tr->n++;
+        }
+        tr->span[at].lo = code.span_lo[g];
+        tr->span[at].hi = code.span_hi[g];
+    }
+}
+
+/* A jemalloc: hooked through its mallctl (alloc_jemalloc.c), or said not. */
+static void hook_jemalloc(const module_ref *m, const jcand *c)
+{
+    mt_shm_allocator a;
+    memset(&a, 0, sizeof a);
+    mt_trim tr;
+    jemalloc_trim(m, c, &tr);
+    bool is_static = linked_in(m, "jemalloc");
+    if (!mt_je_install((mt_mallctl_fn)(uintptr_t)c->mallctl, &tr, g_alloc.found.count, &a)) {
+        if (!a.note[0])
+            snprintf(a.note, sizeof a.note, "jemalloc in %.128s not hooked", base_name(m->path));
+        add_entry(MT_ALLOC_KIND_JEMALLOC, is_static ? MT_ALLOC_STATIC : 0, c->prefix, m, m->path,
+                  a.note);
+    } else {
+        add_entry(MT_ALLOC_KIND_JEMALLOC, MT_ALLOC_HOOKED | (is_static ? MT_ALLOC_STATIC : 0),
+                  c->prefix, m, m->path, NULL);
+        mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s", a.version,
+               *c->prefix ? c->prefix : "unprefixed", m->path);
+    }
+    if (g_alloc.found.count &&
+        g_alloc.found.a[g_alloc.found.count - 1].kind == MT_ALLOC_KIND_JEMALLOC)
+        memcpy(g_alloc.found.a[g_alloc.found.count - 1].version, a.version, sizeof a.version);
+}
+
 static bool pymalloc_off(void)
 {
     const char *v = getenv("PYTHONMALLOC");
@@ -284,8 +455,7 @@ static void classify(const module_ref *m, const mod_syms *y)
     bool family = false;
     for (unsigned i = 0; i < y->nje; i++)
         if (y->je[i].have == 7) {
-            add_unhooked(MT_ALLOC_KIND_JEMALLOC, "jemalloc", y->je[i].prefix, m,
-                         "mallocx, rallocx, xallocx, sdallocx, dallocx");
+            hook_jemalloc(m, &y->je[i]);
             family = true;
         }
     if (y->mi_malloc && y->mi_free) {
@@ -325,8 +495,9 @@ static void scan_module(const module_ref *m)
     classify(m, &y);
 }
 
-/* malloc must resolve to memtop's hook; if it does not and no entry
- * explains why, say where it goes. */
+/* malloc must resolve to memtop's hook, or into an allocator memtop
+ * hooks otherwise; if it does not and no entry explains why, say where it
+ * goes. */
 static void check_resolution(void)
 {
     if (g_alloc.resolve_checked || !g_alloc.self_hi)
@@ -337,9 +508,9 @@ static void check_resolution(void)
     if (!r || (a >= g_alloc.self_lo && a < g_alloc.self_hi))
         return;
     for (uint32_t i = 0; i < g_alloc.found.count; i++)
-        if ((g_alloc.found.a[i].flags & MT_ALLOC_INEXACT) && a >= g_alloc.where[i].lo &&
-            a < g_alloc.where[i].hi)
-            return; /* already said */
+        if ((g_alloc.found.a[i].flags & (MT_ALLOC_INEXACT | MT_ALLOC_HOOKED)) &&
+            a >= g_alloc.where[i].lo && a < g_alloc.where[i].hi)
+            return; /* already said, or hooked there (a linked-in jemalloc) */
     Dl_info di;
     const char *where = dladdr(r, &di) && di.dli_fname && *di.dli_fname ? di.dli_fname : NULL;
     char exe[MT_PATH_MAX];
@@ -382,6 +553,7 @@ void mt_alloc_publish(mt_shm_header *h)
 {
     if (!mt_spin_trylock(&g_alloc.lock))
         return; /* a scan runs: next publish */
+    mt_je_refresh(&g_alloc.found);
     mt_shm_allocators *out = &h->allocators;
     const mt_shm_allocators *f = &g_alloc.found;
     uint32_t s = g_alloc.seq | 1u;

@@ -10,8 +10,9 @@ void mt_proc_exe(char *out, size_t cap);
 void mt_proc_cmdline(char *out, size_t cap);
 uint64_t mt_proc_rss_bytes(void);
 
-/* Bytes the allocator holds from the kernel and bytes it reports in use,
- * or MT_UNKNOWN when the real allocator is not glibc's. */
+/* Bytes the allocator holds from the kernel and bytes it reports in use:
+ * a hooked jemalloc's resident and allocated bytes, glibc's mallinfo2, or
+ * MT_UNKNOWN for another allocator. */
 void mt_allocator_bytes(uint64_t *held, uint64_t *inuse);
 
 #endif

@@ -12,8 +12,9 @@
  * malloc+free, calloc+free, mallocx+dallocx, mallocx+sdallocx,
  * malloc+sdallocx, rallocx+sdallocx.  With an argument "threads" the
  * free loops also run on 4 threads at once; with "fork" a forked child
- * does the leaks (and the parent exits without them).  Prints "ok" and the
- * xallocx result; exits 0. */
+ * does the leaks, prints "child PID" and waits (up to 60 s, until
+ * SIGTERM) for memtop -p, and the parent exits 0 after it.  Prints "ok"
+ * and the xallocx result; exits 0. */
 #include <jemalloc/jemalloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -105,8 +106,9 @@ int main(int argc, char **argv)
         if (pid == 0) {
             free_all_ways();
             got = leaks();
-            printf("ok child %zu\n", got);
+            printf("child %d %zu\n", (int)getpid(), got);
             fflush(stdout);
+            sleep(60);
             _exit(0);
         }
         int st;
