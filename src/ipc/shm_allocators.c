@@ -79,6 +79,23 @@ void mt_allocators_inexact_text(const mt_shm_allocators *a, char *out, size_t ca
         k += (size_t)snprintf(out + k, cap - k, "%s%s", sep, a->a[i].note);
         sep = "; ";
     }
-    if (a->more && k < cap)
+    if (a->more && k < cap && !a->count) /* a recording: counted, not named */
+        snprintf(out + k, cap - k, "%u allocator%s memtop cannot see (the live view names them)",
+                 a->more, a->more == 1 ? "" : "s");
+    else if (a->more && k < cap)
         snprintf(out + k, cap - k, "%s%u more allocators", sep, a->more);
+}
+
+const mt_shm_allocator *mt_allocators_main(const mt_shm_allocators *a)
+{
+    for (uint32_t i = 0; i < a->count && i < MT_ALLOC_MAX; i++)
+        if (a->a[i].flags & MT_ALLOC_STATS)
+            return &a->a[i];
+    return NULL;
+}
+
+void mt_allocator_name(const mt_shm_allocator *e, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s%s%s", mt_allocator_kind_name(e->kind), e->version[0] ? " " : "",
+             e->version, e->flags & MT_ALLOC_STATIC ? " (static)" : "");
 }

@@ -29,6 +29,13 @@ static inline bool mt_allocators_inexact(const mt_shm_allocators *a)
     return a->inexact != 0;
 }
 
+/* The allocator whose own figures the snapshot's allocator_bytes are (the
+ * first with MT_ALLOC_STATS), or NULL (glibc's, or none known). */
+const mt_shm_allocator *mt_allocators_main(const mt_shm_allocators *a);
+
+/* "jemalloc 5.3.0 (static)" */
+void mt_allocator_name(const mt_shm_allocator *e, char *out, size_t cap);
+
 /* "jemalloc", "mimalloc", ... for an MT_ALLOC_KIND_*. */
 const char *mt_allocator_kind_name(unsigned kind);
 

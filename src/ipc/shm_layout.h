@@ -167,6 +167,9 @@ typedef struct mt_shm_allocator {
     /* The allocator's own view (MT_ALLOC_STATS): bytes allocated by the
      * program, in active pages, resident, mapped.  MT_UNKNOWN otherwise. */
     uint64_t allocated, active, resident, mapped;
+    /* Bytes it had allocated when memtop hooked it (its stats.allocated
+     * then): blocks in no trace.  MT_UNKNOWN if not known. */
+    uint64_t before_hooks;
 } mt_shm_allocator;
 
 typedef struct mt_shm_allocators {

@@ -175,6 +175,12 @@ static void je_expand_hook(void *extra, int type, void *address, size_t old_usiz
     errno = saved;
 }
 
+static uint64_t stat(mt_mallctl_fn mallctl, const char *name)
+{
+    size_t v = 0, len = sizeof v;
+    return mallctl(name, &v, &len, NULL, 0) == 0 ? (uint64_t)v : MT_UNKNOWN;
+}
+
 static void read_version(mt_mallctl_fn mallctl, mt_shm_allocator *a)
 {
     const char *v = NULL;
@@ -200,6 +206,10 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
     j->mallctl = mallctl;
     j->trim = *trim;
     j->index = index;
+    uint64_t epoch = 1;
+    size_t el = sizeof epoch;
+    mallctl("epoch", &epoch, &el, &epoch, sizeof epoch);
+    a->before_hooks = stat(mallctl, "stats.allocated"); /* what it holds unseen */
     je_hooks h = {je_alloc_hook, je_dalloc_hook, je_expand_hook, j};
     void *handle = NULL;
     size_t hl = sizeof handle;
@@ -213,12 +223,6 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
     atomic_store_explicit(&g_nje, n + 1, memory_order_release);
     a->flags |= MT_ALLOC_HOOKED;
     return true;
-}
-
-static uint64_t stat(mt_mallctl_fn mallctl, const char *name)
-{
-    size_t v = 0, len = sizeof v;
-    return mallctl(name, &v, &len, NULL, 0) == 0 ? (uint64_t)v : MT_UNKNOWN;
 }
 
 void mt_je_refresh(mt_shm_allocators *found)

@@ -353,7 +353,7 @@ static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const m
     snprintf(a->prefix, sizeof a->prefix, "%s", prefix ? prefix : "");
     snprintf(a->module, sizeof a->module, "%s", module);
     snprintf(a->note, sizeof a->note, "%s", note ? note : "");
-    a->allocated = a->active = a->resident = a->mapped = MT_UNKNOWN;
+    a->allocated = a->active = a->resident = a->mapped = a->before_hooks = MT_UNKNOWN;
     g_alloc.where[f->count].lo = m ? m->lo : 0;
     g_alloc.where[f->count].hi = m ? m->hi : 0;
     f->inexact += (flags & MT_ALLOC_INEXACT) != 0;
@@ -425,10 +425,12 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
 {
     mt_shm_allocator a;
     memset(&a, 0, sizeof a);
+    a.before_hooks = MT_UNKNOWN;
+    uint32_t index = g_alloc.found.count;
     mt_trim tr;
     jemalloc_trim(m, c, &tr);
     bool is_static = linked_in(m, "jemalloc");
-    if (!mt_je_install((mt_mallctl_fn)(uintptr_t)c->mallctl, &tr, g_alloc.found.count, &a)) {
+    if (!mt_je_install((mt_mallctl_fn)(uintptr_t)c->mallctl, &tr, index, &a)) {
         if (!a.note[0])
             snprintf(a.note, sizeof a.note, "jemalloc in %.128s not hooked", base_name(m->path));
         add_entry(MT_ALLOC_KIND_JEMALLOC, is_static ? MT_ALLOC_STATIC : 0, c->prefix, m, m->path,
@@ -439,9 +441,11 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
         mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s", a.version,
                *c->prefix ? c->prefix : "unprefixed", m->path);
     }
-    if (g_alloc.found.count &&
-        g_alloc.found.a[g_alloc.found.count - 1].kind == MT_ALLOC_KIND_JEMALLOC)
-        memcpy(g_alloc.found.a[g_alloc.found.count - 1].version, a.version, sizeof a.version);
+    if (g_alloc.found.count > index) { /* it has an entry (the list was not full) */
+        mt_shm_allocator *e = &g_alloc.found.a[index];
+        memcpy(e->version, a.version, sizeof a.version);
+        e->before_hooks = a.before_hooks;
+    }
 }
 
 static bool pymalloc_off(void)
@@ -566,6 +570,11 @@ void mt_alloc_publish(mt_shm_header *h)
     g_alloc.seq = s + 1;
     __atomic_store_n(&out->seq, g_alloc.seq, __ATOMIC_RELEASE);
     mt_spin_unlock(&g_alloc.lock);
+}
+
+uint32_t mt_alloc_inexact_count(void)
+{
+    return __atomic_load_n(&g_alloc.found.inexact, __ATOMIC_RELAXED);
 }
 
 void mt_alloc_fork_child(void)

@@ -15,6 +15,10 @@ void mt_alloc_scan(void);
 /* Copies what was found into the segment header (publisher thread). */
 void mt_alloc_publish(mt_shm_header *h);
 
+/* How many allocators memtop cannot see were found (for recordings:
+ * TOTALS, docs/recording-format.md).  A relaxed read: any thread. */
+uint32_t mt_alloc_inexact_count(void);
+
 /* In a fork child: a scan that another thread of the parent was running
  * is forgotten (its lock is released). */
 void mt_alloc_fork_child(void);

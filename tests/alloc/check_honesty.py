@@ -9,7 +9,8 @@ the JSON export's health says exact: false with the reason, that the batch
 report's data line and the target's log say NOT exact (the log once), that
 --strict makes `memtop --export F -- PROG` and `memtop -p PID --export F`
 exit 3 while the program's output and exit status are unchanged without
-it, and that a glibc program stays exact (--strict exits 0).
+it, that a recording of it replays NOT exact (--strict exits 3), and that
+a glibc program stays exact (--strict exits 0).
 """
 
 import argparse
@@ -96,6 +97,24 @@ def attach_strict(ctx, bump):
         e2elib.stop(proc)
 
 
+def replay_strict(ctx, bump):
+    """A recording of the bump program replays NOT exact: it carries how
+    many allocators memtop could not see."""
+    dat = ctx.path("bump.dat")
+    rec = e2elib.run([ctx.args.memtop, "--record", dat, "--export", ctx.path("rec.json"), "--",
+                      bump], ctx.env)
+    check(rec.returncode == 0 and os.path.exists(dat), "recording failed\n" +
+          e2elib.describe(rec))
+    out = ctx.path("replay.json")
+    cmd = [ctx.args.memtop, "-f", dat, "--export", out, "--strict"]
+    res = e2elib.run(cmd, ctx.env)
+    check(res.returncode == 3, "%s exited %s, expected 3\n%s" %
+          (e2elib.show_cmd(cmd), res.returncode, e2elib.describe(res)))
+    health = e2elib.load_json(out)["health"]
+    check(health["exact"] is False and "1 allocator memtop cannot see" in health["not_exact"],
+          "the replay's health does not say NOT exact: %r" % health)
+
+
 def test():
     mine, args = parse()
     ctx = e2elib.Ctx(args)
@@ -103,6 +122,7 @@ def test():
     expect_inexact(ctx, "bump", [mine.bump], "bump: x\n",
                    r"alloc_bump defines its own malloc \(not hooked\)")
     attach_strict(ctx, mine.bump)
+    replay_strict(ctx, mine.bump)
 
 
 if __name__ == "__main__":

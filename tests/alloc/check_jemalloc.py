@@ -141,6 +141,10 @@ def test():
             e2elib.fail("libjemalloc-dev was not found at configure time: install it "
                         "(scripts/install-deps.sh)")
     for name, prog in (("static", mine.je_static), ("shared", mine.je_shared)):
+        batch = e2elib.run([ctx.args.memtop, "--batch", "-n", "1", "--", prog], ctx.env)
+        check(re.search(r"^heap: .* \| allocator jemalloc 5\.\d+\.\d+%s " %
+                        (r" \(static\)" if name == "static" else ""), batch.stdout, re.M),
+              "--batch does not name the allocator:\n" + e2elib.describe(batch))
         snap = run_export(ctx, name, [prog], "ok 32768\n")
         check_snapshot(snap, C_LEAKS, name, "")
         snap = run_export(ctx, name + "-threads", [prog, "threads"], "ok 32768\n")

@@ -57,12 +57,8 @@ def compare_end_states(live, end):
     diffs = ["%s: live %r, replay %r" % (f, live["totals"][f], end["totals"][f])
              for f in TOTALS if live["totals"][f] != end["totals"][f]]
     check(not diffs, "totals differ: " + "; ".join(diffs))
-    # Recordings do not carry the allocator list (docs/allocators.md): the
-    # replay's is null, the live one's a list.
-    skip = ("allocators", "allocators_not_listed")
-    lh = {k: v for k, v in live["health"].items() if k not in skip}
-    eh = {k: v for k, v in end["health"].items() if k not in skip}
-    check(lh == eh, "health differs: live %r, replay %r" % (live["health"], end["health"]))
+    check(live["health"] == end["health"],
+          "health differs: live %r, replay %r" % (live["health"], end["health"]))
     check(live["state"] == "exited" and end["state"] == "exited",
           "state: live %r, replay %r, expected exited" % (live["state"], end["state"]))
     print("%d traces, live %d B in %d blocks, %d allocations: equal" %

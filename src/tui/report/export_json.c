@@ -126,7 +126,8 @@ static void put_allocators(FILE *f, const mt_shm_allocators *al)
         put_opt(f, "allocated", a->allocated, true);
         put_opt(f, "active", a->active, true);
         put_opt(f, "resident", a->resident, true);
-        put_opt(f, "mapped", a->mapped, false);
+        put_opt(f, "mapped", a->mapped, true);
+        put_opt(f, "allocated_before_hooks", a->before_hooks, false);
         fputs("}", f);
     }
     fprintf(f, "], \"allocators_not_listed\": %u", al->more);

@@ -29,12 +29,18 @@ static void print_who(FILE *f, const mt_view *v, mt_state st)
     fprintf(f, "command: %s\n", mt_fmt_sanitize(cmd));
 }
 
-static void print_memory(FILE *f, const mt_shm_totals *t)
+static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
 {
+    const mt_shm_allocator *m = mt_allocators_main(&v->allocs);
+    char name[80] = "";
+    if (m) { /* "allocator jemalloc 5.3.0 (static) 12.4 MiB" */
+        mt_allocator_name(m, name + 1, sizeof name - 1);
+        name[0] = ' ';
+    }
     fprintf(f,
-            "heap: %s live in %s blocks, peak %s | allocator %s, in use %s | RSS %s | "
+            "heap: %s live in %s blocks, peak %s | allocator%s %s, in use %s | RSS %s | "
             "memtop %s\n",
-            B(t->live_bytes), C(t->live_count), B(t->peak_live_bytes), B(t->allocator_bytes),
+            B(t->live_bytes), C(t->live_count), B(t->peak_live_bytes), name, B(t->allocator_bytes),
             B(t->allocator_inuse_bytes), B(t->rss_bytes), B(t->tracker_bytes));
 }
 
@@ -71,7 +77,7 @@ void mt_report_header(FILE *f, const mt_view *v, mt_state st)
 {
     const mt_shm_totals *t = &v->snap.slot.totals;
     print_who(f, v, st);
-    print_memory(f, t);
+    print_memory(f, v, t);
     print_rates(f, v, t);
     print_health(f, v, t);
 }
