@@ -9,8 +9,9 @@ the JSON export's health says exact: false with the reason, that the batch
 report's data line and the target's log say NOT exact (the log once), that
 --strict makes `memtop --export F -- PROG` and `memtop -p PID --export F`
 exit 3 while the program's output and exit status are unchanged without
-it, that a recording of it replays NOT exact (--strict exits 3), and that
-a glibc program stays exact (--strict exits 0).
+it, that a recording of it replays NOT exact (--strict exits 3), that a
+library with its own allocator loaded with dlopen after start is found too,
+and that a glibc program stays exact (--strict exits 0).
 """
 
 import argparse
@@ -28,6 +29,8 @@ from e2elib import check  # noqa: E402
 
 def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    p.add_argument("--dlopen")
+    p.add_argument("--own-lib")
     p.add_argument("--bump", required=True)
     p.add_argument("--je-static")
     p.add_argument("--je-shared")
@@ -123,6 +126,9 @@ def test():
                    r"alloc_bump defines its own malloc \(not hooked\)")
     attach_strict(ctx, mine.bump)
     replay_strict(ctx, mine.bump)
+    # found after start: a library with its own (hidden) malloc, loaded by dlopen
+    expect_inexact(ctx, "dlopen", [mine.dlopen, mine.own_lib], "loaded\n",
+                   r"liballoc_own_lib\.so defines its own malloc \(not hooked\)")
 
 
 if __name__ == "__main__":
