@@ -25,9 +25,11 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # whose completions run for real (bash-completion, fish, zsh) and groff-base
 # and man-db (render memtop(1) with warnings on), and for tests/alloc: programs on
 # jemalloc, static (libjemalloc.a) and shared (libjemalloc-dev), and a Rust program on an
-# _rjem_-prefixed jemalloc (rustc).
+# _rjem_-prefixed jemalloc (rustc); mimalloc (libmimalloc-dev) and static tcmalloc
+# (libgoogle-perftools-dev), which memtop finds and reports.
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
-    libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc)
+    libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
+    libmimalloc-dev libgoogle-perftools-dev)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 

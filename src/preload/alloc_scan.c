@@ -463,12 +463,12 @@ static void classify(const module_ref *m, const mod_syms *y)
             family = true;
         }
     if (y->mi_malloc && y->mi_free) {
-        add_unhooked(MT_ALLOC_KIND_MIMALLOC, "mimalloc", NULL, m, "the mi_* functions");
+        add_unhooked(MT_ALLOC_KIND_MIMALLOC, "mimalloc", NULL, m, "mi_* functions");
         family = true;
     }
     if (y->tc_malloc) {
         add_unhooked(MT_ALLOC_KIND_TCMALLOC, "tcmalloc", NULL, m,
-                     "the tc_* functions and its operator new/delete");
+                     "tc_* functions and operator new/delete");
         family = true;
     }
     if (y->pymalloc && !pymalloc_off()) {

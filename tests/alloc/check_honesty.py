@@ -11,6 +11,7 @@ report's data line and the target's log say NOT exact (the log once), that
 exit 3 while the program's output and exit status are unchanged without
 it, that a recording of it replays NOT exact (--strict exits 3), that a
 library with its own allocator loaded with dlopen after start is found too,
+that mimalloc's API and a static tcmalloc (not hooked yet) are said NOT exact,
 and that a glibc program stays exact (--strict exits 0).
 """
 
@@ -29,6 +30,8 @@ from e2elib import check  # noqa: E402
 
 def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    p.add_argument("--mimalloc")
+    p.add_argument("--tcmalloc")
     p.add_argument("--dlopen")
     p.add_argument("--own-lib")
     p.add_argument("--bump", required=True)
@@ -126,6 +129,15 @@ def test():
                    r"alloc_bump defines its own malloc \(not hooked\)")
     attach_strict(ctx, mine.bump)
     replay_strict(ctx, mine.bump)
+    # found, not hooked yet (docs/allocators.md): mimalloc's API, static tcmalloc
+    for opt, pkg in (("mimalloc", "libmimalloc-dev"), ("tcmalloc", "libgoogle-perftools-dev")):
+        if not getattr(mine, opt):
+            e2elib.fail("%s was not found at configure time: install %s "
+                        "(scripts/install-deps.sh)" % (opt, pkg))
+    expect_inexact(ctx, "mimalloc", [mine.mimalloc], "ok\n",
+                   r"mimalloc('s mi_\* functions)? in libmimalloc\.so[.0-9]* not hooked")
+    expect_inexact(ctx, "tcmalloc", [mine.tcmalloc], "ok\n",
+                   r"statically linked tcmalloc in alloc_tcmalloc not hooked")
     # found after start: a library with its own (hidden) malloc, loaded by dlopen
     expect_inexact(ctx, "dlopen", [mine.dlopen, mine.own_lib], "loaded\n",
                    r"liballoc_own_lib\.so defines its own malloc \(not hooked\)")
