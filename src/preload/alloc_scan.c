@@ -463,7 +463,16 @@ static void classify(const module_ref *m, const mod_syms *y)
             family = true;
         }
     if (y->mi_malloc && y->mi_free) {
-        add_unhooked(MT_ALLOC_KIND_MIMALLOC, "mimalloc", NULL, m, "mi_* functions");
+        if (linked_in(m, "mimalloc")) {
+            add_unhooked(MT_ALLOC_KIND_MIMALLOC, "mimalloc", NULL, m, "mi_* functions");
+        } else { /* its mi_* calls through the PLT reach hooks_mimalloc.c */
+            char note[MT_ALLOC_NOTE_MAX];
+            snprintf(note, sizeof note,
+                     "mimalloc in %.96s: its mi_heap_* functions and calls through pointers "
+                     "from dlsym not hooked",
+                     base_name(m->path));
+            add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+        }
         family = true;
     }
     if (y->tc_malloc) {
