@@ -145,7 +145,7 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     (void)arg;
-    g_alloc.adds = info->dlpi_adds;
+    __atomic_store_n(&g_alloc.adds, info->dlpi_adds, __ATOMIC_RELAXED);
     uint64_t lo, hi;
     range_of(info, &lo, &hi);
     uint64_t self = (uint64_t)(uintptr_t)&mt_alloc_scan;
@@ -174,7 +174,7 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
     if (g_alloc.nscanned < SCANNED_MAX) {
         g_alloc.scanned[g_alloc.nscanned].bias = m->bias;
         g_alloc.scanned[g_alloc.nscanned].lo = lo;
-        g_alloc.nscanned++;
+        __atomic_store_n(&g_alloc.nscanned, g_alloc.nscanned + 1, __ATOMIC_RELAXED);
     }
     return 0;
 }
@@ -548,7 +548,8 @@ void mt_alloc_scan(void)
 {
     unsigned long long adds = 0;
     dl_iterate_phdr(peek_adds, &adds);
-    if (g_alloc.nscanned && adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
+        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_RELAXED))
         return; /* nothing loaded since the last scan (the common case: a cheap check) */
     mt_spin_lock(&g_alloc.lock);
     do {
