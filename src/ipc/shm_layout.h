@@ -167,8 +167,10 @@ typedef struct mt_shm_allocator {
     /* The allocator's own view (MT_ALLOC_STATS): bytes allocated by the
      * program, in active pages, resident, mapped.  MT_UNKNOWN otherwise. */
     uint64_t allocated, active, resident, mapped;
-    /* Bytes it had allocated when memtop hooked it (its stats.allocated
-     * then): blocks in no trace.  MT_UNKNOWN if not known. */
+    /* Its stats.allocated when memtop installed its hooks (jemalloc), or
+     * MT_UNKNOWN.  For a linked-in allocator these are blocks in no trace
+     * (allocated before memtop started); for a shared one, memtop's malloc
+     * hook may have seen them. */
     uint64_t before_hooks;
 } mt_shm_allocator;
 

@@ -209,7 +209,7 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
     uint64_t epoch = 1;
     size_t el = sizeof epoch;
     mallctl("epoch", &epoch, &el, &epoch, sizeof epoch);
-    a->before_hooks = stat(mallctl, "stats.allocated"); /* what it holds unseen */
+    a->before_hooks = stat(mallctl, "stats.allocated"); /* held before the hooks */
     je_hooks h = {je_alloc_hook, je_dalloc_hook, je_expand_hook, j};
     void *handle = NULL;
     size_t hl = sizeof handle;
