@@ -14,6 +14,8 @@ usage: bench/run.sh [options] [-- extra memtop-alloc-bench options]
   -k N          repetitions, the median is reported (default 5)
   -n N          timed steps per thread (default 1000000)
   -t "1 4"      thread counts (default "1 4")
+  -x NAME       the bench executable in <build>/bin (default memtop-alloc-bench;
+                memtop-alloc-bench-jemalloc: the same on a static jemalloc)
   --pieces      also run memtop with MEMTOP_DEPTH=1 and with MEMTOP_DISABLE=1
                 (how much of the cost is unwinding / interposition)
   --no-heaptrack
@@ -32,12 +34,14 @@ pieces=0
 use_heaptrack=1
 heaptrack_full=0
 extra=()
+bench_name=memtop-alloc-bench
 while [ $# -gt 0 ]; do
     case "$1" in
     -b) build=$2; shift 2 ;;
     -k) reps=$2; shift 2 ;;
     -n) ops=$2; shift 2 ;;
     -t) thread_counts=$2; shift 2 ;;
+    -x) bench_name=$2; shift 2 ;;
     --pieces) pieces=1; shift ;;
     --no-heaptrack) use_heaptrack=0; shift ;;
     --heaptrack-full) heaptrack_full=1; shift ;;
@@ -47,7 +51,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-bench="$build/bin/memtop-alloc-bench"
+bench="$build/bin/$bench_name"
 totals="$build/bin/memtop-bench-totals"
 lib="$build/lib/libmemtop.so"
 memtop_cli="$build/bin/memtop"

@@ -115,6 +115,7 @@ complete -c memtop $np -l output -r -F -d "Where PROG's stdout and stderr go"
 complete -c memtop $np -l record -r -F -d 'Record the allocations to FILE (.dat)'
 complete -c memtop $np -s f -l file -x -k -a '(__memtop_dat_files)' -d 'Open a recording (.dat)'
 complete -c memtop $np -l at -x -d 'With -f: the moment of the recording, in seconds'
+complete -c memtop $np -l strict -d 'With --export: exit 3 if the data is not exact'
 complete -c memtop $np -l no-symbols -d 'Show frames as module+offset'
 complete -c memtop $np -l ascii -d 'Draw with ASCII only'
 complete -c memtop $np -l no-color -d 'No colours'

@@ -16,16 +16,20 @@ set -euo pipefail
 
 # Build: compiler, cmake, pkg-config and the libraries CMakeLists.txt finds.
 build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
-    libzstd-dev libncurses-dev libiberty-dev)
+    libzstd-dev liblzma-dev libncurses-dev libiberty-dev)
 # Tests: cmocka (unit tests), binutils (nm/readelf for the e2e tests),
 # python3 (e2e scripts), tmux (TUI tests), python3/perl/git/sqlite3/zstd as
 # real programs run under the preload, and LLVM's libunwind runtime (a
 # program with a second unwinder, tests/pitfalls; not its -dev package,
 # which conflicts with libunwind-dev), and for tests/completions: the shells
 # whose completions run for real (bash-completion, fish, zsh) and groff-base
-# and man-db (render memtop(1) with warnings on).
+# and man-db (render memtop(1) with warnings on), and for tests/alloc: programs on
+# jemalloc, static (libjemalloc.a) and shared (libjemalloc-dev), and a Rust program on an
+# _rjem_-prefixed jemalloc (rustc); mimalloc (libmimalloc-dev) and static tcmalloc
+# (libgoogle-perftools-dev), which memtop finds and reports.
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
-    libunwind-14 bash-completion fish zsh groff-base man-db)
+    libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
+    libmimalloc-dev libgoogle-perftools-dev)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 

@@ -210,7 +210,10 @@ enum {
     MT_DAT_EVF_MISSED = 1u << 2,    /* charged when the address was reused: free not seen */
 };
 
-/* Number of mt_shm_totals fields a writer (version 1 or 2) puts in TOTALS. */
-#define MT_DAT_TOTALS_FIELDS 19u
+/* Number of fields a writer (version 1 or 2) puts in TOTALS: the 19 of
+ * mt_shm_totals, then the number of allocators memtop cannot see in the
+ * process (docs/allocators.md; older writers wrote 19 fields: not known). */
+#define MT_DAT_TOTALS_FIELDS 20u
+#define MT_DAT_TOTALS_ALLOC_INEXACT 19u
 
 #endif

@@ -5,6 +5,7 @@
 #ifndef MEMTOP_IPC_H
 #define MEMTOP_IPC_H
 
+#include "shm_allocators.h"
 #include "shm_control.h"
 #include "shm_defs.h"
 #include "shm_error.h"

@@ -132,6 +132,61 @@ typedef struct mt_shm_recording {
     char message[MT_REC_MSG_MAX]; /* NUL-terminated, e.g. "disk full (ENOSPC)" */
 } mt_shm_recording;
 
+/* Allocators found in the target (header.allocators), written by the
+ * target only.  Every module's symbol tables are scanned at start and at
+ * each dlopen for allocator entry points (docs/allocators.md); each
+ * allocator found is one entry, saying whether memtop hooks it.  An entry
+ * with MT_ALLOC_INEXACT set has a `note` saying what memtop cannot see
+ * ("statically linked jemalloc (_rjem_) in /usr/bin/x not hooked"): the
+ * data is NOT exact while any entry has it.  `seq` is a seqlock word (odd
+ * while the target writes; 0 in a segment of a target built before this
+ * area existed, which reads as "not known").  Added in version 1 without
+ * a bump, like `recording`: the header area beyond it was always zero. */
+enum {
+    MT_ALLOC_KIND_GLIBC = 1,
+    MT_ALLOC_KIND_JEMALLOC = 2,
+    MT_ALLOC_KIND_MIMALLOC = 3,
+    MT_ALLOC_KIND_TCMALLOC = 4,
+    MT_ALLOC_KIND_PYMALLOC = 5, /* CPython's arena allocator on top of malloc */
+    MT_ALLOC_KIND_OTHER = 6,    /* a module that defines malloc itself */
+    MT_ALLOC_KIND_MAX = 6,
+};
+
+enum {
+    MT_ALLOC_STATIC = 1u << 0,  /* linked into a module (no shared library of its own) */
+    MT_ALLOC_HOOKED = 1u << 1,  /* memtop sees its allocations and frees */
+    MT_ALLOC_INEXACT = 1u << 2, /* something memtop cannot see: `note` says what */
+    MT_ALLOC_STATS = 1u << 3,   /* `allocated`..`mapped` hold the allocator's own view */
+};
+
+#define MT_ALLOC_MAX 8u
+#define MT_ALLOC_NOTE_MAX 192u
+
+typedef struct mt_shm_allocator {
+    uint32_t kind;                /* MT_ALLOC_KIND_* */
+    uint32_t flags;               /* MT_ALLOC_* */
+    char prefix[16];              /* of its entry points ("_rjem_", "je_", "mi_"), NUL-terminated */
+    char version[32];             /* e.g. "5.3.0-0-g54eaed1d8b56...", or "" */
+    char module[256];             /* the file it lives in, NUL-terminated (maybe truncated) */
+    char note[MT_ALLOC_NOTE_MAX]; /* why not exact, NUL-terminated, or "" */
+    /* The allocator's own view (MT_ALLOC_STATS): bytes allocated by the
+     * program, in active pages, resident, mapped.  MT_UNKNOWN otherwise. */
+    uint64_t allocated, active, resident, mapped;
+    /* Its stats.allocated when memtop installed its hooks (jemalloc), or
+     * MT_UNKNOWN.  For a linked-in allocator these are blocks in no trace
+     * (allocated before memtop started); for a shared one, memtop's malloc
+     * hook may have seen them. */
+    uint64_t before_hooks;
+} mt_shm_allocator;
+
+typedef struct mt_shm_allocators {
+    uint32_t seq;     /* atomic seqlock word, see above */
+    uint32_t count;   /* entries used, <= MT_ALLOC_MAX */
+    uint32_t inexact; /* entries with MT_ALLOC_INEXACT (0: nothing unseen found) */
+    uint32_t more;    /* allocators found beyond MT_ALLOC_MAX (each one inexact) */
+    mt_shm_allocator a[MT_ALLOC_MAX];
+} mt_shm_allocators;
+
 typedef struct mt_shm_slot_ref {
     uint64_t seq; /* atomic seqlock word; odd while being written */
     uint64_t off; /* byte offset of the slot in the segment */
@@ -174,7 +229,8 @@ typedef struct mt_shm_header {
     mt_shm_slot_ref slots[MT_SLOTS];
 
     mt_shm_control control;
-    mt_shm_recording recording; /* added in version 1 without a bump: see above */
+    mt_shm_recording recording;   /* added in version 1 without a bump: see above */
+    mt_shm_allocators allocators; /* likewise */
 } mt_shm_header;
 
 _Static_assert(sizeof(mt_shm_header) <= MT_HEADER_BYTES, "header must fit its area");

@@ -162,8 +162,8 @@ static uint32_t check_both(const mt_hook_frame *start, mt_walk_memo *memo, uint6
     return n;
 }
 
-uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
-                      uint32_t depth, bool *truncated, uint64_t *hash)
+static uint32_t walk(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                     uint32_t depth, bool *truncated, uint64_t *hash)
 {
     int mode = mt_g.cfg.unwind;
     if (MT_LIKELY(mode == MT_UNWIND_AUTO)) {
@@ -177,6 +177,44 @@ uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *
     uint32_t n = libunwind_frames(frames, depth, truncated);
     *hash = mt_hash_frames(frames, n);
     return n;
+}
+
+MT_TLS const mt_trim *mt_tls_trim;
+
+static bool in_trim(const mt_trim *tr, uint64_t pc)
+{
+    for (uint32_t i = 0; i < tr->n; i++)
+        if (pc - tr->span[i].lo < tr->span[i].hi - tr->span[i].lo)
+            return true;
+    return false;
+}
+
+/* The walk without the allocator's own frames (mt_tls_trim).  The walk
+ * stays at `depth` frames (the walk memo expects the same depth from one
+ * walk to the next), so a trimmed trace has as many fewer outer frames as
+ * it drops inner ones. */
+static uint32_t __attribute__((noinline))
+walk_trimmed(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames, uint32_t depth,
+             bool *truncated, uint64_t *hash)
+{
+    uint32_t n = walk(start, memo, frames, depth, truncated, hash);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n && i < MT_TRIM_SCAN; i++)
+        if (in_trim(mt_tls_trim, frames[i]))
+            k = i + 1;
+    if (k == 0)
+        return n;
+    memmove(frames, frames + k, (n - k) * sizeof *frames);
+    *hash = mt_hash_frames(frames, n - k);
+    return n - k;
+}
+
+uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                      uint32_t depth, bool *truncated, uint64_t *hash)
+{
+    if (MT_UNLIKELY(mt_tls_trim))
+        return walk_trimmed(start, memo, frames, depth, truncated, hash);
+    return walk(start, memo, frames, depth, truncated, hash);
 }
 
 /* The summary at exit (MEMTOP_LOG=info; a check that found mismatches

@@ -20,6 +20,21 @@ typedef struct mt_hook_frame {
 
 bool mt_backtrace_init(void);
 
+/* Address ranges of an allocator's code that a hook installed into it
+ * (alloc_jemalloc.c) is called from: while mt_tls_trim points to one, the
+ * backtrace drops its frames up to the outermost one inside a range among
+ * the first MT_TRIM_SCAN, so that frames[0] is the program's call into
+ * the allocator, as for the exported hooks. */
+#define MT_TRIM_SPANS 8u
+#define MT_TRIM_SCAN 24u
+typedef struct mt_trim {
+    uint32_t n;
+    struct {
+        uint64_t lo, hi;
+    } span[MT_TRIM_SPANS];
+} mt_trim;
+extern MT_TLS const mt_trim *mt_tls_trim;
+
 /* Fills frames (innermost first) with call sites (return address - 1) of
  * the code that called the allocation function, memtop's own frames left
  * out, at most `depth`.  Sets *truncated when the stack went deeper, and

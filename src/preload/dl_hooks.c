@@ -3,7 +3,8 @@
  * dlclose: the publisher records modules once per interval.  A library
  * loaded, used for allocations and unloaded between two publishes would
  * leave addresses no module explains, so dlclose records the module map
- * before the library goes away.  (Modules are never removed from the
+ * before the library goes away, and the allocator scan (alloc_scan.c)
+ * looks at it before it goes.  (Modules are never removed from the
  * segment: they are only marked unloaded.)  After the real dlclose, the
  * unwinders' rule caches are flushed (mt_backtrace_flush): the unloaded
  * object's addresses may be reused by the next object loaded.  What is
@@ -24,6 +25,7 @@
  * interposer must do nothing else, and never allocate.
  */
 #define _GNU_SOURCE
+#include "alloc_scan.h"
 #include "backtrace.h"
 #include "mt_common.h"
 #include "publisher.h"
@@ -40,6 +42,7 @@ MT_EXPORT int dlclose(void *handle)
         real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
     if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
         mt_tls_in_hook = MT_IN_OWN;
+        mt_alloc_scan(); /* a library loaded since the publisher's last poll */
         mt_publisher_sync_modules();
         mt_tls_in_hook = 0;
     }

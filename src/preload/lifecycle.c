@@ -32,6 +32,7 @@
  * the same, since they skip destructors.
  */
 #define _GNU_SOURCE
+#include "alloc_scan.h"
 #include "backtrace.h"
 #include "clock.h"
 #include "dat_format.h"
@@ -103,6 +104,7 @@ static void fork_child(void)
         return;
     fork_unlock();
     mt_publisher_child_reset();
+    mt_alloc_fork_child();
     mt_rec_child_reset();
     mt_libunwind_fork_done(true);
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
@@ -121,6 +123,7 @@ static bool init_tracking(void)
         return false;
     }
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    mt_alloc_scan();      /* which allocators memtop sees (alloc_scan.c) */
     mt_rec_init(environ); /* MEMTOP_RECORD: record from the first event */
     return true;
 }

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "procinfo.h"
 
+#include "alloc_jemalloc.h"
+
 #include "real_alloc.h"
 #include "shm_layout.h"
 
@@ -133,6 +135,8 @@ uint64_t mt_proc_rss_bytes(void)
 void mt_allocator_bytes(uint64_t *held, uint64_t *inuse)
 {
     *held = *inuse = MT_UNKNOWN;
+    if (mt_je_main_bytes(held, inuse))
+        return; /* a hooked jemalloc: its resident and allocated bytes */
     if (!mt_real.is_glibc)
         return;
     struct mallinfo2 mi = mallinfo2();

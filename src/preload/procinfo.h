@@ -16,8 +16,9 @@ uint64_t mt_proc_rss_bytes(void);
  * not fit.  No allocation. */
 bool mt_proc_mapped_file(uint64_t addr, char *out, size_t cap);
 
-/* Bytes the allocator holds from the kernel and bytes it reports in use,
- * or MT_UNKNOWN when the real allocator is not glibc's. */
+/* Bytes the allocator holds from the kernel and bytes it reports in use:
+ * a hooked jemalloc's resident and allocated bytes, glibc's mallinfo2, or
+ * MT_UNKNOWN for another allocator. */
 void mt_allocator_bytes(uint64_t *held, uint64_t *inuse);
 
 #endif

@@ -9,11 +9,13 @@
  * writes into the control area is trusted: the command is checked and
  * unknown commands are answered with an error.
  * Recording commands are handed to record_control.c, and the recording
- * status is copied into the header at every poll.
+ * status is copied into the header at every poll.  Every poll also looks
+ * for newly loaded allocators (alloc_scan.c), published with each snapshot.
  */
 #define _GNU_SOURCE
 #include "publisher.h"
 
+#include "alloc_scan.h"
 #include "clock.h"
 #include "log.h"
 #include "record.h"
@@ -62,6 +64,7 @@ static void publish_locked(void)
     if (own_segment() && g_pub.snap) {
         mt_snapshot_publish(g_pub.snap, &g_pub.w);
         mt_rec_publish_status(g_pub.w.hdr);
+        mt_alloc_publish(g_pub.w.hdr);
     }
 }
 
@@ -151,6 +154,7 @@ static void *publisher_main(void *arg)
                 next = now + interval;
             continue;
         }
+        mt_alloc_scan(); /* a library loaded since the last poll (alloc_scan.c) */
         serve_control();
         uint64_t wait = next - now;
         sleep_ns(wait < POLL_NS ? wait : POLL_NS);

@@ -14,6 +14,7 @@
  * Memory: 56 bytes per trace and (initial state) 16 per live block, for
  * the few milliseconds between the pause and the end of the write.
  */
+#include "alloc_scan.h"
 #include "dat_format.h"
 #include "os_memory.h"
 #include "ptr_table.h"
@@ -146,6 +147,7 @@ static void copy_totals(const capture *c, uint64_t *f)
     f[11] = c->missed;
     f[17] = c->ntraces;
     f[18] = c->threads;
+    f[MT_DAT_TOTALS_ALLOC_INEXACT] = mt_alloc_inexact_count();
 }
 
 uint64_t mt_rr_capture_skipped(void)

@@ -5,6 +5,7 @@
  * mt_w.pay and hands it to mt_recw_emit.
  */
 #define _GNU_SOURCE
+#include "alloc_scan.h"
 #include "clock.h"
 #include "dat_format.h"
 #include "modules.h"
@@ -205,6 +206,7 @@ void mt_rr_totals(uint64_t now)
     f[12] = 0; /* dropped_traces: a property of the segment, not of the recording */
     f[17] = count;
     f[18] = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
+    f[MT_DAT_TOTALS_ALLOC_INEXACT] = mt_alloc_inexact_count();
     mt_rr_totals_emit(now, f);
 }
 

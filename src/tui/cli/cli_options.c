@@ -21,6 +21,7 @@ enum {
     OPT_NO_COLOR,
     OPT_RECORD,
     OPT_AT,
+    OPT_STRICT,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +44,7 @@ static const struct option long_opts[] = {
     {"record", required_argument, NULL, OPT_RECORD},
     {"file", required_argument, NULL, 'f'},
     {"at", required_argument, NULL, OPT_AT},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {NULL, 0, NULL, 0},
 };
 
@@ -220,6 +222,9 @@ static int apply_flag(int c, mt_opts *o)
     case OPT_NO_COLOR:
         o->no_color = true;
         return 1;
+    case OPT_STRICT:
+        o->strict = true;
+        return 1;
     }
     return 0;
 }
@@ -254,6 +259,8 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
         return rc;
     if (o->at_s >= 0 && !o->replay_path)
         return usage_err(err, n, "--at needs -f FILE");
+    if (o->strict && !o->export_path)
+        return usage_err(err, n, "--strict needs --export FILE");
     if (o->output_path && (!o->prog_argv || o->batch || o->export_path))
         return usage_err(err, n, "--output is for the interactive view of -- PROG ARGS");
     return 0;

@@ -40,6 +40,7 @@ typedef struct mt_opts {
     long top;                /* --top; rows per report */
     bool top_given;          /* --top was given: it also bounds --export */
     const char *export_path; /* -e */
+    bool strict;             /* --strict: exit 3 if the exported data is not exact */
     mt_group_key group;      /* -g */
     const char *output_path; /* --output: PROG's stdout and stderr in the TUI */
     bool ascii;              /* --ascii: no UTF-8 line drawing even if the locale has it */

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "export.h"
 #include "format.h"
+#include "health.h"
 #include "report.h"
 
 void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc)
@@ -31,5 +32,11 @@ int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_lo
               (unsigned long long)s->publish_seq, (int)v->seg.id.pid,
               mt_state_label(st, v->snap.flags), (unsigned long long)s->ntraces,
               mt_fmt_bytes(s->totals.live_bytes, live, sizeof live));
+    char why[1024];
+    mt_health_line(v, rec, why, sizeof why);
+    if (why[0] && o->strict) {
+        mt_errorf("--strict: the data is %s", why);
+        return MT_EXIT_INEXACT;
+    }
     return MT_EXIT_OK;
 }

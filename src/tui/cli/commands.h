@@ -9,6 +9,7 @@ enum {
     MT_EXIT_OK = 0,
     MT_EXIT_FAIL = 1,     /* runtime error: no segment, permission, corrupt, ... */
     MT_EXIT_USAGE = 2,    /* bad command line */
+    MT_EXIT_INEXACT = 3,  /* --strict: the exported data is not exact */
     MT_EXIT_NOEXEC = 127, /* PROG could not be run */
 };
 

@@ -214,6 +214,19 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr)
         snap->flags |= MT_FLAG_TRACES_FULL;
 }
 
+/* A recording knows how many allocators memtop could not see (TOTALS),
+ * not which: they become unnamed entries ("more").  Not known (seq 0)
+ * before the first TOTALS and from older writers. */
+static void fill_allocators(const mt_replay *r, mt_view *out)
+{
+    memset(&out->allocs, 0, sizeof out->allocs);
+    uint64_t n = field(&r->st.s, MT_DAT_TOTALS_ALLOC_INEXACT, UINT64_MAX);
+    if (n == UINT64_MAX || n > UINT32_MAX)
+        return;
+    out->allocs.seq = 2;
+    out->allocs.more = out->allocs.inexact = (uint32_t)n;
+}
+
 mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)
 {
     mt_replay_view_free(out);
@@ -230,6 +243,7 @@ mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)
         return rc;
     }
     fill_identity(r, out);
+    fill_allocators(r, out);
     out->defs = r->defs;
     out->mods = r->mods;
     out->attached = false;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "health.h"
 #include "json_escape.h"
 #include "rows.h"
 
@@ -100,9 +101,43 @@ static void put_recording(FILE *f, const mt_export_rec *r)
         put_u64(f, "peak_live_bytes", (c)->peak_live_bytes, true);                                 \
     } while (0)
 
-static void put_totals(FILE *f, const mt_snapshot *s)
+/* The allocators the target found, and whether memtop sees each. */
+static void put_allocators(FILE *f, const mt_shm_allocators *al)
 {
-    const mt_shm_totals *t = &s->slot.totals;
+    if (!al->seq) {
+        /* a target that did not say, or a recording */
+        fputs("\"allocators\": null, \"allocators_not_listed\": null", f);
+        return;
+    }
+    fputs("\"allocators\": [", f);
+    for (uint32_t i = 0; i < al->count; i++) {
+        const mt_shm_allocator *a = &al->a[i];
+        fprintf(f, "%s{\"kind\": \"%s\", \"prefix\": ", i ? ", " : "",
+                mt_allocator_kind_name(a->kind));
+        mt_json_string(f, a->prefix);
+        fputs(", \"version\": ", f);
+        mt_json_string(f, a->version[0] ? a->version : NULL);
+        fputs(", \"module\": ", f);
+        mt_json_string(f, a->module);
+        fprintf(f, ", \"static\": %s, \"hooked\": %s, \"exact\": %s, \"note\": ",
+                a->flags & MT_ALLOC_STATIC ? "true" : "false",
+                a->flags & MT_ALLOC_HOOKED ? "true" : "false",
+                a->flags & MT_ALLOC_INEXACT ? "false" : "true");
+        mt_json_string(f, a->note[0] ? a->note : NULL);
+        fputs(", ", f);
+        put_opt(f, "allocated", a->allocated, true);
+        put_opt(f, "active", a->active, true);
+        put_opt(f, "resident", a->resident, true);
+        put_opt(f, "mapped", a->mapped, true);
+        put_opt(f, "allocated_before_hooks", a->before_hooks, false);
+        fputs("}", f);
+    }
+    fprintf(f, "], \"allocators_not_listed\": %u", al->more);
+}
+
+static void put_totals(FILE *f, const mt_export_src *x)
+{
+    const mt_shm_totals *t = &x->v->snap.slot.totals;
     fputs("\"totals\": {", f);
     PUT_COUNTERS(f, t);
     put_u64(f, "unknown_free_count", t->unknown_free_count, true);
@@ -117,7 +152,15 @@ static void put_totals(FILE *f, const mt_snapshot *s)
     put_u64(f, "untracked_alloc_count", t->untracked_alloc_count, true);
     put_u64(f, "missed_free_count", t->missed_free_count, true);
     put_u64(f, "dropped_traces", t->dropped_traces, true);
-    fprintf(f, "\"trace_table_full\": %s},\n", s->flags & MT_FLAG_TRACES_FULL ? "true" : "false");
+    char line[2048];
+    mt_health_line(x->v, x->rec, line, sizeof line);
+    fprintf(f, "\"trace_table_full\": %s, ",
+            x->v->snap.flags & MT_FLAG_TRACES_FULL ? "true" : "false");
+    fprintf(f, "\"exact\": %s, \"not_exact\": ", line[0] ? "false" : "true");
+    mt_json_string(f, line[0] ? line : NULL);
+    fputs(",\n", f);
+    put_allocators(f, &x->v->allocs);
+    fputs("},\n", f);
 }
 
 static void put_one_frame(FILE *f, const mt_frame *fr)
@@ -216,7 +259,7 @@ void mt_export_json(FILE *f, const mt_export_src *x)
 {
     put_head(f, x);
     put_recording(f, x->rec);
-    put_totals(f, &x->v->snap);
+    put_totals(f, x);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);
     mt_rows_cut cut;

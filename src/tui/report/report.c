@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "format.h"
+#include "health.h"
 #include "rows.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
@@ -28,12 +29,18 @@ static void print_who(FILE *f, const mt_view *v, mt_state st)
     fprintf(f, "command: %s\n", mt_fmt_sanitize(cmd));
 }
 
-static void print_memory(FILE *f, const mt_shm_totals *t)
+static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
 {
+    const mt_shm_allocator *m = mt_allocators_main(&v->allocs);
+    char name[80] = "";
+    if (m) { /* "allocator jemalloc 5.3.0 (static) 12.4 MiB" */
+        mt_allocator_name(m, name + 1, sizeof name - 1);
+        name[0] = ' ';
+    }
     fprintf(f,
-            "heap: %s live in %s blocks, peak %s | allocator %s, in use %s | RSS %s | "
+            "heap: %s live in %s blocks, peak %s | allocator%s %s, in use %s | RSS %s | "
             "memtop %s\n",
-            B(t->live_bytes), C(t->live_count), B(t->peak_live_bytes), B(t->allocator_bytes),
+            B(t->live_bytes), C(t->live_count), B(t->peak_live_bytes), name, B(t->allocator_bytes),
             B(t->allocator_inuse_bytes), B(t->rss_bytes), B(t->tracker_bytes));
 }
 
@@ -74,6 +81,9 @@ static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t)
             (unsigned long long)t->missed_free_count, (unsigned long long)t->dropped_traces);
     print_folding(f, v, t);
     fputc('\n', f);
+    char line[1024];
+    mt_health_line(v, NULL, line, sizeof line);
+    fprintf(f, "data: %s\n", line[0] ? line : "exact");
     char threads[32] = "?";
     if (t->thread_count != MT_UNKNOWN)
         snprintf(threads, sizeof threads, "%llu", (unsigned long long)t->thread_count);
@@ -84,7 +94,7 @@ void mt_report_header(FILE *f, const mt_view *v, mt_state st)
 {
     const mt_shm_totals *t = &v->snap.slot.totals;
     print_who(f, v, st);
-    print_memory(f, t);
+    print_memory(f, v, t);
     print_rates(f, v, t);
     print_health(f, v, t);
 }

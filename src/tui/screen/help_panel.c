@@ -59,6 +59,11 @@ static void build(mt_app *a, mt_text_lines *l)
                  "  Data: \"exact\", or what memtop could not see (unknown frees are "
                  "frees of blocks");
     mt_lines_add(l, A_NORMAL, "  allocated before tracking began; they change no other figure).");
+    mt_lines_add(l, A_NORMAL,
+                 "  \"NOT exact: ...\": an allocator memtop does not hook (statically linked "
+                 "mimalloc, a");
+    mt_lines_add(l, A_NORMAL,
+                 "  program's own malloc, pymalloc): its blocks are missing from every figure.");
     mt_lines_add(l, A_NORMAL, "%s", "");
     mt_lines_add(l, t->dim, "Esc, q or ? closes this help.  man memtop has the rest.");
 }

@@ -120,6 +120,11 @@ mt_errc mt_view_refresh(mt_view *v, mt_err *err)
         rc = mt_defs_update(&v->defs, &v->seg, err);
     if (!rc)
         rc = mt_modules_update(&v->mods, &v->seg, err);
+    mt_shm_allocators allocs;
+    mt_err aerr;
+    mt_errc arc = rc ? MT_OK : mt_segment_allocators(&v->seg, &allocs, &aerr);
+    if (arc == MT_E_CORRUPT)
+        rc = mt_err_set(err, arc, "%s", aerr.msg);
     if (!rc && next.slot.defs_count > v->defs.count)
         rc = mt_err_set(err, MT_E_CORRUPT,
                         "corrupt segment: snapshot names %llu traces, %zu "
@@ -138,6 +143,8 @@ mt_errc mt_view_refresh(mt_view *v, mt_err *err)
     }
     v->snap = next;
     v->have_snap = true;
+    if (arc == MT_OK)
+        v->allocs = allocs;
     update_rates(v);
     return MT_OK;
 }

@@ -24,6 +24,9 @@ typedef struct mt_view {
     mt_snapshot snap, prev;
     bool have_snap, have_prev;
     mt_rates rates;
+    /* The allocators the target found (seq 0: not known), read with each
+     * snapshot; a busy read keeps the previous copy. */
+    mt_shm_allocators allocs;
 } mt_view;
 
 void mt_view_init(mt_view *v);

@@ -1,0 +1,101 @@
+/* shm_allocators.c -- read and describe the allocators a target found
+ * (header.allocators): validated like every other byte of the segment. */
+#include "shm_allocators.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define TRIES 64
+
+const char *mt_allocator_kind_name(unsigned kind)
+{
+    static const char *const names[] = {"?",        "glibc",    "jemalloc", "mimalloc",
+                                        "tcmalloc", "pymalloc", "malloc"};
+    return kind <= MT_ALLOC_KIND_MAX ? names[kind] : "?";
+}
+
+static bool terminated(const char *s, size_t cap)
+{
+    return memchr(s, '\0', cap) != NULL;
+}
+
+mt_errc mt_allocators_check(const mt_shm_allocators *a, mt_err *err)
+{
+    if (a->count > MT_ALLOC_MAX || a->inexact > a->count + a->more)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: %u allocators, %u inexact", a->count,
+                          a->inexact);
+    uint32_t inexact = 0;
+    for (uint32_t i = 0; i < a->count; i++) {
+        const mt_shm_allocator *e = &a->a[i];
+        if (e->kind == 0 || e->kind > MT_ALLOC_KIND_MAX || e->flags >= (MT_ALLOC_STATS << 1))
+            return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: allocator kind %u flags %#x",
+                              e->kind, e->flags);
+        if (!terminated(e->prefix, sizeof e->prefix) ||
+            !terminated(e->version, sizeof e->version) ||
+            !terminated(e->module, sizeof e->module) || !terminated(e->note, sizeof e->note))
+            return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: unterminated allocator string");
+        inexact += (e->flags & MT_ALLOC_INEXACT) != 0;
+    }
+    if (inexact > a->inexact)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: allocators' inexact count %u < %u",
+                          a->inexact, inexact);
+    return MT_OK;
+}
+
+mt_errc mt_segment_allocators(const mt_segment *seg, mt_shm_allocators *out, mt_err *err)
+{
+    const mt_shm_header *h = mt_segment_header(seg);
+    const mt_shm_allocators *src = &h->allocators;
+    for (int i = 0; i < TRIES; i++) {
+        uint32_t s1 = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
+        if (s1 & 1u)
+            continue;
+        memcpy(out, src, sizeof *out);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&src->seq, __ATOMIC_RELAXED) != s1)
+            continue;
+        out->seq = s1;
+        if (s1 == 0) { /* never published: an older target */
+            memset(out, 0, sizeof *out);
+            return MT_OK;
+        }
+        return mt_allocators_check(out, err);
+    }
+    return mt_err_set(err, MT_E_BUSY, "allocator list busy");
+}
+
+void mt_allocators_inexact_text(const mt_shm_allocators *a, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (!a->inexact)
+        return;
+    size_t k = 0;
+    const char *sep = "";
+    for (uint32_t i = 0; i < a->count && k < cap; i++) {
+        if (!(a->a[i].flags & MT_ALLOC_INEXACT))
+            continue;
+        k += (size_t)snprintf(out + k, cap - k, "%s%s", sep, a->a[i].note);
+        sep = "; ";
+    }
+    if (a->more && k < cap && !a->count) /* a recording: counted, not named */
+        snprintf(out + k, cap - k, "%u allocator%s memtop cannot see (the live view names them)",
+                 a->more, a->more == 1 ? "" : "s");
+    else if (a->more && k < cap)
+        snprintf(out + k, cap - k, "%s%u more allocators", sep, a->more);
+}
+
+const mt_shm_allocator *mt_allocators_main(const mt_shm_allocators *a)
+{
+    for (uint32_t i = 0; i < a->count && i < MT_ALLOC_MAX; i++)
+        if (a->a[i].flags & MT_ALLOC_STATS)
+            return &a->a[i];
+    return NULL;
+}
+
+void mt_allocator_name(const mt_shm_allocator *e, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s%s%s", mt_allocator_kind_name(e->kind), e->version[0] ? " " : "",
+             e->version, e->flags & MT_ALLOC_STATIC ? " (static)" : "");
+}

@@ -1,0 +1,26 @@
+/* alloc_scan.h -- find every allocator in the process and say which ones
+ * memtop sees (docs/allocators.md). */
+#ifndef MT_ALLOC_SCAN_H
+#define MT_ALLOC_SCAN_H
+
+#include "shm_layout.h"
+
+/* Scans the modules loaded since the last scan (all of them the first
+ * time): their symbol tables are read for allocator entry points, each
+ * allocator found is classified, and one warning is logged for each that
+ * memtop cannot see.  Called at tracking start and after every dlopen,
+ * with the thread marked inside memtop; never inside dl_iterate_phdr. */
+void mt_alloc_scan(void);
+
+/* Copies what was found into the segment header (publisher thread). */
+void mt_alloc_publish(mt_shm_header *h);
+
+/* How many allocators memtop cannot see were found (for recordings:
+ * TOTALS, docs/recording-format.md).  A relaxed read: any thread. */
+uint32_t mt_alloc_inexact_count(void);
+
+/* In a fork child: a scan that another thread of the parent was running
+ * is forgotten (its lock is released). */
+void mt_alloc_fork_child(void);
+
+#endif

@@ -1,0 +1,149 @@
+/* hooks_mimalloc.c -- mimalloc's own API, interposed by name.
+ *
+ * A program linked with a shared libmimalloc calls mi_malloc,
+ * mi_malloc_aligned, mi_realloc, mi_free_size... through the PLT: like
+ * malloc (hooks.c), those calls reach libmemtop.so's definitions first,
+ * which call the next definition (dlsym(RTLD_NEXT), libmimalloc's) and
+ * record the block with the same rules.  Counted once: libmimalloc's
+ * malloc is its mi_malloc code itself (an alias, not a call through the
+ * PLT), so a block allocated through memtop's malloc hook never passes
+ * here too.  Not seen (docs/allocators.md): mimalloc linked into a
+ * module, its mi_heap_* functions and the rest of its API, and calls
+ * through pointers taken with dlsym(handle, "mi_malloc") from
+ * libmimalloc itself: the allocator scan says so (NOT exact).
+ */
+#define _GNU_SOURCE
+#include "backtrace.h"
+#include "hook_enter.h"
+#include "mt_common.h"
+#include "ptr_table.h"
+#include "tracker.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+
+#define HOOK_FRAME() ((const mt_hook_frame *)__builtin_frame_address(0))
+
+/* The next definition of name, looked up once (dlsym may allocate: the
+ * thread is marked inside memtop meanwhile). */
+static void *next_fn(void **slot, const char *name)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (MT_LIKELY(f))
+        return f;
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    f = dlsym(RTLD_NEXT, name);
+    mt_tls_in_hook = was;
+    __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    return f;
+}
+
+static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    int saved = errno;
+    if (p)
+        mt_on_alloc(t, p, size, start);
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+/* An allocating function: size_expr is what the caller asked for. */
+#define MI_ALLOC(name, params, args, size_expr)                                                    \
+    MT_EXPORT void *name params                                                                    \
+    {                                                                                              \
+        static void *slot;                                                                         \
+        void *(*real)params = (void *(*)params)next_fn(&slot, #name);                              \
+        if (MT_UNLIKELY(!real))                                                                    \
+            return NULL;                                                                           \
+        mt_thread *t = hook_enter();                                                               \
+        if (!t) {                                                                                  \
+            void *p = real args;                                                                   \
+            count_untracked(p);                                                                    \
+            return p;                                                                              \
+        }                                                                                          \
+        return alloc_done(t, real args, size_expr, HOOK_FRAME());                                  \
+    }
+
+MI_ALLOC(mi_malloc, (size_t n), (n), n)
+MI_ALLOC(mi_zalloc, (size_t n), (n), n)
+MI_ALLOC(mi_calloc, (size_t c, size_t n), (c, n), c *n)
+MI_ALLOC(mi_mallocn, (size_t c, size_t n), (c, n), c *n)
+MI_ALLOC(mi_malloc_aligned, (size_t n, size_t a), (n, a), n)
+MI_ALLOC(mi_zalloc_aligned, (size_t n, size_t a), (n, a), n)
+MI_ALLOC(mi_calloc_aligned, (size_t c, size_t n, size_t a), (c, n, a), c *n)
+MI_ALLOC(mi_new, (size_t n), (n), n)
+MI_ALLOC(mi_new_nothrow, (size_t n), (n), n)
+MI_ALLOC(mi_new_aligned, (size_t n, size_t a), (n, a), n)
+MI_ALLOC(mi_new_aligned_nothrow, (size_t n, size_t a), (n, a), n)
+MI_ALLOC(mi_new_n, (size_t c, size_t n), (c, n), c *n)
+
+/* realloc's rule (hooks.c): the old block freed, never temporary, the new
+ * one allocated at the call site; a failure leaves the old block live,
+ * except for mi_reallocf, which frees it then. */
+static void *realloc_done(mt_thread *t, void *old, bool known, const mt_block *b, void *p,
+                          size_t size, bool frees_on_failure, const mt_hook_frame *start)
+{
+    int saved = errno;
+    if (!p && size != 0 && !frees_on_failure) {
+        if (known)
+            mt_untake(old, b);
+    } else {
+        if (known)
+            mt_charge_free(t, old, b, false);
+        if (p)
+            mt_on_alloc(t, p, size, start);
+    }
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+#define MI_REALLOC(name, params, args, size_expr, frees_on_failure)                                \
+    MT_EXPORT void *name params                                                                    \
+    {                                                                                              \
+        static void *slot;                                                                         \
+        void *(*real)params = (void *(*)params)next_fn(&slot, #name);                              \
+        if (MT_UNLIKELY(!real))                                                                    \
+            return NULL;                                                                           \
+        mt_thread *t = hook_enter();                                                               \
+        if (!t)                                                                                    \
+            return real args;                                                                      \
+        mt_block b;                                                                                \
+        bool known = p && mt_take(p, &b);                                                          \
+        void *q = real args;                                                                       \
+        return realloc_done(t, p, known, &b, q, size_expr, frees_on_failure, HOOK_FRAME());        \
+    }
+
+MI_REALLOC(mi_realloc, (void *p, size_t n), (p, n), n, false)
+MI_REALLOC(mi_reallocf, (void *p, size_t n), (p, n), n, true)
+MI_REALLOC(mi_reallocn, (void *p, size_t c, size_t n), (p, c, n), c *n, false)
+MI_REALLOC(mi_realloc_aligned, (void *p, size_t n, size_t a), (p, n, a), n, false)
+
+/* A freeing function: the block is taken out before the real free, as in
+ * hooks.c (the address may be reused at once by another thread). */
+#define MI_FREE(name, params, args)                                                                \
+    MT_EXPORT void name params                                                                     \
+    {                                                                                              \
+        static void *slot;                                                                         \
+        void(*real) params = (void(*) params)next_fn(&slot, #name);                                \
+        if (MT_UNLIKELY(!real))                                                                    \
+            return;                                                                                \
+        mt_thread *t = p ? hook_enter() : NULL;                                                    \
+        if (!t) {                                                                                  \
+            real args;                                                                             \
+            return;                                                                                \
+        }                                                                                          \
+        int saved = errno;                                                                         \
+        mt_on_free(t, p);                                                                          \
+        real args;                                                                                 \
+        hook_leave(t);                                                                             \
+        errno = saved;                                                                             \
+    }
+
+MI_FREE(mi_free, (void *p), (p))
+MI_FREE(mi_free_size, (void *p, size_t n), (p, n))
+MI_FREE(mi_free_aligned, (void *p, size_t a), (p, a))
+MI_FREE(mi_free_size_aligned, (void *p, size_t n, size_t a), (p, n, a))

@@ -1,0 +1,56 @@
+/* health.c -- whether a snapshot's data is exact (see health.h). */
+#include "health.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char head[] = "NOT exact: ";
+#define HEAD_LEN (sizeof head - 1)
+
+/* Appends one reason to buf at *k (after "; " unless it is the first),
+ * bounded. */
+static void add(char *buf, size_t n, size_t *k, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t n, size_t *k, const char *fmt, ...)
+{
+    if (*k + 2 >= n)
+        return;
+    if (*k > HEAD_LEN) {
+        memcpy(buf + *k, "; ", 3);
+        *k += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(buf + *k, n - *k, fmt, ap);
+    va_end(ap);
+    *k += m > 0 ? (size_t)m : 0;
+}
+
+void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n)
+{
+    if (!n)
+        return;
+    buf[0] = '\0';
+    if (n <= HEAD_LEN + 1)
+        return;
+    memcpy(buf, head, HEAD_LEN + 1);
+    mt_allocators_inexact_text(&v->allocs, buf + HEAD_LEN, n - HEAD_LEN);
+    size_t k = HEAD_LEN + strlen(buf + HEAD_LEN);
+    const mt_shm_totals *to = &v->snap.slot.totals;
+    if (to->unknown_free_count)
+        add(buf, n, &k, "%llu unknown frees", (unsigned long long)to->unknown_free_count);
+    if (to->untracked_alloc_count)
+        add(buf, n, &k, "%llu untracked", (unsigned long long)to->untracked_alloc_count);
+    if (to->missed_free_count)
+        add(buf, n, &k, "%llu missed frees", (unsigned long long)to->missed_free_count);
+    if (to->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
+        add(buf, n, &k, "%llu traces dropped", (unsigned long long)to->dropped_traces);
+    if (rec && rec->events_dropped)
+        add(buf, n, &k, "%llu events dropped by the target",
+            (unsigned long long)rec->events_dropped);
+    if (rec && rec->inexact_start)
+        add(buf, n, &k, "recording started without its initial state");
+    if (k == HEAD_LEN)
+        buf[0] = '\0'; /* nothing to say: exact */
+}

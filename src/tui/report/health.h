@@ -1,0 +1,26 @@
+/* health.h -- whether a snapshot's data is exact, and if not, why: one
+ * predicate for the viewer's Data field, --batch, every export's health
+ * and --strict. */
+#ifndef MEMTOP_HEALTH_H
+#define MEMTOP_HEALTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "export.h"
+#include "view.h"
+
+/* What makes the data inexact, as one line, or "" when it is exact: the
+ * allocators memtop cannot see ("NOT exact: statically linked jemalloc
+ * (_rjem_) in x not hooked"), then the health counters ("3 unknown
+ * frees"), a full segment, and what a recording lost (rec, may be NULL). */
+void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n);
+
+static inline bool mt_health_exact(const mt_view *v, const mt_export_rec *rec)
+{
+    char line[8];
+    mt_health_line(v, rec, line, sizeof line);
+    return line[0] == '\0';
+}
+
+#endif

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""check_jemalloc.py -- jemalloc, static, shared or _rjem_-prefixed, is hooked exactly.
+
+Why it exists (issue 11): services link jemalloc statically (libjemalloc.a,
+tikv-jemallocator's _rjem_ names in Rust) or call its extended API (mallocx,
+rallocx, xallocx, sdallocx) from a shared libjemalloc; memtop saw none of it
+(heap 0 B) or left malloc+sdallocx pairs live.  memtop now hooks jemalloc
+through its own hook API.  For each program the snapshot must say exact,
+name jemalloc 5.x as hooked with its own figures, and match, to the byte,
+the bytes each named function leaked (frames[0] the program's call, not
+jemalloc's insides); the blocks freed in every way (free, dallocx, sdallocx,
+malloc+sdallocx, rallocx+sdallocx) must not stay live; output and exit
+status stay the program's.  Variants: 4 threads, and a fork child (attached
+with -p).  The Rust program is built here with rustc against an archive
+made from Debian's libjemalloc_pic.a with objcopy --redefine-syms (the
+_rjem_ names tikv-jemallocator builds).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2elib  # noqa: E402
+from e2elib import check  # noqa: E402
+
+C_LEAKS = {"leak_malloc": 1000, "leak_calloc": 2000, "leak_mallocx": 3000,
+           "leak_rallocx": 4000, "leak_xallocx": 32768}
+RUST_LEAKS = {"leak_vec": 5000, "leak_box": 2400, "leak_grown": 7000}
+PUBLIC = ["malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
+          "valloc", "pvalloc", "malloc_usable_size", "mallocx", "rallocx", "xallocx", "sallocx",
+          "dallocx", "sdallocx", "nallocx", "mallctl", "mallctlnametomib", "mallctlbymib",
+          "malloc_stats_print", "malloc_conf", "malloc_message", "__libc_malloc",
+          "__libc_calloc", "__libc_realloc", "__libc_free", "__libc_memalign", "__libc_valloc",
+          "__libc_pvalloc", "__posix_memalign"]
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    p.add_argument("--je-static")
+    p.add_argument("--je-shared")
+    p.add_argument("--jemalloc-pic")
+    p.add_argument("--mimalloc")
+    p.add_argument("--tcmalloc")
+    p.add_argument("--dlopen")
+    p.add_argument("--own-lib")
+    p.add_argument("--bump")
+    args, rest = p.parse_known_args()
+    return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
+
+
+def leaked_by(snap, names, what):
+    """Live bytes per named function (the first frame naming one), and
+    the traces of the free loops that kept anything live."""
+    per = {}
+    for tr in snap["traces"]:
+        if not tr["live_bytes"]:
+            continue
+        funcs = [f.get("function") or "" for f in tr["frames"]]
+        check(funcs and not re.match(r"(_rjem_)?je_|hook_invoke", funcs[0]),
+              "%s: frames[0] is inside jemalloc: %r" % (what, funcs[:4]))
+        hit = next((n for fn in funcs for n in names if re.search(r"(^|::)%s\b" % n, fn)), None)
+        if hit:
+            per[hit] = per.get(hit, 0) + tr["live_bytes"]
+        check(not any(re.search(r"free_all_ways|churn", fn) for fn in funcs),
+              "%s: a freed block stays live: %d bytes at %r" % (what, tr["live_bytes"], funcs[:6]))
+    return per
+
+
+def check_snapshot(snap, names, what, prefix):
+    health = snap["health"]
+    check(health["exact"] is True, "%s: not exact: %r" % (what, health.get("not_exact")))
+    je = [a for a in health["allocators"] if a["kind"] == "jemalloc"]
+    check(len(je) == 1 and je[0]["hooked"] and je[0]["prefix"] == prefix and
+          (je[0]["version"] or "").startswith("5.") and isinstance(je[0]["allocated"], int),
+          "%s: jemalloc not listed as hooked with its figures: %r" % (what, health["allocators"]))
+    per = leaked_by(snap, names, what)
+    check(per == names, "%s: leaks per function %r, expected %r" % (what, per, names))
+
+
+def run_export(ctx, name, prog, stdout):
+    out = ctx.path(name + ".json")
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + prog
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 0, "exit status changed (or --strict failed): " + where)
+    check(proc.stdout == stdout, "output changed: " + where)
+    check("NOT exact" not in proc.stderr, "the target said NOT exact: " + where)
+    return e2elib.load_json(out)
+
+
+def fork_child(ctx, prog):
+    """The leaks of a forked child, attached with -p while it waits."""
+    env = ctx.env_with(LD_PRELOAD=ctx.args.preload)
+    proc = subprocess.Popen(prog + ["fork"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        m = re.match(r"child (\d+) 32768$", line.strip())
+        check(m, "fork child said %r" % line)
+        out = ctx.path("fork.json")
+        cmd = [ctx.args.memtop, "-p", m.group(1), "--export", out, "--strict"]
+        res = e2elib.run(cmd, ctx.env)
+        check(res.returncode == 0, "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(res)))
+        snap = e2elib.load_json(out)
+        check(snap["fork_child"] is True, "the -p export is not the fork child's")
+        os.kill(int(m.group(1)), signal.SIGTERM)
+        proc.wait(timeout=60)
+        return snap
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def build_rust(ctx, pic):
+    rustc = shutil.which("rustc")
+    if not rustc:
+        e2elib.fail("rustc not found: install rustc (scripts/install-deps.sh)")
+    with open(ctx.path("rjem.map"), "w") as f:
+        f.writelines("%s _rjem_%s\n" % (s, s) for s in PUBLIC)
+    lib = ctx.path("librjem.a")
+    r = e2elib.run(["objcopy", "--redefine-syms=" + ctx.path("rjem.map"), pic, lib], ctx.env)
+    check(r.returncode == 0, "objcopy: " + e2elib.describe(r))
+    exe = ctx.path("alloc_rjem")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alloc_rjem.rs")
+    cmd = [rustc, "-C", "opt-level=1", "-g", "-C", "panic=abort", src, "-L", ctx.workdir,
+           "-l", "static=rjem", "-l", "dylib=pthread", "-l", "dylib=dl", "-l", "dylib=m",
+           "-o", exe]
+    r = e2elib.run(cmd, ctx.env, timeout=300)
+    check(r.returncode == 0, "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(r)))
+    return exe
+
+
+def test():
+    mine, args = parse()
+    ctx = e2elib.Ctx(args)
+    for opt in ("je_static", "je_shared", "jemalloc_pic"):
+        if not getattr(mine, opt):
+            e2elib.fail("libjemalloc-dev was not found at configure time: install it "
+                        "(scripts/install-deps.sh)")
+    for name, prog in (("static", mine.je_static), ("shared", mine.je_shared)):
+        batch = e2elib.run([ctx.args.memtop, "--batch", "-n", "1", "--", prog], ctx.env)
+        check(re.search(r"^heap: .* \| allocator jemalloc 5\.\d+\.\d+%s " %
+                        (r" \(static\)" if name == "static" else ""), batch.stdout, re.M),
+              "--batch does not name the allocator:\n" + e2elib.describe(batch))
+        snap = run_export(ctx, name, [prog], "ok 32768\n")
+        check_snapshot(snap, C_LEAKS, name, "")
+        snap = run_export(ctx, name + "-threads", [prog, "threads"], "ok 32768\n")
+        check_snapshot(snap, C_LEAKS, name + " with 4 threads", "")
+    check_snapshot(fork_child(ctx, [mine.je_static]), C_LEAKS, "static, fork child", "")
+    exe = build_rust(ctx, mine.jemalloc_pic)
+    snap = run_export(ctx, "rust", [exe], "ok\n")
+    check_snapshot(snap, RUST_LEAKS, "rust _rjem_", "_rjem_")
+    snap = run_export(ctx, "rust-threads", [exe, "threads"], "ok\n")
+    check_snapshot(snap, RUST_LEAKS, "rust _rjem_ with 4 threads", "_rjem_")
+
+
+if __name__ == "__main__":
+    try:
+        test()
+    except e2elib.TestFailure as e:
+        print("FAIL %s: %s" % (os.path.basename(sys.argv[0]), e), flush=True)
+        sys.exit(1)
+    print("PASS %s" % os.path.basename(sys.argv[0]), flush=True)
