@@ -163,11 +163,16 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
         if (i + PREFETCH_AHEAD < n)
             mt_rb_prefetch(slot_at(r, from + i + PREFETCH_AHEAD)->addr);
         const mt_rec_event *e = slot_at(r, from + i);
+        /* Counted once its record is open: opening may write the previous
+         * record, and writing it may end the frame, and the events of the
+         * open record always belong to the current frame. */
+        mt_rr_open *o = open_for((uint32_t)r->tid, e->t_ns);
         if (e->kind == MT_DAT_EV_ALLOC && !mt_rb_count_alloc()) {
             mt_recw_end_frame(); /* a frame's allocations are bounded (dat_format.h) */
             mt_rb_count_alloc();
+            o = open_for((uint32_t)r->tid, e->t_ns);
         }
-        encode_event(open_for((uint32_t)r->tid, e->t_ns), e);
+        encode_event(o, e);
     }
 }
 
