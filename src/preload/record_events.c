@@ -31,6 +31,8 @@
 #define MT_RR_BATCH_NS 10000000ull
 #define MT_RR_OPEN_NS 20000000ull
 
+_Static_assert(MT_RR_EVENTS_MAX <= MT_DAT_EVENTS_MAX, "an EVENTS2 record within its limit");
+
 static const mt_rec_event *slot_at(const mt_rec_ring *r, uint64_t i)
 {
     return &r->ev[i & (MT_RING_SLOTS - 1)];

@@ -40,12 +40,19 @@
 #define MT_RECW_PAY_BYTES (1u << 20) /* > MT_RR_EVENTS_MAX EVENTS2 events of 51 bytes at most */
 #define MT_RECW_LEVEL 1        /* fast; on EVENTS2's literal-heavy columns also the smallest */
 #define MT_RECW_LEVEL_SMALL 19 /* for frames of a slow stream: frames do not share history */
+#define MT_RECW_WINDOW_LOG 19  /* MT_RECW_LEVEL's own window, stated (a reader's limit) */
+#define MT_RECW_WINDOW_LOG_SMALL 18
 #define MT_RECW_SMALL_FRAME (24u << 10)
 #define MT_RECW_SPLIT_MIN (4u << 10)      /* records split into zstd blocks from this size */
 #define MT_RECW_IDLE_NS 5000000ull        /* writer sleep when there was nothing to do */
 #define MT_RECW_GRACE_NS 2000000ull       /* calls already past the recording check finish */
 #define MT_RECW_PAUSE_MAX_NS 50000000ull  /* the gate gives up after this */
 #define MT_RECW_EXIT_WAIT_NS 200000000ull /* bound on waiting for the writer to exit */
+
+_Static_assert(MT_RECW_PAY_BYTES <= MT_DAT_RECORD_MAX, "a record within its limit");
+_Static_assert(MT_RECW_WINDOW_LOG <= MT_DAT_WINDOW_LOG_MAX &&
+                   MT_RECW_WINDOW_LOG_SMALL <= MT_DAT_WINDOW_LOG_MAX,
+               "frames a reader can decompress");
 
 mt_recw mt_w = {.fd = -1};
 
@@ -208,7 +215,8 @@ static void set_level(bool small)
     ZSTD_CCtx *z = mt_w.cctx;
     mt_w.small = small;
     ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, small ? MT_RECW_LEVEL_SMALL : MT_RECW_LEVEL);
-    ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog, small ? 18 : 0);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog,
+                           small ? MT_RECW_WINDOW_LOG_SMALL : MT_RECW_WINDOW_LOG);
     ZSTD_CCtx_setParameter(z, ZSTD_c_hashLog, small ? 17 : 0);
     ZSTD_CCtx_setParameter(z, ZSTD_c_chainLog, small ? 18 : 0);
     ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
