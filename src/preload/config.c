@@ -117,5 +117,6 @@ void mt_config_load(mt_config *cfg, char **envp)
     uint64_t kp = 0;
     cfg->keep_pid = (keep && parse_u64(keep, 1, 0x7fffffff, &kp)) ? (int)kp : 0;
     cfg->unwind = env_unwind();
+    cfg->test_write_delay_us = (uint32_t)env_number("MEMTOP_TEST_WRITE_DELAY_US", 0, 1000000, 0);
     mt_log_setup(cfg->log_level, cfg->log_file);
 }

@@ -33,11 +33,6 @@
 
 _Static_assert(MT_RR_EVENTS_MAX <= MT_DAT_EVENTS_MAX, "an EVENTS2 record within its limit");
 
-static const mt_rec_event *slot_at(const mt_rec_ring *r, uint64_t i)
-{
-    return &r->ev[i & (MT_RING_SLOTS - 1)];
-}
-
 /* A varint into column c: its first byte to the lead part, the rest to
  * the tail part (dat_format.h, EVENTS2). */
 static void put_col(unsigned c, uint64_t v)
@@ -163,8 +158,8 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
         if (i + PREFETCH_AHEAD < n)
-            mt_rb_prefetch(slot_at(r, from + i + PREFETCH_AHEAD)->addr);
-        const mt_rec_event *e = slot_at(r, from + i);
+            mt_rb_prefetch(mt_ring_at(r, from + i + PREFETCH_AHEAD)->addr);
+        const mt_rec_event *e = mt_ring_at(r, from + i);
         /* Counted once its record is open: opening may write the previous
          * record, and writing it may end the frame, and the events of the
          * open record always belong to the current frame. */
@@ -220,7 +215,7 @@ static bool drain_ring(mt_rec_ring *r, uint64_t upto)
         return false;
     mt_rr_defs();
     encode_events(r, tail, upto - tail);
-    atomic_store_explicit(&r->tail, upto, memory_order_release);
+    mt_ring_consumed(r, upto);
     atomic_fetch_add_explicit(&mt_w.events, upto - tail, memory_order_relaxed);
     return true;
 }
@@ -239,7 +234,7 @@ static bool due(const mt_rec_ring *r, uint64_t head, uint64_t now)
         return true;
     if (head == tail)
         return false;
-    uint64_t t0 = slot_at(r, tail)->t_ns; /* written before head was published */
+    uint64_t t0 = mt_ring_at(r, tail)->t_ns; /* written before head was published */
     return now > t0 && now - t0 >= MT_RR_BATCH_NS;
 }
 
@@ -272,7 +267,7 @@ void mt_rr_drain_cut(bool drop_rest)
         emit_lost(r, r->cut_lost);
         if (!drop_rest)
             continue;
-        atomic_store_explicit(&r->tail, head_of(r), memory_order_release);
+        mt_ring_consumed(r, head_of(r));
         for (unsigned i = 0; i < MT_LOST_N; i++)
             atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
     }

@@ -18,6 +18,7 @@
 #include "record.h"
 #include "record_blocks.h"
 #include "record_buffer.h"
+#include "state.h"
 #include "thread_state.h"
 
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, ZSTD_createCCtx_advanced */
@@ -108,9 +109,17 @@ static void fail(int err)
     atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_release);
 }
 
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+}
+
 static void write_all(const unsigned char *p, size_t n)
 {
     while (n && !mt_w.err) {
+        if (MT_UNLIKELY(mt_g.cfg.test_write_delay_us)) /* tests: a slow disk */
+            sleep_ns(mt_g.cfg.test_write_delay_us * 1000ull);
         ssize_t k = write(mt_w.fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
@@ -304,12 +313,6 @@ bool mt_recw_drain_sync(void)
     }
     mt_spin_unlock(&mt_w.lock);
     return ok;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-    struct timespec ts = {0, (long)ns};
-    nanosleep(&ts, NULL);
 }
 
 /* The writer sleeps on a futex when idle; producers wake it when a ring

@@ -31,6 +31,7 @@
 #include "record_blocks.h"
 #include "record_buffer.h"
 #include "record_writer.h"
+#include "state.h"
 #include "thread_state.h"
 
 #include <fcntl.h>
@@ -51,6 +52,7 @@ MT_TLS int mt_tls_in_hook;
 MT_TLS bool mt_tls_exiting;
 MT_TLS unsigned mt_tls_dl_depth;
 
+mt_global mt_g;
 static uint32_t g_ntraces = 1; /* definitions the test's events may name */
 
 void mt_log(int level, const char *fmt, ...)
@@ -469,19 +471,19 @@ static uint64_t check_file(const char *label)
 }
 
 /* n allocations of one trace, each thread filling its ring without a
- * drain (MT_RING_SLOTS events), then one writer pass over all of them:
+ * drain (MT_RING_CHUNK events), then one writer pass over all of them:
  * nothing ends the frame early (its time is checked after the pass). */
 static uint64_t one_pass_allocs(uint64_t n, const char *label)
 {
     begin(1);
     recipe rc = {.alloc_pct = 100, .ntraces = 1};
-    unsigned nw = (unsigned)((n + MT_RING_SLOTS - 1) / MT_RING_SLOTS);
+    unsigned nw = (unsigned)((n + MT_RING_CHUNK - 1) / MT_RING_CHUNK);
     if (nw > MAX_THREADS)
         abort();
     start_workers(nw);
     for (unsigned i = 0; i < nw; i++) {
-        uint64_t left = n - (uint64_t)i * MT_RING_SLOTS;
-        rc.steps = left < MT_RING_SLOTS ? left : MT_RING_SLOTS;
+        uint64_t left = n - (uint64_t)i * MT_RING_CHUNK;
+        rc.steps = left < MT_RING_CHUNK ? left : MT_RING_CHUNK;
         batch(i, &rc);
     }
     mt_recw_drain_sync();
@@ -493,7 +495,7 @@ static uint64_t one_pass_allocs(uint64_t n, const char *label)
 }
 
 /* In one pass, the small first frame ends after its first few records
- * (MT_RING_SLOTS events each: one per ring); the next frame is then filled
+ * (MT_RING_CHUNK events each: one per ring); the next frame is then filled
  * to the limit exactly, and anything past it goes to a frame after it. */
 static void frame_allocs_limits(void)
 {
@@ -504,9 +506,9 @@ static void frame_allocs_limits(void)
         bool fills; /* some frame must hold exactly the limit */
     } cases[] = {
         {MT_DAT_FRAME_ALLOCS_MAX, "the limit's worth", false},
-        {MT_DAT_FRAME_ALLOCS_MAX + 4 * MT_RING_SLOTS, "a frame at the limit", true},
-        {MT_DAT_FRAME_ALLOCS_MAX + 4 * MT_RING_SLOTS + 1, "one past the limit", true},
-        {2 * MT_DAT_FRAME_ALLOCS_MAX + 3 * MT_RING_SLOTS + 7, "twice the limit", true},
+        {MT_DAT_FRAME_ALLOCS_MAX + 4 * MT_RING_CHUNK, "a frame at the limit", true},
+        {MT_DAT_FRAME_ALLOCS_MAX + 4 * MT_RING_CHUNK + 1, "one past the limit", true},
+        {2 * MT_DAT_FRAME_ALLOCS_MAX + 3 * MT_RING_CHUNK + 7, "twice the limit", true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         uint64_t most = one_pass_allocs(cases[i].n, cases[i].label);
@@ -534,7 +536,7 @@ static void random_workloads(unsigned rounds)
         uint64_t total = rnd() % 2 ? rnd() % 20000 : 200000 + rnd() % 700000;
         while (total) {
             recipe rc = base;
-            rc.steps = 1 + rnd() % (rnd() % 2 ? 64 : MT_RING_SLOTS * 3);
+            rc.steps = 1 + rnd() % (rnd() % 2 ? 64 : MT_RING_CHUNK * 3);
             rc.steps = rc.steps < total ? rc.steps : total;
             total -= rc.steps;
             rc.drain_every = rnd() % 2 ? 0 : 1 + (unsigned)(rnd() % 20000);

@@ -4,7 +4,8 @@
  *
  * Usage: writer_random SEED [STEPS]
  *        writer_random bulk N   N small allocations in a row, then every
- *                               other one freed (one thread, one site)
+ *                               other one freed (one thread, one site);
+ *                               prints the peak RSS (VmHWM) after them
  * From SEED: 1-4 threads, 1-16 call sites at depths 1-16, a working set of
  * 16 to 200,000 blocks, sizes (fixed, small, log-uniform to 64 KiB, or now
  * and then a large one), the share of mallocs, callocs, reallocs and
@@ -126,7 +127,15 @@ static int bulk(size_t n)
         p[i] = malloc(16 + i % 64);
     for (size_t i = 0; i < n; i += 2)
         free(p[i]);
-    printf("bulk %zu\n", n);
+    long hwm = -1; /* peak RSS, for test_writer_backlog.py */
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            hwm = atol(line + 6);
+    if (f)
+        fclose(f);
+    printf("bulk %zu hwm_kb=%ld\n", n, hwm);
     return 0;
 }
 
