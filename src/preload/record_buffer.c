@@ -10,12 +10,12 @@
  * writer, release/acquire through `spare`), or by itself again when the
  * writer has drained it (tail == its end, acquire: the writer no longer
  * reads it), or by a new chunk within the bounds (.h).  Only when none is
- * to be had does the hook wait, at most MT_RING_WAIT_NS, for the writer
- * (or drain synchronously when there is no writer thread yet), then drop
- * and count.  The writer reads a chunk's `base` only for indices below a
- * head it read with acquire, so the producer's plain store of `base`
- * (before its release of head) is seen in time; it hands a chunk back
- * only once it has read past its end (the next chunk exists then).
+ * to be had does the hook wait for the writer (next_chunk: sleeping, not
+ * while the disk is behind, at most MT_RING_WAIT_MAX_NS), or drain
+ * synchronously when there is no writer thread yet, then drop and count.  The writer reads a
+ * chunk's `base` only for indices below a head it read with acquire, so the producer's plain store
+ * of `base` (before its release of head) is seen in time; it hands a chunk back only once it has
+ * read past its end (the next chunk exists then).
  *
  * Taking a ring (a thread's first event) holds the free lists' spinlock; a
  * signal handler that interrupts that on the same thread drops its event
@@ -38,7 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MT_RING_WAIT_NS 1000000ull /* the drop policy's bounded wait: 1 ms */
+#define MT_RING_WAIT_NS 100000000ull      /* a write(2) this long: the disk is behind */
+#define MT_RING_WAIT_MAX_NS 1000000000ull /* and no wait is longer than this */
+#define MT_RING_NAP_NS 50000ull           /* a waiting hook sleeps this long at a time */
 #define MT_RING_CHUNK_BYTES sizeof(mt_rec_chunk)
 #define MT_RING_HDR_BYTES ((sizeof(mt_rec_ring) + MT_CACHELINE - 1) & ~(size_t)(MT_CACHELINE - 1))
 #define MT_RING_SLAB_BYTES (64u << 10) /* headers are cut from slabs */
@@ -253,7 +255,17 @@ static bool try_next_chunk(mt_rec_ring *r, uint64_t head)
     return true;
 }
 
-/* The drop policy: waits (bounded) for a chunk; false if there is none. */
+/* The writer is inside a write(2) that has lasted MT_RING_WAIT_NS. */
+static bool disk_behind(uint64_t now)
+{
+    uint64_t since = mt_recw_write_since();
+    return since && now > since && now - since >= MT_RING_WAIT_NS;
+}
+
+/* The drop policy, at the buffer's bound: waits for a chunk while the
+ * writer works (it may be waiting for a core: the hook sleeps, which
+ * gives it one), but not while the disk is behind, nor longer than
+ * MT_RING_WAIT_MAX_NS; false if there is no chunk then. */
 static bool next_chunk(mt_rec_ring *r, uint64_t head, bool may_wait)
 {
     uint64_t deadline = 0;
@@ -267,10 +279,13 @@ static bool next_chunk(mt_rec_ring *r, uint64_t head, bool may_wait)
         mt_recw_kick();
         uint64_t now = mono_ns();
         if (!deadline)
-            deadline = now + MT_RING_WAIT_NS;
+            deadline = now + MT_RING_WAIT_MAX_NS;
         else if (now >= deadline)
             return false;
-        sched_yield();
+        if (disk_behind(now))
+            return false;
+        struct timespec nap = {0, (long)MT_RING_NAP_NS};
+        nanosleep(&nap, NULL);
     }
 }
 

@@ -7,7 +7,9 @@
  * caller wants everything), so that records hold thousands of events, not
  * a few: every record repeats its thread id and base time, and its first
  * event names its trace.  The hooks wake a sleeping writer every quarter
- * ring, so a busy ring never waits more than about half a ring.  The
+ * ring, so a busy ring never waits more than about half a ring.  A pass
+ * takes at most MT_RR_PASS_MAX events of a ring that is behind, so that
+ * when all are, each gets chunks back in turn (record_buffer.h).  The
  * record stays open while the next events drained are its thread's too,
  * up to MT_RR_EVENTS_MAX events: it is written when another thread's
  * events come, when it is MT_RR_OPEN_NS old, and before its frame ends
@@ -29,6 +31,7 @@
 #define PREFETCH_AHEAD 8u
 #define MT_RR_BATCH 1024u
 #define MT_RR_BATCH_NS 10000000ull
+#define MT_RR_PASS_MAX (4u * MT_RING_CHUNK) /* events of one ring per pass */
 #define MT_RR_OPEN_NS 20000000ull
 
 _Static_assert(MT_RR_EVENTS_MAX <= MT_DAT_EVENTS_MAX, "an EVENTS2 record within its limit");
@@ -245,8 +248,15 @@ bool mt_rr_drain_rings(bool all)
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         uint64_t st = mt_ring_state(r); /* before draining: RETIRING covers every event */
         uint64_t head = head_of(r);
-        if (all || MT_RING_STATE(st) != MT_RING_OWNED || due(r, head, now))
-            any |= drain_ring(r, head);
+        if (all || MT_RING_STATE(st) != MT_RING_OWNED || due(r, head, now)) {
+            /* A pass takes a few chunks of each ring, so that every ring
+             * gets chunks back soon when all are behind. */
+            uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+            uint64_t upto = all || head - tail <= MT_RR_PASS_MAX ? head : tail + MT_RR_PASS_MAX;
+            any |= drain_ring(r, upto);
+            if (upto != head)
+                continue; /* the rest next pass (its lost counts with it, it is not free) */
+        }
         emit_lost(r, NULL);
         if (mt_ring_try_free(r, st)) {
             /* Its thread may have taken it back for events in between. */

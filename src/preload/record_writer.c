@@ -115,12 +115,27 @@ static void sleep_ns(uint64_t ns)
     nanosleep(&ts, NULL);
 }
 
+uint64_t mt_recw_write_since(void)
+{
+    return atomic_load_explicit(&mt_w.write_since, memory_order_relaxed);
+}
+
+/* One write(2), with the time it began in write_since while it lasts (the
+ * hooks' drop policy tells a slow disk from a writer waiting for a core). */
+static ssize_t timed_write(const unsigned char *p, size_t n)
+{
+    atomic_store_explicit(&mt_w.write_since, mt_mono_raw_ns(CLOCK_MONOTONIC), memory_order_relaxed);
+    if (MT_UNLIKELY(mt_g.cfg.test_write_delay_us)) /* tests: a slow disk */
+        sleep_ns(mt_g.cfg.test_write_delay_us * 1000ull);
+    ssize_t k = write(mt_w.fd, p, n);
+    atomic_store_explicit(&mt_w.write_since, 0, memory_order_relaxed);
+    return k;
+}
+
 static void write_all(const unsigned char *p, size_t n)
 {
     while (n && !mt_w.err) {
-        if (MT_UNLIKELY(mt_g.cfg.test_write_delay_us)) /* tests: a slow disk */
-            sleep_ns(mt_g.cfg.test_write_delay_us * 1000ull);
-        ssize_t k = write(mt_w.fd, p, n);
+        ssize_t k = timed_write(p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {

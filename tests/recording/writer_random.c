@@ -3,7 +3,7 @@
  * checked to open (a property test over workloads, not a fixed one).
  *
  * Usage: writer_random SEED [STEPS]
- *        writer_random bulk N   N small allocations in a row, then every
+ *        writer_random bulk N   N allocations in a row, then every
  *                               other one freed (one thread, one site);
  *                               prints the peak RSS (VmHWM) after them
  * From SEED: 1-4 threads, 1-16 call sites at depths 1-16, a working set of
@@ -123,8 +123,9 @@ static void *worker(void *arg)
 static int bulk(size_t n)
 {
     void **p = malloc(n * sizeof *p);
+    uint64_t s = 12345;
     for (size_t i = 0; i < n; i++)
-        p[i] = malloc(16 + i % 64);
+        p[i] = malloc(16 + next(&s) % 4096); /* sizes that compress little */
     for (size_t i = 0; i < n; i += 2)
         free(p[i]);
     long hwm = -1; /* peak RSS, for test_writer_backlog.py */
