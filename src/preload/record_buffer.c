@@ -31,6 +31,7 @@
 #include "spinlock.h"
 #include "thread_state.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -255,11 +256,39 @@ static bool try_next_chunk(mt_rec_ring *r, uint64_t head)
     return true;
 }
 
-/* The writer is inside a write(2) that has lasted MT_RING_WAIT_NS. */
+/* Whether thread tid of this process sleeps (state S or D in
+ * /proc/self/task/TID/stat: blocked on the disk, or on a throttle) rather
+ * than runs or waits for a core (R).  Unknown: true. */
+static bool thread_sleeps(int tid)
+{
+    char path[48] = "/proc/self/task/", num[12], buf[512];
+    int n = 0;
+    for (unsigned v = (unsigned)tid; n == 0 || v; v /= 10)
+        num[n++] = (char)('0' + v % 10);
+    size_t k = strlen(path);
+    while (n)
+        path[k++] = num[--n];
+    memcpy(path + k, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return true;
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return true;
+    buf[got] = '\0';
+    const char *paren = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+    return !paren || paren[1] != ' ' || paren[2] != 'R';
+}
+
+/* The disk cannot keep up: a write(2) to the file has lasted
+ * MT_RING_WAIT_NS and its thread sleeps in it (a writer that only waits
+ * for a core is runnable, and is waited for). */
 static bool disk_behind(uint64_t now)
 {
-    uint64_t since = mt_recw_write_since();
-    return since && now > since && now - since >= MT_RING_WAIT_NS;
+    int tid;
+    uint64_t since = mt_recw_write_since(&tid);
+    return since && now > since && now - since >= MT_RING_WAIT_NS && thread_sleeps(tid);
 }
 
 /* The drop policy, at the buffer's bound: waits for a chunk while the

@@ -14,8 +14,9 @@
  * MT_RING_EXTRA_MAX chunks beyond each thread's first in the process
  * (160 MiB).  Only at the bound does the drop policy apply: the hook
  * sleeps until the writer hands a chunk back -- unless the writer is in a
- * write(2) that has lasted 100 ms (the disk cannot keep up), and at most 1 s
- * -- else drops the event and counts it (LOST records, events_dropped).
+ * write(2) that has lasted 100 ms and sleeps in it (the disk cannot keep
+ * up), and at most 1 s -- else drops the event and counts it (LOST
+ * records, events_dropped).
  * A writer that only waits for a core is waited for: the sleeping hooks
  * give it one.  The writer
  * unmaps the chunks it has drained beyond one spare per ring, so the

@@ -115,8 +115,9 @@ static void sleep_ns(uint64_t ns)
     nanosleep(&ts, NULL);
 }
 
-uint64_t mt_recw_write_since(void)
+uint64_t mt_recw_write_since(int *tid)
 {
+    *tid = atomic_load_explicit(&mt_w.write_tid, memory_order_relaxed);
     return atomic_load_explicit(&mt_w.write_since, memory_order_relaxed);
 }
 
@@ -124,6 +125,7 @@ uint64_t mt_recw_write_since(void)
  * hooks' drop policy tells a slow disk from a writer waiting for a core). */
 static ssize_t timed_write(const unsigned char *p, size_t n)
 {
+    atomic_store_explicit(&mt_w.write_tid, (int)syscall(SYS_gettid), memory_order_relaxed);
     atomic_store_explicit(&mt_w.write_since, mt_mono_raw_ns(CLOCK_MONOTONIC), memory_order_relaxed);
     if (MT_UNLIKELY(mt_g.cfg.test_write_delay_us)) /* tests: a slow disk */
         sleep_ns(mt_g.cfg.test_write_delay_us * 1000ull);

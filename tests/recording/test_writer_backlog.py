@@ -26,7 +26,7 @@ import sys
 from test_writer_common import args, check, dump
 
 BOUND_KB = 10 * 1024
-WRITER_SLACK_KB = 8 * 1024  # zstd's output, a frame's block map growing while it waits
+WRITER_SLACK_KB = 12 * 1024  # the writer: zstd, a frame's block map (more events a frame)
 a = args()
 prog = os.path.join(a.progs, "writer_random")
 
