@@ -23,7 +23,7 @@ typedef struct mt_config {
     int keep_pid;          /* MEMTOP_KEEP_PID, 0 if unset */
     int unwind;            /* MEMTOP_UNWIND: MT_UNWIND_* */
     /* MEMTOP_TEST_WRITE_DELAY_US, for tests: the recording writer sleeps
-     * this long after each write to the file (a disk that cannot keep up). */
+     * this long before each write to the file (a disk that cannot keep up). */
     uint32_t test_write_delay_us;
 } mt_config;
 

@@ -3,10 +3,10 @@ writer is behind, within its bound, and only past that bound are events
 dropped, counted and shown (record_buffer.h: the drop policy).
 
 The disk is slowed with MEMTOP_TEST_WRITE_DELAY_US (the writer sleeps
-after each write to the file):
+before each write to the file):
 
  - grows: 150,000 allocations (writer_random bulk: 225,000 events, fewer
-   than a thread's bound of 262,144) while every write takes 50 ms: not
+   than a thread's bound of 262,144) while every write takes 200 ms: not
    one event may be dropped (before buffers grew, a thread's ring held
    8,192 events and a full ring waited 1 ms, then dropped), and the
    recording replays to its FINAL state;
@@ -53,7 +53,7 @@ def export(rec, fmt):
     return open(out).read(), p.stderr
 
 
-rec, _ = record("grows", 150000, 50000)
+rec, _ = record("grows", 150000, 200000)
 info, _, _ = dump(a, rec)
 check(info["end_dropped"] == 0 and info["lost_alloc"] == 0 and info["lost_free"] == 0,
       "grows: nothing dropped while the writer was behind (%d)" % info["end_dropped"])
