@@ -76,7 +76,7 @@ results="$tmp/results" # lines: tool threads elapsed_s wall_s maxrss_kb cpu_s
 : >"$results"
 
 tools=(plain)
-[ "$use_memtop" = 1 ] && tools+=(memtop)
+[ "$use_memtop" = 1 ] && tools+=(memtop memtop-record)
 [ "$use_memtop" = 1 ] && [ "$pieces" = 1 ] && tools+=(memtop-depth1 memtop-disabled)
 [ "$use_heaptrack" = 1 ] && tools+=(heaptrack)
 
@@ -87,6 +87,14 @@ run_tool() {
     case "$tool" in
     plain) "$bench" "${args[@]}" ;;
     memtop) LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
+    memtop-record) # tracking and recording from the start (MEMTOP_RECORD)
+        rm -f "$tmp/rec.dat"
+        MEMTOP_RECORD="$tmp/rec.dat" LD_PRELOAD="$lib" "$bench" "${args[@]}"
+        if [ -s "$tmp/rec.dat" ]; then
+            echo "record $threads $(stat -c %s "$tmp/rec.dat")" >>"$tmp/recsizes"
+        fi
+        rm -f "$tmp/rec.dat"
+        ;;
     memtop-depth1) MEMTOP_DEPTH=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     memtop-disabled) MEMTOP_DISABLE=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     heaptrack)
@@ -217,11 +225,26 @@ report() {
         g1 = ratio["memtop" SUBSEP "1"]; g4 = ratio["memtop" SUBSEP "4"]
         if (g1 > 0) printf "\ngoal: memtop 1-thread ratio %.2fx <= 2.5x: %s\n", g1, g1 <= 2.5 ? "met" : "NOT met"
         if (g1 > 0 && g4 > 0) printf "goal: memtop scaling %.2f <= 1.5: %s\n", g4 / g1, g4 / g1 <= 1.5 ? "met" : "NOT met"
+        for (c = 1; c <= nc; c++) { # recording against tracking alone, paired per repetition
+            rl = ""
+            for (r = 1; r <= nrep["memtop", C[c]]; r++) {
+                p = v["memtop", C[c], r]; x = v["memtop-record", C[c], r]
+                if (p > 0 && x > 0) rl = rl " " x / p
+            }
+            g = median(rl)
+            if (g != "FAIL") printf "goal: recording adds %.0f %% to tracking at %s thread(s) <= 30 %%: %s\n",
+                (g - 1) * 100, C[c], g <= 1.3 ? "met" : "NOT met"
+        }
     }' "$results"
 }
 
 report
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -s "$tmp/recsizes" ]; then # bytes of the recordings, per thread count (median)
+    echo
+    sort -k2,2n -k3,3n "$tmp/recsizes" | awk '{ n[$2]++; v[$2, n[$2]] = $3 } END { for (t in n)
+        printf "recording size, %s thread(s): %.2f MB (median of %d)\n", t, v[t, int((n[t] + 1) / 2)] / 1e6, n[t] }'
+fi
 if [ "$use_memtop" = 1 ]; then
     echo
     echo "libmemtop bookkeeping (final snapshot, working set live at exit):"

@@ -39,15 +39,28 @@
 #define MT_DAT_HEADER_BYTES 32u
 #define MT_DAT_SUFFIX ".dat"
 
-/* Limits a reader enforces (anything larger is corrupt). */
-#define MT_DAT_RECORD_MAX (16u << 20) /* payload bytes of one record */
-#define MT_DAT_STRING_MAX 4096u       /* bytes of one string field */
-#define MT_DAT_EVENTS_MAX 65536u      /* events in one MT_DAT_REC_EVENTS / _EVENTS2 */
-#define MT_DAT_ENTRIES_MAX 65536u     /* entries in TRACE_STATES / LIVE_BLOCKS */
+/* The format's limits: defined here only.  A reader rejects anything
+ * larger as corrupt; the writer (src/preload/record_*.c) stays within each
+ * one, checked at compile time where its own bound is a constant
+ * (_Static_assert next to it) and at run time where it counts
+ * (MT_DAT_FRAME_ALLOCS_MAX, MT_DAT_STRING_MAX).  "At most": a value equal
+ * to the limit is valid, one more is not; tests/recording/test_reader_limits.c
+ * and test_writer_frames.c check both sides at the limit and one past it. */
+#define MT_DAT_RECORD_MAX (16u << 20)  /* payload bytes of one record */
+#define MT_DAT_STRING_MAX 4096u        /* bytes of one string field */
+#define MT_DAT_EVENTS_MAX 65536u       /* events in one MT_DAT_REC_EVENTS / _EVENTS2 */
+#define MT_DAT_ENTRIES_MAX 65536u      /* entries in TRACE_STATES / LIVE_BLOCKS */
+#define MT_DAT_TOTALS_FIELDS_MAX 1024u /* values in one TOTALS record */
 /* Allocation events in one zstd frame of EVENTS2 records: bounds the
  * frame context (the blocks a free may name) on both sides, whatever the
- * allocation rate.  A writer ends the frame when it is reached. */
+ * allocation rate.  A writer ends the frame when it is reached: an
+ * allocation counts in the frame whose record holds it. */
 #define MT_DAT_FRAME_ALLOCS_MAX (1u << 19)
+/* zstd window of a frame: log2 of its bytes (a reader refuses frames that
+ * need a larger one: memory). */
+#define MT_DAT_WINDOW_LOG_MAX 27
+/* Frames per TRACE record, and bytes of a build id: MT_MAX_DEPTH and
+ * MT_BUILD_ID_MAX (shm_layout.h), shared with the segment. */
 
 /* The uncompressed file header, little-endian, 32 bytes. */
 typedef struct mt_dat_file_header {
@@ -215,5 +228,6 @@ enum {
  * process (docs/allocators.md; older writers wrote 19 fields: not known). */
 #define MT_DAT_TOTALS_FIELDS 20u
 #define MT_DAT_TOTALS_ALLOC_INEXACT 19u
+_Static_assert(MT_DAT_TOTALS_FIELDS <= MT_DAT_TOTALS_FIELDS_MAX, "TOTALS within its limit");
 
 #endif

@@ -6,8 +6,6 @@
 
 #include <string.h>
 
-#define TOTALS_FIELDS_MAX 1024u
-
 static mt_errc bad(const mt_dat_reader *r, const char *what, mt_err *err)
 {
     return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: %s (record %llu)", what,
@@ -133,7 +131,7 @@ static mt_errc dec_totals(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err
     uint64_t n, v;
     if (!get_t(r, c, &ev->t_ns) || !mt_dcur_v(c, &t->unix_ns) || !mt_dcur_v(c, &n))
         return bad(r, "TOTALS record cut short", err);
-    if (n > TOTALS_FIELDS_MAX)
+    if (n > MT_DAT_TOTALS_FIELDS_MAX)
         return bad(r, "TOTALS with too many fields", err);
     for (uint64_t i = 0; i < n; i++) {
         if (!mt_dcur_v(c, &v))

@@ -2,6 +2,8 @@
  * streaming them through ZSTD_DStream (see dat_zframes.h). */
 #include "dat_zframes.h"
 
+#include "dat_format.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,6 @@
 #define SKIP_MAGIC_MASK 0xFFFFFFF0u
 #define SKIP_MAGIC 0x184D2A50u
 #define BLOCK_MAX (128u << 10)
-#define WINDOW_LOG_MAX 27 /* refuse frames that need more than 128 MiB of window */
 
 mt_errc mt_fbuf_init(mt_fbuf *b, int fd, uint64_t file_bytes, mt_err *err)
 {
@@ -188,7 +189,7 @@ static int frame_decodes(int fd, uint64_t off, uint64_t len)
     unsigned char *in = malloc(in_cap), *out = malloc(out_cap);
     int ok = ds && in && out ? 1 : -1;
     if (ok == 1)
-        ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, WINDOW_LOG_MAX);
+        ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, MT_DAT_WINDOW_LOG_MAX);
     size_t r = 1;
     for (uint64_t at = off; ok == 1 && at < off + len;) {
         size_t want = off + len - at < in_cap ? (size_t)(off + len - at) : in_cap;
@@ -305,7 +306,7 @@ mt_errc mt_zstream_open(mt_zstream *z, int fd, uint64_t off, uint64_t limit, mt_
         mt_zstream_close(z);
         return mt_err_set(err, MT_E_NOMEM, "out of memory for decompression");
     }
-    ZSTD_DCtx_setParameter(z->ds, ZSTD_d_windowLogMax, WINDOW_LOG_MAX);
+    ZSTD_DCtx_setParameter(z->ds, ZSTD_d_windowLogMax, MT_DAT_WINDOW_LOG_MAX);
     return mt_zstream_seek(z, off, err);
 }
 

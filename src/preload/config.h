@@ -23,6 +23,9 @@ typedef struct mt_config {
     int keep_pid;          /* MEMTOP_KEEP_PID, 0 if unset */
     int unwind;            /* MEMTOP_UNWIND: MT_UNWIND_* */
     uint32_t max_traces;   /* MEMTOP_MAX_TRACES: trace table bound (trace_table.h) */
+    /* MEMTOP_TEST_WRITE_DELAY_US, for tests: the recording writer sleeps
+     * this long before each write to the file (a disk that cannot keep up). */
+    uint32_t test_write_delay_us;
 } mt_config;
 
 /* Fills cfg from the environment array envp (NULL: no variables, all

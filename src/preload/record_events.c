@@ -7,7 +7,9 @@
  * caller wants everything), so that records hold thousands of events, not
  * a few: every record repeats its thread id and base time, and its first
  * event names its trace.  The hooks wake a sleeping writer every quarter
- * ring, so a busy ring never waits more than about half a ring.  The
+ * ring, so a busy ring never waits more than about half a ring.  A pass
+ * takes at most MT_RR_PASS_MAX events of a ring that is behind, so that
+ * when all are, each gets chunks back in turn (record_buffer.h).  The
  * record stays open while the next events drained are its thread's too,
  * up to MT_RR_EVENTS_MAX events: it is written when another thread's
  * events come, when it is MT_RR_OPEN_NS old, and before its frame ends
@@ -29,12 +31,10 @@
 #define PREFETCH_AHEAD 8u
 #define MT_RR_BATCH 1024u
 #define MT_RR_BATCH_NS 10000000ull
+#define MT_RR_PASS_MAX (4u * MT_RING_CHUNK) /* events of one ring per pass */
 #define MT_RR_OPEN_NS 20000000ull
 
-static const mt_rec_event *slot_at(const mt_rec_ring *r, uint64_t i)
-{
-    return &r->ev[i & (MT_RING_SLOTS - 1)];
-}
+_Static_assert(MT_RR_EVENTS_MAX <= MT_DAT_EVENTS_MAX, "an EVENTS2 record within its limit");
 
 /* A varint into column c: its first byte to the lead part, the rest to
  * the tail part (dat_format.h, EVENTS2). */
@@ -161,13 +161,18 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
         if (i + PREFETCH_AHEAD < n)
-            mt_rb_prefetch(slot_at(r, from + i + PREFETCH_AHEAD)->addr);
-        const mt_rec_event *e = slot_at(r, from + i);
+            mt_rb_prefetch(mt_ring_at(r, from + i + PREFETCH_AHEAD)->addr);
+        const mt_rec_event *e = mt_ring_at(r, from + i);
+        /* Counted once its record is open: opening may write the previous
+         * record, and writing it may end the frame, and the events of the
+         * open record always belong to the current frame. */
+        mt_rr_open *o = open_for((uint32_t)r->tid, e->t_ns);
         if (e->kind == MT_DAT_EV_ALLOC && !mt_rb_count_alloc()) {
             mt_recw_end_frame(); /* a frame's allocations are bounded (dat_format.h) */
             mt_rb_count_alloc();
+            o = open_for((uint32_t)r->tid, e->t_ns);
         }
-        encode_event(open_for((uint32_t)r->tid, e->t_ns), e);
+        encode_event(o, e);
     }
 }
 
@@ -213,7 +218,7 @@ static bool drain_ring(mt_rec_ring *r, uint64_t upto)
         return false;
     mt_rr_defs();
     encode_events(r, tail, upto - tail);
-    atomic_store_explicit(&r->tail, upto, memory_order_release);
+    mt_ring_consumed(r, upto);
     atomic_fetch_add_explicit(&mt_w.events, upto - tail, memory_order_relaxed);
     return true;
 }
@@ -232,7 +237,7 @@ static bool due(const mt_rec_ring *r, uint64_t head, uint64_t now)
         return true;
     if (head == tail)
         return false;
-    uint64_t t0 = slot_at(r, tail)->t_ns; /* written before head was published */
+    uint64_t t0 = mt_ring_at(r, tail)->t_ns; /* written before head was published */
     return now > t0 && now - t0 >= MT_RR_BATCH_NS;
 }
 
@@ -243,8 +248,15 @@ bool mt_rr_drain_rings(bool all)
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         uint64_t st = mt_ring_state(r); /* before draining: RETIRING covers every event */
         uint64_t head = head_of(r);
-        if (all || MT_RING_STATE(st) != MT_RING_OWNED || due(r, head, now))
-            any |= drain_ring(r, head);
+        if (all || MT_RING_STATE(st) != MT_RING_OWNED || due(r, head, now)) {
+            /* A pass takes a few chunks of each ring, so that every ring
+             * gets chunks back soon when all are behind. */
+            uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+            uint64_t upto = all || head - tail <= MT_RR_PASS_MAX ? head : tail + MT_RR_PASS_MAX;
+            any |= drain_ring(r, upto);
+            if (upto != head)
+                continue; /* the rest next pass (its lost counts with it, it is not free) */
+        }
         emit_lost(r, NULL);
         if (mt_ring_try_free(r, st)) {
             /* Its thread may have taken it back for events in between. */
@@ -265,7 +277,7 @@ void mt_rr_drain_cut(bool drop_rest)
         emit_lost(r, r->cut_lost);
         if (!drop_rest)
             continue;
-        atomic_store_explicit(&r->tail, head_of(r), memory_order_release);
+        mt_ring_consumed(r, head_of(r));
         for (unsigned i = 0; i < MT_LOST_N; i++)
             atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
     }

@@ -12,6 +12,10 @@
 #include <time.h>
 
 #define ENTRIES_PER_RECORD 4096u
+#define ENTRY_BYTES_MAX 100u /* the largest entry: 8 varints of 10 bytes, and room */
+
+_Static_assert(ENTRIES_PER_RECORD <= MT_DAT_ENTRIES_MAX, "a state record within its limit");
+_Static_assert(ENTRIES_PER_RECORD *ENTRY_BYTES_MAX <= MT_DAT_RECORD_MAX, "and its bytes");
 
 static uint64_t unix_now_ns(void)
 {
@@ -92,7 +96,7 @@ static void block_entry(batch *bt, const mt_rr_bcopy *blk)
 static batch *begin_set(unsigned kind, uint64_t now)
 {
     static batch bt; /* writer lock held: one user at a time */
-    if (!bt.entries.p && !mt_rbuf_init(&bt.entries, ENTRIES_PER_RECORD * 100u))
+    if (!bt.entries.p && !mt_rbuf_init(&bt.entries, ENTRIES_PER_RECORD * ENTRY_BYTES_MAX))
         return NULL;
     bt.total = 0;
     mt_put_v(&mt_w.pay, kind);

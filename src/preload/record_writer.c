@@ -28,6 +28,7 @@
 #include "record.h"
 #include "record_blocks.h"
 #include "record_buffer.h"
+#include "state.h"
 #include "thread_state.h"
 
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, ZSTD_createCCtx_advanced */
@@ -51,6 +52,8 @@
 #define MT_RECW_PAY_BYTES (1u << 20) /* > MT_RR_EVENTS_MAX EVENTS2 events of 51 bytes at most */
 #define MT_RECW_LEVEL 1        /* fast; on EVENTS2's literal-heavy columns also the smallest */
 #define MT_RECW_LEVEL_SMALL 19 /* for frames of a slow stream: frames do not share history */
+#define MT_RECW_WINDOW_LOG 19  /* MT_RECW_LEVEL's own window, stated (a reader's limit) */
+#define MT_RECW_WINDOW_LOG_SMALL 18
 #define MT_RECW_SMALL_FRAME (24u << 10)
 #define MT_RECW_SPLIT_MIN (4u << 10)      /* records split into zstd blocks from this size */
 #define MT_RECW_IDLE_NS 5000000ull        /* writer sleep when there was nothing to do */
@@ -59,6 +62,11 @@
 #define MT_RECW_EXIT_WAIT_NS 200000000ull /* bound on waiting for the writer to exit */
 #define MT_RECW_END_RESERVE 4096u         /* room kept for an END frame (< 100 bytes) */
 #define MT_RECW_RESERVE_AHEAD (1u << 20)  /* allocated ahead while the disk has room */
+
+_Static_assert(MT_RECW_PAY_BYTES <= MT_DAT_RECORD_MAX, "a record within its limit");
+_Static_assert(MT_RECW_WINDOW_LOG <= MT_DAT_WINDOW_LOG_MAX &&
+                   MT_RECW_WINDOW_LOG_SMALL <= MT_DAT_WINDOW_LOG_MAX,
+               "frames a reader can decompress");
 
 mt_recw mt_w = {.fd = -1};
 
@@ -161,12 +169,37 @@ static void release_reserve(void)
     mt_w.reserved_to = mt_w.bytes;
 }
 
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+}
+
+uint64_t mt_recw_write_since(int *tid)
+{
+    *tid = atomic_load_explicit(&mt_w.write_tid, memory_order_relaxed);
+    return atomic_load_explicit(&mt_w.write_since, memory_order_relaxed);
+}
+
+/* One write(2), with the time it began in write_since while it lasts (the
+ * hooks' drop policy tells a slow disk from a writer waiting for a core). */
+static ssize_t timed_write(const unsigned char *p, size_t n)
+{
+    atomic_store_explicit(&mt_w.write_tid, (int)syscall(SYS_gettid), memory_order_relaxed);
+    atomic_store_explicit(&mt_w.write_since, mt_mono_raw_ns(CLOCK_MONOTONIC), memory_order_relaxed);
+    if (MT_UNLIKELY(mt_g.cfg.test_write_delay_us)) /* tests: a slow disk */
+        sleep_ns(mt_g.cfg.test_write_delay_us * 1000ull);
+    ssize_t k = write(mt_w.fd, p, n);
+    atomic_store_explicit(&mt_w.write_since, 0, memory_order_relaxed);
+    return k;
+}
+
 static void write_all(const unsigned char *p, size_t n)
 {
     if (!mt_w.err && !reserve(n))
         return;
     while (n && !mt_w.err) {
-        ssize_t k = write(mt_w.fd, p, n);
+        ssize_t k = timed_write(p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
@@ -270,7 +303,8 @@ static void set_level(bool small)
     ZSTD_CCtx *z = mt_w.cctx;
     mt_w.small = small;
     ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, small ? MT_RECW_LEVEL_SMALL : MT_RECW_LEVEL);
-    ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog, small ? 18 : 0);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog,
+                           small ? MT_RECW_WINDOW_LOG_SMALL : MT_RECW_WINDOW_LOG);
     ZSTD_CCtx_setParameter(z, ZSTD_c_hashLog, small ? 17 : 0);
     ZSTD_CCtx_setParameter(z, ZSTD_c_chainLog, small ? 18 : 0);
     ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
@@ -360,12 +394,6 @@ bool mt_recw_drain_sync(void)
     }
     mt_spin_unlock(&mt_w.lock);
     return ok;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-    struct timespec ts = {0, (long)ns};
-    nanosleep(&ts, NULL);
 }
 
 /* The writer sleeps on a futex when idle; producers wake it when a ring

@@ -70,6 +70,8 @@ typedef struct mt_recw {
     /* Shared with the hooks and the status. */
     _Atomic uint64_t events;
     _Atomic uint64_t dropped;
+    _Atomic uint64_t write_since; /* CLOCK_MONOTONIC ns a write(2) began; 0: none */
+    _Atomic int write_tid;        /* the thread making it */
     _Atomic bool thread_running;
     _Atomic bool thread_stop;
     /* A mid-run start's pause: the gate gives up at pause_until (mt_now_ns
@@ -98,6 +100,9 @@ bool mt_recw_active(void);
 bool mt_recw_thread_running(void);
 bool mt_recw_drain_sync(void);
 void mt_recw_note_dropped(uint64_t n);
+/* When the write(2) to the file under way began (CLOCK_MONOTONIC ns), 0
+ * when none is, and which thread makes it (*tid). */
+uint64_t mt_recw_write_since(int *tid);
 /* Wakes the writer thread if it sleeps (a ring is filling up). */
 void mt_recw_kick(void);
 

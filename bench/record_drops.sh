@@ -1,0 +1,49 @@
+#!/bin/sh
+# record_drops.sh -- does recording keep every event?  Records
+# memtop-alloc-bench from the start (MEMTOP_RECORD) at several thread
+# counts, optionally with CPU hogs beside it (busy loops, one per CPU, like
+# `stress -c`), and prints per run: the events written and dropped (from the
+# file, with dat_dump), the file's size, the wall time and the peak RSS.
+#
+# Usage: bench/record_drops.sh [-b BUILD] [-n STEPS] [-t "1 4 16"] [--hogs N] [-d DIR]
+#   -n    steps per thread (default 2000000)
+#   --hogs N  N busy loops run during every recording (default 0)
+#   -d    where the recordings go (default a new directory under /tmp)
+set -eu
+build=build steps=2000000 threads="1 4 16" hogs=0 dir=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    -b) build=$2; shift 2 ;;
+    -n) steps=$2; shift 2 ;;
+    -t) threads=$2; shift 2 ;;
+    --hogs) hogs=$2; shift 2 ;;
+    -d) dir=$2; shift 2 ;;
+    *) echo "usage: $0 [-b BUILD] [-n STEPS] [-t THREADS] [--hogs N] [-d DIR]" >&2; exit 2 ;;
+    esac
+done
+[ -n "$dir" ] || dir=$(mktemp -d /tmp/memtop-drops.XXXXXX)
+lib=$build/lib/libmemtop.so bench=$build/bin/memtop-alloc-bench dump=$build/bin/dat_dump
+hog_pids=""
+for i in $(seq 1 "$hogs"); do
+    sh -c 'while :; do :; done' &
+    hog_pids="$hog_pids $!"
+done
+trap '[ -z "$hog_pids" ] || kill $hog_pids 2>/dev/null' EXIT
+echo "steps=$steps hogs=$hogs load_before=$(cut -d' ' -f1 /proc/loadavg) dir=$dir"
+printf '%-8s %12s %10s %10s %9s %10s\n' threads written dropped file_MB wall_s maxrss_MB
+for t in $threads; do
+    rec=$dir/t$t.dat
+    rm -f "$rec"
+    start=$(date +%s.%N)
+    out=$(MEMTOP_SHM_DIR=$dir MEMTOP_RECORD=$rec LD_PRELOAD=$lib "$bench" -t "$t" -n "$steps")
+    end=$(date +%s.%N)
+    rss=$(echo "$out" | sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p')
+    info=$("$dump" "$rec")
+    written=$(echo "$info" | awk '$1 == "end_events" {print $2}')
+    dropped=$(echo "$info" | awk '$1 == "end_dropped" {print $2}')
+    size=$(stat -c %s "$rec")
+    awk -v t="$t" -v w="$written" -v d="$dropped" -v s="$size" -v a="$start" -v b="$end" -v r="$rss" \
+        'BEGIN { printf "%-8s %12s %10s %10.1f %9.1f %10.0f\n", t, w, d, s / 1e6, b - a, r / 1024 }'
+    rm -f "$rec"
+done
+echo "load_after=$(cut -d' ' -f1 /proc/loadavg)"
