@@ -67,35 +67,51 @@ static int debug_candidate(const char *candidate, const unsigned char *want, int
     return fd;
 }
 
-/* The places dwfl_standard_find_debuginfo looks first, in its order. */
+/* Where dwfl_standard_find_debuginfo looks, in its order, for the debug
+ * file of a module with build-id id at file_name; how many paths. */
+static int candidate_paths(char out[4][PATH_MAX], const unsigned char *id, int len,
+                           const char *file_name, const char *debuglink)
+{
+    int at = snprintf(out[0], PATH_MAX, "/usr/lib/debug/.build-id/%02x/", id[0]);
+    for (int i = 1; i < len && at < PATH_MAX - 8; i++)
+        at += snprintf(out[0] + at, PATH_MAX - at, "%02x", id[i]);
+    snprintf(out[0] + at, PATH_MAX - at, ".debug");
+    const char *slash = strrchr(file_name, '/');
+    int dir = slash ? (int)(slash - file_name) : 0;
+    if (debuglink && debuglink[0] == '/') {
+        snprintf(out[1], PATH_MAX, "%s", debuglink);
+        return 2;
+    }
+    if (!debuglink || !slash)
+        return 1;
+    snprintf(out[1], PATH_MAX, "%.*s/%s", dir, file_name, debuglink);
+    snprintf(out[2], PATH_MAX, "%.*s/.debug/%s", dir, file_name, debuglink);
+    snprintf(out[3], PATH_MAX, "/usr/lib/debug%.*s/%s", dir, file_name, debuglink);
+    return 4;
+}
+
+/* The debug file of a module whose directories another user can change. */
 static int guarded_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
                                   GElf_Addr base, const char *file_name, const char *debuglink,
                                   GElf_Word crc, char **debuginfo_file_name)
 {
-    (void)userdata, (void)modname, (void)base, (void)crc;
+    (void)userdata, (void)modname, (void)base;
+    /* A dwz alternate file is asked for by name with no CRC: not looked
+     * for (its build-id is not the module's; the module's own debug file
+     * found by build-id must not pass for it). */
+    if (!file_name || (debuglink && crc == 0))
+        return -1;
     const unsigned char *id;
     GElf_Addr vaddr;
     int len = dwfl_module_build_id(mod, &id, &vaddr);
-    if (len <= 0 || !file_name)
+    if (len <= 0)
         return -1; /* nothing to check a separate file against */
-    char candidates[4][PATH_MAX];
-    int n = 0, at = snprintf(candidates[n++], PATH_MAX, "/usr/lib/debug/.build-id/%02x/", id[0]);
-    for (int i = 1; i < len && at < PATH_MAX - 8; i++)
-        at += snprintf(candidates[0] + at, PATH_MAX - at, "%02x", id[i]);
-    snprintf(candidates[0] + at, PATH_MAX - at, ".debug");
-    const char *slash = strrchr(file_name, '/');
-    int dirlen = slash ? (int)(slash - file_name) : 0;
-    if (debuglink && debuglink[0] == '/')
-        snprintf(candidates[n++], PATH_MAX, "%s", debuglink);
-    else if (debuglink && slash) {
-        snprintf(candidates[n++], PATH_MAX, "%.*s/%s", dirlen, file_name, debuglink);
-        snprintf(candidates[n++], PATH_MAX, "%.*s/.debug/%s", dirlen, file_name, debuglink);
-        snprintf(candidates[n++], PATH_MAX, "/usr/lib/debug%.*s/%s", dirlen, file_name, debuglink);
-    }
+    char paths[4][PATH_MAX];
+    int n = candidate_paths(paths, id, len, file_name, debuglink);
     for (int i = 0; i < n; i++) {
-        int fd = debug_candidate(candidates[i], id, len);
+        int fd = debug_candidate(paths[i], id, len);
         if (fd >= 0) {
-            *debuginfo_file_name = strdup(candidates[i]);
+            *debuginfo_file_name = strdup(paths[i]);
             return fd;
         }
     }
