@@ -34,7 +34,8 @@ typedef struct mt_sym_frame {
  * order of `eu-addr2line -i`), frames[nframes-1] the function that was
  * really called.  nframes is at least 1.  When frames[0].function is NULL,
  * unresolved says why ("binary replaced", "file deleted", "no symbols",
- * "no file (JIT/vdso)", "bad ELF file"). */
+ * "no file (JIT/vdso)", "bad ELF file", "file changed", "file too large to
+ * copy safely"). */
 typedef struct mt_sym_result {
     const mt_sym_frame *frames;
     unsigned nframes;
