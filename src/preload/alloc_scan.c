@@ -525,7 +525,15 @@ static void check_resolution(void)
             a >= g_alloc.where[i].lo && a < g_alloc.where[i].hi)
             return; /* already said, or hooked there (a linked-in jemalloc) */
     Dl_info di;
-    const char *where = dladdr(r, &di) && di.dli_fname && *di.dli_fname ? di.dli_fname : NULL;
+    const ElfW(Sym) *sym = NULL;
+    int found = dladdr1(r, &di, (void **)&sym, RTLD_DL_SYMENT);
+    /* A non-PIE executable that takes malloc's address makes its PLT entry
+     * malloc's canonical address (an undefined symbol with a value, e.g.
+     * Debian's python3.11): dlsym returns that stub, which jumps through
+     * the GOT to memtop's hook.  Only a defined malloc is another one. */
+    if (found && sym && sym->st_shndx == SHN_UNDEF)
+        return;
+    const char *where = found && di.dli_fname && *di.dli_fname ? di.dli_fname : NULL;
     char exe[MT_PATH_MAX];
     if (!where || !strchr(where, '/')) { /* the main program */
         mt_proc_exe(exe, sizeof exe);

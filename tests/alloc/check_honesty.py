@@ -35,6 +35,7 @@ def parse():
     p.add_argument("--dlopen")
     p.add_argument("--own-lib")
     p.add_argument("--bump", required=True)
+    p.add_argument("--nopie", required=True)
     p.add_argument("--je-static")
     p.add_argument("--je-shared")
     p.add_argument("--jemalloc-pic")
@@ -81,12 +82,25 @@ def expect_inexact(ctx, name, prog, stdout, reason):
     return first
 
 
-def expect_exact(ctx):
-    proc, snap, cmd = export(ctx, "plain", ["sh", "-c", "exit 0"], strict=True)
+def expect_exact(ctx, name, prog):
+    proc, snap, cmd = export(ctx, name, prog, strict=True)
     check(proc.returncode == 0, "--strict on a glibc program exited %s\n%s" %
           (proc.returncode, e2elib.describe(proc)))
     check(snap["health"].get("exact") is True and snap["health"].get("not_exact") is None,
           "a glibc program's health is not exact: %r" % snap["health"])
+    check("NOT exact" not in proc.stderr, "the target warned: " + e2elib.describe(proc))
+    return snap
+
+
+def expect_nopie_exact(ctx, nopie):
+    """A canonical PLT entry for malloc in a non-PIE executable is not an
+    allocator of its own: exact, and the leak through it counted."""
+    snap = expect_exact(ctx, "nopie", [nopie])
+    leaks = [t for t in snap["traces"] if t["live_bytes"] == 1000 and
+             any(f.get("function") == "leak_nopie" for f in t["frames"])]
+    check(len(leaks) == 1, "the 1000 bytes leaked by leak_nopie are not one trace: %r" %
+          [(t["live_bytes"], [f.get("function") for f in t["frames"]][:3])
+           for t in snap["traces"]])
 
 
 def attach_strict(ctx, bump):
@@ -125,7 +139,8 @@ def replay_strict(ctx, bump):
 def test():
     mine, args = parse()
     ctx = e2elib.Ctx(args)
-    expect_exact(ctx)
+    expect_exact(ctx, "plain", ["sh", "-c", "exit 0"])
+    expect_nopie_exact(ctx, mine.nopie)
     expect_inexact(ctx, "bump", [mine.bump], "bump: x\n",
                    r"alloc_bump defines its own malloc \(not hooked\)")
     attach_strict(ctx, mine.bump)
