@@ -35,13 +35,24 @@ os.makedirs(shm, mode=0o700)
 
 def in_small_fs(script):
     """Runs the shell script with a fresh 1 MiB tmpfs mounted at mnt (only
-    this process tree sees it); the script copies what it wants out."""
+    this process tree sees it); the script copies what it wants out.  Where
+    a mount namespace cannot be private (a chroot whose root is no mount
+    point), the tmpfs is mounted here for the script and unmounted after."""
     sh = "mount -t tmpfs -o size=1m,mode=0755 memtop-full %s && %s" % (shlex.quote(mnt), script)
     env = dict(os.environ, MEMTOP_SHM_DIR=shm)
     env.pop("MEMTOP_RECORD", None)
     env.pop("LD_PRELOAD", None)
-    return subprocess.run(["unshare", "-m", "sh", "-c", sh], env=env, capture_output=True,
-                          text=True, timeout=90)
+    r = subprocess.run(["unshare", "-m", "sh", "-c", sh], env=env, capture_output=True,
+                       text=True, timeout=90)
+    if "cannot change root filesystem propagation" not in r.stderr:
+        return r
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "memtop-full", mnt],
+                   check=True)
+    try:
+        return subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True,
+                              timeout=90)
+    finally:
+        subprocess.run(["umount", mnt])
 
 
 def check_file(path, what):

@@ -117,8 +117,4 @@ if __name__ == "__main__":
     argv.pop(i)
     sys.argv[1:] = argv
 
-    def run(args):
-        args.make_segment = make_segment
-        test(args)
-
-    seclib.main(run, __doc__.splitlines()[0])
+    seclib.main(test, __doc__.splitlines()[0], make_segment=make_segment)

@@ -9,11 +9,15 @@ fails.  The shared directories the attacks happen in are sticky and
 world-writable, like /dev/shm and /tmp.
 """
 
+import atexit
 import contextlib
 import os
 import pwd
+import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 import e2elib  # noqa: E402  (the shared e2e plumbing)
@@ -109,6 +113,65 @@ def sysctl(path, value):
             f.write(old)
 
 
-main = e2elib.main
+SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests (tests/security/CMakeLists.txt)
+STAGED = ("memtop", "preload", "demo", "exact", "make_segment")
+
+
+def reachable(path):
+    """Whether any user can reach path: every directory on the way o+x."""
+    path = os.path.realpath(path)
+    while not os.path.exists(path):  # not made yet: its first existing parent
+        path = os.path.dirname(path)
+    while True:
+        parent = os.path.dirname(path)
+        if not os.stat(parent).st_mode & stat.S_IXOTH:
+            return False
+        if parent == path:
+            return True
+        path = parent
+
+
+def stage(args):
+    """Makes the programs under test and the work directory reachable by
+    the throwaway users.  A build tree below a private directory (a CI
+    clone in a 0700 folder) is copied, its layout kept (memtop finds
+    libmemtop.so beside itself), into a fresh 0755 directory under /tmp.
+    Where not even that is reachable (a chroot whose root is 0700) the test
+    cannot play two users: it says so and is skipped."""
+    files = {a: getattr(args, a) for a in STAGED if getattr(args, a, None)}
+    if all(reachable(p) for p in files.values()) and reachable(args.workdir):
+        return args
+    top = tempfile.mkdtemp(prefix="memtop-sec-", dir="/tmp")
+    atexit.register(shutil.rmtree, top, True)
+    os.chmod(top, 0o755)
+    if not reachable(os.path.join(top, "x")):
+        print("SKIP %s: other users cannot reach /tmp here (is / private?): these tests "
+              "need two local users" % os.path.basename(sys.argv[0]), flush=True)
+        sys.exit(SKIP)
+    common = os.path.commonpath([os.path.dirname(p) for p in files.values()])
+    for attr, src in files.items():
+        dst = os.path.join(top, "files", os.path.relpath(src, common))
+        os.makedirs(os.path.dirname(dst), mode=0o755, exist_ok=True)
+        shutil.copy2(src, dst)
+        os.chmod(dst, 0o755)
+        setattr(args, attr, dst)
+    for root, dirs, _ in os.walk(os.path.join(top, "files")):
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o755)
+    args.workdir = os.path.join(top, "work")
+    return args
+
+
+def main(test_fn, description, **extra):
+    """e2elib.main, with the programs staged where the throwaway users can
+    reach them; extra: more attributes of args (paths are staged too)."""
+    def run(args):
+        for key, value in extra.items():
+            setattr(args, key, value)
+        test_fn(stage(args))
+
+    e2elib.main(run, description)
+
+
 parse_args = e2elib.parse_args
 Ctx = e2elib.Ctx
