@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shm_guard.h"
+
 #define TRIES 64
 
 const char *mt_allocator_kind_name(unsigned kind)
@@ -42,20 +44,38 @@ mt_errc mt_allocators_check(const mt_shm_allocators *a, mt_err *err)
     return MT_OK;
 }
 
+typedef struct alloc_read {
+    const mt_shm_allocators *src;
+    mt_shm_allocators *out;
+    uint32_t seq; /* the even sequence the copy is consistent with, or odd: retry */
+} alloc_read;
+
+/* One seqlock read of the list, run under the SIGBUS guard: the file's
+ * owner may cut it while we read (docs/shm-protocol.md). */
+static void read_once(void *ctx)
+{
+    alloc_read *r = ctx;
+    uint32_t s1 = __atomic_load_n(&r->src->seq, __ATOMIC_ACQUIRE);
+    r->seq = 1u;
+    if (s1 & 1u)
+        return;
+    memcpy(r->out, r->src, sizeof *r->out);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&r->src->seq, __ATOMIC_RELAXED) == s1)
+        r->seq = s1;
+}
+
 mt_errc mt_segment_allocators(const mt_segment *seg, mt_shm_allocators *out, mt_err *err)
 {
-    const mt_shm_header *h = mt_segment_header(seg);
-    const mt_shm_allocators *src = &h->allocators;
+    alloc_read r = {&mt_segment_header(seg)->allocators, out, 1u};
     for (int i = 0; i < TRIES; i++) {
-        uint32_t s1 = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
-        if (s1 & 1u)
+        mt_errc rc = mt_segment_guard(seg, read_once, &r, err);
+        if (rc)
+            return rc;
+        if (r.seq & 1u)
             continue;
-        memcpy(out, src, sizeof *out);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&src->seq, __ATOMIC_RELAXED) != s1)
-            continue;
-        out->seq = s1;
-        if (s1 == 0) { /* never published: an older target */
+        out->seq = r.seq;
+        if (r.seq == 0) { /* never published: an older target */
             memset(out, 0, sizeof *out);
             return MT_OK;
         }

@@ -111,6 +111,15 @@ static void unblock_sigbus(void)
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
+void mt_guard_thread_mask(sigset_t *set)
+{
+    sigfillset(set);
+    sigdelset(set, SIGBUS);
+    sigdelset(set, SIGSEGV);
+    sigdelset(set, SIGFPE);
+    sigdelset(set, SIGILL);
+}
+
 mt_errc mt_guard_run(const void *base, uint64_t bytes, mt_guard_fn *fn, void *ctx, mt_err *err)
 {
     if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE))

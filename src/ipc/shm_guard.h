@@ -27,6 +27,7 @@
 #define MEMTOP_SHM_GUARD_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "shm_error.h"
@@ -39,6 +40,12 @@ typedef void mt_guard_fn(void *ctx);
  * The guards call it themselves; call it again after installing another
  * SIGBUS handler (the viewer's terminal restorer does). */
 void mt_guard_install(void);
+
+/* The signal mask for a helper thread that must not take the viewer's
+ * asynchronous signals: every signal but the synchronous faults (SIGBUS,
+ * SIGSEGV, SIGFPE, SIGILL).  A fault whose signal is blocked kills the
+ * process whatever its handler, so a guard would never run there. */
+void mt_guard_thread_mask(sigset_t *set);
 
 /* Runs fn(ctx).  A fault on [base, base + bytes) while it runs abandons fn
  * and returns MT_E_TRUNCATED (message in err, which may be NULL). */

@@ -38,7 +38,10 @@ mt_owner_rank mt_owner_rank_for(uid_t owner, int pid)
     uid_t ruid, euid;
     if (mt_proc_uids(pid, &ruid, &euid) != 0)
         ruid = euid = geteuid(); /* gone: only the viewer's own files */
-    if (owner == ruid || owner == euid)
+    /* The effective uid only: the target creates its segment as that user,
+     * and a user who starts a setuid-root program (real uid theirs) must
+     * not pass a file of theirs off as that root process's. */
+    if (owner == euid)
         return MT_OWNER_MATCH;
     return owner == 0 ? MT_OWNER_ROOT : MT_OWNER_FOREIGN;
 }

@@ -15,7 +15,7 @@
 typedef enum mt_owner_rank {
     MT_OWNER_FOREIGN, /* not trusted */
     MT_OWNER_ROOT,    /* root's file (a root process that changed its uid) */
-    MT_OWNER_MATCH,   /* the process's user (its real or effective uid); the
+    MT_OWNER_MATCH,   /* the process's user (its effective uid); the
                        * viewer itself when the process is gone */
 } mt_owner_rank;
 

@@ -41,10 +41,12 @@ void mt_log_setup(int level, const char *file_pattern)
     char path[1024];
     expand_pattern(path, sizeof path, file_pattern);
     /* It may be in a shared directory such as /tmp: no planted link is
-     * followed, no FIFO blocks, and only a regular file of our own is used. */
+     * followed, no FIFO blocks, and only a regular file of our own with one
+     * link is used (not a hard link another user planted to one of ours). */
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        st.st_nlink == 1) {
         g_log_fd = fd;
         return;
     }
@@ -52,7 +54,7 @@ void mt_log_setup(int level, const char *file_pattern)
     if (fd >= 0)
         close(fd);
     mt_log(MT_LOG_WARN, "cannot open MEMTOP_LOG_FILE '%s': %s; logging to stderr", path,
-           fd < 0 ? strerror(e) : "not a regular file of this process's user");
+           fd < 0 ? strerror(e) : "not a regular file of this process's user with one link");
 }
 
 void mt_log(int level, const char *fmt, ...)

@@ -50,7 +50,9 @@ int mt_open_regular(const char *path, struct stat *st, const char **why)
     if (where < 0)
         return -1;
     int fd = -1;
-    if (fstat(where, st) == 0 && !S_ISREG(st->st_mode))
+    if (fstat(where, st) != 0)
+        ; /* gone meanwhile: "file deleted" */
+    else if (!S_ISREG(st->st_mode))
         *why = "no file (JIT/vdso)";
     else {
         char proc[64];

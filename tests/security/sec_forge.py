@@ -12,6 +12,7 @@ forged segment of a pid with no process is not trusted either.
 """
 
 import os
+import shutil
 import re
 import struct
 import sys
@@ -55,6 +56,30 @@ def forge(attacker, env, shm, real, pid, ticks):
     return fake
 
 
+def setuid_sleep(ctx, attacker, env):
+    """A setuid-root sleep started by the attacker (real uid A, effective
+    uid 0): a file of A's must not pass for that root process's segment.
+    None where the file system ignores setuid bits."""
+    path = ctx.path("suid-sleep")
+    shutil.copy(shutil.which("sleep"), path)
+    os.chown(path, 0, 0)
+    os.chmod(path, 0o4755)
+    proc = seclib.start_as(attacker, [path, "300"], env)
+    def uids():
+        with open("/proc/%d/status" % proc.pid) as f:
+            line = [ln for ln in f if ln.startswith("Uid:")][0]
+        return [int(v) for v in line.split()[1:3]]
+    seclib.e2elib.wait_for(lambda: uids()[1] == 0 or
+                           os.path.basename(os.readlink("/proc/%d/exe" % proc.pid)) ==
+                           "suid-sleep", "the setuid sleep to start")
+    if uids() != [attacker.uid, 0]:
+        print("note: setuid bits are ignored here (uids %r): no setuid case" % uids())
+        proc.kill()
+        proc.wait()
+        return None
+    return proc
+
+
 def test(args):
     ctx = seclib.Ctx(args)
     with seclib.throwaway_users(ctx, 2) as (attacker, victim_user):
@@ -64,6 +89,9 @@ def test(args):
                                ctx.env_with(MEMTOP_SHM_DIR=shm, LD_PRELOAD=args.preload))
         sleeps = [seclib.start_as(victim_user, ["sleep", "300"], env),
                   seclib.start_as(None, ["sleep", "300"], env)]
+        suid = setuid_sleep(ctx, attacker, env)  # the attacker's real uid, root's effective
+        if suid:
+            sleeps.append(suid)
         try:
             real = os.path.join(shm, "memtop-%d" % demo.pid)
             seclib.e2elib.wait_for(lambda: os.path.exists(real) and os.path.getsize(real) > 0,

@@ -64,6 +64,9 @@ static void exercise_side(mt_segment *seg)
     mt_errc rc = mt_segment_recording(seg, &rec, &err);
     require_clean(rc, &err);
     require(rc || rec.state <= MT_REC_STATE_FAILED, "recording state bound");
+    mt_shm_allocators al;
+    rc = mt_segment_allocators(seg, &al, &err);
+    require_clean(rc, &err);
     mt_ctrl_reply reply;
     rc = mt_control_send(seg, MT_CMD_PING, "x", 0, &reply, &err);
     require_clean(rc, &err);

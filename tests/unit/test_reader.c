@@ -387,6 +387,15 @@ static void test_guard_passes_other_faults_on(void **state)
     assert_int_equal(pthread_create(&t, NULL, guarded_read, f), 0);
     assert_int_equal(pthread_join(t, &rc), 0);
     assert_int_equal((intptr_t)rc, MT_E_TRUNCATED);
+    /* A helper thread started with the viewer's mask (control_job.c,
+     * sym_worker.c): a blocked SIGBUS would kill the process instead. */
+    sigset_t mask, old;
+    mt_guard_thread_mask(&mask);
+    pthread_sigmask(SIG_SETMASK, &mask, &old);
+    assert_int_equal(pthread_create(&t, NULL, guarded_read, f), 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    assert_int_equal(pthread_join(t, &rc), 0);
+    assert_int_equal((intptr_t)rc, MT_E_TRUNCATED);
 }
 
 static void test_segment_bytes_too_small(void **state)

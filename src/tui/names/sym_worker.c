@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shm_guard.h"
+
 bool mt_symw_intern_frame(mt_symworker *w, mt_frame *f)
 {
     const char **s[] = {&f->module, &f->function, &f->file, &f->unresolved};
@@ -115,11 +117,12 @@ static void say(char *err, size_t n, const char *msg)
         snprintf(err, n, "%s", msg);
 }
 
-/* The thread, with every signal blocked in it; 0 or an errno value. */
+/* The thread, with every asynchronous signal blocked in it; 0 or an errno
+ * value. */
 static int start_thread(mt_symworker *w)
 {
     sigset_t all, old;
-    sigfillset(&all);
+    mt_guard_thread_mask(&all); /* faults stay deliverable: the SIGBUS guard */
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&w->thread, NULL, run, w);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

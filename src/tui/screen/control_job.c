@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shm_guard.h"
+
 #define ANSWER_TIMEOUT_MS 5000
 
 static void *run(void *arg)
@@ -31,7 +33,7 @@ int mt_control_job_start(mt_control_job *j, mt_segment *seg, uint32_t cmd, const
     /* The thread must not take the viewer's signals (they are collected
      * through a signalfd by the screen manager). */
     sigset_t all, old;
-    sigfillset(&all);
+    mt_guard_thread_mask(&all); /* faults stay deliverable: the SIGBUS guard */
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int e = pthread_create(&j->thread, NULL, run, j);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
