@@ -116,7 +116,7 @@ static void table(FILE *f, const char *title, const mt_view *v, const mt_locator
                   mt_sort_key key, long top)
 {
     fprintf(f, "\n%s", title);
-    mt_report_rows(f, v, loc, key, top);
+    mt_report_rows(f, v, loc, key, MT_GROUP_TRACE, top);
 }
 
 void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_opts *o,

@@ -47,10 +47,10 @@ static int cmp_rows(const void *pa, const void *pb)
     return (a->t->id > b->t->id) - (a->t->id < b->t->id);
 }
 
-mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
+mt_row *mt_rows_of(const mt_shm_slot *slot, const mt_shm_trace *traces, size_t count,
+                   mt_sort_key key, size_t *n)
 {
     *n = 0;
-    size_t count = snap->traces ? (size_t)snap->slot.ntraces : 0;
     mt_row *rows = count ? malloc(count * sizeof *rows) : NULL;
     if (!rows)
         return NULL;
@@ -58,11 +58,11 @@ mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
     for (size_t i = 0; i < count; i++) {
         /* A trace that never allocated (the reserved overflow trace while
          * unused) is not a row: it has nothing to show. */
-        if (snap->traces[i].alloc_count == 0)
+        if (traces[i].alloc_count == 0)
             continue;
-        rows[k].t = &snap->traces[i];
-        rows[k].growth = mt_trace_growth(&snap->slot, rows[k].t);
-        rows[k].key = key_of(&snap->slot, &rows[k], key);
+        rows[k].t = &traces[i];
+        rows[k].growth = mt_trace_growth(slot, rows[k].t);
+        rows[k].key = key_of(slot, &rows[k], key);
         k++;
     }
     qsort(rows, k, sizeof *rows, cmp_rows);
@@ -70,7 +70,13 @@ mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
     return rows;
 }
 
-static void add_trace(mt_shm_trace *o, const mt_shm_trace *t)
+mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
+{
+    size_t count = snap->traces ? (size_t)snap->slot.ntraces : 0;
+    return mt_rows_of(&snap->slot, snap->traces, count, key, n);
+}
+
+void mt_trace_add(mt_shm_trace *o, const mt_shm_trace *t)
 {
     o->alloc_count += t->alloc_count;
     o->alloc_bytes += t->alloc_bytes;
@@ -96,7 +102,7 @@ void mt_rows_cut_at(const mt_row *rows, size_t n, long top, mt_rows_cut *cut)
     cut->kept = top > 0 && (size_t)top < n ? (size_t)top : n;
     cut->folded = n - cut->kept;
     for (size_t i = cut->kept; i < n; i++) {
-        add_trace(&cut->other, rows[i].t);
+        mt_trace_add(&cut->other, rows[i].t);
         cut->other_row.growth += rows[i].growth;
     }
     cut->other_row.t = &cut->other;

@@ -21,6 +21,13 @@ double mt_trace_growth(const mt_shm_slot *slot, const mt_shm_trace *t);
 /* Every trace of snap, sorted by key (descending), then live bytes, then id.
  * NULL (and *n = 0) when there are none or memory is short; free() it. */
 mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n);
+/* The same over traces[0..count) (a snapshot's, or summed groups) of slot. */
+mt_row *mt_rows_of(const mt_shm_slot *slot, const mt_shm_trace *traces, size_t count,
+                   mt_sort_key key, size_t *n);
+
+/* o += t: counters, checkpoints and ages summed, peaks summed (an upper
+ * bound of the sum's peak), the older birth kept. */
+void mt_trace_add(mt_shm_trace *o, const mt_shm_trace *t);
 
 /* The first rows of an export bounded to top rows (0: all), and the rest
  * folded into one "(other)" row, so that the rows still sum to the totals. */
