@@ -92,6 +92,10 @@ static void run_site(sim *s, sim_site *st, unsigned sec, uint64_t now)
         for (int i = 0; sec <= 60 && i < 10; i++)
             alloc_block(st, now - SEC / 2, 1024);
         break;
+    case SIM_WARMUP:
+        for (int i = 0; sec >= 2 && sec <= 11 && i < 20; i++)
+            alloc_block(st, now - SEC / 2, 1024);
+        break;
     default: /* SIM_BURST */
         for (int i = 0; sec == 1 && i < 100; i++)
             alloc_block(st, now - SEC / 2, 1024);
@@ -101,20 +105,32 @@ static void run_site(sim *s, sim_site *st, unsigned sec, uint64_t now)
     }
 }
 
+static const unsigned ring_len[MT_CKPTS] = {2, 6, 2};
+static const unsigned ring_base[MT_CKPTS] = {0, 2, 8};
+
 static void rotate(sim *s, uint64_t now)
 {
-    static const uint64_t window[MT_CKPTS] = {900000000ull, 30 * SEC, 300 * SEC};
+    static const uint64_t step[MT_CKPTS] = {900000000ull, 6 * SEC, 300 * SEC};
     for (unsigned k = 0; k < MT_CKPTS; k++) {
-        bool first = s->pend_t[k] == 0;
-        if (!first && now - s->pend_t[k] < window[k])
+        if (s->last_t[k] && now - s->last_t[k] < step[k])
             continue;
-        for (int i = 0; i < SIM_KINDS; i++) {
-            s->site[i].ckpt_cur[k] = s->site[i].ckpt_pend[k];
-            s->site[i].ckpt_pend[k] = live_bytes(&s->site[i]);
-        }
-        s->cur_t[k] = s->pend_t[k];
-        s->pend_t[k] = now;
+        unsigned at = ring_base[k] + s->head[k];
+        for (int i = 0; i < SIM_KINDS; i++)
+            s->site[i].ring[at] = live_bytes(&s->site[i]);
+        s->ring_t[at] = s->last_t[k] = now;
+        s->head[k] = (s->head[k] + 1) % ring_len[k];
     }
+}
+
+/* Ring position of checkpoint k (its oldest value before now), or -1. */
+static int ckpt_at(const sim *s, unsigned k)
+{
+    for (unsigned j = 0; j < ring_len[k]; j++) {
+        unsigned at = ring_base[k] + (s->head[k] + j) % ring_len[k];
+        if (s->ring_t[at] && s->ring_t[at] < s->now_ns)
+            return (int)at;
+    }
+    return -1;
 }
 
 static unsigned age_bucket(uint64_t age_ns)
@@ -137,8 +153,10 @@ static void record(const sim *s, const sim_site *st, mt_shm_trace *r)
     r->peak_live_bytes = r->live_bytes;
     r->temporary_count = st->temp_count;
     r->temporary_bytes = st->temp_bytes;
-    for (unsigned k = 0; k < MT_CKPTS; k++)
-        r->ckpt_live_bytes[k] = s->cur_t[k] ? st->ckpt_cur[k] : 0;
+    for (unsigned k = 0; k < MT_CKPTS; k++) {
+        int at = ckpt_at(s, k);
+        r->ckpt_live_bytes[k] = at >= 0 ? st->ring[at] : 0;
+    }
     r->oldest_birth_ns = MT_UNKNOWN;
     for (size_t i = 0; i < st->nlive; i++) {
         r->age_bytes[age_bucket(s->now_ns - st->live[i].birth_ns)] += st->live[i].size;
@@ -155,8 +173,10 @@ mt_snapshot *sim_step(sim *s)
         run_site(s, &s->site[i], sec, s->now_ns);
     rotate(s, s->now_ns);
     mt_snapshot *snap = fx_snap(SIM_KINDS, (double)sec);
-    for (unsigned k = 0; k < MT_CKPTS; k++)
-        snap->slot.ckpt_ns[k] = s->cur_t[k];
+    for (unsigned k = 0; k < MT_CKPTS; k++) {
+        int at = ckpt_at(s, k);
+        snap->slot.ckpt_ns[k] = at >= 0 ? s->ring_t[at] : 0;
+    }
     snap->slot.age_scan_ns = s->now_ns;
     for (int i = 0; i < SIM_KINDS; i++)
         record(s, &s->site[i], &snap->traces[i]);

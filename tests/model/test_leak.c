@@ -14,6 +14,7 @@
 
 #include "leak_sim.h"
 #include "model_fixture.h"
+#include "rows.h"
 
 /* cmocka's float assertion compares in float; these figures need double. */
 #define assert_double_equal(a, b, eps) check_close((double)(a), (double)(b), (eps), #a, __LINE__)
@@ -109,8 +110,8 @@ static void test_short_checkpoint_is_enough(void **state)
     (void)state;
     run r;
     run_init(&r, 100000);
-    run_to(&r, 2, false); /* second publish: only checkpoint 0 exists */
-    assert_true(r.snap->slot.ckpt_ns[0] != 0 && r.snap->slot.ckpt_ns[1] == 0);
+    run_to(&r, 2, false); /* second publish: checkpoints 0 and 1 are the first publish */
+    assert_true(r.snap->slot.ckpt_ns[0] == 1000000000ull);
     expect_grower_first(&r, false);
     assert_true(score(&r, SIM_GROWER, false) > 0);
     assert_double_equal(score(&r, SIM_CACHE, false), 0.0, 1e-9);
@@ -173,8 +174,44 @@ static void test_parts(void **state)
     run_done(&r);
 }
 
+static double growth(const run *r, sim_kind k)
+{
+    return mt_trace_growth(&r->snap->slot, &r->snap->traces[k]);
+}
+
+/* GROWTH/s is the present rate: over the window of checkpoint 1 (30-36 s
+ * once the target is that old, since the first publish before), so a site
+ * that stopped growing reads 0 once its growth is out of the window. */
+static void test_growth_is_present_rate(void **state)
+{
+    (void)state;
+    run r;
+    run_init(&r, 100000);
+    run_to(&r, 5, false);
+    assert_double_equal(mt_growth_window_s(&r.snap->slot), 4.0, 1e-9); /* since second 1 */
+    assert_double_equal(growth(&r, SIM_GROWER), 1024.0, 1e-6);
+    assert_double_equal(growth(&r, SIM_CACHE), 0.0, 1e-9);
+    assert_true(growth(&r, SIM_WARMUP) > 10000); /* filling now */
+    for (unsigned t = 37; t <= 700; t += 7) {
+        run_to(&r, t, false);
+        double w = mt_growth_window_s(&r.snap->slot);
+        assert_true(w >= 30 && w <= 36);
+        assert_double_equal(growth(&r, SIM_GROWER), 1024.0, 1e-6); /* steady: its rate */
+        assert_double_equal(growth(&r, SIM_CACHE), 0.0, 1e-9);
+        if (t >= 11 + 36) /* the warm-up stopped at 11 s */
+            assert_double_equal(growth(&r, SIM_WARMUP), 0.0, 1e-9);
+        if (t >= 60 + 36) /* the filling cache stopped at 60 s */
+            assert_double_equal(growth(&r, SIM_FILLING), 0.0, 1e-9);
+        else if (t <= 60 + 30) /* its growth is in the window */
+            assert_true(growth(&r, SIM_FILLING) > 0);
+        assert_true(fabs(growth(&r, SIM_CHURN)) < 20 * 64 / 30.0); /* 0..19 blocks alive */
+    }
+    run_done(&r);
+}
+
 /* Names that put the grower and churn in one function, the cache alone. */
-static const char *const funcs[SIM_KINDS] = {"work", "cache_fill", "work", "fill", "burst"};
+static const char *const funcs[SIM_KINDS] = {"work", "cache_fill", "work",
+                                             "fill", "burst",      "warmup"};
 static const char *const files[] = {"a.c"};
 static const char *const mods[] = {"prog"};
 
@@ -187,7 +224,7 @@ static void test_group_score_uses_sums(void **state)
     fx_names nm = {funcs, files, mods, SIM_KINDS, 1, 1, {0}, 0, NULL, 0};
     mt_namer namer = fx_namer(&nm);
     long n = mt_table_build(r.t, r.snap, MT_GROUP_FUNCTION, MT_SORT_LEAK, NULL, &namer);
-    assert_int_equal(n, 4);
+    assert_int_equal(n, 5);
     size_t nr;
     const mt_table_row *rows = mt_table_rows(r.t, &nr);
     assert_string_equal(rows[0].label, "work");
@@ -218,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_filling_cache_falls_back),
         cmocka_unit_test(test_one_burst_is_not_growth),
         cmocka_unit_test(test_parts),
+        cmocka_unit_test(test_growth_is_present_rate),
         cmocka_unit_test(test_group_score_uses_sums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -120,6 +120,16 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
             mt_fmt_rate(r->growth, (char[32]){0}, 32), mt_fmt_sanitize(where));
 }
 
+/* "the last 55 s" (the window of the GROWTH column), "no window yet". */
+static const char *growth_window(const mt_shm_slot *slot, char *buf, size_t n)
+{
+    double w = mt_growth_window_s(slot);
+    if (w <= 0)
+        return "no window yet";
+    snprintf(buf, n, "the last %.0f s", w < 1 ? 1 : w);
+    return buf;
+}
+
 static const char *const column_of[MT_GROUP_KEYS] = {"LOCATION", "FUNCTION", "FILE", "MODULE"};
 
 void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_key key,
@@ -136,9 +146,10 @@ void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_ke
     rows = grouped ? mt_rows_of(&v->snap.slot, grp.sums, grp.n, key, &n)
                    : mt_rows_build(&v->snap, key, &n);
     size_t shown = top > 0 && (size_t)top < n ? (size_t)top : n;
-    fprintf(f, "\n%10s %9s %9s %9s %12s  %s   (sorted by %s, %zu of %zu%s%s)\n", "LIVE", "BLOCKS",
-            "ALLOCS", "TEMP", "GROWTH", column_of[grouped ? g : MT_GROUP_TRACE], mt_sort_name(key),
-            shown, n, grouped ? ", grouped by " : "", grouped ? mt_group_name(g) : "");
+    fprintf(f, "\n%10s %9s %9s %9s %12s  %s   (sorted by %s, %zu of %zu%s%s, growth/s over %s)\n",
+            "LIVE", "BLOCKS", "ALLOCS", "TEMP", "GROWTH", column_of[grouped ? g : MT_GROUP_TRACE],
+            mt_sort_name(key), shown, n, grouped ? ", grouped by " : "",
+            grouped ? mt_group_name(g) : "", growth_window(&v->snap.slot, (char[48]){0}, 48));
     for (size_t i = 0; i < shown; i++)
         print_row(f, v, loc, &rows[i], grouped ? &grp : NULL);
     free(rows);

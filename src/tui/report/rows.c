@@ -7,10 +7,27 @@
 
 #include "leak_score.h"
 
+/* The checkpoint the growth rate is measured from: 1 (the last 30-36 s,
+ * shorter right after start) when set, else 0 (the previous publish: a
+ * target built before the ring, in its first 30 s); -1: none. */
+static int growth_ckpt(const mt_shm_slot *slot)
+{
+    for (int i = 1; i >= 0; i--)
+        if (slot->ckpt_ns[i] && slot->ckpt_ns[i] < slot->t_ns)
+            return i;
+    return -1;
+}
+
+double mt_growth_window_s(const mt_shm_slot *slot)
+{
+    int i = growth_ckpt(slot);
+    return i < 0 ? 0.0 : (double)(slot->t_ns - slot->ckpt_ns[i]) / 1e9;
+}
+
 double mt_trace_growth(const mt_shm_slot *slot, const mt_shm_trace *t)
 {
-    int i = slot->ckpt_ns[1] ? 1 : slot->ckpt_ns[0] ? 0 : -1;
-    if (i < 0 || slot->t_ns <= slot->ckpt_ns[i])
+    int i = growth_ckpt(slot);
+    if (i < 0)
         return 0.0;
     double dt = (double)(slot->t_ns - slot->ckpt_ns[i]) / 1e9;
     double g = ((double)t->live_bytes - (double)t->ckpt_live_bytes[i]) / dt;

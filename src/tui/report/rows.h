@@ -14,9 +14,14 @@ typedef struct mt_row {
     double key;    /* sort value */
 } mt_row;
 
-/* Live-bytes growth per second of trace t over the medium checkpoint window
- * (else the short one, else 0). */
+/* The present growth rate: live bytes per second of trace t over the
+ * window of mt_growth_window_s (0 without one).  Since checkpoint 1 of the
+ * segment (taken 30-36 s ago; right after start, at the first publish), else
+ * checkpoint 0 (the previous publish: targets built before checkpoint 1 was
+ * a ring publish it 30-60 s old, and none in their first 30 s). */
 double mt_trace_growth(const mt_shm_slot *slot, const mt_shm_trace *t);
+/* The seconds mt_trace_growth measures over in slot; 0: none. */
+double mt_growth_window_s(const mt_shm_slot *slot);
 
 /* Every trace of snap, sorted by key (descending), then live bytes, then id.
  * NULL (and *n = 0) when there are none or memory is short; free() it. */
