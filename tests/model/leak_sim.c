@@ -56,6 +56,30 @@ static void free_all(sim_site *st, bool temporary)
     st->nlive = 0;
 }
 
+/* Frees the k oldest live blocks (blocks are in birth order). */
+static void free_oldest(sim_site *st, size_t k)
+{
+    if (k > st->nlive)
+        k = st->nlive;
+    for (size_t i = 0; i < k; i++) {
+        st->free_count++;
+        st->free_bytes += st->live[i].size;
+    }
+    memmove(st->live, st->live + k, (st->nlive - k) * sizeof *st->live);
+    st->nlive -= k;
+}
+
+/* n temporaries of size bytes, allocated and freed within the second. */
+static void temporaries(sim_site *st, uint64_t n, uint64_t size)
+{
+    st->alloc_count += n;
+    st->alloc_bytes += n * size;
+    st->free_count += n;
+    st->free_bytes += n * size;
+    st->temp_count += n;
+    st->temp_bytes += n * size;
+}
+
 static uint32_t next_rand(sim *s)
 {
     s->rng = s->rng * 1103515245u + 12345u;
@@ -91,6 +115,34 @@ static void run_site(sim *s, sim_site *st, unsigned sec, uint64_t now)
     case SIM_FILLING:
         for (int i = 0; sec <= 60 && i < 10; i++)
             alloc_block(st, now - SEC / 2, 1024);
+        break;
+    case SIM_LRU:
+        for (int i = 0; i < 20; i++)
+            alloc_block(st, now - SEC / 2, 1024);
+        if (st->nlive > 200)
+            free_oldest(st, st->nlive - 200);
+        break;
+    case SIM_SAWTOOTH:
+        if (sec % 7 == 0)
+            free_all(st, false);
+        else
+            alloc_block(st, now - SEC / 2, 50 * 1024);
+        break;
+    case SIM_SLOW:
+        alloc_block(st, now - SEC / 2, 100);
+        break;
+    case SIM_HIDDEN:
+        temporaries(st, 2000, 64);
+        for (int i = 0; i < 30; i++)
+            alloc_block(st, now - SEC / 2, 10 * 1024);
+        break;
+    case SIM_SMALL:
+        alloc_block(st, now - SEC / 2, 32);
+        break;
+    case SIM_KEYSPACE:
+        for (int i = 0; i < 500; i++)
+            alloc_block(st, now - SEC / 2, 96);
+        free_oldest(st, 100);
         break;
     case SIM_WARMUP:
         for (int i = 0; sec >= 2 && sec <= 11 && i < 20; i++)

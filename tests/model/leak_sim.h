@@ -12,12 +12,18 @@
 #include "memtop_ipc.h"
 
 typedef enum sim_kind {
-    SIM_GROWER,  /* 1 block of 1 KB per second, never freed */
-    SIM_CACHE,   /* 1 MB in the first second, then held still */
-    SIM_CHURN,   /* 1000 short-lived 64 B blocks per second; 0..19 alive at a publish */
-    SIM_FILLING, /* 10 KB per second for the first 60 s, then held still */
-    SIM_BURST,   /* 100 KB at start, flat, then one 50 KB burst at burst_s */
-    SIM_WARMUP,  /* 20 KB per second from second 2 to 11 (an index built at start), then flat */
+    SIM_GROWER,   /* 1 block of 1 KB per second, never freed */
+    SIM_CACHE,    /* 1 MB in the first second, then held still */
+    SIM_CHURN,    /* 1000 short-lived 64 B blocks per second; 0..19 alive at a publish */
+    SIM_FILLING,  /* 10 KB per second for the first 60 s, then held still */
+    SIM_BURST,    /* 100 KB at start, flat, then one 50 KB burst at burst_s */
+    SIM_WARMUP,   /* 20 KB per second from second 2 to 11 (an index built at start), then flat */
+    SIM_LRU,      /* a cache of 200 x 1 KB: 20 entries in per second, the oldest 20 out once full */
+    SIM_SAWTOOTH, /* a batch buffer: 50 KB more each second, all freed every 7th second */
+    SIM_SLOW,     /* a slow steady leak: 100 B per second, never freed */
+    SIM_HIDDEN,   /* 2000 temporaries of 64 B per second, and 30 x 10 KB kept per second */
+    SIM_SMALL,    /* a tiny steady leak: 32 B per second, never freed */
+    SIM_KEYSPACE, /* Redis's keyspace: 500 keys of 96 B per second, 100 old ones overwritten */
     SIM_KINDS
 } sim_kind;
 

@@ -71,8 +71,12 @@ static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
 {
     const mt_theme *t = &a->theme;
     mt_lines_add(l, t->title, "Leak suspicion %.0f / 100  (docs/leak-score.md)", r->leak.score);
-    mt_lines_add(l, A_NORMAL, "  sustained growth %.2f   retention (few frees) %.2f   aging %.2f",
-                 r->leak.growth, r->leak.retention, r->leak.aging);
+    char rate[32];
+    mt_lines_add(l, A_NORMAL,
+                 "  sustained growth %.2f   magnitude %.2f (%s kept)   aging %.2f   "
+                 "retention (few frees, not scored) %.2f",
+                 r->leak.growth, r->leak.magnitude, mt_fmt_rate(r->leak.rate, rate, sizeof rate),
+                 r->leak.aging, r->leak.retention);
 }
 
 static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const mt_snapshot *s)
