@@ -70,8 +70,23 @@ def test(args):
     check(col == "MODULE" and mods.count("memtop-demo") == 1,
           "expected one memtop-demo row grouped by module: %r\n%s" %
           (mods, e2elib.describe(proc)))
+    # A recording's summary (-f FILE --batch) groups its tables too.
+    dat = ctx.path("demo.dat")
+    env = dict(ctx.env, LD_PRELOAD=args.preload, MEMTOP_RECORD=dat)
+    rec = e2elib.run([args.demo, "1"], env)
+    check(rec.returncode == 0 and os.path.exists(dat), "recording failed:\n" +
+          e2elib.describe(rec))
+    cmd = [args.memtop, "-f", dat, "--batch", "--top", "0", "-g", "function"]
+    proc = e2elib.run(cmd, ctx.env)
+    check(proc.returncode == 0, "%s exited %s\n%s" %
+          (e2elib.show_cmd(cmd), proc.returncode, e2elib.describe(proc)))
+    col, note, rows = table(proc.stdout)
+    rnames = [where(r) for r in rows]
+    check(col == "FUNCTION" and rnames.count("handle_request") == 1,
+          "the recording's summary is not grouped by function: %r\n%s" %
+          (rnames, e2elib.describe(proc)))
     check(not ctx.segments(), "segments left behind: %s" % ctx.segments())
-    print("ok: -g function rows %r; -g module rows %r" % (names, mods))
+    print("ok: -g function rows %r; -g module rows %r; recording %r" % (names, mods, rnames))
 
 
 if __name__ == "__main__":
