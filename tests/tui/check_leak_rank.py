@@ -39,6 +39,8 @@ def test(t):
         first.setdefault("g", g)
         return g * 4 < first["g"] or g == 0
     t.wait_rows(settled, "session_log_append growing and cache_fill holding still")
+    t.wait_for(lambda s: "growth/s over the last" in s,
+               "the status line stating the window of GROWTH/s")
     t.keys("L")
     rows, s = t.wait_rows(lambda rows, s: len(rows) >= 3 and
                           "session_log_append" in rows[0].location,
