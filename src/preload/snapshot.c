@@ -5,10 +5,15 @@
  * growth checkpoints, rescan block ages when due, then write the next slot
  * of the ring under its seqlock (see shm_layout.h for the protocol).
  *
- * Growth checkpoints: for window i, `pend` holds values taken at pend_t and
- * `cur` values at cur_t; every window[i] ns cur <- pend <- now.  So the
- * published checkpoint is between 1 and 2 windows old.  Window 0 is one
- * publish interval, so checkpoint 0 is the previous publish.
+ * Growth checkpoints: checkpoint k is the oldest value of a ring of
+ * ring_len[k] values per trace, the newest taken at the last publish at
+ * least step[k] ns after the one before.  So once the ring is full the
+ * published checkpoint is between (len-1) and len steps old; before, it is
+ * the first one (the window is shorter right after start).  Checkpoint 0:
+ * 2 values one publish interval apart (the previous publish); 1: 6 values
+ * 6 s apart (30-36 s ago: the window of the viewer's growth rate, which
+ * must read as "now": a burst is forgotten within 36 s); 2: 2 values 300 s
+ * apart (300-600 s ago).  80 bytes per trace.
  *
  * Ages: a scan over the live-block table, one shard lock at a time.  It
  * costs O(live blocks), so above 1M blocks it runs every ceil(n/1M)-th
@@ -42,18 +47,26 @@
 #include <string.h>
 #include <time.h>
 
-/* What the publisher keeps per trace between publishes. */
+/* Checkpoint rings: values per trace in each, and where each starts in
+ * pub_trace.ring. */
+#define RING_VALUES 10u
+static const unsigned ring_len[MT_CKPTS] = {2, 6, 2};
+static const unsigned ring_base[MT_CKPTS] = {0, 2, 8};
+
+/* What the publisher keeps per trace between publishes: its live bytes at
+ * the checkpoint rings' times. */
 typedef struct {
-    uint64_t ckpt_cur[MT_CKPTS];
-    uint64_t ckpt_pend[MT_CKPTS];
+    uint64_t ring[RING_VALUES];
 } pub_trace;
 
 struct mt_snapshot_state {
     pub_trace *traces; /* reserved for MT_TRACE_MAX, touched as used */
     uint32_t traces_touched;
     uint32_t defs_published;
-    uint64_t window_ns[MT_CKPTS];
-    uint64_t cur_t[MT_CKPTS], pend_t[MT_CKPTS];
+    uint64_t step_ns[MT_CKPTS];
+    uint64_t ring_t[RING_VALUES]; /* when each ring value was taken; 0 = not yet */
+    unsigned head[MT_CKPTS];      /* per ring: the position written next (its oldest) */
+    uint64_t last_t[MT_CKPTS];    /* per ring: when it was last written; 0 = never */
     uint64_t age_scan_ns;
     uint64_t publishes_since_scan;
     /* The latest slot's trace records, whose first `aged` hold the latest
@@ -74,9 +87,9 @@ mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms)
     s->modules = mt_modules_new();
     if (!s->traces || !s->modules)
         return NULL;
-    s->window_ns[0] = (uint64_t)interval_ms * 900000ull; /* 0.9 interval: tolerate jitter */
-    s->window_ns[1] = 30ull * 1000000000ull;
-    s->window_ns[2] = 300ull * 1000000000ull;
+    s->step_ns[0] = (uint64_t)interval_ms * 900000ull; /* 0.9 interval: tolerate jitter */
+    s->step_ns[1] = 6ull * 1000000000ull;
+    s->step_ns[2] = 300ull * 1000000000ull;
     mt_timeline_init(&s->timeline, (uint64_t)interval_ms * 1000000ull);
     return s;
 }
@@ -192,19 +205,29 @@ static uint64_t folded_live_bytes(uint32_t ntr, uint32_t count)
 static void rotate_checkpoints(mt_snapshot_state *s, uint32_t ntr, uint32_t count, uint64_t now)
 {
     for (unsigned k = 0; k < MT_CKPTS; k++) {
-        bool first = s->pend_t[k] == 0;
-        if (!first && now - s->pend_t[k] < s->window_ns[k])
+        if (s->last_t[k] && now - s->last_t[k] < s->step_ns[k])
             continue;
-        for (uint32_t i = 0; i < ntr; i++) {
-            pub_trace *p = &s->traces[i];
-            p->ckpt_cur[k] = p->ckpt_pend[k];
-            p->ckpt_pend[k] = live_bytes_of(i);
-        }
+        unsigned at = ring_base[k] + s->head[k];
+        for (uint32_t i = 0; i < ntr; i++)
+            s->traces[i].ring[at] = live_bytes_of(i);
         if (ntr)
-            s->traces[MT_TRACE_OVERFLOW].ckpt_pend[k] += folded_live_bytes(ntr, count);
-        s->cur_t[k] = s->pend_t[k];
-        s->pend_t[k] = now ? now : 1;
+            s->traces[MT_TRACE_OVERFLOW].ring[at] += folded_live_bytes(ntr, count);
+        s->ring_t[at] = now ? now : 1;
+        s->last_t[k] = s->ring_t[at];
+        s->head[k] = (s->head[k] + 1) % ring_len[k];
     }
+}
+
+/* Ring position of checkpoint k: its oldest value taken before now; -1
+ * when there is none (the first publish). */
+static int ckpt_at(const mt_snapshot_state *s, unsigned k, uint64_t now)
+{
+    for (unsigned j = 0; j < ring_len[k]; j++) {
+        unsigned at = ring_base[k] + (s->head[k] + j) % ring_len[k];
+        if (s->ring_t[at] && s->ring_t[at] < now)
+            return (int)at;
+    }
+    return -1;
 }
 
 /* Reads one trace's counters into a record; free side first (acquire) so
@@ -228,12 +251,12 @@ static void read_counters(uint32_t id, mt_shm_trace *r)
 }
 
 /* A published trace's record: its counters, checkpoints, no ages yet. */
-static void read_trace(const mt_snapshot_state *s, uint32_t id, mt_shm_trace *r)
+static void read_trace(const mt_snapshot_state *s, const int *at, uint32_t id, mt_shm_trace *r)
 {
     const pub_trace *p = &s->traces[id];
     read_counters(id, r);
     for (unsigned k = 0; k < MT_CKPTS; k++)
-        r->ckpt_live_bytes[k] = s->cur_t[k] ? p->ckpt_cur[k] : 0;
+        r->ckpt_live_bytes[k] = at[k] >= 0 ? p->ring[at[k]] : 0;
     r->oldest_birth_ns = MT_UNKNOWN; /* ages: fill_ages */
 }
 
@@ -291,8 +314,11 @@ static void fill_slot(mt_snapshot_state *s, const mt_shm_writer *w, unsigned cha
     mt_shm_trace *tr = (mt_shm_trace *)(tl + s->timeline.n);
     mt_shm_totals tot;
     memset(&tot, 0, sizeof tot);
+    int at[MT_CKPTS];
+    for (unsigned k = 0; k < MT_CKPTS; k++)
+        at[k] = ckpt_at(s, k, now);
     for (uint32_t i = 0; i < ntr; i++) {
-        read_trace(s, i, &tr[i]);
+        read_trace(s, at, i, &tr[i]);
         add_to_totals(&tot, &tr[i]);
     }
     for (uint32_t i = ntr; i < count; i++) { /* no record of their own: fold them */
@@ -317,7 +343,7 @@ static void fill_slot(mt_snapshot_state *s, const mt_shm_writer *w, unsigned cha
     h->t_ns = now;
     h->unix_ns = unix_ns();
     for (unsigned k = 0; k < MT_CKPTS; k++)
-        h->ckpt_ns[k] = s->cur_t[k];
+        h->ckpt_ns[k] = at[k] >= 0 ? s->ring_t[at[k]] : 0;
     h->age_scan_ns = s->age_scan_ns;
     h->totals = tot;
     h->ntimeline = s->timeline.n;

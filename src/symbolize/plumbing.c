@@ -11,6 +11,8 @@ const char *const mt_plumbing_builtin[] = {
     "valloc", "pvalloc", "__libc_*", "strdup", "strndup", "__strdup", "__strndup", "wcsdup",
     "asprintf", "vasprintf", "__asprintf*", "__vasprintf*", "getline", "getdelim", "__getdelim",
     "xmalloc", "xcalloc", "xrealloc", "xzalloc", "xstrdup", "xstrndup", "xmemdup",
+    /* CPython */
+    "PyMem_*", "PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
     /* GLib */
     "g_malloc*", "g_try_malloc*", "g_realloc*", "g_try_realloc*", "g_slice_alloc*", "g_strdup*",
     "g_strndup", "g_memdup*",
@@ -23,8 +25,9 @@ const char *const mt_plumbing_builtin[] = {
     "std::__make_shared", "std::__allocate_shared", "std::_Sp_counted*", "std::__allocated_ptr",
     "std::make_unique",
     /* Rust */
-    "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_*", "__rg_*",
-    "alloc::", "core::", "std::alloc::", "std::sys::", "hashbrown::", "std::collections::", NULL};
+    "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_*", "__rg_*", "alloc::",
+    "core::", "std::alloc::", "std::sys::", "hashbrown::", "std::collections::", "str>::", "[",
+    NULL}; /* "<str>::repeat", "<[u8]>::to_vec": inherent impls of the std */
 
 static bool ident_char(char c)
 {
@@ -91,11 +94,116 @@ static const char *trait_of(const char *s)
     return NULL;
 }
 
-static bool any_matches(const mt_plumbing *p, const char *name)
+/* Entries starting with '!' (user exceptions) when neg, the others else. */
+static bool any_matches(const mt_plumbing *p, const char *name, bool neg)
 {
-    for (size_t i = 0; i < p->count; i++)
-        if (entry_matches(p->entries[i], name))
+    for (size_t i = 0; i < p->count; i++) {
+        const char *e = p->entries[i];
+        if ((e[0] == '!') == neg && entry_matches(e + neg, name))
             return true;
+    }
+    return false;
+}
+
+/* The name rule (plumbing.h): the last identifier of the qualified name
+ * name (past the last "::" outside brackets, before its parameters or
+ * template arguments) into buf; "" when there is none. */
+static void last_ident(const char *name, char *buf, size_t n)
+{
+    const char *id = name, *end = name;
+    int depth = 0;
+    for (const char *p = name; *p; p++) {
+        if (*p == '(' && depth == 0)
+            break;
+        if (*p == '<' || *p == '(' || *p == '[' || *p == '{')
+            depth++;
+        else if ((*p == '>' || *p == ')' || *p == ']' || *p == '}') && depth > 0)
+            depth--;
+        else if (depth == 0 && p[0] == ':' && p[1] == ':')
+            id = p + 2;
+        if (depth == 0 && ident_char(*p))
+            end = p + 1;
+    }
+    size_t k = 0;
+    for (const char *p = id; p < end && ident_char(*p) && k + 1 < n; p++)
+        buf[k++] = *p;
+    buf[k] = '\0';
+}
+
+/* Splits an identifier into lower-case words at '_', at a lower-case letter
+ * followed by an upper-case one, and between letters and digits:
+ * "sqlite3MallocZero" -> sqlite 3 malloc zero.  Returns the word count. */
+static size_t split_words(const char *id, char words[][32], size_t max)
+{
+    size_t nw = 0, k = 0;
+    for (const char *p = id;; p++) {
+        char c = *p;
+        bool upper = c >= 'A' && c <= 'Z';
+        bool digit = c >= '0' && c <= '9', prev_digit = p > id && p[-1] >= '0' && p[-1] <= '9';
+        bool prev_lower = p > id && p[-1] >= 'a' && p[-1] <= 'z';
+        bool cut = !c || c == '_' || (k && upper && prev_lower) || (k && digit != prev_digit);
+        if (cut && k) {
+            words[nw][k] = '\0';
+            if (++nw == max)
+                return nw;
+            k = 0;
+        }
+        if (!c)
+            return nw;
+        if (c != '_' && k + 1 < sizeof words[0])
+            words[nw][k++] = (char)(upper ? c - 'A' + 'a' : c);
+    }
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+static bool in_list(const char *w, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(w, *list) == 0)
+            return true;
+    return false;
+}
+
+/* Words that end an allocator's name: the allocating verb ("zmalloc",
+ * "sqlite3Malloc", "pool_alloc"). */
+static const char *const alloc_roots[] = {"malloc",   "calloc", "realloc", "zalloc", "alloc",
+                                          "memalign", "strdup", "strndup", "memdup", NULL};
+/* Words that may follow it and keep it an allocator ("zrealloc_usable",
+ * "zcalloc_num", "sqlite3MallocZero", "g_malloc0_n", "xmalloc_or_die"). */
+static const char *const alloc_modifiers[] = {
+    "usable",  "num",  "n",     "nn",   "zero", "zeroed",   "array",   "aligned",
+    "align",   "safe", "try",   "raw",  "impl", "internal", "default", "real",
+    "wrapper", "size", "sized", "or",   "die",  "nofail",   "oom",     "checked",
+    "debug",   "dbg",  "fn",    "func", "hook", "noinline", NULL};
+
+static bool all_digits(const char *w)
+{
+    for (; *w; w++)
+        if (*w < '0' || *w > '9')
+            return false;
+    return true;
+}
+
+bool mt_plumbing_name_rule(const char *function)
+{
+    char id[256], words[16][32];
+    last_ident(function, id, sizeof id);
+    size_t nw = split_words(id, words, 16);
+    if (nw >= 2 && strcmp(words[nw - 1], "new") == 0 && ends_with(id, "_new"))
+        return true; /* "session_new": a constructor that allocates */
+    for (size_t i = nw; i-- > 0;) {
+        const char *w = words[i];
+        for (const char *const *r = alloc_roots; *r; r++)
+            if (ends_with(w, *r))
+                return true; /* every word after it is a modifier */
+        if (!all_digits(w) && !in_list(w, alloc_modifiers))
+            return false;
+    }
     return false;
 }
 
@@ -103,8 +211,11 @@ bool mt_plumbing_match(const mt_plumbing *p, const char *function)
 {
     if (!function)
         return false;
-    const char *trait = trait_of(function);
-    return any_matches(p, name_start(function)) || (trait && any_matches(p, trait));
+    const char *name = name_start(function), *trait = trait_of(function);
+    if (any_matches(p, name, true) || (trait && any_matches(p, trait, true)))
+        return false; /* the user's "!name": never plumbing */
+    return any_matches(p, name, false) || (trait && any_matches(p, trait, false)) ||
+           mt_plumbing_name_rule(name);
 }
 
 static size_t count_commas(const char *s)

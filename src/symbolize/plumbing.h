@@ -10,7 +10,20 @@
  * "std::vector<int>::_M_realloc_insert", "malloc" does not match
  * "malloc_stats"; an entry ending in '*' matches any continuation
  * ("g_malloc*"), and one ending in "::" matches everything in that scope.
- * Users add entries with MEMTOP_SKIP_FUNCS (comma-separated). */
+ * Users add entries with MEMTOP_SKIP_FUNCS (comma-separated); an entry
+ * "!name" (same matching) is never plumbing, whatever the list or the
+ * name rule say.
+ *
+ * The name rule (mt_plumbing_name_rule) recognises wrappers the list does
+ * not name: split the function's last identifier into words (at '_', at
+ * lower-to-upper case and letter/digit changes), lower-case.  It is an
+ * allocator when a word ends with malloc, calloc, realloc, zalloc, alloc,
+ * memalign, strdup, strndup or memdup and every word after it is a digit
+ * string or a modifier (usable, num, n, zero, raw, try, internal, ...):
+ * zmalloc, zrealloc_usable, zcalloc_num, sqlite3MallocZero, g_malloc0_n,
+ * PyMem_RawMalloc, pool_alloc.  Or when it ends in "_new" after another
+ * word (session_new: a constructor).  realloc_buffer_for_client,
+ * allocate_session and malloc_stats are not. */
 #ifndef MEMTOP_PLUMBING_H
 #define MEMTOP_PLUMBING_H
 
@@ -29,6 +42,8 @@ bool mt_plumbing_init(mt_plumbing *p, const char *extra);
 void mt_plumbing_free(mt_plumbing *p);
 
 bool mt_plumbing_match(const mt_plumbing *p, const char *function);
+/* The name rule alone (function: a qualified name, e.g. "ns::Pool::alloc"). */
+bool mt_plumbing_name_rule(const char *function);
 
 /* The built-in entries, NULL-terminated (for --help and tests). */
 extern const char *const mt_plumbing_builtin[];

@@ -56,6 +56,30 @@ static void free_all(sim_site *st, bool temporary)
     st->nlive = 0;
 }
 
+/* Frees the k oldest live blocks (blocks are in birth order). */
+static void free_oldest(sim_site *st, size_t k)
+{
+    if (k > st->nlive)
+        k = st->nlive;
+    for (size_t i = 0; i < k; i++) {
+        st->free_count++;
+        st->free_bytes += st->live[i].size;
+    }
+    memmove(st->live, st->live + k, (st->nlive - k) * sizeof *st->live);
+    st->nlive -= k;
+}
+
+/* n temporaries of size bytes, allocated and freed within the second. */
+static void temporaries(sim_site *st, uint64_t n, uint64_t size)
+{
+    st->alloc_count += n;
+    st->alloc_bytes += n * size;
+    st->free_count += n;
+    st->free_bytes += n * size;
+    st->temp_count += n;
+    st->temp_bytes += n * size;
+}
+
 static uint32_t next_rand(sim *s)
 {
     s->rng = s->rng * 1103515245u + 12345u;
@@ -92,6 +116,38 @@ static void run_site(sim *s, sim_site *st, unsigned sec, uint64_t now)
         for (int i = 0; sec <= 60 && i < 10; i++)
             alloc_block(st, now - SEC / 2, 1024);
         break;
+    case SIM_LRU:
+        for (int i = 0; i < 20; i++)
+            alloc_block(st, now - SEC / 2, 1024);
+        if (st->nlive > 200)
+            free_oldest(st, st->nlive - 200);
+        break;
+    case SIM_SAWTOOTH:
+        if (sec % 7 == 0)
+            free_all(st, false);
+        else
+            alloc_block(st, now - SEC / 2, 50 * 1024);
+        break;
+    case SIM_SLOW:
+        alloc_block(st, now - SEC / 2, 100);
+        break;
+    case SIM_HIDDEN:
+        temporaries(st, 2000, 64);
+        for (int i = 0; i < 30; i++)
+            alloc_block(st, now - SEC / 2, 10 * 1024);
+        break;
+    case SIM_SMALL:
+        alloc_block(st, now - SEC / 2, 32);
+        break;
+    case SIM_KEYSPACE:
+        for (int i = 0; i < 500; i++)
+            alloc_block(st, now - SEC / 2, 96);
+        free_oldest(st, 100);
+        break;
+    case SIM_WARMUP:
+        for (int i = 0; sec >= 2 && sec <= 11 && i < 20; i++)
+            alloc_block(st, now - SEC / 2, 1024);
+        break;
     default: /* SIM_BURST */
         for (int i = 0; sec == 1 && i < 100; i++)
             alloc_block(st, now - SEC / 2, 1024);
@@ -101,20 +157,32 @@ static void run_site(sim *s, sim_site *st, unsigned sec, uint64_t now)
     }
 }
 
+static const unsigned ring_len[MT_CKPTS] = {2, 6, 2};
+static const unsigned ring_base[MT_CKPTS] = {0, 2, 8};
+
 static void rotate(sim *s, uint64_t now)
 {
-    static const uint64_t window[MT_CKPTS] = {900000000ull, 30 * SEC, 300 * SEC};
+    static const uint64_t step[MT_CKPTS] = {900000000ull, 6 * SEC, 300 * SEC};
     for (unsigned k = 0; k < MT_CKPTS; k++) {
-        bool first = s->pend_t[k] == 0;
-        if (!first && now - s->pend_t[k] < window[k])
+        if (s->last_t[k] && now - s->last_t[k] < step[k])
             continue;
-        for (int i = 0; i < SIM_KINDS; i++) {
-            s->site[i].ckpt_cur[k] = s->site[i].ckpt_pend[k];
-            s->site[i].ckpt_pend[k] = live_bytes(&s->site[i]);
-        }
-        s->cur_t[k] = s->pend_t[k];
-        s->pend_t[k] = now;
+        unsigned at = ring_base[k] + s->head[k];
+        for (int i = 0; i < SIM_KINDS; i++)
+            s->site[i].ring[at] = live_bytes(&s->site[i]);
+        s->ring_t[at] = s->last_t[k] = now;
+        s->head[k] = (s->head[k] + 1) % ring_len[k];
     }
+}
+
+/* Ring position of checkpoint k (its oldest value before now), or -1. */
+static int ckpt_at(const sim *s, unsigned k)
+{
+    for (unsigned j = 0; j < ring_len[k]; j++) {
+        unsigned at = ring_base[k] + (s->head[k] + j) % ring_len[k];
+        if (s->ring_t[at] && s->ring_t[at] < s->now_ns)
+            return (int)at;
+    }
+    return -1;
 }
 
 static unsigned age_bucket(uint64_t age_ns)
@@ -137,8 +205,10 @@ static void record(const sim *s, const sim_site *st, mt_shm_trace *r)
     r->peak_live_bytes = r->live_bytes;
     r->temporary_count = st->temp_count;
     r->temporary_bytes = st->temp_bytes;
-    for (unsigned k = 0; k < MT_CKPTS; k++)
-        r->ckpt_live_bytes[k] = s->cur_t[k] ? st->ckpt_cur[k] : 0;
+    for (unsigned k = 0; k < MT_CKPTS; k++) {
+        int at = ckpt_at(s, k);
+        r->ckpt_live_bytes[k] = at >= 0 ? st->ring[at] : 0;
+    }
     r->oldest_birth_ns = MT_UNKNOWN;
     for (size_t i = 0; i < st->nlive; i++) {
         r->age_bytes[age_bucket(s->now_ns - st->live[i].birth_ns)] += st->live[i].size;
@@ -155,8 +225,10 @@ mt_snapshot *sim_step(sim *s)
         run_site(s, &s->site[i], sec, s->now_ns);
     rotate(s, s->now_ns);
     mt_snapshot *snap = fx_snap(SIM_KINDS, (double)sec);
-    for (unsigned k = 0; k < MT_CKPTS; k++)
-        snap->slot.ckpt_ns[k] = s->cur_t[k];
+    for (unsigned k = 0; k < MT_CKPTS; k++) {
+        int at = ckpt_at(s, k);
+        snap->slot.ckpt_ns[k] = at >= 0 ? s->ring_t[at] : 0;
+    }
     snap->slot.age_scan_ns = s->now_ns;
     for (int i = 0; i < SIM_KINDS; i++)
         record(s, &s->site[i], &snap->traces[i]);

@@ -107,8 +107,8 @@ def main():
     cexe = build(a, a.cc, "sym_c.c", "sym_c")
     snap = symlib.export(a, "c", [cexe])
     compare(snap, "C")
-    expect_inline(snap, cexe, "inline_alloc", "exported_alloc")
-    check_locations(snap, cexe, "sym_c.c", ["inline_alloc", "static_alloc"])
+    expect_inline(snap, cexe, "inline_make", "exported_make")
+    check_locations(snap, cexe, "sym_c.c", ["inline_make", "static_make"])
 
     cxx = shutil.which("g++") or shutil.which("c++")
     if not cxx:
@@ -116,10 +116,10 @@ def main():
     xexe = build(a, cxx, "sym_cxx.cpp", "sym_cxx")
     snap = symlib.export(a, "cxx", [xexe])
     compare(snap, "C++")
-    expect_inline(snap, xexe, "inline_new", "exported_new")
+    expect_inline(snap, xexe, "inline_create", "exported_create")
     check_locations(snap, xexe, "sym_cxx.cpp",
                     ["symtest::make_array<int>", "symtest::make_array<double>", "static_grow",
-                     "inline_new"])
+                     "inline_create"])
     symlib.passed()
 
 

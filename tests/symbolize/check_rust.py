@@ -16,7 +16,7 @@ import symlib  # noqa: E402
 from symlib import check  # noqa: E402
 
 USER = "sym_rust::work::"
-SITES = ["grow_vec", "boxed", "build_string", "fill_map"]
+SITES = ["grow_vec", "boxed", "build_string", "fill_map", "format_lines", "repeat_str"]
 PLUMBING = ("alloc::", "core::", "__rust_alloc", "__rdl_alloc", "__rg_alloc", "hashbrown::",
             "std::alloc::")
 

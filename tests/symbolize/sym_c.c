@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static inline __attribute__((always_inline)) void *inline_alloc(size_t n)
+static inline __attribute__((always_inline)) void *inline_make(size_t n)
 {
     void *p = malloc(n);
     if (p)
@@ -18,17 +18,17 @@ static inline __attribute__((always_inline)) void *inline_alloc(size_t n)
 
 static inline __attribute__((always_inline)) void *outer_inline(size_t n)
 {
-    return inline_alloc(n + 16);
+    return inline_make(n + 16);
 }
 
-static __attribute__((noinline)) void *static_alloc(size_t n)
+static __attribute__((noinline)) void *static_make(size_t n)
 {
     void *p = calloc(1, n);
     __asm__ volatile("" ::"r"(p) : "memory");
     return p;
 }
 
-__attribute__((noinline)) void *exported_alloc(size_t n)
+__attribute__((noinline)) void *exported_make(size_t n)
 {
     return outer_inline(n);
 }
@@ -40,8 +40,8 @@ int main(int argc, char **argv)
     if (argc > 2 && strcmp(argv[1], "--replace-self") == 0 && rename(argv[2], argv[0]) != 0)
         return perror("rename"), 1;
     void *keep[3];
-    keep[0] = exported_alloc(100 + (size_t)argc);
-    keep[1] = static_alloc(200 + (size_t)argc);
+    keep[0] = exported_make(100 + (size_t)argc);
+    keep[1] = static_make(200 + (size_t)argc);
     keep[2] = outer_inline(300 + (size_t)argc);
     printf("%p %p %p\n", keep[0], keep[1], keep[2]);
     return 0;

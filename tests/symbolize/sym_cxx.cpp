@@ -9,7 +9,7 @@
 
 namespace symtest {
 
-static inline __attribute__((always_inline)) char *inline_new(std::size_t n)
+static inline __attribute__((always_inline)) char *inline_create(std::size_t n)
 {
     char *p = new char[n];
     std::memset(p, 2, n);
@@ -34,18 +34,18 @@ static __attribute__((noinline)) std::vector<long> *static_grow(int n)
     return v;
 }
 
-__attribute__((noinline)) char *exported_new(std::size_t n)
+__attribute__((noinline)) char *exported_create(std::size_t n)
 {
-    return symtest::inline_new(n + 8);
+    return symtest::inline_create(n + 8);
 }
 
 int main(int argc, char **)
 {
-    char *a = exported_new(100 + argc);
+    char *a = exported_create(100 + argc);
     int *b = symtest::make_array<int>(50 + argc);
     double *c = symtest::make_array<double>(60 + argc);
     std::vector<long> *v = static_grow(1000 + argc);
-    char *d = symtest::inline_new(300 + argc);
+    char *d = symtest::inline_create(300 + argc);
     std::printf("%p %p %p %zu %p\n", (void *)a, (void *)b, (void *)c, v->size(), (void *)d);
     return 0;
 }

@@ -40,6 +40,65 @@ static void test_demangle(void **state)
     expect_demangled("foo::h0123456789abcdef", "foo"); /* stray legacy hash */
 }
 
+/* The name rule: wrappers no list names, recognised by their name. */
+static void test_plumbing_name_rule(void **state)
+{
+    (void)state;
+    mt_plumbing p;
+    assert_true(mt_plumbing_init(&p, NULL));
+    const char *yes[] = {"zmalloc",
+                         "zrealloc_usable",
+                         "zcalloc_num",
+                         "ztrymalloc_usable_internal",
+                         "sqlite3Malloc",
+                         "sqlite3MallocZero",
+                         "sqlite3DbMallocRawNN",
+                         "sqlite3_malloc64",
+                         "PyMem_Malloc",
+                         "PyMem_RawMalloc",
+                         "PyObject_Malloc",
+                         "<alloc::string::String as core::fmt::Write>::write_fmt",
+                         "<str>::repeat",
+                         "<[u8]>::to_vec",
+                         "g_malloc0",
+                         "g_malloc0_n",
+                         "xmalloc",
+                         "xmalloc_or_die",
+                         "je_malloc",
+                         "pool_alloc",
+                         "ns::Pool::alloc(unsigned long)",
+                         "session_new",
+                         NULL};
+    for (size_t i = 0; yes[i]; i++)
+        if (!mt_plumbing_match(&p, yes[i]))
+            fail_msg("%s is not taken as plumbing", yes[i]);
+    const char *no[] = {"allocate_session",
+                        "realloc_buffer_for_client",
+                        "malloc_stats",
+                        "malloc_trim",
+                        "zmalloc_get_rss",
+                        "dictAddRaw",
+                        "sdsnewlen",
+                        "dbAdd",
+                        "setKey",
+                        "renew",
+                        "createNewSession",
+                        "main",
+                        "myapp::cache::alloc_entry",
+                        "<myapp::Thing as core::fmt::Display>::fmt",
+                        NULL};
+    for (size_t i = 0; no[i]; i++)
+        if (mt_plumbing_match(&p, no[i]))
+            fail_msg("%s is taken as plumbing", no[i]);
+    mt_plumbing_free(&p);
+    /* The user's exceptions win over the rule and the list. */
+    assert_true(mt_plumbing_init(&p, "!session_new, !g_malloc*"));
+    assert_false(mt_plumbing_match(&p, "session_new"));
+    assert_false(mt_plumbing_match(&p, "g_malloc0"));
+    assert_true(mt_plumbing_match(&p, "zmalloc"));
+    mt_plumbing_free(&p);
+}
+
 static void test_plumbing(void **state)
 {
     (void)state;
@@ -66,7 +125,7 @@ static void test_plumbing(void **state)
     const char *no[] = {"main",
                         "malloc_stats_print",
                         "symrust::make_vec",
-                        "myalloc",
+                        "my_alloc_stats",
                         "void ns::tmpl<int>(int)",
                         "user::push(std::vector<int>&)",
                         "(anonymous namespace)::f()",
@@ -183,6 +242,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demangle),
         cmocka_unit_test(test_plumbing),
+        cmocka_unit_test(test_plumbing_name_rule),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_cache),
     };

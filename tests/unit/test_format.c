@@ -243,6 +243,7 @@ static void test_export_json(void **state)
     assert_non_null(t7);
     assert_true(t7 < strstr(j, "{\"id\": 6,"));
     assert_non_null(strstr(t7, "\"growth_bytes_per_s\": 800.000"));
+    assert_non_null(strstr(j, "\"growth_window_s\": 1.000,")); /* the window it is over */
     assert_non_null(strstr(t7, "{\"address\": \"0x500007\", \"module\": \"/lib/mod1.so\", "
                                "\"offset\": \"0x1007\""));
     assert_non_null(strstr(j, "\"function\": null, \"file\": null, \"line\": null, "

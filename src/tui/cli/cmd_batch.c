@@ -13,7 +13,7 @@
 void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc)
 {
     mt_report_header(stdout, v, st);
-    mt_report_rows(stdout, v, loc, o->sort, o->top);
+    mt_report_rows(stdout, v, loc, o->sort, o->group, o->top);
     fputc('\n', stdout);
     fflush(stdout);
 }

@@ -79,6 +79,30 @@ static float value_of(int src, const mt_shm_trace *tr, const mt_hist_view *h)
     return (float)(double)tr->ckpt_live_bytes[MT_LEAK_CKPT(0) - src];
 }
 
+/* A point's time (the same sources as value_of). */
+static uint64_t time_of(int src, const mt_shm_slot *slot, const mt_hist_view *h)
+{
+    if (src >= 0)
+        return h->t[src];
+    if (src == MT_LEAK_NOW)
+        return slot->t_ns;
+    return slot->ckpt_ns[MT_LEAK_CKPT(0) - src];
+}
+
+/* Bytes retained per second from the plan's first point to its last. */
+static double rate_part(const mt_leak_plan *p, const mt_shm_slot *slot, const mt_shm_trace *tr,
+                        const mt_hist_view *h)
+{
+    if (p->n < 2)
+        return 0.0;
+    uint64_t t0 = time_of(p->src[0], slot, h), t1 = time_of(p->src[p->n - 1], slot, h);
+    if (t1 <= t0)
+        return 0.0;
+    double dv = (double)value_of(p->src[p->n - 1], tr, h) - (double)value_of(p->src[0], tr, h);
+    double r = dv / ((double)(t1 - t0) / 1e9);
+    return isfinite(r) && r > 0 ? r : 0.0;
+}
+
 /* Every segment between consecutive points counts 1: up, down or flat. */
 static double growth_part(const mt_leak_plan *p, const mt_shm_trace *tr, const mt_hist_view *h)
 {
@@ -119,24 +143,33 @@ static double unit(double x)
     return isfinite(x) ? (x < 0 ? 0 : x > 1 ? 1 : x) : 0.0;
 }
 
-double mt_leak_growth(const mt_leak_plan *p, const mt_shm_trace *tr, const mt_hist_view *hist)
+mt_leak_trend mt_leak_growth(const mt_leak_plan *p, const mt_shm_slot *slot, const mt_shm_trace *tr,
+                             const mt_hist_view *hist)
 {
-    return unit(growth_part(p, tr, hist));
+    return (mt_leak_trend){unit(growth_part(p, tr, hist)), rate_part(p, slot, tr, hist)};
 }
 
-void mt_leak_finish(double growth, const mt_shm_slot *slot, const mt_shm_trace *tr,
+/* 0..1: log10(1 + bytes per second) / 9, so 1 GB/s is 1. */
+static double magnitude_part(double rate)
+{
+    return unit(log10(1.0 + rate) / 9.0);
+}
+
+void mt_leak_finish(mt_leak_trend trend, const mt_shm_slot *slot, const mt_shm_trace *tr,
                     mt_leak_parts *out)
 {
-    out->growth = growth;
+    out->growth = trend.growth;
+    out->rate = trend.rate;
+    out->magnitude = magnitude_part(trend.rate);
     out->retention = unit(retention_part(tr));
     out->aging = unit(aging_part(slot, tr));
-    out->score = 100.0 * out->growth * (0.5 + 0.25 * out->retention + 0.25 * out->aging);
+    out->score = 100.0 * out->growth * (0.3 + 0.5 * out->magnitude + 0.2 * out->aging);
 }
 
 void mt_leak_apply(const mt_leak_plan *p, const mt_shm_slot *slot, const mt_shm_trace *tr,
                    const mt_hist_view *hist, mt_leak_parts *out)
 {
-    mt_leak_finish(mt_leak_growth(p, tr, hist), slot, tr, out);
+    mt_leak_finish(mt_leak_growth(p, slot, tr, hist), slot, tr, out);
 }
 
 void mt_leak_compute(const mt_shm_slot *slot, const mt_shm_trace *tr, const mt_hist_view *hist,

@@ -1,16 +1,22 @@
 /* leak_score.h -- leak suspicion of a trace (or of a group, on its summed
- * counters): 0..100 from three parts, defined exactly in docs/leak-score.md.
+ * counters): 0..100 from persistence, magnitude and aging, defined exactly
+ * in docs/leak-score.md.
  *
- *   growth    0..1  (segments where live bytes rose - segments where they
- *                   fell) / (segments + 2), over consecutive disjoint time
- *                   segments: up to 3 from the segment's checkpoints and up
- *                   to 8 from the viewer's own history
- *   retention 0..1  1 - free_count / alloc_count
+ *   growth    0..1  persistence: (segments where live bytes rose - segments
+ *                   where they fell) / (segments + 2), over consecutive
+ *                   disjoint time segments: up to 3 from the segment's
+ *                   checkpoints and up to 8 from the viewer's own history
+ *   rate      bytes retained per second over the whole observed window
+ *                   (its first point to now; 0 when it shrank)
+ *   magnitude 0..1  log10(1 + rate) / 9 (1 GB/s = 1)
  *   aging     0..1  share of live bytes that outlived 10 s (1..10 s: half)
- *   score = 100 * growth * (0.5 + 0.25 * retention + 0.25 * aging)
+ *   retention 0..1  1 - free_count / alloc_count: shown, not scored (a site
+ *                   that churns temporaries and keeps some has ~0)
+ *   score = 100 * growth * (0.3 + 0.5 * magnitude + 0.2 * aging)
  *
  * Why: sorting by live bytes or by one growth window flags big caches and
- * noisy churn; a leak is growth that persists, by memory that is kept. */
+ * noisy churn; a leak is growth that persists, and the one that matters
+ * keeps the most bytes per second. */
 #ifndef MEMTOP_MODEL_LEAK_SCORE_H
 #define MEMTOP_MODEL_LEAK_SCORE_H
 
@@ -18,11 +24,18 @@
 #include "memtop_ipc.h"
 
 typedef struct mt_leak_parts {
-    double growth;    /* 0..1 sustained growth of live bytes */
-    double retention; /* 0..1 few frees relative to allocations */
+    double growth;    /* 0..1 sustained growth of live bytes (persistence) */
+    double retention; /* 0..1 few frees relative to allocations (not scored) */
     double aging;     /* 0..1 live bytes that stay alive as they age */
     double score;     /* 0..100, the documented combination */
+    double rate;      /* bytes retained per second over the observed window (>= 0) */
+    double magnitude; /* 0..1 of rate */
 } mt_leak_parts;
+
+/* The trend of one trace from a plan's points: persistence and rate. */
+typedef struct mt_leak_trend {
+    double growth, rate;
+} mt_leak_trend;
 
 /* At most this many segments come from the viewer's history (its points are
  * thinned to fit), and a score starts from this many flat segments. */
@@ -54,10 +67,11 @@ void mt_leak_plan_make(mt_leak_plan *p, const mt_shm_slot *slot, const mt_hist_v
  * times as hist (hist: NULL iff the plan was made without history). */
 void mt_leak_apply(const mt_leak_plan *p, const mt_shm_slot *slot, const mt_shm_trace *tr,
                    const mt_hist_view *hist, mt_leak_parts *out);
-/* Its growth part alone; then the parts and score from it (the same as
- * mt_leak_apply). */
-double mt_leak_growth(const mt_leak_plan *p, const mt_shm_trace *tr, const mt_hist_view *hist);
-void mt_leak_finish(double growth, const mt_shm_slot *slot, const mt_shm_trace *tr,
+/* Its trend alone (slot: the plan's); then the parts and score from it (the
+ * same as mt_leak_apply). */
+mt_leak_trend mt_leak_growth(const mt_leak_plan *p, const mt_shm_slot *slot, const mt_shm_trace *tr,
+                             const mt_hist_view *hist);
+void mt_leak_finish(mt_leak_trend trend, const mt_shm_slot *slot, const mt_shm_trace *tr,
                     mt_leak_parts *out);
 
 typedef struct mt_table mt_table;

@@ -47,7 +47,7 @@ static int reserve_growth(mt_table *t)
 {
     if (t->growth_cap == t->cap_rows)
         return 0;
-    double *g = realloc(t->growth, t->cap_rows * sizeof *g);
+    mt_leak_trend *g = realloc(t->growth, t->cap_rows * sizeof *g);
     if (!g)
         return -1;
     t->growth = g;

@@ -51,7 +51,7 @@ struct mt_table {
     size_t nrows, cap_rows;
     const mt_snapshot *snap;         /* the last build's (for mt_table_leak) */
     mt_leak_plan plan_hist, plan_no; /* leak plans of that build: with / without history */
-    double *growth;                  /* sorted by leak: growth part per source */
+    mt_leak_trend *growth;           /* sorted by leak: trend per source */
     size_t growth_cap;
     mt_group_acc *acc; /* per group (grouped builds) */
     float *hsum;       /* per group: its members' history summed (MT_HISTORY_POINTS each) */

@@ -74,8 +74,8 @@ static void codes_of(mt_table *t, const mt_snapshot *snap, mt_sort_key key, mt_s
         v = mt_trace_growth(&snap->slot, s);
         break;
     case MT_SORT_LEAK:
-        t->growth[e->src] = o.have_hist ? mt_leak_growth(&t->plan_hist, s, &o.hv)
-                                        : mt_leak_growth(&t->plan_no, s, NULL);
+        t->growth[e->src] = o.have_hist ? mt_leak_growth(&t->plan_hist, &snap->slot, s, &o.hv)
+                                        : mt_leak_growth(&t->plan_no, &snap->slot, s, NULL);
         mt_leak_finish(t->growth[e->src], &snap->slot, s, &leak);
         v = leak.score;
         break;
@@ -124,7 +124,7 @@ static void make_row(const mt_table *t, const mt_snapshot *snap, const mt_sort_e
     if (with_leak)
         mt_leak_finish(t->growth[e->src], &snap->slot, o.s, &r->leak);
     else
-        r->leak = (mt_leak_parts){0, 0, 0, 0};
+        r->leak = (mt_leak_parts){0, 0, 0, 0, 0, 0};
 }
 
 /* The rows come from the traces in sorted order, i.e. at random: ask for the

@@ -63,3 +63,22 @@ char *mt_frame_short(const mt_frame *f, char *buf, size_t n)
         snprintf(buf, n, "%s+0x%llx", base_name(f->module), off);
     return mt_fmt_sanitize(buf);
 }
+
+char *mt_frame_group_label(const mt_frame *f, mt_group_key g, char *buf, size_t n)
+{
+    const char *mod = f->module ? base_name(f->module) : "[unknown]";
+    unsigned long long off = (unsigned long long)f->offset;
+    if (g == MT_GROUP_FUNCTION && f->function)
+        snprintf(buf, n, "%s", f->function);
+    else if (g == MT_GROUP_FUNCTION)
+        snprintf(buf, n, "%s+0x%llx", mod, off);
+    else if (g == MT_GROUP_FILE && f->file)
+        snprintf(buf, n, "%s", f->file);
+    else if (g == MT_GROUP_FILE)
+        snprintf(buf, n, "%s (no source)", mod);
+    else if (g == MT_GROUP_MODULE)
+        snprintf(buf, n, "%s", mod);
+    else
+        return mt_frame_short(f, buf, n);
+    return buf;
+}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_options.h"
 #include "memtop_ipc.h"
 #include "plumbing.h"
 
@@ -54,5 +55,11 @@ void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n
 /* "func (file.c:12)", "func (libfoo.so+0x1a2b)", "libfoo.so+0x1a2b [reason]"
  * (module base name), or "0x7f..." without a module. */
 char *mt_frame_short(const mt_frame *f, char *buf, size_t n);
+
+/* The label of f under grouping g (the viewer's rows and `--batch -g`):
+ * TRACE: mt_frame_short; FUNCTION: the function, else "libfoo.so+0x1a2b";
+ * FILE: the source file, else "libfoo.so (no source)"; MODULE: the module's
+ * base name, else "[unknown]". */
+char *mt_frame_group_label(const mt_frame *f, mt_group_key g, char *buf, size_t n);
 
 #endif

@@ -113,10 +113,10 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
 }
 
 static void table(FILE *f, const char *title, const mt_view *v, const mt_locator *loc,
-                  mt_sort_key key, long top)
+                  mt_sort_key key, mt_group_key g, long top)
 {
     fprintf(f, "\n%s", title);
-    mt_report_rows(f, v, loc, key, top);
+    mt_report_rows(f, v, loc, key, g, top);
 }
 
 void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_opts *o,
@@ -134,11 +134,11 @@ void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_o
         snprintf(title, sizeof title, "live at the end (%s):", why);
     else
         snprintf(title, sizeof title, "leaked at the end:");
-    table(f, title, v, loc, MT_SORT_LIVE, top);
-    table(f, "most temporary allocations:", v, loc, MT_SORT_TEMPORARY, top);
-    table(f, "top allocators:", v, loc, MT_SORT_ALLOCS, top);
+    table(f, title, v, loc, MT_SORT_LIVE, o->group, top);
+    table(f, "most temporary allocations:", v, loc, MT_SORT_TEMPORARY, o->group, top);
+    table(f, "top allocators:", v, loc, MT_SORT_ALLOCS, o->group, top);
     if (o->sort != MT_SORT_LIVE && o->sort != MT_SORT_TEMPORARY && o->sort != MT_SORT_ALLOCS)
-        table(f, "by the chosen order:", v, loc, o->sort, top);
+        table(f, "by the chosen order:", v, loc, o->sort, o->group, top);
     fputc('\n', f);
     fflush(f);
 }

@@ -59,6 +59,8 @@ static void put_head(FILE *f, const mt_export_src *x)
     put_secs(f, "uptime_s", s->slot.t_ns);
     fprintf(f, "\"publish_seq\": %" PRIu64 ",\n\"segment_full\": %s,\n", s->slot.publish_seq,
             s->flags & MT_FLAG_SEGMENT_FULL ? "true" : "false");
+    /* the window of every growth_bytes_per_s (the present rate, rows.h) */
+    fprintf(f, "\"growth_window_s\": %.3f,\n", mt_growth_window_s(&s->slot));
     fprintf(f, "\"settings\": {\"depth\": %u, \"temporary_ms\": %" PRIu64 ", \"interval_ms\": %u, ",
             id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
     /* MEMTOP_MAX_TRACES: unknown (null) from older targets and recordings */

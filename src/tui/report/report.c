@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "format.h"
+#include "group_rows.h"
 #include "health.h"
 #include "rows.h"
 
@@ -99,12 +100,15 @@ void mt_report_header(FILE *f, const mt_view *v, mt_state st)
     print_health(f, v, t);
 }
 
-static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt_row *r)
+static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt_row *r,
+                      const mt_grouped *grp)
 {
-    unsigned n;
-    const uint64_t *frames = mt_defs_frames(&v->defs, r->t->id, &n);
+    unsigned n = 0;
+    const uint64_t *frames = grp ? NULL : mt_defs_frames(&v->defs, r->t->id, &n);
     char where[600] = "(no frames)";
-    if (r->t->id == 0 && !n)
+    if (grp)
+        snprintf(where, sizeof where, "%s", mt_grouped_label(grp, r->t));
+    else if (r->t->id == 0 && !n)
         snprintf(where, sizeof where, "(overflow)");
     else if (frames && n) {
         mt_frame fr;
@@ -113,17 +117,42 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
     }
     fprintf(f, "%10s %9s %9s %9s %12s  %s\n", B(r->t->live_bytes), C(r->t->live_count),
             C(r->t->alloc_count), C(r->t->temporary_count),
-            mt_fmt_rate(r->growth, (char[32]){0}, 32), where);
+            mt_fmt_rate(r->growth, (char[32]){0}, 32), mt_fmt_sanitize(where));
 }
 
-void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_key key, long top)
+/* "the last 55 s" (the window of the GROWTH column), "no window yet". */
+static const char *growth_window(const mt_shm_slot *slot, char *buf, size_t n)
+{
+    double w = mt_growth_window_s(slot);
+    if (w <= 0)
+        return "no window yet";
+    snprintf(buf, n, "the last %.0f s", w < 1 ? 1 : w);
+    return buf;
+}
+
+static const char *const column_of[MT_GROUP_KEYS] = {"LOCATION", "FUNCTION", "FILE", "MODULE"};
+
+void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_key key,
+                    mt_group_key g, long top)
 {
     size_t n;
-    mt_row *rows = mt_rows_build(&v->snap, key, &n);
+    mt_grouped grp;
+    bool grouped = g != MT_GROUP_TRACE && (unsigned)g < MT_GROUP_KEYS;
+    mt_row *rows;
+    if (grouped && mt_grouped_build(&grp, &v->snap, &v->defs, loc, g) != 0) {
+        fputs("\n(out of memory grouping the rows)\n", f);
+        return;
+    }
+    rows = grouped ? mt_rows_of(&v->snap.slot, grp.sums, grp.n, key, &n)
+                   : mt_rows_build(&v->snap, key, &n);
     size_t shown = top > 0 && (size_t)top < n ? (size_t)top : n;
-    fprintf(f, "\n%10s %9s %9s %9s %12s  %s   (sorted by %s, %zu of %zu)\n", "LIVE", "BLOCKS",
-            "ALLOCS", "TEMP", "GROWTH", "LOCATION", mt_sort_name(key), shown, n);
+    fprintf(f, "\n%10s %9s %9s %9s %12s  %s   (sorted by %s, %zu of %zu%s%s, growth/s over %s)\n",
+            "LIVE", "BLOCKS", "ALLOCS", "TEMP", "GROWTH", column_of[grouped ? g : MT_GROUP_TRACE],
+            mt_sort_name(key), shown, n, grouped ? ", grouped by " : "",
+            grouped ? mt_group_name(g) : "", growth_window(&v->snap.slot, (char[48]){0}, 48));
     for (size_t i = 0; i < shown; i++)
-        print_row(f, v, loc, &rows[i]);
+        print_row(f, v, loc, &rows[i], grouped ? &grp : NULL);
     free(rows);
+    if (grouped)
+        mt_grouped_free(&grp);
 }

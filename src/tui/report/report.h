@@ -12,7 +12,9 @@
 /* Process-wide figures: who, uptime, heap, allocator, RSS, rates, health. */
 void mt_report_header(FILE *f, const mt_view *v, mt_state st);
 
-/* The table: top `top` rows (0 = all) sorted by key. */
-void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_key key, long top);
+/* The table: top `top` rows (0 = all) sorted by key, one per trace or, g
+ * not MT_GROUP_TRACE, per function, file or module of the traces' locations. */
+void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_key key,
+                    mt_group_key g, long top);
 
 #endif

@@ -7,10 +7,27 @@
 
 #include "leak_score.h"
 
+/* The checkpoint the growth rate is measured from: 1 (the last 30-36 s,
+ * shorter right after start) when set, else 0 (the previous publish: a
+ * target built before the ring, in its first 30 s); -1: none. */
+static int growth_ckpt(const mt_shm_slot *slot)
+{
+    for (int i = 1; i >= 0; i--)
+        if (slot->ckpt_ns[i] && slot->ckpt_ns[i] < slot->t_ns)
+            return i;
+    return -1;
+}
+
+double mt_growth_window_s(const mt_shm_slot *slot)
+{
+    int i = growth_ckpt(slot);
+    return i < 0 ? 0.0 : (double)(slot->t_ns - slot->ckpt_ns[i]) / 1e9;
+}
+
 double mt_trace_growth(const mt_shm_slot *slot, const mt_shm_trace *t)
 {
-    int i = slot->ckpt_ns[1] ? 1 : slot->ckpt_ns[0] ? 0 : -1;
-    if (i < 0 || slot->t_ns <= slot->ckpt_ns[i])
+    int i = growth_ckpt(slot);
+    if (i < 0)
         return 0.0;
     double dt = (double)(slot->t_ns - slot->ckpt_ns[i]) / 1e9;
     double g = ((double)t->live_bytes - (double)t->ckpt_live_bytes[i]) / dt;
@@ -47,10 +64,10 @@ static int cmp_rows(const void *pa, const void *pb)
     return (a->t->id > b->t->id) - (a->t->id < b->t->id);
 }
 
-mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
+mt_row *mt_rows_of(const mt_shm_slot *slot, const mt_shm_trace *traces, size_t count,
+                   mt_sort_key key, size_t *n)
 {
     *n = 0;
-    size_t count = snap->traces ? (size_t)snap->slot.ntraces : 0;
     mt_row *rows = count ? malloc(count * sizeof *rows) : NULL;
     if (!rows)
         return NULL;
@@ -58,11 +75,11 @@ mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
     for (size_t i = 0; i < count; i++) {
         /* A trace that never allocated (the reserved overflow trace while
          * unused) is not a row: it has nothing to show. */
-        if (snap->traces[i].alloc_count == 0)
+        if (traces[i].alloc_count == 0)
             continue;
-        rows[k].t = &snap->traces[i];
-        rows[k].growth = mt_trace_growth(&snap->slot, rows[k].t);
-        rows[k].key = key_of(&snap->slot, &rows[k], key);
+        rows[k].t = &traces[i];
+        rows[k].growth = mt_trace_growth(slot, rows[k].t);
+        rows[k].key = key_of(slot, &rows[k], key);
         k++;
     }
     qsort(rows, k, sizeof *rows, cmp_rows);
@@ -70,7 +87,13 @@ mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
     return rows;
 }
 
-static void add_trace(mt_shm_trace *o, const mt_shm_trace *t)
+mt_row *mt_rows_build(const mt_snapshot *snap, mt_sort_key key, size_t *n)
+{
+    size_t count = snap->traces ? (size_t)snap->slot.ntraces : 0;
+    return mt_rows_of(&snap->slot, snap->traces, count, key, n);
+}
+
+void mt_trace_add(mt_shm_trace *o, const mt_shm_trace *t)
 {
     o->alloc_count += t->alloc_count;
     o->alloc_bytes += t->alloc_bytes;
@@ -96,7 +119,7 @@ void mt_rows_cut_at(const mt_row *rows, size_t n, long top, mt_rows_cut *cut)
     cut->kept = top > 0 && (size_t)top < n ? (size_t)top : n;
     cut->folded = n - cut->kept;
     for (size_t i = cut->kept; i < n; i++) {
-        add_trace(&cut->other, rows[i].t);
+        mt_trace_add(&cut->other, rows[i].t);
         cut->other_row.growth += rows[i].growth;
     }
     cut->other_row.t = &cut->other;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "draw.h"
+#include "rows.h"
 
 static void draw_fkeys(mt_app *a, int y)
 {
@@ -28,8 +29,13 @@ static void draw_summary(mt_app *a, int y)
     char filt[MT_FILTER_MAX + 16] = "";
     if (a->ui.filter[0])
         snprintf(filt, sizeof filt, ", filter \"%s\"", a->ui.filter);
-    mt_draw_fmt(t, y, 0, COLS, t->dim, "%zu rows by %s, sorted by %s%s  (? for help)", n,
-                mt_group_name(a->ui.group), mt_sort_name(a->ui.sort), filt);
+    char win[48] = ""; /* the window of GROWTH/s (rows.h) */
+    const mt_snapshot *s = mt_app_snapshot(a);
+    double w = s ? mt_growth_window_s(&s->slot) : 0;
+    if (w > 0)
+        snprintf(win, sizeof win, ", growth/s over the last %.0f s", w < 1 ? 1 : w);
+    mt_draw_fmt(t, y, 0, COLS, t->dim, "%zu rows by %s, sorted by %s%s%s  (? for help)", n,
+                mt_group_name(a->ui.group), mt_sort_name(a->ui.sort), filt, win);
 }
 
 void mt_bars_draw(mt_app *a)

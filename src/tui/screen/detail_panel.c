@@ -11,6 +11,7 @@
 #include "columns.h"
 #include "format.h"
 #include "graph.h"
+#include "rows.h"
 #include "text_lines.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
@@ -59,16 +60,23 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     mt_lines_add(l, A_NORMAL, "  freed       %s frees, %s temporary (%.0f%% of frees)",
                  mt_fmt_count((uint64_t)r->free_count, c1, 32),
                  mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
-    mt_lines_add(l, A_NORMAL, "  rates       %s live growth, %.1f allocations/s",
-                 mt_fmt_rate(r->growth_bps, c1, 32), r->allocs_ps);
+    const mt_snapshot *s = mt_app_snapshot(a);
+    double w = s ? mt_growth_window_s(&s->slot) : 0;
+    mt_lines_add(l, A_NORMAL,
+                 "  rates       %s live growth over the last %.0f s, %.1f allocations/s",
+                 mt_fmt_rate(r->growth_bps, c1, 32), w, r->allocs_ps);
 }
 
 static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
 {
     const mt_theme *t = &a->theme;
     mt_lines_add(l, t->title, "Leak suspicion %.0f / 100  (docs/leak-score.md)", r->leak.score);
-    mt_lines_add(l, A_NORMAL, "  sustained growth %.2f   retention (few frees) %.2f   aging %.2f",
-                 r->leak.growth, r->leak.retention, r->leak.aging);
+    char rate[32];
+    mt_lines_add(l, A_NORMAL,
+                 "  sustained growth %.2f   magnitude %.2f (%s kept)   aging %.2f   "
+                 "retention (few frees, not scored) %.2f",
+                 r->leak.growth, r->leak.magnitude, mt_fmt_rate(r->leak.rate, rate, sizeof rate),
+                 r->leak.aging, r->leak.retention);
 }
 
 static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const mt_snapshot *s)

@@ -32,7 +32,7 @@ static const char *const columns[][2] = {
     {"GROWTH/s", "change of LIVE per second over the last 30-60 s (else the last interval)"},
     {"ALLOC/s", "allocations per second between the last two refreshes"},
     {"TEMP%", "frees that came within MEMTOP_TEMP_MS of their allocation"},
-    {"LEAK", "leak suspicion 0-100: sustained growth, few frees, blocks that age"},
+    {"LEAK", "leak suspicion 0-100: sustained growth, bytes kept per second, blocks that age"},
     {"LOCATION", "first frame that is not allocator plumbing: function (file:line)"},
 };
 

@@ -42,27 +42,14 @@ static mt_name_entry *entry(mt_names *n, uint32_t id)
     return &n->items[id];
 }
 
-static const char *base_name(const char *path)
-{
-    const char *s = path ? strrchr(path, '/') : NULL;
-    return s ? s + 1 : path;
-}
-
 /* The four strings of one located frame, in one allocation. */
 static bool make_texts(mt_name_entry *e, const mt_frame *f)
 {
     char trace[600], func[512], file[512], module[300];
-    mt_frame_short(f, trace, sizeof trace);
-    const char *mod = f->module ? base_name(f->module) : "[unknown]";
-    snprintf(module, sizeof module, "%s", mod);
-    if (f->function)
-        snprintf(func, sizeof func, "%s", f->function);
-    else
-        snprintf(func, sizeof func, "%s+0x%llx", mod, (unsigned long long)f->offset);
-    if (f->file)
-        snprintf(file, sizeof file, "%s", f->file);
-    else
-        snprintf(file, sizeof file, "%s (no source)", mod);
+    mt_frame_group_label(f, MT_GROUP_TRACE, trace, sizeof trace);
+    mt_frame_group_label(f, MT_GROUP_FUNCTION, func, sizeof func);
+    mt_frame_group_label(f, MT_GROUP_FILE, file, sizeof file);
+    mt_frame_group_label(f, MT_GROUP_MODULE, module, sizeof module);
     const char *parts[MT_GROUP_KEYS] = {trace, func, file, module};
     size_t len[MT_GROUP_KEYS], total = 0;
     for (int g = 0; g < MT_GROUP_KEYS; g++)
