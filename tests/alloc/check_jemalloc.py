@@ -50,6 +50,7 @@ def parse():
     p.add_argument("--dlopen")
     p.add_argument("--own-lib")
     p.add_argument("--bump")
+    p.add_argument("--nopie")
     args, rest = p.parse_known_args()
     return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
 
