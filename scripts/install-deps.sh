@@ -26,10 +26,11 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # and man-db (render memtop(1) with warnings on), and for tests/alloc: programs on
 # jemalloc, static (libjemalloc.a) and shared (libjemalloc-dev), and a Rust program on an
 # _rjem_-prefixed jemalloc (rustc); mimalloc (libmimalloc-dev) and static tcmalloc
-# (libgoogle-perftools-dev), which memtop finds and reports.
+# (libgoogle-perftools-dev), which memtop finds and reports; dwz (tests/security
+# shares a program's DWARF out into a dwz alternate file).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
     libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
-    libmimalloc-dev libgoogle-perftools-dev)
+    libmimalloc-dev libgoogle-perftools-dev dwz)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 
