@@ -28,10 +28,11 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # _rjem_-prefixed jemalloc (rustc); mimalloc (libmimalloc-dev) and static tcmalloc
 # (libgoogle-perftools-dev), which memtop finds and reports; redis-server, a real
 # service whose allocator wrappers (zmalloc) the location must see past
-# (tests/realprogs/rp_redis.py).
+# (tests/realprogs/rp_redis.py); dwz (tests/security shares a program's DWARF out
+# into a dwz alternate file).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
     libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
-    libmimalloc-dev libgoogle-perftools-dev redis-server)
+    libmimalloc-dev libgoogle-perftools-dev redis-server dwz)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 

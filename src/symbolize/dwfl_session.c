@@ -16,7 +16,10 @@
  * places (build-id, then the debuglink next to the file, in .debug/ and
  * under /usr/lib/debug) but opens each candidate through safe_file.c,
  * copies it if need be, and takes it only when its build-id is the
- * module's; no dwz alternate file, no debuginfod then. */
+ * module's; no dwz alternate file, no debuginfod then.  And libdw itself
+ * opens files named in DWARF (dwz alternate, split .dwo) when a DIE needs
+ * them: an untrusted module whose DWARF names any is symbolized from its
+ * symbol table only (dwarf_refs.c). */
 #include "dwfl_session.h"
 
 #include <elfutils/libdwelf.h>
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dwarf_refs.h"
 #include "safe_file.h"
 
 static char *debuginfo_path = NULL; /* NULL: elfutils' default search path */
@@ -157,6 +161,15 @@ static bool same_build_id(Dwfl_Module *mod, const uint8_t *want, unsigned len)
     return n > 0 && (unsigned)n == len && memcmp(bits, want, len) == 0;
 }
 
+/* Finds the module's DWARF now (before any DIE is read) and says whether
+ * it names files of its own. */
+static bool names_files(Dwfl_Module *mod)
+{
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+    return dw && mt_dwarf_names_files(dw);
+}
+
 void mt_dwfl_open(mt_dwfl_session *s, const char *path, const uint8_t *build_id,
                   unsigned build_id_len)
 {
@@ -180,6 +193,8 @@ void mt_dwfl_open(mt_dwfl_session *s, const char *path, const uint8_t *build_id,
         s->unresolved = "bad ELF file";
     } else if (!same_build_id(s->mod, build_id, build_id_len))
         s->unresolved = "binary replaced";
+    else if (!trusted)
+        s->symtab_only = names_files(s->mod);
     if (s->unresolved)
         mt_dwfl_close(s);
 }

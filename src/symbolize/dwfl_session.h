@@ -3,6 +3,7 @@
 #ifndef MEMTOP_DWFL_SESSION_H
 #define MEMTOP_DWFL_SESSION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <elfutils/libdwfl.h>
@@ -14,6 +15,7 @@ typedef struct mt_dwfl_session {
     Dwfl_Module *mod;
     mt_cu_index scopes;     /* CUs indexed so far */
     const char *unresolved; /* why every address of the module is unknown, or NULL */
+    bool symtab_only;       /* its DWARF names other files (untrusted module): not read */
 } mt_dwfl_session;
 
 /* Opens path unless it is not a file, is gone, or its build-id differs

@@ -52,12 +52,13 @@ static const char *symtab_name(Dwfl_Module *mod, Dwarf_Addr addr)
     return name && *name ? name : NULL;
 }
 
-/* No function scope at addr: the symbol's name and the line table's
- * file:line, whichever exist. */
-static unsigned from_symtab(Dwfl_Module *mod, Dwarf_Addr addr, mt_raw_frame *out)
+/* No function scope at addr: the symbol's name and, with lines, the line
+ * table's file:line, whichever exist. */
+static unsigned from_symtab(Dwfl_Module *mod, Dwarf_Addr addr, bool lines, mt_raw_frame *out)
 {
     *out = (mt_raw_frame){symtab_name(mod, addr), NULL, NULL, 0, false};
-    line_of(mod, addr, out);
+    if (lines)
+        line_of(mod, addr, out);
     return out->name || out->file ? 1 : 0;
 }
 
@@ -95,15 +96,15 @@ static unsigned callers(const mt_cu_scopes *c, int node, mt_raw_frame *out, unsi
     return n;
 }
 
-unsigned mt_inline_frames(Dwfl_Module *mod, mt_cu_index *idx, Dwarf_Addr addr, mt_raw_frame *out,
-                          unsigned max)
+unsigned mt_inline_frames(Dwfl_Module *mod, mt_cu_index *idx, bool symtab_only, Dwarf_Addr addr,
+                          mt_raw_frame *out, unsigned max)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cudie = max ? dwfl_module_addrdie(mod, addr, &bias) : NULL;
+    Dwarf_Die *cudie = max && !symtab_only ? dwfl_module_addrdie(mod, addr, &bias) : NULL;
     const mt_cu_scopes *c = cudie ? mt_cu_index_get(idx, cudie) : NULL;
     int fn = c ? mt_cu_scopes_find(c, addr - bias) : -1;
     if (fn < 0)
-        return max ? from_symtab(mod, addr, out) : 0;
+        return max ? from_symtab(mod, addr, !symtab_only, out) : 0;
     const mt_fn_node *f = &c->nodes[fn];
     const char *name = die_name((Dwarf_Die *)&f->die);
     out[0] = (mt_raw_frame){name ? name : symtab_name(mod, addr), NULL, NULL, 0,

@@ -21,8 +21,9 @@ typedef struct mt_raw_frame {
     bool inlined;
 } mt_raw_frame;
 
-/* Number of frames written (0: nothing known at addr), at most max. */
-unsigned mt_inline_frames(Dwfl_Module *mod, mt_cu_index *idx, Dwarf_Addr addr, mt_raw_frame *out,
-                          unsigned max);
+/* Number of frames written (0: nothing known at addr), at most max.
+ * symtab_only: the module's DWARF is not read, only its symbol name. */
+unsigned mt_inline_frames(Dwfl_Module *mod, mt_cu_index *idx, bool symtab_only, Dwarf_Addr addr,
+                          mt_raw_frame *out, unsigned max);
 
 #endif

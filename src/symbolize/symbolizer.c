@@ -91,7 +91,8 @@ static mt_sym_result *resolve(mt_sym_modfile *mf, uint64_t offset)
     if (!mf->session.mod)
         return unresolved(mf->session.unresolved ? mf->session.unresolved : "no symbols");
     mt_raw_frame raw[MT_MAX_INLINE];
-    unsigned n = mt_inline_frames(mf->session.mod, &mf->session.scopes, offset, raw, MT_MAX_INLINE);
+    unsigned n = mt_inline_frames(mf->session.mod, &mf->session.scopes, mf->session.symtab_only,
+                                  offset, raw, MT_MAX_INLINE);
     return n ? own(raw, n) : unresolved("no symbols");
 }
 
