@@ -44,7 +44,9 @@ typedef struct mt_segment {
     bool writable;
     dev_t dev;
     ino_t ino;
-    uid_t owner; /* the file's owner (fstat at open) */
+    uid_t owner;  /* the file's owner (fstat at open) */
+    int host_pid; /* the process as we see it (0: not known; id.pid is its
+                   * pid in its own PID namespace) */
     char path[4096];
     mt_layout lay;
     mt_identity id;

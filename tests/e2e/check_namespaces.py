@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""check_namespaces.py -- a target in its own mount and PID namespaces.
+
+Why it exists: in a container the target's segment is memtop-1 in a /dev/shm
+the host does not see.  Judged by the header's pid, the host took it for
+stale (its pid 1 is another process) and `memtop --clean` removed the
+segment of a running process.  Starts memtop-demo with libmemtop.so under
+`unshare -m -p -f` over a private tmpfs (runs as root; skipped otherwise)
+and expects, from the host: --list through /proc/PID/root shows it
+running, --clean keeps it (and the file stays), and the target is unharmed.
+"""
+
+import os
+import shlex
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2elib  # noqa: E402
+from e2elib import check  # noqa: E402
+
+
+def start_in_namespaces(ctx, cmd, pid_ns=True):
+    """cmd preloaded inside `unshare -m [-p -f]` with a private tmpfs as its
+    MEMTOP_SHM_DIR; returns (the unshare process, the target's host pid)."""
+    inner = "mount -t tmpfs -o size=64m memtop-ns %s && exec env LD_PRELOAD=%s %s" % (
+        shlex.quote(ctx.shm_dir), shlex.quote(ctx.args.preload), shlex.join(cmd))
+    flags = ["-m", "-p", "-f"] if pid_ns else ["-m"]
+    proc = subprocess.Popen(["unshare"] + flags + ["sh", "-c", inner], env=ctx.env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+    def target():
+        if proc.poll() is not None:
+            e2elib.fail("unshare exited (%s): %s" % (proc.returncode, proc.stderr.read()))
+        pid = proc.pid
+        if pid_ns:
+            with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                kids = f.read().split()
+            if not kids:
+                return None
+            pid = int(kids[0])
+        try:
+            with open("/proc/%d/maps" % pid) as f:
+                return pid if "/memtop-" in f.read() else None
+        except OSError:
+            return None
+
+    return proc, e2elib.wait_for(target, "the namespaced target's segment")
+
+
+def ns_dir(ctx, pid):
+    return "/proc/%d/root%s" % (pid, ctx.shm_dir)
+
+
+def test(args):
+    if os.geteuid() != 0:
+        print("skipped: needs root for unshare")
+        return
+    ctx = e2elib.Ctx(args)
+    proc, pid = start_in_namespaces(ctx, [args.demo, "120"])
+    try:
+        check(not ctx.segments(), "the host sees the private tmpfs: %s" % ctx.segments())
+        seg = os.path.join(ns_dir(ctx, pid), "memtop-1")
+        check(os.path.exists(seg), "no memtop-1 in the target's namespace (%s)" % seg)
+        env = ctx.env_with(MEMTOP_SHM_DIR=ns_dir(ctx, pid))
+        listed = e2elib.run([args.memtop, "--list"], env, timeout=60)
+        check(listed.returncode == 0, "--list failed:\n" + e2elib.describe(listed))
+        rows = [ln for ln in listed.stdout.splitlines() if "memtop-demo" in ln]
+        check(len(rows) == 1 and " running " in rows[0],
+              "--list through /proc/%d/root does not show the demo running:\n%s" %
+              (pid, e2elib.describe(listed)))
+        cleaned = e2elib.run([args.memtop, "--clean"], env, timeout=60)
+        check(cleaned.returncode == 0, "--clean failed:\n" + e2elib.describe(cleaned))
+        check(os.path.exists(seg), "--clean removed the segment of running pid %d:\n%s" %
+              (pid, e2elib.describe(cleaned)))
+        check(proc.poll() is None, "the target died (%s)" % proc.returncode)
+        print("ok: pid %d (1 in its namespace): %s; --clean kept it" % (pid, rows[0].strip()))
+    finally:
+        e2elib.stop(proc)
+
+
+if __name__ == "__main__":
+    e2elib.main(test, __doc__.splitlines()[1])
