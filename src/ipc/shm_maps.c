@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "shm_liveness.h"
+#include "shm_path.h"
 
 /* One line "start-end perms offset maj:min inode   path"; 0 if it names a
  * file. */
@@ -105,6 +106,34 @@ int mt_maps_holder(dev_t dev, ino_t ino, uint64_t start_ticks)
     }
     closedir(d);
     return found;
+}
+
+typedef struct seg_q {
+    int nspid;
+    char *buf;
+    size_t n;
+    dev_t *dev;
+    ino_t *ino;
+} seg_q;
+
+static int visit_segment(int pid, const mt_map_entry *m, void *ctx)
+{
+    const seg_q *q = ctx;
+    const char *base = strrchr(m->path, '/');
+    if (m->path[0] != '/' || !base || mt_shm_parse_name(base + 1) != q->nspid)
+        return 0; /* "(deleted)" at the end does not parse either */
+    int r = snprintf(q->buf, q->n, "/proc/%d/root%s", pid, m->path);
+    if (r < 0 || (size_t)r >= q->n)
+        return 0;
+    *q->dev = m->dev;
+    *q->ino = m->ino;
+    return 1;
+}
+
+int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino)
+{
+    seg_q q = {mt_proc_nspid(pid), buf, n, dev, ino};
+    return q.nspid > 0 && mt_maps_scan(pid, visit_segment, &q) == 1 ? 0 : -1;
 }
 
 int mt_proc_nspid(int pid)

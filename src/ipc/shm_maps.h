@@ -8,6 +8,7 @@
 #ifndef MEMTOP_SHM_MAPS_H
 #define MEMTOP_SHM_MAPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -31,6 +32,14 @@ int mt_maps_scan(int pid, mt_map_visit fn, void *ctx);
  * not a viewer): its pid as we see it, else 0.  Only the processes whose
  * maps we may read are looked at (all of them as root). */
 int mt_maps_holder(dev_t dev, ino_t ino, uint64_t start_ticks);
+
+/* The segment pid maps as its own: a mapping named memtop-<n> or
+ * memtop-<n>-<hex>, n being pid's own pid in its PID namespace (a forked
+ * child also maps its parent's segment, under the parent's number).  Its
+ * path as we can open it, "/proc/<pid>/root<path in the target's mount
+ * namespace>", into buf, its device and inode into dev and ino; -1 if
+ * there is none, the maps cannot be read or the path does not fit. */
+int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino);
 
 /* The last entry of NSpid in /proc/<pid>/status: pid as the process sees
  * itself in its own PID namespace (pid itself outside any); -1 if gone. */

@@ -96,6 +96,7 @@ mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *e
     mt_errc rc = mt_segment_open_path(seg, path, err);
     if (rc == MT_OK && (rc = mt_segment_check_owner(seg, pid, err)) != MT_OK)
         mt_segment_close(seg);
+    seg->host_pid = rc == MT_OK ? pid : 0;
     return rc;
 }
 

@@ -79,6 +79,13 @@ static inline const mt_shm_header *mt_segment_header(const mt_segment *seg)
     return (const mt_shm_header *)seg->base;
 }
 
+/* The target's pid as we see it: the pid it was attached by, else the
+ * header's (its own pid in its PID namespace). */
+static inline int mt_segment_pid(const mt_segment *seg)
+{
+    return seg->host_pid > 0 ? seg->host_pid : (int)seg->id.pid;
+}
+
 /* Header flags (acquire); 0 if the file shrank under the load (every read
  * that returns an error then says MT_E_TRUNCATED). */
 uint32_t mt_segment_flags(const mt_segment *seg);

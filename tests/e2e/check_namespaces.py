@@ -7,7 +7,9 @@ stale (its pid 1 is another process) and `memtop --clean` removed the
 segment of a running process.  Starts memtop-demo with libmemtop.so under
 `unshare -m -p -f` over a private tmpfs (runs as root; skipped otherwise)
 and expects, from the host: --list through /proc/PID/root shows it
-running, --clean keeps it (and the file stays), and the target is unharmed.
+running, --clean keeps it (and the file stays), `memtop -p HOSTPID` finds
+it through the target's maps and shows the host pid, and the target is
+unharmed; then the same for a private /dev/shm without a PID namespace.
 """
 
 import os
@@ -26,7 +28,7 @@ def start_in_namespaces(ctx, cmd, pid_ns=True):
     MEMTOP_SHM_DIR; returns (the unshare process, the target's host pid)."""
     inner = "mount -t tmpfs -o size=64m memtop-ns %s && exec env LD_PRELOAD=%s %s" % (
         shlex.quote(ctx.shm_dir), shlex.quote(ctx.args.preload), shlex.join(cmd))
-    flags = ["-m", "-p", "-f"] if pid_ns else ["-m"]
+    flags = ["-m", "-p", "-f", "--kill-child"] if pid_ns else ["-m"]
     proc = subprocess.Popen(["unshare"] + flags + ["sh", "-c", inner], env=ctx.env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
@@ -54,6 +56,17 @@ def ns_dir(ctx, pid):
     return "/proc/%d/root%s" % (pid, ctx.shm_dir)
 
 
+def attach(args, ctx, pid):
+    """`memtop -p HOSTPID` from the host: found through the target's maps,
+    shown under the host pid, running."""
+    batch = e2elib.run([args.memtop, "-p", str(pid), "--batch", "-n", "1"], ctx.env, timeout=60)
+    check(batch.returncode == 0, "memtop -p %d failed:\n%s" % (pid, e2elib.describe(batch)))
+    first = batch.stdout.splitlines()[0] if batch.stdout else ""
+    check(" pid %d running" % pid in first and "memtop-demo" in batch.stdout,
+          "memtop -p %d does not show host pid %d running:\n%s" %
+          (pid, pid, e2elib.describe(batch)))
+
+
 def test(args):
     if os.geteuid() != 0:
         print("skipped: needs root for unshare")
@@ -76,7 +89,15 @@ def test(args):
         check(os.path.exists(seg), "--clean removed the segment of running pid %d:\n%s" %
               (pid, e2elib.describe(cleaned)))
         check(proc.poll() is None, "the target died (%s)" % proc.returncode)
+        attach(args, ctx, pid)
         print("ok: pid %d (1 in its namespace): %s; --clean kept it" % (pid, rows[0].strip()))
+    finally:
+        e2elib.stop(proc)
+    proc, pid = start_in_namespaces(ctx, [args.demo, "120"], pid_ns=False)
+    try:
+        check(not ctx.segments(), "the host sees the private tmpfs: %s" % ctx.segments())
+        attach(args, ctx, pid)
+        print("ok: private /dev/shm, pid %d attached from the host" % pid)
     finally:
         e2elib.stop(proc)
 

@@ -40,6 +40,7 @@ mt_errc mt_view_attach_pid(mt_view *v, const char *dir, int pid, mt_err *err)
     mt_errc rc = mt_segment_open_path(&v->seg, v->path, err);
     if (rc == MT_OK && (rc = mt_segment_check_owner(&v->seg, pid, err)) != MT_OK)
         mt_segment_close(&v->seg);
+    v->seg.host_pid = rc == MT_OK ? pid : 0;
     v->attached = rc == MT_OK;
     return rc;
 }
