@@ -6,8 +6,9 @@ the host does not see.  Judged by the header's pid, the host took it for
 stale (its pid 1 is another process) and `memtop --clean` removed the
 segment of a running process.  Starts memtop-demo with libmemtop.so under
 `unshare -m -p -f` over a private tmpfs (runs as root; skipped otherwise)
-and expects, from the host: --list through /proc/PID/root shows it
-running, --clean keeps it (and the file stays), `memtop -p HOSTPID` finds
+and expects, from the host: --list (through /proc/PID/root, and in the
+host's own, empty directory: found in the maps) shows it running once,
+under its host pid, with its PID namespace, --clean keeps it (and the file stays), `memtop -p HOSTPID` finds
 it through the target's maps and shows the host pid, and the target is
 unharmed; then the same for a private /dev/shm without a PID namespace.
 """
@@ -84,6 +85,14 @@ def test(args):
         check(len(rows) == 1 and " running " in rows[0],
               "--list through /proc/%d/root does not show the demo running:\n%s" %
               (pid, e2elib.describe(listed)))
+        check(rows[0].split()[0] == str(pid) and "[pid 1 in pid:[" in rows[0],
+              "--list does not name host pid %d and its namespace: %r" % (pid, rows[0]))
+        host = e2elib.run([args.memtop, "--list"], ctx.env, timeout=60)
+        hrows = [ln for ln in host.stdout.splitlines() if "memtop-demo" in ln]
+        check(host.returncode == 0 and len(hrows) == 1 and hrows[0].split()[0] == str(pid) and
+              " running " in hrows[0] and "[pid 1 in pid:[" in hrows[0],
+              "--list from the host (an empty %s) does not show pid %d once:\n%s" %
+              (ctx.shm_dir, pid, e2elib.describe(host)))
         cleaned = e2elib.run([args.memtop, "--clean"], env, timeout=60)
         check(cleaned.returncode == 0, "--clean failed:\n" + e2elib.describe(cleaned))
         check(os.path.exists(seg), "--clean removed the segment of running pid %d:\n%s" %
