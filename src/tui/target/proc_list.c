@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "proc_live.h"
 
 static void read_entry(const char *dir, int pid, mt_proc_entry *e)
 {
@@ -28,15 +29,19 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
     }
     e->ok = true;
     e->state = mt_state_label(mt_segment_state(&seg), mt_segment_flags(&seg));
+    mt_proc_live live;
+    mt_proc_live_read(&seg, &live);
     mt_snapshot snap;
     if (mt_snapshot_read(&seg, MT_SNAP_TOTALS_ONLY, &snap, NULL) == MT_OK) {
         e->have_totals = true;
         e->live_bytes = snap.slot.totals.live_bytes;
-        e->uptime_s = snap.slot.t_ns / 1000000000ull;
+        e->uptime_s = live.valid ? live.uptime_s : snap.slot.t_ns / 1000000000ull;
     }
     e->dev = seg.dev;
     e->ino = seg.ino;
-    const char *cmd = seg.id.cmdline[0] ? seg.id.cmdline : seg.id.exe;
+    const char *cmd = live.valid && live.cmdline[0] ? live.cmdline
+                      : seg.id.cmdline[0]           ? seg.id.cmdline
+                                                    : seg.id.exe;
     uint64_t ns = mt_proc_pidns(pid);
     if (seg.id.pid != pid || (ns && ns != mt_proc_pidns(getpid())))
         snprintf(e->cmd, sizeof e->cmd, "[pid %d in pid:[%llu]] %.960s", (int)seg.id.pid,
