@@ -117,6 +117,19 @@ uint32_t mt_segment_flags(const mt_segment *seg)
     return flags;
 }
 
+bool mt_segment_grow_error(const mt_segment *seg, char *why, size_t n)
+{
+    uint32_t e = 0;
+    if (!(mt_segment_flags(seg) & MT_FLAG_SEGMENT_FULL) ||
+        mt_segment_load32(seg, &mt_segment_header(seg)->grow_errno, &e, NULL) != MT_OK || !e)
+        return false;
+    char buf[64];
+    int code = e < 4096 ? (int)e : 0; /* any value: only a label */
+    snprintf(why, n, "the target cannot grow its segment: %s",
+             code ? strerror_r(code, buf, sizeof buf) : "unknown error");
+    return true;
+}
+
 bool mt_segment_replaced(const mt_segment *seg)
 {
     struct stat st;

@@ -10,6 +10,7 @@
 #define MEMTOP_SHM_SEGMENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -89,6 +90,11 @@ static inline int mt_segment_pid(const mt_segment *seg)
 /* Header flags (acquire); 0 if the file shrank under the load (every read
  * that returns an error then says MT_E_TRUNCATED). */
 uint32_t mt_segment_flags(const mt_segment *seg);
+
+/* True if the target failed to grow its file (a full /dev/shm), with the
+ * reason ("the target cannot grow its segment: No space left on device")
+ * in why. */
+bool mt_segment_grow_error(const mt_segment *seg, char *why, size_t n);
 
 /* True if seg->path now names another file than the mapped one (the target
  * exec'd and replaced its segment).  A missing file is not "replaced". */

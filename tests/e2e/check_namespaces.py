@@ -14,43 +14,12 @@ unharmed; then the same for a private /dev/shm without a PID namespace.
 """
 
 import os
-import shlex
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
-
-
-def start_in_namespaces(ctx, cmd, pid_ns=True):
-    """cmd preloaded inside `unshare -m [-p -f]` with a private tmpfs as its
-    MEMTOP_SHM_DIR; returns (the unshare process, the target's host pid)."""
-    inner = "mount -t tmpfs -o size=64m memtop-ns %s && exec env LD_PRELOAD=%s %s" % (
-        shlex.quote(ctx.shm_dir), shlex.quote(ctx.args.preload), shlex.join(cmd))
-    flags = ["-m", "-p", "-f", "--kill-child"] if pid_ns else ["-m"]
-    proc = subprocess.Popen(["unshare"] + flags + ["sh", "-c", inner], env=ctx.env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-
-    def target():
-        if proc.poll() is not None:
-            e2elib.fail("unshare exited (%s): %s" % (proc.returncode, proc.stderr.read()))
-        pid = proc.pid
-        if pid_ns:
-            with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-                kids = f.read().split()
-            if not kids:
-                return None
-            pid = int(kids[0])
-        try:
-            with open("/proc/%d/maps" % pid) as f:
-                return pid if "/memtop-" in f.read() else None
-        except OSError:
-            return None
-
-    return proc, e2elib.wait_for(target, "the namespaced target's segment")
 
 
 def ns_dir(ctx, pid):
@@ -73,7 +42,7 @@ def test(args):
         print("skipped: needs root for unshare")
         return
     ctx = e2elib.Ctx(args)
-    proc, pid = start_in_namespaces(ctx, [args.demo, "120"])
+    proc, pid = e2elib.start_in_namespaces(ctx, [args.demo, "120"])
     try:
         check(not ctx.segments(), "the host sees the private tmpfs: %s" % ctx.segments())
         seg = os.path.join(ns_dir(ctx, pid), "memtop-1")
@@ -102,7 +71,7 @@ def test(args):
         print("ok: pid %d (1 in its namespace): %s; --clean kept it" % (pid, rows[0].strip()))
     finally:
         e2elib.stop(proc)
-    proc, pid = start_in_namespaces(ctx, [args.demo, "120"], pid_ns=False)
+    proc, pid = e2elib.start_in_namespaces(ctx, [args.demo, "120"], pid_ns=False)
     try:
         check(not ctx.segments(), "the host sees the private tmpfs: %s" % ctx.segments())
         attach(args, ctx, pid)

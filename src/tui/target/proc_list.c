@@ -29,6 +29,8 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
     }
     e->ok = true;
     e->state = mt_state_label(mt_segment_state(&seg), mt_segment_flags(&seg));
+    if (mt_segment_grow_error(&seg, e->why, sizeof e->why))
+        e->ok = false; /* shown with its reason: a full /dev/shm */
     mt_proc_live live;
     mt_proc_live_read(&seg, &live);
     mt_snapshot snap;
