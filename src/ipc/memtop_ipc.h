@@ -12,6 +12,7 @@
 #include "shm_guard.h"
 #include "shm_layout.h"
 #include "shm_liveness.h"
+#include "shm_maps.h"
 #include "shm_modules.h"
 #include "shm_owner.h"
 #include "shm_path.h"

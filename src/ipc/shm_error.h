@@ -24,6 +24,7 @@ typedef enum mt_errc {
     MT_E_TARGET,    /* the target answered with an error status */
     MT_E_GONE,      /* the target process ended */
     MT_E_UNTRUSTED, /* the file's owner is not the process's user (shm_owner.h) */
+    MT_E_FULL,      /* no snapshot: the target cannot grow its file (full /dev/shm) */
 } mt_errc;
 
 typedef struct mt_err {

@@ -205,7 +205,9 @@ typedef struct mt_shm_header {
     int32_t pid;
     uint32_t uid;
     int32_t ppid;
-    uint32_t reserved0;
+    uint32_t grow_errno;       /* errno of the first failure to grow the file (full
+                                * /dev/shm), 0 if none; stored before the
+                                * MT_FLAG_SEGMENT_FULL it comes with (release) */
     uint64_t proc_start_ticks; /* field 22 of /proc/self/stat: tells pid reuse */
     uint64_t start_unix_ns;    /* when tracking began (CLOCK_REALTIME) */
     char exe[MT_PATH_MAX];

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shm_maps.h"
+
 /* Skip to the start of field `want` (1-based) of a stat line, given p just
  * after the ')' that closes field 2. */
 static const char *stat_field(const char *p, int want)
@@ -57,8 +59,13 @@ mt_state mt_segment_state(const mt_segment *seg)
         return MT_STATE_EXITED;
     uint64_t ticks;
     char st;
-    if (mt_proc_start_ticks(seg->id.pid, &ticks, &st) == 0 && ticks == seg->id.proc_start_ticks &&
+    int pid = seg->host_pid > 0 ? seg->host_pid : seg->id.pid;
+    if (mt_proc_start_ticks(pid, &ticks, &st) == 0 && ticks == seg->id.proc_start_ticks &&
         st != 'Z' && st != 'X')
+        return MT_STATE_RUNNING;
+    /* The header's pid may be another namespace's: the creator is whoever
+     * maps this very file and started at the recorded time. */
+    if (seg->ino && mt_maps_holder(seg->dev, seg->ino, seg->id.proc_start_ticks) > 0)
         return MT_STATE_RUNNING;
     return MT_STATE_STALE;
 }

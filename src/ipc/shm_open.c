@@ -96,6 +96,7 @@ mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *e
     mt_errc rc = mt_segment_open_path(seg, path, err);
     if (rc == MT_OK && (rc = mt_segment_check_owner(seg, pid, err)) != MT_OK)
         mt_segment_close(seg);
+    seg->host_pid = rc == MT_OK ? pid : 0;
     return rc;
 }
 
@@ -114,6 +115,19 @@ uint32_t mt_segment_flags(const mt_segment *seg)
     uint32_t flags; /* 0 if the file shrank: the next read reports it */
     mt_segment_load32(seg, &mt_segment_header(seg)->flags, &flags, NULL);
     return flags;
+}
+
+bool mt_segment_grow_error(const mt_segment *seg, char *why, size_t n)
+{
+    uint32_t e = 0;
+    if (!(mt_segment_flags(seg) & MT_FLAG_SEGMENT_FULL) ||
+        mt_segment_load32(seg, &mt_segment_header(seg)->grow_errno, &e, NULL) != MT_OK || !e)
+        return false;
+    char buf[64];
+    int code = e < 4096 ? (int)e : 0; /* any value: only a label */
+    snprintf(why, n, "the target cannot grow its segment: %s",
+             code ? strerror_r(code, buf, sizeof buf) : "unknown error");
+    return true;
 }
 
 bool mt_segment_replaced(const mt_segment *seg)

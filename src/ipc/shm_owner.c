@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shm_maps.h"
 #include "shm_path.h"
 
 int mt_proc_uids(int pid, uid_t *ruid, uid_t *euid)
@@ -60,7 +61,7 @@ mt_errc mt_segment_check_owner(const mt_segment *seg, int pid, mt_err *err)
                           "uid %u (planted by another user?); not trusted",
                           (unsigned)seg->owner, pid, (unsigned)euid);
     }
-    if (seg->id.pid != pid)
+    if (seg->id.pid != pid && seg->id.pid != mt_proc_nspid(pid))
         return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: it belongs to pid %d",
                           (int)seg->id.pid);
     return MT_OK;
@@ -99,7 +100,7 @@ static int visit(int dfd, const char *name, int pid, void *ctx)
     return 0;
 }
 
-int mt_shm_locate(const char *dir, int pid, char *path, size_t n)
+static int locate_in_dir(const char *dir, int pid, char *path, size_t n)
 {
     if (mt_shm_path(dir, pid, path, n) != 0)
         return -1;
@@ -114,6 +115,21 @@ int mt_shm_locate(const char *dir, int pid, char *path, size_t n)
     if (b.rank < 0 || b.is_exact)
         return 0;
     int r = snprintf(path, n, "%s/%s", dir, b.name);
+    return r < 0 || (size_t)r >= n ? -1 : 0;
+}
+
+int mt_shm_locate(const char *dir, int pid, char *path, size_t n)
+{
+    if (locate_in_dir(dir, pid, path, n) != 0)
+        return -1;
+    char mapped[4096];
+    dev_t dev;
+    ino_t ino;
+    struct stat st;
+    if (mt_maps_segment(pid, mapped, sizeof mapped, &dev, &ino) != 0 ||
+        (lstat(path, &st) == 0 && st.st_dev == dev && st.st_ino == ino))
+        return 0; /* nothing mapped (or not ours to read), or the same file */
+    int r = snprintf(path, n, "%s", mapped);
     return r < 0 || (size_t)r >= n ? -1 : 0;
 }
 
@@ -134,5 +150,5 @@ int mt_shm_unlink_own(const char *path)
 int mt_shm_unlink_pid(const char *dir, int pid)
 {
     char path[4096];
-    return mt_shm_locate(dir, pid, path, sizeof path) == 0 ? mt_shm_unlink_own(path) : -1;
+    return locate_in_dir(dir, pid, path, sizeof path) == 0 ? mt_shm_unlink_own(path) : -1;
 }

@@ -26,14 +26,18 @@ int mt_proc_uids(int pid, uid_t *ruid, uid_t *euid);
 mt_owner_rank mt_owner_rank_for(uid_t owner, int pid);
 
 /* MT_OK if the opened seg may stand for pid: its file's owner (fstat at
- * open) is trusted for pid and its header names pid.  Else MT_E_UNTRUSTED
+ * open) is trusted for pid (its user as we see it) and its header names pid
+ * or pid's own pid in its PID namespace (mt_proc_nspid).  Else MT_E_UNTRUSTED
  * ("foreign owner: ...") or MT_E_CORRUPT (another pid in the header). */
 mt_errc mt_segment_check_owner(const mt_segment *seg, int pid, mt_err *err);
 
 /* The file that holds pid's segment in dir, into path: of memtop-<pid> and
  * memtop-<pid>-<suffix>, the regular file with the best owner rank (the
  * exact name first, then the newest); the exact name when there is none,
- * so that errors name it.  -1 if the path does not fit.  The choice is
+ * so that errors name it.  When pid maps a segment of its own that is not
+ * that file (a private /dev/shm, as in a container: mt_maps_segment), the
+ * path to it through /proc/<pid>/root instead.  -1 if the path does not
+ * fit.  The choice is
  * only a lookup: whoever opens the file checks its owner again on the
  * descriptor (mt_segment_check_owner). */
 int mt_shm_locate(const char *dir, int pid, char *path, size_t n);
@@ -43,7 +47,8 @@ int mt_shm_locate(const char *dir, int pid, char *path, size_t n);
  * points to.  0 when removed or absent, else -1 with errno set. */
 int mt_shm_unlink_own(const char *path);
 
-/* mt_shm_unlink_own on pid's segment in dir (mt_shm_locate): what a
+/* mt_shm_unlink_own on pid's segment in dir (the choice of mt_shm_locate
+ * in dir only): what a
  * launching memtop removes once its child has ended. */
 int mt_shm_unlink_pid(const char *dir, int pid);
 

@@ -10,6 +10,7 @@
 #define MEMTOP_SHM_SEGMENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -44,7 +45,9 @@ typedef struct mt_segment {
     bool writable;
     dev_t dev;
     ino_t ino;
-    uid_t owner; /* the file's owner (fstat at open) */
+    uid_t owner;  /* the file's owner (fstat at open) */
+    int host_pid; /* the process as we see it (0: not known; id.pid is its
+                   * pid in its own PID namespace) */
     char path[4096];
     mt_layout lay;
     mt_identity id;
@@ -77,9 +80,21 @@ static inline const mt_shm_header *mt_segment_header(const mt_segment *seg)
     return (const mt_shm_header *)seg->base;
 }
 
+/* The target's pid as we see it: the pid it was attached by, else the
+ * header's (its own pid in its PID namespace). */
+static inline int mt_segment_pid(const mt_segment *seg)
+{
+    return seg->host_pid > 0 ? seg->host_pid : (int)seg->id.pid;
+}
+
 /* Header flags (acquire); 0 if the file shrank under the load (every read
  * that returns an error then says MT_E_TRUNCATED). */
 uint32_t mt_segment_flags(const mt_segment *seg);
+
+/* True if the target failed to grow its file (a full /dev/shm), with the
+ * reason ("the target cannot grow its segment: No space left on device")
+ * in why. */
+bool mt_segment_grow_error(const mt_segment *seg, char *why, size_t n);
 
 /* True if seg->path now names another file than the mapped one (the target
  * exec'd and replaced its segment).  A missing file is not "replaced". */

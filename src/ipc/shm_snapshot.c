@@ -130,6 +130,16 @@ static slot_result read_pass(const mt_segment *seg, unsigned opts, mt_snapshot *
     return worst;
 }
 
+/* No snapshot yet: MT_E_EMPTY, or MT_E_FULL with the reason when the
+ * target could not grow its file to publish one. */
+static mt_errc empty(const mt_segment *seg, mt_err *err)
+{
+    char why[128];
+    if (mt_segment_grow_error(seg, why, sizeof why))
+        return mt_err_set(err, MT_E_FULL, "no snapshot published: %s", why);
+    return mt_err_set(err, MT_E_EMPTY, "no snapshot published yet");
+}
+
 mt_errc mt_snapshot_read(const mt_segment *seg, unsigned opts, mt_snapshot *out, mt_err *err)
 {
     mt_err local;
@@ -151,7 +161,7 @@ mt_errc mt_snapshot_read(const mt_segment *seg, unsigned opts, mt_snapshot *out,
             return err->code;
         }
         if (r == SLOT_EMPTY)
-            return mt_err_set(err, MT_E_EMPTY, "no snapshot published yet");
+            return empty(seg, err);
         struct timespec ts = {0, SNAP_PAUSE_NS};
         nanosleep(&ts, NULL);
     }

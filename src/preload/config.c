@@ -113,7 +113,13 @@ void mt_config_load(mt_config *cfg, char **envp)
     cfg->interval_ms =
         (uint32_t)env_number("MEMTOP_INTERVAL_MS", 10, 60000, MT_DEFAULT_INTERVAL_MS);
     const char *dir = env_get("MEMTOP_SHM_DIR");
-    cfg->shm_dir = (dir && *dir) ? dir : MT_SHM_DEFAULT_DIR;
+    if (!dir || !*dir || strlen(dir) >= sizeof cfg->shm_dir) {
+        if (dir && *dir)
+            mt_log(MT_LOG_WARN, "warning: MEMTOP_SHM_DIR is too long; using %s",
+                   MT_SHM_DEFAULT_DIR);
+        dir = MT_SHM_DEFAULT_DIR;
+    }
+    memcpy(cfg->shm_dir, dir, strlen(dir) + 1);
     const char *keep = env_get("MEMTOP_KEEP_PID");
     uint64_t kp = 0;
     cfg->keep_pid = (keep && parse_u64(keep, 1, 0x7fffffff, &kp)) ? (int)kp : 0;

@@ -19,7 +19,8 @@ typedef struct mt_config {
     uint32_t interval_ms;  /* MEMTOP_INTERVAL_MS */
     int log_level;         /* MEMTOP_LOG */
     const char *log_file;  /* MEMTOP_LOG_FILE (points into environ) */
-    const char *shm_dir;   /* MEMTOP_SHM_DIR */
+    char shm_dir[4096];    /* MEMTOP_SHM_DIR, copied: a process may overwrite
+                            * its environ (perl's $0, setproctitle) */
     int keep_pid;          /* MEMTOP_KEEP_PID, 0 if unset */
     int unwind;            /* MEMTOP_UNWIND: MT_UNWIND_* */
     uint32_t max_traces;   /* MEMTOP_MAX_TRACES: trace table bound (trace_table.h) */

@@ -139,7 +139,14 @@ bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len)
         to = limit;
     int rc = posix_fallocate(w->fd, (off_t)*mark, (off_t)(to - *mark));
     if (rc != 0) {
-        mt_log(MT_LOG_WARN, "cannot grow segment %s: %s", w->path, strerror(rc));
+        if (!w->grow_errno) { /* once: a full /dev/shm fails every publish */
+            w->grow_errno = rc;
+            w->hdr->grow_errno = (uint32_t)rc;
+            mt_log(MT_LOG_WARN,
+                   "cannot grow segment %s: %s (data that does not fit is dropped; "
+                   "not repeated)",
+                   w->path, strerror(rc));
+        }
         mt_shm_set_flag(w, MT_FLAG_SEGMENT_FULL);
         return false;
     }

@@ -35,6 +35,7 @@ typedef struct mt_shm_writer {
     char tmp_path[MT_PATH_MAX + 40];
     /* Committed up to (absolute offset), per region: defs, modules, slots. */
     uint64_t committed[2 + MT_SLOTS];
+    int grow_errno; /* the first failure to grow the file: logged once */
 } mt_shm_writer;
 
 /* Creates the segment for $dir/memtop-<pid> (0600) under an unpredictable

@@ -128,6 +128,38 @@ def wait_segment(ctx, proc):
     return seg
 
 
+def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m"):
+    """cmd preloaded inside `unshare -m [-p -f]` with a private tmpfs as its
+    MEMTOP_SHM_DIR (a tmpfs of `size`) that the host does not see, as in a
+    container (needs root); returns (the unshare process, the target's host
+    pid, once it maps its segment).  Stop it with stop(): unshare kills a
+    forked child with it."""
+    inner = "mount -t tmpfs -o size=%s memtop-ns %s && exec env LD_PRELOAD=%s %s" % (
+        size, shlex.quote(ctx.shm_dir), shlex.quote(ctx.args.preload), shlex.join(cmd))
+    flags = ["-m", "-p", "-f", "--kill-child"] if pid_ns else ["-m"]
+    proc = subprocess.Popen(["unshare"] + flags + ["sh", "-c", inner], env=ctx.env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+    def target():
+        if proc.poll() is not None:
+            fail("unshare exited (%s): %s" % (proc.returncode, proc.stderr.read()))
+        pid = proc.pid
+        if pid_ns:
+            with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                kids = f.read().split()
+            if not kids:
+                return None
+            pid = int(kids[0])
+        try:
+            with open("/proc/%d/maps" % pid) as f:
+                return pid if "/memtop-" in f.read() else None
+        except OSError:
+            return None
+
+    return proc, wait_for(target, "the namespaced target's segment")
+
+
 def stop(proc):
     """Ends a background process this test started (by its own handle)."""
     if proc.poll() is None:

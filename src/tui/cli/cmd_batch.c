@@ -29,7 +29,7 @@ int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_lo
     }
     const mt_shm_slot *s = &v->snap.slot;
     mt_errorf("wrote %s: snapshot #%llu of pid %d (%s), %llu traces, %s live", o->export_path,
-              (unsigned long long)s->publish_seq, (int)v->seg.id.pid,
+              (unsigned long long)s->publish_seq, mt_segment_pid(&v->seg),
               mt_state_label(st, v->snap.flags), (unsigned long long)s->ntraces,
               mt_fmt_bytes(s->totals.live_bytes, live, sizeof live));
     char why[1024];

@@ -76,8 +76,16 @@ static int clean_one(const char *path, int pid, int *removed)
     if (lstat(path, &before) != 0)
         return 0;
     const char *why = clean_reason(path, pid, &before);
-    if (!why || lstat(path, &now) != 0 || now.st_ino != before.st_ino)
+    if (!why || lstat(path, &now) != 0 || now.st_ino != before.st_ino ||
+        now.st_dev != before.st_dev)
         return 0;
+    /* Whatever the header says (its pid may be another namespace's), a
+     * file that a live process maps is in use: never removed. */
+    int holder = S_ISREG(now.st_mode) ? mt_maps_holder(now.st_dev, now.st_ino, 0) : 0;
+    if (holder > 0) {
+        printf("kept %s (%s, but process %d maps it)\n", path, why, holder);
+        return 0;
+    }
     if (unlink(path) != 0) {
         mt_errorf("cannot remove %s: %s", path, strerror(errno));
         return -1;

@@ -17,11 +17,11 @@ static bool report(mt_view *v, const mt_opts *o, const mt_locator *loc, long *re
     mt_state st = mt_view_state(v);
     mt_batch_report(v, st, o, loc);
     if (st == MT_STATE_STALE)
-        mt_errorf("process %d ended without publishing its final state", (int)v->seg.id.pid);
+        mt_errorf("process %d ended without publishing its final state", mt_segment_pid(&v->seg));
     ++*reports;
     /* An exec'd state is final only if no tracked program takes over the
      * pid: go on while the process lives (its segment may be replaced). */
-    bool execd = mt_state_execd(st, v->snap.flags) && mt_pid_exists(v->seg.id.pid);
+    bool execd = mt_state_execd(st, v->snap.flags) && mt_pid_exists(mt_segment_pid(&v->seg));
     return (st == MT_STATE_RUNNING || execd) && (!o->iterations || *reports < o->iterations);
 }
 

@@ -54,7 +54,7 @@ static int start(mt_view *v, const char *path)
         return -1;
     }
     if (rc) {
-        mt_errorf("process %d: cannot start recording: %s", (int)v->seg.id.pid, err.msg);
+        mt_errorf("process %d: cannot start recording: %s", mt_segment_pid(&v->seg), err.msg);
         return -1;
     }
     return 0;
@@ -105,7 +105,7 @@ static int finish(mt_view *v, const char *path, bool stopped)
     }
     if (!stopped)
         fprintf(stderr, "memtop: process %d ended; the recording is complete\n",
-                (int)v->seg.id.pid);
+                mt_segment_pid(&v->seg));
     char size[32], dropped[64];
     uint64_t bytes = file_bytes(path);
     printf("recorded %s: %" PRIu64 " bytes (%s), %" PRIu64 " events%s\n", path, bytes,

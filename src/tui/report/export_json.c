@@ -45,8 +45,8 @@ static void put_head(FILE *f, const mt_export_src *x)
 {
     const mt_identity *id = &x->v->seg.id;
     const mt_snapshot *s = &x->v->snap;
-    fprintf(f, "{\n\"memtop_snapshot\": 1,\n\"pid\": %d,\n\"ppid\": %d,\n\"exe\": ", (int)id->pid,
-            (int)id->ppid);
+    fprintf(f, "{\n\"memtop_snapshot\": 1,\n\"pid\": %d,\n\"ppid\": %d,\n\"exe\": ",
+            mt_segment_pid(&x->v->seg), (int)id->ppid);
     mt_json_string(f, id->exe);
     fputs(",\n\"cmdline\": ", f);
     mt_json_string(f, id->cmdline);

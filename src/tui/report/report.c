@@ -21,10 +21,9 @@ static void print_who(FILE *f, const mt_view *v, mt_state st)
     struct tm tm;
     if (localtime_r(&t, &tm))
         strftime(when, sizeof when, "%H:%M:%S", &tm);
-    snprintf(cmd, sizeof cmd, "%s", v->seg.id.cmdline[0] ? v->seg.id.cmdline : v->seg.id.exe);
-    fprintf(f, "memtop - %s - pid %d %s, up %s, snapshot #%llu%s\n", when, (int)v->seg.id.pid,
-            mt_state_label(st, v->snap.flags),
-            mt_fmt_duration(s->t_ns / 1000000000ull, up, sizeof up),
+    snprintf(cmd, sizeof cmd, "%s", mt_view_cmdline(v));
+    fprintf(f, "memtop - %s - pid %d %s, up %s, snapshot #%llu%s\n", when, mt_segment_pid(&v->seg),
+            mt_state_label(st, v->snap.flags), mt_fmt_duration(mt_view_uptime_s(v), up, sizeof up),
             (unsigned long long)s->publish_seq,
             v->snap.flags & MT_FLAG_FORK_CHILD ? " (forked child)" : "");
     fprintf(f, "command: %s\n", mt_fmt_sanitize(cmd));

@@ -90,7 +90,7 @@ static void draw_who(mt_app *a, const mt_snapshot *s)
     const mt_view *v = &a->src.view;
     char up[32] = "-";
     if (s)
-        mt_fmt_duration(s->slot.t_ns / 1000000000ull, up, sizeof up);
+        mt_fmt_duration(mt_view_uptime_s(v), up, sizeof up);
     attr_t pa;
     char pbuf[160];
     const char *phase = phase_text(a, &pa, pbuf, sizeof pbuf);
@@ -98,7 +98,7 @@ static void draw_who(mt_app *a, const mt_snapshot *s)
     x += mt_draw_fmt(t, 0, x, COLS - x, t->value, "pid %d ", a->src.pid);
     int pw = mt_text_width(phase) + 2;
     int upw = (int)strlen(up) + 5;
-    const char *cmd = v->seg.id.cmdline[0] ? v->seg.id.cmdline : v->seg.id.exe;
+    const char *cmd = mt_view_cmdline(v);
     if (!v->attached && !v->have_snap && a->o->prog_argv)
         cmd = a->o->prog_argv[0];
     x += mt_draw_text(t, 0, x, COLS - x - pw - upw, A_NORMAL, cmd);

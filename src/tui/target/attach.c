@@ -13,8 +13,10 @@ static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *
     if (rc == MT_E_NOENT && !mt_pid_exists(pid))
         snprintf(msg, n, "no such process: %d", pid);
     else if (rc == MT_E_NOENT)
-        snprintf(msg, n, "process %d is not running with libmemtop.so (no segment in %s)", pid,
-                 dir);
+        snprintf(msg, n,
+                 "process %d is not running with libmemtop.so (no segment in %s, none "
+                 "mapped)",
+                 pid, dir);
     else
         snprintf(msg, n, "%s: %s", path, err->msg);
     return -1;

@@ -1,11 +1,16 @@
 /* proc_list.c -- attachable processes (see proc_list.h). */
 #include "proc_list.h"
 
+#include <dirent.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format.h"
+#include "proc_live.h"
 
 static void read_entry(const char *dir, int pid, mt_proc_entry *e)
 {
@@ -24,24 +29,118 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
     }
     e->ok = true;
     e->state = mt_state_label(mt_segment_state(&seg), mt_segment_flags(&seg));
+    if (mt_segment_grow_error(&seg, e->why, sizeof e->why))
+        e->ok = false; /* shown with its reason: a full /dev/shm */
+    mt_proc_live live;
+    mt_proc_live_read(&seg, &live);
     mt_snapshot snap;
     if (mt_snapshot_read(&seg, MT_SNAP_TOTALS_ONLY, &snap, NULL) == MT_OK) {
         e->have_totals = true;
         e->live_bytes = snap.slot.totals.live_bytes;
-        e->uptime_s = snap.slot.t_ns / 1000000000ull;
+        e->uptime_s = live.valid ? live.uptime_s : snap.slot.t_ns / 1000000000ull;
     }
-    snprintf(e->cmd, sizeof e->cmd, "%s", seg.id.cmdline[0] ? seg.id.cmdline : seg.id.exe);
+    e->dev = seg.dev;
+    e->ino = seg.ino;
+    const char *cmd = live.valid && live.cmdline[0] ? live.cmdline
+                      : seg.id.cmdline[0]           ? seg.id.cmdline
+                                                    : seg.id.exe;
+    uint64_t ns = mt_proc_pidns(pid);
+    if (seg.id.pid != pid || (ns && ns != mt_proc_pidns(getpid())))
+        snprintf(e->cmd, sizeof e->cmd, "[pid %d in pid:[%llu]] %.960s", (int)seg.id.pid,
+                 (unsigned long long)ns, cmd);
+    else
+        snprintf(e->cmd, sizeof e->cmd, "%s", cmd);
     mt_fmt_sanitize(e->cmd);
     mt_segment_close(&seg);
+}
+
+static int push_entry(mt_proc_list *l, size_t *cap)
+{
+    if (l->count < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    mt_proc_entry *p = realloc(l->items, ncap * sizeof *p);
+    if (!p)
+        return -1;
+    l->items = p;
+    *cap = ncap;
+    return 0;
+}
+
+/* The entry that already shows this file or pid, or NULL. */
+static mt_proc_entry *listed(mt_proc_list *l, int pid, dev_t dev, ino_t ino)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (l->items[i].pid == pid ||
+            (l->items[i].ok && l->items[i].dev == dev && l->items[i].ino == ino))
+            return &l->items[i];
+    return NULL;
+}
+
+/* True if mapped, "/proc/<pid>/root<path>", is in a directory named dir
+ * in pid's mount namespace: the processes of every container that
+ * publishes where we look (/dev/shm by default), not those of another
+ * MEMTOP_SHM_DIR. */
+static bool in_dir(const char *mapped, int pid, const char *dir)
+{
+    char root[64];
+    int r = snprintf(root, sizeof root, "/proc/%d/root", pid);
+    const char *p = mapped + r, *base = strrchr(mapped, '/');
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp(mapped, root, (size_t)r) == 0 && base == p + n && strncmp(p, dir, n) == 0;
+}
+
+/* Every process that maps a segment of its own: one not in dir (another
+ * mount namespace) is added; one that is, under a pid from another PID
+ * namespace, is read again under the pid we see. */
+static mt_errc add_mapped(const char *dir, mt_proc_list *l, size_t *cap, mt_err *err)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return MT_OK;
+    struct dirent *de;
+    mt_errc rc = MT_OK;
+    while (rc == MT_OK && (de = readdir(d))) {
+        char *end, path[4096];
+        long pid = strtol(de->d_name, &end, 10);
+        dev_t dev;
+        ino_t ino;
+        if (*end || pid <= 0 || pid > INT_MAX ||
+            mt_maps_segment((int)pid, path, sizeof path, &dev, &ino) != 0)
+            continue;
+        mt_proc_entry *e = listed(l, (int)pid, dev, ino);
+        if (!e && !in_dir(path, (int)pid, dir))
+            continue;
+        if (e && e->pid != pid)
+            read_entry(dir, (int)pid, e);
+        else if (!e && push_entry(l, cap) != 0)
+            rc = mt_err_set(err, MT_E_NOMEM, "out of memory");
+        else if (!e)
+            read_entry(dir, (int)pid, &l->items[l->count++]);
+    }
+    closedir(d);
+    return rc;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    int x = ((const mt_proc_entry *)a)->pid, y = ((const mt_proc_entry *)b)->pid;
+    return (x > y) - (x < y);
 }
 
 mt_errc mt_proc_list_read(const char *dir, mt_proc_list *out, mt_err *err)
 {
     memset(out, 0, sizeof *out);
-    mt_pid_list pids;
-    mt_errc rc = mt_shm_list(dir, &pids, err);
-    if (rc)
-        return rc;
+    mt_pid_list pids = {NULL, 0};
+    mt_err derr;
+    mt_errc drc = mt_shm_list(dir, &pids, &derr);
+    if (drc && drc != MT_E_NOENT) {
+        *err = derr;
+        return drc;
+    }
+    size_t cap = pids.count;
     if (pids.count && !(out->items = calloc(pids.count, sizeof *out->items))) {
         mt_pid_list_free(&pids);
         return mt_err_set(err, MT_E_NOMEM, "out of memory");
@@ -49,6 +148,17 @@ mt_errc mt_proc_list_read(const char *dir, mt_proc_list *out, mt_err *err)
     for (size_t i = 0; i < pids.count; i++)
         read_entry(dir, pids.pids[i], &out->items[out->count++]);
     mt_pid_list_free(&pids);
+    mt_errc rc = add_mapped(dir, out, &cap, err);
+    if (rc) {
+        mt_proc_list_free(out);
+        return rc;
+    }
+    if (out->count)
+        qsort(out->items, out->count, sizeof *out->items, cmp_entry);
+    if (drc && !out->count) {
+        *err = derr; /* no directory, and nothing mapped either */
+        return drc;
+    }
     return MT_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "memtop_ipc.h"
 
@@ -18,7 +19,11 @@ typedef struct mt_proc_entry {
     bool have_totals;  /* live_bytes and uptime_s are known */
     uint64_t live_bytes;
     uint64_t uptime_s;
-    char cmd[MT_CMDLINE_MAX]; /* sanitized: no control characters */
+    char cmd[MT_CMDLINE_MAX]; /* sanitized: no control characters; "[pid N in
+                               * pid:[INODE]] " first for a process in another
+                               * PID namespace */
+    dev_t dev;                /* the segment file (ok only), to list it once */
+    ino_t ino;
     char why[256];
 } mt_proc_entry;
 
@@ -28,7 +33,12 @@ typedef struct mt_proc_list {
 } mt_proc_list;
 
 /* Read every pid's segment of dir (mt_segment_open_pid: one entry per pid,
- * the file that may stand for it).  MT_E_NOENT when dir does not exist. */
+ * the file that may stand for it), then of every process whose maps show a
+ * segment of its own that is not listed yet, in a directory of dir's name
+ * in its own mount namespace (containers: mt_maps_segment; all of them as
+ * root, else the caller's own), each under its pid as we see it,
+ * ascending.  MT_E_NOENT when dir does not exist and no process
+ * maps a segment. */
 mt_errc mt_proc_list_read(const char *dir, mt_proc_list *out, mt_err *err);
 void mt_proc_list_free(mt_proc_list *l);
 

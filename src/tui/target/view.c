@@ -40,6 +40,7 @@ mt_errc mt_view_attach_pid(mt_view *v, const char *dir, int pid, mt_err *err)
     mt_errc rc = mt_segment_open_path(&v->seg, v->path, err);
     if (rc == MT_OK && (rc = mt_segment_check_owner(&v->seg, pid, err)) != MT_OK)
         mt_segment_close(&v->seg);
+    v->seg.host_pid = rc == MT_OK ? pid : 0;
     v->attached = rc == MT_OK;
     return rc;
 }
@@ -64,6 +65,18 @@ void mt_view_detach(mt_view *v)
 mt_state mt_view_state(const mt_view *v)
 {
     return mt_segment_state(&v->seg);
+}
+
+const char *mt_view_cmdline(const mt_view *v)
+{
+    if (v->live.valid && v->live.cmdline[0])
+        return v->live.cmdline;
+    return v->seg.id.cmdline[0] ? v->seg.id.cmdline : v->seg.id.exe;
+}
+
+uint64_t mt_view_uptime_s(const mt_view *v)
+{
+    return v->live.valid ? v->live.uptime_s : v->snap.slot.t_ns / 1000000000ull;
 }
 
 /* Rates between two snapshots, else from the last two timeline points. */
@@ -145,6 +158,7 @@ mt_errc mt_view_refresh(mt_view *v, mt_err *err)
     v->have_snap = true;
     if (arc == MT_OK)
         v->allocs = allocs;
+    mt_proc_live_read(&v->seg, &v->live);
     update_rates(v);
     return MT_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "memtop_ipc.h"
+#include "proc_live.h"
 
 typedef struct mt_rates {
     bool valid;
@@ -27,6 +28,8 @@ typedef struct mt_view {
     /* The allocators the target found (seq 0: not known), read with each
      * snapshot; a busy read keeps the previous copy. */
     mt_shm_allocators allocs;
+    mt_proc_live live; /* the running target's own argv and uptime, read
+                        * with each snapshot */
 } mt_view;
 
 void mt_view_init(mt_view *v);
@@ -57,5 +60,13 @@ void mt_view_detach(mt_view *v);
 bool mt_view_transient(mt_errc rc);
 
 mt_state mt_view_state(const mt_view *v);
+
+/* The command line to show: the running target's own (/proc), else the
+ * header's, else its executable. */
+const char *mt_view_cmdline(const mt_view *v);
+
+/* Seconds the target has run: its own (/proc) while it runs, else the
+ * snapshot's time since tracking started. */
+uint64_t mt_view_uptime_s(const mt_view *v);
 
 #endif

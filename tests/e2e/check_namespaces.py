@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""check_namespaces.py -- a target in its own mount and PID namespaces.
+
+Why it exists: in a container the target's segment is memtop-1 in a /dev/shm
+the host does not see.  Judged by the header's pid, the host took it for
+stale (its pid 1 is another process) and `memtop --clean` removed the
+segment of a running process.  Starts memtop-demo with libmemtop.so under
+`unshare -m -p -f` over a private tmpfs (runs as root; skipped otherwise)
+and expects, from the host: --list (through /proc/PID/root, and in the
+host's own, empty directory: found in the maps) shows it running once,
+under its host pid, with its PID namespace, --clean keeps it (and the file stays), `memtop -p HOSTPID` finds
+it through the target's maps and shows the host pid, and the target is
+unharmed; then the same for a private /dev/shm without a PID namespace.
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2elib  # noqa: E402
+from e2elib import check  # noqa: E402
+
+
+def ns_dir(ctx, pid):
+    return "/proc/%d/root%s" % (pid, ctx.shm_dir)
+
+
+def attach(args, ctx, pid):
+    """`memtop -p HOSTPID` from the host: found through the target's maps,
+    shown under the host pid, running."""
+    batch = e2elib.run([args.memtop, "-p", str(pid), "--batch", "-n", "1"], ctx.env, timeout=60)
+    check(batch.returncode == 0, "memtop -p %d failed:\n%s" % (pid, e2elib.describe(batch)))
+    first = batch.stdout.splitlines()[0] if batch.stdout else ""
+    check(" pid %d running" % pid in first and "memtop-demo" in batch.stdout,
+          "memtop -p %d does not show host pid %d running:\n%s" %
+          (pid, pid, e2elib.describe(batch)))
+
+
+def test(args):
+    if os.geteuid() != 0:
+        print("skipped: needs root for unshare")
+        return
+    ctx = e2elib.Ctx(args)
+    proc, pid = e2elib.start_in_namespaces(ctx, [args.demo, "120"])
+    try:
+        check(not ctx.segments(), "the host sees the private tmpfs: %s" % ctx.segments())
+        seg = os.path.join(ns_dir(ctx, pid), "memtop-1")
+        check(os.path.exists(seg), "no memtop-1 in the target's namespace (%s)" % seg)
+        env = ctx.env_with(MEMTOP_SHM_DIR=ns_dir(ctx, pid))
+        listed = e2elib.run([args.memtop, "--list"], env, timeout=60)
+        check(listed.returncode == 0, "--list failed:\n" + e2elib.describe(listed))
+        rows = [ln for ln in listed.stdout.splitlines() if "memtop-demo" in ln]
+        check(len(rows) == 1 and " running " in rows[0],
+              "--list through /proc/%d/root does not show the demo running:\n%s" %
+              (pid, e2elib.describe(listed)))
+        check(rows[0].split()[0] == str(pid) and "[pid 1 in pid:[" in rows[0],
+              "--list does not name host pid %d and its namespace: %r" % (pid, rows[0]))
+        host = e2elib.run([args.memtop, "--list"], ctx.env, timeout=60)
+        hrows = [ln for ln in host.stdout.splitlines() if "memtop-demo" in ln]
+        check(host.returncode == 0 and len(hrows) == 1 and hrows[0].split()[0] == str(pid) and
+              " running " in hrows[0] and "[pid 1 in pid:[" in hrows[0],
+              "--list from the host (an empty %s) does not show pid %d once:\n%s" %
+              (ctx.shm_dir, pid, e2elib.describe(host)))
+        cleaned = e2elib.run([args.memtop, "--clean"], env, timeout=60)
+        check(cleaned.returncode == 0, "--clean failed:\n" + e2elib.describe(cleaned))
+        check(os.path.exists(seg), "--clean removed the segment of running pid %d:\n%s" %
+              (pid, e2elib.describe(cleaned)))
+        check(proc.poll() is None, "the target died (%s)" % proc.returncode)
+        attach(args, ctx, pid)
+        print("ok: pid %d (1 in its namespace): %s; --clean kept it" % (pid, rows[0].strip()))
+    finally:
+        e2elib.stop(proc)
+    proc, pid = e2elib.start_in_namespaces(ctx, [args.demo, "120"], pid_ns=False)
+    try:
+        check(not ctx.segments(), "the host sees the private tmpfs: %s" % ctx.segments())
+        attach(args, ctx, pid)
+        print("ok: private /dev/shm, pid %d attached from the host" % pid)
+    finally:
+        e2elib.stop(proc)
+
+
+if __name__ == "__main__":
+    e2elib.main(test, __doc__.splitlines()[1])
