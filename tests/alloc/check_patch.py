@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""check_patch.py -- calls that bypass the PLT reach memtop once entry points are redirected.
+
+Why it exists (issue 11): a program that takes mimalloc's functions with
+dlsym(handle, "mi_malloc") calls libmimalloc directly, past the names
+memtop interposes, and memtop saw none of it.  memtop now redirects
+libmimalloc's entry points in memory (src/preload/code_patch.c) when it
+starts.  The snapshot of tests/alloc/alloc_mi_dlsym must match, to the
+byte, what each named function leaked (mi_malloc + mi_realloc, mi_calloc,
+and malloc, which is libmimalloc's mi_malloc: counted once), keep none of
+the blocks main frees live (mi_free_size, mi_free, free, in every
+pairing), count no unknown frees or untracked allocations, and the only
+thing still NOT exact must be mimalloc's mi_heap_* functions (the note no
+longer names calls through dlsym pointers); the program's output and exit
+status stay its own, and it keeps its allocator (the blocks are
+libmimalloc's: mi_free of them works).
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2elib  # noqa: E402
+from e2elib import check  # noqa: E402
+
+LEAKS = {"leak_ptr": 3000, "leak_calloc": 1000, "leak_malloc": 500}
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    for opt in ("--mi-dlsym", "--mimalloc", "--tcmalloc", "--dlopen", "--own-lib", "--bump",
+                "--je-static", "--je-shared", "--jemalloc-pic"):
+        p.add_argument(opt)
+    args, rest = p.parse_known_args()
+    return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
+
+
+def live_per_function(snap):
+    """Live bytes per first frame, for the program's own functions (stdio's
+    buffer and the loader's are not the test's)."""
+    per = {}
+    for tr in snap["traces"]:
+        if not tr["live_bytes"]:
+            continue
+        fn = (tr["frames"][0].get("function") or "") if tr["frames"] else ""
+        if fn not in LEAKS and fn != "main":
+            continue
+        per[fn] = per.get(fn, 0) + tr["live_bytes"]
+    return per
+
+
+def mi_dlsym(ctx, prog):
+    out = ctx.path("mi_dlsym.json")
+    cmd = [ctx.args.memtop, "--export", out, "--"] + [prog]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 0 and proc.stdout == "ok\n", "the program changed: " + where)
+    snap = e2elib.load_json(out)
+    per = live_per_function(snap)
+    check(per == LEAKS, "live bytes per function %r, expected %r\n%s" % (per, LEAKS, where))
+    health = snap["health"]
+    check(re.fullmatch(r"NOT exact: mimalloc in libmimalloc\.so[.0-9]*: its mi_heap_\* functions "
+                       r"not hooked", health.get("not_exact") or ""),
+          "health.not_exact %r: expected only mimalloc's mi_heap_* functions" %
+          health.get("not_exact"))
+    for key in ("unknown_free_count", "untracked_alloc_count", "missed_free_count"):
+        check(health.get(key) == 0, "health.%s is %r\n%s" % (key, health.get(key), where))
+    mi = [a for a in health["allocators"] if a["kind"] == "mimalloc"]
+    check(len(mi) == 1 and mi[0]["hooked"], "mimalloc not listed as hooked: %r" %
+          health["allocators"])
+
+
+def test():
+    mine, args = parse()
+    ctx = e2elib.Ctx(args)
+    if not mine.mi_dlsym:
+        e2elib.fail("mimalloc was not found at configure time: install libmimalloc-dev "
+                    "(scripts/install-deps.sh)")
+    mi_dlsym(ctx, mine.mi_dlsym)
+
+
+if __name__ == "__main__":
+    try:
+        test()
+    except e2elib.TestFailure as e:
+        print("FAIL %s: %s" % (os.path.basename(sys.argv[0]), e), flush=True)
+        sys.exit(1)
+    print("PASS %s" % os.path.basename(sys.argv[0]), flush=True)
