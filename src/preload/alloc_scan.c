@@ -44,6 +44,7 @@
 #include "alloc_jemalloc.h"
 #include "code_patch.h"
 #include "hooks_mimalloc.h"
+#include "hooks_tcmalloc.h"
 #include "log.h"
 #include "mt_common.h"
 #include "procinfo.h"
@@ -97,6 +98,7 @@ typedef struct mod_syms {
     unsigned nje;
     bool malloc_def, libc_malloc, mi_malloc, mi_free, tc_malloc, pymalloc;
     uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its exported mi_* functions memtop hooks */
+    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
 } mod_syms;
 
 static struct {
@@ -231,6 +233,13 @@ static void on_sym(void *arg, const mt_elf_sym *s)
         if (i >= 0) {
             y->mi_addr[i] = s->addr;
             y->mi_size[i] = s->size;
+        }
+    }
+    if (s->global && strncmp(s->name, "tc_", 3) == 0) {
+        int i = mt_tc_index(s->name);
+        if (i >= 0) {
+            y->tc_addr[i] = s->addr;
+            y->tc_size[i] = s->size;
         }
     }
     if (strcmp(s->name, "tc_malloc") == 0)
@@ -499,6 +508,42 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
     add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
 }
 
+/* A tcmalloc, linked in or shared: hooked by redirecting its tc_*
+ * entry points (hooks_tcmalloc.c), whose aliases are malloc, free and
+ * the C++ operators; only the first scan does, before the program's
+ * threads (docs/allocators.md). */
+static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
+{
+    static mt_patch patch[MT_TC_N]; /* under the scan's lock */
+    int at[MT_TC_N];
+    size_t n = 0;
+    for (int i = 0; i < MT_TC_N; i++)
+        if (y->tc_addr[i]) {
+            at[n] = i;
+            mt_tc_patch(i, y->tc_addr[i], y->tc_size[i], &patch[n++]);
+        }
+    bool is_static = linked_in(m, "tcmalloc");
+    uint32_t flags = is_static ? MT_ALLOC_STATIC : 0;
+    if (g_alloc.started || n == 0) {
+        add_unhooked(MT_ALLOC_KIND_TCMALLOC, "tcmalloc", NULL, m,
+                     g_alloc.started ? "tc_* functions and operator new/delete (loaded after start)"
+                                     : "tc_* functions and operator new/delete");
+        return;
+    }
+    mt_patch_all(patch, n);
+    for (size_t k = 0; k < n; k++)
+        if (!patch[k].done) {
+            char note[MT_ALLOC_NOTE_MAX];
+            snprintf(note, sizeof note, "%stcmalloc in %.48s: %.28s not hooked (%.60s)",
+                     is_static ? "statically linked " : "", base_name(m->path), mt_tc_name(at[k]),
+                     patch[k].why);
+            add_entry(MT_ALLOC_KIND_TCMALLOC, flags, NULL, m, m->path, note);
+            return;
+        }
+    add_entry(MT_ALLOC_KIND_TCMALLOC, MT_ALLOC_HOOKED | flags, NULL, m, m->path, NULL);
+    mt_log(MT_LOG_INFO, "redirected %zu tc_* entry points in %s", n, m->path);
+}
+
 static bool pymalloc_off(void)
 {
     const char *v = getenv("PYTHONMALLOC");
@@ -522,8 +567,7 @@ static void classify(const module_ref *m, const mod_syms *y)
         family = true;
     }
     if (y->tc_malloc) {
-        add_unhooked(MT_ALLOC_KIND_TCMALLOC, "tcmalloc", NULL, m,
-                     "tc_* functions and operator new/delete");
+        hook_tcmalloc(m, y);
         family = true;
     }
     if (y->pymalloc && !pymalloc_off()) {

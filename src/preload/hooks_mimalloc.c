@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "backtrace.h"
 #include "hook_enter.h"
+#include "hooks_direct.h"
 #include "hooks_mimalloc.h"
 #include "mt_common.h"
 #include "ptr_table.h"
@@ -28,8 +29,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
-
-#define HOOK_FRAME() ((const mt_hook_frame *)__builtin_frame_address(0))
 
 /* The next definition of name, looked up once (dlsym may allocate: the
  * thread is marked inside memtop meanwhile). */
@@ -44,16 +43,6 @@ static void *next_fn(void **slot, const char *name)
     mt_tls_in_hook = was;
     __atomic_store_n(slot, f, __ATOMIC_RELEASE);
     return f;
-}
-
-static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
-{
-    int saved = errno;
-    if (p)
-        mt_on_alloc(t, p, size, start);
-    hook_leave(t);
-    errno = saved;
-    return p;
 }
 
 /* The next definition of each function: libmimalloc's, or once its
@@ -91,27 +80,6 @@ MI_ALLOC(mi_new_nothrow, (size_t n), (n), n)
 MI_ALLOC(mi_new_aligned, (size_t n, size_t a), (n, a), n)
 MI_ALLOC(mi_new_aligned_nothrow, (size_t n, size_t a), (n, a), n)
 MI_ALLOC(mi_new_n, (size_t c, size_t n), (c, n), c *n)
-
-/* realloc's rule (hooks.c): the old block freed, never temporary, the new
- * one allocated at the call site; a failure leaves the old block live,
- * except for mi_reallocf, which frees it then. */
-static void *realloc_done(mt_thread *t, void *old, bool known, const mt_block *b, void *p,
-                          size_t size, bool frees_on_failure, const mt_hook_frame *start)
-{
-    int saved = errno;
-    if (!p && size != 0 && !frees_on_failure) {
-        if (known)
-            mt_untake(old, b);
-    } else {
-        if (known)
-            mt_charge_free(t, old, b, false);
-        if (p)
-            mt_on_alloc(t, p, size, start);
-    }
-    hook_leave(t);
-    errno = saved;
-    return p;
-}
 
 #define MI_REALLOC(name, params, args, size_expr, frees_on_failure)                                \
     MT_EXPORT void *name params                                                                    \

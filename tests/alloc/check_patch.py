@@ -13,7 +13,12 @@ pairing), count no unknown frees or untracked allocations, and the only
 thing still NOT exact must be mimalloc's mi_heap_* functions (the note no
 longer names calls through dlsym pointers); the program's output and exit
 status stay its own, and it keeps its allocator (the blocks are
-libmimalloc's: mi_free of them works).
+libmimalloc's: mi_free of them works).  A C++ program on a statically
+linked tcmalloc (libtcmalloc_minimal.a, whose malloc, free and operators
+win over memtop's) must be exact (--strict exits 0), with tcmalloc listed
+as hooked and each function's leak (new[], malloc, calloc, realloc,
+posix_memalign) to the byte, none of main's new/delete/free loops live,
+and its blocks still tcmalloc's (the program checks, prints "ok").
 """
 
 import argparse
@@ -27,6 +32,8 @@ import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
 
 LEAKS = {"leak_ptr": 3000, "leak_calloc": 1000, "leak_malloc": 500}
+TC_LEAKS = {"leak_new": 1000, "leak_malloc": 700, "leak_calloc": 300, "leak_realloc": 2000,
+            "leak_aligned": 512}
 
 
 def parse():
@@ -38,15 +45,15 @@ def parse():
     return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
 
 
-def live_per_function(snap):
+def live_per_function(snap, names):
     """Live bytes per first frame, for the program's own functions (stdio's
-    buffer and the loader's are not the test's)."""
+    buffer, the loader's and tcmalloc's own are not the test's)."""
     per = {}
     for tr in snap["traces"]:
         if not tr["live_bytes"]:
             continue
         fn = (tr["frames"][0].get("function") or "") if tr["frames"] else ""
-        if fn not in LEAKS and fn != "main":
+        if fn not in names and fn != "main":
             continue
         per[fn] = per.get(fn, 0) + tr["live_bytes"]
     return per
@@ -59,7 +66,7 @@ def mi_dlsym(ctx, prog):
     where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
     check(proc.returncode == 0 and proc.stdout == "ok\n", "the program changed: " + where)
     snap = e2elib.load_json(out)
-    per = live_per_function(snap)
+    per = live_per_function(snap, LEAKS)
     check(per == LEAKS, "live bytes per function %r, expected %r\n%s" % (per, LEAKS, where))
     health = snap["health"]
     check(re.fullmatch(r"NOT exact: mimalloc in libmimalloc\.so[.0-9]*: its mi_heap_\* functions "
@@ -73,6 +80,23 @@ def mi_dlsym(ctx, prog):
           health["allocators"])
 
 
+def tc_static(ctx, prog):
+    out = ctx.path("tcmalloc.json")
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 0 and proc.stdout == "ok\n",
+          "the program changed or --strict failed: " + where)
+    snap = e2elib.load_json(out)
+    health = snap["health"]
+    check(health["exact"] is True, "not exact: %r\n%s" % (health.get("not_exact"), where))
+    tc = [a for a in health["allocators"] if a["kind"] == "tcmalloc"]
+    check(len(tc) == 1 and tc[0]["hooked"] and tc[0]["static"],
+          "tcmalloc not listed as hooked and static: %r" % health["allocators"])
+    per = live_per_function(snap, TC_LEAKS)
+    check(per == TC_LEAKS, "live bytes per function %r, expected %r\n%s" % (per, TC_LEAKS, where))
+
+
 def test():
     mine, args = parse()
     ctx = e2elib.Ctx(args)
@@ -80,6 +104,10 @@ def test():
         e2elib.fail("mimalloc was not found at configure time: install libmimalloc-dev "
                     "(scripts/install-deps.sh)")
     mi_dlsym(ctx, mine.mi_dlsym)
+    if not mine.tcmalloc:
+        e2elib.fail("libtcmalloc_minimal.a was not found at configure time: install "
+                    "libgoogle-perftools-dev (scripts/install-deps.sh)")
+    tc_static(ctx, mine.tcmalloc)
 
 
 if __name__ == "__main__":
