@@ -7,7 +7,10 @@
  * in a Rust program, a library with its own allocator) is called
  * directly and is invisible to that; so are the extended entry points of
  * a shared allocator (jemalloc's mallocx/sdallocx, mimalloc's mi_*,
- * tcmalloc's tc_*), which memtop does not interpose on.  Numbers are
+ * tcmalloc's tc_*), which memtop does not interpose on.  The first scan
+ * hooks what it can: jemalloc through its hook API (alloc_jemalloc.c),
+ * tcmalloc and a shared mimalloc by redirecting their entry points
+ * (code_patch.c), which later scans (a dlopen) never do.  Numbers are
  * exact or say what they are: so every module is scanned, at tracking
  * start and after each dlopen, for allocator entry points in its .dynsym,
  * .symtab and MiniDebugInfo (alloc_elf.c), and each allocator found is

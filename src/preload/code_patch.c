@@ -278,6 +278,13 @@ static bool write_jump(uint64_t entry, uint64_t stub, char *why, size_t cap)
 
 bool mt_patch_all(mt_patch *p, size_t n)
 {
+#if !defined(__x86_64__)
+    for (size_t i = 0; i < n; i++) {
+        p[i].done = false;
+        snprintf(p[i].why, sizeof p[i].why, "entry points are redirected on x86-64 only");
+    }
+    return false;
+#else
     for (size_t i = 0; i < n; i++) {
         p[i].done = false;
         snprintf(p[i].why, sizeof p[i].why, "other threads are running");
@@ -305,6 +312,10 @@ bool mt_patch_all(mt_patch *p, size_t n)
         p[i].done = build(&d, &p[i], page + i * SLOT, &at[i]);
     if (mprotect(page, bytes, PROT_READ | PROT_EXEC) != 0) {
         munmap(page, bytes);
+        for (size_t i = 0; i < n; i++) {
+            p[i].done = false;
+            snprintf(p[i].why, sizeof p[i].why, "mprotect refused");
+        }
         return false;
     }
     for (size_t i = 0; i < n; i++) {
@@ -316,4 +327,5 @@ bool mt_patch_all(mt_patch *p, size_t n)
             write_jump(at[i], (uint64_t)(uintptr_t)(page + i * SLOT), p[i].why, sizeof p[i].why);
     }
     return true;
+#endif
 }
