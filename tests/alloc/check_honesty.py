@@ -32,6 +32,7 @@ def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     p.add_argument("--mimalloc")
     p.add_argument("--mi-dlsym")
+    p.add_argument("--mi-late")
     p.add_argument("--tcmalloc")
     p.add_argument("--dlopen")
     p.add_argument("--own-lib")

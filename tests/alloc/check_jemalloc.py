@@ -47,6 +47,7 @@ def parse():
     p.add_argument("--jemalloc-pic")
     p.add_argument("--mimalloc")
     p.add_argument("--mi-dlsym")
+    p.add_argument("--mi-late")
     p.add_argument("--tcmalloc")
     p.add_argument("--dlopen")
     p.add_argument("--own-lib")

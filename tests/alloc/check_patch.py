@@ -18,7 +18,9 @@ linked tcmalloc (libtcmalloc_minimal.a, whose malloc, free and operators
 win over memtop's) must be exact (--strict exits 0), with tcmalloc listed
 as hooked and each function's leak (new[], malloc, calloc, realloc,
 posix_memalign) to the byte, none of main's new/delete/free loops live,
-and its blocks still tcmalloc's (the program checks, prints "ok").
+and its blocks still tcmalloc's (the program checks, prints "ok").  A
+libmimalloc loaded with dlopen after start is not patched (a thread may
+be running it): NOT exact, "loaded after start", --strict exits 3.
 """
 
 import argparse
@@ -38,7 +40,7 @@ TC_LEAKS = {"leak_new": 1000, "leak_malloc": 700, "leak_calloc": 300, "leak_real
 
 def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    for opt in ("--mi-dlsym", "--mimalloc", "--tcmalloc", "--dlopen", "--own-lib", "--bump",
+    for opt in ("--mi-dlsym", "--mi-late", "--mimalloc", "--tcmalloc", "--dlopen", "--own-lib", "--bump",
                 "--je-static", "--je-shared", "--jemalloc-pic"):
         p.add_argument(opt)
     args, rest = p.parse_known_args()
@@ -97,6 +99,18 @@ def tc_static(ctx, prog):
     check(per == TC_LEAKS, "live bytes per function %r, expected %r\n%s" % (per, TC_LEAKS, where))
 
 
+def mi_late(ctx, prog):
+    out = ctx.path("mi_late.json")
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 3 and proc.stdout == "loaded\n",
+          "expected the program's output and --strict's 3: " + where)
+    note = e2elib.load_json(out)["health"].get("not_exact") or ""
+    check(re.search(r"mimalloc in libmimalloc\.so[.0-9]*: .*\(loaded after start\)", note),
+          "health.not_exact %r does not say the late libmimalloc was not patched" % note)
+
+
 def test():
     mine, args = parse()
     ctx = e2elib.Ctx(args)
@@ -108,6 +122,7 @@ def test():
         e2elib.fail("libtcmalloc_minimal.a was not found at configure time: install "
                     "libgoogle-perftools-dev (scripts/install-deps.sh)")
     tc_static(ctx, mine.tcmalloc)
+    mi_late(ctx, mine.mi_late)
 
 
 if __name__ == "__main__":
