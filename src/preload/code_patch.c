@@ -22,7 +22,8 @@
  * entry's page is made read-write (not executable) for the write and given
  * back the protection of its segment.  That is safe only while no other
  * thread can run the bytes: mt_patch_all refuses when the process has
- * more than one thread.  Nothing is ever unpatched: a thread may be inside
+ * more than one thread, and blocks signals meanwhile (a handler could
+ * call the allocator).  Nothing is ever unpatched: a thread may be inside
  * a trampoline at exit.
  */
 #define _GNU_SOURCE
@@ -32,6 +33,8 @@
 
 #include <Zydis/Zydis.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -318,6 +321,10 @@ bool mt_patch_all(mt_patch *p, size_t n)
         }
         return false;
     }
+    /* No signal handler may run while an entry's page is not executable. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     for (size_t i = 0; i < n; i++) {
         if (!p[i].done)
             continue;
@@ -326,6 +333,7 @@ bool mt_patch_all(mt_patch *p, size_t n)
         p[i].done =
             write_jump(at[i], (uint64_t)(uintptr_t)(page + i * SLOT), p[i].why, sizeof p[i].why);
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return true;
 #endif
 }
