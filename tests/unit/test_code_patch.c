@@ -9,8 +9,8 @@
  * must reach the hook when called at its entry, and its trampoline must
  * compute what the original did; a refused one must be left as it was,
  * with the reason said.  The process is single-threaded, as
- * mt_patch_all requires; the functions lie on pages of their own, since a
- * page being patched is not executable for a moment.
+ * mt_patch_all requires (the last test checks that it refuses otherwise); the functions lie on
+ * pages of their own, since a page being patched is not executable for a moment.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -55,9 +57,11 @@ __asm__(".text\n.p2align 12\n"
         /* a loop instruction in the displaced bytes: refused */
         FN(f_loop, "mov %edi, %ecx\n1: loop 1b\nmov $4, %eax\nret\n")
         /* shorter than the jump: refused */
-        FN(f_short, "xor %eax, %eax\nret\n") "f_helper: mov $100, %eax\nret\n"
-                                             ".p2align 12\n"
-                                             ".data\nf_value: .long 40\n.text\n");
+        FN(f_short, "xor %eax, %eax\nret\n")
+        /* patched while another thread runs: refused */
+        FN(f_thr, "mov $5, %eax\nadd %edi, %eax\nret\n") "f_helper: mov $100, %eax\nret\n"
+                                                         ".p2align 12\n"
+                                                         ".data\nf_value: .long 40\n.text\n");
 
 #define DECL(name) extern char name[], name##_end[];
 DECL(f_rip)
@@ -67,6 +71,7 @@ DECL(f_endbr)
 DECL(f_back)
 DECL(f_loop)
 DECL(f_short)
+DECL(f_thr)
 
 typedef int (*fn_t)(int);
 static void *orig[7];
@@ -184,12 +189,39 @@ static void test_wx(void **state)
     assert_true(hook_calls >= 4);
 }
 
+static void *wait_pipe(void *arg)
+{
+    char c;
+    return (void *)(intptr_t)read(*(int *)arg, &c, 1);
+}
+
+static void test_other_thread(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, wait_pipe, &fds[0]), 0);
+    void *o = NULL;
+    mt_patch p = patch_of(f_thr, f_thr_end, &o);
+    assert_false(mt_patch_all(&p, 1));
+    assert_false(p.done);
+    assert_non_null(strstr(p.why, "other threads are running"));
+    assert_null(o);
+    assert_int_equal(call(f_thr, 1), 6); /* untouched */
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    pthread_join(th, NULL);
+    close(fds[0]);
+    close(fds[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rip_relative), cmocka_unit_test(test_short_jcc),
         cmocka_unit_test(test_call_rel32),   cmocka_unit_test(test_endbr_kept),
         cmocka_unit_test(test_refused),      cmocka_unit_test(test_wx),
+        cmocka_unit_test(test_other_thread),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
