@@ -311,8 +311,14 @@ bool mt_patch_all(mt_patch *p, size_t n)
         return false;
     }
     uint64_t at[n];
-    for (size_t i = 0; i < n; i++)
-        p[i].done = build(&d, &p[i], page + i * SLOT, &at[i]);
+    size_t alias[n]; /* i itself, or the first function at the same address */
+    for (size_t i = 0; i < n; i++) {
+        alias[i] = i;
+        for (size_t j = 0; j < i && alias[i] == i; j++)
+            if (p[j].addr == p[i].addr)
+                alias[i] = j;
+        p[i].done = alias[i] == i && build(&d, &p[i], page + i * SLOT, &at[i]);
+    }
     if (mprotect(page, bytes, PROT_READ | PROT_EXEC) != 0) {
         munmap(page, bytes);
         for (size_t i = 0; i < n; i++) {
@@ -334,6 +340,11 @@ bool mt_patch_all(mt_patch *p, size_t n)
             write_jump(at[i], (uint64_t)(uintptr_t)(page + i * SLOT), p[i].why, sizeof p[i].why);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    for (size_t i = 0; i < n; i++) /* an alias reaches the first one's hook */
+        if (alias[i] != i && (p[i].done = p[alias[i]].done))
+            *p[i].orig = *p[alias[i]].orig;
+        else if (alias[i] != i)
+            snprintf(p[i].why, sizeof p[i].why, "%s", p[alias[i]].why);
     return true;
 #endif
 }

@@ -25,10 +25,11 @@ typedef struct mt_patch {
  * shorter than the jump, when a displaced instruction cannot be moved,
  * when a branch in its body targets the displaced bytes, or when no page
  * for its trampoline is within +-2 GiB.  *orig is stored before the entry
- * is written.  The caller guarantees that no other thread runs (the
- * instructions are rewritten while nothing can execute them); false,
- * nothing patched, if another thread exists.  The functions must lie in
- * the same module.  No allocation. */
+ * is written.  Two functions at one address (aliases) are one entry:
+ * the first one's hook gets the calls, both get its trampoline.  Only
+ * while the caller's is the process's only thread (the instructions are
+ * rewritten while nothing else can run them): false, nothing patched,
+ * otherwise.  The functions must lie in one module.  No allocation. */
 bool mt_patch_all(mt_patch *p, size_t n);
 
 #endif

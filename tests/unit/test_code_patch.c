@@ -58,6 +58,8 @@ __asm__(".text\n.p2align 12\n"
         FN(f_loop, "mov %edi, %ecx\n1: loop 1b\nmov $4, %eax\nret\n")
         /* shorter than the jump: refused */
         FN(f_short, "xor %eax, %eax\nret\n")
+        /* one function under two names */
+        FN(f_alias, "mov $6, %eax\nadd %edi, %eax\nret\n")
         /* patched while another thread runs: refused */
         FN(f_thr, "mov $5, %eax\nadd %edi, %eax\nret\n") "f_helper: mov $100, %eax\nret\n"
                                                          ".p2align 12\n"
@@ -72,6 +74,7 @@ DECL(f_back)
 DECL(f_loop)
 DECL(f_short)
 DECL(f_thr)
+DECL(f_alias)
 
 typedef int (*fn_t)(int);
 static void *orig[7];
@@ -189,6 +192,24 @@ static void test_wx(void **state)
     assert_true(hook_calls >= 4);
 }
 
+static int hook_add2000(int x)
+{
+    return 2000 + x;
+}
+
+static void test_alias(void **state)
+{
+    (void)state;
+    void *o[2] = {NULL, NULL};
+    mt_patch p[2] = {patch_of(f_alias, f_alias_end, &o[0]), patch_of(f_alias, f_alias_end, &o[1])};
+    p[1].hook = (void *)hook_add2000;
+    assert_true(mt_patch_all(p, 2));
+    assert_true(p[0].done && p[1].done);
+    assert_ptr_equal(o[0], o[1]);
+    assert_int_equal(call(f_alias, 1), 1001); /* the first one's hook */
+    assert_int_equal(call(o[1], 1), 7);
+}
+
 static void *wait_pipe(void *arg)
 {
     char c;
@@ -221,7 +242,7 @@ int main(void)
         cmocka_unit_test(test_rip_relative), cmocka_unit_test(test_short_jcc),
         cmocka_unit_test(test_call_rel32),   cmocka_unit_test(test_endbr_kept),
         cmocka_unit_test(test_refused),      cmocka_unit_test(test_wx),
-        cmocka_unit_test(test_other_thread),
+        cmocka_unit_test(test_alias),        cmocka_unit_test(test_other_thread),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
