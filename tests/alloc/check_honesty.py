@@ -33,6 +33,7 @@ def parse():
     p.add_argument("--mimalloc")
     p.add_argument("--mi-dlsym")
     p.add_argument("--mi-late")
+    p.add_argument("--tcmalloc-shared")
     p.add_argument("--tcmalloc")
     p.add_argument("--dlopen")
     p.add_argument("--own-lib")

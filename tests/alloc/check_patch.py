@@ -18,7 +18,8 @@ linked tcmalloc (libtcmalloc_minimal.a, whose malloc, free and operators
 win over memtop's) must be exact (--strict exits 0), with tcmalloc listed
 as hooked and each function's leak (new[], malloc, calloc, realloc,
 posix_memalign) to the byte, none of main's new/delete/free loops live,
-and its blocks still tcmalloc's (the program checks, prints "ok").  A
+and its blocks still tcmalloc's (the program checks, prints "ok"); the
+same program on the shared libtcmalloc_minimal.so likewise.  A
 libmimalloc loaded with dlopen after start is not patched (a thread may
 be running it): NOT exact, "loaded after start", --strict exits 3.
 """
@@ -40,7 +41,7 @@ TC_LEAKS = {"leak_new": 1000, "leak_malloc": 700, "leak_calloc": 300, "leak_real
 
 def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    for opt in ("--mi-dlsym", "--mi-late", "--mimalloc", "--tcmalloc", "--dlopen", "--own-lib", "--bump",
+    for opt in ("--mi-dlsym", "--mi-late", "--tcmalloc-shared", "--mimalloc", "--tcmalloc", "--dlopen", "--own-lib", "--bump",
                 "--je-static", "--je-shared", "--jemalloc-pic"):
         p.add_argument(opt)
     args, rest = p.parse_known_args()
@@ -82,8 +83,8 @@ def mi_dlsym(ctx, prog):
           health["allocators"])
 
 
-def tc_static(ctx, prog):
-    out = ctx.path("tcmalloc.json")
+def tc_exact(ctx, name, prog, is_static):
+    out = ctx.path(name + ".json")
     cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog]
     proc = e2elib.run(cmd, ctx.env)
     where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
@@ -93,8 +94,8 @@ def tc_static(ctx, prog):
     health = snap["health"]
     check(health["exact"] is True, "not exact: %r\n%s" % (health.get("not_exact"), where))
     tc = [a for a in health["allocators"] if a["kind"] == "tcmalloc"]
-    check(len(tc) == 1 and tc[0]["hooked"] and tc[0]["static"],
-          "tcmalloc not listed as hooked and static: %r" % health["allocators"])
+    check(len(tc) == 1 and tc[0]["hooked"] and tc[0]["static"] == is_static,
+          "tcmalloc not listed as hooked (static: %s): %r" % (is_static, health["allocators"]))
     per = live_per_function(snap, TC_LEAKS)
     check(per == TC_LEAKS, "live bytes per function %r, expected %r\n%s" % (per, TC_LEAKS, where))
 
@@ -121,7 +122,11 @@ def test():
     if not mine.tcmalloc:
         e2elib.fail("libtcmalloc_minimal.a was not found at configure time: install "
                     "libgoogle-perftools-dev (scripts/install-deps.sh)")
-    tc_static(ctx, mine.tcmalloc)
+    tc_exact(ctx, "tcmalloc", mine.tcmalloc, True)
+    if not mine.tcmalloc_shared:
+        e2elib.fail("libtcmalloc_minimal.so was not found at configure time: install "
+                    "libgoogle-perftools-dev (scripts/install-deps.sh)")
+    tc_exact(ctx, "tcmalloc-shared", mine.tcmalloc_shared, False)
     mi_late(ctx, mine.mi_late)
 
 
