@@ -7,14 +7,13 @@
  * are moved into a trampoline (ending in a jmp back to the rest of the
  * function) that the hook calls as the original.  The displaced
  * instructions are decoded with Zydis (a maintained decoder that does not
- * allocate); an instruction that refers to its own address is re-encoded:
- * a RIP-relative operand gets a new disp32, a rel32 branch a new rel32, a
- * short jmp/jcc becomes its rel32 form; anything else relative (loop,
- * jrcxz, a target inside the displaced bytes) is refused.  So is a
- * function whose body (bounded by its symbol's size) branches into bytes
- * 1..N-1 of the patch, or which is shorter than it.  endbr64 at the entry
- * stays (the patch follows it); the trampoline starts with one, since the
- * hook reaches it through a pointer.
+ * allocate; dlopened the first time something is to be patched, by the
+ * first allocator scan, with the thread marked inside memtop); an instruction that refers to its
+ * own address is re-encoded: a RIP-relative operand gets a new disp32, a rel32 branch a new rel32,
+ * a short jmp/jcc becomes its rel32 form; anything else relative (loop, jrcxz, a target inside the
+ * displaced bytes) is refused.  So is a function whose body (bounded by its symbol's size) branches
+ * into bytes 1..N-1 of the patch, or which is shorter than it.  endbr64 at the entry stays (the
+ * patch follows it); the trampoline starts with one, since the hook reaches it through a pointer.
  *
  * Memory and W^X: the stubs and trampolines of one module share a page
  * mapped within +-2 GiB of it (so rel32 reaches both ways), written while
@@ -32,6 +31,7 @@
 #include "procinfo.h"
 
 #include <Zydis/Zydis.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -48,6 +48,34 @@
 
 static const uint8_t endbr64[ENDBR_LEN] = {0xf3, 0x0f, 0x1e, 0xfa};
 
+/* Zydis, loaded only when there is something to patch: a target with no
+ * allocator to redirect does not carry it. */
+static struct {
+    ZyanStatus (*init)(ZydisDecoder *, ZydisMachineMode, ZydisStackWidth);
+    ZyanStatus (*decode)(const ZydisDecoder *, const void *, ZyanUSize, ZydisDecodedInstruction *,
+                         ZydisDecodedOperand *);
+    ZyanStatus (*calc_abs)(const ZydisDecodedInstruction *, const ZydisDecodedOperand *, ZyanU64,
+                           ZyanU64 *);
+    const char *(*mnemonic)(ZydisMnemonic);
+} zy;
+
+static bool zy_load(void)
+{
+    if (zy.mnemonic)
+        return true;
+    void *h = dlopen(MT_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return false;
+    *(void **)&zy.init = dlsym(h, "ZydisDecoderInit");
+    *(void **)&zy.decode = dlsym(h, "ZydisDecoderDecodeFull");
+    *(void **)&zy.calc_abs = dlsym(h, "ZydisCalcAbsoluteAddress");
+    *(void **)&zy.mnemonic = dlsym(h, "ZydisMnemonicGetString");
+    if (zy.init && zy.decode && zy.calc_abs && zy.mnemonic)
+        return true;
+    zy.mnemonic = NULL;
+    return false;
+}
+
 static bool fits32(int64_t v)
 {
     return v >= INT32_MIN && v <= INT32_MAX;
@@ -62,7 +90,7 @@ static void put32(uint8_t *at, int64_t v)
 static bool decode(const ZydisDecoder *d, uint64_t at, uint64_t end, ZydisDecodedInstruction *in,
                    ZydisDecodedOperand *ops)
 {
-    return ZYAN_SUCCESS(ZydisDecoderDecodeFull(d, (const void *)(uintptr_t)at, end - at, in, ops));
+    return ZYAN_SUCCESS(zy.decode(d, (const void *)(uintptr_t)at, end - at, in, ops));
 }
 
 /* The target of a relative branch (rel8/rel32 immediate), or 0. */
@@ -74,7 +102,7 @@ static uint64_t branch_target(const ZydisDecodedInstruction *in, const ZydisDeco
     for (unsigned i = 0; i < in->operand_count_visible; i++) {
         uint64_t t;
         if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[i].imm.is_relative &&
-            ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(in, &ops[i], at, &t)))
+            ZYAN_SUCCESS(zy.calc_abs(in, &ops[i], at, &t)))
             return t;
     }
     return 0;
@@ -125,7 +153,7 @@ static bool relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperan
     uint64_t t = branch_target(in, ops, at);
     if (!t || (t >= from && t < to)) {
         snprintf(why, cap, "a displaced relative instruction cannot be moved (%s)",
-                 ZydisMnemonicGetString(in->mnemonic));
+                 zy.mnemonic(in->mnemonic));
         return false;
     }
     uint8_t op = src[0];
@@ -145,7 +173,7 @@ static bool relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperan
         *len = 6;
     } else {
         snprintf(why, cap, "a displaced short branch cannot be moved (%s)",
-                 ZydisMnemonicGetString(in->mnemonic));
+                 zy.mnemonic(in->mnemonic));
         return false;
     }
     int64_t rel = (int64_t)(t - (dst + *len));
@@ -295,8 +323,12 @@ bool mt_patch_all(mt_patch *p, size_t n)
     if (n == 0 || mt_proc_threads() != 1)
         return false;
     ZydisDecoder d;
-    if (!ZYAN_SUCCESS(ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+    if (!zy_load() ||
+        !ZYAN_SUCCESS(zy.init(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
+        for (size_t i = 0; i < n; i++)
+            snprintf(p[i].why, sizeof p[i].why, "cannot load %s", MT_ZYDIS_SONAME);
         return false;
+    }
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < n; i++) {
         lo = p[i].addr < lo ? p[i].addr : lo;
