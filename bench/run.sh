@@ -15,7 +15,8 @@ usage: bench/run.sh [options] [-- extra memtop-alloc-bench options]
   -n N          timed steps per thread (default 1000000)
   -t "1 4"      thread counts (default "1 4")
   -x NAME       the bench executable in <build>/bin (default memtop-alloc-bench;
-                memtop-alloc-bench-jemalloc: the same on a static jemalloc)
+                memtop-alloc-bench-jemalloc: the same on a static jemalloc;
+                memtop-alloc-bench-tcmalloc: on a static tcmalloc)
   --pieces      also run memtop with MEMTOP_DEPTH=1 and with MEMTOP_DISABLE=1
                 (how much of the cost is unwinding / interposition)
   --no-heaptrack

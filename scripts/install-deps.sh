@@ -14,9 +14,10 @@
 #   --list   print the packages that would be required, install nothing
 set -euo pipefail
 
-# Build: compiler, cmake, pkg-config and the libraries CMakeLists.txt finds.
+# Build: compiler, cmake, pkg-config and the libraries CMakeLists.txt finds
+# (libzydis-dev: the x86-64 decoder that redirects allocator entry points).
 build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
-    libzstd-dev liblzma-dev libncurses-dev libiberty-dev)
+    libzstd-dev liblzma-dev libncurses-dev libiberty-dev libzydis-dev)
 # Tests: cmocka (unit tests), binutils (nm/readelf for the e2e tests),
 # python3 (e2e scripts), tmux (TUI tests), python3/perl/git/sqlite3/zstd as
 # real programs run under the preload, and LLVM's libunwind runtime (a

@@ -7,7 +7,10 @@
  * in a Rust program, a library with its own allocator) is called
  * directly and is invisible to that; so are the extended entry points of
  * a shared allocator (jemalloc's mallocx/sdallocx, mimalloc's mi_*,
- * tcmalloc's tc_*), which memtop does not interpose on.  Numbers are
+ * tcmalloc's tc_*), which memtop does not interpose on.  The first scan
+ * hooks what it can: jemalloc through its hook API (alloc_jemalloc.c),
+ * tcmalloc and a shared mimalloc by redirecting their entry points
+ * (code_patch.c), which later scans (a dlopen) never do.  Numbers are
  * exact or say what they are: so every module is scanned, at tracking
  * start and after each dlopen, for allocator entry points in its .dynsym,
  * .symtab and MiniDebugInfo (alloc_elf.c), and each allocator found is
@@ -42,6 +45,9 @@
 
 #include "alloc_elf.h"
 #include "alloc_jemalloc.h"
+#include "code_patch.h"
+#include "hooks_mimalloc.h"
+#include "hooks_tcmalloc.h"
 #include "log.h"
 #include "mt_common.h"
 #include "procinfo.h"
@@ -94,12 +100,15 @@ typedef struct mod_syms {
     jcand je[PREFIXES];
     unsigned nje;
     bool malloc_def, libc_malloc, mi_malloc, mi_free, tc_malloc, pymalloc;
+    uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its exported mi_* functions memtop hooks */
+    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
 } mod_syms;
 
 static struct {
     mt_spinlock lock;
     uint32_t seq; /* the header's seqlock word, our own copy (never read back) */
     bool resolve_checked;
+    bool started; /* the first scan (at tracking start) is over */
     uint64_t self_lo, self_hi;
     unsigned long long adds; /* dlpi_adds at the last scan */
     uint32_t nscanned;
@@ -222,7 +231,21 @@ static void on_sym(void *arg, const mt_elf_sym *s)
         y->mi_malloc = true;
     else if (strcmp(s->name, "mi_free") == 0)
         y->mi_free = true;
-    else if (strcmp(s->name, "tc_malloc") == 0)
+    if (s->exported && strncmp(s->name, "mi_", 3) == 0) {
+        int i = mt_mi_index(s->name);
+        if (i >= 0) {
+            y->mi_addr[i] = s->addr;
+            y->mi_size[i] = s->size;
+        }
+    }
+    if (s->global && strncmp(s->name, "tc_", 3) == 0) {
+        int i = mt_tc_index(s->name);
+        if (i >= 0) {
+            y->tc_addr[i] = s->addr;
+            y->tc_size[i] = s->size;
+        }
+    }
+    if (strcmp(s->name, "tc_malloc") == 0)
         y->tc_malloc = true;
     else if (strcmp(s->name, "PyObject_Malloc") == 0)
         y->pymalloc = true;
@@ -448,6 +471,82 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
     }
 }
 
+/* A shared libmimalloc: its mi_* calls through the PLT reach
+ * hooks_mimalloc.c; calls that bypass the PLT too once its entry points
+ * are redirected (code_patch.c), which only the first scan does, before
+ * the program's threads exist (docs/allocators.md). */
+static void hook_mimalloc(const module_ref *m, const mod_syms *y)
+{
+    static mt_patch patch[MT_MI_N]; /* under the scan's lock */
+    int at[MT_MI_N];
+    size_t n = 0;
+    for (int i = 0; i < MT_MI_N; i++)
+        if (y->mi_addr[i]) {
+            at[n] = i;
+            mt_mi_patch(i, y->mi_addr[i], y->mi_size[i], &patch[n++]);
+        }
+    const char *name = base_name(m->path);
+    char note[MT_ALLOC_NOTE_MAX];
+    if (g_alloc.started) {
+        snprintf(note, sizeof note,
+                 "mimalloc in %.64s: its mi_heap_* functions and calls through pointers from "
+                 "dlsym not hooked (loaded after start)",
+                 name);
+        add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+        return;
+    }
+    mt_patch_all(patch, n);
+    size_t bad = n;
+    for (size_t k = 0; k < n && bad == n; k++)
+        if (!patch[k].done)
+            bad = k;
+    if (bad == n) {
+        snprintf(note, sizeof note, "mimalloc in %.96s: its mi_heap_* functions not hooked", name);
+        mt_log(MT_LOG_INFO, "redirected %zu mi_* entry points in %s", n, m->path);
+    } else {
+        snprintf(note, sizeof note,
+                 "mimalloc in %.40s: mi_heap_* and direct calls to %.24s not hooked (%.64s)", name,
+                 mt_mi_name(at[bad]), patch[bad].why);
+    }
+    add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+}
+
+/* A tcmalloc, linked in or shared: hooked by redirecting its tc_*
+ * entry points (hooks_tcmalloc.c), whose aliases are malloc, free and
+ * the C++ operators; only the first scan does, before the program's
+ * threads (docs/allocators.md). */
+static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
+{
+    static mt_patch patch[MT_TC_N]; /* under the scan's lock */
+    int at[MT_TC_N];
+    size_t n = 0;
+    for (int i = 0; i < MT_TC_N; i++)
+        if (y->tc_addr[i]) {
+            at[n] = i;
+            mt_tc_patch(i, y->tc_addr[i], y->tc_size[i], &patch[n++]);
+        }
+    bool is_static = linked_in(m, "tcmalloc");
+    uint32_t flags = is_static ? MT_ALLOC_STATIC : 0;
+    if (g_alloc.started || n == 0) {
+        add_unhooked(MT_ALLOC_KIND_TCMALLOC, "tcmalloc", NULL, m,
+                     g_alloc.started ? "tc_* functions and operator new/delete (loaded after start)"
+                                     : "tc_* functions and operator new/delete");
+        return;
+    }
+    mt_patch_all(patch, n);
+    for (size_t k = 0; k < n; k++)
+        if (!patch[k].done) {
+            char note[MT_ALLOC_NOTE_MAX];
+            snprintf(note, sizeof note, "%stcmalloc in %.48s: %.28s not hooked (%.60s)",
+                     is_static ? "statically linked " : "", base_name(m->path), mt_tc_name(at[k]),
+                     patch[k].why);
+            add_entry(MT_ALLOC_KIND_TCMALLOC, flags, NULL, m, m->path, note);
+            return;
+        }
+    add_entry(MT_ALLOC_KIND_TCMALLOC, MT_ALLOC_HOOKED | flags, NULL, m, m->path, NULL);
+    mt_log(MT_LOG_INFO, "redirected %zu tc_* entry points in %s", n, m->path);
+}
+
 static bool pymalloc_off(void)
 {
     const char *v = getenv("PYTHONMALLOC");
@@ -465,19 +564,13 @@ static void classify(const module_ref *m, const mod_syms *y)
     if (y->mi_malloc && y->mi_free) {
         if (linked_in(m, "mimalloc")) {
             add_unhooked(MT_ALLOC_KIND_MIMALLOC, "mimalloc", NULL, m, "mi_* functions");
-        } else { /* its mi_* calls through the PLT reach hooks_mimalloc.c */
-            char note[MT_ALLOC_NOTE_MAX];
-            snprintf(note, sizeof note,
-                     "mimalloc in %.96s: its mi_heap_* functions and calls through pointers "
-                     "from dlsym not hooked",
-                     base_name(m->path));
-            add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+        } else {
+            hook_mimalloc(m, y);
         }
         family = true;
     }
     if (y->tc_malloc) {
-        add_unhooked(MT_ALLOC_KIND_TCMALLOC, "tcmalloc", NULL, m,
-                     "tc_* functions and operator new/delete");
+        hook_tcmalloc(m, y);
         family = true;
     }
     if (y->pymalloc && !pymalloc_off()) {
@@ -568,6 +661,7 @@ void mt_alloc_scan(void)
             scan_module(&g_alloc.batch[i]);
     } while (g_alloc.batch_full);
     check_resolution();
+    g_alloc.started = true;
     mt_spin_unlock(&g_alloc.lock);
 }
 

@@ -1,20 +1,26 @@
-/* hooks_mimalloc.c -- mimalloc's own API, interposed by name.
+/* hooks_mimalloc.c -- mimalloc's own API, interposed by name and
+ * redirected in memory.
  *
  * A program linked with a shared libmimalloc calls mi_malloc,
  * mi_malloc_aligned, mi_realloc, mi_free_size... through the PLT: like
  * malloc (hooks.c), those calls reach libmemtop.so's definitions first,
  * which call the next definition (dlsym(RTLD_NEXT), libmimalloc's) and
- * record the block with the same rules.  Counted once: libmimalloc's
- * malloc is its mi_malloc code itself (an alias, not a call through the
- * PLT), so a block allocated through memtop's malloc hook never passes
- * here too.  Not seen (docs/allocators.md): mimalloc linked into a
- * module, its mi_heap_* functions and the rest of its API, and calls
- * through pointers taken with dlsym(handle, "mi_malloc") from
- * libmimalloc itself: the allocator scan says so (NOT exact).
+ * record the block with the same rules.  Calls that bypass the PLT (a
+ * pointer from dlsym(handle, "mi_malloc"), libmimalloc's malloc, which is
+ * its mi_malloc) reach the same definitions when the scan redirected
+ * libmimalloc's entry points (code_patch.c, mt_mi_redirect): the next
+ * definition is then the trampoline that runs the original.  Counted
+ * once: a call made while the thread is inside memtop (memtop's malloc
+ * hook calling libmimalloc's malloc, mi_free_size jumping to mi_free)
+ * passes straight through.  Not seen (docs/allocators.md): mimalloc
+ * linked into a module, its mi_heap_* functions and the rest of its API:
+ * the allocator scan says so (NOT exact).
  */
 #define _GNU_SOURCE
 #include "backtrace.h"
 #include "hook_enter.h"
+#include "hooks_direct.h"
+#include "hooks_mimalloc.h"
 #include "mt_common.h"
 #include "ptr_table.h"
 #include "tracker.h"
@@ -22,8 +28,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
-
-#define HOOK_FRAME() ((const mt_hook_frame *)__builtin_frame_address(0))
+#include <string.h>
 
 /* The next definition of name, looked up once (dlsym may allocate: the
  * thread is marked inside memtop meanwhile). */
@@ -40,24 +45,20 @@ static void *next_fn(void **slot, const char *name)
     return f;
 }
 
-static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
-{
-    int saved = errno;
-    if (p)
-        mt_on_alloc(t, p, size, start);
-    hook_leave(t);
-    errno = saved;
-    return p;
-}
+/* The next definition of each function: libmimalloc's, or once its
+ * entry is redirected, the trampoline to it. */
+#define MI_SLOT(name) static void *slot_##name;
+MT_MI_FUNCS(MI_SLOT)
 
 /* An allocating function: size_expr is what the caller asked for. */
 #define MI_ALLOC(name, params, args, size_expr)                                                    \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
-        static void *slot;                                                                         \
-        void *(*real)params = (void *(*)params)next_fn(&slot, #name);                              \
+        void *(*real)params = (void *(*)params)next_fn(&slot_##name, #name);                       \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
+        if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
+            return real args;                                                                      \
         mt_thread *t = hook_enter();                                                               \
         if (!t) {                                                                                  \
             void *p = real args;                                                                   \
@@ -80,32 +81,10 @@ MI_ALLOC(mi_new_aligned, (size_t n, size_t a), (n, a), n)
 MI_ALLOC(mi_new_aligned_nothrow, (size_t n, size_t a), (n, a), n)
 MI_ALLOC(mi_new_n, (size_t c, size_t n), (c, n), c *n)
 
-/* realloc's rule (hooks.c): the old block freed, never temporary, the new
- * one allocated at the call site; a failure leaves the old block live,
- * except for mi_reallocf, which frees it then. */
-static void *realloc_done(mt_thread *t, void *old, bool known, const mt_block *b, void *p,
-                          size_t size, bool frees_on_failure, const mt_hook_frame *start)
-{
-    int saved = errno;
-    if (!p && size != 0 && !frees_on_failure) {
-        if (known)
-            mt_untake(old, b);
-    } else {
-        if (known)
-            mt_charge_free(t, old, b, false);
-        if (p)
-            mt_on_alloc(t, p, size, start);
-    }
-    hook_leave(t);
-    errno = saved;
-    return p;
-}
-
 #define MI_REALLOC(name, params, args, size_expr, frees_on_failure)                                \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
-        static void *slot;                                                                         \
-        void *(*real)params = (void *(*)params)next_fn(&slot, #name);                              \
+        void *(*real)params = (void *(*)params)next_fn(&slot_##name, #name);                       \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
         mt_thread *t = hook_enter();                                                               \
@@ -127,8 +106,7 @@ MI_REALLOC(mi_realloc_aligned, (void *p, size_t n, size_t a), (p, n, a), n, fals
 #define MI_FREE(name, params, args)                                                                \
     MT_EXPORT void name params                                                                     \
     {                                                                                              \
-        static void *slot;                                                                         \
-        void(*real) params = (void(*) params)next_fn(&slot, #name);                                \
+        void(*real) params = (void(*) params)next_fn(&slot_##name, #name);                         \
         if (MT_UNLIKELY(!real))                                                                    \
             return;                                                                                \
         mt_thread *t = p ? hook_enter() : NULL;                                                    \
@@ -147,3 +125,34 @@ MI_FREE(mi_free, (void *p), (p))
 MI_FREE(mi_free_size, (void *p, size_t n), (p, n))
 MI_FREE(mi_free_aligned, (void *p, size_t a), (p, a))
 MI_FREE(mi_free_size_aligned, (void *p, size_t n, size_t a), (p, n, a))
+
+/* ---- redirecting libmimalloc's entry points ---- */
+
+#define MI_ENTRY(name) {#name, (void *)name, &slot_##name},
+static const struct {
+    const char *name;
+    void *hook;
+    void **slot;
+} g_mi[] = {MT_MI_FUNCS(MI_ENTRY)};
+
+int mt_mi_index(const char *name)
+{
+    for (int i = 0; i < MT_MI_N; i++)
+        if (strcmp(g_mi[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const char *mt_mi_name(int i)
+{
+    return g_mi[i].name;
+}
+
+void mt_mi_patch(int i, uint64_t addr, uint64_t size, mt_patch *p)
+{
+    memset(p, 0, sizeof *p);
+    p->addr = addr;
+    p->size = size;
+    p->hook = g_mi[i].hook;
+    p->orig = g_mi[i].slot;
+}

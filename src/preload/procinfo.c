@@ -48,6 +48,23 @@ uint64_t mt_proc_start_ticks(void)
     return v;
 }
 
+uint32_t mt_proc_threads(void)
+{
+    char buf[1024];
+    if (read_file("/proc/self/stat", buf, sizeof buf) <= 0)
+        return 0;
+    char *p = strrchr(buf, ')'); /* comm may contain spaces and ')' */
+    if (!p)
+        return 0;
+    for (int field = 2; field < 20 && *p; p++)
+        if (*p == ' ')
+            field++;
+    uint32_t v = 0;
+    while (*p >= '0' && *p <= '9')
+        v = v * 10 + (uint32_t)(*p++ - '0');
+    return v;
+}
+
 void mt_proc_exe(char *out, size_t cap)
 {
     ssize_t n = readlink("/proc/self/exe", out, cap - 1);

@@ -11,6 +11,9 @@ void mt_proc_exe(char *out, size_t cap);
 void mt_proc_cmdline(char *out, size_t cap);
 uint64_t mt_proc_rss_bytes(void);
 
+/* Threads in this process (/proc/self/stat), 0 if unknown. */
+uint32_t mt_proc_threads(void);
+
 /* The absolute name of the file mapped at addr, as the kernel has it
  * (/proc/self/maps); false if none (anonymous memory, [vdso]) or it does
  * not fit.  No allocation. */

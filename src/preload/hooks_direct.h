@@ -1,0 +1,50 @@
+/* hooks_direct.h -- the shared end of the hooks on an allocator's own API
+ * (hooks_mimalloc.c, hooks_tcmalloc.c): recording what the real function
+ * returned, by the rules of hooks.c, and leaving memtop. */
+#ifndef MT_HOOKS_DIRECT_H
+#define MT_HOOKS_DIRECT_H
+
+#include "backtrace.h"
+#include "hook_enter.h"
+#include "ptr_table.h"
+#include "tracker.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HOOK_FRAME() ((const mt_hook_frame *)__builtin_frame_address(0))
+
+/* After an allocating call: p (if any) is a block of size bytes. */
+static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    int saved = errno;
+    if (p)
+        mt_on_alloc(t, p, size, start);
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+/* realloc's rule (hooks.c): the old block freed, never temporary, the new
+ * one allocated at the call site; a failure leaves the old block live,
+ * except for a function that frees it then (mi_reallocf). */
+static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_block *b, void *p,
+                                 size_t size, bool frees_on_failure, const mt_hook_frame *start)
+{
+    int saved = errno;
+    if (!p && size != 0 && !frees_on_failure) {
+        if (known)
+            mt_untake(old, b);
+    } else {
+        if (known)
+            mt_charge_free(t, old, b, false);
+        if (p)
+            mt_on_alloc(t, p, size, start);
+    }
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+#endif

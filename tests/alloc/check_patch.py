@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""check_patch.py -- calls that bypass the PLT reach memtop once entry points are redirected.
+
+Why it exists (issue 11): a program that takes mimalloc's functions with
+dlsym(handle, "mi_malloc") calls libmimalloc directly, past the names
+memtop interposes, and memtop saw none of it.  memtop now redirects
+libmimalloc's entry points in memory (src/preload/code_patch.c) when it
+starts.  The snapshot of tests/alloc/alloc_mi_dlsym must match, to the
+byte, what each named function leaked (mi_malloc + mi_realloc, mi_calloc,
+and malloc, which is libmimalloc's mi_malloc: counted once), keep none of
+the blocks main frees live (mi_free_size, mi_free, free, in every
+pairing), count no unknown frees or untracked allocations, and the only
+thing still NOT exact must be mimalloc's mi_heap_* functions (the note no
+longer names calls through dlsym pointers); the program's output and exit
+status stay its own, and it keeps its allocator (the blocks are
+libmimalloc's: mi_free of them works).  A C++ program on a statically
+linked tcmalloc (libtcmalloc_minimal.a, whose malloc, free and operators
+win over memtop's) must be exact (--strict exits 0), with tcmalloc listed
+as hooked and each function's leak (new[], malloc, calloc, realloc,
+posix_memalign) to the byte, none of main's new/delete/free loops live,
+and its blocks still tcmalloc's (the program checks, prints "ok"); the
+same program on the shared libtcmalloc_minimal.so likewise.  A
+libmimalloc loaded with dlopen after start is not patched (a thread may
+be running it): NOT exact, "loaded after start", --strict exits 3.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2elib  # noqa: E402
+from e2elib import check  # noqa: E402
+
+LEAKS = {"leak_ptr": 3000, "leak_calloc": 1000, "leak_malloc": 500}
+TC_LEAKS = {"leak_new": 1000, "leak_malloc": 700, "leak_calloc": 300, "leak_realloc": 2000,
+            "leak_aligned": 512}
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    for opt in ("--mi-dlsym", "--mi-late", "--tcmalloc-shared", "--mimalloc", "--tcmalloc", "--dlopen", "--own-lib", "--bump",
+                "--je-static", "--je-shared", "--jemalloc-pic"):
+        p.add_argument(opt)
+    args, rest = p.parse_known_args()
+    return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
+
+
+def live_per_function(snap, names):
+    """Live bytes per first frame, for the program's own functions (stdio's
+    buffer, the loader's and tcmalloc's own are not the test's)."""
+    per = {}
+    for tr in snap["traces"]:
+        if not tr["live_bytes"]:
+            continue
+        fn = (tr["frames"][0].get("function") or "") if tr["frames"] else ""
+        if fn not in names and fn != "main":
+            continue
+        per[fn] = per.get(fn, 0) + tr["live_bytes"]
+    return per
+
+
+def mi_dlsym(ctx, prog):
+    out = ctx.path("mi_dlsym.json")
+    cmd = [ctx.args.memtop, "--export", out, "--"] + [prog]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 0 and proc.stdout == "ok\n", "the program changed: " + where)
+    snap = e2elib.load_json(out)
+    per = live_per_function(snap, LEAKS)
+    check(per == LEAKS, "live bytes per function %r, expected %r\n%s" % (per, LEAKS, where))
+    health = snap["health"]
+    check(re.fullmatch(r"NOT exact: mimalloc in libmimalloc\.so[.0-9]*: its mi_heap_\* functions "
+                       r"not hooked", health.get("not_exact") or ""),
+          "health.not_exact %r: expected only mimalloc's mi_heap_* functions" %
+          health.get("not_exact"))
+    for key in ("unknown_free_count", "untracked_alloc_count", "missed_free_count"):
+        check(health.get(key) == 0, "health.%s is %r\n%s" % (key, health.get(key), where))
+    mi = [a for a in health["allocators"] if a["kind"] == "mimalloc"]
+    check(len(mi) == 1 and mi[0]["hooked"], "mimalloc not listed as hooked: %r" %
+          health["allocators"])
+
+
+def tc_exact(ctx, name, prog, is_static):
+    out = ctx.path(name + ".json")
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 0 and proc.stdout == "ok\n",
+          "the program changed or --strict failed: " + where)
+    snap = e2elib.load_json(out)
+    health = snap["health"]
+    check(health["exact"] is True, "not exact: %r\n%s" % (health.get("not_exact"), where))
+    tc = [a for a in health["allocators"] if a["kind"] == "tcmalloc"]
+    check(len(tc) == 1 and tc[0]["hooked"] and tc[0]["static"] == is_static,
+          "tcmalloc not listed as hooked (static: %s): %r" % (is_static, health["allocators"]))
+    per = live_per_function(snap, TC_LEAKS)
+    check(per == TC_LEAKS, "live bytes per function %r, expected %r\n%s" % (per, TC_LEAKS, where))
+
+
+def mi_late(ctx, prog):
+    out = ctx.path("mi_late.json")
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 3 and proc.stdout == "loaded\n",
+          "expected the program's output and --strict's 3: " + where)
+    note = e2elib.load_json(out)["health"].get("not_exact") or ""
+    check(re.search(r"mimalloc in libmimalloc\.so[.0-9]*: .*\(loaded after start\)", note),
+          "health.not_exact %r does not say the late libmimalloc was not patched" % note)
+
+
+def test():
+    mine, args = parse()
+    ctx = e2elib.Ctx(args)
+    if not mine.mi_dlsym:
+        e2elib.fail("mimalloc was not found at configure time: install libmimalloc-dev "
+                    "(scripts/install-deps.sh)")
+    mi_dlsym(ctx, mine.mi_dlsym)
+    if not mine.tcmalloc:
+        e2elib.fail("libtcmalloc_minimal.a was not found at configure time: install "
+                    "libgoogle-perftools-dev (scripts/install-deps.sh)")
+    tc_exact(ctx, "tcmalloc", mine.tcmalloc, True)
+    if not mine.tcmalloc_shared:
+        e2elib.fail("libtcmalloc_minimal.so was not found at configure time: install "
+                    "libgoogle-perftools-dev (scripts/install-deps.sh)")
+    tc_exact(ctx, "tcmalloc-shared", mine.tcmalloc_shared, False)
+    mi_late(ctx, mine.mi_late)
+
+
+if __name__ == "__main__":
+    try:
+        test()
+    except e2elib.TestFailure as e:
+        print("FAIL %s: %s" % (os.path.basename(sys.argv[0]), e), flush=True)
+        sys.exit(1)
+    print("PASS %s" % os.path.basename(sys.argv[0]), flush=True)

@@ -1,0 +1,248 @@
+/* test_code_patch.c -- unit tests of redirecting entry points in memory
+ * (src/preload/code_patch.c), compiled on its own.
+ *
+ * The functions patched are written here in assembly, so that their bytes
+ * are known: each one exercises a hazard of the displaced instructions (a
+ * RIP-relative operand, a short jcc, a rel32 call, endbr64 at the entry)
+ * or a reason to refuse (a branch back into the displaced bytes, a loop
+ * instruction, a function shorter than the jump).  A redirected function
+ * must reach the hook when called at its entry, and its trampoline must
+ * compute what the original did; a refused one must be left as it was,
+ * with the reason said.  The process is single-threaded, as
+ * mt_patch_all requires (the last test checks that it refuses otherwise); the functions lie on
+ * pages of their own, since a page being patched is not executable for a moment.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "alloc_jemalloc.h"
+#include "code_patch.h"
+#include "real_alloc.h"
+
+/* procinfo.c's allocator figures are not under test. */
+mt_real_fns mt_real;
+bool mt_je_main_bytes(uint64_t *held, uint64_t *inuse)
+{
+    (void)held;
+    (void)inuse;
+    return false;
+}
+
+#define FN(name, body)                                                                             \
+    ".globl " #name "\n.type " #name ",@function\n" #name ":\n" body ".globl " #name               \
+    "_end\n" #name "_end:\n"
+
+/* On pages of their own: a page being patched is not executable meanwhile,
+ * so it must not hold the code doing the patching. */
+__asm__(".text\n.p2align 12\n"
+        /* mov value(%rip), %eax; add %edi, %eax; ret */
+        FN(f_rip, "mov f_value(%rip), %eax\nadd %edi, %eax\nret\n")
+        /* test; je (short, out of the displaced bytes); mov $1; ret; 1: mov $2; ret */
+        FN(f_jcc, "test %edi, %edi\nje 1f\nmov $1, %eax\nret\n1: mov $2, %eax\nret\n")
+        /* call (rel32) a helper first */
+        FN(f_call, "call f_helper\nadd %edi, %eax\nret\n")
+        /* endbr64 at the entry: the patch follows it */
+        FN(f_endbr, "endbr64\nmov $7, %eax\nadd %edi, %eax\nret\n")
+        /* a branch from later in the body back to byte 1 of the patch: refused */
+        FN(f_back, "nop\n1: mov $3, %eax\ndec %edi\njnz 1b\nret\n")
+        /* a loop instruction in the displaced bytes: refused */
+        FN(f_loop, "mov %edi, %ecx\n1: loop 1b\nmov $4, %eax\nret\n")
+        /* shorter than the jump: refused */
+        FN(f_short, "xor %eax, %eax\nret\n")
+        /* one function under two names */
+        FN(f_alias, "mov $6, %eax\nadd %edi, %eax\nret\n")
+        /* patched while another thread runs: refused */
+        FN(f_thr, "mov $5, %eax\nadd %edi, %eax\nret\n") "f_helper: mov $100, %eax\nret\n"
+                                                         ".p2align 12\n"
+                                                         ".data\nf_value: .long 40\n.text\n");
+
+#define DECL(name) extern char name[], name##_end[];
+DECL(f_rip)
+DECL(f_jcc)
+DECL(f_call)
+DECL(f_endbr)
+DECL(f_back)
+DECL(f_loop)
+DECL(f_short)
+DECL(f_thr)
+DECL(f_alias)
+
+typedef int (*fn_t)(int);
+static void *orig[7];
+static int hook_calls;
+
+static int hook_add1000(int x)
+{
+    hook_calls++;
+    return 1000 + x;
+}
+
+static mt_patch patch_of(char *lo, char *hi, void **o)
+{
+    mt_patch p;
+    memset(&p, 0, sizeof p);
+    p.addr = (uint64_t)(uintptr_t)lo;
+    p.size = (uint64_t)(hi - lo);
+    p.hook = (void *)hook_add1000;
+    p.orig = o;
+    return p;
+}
+
+static mt_patch g_p[7];
+
+/* Patches all seven once (mt_patch_all wants them in one module). */
+static int setup(void **state)
+{
+    (void)state;
+    g_p[0] = patch_of(f_rip, f_rip_end, &orig[0]);
+    g_p[1] = patch_of(f_jcc, f_jcc_end, &orig[1]);
+    g_p[2] = patch_of(f_call, f_call_end, &orig[2]);
+    g_p[3] = patch_of(f_endbr, f_endbr_end, &orig[3]);
+    g_p[4] = patch_of(f_back, f_back_end, &orig[4]);
+    g_p[5] = patch_of(f_loop, f_loop_end, &orig[5]);
+    g_p[6] = patch_of(f_short, f_short_end, &orig[6]);
+    return mt_patch_all(g_p, 7) ? 0 : -1;
+}
+
+static int call(void *f, int x)
+{
+    fn_t fn;
+    memcpy(&fn, &f, sizeof fn);
+    return fn(x);
+}
+
+static void test_rip_relative(void **state)
+{
+    (void)state;
+    assert_true(g_p[0].done);
+    assert_int_equal(call(f_rip, 2), 1002); /* the entry reaches the hook */
+    assert_int_equal(call(orig[0], 2), 42); /* the trampoline reads f_value */
+}
+
+static void test_short_jcc(void **state)
+{
+    (void)state;
+    assert_true(g_p[1].done);
+    assert_int_equal(call(f_jcc, 5), 1005);
+    assert_int_equal(call(orig[1], 0), 2); /* taken: the widened jcc */
+    assert_int_equal(call(orig[1], 9), 1);
+}
+
+static void test_call_rel32(void **state)
+{
+    (void)state;
+    assert_true(g_p[2].done);
+    assert_int_equal(call(f_call, 1), 1001);
+    assert_int_equal(call(orig[2], 1), 101);
+}
+
+static void test_endbr_kept(void **state)
+{
+    (void)state;
+    static const unsigned char endbr[] = {0xf3, 0x0f, 0x1e, 0xfa};
+    assert_true(g_p[3].done);
+    assert_memory_equal(f_endbr, endbr, 4); /* the entry keeps it */
+    assert_int_equal((unsigned char)f_endbr[4], 0xe9);
+    assert_memory_equal(orig[3], endbr, 4); /* the trampoline starts with one */
+    assert_int_equal(call(f_endbr, 3), 1003);
+    assert_int_equal(call(orig[3], 3), 10);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    assert_false(g_p[4].done);
+    assert_non_null(strstr(g_p[4].why, "jumps into the bytes the patch replaces"));
+    assert_false(g_p[5].done);
+    assert_non_null(strstr(g_p[5].why, "cannot be moved"));
+    assert_false(g_p[6].done);
+    assert_non_null(strstr(g_p[6].why, "shorter than"));
+    /* left as they were */
+    assert_int_equal(call(f_back, 4), 3);
+    assert_int_equal(call(f_loop, 4), 4);
+    assert_int_equal(call(f_short, 4), 0);
+    assert_null(orig[4]);
+    assert_null(orig[5]);
+    assert_null(orig[6]);
+}
+
+static void test_wx(void **state)
+{
+    (void)state;
+    /* The trampoline page and the patched code are not writable: writing
+     * to them would fault; mprotect to their own protection succeeds and
+     * a page that is not mapped would say ENOMEM, so look at /proc. */
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    int wx = 0;
+    while (fgets(line, sizeof line, f))
+        wx += strstr(line, " rwx") != NULL || strstr(line, " -wx") != NULL;
+    fclose(f);
+    assert_int_equal(wx, 0);
+    assert_true(hook_calls >= 4);
+}
+
+static int hook_add2000(int x)
+{
+    return 2000 + x;
+}
+
+static void test_alias(void **state)
+{
+    (void)state;
+    void *o[2] = {NULL, NULL};
+    mt_patch p[2] = {patch_of(f_alias, f_alias_end, &o[0]), patch_of(f_alias, f_alias_end, &o[1])};
+    p[1].hook = (void *)hook_add2000;
+    assert_true(mt_patch_all(p, 2));
+    assert_true(p[0].done && p[1].done);
+    assert_ptr_equal(o[0], o[1]);
+    assert_int_equal(call(f_alias, 1), 1001); /* the first one's hook */
+    assert_int_equal(call(o[1], 1), 7);
+}
+
+static void *wait_pipe(void *arg)
+{
+    char c;
+    return (void *)(intptr_t)read(*(int *)arg, &c, 1);
+}
+
+static void test_other_thread(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, wait_pipe, &fds[0]), 0);
+    void *o = NULL;
+    mt_patch p = patch_of(f_thr, f_thr_end, &o);
+    assert_false(mt_patch_all(&p, 1));
+    assert_false(p.done);
+    assert_non_null(strstr(p.why, "other threads are running"));
+    assert_null(o);
+    assert_int_equal(call(f_thr, 1), 6); /* untouched */
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    pthread_join(th, NULL);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rip_relative), cmocka_unit_test(test_short_jcc),
+        cmocka_unit_test(test_call_rel32),   cmocka_unit_test(test_endbr_kept),
+        cmocka_unit_test(test_refused),      cmocka_unit_test(test_wx),
+        cmocka_unit_test(test_alias),        cmocka_unit_test(test_other_thread),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
