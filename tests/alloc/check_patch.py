@@ -41,8 +41,9 @@ TC_LEAKS = {"leak_new": 1000, "leak_malloc": 700, "leak_calloc": 300, "leak_real
 
 def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    for opt in ("--mi-dlsym", "--mi-late", "--tcmalloc-shared", "--mimalloc", "--tcmalloc", "--dlopen", "--own-lib", "--bump",
-                "--je-static", "--je-shared", "--jemalloc-pic"):
+    for opt in ("--mi-dlsym", "--mi-late", "--tcmalloc-shared", "--mimalloc", "--tcmalloc",
+                "--dlopen", "--own-lib", "--bump", "--nopie", "--je-static", "--je-shared",
+                "--jemalloc-pic"):
         p.add_argument(opt)
     args, rest = p.parse_known_args()
     return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
