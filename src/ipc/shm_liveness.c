@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "shm_maps.h"
+#include "proc_file.h"
 
 /* Skip to the start of field `want` (1-based) of a stat line, given p just
  * after the ')' that closes field 2. */
@@ -27,16 +28,9 @@ static const char *stat_field(const char *p, int want)
 
 int mt_proc_start_ticks(int pid, uint64_t *ticks, char *state)
 {
-    char path[64], buf[2048];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[2048];
+    if (mt_proc_read(pid, "stat", buf, sizeof buf) < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     const char *p = strrchr(buf, ')');
     const char *st = p ? stat_field(p + 1, 3) : NULL;
     const char *f22 = p ? stat_field(p + 1, 22) : NULL;

@@ -14,6 +14,7 @@
 
 #include "shm_liveness.h"
 #include "shm_path.h"
+#include "proc_file.h"
 
 /* One line "start-end perms offset maj:min inode   path"; 0 if it names a
  * file. */
@@ -138,16 +139,9 @@ int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino)
 
 int mt_proc_nspid(int pid)
 {
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    int fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    if (fd < 0)
+    char buf[4096];
+    if (mt_proc_read(pid, "status", buf, sizeof buf) < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     const char *p = strstr(buf, "\nNSpid:");
     if (!p)
         return pid; /* a kernel without NSpid: no namespaces to see */

@@ -12,19 +12,13 @@
 
 #include "shm_maps.h"
 #include "shm_path.h"
+#include "proc_file.h"
 
 int mt_proc_uids(int pid, uid_t *ruid, uid_t *euid)
 {
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    int fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    if (fd < 0)
+    char buf[4096];
+    if (mt_proc_read(pid, "status", buf, sizeof buf) < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     const char *p = strstr(buf, "\nUid:");
     unsigned long r, e;
     if (!p || sscanf(p + 5, "%lu %lu", &r, &e) != 2)
