@@ -15,7 +15,6 @@ that mimalloc's mi_heap_* API (not hooked yet) is said NOT exact,
 and that a glibc program stays exact (--strict exits 0).
 """
 
-import argparse
 import os
 import re
 import subprocess
@@ -24,26 +23,11 @@ import time
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import alloclib  # noqa: E402
 import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
 
-
-def parse():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    p.add_argument("--mimalloc")
-    p.add_argument("--mi-dlsym")
-    p.add_argument("--mi-late")
-    p.add_argument("--tcmalloc-shared")
-    p.add_argument("--tcmalloc")
-    p.add_argument("--dlopen")
-    p.add_argument("--own-lib")
-    p.add_argument("--bump", required=True)
-    p.add_argument("--nopie", required=True)
-    p.add_argument("--je-static")
-    p.add_argument("--je-shared")
-    p.add_argument("--jemalloc-pic")
-    args, rest = p.parse_known_args()
-    return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
 
 
 def export(ctx, name, prog, strict=False):
@@ -140,7 +124,8 @@ def replay_strict(ctx, bump):
 
 
 def test():
-    mine, args = parse()
+    mine, args = alloclib.parse(__doc__.splitlines()[1])
+    check(mine.bump and mine.nopie, "--bump and --nopie are required")
     ctx = e2elib.Ctx(args)
     expect_exact(ctx, "plain", ["sh", "-c", "exit 0"])
     expect_nopie_exact(ctx, mine.nopie)

@@ -16,7 +16,6 @@ made from Debian's libjemalloc_pic.a with objcopy --redefine-syms (the
 _rjem_ names tikv-jemallocator builds).
 """
 
-import argparse
 import os
 import re
 import shutil
@@ -26,6 +25,8 @@ import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import alloclib  # noqa: E402
 import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
 
@@ -39,23 +40,6 @@ PUBLIC = ["malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_allo
           "__libc_calloc", "__libc_realloc", "__libc_free", "__libc_memalign", "__libc_valloc",
           "__libc_pvalloc", "__posix_memalign"]
 
-
-def parse():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    p.add_argument("--je-static")
-    p.add_argument("--je-shared")
-    p.add_argument("--jemalloc-pic")
-    p.add_argument("--mimalloc")
-    p.add_argument("--mi-dlsym")
-    p.add_argument("--mi-late")
-    p.add_argument("--tcmalloc-shared")
-    p.add_argument("--tcmalloc")
-    p.add_argument("--dlopen")
-    p.add_argument("--own-lib")
-    p.add_argument("--bump")
-    p.add_argument("--nopie")
-    args, rest = p.parse_known_args()
-    return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
 
 
 def leaked_by(snap, names, what):
@@ -142,7 +126,7 @@ def build_rust(ctx, pic):
 
 
 def test():
-    mine, args = parse()
+    mine, args = alloclib.parse(__doc__.splitlines()[1])
     ctx = e2elib.Ctx(args)
     for opt in ("je_static", "je_shared", "jemalloc_pic"):
         if not getattr(mine, opt):

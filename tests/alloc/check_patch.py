@@ -24,13 +24,14 @@ libmimalloc loaded with dlopen after start is not patched (a thread may
 be running it): NOT exact, "loaded after start", --strict exits 3.
 """
 
-import argparse
 import os
 import re
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import alloclib  # noqa: E402
 import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
 
@@ -38,15 +39,6 @@ LEAKS = {"leak_ptr": 3000, "leak_calloc": 1000, "leak_malloc": 500}
 TC_LEAKS = {"leak_new": 1000, "leak_malloc": 700, "leak_calloc": 300, "leak_realloc": 2000,
             "leak_aligned": 512}
 
-
-def parse():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    for opt in ("--mi-dlsym", "--mi-late", "--tcmalloc-shared", "--mimalloc", "--tcmalloc",
-                "--dlopen", "--own-lib", "--bump", "--nopie", "--je-static", "--je-shared",
-                "--jemalloc-pic"):
-        p.add_argument(opt)
-    args, rest = p.parse_known_args()
-    return args, e2elib.parse_args(__doc__.splitlines()[1], rest)
 
 
 def live_per_function(snap, names):
@@ -114,7 +106,7 @@ def mi_late(ctx, prog):
 
 
 def test():
-    mine, args = parse()
+    mine, args = alloclib.parse(__doc__.splitlines()[1])
     ctx = e2elib.Ctx(args)
     if not mine.mi_dlsym:
         e2elib.fail("mimalloc was not found at configure time: install libmimalloc-dev "

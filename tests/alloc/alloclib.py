@@ -1,0 +1,28 @@
+"""alloclib.py -- the options every tests/alloc script accepts.
+
+Why it exists: CMake passes the same list of test programs (alloc_args in
+tests/alloc/CMakeLists.txt) to every script here; each script uses some.
+One parser that knows them all, so that a program added to that list
+cannot break the scripts that do not use it."""
+
+import argparse
+import os
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2elib  # noqa: E402
+
+PROGRAMS = ("--bump", "--nopie", "--dlopen", "--own-lib", "--je-static", "--je-shared",
+            "--jemalloc-pic", "--mimalloc", "--mi-dlsym", "--mi-late", "--tcmalloc",
+            "--tcmalloc-shared")
+
+
+def parse(description):
+    """(the test programs, the e2e options): attributes are None where the
+    build has no such program (its Debian package is missing)."""
+    p = argparse.ArgumentParser(description=description)
+    for opt in PROGRAMS:
+        p.add_argument(opt)
+    mine, rest = p.parse_known_args()
+    return mine, e2elib.parse_args(description, rest)
