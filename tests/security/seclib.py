@@ -13,6 +13,7 @@ import atexit
 import contextlib
 import os
 import pwd
+import re
 import shutil
 import stat
 import subprocess
@@ -41,6 +42,19 @@ def require_root():
         fail("these tests play two local users and must run as root (CI does)")
 
 
+def remove_orphans():
+    """Removes the accounts of earlier runs that died before their cleanup
+    (a test killed on its timeout): mtsec<pid><letter> whose pid is gone."""
+    for pw in pwd.getpwall():
+        m = re.fullmatch(r"mtsec(\d+)[a-z]", pw.pw_name)
+        if not m or os.path.exists("/proc/%s" % m.group(1)):
+            continue
+        subprocess.run(["pkill", "-KILL", "-u", str(pw.pw_uid)], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["userdel", pw.pw_name], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 @contextlib.contextmanager
 def throwaway_users(ctx, count):
     """Creates `count` accounts for the length of the block, then removes them.
@@ -49,6 +63,7 @@ def throwaway_users(ctx, count):
     share an account.  Each gets a home under the test's work directory.
     """
     require_root()
+    remove_orphans()
     os.chmod(ctx.workdir, 0o755)
     users = []
     try:
