@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include "backtrace.h"
 #include "hook_enter.h"
+#include "hooks_direct.h"
 #include "mt_common.h"
 #include "real_alloc.h"
 #include "state.h"
@@ -43,20 +44,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The frame record of the exported function this is written in. */
-#define HOOK_FRAME() ((const mt_hook_frame *)__builtin_frame_address(0))
-
-/* Records p (if any) and leaves the hook, preserving errno. */
-static inline void *track_and_leave(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
-{
-    int saved = errno;
-    if (p)
-        mt_on_alloc(t, p, size, start);
-    hook_leave(t);
-    errno = saved;
-    return p;
-}
-
 /* malloc once the real allocator is known; start: see the top. */
 static inline void *malloc_at(size_t size, const mt_hook_frame *start)
 {
@@ -66,7 +53,7 @@ static inline void *malloc_at(size_t size, const mt_hook_frame *start)
         count_untracked(p);
         return p;
     }
-    return track_and_leave(t, mt_real.malloc(size), size, start);
+    return alloc_done(t, mt_real.malloc(size), size, start);
 }
 
 MT_EXPORT void *malloc(size_t size)
@@ -89,7 +76,7 @@ MT_EXPORT void *calloc(size_t n, size_t m)
         return p;
     }
     void *p = mt_real.calloc(n, m);
-    return track_and_leave(t, p, p ? n * m : 0, HOOK_FRAME());
+    return alloc_done(t, p, p ? n * m : 0, HOOK_FRAME());
 }
 
 /* Frees a block that arrived while this thread was inside a hook (from a
@@ -220,7 +207,7 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
         return rc;
     }
     int rc = mt_real.posix_memalign(out, align, size);
-    track_and_leave(t, rc == 0 ? *out : NULL, size, HOOK_FRAME());
+    alloc_done(t, rc == 0 ? *out : NULL, size, HOOK_FRAME());
     return rc;
 }
 
@@ -236,7 +223,7 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
             count_untracked(p);                                                                    \
             return p;                                                                              \
         }                                                                                          \
-        return track_and_leave(t, mt_real.name args, size_expr, HOOK_FRAME());                     \
+        return alloc_done(t, mt_real.name args, size_expr, HOOK_FRAME());                          \
     }
 
 ALIGNED_HOOK(memalign, (size_t align, size_t size), (align, size), align, size)

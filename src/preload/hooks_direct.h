@@ -1,6 +1,7 @@
-/* hooks_direct.h -- the shared end of the hooks on an allocator's own API
- * (hooks_mimalloc.c, hooks_tcmalloc.c): recording what the real function
- * returned, by the rules of hooks.c, and leaving memtop. */
+/* hooks_direct.h -- the shared end of every allocation hook (hooks.c on
+ * libc's names, hooks_mimalloc.c and hooks_tcmalloc.c on an allocator's own
+ * API): recording what the real function returned, by the rules of
+ * hooks.c, and leaving memtop. */
 #ifndef MT_HOOKS_DIRECT_H
 #define MT_HOOKS_DIRECT_H
 
