@@ -26,3 +26,14 @@ def parse(description):
         p.add_argument(opt)
     mine, rest = p.parse_known_args()
     return mine, e2elib.parse_args(description, rest)
+
+
+def run(test):
+    """Runs test(); prints PASS or FAIL with the reason and exits 0 or 1."""
+    name = os.path.basename(sys.argv[0])
+    try:
+        test()
+    except e2elib.TestFailure as e:
+        print("FAIL %s: %s" % (name, e), flush=True)
+        sys.exit(1)
+    print("PASS %s" % name, flush=True)

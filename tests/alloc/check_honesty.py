@@ -155,9 +155,4 @@ def test():
 
 
 if __name__ == "__main__":
-    try:
-        test()
-    except e2elib.TestFailure as e:
-        print("FAIL %s: %s" % (os.path.basename(sys.argv[0]), e), flush=True)
-        sys.exit(1)
-    print("PASS %s" % os.path.basename(sys.argv[0]), flush=True)
+    alloclib.run(test)
