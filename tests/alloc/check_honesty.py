@@ -17,9 +17,7 @@ and that a glibc program stays exact (--strict exits 0).
 
 import os
 import re
-import subprocess
 import sys
-import time
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
