@@ -1,4 +1,4 @@
-"""test_writer_review_restart.py -- review finding 5: a START right after a
+"""test_writer_quick_restart.py -- a START right after a
 STOP (within the idle writer's 5 ms sleep) must get a writer thread of its
 own; 6 restarts on a running target, each with the old writer thread frozen
 (ptrace, that thread only) from before the STOP until after the START; then the
@@ -15,7 +15,7 @@ wait_segment(a, target.pid)
 time.sleep(0.5)
 out = os.path.join(a.workdir, "out")
 os.makedirs(out)
-client = os.path.join(a.progs, "writer_review_restart")
+client = os.path.join(a.progs, "writer_restart")
 r = subprocess.run([client, a.workdir, str(target.pid), out, "6"], capture_output=True, text=True,
                    timeout=120)
 print(r.stdout.strip())

@@ -1,9 +1,9 @@
-/* writer_review_restart.c -- for test_writer_review_restart.py: STOP then
+/* writer_restart.c -- for test_writer_quick_restart.py: STOP then
  * START a new recording, N times, and check after each START that the
  * target has a "memtop-record" writer thread.  To make the old writer slow
  * to leave (as on a loaded machine), it is frozen with ptrace (that thread
  * only) from before the STOP until after the START.
- * Usage: writer_review_restart SHM_DIR PID OUTDIR N.  Exit 1 if one was
+ * Usage: writer_restart SHM_DIR PID OUTDIR N.  Exit 1 if one was
  * missing. */
 #define _GNU_SOURCE
 #include "memtop_ipc.h"
@@ -59,7 +59,7 @@ static bool freeze(int tid)
 int main(int argc, char **argv)
 {
     if (argc < 5)
-        return fprintf(stderr, "usage: writer_review_restart SHM_DIR PID OUTDIR N\n"), 2;
+        return fprintf(stderr, "usage: writer_restart SHM_DIR PID OUTDIR N\n"), 2;
     int pid = atoi(argv[2]), n = atoi(argv[4]), missing = 0;
     mt_segment seg;
     mt_err err;
