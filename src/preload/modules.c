@@ -33,32 +33,31 @@ typedef struct {
     uint32_t seen;
 } known_module;
 
-struct mt_modules {
-    unsigned long long adds, subs;
+struct mt_published_modules {
+    mt_module_scan walk;
     uint32_t n;
-    uint32_t scan;
     uint32_t accounted; /* entries counted in mt_os_bytes: the most ever used */
     known_module known[MAX_KNOWN];
 };
 
 typedef struct {
-    mt_modules *m;
+    mt_published_modules *m;
     mt_shm_writer *w;
     uint64_t seq;
 } scan_ctx;
 
-mt_modules *mt_modules_new(void)
+mt_published_modules *mt_modules_new(void)
 {
-    mt_modules *m = mt_os_reserve(sizeof(mt_modules));
+    mt_published_modules *m = mt_os_reserve(sizeof(mt_published_modules));
     if (m)
-        mt_os_account((int64_t)offsetof(mt_modules, known));
+        mt_os_account((int64_t)offsetof(mt_published_modules, known));
     return m;
 }
 
-void mt_modules_reset(mt_modules *m)
+void mt_modules_reset(mt_published_modules *m)
 {
     uint32_t accounted = m->accounted;
-    memset(m, 0, offsetof(mt_modules, known) + (size_t)m->n * sizeof(known_module));
+    memset(m, 0, offsetof(mt_published_modules, known) + (size_t)m->n * sizeof(known_module));
     m->accounted = accounted;
 }
 
@@ -112,7 +111,7 @@ void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
     read_build_id(info, out);
 }
 
-static known_module *find_known(mt_modules *m, uint64_t bias, uint64_t start)
+static known_module *find_known(mt_published_modules *m, uint64_t bias, uint64_t start)
 {
     for (uint32_t i = 0; i < m->n; i++)
         if (m->known[i].bias == bias && m->known[i].start == start && m->known[i].shm_index != -2)
@@ -122,7 +121,7 @@ static known_module *find_known(mt_modules *m, uint64_t bias, uint64_t start)
 
 /* An entry for a newly seen module: a fresh one, or one whose module was
  * unloaded (its record stays in the segment).  shm_index -3 marks it new. */
-static known_module *free_entry(mt_modules *m)
+static known_module *free_entry(mt_published_modules *m)
 {
     known_module *k = NULL;
     if (m->n < MAX_KNOWN) {
@@ -140,25 +139,36 @@ static known_module *free_entry(mt_modules *m)
     return k;
 }
 
-static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+static void visit(const mt_shm_module *rec, void *arg)
 {
-    (void)size;
     scan_ctx *c = arg;
-    mt_shm_module rec;
-    mt_module_describe(info, &rec);
-    if (rec.end == 0)
-        return 0;
-    known_module *k = find_known(c->m, rec.bias, rec.start);
+    known_module *k = find_known(c->m, rec->bias, rec->start);
     if (!k)
         k = free_entry(c->m);
     if (k && k->shm_index == -3) {
-        k->bias = rec.bias;
-        k->start = rec.start;
-        rec.load_seq = c->seq;
-        k->shm_index = mt_shm_append_module(c->w, &rec);
+        k->bias = rec->bias;
+        k->start = rec->start;
+        mt_shm_module copy = *rec;
+        copy.load_seq = c->seq;
+        k->shm_index = mt_shm_append_module(c->w, &copy);
     }
     if (k)
-        k->seen = c->m->scan;
+        k->seen = c->m->walk.scan;
+}
+
+typedef struct {
+    void (*visit)(const mt_shm_module *rec, void *arg);
+    void *arg;
+} walk_ctx;
+
+static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    const walk_ctx *w = arg;
+    mt_shm_module rec;
+    mt_module_describe(info, &rec);
+    if (rec.end != 0) /* nothing mapped */
+        w->visit(&rec, w->arg);
     return 0;
 }
 
@@ -171,25 +181,34 @@ static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-unsigned long long mt_modules_unloads(const mt_modules *m)
-{
-    return m->subs;
-}
-
-void mt_modules_sync(mt_modules *m, mt_shm_writer *w, uint64_t publish_seq)
+bool mt_module_scan_run(mt_module_scan *s, void (*visit_fn)(const mt_shm_module *rec, void *arg),
+                        void *arg)
 {
     unsigned long long c[2] = {0, 0};
     dl_iterate_phdr(peek_counts, c);
-    if (m->scan && c[0] == m->adds && c[1] == m->subs)
-        return;
-    m->adds = c[0];
-    m->subs = c[1];
-    m->scan++;
+    if (s->scan && c[0] == s->adds && c[1] == s->subs)
+        return false;
+    s->adds = c[0];
+    s->subs = c[1];
+    s->scan++;
+    walk_ctx w = {visit_fn, arg};
+    dl_iterate_phdr(walk_one, &w);
+    return true;
+}
+
+unsigned long long mt_modules_unloads(const mt_published_modules *m)
+{
+    return m->walk.subs;
+}
+
+void mt_modules_sync(mt_published_modules *m, mt_shm_writer *w, uint64_t publish_seq)
+{
     scan_ctx ctx = {m, w, publish_seq};
-    dl_iterate_phdr(visit, &ctx);
+    if (!mt_module_scan_run(&m->walk, visit, &ctx))
+        return;
     for (uint32_t i = 0; i < m->n; i++) {
         known_module *k = &m->known[i];
-        if (k->seen == m->scan || k->shm_index < 0)
+        if (k->seen == m->walk.scan || k->shm_index < 0)
             continue;
         mt_shm_mark_unloaded(w, k->shm_index, publish_seq);
         k->shm_index = -2; /* unloaded; a reload at the same place is a new module */

@@ -11,6 +11,7 @@
 #include "alloc_jemalloc.h"
 
 #include "real_alloc.h"
+#include "proc_stat.h"
 #include "shm_layout.h"
 
 #include <fcntl.h>
@@ -30,39 +31,24 @@ static ssize_t read_file(const char *path, char *buf, size_t cap)
     return n;
 }
 
-uint64_t mt_proc_start_ticks(void)
+/* Field `field` of /proc/self/stat (proc_stat.h), 0 if unknown. */
+static uint64_t self_stat_number(int field)
 {
     char buf[1024];
-    if (read_file("/proc/self/stat", buf, sizeof buf) <= 0)
-        return 0;
-    /* Field 2 (comm) may contain spaces and ')': skip to the last ')'. */
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    for (int field = 2; field < 22 && *p; p++)
-        if (*p == ' ')
-            field++;
     uint64_t v = 0;
-    while (*p >= '0' && *p <= '9')
-        v = v * 10 + (uint64_t)(*p++ - '0');
+    if (read_file("/proc/self/stat", buf, sizeof buf) <= 0 || mt_stat_number(buf, field, &v) != 0)
+        return 0;
     return v;
+}
+
+uint64_t mt_self_start_ticks(void)
+{
+    return self_stat_number(MT_STAT_START_TICKS);
 }
 
 uint32_t mt_proc_threads(void)
 {
-    char buf[1024];
-    if (read_file("/proc/self/stat", buf, sizeof buf) <= 0)
-        return 0;
-    char *p = strrchr(buf, ')'); /* comm may contain spaces and ')' */
-    if (!p)
-        return 0;
-    for (int field = 2; field < 20 && *p; p++)
-        if (*p == ' ')
-            field++;
-    uint32_t v = 0;
-    while (*p >= '0' && *p <= '9')
-        v = v * 10 + (uint32_t)(*p++ - '0');
-    return v;
+    return (uint32_t)self_stat_number(MT_STAT_THREADS);
 }
 
 void mt_proc_exe(char *out, size_t cap)

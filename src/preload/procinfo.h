@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-uint64_t mt_proc_start_ticks(void);
+/* This process's start time in clock ticks (field 22 of /proc/self/stat,
+ * what the viewer's mt_proc_start_ticks(pid) reads back); 0 if unknown. */
+uint64_t mt_self_start_ticks(void);
 void mt_proc_exe(char *out, size_t cap);
 void mt_proc_cmdline(char *out, size_t cap);
 uint64_t mt_proc_rss_bytes(void);

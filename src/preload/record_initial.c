@@ -72,15 +72,15 @@ bool mt_rr_capture_prepare(bool blocks)
 static void copy_trace(uint32_t id, mt_rr_tcopy *o)
 {
     mt_trace *t = mt_trace_get(id); /* reserved up to MT_TRACE_MAX: readable even if not ready */
-    o->fc = atomic_load_explicit(&t->free_count, memory_order_acquire);
-    o->fb = atomic_load_explicit(&t->free_bytes, memory_order_relaxed);
-    o->tc = atomic_load_explicit(&t->temp_count, memory_order_relaxed);
-    o->tb = atomic_load_explicit(&t->temp_bytes, memory_order_relaxed);
-    o->ac = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
-    uint64_t lb = atomic_load_explicit(&t->live_bytes, memory_order_relaxed);
-    uint64_t pk = atomic_load_explicit(&t->peak_live_bytes, memory_order_relaxed);
-    o->ab = lb + o->fb;
-    o->peak = pk > lb ? pk : lb;
+    mt_trace_counts c;
+    mt_trace_read(t, &c);
+    o->fc = c.free_count;
+    o->fb = c.free_bytes;
+    o->tc = c.temp_count;
+    o->tb = c.temp_bytes;
+    o->ac = c.alloc_count;
+    o->ab = c.live_bytes + c.free_bytes;
+    o->peak = c.peak_live_bytes > c.live_bytes ? c.peak_live_bytes : c.live_bytes;
 }
 
 static void copy_block(const mt_block *b, void *arg)

@@ -40,7 +40,7 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_v(b, (uint64_t)getpid());
     mt_put_v(b, (uint64_t)getppid());
     mt_put_v(b, (uint64_t)getuid());
-    mt_put_v(b, mt_proc_start_ticks());
+    mt_put_v(b, mt_self_start_ticks());
     mt_put_v(b, tracking_start * 1000000000ull); /* seconds, like the segment's */
     mt_put_v(b, now);
     mt_put_v(b, unix_now);
@@ -54,15 +54,6 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
 }
 
 /* --- module map --------------------------------------------------------- */
-
-static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    unsigned long long *c = arg;
-    c[0] = info->dlpi_adds;
-    c[1] = info->dlpi_subs;
-    return 1;
-}
 
 static mt_recw_module *find_loaded(uint64_t bias, uint64_t start)
 {
@@ -87,46 +78,29 @@ static void emit_module(const mt_shm_module *rec, uint32_t index, uint64_t now)
     mt_recw_emit(MT_DAT_REC_MODULE);
 }
 
-typedef struct {
-    uint64_t now;
-} scan_ctx;
-
-static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+static void visit(const mt_shm_module *rec, void *arg)
 {
-    (void)size;
-    scan_ctx *c = arg;
-    mt_shm_module rec;
-    mt_module_describe(info, &rec);
-    if (rec.end == 0)
-        return 0;
-    mt_recw_module *m = find_loaded(rec.bias, rec.start);
+    uint64_t now = *(const uint64_t *)arg;
+    mt_recw_module *m = find_loaded(rec->bias, rec->start);
     if (!m && mt_w.nmodules < MT_RECW_MODULES_MAX) {
         m = &mt_w.modules[mt_w.nmodules];
-        m->bias = rec.bias;
-        m->start = rec.start;
+        m->bias = rec->bias;
+        m->start = rec->start;
         m->index = mt_w.nmodules++;
         m->loaded = true;
-        emit_module(&rec, m->index, c->now);
+        emit_module(rec, m->index, now);
     }
     if (m)
-        m->seen = mt_w.scan;
-    return 0;
+        m->seen = mt_w.modscan.scan;
 }
 
 void mt_rr_modules(uint64_t now)
 {
-    unsigned long long c[2] = {0, 0};
-    dl_iterate_phdr(peek_counts, c);
-    if (mt_w.scan && c[0] == mt_w.dl_adds && c[1] == mt_w.dl_subs)
+    if (!mt_module_scan_run(&mt_w.modscan, visit, &now))
         return;
-    mt_w.dl_adds = c[0];
-    mt_w.dl_subs = c[1];
-    mt_w.scan++;
-    scan_ctx ctx = {now};
-    dl_iterate_phdr(visit, &ctx);
     for (uint32_t i = 0; i < mt_w.nmodules; i++) {
         mt_recw_module *m = &mt_w.modules[i];
-        if (!m->loaded || m->seen == mt_w.scan)
+        if (!m->loaded || m->seen == mt_w.modscan.scan)
             continue;
         m->loaded = false;
         mt_put_v(&mt_w.pay, m->index);
@@ -181,21 +155,16 @@ void mt_rr_totals(uint64_t now)
     memset(f, 0, sizeof f);
     uint32_t count = mt_trace_count();
     for (uint32_t i = 0; i < count; i++) {
-        mt_trace *t = mt_trace_get(i);
-        uint64_t fc = atomic_load_explicit(&t->free_count, memory_order_acquire);
-        uint64_t fb = atomic_load_explicit(&t->free_bytes, memory_order_relaxed);
-        uint64_t tc = atomic_load_explicit(&t->temp_count, memory_order_relaxed);
-        uint64_t tb = atomic_load_explicit(&t->temp_bytes, memory_order_relaxed);
-        uint64_t ac = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
-        uint64_t lb = atomic_load_explicit(&t->live_bytes, memory_order_relaxed);
-        f[0] += lb;
-        f[1] += ac - fc;
-        f[2] += ac;
-        f[3] += lb + fb;
-        f[4] += fc;
-        f[5] += fb;
-        f[6] += tc;
-        f[7] += tb;
+        mt_trace_counts c;
+        mt_trace_read(mt_trace_get(i), &c);
+        f[0] += c.live_bytes;
+        f[1] += c.alloc_count - c.free_count;
+        f[2] += c.alloc_count;
+        f[3] += c.live_bytes + c.free_bytes;
+        f[4] += c.free_count;
+        f[5] += c.free_bytes;
+        f[6] += c.temp_count;
+        f[7] += c.temp_bytes;
     }
     f[8] = atomic_load_explicit(&mt_g.peak_live_bytes, memory_order_relaxed);
     if (f[8] < f[0])

@@ -583,8 +583,7 @@ static void reset_session(int fd)
     memset(mt_w.sum_initial, 0, sizeof mt_w.sum_initial);
     memset(mt_w.sum_events, 0, sizeof mt_w.sum_events);
     memset(mt_w.sum_lost, 0, sizeof mt_w.sum_lost);
-    mt_w.dl_adds = mt_w.dl_subs = 0;
-    mt_w.scan = 0;
+    memset(&mt_w.modscan, 0, sizeof mt_w.modscan);
     mt_w.nmodules = 0;
     mt_w.approx = 0;
     mt_w.sealed = false;

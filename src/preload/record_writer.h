@@ -10,6 +10,7 @@
 #ifndef MT_RECORD_WRITER_H
 #define MT_RECORD_WRITER_H
 
+#include "modules.h"
 #include "record_encode.h"
 #include "spinlock.h"
 
@@ -63,8 +64,7 @@ typedef struct mt_recw {
     uint32_t defs;        /* traces defined in the file so far */
     uint64_t last_totals_ns;
     /* Module map of the file. */
-    unsigned long long dl_adds, dl_subs;
-    uint32_t scan;
+    mt_module_scan modscan;
     uint32_t nmodules;
     mt_recw_module modules[MT_RECW_MODULES_MAX];
     /* Shared with the hooks and the status. */

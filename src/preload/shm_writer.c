@@ -170,7 +170,7 @@ static void fill_identity(mt_shm_header *h, int pid)
     h->pid = pid;
     h->ppid = getppid();
     h->uid = getuid();
-    h->proc_start_ticks = mt_proc_start_ticks();
+    h->proc_start_ticks = mt_self_start_ticks();
     mt_proc_exe(h->exe, sizeof h->exe);
     mt_proc_cmdline(h->cmdline, sizeof h->cmdline);
 }

@@ -74,7 +74,7 @@ struct mt_snapshot_state {
     uint64_t aged_off;
     uint32_t aged;
     bool dropping; /* some trace could not be published (segment full) */
-    mt_modules *modules;
+    mt_published_modules *modules;
     mt_timeline timeline;
 };
 
@@ -230,20 +230,22 @@ static int ckpt_at(const mt_snapshot_state *s, unsigned k, uint64_t now)
     return -1;
 }
 
-/* Reads one trace's counters into a record; free side first (acquire) so
- * that alloc_count >= free_count in the record. */
+/* Reads one trace's counters into a record (mt_trace_read: alloc_count >=
+ * free_count in the record). */
 static void read_counters(uint32_t id, mt_shm_trace *r)
 {
     mt_trace *t = mt_trace_get(id);
     memset(r, 0, sizeof *r);
     r->id = id;
-    r->free_count = atomic_load_explicit(&t->free_count, memory_order_acquire);
-    r->free_bytes = atomic_load_explicit(&t->free_bytes, memory_order_relaxed);
-    r->temporary_count = atomic_load_explicit(&t->temp_count, memory_order_relaxed);
-    r->temporary_bytes = atomic_load_explicit(&t->temp_bytes, memory_order_relaxed);
-    r->alloc_count = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
-    r->live_bytes = atomic_load_explicit(&t->live_bytes, memory_order_relaxed);
-    r->peak_live_bytes = atomic_load_explicit(&t->peak_live_bytes, memory_order_relaxed);
+    mt_trace_counts c;
+    mt_trace_read(t, &c);
+    r->free_count = c.free_count;
+    r->free_bytes = c.free_bytes;
+    r->temporary_count = c.temp_count;
+    r->temporary_bytes = c.temp_bytes;
+    r->alloc_count = c.alloc_count;
+    r->live_bytes = c.live_bytes;
+    r->peak_live_bytes = c.peak_live_bytes;
     r->live_count = r->alloc_count - r->free_count;
     r->alloc_bytes = r->live_bytes + r->free_bytes;
     if (r->peak_live_bytes < r->live_bytes)

@@ -93,6 +93,30 @@ static inline bool mt_trace_ready(const mt_trace *t)
     return atomic_load_explicit(&t->key, memory_order_acquire) != 0;
 }
 
+/* One trace's counters as read at one moment by a reader (publisher,
+ * recorder).  The counters are not read atomically together: the free
+ * side is read first, with acquire, then alloc_count with acquire, so that
+ * every free counted here has its allocation counted too (the hook's
+ * alloc_count increment happens-before the block's free, which is released
+ * by free_count's increment): alloc_count >= free_count always holds in a
+ * read, and live_count = alloc_count - free_count never wraps.  The byte
+ * counters are relaxed: they may be off by the allocations in flight. */
+typedef struct mt_trace_counts {
+    uint64_t alloc_count, free_count, free_bytes, temp_count, temp_bytes, live_bytes,
+        peak_live_bytes;
+} mt_trace_counts;
+
+static inline void mt_trace_read(const mt_trace *t, mt_trace_counts *c)
+{
+    c->free_count = atomic_load_explicit(&t->free_count, memory_order_acquire);
+    c->free_bytes = atomic_load_explicit(&t->free_bytes, memory_order_relaxed);
+    c->temp_count = atomic_load_explicit(&t->temp_count, memory_order_relaxed);
+    c->temp_bytes = atomic_load_explicit(&t->temp_bytes, memory_order_relaxed);
+    c->alloc_count = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
+    c->live_bytes = atomic_load_explicit(&t->live_bytes, memory_order_relaxed);
+    c->peak_live_bytes = atomic_load_explicit(&t->peak_live_bytes, memory_order_relaxed);
+}
+
 /* Trace id's definition; read it only once mt_trace_ready(id's trace). */
 static inline const mt_trace_def *mt_trace_def_get(uint32_t id)
 {
