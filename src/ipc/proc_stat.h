@@ -1,6 +1,6 @@
 /* proc_stat.h -- the one parser of a /proc/<pid>/stat line, shared by the
  * viewer (shm_liveness.c: is the segment's creator still alive?) and the
- * preload (procinfo.c: the start time it writes into the segment header,
+ * preload (core_procinfo.c: the start time it writes into the segment header,
  * the thread count it publishes).  Header-only because the preload links
  * no memtop_ipc code; inside the target it must not allocate and must stay
  * async-signal-safe, so it only walks the caller's buffer (no stdio, no

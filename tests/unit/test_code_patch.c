@@ -1,5 +1,5 @@
 /* test_code_patch.c -- unit tests of redirecting entry points in memory
- * (src/preload/code_patch.c), compiled on its own.
+ * (src/preload/alloc/alloc_patch.c), compiled on its own.
  *
  * The functions patched are written here in assembly, so that their bytes
  * are known: each one exercises a hazard of the displaced instructions (a
@@ -25,10 +25,10 @@
 #include <cmocka.h>
 
 #include "alloc_jemalloc.h"
-#include "code_patch.h"
-#include "real_alloc.h"
+#include "alloc_patch.h"
+#include "hook_real_alloc.h"
 
-/* procinfo.c's allocator figures are not under test. */
+/* core_procinfo.c's allocator figures are not under test. */
 mt_real_fns mt_real;
 bool mt_je_main_bytes(uint64_t *held, uint64_t *inuse)
 {

@@ -1,0 +1,35 @@
+/* alloc_patch.h -- redirecting a function's entry point in memory (x86-64),
+ * for allocator entry points that calls reach without the PLT
+ * (docs/allocators.md, "Redirecting entry points"). */
+#ifndef MT_CODE_PATCH_H
+#define MT_CODE_PATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One function to redirect: its entry (addr, its symbol's size), where
+ * calls must go instead (hook), and where the original is to be found
+ * afterwards (*orig: a trampoline that runs the displaced instructions and
+ * jumps back into the function). */
+typedef struct mt_patch {
+    uint64_t addr, size;
+    void *hook;
+    void **orig;
+    bool done;    /* out: redirected */
+    char why[96]; /* out: why not, when !done */
+} mt_patch;
+
+/* Redirects each of the n functions that can be, all or nothing per
+ * function: a function is refused (done false, why says it) when it is
+ * shorter than the jump, when a displaced instruction cannot be moved,
+ * when a branch in its body targets the displaced bytes, or when no page
+ * for its trampoline is within +-2 GiB.  *orig is stored before the entry
+ * is written.  Two functions at one address (aliases) are one entry:
+ * the first one's hook gets the calls, both get its trampoline.  Only
+ * while the caller's is the process's only thread (the instructions are
+ * rewritten while nothing else can run them): false, nothing patched,
+ * otherwise.  The functions must lie in one module.  No allocation. */
+bool mt_patch_all(mt_patch *p, size_t n);
+
+#endif
