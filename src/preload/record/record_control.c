@@ -48,7 +48,7 @@ static rec_control g_rc;
 
 /* Bounded: a thread waiting here may hold any lock outside memtop (the
  * loader's, stdio's), so the wait never depends on the writer getting one;
- * it gives up at the pause's deadline (record_writer.c counts the events
+ * it gives up at the pause's deadline (record_session.c counts the events
  * of such calls as dropped: the initial state is then approximate). */
 void mt_rec_gate(void)
 {

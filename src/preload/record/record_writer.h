@@ -1,5 +1,7 @@
 /* record_writer.h -- the recording session: the .dat file, its zstd stream
- * and the background thread that drains the per-thread rings into it.
+ * and the background thread that drains the per-thread rings into it:
+ * record_zstd.c (file output), record_thread.c (the writer thread) and
+ * record_session.c (begin, end, seal, fork) share this state.
  *
  * One session at a time per process.  Everything that writes the file
  * holds `lock` (a spinlock: the writer thread's cycle, start, finalize, and
@@ -83,7 +85,7 @@ typedef struct mt_recw {
     /* What the file accounts for, per MT_LOST_* field (alloc count, alloc
      * bytes, free count, free bytes): the initial state, the events
      * written, the LOST records.  The final state's excess over their sum
-     * is written as a LOST record too (record_writer.c, final state). */
+     * is written as a LOST record too (record_session.c, final state). */
     uint64_t sum_initial[4], sum_events[4], sum_lost[4];
     /* exec: the final state and END are written (sealed) but cut off again
      * (file truncated to seal_mark) if the exec fails. */
@@ -123,7 +125,7 @@ bool mt_recw_unseal(void);
 bool mt_recw_start_thread(void);
 void mt_recw_child_reset(void);
 
-/* Output stage (record_writer.c), lock held. */
+/* Output stage (record_zstd.c), lock held. */
 void mt_recw_emit(unsigned type); /* the payload in mt_w.pay becomes a record */
 /* The same for a large record whose parts [cuts[i-1], cuts[i]) of the
  * payload (cuts[-1] = 0) are each compressed as zstd blocks of their own:
