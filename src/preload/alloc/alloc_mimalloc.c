@@ -28,7 +28,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
-#include <string.h>
 
 /* The next definition of name, looked up once (dlsym may allocate: the
  * thread is marked inside memtop meanwhile). */
@@ -57,15 +56,7 @@ MT_MI_FUNCS(MI_SLOT)
         void *(*real)params = (void *(*)params)next_fn(&slot_##name, #name);                       \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
-        if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
-            return real args;                                                                      \
-        mt_thread *t = hook_enter();                                                               \
-        if (!t) {                                                                                  \
-            void *p = real args;                                                                   \
-            count_untracked(p);                                                                    \
-            return p;                                                                              \
-        }                                                                                          \
-        return alloc_done(t, real args, size_expr, HOOK_FRAME());                                  \
+        HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
     }
 
 MI_ALLOC(mi_malloc, (size_t n), (n), n)
@@ -109,16 +100,7 @@ MI_REALLOC(mi_realloc_aligned, (void *p, size_t n, size_t a), (p, n, a), n, fals
         void(*real) params = (void(*) params)next_fn(&slot_##name, #name);                         \
         if (MT_UNLIKELY(!real))                                                                    \
             return;                                                                                \
-        mt_thread *t = p ? hook_enter() : NULL;                                                    \
-        if (!t) {                                                                                  \
-            real args;                                                                             \
-            return;                                                                                \
-        }                                                                                          \
-        int saved = errno;                                                                         \
-        mt_on_free(t, p);                                                                          \
-        real args;                                                                                 \
-        hook_leave(t);                                                                             \
-        errno = saved;                                                                             \
+        HOOK_FREE_CALL(p, real args);                                                              \
     }
 
 MI_FREE(mi_free, (void *p), (p))
@@ -129,30 +111,4 @@ MI_FREE(mi_free_size_aligned, (void *p, size_t n, size_t a), (p, n, a))
 /* ---- redirecting libmimalloc's entry points ---- */
 
 #define MI_ENTRY(name) {#name, (void *)name, &slot_##name},
-static const struct {
-    const char *name;
-    void *hook;
-    void **slot;
-} g_mi[] = {MT_MI_FUNCS(MI_ENTRY)};
-
-int mt_mi_index(const char *name)
-{
-    for (int i = 0; i < MT_MI_N; i++)
-        if (strcmp(g_mi[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-const char *mt_mi_name(int i)
-{
-    return g_mi[i].name;
-}
-
-void mt_mi_patch(int i, uint64_t addr, uint64_t size, mt_patch *p)
-{
-    memset(p, 0, sizeof *p);
-    p->addr = addr;
-    p->size = size;
-    p->hook = g_mi[i].hook;
-    p->orig = g_mi[i].slot;
-}
+const mt_patch_entry mt_mi_entries[MT_MI_N] = {MT_MI_FUNCS(MI_ENTRY)};

@@ -31,11 +31,8 @@
 #define MT_MI_N 20
 
 /* The index of a hooked mi_* function by name, -1 if name is none. */
-int mt_mi_index(const char *name);
-const char *mt_mi_name(int i);
-
-/* Fills *p to redirect libmimalloc's function i (at addr, size bytes) to
- * memtop's hook, whose next definition becomes the trampoline. */
-void mt_mi_patch(int i, uint64_t addr, uint64_t size, mt_patch *p);
+/* The mi_* entry points in MT_MI_FUNCS order, for redirecting them
+ * (alloc_patch.h). */
+extern const mt_patch_entry mt_mi_entries[MT_MI_N];
 
 #endif

@@ -380,3 +380,28 @@ bool mt_patch_all(mt_patch *p, size_t n)
     return true;
 #endif
 }
+
+int mt_patch_entry_index(const mt_patch_entry *t, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+size_t mt_patch_entries(const mt_patch_entry *t, int n, const uint64_t *addr, const uint64_t *size,
+                        mt_patch *out, int *at)
+{
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!addr[i])
+            continue;
+        memset(&out[k], 0, sizeof out[k]);
+        out[k].addr = addr[i];
+        out[k].size = size[i];
+        out[k].hook = t[i].hook;
+        out[k].orig = t[i].orig;
+        at[k++] = i;
+    }
+    return k;
+}

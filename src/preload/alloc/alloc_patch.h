@@ -32,4 +32,22 @@ typedef struct mt_patch {
  * otherwise.  The functions must lie in one module.  No allocation. */
 bool mt_patch_all(mt_patch *p, size_t n);
 
+/* One entry point an allocator's hooks can take over (alloc_mimalloc.c,
+ * alloc_tcmalloc.c each have a table of them): its name, memtop's hook,
+ * and the slot where the hook finds the original (the trampoline). */
+typedef struct mt_patch_entry {
+    const char *name;
+    void *hook;
+    void **orig;
+} mt_patch_entry;
+
+/* The index of name in the table t of n entries; -1 if not there. */
+int mt_patch_entry_index(const mt_patch_entry *t, int n, const char *name);
+
+/* The patches for the entries of t (n of them) found in a module: addr[i]
+ * and size[i] where entry i's function lies, 0 if not found.  Fills out
+ * (room for n) and at (which entry each patch is for); returns how many. */
+size_t mt_patch_entries(const mt_patch_entry *t, int n, const uint64_t *addr, const uint64_t *size,
+                        mt_patch *out, int *at);
+
 #endif

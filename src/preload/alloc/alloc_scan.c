@@ -232,14 +232,14 @@ static void on_sym(void *arg, const mt_elf_sym *s)
     else if (strcmp(s->name, "mi_free") == 0)
         y->mi_free = true;
     if (s->exported && strncmp(s->name, "mi_", 3) == 0) {
-        int i = mt_mi_index(s->name);
+        int i = mt_patch_entry_index(mt_mi_entries, MT_MI_N, s->name);
         if (i >= 0) {
             y->mi_addr[i] = s->addr;
             y->mi_size[i] = s->size;
         }
     }
     if (s->global && strncmp(s->name, "tc_", 3) == 0) {
-        int i = mt_tc_index(s->name);
+        int i = mt_patch_entry_index(mt_tc_entries, MT_TC_N, s->name);
         if (i >= 0) {
             y->tc_addr[i] = s->addr;
             y->tc_size[i] = s->size;
@@ -479,12 +479,7 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
 {
     static mt_patch patch[MT_MI_N]; /* under the scan's lock */
     int at[MT_MI_N];
-    size_t n = 0;
-    for (int i = 0; i < MT_MI_N; i++)
-        if (y->mi_addr[i]) {
-            at[n] = i;
-            mt_mi_patch(i, y->mi_addr[i], y->mi_size[i], &patch[n++]);
-        }
+    size_t n = mt_patch_entries(mt_mi_entries, MT_MI_N, y->mi_addr, y->mi_size, patch, at);
     const char *name = base_name(m->path);
     char note[MT_ALLOC_NOTE_MAX];
     if (g_alloc.started) {
@@ -506,7 +501,7 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
     } else {
         snprintf(note, sizeof note,
                  "mimalloc in %.40s: mi_heap_* and direct calls to %.24s not hooked (%.64s)", name,
-                 mt_mi_name(at[bad]), patch[bad].why);
+                 mt_mi_entries[at[bad]].name, patch[bad].why);
     }
     add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
 }
@@ -519,12 +514,7 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
 {
     static mt_patch patch[MT_TC_N]; /* under the scan's lock */
     int at[MT_TC_N];
-    size_t n = 0;
-    for (int i = 0; i < MT_TC_N; i++)
-        if (y->tc_addr[i]) {
-            at[n] = i;
-            mt_tc_patch(i, y->tc_addr[i], y->tc_size[i], &patch[n++]);
-        }
+    size_t n = mt_patch_entries(mt_tc_entries, MT_TC_N, y->tc_addr, y->tc_size, patch, at);
     bool is_static = linked_in(m, "tcmalloc");
     uint32_t flags = is_static ? MT_ALLOC_STATIC : 0;
     if (g_alloc.started || n == 0) {
@@ -538,8 +528,8 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
         if (!patch[k].done) {
             char note[MT_ALLOC_NOTE_MAX];
             snprintf(note, sizeof note, "%stcmalloc in %.48s: %.28s not hooked (%.60s)",
-                     is_static ? "statically linked " : "", base_name(m->path), mt_tc_name(at[k]),
-                     patch[k].why);
+                     is_static ? "statically linked " : "", base_name(m->path),
+                     mt_tc_entries[at[k]].name, patch[k].why);
             add_entry(MT_ALLOC_KIND_TCMALLOC, flags, NULL, m, m->path, note);
             return;
         }

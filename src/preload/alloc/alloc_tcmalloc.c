@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <stddef.h>
-#include <string.h>
 
 /* The trampolines: tcmalloc's code for each hooked function. */
 static void *orig[MT_TC_N];
@@ -54,15 +53,7 @@ enum {
     static void *fn params                                                                         \
     {                                                                                              \
         void *(*real)params = (void *(*)params)__atomic_load_n(&orig[idx], __ATOMIC_ACQUIRE);      \
-        if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
-            return real args;                                                                      \
-        mt_thread *t = hook_enter();                                                               \
-        if (!t) {                                                                                  \
-            void *p = real args;                                                                   \
-            count_untracked(p);                                                                    \
-            return p;                                                                              \
-        }                                                                                          \
-        return alloc_done(t, real args, size_expr, HOOK_FRAME());                                  \
+        HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
     }
 
 TC_ALLOC(h_malloc, TC_MALLOC, (size_t n), (n), n)
@@ -112,16 +103,7 @@ static void *h_realloc(void *p, size_t n)
     static void fn params                                                                          \
     {                                                                                              \
         void(*real) params = (void(*) params)__atomic_load_n(&orig[idx], __ATOMIC_ACQUIRE);        \
-        mt_thread *t = p ? hook_enter() : NULL;                                                    \
-        if (!t) {                                                                                  \
-            real args;                                                                             \
-            return;                                                                                \
-        }                                                                                          \
-        int saved = errno;                                                                         \
-        mt_on_free(t, p);                                                                          \
-        real args;                                                                                 \
-        hook_leave(t);                                                                             \
-        errno = saved;                                                                             \
+        HOOK_FREE_CALL(p, real args);                                                              \
     }
 
 TC_FREE_HOOK(h_free, TC_FREE, (void *p), (p))
@@ -135,50 +117,29 @@ TC_FREE_HOOK(h_delete_aligned_nothrow, TC_DELETE_ALIGNED_NOTHROW,
 
 /* Each tc_* name and its hook; the other names of each function (malloc,
  * _Znwm, tc_newarray, tc_delete...) are aliases: the same entry. */
-static const struct {
-    const char *name;
-    void *hook;
-} g_tc[TC_COUNT] = {
-    [TC_MALLOC] = {"tc_malloc", (void *)h_malloc},
-    [TC_SKIP_NEW_HANDLER] = {"tc_malloc_skip_new_handler", (void *)h_skip_new_handler},
-    [TC_NEW] = {"tc_new", (void *)h_new},
-    [TC_NEW_NOTHROW] = {"tc_new_nothrow", (void *)h_new_nothrow},
-    [TC_NEW_ALIGNED] = {"tc_new_aligned", (void *)h_new_aligned},
-    [TC_NEW_ALIGNED_NOTHROW] = {"tc_new_aligned_nothrow", (void *)h_new_aligned_nothrow},
-    [TC_VALLOC] = {"tc_valloc", (void *)h_valloc},
-    [TC_PVALLOC] = {"tc_pvalloc", (void *)h_pvalloc},
-    [TC_CALLOC] = {"tc_calloc", (void *)h_calloc},
-    [TC_MEMALIGN] = {"tc_memalign", (void *)h_memalign},
-    [TC_POSIX_MEMALIGN] = {"tc_posix_memalign", (void *)h_posix_memalign},
-    [TC_REALLOC] = {"tc_realloc", (void *)h_realloc},
-    [TC_FREE] = {"tc_free", (void *)h_free},
-    [TC_FREE_SIZED] = {"tc_free_sized", (void *)h_free_sized},
-    [TC_DELETE_NOTHROW] = {"tc_delete_nothrow", (void *)h_delete_nothrow},
-    [TC_DELETE_ALIGNED] = {"tc_delete_aligned", (void *)h_delete_aligned},
-    [TC_DELETE_SIZED_ALIGNED] = {"tc_delete_sized_aligned", (void *)h_delete_sized_aligned},
-    [TC_DELETE_ALIGNED_NOTHROW] = {"tc_delete_aligned_nothrow", (void *)h_delete_aligned_nothrow},
+const mt_patch_entry mt_tc_entries[MT_TC_N] = {
+    [TC_MALLOC] = {"tc_malloc", (void *)h_malloc, &orig[TC_MALLOC]},
+    [TC_SKIP_NEW_HANDLER] = {"tc_malloc_skip_new_handler", (void *)h_skip_new_handler,
+                             &orig[TC_SKIP_NEW_HANDLER]},
+    [TC_NEW] = {"tc_new", (void *)h_new, &orig[TC_NEW]},
+    [TC_NEW_NOTHROW] = {"tc_new_nothrow", (void *)h_new_nothrow, &orig[TC_NEW_NOTHROW]},
+    [TC_NEW_ALIGNED] = {"tc_new_aligned", (void *)h_new_aligned, &orig[TC_NEW_ALIGNED]},
+    [TC_NEW_ALIGNED_NOTHROW] = {"tc_new_aligned_nothrow", (void *)h_new_aligned_nothrow,
+                                &orig[TC_NEW_ALIGNED_NOTHROW]},
+    [TC_VALLOC] = {"tc_valloc", (void *)h_valloc, &orig[TC_VALLOC]},
+    [TC_PVALLOC] = {"tc_pvalloc", (void *)h_pvalloc, &orig[TC_PVALLOC]},
+    [TC_CALLOC] = {"tc_calloc", (void *)h_calloc, &orig[TC_CALLOC]},
+    [TC_MEMALIGN] = {"tc_memalign", (void *)h_memalign, &orig[TC_MEMALIGN]},
+    [TC_POSIX_MEMALIGN] = {"tc_posix_memalign", (void *)h_posix_memalign, &orig[TC_POSIX_MEMALIGN]},
+    [TC_REALLOC] = {"tc_realloc", (void *)h_realloc, &orig[TC_REALLOC]},
+    [TC_FREE] = {"tc_free", (void *)h_free, &orig[TC_FREE]},
+    [TC_FREE_SIZED] = {"tc_free_sized", (void *)h_free_sized, &orig[TC_FREE_SIZED]},
+    [TC_DELETE_NOTHROW] = {"tc_delete_nothrow", (void *)h_delete_nothrow, &orig[TC_DELETE_NOTHROW]},
+    [TC_DELETE_ALIGNED] = {"tc_delete_aligned", (void *)h_delete_aligned, &orig[TC_DELETE_ALIGNED]},
+    [TC_DELETE_SIZED_ALIGNED] = {"tc_delete_sized_aligned", (void *)h_delete_sized_aligned,
+                                 &orig[TC_DELETE_SIZED_ALIGNED]},
+    [TC_DELETE_ALIGNED_NOTHROW] = {"tc_delete_aligned_nothrow", (void *)h_delete_aligned_nothrow,
+                                   &orig[TC_DELETE_ALIGNED_NOTHROW]},
 };
 
 _Static_assert(TC_COUNT == MT_TC_N, "alloc_tcmalloc.h: MT_TC_N");
-
-int mt_tc_index(const char *name)
-{
-    for (int i = 0; i < TC_COUNT; i++)
-        if (strcmp(g_tc[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-const char *mt_tc_name(int i)
-{
-    return g_tc[i].name;
-}
-
-void mt_tc_patch(int i, uint64_t addr, uint64_t size, mt_patch *p)
-{
-    memset(p, 0, sizeof *p);
-    p->addr = addr;
-    p->size = size;
-    p->hook = g_tc[i].hook;
-    p->orig = &orig[i];
-}

@@ -10,11 +10,7 @@
 #define MT_TC_N 18
 
 /* The index of a hooked tc_* function by name, -1 if name is none. */
-int mt_tc_index(const char *name);
-const char *mt_tc_name(int i);
-
-/* Fills *p to redirect tcmalloc's function i (at addr, size bytes) to
- * memtop's hook for it, which then calls the trampoline. */
-void mt_tc_patch(int i, uint64_t addr, uint64_t size, mt_patch *p);
+/* The tc_* entry points, for redirecting them (alloc_patch.h). */
+extern const mt_patch_entry mt_tc_entries[MT_TC_N];
 
 #endif

@@ -27,6 +27,39 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
     return p;
 }
 
+/* The body of an allocating hook of an allocator's own API whose real
+ * function is reached by `call` (an expression); size_expr: what the
+ * caller asked for.  Returns from the hook. */
+#define HOOK_ALLOC_RETURN(call, size_expr)                                                         \
+    do {                                                                                           \
+        if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
+            return call;                                                                           \
+        mt_thread *t_ = hook_enter();                                                              \
+        if (!t_) {                                                                                 \
+            void *p_ = call;                                                                       \
+            count_untracked(p_);                                                                   \
+            return p_;                                                                             \
+        }                                                                                          \
+        return alloc_done(t_, call, size_expr, HOOK_FRAME());                                      \
+    } while (0)
+
+/* The body of a freeing hook of an allocator's own API: the block p is
+ * taken out before `call` (the real free: the address may be reused at
+ * once by another thread), errno kept. */
+#define HOOK_FREE_CALL(p, call)                                                                    \
+    do {                                                                                           \
+        mt_thread *t_ = (p) ? hook_enter() : NULL;                                                 \
+        if (!t_) {                                                                                 \
+            call;                                                                                  \
+            break;                                                                                 \
+        }                                                                                          \
+        int saved_ = errno;                                                                        \
+        mt_on_free(t_, p);                                                                         \
+        call;                                                                                      \
+        hook_leave(t_);                                                                            \
+        errno = saved_;                                                                            \
+    } while (0)
+
 /* realloc's rule (hook_libc.c): the old block freed, never temporary, the new
  * one allocated at the call site; a failure leaves the old block live,
  * except for a function that frees it then (mi_reallocf). */
