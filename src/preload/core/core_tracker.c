@@ -23,6 +23,7 @@
  */
 #include "core_tracker.h"
 
+#include "core_assert.h"
 #include "unwind_backtrace.h"
 #include "core_clock.h"
 #include "dat_format.h"
@@ -62,11 +63,17 @@ static void unaccount_alloc(uint32_t id, uint64_t size)
     atomic_fetch_sub_explicit(&tr->alloc_count, 1, memory_order_relaxed);
 }
 
+/* live >= 0: the block's own account_alloc happened-before this (through
+ * the block table's shard lock), so the counters it takes the block's
+ * bytes from hold them (CONCURRENCY.md, "free_count"). */
 static inline void account_free(const mt_block *b, bool temporary)
 {
     mt_trace *tr = mt_trace_get(b->trace);
-    atomic_fetch_sub_explicit(&mt_g.live_bytes, b->size, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&tr->live_bytes, b->size, memory_order_relaxed);
+    uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, b->size, memory_order_relaxed);
+    uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, b->size, memory_order_relaxed);
+    MT_ASSERT(plive >= b->size && live >= b->size);
+    (void)plive;
+    (void)live;
     atomic_fetch_add_explicit(&tr->free_bytes, b->size, memory_order_relaxed);
     if (temporary) {
         atomic_fetch_add_explicit(&tr->temp_count, 1, memory_order_relaxed);

@@ -35,6 +35,7 @@
  */
 #include "publish_snapshot.h"
 
+#include "core_assert.h"
 #include "unwind_backtrace.h"
 #include "core_clock.h"
 #include "publish_modules.h"
@@ -423,6 +424,7 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     bool scan = scan_due(s);
     rotate_checkpoints(s, ntr, count, now);
     uint64_t *seq = &w->hdr->slots[i].seq;
+    MT_ASSERT(ref->seq % 2 == 0);                        /* seqlock: no write of this slot open */
     __atomic_store_n(seq, ++ref->seq, __ATOMIC_RELAXED); /* odd: being written */
     __atomic_thread_fence(__ATOMIC_RELEASE);
     mt_shm_slot *slot = (mt_shm_slot *)(w->base + ref->off);
@@ -430,6 +432,7 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     slot->publish_seq = seq_no;
     slot->modules_count = p->modules_count;
     __atomic_store_n(seq, ++ref->seq, __ATOMIC_RELEASE); /* even: complete */
+    MT_ASSERT(ref->seq % 2 == 0);
     p->latest_slot = i;
     p->publish_count = seq_no;
     __atomic_store_n(&w->hdr->latest_slot, i, __ATOMIC_RELEASE);

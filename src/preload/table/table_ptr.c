@@ -34,6 +34,7 @@
  */
 #include "table_ptr.h"
 
+#include "core_assert.h"
 #include "core_hash.h"
 #include "core_os_memory.h"
 #include "table_ptr_side.h"
@@ -170,6 +171,7 @@ static bool __attribute__((noinline, cold)) move_window(ptr_shard *s, uint64_t m
         erase_at(s, j); /* pulls a later block into j (or none): look at j again */
     }
     s->limit_ms = ms + MT_PASS_MS;
+    MT_ASSERT(s->limit_ms > ms);
     return true;
 }
 
@@ -230,6 +232,7 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
     uint64_t ms = b->birth_ns / 1000000u;
     if (MT_UNLIKELY(!slot_birth(s, ms))) /* before find: a pass moves slots */
         return insert_side(s, ptr, key, h, b, stale);
+    MT_ASSERT(ms < s->limit_ms && s->limit_ms - ms < MT_MS_SPAN); /* "Birth times" */
     if ((s->count + 1) * 5 > s->cap * 4 && !shard_grow(s) && s->count + 1 >= s->cap)
         return MT_INSERT_FAILED;
     uint64_t j = find(s, mt_slot_probe(key), h);

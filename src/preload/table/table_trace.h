@@ -3,6 +3,7 @@
 #ifndef MT_TRACE_TABLE_H
 #define MT_TRACE_TABLE_H
 
+#include "core_assert.h"
 #include "core_common.h"
 
 #include <stdbool.h>
@@ -114,6 +115,7 @@ static inline void mt_trace_read(const mt_trace *t, mt_trace_counts *c)
     c->alloc_count = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
     c->live_bytes = atomic_load_explicit(&t->live_bytes, memory_order_relaxed);
     c->peak_live_bytes = atomic_load_explicit(&t->peak_live_bytes, memory_order_relaxed);
+    MT_ASSERT(c->alloc_count >= c->free_count);
 }
 
 /* Trace id's definition; read it only once mt_trace_ready(id's trace). */
