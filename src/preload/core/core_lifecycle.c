@@ -62,29 +62,35 @@ static bool g_config_early;
 extern char **environ;
 static MT_TLS bool tls_fork_locked;
 
+/* Takes every lock a thread other than the forking one may hold, in the
+ * lock order of CONCURRENCY.md ("Locks and their order"), so that the
+ * child finds them free and consistent.  The locks of the threads the
+ * child will not have (the recording writer's, the control's, the
+ * allocator scan's) are not taken: the child resets them. */
 static void fork_prepare(void)
 {
     /* A fork from a signal handler that interrupted one of our hooks would
      * deadlock on our own locks: skip them (the child may see a torn table
      * shard; glibc's malloc has the same limitation). */
-    if (mt_tls_in_hook || atomic_load(&mt_g.state) != MT_ST_READY)
+    if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
     mt_tls_in_hook = MT_IN_OWN;
-    mt_libunwind_fork_prepare();
-    mt_publisher_lock();
-    mt_traces_lock_all();
-    mt_ptrs_lock_all();
-    mt_threads_lock_all();
-    mt_ucache_lock();
+    mt_libunwind_fork_prepare(); /* 0: no thread inside a libunwind walk */
+    mt_publisher_lock();         /* 1: the publisher */
+    mt_traces_lock_all();        /* 2: trace-index shards */
+    mt_ptrs_lock_all();          /* 3: block-table shards */
+    mt_threads_lock_all();       /* 4: thread records */
+    mt_ucache_lock();            /* 5: unwind cache */
     tls_fork_locked = true;
 }
 
+/* Releases 5..2 of fork_prepare, in reverse order (1 and 0 by the caller). */
 static void fork_unlock(void)
 {
-    mt_ucache_unlock();
-    mt_threads_unlock_all();
-    mt_ptrs_unlock_all();
-    mt_traces_unlock_all();
+    mt_ucache_unlock();      /* 5 */
+    mt_threads_unlock_all(); /* 4 */
+    mt_ptrs_unlock_all();    /* 3 */
+    mt_traces_unlock_all();  /* 2 */
     tls_fork_locked = false;
     mt_tls_in_hook = 0;
 }
@@ -94,8 +100,8 @@ static void fork_parent(void)
     if (!tls_fork_locked)
         return;
     fork_unlock();
-    mt_publisher_unlock();
-    mt_libunwind_fork_done(false);
+    mt_publisher_unlock();         /* 1 */
+    mt_libunwind_fork_done(false); /* 0 */
 }
 
 static void fork_child(void)
@@ -103,10 +109,10 @@ static void fork_child(void)
     if (!tls_fork_locked)
         return;
     fork_unlock();
-    mt_publisher_child_reset();
+    mt_publisher_child_reset(); /* 1: the publisher thread is the parent's */
     mt_alloc_fork_child();
     mt_rec_child_reset();
-    mt_libunwind_fork_done(true);
+    mt_libunwind_fork_done(true); /* 0 */
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
 }
 

@@ -1,7 +1,12 @@
-/* core_state.h -- the preload library's process-wide state (the one global).
+/* core_state.h -- the preload library's process-wide state.
  *
- * libmemtop.so lives inside someone else's process, so it must have global
- * state; it is all here, in one struct, so that what exists is visible.
+ * libmemtop.so lives inside someone else's process, entered through
+ * interposed symbols with no context argument, so it must have global
+ * state.  mt_g holds what is process-wide: the configuration, the life
+ * cycle and the health counters.  The rest belongs each to one module
+ * (the tables, the publisher, the recording, the unwinder...), static to
+ * it where it can be; CONCURRENCY.md lists every one with its owner, what
+ * protects it and why it must be global.  A new global goes there too.
  */
 #ifndef MT_STATE_H
 #define MT_STATE_H
