@@ -31,22 +31,22 @@
 
 /* The next definition of name, looked up once (dlsym may allocate: the
  * thread is marked inside memtop meanwhile). */
-static void *next_fn(void **slot, const char *name)
+static void *next_fn(_Atomic(void *) *slot, const char *name)
 {
-    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (MT_LIKELY(f))
         return f;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
     f = dlsym(RTLD_NEXT, name);
     mt_tls_in_hook = was;
-    __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    atomic_store_explicit(slot, f, memory_order_release);
     return f;
 }
 
 /* The next definition of each function: libmimalloc's, or once its
  * entry is redirected, the trampoline to it. */
-#define MI_SLOT(name) static void *slot_##name;
+#define MI_SLOT(name) static _Atomic(void *) slot_##name;
 MT_MI_FUNCS(MI_SLOT)
 
 /* An allocating function: size_expr is what the caller asked for. */

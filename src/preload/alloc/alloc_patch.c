@@ -366,17 +366,21 @@ bool mt_patch_all(mt_patch *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!p[i].done)
             continue;
-        *p[i].orig = page + i * SLOT + 14; /* before any call can reach the hook this way */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        /* before any call can reach the hook this way */
+        atomic_store_explicit(p[i].orig, (void *)(page + i * SLOT + 14), memory_order_release);
+        atomic_thread_fence(memory_order_seq_cst);
         p[i].done =
             write_jump(at[i], (uint64_t)(uintptr_t)(page + i * SLOT), p[i].why, sizeof p[i].why);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     for (size_t i = 0; i < n; i++) /* an alias reaches the first one's hook */
         if (alias[i] != i && (p[i].done = p[alias[i]].done))
-            *p[i].orig = *p[alias[i]].orig;
-        else if (alias[i] != i)
-            snprintf(p[i].why, sizeof p[i].why, "%s", p[alias[i]].why);
+            atomic_store_explicit(p[i].orig,
+                                  atomic_load_explicit(p[alias[i]].orig, memory_order_relaxed),
+                                  memory_order_release);
+        else if (alias[i] != i) /* another entry's reason (memcpy: a Debug build's
+                                   -Wrestrict cannot tell alias[i] != i) */
+            memcpy(p[i].why, p[alias[i]].why, sizeof p[i].why);
     return true;
 #endif
 }

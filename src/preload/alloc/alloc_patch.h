@@ -4,6 +4,7 @@
 #ifndef MT_CODE_PATCH_H
 #define MT_CODE_PATCH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,9 +16,9 @@
 typedef struct mt_patch {
     uint64_t addr, size;
     void *hook;
-    void **orig;
-    bool done;    /* out: redirected */
-    char why[96]; /* out: why not, when !done */
+    _Atomic(void *) *orig; /* where the hook finds the original (release) */
+    bool done;             /* out: redirected */
+    char why[96];          /* out: why not, when !done */
 } mt_patch;
 
 /* Redirects each of the n functions that can be, all or nothing per
@@ -38,7 +39,7 @@ bool mt_patch_all(mt_patch *p, size_t n);
 typedef struct mt_patch_entry {
     const char *name;
     void *hook;
-    void **orig;
+    _Atomic(void *) *orig;
 } mt_patch_entry;
 
 /* The index of name in the table t of n entries; -1 if not there. */

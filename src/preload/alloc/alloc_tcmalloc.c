@@ -25,7 +25,7 @@
 #include <stddef.h>
 
 /* The trampolines: tcmalloc's code for each hooked function. */
-static void *orig[MT_TC_N];
+static _Atomic(void *) orig[MT_TC_N];
 
 enum {
     TC_MALLOC,
@@ -52,7 +52,8 @@ enum {
 #define TC_ALLOC(fn, idx, params, args, size_expr)                                                 \
     static void *fn params                                                                         \
     {                                                                                              \
-        void *(*real)params = (void *(*)params)__atomic_load_n(&orig[idx], __ATOMIC_ACQUIRE);      \
+        void *(*real)params =                                                                      \
+            (void *(*)params)atomic_load_explicit(&orig[idx], memory_order_acquire);               \
         HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
     }
 
@@ -70,8 +71,8 @@ TC_ALLOC(h_memalign, TC_MEMALIGN, (size_t a, size_t n), (a, n), n)
 
 static int h_posix_memalign(void **out, size_t a, size_t n)
 {
-    int (*real)(void **, size_t, size_t) = (int (*)(void **, size_t, size_t))__atomic_load_n(
-        &orig[TC_POSIX_MEMALIGN], __ATOMIC_ACQUIRE);
+    int (*real)(void **, size_t, size_t) = (int (*)(void **, size_t, size_t))atomic_load_explicit(
+        &orig[TC_POSIX_MEMALIGN], memory_order_acquire);
     if (mt_tls_in_hook)
         return real(out, a, n);
     mt_thread *t = hook_enter();
@@ -87,7 +88,7 @@ static int h_posix_memalign(void **out, size_t a, size_t n)
 static void *h_realloc(void *p, size_t n)
 {
     void *(*real)(void *, size_t) =
-        (void *(*)(void *, size_t))__atomic_load_n(&orig[TC_REALLOC], __ATOMIC_ACQUIRE);
+        (void *(*)(void *, size_t))atomic_load_explicit(&orig[TC_REALLOC], memory_order_acquire);
     mt_thread *t = hook_enter();
     if (!t)
         return real(p, n);
@@ -102,7 +103,8 @@ static void *h_realloc(void *p, size_t n)
 #define TC_FREE_HOOK(fn, idx, params, args)                                                        \
     static void fn params                                                                          \
     {                                                                                              \
-        void(*real) params = (void(*) params)__atomic_load_n(&orig[idx], __ATOMIC_ACQUIRE);        \
+        void(*real) params =                                                                       \
+            (void(*) params)atomic_load_explicit(&orig[idx], memory_order_acquire);                \
         HOOK_FREE_CALL(p, real args);                                                              \
     }
 

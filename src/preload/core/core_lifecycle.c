@@ -140,19 +140,25 @@ bool mt_ensure_ready(void)
     if (st == MT_ST_READY)
         return true;
     if (st == MT_ST_UNINIT) {
-        if (!atomic_compare_exchange_strong(&mt_g.state, &st, MT_ST_STARTING))
+        if (!atomic_compare_exchange_strong_explicit(&mt_g.state, &st, MT_ST_STARTING,
+                                                     memory_order_acq_rel, memory_order_acquire))
             return false;
         int was = mt_tls_in_hook;
         mt_tls_in_hook = MT_IN_OWN;
         bool ok = init_tracking();
-        atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_release);
-        if (ok && atomic_load(&g_ctor_done))
+        /* seq_cst, with the load of g_ctor_done after it and the
+         * constructor's store of g_ctor_done and load of state: either the
+         * constructor sees READY or this thread sees the constructor done,
+         * so one of them starts the publisher. */
+        atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_seq_cst);
+        if (ok && atomic_load_explicit(&g_ctor_done, memory_order_seq_cst))
             mt_publisher_start(false);
         mt_tls_in_hook = was;
         return ok;
     }
     if (st == MT_ST_FORKED) {
-        if (!atomic_compare_exchange_strong(&mt_g.state, &st, MT_ST_STARTING))
+        if (!atomic_compare_exchange_strong_explicit(&mt_g.state, &st, MT_ST_STARTING,
+                                                     memory_order_acq_rel, memory_order_acquire))
             return false;
         atomic_store_explicit(&mt_g.state, MT_ST_READY, memory_order_release);
         int was = mt_tls_in_hook;
@@ -171,8 +177,8 @@ __attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char
     (void)argc;
     (void)argv;
     mt_real_ready();
-    atomic_store(&g_ctor_done, true);
-    int st = atomic_load(&mt_g.state);
+    atomic_store_explicit(&g_ctor_done, true, memory_order_seq_cst); /* mt_ensure_ready */
+    int st = atomic_load_explicit(&mt_g.state, memory_order_seq_cst);
     if (st == MT_ST_UNINIT) {
         mt_ensure_ready(); /* also starts the publisher */
     } else {
@@ -181,13 +187,13 @@ __attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char
         if (g_config_early) {
             mt_config_load(&mt_g.cfg, envp);
             if (mt_g.cfg.disabled) {
-                atomic_store(&mt_g.state, MT_ST_OFF);
+                atomic_store_explicit(&mt_g.state, MT_ST_OFF, memory_order_release);
                 return;
             }
         }
         mt_publisher_start(false);
     }
-    if (atomic_load(&mt_g.state) == MT_ST_READY) {
+    if (atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
         int was = mt_tls_in_hook;
         mt_tls_in_hook = MT_IN_OWN;
         mt_rec_ctor(envp); /* the recording's writer thread */
@@ -202,7 +208,7 @@ __attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char
  * (stale, and marked so by the viewer). */
 __attribute__((destructor)) static void memtop_dtor(void)
 {
-    if (mt_tls_in_hook || atomic_load(&mt_g.state) != MT_ST_READY)
+    if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;

@@ -88,7 +88,8 @@ bool mt_real_resolve(void)
     if (st == MT_RESOLVE_DONE)
         return true;
     int expected = MT_RESOLVE_NONE;
-    if (!atomic_compare_exchange_strong(&mt_resolve_state, &expected, MT_RESOLVE_BUSY))
+    if (!atomic_compare_exchange_strong_explicit(&mt_resolve_state, &expected, MT_RESOLVE_BUSY,
+                                                 memory_order_acq_rel, memory_order_acquire))
         return false; /* someone (maybe dlsym below us) is resolving: use the arena */
     resolve_all();
     atomic_store_explicit(&mt_resolve_state, MT_RESOLVE_DONE, memory_order_release);

@@ -194,12 +194,12 @@ static mt_rec_ring *ring_slow(void)
     if (tls_taking)
         return NULL; /* a signal handler interrupted this thread's take_ring */
     tls_taking = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    atomic_signal_fence(memory_order_seq_cst);
     mt_rec_ring *r = take_back();
     if (!r)
         r = take_ring((int)syscall(SYS_gettid));
     tls_ring = r;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    atomic_signal_fence(memory_order_seq_cst);
     tls_taking = 0;
     return r;
 }
@@ -212,9 +212,9 @@ void mt_ring_retire_mine(void)
     uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed); /* ours: OWNED */
     tls_retired_gen = MT_RING_GEN(st);
     tls_retired = r;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    atomic_signal_fence(memory_order_seq_cst);
     tls_ring = NULL;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    atomic_signal_fence(memory_order_seq_cst);
     /* Release: the writer that sees RETIRING sees every event and lost
      * count before it.  Fails if a signal handler retired it meanwhile. */
     atomic_compare_exchange_strong_explicit(&r->state, &st, MT_RING_GEN(st) << 2 | MT_RING_RETIRING,
@@ -325,20 +325,20 @@ static bool push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
         return false;
     }
     r->busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    atomic_signal_fence(memory_order_seq_cst);
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     /* Inside dl_iterate_phdr this thread holds the loader's lock, which the
      * writer needs to scan modules: waiting there only stalls both. */
     may_wait = may_wait && !mt_tls_dl_depth;
     if (MT_UNLIKELY(head - r->wbase >= MT_RING_CHUNK) && !next_chunk(r, head, may_wait)) {
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        atomic_signal_fence(memory_order_seq_cst);
         r->busy = 0;
         count_lost(r, e);
         return false;
     }
     r->wchunk->ev[head - r->wbase] = *e;
     atomic_store_explicit(&r->head, head + 1, memory_order_release);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    atomic_signal_fence(memory_order_seq_cst);
     r->busy = 0;
     if (MT_UNLIKELY(((head + 1) & (MT_RING_CHUNK / 4 - 1)) == 0))
         mt_recw_kick(); /* a quarter of a chunk more: wake a sleeping writer */
@@ -348,7 +348,7 @@ static bool push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
 void mt_ring_record(const mt_rec_event *e, bool may_wait)
 {
     tls_depth++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    atomic_signal_fence(memory_order_seq_cst);
     mt_rec_ring *r = tls_ring;
     if (MT_UNLIKELY(!r))
         r = ring_slow();
@@ -356,7 +356,7 @@ void mt_ring_record(const mt_rec_event *e, bool may_wait)
         push(r, e, may_wait);
     else
         mt_recw_note_dropped(1);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    atomic_signal_fence(memory_order_seq_cst);
     /* After our key destructor (other keys' destructors allocate too):
      * the ring goes back to the writer after each event. */
     if (--tls_depth == 0 && MT_UNLIKELY(mt_tls_exiting))

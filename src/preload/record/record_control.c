@@ -124,8 +124,8 @@ static void failed_message(int e)
 static void record_final_figures(void)
 {
     g_rc.bytes = __atomic_load_n(&mt_w.bytes, __ATOMIC_RELAXED);
-    g_rc.events = atomic_load(&mt_w.events);
-    g_rc.dropped = atomic_load(&mt_w.dropped);
+    g_rc.events = atomic_load_explicit(&mt_w.events, memory_order_relaxed);
+    g_rc.dropped = atomic_load_explicit(&mt_w.dropped, memory_order_relaxed);
 }
 
 void mt_rec_publish_status(mt_shm_header *h)
@@ -143,8 +143,9 @@ void mt_rec_publish_status(mt_shm_header *h)
     r->error = g_rc.error;
     r->start_unix_ns = g_rc.start_unix_ns;
     r->bytes_written = on ? __atomic_load_n(&mt_w.bytes, __ATOMIC_RELAXED) : g_rc.bytes;
-    r->events_written = on ? atomic_load(&mt_w.events) : g_rc.events;
-    r->events_dropped = on ? atomic_load(&mt_w.dropped) : g_rc.dropped;
+    r->events_written = on ? atomic_load_explicit(&mt_w.events, memory_order_relaxed) : g_rc.events;
+    r->events_dropped =
+        on ? atomic_load_explicit(&mt_w.dropped, memory_order_relaxed) : g_rc.dropped;
     r->recordings = g_rc.recordings;
     memcpy(r->path, g_rc.path, sizeof r->path);
     memcpy(r->message, g_rc.message, sizeof r->message);
@@ -189,7 +190,7 @@ static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, 
     mt_spin_lock(&g_rc.lock);
     g_rc.recordings++;
     mt_spin_unlock(&g_rc.lock);
-    atomic_store(&g_rc.finishing, false);
+    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
     snprintf(msg, cap, "%s", path);
     char note[MT_REC_MSG_MAX];
     if (mt_w.approx)
@@ -207,7 +208,8 @@ static uint64_t stop(unsigned reason)
 {
     bool expect = false;
     if (g_rc.state != MT_REC_STATE_ON ||
-        !atomic_compare_exchange_strong(&g_rc.finishing, &expect, true))
+        !atomic_compare_exchange_strong_explicit(&g_rc.finishing, &expect, true,
+                                                 memory_order_acq_rel, memory_order_acquire))
         return 0;
     uint64_t bytes = mt_recw_end(reason);
     mt_spin_lock(&g_rc.lock);
@@ -272,7 +274,7 @@ void mt_rec_ctor(char **envp)
 void mt_rec_child_reset(void)
 {
     mt_recw_child_reset();
-    atomic_store(&g_rc.finishing, false);
+    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
     atomic_store_explicit(&g_rc.lock.held, 0, memory_order_relaxed);
     g_rc.state = MT_REC_STATE_OFF;
     g_rc.error = 0;
@@ -306,11 +308,12 @@ bool mt_rec_exec_prepare(void)
 {
     bool expect = false;
     if (g_rc.state != MT_REC_STATE_ON || mt_w.pid != getpid() ||
-        !atomic_compare_exchange_strong(&g_rc.finishing, &expect, true))
+        !atomic_compare_exchange_strong_explicit(&g_rc.finishing, &expect, true,
+                                                 memory_order_acq_rel, memory_order_acquire))
         return false;
     if (mt_recw_seal(MT_DAT_END_EXEC))
         return true;
-    atomic_store(&g_rc.finishing, false);
+    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
     stop(MT_DAT_END_EXEC); /* a write error: finalize as far as possible */
     return false;
 }
@@ -318,7 +321,7 @@ bool mt_rec_exec_prepare(void)
 void mt_rec_exec_failed(int err)
 {
     bool resumed = mt_recw_unseal();
-    atomic_store(&g_rc.finishing, false);
+    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
     if (resumed)
         return;
     mt_spin_lock(&g_rc.lock);

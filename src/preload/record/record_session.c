@@ -66,8 +66,8 @@ static void reset_session(int fd)
     mt_w.open_rec.n = 0;
     mt_rb_new_frame();
     mt_rb_reset_stats();
-    atomic_store(&mt_w.events, 0);
-    atomic_store(&mt_w.dropped, 0);
+    atomic_store_explicit(&mt_w.events, 0, memory_order_relaxed);
+    atomic_store_explicit(&mt_w.dropped, 0, memory_order_relaxed);
 }
 
 /* Capture the initial state of a mid-run start.  The module map and the
@@ -275,7 +275,7 @@ uint64_t mt_recw_end(unsigned reason)
         bytes = mt_w.bytes;
     }
     mt_spin_unlock(&mt_w.lock);
-    if (atomic_load(&mt_w.thread_running))
+    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst))
         mt_recw_wait_writer_exit(); /* a start right after this one gets a writer of its own */
     mt_tls_in_hook = was;
     return bytes;
@@ -342,8 +342,8 @@ void mt_recw_child_reset(void)
     mt_w.fd = -1;
     mt_w.frame_open = false;
     mt_w.sealed = false;
-    atomic_store(&mt_w.thread_running, false);
-    atomic_store(&mt_w.thread_stop, false);
+    atomic_store_explicit(&mt_w.thread_running, false, memory_order_relaxed); /* one thread now */
+    atomic_store_explicit(&mt_w.thread_stop, false, memory_order_relaxed);
     /* The parent's writer may have been resizing its zstd workspace or the
      * frame context's tables when another thread forked: forget them (the
      * child's copies leak, copy-on-write) rather than reuse them. */

@@ -154,7 +154,9 @@ static void *writer_main(void *arg)
          * while it was leaving: stay, unless a new writer was started. */
         bool expect = false;
         if (atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire) || !mt_w.open ||
-            !mt_rec_on() || !atomic_compare_exchange_strong(&mt_w.thread_running, &expect, true))
+            !mt_rec_on() ||
+            !atomic_compare_exchange_strong_explicit(&mt_w.thread_running, &expect, true,
+                                                     memory_order_seq_cst, memory_order_seq_cst))
             break;
     }
     return NULL;
@@ -169,15 +171,16 @@ bool mt_recw_start_thread(void)
 {
     if (!mt_w.open)
         return true;
-    if (atomic_load(&mt_w.thread_running) && atomic_load(&mt_w.thread_stop))
+    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst) &&
+        atomic_load_explicit(&mt_w.thread_stop, memory_order_seq_cst))
         mt_recw_wait_writer_exit(); /* the previous session's writer is on its way out */
-    if (atomic_load(&mt_w.thread_running)) {
+    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst)) {
         /* Still there (or never told to stop): it serves this session. */
-        atomic_store(&mt_w.thread_stop, false);
+        atomic_store_explicit(&mt_w.thread_stop, false, memory_order_seq_cst);
         return true;
     }
-    atomic_store(&mt_w.thread_stop, false);
-    atomic_store(&mt_w.thread_running, true);
+    atomic_store_explicit(&mt_w.thread_stop, false, memory_order_seq_cst);
+    atomic_store_explicit(&mt_w.thread_running, true, memory_order_seq_cst);
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
     pthread_t th;
@@ -189,7 +192,7 @@ bool mt_recw_start_thread(void)
     if (rc == 0)
         pthread_setname_np(th, "memtop-record");
     else
-        atomic_store(&mt_w.thread_running, false);
+        atomic_store_explicit(&mt_w.thread_running, false, memory_order_seq_cst);
     mt_tls_in_hook = was;
     if (rc != 0)
         mt_log(MT_LOG_WARN, "recording: cannot start the writer thread: %s", strerror(rc));

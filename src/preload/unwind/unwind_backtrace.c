@@ -72,14 +72,14 @@ bool mt_backtrace_init(void)
         return false;
     if (mt_g.cfg.unwind != MT_UNWIND_LIBUNWIND && !mt_unwind_init())
         mt_log(MT_LOG_INFO, "own unwinder unavailable (glibc < 2.35 or no memory): libunwind only");
-    g_ready = true;
+    atomic_store_explicit(&g_ready, true, memory_order_release); /* the binding above */
     return true;
 }
 
 void mt_backtrace_flush(void)
 {
     mt_ucache_flush();
-    if (g_ready)
+    if (atomic_load_explicit(&g_ready, memory_order_acquire))
         mt_libunwind_flush();
 }
 
@@ -221,9 +221,10 @@ uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *
  * always says so).  Own walks are counted in check mode only. */
 __attribute__((destructor)) static void backtrace_summary(void)
 {
-    if (!g_ready)
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire))
         return;
-    uint64_t fallback = atomic_load(&g_fallback), mismatch = atomic_load(&g_mismatch);
+    uint64_t fallback = atomic_load_explicit(&g_fallback, memory_order_relaxed),
+             mismatch = atomic_load_explicit(&g_mismatch, memory_order_relaxed);
     switch (mt_g.cfg.unwind) {
     case MT_UNWIND_AUTO:
         mt_log(MT_LOG_INFO, "unwind summary: mode=auto fallback=%llu",
@@ -232,8 +233,9 @@ __attribute__((destructor)) static void backtrace_summary(void)
     case MT_UNWIND_CHECK:
         mt_log(mismatch ? MT_LOG_WARN : MT_LOG_INFO,
                "unwind summary: mode=check own=%llu fallback=%llu mismatch=%llu reuse=%llu",
-               (unsigned long long)atomic_load(&g_own), (unsigned long long)fallback,
-               (unsigned long long)mismatch, (unsigned long long)atomic_load(&g_reuse));
+               (unsigned long long)atomic_load_explicit(&g_own, memory_order_relaxed),
+               (unsigned long long)fallback, (unsigned long long)mismatch,
+               (unsigned long long)atomic_load_explicit(&g_reuse, memory_order_relaxed));
         break;
     default:
         break;

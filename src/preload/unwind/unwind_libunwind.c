@@ -195,33 +195,35 @@ static _Atomic bool g_fork_closed; /* a fork is waiting or under way */
 static void walk_enter(void)
 {
     for (;;) {
-        while (atomic_load(&g_fork_closed))
+        while (atomic_load_explicit(&g_fork_closed, memory_order_seq_cst))
             sched_yield();
-        atomic_fetch_add(&g_walkers, 1);
-        if (!atomic_load(&g_fork_closed))
+        atomic_fetch_add_explicit(&g_walkers, 1, memory_order_seq_cst);
+        if (!atomic_load_explicit(&g_fork_closed, memory_order_seq_cst))
             return;
-        atomic_fetch_sub(&g_walkers, 1);
+        atomic_fetch_sub_explicit(&g_walkers, 1, memory_order_seq_cst);
     }
 }
 
 static void walk_leave(void)
 {
-    atomic_fetch_sub(&g_walkers, 1);
+    atomic_fetch_sub_explicit(&g_walkers, 1, memory_order_seq_cst);
 }
 
 void mt_libunwind_fork_prepare(void)
 {
-    atomic_store(&g_fork_closed, true);
+    atomic_store_explicit(&g_fork_closed, true, memory_order_seq_cst);
     uint64_t until = mt_mono_raw_ns(CLOCK_MONOTONIC) + FORK_WAIT_NS;
-    while (atomic_load(&g_walkers) != 0 && mt_mono_raw_ns(CLOCK_MONOTONIC) < until)
+    while (atomic_load_explicit(&g_walkers, memory_order_seq_cst) != 0 &&
+           mt_mono_raw_ns(CLOCK_MONOTONIC) < until)
         sched_yield();
 }
 
 void mt_libunwind_fork_done(bool child)
 {
     if (child)
-        atomic_store(&g_walkers, 0); /* the walkers are in the parent */
-    atomic_store(&g_fork_closed, false);
+        atomic_store_explicit(&g_walkers, 0,
+                              memory_order_seq_cst); /* the walkers are in the parent */
+    atomic_store_explicit(&g_fork_closed, false, memory_order_seq_cst);
 }
 
 uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated)
