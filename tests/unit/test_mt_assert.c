@@ -68,16 +68,23 @@ static void read_torn_counters(void)
     mt_trace_read(&t, &c);
 }
 
+/* fn, in a child, aborts after writing what contains each needle. */
+static void assert_aborts(void (*fn)(void), const char *const *needles)
+{
+    char out[512];
+    int st = run_child(fn, out, sizeof out);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGABRT);
+    for (; *needles; needles++)
+        assert_non_null(strstr(out, *needles));
+}
+
 static void violated_assert_aborts_with_a_message(void **state)
 {
     (void)state;
-    char out[512];
-    int st = run_child(violate, out, sizeof out);
-    assert_true(WIFSIGNALED(st));
-    assert_int_equal(WTERMSIG(st), SIGABRT);
-    assert_non_null(strstr(out, "memtop: "));
-    assert_non_null(strstr(out, "test_mt_assert.c:"));
-    assert_non_null(strstr(out, ": assertion failed: two + two == 5\n"));
+    const char *const needles[] = {
+        "memtop: ", "test_mt_assert.c:", ": assertion failed: two + two == 5\n", NULL};
+    assert_aborts(violate, needles);
 }
 
 static void holding_assert_does_nothing(void **state)
@@ -99,11 +106,8 @@ static void ndebug_compiles_it_out(void **state)
 static void trace_read_asserts_alloc_count_ge_free_count(void **state)
 {
     (void)state;
-    char out[512];
-    int st = run_child(read_torn_counters, out, sizeof out);
-    assert_true(WIFSIGNALED(st));
-    assert_int_equal(WTERMSIG(st), SIGABRT);
-    assert_non_null(strstr(out, "alloc_count >= c->free_count"));
+    const char *const needles[] = {"assertion failed: c->alloc_count >= c->free_count", NULL};
+    assert_aborts(read_torn_counters, needles);
 }
 
 int main(void)
