@@ -13,10 +13,11 @@
 #include <sys/stat.h>
 
 #include "app.h"
-#include "commands.h"
+#include "errors.h"
 #include "lib_locate.h"
 #include "screen_manager.h"
 #include "term.h"
+#include "tui_main.h"
 
 #define GRACE_S 3.0                /* between SIGTERM and SIGKILL for PROG at quit */
 #define BIG_RECORDING (64ll << 20) /* bytes of a recording worth a "reading" line */
