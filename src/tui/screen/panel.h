@@ -25,7 +25,8 @@ typedef struct mt_panel {
     /* Draw into rows [y, y + h) of the screen, all columns. */
     void (*draw)(struct mt_app *a, int y, int h);
     mt_key_result (*key)(struct mt_app *a, int ch);
-    const mt_fkey *fkeys; /* the function bar, NULL-key terminated */
+    const mt_fkey *fkeys; /* the function bar, NULL-key terminated; NULL: the F keys
+                             of the key table (keymap.c) */
 } mt_panel;
 
 /* The panels (each in its own file). */

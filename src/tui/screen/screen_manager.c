@@ -19,6 +19,7 @@
 #include "bars.h"
 #include "draw.h"
 #include "header_view.h"
+#include "keymap.h"
 #include "table_keys.h"
 
 #define TICK_MS 100
@@ -151,7 +152,7 @@ static void handle_key(mt_app *a, int ch)
     if (r == MT_KEY_CLOSE)
         mt_app_pop(a);
     else if (r == MT_KEY_UNHANDLED)
-        mt_global_key(a, ch);
+        mt_keys_dispatch(a, MT_KEYS_GLOBAL, ch);
     if (a->depth == 0)
         a->quit = true;
     a->dirty = true;

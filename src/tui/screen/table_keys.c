@@ -9,6 +9,7 @@
 
 #include "actions.h"
 #include "header_view.h"
+#include "keymap.h"
 
 int mt_table_page(const mt_app *a)
 {
@@ -54,17 +55,57 @@ static void move_sel(mt_app *a, long by)
     a->dirty = true;
 }
 
-static void open_detail(mt_app *a)
+bool mt_act_move(mt_app *a, double rows)
 {
+    move_sel(a, (long)rows);
+    return true;
+}
+
+bool mt_act_page(mt_app *a, double pages)
+{
+    move_sel(a, (long)pages * mt_table_page(a));
+    return true;
+}
+
+bool mt_act_ends(mt_app *a, double dir)
+{
+    size_t n;
+    mt_table_rows(a->table, &n);
+    move_sel(a, dir < 0 ? -a->ui.sel : (long)n);
+    return true;
+}
+
+bool mt_act_detail(mt_app *a, double unused)
+{
+    (void)unused;
     size_t n;
     const mt_table_row *rows = mt_table_rows(a->table, &n);
     if (a->ui.sel < 0 || (size_t)a->ui.sel >= n)
-        return;
+        return true;
     a->ui.detail_trace = rows[a->ui.sel].trace_id;
     snprintf(a->ui.detail_label, sizeof a->ui.detail_label, "%s",
              rows[a->ui.sel].label ? rows[a->ui.sel].label : "");
     a->ui.detail_scroll = 0;
     mt_app_push(a, &mt_detail_panel);
+    return true;
+}
+
+bool mt_act_search(mt_app *a, double unused)
+{
+    (void)unused;
+    a->ui.searching = true;
+    a->dirty = true;
+    return true;
+}
+
+bool mt_act_clear_filter(mt_app *a, double unused)
+{
+    (void)unused;
+    if (a->ui.filter[0]) {
+        a->ui.filter[0] = 0;
+        mt_app_rows_changed(a);
+    }
+    return true;
 }
 
 static mt_key_result search_key(mt_app *a, int ch)
@@ -91,65 +132,9 @@ static mt_key_result search_key(mt_app *a, int ch)
     return MT_KEY_HANDLED;
 }
 
-static mt_key_result move_key(mt_app *a, int ch)
-{
-    size_t n;
-    mt_table_rows(a->table, &n);
-    long page = mt_table_page(a);
-    switch (ch) {
-    case KEY_UP:
-    case 'k':
-        move_sel(a, -1);
-        return MT_KEY_HANDLED;
-    case KEY_DOWN:
-    case 'j':
-        move_sel(a, 1);
-        return MT_KEY_HANDLED;
-    case KEY_PPAGE:
-        move_sel(a, -page);
-        return MT_KEY_HANDLED;
-    case KEY_NPAGE:
-        move_sel(a, page);
-        return MT_KEY_HANDLED;
-    case KEY_HOME:
-        move_sel(a, -a->ui.sel);
-        return MT_KEY_HANDLED;
-    case KEY_END:
-        move_sel(a, (long)n);
-        return MT_KEY_HANDLED;
-    case KEY_LEFT:
-    case KEY_RIGHT:
-        if (!a->src.replay)
-            return MT_KEY_UNHANDLED;
-        mt_action_cursor(a, ch == KEY_LEFT ? -0.01 : 0.01);
-        return MT_KEY_HANDLED;
-    }
-    return MT_KEY_UNHANDLED;
-}
-
 mt_key_result mt_table_key(mt_app *a, int ch)
 {
     if (a->ui.searching)
         return search_key(a, ch);
-    if (move_key(a, ch) == MT_KEY_HANDLED)
-        return MT_KEY_HANDLED;
-    switch (ch) {
-    case '\n':
-    case '\r':
-    case KEY_ENTER:
-        open_detail(a);
-        return MT_KEY_HANDLED;
-    case '/':
-    case KEY_F(3):
-        a->ui.searching = true;
-        a->dirty = true;
-        return MT_KEY_HANDLED;
-    case 27: /* Esc clears a kept filter */
-        if (a->ui.filter[0]) {
-            a->ui.filter[0] = 0;
-            mt_app_rows_changed(a);
-        }
-        return MT_KEY_HANDLED;
-    }
-    return MT_KEY_UNHANDLED;
+    return mt_keys_dispatch(a, MT_KEYS_TABLE, ch);
 }

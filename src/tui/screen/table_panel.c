@@ -119,9 +119,5 @@ static void draw(mt_app *a, int y, int h)
         draw_empty(a, y + 1);
 }
 
-static const mt_fkey fkeys[] = {
-    {"F1", "Help"},   {"F2", "Base"},   {"F3", "Search"}, {"F4", "Group"}, {"F5", "Pause"},
-    {"F6", "SortBy"}, {"F7", "Export"}, {"F8", "Record"}, {"F10", "Quit"}, {NULL, NULL},
-};
-
-const mt_panel mt_table_panel = {"table", true, draw, mt_table_key, fkeys};
+/* No fkeys: the function bar is the key table's (keymap.c). */
+const mt_panel mt_table_panel = {"table", true, draw, mt_table_key, NULL};
