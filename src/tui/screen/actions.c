@@ -131,8 +131,8 @@ bool mt_act_sort(mt_app *a, double key)
 bool mt_act_sort_menu(mt_app *a, double unused)
 {
     (void)unused;
-    a->ui.menu_sel = a->ui.sort;
-    mt_app_push(a, &mt_sort_panel);
+    a->panels.sort.sel = a->ui.sort;
+    mt_app_push(a, &a->panels.sort);
     return true;
 }
 
@@ -154,8 +154,8 @@ bool mt_act_quit(mt_app *a, double unused)
 bool mt_act_help(mt_app *a, double unused)
 {
     (void)unused;
-    a->ui.help_scroll = 0;
-    mt_app_push(a, &mt_help_panel);
+    a->panels.help.first = 0;
+    mt_app_push(a, &a->panels.help);
     return true;
 }
 

@@ -19,9 +19,9 @@ static void draw_fkeys(mt_app *a, int y)
     const mt_panel *p = a->depth ? a->stack[a->depth - 1] : NULL;
     mt_draw_fill(y, 0, COLS, A_NORMAL);
     int x = 0;
-    for (const mt_fkey *k = p ? p->fkeys : NULL; k && k->key && x < COLS; k++)
+    for (const mt_fkey *k = p ? p->cls->fkeys : NULL; k && k->key && x < COLS; k++)
         x = draw_fkey(t, y, x, k->key, k->label);
-    for (int f = 1; p && !p->fkeys && f <= 12 && x < COLS; f++) { /* the key table's bar */
+    for (int f = 1; p && !p->cls->fkeys && f <= 12 && x < COLS; f++) { /* the key table's bar */
         const char *label = mt_keys_fkey_label(f);
         char name[8];
         if (label)
@@ -62,7 +62,7 @@ void mt_bars_draw(mt_app *a)
         mt_draw_text(t, y, 0, COLS, a->status_is_error ? t->bad : t->warn, a->status);
     } else if (a->src.error[0]) {
         mt_draw_text(t, y, 0, COLS, t->bad, a->src.error);
-    } else if (a->depth && a->stack[a->depth - 1] == &mt_table_panel) {
+    } else if (a->depth && a->stack[a->depth - 1] == &a->panels.table.p) {
         draw_summary(a, y);
     }
     draw_fkeys(a, LINES - 1);

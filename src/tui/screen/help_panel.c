@@ -49,13 +49,13 @@ static void build(mt_app *a, mt_text_lines *l)
     mt_lines_add(l, t->dim, "Esc, q or ? closes this help.  man memtop has the rest.");
 }
 
-static void draw(mt_app *a, int y, int h)
+static void draw(mt_app *a, mt_panel *self, int y, int h)
 {
     build(a, &a->page);
-    mt_lines_draw(&a->theme, &a->page, y, h, &a->ui.help_scroll);
+    mt_lines_draw(&a->theme, &a->page, y, h, &self->first);
 }
 
-static mt_key_result key(mt_app *a, int ch)
+static mt_key_result key(mt_app *a, mt_panel *self, int ch)
 {
     switch (ch) {
     case 27:
@@ -69,17 +69,17 @@ static mt_key_result key(mt_app *a, int ch)
         return MT_KEY_CLOSE;
     case KEY_UP:
     case 'k':
-        a->ui.help_scroll--;
+        self->first--;
         break;
     case KEY_DOWN:
     case 'j':
-        a->ui.help_scroll++;
+        self->first++;
         break;
     case KEY_PPAGE:
-        a->ui.help_scroll -= LINES / 2;
+        self->first -= LINES / 2;
         break;
     case KEY_NPAGE:
-        a->ui.help_scroll += LINES / 2;
+        self->first += LINES / 2;
         break;
     default:
         return MT_KEY_HANDLED; /* help is modal */
@@ -90,4 +90,4 @@ static mt_key_result key(mt_app *a, int ch)
 
 static const mt_fkey fkeys[] = {{"Esc", "Close"}, {NULL, NULL}};
 
-const mt_panel mt_help_panel = {"help", false, draw, key, fkeys};
+const mt_panel_class mt_help_class = {"help", false, draw, key, fkeys};

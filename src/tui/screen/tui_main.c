@@ -95,7 +95,8 @@ static int setup(mt_app *a, const mt_opts *o)
     }
     mt_names_init(&a->names, a->sym, &a->src.view.defs);
     bool target = a->src.pid || a->src.replay;
-    mt_app_push(a, target ? &mt_table_panel : &mt_picker_panel);
+    mt_panels_init(&a->panels);
+    mt_app_push(a, target ? &a->panels.table.p : &a->panels.picker);
     return MT_EXIT_OK;
 }
 
