@@ -36,16 +36,17 @@ def sources(tui, folder):
 
 
 def link_errors(tui, order, rank):
-    """Each folder's library (add_library in its CMakeLists.txt) links only
-    the libraries of folders before it."""
+    """Each folder's library (memtop_tui_layer or add_library in its
+    CMakeLists.txt) links only the libraries of folders before it."""
     lib, links = {}, {}
     for folder in order:
         path = os.path.join(tui, folder, "CMakeLists.txt")
         text = open(path).read() if os.path.exists(path) else ""
-        m = re.search(r"add_library\((\w+)", text)
+        m = re.search(r"(?:add_library|memtop_tui_layer)\((\w+)", text)
         if m:
             lib[m.group(1)] = folder
-        links[folder] = " ".join(re.findall(r"target_link_libraries\(([^)]*)\)", text)).split()
+        calls = re.findall(r"(?:target_link_libraries|memtop_tui_layer)\(([^)]*)\)", text)
+        links[folder] = " ".join(calls).split()
     errors = []
     for folder in order:
         for name in links[folder]:
