@@ -77,6 +77,7 @@ static int setup(mt_app *a, const mt_opts *o)
 {
     char msg[512];
     a->o = o;
+    mt_panels_init(&a->panels);
     a->ui.sort = o->sort;
     a->ui.group = o->group;
     a->picker.dir = mt_shm_dir();
@@ -95,7 +96,6 @@ static int setup(mt_app *a, const mt_opts *o)
     }
     mt_names_init(&a->names, a->sym, &a->src.view.defs);
     bool target = a->src.pid || a->src.replay;
-    mt_panels_init(&a->panels);
     mt_app_push(a, target ? &a->panels.table.p : &a->panels.picker);
     return MT_EXIT_OK;
 }
