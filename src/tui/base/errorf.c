@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "commands.h"
+#include "errors.h"
 
 void mt_errorf(const char *fmt, ...)
 {

@@ -1,5 +1,7 @@
 /* cli_options.h -- memtop's command line: what the user asked for, parsed
- * and range-checked, or a one-line usage error. */
+ * and range-checked, or a one-line usage error.  In base/ because every
+ * layer reads the options (the sort key, the grouping, the paths); the
+ * commands that act on them are in cli/. */
 #ifndef MEMTOP_CLI_OPTIONS_H
 #define MEMTOP_CLI_OPTIONS_H
 
@@ -53,8 +55,6 @@ typedef struct mt_opts {
 
 /* 0 on success; 2 with a message in err on a usage error. */
 int mt_opts_parse(int argc, char **argv, mt_opts *o, char *err, size_t errsz);
-
-void mt_opts_usage(FILE *f);
 
 const char *mt_sort_name(mt_sort_key key);
 const char *mt_group_name(mt_group_key key);
