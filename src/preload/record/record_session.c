@@ -275,8 +275,7 @@ uint64_t mt_recw_end(unsigned reason)
         bytes = mt_w.bytes;
     }
     mt_spin_unlock(&mt_w.lock);
-    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst))
-        mt_recw_wait_writer_exit(); /* a start right after this one gets a writer of its own */
+    mt_recw_wait_writer_exit(); /* a start right after this one gets a writer of its own */
     mt_tls_in_hook = was;
     return bytes;
 }
