@@ -154,7 +154,7 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     (void)arg;
-    __atomic_store_n(&g_alloc.adds, info->dlpi_adds, __ATOMIC_RELAXED);
+    MT_HINT_SET(g_alloc.adds, info->dlpi_adds);
     uint64_t lo, hi;
     range_of(info, &lo, &hi);
     uint64_t self = (uint64_t)(uintptr_t)&mt_alloc_scan;
@@ -183,7 +183,7 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
     if (g_alloc.nscanned < SCANNED_MAX) {
         g_alloc.scanned[g_alloc.nscanned].bias = m->bias;
         g_alloc.scanned[g_alloc.nscanned].lo = lo;
-        __atomic_store_n(&g_alloc.nscanned, g_alloc.nscanned + 1, __ATOMIC_RELAXED);
+        MT_HINT_SET(g_alloc.nscanned, g_alloc.nscanned + 1);
     }
     return 0;
 }

@@ -46,8 +46,8 @@ static void reset_session(int fd)
 {
     mt_w.fd = fd;
     mt_w.pid = getpid();
-    mt_w.err = 0;
-    mt_w.bytes = 0;
+    MT_HINT_SET(mt_w.err, 0);
+    MT_HINT_SET(mt_w.bytes, 0);
     mt_w.frame_mark = 0;
     mt_w.reserve = true;
     mt_w.reserved_to = 0;
@@ -313,7 +313,7 @@ bool mt_recw_unseal(void)
              lseek(mt_w.fd, (off_t)mt_w.seal_mark, SEEK_SET) == (off_t)mt_w.seal_mark;
     mt_w.sealed = false;
     if (ok) {
-        mt_w.bytes = mt_w.seal_mark;
+        MT_HINT_SET(mt_w.bytes, mt_w.seal_mark);
         mt_w.reserved_to = mt_w.seal_mark;        /* the cut freed what lay past it */
         mt_w.last_totals_ns = MT_RECW_TOTALS_DUE; /* the final state's TOTALS were cut off */
         /* So was its excess LOST record: those events are still to come. */
