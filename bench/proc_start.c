@@ -156,7 +156,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "memtop-proc-start: %s failed\n", argv[optind + 1]);
         return 1;
     }
-    printf("proc-start mode=%s n=%ld ms_per_proc=%.3f child_cpu_ms_per_proc=%.3f\n",
-           argv[optind], n, (t1 - t0) * 1e3 / (double)n, (c1 - c0) * 1e3 / (double)n);
+    printf("proc-start mode=%s n=%ld ms_per_proc=%.3f child_cpu_ms_per_proc=%.3f\n", argv[optind],
+           n, (t1 - t0) * 1e3 / (double)n, (c1 - c0) * 1e3 / (double)n);
     return 0;
 }
