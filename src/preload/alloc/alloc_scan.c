@@ -208,6 +208,21 @@ static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit, 
         c->mallctl = addr;
 }
 
+/* Whether name can be one of the names on_sym looks for: mi_* and tc_*,
+ * or at most PREFIX_MAX + 8 characters ending in 'l' (P+mallctl), 'x'
+ * (P+mallocx, P+sdallocx) or 'c' (malloc, __libc_malloc, PyObject_Malloc).
+ * Every function of every module goes through here at start, and few pass:
+ * this is most of the scan's cost in a short process. */
+static bool may_match(const char *name)
+{
+    if ((name[0] == 'm' && name[1] == 'i' && name[2] == '_') ||
+        (name[0] == 't' && name[1] == 'c' && name[2] == '_'))
+        return true;
+    size_t len = strnlen(name, PREFIX_MAX + 9);
+    char last = len ? name[len - 1] : '\0';
+    return len <= PREFIX_MAX + 8 && (last == 'l' || last == 'x' || last == 'c');
+}
+
 static void on_sym(void *arg, const mt_elf_sym *s)
 {
     static const struct {
@@ -215,6 +230,8 @@ static void on_sym(void *arg, const mt_elf_sym *s)
         size_t len;
         unsigned bit;
     } je_sigs[] = {{"mallctl", 7, 1}, {"mallocx", 7, 2}, {"sdallocx", 8, 4}};
+    if (!may_match(s->name))
+        return;
     mod_syms *y = arg;
     size_t len = strlen(s->name);
     for (unsigned i = 0; i < sizeof je_sigs / sizeof je_sigs[0]; i++) {

@@ -112,6 +112,7 @@ void mt_config_load(mt_config *cfg, char **envp)
         env_number("MEMTOP_TEMP_MS", 0, 86400000ull, MT_DEFAULT_TEMP_MS) * 1000000ull;
     cfg->interval_ms =
         (uint32_t)env_number("MEMTOP_INTERVAL_MS", 10, 60000, MT_DEFAULT_INTERVAL_MS);
+    cfg->start_ms = (uint32_t)env_number("MEMTOP_START_MS", 0, 3600000, MT_DEFAULT_START_MS);
     const char *dir = env_get("MEMTOP_SHM_DIR");
     if (!dir || !*dir || strlen(dir) >= sizeof cfg->shm_dir) {
         if (dir && *dir)

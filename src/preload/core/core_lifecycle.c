@@ -3,8 +3,9 @@
  * Start: the first hook call initialises tracking (lazily: the dynamic
  * loader and other constructors allocate before ours runs).  Our
  * constructor starts the publisher thread, which cannot be created that
- * early.  Calls that arrive on other threads while one thread initialises
- * pass through untracked (and are counted).
+ * early, and which creates the segment only MEMTOP_START_MS later
+ * (publish_thread.c, "Short processes").  Calls that arrive on other threads while one thread
+ * initialises pass through untracked (and are counted).
  *
  * fork: prepare first waits until no thread is inside libunwind (whose
  * dl_iterate_phdr calls hold a loader lock glibc does not reset in the
@@ -13,7 +14,7 @@
  * cache), so no lock is held by a thread that will not exist in the
  * child; both sides release them.  The child keeps a copy of the parent's counters (its heap is a
  * copy too), drops the parent's segment, and starts its own publisher at
- * its first allocation.
+ * its first allocation (its segment MEMTOP_START_MS after that).
  * vfork/posix_spawn children run in the parent's memory until exec and do
  * not run atfork handlers: nothing here writes state for them.
  *
@@ -152,7 +153,7 @@ bool mt_ensure_ready(void)
          * so one of them starts the publisher. */
         atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_seq_cst);
         if (ok && atomic_load_explicit(&g_ctor_done, memory_order_seq_cst))
-            mt_publisher_start(false);
+            mt_publisher_arm(false);
         mt_tls_in_hook = was;
         return ok;
     }
@@ -163,7 +164,7 @@ bool mt_ensure_ready(void)
         atomic_store_explicit(&mt_g.state, MT_ST_READY, memory_order_release);
         int was = mt_tls_in_hook;
         mt_tls_in_hook = MT_IN_OWN;
-        mt_publisher_start(true);
+        mt_publisher_arm(true);
         mt_rec_child_start();
         mt_tls_in_hook = was;
         return true;
@@ -180,7 +181,7 @@ __attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char
     atomic_store_explicit(&g_ctor_done, true, memory_order_seq_cst); /* mt_ensure_ready */
     int st = atomic_load_explicit(&mt_g.state, memory_order_seq_cst);
     if (st == MT_ST_UNINIT) {
-        mt_ensure_ready(); /* also starts the publisher */
+        mt_ensure_ready(); /* also arms the publisher */
     } else {
         if (st != MT_ST_READY)
             return;
@@ -191,7 +192,7 @@ __attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char
                 return;
             }
         }
-        mt_publisher_start(false);
+        mt_publisher_arm(false);
     }
     if (atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
         int was = mt_tls_in_hook;

@@ -81,6 +81,8 @@ static const char usage_text[] =
     "  MEMTOP_TEMP_MS       a block freed within this many ms is temporary\n"
     "                       (default 100)\n"
     "  MEMTOP_INTERVAL_MS   publish interval, 10..60000 (default 1000)\n"
+    "  MEMTOP_START_MS      create the segment this long after start, 0..3600000\n"
+    "                       (default 100; 0: at once)\n"
     "  MEMTOP_DISABLE=1     do not track\n"
     "  MEMTOP_LOG           error, warn, info or debug\n"
     "  MEMTOP_LOG_FILE      log to this file instead of stderr\n"
