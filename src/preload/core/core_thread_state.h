@@ -17,12 +17,23 @@ typedef struct mt_thread {
     uint64_t last_birth_ns;
     uint32_t last_trace;
     bool transient; /* borrowed after the thread's key destructor ran */
+    /* Sampled mode (core_sample.h): bytes left to the next sample, the
+     * generator's state. */
+    int64_t sample_left;
+    uint64_t sample_rng;
     /* Frees that arrived while inside a hook (from a signal handler on this
      * thread).  Pushed and popped with compare-and-swap: a handler can
      * interrupt the drain loop between its load and store. */
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
     struct mt_thread *next_free;
+    /* Sampled mode: this record's exact allocation and free counts, written
+     * by the thread that holds the record, summed by the publisher over
+     * every record ever made (next_all), kept when a record is recycled
+     * (pop_free clears what is before and after them: keep them here,
+     * together, just before walk). */
+    _Atomic uint64_t exact_allocs, exact_bytes, exact_frees;
+    struct mt_thread *next_all;
     /* The thread's previous stack walk, for the next one (unwind_memo.h):
      * right after this struct, in the same mapping, sized by the depth. */
     mt_walk_memo *walk;
@@ -57,6 +68,12 @@ mt_thread *mt_thread_acquire(void);
 void mt_thread_return(mt_thread *t);
 
 bool mt_threads_init(void);
+
+/* Sampled mode: the exact counts summed over every thread record. */
+typedef struct mt_exact_totals {
+    uint64_t allocs, bytes, frees;
+} mt_exact_totals;
+void mt_threads_exact(mt_exact_totals *out);
 void mt_threads_lock_all(void);
 void mt_threads_unlock_all(void);
 

@@ -17,6 +17,14 @@
  * to the recorder with what was charged; when none runs, that costs one
  * predictable branch per call on a relaxed load.
  *
+ * Sampled mode (MEMTOP_SAMPLE, core_sample.h): an unsampled allocation is
+ * only counted down (and counted exactly per thread); a sampled one is
+ * tracked as above with the weights of sample_weight.h instead of its size
+ * and 1, and so is its free, whose weight is computed again from the same
+ * size and address.  A free the filter rules out only counts a free.  Only
+ * sampled blocks are in the table, so a free it does not know is not an
+ * "unknown free" there.
+ *
  * Counter updates are relaxed atomics except free_count, which is
  * incremented last with release so that a reader who loads free_count with
  * acquire and then alloc_count never sees more frees than allocations.
@@ -28,6 +36,8 @@
 #include "core_clock.h"
 #include "dat_format.h"
 #include "core_hash.h"
+#include "core_sample.h"
+#include "sample_weight.h"
 #include "hook_real_alloc.h"
 #include "record.h"
 #include "core_state.h"
@@ -43,10 +53,19 @@ static inline void raise_peak(_Atomic uint64_t *peak, uint64_t value)
         ;
 }
 
-static inline void account_alloc(uint32_t id, uint64_t size)
+/* What block p of size bytes stands for: itself, or its sampling weight. */
+static inline mt_sample_weight weigh(const void *p, uint64_t size)
 {
+    if (MT_LIKELY(!mt_g.cfg.sample_rate))
+        return (mt_sample_weight){size, 1};
+    return mt_sample_weigh(size, mt_g.cfg.sample_rate, (uint64_t)(uintptr_t)p);
+}
+
+static inline void account_alloc(uint32_t id, mt_sample_weight w)
+{
+    uint64_t size = w.bytes;
     mt_trace *tr = mt_trace_get(id);
-    atomic_fetch_add_explicit(&tr->alloc_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&tr->alloc_count, w.count, memory_order_relaxed);
     uint64_t live = atomic_fetch_add_explicit(&tr->live_bytes, size, memory_order_relaxed) + size;
     raise_peak(&tr->peak_live_bytes, live);
     uint64_t plive = atomic_fetch_add_explicit(&mt_g.live_bytes, size, memory_order_relaxed) + size;
@@ -55,31 +74,32 @@ static inline void account_alloc(uint32_t id, uint64_t size)
 
 /* Takes back account_alloc when the block could not be recorded (no
  * memory for bookkeeping).  The peak it may have raised stays: rare. */
-static void unaccount_alloc(uint32_t id, uint64_t size)
+static void unaccount_alloc(uint32_t id, mt_sample_weight w)
 {
     mt_trace *tr = mt_trace_get(id);
-    atomic_fetch_sub_explicit(&mt_g.live_bytes, size, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&tr->live_bytes, size, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&tr->alloc_count, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->live_bytes, w.bytes, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->alloc_count, w.count, memory_order_relaxed);
 }
 
 /* live >= 0: the block's own account_alloc happened-before this (through
  * the block table's shard lock), so the counters it takes the block's
  * bytes from hold them (CONCURRENCY.md, "free_count"). */
-static inline void account_free(const mt_block *b, bool temporary)
+static inline void account_free(const void *p, const mt_block *b, bool temporary)
 {
+    mt_sample_weight w = weigh(p, b->size);
     mt_trace *tr = mt_trace_get(b->trace);
-    uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, b->size, memory_order_relaxed);
-    uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, b->size, memory_order_relaxed);
-    MT_ASSERT(plive >= b->size && live >= b->size);
+    uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
+    uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, w.bytes, memory_order_relaxed);
+    MT_ASSERT(plive >= w.bytes && live >= w.bytes);
     (void)plive;
     (void)live;
-    atomic_fetch_add_explicit(&tr->free_bytes, b->size, memory_order_relaxed);
+    atomic_fetch_add_explicit(&tr->free_bytes, w.bytes, memory_order_relaxed);
     if (temporary) {
-        atomic_fetch_add_explicit(&tr->temp_count, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&tr->temp_bytes, b->size, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tr->temp_count, w.count, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tr->temp_bytes, w.bytes, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&tr->free_count, 1, memory_order_release);
+    atomic_fetch_add_explicit(&tr->free_count, w.count, memory_order_release);
 }
 
 /* Trace id for the caller's backtrace, from the shared index: lock-free
@@ -110,14 +130,15 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
 {
     uint32_t id = current_trace(t, now, start);
     mt_block b = {.size = size, .birth_ns = now, .trace = id};
-    account_alloc(id, size);
+    mt_sample_weight w = weigh(p, size);
+    account_alloc(id, w);
     switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {
     case MT_INSERT_FAILED:
-        unaccount_alloc(id, size);
+        unaccount_alloc(id, w);
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
         return UINT32_MAX;
     case MT_INSERT_REPLACED:
-        account_free(stale, false);
+        account_free(p, stale, false);
         atomic_fetch_add_explicit(&mt_g.missed_free_count, 1, memory_order_relaxed);
         *missed = true;
         break;
@@ -146,8 +167,12 @@ alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
         mt_rec_alloc(now, p, id, size);
 }
 
-void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+/* A sampled allocation: a new distance, the filter told, then as usual. */
+static void __attribute__((noinline))
+alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 {
+    mt_sample_next(t);
+    mt_sfilter_add(p);
     if (MT_UNLIKELY(mt_rec_on())) {
         alloc_recorded(t, p, size, start);
         return;
@@ -157,11 +182,33 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
     track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start);
 }
 
+void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate)) {
+        if (!mt_sample_skip(t, size))
+            alloc_sampled(t, p, size, start);
+        return;
+    }
+    if (MT_UNLIKELY(mt_rec_on())) {
+        alloc_recorded(t, p, size, start);
+        return;
+    }
+    mt_block stale;
+    bool missed = false;
+    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start);
+}
+
+/* In sampled mode a block the table does not hold was not sampled (the
+ * filter's count for p is lowered only once p left the table). */
 static inline bool take_block(void *p, mt_block *out)
 {
-    if (MT_LIKELY(mt_ptr_remove((uintptr_t)p, out)))
+    if (MT_LIKELY(mt_ptr_remove((uintptr_t)p, out))) {
+        if (MT_UNLIKELY(mt_g.cfg.sample_rate))
+            mt_sfilter_del(p);
         return true;
-    atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+    }
+    if (MT_LIKELY(!mt_g.cfg.sample_rate))
+        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
     return false;
 }
 
@@ -179,7 +226,7 @@ static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool t
         uint64_t age = now > b->birth_ns ? now - b->birth_ns : 0; /* same clock tick: age 0 */
         temporary = newest || age < mt_g.cfg.temporary_ns;
     }
-    account_free(b, temporary);
+    account_free(p, b, temporary);
     return temporary;
 }
 
@@ -197,6 +244,8 @@ charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, boo
 
 bool mt_take(void *p, mt_block *out)
 {
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate) && !mt_sfilter_maybe(p))
+        return false; /* not sampled */
     if (MT_UNLIKELY(mt_rec_on()))
         mt_rec_gate();
     return take_block(p, out);
@@ -222,6 +271,11 @@ static void __attribute__((noinline)) free_recorded(mt_thread *t, void *p)
 
 void mt_on_free(mt_thread *t, void *p)
 {
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate)) {
+        mt_exact_add(&t->exact_frees, 1);
+        if (MT_LIKELY(!mt_sfilter_maybe(p)))
+            return;
+    }
     if (MT_UNLIKELY(mt_rec_on())) {
         free_recorded(t, p);
         return;
@@ -236,14 +290,26 @@ bool mt_try_on_free(mt_thread *t, void *p)
     bool rec = mt_rec_on();
     if (rec && mt_rec_paused())
         return false; /* a recording is capturing its initial state: defer */
+    bool sampled = mt_g.cfg.sample_rate != 0;
+    if (sampled && !mt_sfilter_maybe(p)) {
+        mt_count_nested_free();
+        return true;
+    }
     mt_block b;
     switch (mt_ptr_try_remove((uintptr_t)p, &b)) {
     case MT_TRY_BUSY:
         return false;
     case MT_TRY_ABSENT:
-        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+        if (sampled)
+            mt_count_nested_free();
+        else
+            atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
         return true;
     case MT_TRY_REMOVED:
+        if (sampled) {
+            mt_sfilter_del(p);
+            mt_count_nested_free();
+        }
         if (rec)
             charge_recorded(t, p, &b, true, false);
         else
@@ -253,8 +319,15 @@ bool mt_try_on_free(mt_thread *t, void *p)
     return false;
 }
 
+void mt_count_nested_free(void)
+{
+    atomic_fetch_add_explicit(&mt_g.nested_frees, 1, memory_order_relaxed);
+}
+
 void mt_untake(void *p, const mt_block *b)
 {
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate))
+        mt_sfilter_add(p);
     mt_block stale;
     mt_ptr_insert((uintptr_t)p, b, &stale);
 }

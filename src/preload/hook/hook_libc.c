@@ -103,6 +103,9 @@ static void free_nested(void *p)
                 return;
         }
     }
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate) &&
+        atomic_load_explicit(&mt_g.state, memory_order_relaxed) == MT_ST_READY)
+        mt_count_nested_free();
     mt_real.free(p);
 }
 
@@ -117,7 +120,8 @@ MT_EXPORT void free(void *p)
     if (MT_LIKELY(t)) {
         /* Two cache misses are coming: our record and the allocator's chunk
          * header.  Start both now so they overlap. */
-        mt_ptr_prefetch((uintptr_t)p);
+        if (MT_LIKELY(!mt_g.cfg.sample_rate)) /* sampled: the table is rarely read */
+            mt_ptr_prefetch((uintptr_t)p);
         __builtin_prefetch((char *)p - 16, 1);
         mt_on_free(t, p);
         mt_real.free(p);
@@ -151,6 +155,7 @@ static void *realloc_tracked(mt_thread *t, void *old, size_t size, const mt_hook
     } else {
         if (known)
             mt_charge_free(t, old, &b, false);
+        mt_count_realloc_free(t, old);
         if (p)
             mt_on_alloc(t, p, size, start);
     }

@@ -50,14 +50,15 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     bool d = mt_table_has_baseline(a->table);
     const char *since = d ? " (since the baseline)" : "";
     char c1[32], c2[32];
-    mt_lines_add(l, t->title, "Counters%s", since);
+    const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
+    mt_lines_add(l, t->title, "Counters%s%s", since, est[0] ? " (~: estimated from samples)" : "");
     char live[48], blocks[48];
     mt_column_text(MT_COL_LIVE, r, d, true, live, sizeof live);
     mt_column_text(MT_COL_BLOCKS, r, d, true, blocks, sizeof blocks);
-    mt_lines_add(l, A_NORMAL, "  live        %s in %s blocks", live, blocks);
-    mt_lines_add(l, A_NORMAL, "  allocated   %s in %s allocations", B((uint64_t)r->alloc_bytes),
-                 mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
-    mt_lines_add(l, A_NORMAL, "  freed       %s frees, %s temporary (%.0f%% of frees)",
+    mt_lines_add(l, A_NORMAL, "  live        %s%s in %s%s blocks", est, live, est, blocks);
+    mt_lines_add(l, A_NORMAL, "  allocated   %s%s in %s%s allocations", est,
+                 B((uint64_t)r->alloc_bytes), est, mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
+    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of frees)", est,
                  mt_fmt_count((uint64_t)r->free_count, c1, 32),
                  mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
     const mt_snapshot *s = mt_app_snapshot(a);

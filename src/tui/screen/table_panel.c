@@ -7,6 +7,7 @@
 #include "app.h"
 #include "columns.h"
 #include "draw.h"
+#include "format.h"
 #include "table_keys.h"
 
 static void draw_heading(mt_app *a, int y)
@@ -18,7 +19,10 @@ static void draw_heading(mt_app *a, int y)
     for (int c = 0; c < MT_COLS; c++) {
         const mt_column *col = &mt_columns[c];
         char h[32];
-        snprintf(h, sizeof h, "%s%s", delta && col->has_delta ? t->delta : "", col->heading);
+        /* "~LIVE": every column is an estimate when sampled (the exact
+         * process totals are in the header) */
+        snprintf(h, sizeof h, "%s%s%s", mt_est_mark(mt_view_sample_rate(&a->src.view)),
+                 delta && col->has_delta ? t->delta : "", col->heading);
         attr_t at = col->sort == a->ui.sort ? t->heading | A_BOLD | A_UNDERLINE : t->heading;
         mt_draw_right(t, y, x + col->width, col->width, at, h);
         x += col->width + 1;
