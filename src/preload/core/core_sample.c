@@ -8,21 +8,22 @@
 
 #include <math.h>
 
-_Atomic uint8_t *mt_sfilter;
+_Atomic(_Atomic uint8_t *) mt_sfilter;
 
 bool mt_sample_init(void)
 {
     if (!mt_g.cfg.sample_rate)
         return true;
-    mt_sfilter = mt_os_alloc((size_t)1 << MT_SFILTER_BITS);
-    return mt_sfilter != NULL;
+    _Atomic uint8_t *f = mt_os_alloc((size_t)1 << MT_SFILTER_BITS);
+    atomic_store_explicit(&mt_sfilter, f, memory_order_relaxed); /* before MT_ST_READY */
+    return f != NULL;
 }
 
 /* Saturating: a slot that reached 255 stays set for good (a slower path
  * for the addresses that hash there, never a missed block). */
 void mt_sfilter_add(const void *p)
 {
-    _Atomic uint8_t *c = &mt_sfilter[mt_sfilter_slot(p)];
+    _Atomic uint8_t *c = &mt_sfilter_slots()[mt_sfilter_slot(p)];
     uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
     while (v != UINT8_MAX &&
            !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v + 1), memory_order_relaxed,
@@ -32,7 +33,7 @@ void mt_sfilter_add(const void *p)
 
 void mt_sfilter_del(const void *p)
 {
-    _Atomic uint8_t *c = &mt_sfilter[mt_sfilter_slot(p)];
+    _Atomic uint8_t *c = &mt_sfilter_slots()[mt_sfilter_slot(p)];
     uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
     while (v != 0 && v != UINT8_MAX &&
            !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v - 1), memory_order_relaxed,

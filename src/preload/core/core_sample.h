@@ -26,7 +26,15 @@
 
 /* The filter (NULL in exact mode), set at initialisation before tracking
  * becomes ready (published by mt_g.state's release). */
-extern _Atomic uint8_t *mt_sfilter;
+extern _Atomic(_Atomic uint8_t *) mt_sfilter;
+
+/* The filter's slots, or NULL in exact mode.  Relaxed: the slots need no
+ * publishing (zeroed by the kernel, then only atomics), and the hooks
+ * check that tracking is ready before they use what this gates. */
+static inline _Atomic uint8_t *mt_sfilter_slots(void)
+{
+    return atomic_load_explicit(&mt_sfilter, memory_order_relaxed);
+}
 
 static inline size_t mt_sfilter_slot(const void *p)
 {
@@ -37,7 +45,7 @@ static inline size_t mt_sfilter_slot(const void *p)
 /* False: p is certainly not a live sampled block. */
 static inline bool mt_sfilter_maybe(const void *p)
 {
-    return atomic_load_explicit(&mt_sfilter[mt_sfilter_slot(p)], memory_order_relaxed) != 0;
+    return atomic_load_explicit(&mt_sfilter_slots()[mt_sfilter_slot(p)], memory_order_relaxed) != 0;
 }
 
 /* Before a sampled block enters the table / after it left it. */

@@ -51,7 +51,8 @@ static mt_thread *pop_free(void)
     mt_spin_unlock(&g_free_lock);
     if (t) { /* a fresh state, but the exact counts and the list link stay
               * (the publisher reads them meanwhile) */
-        size_t keep_lo = offsetof(mt_thread, exact_allocs), keep_hi = offsetof(mt_thread, walk);
+        size_t keep_lo = offsetof(mt_thread, exact_allocs),
+               keep_hi = offsetof(mt_thread, last_alloc);
         memset(t, 0, keep_lo);
         memset((char *)t + keep_hi, 0, thread_bytes() - keep_hi);
     }

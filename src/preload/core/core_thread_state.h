@@ -10,6 +10,18 @@
 #define MT_DEFER_MAX 64u
 
 typedef struct mt_thread {
+    /* First, in one cache line: what sampled mode's fast path touches. */
+    /* Sampled mode (core_sample.h): bytes left to the next sample, the
+     * generator's state. */
+    int64_t sample_left;
+    uint64_t sample_rng;
+    /* Sampled mode: this record's exact allocation and free counts, written
+     * by the thread that holds the record, summed by the publisher over
+     * every record ever made (next_all), kept when a record is recycled
+     * (pop_free clears what is before and after them: keep them here,
+     * together, just before last_alloc). */
+    _Atomic uint64_t exact_allocs, exact_bytes, exact_frees;
+    struct mt_thread *next_all;
     /* The newest block this thread allocated, if not freed since: its
      * address, birth and trace (an address alone may have been freed and
      * reused by another thread meanwhile). */
@@ -17,23 +29,12 @@ typedef struct mt_thread {
     uint64_t last_birth_ns;
     uint32_t last_trace;
     bool transient; /* borrowed after the thread's key destructor ran */
-    /* Sampled mode (core_sample.h): bytes left to the next sample, the
-     * generator's state. */
-    int64_t sample_left;
-    uint64_t sample_rng;
     /* Frees that arrived while inside a hook (from a signal handler on this
      * thread).  Pushed and popped with compare-and-swap: a handler can
      * interrupt the drain loop between its load and store. */
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
     struct mt_thread *next_free;
-    /* Sampled mode: this record's exact allocation and free counts, written
-     * by the thread that holds the record, summed by the publisher over
-     * every record ever made (next_all), kept when a record is recycled
-     * (pop_free clears what is before and after them: keep them here,
-     * together, just before walk). */
-    _Atomic uint64_t exact_allocs, exact_bytes, exact_frees;
-    struct mt_thread *next_all;
     /* The thread's previous stack walk, for the next one (unwind_memo.h):
      * right after this struct, in the same mapping, sized by the depth. */
     mt_walk_memo *walk;

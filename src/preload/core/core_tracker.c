@@ -53,12 +53,25 @@ static inline void raise_peak(_Atomic uint64_t *peak, uint64_t value)
         ;
 }
 
-/* What block p of size bytes stands for: itself, or its sampling weight. */
-static inline mt_sample_weight weigh(const void *p, uint64_t size)
+static __attribute__((noinline)) mt_sample_weight weigh_sampled(const void *p, uint64_t size)
 {
-    if (MT_LIKELY(!mt_g.cfg.sample_rate))
-        return (mt_sample_weight){size, 1};
     return mt_sample_weigh(size, mt_g.cfg.sample_rate, (uint64_t)(uintptr_t)p);
+}
+
+/* What block p of size bytes stands for: itself, or its sampling weight
+ * (out of line: the exact path stays small enough to inline).  sampled is
+ * a constant where the caller knows the mode (the exact hot paths), else
+ * sampling(). */
+static inline mt_sample_weight weigh(const void *p, uint64_t size, bool sampled)
+{
+    if (!sampled)
+        return (mt_sample_weight){size, 1};
+    return weigh_sampled(p, size);
+}
+
+static inline bool sampling(void)
+{
+    return mt_g.cfg.sample_rate != 0;
 }
 
 static inline void account_alloc(uint32_t id, mt_sample_weight w)
@@ -85,9 +98,9 @@ static void unaccount_alloc(uint32_t id, mt_sample_weight w)
 /* live >= 0: the block's own account_alloc happened-before this (through
  * the block table's shard lock), so the counters it takes the block's
  * bytes from hold them (CONCURRENCY.md, "free_count"). */
-static inline void account_free(const void *p, const mt_block *b, bool temporary)
+static inline void account_free(const void *p, const mt_block *b, bool temporary, bool sampled)
 {
-    mt_sample_weight w = weigh(p, b->size);
+    mt_sample_weight w = weigh(p, b->size, sampled);
     mt_trace *tr = mt_trace_get(b->trace);
     uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
     uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, w.bytes, memory_order_relaxed);
@@ -126,11 +139,12 @@ static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *s
  * Returns the trace id, or UINT32_MAX if the block went untracked; *missed
  * is set when a stale record (a missed free, in *stale) was charged. */
 static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t now,
-                                   mt_block *stale, bool *missed, const mt_hook_frame *start)
+                                   mt_block *stale, bool *missed, const mt_hook_frame *start,
+                                   bool sampled)
 {
     uint32_t id = current_trace(t, now, start);
     mt_block b = {.size = size, .birth_ns = now, .trace = id};
-    mt_sample_weight w = weigh(p, size);
+    mt_sample_weight w = weigh(p, size, sampled);
     account_alloc(id, w);
     switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {
     case MT_INSERT_FAILED:
@@ -138,7 +152,7 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
         return UINT32_MAX;
     case MT_INSERT_REPLACED:
-        account_free(p, stale, false);
+        account_free(p, stale, false, sampled);
         atomic_fetch_add_explicit(&mt_g.missed_free_count, 1, memory_order_relaxed);
         *missed = true;
         break;
@@ -160,7 +174,7 @@ alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
     uint64_t now = mt_now_ns();
     mt_block stale;
     bool missed = false;
-    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start);
+    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start, sampling());
     if (missed)
         mt_rec_free(now, p, &stale, MT_DAT_EVF_MISSED, true);
     if (id != UINT32_MAX)
@@ -179,7 +193,7 @@ alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
     }
     mt_block stale;
     bool missed = false;
-    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start);
+    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, true);
 }
 
 void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
@@ -195,27 +209,37 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
     }
     mt_block stale;
     bool missed = false;
-    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start);
+    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, false);
 }
 
-/* In sampled mode a block the table does not hold was not sampled (the
- * filter's count for p is lowered only once p left the table). */
 static inline bool take_block(void *p, mt_block *out)
 {
-    if (MT_LIKELY(mt_ptr_remove((uintptr_t)p, out))) {
-        if (MT_UNLIKELY(mt_g.cfg.sample_rate))
-            mt_sfilter_del(p);
+    if (MT_LIKELY(mt_ptr_remove((uintptr_t)p, out)))
         return true;
-    }
-    if (MT_LIKELY(!mt_g.cfg.sample_rate))
-        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
     return false;
+}
+
+/* take_block in sampled mode: a block the table does not hold was not
+ * sampled, not unknown; the filter's count for p is lowered only once p
+ * left the table. */
+static bool take_sampled(void *p, mt_block *out)
+{
+    if (!mt_ptr_remove((uintptr_t)p, out))
+        return false;
+    mt_sfilter_del(p);
+    return true;
+}
+
+static inline bool take_any(void *p, mt_block *out)
+{
+    return MT_UNLIKELY(mt_g.cfg.sample_rate) ? take_sampled(p, out) : take_block(p, out);
 }
 
 /* Charges the free of b; returns whether it counted as temporary.  now is
  * only read when temporary_ok. */
 static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool temporary_ok,
-                                uint64_t now)
+                                uint64_t now, bool sampled)
 {
     bool newest = t->last_alloc == p && t->last_birth_ns / 1000000u == b->birth_ns / 1000000u &&
                   t->last_trace == b->trace;
@@ -226,7 +250,7 @@ static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool t
         uint64_t age = now > b->birth_ns ? now - b->birth_ns : 0; /* same clock tick: age 0 */
         temporary = newest || age < mt_g.cfg.temporary_ns;
     }
-    account_free(p, b, temporary);
+    account_free(p, b, temporary, sampled);
     return temporary;
 }
 
@@ -235,7 +259,7 @@ static void __attribute__((noinline))
 charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, bool may_wait)
 {
     uint64_t now = mt_now_ns();
-    bool temporary = charge_block(t, p, b, temporary_ok, now);
+    bool temporary = charge_block(t, p, b, temporary_ok, now, sampling());
     unsigned flags = temporary ? MT_DAT_EVF_TEMPORARY : 0u;
     if (!temporary_ok)
         flags |= MT_DAT_EVF_REALLOC;
@@ -248,7 +272,7 @@ bool mt_take(void *p, mt_block *out)
         return false; /* not sampled */
     if (MT_UNLIKELY(mt_rec_on()))
         mt_rec_gate();
-    return take_block(p, out);
+    return take_any(p, out);
 }
 
 void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
@@ -258,23 +282,38 @@ void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
         charge_recorded(t, p, b, temporary_ok, true);
         return;
     }
-    charge_block(t, p, b, temporary_ok, temporary_ok ? mt_now_ns() : 0);
+    charge_block(t, p, b, temporary_ok, temporary_ok ? mt_now_ns() : 0, sampling());
 }
 
 static void __attribute__((noinline)) free_recorded(mt_thread *t, void *p)
 {
     mt_rec_gate();
     mt_block b;
-    if (take_block(p, &b))
+    if (take_any(p, &b))
         charge_recorded(t, p, &b, true, true);
+}
+
+/* mt_on_free in sampled mode: counted exactly; the filter rules most
+ * blocks out at once. */
+static void __attribute__((noinline)) free_sampled(mt_thread *t, void *p)
+{
+    mt_exact_add(&t->exact_frees, 1);
+    if (MT_LIKELY(!mt_sfilter_maybe(p)))
+        return;
+    if (MT_UNLIKELY(mt_rec_on())) {
+        free_recorded(t, p);
+        return;
+    }
+    mt_block b;
+    if (take_sampled(p, &b))
+        charge_block(t, p, &b, true, mt_now_ns(), true);
 }
 
 void mt_on_free(mt_thread *t, void *p)
 {
     if (MT_UNLIKELY(mt_g.cfg.sample_rate)) {
-        mt_exact_add(&t->exact_frees, 1);
-        if (MT_LIKELY(!mt_sfilter_maybe(p)))
-            return;
+        free_sampled(t, p);
+        return;
     }
     if (MT_UNLIKELY(mt_rec_on())) {
         free_recorded(t, p);
@@ -282,7 +321,7 @@ void mt_on_free(mt_thread *t, void *p)
     }
     mt_block b;
     if (take_block(p, &b))
-        charge_block(t, p, &b, true, mt_now_ns());
+        charge_block(t, p, &b, true, mt_now_ns(), false);
 }
 
 bool mt_try_on_free(mt_thread *t, void *p)
@@ -313,7 +352,7 @@ bool mt_try_on_free(mt_thread *t, void *p)
         if (rec)
             charge_recorded(t, p, &b, true, false);
         else
-            charge_block(t, p, &b, true, mt_now_ns());
+            charge_block(t, p, &b, true, mt_now_ns(), sampled);
         return true;
     }
     return false;
