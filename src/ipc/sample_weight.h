@@ -10,9 +10,10 @@
  * The same function weighs a block in the target (publish), in a replay of
  * a sampled recording and in tests, so that they all agree exactly: the
  * byte weight is rounded to the nearest byte, the block weight 1/p is
- * rounded up or down by a fraction derived from the block's address and
- * size (unbiased over many blocks, and the same at the block's free as at
- * its allocation, without being stored).
+ * rounded up or down by a fraction derived from the block's size, trace
+ * and birth millisecond (mt_sample_key): unbiased over many blocks, and
+ * the same at the block's free as at its allocation and in a recording's
+ * events, without being stored.
  */
 #ifndef MEMTOP_SAMPLE_WEIGHT_H
 #define MEMTOP_SAMPLE_WEIGHT_H
@@ -31,9 +32,16 @@ static inline double mt_sample_prob(uint64_t size, uint64_t rate)
     return -expm1(-(double)size / (double)rate);
 }
 
-/* The weight of a sampled block of size bytes at address addr.  rate 0
- * (exact): every block stands for itself. */
-static inline mt_sample_weight mt_sample_weigh(uint64_t size, uint64_t rate, uint64_t addr)
+/* What the rounding of a block's weight depends on besides its size:
+ * known wherever the block is (the live-block table, recording events). */
+static inline uint64_t mt_sample_key(uint32_t trace, uint64_t birth_ms)
+{
+    return ((uint64_t)trace << 40) ^ birth_ms;
+}
+
+/* The weight of a sampled block of size bytes with key (mt_sample_key).
+ * rate 0 (exact): every block stands for itself. */
+static inline mt_sample_weight mt_sample_weigh(uint64_t size, uint64_t rate, uint64_t key)
 {
     if (!rate)
         return (mt_sample_weight){size, 1};
@@ -42,8 +50,8 @@ static inline mt_sample_weight mt_sample_weigh(uint64_t size, uint64_t rate, uin
     double inv = 1.0 / mt_sample_prob(size, rate);
     double bytes = (double)size * inv;
     double whole = floor(inv);
-    /* A fraction in [0, 1) from addr and size: the MurmurHash3 finaliser. */
-    uint64_t x = addr ^ (size * 0x9e3779b97f4a7c15ull);
+    /* A fraction in [0, 1) from key and size: the MurmurHash3 finaliser. */
+    uint64_t x = key ^ (size * 0x9e3779b97f4a7c15ull);
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
     x ^= x >> 33;

@@ -41,6 +41,15 @@ void mt_sfilter_del(const void *p)
         ;
 }
 
+bool mt_sample_exact_totals(mt_exact_totals *out)
+{
+    if (!mt_g.cfg.sample_rate)
+        return false;
+    mt_threads_exact(out);
+    out->frees += atomic_load_explicit(&mt_g.nested_frees, memory_order_relaxed);
+    return true;
+}
+
 uint64_t mt_sample_rand(uint64_t *state)
 {
     uint64_t x = *state;

@@ -77,6 +77,11 @@ void mt_sample_next(mt_thread *t);
  * its first distance.  No effect in exact mode. */
 void mt_sample_seed(mt_thread *t);
 
+/* Sampled mode's exact process totals (every thread record, and the frees
+ * counted outside one): false in exact mode, where the traces' sums are
+ * exact themselves.  For the publisher and a recording's TOTALS. */
+bool mt_sample_exact_totals(mt_exact_totals *out);
+
 /* Maps the filter when MEMTOP_SAMPLE is set; false if it cannot. */
 bool mt_sample_init(void);
 

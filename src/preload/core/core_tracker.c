@@ -53,20 +53,21 @@ static inline void raise_peak(_Atomic uint64_t *peak, uint64_t value)
         ;
 }
 
-static __attribute__((noinline)) mt_sample_weight weigh_sampled(const void *p, uint64_t size)
+static __attribute__((noinline)) mt_sample_weight weigh_sampled(uint32_t trace, uint64_t birth_ns,
+                                                                uint64_t size)
 {
-    return mt_sample_weigh(size, mt_g.cfg.sample_rate, (uint64_t)(uintptr_t)p);
+    return mt_sample_weigh(size, mt_g.cfg.sample_rate, mt_sample_key(trace, birth_ns / 1000000u));
 }
 
 /* What block p of size bytes stands for: itself, or its sampling weight
  * (out of line: the exact path stays small enough to inline).  sampled is
  * a constant where the caller knows the mode (the exact hot paths), else
  * sampling(). */
-static inline mt_sample_weight weigh(const void *p, uint64_t size, bool sampled)
+static inline mt_sample_weight weigh(const mt_block *b, bool sampled)
 {
     if (!sampled)
-        return (mt_sample_weight){size, 1};
-    return weigh_sampled(p, size);
+        return (mt_sample_weight){b->size, 1};
+    return weigh_sampled(b->trace, b->birth_ns, b->size);
 }
 
 static inline bool sampling(void)
@@ -98,9 +99,9 @@ static void unaccount_alloc(uint32_t id, mt_sample_weight w)
 /* live >= 0: the block's own account_alloc happened-before this (through
  * the block table's shard lock), so the counters it takes the block's
  * bytes from hold them (CONCURRENCY.md, "free_count"). */
-static inline void account_free(const void *p, const mt_block *b, bool temporary, bool sampled)
+static inline void account_free(const mt_block *b, bool temporary, bool sampled)
 {
-    mt_sample_weight w = weigh(p, b->size, sampled);
+    mt_sample_weight w = weigh(b, sampled);
     mt_trace *tr = mt_trace_get(b->trace);
     uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
     uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, w.bytes, memory_order_relaxed);
@@ -144,7 +145,7 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
 {
     uint32_t id = current_trace(t, now, start);
     mt_block b = {.size = size, .birth_ns = now, .trace = id};
-    mt_sample_weight w = weigh(p, size, sampled);
+    mt_sample_weight w = weigh(&b, sampled);
     account_alloc(id, w);
     switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {
     case MT_INSERT_FAILED:
@@ -152,7 +153,7 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
         return UINT32_MAX;
     case MT_INSERT_REPLACED:
-        account_free(p, stale, false, sampled);
+        account_free(stale, false, sampled);
         atomic_fetch_add_explicit(&mt_g.missed_free_count, 1, memory_order_relaxed);
         *missed = true;
         break;
@@ -250,7 +251,7 @@ static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool t
         uint64_t age = now > b->birth_ns ? now - b->birth_ns : 0; /* same clock tick: age 0 */
         temporary = newest || age < mt_g.cfg.temporary_ns;
     }
-    account_free(p, b, temporary, sampled);
+    account_free(b, temporary, sampled);
     return temporary;
 }
 

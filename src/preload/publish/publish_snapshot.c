@@ -48,7 +48,7 @@
 #include "core_procinfo.h"
 #include "table_ptr.h"
 #include "core_state.h"
-#include "core_thread_state.h"
+#include "core_sample.h"
 #include "sample_weight.h"
 #include "table_trace.h"
 
@@ -312,12 +312,11 @@ static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool d
     t->rss_bytes = mt_proc_rss_bytes();
     t->tracker_bytes = mt_os_bytes();
     t->trace_count = ntr;
-    if (mt_g.cfg.sample_rate) { /* the sums above are estimates; these stay exact */
-        mt_exact_totals ex;
-        mt_threads_exact(&ex);
+    mt_exact_totals ex;
+    if (mt_sample_exact_totals(&ex)) { /* the sums above are estimates; these stay exact */
         t->alloc_count = ex.allocs;
         t->alloc_bytes = ex.bytes;
-        t->free_count = ex.frees + atomic_load_explicit(&mt_g.nested_frees, memory_order_relaxed);
+        t->free_count = ex.frees;
     }
 }
 
