@@ -9,7 +9,9 @@ target did.  memtop --sample 64k --record rec.dat --export live.json --
 sample_sites: the file's header says version 3; `memtop -f rec.dat
 --batch` says "sampled 1/64 KiB" and marks its figures "~"; `memtop -f
 rec.dat --export` has "sampling": {"rate_bytes": 65536} and, per call site,
-exactly the live bytes and blocks of the live export taken at exit.
+exactly the live bytes and blocks of the live export taken at exit; and the
+events replayed add up to the target's final counters (else the replay
+warns that they differ from the final state).
 """
 
 import struct
@@ -35,6 +37,10 @@ def test(args):
     for want in ("sampled 1/64 KiB: the events are samples", "sampled allocations",
                  "data: sampled 1/64 KiB", "heap: ~", "~LIVE"):
         check(want in p.stdout, "the replay summary lacks %r:\n%s" % (want, p.stdout))
+    # the events, weighed as the target weighed them, add up to its final state
+    check("differ from the recording's final state" not in p.stderr,
+          "the replayed sampled events do not add up to the target's counters:\n" +
+          e2elib.describe(p))
     check("events dropped" not in p.stdout + p.stderr,
           "a complete sampled recording says events were dropped:\n" +
           e2elib.describe(p))
