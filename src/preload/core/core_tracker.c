@@ -182,19 +182,27 @@ alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
         mt_rec_alloc(now, p, id, size);
 }
 
-/* A sampled allocation: a new distance, the filter told, then as usual. */
-static void __attribute__((noinline))
-alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+/* Tracks an allocation, recording it if a recording runs; sampled is a
+ * constant in each caller, so the exact path stays as it was. */
+static inline __attribute__((always_inline)) void
+alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bool sampled)
 {
-    mt_sample_next(t);
-    mt_sfilter_add(p);
     if (MT_UNLIKELY(mt_rec_on())) {
         alloc_recorded(t, p, size, start);
         return;
     }
     mt_block stale;
     bool missed = false;
-    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, true);
+    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, sampled);
+}
+
+/* A sampled allocation: a new distance, the filter told, then as usual. */
+static void __attribute__((noinline))
+alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    mt_sample_next(t);
+    mt_sfilter_add(p);
+    alloc_tracked(t, p, size, start, true);
 }
 
 void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
@@ -204,13 +212,7 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
             alloc_sampled(t, p, size, start);
         return;
     }
-    if (MT_UNLIKELY(mt_rec_on())) {
-        alloc_recorded(t, p, size, start);
-        return;
-    }
-    mt_block stale;
-    bool missed = false;
-    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, false);
+    alloc_tracked(t, p, size, start, false);
 }
 
 static inline bool take_block(void *p, mt_block *out)
@@ -294,6 +296,20 @@ static void __attribute__((noinline)) free_recorded(mt_thread *t, void *p)
         charge_recorded(t, p, &b, true, true);
 }
 
+/* The rest of a free once the block may be tracked; sampled is a
+ * constant in each caller, so the exact path stays as it was. */
+static inline __attribute__((always_inline)) void take_and_charge(mt_thread *t, void *p,
+                                                                  bool sampled)
+{
+    if (MT_UNLIKELY(mt_rec_on())) {
+        free_recorded(t, p);
+        return;
+    }
+    mt_block b;
+    if (sampled ? take_sampled(p, &b) : take_block(p, &b))
+        charge_block(t, p, &b, true, mt_now_ns(), sampled);
+}
+
 /* mt_on_free in sampled mode: counted exactly; the filter rules most
  * blocks out at once. */
 static void __attribute__((noinline)) free_sampled(mt_thread *t, void *p)
@@ -301,13 +317,7 @@ static void __attribute__((noinline)) free_sampled(mt_thread *t, void *p)
     mt_exact_add(&t->exact_frees, 1);
     if (MT_LIKELY(!mt_sfilter_maybe(p)))
         return;
-    if (MT_UNLIKELY(mt_rec_on())) {
-        free_recorded(t, p);
-        return;
-    }
-    mt_block b;
-    if (take_sampled(p, &b))
-        charge_block(t, p, &b, true, mt_now_ns(), true);
+    take_and_charge(t, p, true);
 }
 
 void mt_on_free(mt_thread *t, void *p)
@@ -316,13 +326,7 @@ void mt_on_free(mt_thread *t, void *p)
         free_sampled(t, p);
         return;
     }
-    if (MT_UNLIKELY(mt_rec_on())) {
-        free_recorded(t, p);
-        return;
-    }
-    mt_block b;
-    if (take_block(p, &b))
-        charge_block(t, p, &b, true, mt_now_ns(), false);
+    take_and_charge(t, p, false);
 }
 
 bool mt_try_on_free(mt_thread *t, void *p)
