@@ -5,7 +5,8 @@ Why it exists: sampled figures are estimates and must never be called
 exact.  Checks: --batch says "data: sampled 1/512 KiB" and marks the
 estimated figures "~"; the JSON export has "sampling": {"rate_bytes": N}
 with which figures are exact and which estimated, health.exact false and
---strict exits 3; an exact run has "sampling": null; MEMTOP_SAMPLE=1M
+--strict exits 3; memtop says "(sampled 1/512 KiB: estimates)" when it
+writes any export (a CSV has no field for it); an exact run has "sampling": null; MEMTOP_SAMPLE=1M
 works on its own, a bad MEMTOP_SAMPLE gives one warning and exact mode,
 a bad --sample or --sample without PROG is a usage error.
 """
@@ -42,6 +43,11 @@ def test(args):
     check(s["health"]["exact"] is False and
           s["health"]["not_exact"].startswith("sampled 1/512 KiB"),
           "JSON health: %r" % s["health"])
+
+    csv = ctx.path("s.csv")  # CSV has no field for it: the message says it
+    p = e2elib.run([args.memtop, "--sample", "512k", "--export", csv, "--"] + sites(args), ctx.env)
+    check(p.returncode == 0 and "(sampled 1/512 KiB: estimates)" in p.stderr,
+          "--export of a CSV does not say sampled:\n" + e2elib.describe(p))
 
     out = ctx.path("e.json")
     p = e2elib.run([args.memtop, "--export", out, "--"] + sites(args), ctx.env)
