@@ -21,7 +21,10 @@
  * caller's rbp and the return address into the caller, and the own walker
  * starts right there instead of stepping out of memtop's frames
  * (unwind_backtrace.h).  It is taken in the exported function itself and handed
- * down, and a hook that serves another (realloc(NULL, n) as malloc,
+ * down (malloc's in malloc_tracked, which malloc reaches by a tail call:
+ * malloc itself keeps sampled mode's fast path frameless;
+ * tests/unwind/unw_hook_frames.py checks both), and a hook that serves
+ * another (realloc(NULL, n) as malloc,
  * reallocarray as realloc) hands down its own: the walk's first frame is
  * always the call into the hook the program called.  (Should a record
  * ever point into memtop after all, the walk steps out of memtop's frames
