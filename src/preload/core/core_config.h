@@ -14,6 +14,7 @@ enum {
 
 typedef struct mt_config {
     bool disabled;         /* MEMTOP_DISABLE=1 */
+    uint64_t sample_rate;  /* MEMTOP_SAMPLE: mean bytes between samples; 0 = exact */
     uint32_t depth;        /* MEMTOP_DEPTH, frames kept per backtrace */
     uint64_t temporary_ns; /* MEMTOP_TEMP_MS */
     uint32_t interval_ms;  /* MEMTOP_INTERVAL_MS */

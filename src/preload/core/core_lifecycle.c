@@ -38,6 +38,7 @@
 #include "core_clock.h"
 #include "dat_format.h"
 #include "core_log.h"
+#include "core_sample.h"
 #include "table_ptr.h"
 #include "publish_thread.h"
 #include "hook_real_alloc.h"
@@ -113,6 +114,8 @@ static void fork_child(void)
     mt_publisher_child_reset(); /* 1: the publisher thread is the parent's */
     mt_alloc_fork_child();
     mt_rec_child_reset();
+    if (mt_tls_thread) /* the child must not draw the parent's distances */
+        mt_sample_seed(mt_tls_thread);
     mt_libunwind_fork_done(true); /* 0 */
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
 }
@@ -125,7 +128,7 @@ static bool init_tracking(void)
     if (mt_g.cfg.disabled)
         return false;
     if (!mt_traces_init(mt_g.cfg.max_traces) || !mt_ptrs_init() || !mt_threads_init() ||
-        !mt_backtrace_init()) {
+        !mt_backtrace_init() || !mt_sample_init()) {
         mt_log(MT_LOG_WARN, "cannot set up tracking (out of memory?); tracking disabled");
         return false;
     }

@@ -147,6 +147,10 @@ static bool create_segment(bool fork_child)
         h->max_depth = mt_g.cfg.depth;
         h->publish_interval_ms = mt_g.cfg.interval_ms;
         h->temporary_ns = mt_g.cfg.temporary_ns;
+        if (mt_g.cfg.sample_rate) { /* before the seal makes the header visible */
+            h->sample_rate_bytes = mt_g.cfg.sample_rate;
+            h->version = MT_SHM_VERSION_SAMPLED;
+        }
         h->start_unix_ns = (uint64_t)time(NULL) * 1000000000ull;
         if (fork_child)
             mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
