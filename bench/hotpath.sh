@@ -4,7 +4,8 @@
 # the timed loop (bench_worker_run), plain and under libmemtop with
 # MEMTOP_DISABLE=1 (interposition only), MEMTOP_DEPTH=1 (one frame) and the
 # default depth, and prints instructions per step for each, then the top
-# functions of the default run.  Instruction counts are exact and do not
+# functions of the default run; and sampled (MEMTOP_SAMPLE, default 512k; SAMPLE=N
+# to change).  Instruction counts are exact and do not
 # depend on the machine's load, unlike times; they do not show cache misses.
 # Needs valgrind.  Takes about a minute.
 set -euo pipefail
@@ -36,7 +37,8 @@ callgrind() {
 plain=$(callgrind plain)
 printf "%-18s %8s %10s\n" run "instr/op" "added/op"
 printf "%-18s %8d %10s\n" plain $((plain / ops)) -
-for run in disabled:MEMTOP_DISABLE=1 depth1:MEMTOP_DEPTH=1 default:MEMTOP_LOG=warn; do
+for run in disabled:MEMTOP_DISABLE=1 depth1:MEMTOP_DEPTH=1 default:MEMTOP_LOG=warn \
+    sampled:MEMTOP_SAMPLE=${SAMPLE:-512k}; do
     n=$(callgrind "${run%%:*}" "${run#*:}" LD_PRELOAD="$lib")
     printf "%-18s %8d %10d\n" "memtop-${run%%:*}" $((n / ops)) $(((n - plain) / ops))
 done

@@ -17,6 +17,11 @@ usage: bench/run.sh [options] [-- extra memtop-alloc-bench options]
   -x NAME       the bench executable in <build>/bin (default memtop-alloc-bench;
                 memtop-alloc-bench-jemalloc: the same on a static jemalloc;
                 memtop-alloc-bench-tcmalloc: on a static tcmalloc)
+  -s BYTES      the sampling rate of the memtop-sampled column (MEMTOP_SAMPLE,
+                default 512k; 0: no sampled column)
+  -B DIR        another build directory whose libmemtop.so runs as the
+                memtop-base column (exact mode before/after a change)
+  --no-record   no memtop-record column
   --pieces      also run memtop with MEMTOP_DEPTH=1 and with MEMTOP_DISABLE=1
                 (how much of the cost is unwinding / interposition)
   --no-heaptrack
@@ -36,6 +41,9 @@ use_heaptrack=1
 heaptrack_full=0
 extra=()
 bench_name=memtop-alloc-bench
+sample=512k
+base_build=
+use_record=1
 while [ $# -gt 0 ]; do
     case "$1" in
     -b) build=$2; shift 2 ;;
@@ -43,6 +51,9 @@ while [ $# -gt 0 ]; do
     -n) ops=$2; shift 2 ;;
     -t) thread_counts=$2; shift 2 ;;
     -x) bench_name=$2; shift 2 ;;
+    -s) sample=$2; shift 2 ;;
+    -B) base_build=$2; shift 2 ;;
+    --no-record) use_record=0; shift ;;
     --pieces) pieces=1; shift ;;
     --no-heaptrack) use_heaptrack=0; shift ;;
     --heaptrack-full) heaptrack_full=1; shift ;;
@@ -77,7 +88,10 @@ results="$tmp/results" # lines: tool threads elapsed_s wall_s maxrss_kb cpu_s
 : >"$results"
 
 tools=(plain)
-[ "$use_memtop" = 1 ] && tools+=(memtop memtop-record)
+[ "$use_memtop" = 1 ] && tools+=(memtop)
+[ "$use_memtop" = 1 ] && [ "$use_record" = 1 ] && tools+=(memtop-record)
+[ "$use_memtop" = 1 ] && [ "$sample" != 0 ] && tools+=(memtop-sampled)
+[ "$use_memtop" = 1 ] && [ -n "$base_build" ] && tools+=(memtop-base)
 [ "$use_memtop" = 1 ] && [ "$pieces" = 1 ] && tools+=(memtop-depth1 memtop-disabled)
 [ "$use_heaptrack" = 1 ] && tools+=(heaptrack)
 
@@ -96,6 +110,8 @@ run_tool() {
         fi
         rm -f "$tmp/rec.dat"
         ;;
+    memtop-sampled) MEMTOP_SAMPLE="$sample" LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
+    memtop-base) LD_PRELOAD="$base_build/lib/libmemtop.so" "$bench" "${args[@]}" ;;
     memtop-depth1) MEMTOP_DEPTH=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     memtop-disabled) MEMTOP_DISABLE=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     heaptrack)
@@ -185,7 +201,7 @@ bookkeeping() {
 # same for the CPU time of the process (tracker threads included, heaptrack's
 # separate compressor not), which other programs on the machine disturb less.
 report() {
-    awk -v ops="$ops" -v tools="${tools[*]}" -v tc="$thread_counts" '
+    awk -v ops="$ops" -v sample="$sample" -v tools="${tools[*]}" -v tc="$thread_counts" '
     function median(list,   n, a, i, j, x) {
         n = split(list, a, " ")
         if (n == 0) return "FAIL"
@@ -226,6 +242,11 @@ report() {
         g1 = ratio["memtop" SUBSEP "1"]; g4 = ratio["memtop" SUBSEP "4"]
         if (g1 > 0) printf "\ngoal: memtop 1-thread ratio %.2fx <= 2.5x: %s\n", g1, g1 <= 2.5 ? "met" : "NOT met"
         if (g1 > 0 && g4 > 0) printf "goal: memtop scaling %.2f <= 1.5: %s\n", g4 / g1, g4 / g1 <= 1.5 ? "met" : "NOT met"
+        for (c = 1; c <= nc; c++) { # sampled (MEMTOP_SAMPLE) against plain
+            g = ratio["memtop-sampled" SUBSEP C[c]]
+            if (g > 0) printf "goal: memtop-sampled (%s) %s-thread ratio %.3fx <= 1.05x: %s\n", sample, C[c], g,
+                g <= 1.05 ? "met" : "NOT met"
+        }
         for (c = 1; c <= nc; c++) { # recording against tracking alone, paired per repetition
             rl = ""
             for (r = 1; r <= nrep["memtop", C[c]]; r++) {

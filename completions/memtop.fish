@@ -44,7 +44,7 @@ function __memtop_state
             case --
                 printf '%s\n' cmd $words
                 return
-            case --pid --iterations --delay --sort --top --export --group --output --record --file --at
+            case --pid --iterations --delay --sort --top --export --group --output --record --file --at --sample
                 set pending 1
             case '--*'
             case '-*'
@@ -116,6 +116,7 @@ complete -c memtop $np -l record -r -F -d 'Record the allocations to FILE (.dat)
 complete -c memtop $np -s f -l file -x -k -a '(__memtop_dat_files)' -d 'Open a recording (.dat)'
 complete -c memtop $np -l at -x -d 'With -f: the moment of the recording, in seconds'
 complete -c memtop $np -l strict -d 'With --export: exit 3 if the data is not exact'
+complete -c memtop $np -l sample -x -a '0 64k 512k 1M' -d 'With PROG: sample about one allocation per BYTES (estimates)'
 complete -c memtop $np -l no-symbols -d 'Show frames as module+offset'
 complete -c memtop $np -l ascii -d 'Draw with ASCII only'
 complete -c memtop $np -l no-color -d 'No colours'

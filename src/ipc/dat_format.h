@@ -33,7 +33,11 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 2u     /* what the writer writes */
+#define MT_DAT_VERSION 2u /* what the writer writes */
+/* What the writer writes for a sampled target (MEMTOP_SAMPLE): version 2
+ * plus PROCESS's sample_rate_bytes, and only sampled blocks in the events:
+ * a reader that does not know sampling must refuse it (docs/recording-format.md). */
+#define MT_DAT_VERSION_SAMPLED 3u
 #define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
 #define MT_DAT_ENDIAN_MARK 0x01020304u
 #define MT_DAT_HEADER_BYTES 32u
@@ -81,7 +85,8 @@ enum {
 enum {
     /* v pid, v ppid, v uid, v proc_start_ticks, v tracking_start_unix_ns,
      * t record_start, v record_start_unix_ns, v max_depth, v temporary_ns,
-     * v publish_interval_ms, v flags (MT_DAT_PROC_*), s exe, s cmdline.
+     * v publish_interval_ms, v flags (MT_DAT_PROC_*), s exe, s cmdline,
+     * and in version 3 v sample_rate_bytes (> 0).
      * Exactly one, the first record of the file. */
     MT_DAT_REC_PROCESS = 1,
     /* v index, t seen, v bias, v start, v end, s build_id (raw bytes, <= 40),

@@ -52,6 +52,7 @@ typedef struct mt_dat_process {
     uint64_t flags; /* MT_DAT_PROC_* */
     char exe[MT_PATH_MAX];
     char cmdline[MT_CMDLINE_MAX];
+    uint64_t sample_rate_bytes; /* version 3: > 0, the events are samples; else 0 (exact) */
 } mt_dat_process;
 
 typedef struct mt_dat_module {
@@ -146,6 +147,7 @@ typedef struct mt_dat_info {
     bool invalid_tail;      /* bytes after the last complete frame are not a frame */
     uint64_t dropped_bytes; /* bytes after the last complete frame */
     uint64_t created_unix_ns;
+    uint32_t version; /* of the file: MT_DAT_VERSION_MIN .. MT_DAT_VERSION_SAMPLED */
 } mt_dat_info;
 
 typedef struct mt_dat_reader mt_dat_reader;

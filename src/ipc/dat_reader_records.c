@@ -54,6 +54,11 @@ static mt_errc dec_process(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_er
     if (pid > INT32_MAX || ppid > INT32_MAX || uid > UINT32_MAX || depth > MT_MAX_DEPTH ||
         interval > UINT32_MAX)
         return bad(r, "PROCESS record out of range", err);
+    /* version 3 (sampled): the rate follows; older files end here (a field
+     * a newer writer appended to an exact file is ignored) */
+    if (r->info.version >= MT_DAT_VERSION_SAMPLED &&
+        (!mt_dcur_v(c, &p->sample_rate_bytes) || !p->sample_rate_bytes))
+        return bad(r, "PROCESS record of a sampled recording without its rate", err);
     p->pid = (int32_t)pid;
     p->ppid = (int32_t)ppid;
     p->uid = (uint32_t)uid;

@@ -36,6 +36,11 @@
 
 #define MT_SHM_MAGIC 0x31534d54504f4d4dULL /* "MMOPTMS1" as little-endian bytes */
 #define MT_SHM_VERSION 1u
+/* A segment of a sampled target (MEMTOP_SAMPLE): the layout of version 1
+ * plus header.sample_rate_bytes, and figures that are estimates.  A reader
+ * that does not know sampling refuses it instead of showing estimates as
+ * exact; an exact target still writes version 1. */
+#define MT_SHM_VERSION_SAMPLED 2u
 #define MT_SHM_ENDIAN_MARK 0x01020304u
 #define MT_SHM_PREFIX "memtop-"
 #define MT_SHM_DEFAULT_DIR "/dev/shm"
@@ -233,6 +238,11 @@ typedef struct mt_shm_header {
     mt_shm_control control;
     mt_shm_recording recording;   /* added in version 1 without a bump: see above */
     mt_shm_allocators allocators; /* likewise */
+    /* Version MT_SHM_VERSION_SAMPLED only (0 in version 1): the mean bytes
+     * between samples (MEMTOP_SAMPLE).  Per-trace figures, live, peak,
+     * temporary and free bytes are then estimates (sample_weight.h);
+     * totals.alloc_count, alloc_bytes and free_count stay exact. */
+    uint64_t sample_rate_bytes;
 } mt_shm_header;
 
 _Static_assert(sizeof(mt_shm_header) <= MT_HEADER_BYTES, "header must fit its area");

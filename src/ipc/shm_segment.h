@@ -34,6 +34,7 @@ typedef struct mt_identity {
     uint32_t max_depth;
     uint32_t publish_interval_ms;
     uint64_t temporary_ns;
+    uint64_t sample_rate_bytes; /* 0: exact; else mean bytes between samples */
     char exe[MT_PATH_MAX];
     char cmdline[MT_CMDLINE_MAX];
 } mt_identity;

@@ -37,9 +37,10 @@ static mt_errc check_identity(const mt_shm_header *h, uint64_t file_bytes, mt_er
     if (file_bytes < sizeof *h)
         return mt_err_set(err, MT_E_TRUNCATED, "truncated segment: %llu bytes, header needs %zu",
                           (unsigned long long)file_bytes, sizeof *h);
-    if (h->version != MT_SHM_VERSION)
-        return mt_err_set(err, MT_E_FOREIGN, "foreign version %u (this memtop reads version %u)",
-                          h->version, MT_SHM_VERSION);
+    if (h->version != MT_SHM_VERSION && h->version != MT_SHM_VERSION_SAMPLED)
+        return mt_err_set(err, MT_E_FOREIGN,
+                          "foreign version %u (this memtop reads versions %u and %u)", h->version,
+                          MT_SHM_VERSION, MT_SHM_VERSION_SAMPLED);
     if (h->endian_mark != MT_SHM_ENDIAN_MARK)
         return mt_err_set(err, MT_E_FOREIGN, "foreign byte order mark 0x%08x", h->endian_mark);
     if (h->word_bits != 64)
@@ -174,6 +175,9 @@ static mt_errc check_who(const mt_shm_header *h, mt_identity *id, mt_err *err)
     id->max_depth = h->max_depth;
     id->publish_interval_ms = h->publish_interval_ms;
     id->temporary_ns = h->temporary_ns;
+    id->sample_rate_bytes = h->version == MT_SHM_VERSION_SAMPLED ? h->sample_rate_bytes : 0;
+    if (h->version == MT_SHM_VERSION_SAMPLED && !id->sample_rate_bytes)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: sampled without a rate");
     copy_str(id->exe, h->exe, sizeof id->exe);
     copy_str(id->cmdline, h->cmdline, sizeof id->cmdline);
     return MT_OK;

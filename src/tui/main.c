@@ -26,6 +26,18 @@ static int record_from_start(const char *file)
     return 0;
 }
 
+/* --sample BYTES with PROG: PROG samples through MEMTOP_SAMPLE. */
+static int sample_from_start(uint64_t bytes)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%llu", (unsigned long long)bytes);
+    if (setenv("MEMTOP_SAMPLE", v, 1) != 0) {
+        mt_errorf("--sample: cannot set MEMTOP_SAMPLE");
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     mt_opts o;
@@ -44,6 +56,8 @@ int main(int argc, char **argv)
     }
     if (o.list || o.clean)
         return mt_cmd_list(&o);
+    if (o.sample_given && o.prog_argv && sample_from_start(o.sample_bytes) != 0)
+        return MT_EXIT_USAGE;
     if (o.record_path && o.prog_argv && record_from_start(o.record_path) != 0)
         return MT_EXIT_FAIL;
     bool report = o.batch || o.export_path;

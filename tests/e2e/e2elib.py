@@ -10,6 +10,7 @@ shape check.  Each script imports this file from its own directory.
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -129,6 +130,9 @@ def wait_segment(ctx, proc):
     return seg
 
 
+SEGMENT_MAP = re.compile(r"/memtop-[0-9]+(-[0-9a-f]+)?$", re.M)
+
+
 def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m"):
     """cmd preloaded inside `unshare -m [-p -f]` with a private tmpfs as its
     MEMTOP_SHM_DIR (a tmpfs of `size`) that the host does not see, as in a
@@ -159,7 +163,8 @@ def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m"):
             pid = int(kids[0])
         try:
             with open("/proc/%d/maps" % pid) as f:
-                return pid if "/memtop-" in f.read() else None
+                # memtop-<pid>[-<hex>], not the program memtop-demo itself
+                return pid if SEGMENT_MAP.search(f.read()) else None
         except OSError:
             return None
 

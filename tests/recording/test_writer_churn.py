@@ -8,7 +8,9 @@ Every thread's events -- including those it makes after memtop's key
 destructor retired its ring (a later key's destructor, and a signal
 handler raised there) -- must be in the file, attributed to that thread,
 in its order, with nothing dropped.  (MALLOC_ARENA_MAX=1: glibc's per-thread
-arenas would add up to 64 MiB each of address space of their own.)"""
+arenas would add up to 64 MiB each of address space of their own;
+MEMTOP_START_MS=0: the 1 GiB segment mapped before the first VmSize, not
+between the two.)"""
 import os
 import subprocess
 
@@ -17,7 +19,8 @@ from test_writer_common import args, check, env
 N = 3000
 a = args()
 rec = os.path.join(a.workdir, "churn.dat")
-p = subprocess.run([os.path.join(a.progs, "writer_churn"), str(N)], env=env(a, MEMTOP_RECORD=rec, MALLOC_ARENA_MAX=1),
+p = subprocess.run([os.path.join(a.progs, "writer_churn"), str(N)], env=env(a, MEMTOP_RECORD=rec, MALLOC_ARENA_MAX=1,
+                                                                       MEMTOP_START_MS="0"),
                    capture_output=True, text=True, timeout=120)
 check(p.returncode == 0, "the target exits 0 (%s)" % p.stderr.strip()[-200:])
 tid_of, vm = {}, None

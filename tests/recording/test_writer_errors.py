@@ -67,7 +67,7 @@ check("recording stopped: write error" in r.stderr, "the write error is reported
       % r.stderr.strip().splitlines()[-1:])
 info, _, _ = dump(a, full)
 check(info["frames"] >= 2 and info["allocs"] > 0 and info["truncated"] == 0,
-      "the file reads up to its last complete frame (%d frames), then END" % info["frames"])
+      "the file reads up to its last complete frame (%d frames), then END: %s" % (info["frames"], info))
 check(info["finalized"] == 1 and info["end_reason"] == 4 and info["end_error"] == errno.EFBIG,
       "the file ends with END(ERROR, EFBIG): finalized %s, reason %s, error %s" %
       (info["finalized"], info["end_reason"], info["end_error"]))

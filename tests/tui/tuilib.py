@@ -88,9 +88,10 @@ class Row:
 
 
 def find_heading(lines):
-    """Index of the table's heading line (the one naming LIVE ... LEAK), or None."""
+    """Index of the table's heading line (the one naming LIVE ... LEAK), or None.
+    A heading may carry the baseline's delta mark and a sampled target's "~"."""
     for i, line in enumerate(lines):
-        if all(re.search(r"(^|\s|\u0394|d)" + re.escape(c) + r"(\s|$)", line)
+        if all(re.search(r"(^|\s|\u0394|d|~)" + re.escape(c) + r"(\s|$)", line)
                for c in ("BLOCKS", "ALLOC/s", "TEMP%", "LEAK")) and "LIVE" in line:
             return i
     return None

@@ -93,7 +93,7 @@ def main():
         subprocess.run([mk, shm, str(pids[mode]), mode], check=True)
     check_exports(memtop, env, pids["exited"])
     expect_error(memtop, env, pids["stale"], "stale")
-    expect_error(memtop, env, pids["foreign"], "foreign version 7 (this memtop reads version 1)")
+    expect_error(memtop, env, pids["foreign"], "foreign version 7 (this memtop reads versions 1 and 2)")
     expect_error(memtop, env, pids["truncated"], "truncated")
     expect_error(memtop, env, pids["garbled"], "corrupt")
     check_unanswered(memtop, env, mk)

@@ -202,7 +202,7 @@ static void test_foreign_version(void **state)
     fixture *f = *state;
     H(f)->version = 7;
     assert_int_equal(reopen(f), MT_E_FOREIGN);
-    assert_string_equal(f->err.msg, "foreign version 7 (this memtop reads version 1)");
+    assert_string_equal(f->err.msg, "foreign version 7 (this memtop reads versions 1 and 2)");
 }
 
 static void test_wrong_endian_mark(void **state)

@@ -48,6 +48,7 @@ static int g_snapshot_state;
 mt_global mt_g;
 uint64_t mt_clock_origin_ns;
 MT_TLS int mt_tls_in_hook;
+MT_TLS unsigned mt_tls_dl_depth;
 
 void mt_config_load(mt_config *cfg, char **envp)
 {
@@ -86,14 +87,23 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     (void)w;
 }
 
-/* A segment to fill in, never published: base stays NULL. */
+/* A segment to fill in (the publisher thread then creates none), never
+ * published: not this process's (p.pid stays 0), so nothing writes it. */
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
 {
     (void)dir;
     (void)pid;
     w->hdr = &g_header;
+    w->base = (unsigned char *)&g_header;
     atomic_fetch_add_explicit(&g_segments, 1, memory_order_relaxed);
     return true;
+}
+
+bool mt_shm_own_exists(const char *dir, int pid)
+{
+    (void)dir;
+    (void)pid;
+    return false;
 }
 
 bool mt_shm_seal(mt_shm_writer *w)
@@ -123,7 +133,8 @@ void mt_shm_unlink(mt_shm_writer *w)
 
 void mt_shm_forget(mt_shm_writer *w)
 {
-    (void)w;
+    w->base = NULL;
+    w->hdr = NULL;
 }
 
 void mt_alloc_scan(void) {}
@@ -166,24 +177,18 @@ void mt_rec_child_start(void)
 
 /* --- running a case in a child ------------------------------------------- */
 
-/* Threads of this process named memtop-publish. */
+/* Threads of this process but the calling one: publishers (a case's other
+ * threads are joined; a publisher names itself only once it runs). */
 static int publisher_threads(void)
 {
     DIR *d = opendir("/proc/self/task");
     int n = 0;
     struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[300], name[32] = {0};
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        n += fgets(name, sizeof name, f) && strncmp(name, "memtop-publish", 14) == 0;
-        fclose(f);
-    }
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
     if (d)
         closedir(d);
-    return n;
+    return n - 1;
 }
 
 /* Runs fn in a forked child and returns what it counted. */

@@ -7,7 +7,10 @@ That holds only if the hook pushes rbp while rsp still points at the return
 address and then copies rsp to rbp, before anything else moves rsp.  This
 test disassembles libmemtop.so (objdump) and checks that prologue in every
 such hook, so that a compiler or flag change that breaks it fails here and
-not only as wrong traces."""
+not only as wrong traces.  malloc itself has no frame (sampled mode's fast
+path, hook_libc.c): its tracked part, malloc_tracked, has the prologue and
+must be reached by a tail call (jmp), so that its frame record still holds
+the program's return address."""
 import os
 import re
 import shutil
@@ -17,7 +20,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from unwlib import SKIP, Test  # noqa: E402
 
-HOOKS = ["malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "memalign",
+HOOKS = ["malloc_tracked", "calloc", "realloc", "reallocarray", "posix_memalign", "memalign",
          "aligned_alloc", "valloc", "pvalloc"]
 MOVES_RSP = re.compile(r"^(push|pop|enter|leave)\b|,%rsp$|^(sub|add|and|lea|mov)\w*\s.*,%rsp$")
 
@@ -60,6 +63,11 @@ for hook in HOOKS:
     if t.check(insns is not None, "%s: not found in %s" % (hook, lib)):
         err = prologue_ok(insns)
         t.check(err is None, "%s: %s; first instructions: %s" % (hook, err, insns[:8]))
+# malloc reaches malloc_tracked by a tail call, never by a call
+mall = funcs.get("malloc", [])
+t.check(any(re.match(r"jmp\s+[0-9a-f]+ <malloc_tracked>", i) for i in mall) and
+        not any(re.match(r"call\s+[0-9a-f]+ <malloc_tracked>", i) for i in mall),
+        "malloc does not tail-call malloc_tracked: %s" % mall)
 # the check itself: a function without a frame pointer must fail it
 free_insns = funcs.get("free", [])
 t.check(free_insns and prologue_ok(free_insns) is not None,

@@ -208,6 +208,21 @@ static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit, 
         c->mallctl = addr;
 }
 
+/* Whether name can be one of the names on_sym looks for: mi_* and tc_*,
+ * or at most PREFIX_MAX + 8 characters ending in 'l' (P+mallctl), 'x'
+ * (P+mallocx, P+sdallocx) or 'c' (malloc, __libc_malloc, PyObject_Malloc).
+ * Every function of every module goes through here at start, and few pass:
+ * this is most of the scan's cost in a short process. */
+static bool may_match(const char *name)
+{
+    if ((name[0] == 'm' && name[1] == 'i' && name[2] == '_') ||
+        (name[0] == 't' && name[1] == 'c' && name[2] == '_'))
+        return true;
+    size_t len = strnlen(name, PREFIX_MAX + 9);
+    char last = len ? name[len - 1] : '\0';
+    return len <= PREFIX_MAX + 8 && (last == 'l' || last == 'x' || last == 'c');
+}
+
 static void on_sym(void *arg, const mt_elf_sym *s)
 {
     static const struct {
@@ -215,6 +230,8 @@ static void on_sym(void *arg, const mt_elf_sym *s)
         size_t len;
         unsigned bit;
     } je_sigs[] = {{"mallctl", 7, 1}, {"mallocx", 7, 2}, {"sdallocx", 8, 4}};
+    if (!may_match(s->name))
+        return;
     mod_syms *y = arg;
     size_t len = strlen(s->name);
     for (unsigned i = 0; i < sizeof je_sigs / sizeof je_sigs[0]; i++) {
@@ -366,7 +383,7 @@ static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const m
     }
     if (f->count == MT_ALLOC_MAX) {
         f->more++;
-        f->inexact += (flags & MT_ALLOC_INEXACT) != 0;
+        MT_HINT_SET(f->inexact, f->inexact + ((flags & MT_ALLOC_INEXACT) != 0));
         return;
     }
     mt_shm_allocator *a = &f->a[f->count];
@@ -379,7 +396,7 @@ static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const m
     a->allocated = a->active = a->resident = a->mapped = a->before_hooks = MT_UNKNOWN;
     g_alloc.where[f->count].lo = m ? m->lo : 0;
     g_alloc.where[f->count].hi = m ? m->hi : 0;
-    f->inexact += (flags & MT_ALLOC_INEXACT) != 0;
+    MT_HINT_SET(f->inexact, f->inexact + ((flags & MT_ALLOC_INEXACT) != 0)); /* read unlocked */
     f->count++; /* last: the publisher copies entries below count (under the lock anyway) */
 }
 

@@ -61,6 +61,47 @@ static uint64_t env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t 
     return def;
 }
 
+/* MEMTOP_SAMPLE: bytes with an optional k, M or G suffix (powers of
+ * 1024), at most 1 TiB; unset, empty or 0: exact. */
+static uint64_t env_sample(void)
+{
+    const char *s = env_get("MEMTOP_SAMPLE");
+    if (!s || !*s)
+        return 0;
+    char digits[24];
+    size_t n = strlen(s);
+    unsigned shift = 0;
+    switch (n ? s[n - 1] : 0) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        n--;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        n--;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        n--;
+        break;
+    }
+    uint64_t v;
+    if (n && n < sizeof digits) {
+        memcpy(digits, s, n);
+        digits[n] = '\0';
+        if (parse_u64(digits, 0, (1ull << 40) >> shift, &v))
+            return v << shift;
+    }
+    mt_log(MT_LOG_WARN,
+           "warning: MEMTOP_SAMPLE='%.64s' is not a byte count (like 512k, 1M) up to 1T; "
+           "tracking every allocation",
+           s);
+    return 0;
+}
+
 static int env_log_level(void)
 {
     static const char *const names[] = {"error", "warn", "info", "debug"};
@@ -107,11 +148,13 @@ void mt_config_load(mt_config *cfg, char **envp)
     cfg->log_level = env_log_level();
     cfg->log_file = env_get("MEMTOP_LOG_FILE");
     cfg->disabled = env_disabled();
+    cfg->sample_rate = env_sample();
     cfg->depth = (uint32_t)env_number("MEMTOP_DEPTH", 1, MT_MAX_DEPTH, MT_DEFAULT_DEPTH);
     cfg->temporary_ns =
         env_number("MEMTOP_TEMP_MS", 0, 86400000ull, MT_DEFAULT_TEMP_MS) * 1000000ull;
     cfg->interval_ms =
         (uint32_t)env_number("MEMTOP_INTERVAL_MS", 10, 60000, MT_DEFAULT_INTERVAL_MS);
+    cfg->start_ms = (uint32_t)env_number("MEMTOP_START_MS", 0, 3600000, MT_DEFAULT_START_MS);
     const char *dir = env_get("MEMTOP_SHM_DIR");
     if (!dir || !*dir || strlen(dir) >= sizeof cfg->shm_dir) {
         if (dir && *dir)

@@ -14,9 +14,11 @@ enum {
 
 typedef struct mt_config {
     bool disabled;         /* MEMTOP_DISABLE=1 */
+    uint64_t sample_rate;  /* MEMTOP_SAMPLE: mean bytes between samples; 0 = exact */
     uint32_t depth;        /* MEMTOP_DEPTH, frames kept per backtrace */
     uint64_t temporary_ns; /* MEMTOP_TEMP_MS */
     uint32_t interval_ms;  /* MEMTOP_INTERVAL_MS */
+    uint32_t start_ms;     /* MEMTOP_START_MS: publishing starts this late (publish_thread.h) */
     int log_level;         /* MEMTOP_LOG */
     const char *log_file;  /* MEMTOP_LOG_FILE (points into environ) */
     char shm_dir[4096];    /* MEMTOP_SHM_DIR, copied: a process may overwrite

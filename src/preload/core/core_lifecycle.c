@@ -4,8 +4,10 @@
  * loader and other constructors allocate before ours runs).  The publisher
  * and recording threads cannot be created that early: whichever of the
  * initialiser and our constructor finishes second starts them, once
- * (core_start.c).  Calls that arrive on other threads while one thread
- * initialises pass through untracked (and are counted).
+ * (core_start.c); the publisher creates the segment only MEMTOP_START_MS
+ * later (publish_thread.c, "Short processes").  Calls that arrive on other
+ * threads while one thread initialises pass through untracked (and are
+ * counted).
  *
  * fork: prepare first waits until no thread is inside libunwind (whose
  * dl_iterate_phdr calls hold a loader lock glibc does not reset in the
@@ -14,7 +16,7 @@
  * cache), so no lock is held by a thread that will not exist in the
  * child; both sides release them.  The child keeps a copy of the parent's counters (its heap is a
  * copy too), drops the parent's segment, and starts its own publisher at
- * its first allocation.
+ * its first allocation (its segment MEMTOP_START_MS after that).
  * vfork/posix_spawn children run in the parent's memory until exec and do
  * not run atfork handlers: nothing here writes state for them.
  *
@@ -38,6 +40,7 @@
 #include "core_clock.h"
 #include "dat_format.h"
 #include "core_log.h"
+#include "core_sample.h"
 #include "table_ptr.h"
 #include "publish_thread.h"
 #include "hook_real_alloc.h"
@@ -116,6 +119,8 @@ static void fork_child(void)
     mt_start_child_reset();
     mt_alloc_fork_child();
     mt_rec_child_reset();
+    if (mt_tls_thread) /* the child must not draw the parent's distances */
+        mt_sample_seed(mt_tls_thread);
     mt_libunwind_fork_done(true); /* 0 */
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
 }
@@ -128,7 +133,7 @@ static bool init_tracking(void)
     if (mt_g.cfg.disabled)
         return false;
     if (!mt_traces_init(mt_g.cfg.max_traces) || !mt_ptrs_init() || !mt_threads_init() ||
-        !mt_backtrace_init()) {
+        !mt_backtrace_init() || !mt_sample_init()) {
         mt_log(MT_LOG_WARN, "cannot set up tracking (out of memory?); tracking disabled");
         return false;
     }

@@ -43,7 +43,7 @@ void mt_start_threads(char **envp, bool reload_config)
     if (reload_config && mt_g.cfg.disabled) {
         atomic_store_explicit(&mt_g.state, MT_ST_OFF, memory_order_release);
     } else {
-        mt_publisher_start(false);
+        mt_publisher_arm(false);
         mt_rec_ctor(envp); /* MEMTOP_RECORD: its writer thread */
     }
     mt_tls_in_hook = was;
@@ -55,7 +55,7 @@ void mt_start_child_threads(void)
         return;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
-    mt_publisher_start(true);
+    mt_publisher_arm(true);
     mt_rec_child_start();
     mt_tls_in_hook = was;
 }

@@ -31,6 +31,9 @@ typedef struct mt_global {
     _Atomic uint64_t untracked_alloc_count;
     _Atomic uint64_t missed_free_count;
     _Atomic uint64_t thread_count;
+    /* Sampled mode: frees counted outside any thread's own count (from a
+     * signal handler, core_tracker.h). */
+    _Atomic uint64_t nested_frees;
     /* Process-wide live bytes, kept only to give an exact process peak. */
     _Atomic uint64_t live_bytes;
     _Atomic uint64_t peak_live_bytes;

@@ -9,6 +9,7 @@
 #include "core_thread_state.h"
 
 #include "core_os_memory.h"
+#include "core_sample.h"
 #include "record_buffer.h"
 #include "core_spinlock.h"
 #include "core_state.h"
@@ -24,6 +25,7 @@ MT_TLS unsigned mt_tls_dl_depth;
 static pthread_key_t g_key;
 static mt_spinlock g_free_lock;
 static mt_thread *g_free_list;
+static _Atomic(mt_thread *) g_all; /* every record ever made, newest first */
 
 static void push_free(mt_thread *t)
 {
@@ -47,8 +49,13 @@ static mt_thread *pop_free(void)
     if (t)
         g_free_list = t->next_free;
     mt_spin_unlock(&g_free_lock);
-    if (t)
-        memset(t, 0, thread_bytes());
+    if (t) { /* a fresh state, but the exact counts and the list link stay
+              * (the publisher reads them meanwhile) */
+        size_t keep_lo = offsetof(mt_thread, exact_allocs),
+               keep_hi = offsetof(mt_thread, last_alloc);
+        memset(t, 0, keep_lo);
+        memset((char *)t + keep_hi, 0, thread_bytes() - keep_hi);
+    }
     return t;
 }
 
@@ -74,11 +81,35 @@ bool mt_threads_init(void)
     return pthread_key_create(&g_key, thread_release) == 0;
 }
 
+/* Links a new record into g_all (release: its zeroed counters first). */
+static void link_all(mt_thread *t)
+{
+    mt_thread *head = atomic_load_explicit(&g_all, memory_order_relaxed);
+    do
+        t->next_all = head;
+    while (!atomic_compare_exchange_weak_explicit(&g_all, &head, t, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+void mt_threads_exact(mt_exact_totals *out)
+{
+    *out = (mt_exact_totals){0, 0, 0};
+    for (mt_thread *t = atomic_load_explicit(&g_all, memory_order_acquire); t; t = t->next_all) {
+        out->allocs += atomic_load_explicit(&t->exact_allocs, memory_order_relaxed);
+        out->bytes += atomic_load_explicit(&t->exact_bytes, memory_order_relaxed);
+        out->frees += atomic_load_explicit(&t->exact_frees, memory_order_relaxed);
+    }
+}
+
 mt_thread *mt_thread_acquire(void)
 {
     mt_thread *t = pop_free();
-    if (!t && !(t = mt_os_alloc(thread_bytes())))
-        return NULL;
+    if (!t) {
+        if (!(t = mt_os_alloc(thread_bytes())))
+            return NULL;
+        link_all(t);
+    }
+    mt_sample_seed(t);
     t->walk = (mt_walk_memo *)(void *)(t + 1);
     mt_walk_memo_init(t->walk, mt_g.cfg.depth);
     if (mt_tls_exiting) {

@@ -10,6 +10,18 @@
 #define MT_DEFER_MAX 64u
 
 typedef struct mt_thread {
+    /* First, in one cache line: what sampled mode's fast path touches. */
+    /* Sampled mode (core_sample.h): bytes left to the next sample, the
+     * generator's state. */
+    int64_t sample_left;
+    uint64_t sample_rng;
+    /* Sampled mode: this record's exact allocation and free counts, written
+     * by the thread that holds the record, summed by the publisher over
+     * every record ever made (next_all), kept when a record is recycled
+     * (pop_free clears what is before and after them: keep them here,
+     * together, just before last_alloc). */
+    _Atomic uint64_t exact_allocs, exact_bytes, exact_frees;
+    struct mt_thread *next_all;
     /* The newest block this thread allocated, if not freed since: its
      * address, birth and trace (an address alone may have been freed and
      * reused by another thread meanwhile). */
@@ -57,6 +69,12 @@ mt_thread *mt_thread_acquire(void);
 void mt_thread_return(mt_thread *t);
 
 bool mt_threads_init(void);
+
+/* Sampled mode: the exact counts summed over every thread record. */
+typedef struct mt_exact_totals {
+    uint64_t allocs, bytes, frees;
+} mt_exact_totals;
+void mt_threads_exact(mt_exact_totals *out);
 void mt_threads_lock_all(void);
 void mt_threads_unlock_all(void);
 

@@ -17,6 +17,14 @@
  * to the recorder with what was charged; when none runs, that costs one
  * predictable branch per call on a relaxed load.
  *
+ * Sampled mode (MEMTOP_SAMPLE, core_sample.h): an unsampled allocation is
+ * only counted down (and counted exactly per thread); a sampled one is
+ * tracked as above with the weights of sample_weight.h instead of its size
+ * and 1, and so is its free, whose weight is computed again from the same
+ * size and address.  A free the filter rules out only counts a free.  Only
+ * sampled blocks are in the table, so a free it does not know is not an
+ * "unknown free" there.
+ *
  * Counter updates are relaxed atomics except free_count, which is
  * incremented last with release so that a reader who loads free_count with
  * acquire and then alloc_count never sees more frees than allocations.
@@ -28,6 +36,8 @@
 #include "core_clock.h"
 #include "dat_format.h"
 #include "core_hash.h"
+#include "core_sample.h"
+#include "sample_weight.h"
 #include "hook_real_alloc.h"
 #include "record.h"
 #include "core_state.h"
@@ -43,10 +53,33 @@ static inline void raise_peak(_Atomic uint64_t *peak, uint64_t value)
         ;
 }
 
-static inline void account_alloc(uint32_t id, uint64_t size)
+static __attribute__((noinline)) mt_sample_weight weigh_sampled(uint32_t trace, uint64_t birth_ns,
+                                                                uint64_t size)
 {
+    return mt_sample_weigh(size, mt_g.cfg.sample_rate, mt_sample_key(trace, birth_ns / 1000000u));
+}
+
+/* What block p of size bytes stands for: itself, or its sampling weight
+ * (out of line: the exact path stays small enough to inline).  sampled is
+ * a constant where the caller knows the mode (the exact hot paths), else
+ * sampling(). */
+static inline mt_sample_weight weigh(const mt_block *b, bool sampled)
+{
+    if (!sampled)
+        return (mt_sample_weight){b->size, 1};
+    return weigh_sampled(b->trace, b->birth_ns, b->size);
+}
+
+static inline bool sampling(void)
+{
+    return mt_g.cfg.sample_rate != 0;
+}
+
+static inline void account_alloc(uint32_t id, mt_sample_weight w)
+{
+    uint64_t size = w.bytes;
     mt_trace *tr = mt_trace_get(id);
-    atomic_fetch_add_explicit(&tr->alloc_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&tr->alloc_count, w.count, memory_order_relaxed);
     uint64_t live = atomic_fetch_add_explicit(&tr->live_bytes, size, memory_order_relaxed) + size;
     raise_peak(&tr->peak_live_bytes, live);
     uint64_t plive = atomic_fetch_add_explicit(&mt_g.live_bytes, size, memory_order_relaxed) + size;
@@ -55,31 +88,32 @@ static inline void account_alloc(uint32_t id, uint64_t size)
 
 /* Takes back account_alloc when the block could not be recorded (no
  * memory for bookkeeping).  The peak it may have raised stays: rare. */
-static void unaccount_alloc(uint32_t id, uint64_t size)
+static void unaccount_alloc(uint32_t id, mt_sample_weight w)
 {
     mt_trace *tr = mt_trace_get(id);
-    atomic_fetch_sub_explicit(&mt_g.live_bytes, size, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&tr->live_bytes, size, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&tr->alloc_count, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->live_bytes, w.bytes, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->alloc_count, w.count, memory_order_relaxed);
 }
 
 /* live >= 0: the block's own account_alloc happened-before this (through
  * the block table's shard lock), so the counters it takes the block's
  * bytes from hold them (CONCURRENCY.md, "free_count"). */
-static inline void account_free(const mt_block *b, bool temporary)
+static inline void account_free(const mt_block *b, bool temporary, bool sampled)
 {
+    mt_sample_weight w = weigh(b, sampled);
     mt_trace *tr = mt_trace_get(b->trace);
-    uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, b->size, memory_order_relaxed);
-    uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, b->size, memory_order_relaxed);
-    MT_ASSERT(plive >= b->size && live >= b->size);
+    uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
+    uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, w.bytes, memory_order_relaxed);
+    MT_ASSERT(plive >= w.bytes && live >= w.bytes);
     (void)plive;
     (void)live;
-    atomic_fetch_add_explicit(&tr->free_bytes, b->size, memory_order_relaxed);
+    atomic_fetch_add_explicit(&tr->free_bytes, w.bytes, memory_order_relaxed);
     if (temporary) {
-        atomic_fetch_add_explicit(&tr->temp_count, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&tr->temp_bytes, b->size, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tr->temp_count, w.count, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tr->temp_bytes, w.bytes, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&tr->free_count, 1, memory_order_release);
+    atomic_fetch_add_explicit(&tr->free_count, w.count, memory_order_release);
 }
 
 /* Trace id for the caller's backtrace, from the shared index: lock-free
@@ -106,18 +140,20 @@ static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *s
  * Returns the trace id, or UINT32_MAX if the block went untracked; *missed
  * is set when a stale record (a missed free, in *stale) was charged. */
 static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t now,
-                                   mt_block *stale, bool *missed, const mt_hook_frame *start)
+                                   mt_block *stale, bool *missed, const mt_hook_frame *start,
+                                   bool sampled)
 {
     uint32_t id = current_trace(t, now, start);
     mt_block b = {.size = size, .birth_ns = now, .trace = id};
-    account_alloc(id, size);
+    mt_sample_weight w = weigh(&b, sampled);
+    account_alloc(id, w);
     switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {
     case MT_INSERT_FAILED:
-        unaccount_alloc(id, size);
+        unaccount_alloc(id, w);
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
         return UINT32_MAX;
     case MT_INSERT_REPLACED:
-        account_free(stale, false);
+        account_free(stale, false, sampled);
         atomic_fetch_add_explicit(&mt_g.missed_free_count, 1, memory_order_relaxed);
         *missed = true;
         break;
@@ -139,14 +175,17 @@ alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
     uint64_t now = mt_now_ns();
     mt_block stale;
     bool missed = false;
-    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start);
+    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start, sampling());
     if (missed)
         mt_rec_free(now, p, &stale, MT_DAT_EVF_MISSED, true);
     if (id != UINT32_MAX)
         mt_rec_alloc(now, p, id, size);
 }
 
-void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+/* Tracks an allocation, recording it if a recording runs; sampled is a
+ * constant in each caller, so the exact path stays as it was. */
+static inline __attribute__((always_inline)) void
+alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bool sampled)
 {
     if (MT_UNLIKELY(mt_rec_on())) {
         alloc_recorded(t, p, size, start);
@@ -154,7 +193,26 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
     }
     mt_block stale;
     bool missed = false;
-    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start);
+    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, sampled);
+}
+
+/* A sampled allocation: a new distance, the filter told, then as usual. */
+static void __attribute__((noinline))
+alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    mt_sample_next(t);
+    mt_sfilter_add(p);
+    alloc_tracked(t, p, size, start, true);
+}
+
+void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate)) {
+        if (!mt_sample_skip(t, size))
+            alloc_sampled(t, p, size, start);
+        return;
+    }
+    alloc_tracked(t, p, size, start, false);
 }
 
 static inline bool take_block(void *p, mt_block *out)
@@ -165,10 +223,26 @@ static inline bool take_block(void *p, mt_block *out)
     return false;
 }
 
+/* take_block in sampled mode: a block the table does not hold was not
+ * sampled, not unknown; the filter's count for p is lowered only once p
+ * left the table. */
+static bool take_sampled(void *p, mt_block *out)
+{
+    if (!mt_ptr_remove((uintptr_t)p, out))
+        return false;
+    mt_sfilter_del(p);
+    return true;
+}
+
+static inline bool take_any(void *p, mt_block *out)
+{
+    return MT_UNLIKELY(mt_g.cfg.sample_rate) ? take_sampled(p, out) : take_block(p, out);
+}
+
 /* Charges the free of b; returns whether it counted as temporary.  now is
  * only read when temporary_ok. */
 static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool temporary_ok,
-                                uint64_t now)
+                                uint64_t now, bool sampled)
 {
     bool newest = t->last_alloc == p && t->last_birth_ns / 1000000u == b->birth_ns / 1000000u &&
                   t->last_trace == b->trace;
@@ -179,7 +253,7 @@ static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool t
         uint64_t age = now > b->birth_ns ? now - b->birth_ns : 0; /* same clock tick: age 0 */
         temporary = newest || age < mt_g.cfg.temporary_ns;
     }
-    account_free(b, temporary);
+    account_free(b, temporary, sampled);
     return temporary;
 }
 
@@ -188,7 +262,7 @@ static void __attribute__((noinline))
 charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, bool may_wait)
 {
     uint64_t now = mt_now_ns();
-    bool temporary = charge_block(t, p, b, temporary_ok, now);
+    bool temporary = charge_block(t, p, b, temporary_ok, now, sampling());
     unsigned flags = temporary ? MT_DAT_EVF_TEMPORARY : 0u;
     if (!temporary_ok)
         flags |= MT_DAT_EVF_REALLOC;
@@ -197,9 +271,11 @@ charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, boo
 
 bool mt_take(void *p, mt_block *out)
 {
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate) && !mt_sfilter_maybe(p))
+        return false; /* not sampled */
     if (MT_UNLIKELY(mt_rec_on()))
         mt_rec_gate();
-    return take_block(p, out);
+    return take_any(p, out);
 }
 
 void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
@@ -209,26 +285,48 @@ void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
         charge_recorded(t, p, b, temporary_ok, true);
         return;
     }
-    charge_block(t, p, b, temporary_ok, temporary_ok ? mt_now_ns() : 0);
+    charge_block(t, p, b, temporary_ok, temporary_ok ? mt_now_ns() : 0, sampling());
 }
 
 static void __attribute__((noinline)) free_recorded(mt_thread *t, void *p)
 {
     mt_rec_gate();
     mt_block b;
-    if (take_block(p, &b))
+    if (take_any(p, &b))
         charge_recorded(t, p, &b, true, true);
 }
 
-void mt_on_free(mt_thread *t, void *p)
+/* The rest of a free once the block may be tracked; sampled is a
+ * constant in each caller, so the exact path stays as it was. */
+static inline __attribute__((always_inline)) void take_and_charge(mt_thread *t, void *p,
+                                                                  bool sampled)
 {
     if (MT_UNLIKELY(mt_rec_on())) {
         free_recorded(t, p);
         return;
     }
     mt_block b;
-    if (take_block(p, &b))
-        charge_block(t, p, &b, true, mt_now_ns());
+    if (sampled ? take_sampled(p, &b) : take_block(p, &b))
+        charge_block(t, p, &b, true, mt_now_ns(), sampled);
+}
+
+/* mt_on_free in sampled mode: counted exactly; the filter rules most
+ * blocks out at once. */
+static void __attribute__((noinline)) free_sampled(mt_thread *t, void *p)
+{
+    mt_exact_add(&t->exact_frees, 1);
+    if (MT_LIKELY(!mt_sfilter_maybe(p)))
+        return;
+    take_and_charge(t, p, true);
+}
+
+void mt_on_free(mt_thread *t, void *p)
+{
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate)) {
+        free_sampled(t, p);
+        return;
+    }
+    take_and_charge(t, p, false);
 }
 
 bool mt_try_on_free(mt_thread *t, void *p)
@@ -236,25 +334,44 @@ bool mt_try_on_free(mt_thread *t, void *p)
     bool rec = mt_rec_on();
     if (rec && mt_rec_paused())
         return false; /* a recording is capturing its initial state: defer */
+    bool sampled = mt_g.cfg.sample_rate != 0;
+    if (sampled && !mt_sfilter_maybe(p)) {
+        mt_count_nested_free();
+        return true;
+    }
     mt_block b;
     switch (mt_ptr_try_remove((uintptr_t)p, &b)) {
     case MT_TRY_BUSY:
         return false;
     case MT_TRY_ABSENT:
-        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+        if (sampled)
+            mt_count_nested_free();
+        else
+            atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
         return true;
     case MT_TRY_REMOVED:
+        if (sampled) {
+            mt_sfilter_del(p);
+            mt_count_nested_free();
+        }
         if (rec)
             charge_recorded(t, p, &b, true, false);
         else
-            charge_block(t, p, &b, true, mt_now_ns());
+            charge_block(t, p, &b, true, mt_now_ns(), sampled);
         return true;
     }
     return false;
 }
 
+void mt_count_nested_free(void)
+{
+    atomic_fetch_add_explicit(&mt_g.nested_frees, 1, memory_order_relaxed);
+}
+
 void mt_untake(void *p, const mt_block *b)
 {
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate))
+        mt_sfilter_add(p);
     mt_block stale;
     mt_ptr_insert((uintptr_t)p, b, &stale);
 }

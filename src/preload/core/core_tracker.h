@@ -5,6 +5,8 @@
 #include "unwind_backtrace.h"
 #include "table_ptr.h"
 #include "core_thread_state.h"
+#include "core_sample.h"
+#include "core_state.h"
 
 /* Records a new block p of `size` requested bytes, attributed to the
  * caller's backtrace.  Call with the thread inside a hook; start: the
@@ -27,6 +29,16 @@ void mt_untake(void *p, const mt_block *b);
  * (a signal handler): false, with nothing done, if the block's shard is
  * locked (perhaps by the interrupted code) and the free must be deferred. */
 bool mt_try_on_free(mt_thread *t, void *p);
+
+/* Sampled mode: the exact count of frees that have no thread to count
+ * them (from a signal handler: the interrupted code may be updating its
+ * thread's own count); the free half of a successful realloc. */
+void mt_count_nested_free(void);
+static inline void mt_count_realloc_free(mt_thread *t, void *old)
+{
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate) && old)
+        mt_exact_add(&t->exact_frees, 1);
+}
 
 /* Processes frees deferred while the thread was inside a hook. */
 void mt_drain_deferred(mt_thread *t);

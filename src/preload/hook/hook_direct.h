@@ -73,6 +73,7 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
     } else {
         if (known)
             mt_charge_free(t, old, b, false);
+        mt_count_realloc_free(t, old);
         if (p)
             mt_on_alloc(t, p, size, start);
     }

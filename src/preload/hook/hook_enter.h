@@ -54,6 +54,41 @@ static inline void hook_leave(mt_thread *t)
     mt_tls_in_hook = 0;
 }
 
+/* Sampled mode's fast path (core_sample.h): the thread's state if it may
+ * skip hook_enter/hook_leave, that is, it is tracked, not inside memtop,
+ * tracking runs (not a fork child yet to restart) and sampling is on:
+ * sample_left stays 0 in exact mode and is positive between two calls in
+ * sampled mode.  The caller then decides with the countdown (malloc) or
+ * the filter (free) and, if nothing is to be tracked, counts the call
+ * exactly with mt_tls_in_hook set (so that a signal handler's call in
+ * between passes through instead of racing on the thread's counters). */
+static inline mt_thread *hook_fast_thread(void)
+{
+    if (MT_LIKELY(!mt_sfilter_slots()) ||
+        MT_UNLIKELY(atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY))
+        return NULL; /* exact mode: one load */
+    mt_thread *t = mt_tls_thread;
+    if (MT_LIKELY(t) && MT_LIKELY(!mt_tls_in_hook) && t->sample_left > 0)
+        return t;
+    return NULL;
+}
+
+/* An allocation of size bytes that the countdown does not reach. */
+static inline bool hook_fast_unsampled(const mt_thread *t, size_t size)
+{
+    return size < (uint64_t)t->sample_left;
+}
+
+/* After the real call of an unsampled allocation p (NULL: failed). */
+static inline void hook_fast_counted(mt_thread *t, const void *p, size_t size)
+{
+    if (MT_LIKELY(p)) {
+        t->sample_left -= (int64_t)size;
+        mt_exact_add(&t->exact_allocs, 1);
+        mt_exact_add(&t->exact_bytes, size);
+    }
+}
+
 /* A pass-through allocation of the program's while tracking runs is one we
  * cannot attribute.  memtop's own allocations are not the program's. */
 static inline void count_untracked(void *p)

@@ -21,7 +21,10 @@
  * caller's rbp and the return address into the caller, and the own walker
  * starts right there instead of stepping out of memtop's frames
  * (unwind_backtrace.h).  It is taken in the exported function itself and handed
- * down, and a hook that serves another (realloc(NULL, n) as malloc,
+ * down (malloc's in malloc_tracked, which malloc reaches by a tail call:
+ * malloc itself keeps sampled mode's fast path frameless;
+ * tests/unwind/unw_hook_frames.py checks both), and a hook that serves
+ * another (realloc(NULL, n) as malloc,
  * reallocarray as realloc) hands down its own: the walk's first frame is
  * always the call into the hook the program called.  (Should a record
  * ever point into memtop after all, the walk steps out of memtop's frames
@@ -56,11 +59,29 @@ static inline void *malloc_at(size_t size, const mt_hook_frame *start)
     return alloc_done(t, mt_real.malloc(size), size, start);
 }
 
+/* The tracked malloc, kept out of line so that sampled mode's fast path
+ * in malloc stays small (no frame, no saved registers).  malloc reaches it
+ * by a tail call, so its frame record still holds the program's caller
+ * (see the top); where the compiler makes a real call instead, the walk
+ * steps out of memtop's frame. */
+static __attribute__((noinline)) void *malloc_tracked(size_t size)
+{
+    return malloc_at(size, HOOK_FRAME());
+}
+
 MT_EXPORT void *malloc(size_t size)
 {
     if (MT_UNLIKELY(!mt_real_ready()))
         return mt_boot_alloc(size, 16);
-    return malloc_at(size, HOOK_FRAME());
+    mt_thread *t = hook_fast_thread(); /* sampled mode, not sampled: hook_enter.h */
+    if (t && hook_fast_unsampled(t, size)) {
+        mt_tls_in_hook = MT_IN_HOOK;
+        void *p = mt_real.malloc(size);
+        hook_fast_counted(t, p, size);
+        mt_tls_in_hook = 0;
+        return p;
+    }
+    return malloc_tracked(size);
 }
 
 MT_EXPORT void *calloc(size_t n, size_t m)
@@ -69,7 +90,16 @@ MT_EXPORT void *calloc(size_t n, size_t m)
         size_t total;
         return __builtin_mul_overflow(n, m, &total) ? NULL : mt_boot_alloc(total, 16);
     }
-    mt_thread *t = hook_enter();
+    mt_thread *t = hook_fast_thread(); /* sampled mode, not sampled: hook_enter.h */
+    size_t total;
+    if (t && !__builtin_mul_overflow(n, m, &total) && hook_fast_unsampled(t, total)) {
+        mt_tls_in_hook = MT_IN_HOOK;
+        void *p = mt_real.calloc(n, m);
+        hook_fast_counted(t, p, total);
+        mt_tls_in_hook = 0;
+        return p;
+    }
+    t = hook_enter();
     if (!t) {
         void *p = mt_real.calloc(n, m);
         count_untracked(p);
@@ -103,8 +133,12 @@ static void free_nested(void *p)
                 return;
         }
     }
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate) && t && mt_tls_in_hook == MT_IN_HOOK)
+        mt_count_nested_free(); /* the program's free, queue full */
     mt_real.free(p);
 }
+
+static void free_tracked(void *p);
 
 MT_EXPORT void free(void *p)
 {
@@ -112,12 +146,26 @@ MT_EXPORT void free(void *p)
         return;
     if (MT_UNLIKELY(!mt_real_ready()))
         return; /* cannot happen for a real block: it came from the real allocator */
+    mt_thread *t = hook_fast_thread(); /* sampled mode: hook_enter.h */
+    if (t && !mt_sfilter_maybe(p)) {   /* certainly not a sampled block */
+        mt_tls_in_hook = MT_IN_HOOK;
+        mt_exact_add(&t->exact_frees, 1);
+        mt_real.free(p);
+        mt_tls_in_hook = 0;
+        return;
+    }
+    free_tracked(p);
+}
+
+/* The rest of free, out of line like malloc_tracked. */
+static __attribute__((noinline)) void free_tracked(void *p)
+{
     int saved = errno;
     mt_thread *t = hook_enter();
     if (MT_LIKELY(t)) {
         /* Two cache misses are coming: our record and the allocator's chunk
          * header.  Start both now so they overlap. */
-        mt_ptr_prefetch((uintptr_t)p);
+        mt_ptr_prefetch((uintptr_t)p); /* sampled: only a maybe-sampled block gets here */
         __builtin_prefetch((char *)p - 16, 1);
         mt_on_free(t, p);
         mt_real.free(p);
@@ -151,6 +199,7 @@ static void *realloc_tracked(mt_thread *t, void *old, size_t size, const mt_hook
     } else {
         if (known)
             mt_charge_free(t, old, &b, false);
+        mt_count_realloc_free(t, old);
         if (p)
             mt_on_alloc(t, p, size, start);
     }

@@ -272,6 +272,16 @@ bool mt_shm_seal(mt_shm_writer *w)
     return false;
 }
 
+bool mt_shm_own_exists(const char *dir, int pid)
+{
+    char path[MT_PATH_MAX + 32];
+    int r = snprintf(path, sizeof path, "%s/%s%d", dir, MT_SHM_PREFIX, pid);
+    struct stat st;
+    return r > 0 && (size_t)r < sizeof path &&
+           fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+           st.st_uid == geteuid();
+}
+
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
 {
     memset(w, 0, sizeof *w);

@@ -43,6 +43,11 @@ typedef struct mt_shm_writer {
  * failure. */
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid);
 
+/* True if $dir/memtop-<pid> is a regular file of this user: the segment of
+ * this process's pre-exec image (or a leftover of a dead process of ours
+ * with this pid).  One fstatat. */
+bool mt_shm_own_exists(const char *dir, int pid);
+
 /* Publishes the header's magic once the caller has filled the settings,
  * and renames the segment to its final name: memtop-<pid>, or when another
  * user's file holds that name, memtop-<pid>-<random> (logged once; path

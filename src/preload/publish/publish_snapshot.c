@@ -32,6 +32,11 @@
  * and its growth checkpoints.  So the records always sum to the totals.
  * The folded record's peak_live_bytes is the sum of its members' peaks: an
  * upper bound, not the exact peak of the sum (docs/shm-protocol.md).
+ *
+ * Sampled mode (MEMTOP_SAMPLE): the trace counters hold estimates
+ * (sample_weight.h), so the sums do too, except the totals' alloc_count,
+ * alloc_bytes and free_count, which come from the exact per-thread counts
+ * instead (and so are not the sums of the records).
  */
 #include "publish_snapshot.h"
 
@@ -43,6 +48,8 @@
 #include "core_procinfo.h"
 #include "table_ptr.h"
 #include "core_state.h"
+#include "core_sample.h"
+#include "sample_weight.h"
 #include "table_trace.h"
 
 #include <string.h>
@@ -153,7 +160,8 @@ static void age_visit(const mt_block *b, void *arg)
         return;
     mt_shm_trace *r = &c->tr[b->trace < c->ntr ? b->trace : MT_TRACE_OVERFLOW]; /* folded */
     uint64_t age = c->now > b->birth_ns ? c->now - b->birth_ns : 0;
-    r->age_bytes[age_bucket(age)] += b->size;
+    /* sampled: the block's estimated bytes (the address only rounds counts) */
+    r->age_bytes[age_bucket(age)] += mt_sample_weigh(b->size, mt_g.cfg.sample_rate, 0).bytes;
     if (b->birth_ns < r->oldest_birth_ns)
         r->oldest_birth_ns = b->birth_ns;
 }
@@ -304,6 +312,12 @@ static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool d
     t->rss_bytes = mt_proc_rss_bytes();
     t->tracker_bytes = mt_os_bytes();
     t->trace_count = ntr;
+    mt_exact_totals ex;
+    if (mt_sample_exact_totals(&ex)) { /* the sums above are estimates; these stay exact */
+        t->alloc_count = ex.allocs;
+        t->alloc_bytes = ex.bytes;
+        t->free_count = ex.frees;
+    }
 }
 
 /* Writes the slot's payload; the caller holds its seqlock odd. */

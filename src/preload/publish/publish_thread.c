@@ -11,6 +11,24 @@
  * Recording commands are handed to record_control.c, and the recording
  * status is copied into the header at every poll.  Every poll also looks
  * for newly loaded allocators (alloc_scan.c), published with each snapshot.
+ *
+ * Short processes (bench/proc_start.sh, docs/performance.md "Process start
+ * and exit"): the thread starts with tracking but creates the segment only
+ * once the process has lived MEMTOP_START_MS (default 100 ms; a fork
+ * child counts from its first allocation), and it sleeps on a futex, so
+ * that exit and exec wake it and wait for it to end (pthread_join): a
+ * short process then never creates a segment, and its exit does not wait
+ * for the kernel to schedule a sleeping thread just to kill it (on a
+ * loaded machine, a time slice: milliseconds).  Tracking itself starts at
+ * the first allocation as before, so when the segment appears every count
+ * is exact since the start.  A process that ends before its segment exists
+ * publishes nothing: no viewer can have shown a number for it (a recording
+ * asked for with MEMTOP_RECORD still has every event).  The segment is
+ * created at once, synchronously as before, when MEMTOP_START_MS=0, in the
+ * process MEMTOP_KEEP_PID names (memtop -- PROG watches it from its start
+ * and wants its final state), and when this pid's segment exists already
+ * (our pre-exec image published it: a viewer following the pid sees the
+ * new image at once).
  */
 #define _GNU_SOURCE
 #include "publish_thread.h"
@@ -25,19 +43,31 @@
 #include "core_state.h"
 #include "core_thread_state.h"
 
+#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #define POLL_NS 20000000ull
+/* How long exit or exec waits for the thread to end (it may be inside a
+ * publish, or wait for a loader lock the exiting thread holds). */
+#define JOIN_WAIT_NS 200000000ull
 
 typedef struct {
     mt_spinlock lock;
-    _Atomic bool stop;
+    _Atomic uint32_t stop; /* 1: end the thread; a futex word (wait_stop) */
     bool final_done;
+    bool fork_child;   /* the segment to create is a fork child's */
+    bool exec_stopped; /* the thread was ended for an exec (restarted if it fails) */
+    bool running;      /* `thread` runs and is to be joined */
+    int pid;           /* the process the publisher belongs to (not a vfork child) */
+    pthread_t thread;
     mt_shm_writer w;
     mt_snapshot_state *snap;
 } mt_publisher;
@@ -103,24 +133,24 @@ static void serve_control(void)
     }
 }
 
-static void sleep_ns(uint64_t ns)
-{
-    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
-    nanosleep(&ts, NULL);
-}
-
-/* Creates and seals the segment and publishes a first snapshot.  Runs
- * synchronously at start (constructor, or a fork child's first hook), so a
- * program that exits at once still has a segment and a final snapshot. */
+/* Creates and seals the segment and publishes a first snapshot: at once
+ * (mt_publisher_arm) or from the thread, MEMTOP_START_MS after start. */
 static bool create_segment(bool fork_child)
 {
     mt_spin_lock(&g_pub.lock);
-    bool ok = mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
+    /* The thread's deferred creation racing the exit: whoever takes the
+     * lock second sees the other (final_done, or stop stored before). */
+    bool ok = !g_pub.final_done && !atomic_load_explicit(&g_pub.stop, memory_order_acquire) &&
+              mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
     if (ok) {
         mt_shm_header *h = g_pub.w.hdr;
         h->max_depth = mt_g.cfg.depth;
         h->publish_interval_ms = mt_g.cfg.interval_ms;
         h->temporary_ns = mt_g.cfg.temporary_ns;
+        if (mt_g.cfg.sample_rate) { /* before the seal makes the header visible */
+            h->sample_rate_bytes = mt_g.cfg.sample_rate;
+            h->version = MT_SHM_VERSION_SAMPLED;
+        }
         h->start_unix_ns = (uint64_t)time(NULL) * 1000000000ull;
         if (fork_child)
             mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
@@ -133,6 +163,16 @@ static bool create_segment(bool fork_child)
     return ok;
 }
 
+/* Sleeps up to ns, or until exit or exec asks the thread to end: then
+ * returns true. */
+static bool wait_stop(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    if (!atomic_load_explicit(&g_pub.stop, memory_order_acquire))
+        syscall(SYS_futex, &g_pub.stop, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+    return atomic_load_explicit(&g_pub.stop, memory_order_acquire);
+}
+
 static void *publisher_main(void *arg)
 {
     (void)arg;
@@ -140,6 +180,12 @@ static void *publisher_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    prctl(PR_SET_NAME, "memtop-publish");
+    /* g_pub.w is ours to read: only this thread or, before it was started
+     * and after it ended, its starter create the segment. */
+    if (!g_pub.w.base &&
+        (wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) || !create_segment(g_pub.fork_child)))
+        return NULL;
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
     uint64_t next = mt_now_precise_ns() + interval;
     while (!atomic_load_explicit(&g_pub.stop, memory_order_acquire)) {
@@ -157,12 +203,43 @@ static void *publisher_main(void *arg)
         mt_alloc_scan(); /* a library loaded since the last poll (alloc_scan.c) */
         serve_control();
         uint64_t wait = next - now;
-        sleep_ns(wait < POLL_NS ? wait : POLL_NS);
+        wait_stop(wait < POLL_NS ? wait : POLL_NS);
     }
     return NULL;
 }
 
-bool mt_publisher_start(bool fork_child)
+static bool start_thread(void)
+{
+    atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
+    int rc = pthread_create(&g_pub.thread, NULL, publisher_main, NULL);
+    g_pub.running = rc == 0;
+    if (rc != 0)
+        mt_log(MT_LOG_WARN, "cannot start the publisher thread: %s", strerror(rc));
+    return rc == 0;
+}
+
+/* Ends the thread and waits for it (briefly: JOIN_WAIT_NS), so that the
+ * exit or exec that follows does not wait for the kernel to schedule it.
+ * Not inside dl_iterate_phdr: the thread may wait for the loader's lock
+ * this thread holds.  `running` stays set while a thread may still run
+ * (not joined): it is never started twice. */
+static void stop_thread(void)
+{
+    atomic_store_explicit(&g_pub.stop, 1, memory_order_release);
+    if (!g_pub.running)
+        return;
+    syscall(SYS_futex, &g_pub.stop, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    if (mt_tls_dl_depth)
+        return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + JOIN_WAIT_NS;
+    until.tv_sec += (time_t)(ns / 1000000000ull);
+    until.tv_nsec = (long)(ns % 1000000000ull);
+    g_pub.running = pthread_timedjoin_np(g_pub.thread, NULL, &until) != 0;
+}
+
+bool mt_publisher_arm(bool fork_child)
 {
     if (!g_pub.snap)
         g_pub.snap = mt_snapshot_state_new(mt_g.cfg.interval_ms);
@@ -170,31 +247,22 @@ bool mt_publisher_start(bool fork_child)
         return false;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
-    if (!create_segment(fork_child)) {
-        mt_tls_in_hook = was;
-        return false;
-    }
-    pthread_t th;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&th, &attr, publisher_main, NULL);
-    pthread_attr_destroy(&attr);
-    if (rc == 0)
-        pthread_setname_np(th, "memtop-publish");
+    g_pub.pid = (int)getpid();
+    g_pub.fork_child = fork_child;
+    bool now = mt_g.cfg.start_ms == 0 || mt_g.cfg.keep_pid == g_pub.pid ||
+               mt_shm_own_exists(mt_g.cfg.shm_dir, g_pub.pid);
+    bool ok = (!now || create_segment(fork_child)) && start_thread();
     mt_tls_in_hook = was;
-    if (rc != 0)
-        mt_log(MT_LOG_WARN, "cannot start the publisher thread: %s", strerror(rc));
-    return rc == 0;
+    return ok;
 }
 
 void mt_publisher_final(void)
 {
     /* A vfork child runs in its parent's memory and calls _exit: the
-     * segment is the parent's, so leave it alone. */
-    if (g_pub.w.base && !own_segment())
+     * thread and the segment are the parent's, so leave them alone. */
+    if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
         return;
-    atomic_store_explicit(&g_pub.stop, true, memory_order_release);
+    stop_thread();
     mt_spin_lock(&g_pub.lock);
     if (!g_pub.final_done && g_pub.w.base) {
         g_pub.final_done = true;
@@ -209,10 +277,14 @@ void mt_publisher_final(void)
 bool mt_publisher_exec_begin(void)
 {
     /* Before the lock: a vfork child must not touch its parent's lock
-     * word, and a child forked from a signal handler may have inherited
-     * it held. */
-    if (!own_segment())
+     * word or thread, and a child forked from a signal handler may have
+     * inherited the lock held. */
+    if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
         return false;
+    /* exec, like exit, would wait for the kernel to schedule the thread. */
+    bool had_thread = g_pub.running;
+    stop_thread();
+    g_pub.exec_stopped = had_thread && !g_pub.running;
     mt_spin_lock(&g_pub.lock);
     bool mark = own_segment() && !g_pub.final_done;
     if (mark) {
@@ -220,17 +292,21 @@ bool mt_publisher_exec_begin(void)
         mt_shm_set_flag(&g_pub.w, MT_FLAG_EXITED | MT_FLAG_EXECED);
     }
     mt_spin_unlock(&g_pub.lock);
-    return mark;
+    return mark || g_pub.exec_stopped;
 }
 
 void mt_publisher_exec_failed(void)
 {
-    if (!own_segment())
+    if (g_pub.pid != (int)getpid())
         return;
-    mt_spin_lock(&g_pub.lock);
-    if (own_segment())
+    if (own_segment()) {
+        mt_spin_lock(&g_pub.lock);
         mt_shm_change_flags(&g_pub.w, 0, MT_FLAG_EXITED | MT_FLAG_EXECED);
-    mt_spin_unlock(&g_pub.lock);
+        mt_spin_unlock(&g_pub.lock);
+    }
+    if (g_pub.exec_stopped) /* a segment still to create waits MEMTOP_START_MS again */
+        start_thread();
+    g_pub.exec_stopped = false;
 }
 
 void mt_publisher_sync_modules(void)
@@ -257,7 +333,8 @@ void mt_publisher_child_reset(void)
     mt_shm_forget(&g_pub.w);
     if (g_pub.snap)
         mt_snapshot_state_reset_defs(g_pub.snap);
-    atomic_store_explicit(&g_pub.stop, false, memory_order_relaxed);
+    atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
+    g_pub.running = false; /* the thread is the parent's */
     g_pub.final_done = false;
     atomic_store_explicit(&g_pub.lock.held, 0, memory_order_relaxed);
 }

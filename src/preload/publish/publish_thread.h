@@ -4,14 +4,19 @@
 
 #include <stdbool.h>
 
-bool mt_publisher_start(bool fork_child);
-/* Final snapshot at exit: publish, mark exited, unlink unless kept. */
+/* Tracking has started in this process (fork_child: in a fork child):
+ * starts the publisher thread, which creates the segment MEMTOP_START_MS
+ * later, or creates it now (publish_thread.c, "Short processes").  False
+ * if something that should have started could not. */
+bool mt_publisher_arm(bool fork_child);
+/* Final snapshot at exit: end the thread, publish, mark exited, unlink
+ * unless kept. */
 void mt_publisher_final(void);
-/* Before an exec (hook_exec.c): publish, mark exited and exec'd, keep
- * the segment (the new image replaces it if it loads libmemtop.so).
- * False if there was nothing to mark (no segment, or not this process's:
- * a vfork child).  After a failed exec, mt_publisher_exec_failed takes
- * the marks back and publishing goes on. */
+/* Before an exec (hook_exec.c): end the thread, publish, mark exited and
+ * exec'd, keep the segment (the new image replaces it if it loads
+ * libmemtop.so).  False if there was nothing to do (no thread and no
+ * segment, or not this process's: a vfork child).  After a failed exec,
+ * mt_publisher_exec_failed takes the marks back and restarts the thread. */
 bool mt_publisher_exec_begin(void);
 void mt_publisher_exec_failed(void);
 

@@ -44,6 +44,9 @@
 #define MT_RECORD_BUFFER_H
 
 #include "core_common.h"
+#include "core_state.h"
+#include "dat_format.h"
+#include "sample_weight.h"
 
 #include <stdbool.h>
 
@@ -63,6 +66,16 @@ typedef struct mt_rec_event {
     uint8_t flags; /* MT_DAT_EVF_* for frees */
     uint16_t reserved;
 } mt_rec_event;
+
+/* What an event's block was charged as: 1 and its size, or in sampled
+ * mode its weight (sample_weight.h, keyed as the tracker keyed it), so
+ * that the events add up to the trace counters they are checked against. */
+static inline mt_sample_weight mt_rec_event_weight(const mt_rec_event *e)
+{
+    uint64_t ms = e->t_ns / 1000000u;
+    uint64_t birth = e->kind == MT_DAT_EV_FREE && e->age_ms <= ms ? ms - e->age_ms : ms;
+    return mt_sample_weigh(e->size, mt_g.cfg.sample_rate, mt_sample_key(e->trace, birth));
+}
 
 enum { MT_RING_FREE = 0, MT_RING_OWNED = 1, MT_RING_RETIRING = 2 };
 #define MT_RING_STATE(st) ((unsigned)((st)&3u))

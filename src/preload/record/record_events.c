@@ -150,8 +150,9 @@ static void encode_event(mt_rr_open *o, const mt_rec_event *e)
     }
     mt_put_u8(&mt_w.cols[MT_COL_TAGS][0], tag);
     unsigned k = e->kind == MT_DAT_EV_FREE ? MT_LOST_FC : MT_LOST_AC;
-    mt_w.sum_events[k]++;
-    mt_w.sum_events[k + 1] += e->size;
+    mt_sample_weight w = mt_rec_event_weight(e); /* 1 and the size when exact */
+    mt_w.sum_events[k] += w.count;
+    mt_w.sum_events[k + 1] += w.bytes;
     o->prev_t = t;
     o->prev_trace = e->trace;
     o->n++;

@@ -12,6 +12,7 @@
 #include "core_procinfo.h"
 #include "record_buffer.h"
 #include "record_writer.h"
+#include "core_sample.h"
 #include "core_state.h"
 #include "table_trace.h"
 #include "core_os_memory.h"
@@ -50,6 +51,8 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_v(b, (mid_run ? MT_DAT_PROC_MID_RUN : 0u) | (fork_child ? MT_DAT_PROC_FORK_CHILD : 0u));
     mt_put_cstr(b, exe);
     mt_put_cstr(b, cmdline);
+    if (mt_g.cfg.sample_rate) /* version 3 (mt_recw_write_file_header) */
+        mt_put_v(b, mt_g.cfg.sample_rate);
     mt_recw_emit(MT_DAT_REC_PROCESS);
 }
 
@@ -173,6 +176,12 @@ void mt_rr_totals(uint64_t now)
     f[10] = atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
     f[11] = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
     f[12] = 0; /* dropped_traces: a property of the segment, not of the recording */
+    mt_exact_totals ex;
+    if (mt_sample_exact_totals(&ex)) { /* sampled: as the segment's totals (publish_snapshot.c) */
+        f[2] = ex.allocs;
+        f[3] = ex.bytes;
+        f[4] = ex.frees;
+    }
     f[17] = count;
     f[18] = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
     f[MT_DAT_TOTALS_ALLOC_INEXACT] = mt_alloc_inexact_count();

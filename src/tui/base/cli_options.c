@@ -4,6 +4,7 @@
  * runs prog with -x, as does `memtop --batch -- prog -x`. */
 #include "cli_options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -22,6 +23,7 @@ enum {
     OPT_RECORD,
     OPT_AT,
     OPT_STRICT,
+    OPT_SAMPLE,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +47,7 @@ static const struct option long_opts[] = {
     {"file", required_argument, NULL, 'f'},
     {"at", required_argument, NULL, OPT_AT},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"sample", required_argument, NULL, OPT_SAMPLE},
     {NULL, 0, NULL, 0},
 };
 
@@ -112,6 +115,26 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     if (errno || end == s || *end || v < lo || v > hi)
         return false;
     *out = v;
+    return true;
+}
+
+/* Bytes with an optional k, M or G suffix (powers of 1024), up to 1 TiB:
+ * the syntax of MEMTOP_SAMPLE (libmemtop's core_config.c). */
+static bool parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!isdigit((unsigned char)s[0]))
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end && !end[1])
+        shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : strchr("gG", *end) ? 30 : 99;
+    else if (*end)
+        shift = 99;
+    if (errno || shift == 99 || v > ((1ull << 40) >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
     return true;
 }
 
@@ -189,6 +212,13 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
         return set_path(&o->output_path, arg, "--output", err, n);
     case OPT_RECORD:
         return set_path(&o->record_path, arg, "--record", err, n);
+    case OPT_SAMPLE:
+        if (!parse_bytes(arg, &o->sample_bytes))
+            return usage_err(err, n,
+                             "--sample: not a byte count (like 512k, 1M; 0 = exact) up to 1T: '%s'",
+                             arg);
+        o->sample_given = true;
+        return 0;
     case 'f':
         return set_path(&o->replay_path, arg, "-f", err, n);
     }
@@ -241,6 +271,8 @@ static int check_target(const mt_opts *o, char *err, size_t n)
                          "program");
     if ((o->batch || o->export_path) && !targets)
         return usage_err(err, n, "--batch/--export need -p PID, -f FILE or -- PROG ARGS");
+    if (o->sample_given && !o->prog_argv)
+        return usage_err(err, n, "--sample needs -- PROG ARGS (a running target's rate is fixed)");
     if (o->record_path && !o->pid && !o->prog_argv)
         return usage_err(err, n, "--record needs -p PID or -- PROG ARGS");
     if (o->record_path && o->pid && (o->batch || o->export_path))

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum mt_sort_key {
@@ -48,6 +49,8 @@ typedef struct mt_opts {
     bool ascii;              /* --ascii: no UTF-8 line drawing even if the locale has it */
     bool no_color;           /* --no-color */
     const char *record_path; /* --record FILE */
+    uint64_t sample_bytes;   /* --sample BYTES: MEMTOP_SAMPLE for PROG (0 = exact) */
+    bool sample_given;
     const char *replay_path; /* -f FILE.dat */
     double at_s;             /* --at SECONDS into the recording; < 0 = the end */
     char **prog_argv;        /* PROG ARGS (after --), NULL-terminated, or NULL */

@@ -59,6 +59,21 @@ char *mt_fmt_dropped(uint64_t dropped, char *buf, size_t n)
     return buf;
 }
 
+char *mt_fmt_sampling(uint64_t rate, char *buf, size_t n)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    unsigned u = 0;
+    uint64_t v = rate;
+    while (u + 1 < sizeof unit / sizeof unit[0] && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    buf[0] = '\0';
+    if (rate)
+        snprintf(buf, n, "sampled 1/%llu %s", (unsigned long long)v, unit[u]);
+    return buf;
+}
+
 char *mt_fmt_count(uint64_t count, char *buf, size_t n)
 {
     static const char sfx[] = "KMGTPE";

@@ -19,6 +19,16 @@ char *mt_fmt_count(uint64_t count, char *buf, size_t n);
  * (inexact)", or "" for none. */
 char *mt_fmt_dropped(uint64_t dropped, char *buf, size_t n);
 
+/* What a sampled target's figures are: "sampled 1/512 KiB" for a mean of
+ * 512 KiB between samples (MEMTOP_SAMPLE); "" for rate 0 (exact). */
+char *mt_fmt_sampling(uint64_t rate, char *buf, size_t n);
+
+/* The mark of an estimated figure: "~" when sampled (rate > 0), else "". */
+static inline const char *mt_est_mark(uint64_t rate)
+{
+    return rate ? "~" : "";
+}
+
 /* "45s", "12m03s", "5h02m", "3d05h". */
 char *mt_fmt_duration(uint64_t seconds, char *buf, size_t n);
 

@@ -148,6 +148,7 @@ static void fill_identity(const mt_replay *r, mt_view *out)
     id->max_depth = r->proc.max_depth;
     id->publish_interval_ms = r->proc.publish_interval_ms;
     id->temporary_ns = r->proc.temporary_ns;
+    id->sample_rate_bytes = r->proc.sample_rate_bytes; /* mt_view_sample_rate */
     memcpy(id->exe, r->proc.exe, sizeof id->exe);
     memcpy(id->cmdline, r->proc.cmdline, sizeof id->cmdline);
 }

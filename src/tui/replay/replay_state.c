@@ -2,6 +2,8 @@
  * replay_state.h). */
 #include "replay_state.h"
 
+#include "sample_weight.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,35 +58,44 @@ static void raise_peaks(mt_rstate *st, mt_rtrace *tr, uint64_t t_ns)
     }
 }
 
+/* What a block stands for: itself, or in a sampled recording the weight
+ * the target gave it (the same function, sample_weight.h). */
+static mt_sample_weight weigh(const mt_rstate *st, uint64_t size, uint32_t trace, uint64_t birth_ms)
+{
+    return mt_sample_weigh(size, st->s.sample_rate, mt_sample_key(trace, birth_ms));
+}
+
 static int on_alloc(mt_rstate *st, const mt_dat_ev *e, uint64_t t_ns)
 {
     if (e->trace >= st->s.ndefs)
         return 0; /* the reader checks ids; a state restored short of them ignores */
+    mt_sample_weight w = weigh(st, e->size, e->trace, e->birth_ms);
     mt_rtrace *tr = &st->traces[e->trace];
-    tr->alloc_count++;
-    tr->alloc_bytes += e->size;
-    st->s.live_bytes += (int64_t)e->size;
-    st->s.live_count++;
+    tr->alloc_count += w.count;
+    tr->alloc_bytes += w.bytes;
+    st->s.live_bytes += (int64_t)w.bytes;
+    st->s.live_count += (int64_t)w.count;
     raise_peaks(st, tr, t_ns);
-    return mt_rlive_add(&st->live, e->trace, e->birth_ms, 1, (int64_t)e->size);
+    return mt_rlive_add(&st->live, e->trace, e->birth_ms, (int64_t)w.count, (int64_t)w.bytes);
 }
 
 static int on_free(mt_rstate *st, const mt_dat_ev *e)
 {
     if (e->trace >= st->s.ndefs)
         return 0;
+    mt_sample_weight w = weigh(st, e->size, e->trace, e->birth_ms);
     mt_rtrace *tr = &st->traces[e->trace];
-    tr->free_count++;
-    tr->free_bytes += e->size;
+    tr->free_count += w.count;
+    tr->free_bytes += w.bytes;
     if (e->flags & MT_DAT_EVF_TEMPORARY) {
-        tr->temp_count++;
-        tr->temp_bytes += e->size;
+        tr->temp_count += w.count;
+        tr->temp_bytes += w.bytes;
     }
     if (e->flags & MT_DAT_EVF_MISSED)
         st->s.missed_free_count++;
-    st->s.live_bytes -= (int64_t)e->size;
-    st->s.live_count--;
-    return mt_rlive_add(&st->live, e->trace, e->birth_ms, -1, -(int64_t)e->size);
+    st->s.live_bytes -= (int64_t)w.bytes;
+    st->s.live_count -= (int64_t)w.count;
+    return mt_rlive_add(&st->live, e->trace, e->birth_ms, -(int64_t)w.count, -(int64_t)w.bytes);
 }
 
 /* Negative groups older than the events' reordering window are the frees
@@ -128,8 +139,9 @@ static int on_initial(mt_rstate *st, const mt_dat_event *ev)
         return 0;
     }
     const mt_dat_live_block *b = &ev->u.lb;
-    return mt_rlive_add(&st->live, b->trace, b->birth_ms, (int64_t)b->count,
-                        (int64_t)(b->size * b->count));
+    mt_sample_weight w = weigh(st, b->size, b->trace, b->birth_ms);
+    return mt_rlive_add(&st->live, b->trace, b->birth_ms, (int64_t)(w.count * b->count),
+                        (int64_t)(w.bytes * b->count));
 }
 
 static bool passes(const mt_rfilter *f, uint64_t t)
@@ -166,6 +178,9 @@ static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
 int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f)
 {
     switch (ev->kind) {
+    case MT_DAT_PROCESS:
+        st->s.sample_rate = ev->u.proc.sample_rate_bytes;
+        return 0;
     case MT_DAT_DEF:
         return ensure_traces(st, (uint64_t)ev->u.def.id + 1);
     case MT_DAT_MODULE:

@@ -43,7 +43,9 @@ typedef struct mt_rscalars {
     uint64_t totals_peak; /* highest peak_live_bytes of the totals applied */
     bool ended;           /* the END record was applied */
     uint32_t end_reason;
-    uint32_t set_kind; /* the state set being applied, 0 = none */
+    uint32_t set_kind;    /* the state set being applied, 0 = none */
+    uint64_t sample_rate; /* PROCESS: > 0 if the events are samples (their weights:
+                           * sample_weight.h), 0 exact */
 } mt_rscalars;
 
 typedef struct mt_rstate {

@@ -84,10 +84,16 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
     snprintf(path, sizeof path, "%s", in->path);
     fprintf(f, "recording: %s (%s), pid %d: %s\n", mt_fmt_sanitize(path), B(in->file_bytes),
             (int)in->pid, mt_fmt_sanitize(cmd));
-    fprintf(f, "duration: %.3fs (%.3fs to %.3fs), %s allocations, %s frees, %s\n",
+    uint64_t rate = mt_view_sample_rate(v);
+    const char *e = mt_est_mark(rate); /* "~": estimated from sampled events */
+    if (rate)
+        fprintf(f, "%s: the events are samples, the figures marked ~ estimates\n",
+                mt_fmt_sampling(rate, (char[48]){0}, 48));
+    fprintf(f, "duration: %.3fs (%.3fs to %.3fs), %s %sallocations, %s %sfrees, %s\n",
             secs(in->duration_ns - in->start_ns), secs(in->start_ns), secs(in->duration_ns),
-            C(in->allocs), C(in->frees), in->finalized ? end_name(in) : "not finalized");
-    fprintf(f, "peak: %s live %s %.3fs", B(in->peak_live_bytes), in->peak_t_by ? "by" : "at",
+            C(in->allocs), rate ? "sampled " : "", C(in->frees), rate ? "sampled " : "",
+            in->finalized ? end_name(in) : "not finalized");
+    fprintf(f, "peak: %s%s live %s %.3fs", e, B(in->peak_live_bytes), in->peak_t_by ? "by" : "at",
             secs(in->peak_t_ns));
     if (in->peak_t_by)
         fputs(" (the target's own figure, seen by then; the replayed events peak lower)", f);
@@ -97,8 +103,8 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
     const mt_shm_totals *t = &v->snap.slot.totals;
     bool end = mt_replay_at_end(r);
     const char *why = mt_replay_not_leaked_why(r);
-    fprintf(f, "%s %.3fs: %s live in %s blocks", end ? "at the end," : "at",
-            secs(v->snap.slot.t_ns), B(t->live_bytes), C(t->live_count));
+    fprintf(f, "%s %.3fs: %s%s live in %s%s blocks", end ? "at the end," : "at",
+            secs(v->snap.slot.t_ns), e, B(t->live_bytes), e, C(t->live_count));
     if (end && why)
         fprintf(f, " (live at the end, not leaked: %s)", why);
     fputs(end && !why ? " (leaked)\n" : "\n", f);

@@ -41,6 +41,24 @@ static void put_secs(FILE *f, const char *key, uint64_t ns)
     fprintf(f, "\"%s\": %" PRIu64 ".%09" PRIu64 ",\n", key, ns / 1000000000u, ns % 1000000000u);
 }
 
+/* "sampling": null for an exact target; else the rate and which figures
+ * are exact and which estimated (docs/sampling.md).  The one test is
+ * mt_view_sample_rate, as everywhere. */
+static void put_sampling(FILE *f, uint64_t rate)
+{
+    if (!rate) {
+        fputs("\"sampling\": null,\n", f);
+        return;
+    }
+    fprintf(
+        f,
+        "\"sampling\": {\"rate_bytes\": %" PRIu64 ", \"exact\": [\"totals.alloc_count\", "
+        "\"totals.alloc_bytes\", \"totals.free_count\"], \"estimated\": [\"totals.live_bytes\", "
+        "\"totals.live_count\", \"totals.peak_live_bytes\", \"totals.free_bytes\", "
+        "\"totals.temporary_count\", \"totals.temporary_bytes\", \"traces\"]},\n",
+        rate);
+}
+
 static void put_head(FILE *f, const mt_export_src *x)
 {
     const mt_identity *id = &x->v->seg.id;
@@ -66,6 +84,7 @@ static void put_head(FILE *f, const mt_export_src *x)
     /* MEMTOP_MAX_TRACES: unknown (null) from older targets and recordings */
     put_opt(f, "max_traces", s->slot.max_traces ? s->slot.max_traces : MT_UNKNOWN, false);
     fputs("},\n", f);
+    put_sampling(f, mt_view_sample_rate(x->v));
 }
 
 /* A recording's snapshot: where it comes from and how far to trust it. */

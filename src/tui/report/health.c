@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format.h"
+
 static const char head[] = "NOT exact: ";
 #define HEAD_LEN (sizeof head - 1)
 
@@ -25,6 +27,26 @@ static void add(char *buf, size_t n, size_t *k, const char *fmt, ...)
     int m = vsnprintf(buf + *k, n - *k, fmt, ap);
     va_end(ap);
     *k += m > 0 ? (size_t)m : 0;
+}
+
+/* A sampled target's figures are estimates: "sampled 1/512 KiB" first,
+ * then "; " and what else is wrong, if anything (bounded by n). */
+static void prefix_sampling(uint64_t rate, char *buf, size_t n)
+{
+    char what[48];
+    if (!rate)
+        return;
+    mt_fmt_sampling(rate, what, sizeof what);
+    size_t w = strlen(what), rest = strlen(buf), sep = rest ? 2 : 0;
+    if (w + sep + 1 > n)
+        return;
+    if (w + sep + rest + 1 > n)
+        rest = n - 1 - w - sep;
+    memmove(buf + w + sep, buf, rest);
+    memcpy(buf, what, w);
+    if (sep)
+        memcpy(buf + w, "; ", 2);
+    buf[w + sep + rest] = '\0';
 }
 
 void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n)
@@ -53,4 +75,5 @@ void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_
         add(buf, n, &k, "recording started without its initial state");
     if (k == HEAD_LEN)
         buf[0] = '\0'; /* nothing to say: exact */
+    prefix_sampling(mt_view_sample_rate(v), buf, n);
 }

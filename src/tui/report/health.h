@@ -10,8 +10,10 @@
 #include "export.h"
 #include "view.h"
 
-/* What makes the data inexact, as one line, or "" when it is exact: the
- * allocators memtop cannot see ("NOT exact: statically linked jemalloc
+/* What makes the data inexact, as one line, or "" when it is exact:
+ * "sampled 1/512 KiB" first for a sampled target (its figures are
+ * estimates, mt_view_sample_rate), then the allocators memtop cannot see ("NOT exact: statically
+ * linked jemalloc
  * (_rjem_) in x not hooked"), then the health counters ("3 unknown
  * frees"), a full segment, and what a recording lost (rec, may be NULL). */
 void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n);

@@ -37,11 +37,13 @@ static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
         mt_allocator_name(m, name + 1, sizeof name - 1);
         name[0] = ' ';
     }
+    const char *e = mt_est_mark(mt_view_sample_rate(v)); /* "~": estimated */
     fprintf(f,
-            "heap: %s live in %s blocks, peak %s | allocator%s %s, in use %s | RSS %s | "
+            "heap: %s%s live in %s%s blocks, peak %s%s | allocator%s %s, in use %s | RSS %s | "
             "memtop %s\n",
-            B(t->live_bytes), C(t->live_count), B(t->peak_live_bytes), name, B(t->allocator_bytes),
-            B(t->allocator_inuse_bytes), B(t->rss_bytes), B(t->tracker_bytes));
+            e, B(t->live_bytes), e, C(t->live_count), e, B(t->peak_live_bytes), name,
+            B(t->allocator_bytes), B(t->allocator_inuse_bytes), B(t->rss_bytes),
+            B(t->tracker_bytes));
 }
 
 static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t)
@@ -52,8 +54,11 @@ static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t)
     else
         fputs("rate: n/a", f);
     double pct = t->alloc_count ? 100.0 * (double)t->temporary_count / (double)t->alloc_count : 0;
-    fprintf(f, " | total %s allocs (%s), %s frees | temporary %s (%.1f%%)\n", C(t->alloc_count),
-            B(t->alloc_bytes), C(t->free_count), C(t->temporary_count), pct);
+    /* sampled: the totals of allocations and frees stay exact, the
+     * temporary count is estimated (and so is its share) */
+    const char *e = mt_est_mark(mt_view_sample_rate(v));
+    fprintf(f, " | total %s allocs (%s), %s frees | temporary %s%s (%s%.1f%%)\n", C(t->alloc_count),
+            B(t->alloc_bytes), C(t->free_count), e, C(t->temporary_count), e, pct);
 }
 
 /* Why some blocks are counted in the overflow trace rather than their own:
@@ -145,10 +150,13 @@ void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_ke
     rows = grouped ? mt_rows_of(&v->snap.slot, grp.sums, grp.n, key, &n)
                    : mt_rows_build(&v->snap, key, &n);
     size_t shown = top > 0 && (size_t)top < n ? (size_t)top : n;
+    bool est = mt_view_sample_rate(v) != 0; /* every column estimated */
     fprintf(f, "\n%10s %9s %9s %9s %12s  %s   (sorted by %s, %zu of %zu%s%s, growth/s over %s)\n",
-            "LIVE", "BLOCKS", "ALLOCS", "TEMP", "GROWTH", column_of[grouped ? g : MT_GROUP_TRACE],
-            mt_sort_name(key), shown, n, grouped ? ", grouped by " : "",
-            grouped ? mt_group_name(g) : "", growth_window(&v->snap.slot, (char[48]){0}, 48));
+            est ? "~LIVE" : "LIVE", est ? "~BLOCKS" : "BLOCKS", est ? "~ALLOCS" : "ALLOCS",
+            est ? "~TEMP" : "TEMP", est ? "~GROWTH" : "GROWTH",
+            column_of[grouped ? g : MT_GROUP_TRACE], mt_sort_name(key), shown, n,
+            grouped ? ", grouped by " : "", grouped ? mt_group_name(g) : "",
+            growth_window(&v->snap.slot, (char[48]){0}, 48));
     for (size_t i = 0; i < shown; i++)
         print_row(f, v, loc, &rows[i], grouped ? &grp : NULL);
     free(rows);

@@ -50,21 +50,22 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     bool d = mt_table_has_baseline(a->table);
     const char *since = d ? " (since the baseline)" : "";
     char c1[32], c2[32];
-    mt_lines_add(l, t->title, "Counters%s", since);
+    const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
+    mt_lines_add(l, t->title, "Counters%s%s", since, est[0] ? " (~: estimated from samples)" : "");
     char live[48], blocks[48];
     mt_column_text(MT_COL_LIVE, r, d, true, live, sizeof live);
     mt_column_text(MT_COL_BLOCKS, r, d, true, blocks, sizeof blocks);
-    mt_lines_add(l, A_NORMAL, "  live        %s in %s blocks", live, blocks);
-    mt_lines_add(l, A_NORMAL, "  allocated   %s in %s allocations", B((uint64_t)r->alloc_bytes),
-                 mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
-    mt_lines_add(l, A_NORMAL, "  freed       %s frees, %s temporary (%.0f%% of frees)",
+    mt_lines_add(l, A_NORMAL, "  live        %s%s in %s%s blocks", est, live, est, blocks);
+    mt_lines_add(l, A_NORMAL, "  allocated   %s%s in %s%s allocations", est,
+                 B((uint64_t)r->alloc_bytes), est, mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
+    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of frees)", est,
                  mt_fmt_count((uint64_t)r->free_count, c1, 32),
                  mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
     const mt_snapshot *s = mt_app_snapshot(a);
     double w = s ? mt_growth_window_s(&s->slot) : 0;
     mt_lines_add(l, A_NORMAL,
-                 "  rates       %s live growth over the last %.0f s, %.1f allocations/s",
-                 mt_fmt_rate(r->growth_bps, c1, 32), w, r->allocs_ps);
+                 "  rates       %s%s live growth over the last %.0f s, %s%.1f allocations/s", est,
+                 mt_fmt_rate(r->growth_bps, c1, 32), w, est, r->allocs_ps);
 }
 
 static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
@@ -88,7 +89,8 @@ static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const 
     char oldest[32] = "none";
     if (tr->oldest_birth_ns != MT_UNKNOWN && s->slot.age_scan_ns >= tr->oldest_birth_ns)
         mt_fmt_duration((s->slot.age_scan_ns - tr->oldest_birth_ns) / 1000000000ull, oldest, 32);
-    mt_lines_add(l, t->title, "Ages of live blocks (bytes), oldest %s", oldest);
+    const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
+    mt_lines_add(l, t->title, "Ages of live blocks (%sbytes), oldest %s", est, oldest);
     for (unsigned i = 0; i < MT_AGE_BUCKETS; i++) {
         if (!tr->age_bytes[i])
             continue;
@@ -98,7 +100,7 @@ static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const 
             strcat(bar, t->bar);
         mt_lines_add(l, A_NORMAL, "  %-5s %10s %s", age_names[i], B(tr->age_bytes[i]), bar);
     }
-    mt_lines_add(l, A_NORMAL, "  peak live   %s", B(tr->peak_live_bytes));
+    mt_lines_add(l, A_NORMAL, "  peak live   %s%s", est, B(tr->peak_live_bytes));
 }
 
 /* Live bytes at the segment's checkpoints: history from before memtop

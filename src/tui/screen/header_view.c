@@ -120,14 +120,15 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
     const mt_theme *t = &a->theme;
     char buf[128];
     int x = 0;
-    snprintf(buf, sizeof buf, "%s in %s blocks", B(to->live_bytes),
+    const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
+    snprintf(buf, sizeof buf, "%s%s in %s%s blocks", est, B(to->live_bytes), est,
              mt_fmt_count(to->live_count, (char[32]){0}, 32));
     field(t, 1, &x, "Heap ", t->value, buf);
     if (a->ui.baseline_t_ns) { /* what changed since the baseline */
         const mt_shm_totals *b = &a->ui.baseline;
         double d = (double)to->live_bytes - (double)b->live_bytes;
         char sign = d < 0 ? '-' : '+';
-        snprintf(buf, sizeof buf, " (%s%c%s, %s allocs since)", a->theme.delta, sign,
+        snprintf(buf, sizeof buf, " (%s%s%c%s, %s allocs since)", est, a->theme.delta, sign,
                  B((uint64_t)(d < 0 ? -d : d)),
                  mt_fmt_count(to->alloc_count - b->alloc_count, (char[32]){0}, 32));
         x += mt_draw_text(t, 1, x, COLS - x, t->warn, buf);
@@ -150,7 +151,8 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
         field(t, 1, &x, "Allocator ", t->dim, "unknown");
     }
     field(t, 1, &x, "RSS ", t->value, B(to->rss_bytes));
-    field(t, 1, &x, "peak ", A_NORMAL, B(to->peak_live_bytes));
+    snprintf(buf, sizeof buf, "%s%s", est, B(to->peak_live_bytes));
+    field(t, 1, &x, "peak ", A_NORMAL, buf);
 }
 
 /* Live-bytes growth per second over the last minute (or the whole run
@@ -211,12 +213,19 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
     char label[48], w[32];
     snprintf(label, sizeof label, "Growth %s ",
              win >= 55 ? "1m" : mt_fmt_duration(win, w, sizeof w));
-    field(t, 2, &x, label, g > 0 ? t->warn : t->value, mt_fmt_rate(g, buf, sizeof buf));
+    snprintf(buf, sizeof buf, "%s", mt_est_mark(mt_view_sample_rate(v)));
+    mt_fmt_rate(g, buf + strlen(buf), sizeof buf - strlen(buf));
+    field(t, 2, &x, label, g > 0 ? t->warn : t->value, buf);
     /* The allocators memtop cannot see come first: they make every figure
      * doubtful, the counters only some. */
     size_t k0 = 0;
+    if (mt_view_sample_rate(v)) { /* estimates: never "exact" */
+        mt_fmt_sampling(mt_view_sample_rate(v), buf, sizeof buf);
+        k0 = strlen(buf);
+        k0 += (size_t)snprintf(buf + k0, sizeof buf - k0, " ");
+    }
     if (mt_allocators_inexact(&v->allocs)) {
-        k0 = (size_t)snprintf(buf, sizeof buf, "NOT exact: ");
+        k0 += (size_t)snprintf(buf + k0, sizeof buf - k0, "NOT exact: ");
         mt_allocators_inexact_text(&v->allocs, buf + k0, sizeof buf - k0);
         k0 = strlen(buf);
         k0 += (size_t)snprintf(buf + k0, sizeof buf - k0, " ");

@@ -41,6 +41,12 @@ static void build(mt_app *a, mt_text_lines *l)
                  "frees of blocks");
     mt_lines_add(l, A_NORMAL, "  allocated before tracking began; they change no other figure).");
     mt_lines_add(l, A_NORMAL,
+                 "  \"sampled 1/512 KiB\" (--sample, MEMTOP_SAMPLE): figures marked ~ are "
+                 "estimates from");
+    mt_lines_add(l, A_NORMAL,
+                 "  sampled blocks (docs/sampling.md); allocation and free totals "
+                 "stay exact.");
+    mt_lines_add(l, A_NORMAL,
                  "  \"NOT exact: ...\": an allocator memtop does not hook (statically linked "
                  "mimalloc, a");
     mt_lines_add(l, A_NORMAL,

@@ -7,6 +7,7 @@
 #include "app.h"
 #include "columns.h"
 #include "draw.h"
+#include "format.h"
 #include "table_keys.h"
 
 static void draw_heading(mt_app *a, int y)
@@ -18,7 +19,14 @@ static void draw_heading(mt_app *a, int y)
     for (int c = 0; c < MT_COLS; c++) {
         const mt_column *col = &mt_columns[c];
         char h[32];
-        snprintf(h, sizeof h, "%s%s", delta && col->has_delta ? t->delta : "", col->heading);
+        /* "~LIVE": the columns are estimates when sampled (the exact
+         * process totals are in the header); TEMP% and LEAK, ratios and a
+         * score of those, have no room for the mark */
+        const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
+        bool d = delta && col->has_delta; /* one cell, whatever its bytes */
+        if ((int)(strlen(est) + d + strlen(col->heading)) > col->width)
+            est = "";
+        snprintf(h, sizeof h, "%s%s%s", est, delta && col->has_delta ? t->delta : "", col->heading);
         attr_t at = col->sort == a->ui.sort ? t->heading | A_BOLD | A_UNDERLINE : t->heading;
         mt_draw_right(t, y, x + col->width, col->width, at, h);
         x += col->width + 1;

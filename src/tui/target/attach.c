@@ -1,17 +1,42 @@
-/* attach.c -- attach by pid with user-level error messages (see attach.h). */
+/* attach.c -- attach by pid with user-level error messages (see attach.h).
+ *
+ * A process that runs libmemtop.so creates its segment only once it has
+ * lived MEMTOP_START_MS (100 ms by default: publish_thread.c, "Short
+ * processes"), so a pid without a segment that maps libmemtop.so is waited
+ * for like a segment still being set up. */
 #include "attach.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #define ATTACH_TRIES 100
 #define ATTACH_PAUSE_NS 20000000L
+
+static int visit_preload(int pid, const mt_map_entry *m, void *ctx)
+{
+    (void)pid;
+    (void)ctx;
+    const char *base = strrchr(m->path, '/');
+    return base && strncmp(base + 1, "libmemtop.so", 12) == 0;
+}
+
+/* pid maps libmemtop.so: its segment is yet to come. */
+static bool runs_preload(int pid)
+{
+    return mt_maps_scan(pid, visit_preload, NULL) == 1;
+}
 
 static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *path, int pid,
                     char *msg, size_t n)
 {
     if (rc == MT_E_NOENT && !mt_pid_exists(pid))
         snprintf(msg, n, "no such process: %d", pid);
+    else if (rc == MT_E_NOENT && runs_preload(pid))
+        snprintf(msg, n,
+                 "process %d runs libmemtop.so but has no segment in %s yet (it creates it "
+                 "MEMTOP_START_MS after its start, 100 ms by default)",
+                 pid, dir);
     else if (rc == MT_E_NOENT)
         snprintf(msg, n,
                  "process %d is not running with libmemtop.so (no segment in %s, none "
@@ -39,7 +64,7 @@ int mt_attach_pid(mt_view *v, const char *dir, int pid, char *msg, size_t n)
     mt_errc rc = MT_OK;
     for (int i = 0; i < ATTACH_TRIES; i++) {
         rc = try_once(v, dir, pid, &err);
-        if (rc != MT_E_NOTREADY && rc != MT_E_EMPTY)
+        if (rc != MT_E_NOTREADY && rc != MT_E_EMPTY && (rc != MT_E_NOENT || !runs_preload(pid)))
             break;
         struct timespec ts = {0, ATTACH_PAUSE_NS};
         nanosleep(&ts, NULL);

@@ -10,7 +10,8 @@
 
 /* Attach v to pid's segment in dir (mt_view_attach_pid: a file of another
  * user than the process's is refused) and read a first snapshot, waiting up
- * to about two seconds for a segment that is still being set up.  0, or -1
+ * to about two seconds for a segment that is still being set up or, in a
+ * process that maps libmemtop.so, yet to be created.  0, or -1
  * with a one-line message in msg. */
 int mt_attach_pid(mt_view *v, const char *dir, int pid, char *msg, size_t n);
 

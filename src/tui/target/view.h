@@ -34,6 +34,14 @@ typedef struct mt_view {
 
 void mt_view_init(mt_view *v);
 
+/* Whether the figures are exact (0) or estimates from a sampled target or
+ * recording (the mean bytes between samples, MEMTOP_SAMPLE).  The one
+ * place every report, export and screen asks. */
+static inline uint64_t mt_view_sample_rate(const mt_view *v)
+{
+    return v->seg.id.sample_rate_bytes;
+}
+
 /* Open the segment at path (validated).  For a file the caller made or
  * chose; a target found by pid goes through mt_view_attach_pid. */
 mt_errc mt_view_attach(mt_view *v, const char *path, mt_err *err);

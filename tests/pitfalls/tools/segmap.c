@@ -31,7 +31,8 @@ static int check_header(const mtp_seg *seg)
     const mt_shm_header *h = seg->hdr;
     if (h->magic != MT_SHM_MAGIC)
         return fail("bad magic");
-    if (h->version != MT_SHM_VERSION || h->endian_mark != MT_SHM_ENDIAN_MARK)
+    if ((h->version != MT_SHM_VERSION && h->version != MT_SHM_VERSION_SAMPLED) ||
+        h->endian_mark != MT_SHM_ENDIAN_MARK)
         return fail("foreign version or byte order");
     if (h->header_bytes != MT_HEADER_BYTES || h->word_bits != 64)
         return fail("bad header size or word size");

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Short processes (publish_thread.c, "Short processes"): the segment is
+created MEMTOP_START_MS after start by the publisher thread, not at start.
+
+ - a process that exits at once never creates a segment: with an unusable
+   MEMTOP_SHM_DIR it says nothing (with MEMTOP_START_MS=0 it warns: the
+   control that the check can see a creation);
+ - the same process with MEMTOP_KEEP_PID (what `memtop -- PROG` sets)
+   creates it at once and its final snapshot is exact;
+ - a long-lived process that never allocates after its start gets its
+   segment all the same, with exact counts, and a viewer attaches to it;
+ - a process whose pre-exec image published starts publishing at once
+   after the exec (MEMTOP_START_MS of an hour in the new image)."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
+from mtplib import Test, marker, wait_for  # noqa: E402
+
+NO_DIR_MSG = r"cannot create"
+
+
+def read_pid(path):
+    try:
+        return int(open(path).read())
+    except (OSError, ValueError):
+        return None
+
+
+def snapshot_with(t, seg, size, live, cmd_word="pf_start"):
+    """seg's snapshot once it shows `live` blocks of `size` bytes and its
+    cmdline has cmd_word (the first snapshot may precede them), else None."""
+    def ready():
+        snap = t.segment_json(seg, quiet=True)
+        return snap if (snap and cmd_word in (snap.get("cmdline") or "") and
+                        marker(snap, size)["live_count"] >= live) else None
+    return wait_for(ready)
+
+
+def short(t, prog):
+    plain = t.run_plain([prog, "short"])
+    if not t.expect(plain, 3) or not t.have_lib:
+        return False
+    bad = {"MEMTOP_SHM_DIR": t.path("no/such/dir")}
+    deferred = t.run([prog, "short"], "short, unusable MEMTOP_SHM_DIR",
+                     env={"LD_PRELOAD": t.lib, **bad})
+    t.check(deferred.rc == 3 and deferred.out == plain.out, deferred.describe())
+    t.check_quiet(deferred)  # no segment was ever attempted
+    at_once = t.run([prog, "short"], "short, MEMTOP_START_MS=0",
+                    env={"LD_PRELOAD": t.lib, "MEMTOP_START_MS": "0", **bad})
+    t.check(at_once.rc == 3, at_once.describe())
+    t.check_quiet(at_once, expect_msg=NO_DIR_MSG)
+    shm = t.shm_dir("shm-kept")
+    res, snap = t.run_kept([prog, "short"], shm)
+    t.check(res.rc == 3, res.describe())
+    if t.check_snapshot(snap, "short, MEMTOP_KEEP_PID"):
+        t.check_marker(snap, 1019, "short, MEMTOP_KEEP_PID", alloc=7, free=5, live=2)
+    return True
+
+
+def attach(t, pid, shm):
+    """memtop -p PID finds the segment and shows the program."""
+    if not t.memtop:
+        return
+    res = t.run([t.memtop, "-p", str(pid), "--batch", "-n", "1"], "memtop -p %d" % pid,
+                env={"MEMTOP_SHM_DIR": shm})
+    t.check(res.rc == 0 and "pf_start" in res.out, res.describe())
+
+
+def idle(t, prog, shm, extra):
+    """Starts `pf_start idle`; returns (process, pid, its snapshot once it
+    shows its 20 live 1013-byte blocks, or None)."""
+    pidfile = t.path("idle.pid")
+    if os.path.exists(pidfile):
+        os.unlink(pidfile)
+    p = t.popen_preloaded([prog, "idle", pidfile], shm, extra)
+    pid = wait_for(lambda: read_pid(pidfile))
+    if pid is None:
+        return p, None, None
+    return p, pid, snapshot_with(t, os.path.join(shm, "memtop-%d" % pid), 1013, 20)
+
+
+def finish(t, p, what):
+    out, err = p.communicate("x\n", timeout=60)
+    t.check(p.returncode == 0 and out == "idle ready\n",
+            "%s: exit %s, stdout %r; stderr:\n%s" % (what, p.returncode, out, err[-2000:]))
+
+
+def idle_attach(t, prog):
+    shm = t.shm_dir("shm-idle")
+    p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20"})
+    what = "idle process, default MEMTOP_START_MS"
+    if t.check(snap is not None, "%s: no segment with its blocks appeared" % what):
+        t.check(snap.get("exited") is not True, "%s: segment marked exited" % what)
+        t.check_marker(snap, 1013, what, alloc=20, free=0, live=20)
+        attach(t, pid, shm)
+    finish(t, p, what)
+    t.check_no_segments(shm, "after the idle process exited")
+
+
+def exec_follow(t, prog):
+    shm = t.shm_dir("shm-exec")
+    pidfile = t.path("exec.pid")
+    p = t.popen_preloaded([prog, "exec", pidfile], shm,
+                          {"MEMTOP_START_MS": "0", "MEMTOP_INTERVAL_MS": "20"})
+    pid = wait_for(lambda: read_pid(pidfile))
+    seg = os.path.join(shm, "memtop-%d" % (pid or 0))
+    before = wait_for(lambda: t.segment_json(seg, quiet=True))
+    what = "exec'd image with MEMTOP_START_MS=3600000"
+    if t.check(before is not None, "the pre-exec image (MEMTOP_START_MS=0) has no segment"):
+        os.unlink(pidfile)
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        t.check(wait_for(lambda: read_pid(pidfile)) == pid, "%s: never ran" % what)
+        snap = snapshot_with(t, seg, 1013, 20, cmd_word="idle")
+        if t.check(snap is not None, "%s: its segment did not replace the old one" % what):
+            t.check(snap.get("exited") is not True, "%s: segment marked exited" % what)
+            t.check_marker(snap, 1013, what, alloc=20, free=0, live=20)
+    finish(t, p, what)
+    t.check_no_segments(shm, "after the exec'd process exited")
+
+
+t = Test("start")
+prog = t.prog("pf_start")
+if short(t, prog):
+    idle_attach(t, prog)
+    exec_follow(t, prog)
+t.finish()

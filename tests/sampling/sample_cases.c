@@ -1,0 +1,108 @@
+/* sample_cases.c -- cases of sampled tracking with known answers.
+ *
+ * Usage: sample_cases realloc | fork
+ *
+ * Run with MEMTOP_SAMPLE=1M.  A block of 256 MiB is then sampled with
+ * probability 1 - exp(-256) (always), and one of 16 bytes with probability
+ * about 1.5e-5 (never, in practice: the test accepts that risk, a few in a
+ * hundred thousand runs).  The big blocks are never written to (mmap'd by
+ * the allocator, no memory is used).
+ *
+ * realloc: the four combinations of a sampled or unsampled old block and
+ * new block, each at its own call sites; prints "ready" and waits for its
+ * stdin to close, so that the test reads the segment of a live process.
+ *
+ * fork: forks; parent and child then run the same allocations (equal
+ * sizes, 4000 blocks of 16 B .. 64 KiB and two of 256 MiB at the site
+ * after_fork) and each prints "pid N ready"; both wait for stdin to close.
+ * With per-process random distances their estimates differ; a child that
+ * drew the parent's distances would show exactly the parent's figures.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BIG ((size_t)256 << 20)
+
+#define SITE(name, call)                                                                           \
+    __attribute__((noinline)) static void *name(void *p, size_t n)                                \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        void *r = call;                                                                            \
+        __asm__ volatile("" ::: "memory"); /* not a tail call: keep this frame */                  \
+        return r;                                                                                  \
+    }
+
+SITE(uu_alloc, malloc(n))
+SITE(uu_realloc, realloc(p, n))
+SITE(us_alloc, malloc(n))
+SITE(us_realloc, realloc(p, n))
+SITE(su_alloc, malloc(n))
+SITE(su_realloc, realloc(p, n))
+SITE(ss_alloc, malloc(n))
+SITE(ss_realloc, realloc(p, n))
+SITE(after_fork, malloc(n))
+
+static void wait_stdin(void)
+{
+    char buf[64];
+    while (read(0, buf, sizeof buf) > 0)
+        ;
+}
+
+static void *keep[4100];
+
+static int cases_realloc(void)
+{
+    keep[0] = uu_realloc(uu_alloc(NULL, 16), 32);   /* unsampled -> unsampled */
+    keep[1] = us_realloc(us_alloc(NULL, 16), BIG);  /* unsampled -> sampled */
+    keep[2] = su_realloc(su_alloc(NULL, BIG), 16);  /* sampled -> unsampled */
+    keep[3] = ss_realloc(ss_alloc(NULL, BIG), 2 * BIG); /* sampled -> sampled */
+    for (int i = 0; i < 4; i++)
+        if (!keep[i])
+            return 1;
+    printf("ready\n");
+    fflush(stdout);
+    wait_stdin();
+    return 0;
+}
+
+static int cases_fork(void)
+{
+    /* the thread has its sampling state before the fork (the child inherits it) */
+    for (int i = 0; i < 100; i++)
+        keep[i] = after_fork(NULL, 16);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child < 0)
+        return 1;
+    uint64_t r = 88172645463325252ull;
+    for (int i = 0; i < 4000; i++) {
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        keep[i] = after_fork(NULL, 16 + r % 65521);
+    }
+    keep[4000] = after_fork(NULL, BIG);
+    keep[4001] = after_fork(NULL, BIG);
+    printf("pid %d ready\n", (int)getpid());
+    fflush(stdout);
+    wait_stdin();
+    if (child > 0) {
+        int st;
+        waitpid(child, &st, 0);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "realloc") == 0)
+        return cases_realloc();
+    if (argc == 2 && strcmp(argv[1], "fork") == 0)
+        return cases_fork();
+    return 2;
+}

@@ -1,0 +1,41 @@
+"""check_sampled.py -- a sampled target's figures are marked as estimates on screen.
+
+memtop --sample 64k -- memtop-demo.  Asserts: the Data field says "sampled
+1/64 KiB" (never "exact"); the header's heap, peak and growth figures carry
+"~"; the table's headings are "~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s";
+rows still come (cache_fill, the demo's cache); the detail view of a row says
+its counters are estimated and marks them "~".
+"""
+import re
+
+import tuilib
+from tuilib import check, frame
+
+
+def test(t):
+    t.start([t.memtop, "--sample", "64k", "--", t.demo, "60"], width=140, height=40)
+    s = t.wait_for(lambda s: "Data sampled 1/64 KiB" in s, "'Data sampled 1/64 KiB'")
+    check("Data exact" not in s, "sampled data called exact:\n" + frame(s))
+    s = t.wait_rows(lambda rows, s: tuilib.row_for(rows, "cache_fill"), "a cache_fill row")
+    s = t.screen()
+    for want in (r"Heap ~[\d.]+ \S+ in ~\d+ blocks", r"peak ~[\d.]+", r"Growth \S+ ~[-+0]"):
+        check(re.search(want, s), "no %r in the header:\n%s" % (want, frame(s)))
+    heading = tuilib.find_heading(s.split("\n"))
+    check(heading is not None, "no table heading:\n" + frame(s))
+    line = s.split("\n")[heading]
+    for col in ("~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s"):
+        check(col in line, "heading lacks %r: %r" % (col, line))
+    t.keys("/")
+    t.keys_literal("cache_fill")
+    t.keys("Enter")
+    t.wait_rows(lambda rows, s: len(rows) == 1 and "cache_fill" in rows[0].location,
+                "the table narrowed to cache_fill")
+    t.keys("Enter")
+    s = t.wait_for(lambda s: "Counters" in s and "Backtrace" in s, "the detail view")
+    check("Counters (~: estimated from samples)" in s and re.search(r"live +~[\d.]+ \S+ in ~\d+", s),
+          "the detail view does not mark its counters:\n" + frame(s))
+    t.keys("q")
+    check(t.wait_dead() == 0, "memtop did not exit 0 after q")
+
+
+tuilib.main(test, __doc__)

@@ -1,0 +1,192 @@
+/* test_sample.c -- unit tests of the sampler (src/preload/core/core_sample.c)
+ * and of the weight of a sampled block (src/ipc/sample_weight.h), compiled
+ * on their own with a made-up mt_g.
+ *
+ * The generator is seeded with fixed values here, so every figure below is
+ * the same at every run: the bounds are many standard deviations wide
+ * (computed in each test) so that they hold for any seed, not only these.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "core_sample.h"
+#include "core_state.h"
+#include "sample_weight.h"
+
+mt_global mt_g; /* the sampler reads only cfg.sample_rate */
+
+void mt_threads_exact(mt_exact_totals *out) /* core_thread_state.c's: not tested here */
+{
+    *out = (mt_exact_totals){0, 0, 0};
+}
+
+#define RATE (512u * 1024u)
+
+static mt_thread *new_thread(uint64_t seed)
+{
+    static mt_thread t;
+    memset(&t, 0, sizeof t);
+    t.sample_rng = seed;
+    mt_sample_next(&t);
+    return &t;
+}
+
+/* Distances are exponential of mean RATE: the mean of n draws has a
+ * standard deviation of RATE / sqrt(n); P(d > RATE) = 1/e. */
+static void distance_distribution(void **state)
+{
+    (void)state;
+    uint64_t s = 12345;
+    const int n = 1000000;
+    double sum = 0;
+    int above = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t d = mt_sample_distance(mt_sample_rand(&s), RATE);
+        assert_true(d >= 1);
+        sum += (double)d;
+        above += d > RATE;
+    }
+    double sd = RATE / sqrt(n);
+    assert_true(fabs(sum / n - RATE) < 6 * sd);
+    double q = exp(-1.0), qsd = sqrt(q * (1 - q) / n);
+    assert_true(fabs((double)above / n - q) < 6 * qsd);
+}
+
+/* The countdown over a stream of equal blocks of size s samples each with
+ * probability 1 - exp(-s/RATE) (the Poisson process over bytes). */
+static double sampled_share(uint64_t size, int n, uint64_t seed)
+{
+    mt_thread *t = new_thread(seed);
+    int hit = 0;
+    for (int i = 0; i < n; i++)
+        if (!mt_sample_skip(t, size)) {
+            hit++;
+            mt_sample_next(t);
+        }
+    return (double)hit / n;
+}
+
+static void sampling_probability(void **state)
+{
+    (void)state;
+    const uint64_t sizes[] = {64, 4096, RATE / 4, RATE, 2 * RATE};
+    const int n = 200000;
+    for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        double p = mt_sample_prob(sizes[i], RATE);
+        double got = sampled_share(sizes[i], n, 777 + i);
+        double sd = sqrt(p * (1 - p) / n);
+        print_message("size %llu: sampled %.5f, expected %.5f (sd %.5f)\n",
+                      (unsigned long long)sizes[i], got, p, sd);
+        assert_true(fabs(got - p) < 6 * sd + 1e-9);
+    }
+}
+
+/* A block of at least 8 times the rate is missed with probability
+ * exp(-8) = 0.03 %. */
+static void big_blocks_nearly_always(void **state)
+{
+    (void)state;
+    assert_true(sampled_share(8 * RATE, 100000, 99) > 0.999);
+    assert_true(sampled_share(64 * RATE, 10000, 98) == 1.0);
+}
+
+/* s / p bytes and 1 / p blocks; rate 0: the block itself. */
+static void weight_formula(void **state)
+{
+    (void)state;
+    mt_sample_weight w = mt_sample_weigh(1000, 0, 0x1000);
+    assert_int_equal(w.bytes, 1000);
+    assert_int_equal(w.count, 1);
+    const uint64_t sizes[] = {1, 16, 1000, 65536, RATE, 10 * RATE};
+    for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint64_t s = sizes[i];
+        double p = 1 - exp(-(double)s / RATE);
+        double want = (double)s / p;
+        w = mt_sample_weigh(s, RATE, 0x7f0000001000ull);
+        assert_true(fabs((double)w.bytes - want) <= 0.5 + want * 1e-12);
+        /* the count is 1/p rounded up or down: its mean over addresses is 1/p */
+        double sum = 0;
+        const int n = 100000;
+        for (int a = 0; a < n; a++) {
+            w = mt_sample_weigh(s, RATE, 0x7f0000000000ull + 16ull * (uint64_t)a);
+            assert_true(w.count == (uint64_t)floor(1 / p) || w.count == (uint64_t)ceil(1 / p));
+            sum += (double)w.count;
+        }
+        assert_true(fabs(sum / n - 1 / p) < 6 * 0.5 / sqrt(n) + 1e-9);
+    }
+    assert_int_equal(mt_sample_weigh(0, RATE, 0x1000).bytes, 0);
+    assert_int_equal(mt_sample_weigh(10 * RATE, RATE, 0x1000).count, 1); /* p ~ 1 - 5e-5 */
+}
+
+/* The estimate of the bytes of a stream of random blocks is unbiased: the
+ * sum of the weights of the sampled blocks is within 6 standard
+ * deviations, sqrt(sum s^2 (1-p)/p), of the true sum. */
+static void estimate_unbiased(void **state)
+{
+    (void)state;
+    mt_thread *t = new_thread(4242);
+    uint64_t r = 17, truth = 0;
+    double est = 0, var = 0;
+    for (int i = 0; i < 2000000; i++) {
+        uint64_t s = 16 + mt_sample_rand(&r) % 65536;
+        truth += s;
+        double p = mt_sample_prob(s, RATE);
+        var += (double)s * (double)s * (1 - p) / p;
+        if (!mt_sample_skip(t, s)) {
+            mt_sample_next(t);
+            est += (double)mt_sample_weigh(s, RATE, 0x10000 + 16ull * (uint64_t)i).bytes;
+        }
+    }
+    print_message("true %llu, estimated %.0f, sd %.0f (%.2f %%)\n", (unsigned long long)truth, est,
+                  sqrt(var), 100 * sqrt(var) / (double)truth);
+    assert_true(fabs(est - (double)truth) < 6 * sqrt(var));
+    assert_int_equal(atomic_load(&t->exact_allocs), 2000000);
+    assert_int_equal(atomic_load(&t->exact_bytes), truth);
+}
+
+/* The filter: set while a sampled block may be live at the address, never
+ * clear while one is; a slot that saturates stays set. */
+static void filter(void **state)
+{
+    (void)state;
+    char *a = (char *)0x7f0000010000ull;
+    assert_false(mt_sfilter_maybe(a));
+    mt_sfilter_add(a);
+    assert_true(mt_sfilter_maybe(a));
+    mt_sfilter_add(a);
+    mt_sfilter_del(a);
+    assert_true(mt_sfilter_maybe(a));
+    mt_sfilter_del(a);
+    assert_false(mt_sfilter_maybe(a));
+    mt_sfilter_del(a); /* more removals than additions (a stale entry): stays 0 */
+    assert_false(mt_sfilter_maybe(a));
+    for (int i = 0; i < 300; i++)
+        mt_sfilter_add(a);
+    for (int i = 0; i < 300; i++)
+        mt_sfilter_del(a);
+    assert_true(mt_sfilter_maybe(a)); /* saturated: a slower path from now on, never wrong */
+    int set = 0;
+    for (uint64_t i = 1; i < 4096; i++)
+        set += mt_sfilter_maybe(a + 16 * i);
+    assert_true(set < 16); /* other addresses mostly pass */
+}
+
+int main(void)
+{
+    mt_g.cfg.sample_rate = RATE;
+    if (!mt_sample_init())
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(distance_distribution),    cmocka_unit_test(sampling_probability),
+        cmocka_unit_test(big_blocks_nearly_always), cmocka_unit_test(weight_formula),
+        cmocka_unit_test(estimate_unbiased),        cmocka_unit_test(filter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
