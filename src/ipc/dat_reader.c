@@ -54,6 +54,7 @@ static mt_errc read_header(mt_dat_reader *r, uint64_t *frames_at, mt_err *err)
     if (h.header_bytes > r->info.file_bytes)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: header_bytes %u", h.header_bytes);
     r->info.created_unix_ns = h.created_unix_ns;
+    r->info.version = h.version;
     *frames_at = h.header_bytes;
     return MT_OK;
 }

@@ -5,6 +5,7 @@
  * mt_w.pay and hands it to mt_recw_emit.
  */
 #define _GNU_SOURCE
+#include "record_cull.h"
 #include "alloc_scan.h"
 #include "core_clock.h"
 #include "dat_format.h"
@@ -50,6 +51,11 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_v(b, (mid_run ? MT_DAT_PROC_MID_RUN : 0u) | (fork_child ? MT_DAT_PROC_FORK_CHILD : 0u));
     mt_put_cstr(b, exe);
     mt_put_cstr(b, cmdline);
+    if (mt_cull_on()) { /* appended fields: version 3 */
+        mt_put_v(b, MT_DAT_MODE_CULLED);
+        mt_put_v(b, mt_cull_threshold_ms());
+        mt_put_v(b, mt_cull_max_blocks());
+    }
     mt_recw_emit(MT_DAT_REC_PROCESS);
 }
 

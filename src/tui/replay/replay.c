@@ -177,8 +177,8 @@ static mt_errc pass(mt_replay *r, const mt_dat_pos *from, const mt_rfilter *f, m
     mt_errc rc = mt_dat_seek(r->rd, from, err);
     r->resume = *from;
     bool skipped = false;
-    uint64_t stop =
-        f->hi > UINT64_MAX - MT_REPLAY_WINDOW_NS ? UINT64_MAX : f->hi + MT_REPLAY_WINDOW_NS;
+    uint64_t win = mt_replay_window_ns(&r->proc);
+    uint64_t stop = f->hi > UINT64_MAX - win ? UINT64_MAX : f->hi + win;
     while (!rc && (rc = mt_dat_next(r->rd, &r->ev, err)) == MT_OK) {
         const mt_dat_event *ev = &r->ev;
         bool timed = ev->kind != MT_DAT_PROCESS && ev->kind != MT_DAT_MODULE &&

@@ -62,6 +62,11 @@ typedef struct mt_replay_info {
     uint64_t file_bytes;
     size_t checkpoints;
     uint64_t skipped_records; /* of unknown types */
+    /* A culled recording (MT_DAT_MODE_CULLED): its threshold, the blocks
+     * counted without events, the young blocks written early (buffer
+     * full or address reused: exact, only a bigger file). */
+    bool culled;
+    uint64_t cull_ms, culled_blocks, written_early;
 } mt_replay_info;
 
 /* Open and read through path.  NULL with a one-line message in err. */

@@ -1,0 +1,344 @@
+/* record_cull.c -- culled recordings (record_cull.h): the young blocks
+ * and the per-trace counts of the blocks culled.
+ *
+ * Young blocks: a FIFO (ring of entries in the order the writer drained
+ * their allocations) and an open-addressing index from address to FIFO
+ * position (linear probing, deletion by backward shift: no tombstones).
+ * A free whose address holds a young block with exactly its trace, size
+ * and birth either culls it (lifetime below the threshold: both events
+ * are counted, neither is written) or writes its allocation first (it
+ * outlived the threshold but the writer had not expired it yet).  An
+ * allocation at an address that still holds a young block (its free is in
+ * another thread's ring, or was dropped) writes the old block first.  So
+ * every allocation is written exactly once or culled together with its
+ * free: per-trace totals stay exact.
+ *
+ * Writer thread, mt_w.lock held.  Memory: mmap (mt_os_*).
+ */
+#define _GNU_SOURCE
+#include "record_cull.h"
+
+#include "core_os_memory.h"
+#include "dat_format.h"
+#include "record_writer.h"
+#include "table_trace.h"
+
+#include <string.h>
+
+typedef struct young {
+    mt_rec_event e;
+    uint32_t tid;
+    uint32_t live;
+} young;
+
+/* Culled counts of one trace since the last CULLED record. */
+typedef struct delta {
+    uint64_t count, bytes, tcount, tbytes;
+} delta;
+
+static struct {
+    bool cfg_on;      /* the next session: culled, */
+    uint64_t cfg_thr; /* with this threshold (ms) */
+    uint32_t cfg_max; /* and this bound */
+    bool active;      /* this session is culled */
+    uint64_t thr_ms;  /* its lifetime threshold */
+    uint32_t max;     /* its FIFO capacity */
+    young *fifo;      /* [max] */
+    uint32_t *index;  /* [mask + 1]: FIFO position + 1, 0 empty */
+    uint32_t mask;
+    uint64_t head, tail; /* FIFO sequence numbers */
+    uint64_t nlive;
+    delta *deltas; /* [MT_TRACE_MAX], reserved */
+    uint32_t *dirty;
+    uint32_t ndirty;
+    uint64_t early, culled; /* written early (bound / reuse), culled blocks */
+    size_t fifo_bytes, index_bytes;
+} g = {.cfg_thr = MT_CULL_SECS_DEFAULT * 1000u, .cfg_max = MT_CULL_BLOCKS_DEFAULT};
+
+void mt_cull_configure(bool on, uint64_t threshold_ms, uint32_t max_blocks)
+{
+    g.cfg_on = on;
+    g.cfg_thr = threshold_ms;
+    g.cfg_max = max_blocks < MT_CULL_BLOCKS_MIN ? MT_CULL_BLOCKS_MIN : max_blocks;
+}
+
+bool mt_cull_on(void)
+{
+    return g.active;
+}
+
+uint64_t mt_cull_threshold_ms(void)
+{
+    return g.thr_ms;
+}
+
+uint32_t mt_cull_max_blocks(void)
+{
+    return g.max;
+}
+
+static void release(void)
+{
+    if (g.fifo)
+        mt_os_free(g.fifo, g.fifo_bytes);
+    if (g.index)
+        mt_os_free(g.index, g.index_bytes);
+    g.fifo = NULL;
+    g.index = NULL;
+}
+
+bool mt_cull_begin(void)
+{
+    release();
+    g.active = g.cfg_on;
+    g.thr_ms = g.cfg_thr;
+    g.max = g.cfg_max;
+    g.head = g.tail = g.nlive = g.early = g.culled = 0;
+    g.ndirty = 0;
+    if (!g.active)
+        return true;
+    uint32_t slots = 2;
+    while (slots < 2u * g.max)
+        slots *= 2;
+    g.mask = slots - 1;
+    g.fifo_bytes = (size_t)g.max * sizeof(young);
+    g.index_bytes = (size_t)slots * sizeof(uint32_t);
+    g.fifo = mt_os_alloc(g.fifo_bytes);
+    g.index = mt_os_alloc(g.index_bytes);
+    if (!g.deltas) { /* reserved once: pages are backed only for the traces culled */
+        g.deltas = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(delta));
+        g.dirty = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(uint32_t));
+    }
+    if (g.fifo && g.index && g.deltas && g.dirty)
+        return true;
+    release();
+    g.active = false;
+    return false;
+}
+
+static uint32_t home(uint64_t addr)
+{
+    return (uint32_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 32) & g.mask;
+}
+
+static young *at(uint64_t seq)
+{
+    return &g.fifo[seq % g.max];
+}
+
+/* The index slot of the young block at addr, or of the empty slot where
+ * it would go. */
+static uint32_t find_slot(uint64_t addr)
+{
+    uint32_t i = home(addr);
+    while (g.index[i] && g.fifo[g.index[i] - 1].e.addr != addr)
+        i = (i + 1) & g.mask;
+    return i;
+}
+
+static void index_put(uint64_t seq)
+{
+    g.index[find_slot(at(seq)->e.addr)] = (uint32_t)(seq % g.max) + 1;
+}
+
+/* Deletion by backward shift: later entries of the probe run move up. */
+static void index_del(uint32_t i)
+{
+    for (uint32_t j = (i + 1) & g.mask; g.index[j]; j = (j + 1) & g.mask) {
+        uint32_t k = home(g.fifo[g.index[j] - 1].e.addr);
+        bool movable = i <= j ? (k <= i || k > j) : (k <= i && k > j);
+        if (movable) {
+            g.index[i] = g.index[j];
+            i = j;
+        }
+    }
+    g.index[i] = 0;
+}
+
+/* y leaves the young set: dead in the FIFO, gone from the index. */
+static void forget(young *y)
+{
+    index_del(find_slot(y->e.addr));
+    y->live = 0;
+    g.nlive--;
+}
+
+static void write_young(young *y)
+{
+    mt_rec_event e = y->e;
+    uint32_t tid = y->tid;
+    forget(y);
+    mt_rr_encode_one(tid, &e);
+}
+
+static void pop_dead(void)
+{
+    while (g.head != g.tail && !at(g.head)->live)
+        g.head++;
+}
+
+/* In-place compaction of the FIFO (live entries keep their order), then
+ * the index rebuilt. */
+static void compact(void)
+{
+    uint64_t w = g.head;
+    for (uint64_t s = g.head; s != g.tail; s++)
+        if (at(s)->live) {
+            if (w != s)
+                *at(w) = *at(s);
+            w++;
+        }
+    g.tail = w;
+    memset(g.index, 0, g.index_bytes);
+    for (uint64_t s = g.head; s != g.tail; s++)
+        index_put(s);
+}
+
+/* Room for one more young block: compact; if still 3/4 full, the oldest
+ * are written early down to half. */
+static void make_room(void)
+{
+    pop_dead();
+    if (g.tail - g.head < g.max)
+        return;
+    compact();
+    while (g.tail - g.head > g.max / 4u * 3u) {
+        write_young(at(g.head));
+        g.early++;
+        pop_dead();
+    }
+}
+
+static void add_delta(const mt_rec_event *e)
+{
+    delta *d = &g.deltas[e->trace];
+    if (!d->count)
+        g.dirty[g.ndirty++] = e->trace; /* a trace is dirty once per record */
+    d->count++;
+    d->bytes += e->size;
+    if (e->flags & MT_DAT_EVF_TEMPORARY) {
+        d->tcount++;
+        d->tbytes += e->size;
+    }
+    mt_w.sum_events[MT_LOST_AC]++;
+    mt_w.sum_events[MT_LOST_AB] += e->size;
+    mt_w.sum_events[MT_LOST_FC]++;
+    mt_w.sum_events[MT_LOST_FB] += e->size;
+    g.culled++;
+}
+
+static bool same_block(const young *y, const mt_rec_event *f)
+{
+    uint64_t ms = f->t_ns / 1000000u;
+    uint64_t birth = ms > f->age_ms ? ms - f->age_ms : 0;
+    return y->e.trace == f->trace && y->e.size == f->size && y->e.t_ns / 1000000u == birth;
+}
+
+/* A free: culls its young block, or writes it first; false: write the free. */
+static bool on_free(const mt_rec_event *e)
+{
+    uint32_t i = find_slot(e->addr);
+    if (!g.index[i])
+        return false;
+    young *y = &g.fifo[g.index[i] - 1];
+    if (!same_block(y, e))
+        return false;
+    if (e->t_ns < y->e.t_ns + g.thr_ms * 1000000u) {
+        forget(y);
+        add_delta(e);
+        return true;
+    }
+    write_young(y);
+    return false;
+}
+
+static void on_alloc(uint32_t tid, const mt_rec_event *e)
+{
+    uint32_t i = find_slot(e->addr);
+    if (g.index[i]) { /* the old block's free has not come (yet): written */
+        write_young(&g.fifo[g.index[i] - 1]);
+        g.early++;
+    }
+    make_room();
+    young *y = at(g.tail);
+    *y = (young){.e = *e, .tid = tid, .live = 1};
+    index_put(g.tail++);
+    g.nlive++;
+}
+
+bool mt_cull_event(uint32_t tid, const mt_rec_event *e)
+{
+    if (!g.active)
+        return false;
+    if (e->kind == MT_DAT_EV_FREE)
+        return on_free(e);
+    on_alloc(tid, e);
+    return true;
+}
+
+void mt_cull_expire(uint64_t now)
+{
+    if (!g.active)
+        return;
+    uint64_t wait = g.thr_ms * 1000000u + MT_CULL_GRACE_NS;
+    for (pop_dead(); g.head != g.tail; pop_dead()) {
+        young *y = at(g.head);
+        if (now < y->e.t_ns + wait)
+            break;
+        write_young(y);
+    }
+}
+
+void mt_cull_write_deltas(uint64_t now)
+{
+    if (!g.active || !g.ndirty)
+        return;
+    /* Ids ascending, as TRACE_STATES: insertion sort is enough, records
+     * are small and mostly in order. */
+    for (uint32_t i = 1; i < g.ndirty; i++)
+        for (uint32_t j = i; j && g.dirty[j - 1] > g.dirty[j]; j--) {
+            uint32_t t = g.dirty[j];
+            g.dirty[j] = g.dirty[j - 1];
+            g.dirty[j - 1] = t;
+        }
+    for (uint32_t from = 0; from < g.ndirty; from += MT_DAT_ENTRIES_MAX) {
+        uint32_t n = g.ndirty - from < MT_DAT_ENTRIES_MAX ? g.ndirty - from : MT_DAT_ENTRIES_MAX;
+        mt_rec_buf *b = &mt_w.pay;
+        mt_put_v(b, now);
+        mt_put_v(b, g.early);
+        mt_put_v(b, g.nlive);
+        mt_put_v(b, n);
+        uint32_t prev = 0;
+        for (uint32_t k = from; k < from + n; k++) {
+            delta *d = &g.deltas[g.dirty[k]];
+            mt_put_v(b, g.dirty[k] - prev);
+            prev = g.dirty[k];
+            mt_put_v(b, d->count);
+            mt_put_v(b, d->bytes);
+            mt_put_v(b, d->tcount);
+            mt_put_v(b, d->tbytes);
+            *d = (delta){0};
+        }
+        mt_recw_emit(MT_DAT_REC_CULLED);
+    }
+    g.ndirty = 0;
+}
+
+void mt_cull_flush_all(uint64_t now)
+{
+    if (!g.active)
+        return;
+    for (pop_dead(); g.head != g.tail; pop_dead())
+        write_young(at(g.head));
+    mt_rr_flush_events();
+    mt_cull_write_deltas(now);
+}
+
+void mt_cull_child_reset(void)
+{
+    /* The parent's session: forget (copy-on-write copies leak). */
+    g.fifo = NULL;
+    g.index = NULL;
+    g.active = false;
+    g.ndirty = 0;
+}
