@@ -46,20 +46,27 @@ __attribute__((noinline)) static void *site_b(size_t n)
     return p;
 }
 
+/* Each site touches its block after the call: no tail call, so the
+ * call site is in the site's own function. */
 __attribute__((noinline)) static void *site_c(size_t n)
 {
     void *p = calloc(1, n);
+    *(volatile char *)p = 3;
     return p;
 }
 
 __attribute__((noinline)) static void *site_under(size_t n)
 {
-    return malloc(n);
+    void *p = malloc(n);
+    *(volatile char *)p = 4;
+    return p;
 }
 
 __attribute__((noinline)) static void *site_over(size_t n)
 {
-    return malloc(n);
+    void *p = malloc(n);
+    *(volatile char *)p = 5;
+    return p;
 }
 
 #define KEEP 64

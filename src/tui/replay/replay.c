@@ -167,7 +167,21 @@ const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n)
     if (lost)
         k = snprintf(buf, n, "%llu events dropped ", (unsigned long long)lost);
     if (in->inexact_start && k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, "start inexact ");
+        k += snprintf(buf + k, n - (size_t)k, "start inexact ");
+    if (in->culled && k >= 0 && (size_t)k < n) {
+        char thr[32];
+        snprintf(buf + k, n - (size_t)k, "culled <%s: live misses young blocks ",
+                 mt_replay_cull_secs(in, thr, sizeof thr));
+    }
+    return buf;
+}
+
+const char *mt_replay_cull_secs(const mt_replay_info *in, char *buf, size_t n)
+{
+    if (in->cull_ms % 1000)
+        snprintf(buf, n, "%.3f s", (double)in->cull_ms / 1000.0);
+    else
+        snprintf(buf, n, "%llu s", (unsigned long long)(in->cull_ms / 1000));
     return buf;
 }
 
