@@ -52,6 +52,7 @@
 #define MT_DAT_EVENTS_MAX 65536u       /* events in one MT_DAT_REC_EVENTS / _EVENTS2 */
 #define MT_DAT_ENTRIES_MAX 65536u      /* entries in TRACE_STATES / LIVE_BLOCKS / CULLED */
 #define MT_DAT_CULL_MS_MAX (7ull * 24 * 3600 * 1000) /* a culled recording's threshold: a week */
+#define MT_DAT_CULL_MS_DEFAULT 10000u /* not a limit: the threshold writers use unless told */
 /* A culled recording writes a young block's allocation (at its own time)
  * within cull_ms + this of that time, unless the writer is behind: readers
  * look this much further for late events. */

@@ -122,3 +122,23 @@ r = subprocess.run([a.memtop, "-f", culled, "--batch"], capture_output=True, tex
                    timeout=60)
 check(r.returncode == 0 and "culled recording: " in r.stdout and "freed within 1 s" in r.stdout,
       "memtop -f says culled and the threshold: %s" % r.stdout[:400])
+
+# 6. memtop -p PID --record FILE --cull=1: a culled recording over the control channel.
+t = subprocess.Popen([prog, "forever"], env=env(a))
+time.sleep(1.0)
+viaf = os.path.join(a.workdir, "via_ctl.dat")
+menv = dict(os.environ, MEMTOP_SHM_DIR=a.workdir)
+m = subprocess.Popen([a.memtop, "-p", str(t.pid), "--record", viaf, "--cull=1"], env=menv,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+time.sleep(3.0)
+m.send_signal(signal.SIGINT)
+out, errs = m.communicate(timeout=60)
+t.kill()
+t.wait()
+check(m.returncode == 0, "memtop -p --record --cull=1 ran: %s %s" % (out, errs))
+vi, vrows, _ = dump(a, viaf, traces=True)
+bad = [r for r in vrows if r[3] != r[4]]
+check(vi["version"] == 3 and vi["record_mode"] == 1 and vi["cull_ms"] == 1000 and
+      vi["culled_blocks"] > 0 and vi["finalized"] == 1 and not bad,
+      "a mid-run culled recording: version 3, 1 s, replay == FINAL (%d culled) %s"
+      % (vi["culled_blocks"], bad[:2]))

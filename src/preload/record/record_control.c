@@ -193,14 +193,18 @@ static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, 
     mt_spin_unlock(&g_rc.lock);
     atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
     snprintf(msg, cap, "%s", path);
-    char note[MT_REC_MSG_MAX];
+    char note[MT_REC_MSG_MAX], mode[64] = "";
+    if (mt_cull_on()) /* the viewer shows it (shm_recording.c) */
+        snprintf(mode, sizeof mode, ", culled <%llu.%03llu s",
+                 (unsigned long long)(mt_cull_threshold_ms() / 1000),
+                 (unsigned long long)(mt_cull_threshold_ms() % 1000));
     if (mt_w.approx)
         snprintf(note, sizeof note,
-                 "recording; initial state approximate (%llu events during its capture counted "
+                 "recording%s; initial state approximate (%llu events during its capture counted "
                  "as dropped)",
-                 (unsigned long long)mt_w.approx);
+                 mode, (unsigned long long)mt_w.approx);
     else
-        snprintf(note, sizeof note, "recording");
+        snprintf(note, sizeof note, "recording%s", mode);
     set_status(MT_REC_STATE_ON, 0, path, note);
     return 0;
 }

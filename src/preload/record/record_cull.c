@@ -53,7 +53,7 @@ static struct {
     uint32_t ndirty;
     uint64_t early, culled; /* written early (bound / reuse), culled blocks */
     size_t fifo_bytes, index_bytes;
-} g = {.cfg_thr = MT_CULL_SECS_DEFAULT * 1000u, .cfg_max = MT_CULL_BLOCKS_DEFAULT};
+} g = {.cfg_thr = MT_DAT_CULL_MS_DEFAULT, .cfg_max = MT_CULL_BLOCKS_DEFAULT};
 
 void mt_cull_configure(bool on, uint64_t threshold_ms, uint32_t max_blocks)
 {

@@ -18,7 +18,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MT_CULL_SECS_DEFAULT 10u          /* lifetime threshold, seconds */
 #define MT_CULL_BLOCKS_DEFAULT (1u << 18) /* young blocks kept at most */
 #define MT_CULL_BLOCKS_MIN 16u
 #define MT_CULL_GRACE_NS                                                                           \

@@ -44,10 +44,10 @@ static uint64_t env_secs(const char *v)
         mt_log(MT_LOG_WARN,
                "memtop: MEMTOP_CULL_SECS=%s: not a number of seconds > 0 (at most "
                "a week); using %u",
-               v, MT_CULL_SECS_DEFAULT);
+               v, MT_DAT_CULL_MS_DEFAULT / 1000u);
         ms = 0;
     }
-    return ms ? ms : MT_CULL_SECS_DEFAULT * 1000u;
+    return ms ? ms : MT_DAT_CULL_MS_DEFAULT;
 }
 
 void mt_cull_env(const char *mode, const char *secs, const char *blocks)
@@ -72,11 +72,11 @@ void mt_cull_env(const char *mode, const char *secs, const char *blocks)
 const char *mt_cull_cmd(const char *arg)
 {
     if (strncmp(arg, "cull", 4) != 0) {
-        mt_cull_configure(false, MT_CULL_SECS_DEFAULT * 1000u, g_blocks);
+        mt_cull_configure(false, MT_DAT_CULL_MS_DEFAULT, g_blocks);
         return arg;
     }
     const char *p = arg + 4;
-    uint64_t ms = MT_CULL_SECS_DEFAULT * 1000u;
+    uint64_t ms = MT_DAT_CULL_MS_DEFAULT;
     if (*p == '=' && !(ms = parse_secs(p + 1, &p)))
         return NULL;
     if (*p != ' ')

@@ -3,6 +3,7 @@
  * Parsing stops at the first non-option ("+"), so `memtop --batch prog -x`
  * runs prog with -x, as does `memtop --batch -- prog -x`. */
 #include "cli_options.h"
+#include "dat_format.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@ enum {
     OPT_RECORD,
     OPT_AT,
     OPT_STRICT,
+    OPT_CULL,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +47,7 @@ static const struct option long_opts[] = {
     {"file", required_argument, NULL, 'f'},
     {"at", required_argument, NULL, OPT_AT},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"cull", optional_argument, NULL, OPT_CULL},
     {NULL, 0, NULL, 0},
 };
 
@@ -189,6 +192,14 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
         return set_path(&o->output_path, arg, "--output", err, n);
     case OPT_RECORD:
         return set_path(&o->record_path, arg, "--record", err, n);
+    case OPT_CULL: {
+        double s = MT_DAT_CULL_MS_DEFAULT / 1000.0;
+        if (arg && (!parse_seconds(arg, &s) || s < 0.001 || s * 1000.0 > MT_DAT_CULL_MS_MAX))
+            return usage_err(err, n, "--cull: not a lifetime in seconds (0.001 to a week): '%s'",
+                             arg);
+        o->cull_ms = (uint64_t)llround(s * 1000.0);
+        return 0;
+    }
     case 'f':
         return set_path(&o->replay_path, arg, "-f", err, n);
     }
@@ -257,6 +268,8 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
     int rc = check_target(o, err, n);
     if (rc)
         return rc;
+    if (o->cull_ms && (o->replay_path || o->list || o->clean))
+        return usage_err(err, n, "--cull is for recording: with --record, or r/R in the viewer");
     if (o->at_s >= 0 && !o->replay_path)
         return usage_err(err, n, "--at needs -f FILE");
     if (o->strict && !o->export_path)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum mt_sort_key {
@@ -48,6 +49,7 @@ typedef struct mt_opts {
     bool ascii;              /* --ascii: no UTF-8 line drawing even if the locale has it */
     bool no_color;           /* --no-color */
     const char *record_path; /* --record FILE */
+    uint64_t cull_ms;        /* --cull[=SECS]: record culled with this threshold; 0: full */
     const char *replay_path; /* -f FILE.dat */
     double at_s;             /* --at SECONDS into the recording; < 0 = the end */
     char **prog_argv;        /* PROG ARGS (after --), NULL-terminated, or NULL */

@@ -44,11 +44,16 @@ static void print_status(const char *path, const mt_shm_recording *s)
             mt_fmt_dropped(s->events_dropped, dropped, sizeof dropped));
 }
 
-static int start(mt_view *v, const char *path)
+static int start(mt_view *v, const char *path, uint64_t cull_ms)
 {
     mt_ctrl_reply reply;
     mt_err err;
-    mt_errc rc = mt_control_send(&v->seg, MT_CMD_RECORD_START, path, CTRL_TIMEOUT_MS, &reply, &err);
+    char arg[MT_CTRL_ARG_MAX];
+    if (!mt_control_record_arg(arg, sizeof arg, path, cull_ms)) {
+        mt_errorf("%s: path too long for the control channel", path);
+        return -1;
+    }
+    mt_errc rc = mt_control_send(&v->seg, MT_CMD_RECORD_START, arg, CTRL_TIMEOUT_MS, &reply, &err);
     if (rc == MT_E_TARGET) {
         mt_errorf("%s: cannot record: %s", path, reply.msg[0] ? reply.msg : "refused");
         return -1;
@@ -130,7 +135,7 @@ int mt_cmd_record(const mt_opts *o)
         return MT_EXIT_FAIL;
     }
     int rc = MT_EXIT_FAIL;
-    if (start(&v, path) == 0) {
+    if (start(&v, path, o->cull_ms) == 0) {
         mt_shm_recording s;
         bool signalled = wait_loop(&v, path, &s);
         bool need_stop = signalled || s.state == MT_REC_STATE_ON;
