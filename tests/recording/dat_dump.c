@@ -269,7 +269,7 @@ static void trace_states(dump *d, cur *c, bool final)
     uint64_t n = get_v(c), id = 0;
     for (uint64_t i = 0; i < n && !c->bad; i++) {
         id += get_v(c);
-        counters k;
+        counters k = {0};
         for (int j = 0; j < 7; j++)
             k.v[j] = get_v(c);
         if (!trace_ok(d, id))

@@ -252,6 +252,8 @@ static int check_target(const mt_opts *o, char *err, size_t n)
                          "program");
     if ((o->batch || o->export_path) && !targets)
         return usage_err(err, n, "--batch/--export need -p PID, -f FILE or -- PROG ARGS");
+    if (o->record_path && !o->pid && strcmp(o->record_path, "-") == 0)
+        return usage_err(err, n, "--record - (to standard output) needs -p PID");
     if (o->record_path && !o->pid && !o->prog_argv)
         return usage_err(err, n, "--record needs -p PID or -- PROG ARGS");
     if (o->record_path && o->pid && (o->batch || o->export_path))
