@@ -11,6 +11,8 @@
  *                            buffer overflows when its bound is below N),
  *                            freed after 0.2 s, then half are kept
  *   writer_cull forever      mix in a loop until killed
+ *   writer_cull busy         allocations as fast as it can, until killed
+ *                            (a full recording grows by megabytes a second)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -126,6 +128,17 @@ static void many(int n)
     nap_ms(300);
 }
 
+static void busy(void)
+{
+    void *keep[256] = {0};
+    for (unsigned long i = 0;; i++) {
+        void *p = (i & 1 ? site_a : site_b)(16 + rnd(4081));
+        unsigned k = rnd(256);
+        free(keep[k]);
+        keep[k] = p;
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "mix";
@@ -135,10 +148,12 @@ int main(int argc, char **argv)
         edge();
     else if (strcmp(what, "many") == 0)
         many(argc > 2 ? atoi(argv[2]) : 1000);
+    else if (strcmp(what, "busy") == 0)
+        busy();
     else if (strcmp(what, "forever") == 0)
         for (;;)
             mix();
     else
-        return fprintf(stderr, "usage: writer_cull mix|edge|many N|forever\n"), 2;
+        return fprintf(stderr, "usage: writer_cull mix|edge|many N|forever|busy\n"), 2;
     return 0;
 }
