@@ -48,9 +48,10 @@ static struct {
     uint32_t mask;
     uint64_t head, tail; /* FIFO sequence numbers */
     uint64_t nlive;
-    delta *deltas; /* [MT_TRACE_MAX], reserved */
-    uint32_t *dirty;
-    uint32_t ndirty;
+    delta *deltas;          /* [MT_TRACE_MAX], reserved */
+    uint64_t *dirty;        /* bitmap of the traces with deltas, reserved */
+    uint32_t ndirty;        /* bits set */
+    uint32_t max_dirty;     /* the highest id set */
     uint64_t early, culled; /* written early (bound / reuse), culled blocks */
     size_t fifo_bytes, index_bytes;
 } g = {.cfg_thr = MT_DAT_CULL_MS_DEFAULT, .cfg_max = MT_CULL_BLOCKS_DEFAULT};
@@ -87,6 +88,18 @@ static void release(void)
     g.index = NULL;
 }
 
+/* Forgets the deltas not written (a fork child's copy of its parent's). */
+static void clear_dirty(void)
+{
+    for (uint32_t w = 0; g.dirty && w <= g.max_dirty / 64u; w++) {
+        for (uint64_t bits = g.dirty[w]; bits; bits &= bits - 1)
+            g.deltas[w * 64u + (uint32_t)__builtin_ctzll(bits)] = (delta){0};
+        g.dirty[w] = 0;
+    }
+    g.ndirty = 0;
+    g.max_dirty = 0;
+}
+
 bool mt_cull_begin(void)
 {
     release();
@@ -94,7 +107,7 @@ bool mt_cull_begin(void)
     g.thr_ms = g.cfg_thr;
     g.max = g.cfg_max;
     g.head = g.tail = g.nlive = g.early = g.culled = 0;
-    g.ndirty = 0;
+    clear_dirty();
     if (!g.active)
         return true;
     uint32_t slots = 2;
@@ -107,7 +120,7 @@ bool mt_cull_begin(void)
     g.index = mt_os_alloc(g.index_bytes);
     if (!g.deltas) { /* reserved once: pages are backed only for the traces culled */
         g.deltas = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(delta));
-        g.dirty = mt_os_reserve((size_t)MT_TRACE_MAX * sizeof(uint32_t));
+        g.dirty = mt_os_reserve((size_t)MT_TRACE_MAX / 8u);
     }
     if (g.fifo && g.index && g.deltas && g.dirty)
         return true;
@@ -212,8 +225,12 @@ static void make_room(void)
 static void add_delta(const mt_rec_event *e)
 {
     delta *d = &g.deltas[e->trace];
-    if (!d->count)
-        g.dirty[g.ndirty++] = e->trace; /* a trace is dirty once per record */
+    if (!d->count) { /* a trace is dirty once per record */
+        g.dirty[e->trace / 64u] |= 1ull << (e->trace % 64u);
+        g.ndirty++;
+        if (e->trace > g.max_dirty)
+            g.max_dirty = e->trace;
+    }
     d->count++;
     d->bytes += e->size;
     if (e->flags & MT_DAT_EVF_TEMPORARY) {
@@ -289,39 +306,48 @@ void mt_cull_expire(uint64_t now)
     }
 }
 
+/* Starts a CULLED record of n entries. */
+static void record_head(uint64_t now, uint32_t n)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, now);
+    mt_put_v(b, g.early);
+    mt_put_v(b, g.nlive);
+    mt_put_v(b, n);
+}
+
+/* Ids ascending (the format wants them so): the dirty bitmap in order,
+ * MT_DAT_ENTRIES_MAX entries a record. */
 void mt_cull_write_deltas(uint64_t now)
 {
     if (!g.active || !g.ndirty)
         return;
-    /* Ids ascending, as TRACE_STATES: insertion sort is enough, records
-     * are small and mostly in order. */
-    for (uint32_t i = 1; i < g.ndirty; i++)
-        for (uint32_t j = i; j && g.dirty[j - 1] > g.dirty[j]; j--) {
-            uint32_t t = g.dirty[j];
-            g.dirty[j] = g.dirty[j - 1];
-            g.dirty[j - 1] = t;
-        }
-    for (uint32_t from = 0; from < g.ndirty; from += MT_DAT_ENTRIES_MAX) {
-        uint32_t n = g.ndirty - from < MT_DAT_ENTRIES_MAX ? g.ndirty - from : MT_DAT_ENTRIES_MAX;
-        mt_rec_buf *b = &mt_w.pay;
-        mt_put_v(b, now);
-        mt_put_v(b, g.early);
-        mt_put_v(b, g.nlive);
-        mt_put_v(b, n);
-        uint32_t prev = 0;
-        for (uint32_t k = from; k < from + n; k++) {
-            delta *d = &g.deltas[g.dirty[k]];
-            mt_put_v(b, g.dirty[k] - prev);
-            prev = g.dirty[k];
+    uint32_t left = g.ndirty, in_rec = 0, prev = 0;
+    mt_rec_buf *b = &mt_w.pay;
+    for (uint32_t w = 0; w <= g.max_dirty / 64u; w++) {
+        for (uint64_t bits = g.dirty[w]; bits; bits &= bits - 1) {
+            uint32_t id = w * 64u + (uint32_t)__builtin_ctzll(bits);
+            if (!in_rec) {
+                in_rec = left < MT_DAT_ENTRIES_MAX ? left : MT_DAT_ENTRIES_MAX;
+                left -= in_rec;
+                record_head(now, in_rec);
+                prev = 0;
+            }
+            delta *d = &g.deltas[id];
+            mt_put_v(b, id - prev);
             mt_put_v(b, d->count);
             mt_put_v(b, d->bytes);
             mt_put_v(b, d->tcount);
             mt_put_v(b, d->tbytes);
             *d = (delta){0};
+            prev = id;
+            if (!--in_rec)
+                mt_recw_emit(MT_DAT_REC_CULLED);
         }
-        mt_recw_emit(MT_DAT_REC_CULLED);
+        g.dirty[w] = 0;
     }
     g.ndirty = 0;
+    g.max_dirty = 0;
 }
 
 void mt_cull_flush_all(uint64_t now)
@@ -340,5 +366,5 @@ void mt_cull_child_reset(void)
     g.fifo = NULL;
     g.index = NULL;
     g.active = false;
-    g.ndirty = 0;
+    clear_dirty();
 }
