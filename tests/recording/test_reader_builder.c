@@ -2,6 +2,7 @@
  * test_reader_builder.h). */
 #include "test_reader_builder.h"
 
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,16 @@ int db_write(const void *p, size_t n, const char *path)
     ssize_t w = n ? write(fd, p, n) : 0;
     close(fd);
     return w == (ssize_t)n ? 0 : -1;
+}
+
+int db_memfd(const db_file *f)
+{
+    int fd = memfd_create("dat", MFD_CLOEXEC);
+    if (fd >= 0 && write(fd, f->out.p, f->out.n) != (ssize_t)f->out.n) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
 }
 
 /* mode: NULL, or the version-3 fields appended to PROCESS (3 values). */

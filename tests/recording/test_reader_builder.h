@@ -44,6 +44,8 @@ void db_rec(db_file *f, uint64_t type, const db_buf *payload, size_t items);
 void db_flush(db_file *f);
 
 int db_write(const void *p, size_t n, const char *path);
+/* An anonymous file (memfd) holding f's bytes, or -1. */
+int db_memfd(const db_file *f);
 
 /* EVENTS2 records (dat_format.h) by hand: each event's tag and fields go
  * to their columns, db_ev2_record writes the record (and empties e). */

@@ -526,7 +526,7 @@ static void exports(void **state)
                                  "\"at_end\": true, \"finalized\": true, \"end_reason\": "
                                  "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
                                  "\"truncated_bytes\": 0, "
-                                 "\"events_dropped\": 0, \"inexact_start\": false},\n"));
+                                 "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null},\n"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
 }

@@ -142,3 +142,23 @@ check(vi["version"] == 3 and vi["record_mode"] == 1 and vi["cull_ms"] == 1000 an
       vi["culled_blocks"] > 0 and vi["finalized"] == 1 and not bad,
       "a mid-run culled recording: version 3, 1 s, replay == FINAL (%d culled) %s"
       % (vi["culled_blocks"], bad[:2]))
+
+# 7. The export says culled, and is inexact before the end (live misses young blocks).
+import json  # noqa: E402
+
+mid = os.path.join(a.workdir, "mid.json")
+r = subprocess.run([a.memtop, "-f", culled, "--at", "1.5", "--export", mid, "--strict"],
+                   capture_output=True, text=True, timeout=60)
+rec = json.load(open(mid))["recording"]
+check(r.returncode == 3 and rec["cull_s"] == 1.0,
+      "--export at 1.5 s: cull_s 1, --strict says inexact (rc %d)" % r.returncode)
+end = os.path.join(a.workdir, "end.json")
+r = subprocess.run([a.memtop, "-f", culled, "--export", end, "--strict"],
+                   capture_output=True, text=True, timeout=60)
+check(r.returncode == 0 and json.load(open(end))["recording"]["cull_s"] == 1.0,
+      "--export at the end of the finalized culled recording: exact (rc %d %s)"
+      % (r.returncode, r.stderr[-200:]))
+r = subprocess.run([a.memtop, "-f", full, "--export", end], capture_output=True, text=True,
+                   timeout=60)
+check(r.returncode == 0 and json.load(open(end))["recording"]["cull_s"] is None,
+      "a full recording's export: cull_s null")

@@ -251,7 +251,9 @@ static bool same_block(const young *y, const mt_rec_event *f)
     return y->e.trace == f->trace && y->e.size == f->size && y->e.t_ns / 1000000u == birth;
 }
 
-/* A free: culls its young block, or writes it first; false: write the free. */
+/* A free: culls its young block, or writes it first; false: write the
+ * free.  A MISSED free is never culled: CULLED records do not carry the
+ * flag, and the replay counts missed frees (rare: the file hardly grows). */
 static bool on_free(const mt_rec_event *e)
 {
     uint32_t i = find_slot(e->addr);
@@ -260,7 +262,7 @@ static bool on_free(const mt_rec_event *e)
     young *y = &g.fifo[g.index[i] - 1];
     if (!same_block(y, e))
         return false;
-    if (e->t_ns < y->e.t_ns + g.thr_ms * 1000000u) {
+    if (e->t_ns < y->e.t_ns + g.thr_ms * 1000000u && !(e->flags & MT_DAT_EVF_MISSED)) {
         forget(y);
         add_delta(e);
         return true;
