@@ -33,7 +33,7 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 3u     /* the newest version: a culled recording's */
+#define MT_DAT_VERSION 3u      /* the newest version: a culled recording's */
 #define MT_DAT_VERSION_FULL 2u /* what the writer writes for a full recording */
 #define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
 #define MT_DAT_ENDIAN_MARK 0x01020304u

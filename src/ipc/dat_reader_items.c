@@ -109,9 +109,8 @@ static mt_errc next_culled(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_er
 {
     mt_dat_culled *s = &ev->u.culled;
     uint64_t delta;
-    if (!mt_dcur_v(&d->c, &delta) || !mt_dcur_v(&d->c, &s->count) ||
-        !mt_dcur_v(&d->c, &s->bytes) || !mt_dcur_v(&d->c, &s->temporary_count) ||
-        !mt_dcur_v(&d->c, &s->temporary_bytes))
+    if (!mt_dcur_v(&d->c, &delta) || !mt_dcur_v(&d->c, &s->count) || !mt_dcur_v(&d->c, &s->bytes) ||
+        !mt_dcur_v(&d->c, &s->temporary_count) || !mt_dcur_v(&d->c, &s->temporary_bytes))
         return bad(r, "CULLED entry cut short", err);
     if ((d->index && !delta) || delta >= r->ndefs || d->prev_id + delta >= r->ndefs)
         return bad(r, "CULLED entry of an undefined trace, or out of order", err);

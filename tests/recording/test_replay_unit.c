@@ -522,11 +522,12 @@ static void exports(void **state)
     assert_non_null(strstr(text, "\"state\": \"exited\""));
     assert_non_null(strstr(text, "\"live_bytes\": 330"));
     assert_non_null(strstr(text, "\"recording\": {\"file\": \""));
-    assert_non_null(strstr(text, "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
-                                 "\"at_end\": true, \"finalized\": true, \"end_reason\": "
-                                 "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
-                                 "\"truncated_bytes\": 0, "
-                                 "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null},\n"));
+    assert_non_null(
+        strstr(text, "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
+                     "\"at_end\": true, \"finalized\": true, \"end_reason\": "
+                     "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
+                     "\"truncated_bytes\": 0, "
+                     "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null},\n"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
 }
