@@ -113,6 +113,7 @@ complete -c memtop $np -l top -x -d 'Rows per report or export (0 = all)'
 complete -c memtop $np -s e -l export -r -F -d 'Write one snapshot (.json, .csv, .folded, text)'
 complete -c memtop $np -l output -r -F -d "Where PROG's stdout and stderr go"
 complete -c memtop $np -l record -r -F -d 'Record the allocations to FILE (.dat)'
+complete -c memtop $np -l cull -d 'Record culled: blocks freed within SECS (default 10) only counted'
 complete -c memtop $np -s f -l file -x -k -a '(__memtop_dat_files)' -d 'Open a recording (.dat)'
 complete -c memtop $np -l at -x -d 'With -f: the moment of the recording, in seconds'
 complete -c memtop $np -l strict -d 'With --export: exit 3 if the data is not exact'

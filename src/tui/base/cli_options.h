@@ -51,6 +51,7 @@ typedef struct mt_opts {
     const char *record_path; /* --record FILE */
     uint64_t sample_bytes;   /* --sample BYTES: MEMTOP_SAMPLE for PROG (0 = exact) */
     bool sample_given;
+    uint64_t cull_ms;        /* --cull[=SECS]: record culled with this threshold; 0: full */
     const char *replay_path; /* -f FILE.dat */
     double at_s;             /* --at SECONDS into the recording; < 0 = the end */
     char **prog_argv;        /* PROG ARGS (after --), NULL-terminated, or NULL */

@@ -42,6 +42,9 @@ static const char usage_text[] =
     "                       allocated (k, M, G suffixes; 0 = every one) instead of\n"
     "                       tracking every allocation (a few percent of cost); figures\n"
     "                       marked ~ are estimates (MEMTOP_SAMPLE, docs/sampling.md)\n"
+    "      --cull[=SECS]    with --record (and for R in the viewer): a culled recording\n"
+    "                       for days: blocks freed within SECS (default 10) are only\n"
+    "                       counted per trace, the others written in full\n"
     "  -f, --file FILE      open a recording made with --record, r or MEMTOP_RECORD\n"
     "      --at SECONDS     with -f: the moment of the recording to show or export\n"
     "      --no-symbols     show frames as module+offset: no function names, source\n"
@@ -95,6 +98,10 @@ static const char usage_text[] =
     "  MEMTOP_SHM_DIR       where the segment is created (default /dev/shm)\n"
     "  MEMTOP_RECORD        record from the start into this file; %p pid, %e program\n"
     "                       name, %t unix time, %n a counter, %% a percent sign\n"
+    "  MEMTOP_RECORD_MODE   full (default) or culled (see --cull)\n"
+    "  MEMTOP_CULL_SECS     a culled recording's lifetime threshold (default 10)\n"
+    "  MEMTOP_CULL_BLOCKS   young blocks a culled recording keeps at most (default\n"
+    "                       262144, 48 bytes each); beyond, the oldest are written early\n"
     "  MEMTOP_KEEP_PID      the process with this pid keeps its segment at exit\n"
     "                       (memtop sets it for PROG)\n";
 

@@ -29,7 +29,16 @@ typedef struct mt_export_rec {
     uint64_t truncated_bytes; /* bytes after the last complete frame, ignored */
     uint64_t events_dropped;  /* events the target could not record */
     bool inexact_start;       /* a mid-run recording without its initial state */
+    uint64_t cull_ms;         /* a culled recording's threshold, else 0 */
 } mt_export_rec;
+
+/* A culled recording's live blocks are inexact at this snapshot: before
+ * its end, or at the end of a file that was not finalized (young blocks
+ * not written).  Its totals are exact. */
+static inline bool mt_export_rec_culled_inexact(const mt_export_rec *r)
+{
+    return r->cull_ms && !(r->finalized && r->cursor_ns >= r->duration_ns);
+}
 
 typedef struct mt_export_src {
     const mt_view *v; /* with a snapshot */
