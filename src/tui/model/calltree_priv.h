@@ -1,0 +1,30 @@
+/* calltree_priv.h -- the call tree's state, shared by calltree.c (building)
+ * and calltree_sort.c (folding and sorting). */
+#ifndef MEMTOP_MODEL_CALLTREE_PRIV_H
+#define MEMTOP_MODEL_CALLTREE_PRIV_H
+
+#include "calltree.h"
+#include "group.h"
+
+struct mt_calltree {
+    mt_ct_node *nodes;
+    size_t n, cap;
+    char *names; /* node names, NUL-terminated, back to back */
+    size_t names_used, names_cap;
+    uint32_t *slots; /* open addressing: node + 1, 0 = empty; at most half full */
+    size_t nslots;   /* power of two */
+    uint32_t *order; /* finish: children grouped by parent (and their starts) */
+    size_t order_cap;
+    uint32_t first_root;
+    bool reverse;
+    mt_ct_fig total;
+};
+
+/* o += f (leak: the higher). */
+void mt_ct_fig_add(mt_ct_fig *o, const mt_ct_fig *f);
+
+/* A new node: child of parent (MT_CT_NONE: a root) named f, not hashed
+ * (the caller keeps the hash slots); its index, or -1 (memory). */
+long mt_ct_new_node(mt_calltree *t, uint32_t parent, const mt_ct_frame *f, uint64_t h);
+
+#endif
