@@ -29,7 +29,7 @@ _memtop_takes_arg()
 {
     case $1 in
     --pid | --iterations | --delay | --sort | --top | --export | --group | \
-        --output | --record | --file | --at)
+        --output | --record | --file | --at | --threshold)
         return 0 ;;
     --*) return 1 ;;
     -*)
@@ -90,7 +90,7 @@ _memtop_value()
     -g | --group) mapfile -t COMPREPLY < <(compgen -W "trace function file module" -- "$cur") ;;
     -e | --export | --output | --record) _memtop_files "$cur" "" ;;
     -f | --file) _memtop_files "$cur" dat ;;
-    *) COMPREPLY=() ;; # -n, -d, --top, --at: a number
+    *) COMPREPLY=() ;; # -n, -d, --top, --at, --threshold: a number
     esac
 }
 
@@ -98,7 +98,8 @@ _memtop()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local opts="-p --pid -b --batch -n --iterations -d --delay -s --sort --top
-        -e --export -g --group -f --file --output --record --at --strict --no-symbols --ascii
+        -e --export -g --group -f --file --output --record --at --strict --tree --reverse --threshold
+        --no-symbols --ascii
         --no-color -l --list --clean -h --help -V --version --"
     COMPREPLY=()
 
