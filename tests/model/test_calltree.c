@@ -2,7 +2,8 @@
  * hand-made paths: inclusive and own figures top-down and bottom-up,
  * recursion counted once per node, inlined frames as nodes of their own,
  * folding below the threshold into "(other)", the sort on the sort key,
- * and the tree of a table's rows (the baseline and the filter carry over). */
+ * the paths kept from build to build (and forgotten), and the tree of a table's rows (the baseline
+ * and the filter carry over). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,6 +225,46 @@ static void test_no_frames_is_unknown(void **state)
     mt_calltree_free(t);
 }
 
+/* A second build keeps the paths: known traces are added without one, a
+ * trace missing from the build hides its nodes, forget drops them all. */
+static void test_kept_paths(void **state)
+{
+    (void)state;
+    static const mt_ct_frame a[] = {F("main"), F("net"), F("helper")};
+    static const mt_ct_frame b[] = {F("main"), F("db")};
+    mt_calltree *t = mt_calltree_new();
+    mt_calltree_begin(t, false);
+    add(t, 1, a, 3, 100, 1);
+    add(t, 2, b, 2, 30, 1);
+    assert_int_equal(mt_calltree_finish(t, MT_SORT_LIVE, 10), 0);
+    mt_calltree_begin(t, false);
+    mt_ct_fig f = fig(7, 1);
+    assert_true(mt_calltree_add_known(t, 2, &f));
+    assert_false(mt_calltree_add_known(t, 3, &f));
+    assert_int_equal(mt_calltree_finish(t, MT_SORT_LIVE, 10), 0);
+    expect(t, "(other)", 7, 7); /* main (only db now), under the threshold */
+    assert_null(at(t, "main"));
+    mt_calltree_begin(t, false);
+    assert_true(mt_calltree_add_known(t, 2, &f));
+    assert_int_equal(mt_calltree_finish(t, MT_SORT_LIVE, 0), 0);
+    expect(t, "main/db", 7, 7);
+    assert_null(at(t, "main/net")); /* no trace of this build goes through net */
+    assert_int_equal(at(t, "main")->nchildren, 1);
+    mt_calltree_begin(t, false);
+    assert_true(mt_calltree_add_known(t, 1, &f));
+    assert_int_equal(mt_calltree_finish(t, MT_SORT_LIVE, 0), 0);
+    expect(t, "main/net/helper", 7, 7);
+    assert_null(at(t, "(other)")); /* an earlier build's (other) is gone */
+    mt_calltree_forget(t);
+    mt_calltree_begin(t, false);
+    assert_false(mt_calltree_add_known(t, 1, &f));
+    mt_calltree_begin(t, true); /* the other direction: paths forgotten */
+    add(t, 1, a, 3, 5, 1);
+    mt_calltree_begin(t, false);
+    assert_false(mt_calltree_add_known(t, 1, &f));
+    mt_calltree_free(t);
+}
+
 /* Paths for the table test: trace id i goes main -> sub<i % 2> -> alloc. */
 static unsigned path_of(void *ctx, uint32_t id, const mt_ct_frame **out)
 {
@@ -286,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_threshold_folds_into_other),
         cmocka_unit_test(test_sort_key),
         cmocka_unit_test(test_no_frames_is_unknown),
+        cmocka_unit_test(test_kept_paths),
         cmocka_unit_test(test_from_table_baseline_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

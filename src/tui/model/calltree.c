@@ -20,18 +20,36 @@ void mt_calltree_free(mt_calltree *t)
     free(t->names);
     free(t->slots);
     free(t->order);
+    free(t->deep);
     free(t);
+}
+
+void mt_calltree_forget(mt_calltree *t)
+{
+    t->n = t->ntopo = 0;
+    t->names_used = t->names_topo = 0;
+    if (t->slots)
+        memset(t->slots, 0, t->nslots * sizeof *t->slots);
+    if (t->deep)
+        memset(t->deep, 0xff, t->ndeep * sizeof *t->deep); /* MT_CT_NONE */
 }
 
 void mt_calltree_begin(mt_calltree *t, bool reverse)
 {
-    t->n = 0;
-    t->names_used = 0;
+    if (reverse != t->reverse)
+        mt_calltree_forget(t);
     t->reverse = reverse;
+    t->n = t->ntopo; /* the "(other)" nodes of the last build go */
+    t->names_used = t->names_topo;
+    for (size_t i = 0; i < t->n; i++) {
+        mt_ct_node *nd = &t->nodes[i];
+        nd->first_child = nd->next_sibling = MT_CT_NONE;
+        nd->nchildren = nd->ntraces = 0;
+        memset(&nd->incl, 0, sizeof nd->incl);
+        memset(&nd->own, 0, sizeof nd->own);
+    }
     t->first_root = MT_CT_NONE;
     memset(&t->total, 0, sizeof t->total);
-    if (t->slots)
-        memset(t->slots, 0, t->nslots * sizeof *t->slots);
 }
 
 static uint64_t node_hash(uint32_t parent, const char *name, bool inlined)
@@ -124,6 +142,20 @@ static void count_in(mt_ct_node *nd, uint32_t trace_id, const mt_ct_fig *fig)
     mt_ct_fig_add(&nd->incl, fig);
 }
 
+/* Ids past this are not remembered (added by their path every time). */
+#define MAX_REMEMBERED_ID (1u << 24)
+
+static void remember_path(mt_calltree *t, uint32_t trace_id, uint32_t deepest)
+{
+    if (trace_id >= MAX_REMEMBERED_ID)
+        return;
+    size_t old = t->ndeep;
+    if (mt_grow((void **)&t->deep, &t->ndeep, (size_t)trace_id + 1, sizeof *t->deep))
+        return; /* memory: added by its path next time */
+    memset(t->deep + old, 0xff, (t->ndeep - old) * sizeof *t->deep);
+    t->deep[trace_id] = deepest;
+}
+
 static bool same_frame(const mt_ct_frame *a, const mt_ct_frame *b)
 {
     return a->inlined == b->inlined && a->name && b->name && strcmp(a->name, b->name) == 0;
@@ -152,7 +184,24 @@ int mt_calltree_add(mt_calltree *t, uint32_t trace_id, const mt_ct_frame *path, 
         site = cur;
     mt_ct_fig_add(&t->nodes[site].own, fig);
     mt_ct_fig_add(&t->total, fig);
+    t->ntopo = t->n;
+    t->names_topo = t->names_used;
+    remember_path(t, trace_id, cur);
     return 0;
+}
+
+bool mt_calltree_add_known(mt_calltree *t, uint32_t trace_id, const mt_ct_fig *fig)
+{
+    if (trace_id >= t->ndeep || t->deep[trace_id] == MT_CT_NONE)
+        return false;
+    uint32_t cur = t->deep[trace_id], last = cur;
+    for (; cur != MT_CT_NONE; cur = t->nodes[cur].parent) {
+        count_in(&t->nodes[cur], trace_id, fig);
+        last = cur;
+    }
+    mt_ct_fig_add(&t->nodes[t->reverse ? last : t->deep[trace_id]].own, fig);
+    mt_ct_fig_add(&t->total, fig);
+    return true;
 }
 
 size_t mt_calltree_count(const mt_calltree *t)

@@ -60,12 +60,22 @@ typedef struct mt_calltree mt_calltree;
 
 mt_calltree *mt_calltree_new(void); /* NULL when out of memory */
 void mt_calltree_free(mt_calltree *t);
-/* Starts a build: no nodes.  reverse: bottom-up. */
+/* Starts a build: every figure zero.  reverse: bottom-up.  The paths of
+ * the traces added before are kept (a node no trace of this build goes
+ * through is not shown), until mt_calltree_forget or a change of
+ * direction: so a refresh of the same traces walks up from each one's
+ * deepest node instead of hashing its path again. */
 void mt_calltree_begin(mt_calltree *t, bool reverse);
+/* Drops the kept paths: call it when the names of the frames or the
+ * meaning of the trace ids change (new names from the symbolizer, exec). */
+void mt_calltree_forget(mt_calltree *t);
 /* Adds a trace: path[0..n) outermost first, allocation site last, whichever
  * the direction (n == 0: the node "[unknown]").  0, or -1 (memory). */
 int mt_calltree_add(mt_calltree *t, uint32_t trace_id, const mt_ct_frame *path, unsigned n,
                     const mt_ct_fig *fig);
+/* Adds trace_id by the path it was last added with, if the tree kept it
+ * (else false: add it with its path). */
+bool mt_calltree_add_known(mt_calltree *t, uint32_t trace_id, const mt_ct_fig *fig);
 /* Folds (threshold: live bytes, 0 = none) and sorts each node's children
  * descending by key (mt_table_build's keys, on the inclusive figures; ties:
  * live bytes, then name).  0, or -1 (memory). */

@@ -17,6 +17,13 @@ struct mt_calltree {
     size_t order_cap;
     uint32_t first_root;
     bool reverse;
+    /* Kept from build to build until forgotten: the nodes [0, ntopo) and
+     * their names [0, names_topo) (the paths seen; "(other)" nodes come
+     * after and go at the next begin), and per trace id its path's deepest
+     * node (MT_CT_NONE: not seen), so a known trace is added by walking up. */
+    size_t ntopo, names_topo;
+    uint32_t *deep;
+    size_t ndeep;
     mt_ct_fig total;
 };
 

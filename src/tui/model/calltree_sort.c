@@ -62,12 +62,15 @@ static int group_children(mt_calltree *t, size_t n)
     memset(start, 0, (n + 2) * sizeof *start);
     for (size_t i = 0; i < n; i++) {
         uint32_t p = t->nodes[i].parent;
-        start[(p == MT_CT_NONE ? n : p) + 1]++;
+        if (t->nodes[i].ntraces) /* nodes of traces not in this build stay out */
+            start[(p == MT_CT_NONE ? n : p) + 1]++;
     }
     for (size_t p = 0; p <= n; p++)
         start[p + 1] += start[p];
     for (size_t i = 0; i < n; i++) {
         uint32_t p = t->nodes[i].parent;
+        if (!t->nodes[i].ntraces)
+            continue;
         p = p == MT_CT_NONE ? (uint32_t)n : p;
         kids[start[p]++] = (uint32_t)i; /* start[p] ends at p's end, the next one's start */
     }

@@ -21,6 +21,8 @@ int mt_calltree_from_table(mt_calltree *ct, mt_table *t, bool reverse, mt_sort_k
             .growth_bps = r->growth_bps,
             .leak = lp ? lp->score : 0,
         };
+        if (mt_calltree_add_known(ct, r->trace_id, &fig))
+            continue;
         const mt_ct_frame *path = NULL;
         unsigned len = fn(ctx, r->trace_id, &path);
         if (mt_calltree_add(ct, r->trace_id, path, len, &fig))

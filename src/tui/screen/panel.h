@@ -83,6 +83,7 @@ typedef struct mt_tree_panel {
     uint64_t *flipped; /* sorted */
     size_t nflipped, cap_flipped;
     uint64_t sel_key;
+    uint64_t names_gen, image; /* the symbolizer's and the target's, of the paths the tree kept */
 } mt_tree_panel;
 
 /* The viewer's panels, one instance each. */

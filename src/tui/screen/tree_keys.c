@@ -20,6 +20,8 @@ mt_key_result mt_tree_key(mt_app *a, mt_panel *self, int ch)
 bool mt_act_tree(mt_app *a, double unused)
 {
     (void)unused;
+    if (!a->src.pid && !a->src.replay)
+        return false; /* the process picker: no data yet */
     bool shown = mt_app_in_tree(a);
     while (a->depth > 1) /* from details, help or a menu: back to the table first */
         mt_app_pop(a);

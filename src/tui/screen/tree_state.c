@@ -58,6 +58,11 @@ static int ensure_scratch(mt_tree_panel *tp)
 void mt_tree_rebuild(mt_app *a)
 {
     mt_tree_panel *tp = &a->panels.tree;
+    uint64_t gen = mt_symworker_generation(a->sym);
+    if (tp->tree && (gen != tp->names_gen || a->src.image != tp->image))
+        mt_calltree_forget(tp->tree); /* new names, or new trace ids (exec) */
+    tp->names_gen = gen;
+    tp->image = a->src.image;
     if (ensure_scratch(tp) || mt_calltree_from_table(tp->tree, a->table, tp->reverse, a->ui.sort,
                                                      tp->threshold, path_of, a) != 0) {
         mt_app_status(a, true, "out of memory building the call tree");
