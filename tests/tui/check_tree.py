@@ -7,7 +7,10 @@ with the one-child chain from _start open down to a closed "+ main"; End and
 Right open main, whose children come sorted by live bytes (ping 4242 B,
 db_query 3500, net_serve 3000, recurse 666, inline_user 444) with fill_buf
 marked [inlined] below inline_user; N sorts them by live blocks (db_query 5,
-inline_user 4, net_serve 3, recurse 2, ping 1); Left closes main again; R
+inline_user 4, net_serve 3, recurse 2, ping 1); the filter (/fill_buf,
+the table's filter: the traces' locations) leaves inline_user alone below
+main and Esc brings the rest back; Left closes
+main again; R
 turns the tree bottom-up (shared_helper, the shared allocation site, first
 with 6.3 KiB); t goes back to the table.
 """
@@ -65,6 +68,14 @@ def test(t):
 
     t.keys("N")
     t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "main's children sorted by blocks")
+
+    t.keys("/")
+    t.keys_literal("fill_buf")
+    t.keys("Enter")
+    t.wait_for(lambda s: children_of_main(s) == ["inline_user"],
+               "the filter (/fill_buf, the location of one trace): its path alone")
+    t.keys("Escape")
+    t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "Esc: the filter cleared")
 
     t.keys("Left")
     t.wait_for(lambda s: children_of_main(s) == [], "main closed again by Left")

@@ -70,7 +70,8 @@ typedef struct mt_tree_row {
 /* `t`: the call tree of the table's traces (tree_panel.c, tree_keys.c).
  * It owns its tree, which nodes are open and the selection, all by path
  * key so that they survive rebuilds.  A node with one child is open by
- * default, others closed; `flipped` lists the nodes the user toggled. */
+ * until the user says otherwise, others closed; `flipped` lists the nodes
+ * the user opened (key | 1) or closed (key). */
 typedef struct mt_tree_panel {
     mt_panel p;
     bool reverse;     /* bottom-up */

@@ -77,12 +77,12 @@ bool mt_act_tree_open(mt_app *a, double open)
     const mt_ct_node *nd = mt_calltree_node(tp->tree, row.node);
     bool is_open = mt_tree_is_open(tp, row.node, row.key);
     if (open > 0 && nd->first_child != MT_CT_NONE && !is_open) {
-        if (!mt_tree_flip(tp, row.key))
+        if (!mt_tree_flip(tp, row.node, row.key))
             mt_app_status(a, true, "out of memory");
     } else if (open > 0 && is_open) {
         select_row(a, tp->p.sel + 1);
     } else if (open <= 0 && is_open) {
-        if (!mt_tree_flip(tp, row.key))
+        if (!mt_tree_flip(tp, row.node, row.key))
             mt_app_status(a, true, "out of memory");
     } else if (open <= 0) { /* to the parent: the line above with one level less */
         long r = tp->p.sel;

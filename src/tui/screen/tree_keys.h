@@ -11,8 +11,9 @@ void mt_tree_rebuild(mt_app *a);
 void mt_tree_relayout(mt_tree_panel *tp);
 /* Whether node i (path key k) is open. */
 bool mt_tree_is_open(const mt_tree_panel *tp, uint32_t i, uint64_t k);
-/* Open node k if closed, close it if open; false when out of memory. */
-bool mt_tree_flip(mt_tree_panel *tp, uint64_t k);
+/* Open node i (path key k) if closed, close it if open, and remember it
+ * by k whatever its children later; false when out of memory. */
+bool mt_tree_flip(mt_tree_panel *tp, uint32_t i, uint64_t k);
 void mt_tree_free(mt_tree_panel *tp);
 
 /* The search line's keys while it is open, else the tree's bindings. */

@@ -72,7 +72,7 @@ void mt_tree_rebuild(mt_app *a)
     mt_tree_relayout(tp);
 }
 
-static long find_flipped(const mt_tree_panel *tp, uint64_t k, bool *found)
+static long find_set(const mt_tree_panel *tp, uint64_t k, bool *found)
 {
     size_t lo = 0, hi = tp->nflipped;
     while (lo < hi) {
@@ -86,38 +86,53 @@ static long find_flipped(const mt_tree_panel *tp, uint64_t k, bool *found)
     return (long)lo;
 }
 
-bool mt_tree_is_open(const mt_tree_panel *tp, uint32_t i, uint64_t k)
+/* Entries: key | 1 opened by the user, key (low bit 0) closed by the user. */
+static void set_remove(mt_tree_panel *tp, uint64_t e)
 {
-    const mt_ct_node *nd = mt_calltree_node(tp->tree, i);
     bool found;
-    find_flipped(tp, k, &found);
-    return nd->first_child != MT_CT_NONE && ((nd->nchildren == 1) != found);
+    long at = find_set(tp, e, &found);
+    if (!found)
+        return;
+    memmove(tp->flipped + at, tp->flipped + at + 1,
+            (tp->nflipped - (size_t)at - 1) * sizeof *tp->flipped);
+    tp->nflipped--;
 }
 
-/* Toggle node k; false when out of memory. */
-bool mt_tree_flip(mt_tree_panel *tp, uint64_t k)
+static bool set_add(mt_tree_panel *tp, uint64_t e)
 {
     bool found;
-    long at = find_flipped(tp, k, &found);
-    if (found) {
-        memmove(tp->flipped + at, tp->flipped + at + 1,
-                (tp->nflipped - (size_t)at - 1) * sizeof *tp->flipped);
-        tp->nflipped--;
+    long at = find_set(tp, e, &found);
+    if (found)
         return true;
-    }
     if (mt_grow((void **)&tp->flipped, &tp->cap_flipped, tp->nflipped + 1, sizeof *tp->flipped))
         return false;
     memmove(tp->flipped + at + 1, tp->flipped + at,
             (tp->nflipped - (size_t)at) * sizeof *tp->flipped);
-    tp->flipped[at] = k;
+    tp->flipped[at] = e;
     tp->nflipped++;
     return true;
+}
+
+bool mt_tree_is_open(const mt_tree_panel *tp, uint32_t i, uint64_t k)
+{
+    const mt_ct_node *nd = mt_calltree_node(tp->tree, i);
+    bool opened, closed;
+    find_set(tp, k | 1, &opened);
+    find_set(tp, k, &closed);
+    return nd->first_child != MT_CT_NONE && (opened || (!closed && nd->nchildren == 1));
+}
+
+bool mt_tree_flip(mt_tree_panel *tp, uint32_t i, uint64_t k)
+{
+    bool open = mt_tree_is_open(tp, i, k);
+    set_remove(tp, open ? k | 1 : k);
+    return set_add(tp, open ? k : k | 1);
 }
 
 static uint64_t path_key(uint64_t parent, const mt_calltree *t, const mt_ct_node *nd)
 {
     uint64_t h = mt_label_hash(mt_calltree_name(t, nd)) ^ (nd->inlined ? 0x2545f4914f6cdd1dull : 0);
-    return (parent ^ h) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+    return ((parent ^ h) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull) & ~1ull; /* bit 0: set_add */
 }
 
 /* Appends the lines of first and its open descendants; -1 (memory). */
