@@ -20,7 +20,7 @@ void mt_calltree_free(mt_calltree *t)
     free(t->names);
     free(t->slots);
     free(t->order);
-    free(t->deep);
+    free(t->ends);
     free(t);
 }
 
@@ -30,8 +30,8 @@ void mt_calltree_forget(mt_calltree *t)
     t->names_used = t->names_topo = 0;
     if (t->slots)
         memset(t->slots, 0, t->nslots * sizeof *t->slots);
-    if (t->deep)
-        memset(t->deep, 0xff, t->ndeep * sizeof *t->deep); /* MT_CT_NONE */
+    if (t->ends)
+        memset(t->ends, 0xff, t->nends * sizeof *t->ends); /* MT_CT_NONE */
 }
 
 void mt_calltree_begin(mt_calltree *t, bool reverse)
@@ -132,28 +132,50 @@ void mt_ct_fig_add(mt_ct_fig *o, const mt_ct_fig *f)
         o->leak = f->leak;
 }
 
-static void count_in(mt_ct_node *nd, uint32_t trace_id, const mt_ct_fig *fig)
+/* nd counts n traces of figures fig, the largest top (live bytes top_live). */
+static void count_in(mt_ct_node *nd, uint32_t n, uint32_t top, double top_live,
+                     const mt_ct_fig *fig)
 {
-    if (!nd->ntraces || fig->live_bytes > nd->top_live) {
-        nd->top_trace = trace_id;
-        nd->top_live = fig->live_bytes;
+    if (!nd->ntraces || top_live > nd->top_live) {
+        nd->top_trace = top;
+        nd->top_live = top_live;
     }
-    nd->ntraces++;
+    nd->ntraces += n;
     mt_ct_fig_add(&nd->incl, fig);
+}
+
+void mt_ct_propagate(mt_calltree *t)
+{
+    for (size_t i = t->n; i-- > 0;) { /* a parent's index is below its children's */
+        const mt_ct_node *nd = &t->nodes[i];
+        if (nd->ntraces && nd->parent != MT_CT_NONE)
+            count_in(&t->nodes[nd->parent], nd->ntraces, nd->top_trace, nd->top_live, &nd->incl);
+    }
+}
+
+/* A trace ending at node deep (the last of its path) and allocating at
+ * node site: its figures there; mt_ct_propagate adds them to the rest of
+ * its path. */
+static void count_trace(mt_calltree *t, uint32_t trace_id, uint32_t deep, uint32_t site,
+                        const mt_ct_fig *fig)
+{
+    count_in(&t->nodes[deep], 1, trace_id, fig->live_bytes, fig);
+    mt_ct_fig_add(&t->nodes[site].own, fig);
+    mt_ct_fig_add(&t->total, fig);
 }
 
 /* Ids past this are not remembered (added by their path every time). */
 #define MAX_REMEMBERED_ID (1u << 24)
 
-static void remember_path(mt_calltree *t, uint32_t trace_id, uint32_t deepest)
+static void remember_path(mt_calltree *t, uint32_t trace_id, uint32_t deep, uint32_t site)
 {
     if (trace_id >= MAX_REMEMBERED_ID)
         return;
-    size_t old = t->ndeep;
-    if (mt_grow((void **)&t->deep, &t->ndeep, (size_t)trace_id + 1, sizeof *t->deep))
+    size_t old = t->nends;
+    if (mt_grow((void **)&t->ends, &t->nends, (size_t)trace_id + 1, sizeof *t->ends))
         return; /* memory: added by its path next time */
-    memset(t->deep + old, 0xff, (t->ndeep - old) * sizeof *t->deep);
-    t->deep[trace_id] = deepest;
+    memset(t->ends + old, 0xff, (t->nends - old) * sizeof *t->ends); /* MT_CT_NONE */
+    t->ends[trace_id] = (mt_ct_ends){deep, site};
 }
 
 static bool same_frame(const mt_ct_frame *a, const mt_ct_frame *b)
@@ -176,31 +198,23 @@ int mt_calltree_add(mt_calltree *t, uint32_t trace_id, const mt_ct_frame *path, 
             return -1;
         cur = (uint32_t)c;
         prev = f;
-        count_in(&t->nodes[cur], trace_id, fig);
         if (k == 0 && t->reverse)
             site = cur;
     }
     if (!t->reverse)
         site = cur;
-    mt_ct_fig_add(&t->nodes[site].own, fig);
-    mt_ct_fig_add(&t->total, fig);
+    count_trace(t, trace_id, cur, site, fig);
     t->ntopo = t->n;
     t->names_topo = t->names_used;
-    remember_path(t, trace_id, cur);
+    remember_path(t, trace_id, cur, site);
     return 0;
 }
 
 bool mt_calltree_add_known(mt_calltree *t, uint32_t trace_id, const mt_ct_fig *fig)
 {
-    if (trace_id >= t->ndeep || t->deep[trace_id] == MT_CT_NONE)
+    if (trace_id >= t->nends || t->ends[trace_id].deep == MT_CT_NONE)
         return false;
-    uint32_t cur = t->deep[trace_id], last = cur;
-    for (; cur != MT_CT_NONE; cur = t->nodes[cur].parent) {
-        count_in(&t->nodes[cur], trace_id, fig);
-        last = cur;
-    }
-    mt_ct_fig_add(&t->nodes[t->reverse ? last : t->deep[trace_id]].own, fig);
-    mt_ct_fig_add(&t->total, fig);
+    count_trace(t, trace_id, t->ends[trace_id].deep, t->ends[trace_id].site, fig);
     return true;
 }
 

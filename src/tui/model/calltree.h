@@ -84,6 +84,7 @@ int mt_calltree_finish(mt_calltree *t, mt_sort_key key, double threshold);
 size_t mt_calltree_count(const mt_calltree *t);
 const mt_ct_node *mt_calltree_node(const mt_calltree *t, uint32_t i);
 const char *mt_calltree_name(const mt_calltree *t, const mt_ct_node *n);
+/* The figures of the nodes are complete after finish only. */
 /* The first root in sort order (MT_CT_NONE when empty); siblings follow. */
 uint32_t mt_calltree_first_root(const mt_calltree *t);
 /* The sums over every trace added (what the roots sum to). */

@@ -6,6 +6,11 @@
 #include "calltree.h"
 #include "group.h"
 
+/* Where a trace's path ends: its last node and its allocation site's. */
+typedef struct mt_ct_ends {
+    uint32_t deep, site;
+} mt_ct_ends;
+
 struct mt_calltree {
     mt_ct_node *nodes;
     size_t n, cap;
@@ -19,16 +24,21 @@ struct mt_calltree {
     bool reverse;
     /* Kept from build to build until forgotten: the nodes [0, ntopo) and
      * their names [0, names_topo) (the paths seen; "(other)" nodes come
-     * after and go at the next begin), and per trace id its path's deepest
-     * node (MT_CT_NONE: not seen), so a known trace is added by walking up. */
+     * after and go at the next begin), and per trace id the ends of its
+     * path (MT_CT_NONE: not seen), so a known trace is added without it.
+     * While adding, a trace counts only in its last node (and its site's
+     * own); finish adds every node's figures to its parent's. */
     size_t ntopo, names_topo;
-    uint32_t *deep;
-    size_t ndeep;
+    mt_ct_ends *ends;
+    size_t nends;
     mt_ct_fig total;
 };
 
 /* o += f (leak: the higher). */
 void mt_ct_fig_add(mt_ct_fig *o, const mt_ct_fig *f);
+
+/* Adds every node's inclusive figures to its parent's (before folding). */
+void mt_ct_propagate(mt_calltree *t);
 
 /* A new node: child of parent (MT_CT_NONE: a root) named f, not hashed
  * (the caller keeps the hash slots); its index, or -1 (memory). */

@@ -118,7 +118,8 @@ static long fold(mt_calltree *t, uint32_t parent, uint32_t *kids, size_t k, doub
 static void link_sorted(mt_calltree *t, uint32_t parent, uint32_t *kids, size_t k, mt_sort_key key)
 {
     sort_ctx c = {t, key};
-    qsort_r(kids, k, sizeof *kids, cmp_nodes, &c);
+    if (k > 1)
+        qsort_r(kids, k, sizeof *kids, cmp_nodes, &c);
     for (size_t i = 0; i < k; i++)
         t->nodes[kids[i]].next_sibling = i + 1 < k ? kids[i + 1] : MT_CT_NONE;
     uint32_t first = k ? kids[0] : MT_CT_NONE;
@@ -133,6 +134,7 @@ static void link_sorted(mt_calltree *t, uint32_t parent, uint32_t *kids, size_t 
 int mt_calltree_finish(mt_calltree *t, mt_sort_key key, double threshold)
 {
     size_t n = t->n; /* the "(other)" nodes come after: they have no children */
+    mt_ct_propagate(t);
     if (group_children(t, n))
         return -1;
     for (size_t p = 0; p <= n; p++) {
