@@ -85,6 +85,7 @@ typedef struct mt_tree_panel {
     size_t nflipped, cap_flipped;
     uint64_t sel_key;
     uint64_t names_gen, image; /* the symbolizer's and the target's, of the paths the tree kept */
+    bool provisional;          /* a kept path has names still being resolved */
 } mt_tree_panel;
 
 /* The viewer's panels, one instance each. */

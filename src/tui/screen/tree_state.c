@@ -25,8 +25,12 @@ void mt_tree_free(mt_tree_panel *tp)
 
 static unsigned chain_of(void *ctx, uint64_t addr, mt_frame *out, unsigned max)
 {
+    mt_app *a = ctx;
     bool final;
-    return mt_symworker_frames(ctx, addr, out, max, &final);
+    unsigned n = mt_symworker_frames(a->sym, addr, out, max, &final);
+    if (!final)
+        a->panels.tree.provisional = true;
+    return n;
 }
 
 static unsigned path_of(void *ctx, uint32_t id, const mt_ct_frame **out)
@@ -35,7 +39,7 @@ static unsigned path_of(void *ctx, uint32_t id, const mt_ct_frame **out)
     mt_tree_panel *tp = &a->panels.tree;
     unsigned n;
     const uint64_t *f = mt_defs_frames(&a->src.view.defs, id, &n);
-    return mt_ct_path_make(tp->pb, f, f ? n : 0, chain_of, a->sym, tp->skip, out);
+    return mt_ct_path_make(tp->pb, f, f ? n : 0, chain_of, a, tp->skip, out);
 }
 
 static int ensure_scratch(mt_tree_panel *tp)
@@ -59,8 +63,12 @@ void mt_tree_rebuild(mt_app *a)
 {
     mt_tree_panel *tp = &a->panels.tree;
     uint64_t gen = mt_symworker_generation(a->sym);
-    if (tp->tree && (gen != tp->names_gen || a->src.image != tp->image))
-        mt_calltree_forget(tp->tree); /* new names, or new trace ids (exec) */
+    /* The kept paths go when names they lacked may have come, or with new
+     * trace ids (exec); names arriving for other traces change nothing. */
+    if (tp->tree && ((gen != tp->names_gen && tp->provisional) || a->src.image != tp->image)) {
+        mt_calltree_forget(tp->tree);
+        tp->provisional = false;
+    }
     tp->names_gen = gen;
     tp->image = a->src.image;
     if (ensure_scratch(tp) || mt_calltree_from_table(tp->tree, a->table, tp->reverse, a->ui.sort,
