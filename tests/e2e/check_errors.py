@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""check_errors.py -- memtop's error cases: one-line message, non-zero exit, no crash.
+"""check_errors.py -- memtop's error cases: the exact one-line message, non-zero exit, no crash.
 
 Why it exists: the issue requires every error (no such pid, a process without
 libmemtop, a corrupt segment, bad options) to give a clear one-line message
-and a non-zero exit, never a crash or a hang.  Each case runs with a private,
-empty MEMTOP_SHM_DIR.
+and a non-zero exit, never a crash or a hang.  Each case checks the exit
+status and the whole message (a regular expression: pids and paths vary), so
+a changed or vaguer message fails.  Each case runs with a private, empty
+MEMTOP_SHM_DIR.
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -17,7 +20,9 @@ import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
 
 
-def expect_error(ctx, cmd, what):
+def expect_error(ctx, cmd, what, status, message):
+    """cmd fails with exit `status` and the single stderr line `message`
+    (a regular expression matched against the whole line)."""
     proc = e2elib.run(cmd, ctx.env, timeout=30)
     detail = "%s (%s)\n%s" % (e2elib.show_cmd(cmd), what, e2elib.describe(proc))
     check(proc.returncode > 0, "expected a non-zero exit (not a signal): " + detail)
@@ -25,6 +30,9 @@ def expect_error(ctx, cmd, what):
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     check(len(lines) == 1, "expected exactly one line on stderr: " + detail)
     check(proc.stdout.strip() == "", "expected nothing on stdout: " + detail)
+    check(proc.returncode == status, "expected exit %d: %s" % (status, detail))
+    check(re.fullmatch(message, lines[0]) is not None,
+          "expected the message /%s/: %s" % (message, detail))
     print("ok: %s -> exit %d: %s" % (e2elib.show_cmd(cmd[1:]), proc.returncode, lines[0]))
 
 
@@ -36,10 +44,11 @@ def corrupt_segment(ctx, args):
         fd = os.open(seg, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         os.write(fd, b"this is not a memtop segment\n" * 1000)
         os.close(fd)
+        bad = r"memtop: %s: not a memtop segment \(bad magic\)" % re.escape(seg)
         expect_error(ctx, [args.memtop, "-p", str(sleeper.pid), "--batch", "-n", "1"],
-                     "corrupt segment")
+                     "corrupt segment", 1, bad)
         expect_error(ctx, [args.memtop, "-p", str(sleeper.pid), "--export",
-                           ctx.path("corrupt.json")], "corrupt segment, export")
+                           ctx.path("corrupt.json")], "corrupt segment, export", 1, bad)
     finally:
         e2elib.stop(sleeper)
 
@@ -47,13 +56,22 @@ def corrupt_segment(ctx, args):
 def test(args):
     ctx = e2elib.Ctx(args)
     m = args.memtop
-    expect_error(ctx, [m, "-p", "999999", "--batch"], "no such pid")
-    expect_error(ctx, [m, "-p", "abc"], "pid is not a number")
-    expect_error(ctx, [m, "-s", "bogus", "-p", "1", "--batch"], "unknown sort key")
-    expect_error(ctx, [m, "--no-such-option"], "unknown option")
+    help_ = r" \(see memtop --help\)"
+    expect_error(ctx, [m, "-p", "999999", "--batch"], "no such pid", 1,
+                 r"memtop: no such process: 999999")
+    expect_error(ctx, [m, "-p", "abc"], "pid is not a number", 2,
+                 r"memtop: -p: not a process id: 'abc'" + help_)
+    expect_error(ctx, [m, "-s", "bogus", "-p", "1", "--batch"], "unknown sort key", 2,
+                 r"memtop: -s: unknown sort key 'bogus' "
+                 r"\(live, count, allocs, temporary, growth, leak\)" + help_)
+    expect_error(ctx, [m, "--no-such-option"], "unknown option", 2,
+                 r"memtop: bad option or missing value: --no-such-option" + help_)
     expect_error(ctx, [m, "-p", str(os.getpid()), "--batch", "-n", "1"],
-                 "a process without libmemtop")
-    expect_error(ctx, [m, "-p", "999999", "--export", ctx.path("x.json")], "export, no pid")
+                 "a process without libmemtop", 1,
+                 r"memtop: process %d is not running with libmemtop.so "
+                 r"\(no segment in %s, none mapped\)" % (os.getpid(), re.escape(ctx.shm_dir)))
+    expect_error(ctx, [m, "-p", "999999", "--export", ctx.path("x.json")], "export, no pid", 1,
+                 r"memtop: no such process: 999999")
     corrupt_segment(ctx, args)
 
 

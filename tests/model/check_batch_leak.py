@@ -3,7 +3,9 @@
 
 Why it exists: the batch report sorts by the leak score computed from the
 segment's checkpoints alone (no viewer history); it must run, say it is
-sorted by leak, and list every trace.
+sorted by leak, and list every trace in the order of their scores: the
+synthetic trace i grows by (i + 1) x 100 B/s, so the fastest grower (trace
+7) comes first and trace 0 last.
 usage: check_batch_leak.py MEMTOP MAKE_SEGMENT WORKDIR
 """
 
@@ -28,11 +30,15 @@ def main():
         target.kill()
         target.wait()
     rows = [line for line in proc.stdout.splitlines() if "+0x" in line]
-    if proc.returncode != 0 or "sorted by leak" not in proc.stdout or len(rows) != 8:
+    # make_segment: trace i is at mod(i % 3).so+0x(1000 + i).
+    want = ["mod%d.so+0x%x" % (i % 3, 0x1000 + i) for i in range(7, -1, -1)]
+    got = [word for row in rows for word in row.split() if "+0x" in word]
+    if proc.returncode != 0 or "sorted by leak" not in proc.stdout or got != want:
+        print("FAIL: expected the rows in the order %s, got %s" % (want, got))
         print("FAIL: memtop --batch -s leak: exit %d\nstdout:\n%s\nstderr:\n%s" %
               (proc.returncode, proc.stdout, proc.stderr))
         return 1
-    print("ok: --batch -s leak lists %d traces" % len(rows))
+    print("ok: --batch -s leak lists %d traces, fastest grower first" % len(rows))
     return 0
 
 

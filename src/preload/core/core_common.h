@@ -17,7 +17,7 @@
 #define MT_HIDDEN __attribute__((visibility("hidden")))
 /* Thread-locals of a preloaded library must use the initial-exec model: the
  * general-dynamic model may call __tls_get_addr, which can call malloc and
- * re-enter the hooks (PITFALLS: "TLS can call malloc"). */
+ * re-enter the hooks (docs/pitfalls.md, "Thread-local storage can allocate"). */
 #define MT_TLS __thread __attribute__((tls_model("initial-exec")))
 #define MT_CACHELINE 64
 

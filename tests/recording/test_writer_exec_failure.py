@@ -1,5 +1,5 @@
-"""test_writer_review_execfail.py -- review finding 3: a failed exec must
-not end the recording.  MEMTOP_RECORD records writer_review_target
+"""test_writer_exec_failure.py -- a failed exec must
+not end the recording.  MEMTOP_RECORD records writer_scenarios
 execfail, which calls execv on a missing program (ENOENT) and then makes
 2000 more events: errno is intact, the file ends at the exit (END reason
 exit, not exec) with a single final state, and it holds the events made
@@ -10,7 +10,7 @@ import subprocess
 from test_writer_common import args, check, consistent, dump, env
 
 a = args()
-prog = os.path.join(a.progs, "writer_review_target")
+prog = os.path.join(a.progs, "writer_scenarios")
 rec = os.path.join(a.workdir, "execfail.dat")
 r = subprocess.run([prog, "execfail"], env=env(a, MEMTOP_RECORD=rec), capture_output=True,
                    text=True, timeout=60)

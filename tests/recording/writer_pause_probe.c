@@ -1,4 +1,4 @@
-/* writer_review_probe.c -- target for test_writer_review_pause.py: does
+/* writer_pause_probe.c -- target for test_writer_start_io_after_pause.py: does
  * the recorder write to its file while allocation calls wait at the gate
  * of a mid-run start?  This executable defines write(), which libmemtop's
  * calls resolve to (an executable's symbols come first).  On each write to

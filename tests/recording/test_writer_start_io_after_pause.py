@@ -1,7 +1,7 @@
-"""test_writer_review_pause.py -- review finding 2: while allocation calls
+"""test_writer_start_io_after_pause.py -- while allocation calls
 wait at the gate of a mid-run start, the recorder only copies the state;
 it compresses and writes the file after recording switched on.  The
-target (writer_review_probe) checks at every write to the .dat file that
+target (writer_pause_probe) checks at every write to the .dat file that
 another thread can malloc+free; none may be blocked.  200,000 live blocks
 make the initial state span many writes."""
 import os
@@ -11,7 +11,7 @@ import time
 from test_writer_common import args, check, ctl, dump, env, wait_segment
 
 a = args()
-prog = os.path.join(a.progs, "writer_review_probe")
+prog = os.path.join(a.progs, "writer_pause_probe")
 target = subprocess.Popen([prog, "200000", "5"], env=env(a), stdout=subprocess.PIPE, text=True)
 pid = int(target.stdout.readline())
 wait_segment(a, pid)

@@ -1,4 +1,4 @@
-"""test_writer_review_dliter.py -- review finding 1: a recording started
+"""test_writer_start_in_dliterate.py -- a recording started
 mid-run while another thread allocates inside a dl_iterate_phdr callback
 (holding the loader lock) must not deadlock.  The start must answer, the
 allocating thread must keep running, and the stop must finalize the file
@@ -10,7 +10,7 @@ import time
 from test_writer_common import args, check, ctl, dump, env, wait_segment
 
 a = args()
-prog = os.path.join(a.progs, "writer_review_target")
+prog = os.path.join(a.progs, "writer_scenarios")
 target = subprocess.Popen([prog, "dliter", "60"], env=env(a), stdout=subprocess.PIPE, text=True)
 pid = int(target.stdout.readline())
 wait_segment(a, pid)

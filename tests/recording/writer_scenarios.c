@@ -1,5 +1,5 @@
-/* writer_review_target.c -- targets for test_writer_review_*.py (the
- * recording writer's review findings):
+/* writer_scenarios.c -- targets for the recording writer's scenario tests
+ * (test_writer_start_in_dliterate.py, _exec_failure.py, _fork_then_exec.py):
  *   dliter SECONDS  a thread allocates inside dl_iterate_phdr callbacks
  *                   (holding the loader lock) while a recording is started;
  *                   prints its pid, then per second the iterations made.
@@ -88,7 +88,7 @@ static int forkexec(const char *self)
     pid_t pid = fork();
     if (pid == 0) {
         char *arg = strdup("image"); /* the child allocates before exec */
-        execl(self, "writer_review_target", arg, (char *)NULL);
+        execl(self, "writer_scenarios", arg, (char *)NULL);
         _exit(127);
     }
     int st = 0;
@@ -116,6 +116,6 @@ int main(int argc, char **argv)
         return forkexec("/proc/self/exe");
     if (argc > 1 && strcmp(argv[1], "image") == 0)
         return image();
-    fprintf(stderr, "usage: writer_review_target dliter S|execfail|forkexec\n");
+    fprintf(stderr, "usage: writer_scenarios dliter S|execfail|forkexec\n");
     return 2;
 }

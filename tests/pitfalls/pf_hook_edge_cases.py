@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regressions found by a review of the preload, one check each:
+"""Edge cases of the hooks, one check each:
 - _exit from a signal handler that interrupted a hook must not hang;
 - threads whose first allocation happens inside pthread_setspecific of a
   key >= 32 must not leak memtop's or libunwind's per-thread state;
@@ -16,7 +16,7 @@ import time
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test, marker, wait_for  # noqa: E402
 
-t = Test("review")
+t = Test("hook_edge_cases")
 
 # 1. exit from a signal handler: 30 runs, timer phases spread over the loop.
 sigexit = t.prog("pf_sigexit")

@@ -1,4 +1,4 @@
-"""test_writer_review_forkexec.py -- review finding 4: with
+"""test_writer_fork_then_exec.py -- with
 MEMTOP_RECORD=rec.%p.dat, a fork child that allocates before exec records
 into rec.<pid>.fork.dat (fork child, ended by the exec), and the image it
 execs (same pid) still records into rec.<pid>.dat."""
@@ -8,7 +8,7 @@ import subprocess
 from test_writer_common import args, check, dump, env
 
 a = args()
-prog = os.path.join(a.progs, "writer_review_target")
+prog = os.path.join(a.progs, "writer_scenarios")
 pattern = os.path.join(a.workdir, "rec.%p.dat")
 r = subprocess.run([prog, "forkexec"], env=env(a, MEMTOP_RECORD=pattern), capture_output=True,
                    text=True, timeout=60)
