@@ -19,7 +19,10 @@
  *    folded into one "(other)" child (their own and inclusive summed);
  *  - the leak score of a node is the highest of its traces' (a score is
  *    not additive); every other figure is summed.
- * Memory: ~100 B per node plus a hash slot pair; reused from build to build.
+ * Memory: ~190 B per node (the node 168 B, its name, hash slots, the sort's
+ * scratch) and 8 B per trace id; reused from build to build.  Cost per
+ * build: O(traces + nodes) for traces whose path is kept, plus the sort of
+ * each node's children (docs/performance.md, "Call trees").
  * Not thread-safe. */
 #ifndef MEMTOP_MODEL_CALLTREE_H
 #define MEMTOP_MODEL_CALLTREE_H
