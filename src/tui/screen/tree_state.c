@@ -37,9 +37,15 @@ static unsigned path_of(void *ctx, uint32_t id, const mt_ct_frame **out)
 {
     mt_app *a = ctx;
     mt_tree_panel *tp = &a->panels.tree;
+    static const mt_ct_frame overflow = {"(overflow)", false};
     unsigned n;
     const uint64_t *f = mt_defs_frames(&a->src.view.defs, id, &n);
-    return mt_ct_path_make(tp->pb, f, f ? n : 0, chain_of, a, tp->skip, out);
+    unsigned len = mt_ct_path_make(tp->pb, f, f ? n : 0, chain_of, a, tp->skip, out);
+    if (!len && id == 0) { /* backtraces without a trace of their own, as in the exports */
+        *out = &overflow;
+        len = 1;
+    }
+    return len;
 }
 
 static int ensure_scratch(mt_tree_panel *tp)
