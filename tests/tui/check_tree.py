@@ -13,8 +13,13 @@ main and Esc brings the rest back; Left closes
 main again; R
 turns the tree bottom-up (shared_helper, the shared allocation site, first
 with 6.3 KiB); t goes back to the table.
+Then on a recording of it (MEMTOP_RECORD), `memtop -f FILE --tree` opens on
+the tree at the end (main, 11.6 KiB); `<` (the time cursor to the start)
+leaves no node; `>` (the end) brings main back.
 """
+import os
 import re
+import subprocess
 
 import tuilib
 from tuilib import check
@@ -90,6 +95,38 @@ def test(t):
     t.keys("t")
     t.wait_rows(lambda rows, s: "LOCATION" in (tuilib.parse_table(s)[0] or ""),
                 "the table again after t")
+
+    check_replay(t)
+
+
+def record(t):
+    env = dict(t.env, LD_PRELOAD=os.path.abspath(t.args.preload),
+               MEMTOP_RECORD=t.path("paths-%p.dat"))
+    p = subprocess.run([t.args.call_paths], env=env, cwd=t.workdir, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+    check(p.returncode == 0, "the recorded workload exited %d: %s" % (p.returncode, p.stderr))
+    files = [f for f in os.listdir(t.workdir) if re.fullmatch(r"paths-\d+\.dat", f)]
+    check(len(files) == 1, "expected one paths-PID.dat in %s, found %s" % (t.workdir, files))
+    return t.path(files[0])
+
+
+def main_line(screen):
+    lines = screen.split("\n")
+    return next((ln for ln in lines if re.search(r"[-+] main\s*$", ln)), None)
+
+
+def check_replay(t):
+    dat = record(t)
+    t.start([t.memtop, "-f", dat, "--tree"], width=120, height=30)
+    s = t.wait_for(lambda s: main_line(s) and "11.6 KiB" in main_line(s),
+                   "the recording's tree at its end (main, 11.6 KiB)")
+    check("CALL TREE top-down" in s, "-f --tree did not open on the tree:\n" + tuilib.frame(s))
+    t.keys("<")
+    t.wait_for(lambda s: "CALL TREE" in s and not tree_lines(s),
+               "no node at the start of the recording (<)")
+    t.keys(">")
+    t.wait_for(lambda s: main_line(s) and "11.6 KiB" in main_line(s),
+               "main again at the end of the recording (>)")
 
 
 tuilib.main(test, __doc__)
