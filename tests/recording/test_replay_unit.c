@@ -272,7 +272,7 @@ static void mid_run(void **state)
     assert_int_equal(v.snap.slot.totals.tracker_bytes, MT_UNKNOWN);
     assert_int_equal(v.snap.slot.totals.thread_count, MT_UNKNOWN);
     mt_locator loc = {&v.mods, NULL, NULL, NULL};
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, NULL, 0};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, NULL, 0, false, 0};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/mid.json", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
@@ -506,7 +506,7 @@ static void exports(void **state)
     mt_locator loc = {&v.mods, NULL, NULL, NULL};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/out.folded", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
@@ -548,7 +548,7 @@ static void exports_provenance(void **state)
     mt_locator loc = {&v.mods, NULL, NULL, NULL};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/stop.json", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);

@@ -26,6 +26,9 @@ enum {
     OPT_STRICT,
     OPT_SAMPLE,
     OPT_CULL,
+    OPT_TREE,
+    OPT_REVERSE,
+    OPT_THRESHOLD,
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +54,9 @@ static const struct option long_opts[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"sample", required_argument, NULL, OPT_SAMPLE},
     {"cull", optional_argument, NULL, OPT_CULL},
+    {"tree", no_argument, NULL, OPT_TREE},
+    {"reverse", no_argument, NULL, OPT_REVERSE},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
     {NULL, 0, NULL, 0},
 };
 
@@ -209,6 +215,10 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
             return usage_err(err, n, "--top: not a row count (0 = all): '%s'", arg);
         o->top_given = true;
         return 0;
+    case OPT_THRESHOLD:
+        if (!parse_long(arg, 0, LONG_MAX, &o->threshold))
+            return usage_err(err, n, "--threshold: not a byte count (0 = none): '%s'", arg);
+        return 0;
     case 'e':
         return set_path(&o->export_path, arg, "--export", err, n);
     case OPT_OUTPUT:
@@ -265,6 +275,12 @@ static int apply_flag(int c, mt_opts *o)
         return 1;
     case OPT_STRICT:
         o->strict = true;
+        return 1;
+    case OPT_TREE:
+        o->tree = true;
+        return 1;
+    case OPT_REVERSE:
+        o->reverse = true;
         return 1;
     }
     return 0;

@@ -44,6 +44,9 @@ typedef struct mt_opts {
     bool top_given;          /* --top was given: it also bounds --export */
     const char *export_path; /* -e */
     bool strict;             /* --strict: exit 3 if the exported data is not exact */
+    bool tree;               /* --tree: call tree (batch text; the viewer opens on it) */
+    bool reverse;            /* --reverse: the call tree bottom-up */
+    long threshold;          /* --threshold BYTES: tree nodes below it fold into (other) */
     mt_group_key group;      /* -g */
     const char *output_path; /* --output: PROG's stdout and stderr in the TUI */
     bool ascii;              /* --ascii: no UTF-8 line drawing even if the locale has it */

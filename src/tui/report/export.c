@@ -35,7 +35,9 @@ int mt_export_fd(int fd, const char *path, const mt_export_src *src, char *err, 
         close(fd);
         return -1;
     }
-    if (has_ext(path, ".json"))
+    if (has_ext(path, ".tree.json"))
+        mt_export_tree_json(f, src);
+    else if (has_ext(path, ".json"))
         mt_export_json(f, src);
     else if (has_ext(path, ".csv"))
         mt_export_csv(f, src);

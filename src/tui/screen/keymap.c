@@ -7,6 +7,7 @@
 #include "actions.h"
 #include "app.h"
 #include "table_keys.h"
+#include "tree_keys.h"
 
 #define ENTER '\n', '\r', KEY_ENTER
 #define ESC 27
@@ -17,6 +18,8 @@
 static const mt_binding bindings[] = {
     {MT_KEYS_TABLE, {KEY_UP, 'k'}, NULL, "Up/Down, j/k", "select a row", mt_act_move, -1},
     {MT_KEYS_TABLE, {KEY_DOWN, 'j'}, NULL, NULL, NULL, mt_act_move, 1},
+    {MT_KEYS_TREE, {KEY_UP, 'k'}, NULL, NULL, NULL, mt_act_tree_move, -1},
+    {MT_KEYS_TREE, {KEY_DOWN, 'j'}, NULL, NULL, NULL, mt_act_tree_move, 1},
     {MT_KEYS_TABLE,
      {KEY_PPAGE},
      NULL,
@@ -27,6 +30,10 @@ static const mt_binding bindings[] = {
     {MT_KEYS_TABLE, {KEY_NPAGE}, NULL, NULL, NULL, mt_act_page, 1},
     {MT_KEYS_TABLE, {KEY_HOME}, NULL, NULL, NULL, mt_act_ends, -1},
     {MT_KEYS_TABLE, {KEY_END}, NULL, NULL, NULL, mt_act_ends, 1},
+    {MT_KEYS_TREE, {KEY_PPAGE}, NULL, NULL, NULL, mt_act_tree_move, -2},
+    {MT_KEYS_TREE, {KEY_NPAGE}, NULL, NULL, NULL, mt_act_tree_move, 2},
+    {MT_KEYS_TREE, {KEY_HOME}, NULL, NULL, NULL, mt_act_tree_move, -3},
+    {MT_KEYS_TREE, {KEY_END}, NULL, NULL, NULL, mt_act_tree_move, 3},
     {MT_KEYS_TABLE,
      {ENTER},
      NULL,
@@ -34,6 +41,7 @@ static const mt_binding bindings[] = {
      "details of the selected row: backtrace, counters, ages, history",
      mt_act_detail,
      0},
+    {MT_KEYS_TREE, {ENTER}, NULL, NULL, NULL, mt_act_tree_detail, 0},
     /* Esc and Left close the other panels in their own key handlers. */
     {MT_KEYS_TABLE,
      {ESC},
@@ -41,6 +49,29 @@ static const mt_binding bindings[] = {
      "Esc, Left",
      "back from details, help or a menu; in the table, clear the filter",
      mt_act_clear_filter,
+     0},
+    {MT_KEYS_TREE, {ESC}, NULL, NULL, NULL, mt_act_tree_close, 0},
+    {MT_KEYS_GLOBAL,
+     {'t', KEY_F(9)},
+     "Tree",
+     "t, F9",
+     "call tree of the same data, from main down (t again, or Esc: back to the table)",
+     mt_act_tree,
+     0},
+    {MT_KEYS_TREE,
+     {KEY_RIGHT, '+'},
+     NULL,
+     "Right/Left, +/-",
+     "call tree: open/close the node (open: go to its first child; closed: its parent)",
+     mt_act_tree_open,
+     1},
+    {MT_KEYS_TREE, {KEY_LEFT, '-'}, NULL, NULL, NULL, mt_act_tree_open, 0},
+    {MT_KEYS_TREE,
+     {'I'},
+     NULL,
+     "I",
+     "call tree: invert it, top-down (from main) or bottom-up (from the allocation sites)",
+     mt_act_tree_reverse,
      0},
     {MT_KEYS_GLOBAL,
      {'s', KEY_F(6)},
@@ -74,6 +105,7 @@ static const mt_binding bindings[] = {
      "filter rows by name as you type (Enter keeps it, Esc drops it)",
      mt_act_search,
      0},
+    {MT_KEYS_TREE, {'/', KEY_F(3)}, NULL, NULL, NULL, mt_act_search, 0},
     {MT_KEYS_GLOBAL,
      {'g', KEY_F(4)},
      "Group",
