@@ -42,6 +42,8 @@ int main(int argc, char **argv)
         printf("memtop %s\n", MEMTOP_VERSION);
         return MT_EXIT_OK;
     }
+    if (o.serve_addr)
+        return mt_cmd_serve(&o);
     if (o.list || o.clean)
         return mt_cmd_list(&o);
     if (o.record_path && o.prog_argv && record_from_start(o.record_path) != 0)

@@ -22,6 +22,7 @@ enum {
     OPT_RECORD,
     OPT_AT,
     OPT_STRICT,
+    OPT_SERVE,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +46,7 @@ static const struct option long_opts[] = {
     {"file", required_argument, NULL, 'f'},
     {"at", required_argument, NULL, OPT_AT},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"serve", required_argument, NULL, OPT_SERVE},
     {NULL, 0, NULL, 0},
 };
 
@@ -189,6 +191,8 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
         return set_path(&o->output_path, arg, "--output", err, n);
     case OPT_RECORD:
         return set_path(&o->record_path, arg, "--record", err, n);
+    case OPT_SERVE:
+        return set_path(&o->serve_addr, arg, "--serve", err, n);
     case 'f':
         return set_path(&o->replay_path, arg, "-f", err, n);
     }
@@ -235,6 +239,9 @@ static int check_target(const mt_opts *o, char *err, size_t n)
     int targets = (o->pid != 0) + (o->prog_argv != NULL) + (o->replay_path != NULL);
     if (targets > 1)
         return usage_err(err, n, "give one of -p PID, -f FILE or a program to run");
+    if (o->serve_addr && (targets || o->batch || o->export_path || o->record_path || o->list ||
+                          o->clean))
+        return usage_err(err, n, "--serve takes no target, --batch, --export, --record or --list");
     if ((o->list || o->clean) && (targets || o->batch || o->export_path || o->record_path))
         return usage_err(err, n,
                          "--list/--clean take no -p, -f, --batch, --export, --record or "

@@ -47,6 +47,7 @@ typedef struct mt_opts {
     bool no_color;           /* --no-color */
     const char *record_path; /* --record FILE */
     const char *replay_path; /* -f FILE.dat */
+    const char *serve_addr;  /* --serve [ADDR:]PORT: the exporter (fleet/) */
     double at_s;             /* --at SECONDS into the recording; < 0 = the end */
     char **prog_argv;        /* PROG ARGS (after --), NULL-terminated, or NULL */
 } mt_opts;

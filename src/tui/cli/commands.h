@@ -18,6 +18,7 @@ int mt_cmd_pid(const mt_opts *o);    /* -p PID --batch / --export */
 int mt_cmd_launch(const mt_opts *o); /* --batch / --export -- PROG ARGS */
 int mt_cmd_replay(const mt_opts *o); /* -f FILE.dat with --batch / --export */
 int mt_cmd_record(const mt_opts *o); /* -p PID --record FILE without the viewer */
+int mt_cmd_serve(const mt_opts *o);  /* --serve [ADDR:]PORT: /metrics, /pprof/heap */
 
 /* The interactive viewer (src/tui/screen): -p PID, -- PROG ARGS, -f FILE,
  * or the process picker when no target is given. */
