@@ -209,7 +209,8 @@ def start_leaker(ctx, args, ready, blocks=100, hold=0):
     if ready:
         e2elib.wait_for(lambda: os.path.exists(ready) or proc.poll() is not None,
                         "fleet-leaker to write %s" % ready)
-        check(proc.poll() is None, "fleet-leaker exited early: %s" % proc.stderr.read())
+        if proc.poll() is not None:
+            fail("fleet-leaker exited early (%s): %s" % (proc.returncode, proc.stderr.read()))
     return proc
 
 
