@@ -29,7 +29,7 @@ _memtop_takes_arg()
 {
     case $1 in
     --pid | --iterations | --delay | --sort | --top | --export | --group | \
-        --output | --record | --file | --at)
+        --output | --record | --file | --at | --serve)
         return 0 ;;
     --*) return 1 ;;
     -*)
@@ -90,7 +90,7 @@ _memtop_value()
     -g | --group) mapfile -t COMPREPLY < <(compgen -W "trace function file module" -- "$cur") ;;
     -e | --export | --output | --record) _memtop_files "$cur" "" ;;
     -f | --file) _memtop_files "$cur" dat ;;
-    *) COMPREPLY=() ;; # -n, -d, --top, --at: a number
+    *) COMPREPLY=() ;; # -n, -d, --top, --at: a number; --serve: [ADDR:]PORT
     esac
 }
 
@@ -99,7 +99,7 @@ _memtop()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local opts="-p --pid -b --batch -n --iterations -d --delay -s --sort --top
         -e --export -g --group -f --file --output --record --at --strict --no-symbols --ascii
-        --no-color -l --list --clean -h --help -V --version --"
+        --no-color -l --list --clean --serve -h --help -V --version --"
     COMPREPLY=()
 
     local start

@@ -239,8 +239,8 @@ static int check_target(const mt_opts *o, char *err, size_t n)
     int targets = (o->pid != 0) + (o->prog_argv != NULL) + (o->replay_path != NULL);
     if (targets > 1)
         return usage_err(err, n, "give one of -p PID, -f FILE or a program to run");
-    if (o->serve_addr && (targets || o->batch || o->export_path || o->record_path || o->list ||
-                          o->clean))
+    if (o->serve_addr &&
+        (targets || o->batch || o->export_path || o->record_path || o->list || o->clean))
         return usage_err(err, n, "--serve takes no target, --batch, --export, --record or --list");
     if ((o->list || o->clean) && (targets || o->batch || o->export_path || o->record_path))
         return usage_err(err, n,

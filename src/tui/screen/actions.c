@@ -49,7 +49,8 @@ static void toggle_pause(mt_app *a)
     mt_app_status(a, false, a->ui.paused ? "paused (Space resumes)" : "resumed");
 }
 
-static void export_now(mt_app *a)
+/* e: JSON; P: a pprof heap profile (ext ".pb.gz") */
+static void export_now(mt_app *a, const char *ext)
 {
     const mt_view *v = &a->src.view;
     if (!v->have_snap) {
@@ -62,7 +63,7 @@ static void export_now(mt_app *a)
         return;
     }
     char path[4096], msg[512];
-    int out = mt_export_create_default(a->src.pid, ".json", path, sizeof path);
+    int out = mt_export_create_default(a->src.pid, ext, path, sizeof path);
     if (out < 0) {
         mt_app_status(a, true, "export failed: cannot create %s: %s", path, strerror(-out));
         return;
@@ -199,7 +200,10 @@ mt_key_result mt_global_key(mt_app *a, int ch)
         return MT_KEY_HANDLED;
     case 'e':
     case KEY_F(7):
-        export_now(a);
+        export_now(a, ".json");
+        return MT_KEY_HANDLED;
+    case 'P':
+        export_now(a, ".pb.gz");
         return MT_KEY_HANDLED;
     case 'r':
     case KEY_F(8):

@@ -17,6 +17,7 @@ static const char *const keys[][2] = {
     {"g, F4", "group rows by trace, function, source file or module"},
     {"b, F2", "mark a baseline: figures show the change since then (b again: clear)"},
     {"e, F7", "export the snapshot on screen as JSON (same schema as --export)"},
+    {"P", "export the snapshot on screen as a pprof heap profile (.pb.gz)"},
     {"r, F8", "start or stop recording to a .dat file"},
     {"Space, F5", "pause or resume the data (keys keep working)"},
     {"Left/Right, [ ]", "recordings (-f): move the time cursor by 1% of the run"},
