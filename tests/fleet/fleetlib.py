@@ -27,18 +27,20 @@ PROTO_DIR = "/usr/share/gocode/src/github.com/google/pprof/proto"
 SKIP = 77
 
 
-def take_leaker():
-    """Removes --leaker PATH from sys.argv (e2elib's parser does not know it)."""
+def take_arg(name):
+    """Removes `name VALUE` from sys.argv (e2elib's parser does not know the
+    options of tests/fleet) and returns VALUE, or None."""
     argv = sys.argv
-    if "--leaker" not in argv:
+    if name not in argv:
         return None
-    i = argv.index("--leaker")
-    path = argv[i + 1]
+    i = argv.index(name)
+    value = argv[i + 1]
     del argv[i:i + 2]
-    return path
+    return value
 
 
-LEAKER = take_leaker()
+LEAKER = take_arg("--leaker")
+UNIT = take_arg("--unit")
 
 
 def need(tool, package):
