@@ -119,30 +119,15 @@ static value time_of(const calc *c)
     return dblv((double)c->p->v.snap.slot.unix_ns / 1e9);
 }
 
-static value allocs_rate_of(const calc *c)
-{
-    const mt_rates *r = &c->p->v.rates;
-    return r->valid ? dblv(r->allocs_per_s) : (value){0};
-}
+#define TOTAL(field) false, offsetof(mt_shm_totals, field), NULL
+#define RATE(field) true, offsetof(mt_rates, field), NULL
+#define CALC(fn) false, 0, fn
 
-static value bytes_rate_of(const calc *c)
-{
-    const mt_rates *r = &c->p->v.rates;
-    return r->valid ? dblv(r->alloc_bytes_per_s) : (value){0};
-}
-
-static value frees_rate_of(const calc *c)
-{
-    const mt_rates *r = &c->p->v.rates;
-    return r->valid ? dblv(r->frees_per_s) : (value){0};
-}
-
-#define TOTAL(field) offsetof(mt_shm_totals, field), NULL
-#define CALC(fn) 0, fn
-
-/* Per-process families: a field of the totals, or computed. */
+/* Per-process families: a field of the totals (uint64_t), one of the
+ * view's rates (double, while valid), or computed. */
 static const struct pmetric {
     family fam;
+    bool rate;
     size_t off;
     value (*get)(const calc *c);
 } pmetrics[] = {
@@ -163,12 +148,12 @@ static const struct pmetric {
       "Change of live bytes per second over memtop's growth window (30-60 s)."},
      CALC(growth_of)},
     {{"memtop_allocations_per_second", false, "Allocations per second between two snapshots."},
-     CALC(allocs_rate_of)},
+     RATE(allocs_per_s)},
     {{"memtop_allocated_bytes_per_second", false,
       "Bytes allocated per second between two snapshots."},
-     CALC(bytes_rate_of)},
+     RATE(alloc_bytes_per_s)},
     {{"memtop_frees_per_second", false, "Frees per second between two snapshots."},
-     CALC(frees_rate_of)},
+     RATE(frees_per_s)},
     {{"memtop_allocations", true, "Allocations since tracking started."}, TOTAL(alloc_count)},
     {{"memtop_allocated_bytes", true, "Bytes allocated since tracking started."},
      TOTAL(alloc_bytes)},
@@ -197,6 +182,12 @@ static value pmetric_value(const struct pmetric *m, const calc *c)
 {
     if (m->get)
         return m->get(c);
+    if (m->rate) {
+        const mt_rates *r = &c->p->v.rates;
+        double d;
+        memcpy(&d, (const char *)r + m->off, sizeof d);
+        return r->valid ? dblv(d) : (value){0};
+    }
     uint64_t u;
     memcpy(&u, (const char *)&c->p->v.snap.slot.totals + m->off, sizeof u);
     return u64v(u);
