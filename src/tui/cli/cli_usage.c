@@ -77,6 +77,8 @@ static const char usage_text[] =
     "                       built-in allocator plumbing (operator new, alloc::, ...),\n"
     "                       and the name rule (zmalloc, sqlite3MallocZero, *_new, ...),\n"
     "                       when choosing the LOCATION shown for a trace; !NAME: never\n"
+    "  MEMTOP_SERVE_USERS   --serve: local users besides root and memtop's own who\n"
+    "                       may connect (names or uids, comma-separated)\n"
     "  DEBUGINFOD_URLS      debuginfod servers to fetch missing debug info from\n"
     "\n"
     "Environment of libmemtop.so (in the target):\n"

@@ -1,8 +1,12 @@
 /* cmd_serve.c -- `memtop --serve [ADDR:]PORT`: the exporter, until
  * SIGINT, SIGTERM or SIGHUP.  Signals are blocked before libmicrohttpd's
- * thread starts (it inherits the mask), so they all come here. */
+ * thread starts (it inherits the mask), so they all come here.
+ * MEMTOP_SERVE_USERS names the local users besides root and our own who may
+ * connect (serve_peer.h). */
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "commands.h"
 #include "memtop_ipc.h"
@@ -20,12 +24,19 @@ int mt_cmd_serve(const mt_opts *o)
         mt_errorf("%s", err);
         return MT_EXIT_USAGE;
     }
+    mt_peer_policy peers;
+    unsigned short port = ntohs(a.ipv6 ? ((struct sockaddr_in6 *)&a.sa)->sin6_port
+                                       : ((struct sockaddr_in *)&a.sa)->sin_port);
+    if (mt_peer_policy_init(&peers, getenv("MEMTOP_SERVE_USERS"), port, err, sizeof err) != 0) {
+        mt_errorf("%s", err);
+        return MT_EXIT_USAGE;
+    }
     sigset_t set, old;
     mt_sig_block(&set, &old, 0);
     signal(SIGPIPE, SIG_IGN);
     mt_server s;
     long top = o->top_given ? o->top : SERVE_TOP_DEFAULT;
-    if (mt_server_start(&s, &a, mt_shm_dir(), !o->no_symbols, top, err, sizeof err) != 0) {
+    if (mt_server_start(&s, &a, &peers, mt_shm_dir(), !o->no_symbols, top, err, sizeof err) != 0) {
         mt_errorf("%s", err);
         mt_sig_restore(&old);
         return MT_EXIT_FAIL;

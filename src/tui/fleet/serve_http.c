@@ -191,14 +191,20 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
     return text(c, MHD_HTTP_NOT_FOUND, "not found: / lists what is here\n");
 }
 
-int mt_server_start(mt_server *s, const mt_serve_addr *a, const char *shm_dir, bool symbols,
-                    long top, char *err, size_t n)
+static enum MHD_Result accept_peer(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    return mt_peer_allowed(cls, addr, len) ? MHD_YES : MHD_NO;
+}
+
+int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *peers,
+                    const char *shm_dir, bool symbols, long top, char *err, size_t n)
 {
     memset(s, 0, sizeof *s);
+    s->peers = *peers;
     mt_fleet_init(&s->fleet, shm_dir, symbols, getenv("MEMTOP_SKIP_FUNCS"));
     s->top = top;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (a->ipv6 ? MHD_USE_IPv6 : 0);
-    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, route, s, MHD_OPTION_SOCK_ADDR,
+    s->daemon = MHD_start_daemon(flags, 0, accept_peer, &s->peers, route, s, MHD_OPTION_SOCK_ADDR,
                                  (const struct sockaddr *)&a->sa, MHD_OPTION_CONNECTION_LIMIT,
                                  (unsigned)MT_SERVE_MAX_CONNS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                                  (unsigned)MT_SERVE_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,

@@ -10,7 +10,9 @@
  *     one address), each idle for at most MT_SERVE_TIMEOUT_S; more are
  *     refused by libmicrohttpd, not queued.
  *
- * Routes: /metrics, /pprof/heap?pid=N (or ?exe=NAME: the lowest pid
+ *
+ * Connections from this host are accepted only from the users serve_peer.h
+ * allows.  Routes: /metrics, /pprof/heap?pid=N (or ?exe=NAME: the lowest pid
  * whose executable's path or base name is NAME), / (what is there).
  * Only GET and HEAD. */
 #ifndef MEMTOP_SERVE_HTTP_H
@@ -22,6 +24,7 @@
 
 #include "fleet_procs.h"
 #include "serve_addr.h"
+#include "serve_peer.h"
 
 #define MT_SERVE_MIN_AGE_MS 500
 #define MT_SERVE_MAX_CONNS 64
@@ -39,11 +42,13 @@ typedef struct mt_server {
     mt_fleet fleet;
     long top;           /* traces per process in /metrics */
     mt_body metrics[2]; /* [0] text 0.0.4, [1] OpenMetrics */
+    mt_peer_policy peers;
 } mt_server;
 
-/* Serve on a.  0, or -1 with a one-line message in err. */
-int mt_server_start(mt_server *s, const mt_serve_addr *a, const char *shm_dir, bool symbols,
-                    long top, char *err, size_t n);
+/* Serve on a the clients peers allows (serve_peer.h).  0, or -1 with a
+ * one-line message in err. */
+int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *peers,
+                    const char *shm_dir, bool symbols, long top, char *err, size_t n);
 void mt_server_stop(mt_server *s);
 
 #endif
