@@ -16,18 +16,16 @@ uint64_t mt_fleet_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void mt_fleet_init(mt_fleet *f, const char *dir, bool symbols, const char *skip_env)
+int mt_fleet_init(mt_fleet *f, const char *dir, bool symbols, const char *skip_env)
 {
     memset(f, 0, sizeof *f);
     f->dir = dir;
-    f->symbols = symbols;
-    f->skip_env = skip_env;
+    return mt_symbols_init(&f->syms, symbols, skip_env);
 }
 
 static void proc_free(mt_fleet_proc *p)
 {
     mt_view_detach(&p->v);
-    mt_symbols_free(&p->syms);
     free(p->pprof);
     free(p);
 }
@@ -37,6 +35,7 @@ void mt_fleet_free(mt_fleet *f)
     for (size_t i = 0; i < f->count; i++)
         proc_free(f->procs[i]);
     free(f->procs);
+    mt_symbols_free(&f->syms);
     memset(f, 0, sizeof *f);
 }
 
@@ -49,7 +48,7 @@ mt_fleet_proc *mt_fleet_find(const mt_fleet *f, int pid)
 }
 
 /* Attach to pid once, without waiting; NULL if it cannot be (yet). */
-static mt_fleet_proc *proc_new(const mt_fleet *f, int pid)
+static mt_fleet_proc *proc_new(mt_fleet *f, int pid)
 {
     mt_fleet_proc *p = calloc(1, sizeof *p);
     if (!p)
@@ -58,13 +57,12 @@ static mt_fleet_proc *proc_new(const mt_fleet *f, int pid)
     mt_view_init(&p->v);
     mt_err err;
     if (mt_view_attach_pid(&p->v, f->dir, pid, &err) != MT_OK ||
-        mt_view_refresh(&p->v, &err) != MT_OK || mt_view_state(&p->v) != MT_STATE_RUNNING ||
-        mt_symbols_init(&p->syms, f->symbols, f->skip_env) != 0) {
+        mt_view_refresh(&p->v, &err) != MT_OK || mt_view_state(&p->v) != MT_STATE_RUNNING) {
         mt_view_detach(&p->v);
         free(p);
         return NULL;
     }
-    p->loc = mt_symbols_locator(&p->syms, &p->v.mods);
+    p->loc = mt_symbols_locator(&f->syms, &p->v.mods);
     mt_container_label(pid, p->container, sizeof p->container);
     return p;
 }

@@ -1,8 +1,10 @@
 /* fleet_procs.h -- the exporter's table of processes: every running
  * process with libmemtop.so that this user may attach (the same discovery
  * as `memtop --list`: mt_proc_list_read, containers included as root),
- * each with its own attached view and symbolizer, kept across requests so
- * that rates and symbol caches survive between scrapes.
+ * each with its own attached view, kept across requests so that rates
+ * survive between scrapes.  One symbolizer serves them all: its cache is
+ * keyed by module file and build id, so processes running the same
+ * programs and libraries share their debug info and names.
  *
  * A refresh re-lists, attaches new processes once (no waiting: one that is
  * still setting up is tried again at the next refresh), refreshes the
@@ -24,9 +26,8 @@
 
 typedef struct mt_fleet_proc {
     int pid;
-    mt_view v; /* attached, with a snapshot */
-    mt_symbols syms;
-    mt_locator loc; /* over v.mods with syms */
+    mt_view v;      /* attached, with a snapshot */
+    mt_locator loc; /* over v.mods with the fleet's symbolizer */
     char container[128];
     bool seen;      /* listed at the last refresh */
     uint8_t *pprof; /* the /pprof/heap answer made for snapshot pprof_seq */
@@ -36,8 +37,7 @@ typedef struct mt_fleet_proc {
 
 typedef struct mt_fleet {
     const char *dir;       /* the segment directory */
-    bool symbols;          /* false: --no-symbols */
-    const char *skip_env;  /* MEMTOP_SKIP_FUNCS, or NULL */
+    mt_symbols syms;       /* shared by every process */
     mt_fleet_proc **procs; /* ascending pid */
     size_t count, cap;
     uint64_t refreshed_ns; /* CLOCK_MONOTONIC of the last refresh; 0: never */
@@ -46,7 +46,9 @@ typedef struct mt_fleet {
     size_t listed, denied, not_running, skipped, errors;
 } mt_fleet;
 
-void mt_fleet_init(mt_fleet *f, const char *dir, bool symbols, const char *skip_env);
+/* symbols: false for --no-symbols; skip_env: MEMTOP_SKIP_FUNCS or NULL.
+ * 0, or -1 when out of memory. */
+int mt_fleet_init(mt_fleet *f, const char *dir, bool symbols, const char *skip_env);
 void mt_fleet_free(mt_fleet *f);
 
 /* Refresh if the last refresh is older than min_age_ns; true if it did. */

@@ -201,7 +201,10 @@ int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *
 {
     memset(s, 0, sizeof *s);
     s->peers = *peers;
-    mt_fleet_init(&s->fleet, shm_dir, symbols, getenv("MEMTOP_SKIP_FUNCS"));
+    if (mt_fleet_init(&s->fleet, shm_dir, symbols, getenv("MEMTOP_SKIP_FUNCS")) != 0) {
+        snprintf(err, n, "--serve: out of memory");
+        return -1;
+    }
     s->top = top;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (a->ipv6 ? MHD_USE_IPv6 : 0);
     s->daemon = MHD_start_daemon(flags, 0, accept_peer, &s->peers, route, s, MHD_OPTION_SOCK_ADDR,
