@@ -9,11 +9,14 @@ Prometheus's HTTP API for the target's memtop_* series and finds the values
 of `memtop -p PID --export x.json`: live bytes and blocks, allocations, the
 exactness flag, and per top trace (trace_id, location) its live bytes;
 leak_site's trace grows.  `promtool check metrics` must pass on /metrics in
-the text format, and the OpenMetrics answer must end in "# EOF".
+the text format, and the OpenMetrics answer must end in "# EOF".  A second
+leaker runs from a file whose name is not UTF-8 (Prometheus refuses a whole
+scrape over one such label): its exe label must be the JSON's (U+FFFD).
 """
 
 import json
 import os
+import shutil
 import subprocess
 import time
 import urllib.parse
@@ -119,10 +122,31 @@ def check_traces(api, snap, pid):
           (len(series), grow[0][1]))
 
 
+def odd_leaker(ctx, args):
+    """fleet-leaker copied to a name that is not UTF-8, started and ready."""
+    odd = os.fsencode(ctx.path("leaker-")) + b"\xff\xfe"
+    shutil.copy(fleetlib.LEAKER, odd)
+    os.chmod(odd, 0o755)
+    ready = ctx.path("ready-odd")
+    proc = e2elib.start_preloaded(ctx, [odd, ready, "20", "0"])
+    e2elib.wait_for(lambda: os.path.exists(ready), "the oddly named leaker")
+    return proc
+
+
+def check_odd(api, ctx, args, odd):
+    snap = fleetlib.export_json(ctx, args, odd.pid, "odd.json")
+    series = query(api, 'memtop_live_bytes{pid="%d"}' % odd.pid)
+    check(len(series) == 1 and series[0][0].get("exe") == snap["exe"] and
+          "\ufffd" in snap["exe"], "exe label of a non-UTF-8 path: %r, JSON %r" %
+          (series, snap["exe"]))
+    print("ok: a non-UTF-8 executable path is labelled as the JSON names it: %r" % snap["exe"])
+
+
 def test(args):
     ctx = e2elib.Ctx(args)
     fleetlib.need("prometheus", "prometheus")
     leaker = fleetlib.start_leaker(ctx, args, ctx.path("ready"))
+    odd = odd_leaker(ctx, args)
     serve = prom = None
     try:
         serve, base = fleetlib.start_serve(ctx, args)
@@ -136,8 +160,9 @@ def test(args):
         check_traces(api, snap, leaker.pid)
         up = query(api, 'up{job="memtop"}')
         check(up and up[0][1] == 1, "up{job=memtop}: %r" % up)
+        check_odd(api, ctx, args, odd)
     finally:
-        for p in (prom, serve, leaker):
+        for p in (prom, serve, leaker, odd):
             if p:
                 e2elib.stop(p)
     check(not os.path.exists(ctx.path("core")), "a core file was left")

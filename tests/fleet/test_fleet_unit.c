@@ -74,6 +74,12 @@ static void test_strings(void **state)
     }
     assert_string_equal(s.items[0], "");
     assert_int_equal(s.count, 5001);
+    /* not UTF-8: U+FFFD for each bad byte, as the JSON export writes it */
+    int64_t bad = mt_pp_string(&s, "a\xff\xc3(b");
+    assert_string_equal(s.items[bad], "a\xef\xbf\xbd\xef\xbf\xbd(b");
+    assert_int_equal(mt_pp_string(&s, "a\xef\xbf\xbd\xef\xbf\xbd(b"), bad);
+    assert_int_equal(mt_pp_string(&s, "caf\xc3\xa9"), bad + 1); /* valid: as it is */
+    assert_string_equal(s.items[bad + 1], "caf\xc3\xa9");
     mt_pp_strings_free(&s);
 }
 

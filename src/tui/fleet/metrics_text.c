@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "health.h"
+#include "json_escape.h"
 #include "rows.h"
 
 #ifndef MEMTOP_VERSION
@@ -44,14 +45,26 @@ static value dblv(double d)
     return (value){true, false, 0, d};
 }
 
-/* s as a label value (\\ \" \n escaped) into buf, cut at n. */
+/* s as a label value into buf, cut at n: \\ \" \n escaped, and bytes that
+ * are not UTF-8 (which would fail the whole scrape) U+FFFD, as in JSON. */
 static void escape(const char *s, char *buf, size_t n)
 {
     size_t k = 0;
-    for (; s && *s && k + 3 < n; s++) {
-        if (*s == '\\' || *s == '"' || *s == '\n')
+    const unsigned char *p = (const unsigned char *)s;
+    while (p && *p && k + 5 < n) {
+        int len = mt_utf8_len(p);
+        if (len == 0) {
+            memcpy(buf + k, "\xEF\xBF\xBD", 3);
+            k += 3;
+            p++;
+            continue;
+        }
+        if (*p == '\\' || *p == '"' || *p == '\n')
             buf[k++] = '\\';
-        buf[k++] = *s == '\n' ? 'n' : *s;
+        buf[k++] = *p == '\n' ? 'n' : (char)*p;
+        for (int i = 1; i < len; i++)
+            buf[k++] = (char)p[i];
+        p += len;
     }
     buf[k] = '\0';
 }

@@ -2,10 +2,12 @@
  * at most half full. */
 #include "pprof_tables.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
+#include "json_escape.h"
 
 #define MIN_SLOTS 256
 
@@ -70,10 +72,46 @@ void mt_pp_strings_free(mt_pp_strings *s)
     memset(s, 0, sizeof *s);
 }
 
+/* str with each byte that is not UTF-8 replaced by U+FFFD, as the JSON
+ * export writes it (proto3 strings must be UTF-8); NULL when str is valid
+ * already or memory is short (*bad set). */
+static char *utf8_clean(const char *str, bool *bad)
+{
+    const unsigned char *p = (const unsigned char *)str;
+    int len;
+    while (*p && (len = mt_utf8_len(p)) > 0)
+        p += len;
+    if (!*p)
+        return NULL;
+    char *out = malloc(3 * strlen(str) + 1), *o = out;
+    *bad = !out;
+    for (p = (const unsigned char *)str; out && *p; p += len ? len : 1) {
+        len = mt_utf8_len(p);
+        memcpy(o, len ? (const char *)p : "\xEF\xBF\xBD", len ? (size_t)len : 3);
+        o += len ? len : 3;
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+static int64_t intern(mt_pp_strings *s, const char *str);
+
 int64_t mt_pp_string(mt_pp_strings *s, const char *str)
 {
     if (!str || !*str)
         return 0;
+    bool bad = false;
+    char *clean = utf8_clean(str, &bad);
+    if (bad)
+        return -1;
+    int64_t i = intern(s, clean ? clean : str);
+    free(clean);
+    return i;
+}
+
+static int64_t intern(mt_pp_strings *s, const char *str)
+{
     size_t i = str_slot(s, str);
     if (s->slots[i])
         return s->slots[i] - 1;

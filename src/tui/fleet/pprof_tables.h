@@ -19,8 +19,9 @@ typedef struct mt_pp_strings {
 /* 0, or -1 when out of memory. */
 int mt_pp_strings_init(mt_pp_strings *s);
 void mt_pp_strings_free(mt_pp_strings *s);
-/* The index of str (NULL: the empty string, 0), added if new; -1 when out
- * of memory. */
+/* The index of str (NULL: the empty string, 0), added if new; bytes that
+ * are not UTF-8 become U+FFFD, as in the JSON export.  -1 when out of
+ * memory. */
 int64_t mt_pp_string(mt_pp_strings *s, const char *str);
 
 typedef struct mt_pp_ids {
