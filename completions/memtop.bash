@@ -11,7 +11,7 @@
 # readable -- the same files `memtop --list` reads, without running memtop
 # (which would map and read every segment on each TAB).
 #
-# Keep in sync with src/tui/cli/cli_options.c (tests/completions checks it).
+# Keep in sync with src/tui/base/cli_options.c (tests/completions checks it).
 
 # Attachable pids, one a line.
 _memtop_pids()

@@ -10,7 +10,7 @@
 # `memtop --list` reads, without running memtop (which would map and read
 # every segment on each TAB).
 #
-# Keep in sync with src/tui/cli/cli_options.c (tests/completions checks it).
+# Keep in sync with src/tui/base/cli_options.c (tests/completions checks it).
 
 # Attachable pids, "pid<TAB>command" a line.
 function __memtop_pids

@@ -11,34 +11,18 @@
 
 #include "shm_maps.h"
 #include "proc_file.h"
-
-/* Skip to the start of field `want` (1-based) of a stat line, given p just
- * after the ')' that closes field 2. */
-static const char *stat_field(const char *p, int want)
-{
-    for (int field = 2; field < want; field++) {
-        if (*p != ' ')
-            return NULL;
-        p++;
-        if (field + 1 < want)
-            p += strcspn(p, " ");
-    }
-    return p;
-}
+#include "proc_stat.h"
 
 int mt_proc_start_ticks(int pid, uint64_t *ticks, char *state)
 {
     char buf[2048];
     if (mt_proc_read(pid, "stat", buf, sizeof buf) < 0)
         return -1;
-    const char *p = strrchr(buf, ')');
-    const char *st = p ? stat_field(p + 1, 3) : NULL;
-    const char *f22 = p ? stat_field(p + 1, 22) : NULL;
-    if (!st || !f22 || *f22 < '0' || *f22 > '9')
+    const char *st = mt_stat_field(buf, MT_STAT_STATE);
+    if (!st || mt_stat_number(buf, MT_STAT_START_TICKS, ticks) != 0)
         return -1;
     if (state)
         *state = *st;
-    *ticks = strtoull(f22, NULL, 10);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 /* alloc_mi_dlsym.c -- a program on a shared libmimalloc that calls it
  * through pointers from dlsym(handle, ...), which bypass the PLT, for
  * tests/alloc: memtop sees them only when it redirected libmimalloc's
- * entry points in memory (code_patch.c).  Leaks 3000 bytes from
+ * entry points in memory (alloc_patch.c).  Leaks 3000 bytes from
  * leak_ptr() (mi_malloc then mi_realloc), 1000 from leak_calloc()
  * (mi_calloc 10 x 100) and 500 from leak_malloc() (malloc, which is
  * libmimalloc's mi_malloc: counted once); frees everything main

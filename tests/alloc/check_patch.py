@@ -4,7 +4,7 @@
 Why it exists (issue 11): a program that takes mimalloc's functions with
 dlsym(handle, "mi_malloc") calls libmimalloc directly, past the names
 memtop interposes, and memtop saw none of it.  memtop now redirects
-libmimalloc's entry points in memory (src/preload/code_patch.c) when it
+libmimalloc's entry points in memory (src/preload/alloc/alloc_patch.c) when it
 starts.  The snapshot of tests/alloc/alloc_mi_dlsym must match, to the
 byte, what each named function leaked (mi_malloc + mi_realloc, mi_calloc,
 and malloc, which is libmimalloc's mi_malloc: counted once), keep none of

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_coverage.py -- every option of cli_options.c is completed and documented.
 
-Why it exists: an option added to src/tui/cli/cli_options.c must also be
+Why it exists: an option added to src/tui/base/cli_options.c must also be
 added to the bash, zsh and fish completions and to memtop(1).  The options
 are read from the source (long_opts[] and the getopt string); each must
 appear, with the right "takes an argument" shape, in:

@@ -2,7 +2,7 @@
 
 Why it exists: every test needs the truth about memtop's options, and the
 shell tests need an attachable process and a stale segment.  The truth is
-read from src/tui/cli/cli_options.c itself (the long_opts table, the getopt
+read from src/tui/base/cli_options.c itself (the long_opts table, the getopt
 string, the sort and grouping names), so an option added there without
 being completed or documented fails the tests.
 """
@@ -34,7 +34,7 @@ class Option:
 
 
 def read_cli_source(source_dir):
-    with open(os.path.join(source_dir, "src/tui/cli/cli_options.c")) as f:
+    with open(os.path.join(source_dir, "src/tui/base/cli_options.c")) as f:
         return f.read()
 
 

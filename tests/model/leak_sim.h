@@ -2,7 +2,7 @@
  * tests: allocation sites with known behaviour, advanced one publish (1 s)
  * at a time, producing snapshots with the same growth checkpoints (the
  * oldest value of rings of 2, 6 and 2 values taken 0.9 s, 6 s and 300 s
- * apart) and age buckets as the real one (src/preload/snapshot.c). */
+ * apart) and age buckets as the real one (src/preload/publish/publish_snapshot.c). */
 #ifndef MEMTOP_TEST_LEAK_SIM_H
 #define MEMTOP_TEST_LEAK_SIM_H
 

@@ -1,5 +1,5 @@
 /* test_writer_blocks.c -- unit test of the writer's EVENTS2 frame context
- * (src/preload/record_blocks.c) against a model: millions of random
+ * (src/preload/record/record_blocks.c) against a model: millions of random
  * allocations and frees on a few hundred to a few hundred thousand
  * addresses (reuse, long probe clusters, growth, shrinking at frame
  * boundaries), frees with the block's values or with other values.  A

@@ -1,6 +1,6 @@
 /* test_writer_frames.c -- the recording writer's event encoding
- * (src/preload/record_events.c, record_writer.c, record_blocks.c,
- * record_buffer.c) against the reader (src/ipc/dat_reader*): whatever the
+ * (src/preload/record/record_events.c, record_zstd.c, record_thread.c,
+ * record_session.c, record_blocks.c, record_buffer.c) against the reader (src/ipc/dat_reader*): whatever the
  * writer produces, the reader opens, and gives back every event exactly.
  *
  * Why: the writer and the reader each enforce the format's limits
@@ -24,15 +24,15 @@
  *     each thread's events read back equal what it recorded.
  */
 #define _GNU_SOURCE
-#include "clock.h"
+#include "core_clock.h"
 #include "dat_format.h"
 #include "dat_reader.h"
 #include "record.h"
 #include "record_blocks.h"
 #include "record_buffer.h"
 #include "record_writer.h"
-#include "state.h"
-#include "thread_state.h"
+#include "core_state.h"
+#include "core_thread_state.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* test_code_patch.c -- unit tests of redirecting entry points in memory
- * (src/preload/code_patch.c), compiled on its own.
+ * (src/preload/alloc/alloc_patch.c), compiled on its own.
  *
  * The functions patched are written here in assembly, so that their bytes
  * are known: each one exercises a hazard of the displaced instructions (a
@@ -13,6 +13,7 @@
  * pages of their own, since a page being patched is not executable for a moment.
  */
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,10 +26,10 @@
 #include <cmocka.h>
 
 #include "alloc_jemalloc.h"
-#include "code_patch.h"
-#include "real_alloc.h"
+#include "alloc_patch.h"
+#include "hook_real_alloc.h"
 
-/* procinfo.c's allocator figures are not under test. */
+/* core_procinfo.c's allocator figures are not under test. */
 mt_real_fns mt_real;
 bool mt_je_main_bytes(uint64_t *held, uint64_t *inuse)
 {
@@ -77,7 +78,7 @@ DECL(f_thr)
 DECL(f_alias)
 
 typedef int (*fn_t)(int);
-static void *orig[7];
+static _Atomic(void *) orig[7]; /* the trampolines (alloc_patch.h) */
 static int hook_calls;
 
 static int hook_add1000(int x)
@@ -86,7 +87,7 @@ static int hook_add1000(int x)
     return 1000 + x;
 }
 
-static mt_patch patch_of(char *lo, char *hi, void **o)
+static mt_patch patch_of(char *lo, char *hi, _Atomic(void *) *o)
 {
     mt_patch p;
     memset(&p, 0, sizeof p);
@@ -125,7 +126,8 @@ static void test_rip_relative(void **state)
     (void)state;
     assert_true(g_p[0].done);
     assert_int_equal(call(f_rip, 2), 1002); /* the entry reaches the hook */
-    assert_int_equal(call(orig[0], 2), 42); /* the trampoline reads f_value */
+    assert_int_equal(call(atomic_load_explicit(&orig[0], memory_order_acquire), 2),
+                     42); /* the trampoline reads f_value */
 }
 
 static void test_short_jcc(void **state)
@@ -133,8 +135,9 @@ static void test_short_jcc(void **state)
     (void)state;
     assert_true(g_p[1].done);
     assert_int_equal(call(f_jcc, 5), 1005);
-    assert_int_equal(call(orig[1], 0), 2); /* taken: the widened jcc */
-    assert_int_equal(call(orig[1], 9), 1);
+    assert_int_equal(call(atomic_load_explicit(&orig[1], memory_order_acquire), 0),
+                     2); /* taken: the widened jcc */
+    assert_int_equal(call(atomic_load_explicit(&orig[1], memory_order_acquire), 9), 1);
 }
 
 static void test_call_rel32(void **state)
@@ -142,7 +145,7 @@ static void test_call_rel32(void **state)
     (void)state;
     assert_true(g_p[2].done);
     assert_int_equal(call(f_call, 1), 1001);
-    assert_int_equal(call(orig[2], 1), 101);
+    assert_int_equal(call(atomic_load_explicit(&orig[2], memory_order_acquire), 1), 101);
 }
 
 static void test_endbr_kept(void **state)
@@ -152,9 +155,10 @@ static void test_endbr_kept(void **state)
     assert_true(g_p[3].done);
     assert_memory_equal(f_endbr, endbr, 4); /* the entry keeps it */
     assert_int_equal((unsigned char)f_endbr[4], 0xe9);
-    assert_memory_equal(orig[3], endbr, 4); /* the trampoline starts with one */
+    assert_memory_equal(atomic_load_explicit(&orig[3], memory_order_acquire), endbr,
+                        4); /* the trampoline starts with one */
     assert_int_equal(call(f_endbr, 3), 1003);
-    assert_int_equal(call(orig[3], 3), 10);
+    assert_int_equal(call(atomic_load_explicit(&orig[3], memory_order_acquire), 3), 10);
 }
 
 static void test_refused(void **state)
@@ -170,9 +174,9 @@ static void test_refused(void **state)
     assert_int_equal(call(f_back, 4), 3);
     assert_int_equal(call(f_loop, 4), 4);
     assert_int_equal(call(f_short, 4), 0);
-    assert_null(orig[4]);
-    assert_null(orig[5]);
-    assert_null(orig[6]);
+    assert_null(atomic_load_explicit(&orig[4], memory_order_acquire));
+    assert_null(atomic_load_explicit(&orig[5], memory_order_acquire));
+    assert_null(atomic_load_explicit(&orig[6], memory_order_acquire));
 }
 
 static void test_wx(void **state)
@@ -200,14 +204,16 @@ static int hook_add2000(int x)
 static void test_alias(void **state)
 {
     (void)state;
-    void *o[2] = {NULL, NULL};
+    _Atomic(void *) o[2] = {NULL, NULL};
     mt_patch p[2] = {patch_of(f_alias, f_alias_end, &o[0]), patch_of(f_alias, f_alias_end, &o[1])};
     p[1].hook = (void *)hook_add2000;
     assert_true(mt_patch_all(p, 2));
     assert_true(p[0].done && p[1].done);
-    assert_ptr_equal(o[0], o[1]);
+    void *o0 = atomic_load_explicit(&o[0], memory_order_acquire);
+    void *o1 = atomic_load_explicit(&o[1], memory_order_acquire);
+    assert_ptr_equal(o0, o1);
     assert_int_equal(call(f_alias, 1), 1001); /* the first one's hook */
-    assert_int_equal(call(o[1], 1), 7);
+    assert_int_equal(call(o1, 1), 7);
 }
 
 static void *wait_pipe(void *arg)
@@ -223,12 +229,12 @@ static void test_other_thread(void **state)
     assert_int_equal(pipe(fds), 0);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, wait_pipe, &fds[0]), 0);
-    void *o = NULL;
+    _Atomic(void *) o = NULL;
     mt_patch p = patch_of(f_thr, f_thr_end, &o);
     assert_false(mt_patch_all(&p, 1));
     assert_false(p.done);
     assert_non_null(strstr(p.why, "other threads are running"));
-    assert_null(o);
+    assert_null(atomic_load_explicit(&o, memory_order_acquire));
     assert_int_equal(call(f_thr, 1), 6); /* untouched */
     assert_int_equal(write(fds[1], "x", 1), 1);
     pthread_join(th, NULL);

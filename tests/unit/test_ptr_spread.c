@@ -1,6 +1,6 @@
 /* test_ptr_spread.c -- the block table spreads real allocation patterns.
  *
- * The table (src/preload/ptr_table.c) is linear probing: a hash that maps
+ * The table (src/preload/table/table_ptr.c) is linear probing: a hash that maps
  * many keys near one another makes long probe runs, and every insert,
  * lookup and removal in them slow (a removal scans to the end of the run).
  * Equal-size blocks sit at a fixed stride, so their keys are arithmetic
@@ -11,7 +11,7 @@
  * and requires a mean displacement from the home slot of at most 2.5
  * slots (a well-mixed hash gives ~1 at these loads).
  *
- * It includes ptr_table.c itself to see the shards' slots.
+ * It includes table_ptr.c itself to see the shards' slots.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "ptr_table.c"
+#include "table_ptr.c"
 
 #define RUN 5000u
 #define MAX_MEAN_DISPLACEMENT 2.5

@@ -1,5 +1,5 @@
 /* test_ptr_table.c -- unit tests of the preload's live-block table
- * (src/preload/ptr_table.c, ptr_slot.h, ptr_side.c), compiled on its own.
+ * (src/preload/table/table_ptr.c, table_ptr_slot.h, table_ptr_side.c), compiled on its own.
  *
  * The table only stores pointers, it never dereferences them, so the tests
  * use made-up addresses (odd ones and ones above 2^48 included), sizes no
@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "hash.h"
-#include "ptr_slot.h"
-#include "ptr_table.h"
+#include "core_hash.h"
+#include "table_ptr_slot.h"
+#include "table_ptr.h"
 
 #define MS 1000000ull
 #define DAY_MS (86400ull * 1000u)
@@ -239,7 +239,7 @@ static void growth_and_visit(void **state)
 }
 
 /* A pointer in the same shard as p (shards are chosen by the pointer's
- * hash, ptr_table.c). */
+ * hash, table_ptr.c). */
 static uintptr_t same_shard(uintptr_t p, uintptr_t after)
 {
     uintptr_t q = after;
@@ -262,7 +262,7 @@ static mt_block lookup(uintptr_t p)
  * of an absent pointer must find nothing, and the count must match.  One
  * shard fills and empties through its growth points, so probe runs grow
  * long, wrap around the end of the array, and removals shift keys back
- * into the holes they leave (ptr_table.c): a broken shift loses keys. */
+ * into the holes they leave (table_ptr.c): a broken shift loses keys. */
 #define CHURN_PTRS 6000u
 #define CHURN_STEPS 400000u
 

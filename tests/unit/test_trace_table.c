@@ -1,5 +1,5 @@
 /* test_trace_table.c -- unit tests of the preload's trace table and its
- * lock-free index (src/preload/trace_table.c, trace_index.c, trace_index.h),
+ * lock-free index (src/preload/table/table_trace.c, table_trace_index.c, table_trace_index.h),
  * compiled on their own.
  *
  * Backtraces here are made-up frame values; hashes are either the real
@@ -27,10 +27,10 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "hash.h"
-#include "os_memory.h"
-#include "trace_index.h"
-#include "trace_table.h"
+#include "core_hash.h"
+#include "core_os_memory.h"
+#include "table_trace_index.h"
+#include "table_trace.h"
 
 #define MAXF 32u
 
@@ -115,7 +115,7 @@ static void trace_without_frames(void **state)
 
 /* Equal hashes: the locked path compares frames and gives each its own
  * id; the lock-free one trusts the hash and may answer any of them
- * (trace_index.h: what it trusts), never a trace of another hash. */
+ * (table_trace_index.h: what it trusts), never a trace of another hash. */
 static void equal_hashes_apart(void **state)
 {
     (void)state;
@@ -137,7 +137,7 @@ static void equal_hashes_apart(void **state)
 
 /* Equal hash, count and innermost frame, different deeper frames: the
  * locked path still gives two ids; the lock-free lookup trusts the hash
- * and may answer either (trace_index.h: what it trusts), never another. */
+ * and may answer either (table_trace_index.h: what it trusts), never another. */
 static void equal_keys_apart_when_locked(void **state)
 {
     (void)state;
@@ -197,7 +197,7 @@ static void race_round(uint64_t salt)
         make_trace(&g_traces[i], &rng, salt);
     /* Every tenth trace differs from the previous one in its innermost
      * frame, and its hash only in bit 8: same shard, home slot and tag
-     * (trace_index.h), so the lock-free lookup must tell the two apart by
+     * (table_trace_index.h), so the lock-free lookup must tell the two apart by
      * the key in the counters' line. */
     for (uint32_t i = 1; i < NTRACES; i += 10) {
         g_traces[i] = g_traces[i - 1];

@@ -1,6 +1,6 @@
 /* test_unwind_replay.c -- the own walker's replay of a thread's previous walk.
  *
- * mt_unwind (src/preload/unwind.c) keeps each walk in a memo and replays
+ * mt_unwind (src/preload/unwind/unwind_walk.c) keeps each walk in a memo and replays
  * it in the next walk where the state and the stack words match
  * (unwind_memo.h).  Here the walker runs on this program's own stacks,
  * started from a hook-like frame record as the allocation hooks do, and
@@ -26,8 +26,8 @@
 #include <cmocka.h>
 
 #include "shm_layout.h"
-#include "state.h"
-#include "unwind.h"
+#include "core_state.h"
+#include "unwind_walk.h"
 #include "unwind_cache.h"
 
 mt_global mt_g; /* the walker reads mt_g.self_lo/hi: no range is memtop's here */

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The allocation hooks that record a block give the own walker their frame
-record (hooks.c: HOOK_FRAME): taking __builtin_frame_address(0) makes the
+record (hook_libc.c: HOOK_FRAME): taking __builtin_frame_address(0) makes the
 compiler set up a frame pointer, and the walker reads the caller's rbp at
-[rbp] and the return address at [rbp + 8] (backtrace.h: mt_hook_frame).
+[rbp] and the return address at [rbp + 8] (unwind_backtrace.h: mt_hook_frame).
 That holds only if the hook pushes rbp while rsp still points at the return
 address and then copies rsp to rbp, before anything else moves rsp.  This
 test disassembles libmemtop.so (objdump) and checks that prologue in every

@@ -1,6 +1,6 @@
 /* cli_usage.c -- the text of `memtop --help`: every option, and the
  * environment variables of memtop and of libmemtop.so. */
-#include "cli_options.h"
+#include "commands.h"
 
 static const char usage_text[] =
     "usage: memtop [options] -p PID              watch a process live\n"

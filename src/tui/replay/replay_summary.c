@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "commands.h"
+#include "errors.h"
 #include "dat_format.h"
 #include "format.h"
 #include "report.h"

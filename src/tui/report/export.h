@@ -54,6 +54,6 @@ void mt_export_csv(FILE *f, const mt_export_src *src);
 void mt_export_text(FILE *f, const mt_export_src *src);
 void mt_export_folded(FILE *f, const mt_export_src *src); /* export_folded.c */
 /* .pb.gz, .pprof: gzip'd pprof profile.proto; 0, or -1 with errno */
-int mt_export_pprof(FILE *f, const mt_export_src *src); /* fleet/export_pprof.c */
+int mt_export_pprof(FILE *f, const mt_export_src *src); /* export_pprof.c */
 
 #endif

@@ -107,36 +107,6 @@ static void record(mt_app *a)
                       on ? "stopping the recording ..." : "starting to record into %s ...", path);
 }
 
-static mt_key_result sort_key(mt_app *a, int ch)
-{
-    switch (ch) {
-    case 'L':
-        mt_action_sort(a, MT_SORT_LEAK);
-        return MT_KEY_HANDLED;
-    case 'M':
-        mt_action_sort(a, MT_SORT_LIVE);
-        return MT_KEY_HANDLED;
-    case 'G':
-        mt_action_sort(a, MT_SORT_GROWTH);
-        return MT_KEY_HANDLED;
-    case 'N':
-        mt_action_sort(a, MT_SORT_COUNT);
-        return MT_KEY_HANDLED;
-    case 'A':
-        mt_action_sort(a, MT_SORT_ALLOCS);
-        return MT_KEY_HANDLED;
-    case 'T':
-        mt_action_sort(a, MT_SORT_TEMPORARY);
-        return MT_KEY_HANDLED;
-    case 's':
-    case KEY_F(6):
-        a->ui.menu_sel = a->ui.sort;
-        mt_app_push(a, &mt_sort_panel);
-        return MT_KEY_HANDLED;
-    }
-    return MT_KEY_UNHANDLED;
-}
-
 void mt_action_cursor(mt_app *a, double fraction)
 {
     if (!a->src.replay)
@@ -153,66 +123,67 @@ void mt_action_cursor(mt_app *a, double fraction)
     a->dirty = true;
 }
 
-/* The time cursor of a recording: steps of 1% and 10%, start and end. */
-static mt_key_result cursor_key(mt_app *a, int ch)
+bool mt_act_sort(mt_app *a, double key)
 {
-    static const struct {
-        int ch;
-        double by;
-    } steps[] = {{'[', -0.01}, {']', 0.01}, {'{', -0.1}, {'}', 0.1}, {'<', -2}, {'>', 2}};
-    if (!a->src.replay)
-        return MT_KEY_UNHANDLED;
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        if (ch == steps[i].ch) {
-            mt_action_cursor(a, steps[i].by);
-            return MT_KEY_HANDLED;
-        }
-    }
-    return MT_KEY_UNHANDLED;
+    mt_action_sort(a, (mt_sort_key)key);
+    return true;
 }
 
-mt_key_result mt_global_key(mt_app *a, int ch)
+bool mt_act_sort_menu(mt_app *a, double unused)
 {
-    if (sort_key(a, ch) == MT_KEY_HANDLED || cursor_key(a, ch) == MT_KEY_HANDLED)
-        return MT_KEY_HANDLED;
-    switch (ch) {
-    case 'q':
-    case KEY_F(10):
-        a->quit = true;
-        return MT_KEY_HANDLED;
-    case '?':
-    case 'h':
-    case KEY_F(1):
-        a->ui.help_scroll = 0;
-        mt_app_push(a, &mt_help_panel);
-        return MT_KEY_HANDLED;
-    case ' ':
-    case KEY_F(5):
-        toggle_pause(a);
-        return MT_KEY_HANDLED;
-    case 'g':
-    case KEY_F(4):
-        cycle_group(a);
-        return MT_KEY_HANDLED;
-    case 'b':
-    case KEY_F(2):
-        toggle_baseline(a);
-        return MT_KEY_HANDLED;
-    case 'e':
-    case KEY_F(7):
-        export_now(a, ".json");
-        return MT_KEY_HANDLED;
-    case 'P':
-        export_now(a, ".pb.gz");
-        return MT_KEY_HANDLED;
-    case 'r':
-    case KEY_F(8):
-        record(a);
-        return MT_KEY_HANDLED;
-    case 12: /* Ctrl-L */
-        clearok(curscr, TRUE);
-        a->dirty = true;
-        return MT_KEY_HANDLED;
+    (void)unused;
+    a->panels.sort.sel = a->ui.sort;
+    mt_app_push(a, &a->panels.sort);
+    return true;
+}
+
+bool mt_act_cursor(mt_app *a, double fraction)
+{
+    if (!a->src.replay)
+        return false; /* not a recording: the key is not this one's */
+    mt_action_cursor(a, fraction);
+    return true;
+}
+
+bool mt_act_quit(mt_app *a, double unused)
+{
+    (void)unused;
+    a->quit = true;
+    return true;
+}
+
+bool mt_act_help(mt_app *a, double unused)
+{
+    (void)unused;
+    a->panels.help.first = 0;
+    mt_app_push(a, &a->panels.help);
+    return true;
+}
+
+bool mt_act_redraw(mt_app *a, double unused)
+{
+    (void)unused;
+    clearok(curscr, TRUE);
+    a->dirty = true;
+    return true;
+}
+
+/* The actions that take no argument, as bindings. */
+#define ACT(name, fn)                                                                              \
+    bool name(mt_app *a, double unused)                                                            \
+    {                                                                                              \
+        (void)unused;                                                                              \
+        fn(a);                                                                                     \
+        return true;                                                                               \
     }
-    return MT_KEY_UNHANDLED;
+ACT(mt_act_pause, toggle_pause)
+ACT(mt_act_group, cycle_group)
+ACT(mt_act_baseline, toggle_baseline)
+ACT(mt_act_record, record)
+
+/* pprof: 0 writes JSON (e), 1 a pprof profile (P). */
+bool mt_act_export(mt_app *a, double pprof)
+{
+    export_now(a, pprof ? ".pb.gz" : ".json");
+    return true;
 }

@@ -1,16 +1,29 @@
 /* actions.h -- what the viewer's global keys do, whichever panel is on
- * top: sort, group, baseline, pause, export, record, help, quit. */
+ * top: sort, group, baseline, pause, export, record, help, quit.  Which
+ * key does which is keymap.c's table. */
 #ifndef MEMTOP_ACTIONS_H
 #define MEMTOP_ACTIONS_H
 
 #include "app.h"
 
-/* Handle a global key; MT_KEY_UNHANDLED if ch is not one. */
-mt_key_result mt_global_key(mt_app *a, int ch);
-
 void mt_action_sort(mt_app *a, mt_sort_key key);
 
 /* Move a recording's time cursor by fraction of its duration (clamped). */
 void mt_action_cursor(mt_app *a, double fraction);
+
+/* The global keys' actions (keymap.c binds them): true when done, false
+ * when the action does not apply now (the key goes on).  arg: the binding's
+ * argument (a sort key, a cursor step), unused by most. */
+bool mt_act_sort(mt_app *a, double key);
+bool mt_act_sort_menu(mt_app *a, double unused);
+bool mt_act_cursor(mt_app *a, double fraction); /* false without -f */
+bool mt_act_quit(mt_app *a, double unused);
+bool mt_act_help(mt_app *a, double unused);
+bool mt_act_redraw(mt_app *a, double unused);
+bool mt_act_pause(mt_app *a, double unused);
+bool mt_act_group(mt_app *a, double unused);
+bool mt_act_baseline(mt_app *a, double unused);
+bool mt_act_export(mt_app *a, double pprof); /* 0: JSON (e), 1: pprof (P) */
+bool mt_act_record(mt_app *a, double unused);
 
 #endif

@@ -19,14 +19,14 @@ void mt_app_status(mt_app *a, bool error, const char *fmt, ...)
 
 void mt_app_rows_changed(mt_app *a)
 {
-    a->ui.sel = 0;
-    a->ui.first = 0;
-    a->ui.sel_reset = true;
+    a->panels.table.p.sel = 0;
+    a->panels.table.p.first = 0;
+    a->panels.table.sel_reset = true;
     a->rebuild = true;
     a->dirty = true;
 }
 
-void mt_app_push(mt_app *a, const mt_panel *p)
+void mt_app_push(mt_app *a, mt_panel *p)
 {
     if (a->depth < MT_PANEL_DEPTH)
         a->stack[a->depth++] = p;

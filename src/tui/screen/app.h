@@ -1,5 +1,6 @@
 /* app.h -- the state of one run of the interactive viewer, passed to every
- * panel.  Nothing here is global: tui_main.c owns the one mt_app. */
+ * panel.  Nothing here is global: tui_main.c owns the one mt_app.  What a
+ * panel shows of it (selection, scroll) is the panel's (panel.h). */
 #ifndef MEMTOP_APP_H
 #define MEMTOP_APP_H
 
@@ -27,17 +28,8 @@ typedef struct mt_ui {
     mt_sort_key sort;
     mt_group_key group;
     char filter[MT_FILTER_MAX];
-    bool searching;  /* the search line has the keyboard */
-    bool paused;     /* Space: the data stays as it is */
-    long sel, first; /* selected row and first visible row of the table */
-    /* The selection follows its row across refreshes: by trace id (trace
-     * grouping) or by label (other groupings). */
-    uint32_t sel_trace;
-    char sel_label[256];
-    bool sel_reset; /* the next build starts at the top (new sort, grouping, filter) */
-    long detail_scroll, help_scroll, menu_sel;
-    uint32_t detail_trace; /* the trace the detail view shows */
-    char detail_label[256];
+    bool searching;         /* the search line has the keyboard */
+    bool paused;            /* Space: the data stays as it is */
     uint64_t baseline_t_ns; /* when the baseline was marked (0: none) */
     mt_shm_totals baseline; /* the process totals then, for the header's changes */
     bool rates_known;       /* the table's per-row rates come from two snapshots */
@@ -57,7 +49,8 @@ typedef struct mt_app {
     mt_export_job export;
     mt_control_job control; /* r: start or stop a recording */
     mt_ui ui;
-    const mt_panel *stack[MT_PANEL_DEPTH];
+    mt_panels panels; /* each owns its selection and scroll */
+    mt_panel *stack[MT_PANEL_DEPTH];
     int depth;
     bool dirty;   /* redraw */
     bool rebuild; /* rows must be rebuilt (data, sort, group, filter or names changed) */
@@ -76,7 +69,7 @@ void mt_app_status(mt_app *a, bool error, const char *fmt, ...)
  * changed); the selection goes back to the first row. */
 void mt_app_rows_changed(mt_app *a);
 
-void mt_app_push(mt_app *a, const mt_panel *p);
+void mt_app_push(mt_app *a, mt_panel *p);
 void mt_app_pop(mt_app *a);
 
 /* Attach to a running process (from the picker): 0, or -1 with a message. */

@@ -4,7 +4,14 @@
 #include <stdio.h>
 
 #include "draw.h"
+#include "keymap.h"
 #include "rows.h"
+
+static int draw_fkey(const mt_theme *t, int y, int x, const char *key, const char *label)
+{
+    x += mt_draw_text(t, y, x, COLS - x, t->fkey, key);
+    return x + mt_draw_fmt(t, y, x, COLS - x, t->fkey_label, "%-6s", label);
+}
 
 static void draw_fkeys(mt_app *a, int y)
 {
@@ -12,9 +19,13 @@ static void draw_fkeys(mt_app *a, int y)
     const mt_panel *p = a->depth ? a->stack[a->depth - 1] : NULL;
     mt_draw_fill(y, 0, COLS, A_NORMAL);
     int x = 0;
-    for (const mt_fkey *k = p ? p->fkeys : NULL; k && k->key && x < COLS; k++) {
-        x += mt_draw_text(t, y, x, COLS - x, t->fkey, k->key);
-        x += mt_draw_fmt(t, y, x, COLS - x, t->fkey_label, "%-6s", k->label);
+    for (const mt_fkey *k = p ? p->cls->fkeys : NULL; k && k->key && x < COLS; k++)
+        x = draw_fkey(t, y, x, k->key, k->label);
+    for (int f = 1; p && !p->cls->fkeys && f <= 12 && x < COLS; f++) { /* the key table's bar */
+        const char *label = mt_keys_fkey_label(f);
+        char name[8];
+        if (label)
+            x = draw_fkey(t, y, x, mt_key_name(KEY_F(f), name, sizeof name), label);
     }
     if (x < COLS)
         mt_draw_fill(y, x, COLS - x, t->fkey_label);
@@ -51,7 +62,7 @@ void mt_bars_draw(mt_app *a)
         mt_draw_text(t, y, 0, COLS, a->status_is_error ? t->bad : t->warn, a->status);
     } else if (a->src.error[0]) {
         mt_draw_text(t, y, 0, COLS, t->bad, a->src.error);
-    } else if (a->depth && a->stack[a->depth - 1] == &mt_table_panel) {
+    } else if (a->depth && a->stack[a->depth - 1] == &a->panels.table.p) {
         draw_summary(a, y);
     }
     draw_fkeys(a, LINES - 1);

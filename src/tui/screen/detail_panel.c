@@ -26,8 +26,8 @@ static const mt_table_row *find_row(mt_app *a)
     const mt_table_row *rows = mt_table_rows(a->table, &n);
     for (size_t i = 0; i < n; i++) {
         bool same = a->ui.group == MT_GROUP_TRACE
-                        ? rows[i].trace_id == a->ui.detail_trace
-                        : rows[i].label && strcmp(rows[i].label, a->ui.detail_label) == 0;
+                        ? rows[i].trace_id == a->panels.detail.trace
+                        : rows[i].label && strcmp(rows[i].label, a->panels.detail.label) == 0;
         if (same) {
             mt_table_leak(a->table, i); /* fills rows[i].leak */
             return &rows[i];
@@ -210,13 +210,13 @@ static void build(mt_app *a, mt_text_lines *l)
     add_backtrace(a, l, r->trace_id);
 }
 
-static void draw(mt_app *a, int y, int h)
+static void draw(mt_app *a, mt_panel *self, int y, int h)
 {
     build(a, &a->page);
-    mt_lines_draw(&a->theme, &a->page, y, h, &a->ui.detail_scroll);
+    mt_lines_draw(&a->theme, &a->page, y, h, &self->first);
 }
 
-static mt_key_result key(mt_app *a, int ch)
+static mt_key_result key(mt_app *a, mt_panel *self, int ch)
 {
     long page = LINES / 2;
     switch (ch) {
@@ -229,23 +229,23 @@ static mt_key_result key(mt_app *a, int ch)
         return MT_KEY_CLOSE;
     case KEY_UP:
     case 'k':
-        a->ui.detail_scroll--;
+        self->first--;
         break;
     case KEY_DOWN:
     case 'j':
-        a->ui.detail_scroll++;
+        self->first++;
         break;
     case KEY_PPAGE:
-        a->ui.detail_scroll -= page;
+        self->first -= page;
         break;
     case KEY_NPAGE:
-        a->ui.detail_scroll += page;
+        self->first += page;
         break;
     case KEY_HOME:
-        a->ui.detail_scroll = 0;
+        self->first = 0;
         break;
     case KEY_END:
-        a->ui.detail_scroll = MT_LINES_MAX;
+        self->first = MT_LINES_MAX;
         break;
     default:
         return MT_KEY_UNHANDLED;
@@ -259,4 +259,4 @@ static const mt_fkey fkeys[] = {
     {"F7", "Export"}, {"F10", "Quit"}, {NULL, NULL},
 };
 
-const mt_panel mt_detail_panel = {"detail", true, draw, key, fkeys};
+const mt_panel_class mt_detail_class = {"detail", true, draw, key, fkeys};

@@ -1,31 +1,8 @@
-/* help_panel.c -- `?`, `h` or F1: every key of the viewer, and what the
- * columns mean. */
+/* help_panel.c -- `?`, `h` or F1: every key of the viewer (from the key
+ * table, keymap.c), and what the columns mean. */
 #include "app.h"
+#include "keymap.h"
 #include "text_lines.h"
-
-static const char *const keys[][2] = {
-    {"Up/Down, j/k", "select a row"},
-    {"PgUp/PgDn, Home/End", "move by pages, to the first or last row"},
-    {"Enter", "details of the selected row: backtrace, counters, ages, history"},
-    {"Esc, Left", "back from details, help or a menu; in the table, clear the filter"},
-    {"s, F6", "choose the sort order"},
-    {"L", "sort by leak suspicion"},
-    {"M", "sort by live bytes (memory)"},
-    {"G", "sort by growth of live bytes per second"},
-    {"N, A, T", "sort by live blocks, allocations, temporary allocations"},
-    {"/, F3", "filter rows by name as you type (Enter keeps it, Esc drops it)"},
-    {"g, F4", "group rows by trace, function, source file or module"},
-    {"b, F2", "mark a baseline: figures show the change since then (b again: clear)"},
-    {"e, F7", "export the snapshot on screen as JSON (same schema as --export)"},
-    {"P", "export the snapshot on screen as a pprof heap profile (.pb.gz)"},
-    {"r, F8", "start or stop recording to a .dat file"},
-    {"Space, F5", "pause or resume the data (keys keep working)"},
-    {"Left/Right, [ ]", "recordings (-f): move the time cursor by 1% of the run"},
-    {"{ }, < >", "recordings: by 10%; to the start or the end"},
-    {"Ctrl-L", "redraw the screen"},
-    {"?, h, F1", "this help"},
-    {"q, F10", "quit (a program memtop started is ended: SIGTERM, then SIGKILL)"},
-};
 
 static const char *const columns[][2] = {
     {"LIVE", "bytes allocated here and not freed yet (with a baseline: the change)"},
@@ -42,8 +19,11 @@ static void build(mt_app *a, mt_text_lines *l)
     const mt_theme *t = &a->theme;
     l->count = 0;
     mt_lines_add(l, t->title, "memtop keys");
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        mt_lines_add(l, A_NORMAL, "  %-22s %s", keys[i][0], keys[i][1]);
+    size_t n;
+    const mt_binding *b = mt_bindings(&n);
+    for (size_t i = 0; i < n; i++)
+        if (b[i].shown)
+            mt_lines_add(l, A_NORMAL, "  %-22s %s", b[i].shown, b[i].help);
     mt_lines_add(l, A_NORMAL, "%s", "");
     mt_lines_add(l, t->title, "Columns");
     for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++)
@@ -69,13 +49,13 @@ static void build(mt_app *a, mt_text_lines *l)
     mt_lines_add(l, t->dim, "Esc, q or ? closes this help.  man memtop has the rest.");
 }
 
-static void draw(mt_app *a, int y, int h)
+static void draw(mt_app *a, mt_panel *self, int y, int h)
 {
     build(a, &a->page);
-    mt_lines_draw(&a->theme, &a->page, y, h, &a->ui.help_scroll);
+    mt_lines_draw(&a->theme, &a->page, y, h, &self->first);
 }
 
-static mt_key_result key(mt_app *a, int ch)
+static mt_key_result key(mt_app *a, mt_panel *self, int ch)
 {
     switch (ch) {
     case 27:
@@ -89,17 +69,17 @@ static mt_key_result key(mt_app *a, int ch)
         return MT_KEY_CLOSE;
     case KEY_UP:
     case 'k':
-        a->ui.help_scroll--;
+        self->first--;
         break;
     case KEY_DOWN:
     case 'j':
-        a->ui.help_scroll++;
+        self->first++;
         break;
     case KEY_PPAGE:
-        a->ui.help_scroll -= LINES / 2;
+        self->first -= LINES / 2;
         break;
     case KEY_NPAGE:
-        a->ui.help_scroll += LINES / 2;
+        self->first += LINES / 2;
         break;
     default:
         return MT_KEY_HANDLED; /* help is modal */
@@ -110,4 +90,4 @@ static mt_key_result key(mt_app *a, int ch)
 
 static const mt_fkey fkeys[] = {{"Esc", "Close"}, {NULL, NULL}};
 
-const mt_panel mt_help_panel = {"help", false, draw, key, fkeys};
+const mt_panel_class mt_help_class = {"help", false, draw, key, fkeys};

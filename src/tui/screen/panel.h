@@ -1,11 +1,14 @@
 /* panel.h -- one screen of the viewer, in the manner of htop's Panels: it
- * draws itself into the body area and handles the keys it knows.  The
- * screen manager (screen_manager.c) owns the stack of panels, the header
- * above them and the function bar below. */
+ * draws itself into the body area, handles the keys it knows, and owns its
+ * selection and scroll.  A class (the functions, shared) and an instance
+ * (the state, one per panel in mt_app.panels) as htop's PanelClass and
+ * Panel.  The screen manager (screen_manager.c) owns the stack of panels,
+ * the header above them and the function bar below. */
 #ifndef MEMTOP_PANEL_H
 #define MEMTOP_PANEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct mt_app;
 
@@ -19,20 +22,58 @@ typedef struct mt_fkey {
     const char *key, *label; /* "F1", "Help" */
 } mt_fkey;
 
-typedef struct mt_panel {
+typedef struct mt_panel mt_panel;
+
+typedef struct mt_panel_class {
     const char *name;
     bool show_header; /* the process header above the body */
     /* Draw into rows [y, y + h) of the screen, all columns. */
-    void (*draw)(struct mt_app *a, int y, int h);
-    mt_key_result (*key)(struct mt_app *a, int ch);
-    const mt_fkey *fkeys; /* the function bar, NULL-key terminated */
-} mt_panel;
+    void (*draw)(struct mt_app *a, mt_panel *self, int y, int h);
+    mt_key_result (*key)(struct mt_app *a, mt_panel *self, int ch);
+    const mt_fkey *fkeys; /* the function bar, NULL-key terminated; NULL: the F keys
+                             of the key table (keymap.c) */
+} mt_panel_class;
 
-/* The panels (each in its own file). */
-extern const mt_panel mt_table_panel;
-extern const mt_panel mt_detail_panel;
-extern const mt_panel mt_help_panel;
-extern const mt_panel mt_sort_panel;
-extern const mt_panel mt_picker_panel;
+/* What every panel has: its class, the selected item (a row, a menu entry,
+ * a process) and the first item on screen (the scroll; pages of text use
+ * only this). */
+struct mt_panel {
+    const mt_panel_class *cls;
+    long sel;
+    long first;
+};
+
+/* The main table: its selection follows its row across rebuilds, by trace
+ * id (trace grouping) or by label (other groupings). */
+typedef struct mt_table_panel {
+    mt_panel p;
+    uint32_t sel_trace;
+    char sel_label[256];
+    bool sel_reset; /* the next build starts at the top (new sort, grouping, filter) */
+} mt_table_panel;
+
+/* Enter on a row: the row it shows (found again by id or label). */
+typedef struct mt_detail_panel {
+    mt_panel p;
+    uint32_t trace;
+    char label[256];
+} mt_detail_panel;
+
+/* The viewer's panels, one instance each. */
+typedef struct mt_panels {
+    mt_table_panel table;
+    mt_detail_panel detail;
+    mt_panel help, sort, picker;
+} mt_panels;
+
+/* Each panel with its class, at the top, nothing selected. */
+void mt_panels_init(mt_panels *p);
+
+/* The classes (each in its own file). */
+extern const mt_panel_class mt_table_class;
+extern const mt_panel_class mt_detail_class;
+extern const mt_panel_class mt_help_class;
+extern const mt_panel_class mt_sort_class;
+extern const mt_panel_class mt_picker_class;
 
 #endif

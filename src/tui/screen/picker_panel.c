@@ -23,7 +23,7 @@ static void draw_entry(mt_app *a, int y, const mt_proc_entry *e, bool selected)
                 e->ok ? e->cmd : e->why);
 }
 
-static void draw(mt_app *a, int y, int h)
+static void draw(mt_app *a, mt_panel *self, int y, int h)
 {
     const mt_theme *t = &a->theme;
     mt_picker *p = &a->picker;
@@ -42,31 +42,31 @@ static void draw(mt_app *a, int y, int h)
                     p->dir);
         return;
     }
-    mt_picker_clamp(p, h - 3);
+    mt_picker_clamp(p, self, h - 3);
     for (int i = 0; i + 3 < h; i++) {
-        size_t k = (size_t)(p->first + i);
+        size_t k = (size_t)(self->first + i);
         if (k < p->list.count)
-            draw_entry(a, y + 3 + i, &p->list.items[k], (long)k == p->sel);
+            draw_entry(a, y + 3 + i, &p->list.items[k], (long)k == self->sel);
     }
 }
 
-static mt_key_result key(mt_app *a, int ch)
+static mt_key_result key(mt_app *a, mt_panel *self, int ch)
 {
-    mt_picker *p = &a->picker;
+    const mt_picker *p = &a->picker;
     switch (ch) {
     case KEY_UP:
     case 'k':
-        p->sel--;
+        self->sel--;
         break;
     case KEY_DOWN:
     case 'j':
-        p->sel++;
+        self->sel++;
         break;
     case KEY_HOME:
-        p->sel = 0;
+        self->sel = 0;
         break;
     case KEY_END:
-        p->sel = (long)p->list.count - 1;
+        self->sel = (long)p->list.count - 1;
         break;
     case '\n':
     case '\r':
@@ -88,4 +88,4 @@ static mt_key_result key(mt_app *a, int ch)
 
 static const mt_fkey fkeys[] = {{"Enter", "Watch"}, {"F1", "Help"}, {"F10", "Quit"}, {NULL, NULL}};
 
-const mt_panel mt_picker_panel = {"picker", false, draw, key, fkeys};
+const mt_panel_class mt_picker_class = {"picker", false, draw, key, fkeys};

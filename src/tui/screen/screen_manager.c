@@ -19,6 +19,7 @@
 #include "bars.h"
 #include "draw.h"
 #include "header_view.h"
+#include "keymap.h"
 #include "table_keys.h"
 
 #define TICK_MS 100
@@ -91,14 +92,14 @@ static void build_rows(mt_app *a, loop *L)
     if (!a->rebuild && !names_news)
         return;
     mt_namer namer = mt_names_namer(&a->names);
-    bool keep = !a->ui.sel_reset;
+    bool keep = !a->panels.table.sel_reset;
     if (keep)
         mt_table_remember_selection(a);
     if (mt_table_build(a->table, s, a->ui.group, a->ui.sort, a->ui.filter, &namer) < 0)
         mt_app_status(a, true, "out of memory building the table");
     if (keep)
         mt_table_restore_selection(a);
-    a->ui.sel_reset = false;
+    a->panels.table.sel_reset = false;
     if (!mt_table_has_baseline(a->table))
         a->ui.baseline_t_ns = 0; /* the model drops it on a new image */
     L->names_gen = gen;
@@ -132,9 +133,9 @@ static void draw(mt_app *a)
         refresh();
         return;
     }
-    const mt_panel *p = a->stack[a->depth - 1];
-    int y = p->show_header ? mt_header_draw(a) : 0;
-    p->draw(a, y, LINES - 2 - y);
+    mt_panel *p = a->stack[a->depth - 1];
+    int y = p->cls->show_header ? mt_header_draw(a) : 0;
+    p->cls->draw(a, p, y, LINES - 2 - y);
     mt_bars_draw(a);
     refresh();
     a->dirty = false;
@@ -146,12 +147,12 @@ static void handle_key(mt_app *a, int ch)
         a->dirty = true;
         return;
     }
-    const mt_panel *p = a->stack[a->depth - 1];
-    mt_key_result r = p->key(a, ch);
+    mt_panel *p = a->stack[a->depth - 1];
+    mt_key_result r = p->cls->key(a, p, ch);
     if (r == MT_KEY_CLOSE)
         mt_app_pop(a);
     else if (r == MT_KEY_UNHANDLED)
-        mt_global_key(a, ch);
+        mt_keys_dispatch(a, MT_KEYS_GLOBAL, ch);
     if (a->depth == 0)
         a->quit = true;
     a->dirty = true;
@@ -201,7 +202,8 @@ int mt_screen_run(mt_app *a)
     a->dirty = true;
     while (!a->quit && !sig) {
         a->now = monotonic_s();
-        if (a->stack[a->depth - 1] == &mt_picker_panel && mt_picker_scan(&a->picker, a->now))
+        mt_panel *top = a->stack[a->depth - 1];
+        if (top == &a->panels.picker && mt_picker_scan(&a->picker, top, a->now))
             a->dirty = true;
         if (a->ui.seek_pending) { /* cursor keys since the last pass, as one seek */
             char msg[512];

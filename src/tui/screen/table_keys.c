@@ -9,6 +9,7 @@
 
 #include "actions.h"
 #include "header_view.h"
+#include "keymap.h"
 
 int mt_table_page(const mt_app *a)
 {
@@ -18,25 +19,27 @@ int mt_table_page(const mt_app *a)
 
 void mt_table_remember_selection(mt_app *a)
 {
+    mt_table_panel *tp = &a->panels.table;
     size_t n;
     const mt_table_row *rows = mt_table_rows(a->table, &n);
-    if (a->ui.sel < 0 || (size_t)a->ui.sel >= n)
+    if (tp->p.sel < 0 || (size_t)tp->p.sel >= n)
         return;
-    const mt_table_row *r = &rows[a->ui.sel];
-    a->ui.sel_trace = r->trace_id;
-    snprintf(a->ui.sel_label, sizeof a->ui.sel_label, "%s", r->label ? r->label : "");
+    const mt_table_row *r = &rows[tp->p.sel];
+    tp->sel_trace = r->trace_id;
+    snprintf(tp->sel_label, sizeof tp->sel_label, "%s", r->label ? r->label : "");
 }
 
 void mt_table_restore_selection(mt_app *a)
 {
+    mt_table_panel *tp = &a->panels.table;
     size_t n;
     const mt_table_row *rows = mt_table_rows(a->table, &n);
     for (size_t i = 0; i < n; i++) {
         bool same = a->ui.group == MT_GROUP_TRACE
-                        ? rows[i].trace_id == a->ui.sel_trace
-                        : rows[i].label && strcmp(rows[i].label, a->ui.sel_label) == 0;
+                        ? rows[i].trace_id == tp->sel_trace
+                        : rows[i].label && strcmp(rows[i].label, tp->sel_label) == 0;
         if (same) {
-            a->ui.sel = (long)i; /* the table panel scrolls to keep it visible */
+            tp->p.sel = (long)i; /* the table panel scrolls to keep it visible */
             return;
         }
     }
@@ -44,27 +47,70 @@ void mt_table_restore_selection(mt_app *a)
 
 static void move_sel(mt_app *a, long by)
 {
+    mt_table_panel *tp = &a->panels.table;
     size_t n;
     mt_table_rows(a->table, &n);
-    long s = a->ui.sel + by;
+    long s = tp->p.sel + by;
     if (s >= (long)n)
         s = (long)n - 1;
-    a->ui.sel = s < 0 ? 0 : s;
+    tp->p.sel = s < 0 ? 0 : s;
     mt_table_remember_selection(a);
     a->dirty = true;
 }
 
-static void open_detail(mt_app *a)
+bool mt_act_move(mt_app *a, double rows)
 {
+    move_sel(a, (long)rows);
+    return true;
+}
+
+bool mt_act_page(mt_app *a, double pages)
+{
+    move_sel(a, (long)pages * mt_table_page(a));
+    return true;
+}
+
+bool mt_act_ends(mt_app *a, double dir)
+{
+    mt_table_panel *tp = &a->panels.table;
+    size_t n;
+    mt_table_rows(a->table, &n);
+    move_sel(a, dir < 0 ? -tp->p.sel : (long)n);
+    return true;
+}
+
+bool mt_act_detail(mt_app *a, double unused)
+{
+    mt_table_panel *tp = &a->panels.table;
+    (void)unused;
     size_t n;
     const mt_table_row *rows = mt_table_rows(a->table, &n);
-    if (a->ui.sel < 0 || (size_t)a->ui.sel >= n)
-        return;
-    a->ui.detail_trace = rows[a->ui.sel].trace_id;
-    snprintf(a->ui.detail_label, sizeof a->ui.detail_label, "%s",
-             rows[a->ui.sel].label ? rows[a->ui.sel].label : "");
-    a->ui.detail_scroll = 0;
-    mt_app_push(a, &mt_detail_panel);
+    if (tp->p.sel < 0 || (size_t)tp->p.sel >= n)
+        return true;
+    a->panels.detail.trace = rows[tp->p.sel].trace_id;
+    snprintf(a->panels.detail.label, sizeof a->panels.detail.label, "%s",
+             rows[tp->p.sel].label ? rows[tp->p.sel].label : "");
+    a->panels.detail.p.first = 0;
+    mt_app_push(a, &a->panels.detail.p);
+    return true;
+}
+
+bool mt_act_search(mt_app *a, double unused)
+{
+    (void)unused;
+    a->ui.searching = true;
+    a->dirty = true;
+    return true;
+}
+
+bool mt_act_clear_filter(mt_app *a, double unused)
+{
+    (void)unused;
+    if (a->ui.filter[0]) {
+        a->ui.filter[0] = 0;
+        mt_app_rows_changed(a);
+    }
+    return true;
 }
 
 static mt_key_result search_key(mt_app *a, int ch)
@@ -91,65 +137,10 @@ static mt_key_result search_key(mt_app *a, int ch)
     return MT_KEY_HANDLED;
 }
 
-static mt_key_result move_key(mt_app *a, int ch)
+mt_key_result mt_table_key(mt_app *a, mt_panel *self, int ch)
 {
-    size_t n;
-    mt_table_rows(a->table, &n);
-    long page = mt_table_page(a);
-    switch (ch) {
-    case KEY_UP:
-    case 'k':
-        move_sel(a, -1);
-        return MT_KEY_HANDLED;
-    case KEY_DOWN:
-    case 'j':
-        move_sel(a, 1);
-        return MT_KEY_HANDLED;
-    case KEY_PPAGE:
-        move_sel(a, -page);
-        return MT_KEY_HANDLED;
-    case KEY_NPAGE:
-        move_sel(a, page);
-        return MT_KEY_HANDLED;
-    case KEY_HOME:
-        move_sel(a, -a->ui.sel);
-        return MT_KEY_HANDLED;
-    case KEY_END:
-        move_sel(a, (long)n);
-        return MT_KEY_HANDLED;
-    case KEY_LEFT:
-    case KEY_RIGHT:
-        if (!a->src.replay)
-            return MT_KEY_UNHANDLED;
-        mt_action_cursor(a, ch == KEY_LEFT ? -0.01 : 0.01);
-        return MT_KEY_HANDLED;
-    }
-    return MT_KEY_UNHANDLED;
-}
-
-mt_key_result mt_table_key(mt_app *a, int ch)
-{
+    (void)self; /* the bindings' actions find it as a->panels.table */
     if (a->ui.searching)
         return search_key(a, ch);
-    if (move_key(a, ch) == MT_KEY_HANDLED)
-        return MT_KEY_HANDLED;
-    switch (ch) {
-    case '\n':
-    case '\r':
-    case KEY_ENTER:
-        open_detail(a);
-        return MT_KEY_HANDLED;
-    case '/':
-    case KEY_F(3):
-        a->ui.searching = true;
-        a->dirty = true;
-        return MT_KEY_HANDLED;
-    case 27: /* Esc clears a kept filter */
-        if (a->ui.filter[0]) {
-            a->ui.filter[0] = 0;
-            mt_app_rows_changed(a);
-        }
-        return MT_KEY_HANDLED;
-    }
-    return MT_KEY_UNHANDLED;
+    return mt_keys_dispatch(a, MT_KEYS_TABLE, ch);
 }

@@ -78,9 +78,8 @@ static void draw_empty(mt_app *a, int y)
 
 /* Keep the selection inside the rows and on screen, and never leave rows
  * hidden above the first one shown while there is room below. */
-static void clamp_view(mt_app *a, long nrows, int visible)
+static void clamp_view(mt_panel *u, long nrows, int visible)
 {
-    mt_ui *u = &a->ui;
     if (u->sel >= nrows)
         u->sel = nrows - 1;
     if (u->sel < 0)
@@ -95,33 +94,29 @@ static void clamp_view(mt_app *a, long nrows, int visible)
         u->first = 0;
 }
 
-static void draw(mt_app *a, int y, int h)
+static void draw(mt_app *a, mt_panel *self, int y, int h)
 {
     size_t n;
     const mt_table_row *rows = mt_table_rows(a->table, &n);
     draw_heading(a, y);
     int visible = h - 1;
-    clamp_view(a, (long)n, visible);
+    clamp_view(self, (long)n, visible);
     /* Names for the rows on screen first: asked last, they are the newest
      * requests, which the symbolizer serves first. */
     for (int i = visible - 1; i >= 0; i--)
-        if (a->ui.first + i < (long)n)
-            mt_names_prioritize(&a->names, rows[a->ui.first + i].trace_id);
+        if (self->first + i < (long)n)
+            mt_names_prioritize(&a->names, rows[self->first + i].trace_id);
     for (int i = 0; i < visible; i++) {
-        long k = a->ui.first + i;
+        long k = self->first + i;
         mt_draw_fill(y + 1 + i, 0, COLS, A_NORMAL);
         if (k < (long)n) {
             mt_table_leak(a->table, (size_t)k); /* computed for the rows shown only */
-            draw_row(a, y + 1 + i, &rows[k], k == a->ui.sel);
+            draw_row(a, y + 1 + i, &rows[k], k == self->sel);
         }
     }
     if (!n && visible > 0)
         draw_empty(a, y + 1);
 }
 
-static const mt_fkey fkeys[] = {
-    {"F1", "Help"},   {"F2", "Base"},   {"F3", "Search"}, {"F4", "Group"}, {"F5", "Pause"},
-    {"F6", "SortBy"}, {"F7", "Export"}, {"F8", "Record"}, {"F10", "Quit"}, {NULL, NULL},
-};
-
-const mt_panel mt_table_panel = {"table", true, draw, mt_table_key, fkeys};
+/* No fkeys: the function bar is the key table's (keymap.c). */
+const mt_panel_class mt_table_class = {"table", true, draw, mt_table_key, NULL};

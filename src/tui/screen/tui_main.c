@@ -13,10 +13,11 @@
 #include <sys/stat.h>
 
 #include "app.h"
-#include "commands.h"
+#include "errors.h"
 #include "lib_locate.h"
 #include "screen_manager.h"
 #include "term.h"
+#include "tui_main.h"
 
 #define GRACE_S 3.0                /* between SIGTERM and SIGKILL for PROG at quit */
 #define BIG_RECORDING (64ll << 20) /* bytes of a recording worth a "reading" line */
@@ -76,6 +77,7 @@ static int setup(mt_app *a, const mt_opts *o)
 {
     char msg[512];
     a->o = o;
+    mt_panels_init(&a->panels);
     a->ui.sort = o->sort;
     a->ui.group = o->group;
     a->picker.dir = mt_shm_dir();
@@ -94,7 +96,7 @@ static int setup(mt_app *a, const mt_opts *o)
     }
     mt_names_init(&a->names, a->sym, &a->src.view.defs);
     bool target = a->src.pid || a->src.replay;
-    mt_app_push(a, target ? &mt_table_panel : &mt_picker_panel);
+    mt_app_push(a, target ? &a->panels.table.p : &a->panels.picker);
     return MT_EXIT_OK;
 }
 

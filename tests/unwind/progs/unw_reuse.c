@@ -1,5 +1,5 @@
 /* unw_reuse.c -- allocation patterns for the own walker's replay of a thread's
- * previous walk (src/preload/unwind_memo.h).
+ * previous walk (src/preload/unwind/unwind_memo.h).
  *
  * argv[1] picks the scenario; every allocation is freed at once:
  *   deep      one deep stack (40 frames) again and again

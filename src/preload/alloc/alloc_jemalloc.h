@@ -1,0 +1,30 @@
+/* alloc_jemalloc.h -- hook a jemalloc found in the process through its own
+ * hook API (docs/allocators.md). */
+#ifndef MT_ALLOC_JEMALLOC_H
+#define MT_ALLOC_JEMALLOC_H
+
+#include "unwind_backtrace.h"
+#include "shm_layout.h"
+
+#include <stdbool.h>
+
+typedef int (*mt_mallctl_fn)(const char *name, void *oldp, size_t *oldlenp, void *newp,
+                             size_t newlen);
+
+/* Installs memtop's hooks into the jemalloc whose mallctl is given
+ * (experimental.hooks.install, jemalloc >= 5.2).  trim: its code, for
+ * backtraces (unwind_backtrace.h); index: where its entry goes in the list.  Fills a->version; on
+ * success sets MT_ALLOC_HOOKED and returns true; else writes why into a->note.  Runs with the
+ * thread marked inside memtop (jemalloc may allocate). */
+bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, mt_shm_allocator *a);
+
+/* Refreshes the allocator's own view of every hooked jemalloc (epoch, then
+ * stats.allocated, active, resident, mapped) into its entry, found by the
+ * index given at install.  Publisher thread. */
+void mt_je_refresh(mt_shm_allocators *found);
+
+/* The process's main jemalloc (the one malloc reaches), if hooked: its
+ * resident and allocated bytes.  False if there is none. */
+bool mt_je_main_bytes(uint64_t *held, uint64_t *inuse);
+
+#endif

@@ -1,0 +1,685 @@
+/* alloc_scan.c -- which allocators live in this process, and which of
+ * them memtop sees.
+ *
+ * memtop hooks malloc by interposition (hook_libc.c): it sees what reaches
+ * the allocator through the PLT.  An allocator linked into a module
+ * (libjemalloc.a in the executable, tikv-jemallocator's _rjem_ jemalloc
+ * in a Rust program, a library with its own allocator) is called
+ * directly and is invisible to that; so are the extended entry points of
+ * a shared allocator (jemalloc's mallocx/sdallocx, mimalloc's mi_*,
+ * tcmalloc's tc_*), which memtop does not interpose on.  The first scan
+ * hooks what it can: jemalloc through its hook API (alloc_jemalloc.c),
+ * tcmalloc and a shared mimalloc by redirecting their entry points
+ * (alloc_patch.c), which later scans (a dlopen) never do.  Numbers are
+ * exact or say what they are: so every module is scanned, at tracking
+ * start and after each dlopen, for allocator entry points in its .dynsym,
+ * .symtab and MiniDebugInfo (alloc_elf.c), and each allocator found is
+ * published (header.allocators, shm_layout.h) with whether memtop sees
+ * it.  One that it does not see makes the data "NOT exact" in every view
+ * and export, with a note saying why, and one warning in the target's log.
+ *
+ * Signatures (docs/allocators.md): jemalloc, with any prefix: a prefix P
+ * for which P+mallctl, P+mallocx and P+sdallocx are all defined; mimalloc:
+ * mi_malloc and mi_free; tcmalloc: tc_malloc; CPython's pymalloc:
+ * PyObject_Malloc, unless PYTHONMALLOC=malloc; otherwise any module that
+ * defines malloc (glibc's libc, which defines __libc_malloc, aside).  And
+ * malloc itself must resolve to memtop's hook (dlsym(RTLD_DEFAULT)): an
+ * executable that defines and exports malloc wins over any preload.
+ *
+ * Everything here runs with the thread marked inside memtop, outside
+ * dl_iterate_phdr callbacks (the modules are listed first, then their
+ * files read), and allocates nothing: the state is static, files are
+ * mapped.  One lock serialises scans and the publisher's copy, which only
+ * tries it and publishes next time if busy.
+ *
+ * When: at tracking start; then the publisher thread checks every poll
+ * (20 ms) whether dl_iterate_phdr's count of loaded objects moved, and
+ * dlclose scans before it unloads (so a library loaded and unloaded
+ * between two polls is still seen).  dlopen itself is not interposed:
+ * glibc finds the library relative to its caller (the caller's RUNPATH,
+ * $ORIGIN), taken from dlopen's return address, which a wrapper would
+ * turn into libmemtop.so's.
+ */
+#define _GNU_SOURCE
+#include "alloc_scan.h"
+
+#include "alloc_elf.h"
+#include "alloc_jemalloc.h"
+#include "alloc_patch.h"
+#include "alloc_mimalloc.h"
+#include "alloc_tcmalloc.h"
+#include "core_log.h"
+#include "core_common.h"
+#include "core_procinfo.h"
+#include "hook_real_alloc.h"
+#include "core_spinlock.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCANNED_MAX 1024u /* modules remembered as scanned */
+#define BATCH 16u         /* modules listed per dl_iterate_phdr pass */
+#define PREFIXES 8u       /* jemalloc prefix candidates per module */
+#define PREFIX_MAX 15u
+
+typedef struct module_ref {
+    uint64_t bias, lo, hi;
+    bool exe;
+    char path[MT_PATH_MAX];
+} module_ref;
+
+typedef struct jcand {
+    char prefix[PREFIX_MAX + 1];
+    unsigned have; /* 1 mallctl, 2 mallocx, 4 sdallocx */
+    uint64_t mallctl;
+} jcand;
+
+/* The code of one jemalloc in a module, for trimming backtraces.  Its
+ * named functions (entry points, P + name; private ones, je_ or P + je_;
+ * its C++ operators when unprefixed) lie among its static functions,
+ * which have no telling name, so its code is taken as the ranges from the
+ * lowest to the highest named one, split wherever a global function that
+ * is not jemalloc's lies between (the program's own code: an archive's
+ * members are linked one after the other, but cold code is gathered
+ * elsewhere, among other objects' cold code). */
+#define JE_SPLITS 64u
+typedef struct je_code {
+    const char *prefix;
+    uint64_t lo, hi;           /* of all named ones */
+    uint32_t nsplit;           /* globals not jemalloc's within [lo, hi) */
+    uint64_t split[JE_SPLITS]; /* sorted */
+    uint64_t span_lo[JE_SPLITS + 1], span_hi[JE_SPLITS + 1]; /* per gap between splits */
+    bool overflow;
+} je_code;
+
+/* What one module's symbols say. */
+typedef struct mod_syms {
+    jcand je[PREFIXES];
+    unsigned nje;
+    bool malloc_def, libc_malloc, mi_malloc, mi_free, tc_malloc, pymalloc;
+    uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its exported mi_* functions memtop hooks */
+    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
+} mod_syms;
+
+static struct {
+    mt_spinlock lock;
+    uint32_t seq; /* the header's seqlock word, our own copy (never read back) */
+    bool resolve_checked;
+    bool started; /* the first scan (at tracking start) is over */
+    uint64_t self_lo, self_hi;
+    unsigned long long adds; /* dlpi_adds at the last scan */
+    uint32_t nscanned;
+    struct {
+        uint64_t bias, lo;
+    } scanned[SCANNED_MAX];
+    module_ref batch[BATCH];
+    uint32_t nbatch;
+    bool batch_full;
+    mt_shm_allocators found; /* found.seq unused */
+    struct {
+        uint64_t lo, hi;
+    } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
+} g_alloc;
+
+/* ---- listing the modules ---- */
+
+static bool was_scanned(uint64_t bias, uint64_t lo)
+{
+    for (uint32_t i = 0; i < g_alloc.nscanned; i++)
+        if (g_alloc.scanned[i].bias == bias && g_alloc.scanned[i].lo == lo)
+            return true;
+    return false;
+}
+
+static void range_of(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+{
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uint64_t a = info->dlpi_addr + ph->p_vaddr;
+        *lo = a < *lo ? a : *lo;
+        *hi = a + ph->p_memsz > *hi ? a + ph->p_memsz : *hi;
+    }
+}
+
+/* dl_iterate_phdr callback: lists up to BATCH modules not scanned yet.
+ * Copies names only: no file is touched with the loader's lock held. */
+static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    __atomic_store_n(&g_alloc.adds, info->dlpi_adds, __ATOMIC_RELAXED);
+    uint64_t lo, hi;
+    range_of(info, &lo, &hi);
+    uint64_t self = (uint64_t)(uintptr_t)&mt_alloc_scan;
+    if (self >= lo && self < hi) {
+        g_alloc.self_lo = lo;
+        g_alloc.self_hi = hi;
+        return 0;
+    }
+    const char *name = info->dlpi_name;
+    bool exe = !name || !*name;
+    if (hi == 0 || (!exe && name[0] != '/') || was_scanned(info->dlpi_addr, lo))
+        return 0; /* the vdso has no file */
+    if (g_alloc.nbatch == BATCH) {
+        g_alloc.batch_full = true;
+        return 1;
+    }
+    module_ref *m = &g_alloc.batch[g_alloc.nbatch++];
+    m->bias = info->dlpi_addr;
+    m->lo = lo;
+    m->hi = hi;
+    m->exe = exe;
+    if (exe)
+        mt_proc_exe(m->path, sizeof m->path);
+    else
+        snprintf(m->path, sizeof m->path, "%s", name);
+    if (g_alloc.nscanned < SCANNED_MAX) {
+        g_alloc.scanned[g_alloc.nscanned].bias = m->bias;
+        g_alloc.scanned[g_alloc.nscanned].lo = lo;
+        __atomic_store_n(&g_alloc.nscanned, g_alloc.nscanned + 1, __ATOMIC_RELAXED);
+    }
+    return 0;
+}
+
+/* ---- reading one module's symbols ---- */
+
+static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit, uint64_t addr)
+{
+    jcand *c = NULL;
+    for (unsigned i = 0; i < y->nje && !c; i++)
+        if (strlen(y->je[i].prefix) == len && memcmp(y->je[i].prefix, name, len) == 0)
+            c = &y->je[i];
+    if (!c) {
+        if (y->nje == PREFIXES)
+            return;
+        c = &y->je[y->nje++];
+        memcpy(c->prefix, name, len);
+        c->prefix[len] = '\0';
+    }
+    c->have |= bit;
+    if (bit == 1)
+        c->mallctl = addr;
+}
+
+static void on_sym(void *arg, const mt_elf_sym *s)
+{
+    static const struct {
+        const char *suffix;
+        size_t len;
+        unsigned bit;
+    } je_sigs[] = {{"mallctl", 7, 1}, {"mallocx", 7, 2}, {"sdallocx", 8, 4}};
+    mod_syms *y = arg;
+    size_t len = strlen(s->name);
+    for (unsigned i = 0; i < sizeof je_sigs / sizeof je_sigs[0]; i++) {
+        size_t n = je_sigs[i].len;
+        if (len >= n && len - n <= PREFIX_MAX &&
+            memcmp(s->name + len - n, je_sigs[i].suffix, n) == 0)
+            add_prefix(y, s->name, len - n, je_sigs[i].bit, s->addr);
+    }
+    if (strcmp(s->name, "malloc") == 0)
+        y->malloc_def = true;
+    else if (strcmp(s->name, "__libc_malloc") == 0)
+        y->libc_malloc = true;
+    else if (strcmp(s->name, "mi_malloc") == 0)
+        y->mi_malloc = true;
+    else if (strcmp(s->name, "mi_free") == 0)
+        y->mi_free = true;
+    if (s->exported && strncmp(s->name, "mi_", 3) == 0) {
+        int i = mt_patch_entry_index(mt_mi_entries, MT_MI_N, s->name);
+        if (i >= 0) {
+            y->mi_addr[i] = s->addr;
+            y->mi_size[i] = s->size;
+        }
+    }
+    if (s->global && strncmp(s->name, "tc_", 3) == 0) {
+        int i = mt_patch_entry_index(mt_tc_entries, MT_TC_N, s->name);
+        if (i >= 0) {
+            y->tc_addr[i] = s->addr;
+            y->tc_size[i] = s->size;
+        }
+    }
+    if (strcmp(s->name, "tc_malloc") == 0)
+        y->tc_malloc = true;
+    else if (strcmp(s->name, "PyObject_Malloc") == 0)
+        y->pymalloc = true;
+}
+
+/* Whether s is one of this jemalloc's named functions. */
+static bool je_named(const je_code *c, const char *name)
+{
+    static const char *const entries[] = {"malloc",
+                                          "calloc",
+                                          "realloc",
+                                          "free",
+                                          "posix_memalign",
+                                          "aligned_alloc",
+                                          "memalign",
+                                          "valloc",
+                                          "pvalloc",
+                                          "mallocx",
+                                          "rallocx",
+                                          "xallocx",
+                                          "sallocx",
+                                          "dallocx",
+                                          "sdallocx",
+                                          "nallocx",
+                                          "mallctl",
+                                          "mallctlnametomib",
+                                          "mallctlbymib",
+                                          "malloc_usable_size",
+                                          "malloc_stats_print"};
+    size_t pl = strlen(c->prefix);
+    if (!*c->prefix && (strncmp(name, "_Znw", 4) == 0 || strncmp(name, "_Zna", 4) == 0 ||
+                        strncmp(name, "_Zdl", 4) == 0 || strncmp(name, "_Zda", 4) == 0))
+        return true;
+    if (strncmp(name, "je_", 3) == 0)
+        return true;
+    if (strncmp(name, c->prefix, pl) != 0)
+        return false;
+    if (strncmp(name + pl, "je_", 3) == 0)
+        return true;
+    for (unsigned i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        if (strcmp(name + pl, entries[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Second walk: the extent of the named functions. */
+static void on_je_extent(void *arg, const mt_elf_sym *s)
+{
+    je_code *c = arg;
+    if (!je_named(c, s->name))
+        return;
+    uint64_t end = s->addr + (s->size ? s->size : 1);
+    c->lo = s->addr < c->lo ? s->addr : c->lo;
+    c->hi = end > c->hi ? end : c->hi;
+}
+
+/* Third walk: the splits (sorted on insertion). */
+static void on_je_split(void *arg, const mt_elf_sym *s)
+{
+    je_code *c = arg;
+    if (!s->global || s->addr <= c->lo || s->addr >= c->hi || je_named(c, s->name))
+        return;
+    if (c->nsplit == JE_SPLITS) {
+        c->overflow = true;
+        return;
+    }
+    uint32_t i = c->nsplit++;
+    while (i > 0 && c->split[i - 1] > s->addr) {
+        c->split[i] = c->split[i - 1];
+        i--;
+    }
+    c->split[i] = s->addr;
+}
+
+/* Fourth walk: the named functions' extent within each gap. */
+static void on_je_span(void *arg, const mt_elf_sym *s)
+{
+    je_code *c = arg;
+    if (!je_named(c, s->name))
+        return;
+    uint32_t g = 0;
+    while (g < c->nsplit && c->split[g] <= s->addr)
+        g++;
+    uint64_t end = s->addr + (s->size ? s->size : 1);
+    c->span_lo[g] = s->addr < c->span_lo[g] ? s->addr : c->span_lo[g];
+    c->span_hi[g] = end > c->span_hi[g] ? end : c->span_hi[g];
+}
+
+/* ---- classifying ---- */
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static bool in_module(const module_ref *m, const void *addr)
+{
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    return a >= m->lo && a < m->hi;
+}
+
+/* Linked into the module rather than a shared library of its own. */
+static bool linked_in(const module_ref *m, const char *family)
+{
+    return m->exe || !strstr(base_name(m->path), family);
+}
+
+/* Adds an entry for an allocator in module m (NULL: not known); an
+ * inexact one is logged once, here. */
+static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const module_ref *m,
+                      const char *module, const char *note)
+{
+    mt_shm_allocators *f = &g_alloc.found;
+    if (note && *note) {
+        flags |= MT_ALLOC_INEXACT;
+        mt_log(MT_LOG_WARN, "NOT exact: %s", note);
+    }
+    if (f->count == MT_ALLOC_MAX) {
+        f->more++;
+        f->inexact += (flags & MT_ALLOC_INEXACT) != 0;
+        return;
+    }
+    mt_shm_allocator *a = &f->a[f->count];
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    a->flags = flags;
+    snprintf(a->prefix, sizeof a->prefix, "%s", prefix ? prefix : "");
+    snprintf(a->module, sizeof a->module, "%s", module);
+    snprintf(a->note, sizeof a->note, "%s", note ? note : "");
+    a->allocated = a->active = a->resident = a->mapped = a->before_hooks = MT_UNKNOWN;
+    g_alloc.where[f->count].lo = m ? m->lo : 0;
+    g_alloc.where[f->count].hi = m ? m->hi : 0;
+    f->inexact += (flags & MT_ALLOC_INEXACT) != 0;
+    f->count++; /* last: the publisher copies entries below count (under the lock anyway) */
+}
+
+/* An allocator family that memtop does not hook yet: what it misses. */
+static void add_unhooked(uint32_t kind, const char *family, const char *prefix, const module_ref *m,
+                         const char *own_api)
+{
+    char note[MT_ALLOC_NOTE_MAX];
+    bool is_static = linked_in(m, family);
+    bool reached = in_module(m, (const void *)mt_real.malloc);
+    char pre[PREFIX_MAX + 8] = "";
+    if (prefix)
+        snprintf(pre, sizeof pre, " (%s)", *prefix ? prefix : "unprefixed");
+    if (reached) /* memtop's malloc hook calls it: only its own API is unseen */
+        snprintf(note, sizeof note, "%s's %s in %.96s not hooked", family, own_api,
+                 base_name(m->path));
+    else
+        snprintf(note, sizeof note, "%s%s%s in %.128s not hooked",
+                 is_static ? "statically linked " : "", family, pre, base_name(m->path));
+    add_entry(kind, is_static ? MT_ALLOC_STATIC : 0, prefix, m, m->path, note);
+}
+
+/* The code whose frames a backtrace from inside this jemalloc drops:
+ * the largest of its ranges (je_code) if there are more than fit. */
+static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    if (!linked_in(m, "jemalloc")) { /* a shared libjemalloc: all of it */
+        tr->span[tr->n].lo = m->lo;
+        tr->span[tr->n++].hi = m->hi;
+        return;
+    }
+    static je_code code; /* 1.6 KiB: under the scan's lock */
+    memset(&code, 0, sizeof code);
+    code.prefix = c->prefix;
+    code.lo = UINT64_MAX;
+    const char *file = m->exe ? "/proc/self/exe" : m->path;
+    mt_elf_each_func(file, m->bias, on_je_extent, &code);
+    if (!code.hi)
+        return;
+    mt_elf_each_func(file, m->bias, on_je_split, &code);
+    for (uint32_t g = 0; g <= code.nsplit; g++)
+        code.span_lo[g] = UINT64_MAX;
+    mt_elf_each_func(file, m->bias, on_je_span, &code);
+    for (uint32_t g = 0; g <= code.nsplit; g++) {
+        if (!code.span_hi[g])
+            continue;
+        uint32_t at = tr->n;
+        if (at == MT_TRIM_SPANS) { /* keep the largest ones */
+            at = 0;
+            for (uint32_t i = 1; i < tr->n; i++)
+                if (tr->span[i].hi - tr->span[i].lo < tr->span[at].hi - tr->span[at].lo)
+                    at = i;
+            if (code.span_hi[g] - code.span_lo[g] <= tr->span[at].hi - tr->span[at].lo)
+                continue;
+        } else {
+            tr->n++;
+        }
+        tr->span[at].lo = code.span_lo[g];
+        tr->span[at].hi = code.span_hi[g];
+    }
+}
+
+/* A jemalloc: hooked through its mallctl (alloc_jemalloc.c), or said not. */
+static void hook_jemalloc(const module_ref *m, const jcand *c)
+{
+    mt_shm_allocator a;
+    memset(&a, 0, sizeof a);
+    a.before_hooks = MT_UNKNOWN;
+    uint32_t index = g_alloc.found.count;
+    mt_trim tr;
+    jemalloc_trim(m, c, &tr);
+    bool is_static = linked_in(m, "jemalloc");
+    if (!mt_je_install((mt_mallctl_fn)(uintptr_t)c->mallctl, &tr, index, &a)) {
+        if (!a.note[0])
+            snprintf(a.note, sizeof a.note, "jemalloc in %.128s not hooked", base_name(m->path));
+        add_entry(MT_ALLOC_KIND_JEMALLOC, is_static ? MT_ALLOC_STATIC : 0, c->prefix, m, m->path,
+                  a.note);
+    } else {
+        add_entry(MT_ALLOC_KIND_JEMALLOC, MT_ALLOC_HOOKED | (is_static ? MT_ALLOC_STATIC : 0),
+                  c->prefix, m, m->path, NULL);
+        mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s", a.version,
+               *c->prefix ? c->prefix : "unprefixed", m->path);
+    }
+    if (g_alloc.found.count > index) { /* it has an entry (the list was not full) */
+        mt_shm_allocator *e = &g_alloc.found.a[index];
+        memcpy(e->version, a.version, sizeof a.version);
+        e->before_hooks = a.before_hooks;
+    }
+}
+
+/* A shared libmimalloc: its mi_* calls through the PLT reach
+ * alloc_mimalloc.c; calls that bypass the PLT too once its entry points
+ * are redirected (alloc_patch.c), which only the first scan does, before
+ * the program's threads exist (docs/allocators.md). */
+static void hook_mimalloc(const module_ref *m, const mod_syms *y)
+{
+    static mt_patch patch[MT_MI_N]; /* under the scan's lock */
+    int at[MT_MI_N];
+    size_t n = mt_patch_entries(mt_mi_entries, MT_MI_N, y->mi_addr, y->mi_size, patch, at);
+    const char *name = base_name(m->path);
+    char note[MT_ALLOC_NOTE_MAX];
+    if (g_alloc.started) {
+        snprintf(note, sizeof note,
+                 "mimalloc in %.64s: its mi_heap_* functions and calls through pointers from "
+                 "dlsym not hooked (loaded after start)",
+                 name);
+        add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+        return;
+    }
+    mt_patch_all(patch, n);
+    size_t bad = n;
+    for (size_t k = 0; k < n && bad == n; k++)
+        if (!patch[k].done)
+            bad = k;
+    if (bad == n) {
+        snprintf(note, sizeof note, "mimalloc in %.96s: its mi_heap_* functions not hooked", name);
+        mt_log(MT_LOG_INFO, "redirected %zu mi_* entry points in %s", n, m->path);
+    } else {
+        snprintf(note, sizeof note,
+                 "mimalloc in %.40s: mi_heap_* and direct calls to %.24s not hooked (%.64s)", name,
+                 mt_mi_entries[at[bad]].name, patch[bad].why);
+    }
+    add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+}
+
+/* A tcmalloc, linked in or shared: hooked by redirecting its tc_*
+ * entry points (alloc_tcmalloc.c), whose aliases are malloc, free and
+ * the C++ operators; only the first scan does, before the program's
+ * threads (docs/allocators.md). */
+static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
+{
+    static mt_patch patch[MT_TC_N]; /* under the scan's lock */
+    int at[MT_TC_N];
+    size_t n = mt_patch_entries(mt_tc_entries, MT_TC_N, y->tc_addr, y->tc_size, patch, at);
+    bool is_static = linked_in(m, "tcmalloc");
+    uint32_t flags = is_static ? MT_ALLOC_STATIC : 0;
+    if (g_alloc.started || n == 0) {
+        add_unhooked(MT_ALLOC_KIND_TCMALLOC, "tcmalloc", NULL, m,
+                     g_alloc.started ? "tc_* functions and operator new/delete (loaded after start)"
+                                     : "tc_* functions and operator new/delete");
+        return;
+    }
+    mt_patch_all(patch, n);
+    for (size_t k = 0; k < n; k++)
+        if (!patch[k].done) {
+            char note[MT_ALLOC_NOTE_MAX];
+            snprintf(note, sizeof note, "%stcmalloc in %.48s: %.28s not hooked (%.60s)",
+                     is_static ? "statically linked " : "", base_name(m->path),
+                     mt_tc_entries[at[k]].name, patch[k].why);
+            add_entry(MT_ALLOC_KIND_TCMALLOC, flags, NULL, m, m->path, note);
+            return;
+        }
+    add_entry(MT_ALLOC_KIND_TCMALLOC, MT_ALLOC_HOOKED | flags, NULL, m, m->path, NULL);
+    mt_log(MT_LOG_INFO, "redirected %zu tc_* entry points in %s", n, m->path);
+}
+
+static bool pymalloc_off(void)
+{
+    const char *v = getenv("PYTHONMALLOC");
+    return v && (strcmp(v, "malloc") == 0 || strcmp(v, "malloc_debug") == 0);
+}
+
+static void classify(const module_ref *m, const mod_syms *y)
+{
+    bool family = false;
+    for (unsigned i = 0; i < y->nje; i++)
+        if (y->je[i].have == 7) {
+            hook_jemalloc(m, &y->je[i]);
+            family = true;
+        }
+    if (y->mi_malloc && y->mi_free) {
+        if (linked_in(m, "mimalloc")) {
+            add_unhooked(MT_ALLOC_KIND_MIMALLOC, "mimalloc", NULL, m, "mi_* functions");
+        } else {
+            hook_mimalloc(m, y);
+        }
+        family = true;
+    }
+    if (y->tc_malloc) {
+        hook_tcmalloc(m, y);
+        family = true;
+    }
+    if (y->pymalloc && !pymalloc_off()) {
+        char note[MT_ALLOC_NOTE_MAX];
+        snprintf(
+            note, sizeof note,
+            "CPython's pymalloc in %.64s hides small allocations (run with PYTHONMALLOC=malloc)",
+            base_name(m->path));
+        add_entry(MT_ALLOC_KIND_PYMALLOC, MT_ALLOC_STATIC, NULL, m, m->path, note);
+    }
+    if (!y->malloc_def || y->libc_malloc || family)
+        return;
+    if (in_module(m, (const void *)mt_real.malloc)) {
+        add_entry(MT_ALLOC_KIND_OTHER, MT_ALLOC_HOOKED, NULL, m, m->path, NULL);
+        return;
+    }
+    char note[MT_ALLOC_NOTE_MAX];
+    snprintf(note, sizeof note, "%.150s defines its own malloc (not hooked)", base_name(m->path));
+    add_entry(MT_ALLOC_KIND_OTHER, MT_ALLOC_STATIC, NULL, m, m->path, note);
+}
+
+static void scan_module(const module_ref *m)
+{
+    mod_syms y;
+    memset(&y, 0, sizeof y);
+    if (!mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, &y))
+        return;
+    classify(m, &y);
+}
+
+/* malloc must resolve to memtop's hook, or into an allocator memtop
+ * hooks otherwise; if it does not and no entry explains why, say where it
+ * goes. */
+static void check_resolution(void)
+{
+    if (g_alloc.resolve_checked || !g_alloc.self_hi)
+        return;
+    g_alloc.resolve_checked = true;
+    void *r = dlsym(RTLD_DEFAULT, "malloc");
+    uint64_t a = (uint64_t)(uintptr_t)r;
+    if (!r || (a >= g_alloc.self_lo && a < g_alloc.self_hi))
+        return;
+    for (uint32_t i = 0; i < g_alloc.found.count; i++)
+        if ((g_alloc.found.a[i].flags & (MT_ALLOC_INEXACT | MT_ALLOC_HOOKED)) &&
+            a >= g_alloc.where[i].lo && a < g_alloc.where[i].hi)
+            return; /* already said, or hooked there (a linked-in jemalloc) */
+    Dl_info di;
+    const ElfW(Sym) *sym = NULL;
+    int found = dladdr1(r, &di, (void **)&sym, RTLD_DL_SYMENT);
+    /* A non-PIE executable that takes malloc's address makes its PLT entry
+     * malloc's canonical address (an undefined symbol with a value, e.g.
+     * Debian's python3.11): dlsym returns that stub, which jumps through
+     * the GOT to memtop's hook.  Only a defined malloc is another one. */
+    if (found && sym && sym->st_shndx == SHN_UNDEF)
+        return;
+    const char *where = found && di.dli_fname && *di.dli_fname ? di.dli_fname : NULL;
+    char exe[MT_PATH_MAX];
+    if (!where || !strchr(where, '/')) { /* the main program */
+        mt_proc_exe(exe, sizeof exe);
+        where = exe;
+    }
+    char note[MT_ALLOC_NOTE_MAX];
+    snprintf(note, sizeof note, "malloc resolves to %.128s, not to memtop's hook",
+             base_name(where));
+    add_entry(MT_ALLOC_KIND_OTHER, 0, NULL, NULL, where, note);
+}
+
+static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(unsigned long long *)arg = info->dlpi_adds;
+    return 1;
+}
+
+void mt_alloc_scan(void)
+{
+    unsigned long long adds = 0;
+    dl_iterate_phdr(peek_adds, &adds);
+    if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
+        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_RELAXED))
+        return; /* nothing loaded since the last scan (the common case: a cheap check) */
+    mt_spin_lock(&g_alloc.lock);
+    do {
+        g_alloc.nbatch = 0;
+        g_alloc.batch_full = false;
+        dl_iterate_phdr(list_new, NULL);
+        for (uint32_t i = 0; i < g_alloc.nbatch; i++)
+            scan_module(&g_alloc.batch[i]);
+    } while (g_alloc.batch_full);
+    check_resolution();
+    g_alloc.started = true;
+    mt_spin_unlock(&g_alloc.lock);
+}
+
+void mt_alloc_publish(mt_shm_header *h)
+{
+    if (!mt_spin_trylock(&g_alloc.lock))
+        return; /* a scan runs: next publish */
+    mt_je_refresh(&g_alloc.found);
+    mt_shm_allocators *out = &h->allocators;
+    const mt_shm_allocators *f = &g_alloc.found;
+    uint32_t s = g_alloc.seq | 1u;
+    __atomic_store_n(&out->seq, s, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    out->count = f->count;
+    out->inexact = f->inexact;
+    out->more = f->more;
+    memcpy(out->a, f->a, sizeof(mt_shm_allocator) * f->count);
+    g_alloc.seq = s + 1;
+    __atomic_store_n(&out->seq, g_alloc.seq, __ATOMIC_RELEASE);
+    mt_spin_unlock(&g_alloc.lock);
+}
+
+uint32_t mt_alloc_inexact_count(void)
+{
+    return __atomic_load_n(&g_alloc.found.inexact, __ATOMIC_RELAXED);
+}
+
+void mt_alloc_fork_child(void)
+{
+    mt_spin_unlock(&g_alloc.lock);
+}

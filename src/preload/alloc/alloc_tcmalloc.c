@@ -1,0 +1,147 @@
+/* alloc_tcmalloc.c -- tcmalloc's entry points (gperftools), redirected.
+ *
+ * tcmalloc defines malloc, free, operator new/delete... as aliases of its
+ * tc_* functions (the same code), whether it is linked into the program
+ * (libtcmalloc_minimal.a: the executable's malloc wins over memtop's) or
+ * shared.  The allocator scan redirects each tc_* entry point in memory
+ * (alloc_patch.c) to the hook here, which records the block by the rules
+ * of hook_libc.c and calls the trampoline, tcmalloc's original code: every
+ * name reaches it, through the PLT or not.  Counted once: a call made
+ * while the thread is inside memtop (memtop's malloc hook calling a
+ * shared libtcmalloc's malloc, tc_valloc reaching tc_memalign) passes
+ * straight through.  The hooks are memtop's own (hidden) functions, only
+ * reached through the redirected entries, so each trampoline is set
+ * before its hook can run.
+ */
+#include "alloc_tcmalloc.h"
+
+#include "hook_enter.h"
+#include "hook_direct.h"
+#include "core_common.h"
+#include "table_ptr.h"
+#include "core_tracker.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+/* The trampolines: tcmalloc's code for each hooked function. */
+static _Atomic(void *) orig[MT_TC_N];
+
+enum {
+    TC_MALLOC,
+    TC_SKIP_NEW_HANDLER,
+    TC_NEW,
+    TC_NEW_NOTHROW,
+    TC_NEW_ALIGNED,
+    TC_NEW_ALIGNED_NOTHROW,
+    TC_VALLOC,
+    TC_PVALLOC,
+    TC_CALLOC,
+    TC_MEMALIGN,
+    TC_POSIX_MEMALIGN,
+    TC_REALLOC,
+    TC_FREE,
+    TC_FREE_SIZED,
+    TC_DELETE_NOTHROW,
+    TC_DELETE_ALIGNED,
+    TC_DELETE_SIZED_ALIGNED,
+    TC_DELETE_ALIGNED_NOTHROW,
+    TC_COUNT
+};
+
+#define TC_ALLOC(fn, idx, params, args, size_expr)                                                 \
+    static void *fn params                                                                         \
+    {                                                                                              \
+        void *(*real)params =                                                                      \
+            (void *(*)params)atomic_load_explicit(&orig[idx], memory_order_acquire);               \
+        HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
+    }
+
+TC_ALLOC(h_malloc, TC_MALLOC, (size_t n), (n), n)
+TC_ALLOC(h_skip_new_handler, TC_SKIP_NEW_HANDLER, (size_t n), (n), n)
+TC_ALLOC(h_new, TC_NEW, (size_t n), (n), n)
+TC_ALLOC(h_new_nothrow, TC_NEW_NOTHROW, (size_t n, const void *nt), (n, nt), n)
+TC_ALLOC(h_new_aligned, TC_NEW_ALIGNED, (size_t n, size_t a), (n, a), n)
+TC_ALLOC(h_new_aligned_nothrow, TC_NEW_ALIGNED_NOTHROW, (size_t n, size_t a, const void *nt),
+         (n, a, nt), n)
+TC_ALLOC(h_valloc, TC_VALLOC, (size_t n), (n), n)
+TC_ALLOC(h_pvalloc, TC_PVALLOC, (size_t n), (n), n)
+TC_ALLOC(h_calloc, TC_CALLOC, (size_t c, size_t n), (c, n), c *n)
+TC_ALLOC(h_memalign, TC_MEMALIGN, (size_t a, size_t n), (a, n), n)
+
+static int h_posix_memalign(void **out, size_t a, size_t n)
+{
+    int (*real)(void **, size_t, size_t) = (int (*)(void **, size_t, size_t))atomic_load_explicit(
+        &orig[TC_POSIX_MEMALIGN], memory_order_acquire);
+    if (mt_tls_in_hook)
+        return real(out, a, n);
+    mt_thread *t = hook_enter();
+    int rc = real(out, a, n);
+    if (!t) {
+        count_untracked(rc == 0 ? *out : NULL);
+        return rc;
+    }
+    alloc_done(t, rc == 0 ? *out : NULL, n, HOOK_FRAME());
+    return rc;
+}
+
+static void *h_realloc(void *p, size_t n)
+{
+    void *(*real)(void *, size_t) =
+        (void *(*)(void *, size_t))atomic_load_explicit(&orig[TC_REALLOC], memory_order_acquire);
+    mt_thread *t = hook_enter();
+    if (!t)
+        return real(p, n);
+    mt_block b;
+    bool known = p && mt_take(p, &b);
+    void *q = real(p, n);
+    return realloc_done(t, p, known, &b, q, n, false, HOOK_FRAME());
+}
+
+/* The block is taken out before the real free (its address may be reused
+ * at once by another thread). */
+#define TC_FREE_HOOK(fn, idx, params, args)                                                        \
+    static void fn params                                                                          \
+    {                                                                                              \
+        void(*real) params =                                                                       \
+            (void(*) params)atomic_load_explicit(&orig[idx], memory_order_acquire);                \
+        HOOK_FREE_CALL(p, real args);                                                              \
+    }
+
+TC_FREE_HOOK(h_free, TC_FREE, (void *p), (p))
+TC_FREE_HOOK(h_free_sized, TC_FREE_SIZED, (void *p, size_t n), (p, n))
+TC_FREE_HOOK(h_delete_nothrow, TC_DELETE_NOTHROW, (void *p, const void *nt), (p, nt))
+TC_FREE_HOOK(h_delete_aligned, TC_DELETE_ALIGNED, (void *p, size_t a), (p, a))
+TC_FREE_HOOK(h_delete_sized_aligned, TC_DELETE_SIZED_ALIGNED, (void *p, size_t n, size_t a),
+             (p, n, a))
+TC_FREE_HOOK(h_delete_aligned_nothrow, TC_DELETE_ALIGNED_NOTHROW,
+             (void *p, size_t a, const void *nt), (p, a, nt))
+
+/* Each tc_* name and its hook; the other names of each function (malloc,
+ * _Znwm, tc_newarray, tc_delete...) are aliases: the same entry. */
+const mt_patch_entry mt_tc_entries[MT_TC_N] = {
+    [TC_MALLOC] = {"tc_malloc", (void *)h_malloc, &orig[TC_MALLOC]},
+    [TC_SKIP_NEW_HANDLER] = {"tc_malloc_skip_new_handler", (void *)h_skip_new_handler,
+                             &orig[TC_SKIP_NEW_HANDLER]},
+    [TC_NEW] = {"tc_new", (void *)h_new, &orig[TC_NEW]},
+    [TC_NEW_NOTHROW] = {"tc_new_nothrow", (void *)h_new_nothrow, &orig[TC_NEW_NOTHROW]},
+    [TC_NEW_ALIGNED] = {"tc_new_aligned", (void *)h_new_aligned, &orig[TC_NEW_ALIGNED]},
+    [TC_NEW_ALIGNED_NOTHROW] = {"tc_new_aligned_nothrow", (void *)h_new_aligned_nothrow,
+                                &orig[TC_NEW_ALIGNED_NOTHROW]},
+    [TC_VALLOC] = {"tc_valloc", (void *)h_valloc, &orig[TC_VALLOC]},
+    [TC_PVALLOC] = {"tc_pvalloc", (void *)h_pvalloc, &orig[TC_PVALLOC]},
+    [TC_CALLOC] = {"tc_calloc", (void *)h_calloc, &orig[TC_CALLOC]},
+    [TC_MEMALIGN] = {"tc_memalign", (void *)h_memalign, &orig[TC_MEMALIGN]},
+    [TC_POSIX_MEMALIGN] = {"tc_posix_memalign", (void *)h_posix_memalign, &orig[TC_POSIX_MEMALIGN]},
+    [TC_REALLOC] = {"tc_realloc", (void *)h_realloc, &orig[TC_REALLOC]},
+    [TC_FREE] = {"tc_free", (void *)h_free, &orig[TC_FREE]},
+    [TC_FREE_SIZED] = {"tc_free_sized", (void *)h_free_sized, &orig[TC_FREE_SIZED]},
+    [TC_DELETE_NOTHROW] = {"tc_delete_nothrow", (void *)h_delete_nothrow, &orig[TC_DELETE_NOTHROW]},
+    [TC_DELETE_ALIGNED] = {"tc_delete_aligned", (void *)h_delete_aligned, &orig[TC_DELETE_ALIGNED]},
+    [TC_DELETE_SIZED_ALIGNED] = {"tc_delete_sized_aligned", (void *)h_delete_sized_aligned,
+                                 &orig[TC_DELETE_SIZED_ALIGNED]},
+    [TC_DELETE_ALIGNED_NOTHROW] = {"tc_delete_aligned_nothrow", (void *)h_delete_aligned_nothrow,
+                                   &orig[TC_DELETE_ALIGNED_NOTHROW]},
+};
+
+_Static_assert(TC_COUNT == MT_TC_N, "alloc_tcmalloc.h: MT_TC_N");

@@ -1,0 +1,16 @@
+/* alloc_tcmalloc.h -- tcmalloc's (gperftools) entry points memtop hooks
+ * by redirecting them (alloc_tcmalloc.c), for the allocator scan. */
+#ifndef MT_HOOKS_TCMALLOC_H
+#define MT_HOOKS_TCMALLOC_H
+
+#include "alloc_patch.h"
+
+#include <stdint.h>
+
+#define MT_TC_N 18
+
+/* The index of a hooked tc_* function by name, -1 if name is none. */
+/* The tc_* entry points, for redirecting them (alloc_patch.h). */
+extern const mt_patch_entry mt_tc_entries[MT_TC_N];
+
+#endif

@@ -1,0 +1,37 @@
+/* core_config.h -- libmemtop.so settings, read once from MEMTOP_* variables. */
+#ifndef MT_CONFIG_H
+#define MT_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* MEMTOP_UNWIND: who unwinds (unwind_backtrace.c). */
+enum {
+    MT_UNWIND_AUTO = 0,  /* memtop's own walker, libunwind where it cannot */
+    MT_UNWIND_LIBUNWIND, /* libunwind only (the behaviour before the own walker) */
+    MT_UNWIND_CHECK,     /* both for every allocation, mismatches counted */
+};
+
+typedef struct mt_config {
+    bool disabled;         /* MEMTOP_DISABLE=1 */
+    uint32_t depth;        /* MEMTOP_DEPTH, frames kept per backtrace */
+    uint64_t temporary_ns; /* MEMTOP_TEMP_MS */
+    uint32_t interval_ms;  /* MEMTOP_INTERVAL_MS */
+    int log_level;         /* MEMTOP_LOG */
+    const char *log_file;  /* MEMTOP_LOG_FILE (points into environ) */
+    char shm_dir[4096];    /* MEMTOP_SHM_DIR, copied: a process may overwrite
+                            * its environ (perl's $0, setproctitle) */
+    int keep_pid;          /* MEMTOP_KEEP_PID, 0 if unset */
+    int unwind;            /* MEMTOP_UNWIND: MT_UNWIND_* */
+    uint32_t max_traces;   /* MEMTOP_MAX_TRACES: trace table bound (table_trace.h) */
+    /* MEMTOP_TEST_WRITE_DELAY_US, for tests: the recording writer sleeps
+     * this long before each write to the file (a disk that cannot keep up). */
+    uint32_t test_write_delay_us;
+} mt_config;
+
+/* Fills cfg from the environment array envp (NULL: no variables, all
+ * defaults).  A bad value yields one warning on stderr and the default.
+ * Never allocates. */
+void mt_config_load(mt_config *cfg, char **envp);
+
+#endif

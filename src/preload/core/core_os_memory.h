@@ -1,0 +1,25 @@
+/* core_os_memory.h -- memtop's own memory, straight from mmap. */
+#ifndef MT_OS_MEMORY_H
+#define MT_OS_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Maps zeroed, private, read-write memory; NULL on failure.  Counted in
+ * mt_os_bytes(). */
+void *mt_os_alloc(size_t bytes);
+
+/* bytes rounded up to whole pages: what a mapping of bytes really takes
+ * (and what mt_os_alloc counts), so callers can use all of it. */
+size_t mt_os_whole_pages(size_t bytes);
+void mt_os_free(void *p, size_t bytes);
+
+/* Reserves address space that is backed only when touched (MAP_NORESERVE).
+ * Callers report what they actually use with mt_os_account(). */
+void *mt_os_reserve(size_t bytes);
+void mt_os_account(int64_t delta_bytes);
+
+/* Bytes of memory memtop uses for its own bookkeeping in this process. */
+uint64_t mt_os_bytes(void);
+
+#endif

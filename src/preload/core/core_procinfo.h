@@ -1,0 +1,29 @@
+/* core_procinfo.h -- facts about this process from /proc and the allocator. */
+#ifndef MT_PROCINFO_H
+#define MT_PROCINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* This process's start time in clock ticks (field 22 of /proc/self/stat,
+ * what the viewer's mt_proc_start_ticks(pid) reads back); 0 if unknown. */
+uint64_t mt_self_start_ticks(void);
+void mt_proc_exe(char *out, size_t cap);
+void mt_proc_cmdline(char *out, size_t cap);
+uint64_t mt_proc_rss_bytes(void);
+
+/* Threads in this process (/proc/self/stat), 0 if unknown. */
+uint32_t mt_proc_threads(void);
+
+/* The absolute name of the file mapped at addr, as the kernel has it
+ * (/proc/self/maps); false if none (anonymous memory, [vdso]) or it does
+ * not fit.  No allocation. */
+bool mt_proc_mapped_file(uint64_t addr, char *out, size_t cap);
+
+/* Bytes the allocator holds from the kernel and bytes it reports in use:
+ * a hooked jemalloc's resident and allocated bytes, glibc's mallinfo2, or
+ * MT_UNKNOWN for another allocator. */
+void mt_allocator_bytes(uint64_t *held, uint64_t *inuse);
+
+#endif

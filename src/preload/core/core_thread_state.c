@@ -1,0 +1,112 @@
+/* core_thread_state.c -- per-thread state of the hooks, recycled across threads.
+ *
+ * A thread's state is mmap'd on its first tracked allocation and handed
+ * back to a free list by a pthread key destructor when the thread exits, so
+ * programs that create millions of short threads use a bounded amount.
+ * pthread_key_create/setspecific are called with mt_tls_in_hook set, so if
+ * they allocate, the allocation passes through untracked.
+ */
+#include "core_thread_state.h"
+
+#include "core_os_memory.h"
+#include "record_buffer.h"
+#include "core_spinlock.h"
+#include "core_state.h"
+
+#include <pthread.h>
+#include <string.h>
+
+MT_TLS int mt_tls_in_hook;
+MT_TLS mt_thread *mt_tls_thread;
+MT_TLS bool mt_tls_exiting;
+MT_TLS unsigned mt_tls_dl_depth;
+
+static pthread_key_t g_key;
+static mt_spinlock g_free_lock;
+static mt_thread *g_free_list;
+
+static void push_free(mt_thread *t)
+{
+    mt_spin_lock(&g_free_lock);
+    t->next_free = g_free_list;
+    g_free_list = t;
+    mt_spin_unlock(&g_free_lock);
+}
+
+/* A thread's state and its walk memo after it (unwind_memo.h), sized by
+ * the depth, which is fixed for the life of the process. */
+static size_t thread_bytes(void)
+{
+    return sizeof(mt_thread) + mt_walk_memo_bytes(mt_g.cfg.depth);
+}
+
+static mt_thread *pop_free(void)
+{
+    mt_spin_lock(&g_free_lock);
+    mt_thread *t = g_free_list;
+    if (t)
+        g_free_list = t->next_free;
+    mt_spin_unlock(&g_free_lock);
+    if (t)
+        memset(t, 0, thread_bytes());
+    return t;
+}
+
+/* Key destructor at thread exit.  Runs with mt_tls_in_hook set, so that a
+ * signal handler allocating meanwhile passes through instead of spinning
+ * on g_free_lock, which this thread holds. */
+static void thread_release(void *arg)
+{
+    mt_thread *t = arg;
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    mt_tls_exiting = true;
+    if (mt_tls_thread == t)
+        mt_tls_thread = NULL;
+    /* Deferred frees can only be pending inside a hook, never here. */
+    push_free(t);
+    mt_ring_retire_mine(); /* a recording's ring goes back to the writer */
+    mt_tls_in_hook = was;
+}
+
+bool mt_threads_init(void)
+{
+    return pthread_key_create(&g_key, thread_release) == 0;
+}
+
+mt_thread *mt_thread_acquire(void)
+{
+    mt_thread *t = pop_free();
+    if (!t && !(t = mt_os_alloc(thread_bytes())))
+        return NULL;
+    t->walk = (mt_walk_memo *)(void *)(t + 1);
+    mt_walk_memo_init(t->walk, mt_g.cfg.depth);
+    if (mt_tls_exiting) {
+        /* After our key destructor ran (glibc frees its TSD blocks later):
+         * borrow a state for this one call; hook_leave gives it back. */
+        t->transient = true;
+        return t;
+    }
+    atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    pthread_setspecific(g_key, t);
+    mt_tls_in_hook = was;
+    mt_tls_thread = t;
+    return t;
+}
+
+void mt_thread_return(mt_thread *t)
+{
+    push_free(t);
+}
+
+void mt_threads_lock_all(void)
+{
+    mt_spin_lock(&g_free_lock);
+}
+
+void mt_threads_unlock_all(void)
+{
+    mt_spin_unlock(&g_free_lock);
+}

@@ -1,0 +1,63 @@
+/* core_thread_state.h -- per-thread state of the hooks. */
+#ifndef MT_THREAD_STATE_H
+#define MT_THREAD_STATE_H
+
+#include "core_common.h"
+#include "unwind_memo.h"
+
+#include <stdbool.h>
+
+#define MT_DEFER_MAX 64u
+
+typedef struct mt_thread {
+    /* The newest block this thread allocated, if not freed since: its
+     * address, birth and trace (an address alone may have been freed and
+     * reused by another thread meanwhile). */
+    void *last_alloc;
+    uint64_t last_birth_ns;
+    uint32_t last_trace;
+    bool transient; /* borrowed after the thread's key destructor ran */
+    /* Frees that arrived while inside a hook (from a signal handler on this
+     * thread).  Pushed and popped with compare-and-swap: a handler can
+     * interrupt the drain loop between its load and store. */
+    _Atomic uint32_t ndeferred;
+    void *deferred[MT_DEFER_MAX];
+    struct mt_thread *next_free;
+    /* The thread's previous stack walk, for the next one (unwind_memo.h):
+     * right after this struct, in the same mapping, sized by the depth. */
+    mt_walk_memo *walk;
+} mt_thread;
+
+/* Set while this thread runs memtop code.  An allocation call that finds it
+ * set (from a signal handler, or from memtop's own callees) goes straight to
+ * the real allocator: that is what makes re-entrancy and signal handlers
+ * safe.  MT_IN_HOOK: inside an allocation hook (a nested allocation is the
+ * program's, e.g. from a signal handler, and is counted as untracked);
+ * MT_IN_OWN: memtop's own work (publisher, start-up), whose allocations
+ * are memtop's and not counted.  Initial-exec TLS: see core_common.h. */
+enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
+extern MT_TLS int mt_tls_in_hook;
+extern MT_TLS mt_thread *mt_tls_thread;
+
+/* Set by the key destructor when this thread exits. */
+extern MT_TLS bool mt_tls_exiting;
+
+/* How many dl_iterate_phdr calls this thread is inside (hook_dl.c).  While
+ * non-zero the thread may hold the loader's lock, and libunwind takes that
+ * lock while it holds its own: an allocation here must not unwind (it would
+ * deadlock against another thread's unwind).  It is tracked like any other,
+ * but attributed to the trace without frames.  A plain counter: a signal
+ * handler's own calls increment and decrement it in pairs. */
+extern MT_TLS unsigned mt_tls_dl_depth;
+
+/* This thread's state, created on first use (from mmap).  NULL if memory
+ * for it cannot be had.  After the thread's key destructor ran, a
+ * transient state is returned instead, to be given back at hook exit. */
+mt_thread *mt_thread_acquire(void);
+void mt_thread_return(mt_thread *t);
+
+bool mt_threads_init(void);
+void mt_threads_lock_all(void);
+void mt_threads_unlock_all(void);
+
+#endif

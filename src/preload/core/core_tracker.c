@@ -1,0 +1,276 @@
+/* core_tracker.c -- the accounting rules, applied on every allocation and free.
+ *
+ * Rules (README "Accounting"):
+ *  - bytes are what the caller asked for;
+ *  - a free is charged to the trace that allocated the block;
+ *  - "temporary": freed within MEMTOP_TEMP_MS of its birth, or freed while
+ *    it is still the newest block its thread allocated (a malloc followed
+ *    immediately by free is temporary under any setting);
+ *  - a free of a block memtop never saw only counts an unknown free;
+ *  - a block allocated inside dl_iterate_phdr is charged to the trace
+ *    without frames (no unwinding there: hook_dl.c), its free as usual;
+ *  - an insert that finds its address already live means that block's free
+ *    was missed (e.g. it arrived in a signal handler while the deferred-free
+ *    queue was full): it is charged as freed then, and counted as missed.
+ *
+ * While a recording runs (record.h), each accounted event is also handed
+ * to the recorder with what was charged; when none runs, that costs one
+ * predictable branch per call on a relaxed load.
+ *
+ * Counter updates are relaxed atomics except free_count, which is
+ * incremented last with release so that a reader who loads free_count with
+ * acquire and then alloc_count never sees more frees than allocations.
+ */
+#include "core_tracker.h"
+
+#include "core_assert.h"
+#include "unwind_backtrace.h"
+#include "core_clock.h"
+#include "dat_format.h"
+#include "core_hash.h"
+#include "hook_real_alloc.h"
+#include "record.h"
+#include "core_state.h"
+#include "shm_layout.h"
+#include "table_trace_index.h"
+#include "table_trace.h"
+
+static inline void raise_peak(_Atomic uint64_t *peak, uint64_t value)
+{
+    uint64_t cur = atomic_load_explicit(peak, memory_order_relaxed);
+    while (value > cur && !atomic_compare_exchange_weak_explicit(
+                              peak, &cur, value, memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+static inline void account_alloc(uint32_t id, uint64_t size)
+{
+    mt_trace *tr = mt_trace_get(id);
+    atomic_fetch_add_explicit(&tr->alloc_count, 1, memory_order_relaxed);
+    uint64_t live = atomic_fetch_add_explicit(&tr->live_bytes, size, memory_order_relaxed) + size;
+    raise_peak(&tr->peak_live_bytes, live);
+    uint64_t plive = atomic_fetch_add_explicit(&mt_g.live_bytes, size, memory_order_relaxed) + size;
+    raise_peak(&mt_g.peak_live_bytes, plive);
+}
+
+/* Takes back account_alloc when the block could not be recorded (no
+ * memory for bookkeeping).  The peak it may have raised stays: rare. */
+static void unaccount_alloc(uint32_t id, uint64_t size)
+{
+    mt_trace *tr = mt_trace_get(id);
+    atomic_fetch_sub_explicit(&mt_g.live_bytes, size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->live_bytes, size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tr->alloc_count, 1, memory_order_relaxed);
+}
+
+/* live >= 0: the block's own account_alloc happened-before this (through
+ * the block table's shard lock), so the counters it takes the block's
+ * bytes from hold them (CONCURRENCY.md, "free_count"). */
+static inline void account_free(const mt_block *b, bool temporary)
+{
+    mt_trace *tr = mt_trace_get(b->trace);
+    uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, b->size, memory_order_relaxed);
+    uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, b->size, memory_order_relaxed);
+    MT_ASSERT(plive >= b->size && live >= b->size);
+    (void)plive;
+    (void)live;
+    atomic_fetch_add_explicit(&tr->free_bytes, b->size, memory_order_relaxed);
+    if (temporary) {
+        atomic_fetch_add_explicit(&tr->temp_count, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tr->temp_bytes, b->size, memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&tr->free_count, 1, memory_order_release);
+}
+
+/* Trace id for the caller's backtrace, from the shared index: lock-free
+ * when the trace is known (table_trace_index.h), which is almost always.  Inside
+ * dl_iterate_phdr no backtrace is taken (core_thread_state.h): the block goes to
+ * the trace without frames. */
+static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *start)
+{
+    uint64_t frames[MT_MAX_DEPTH];
+    bool truncated = false;
+    uint64_t h = mt_hash_finish(MT_HASH_SEED, 0); /* no frames */
+    uint32_t n = MT_LIKELY(!mt_tls_dl_depth)
+                     ? mt_backtrace(start, t->walk, frames, mt_g.cfg.depth, &truncated, &h)
+                     : 0;
+    h ^= truncated ? 0x5bd1e995u : 0;
+    h += !h; /* never 0 (table_trace.h: the hash is the trace's key) */
+    return mt_trace_id(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
+}
+
+/* Order: count the allocation, then make the block findable.  A fork by
+ * another thread between the two leaves the child with a block counted but
+ * not in the table (shown live for ever), never with a block in the table
+ * that was not counted (whose free would drive the counters below zero).
+ * Returns the trace id, or UINT32_MAX if the block went untracked; *missed
+ * is set when a stale record (a missed free, in *stale) was charged. */
+static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t now,
+                                   mt_block *stale, bool *missed, const mt_hook_frame *start)
+{
+    uint32_t id = current_trace(t, now, start);
+    mt_block b = {.size = size, .birth_ns = now, .trace = id};
+    account_alloc(id, size);
+    switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {
+    case MT_INSERT_FAILED:
+        unaccount_alloc(id, size);
+        atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
+        return UINT32_MAX;
+    case MT_INSERT_REPLACED:
+        account_free(stale, false);
+        atomic_fetch_add_explicit(&mt_g.missed_free_count, 1, memory_order_relaxed);
+        *missed = true;
+        break;
+    case MT_INSERT_NEW:
+        break;
+    }
+    t->last_alloc = p;
+    t->last_birth_ns = b.birth_ns;
+    t->last_trace = id;
+    return id;
+}
+
+/* The same while recording: wait out a starting recording's pause, then
+ * record what was accounted (record.h). */
+static void __attribute__((noinline))
+alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    mt_rec_gate();
+    uint64_t now = mt_now_ns();
+    mt_block stale;
+    bool missed = false;
+    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start);
+    if (missed)
+        mt_rec_free(now, p, &stale, MT_DAT_EVF_MISSED, true);
+    if (id != UINT32_MAX)
+        mt_rec_alloc(now, p, id, size);
+}
+
+void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    if (MT_UNLIKELY(mt_rec_on())) {
+        alloc_recorded(t, p, size, start);
+        return;
+    }
+    mt_block stale;
+    bool missed = false;
+    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start);
+}
+
+static inline bool take_block(void *p, mt_block *out)
+{
+    if (MT_LIKELY(mt_ptr_remove((uintptr_t)p, out)))
+        return true;
+    atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+    return false;
+}
+
+/* Charges the free of b; returns whether it counted as temporary.  now is
+ * only read when temporary_ok. */
+static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool temporary_ok,
+                                uint64_t now)
+{
+    bool newest = t->last_alloc == p && t->last_birth_ns / 1000000u == b->birth_ns / 1000000u &&
+                  t->last_trace == b->trace;
+    if (newest)
+        t->last_alloc = NULL;
+    bool temporary = false;
+    if (temporary_ok) {
+        uint64_t age = now > b->birth_ns ? now - b->birth_ns : 0; /* same clock tick: age 0 */
+        temporary = newest || age < mt_g.cfg.temporary_ns;
+    }
+    account_free(b, temporary);
+    return temporary;
+}
+
+/* charge_block while recording.  may_wait: false in a signal handler. */
+static void __attribute__((noinline))
+charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, bool may_wait)
+{
+    uint64_t now = mt_now_ns();
+    bool temporary = charge_block(t, p, b, temporary_ok, now);
+    unsigned flags = temporary ? MT_DAT_EVF_TEMPORARY : 0u;
+    if (!temporary_ok)
+        flags |= MT_DAT_EVF_REALLOC;
+    mt_rec_free(now, p, b, flags, may_wait);
+}
+
+bool mt_take(void *p, mt_block *out)
+{
+    if (MT_UNLIKELY(mt_rec_on()))
+        mt_rec_gate();
+    return take_block(p, out);
+}
+
+void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
+{
+    if (MT_UNLIKELY(mt_rec_on())) {
+        mt_rec_gate();
+        charge_recorded(t, p, b, temporary_ok, true);
+        return;
+    }
+    charge_block(t, p, b, temporary_ok, temporary_ok ? mt_now_ns() : 0);
+}
+
+static void __attribute__((noinline)) free_recorded(mt_thread *t, void *p)
+{
+    mt_rec_gate();
+    mt_block b;
+    if (take_block(p, &b))
+        charge_recorded(t, p, &b, true, true);
+}
+
+void mt_on_free(mt_thread *t, void *p)
+{
+    if (MT_UNLIKELY(mt_rec_on())) {
+        free_recorded(t, p);
+        return;
+    }
+    mt_block b;
+    if (take_block(p, &b))
+        charge_block(t, p, &b, true, mt_now_ns());
+}
+
+bool mt_try_on_free(mt_thread *t, void *p)
+{
+    bool rec = mt_rec_on();
+    if (rec && mt_rec_paused())
+        return false; /* a recording is capturing its initial state: defer */
+    mt_block b;
+    switch (mt_ptr_try_remove((uintptr_t)p, &b)) {
+    case MT_TRY_BUSY:
+        return false;
+    case MT_TRY_ABSENT:
+        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+        return true;
+    case MT_TRY_REMOVED:
+        if (rec)
+            charge_recorded(t, p, &b, true, false);
+        else
+            charge_block(t, p, &b, true, mt_now_ns());
+        return true;
+    }
+    return false;
+}
+
+void mt_untake(void *p, const mt_block *b)
+{
+    mt_block stale;
+    mt_ptr_insert((uintptr_t)p, b, &stale);
+}
+
+void mt_drain_deferred(mt_thread *t)
+{
+    /* Frees queued by a signal handler that interrupted us: the handler ran
+     * on this thread, so the queue is ours alone. */
+    uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
+    while (n) {
+        void *p = t->deferred[n - 1];
+        if (!atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n - 1, memory_order_relaxed,
+                                                   memory_order_relaxed))
+            continue; /* a handler pushed meanwhile: n was reloaded */
+        mt_on_free(t, p);
+        mt_real.free(p);
+        n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
+    }
+}

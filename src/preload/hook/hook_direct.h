@@ -1,0 +1,84 @@
+/* hook_direct.h -- the shared end of every allocation hook (hook_libc.c on
+ * libc's names, alloc_mimalloc.c and alloc_tcmalloc.c on an allocator's own
+ * API): recording what the real function returned, by the rules of
+ * hook_libc.c, and leaving memtop. */
+#ifndef MT_HOOKS_DIRECT_H
+#define MT_HOOKS_DIRECT_H
+
+#include "unwind_backtrace.h"
+#include "hook_enter.h"
+#include "table_ptr.h"
+#include "core_tracker.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HOOK_FRAME() ((const mt_hook_frame *)__builtin_frame_address(0))
+
+/* After an allocating call: p (if any) is a block of size bytes. */
+static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    int saved = errno;
+    if (p)
+        mt_on_alloc(t, p, size, start);
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+/* The body of an allocating hook of an allocator's own API whose real
+ * function is reached by `call` (an expression); size_expr: what the
+ * caller asked for.  Returns from the hook. */
+#define HOOK_ALLOC_RETURN(call, size_expr)                                                         \
+    do {                                                                                           \
+        if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
+            return call;                                                                           \
+        mt_thread *t_ = hook_enter();                                                              \
+        if (!t_) {                                                                                 \
+            void *p_ = call;                                                                       \
+            count_untracked(p_);                                                                   \
+            return p_;                                                                             \
+        }                                                                                          \
+        return alloc_done(t_, call, size_expr, HOOK_FRAME());                                      \
+    } while (0)
+
+/* The body of a freeing hook of an allocator's own API: the block p is
+ * taken out before `call` (the real free: the address may be reused at
+ * once by another thread), errno kept. */
+#define HOOK_FREE_CALL(p, call)                                                                    \
+    do {                                                                                           \
+        mt_thread *t_ = (p) ? hook_enter() : NULL;                                                 \
+        if (!t_) {                                                                                 \
+            call;                                                                                  \
+            break;                                                                                 \
+        }                                                                                          \
+        int saved_ = errno;                                                                        \
+        mt_on_free(t_, p);                                                                         \
+        call;                                                                                      \
+        hook_leave(t_);                                                                            \
+        errno = saved_;                                                                            \
+    } while (0)
+
+/* realloc's rule (hook_libc.c): the old block freed, never temporary, the new
+ * one allocated at the call site; a failure leaves the old block live,
+ * except for a function that frees it then (mi_reallocf). */
+static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_block *b, void *p,
+                                 size_t size, bool frees_on_failure, const mt_hook_frame *start)
+{
+    int saved = errno;
+    if (!p && size != 0 && !frees_on_failure) {
+        if (known)
+            mt_untake(old, b);
+    } else {
+        if (known)
+            mt_charge_free(t, old, b, false);
+        if (p)
+            mt_on_alloc(t, p, size, start);
+    }
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+#endif

@@ -1,0 +1,84 @@
+/* hook_dl.c -- the loader functions memtop interposes on.
+ *
+ * dlclose: the publisher records modules once per interval.  A library
+ * loaded, used for allocations and unloaded between two publishes would
+ * leave addresses no module explains, so dlclose records the module map
+ * before the library goes away, and the allocator scan (alloc_scan.c)
+ * looks at it before it goes.  (Modules are never removed from the
+ * segment: they are only marked unloaded.)  After the real dlclose, the
+ * unwinders' rule caches are flushed (mt_backtrace_flush): the unloaded
+ * object's addresses may be reused by the next object loaded.  What is
+ * left is a tiny window: between the unmapping inside the real dlclose and
+ * the flush, another thread could load a library at the same addresses and
+ * allocate from its code (its constructors run inside its dlopen), and
+ * then be walked with the old object's rules: a wrong trace, or, if a
+ * walk's checks catch it, a fallback to libunwind.
+ *
+ * dl_iterate_phdr: its callbacks run with the loader's lock held, and
+ * libunwind calls dl_iterate_phdr while it holds its own lock.  A hook that
+ * unwound inside a callback would take the two in the opposite order: one
+ * thread there and another unwinding would wait for each other for ever
+ * (libunwind blocks signals meanwhile: only SIGKILL ends the process).  So
+ * the interposer only counts, per thread, how deep inside dl_iterate_phdr
+ * it is (mt_tls_dl_depth); the hooks do not unwind while it is non-zero.
+ * libunwind's own calls come through here too, from inside a hook: the
+ * interposer must do nothing else, and never allocate.
+ */
+#define _GNU_SOURCE
+#include "alloc_scan.h"
+#include "unwind_backtrace.h"
+#include "core_common.h"
+#include "publish_thread.h"
+#include "core_state.h"
+#include "core_thread_state.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+MT_EXPORT int dlclose(void *handle)
+{
+    static int (*real_dlclose)(void *);
+    if (!real_dlclose)
+        real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+    if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
+        mt_tls_in_hook = MT_IN_OWN;
+        mt_alloc_scan(); /* a library loaded since the publisher's last poll */
+        mt_publisher_sync_modules();
+        mt_tls_in_hook = 0;
+    }
+    int rc = real_dlclose ? real_dlclose(handle) : -1;
+    mt_backtrace_flush();
+    return rc;
+}
+
+typedef int (*dl_iter_cb)(struct dl_phdr_info *, size_t, void *);
+typedef int (*dl_iter_fn)(dl_iter_cb, void *);
+static _Atomic(dl_iter_fn) g_real_iterate;
+
+/* The next dl_iterate_phdr (libc's).  Any thread that finds it unknown
+ * looks it up itself (the same answer: no waiting on another thread), with
+ * the thread marked inside memtop so that an allocation by dlsym passes
+ * straight through, without starting tracking or unwinding.  The first
+ * call always comes before the first unwind (mt_backtrace_init calls
+ * dl_iterate_phdr before it binds libunwind), so this never runs inside
+ * libunwind with its lock held. */
+static dl_iter_fn resolve_iterate(void)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    dl_iter_fn f = (dl_iter_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+    mt_tls_in_hook = was;
+    atomic_store_explicit(&g_real_iterate, f, memory_order_release);
+    return f;
+}
+
+MT_EXPORT int dl_iterate_phdr(dl_iter_cb callback, void *data)
+{
+    dl_iter_fn real = atomic_load_explicit(&g_real_iterate, memory_order_acquire);
+    if (MT_UNLIKELY(!real) && !(real = resolve_iterate()))
+        return 0; /* no libc below us: nothing to iterate */
+    mt_tls_dl_depth++;
+    int rc = real(callback, data);
+    mt_tls_dl_depth--;
+    return rc;
+}

@@ -1,0 +1,160 @@
+/* hook_exec.c -- the exec family: finalize the segment and the recording
+ * before exec replaces the process.
+ *
+ * exec discards the process image without running destructors, so the
+ * exec family is interposed.
+ *
+ * The segment gets a final snapshot, marked exited and exec'd
+ * (MT_FLAG_EXITED | MT_FLAG_EXECED): if the new program loads libmemtop.so
+ * too (LD_PRELOAD is usually inherited), it replaces this pid's segment
+ * with its own; if it does not (an environment without LD_PRELOAD), the
+ * segment says what it holds, the last state before the exec, instead of
+ * looking like a running process that stopped publishing.
+ *
+ * The recording gets its final state and END record (reason exec) first,
+ * in frames of their own, with recording still on.  The new image starts
+ * its own recording if MEMTOP_RECORD asks for one.
+ *
+ * An exec from a signal handler that interrupted memtop (mt_tls_in_hook)
+ * does neither: publishing then could wait for a lock the interrupted code
+ * holds.  The last periodic snapshot stands, unmarked (README: "What is
+ * exact").
+ *
+ * If the exec returns (it failed), both are taken back: the flags are
+ * cleared, the recording's final frames are cut off again and it carries
+ * on (errno is kept for the caller).  A vfork child runs in its parent's
+ * memory: both steps see another pid and leave the parent's segment and
+ * recording alone.  glibc's posix_spawn and system() exec through internal
+ * calls, in a child: nothing to do there either.
+ */
+#define _GNU_SOURCE
+#include "dat_format.h"
+#include "core_common.h"
+#include "publish_thread.h"
+#include "record.h"
+#include "core_state.h"
+#include "core_thread_state.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+/* What before_exec did, for after_exec to take back. */
+typedef struct {
+    bool marked; /* the segment's final snapshot */
+    bool sealed; /* the recording */
+} exec_prep;
+
+static exec_prep before_exec(void)
+{
+    exec_prep p = {false, false};
+    if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
+        return p;
+    mt_tls_in_hook = MT_IN_OWN;
+    p.sealed = mt_rec_exec_prepare();
+    p.marked = mt_publisher_exec_begin();
+    mt_tls_in_hook = 0;
+    return p;
+}
+
+/* The exec returned: it failed. */
+static int after_exec(exec_prep p, int rc)
+{
+    if (!p.sealed && !p.marked)
+        return rc;
+    int err = errno;
+    mt_tls_in_hook = MT_IN_OWN;
+    if (p.marked)
+        mt_publisher_exec_failed();
+    if (p.sealed)
+        mt_rec_exec_failed(err);
+    mt_tls_in_hook = 0;
+    errno = err;
+    return rc;
+}
+
+#define REAL(name, type)                                                                           \
+    static type real_##name;                                                                       \
+    if (!real_##name)                                                                              \
+        real_##name = (type)dlsym(RTLD_NEXT, #name);
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+
+MT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    REAL(execve, execve_fn)
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_execve(path, argv, envp));
+}
+
+MT_EXPORT int execv(const char *path, char *const argv[])
+{
+    REAL(execv, execv_fn)
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_execv(path, argv));
+}
+
+MT_EXPORT int execvp(const char *file, char *const argv[])
+{
+    REAL(execvp, execv_fn)
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_execvp(file, argv));
+}
+
+MT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    REAL(execvpe, execve_fn)
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_execvpe(file, argv, envp));
+}
+
+MT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    REAL(fexecve, fexecve_fn)
+    exec_prep prep = before_exec();
+    return after_exec(prep, real_fexecve(fd, argv, envp));
+}
+
+/* execl, execlp, execle: collect the arguments, then the v variant. */
+#define COLLECT_ARGS(first, ap, argv)                                                              \
+    size_t argc_ = 1;                                                                              \
+    va_list count_;                                                                                \
+    va_copy(count_, ap);                                                                           \
+    while (va_arg(count_, char *))                                                                 \
+        argc_++;                                                                                   \
+    va_end(count_);                                                                                \
+    char *argv[argc_ + 1];                                                                         \
+    argv[0] = (char *)(first);                                                                     \
+    for (size_t i_ = 1; i_ <= argc_; i_++)                                                         \
+        argv[i_] = va_arg(ap, char *);
+
+MT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT_ARGS(arg, ap, argv)
+    va_end(ap);
+    return execv(path, argv);
+}
+
+MT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT_ARGS(arg, ap, argv)
+    va_end(ap);
+    return execvp(file, argv);
+}
+
+MT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT_ARGS(arg, ap, argv)
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
+}

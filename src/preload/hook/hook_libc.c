@@ -1,0 +1,243 @@
+/* hook_libc.c -- the exported allocation functions that interpose on libc's.
+ *
+ * Each hook: pass straight through if this thread is already inside memtop
+ * (signal handler, memtop's own callees) or tracking is not ready; else call
+ * the real function, then record the result.  errno is what the real
+ * function left, whatever memtop's bookkeeping did.  The free side takes
+ * the record out BEFORE the real free, so an address reused by another
+ * thread's malloc at once is always recorded afresh.
+ *
+ * Inside dl_iterate_phdr (mt_tls_dl_depth, hook_dl.c) the hooks track as
+ * usual but do not unwind: the tracker attributes those blocks to the trace
+ * without frames, so their frees are still matched and every count exact.
+ *
+ * Accounting of realloc: the old block is freed (charged to its own trace,
+ * never temporary) and the new one allocated at realloc's call site, even
+ * when the address does not change.
+ *
+ * Where backtraces start: every exported hook that records a block takes
+ * its own frame address (HOOK_FRAME), which makes GCC give it a frame
+ * pointer (push %rbp; mov %rsp,%rbp): its frame record then holds the
+ * caller's rbp and the return address into the caller, and the own walker
+ * starts right there instead of stepping out of memtop's frames
+ * (unwind_backtrace.h).  It is taken in the exported function itself and handed
+ * down, and a hook that serves another (realloc(NULL, n) as malloc,
+ * reallocarray as realloc) hands down its own: the walk's first frame is
+ * always the call into the hook the program called.  (Should a record
+ * ever point into memtop after all, the walk steps out of memtop's frames
+ * from there, as without one.)
+ */
+#define _GNU_SOURCE
+#include "unwind_backtrace.h"
+#include "hook_enter.h"
+#include "hook_direct.h"
+#include "core_common.h"
+#include "hook_real_alloc.h"
+#include "core_state.h"
+#include "core_thread_state.h"
+#include "table_ptr.h"
+#include "core_tracker.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* malloc once the real allocator is known; start: see the top. */
+static inline void *malloc_at(size_t size, const mt_hook_frame *start)
+{
+    mt_thread *t = hook_enter();
+    if (!t) {
+        void *p = mt_real.malloc(size);
+        count_untracked(p);
+        return p;
+    }
+    return alloc_done(t, mt_real.malloc(size), size, start);
+}
+
+MT_EXPORT void *malloc(size_t size)
+{
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return mt_boot_alloc(size, 16);
+    return malloc_at(size, HOOK_FRAME());
+}
+
+MT_EXPORT void *calloc(size_t n, size_t m)
+{
+    if (MT_UNLIKELY(!mt_real_ready())) {
+        size_t total;
+        return __builtin_mul_overflow(n, m, &total) ? NULL : mt_boot_alloc(total, 16);
+    }
+    mt_thread *t = hook_enter();
+    if (!t) {
+        void *p = mt_real.calloc(n, m);
+        count_untracked(p);
+        return p;
+    }
+    void *p = mt_real.calloc(n, m);
+    return alloc_done(t, p, p ? n * m : 0, HOOK_FRAME());
+}
+
+/* Frees a block that arrived while this thread was inside a hook (from a
+ * signal handler).  If its shard is free, account it and free it at once:
+ * like the program without memtop, the block goes straight back to the
+ * allocator's thread cache, which a handler's next malloc may need (taking
+ * the arena lock instead would deadlock against an interrupted malloc).
+ * If the shard is locked (maybe by the interrupted code), queue it for the
+ * outer hook; if the queue is full, free it now and let its stale record
+ * be found when the address is reused (counted as a missed free). */
+static void free_nested(void *p)
+{
+    mt_thread *t = mt_tls_thread;
+    if (t && mt_tls_in_hook == MT_IN_HOOK) {
+        if (mt_try_on_free(t, p)) {
+            mt_real.free(p);
+            return;
+        }
+        uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
+        while (n < MT_DEFER_MAX) {
+            t->deferred[n] = p;
+            if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1,
+                                                      memory_order_relaxed, memory_order_relaxed))
+                return;
+        }
+    }
+    mt_real.free(p);
+}
+
+MT_EXPORT void free(void *p)
+{
+    if (!p || MT_UNLIKELY(mt_is_boot_ptr(p)))
+        return;
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return; /* cannot happen for a real block: it came from the real allocator */
+    int saved = errno;
+    mt_thread *t = hook_enter();
+    if (MT_LIKELY(t)) {
+        /* Two cache misses are coming: our record and the allocator's chunk
+         * header.  Start both now so they overlap. */
+        mt_ptr_prefetch((uintptr_t)p);
+        __builtin_prefetch((char *)p - 16, 1);
+        mt_on_free(t, p);
+        mt_real.free(p);
+        hook_leave(t);
+    } else {
+        free_nested(p);
+    }
+    errno = saved;
+}
+
+static void *realloc_boot(void *old, size_t size, const mt_hook_frame *start)
+{
+    void *p = MT_LIKELY(mt_real_ready()) ? malloc_at(size, start) : mt_boot_alloc(size, 16);
+    if (p) {
+        size_t n = mt_boot_size(old);
+        memcpy(p, old, n < size ? n : size);
+    }
+    return p;
+}
+
+/* realloc for a tracked thread: see the accounting rule at the top. */
+static void *realloc_tracked(mt_thread *t, void *old, size_t size, const mt_hook_frame *start)
+{
+    mt_block b;
+    bool known = mt_take(old, &b);
+    void *p = mt_real.realloc(old, size);
+    int saved = errno;
+    if (!p && size != 0) {
+        if (known)
+            mt_untake(old, &b); /* failed: the old block is still live */
+    } else {
+        if (known)
+            mt_charge_free(t, old, &b, false);
+        if (p)
+            mt_on_alloc(t, p, size, start);
+    }
+    hook_leave(t);
+    errno = saved;
+    return p;
+}
+
+static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *start)
+{
+    if (!old)
+        return MT_LIKELY(mt_real_ready()) ? malloc_at(size, start) : mt_boot_alloc(size, 16);
+    if (MT_UNLIKELY(mt_is_boot_ptr(old)))
+        return realloc_boot(old, size, start);
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return NULL;
+    mt_thread *t = hook_enter();
+    if (!t) {
+        void *p = mt_real.realloc(old, size);
+        count_untracked(p);
+        return p;
+    }
+    return realloc_tracked(t, old, size, start);
+}
+
+MT_EXPORT void *realloc(void *old, size_t size)
+{
+    return realloc_at(old, size, HOOK_FRAME());
+}
+
+MT_EXPORT void *reallocarray(void *old, size_t n, size_t m)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, m, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc_at(old, total, HOOK_FRAME());
+}
+
+MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    if (MT_UNLIKELY(!mt_real_ready())) {
+        void *p = mt_boot_alloc(size, align);
+        if (!p)
+            return ENOMEM;
+        *out = p;
+        return 0;
+    }
+    mt_thread *t = hook_enter();
+    if (!t) {
+        int rc = mt_real.posix_memalign(out, align, size);
+        count_untracked(rc == 0 ? *out : NULL);
+        return rc;
+    }
+    int rc = mt_real.posix_memalign(out, align, size);
+    alloc_done(t, rc == 0 ? *out : NULL, size, HOOK_FRAME());
+    return rc;
+}
+
+/* memalign, aligned_alloc, valloc and pvalloc share one shape. */
+#define ALIGNED_HOOK(name, params, args, boot_align, size_expr)                                    \
+    MT_EXPORT void *name params                                                                    \
+    {                                                                                              \
+        if (MT_UNLIKELY(!mt_real_ready()))                                                         \
+            return mt_boot_alloc(size_expr, boot_align);                                           \
+        mt_thread *t = hook_enter();                                                               \
+        if (!t) {                                                                                  \
+            void *p = mt_real.name args;                                                           \
+            count_untracked(p);                                                                    \
+            return p;                                                                              \
+        }                                                                                          \
+        return alloc_done(t, mt_real.name args, size_expr, HOOK_FRAME());                          \
+    }
+
+ALIGNED_HOOK(memalign, (size_t align, size_t size), (align, size), align, size)
+ALIGNED_HOOK(aligned_alloc, (size_t align, size_t size), (align, size), align, size)
+ALIGNED_HOOK(valloc, (size_t size), (size), 4096, size)
+ALIGNED_HOOK(pvalloc, (size_t size), (size), 4096, size)
+
+MT_EXPORT size_t malloc_usable_size(void *p)
+{
+    if (!p)
+        return 0;
+    if (MT_UNLIKELY(mt_is_boot_ptr(p)))
+        return mt_boot_size(p);
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return 0;
+    return mt_real.malloc_usable_size(p);
+}

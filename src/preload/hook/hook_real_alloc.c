@@ -1,0 +1,97 @@
+/* hook_real_alloc.c -- find the allocator we interpose on, without recursion.
+ *
+ * We use dlsym(RTLD_NEXT, ...) rather than glibc's __libc_malloc family so
+ * that memtop stacks correctly on top of another interposed allocator
+ * (jemalloc or tcmalloc linked as a shared library): blocks then always go
+ * back to the allocator that made them.  dlsym itself may call calloc (for
+ * its dlerror buffer) before the real functions are known; such calls, and
+ * any made by other threads during resolution, are served from a static
+ * bootstrap arena whose blocks are recognised by address and never freed.
+ */
+#define _GNU_SOURCE
+#include "hook_real_alloc.h"
+
+#include "core_common.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+mt_real_fns mt_real;
+
+_Atomic int mt_resolve_state;
+
+#define BOOT_ARENA_BYTES MT_BOOT_ARENA_BYTES
+#define BOOT_HEADER 16u
+_Alignas(4096) unsigned char mt_boot_arena[BOOT_ARENA_BYTES];
+static _Atomic size_t g_boot_used;
+
+void *mt_boot_alloc(size_t size, size_t align)
+{
+    if (align < BOOT_HEADER)
+        align = BOOT_HEADER;
+    if (size > BOOT_ARENA_BYTES || (align & (align - 1)) != 0 || align > 4096)
+        return NULL;
+    size_t need = BOOT_HEADER + size + align;
+    size_t start = atomic_fetch_add_explicit(&g_boot_used, need, memory_order_relaxed);
+    if (start + need > BOOT_ARENA_BYTES)
+        return NULL;
+    uintptr_t base = (uintptr_t)mt_boot_arena + start + BOOT_HEADER;
+    uintptr_t p = (base + align - 1) & ~(uintptr_t)(align - 1);
+    memcpy((void *)(p - sizeof(size_t)), &size, sizeof size);
+    return (void *)p; /* the arena is static, hence already zeroed (calloc-safe) */
+}
+
+size_t mt_boot_size(const void *p)
+{
+    size_t size;
+    memcpy(&size, (const char *)p - sizeof(size_t), sizeof size);
+    return size;
+}
+
+/* The next definition of name; glibc's __libc_<name> if there is none
+ * (only a broken link order gets there, but a NULL here would crash). */
+static void *next_sym(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        char alt[64] = "__libc_";
+        strncat(alt, name, sizeof alt - 8);
+        f = dlsym(RTLD_DEFAULT, alt);
+    }
+    return f;
+}
+
+static void resolve_all(void)
+{
+    mt_real_fns r;
+    memset(&r, 0, sizeof r);
+    r.malloc = (void *(*)(size_t))next_sym("malloc");
+    r.free = (void (*)(void *))next_sym("free");
+    r.calloc = (void *(*)(size_t, size_t))next_sym("calloc");
+    r.realloc = (void *(*)(void *, size_t))next_sym("realloc");
+    r.reallocarray = (void *(*)(void *, size_t, size_t))next_sym("reallocarray");
+    r.posix_memalign = (int (*)(void **, size_t, size_t))next_sym("posix_memalign");
+    r.memalign = (void *(*)(size_t, size_t))next_sym("memalign");
+    r.aligned_alloc = (void *(*)(size_t, size_t))next_sym("aligned_alloc");
+    r.valloc = (void *(*)(size_t))next_sym("valloc");
+    r.pvalloc = (void *(*)(size_t))next_sym("pvalloc");
+    r.malloc_usable_size = (size_t(*)(void *))next_sym("malloc_usable_size");
+    r.exit_ = (void (*)(int))next_sym("_exit");
+    void *libc_malloc = dlsym(RTLD_DEFAULT, "__libc_malloc");
+    r.is_glibc = libc_malloc != NULL && libc_malloc == (void *)r.malloc;
+    mt_real = r;
+}
+
+bool mt_real_resolve(void)
+{
+    int st = atomic_load_explicit(&mt_resolve_state, memory_order_acquire);
+    if (st == MT_RESOLVE_DONE)
+        return true;
+    int expected = MT_RESOLVE_NONE;
+    if (!atomic_compare_exchange_strong_explicit(&mt_resolve_state, &expected, MT_RESOLVE_BUSY,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false; /* someone (maybe dlsym below us) is resolving: use the arena */
+    resolve_all();
+    atomic_store_explicit(&mt_resolve_state, MT_RESOLVE_DONE, memory_order_release);
+    return true;
+}

@@ -1,0 +1,216 @@
+/* publish_modules.c -- publish the module map: which file is mapped where.
+ *
+ * Viewers turn an address into (module, offset) and symbolize it from the
+ * file, even after the process has exited, so every module ever loaded is
+ * kept: dlclose only sets unload_seq.  dl_iterate_phdr's adds/subs
+ * counters tell us cheaply whether anything changed since the last scan.
+ * Build-ids are read from the PT_NOTE segments in memory (no file I/O).
+ * The loader's name of a library dlopen'ed by a relative path is that
+ * path ("./libx.so": relative to the working directory of the moment, which
+ * the viewer does not know), so such a name is looked up in /proc/self/maps
+ * by address: the kernel's absolute name of the file.  Only names with a
+ * '/' (the vdso's, linux-vdso.so.1, has none): this runs with the loader's
+ * lock held, which a fork must not catch held, so it stays rare.
+ * Room for MAX_KNOWN modules is reserved, but only the entries ever used
+ * are touched and counted in tracker_bytes (most programs use a few dozen).
+ */
+#define _GNU_SOURCE
+#include "publish_modules.h"
+
+#include "core_os_memory.h"
+#include "core_procinfo.h"
+
+#include <elf.h>
+#include <link.h>
+#include <stddef.h>
+#include <string.h>
+
+#define MAX_KNOWN 4096u
+
+typedef struct {
+    uint64_t bias, start;
+    int64_t shm_index; /* -1: could not be published */
+    uint32_t seen;
+} known_module;
+
+struct mt_published_modules {
+    mt_module_scan walk;
+    uint32_t n;
+    uint32_t accounted; /* entries counted in mt_os_bytes: the most ever used */
+    known_module known[MAX_KNOWN];
+};
+
+typedef struct {
+    mt_published_modules *m;
+    mt_shm_writer *w;
+    uint64_t seq;
+} scan_ctx;
+
+mt_published_modules *mt_modules_new(void)
+{
+    mt_published_modules *m = mt_os_reserve(sizeof(mt_published_modules));
+    if (m)
+        mt_os_account((int64_t)offsetof(mt_published_modules, known));
+    return m;
+}
+
+void mt_modules_reset(mt_published_modules *m)
+{
+    uint32_t accounted = m->accounted;
+    memset(m, 0, offsetof(mt_published_modules, known) + (size_t)m->n * sizeof(known_module));
+    m->accounted = accounted;
+}
+
+static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            const unsigned char *name = p + sizeof *nh;
+            const unsigned char *desc = name + ((nh->n_namesz + 3) & ~3u);
+            if (desc + nh->n_descsz > end)
+                break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                nh->n_descsz <= MT_BUILD_ID_MAX) {
+                out->build_id_len = nh->n_descsz;
+                memcpy(out->build_id, desc, nh->n_descsz);
+                return;
+            }
+            p = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
+void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bias = info->dlpi_addr;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uint64_t a = info->dlpi_addr + ph->p_vaddr;
+        lo = a < lo ? a : lo;
+        hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+    }
+    out->start = lo == UINT64_MAX ? 0 : lo;
+    out->end = hi;
+    const char *name = info->dlpi_name;
+    if (!name || !*name)
+        mt_proc_exe(out->path, sizeof out->path); /* the main program */
+    else if (name[0] == '/')
+        strncpy(out->path, name, sizeof out->path - 1);
+    else if (!strchr(name, '/') || !mt_proc_mapped_file(out->start, out->path, sizeof out->path))
+        memcpy(out->path, "[vdso]", 7); /* e.g. linux-vdso.so.1: no file */
+    read_build_id(info, out);
+}
+
+static known_module *find_known(mt_published_modules *m, uint64_t bias, uint64_t start)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        if (m->known[i].bias == bias && m->known[i].start == start && m->known[i].shm_index != -2)
+            return &m->known[i];
+    return NULL;
+}
+
+/* An entry for a newly seen module: a fresh one, or one whose module was
+ * unloaded (its record stays in the segment).  shm_index -3 marks it new. */
+static known_module *free_entry(mt_published_modules *m)
+{
+    known_module *k = NULL;
+    if (m->n < MAX_KNOWN) {
+        k = &m->known[m->n++];
+        if (m->n > m->accounted) {
+            mt_os_account((int64_t)sizeof *k);
+            m->accounted = m->n;
+        }
+    }
+    for (uint32_t i = 0; !k && i < m->n; i++)
+        if (m->known[i].shm_index == -2)
+            k = &m->known[i];
+    if (k)
+        k->shm_index = -3;
+    return k;
+}
+
+static void visit(const mt_shm_module *rec, void *arg)
+{
+    scan_ctx *c = arg;
+    known_module *k = find_known(c->m, rec->bias, rec->start);
+    if (!k)
+        k = free_entry(c->m);
+    if (k && k->shm_index == -3) {
+        k->bias = rec->bias;
+        k->start = rec->start;
+        mt_shm_module copy = *rec;
+        copy.load_seq = c->seq;
+        k->shm_index = mt_shm_append_module(c->w, &copy);
+    }
+    if (k)
+        k->seen = c->m->walk.scan;
+}
+
+typedef struct {
+    void (*visit)(const mt_shm_module *rec, void *arg);
+    void *arg;
+} walk_ctx;
+
+static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    const walk_ctx *w = arg;
+    mt_shm_module rec;
+    mt_module_describe(info, &rec);
+    if (rec.end != 0) /* nothing mapped */
+        w->visit(&rec, w->arg);
+    return 0;
+}
+
+static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    unsigned long long *c = arg;
+    c[0] = info->dlpi_adds;
+    c[1] = info->dlpi_subs;
+    return 1;
+}
+
+bool mt_module_scan_run(mt_module_scan *s, void (*visit_fn)(const mt_shm_module *rec, void *arg),
+                        void *arg)
+{
+    unsigned long long c[2] = {0, 0};
+    dl_iterate_phdr(peek_counts, c);
+    if (s->scan && c[0] == s->adds && c[1] == s->subs)
+        return false;
+    s->adds = c[0];
+    s->subs = c[1];
+    s->scan++;
+    walk_ctx w = {visit_fn, arg};
+    dl_iterate_phdr(walk_one, &w);
+    return true;
+}
+
+unsigned long long mt_modules_unloads(const mt_published_modules *m)
+{
+    return m->walk.subs;
+}
+
+void mt_modules_sync(mt_published_modules *m, mt_shm_writer *w, uint64_t publish_seq)
+{
+    scan_ctx ctx = {m, w, publish_seq};
+    if (!mt_module_scan_run(&m->walk, visit, &ctx))
+        return;
+    for (uint32_t i = 0; i < m->n; i++) {
+        known_module *k = &m->known[i];
+        if (k->seen == m->walk.scan || k->shm_index < 0)
+            continue;
+        mt_shm_mark_unloaded(w, k->shm_index, publish_seq);
+        k->shm_index = -2; /* unloaded; a reload at the same place is a new module */
+    }
+}

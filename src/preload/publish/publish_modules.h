@@ -1,0 +1,45 @@
+/* publish_modules.h -- publish the loaded modules (for symbolization by viewers). */
+#ifndef MT_MODULES_H
+#define MT_MODULES_H
+
+#include "publish_shm.h"
+
+#include <stdbool.h>
+
+/* The modules the publisher has put into the segment (not the viewer's
+ * mt_modules of shm_modules.h, which reads them back). */
+typedef struct mt_published_modules mt_published_modules;
+
+mt_published_modules *mt_modules_new(void);
+/* Forgets what was published (a fork child publishes into a new segment). */
+void mt_modules_reset(mt_published_modules *m);
+/* Appends modules loaded since the last call and marks unloaded ones. */
+void mt_modules_sync(mt_published_modules *m, mt_shm_writer *w, uint64_t publish_seq);
+
+/* dl_iterate_phdr's count of unloaded objects (dlpi_subs) at the last
+ * sync. */
+unsigned long long mt_modules_unloads(const mt_published_modules *m);
+
+/* The one walk of the loaded modules, shared by the publisher (above) and
+ * the recording writer (record_records.c): each keeps its own list of the
+ * modules it has told about and an mt_module_scan.  The walk is skipped
+ * (returns false) when dl_iterate_phdr's adds/subs counters did not move
+ * since the last walk; else `scan` is bumped and visit is called for each
+ * module with a mapped range (its record described by mt_module_describe),
+ * after which the caller marks unloaded every module of its list not
+ * visited in this scan.  Runs with the loader's lock held (no fork must
+ * catch it held: keep visit short). */
+typedef struct mt_module_scan {
+    unsigned long long adds, subs;
+    uint32_t scan; /* walks done; 0: none yet */
+} mt_module_scan;
+bool mt_module_scan_run(mt_module_scan *s, void (*visit)(const mt_shm_module *rec, void *arg),
+                        void *arg);
+
+/* Fills a module record from a dl_iterate_phdr entry (bias, address
+ * range, build-id from the in-memory notes, path); also used by the
+ * recording writer (record_modules.c). */
+struct dl_phdr_info;
+void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out);
+
+#endif

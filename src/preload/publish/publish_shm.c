@@ -1,0 +1,382 @@
+/* publish_shm.c -- create and fill the shared-memory segment (target side).
+ *
+ * Only the publisher thread (and the exit path, under the publish lock)
+ * writes here; the hooks never touch the segment, so no viewer can slow an
+ * allocation.  The file is sized sparse with ftruncate, and every byte is
+ * committed with posix_fallocate before it is first written: on a full
+ * /dev/shm that fails cleanly instead of killing the target with SIGBUS.
+ * The directory is shared with every other user: names are chosen so that
+ * nobody can take them first (mt_shm_seal, docs/shm-protocol.md).
+ */
+#define _GNU_SOURCE
+#include "publish_shm.h"
+
+#include "core_log.h"
+#include "core_procinfo.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define COMMIT_MIN (64ull << 10)
+
+static uint64_t layout(mt_shm_private *h)
+{
+    uint64_t off = MT_HEADER_BYTES;
+    h->defs_off = off;
+    h->defs_cap = MT_DEFS_CAP;
+    off += MT_DEFS_CAP;
+    h->modules_off = off;
+    h->modules_cap = MT_MODULES_CAP;
+    off += MT_MODULES_CAP;
+    for (unsigned i = 0; i < MT_SLOTS; i++) {
+        h->slots[i].off = off;
+        h->slots[i].cap = MT_SLOT_CAP;
+        off += MT_SLOT_CAP;
+    }
+    return off;
+}
+
+/* Stores the layout (offsets and capacities) into the header. */
+static void store_layout(mt_shm_header *h, const mt_shm_private *p)
+{
+    h->defs_off = p->defs_off;
+    h->defs_cap = p->defs_cap;
+    h->modules_off = p->modules_off;
+    h->modules_cap = p->modules_cap;
+    for (unsigned i = 0; i < MT_SLOTS; i++) {
+        h->slots[i].off = p->slots[i].off;
+        h->slots[i].cap = p->slots[i].cap;
+    }
+}
+
+/* 16 hex digits nobody can predict: getrandom, else (no entropy yet) the
+ * clock, the pid and a stack address mixed. */
+static void random_hex(char out[17])
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        v = ((uint64_t)ts.tv_nsec + ((uint64_t)ts.tv_sec << 30)) * 0x9e3779b97f4a7c15ull;
+        v ^= (uint64_t)(uintptr_t)&ts ^ ((uint64_t)getpid() << 40);
+    }
+    for (int i = 0; i < 16; i++)
+        out[i] = "0123456789abcdef"[(v >> (4 * i)) & 15];
+    out[16] = '\0';
+}
+
+/* The segment is built under a temporary name and renamed into place once
+ * sealed (mt_shm_seal), so nobody ever sees a half-written segment.  The
+ * name ends in a random suffix so that nobody can take it first:
+ * .memtop-<pid>.<16 hex digits>, created O_EXCL|O_NOFOLLOW. */
+static int open_fresh(mt_shm_writer *w, const char *dir, int pid)
+{
+    int fd = -1;
+    for (int i = 0; i < 8 && fd < 0; i++) {
+        char hex[17];
+        random_hex(hex);
+        snprintf(w->tmp_path, sizeof w->tmp_path, "%s/.%s%d.%s", dir, MT_SHM_PREFIX, pid, hex);
+        fd = open(w->tmp_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    return fd;
+}
+
+/* The committed-up-to watermark of the region holding `off`, with the
+ * region's bounds. */
+static uint64_t *region_mark(mt_shm_writer *w, uint64_t off, uint64_t *start, uint64_t *limit)
+{
+    const mt_shm_private *h = &w->p;
+    if (off < h->modules_off) {
+        *start = h->defs_off;
+        *limit = h->modules_off;
+        return &w->committed[0];
+    }
+    if (off < h->slots[0].off) {
+        *start = h->modules_off;
+        *limit = h->slots[0].off;
+        return &w->committed[1];
+    }
+    for (unsigned i = MT_SLOTS; i-- > 0;) {
+        if (off >= h->slots[i].off) {
+            *start = h->slots[i].off;
+            *limit = h->slots[i].off + h->slots[i].cap;
+            return &w->committed[2 + i];
+        }
+    }
+    return NULL;
+}
+
+bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len)
+{
+    uint64_t start, limit;
+    uint64_t *mark = w->base ? region_mark(w, off, &start, &limit) : NULL;
+    if (!mark || off + len > limit)
+        return false;
+    uint64_t end = off + len;
+    if (*mark == 0)
+        *mark = start;
+    if (end <= *mark)
+        return true;
+    /* Grow geometrically (at least double the region's committed size), so
+     * a small process commits 64 KiB and a big one makes few calls. */
+    uint64_t have = *mark - start;
+    uint64_t to = *mark + (have > COMMIT_MIN ? have : COMMIT_MIN);
+    if (to < end)
+        to = end;
+    to = (to + COMMIT_MIN - 1) & ~(COMMIT_MIN - 1);
+    if (to > limit)
+        to = limit;
+    int rc = posix_fallocate(w->fd, (off_t)*mark, (off_t)(to - *mark));
+    if (rc != 0) {
+        if (!w->grow_errno) { /* once: a full /dev/shm fails every publish */
+            w->grow_errno = rc;
+            w->hdr->grow_errno = (uint32_t)rc;
+            mt_log(MT_LOG_WARN,
+                   "cannot grow segment %s: %s (data that does not fit is dropped; "
+                   "not repeated)",
+                   w->path, strerror(rc));
+        }
+        mt_shm_set_flag(w, MT_FLAG_SEGMENT_FULL);
+        return false;
+    }
+    *mark = to;
+    return true;
+}
+
+uint64_t mt_shm_committed(mt_shm_writer *w, uint64_t off)
+{
+    uint64_t start, limit;
+    uint64_t *mark = w->base ? region_mark(w, off, &start, &limit) : NULL;
+    return mark && *mark > off ? *mark - off : 0;
+}
+
+static void fill_identity(mt_shm_header *h, int pid)
+{
+    h->version = MT_SHM_VERSION;
+    h->endian_mark = MT_SHM_ENDIAN_MARK;
+    h->header_bytes = MT_HEADER_BYTES;
+    h->word_bits = 64;
+    h->pid = pid;
+    h->ppid = getppid();
+    h->uid = getuid();
+    h->proc_start_ticks = mt_self_start_ticks();
+    mt_proc_exe(h->exe, sizeof h->exe);
+    mt_proc_cmdline(h->cmdline, sizeof h->cmdline);
+}
+
+/* Our own memtop-<pid>-<suffix> in dir, if there is one: the name our
+ * pre-exec image published under (reusing it lets a viewer see the exec),
+ * or a leftover of a dead process of ours with our pid.  getdents64, not
+ * opendir: no allocation in the target. */
+static bool find_own_aside(const char *dir, int pid, char *out, size_t n)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return false;
+    char prefix[32], buf[4096] __attribute__((aligned(8)));
+    size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%s%d-", MT_SHM_PREFIX, pid);
+    bool found = false;
+    ssize_t got;
+    while (!found && (got = getdents64(dfd, buf, sizeof buf)) > 0) {
+        for (ssize_t off = 0; off < got && !found;) {
+            const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+            off += d->d_reclen;
+            struct stat st;
+            found = strncmp(d->d_name, prefix, plen) == 0 &&
+                    fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+                    st.st_uid == geteuid();
+            if (found) {
+                int r = snprintf(out, n, "%s/%s", dir, d->d_name);
+                found = r > 0 && (size_t)r < n;
+            }
+        }
+    }
+    close(dfd);
+    return found;
+}
+
+/* Another user's file holds the name memtop-<pid> (squatted, or a
+ * leftover of their process with our pid): publish as
+ * memtop-<pid>-<16 random hex digits> instead, a name nobody can take
+ * first, and say which file was in the way (once per program image).  Readers find it by its
+ * owner (docs/shm-protocol.md, "Naming and trust"). */
+static bool publish_aside(mt_shm_writer *w, const struct stat *in_way)
+{
+    char dir[sizeof w->path], aside[sizeof w->path];
+    snprintf(dir, sizeof dir, "%s", w->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int rc;
+    if (find_own_aside(dir, w->p.pid, aside, sizeof aside)) {
+        rc = rename(w->tmp_path, aside); /* ours: replace it */
+    } else {
+        char hex[17];
+        random_hex(hex);
+        int r = snprintf(aside, sizeof aside, "%s/%s%d-%s", dir, MT_SHM_PREFIX, w->p.pid, hex);
+        errno = ENAMETOOLONG;
+        rc = r < 0 || (size_t)r >= sizeof aside
+                 ? -1
+                 : renameat2(AT_FDCWD, w->tmp_path, AT_FDCWD, aside, RENAME_NOREPLACE);
+    }
+    if (rc != 0) {
+        mt_log(MT_LOG_WARN,
+               "%s is in the way (owned by uid %u) and %s cannot be created: %s; this "
+               "process will not be visible to memtop",
+               w->path, (unsigned)in_way->st_uid, aside, strerror(errno));
+        return false;
+    }
+    mt_log(MT_LOG_WARN,
+           "%s is in the way (owned by uid %u, not by this process's user): "
+           "publishing as %s",
+           w->path, (unsigned)in_way->st_uid, aside);
+    snprintf(w->path, sizeof w->path, "%s", aside);
+    return true;
+}
+
+/* Makes the header valid: everything else first, the magic last (release),
+ * so a reader that sees the magic sees a complete header.  Then gives the
+ * file its name: memtop-<pid> when that is free or our own (rename replaces
+ * a leftover of a dead process of ours with our pid, or of our own
+ * pre-exec image, atomically), else a name of our own (publish_aside). */
+bool mt_shm_seal(mt_shm_writer *w)
+{
+    __atomic_store_n(&w->hdr->magic, MT_SHM_MAGIC, __ATOMIC_RELEASE);
+    struct stat st;
+    bool taken = lstat(w->path, &st) == 0 && st.st_uid != geteuid();
+    if (!taken) {
+        if (rename(w->tmp_path, w->path) == 0)
+            return true;
+        int e = errno;
+        /* Another user's file may have appeared since lstat: in a sticky
+         * directory, rename over it fails with EPERM. */
+        taken = (e == EPERM || e == EACCES) && lstat(w->path, &st) == 0 && st.st_uid != geteuid();
+        if (!taken)
+            mt_log(MT_LOG_WARN, "cannot publish %s: %s; this process will not be visible to memtop",
+                   w->path, strerror(e));
+    }
+    if (taken && publish_aside(w, &st))
+        return true;
+    unlink(w->tmp_path);
+    return false;
+}
+
+bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    snprintf(w->path, sizeof w->path, "%s/%s%d", dir, MT_SHM_PREFIX, pid);
+    uint64_t total = layout(&w->p);
+    w->p.pid = pid;
+    int fd = open_fresh(w, dir, pid);
+    if (fd < 0) {
+        mt_log(MT_LOG_WARN, "cannot create %s: %s; this process will not be visible to memtop",
+               w->tmp_path, strerror(errno));
+        return false;
+    }
+    fchmod(fd, 0600); /* whatever the umask did: owner only */
+    void *base = MAP_FAILED;
+    int rc = ftruncate(fd, (off_t)total) == 0 ? posix_fallocate(fd, 0, MT_HEADER_BYTES) : errno;
+    if (rc == 0)
+        base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        mt_log(MT_LOG_WARN, "cannot set up %s: %s; this process will not be visible to memtop",
+               w->path, strerror(rc ? rc : errno));
+        close(fd);
+        unlink(w->tmp_path);
+        return false;
+    }
+    w->fd = fd;
+    w->base = base;
+    w->bytes = total;
+    w->hdr = base;
+    store_layout(w->hdr, &w->p);
+    w->hdr->segment_bytes = total;
+    fill_identity(w->hdr, pid);
+    return true;
+}
+
+bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, uint32_t n,
+                       uint16_t flags, uint64_t hash, uint64_t first_seen_ns)
+{
+    mt_shm_private *p = &w->p;
+    uint64_t need = mt_def_bytes(n);
+    if (p->defs_used + need > p->defs_cap || !mt_shm_commit(w, p->defs_off + p->defs_used, need))
+        return false;
+    unsigned char *at = w->base + p->defs_off + p->defs_used;
+    mt_shm_def d = {.id = id,
+                    .nframes = (uint16_t)n,
+                    .flags = flags,
+                    .hash = hash,
+                    .first_seen_ns = first_seen_ns};
+    memcpy(at, &d, sizeof d);
+    memcpy(at + sizeof d, frames, n * sizeof *frames);
+    p->defs_used += need;
+    p->defs_count++;
+    /* Record first, then the length, then the count (release each). */
+    __atomic_store_n(&w->hdr->defs_used, p->defs_used, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->hdr->defs_count, p->defs_count, __ATOMIC_RELEASE);
+    return true;
+}
+
+int64_t mt_shm_append_module(mt_shm_writer *w, const mt_shm_module *m)
+{
+    mt_shm_private *p = &w->p;
+    if (p->modules_used + sizeof *m > p->modules_cap ||
+        !mt_shm_commit(w, p->modules_off + p->modules_used, sizeof *m))
+        return -1;
+    memcpy(w->base + p->modules_off + p->modules_used, m, sizeof *m);
+    uint64_t idx = p->modules_count++;
+    p->modules_used += sizeof *m;
+    __atomic_store_n(&w->hdr->modules_used, p->modules_used, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->hdr->modules_count, p->modules_count, __ATOMIC_RELEASE);
+    return (int64_t)idx;
+}
+
+void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq)
+{
+    if (!w->base || index < 0 || (uint64_t)index >= w->p.modules_count)
+        return;
+    mt_shm_module *rec =
+        (mt_shm_module *)(w->base + w->p.modules_off + (uint64_t)index * sizeof *rec);
+    __atomic_store_n(&rec->unload_seq, seq, __ATOMIC_RELEASE);
+}
+
+void mt_shm_change_flags(mt_shm_writer *w, uint32_t set, uint32_t clear)
+{
+    w->p.flags = (w->p.flags & ~clear) | set;
+    if (w->hdr)
+        __atomic_store_n(&w->hdr->flags, w->p.flags, __ATOMIC_RELEASE);
+}
+
+void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag)
+{
+    mt_shm_change_flags(w, flag, 0);
+}
+
+void mt_shm_unlink(mt_shm_writer *w)
+{
+    if (w->base)
+        unlink(w->path);
+}
+
+void mt_shm_forget(mt_shm_writer *w)
+{
+    if (w->base) {
+        munmap(w->base, w->bytes);
+        close(w->fd);
+    }
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+}

@@ -1,0 +1,27 @@
+/* publish_thread.h -- the background thread that publishes snapshots. */
+#ifndef MT_PUBLISHER_H
+#define MT_PUBLISHER_H
+
+#include <stdbool.h>
+
+bool mt_publisher_start(bool fork_child);
+/* Final snapshot at exit: publish, mark exited, unlink unless kept. */
+void mt_publisher_final(void);
+/* Before an exec (hook_exec.c): publish, mark exited and exec'd, keep
+ * the segment (the new image replaces it if it loads libmemtop.so).
+ * False if there was nothing to mark (no segment, or not this process's:
+ * a vfork child).  After a failed exec, mt_publisher_exec_failed takes
+ * the marks back and publishing goes on. */
+bool mt_publisher_exec_begin(void);
+void mt_publisher_exec_failed(void);
+
+/* Records the loaded modules now (before a dlclose, so that addresses in
+ * a module loaded and unloaded between two publishes stay resolvable). */
+void mt_publisher_sync_modules(void);
+
+/* fork support. */
+void mt_publisher_lock(void);
+void mt_publisher_unlock(void);
+void mt_publisher_child_reset(void);
+
+#endif

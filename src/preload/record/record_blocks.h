@@ -1,0 +1,84 @@
+/* record_blocks.h -- the writer's side of the EVENTS2 frame context
+ * (dat_format.h): which frees can name their block instead of repeating
+ * its trace, size and age, and which sizes can be left out.
+ *
+ * Why: a free names "the r-th newest allocation of its trace in this zstd
+ * frame" in a byte or two, where a full free takes four or more.  The
+ * writer keeps, per frame, an address -> block map of the allocations it
+ * wrote (trace, per-trace serial, size, birth ms) and per trace the count
+ * of allocations and the last size written.  Everything belongs to the
+ * current frame (an epoch number): ending a frame empties it at once, so
+ * a reader can restart at any frame with an empty context.
+ *
+ * Exactness: a free is written as a reference only when the map entry at
+ * its address holds exactly the trace, size and birth ms the target
+ * charged, and the entry is then removed; an allocation at an address
+ * replaces the entry.  So every reference resolves, in the reader, to the
+ * very values the free charged, whatever the order in which the writer
+ * drained the threads' rings (a free of an old block after the new block
+ * at its address: the values differ and the free is written in full).
+ *
+ * Memory: 32 bytes per map slot, at most 70 % full, for the blocks
+ * allocated in the current frame and still live; 24 bytes per trace.
+ * All from mmap; the map shrinks again at a frame boundary when the last
+ * frame used little of it.  Writer thread only (the writer's lock held).
+ */
+#ifndef MT_RECORD_BLOCKS_H
+#define MT_RECORD_BLOCKS_H
+
+#include "core_common.h"
+
+#include <stdbool.h>
+
+/* Per trace, for the current frame. */
+typedef struct mt_rb_trace {
+    uint32_t epoch;     /* the frame these fields belong to */
+    uint32_t has_size;  /* last_size is set */
+    uint64_t count;     /* allocations of the trace written in this frame */
+    uint64_t last_size; /* size of the trace's previous event in this frame */
+} mt_rb_trace;
+
+/* What the writer did with frees, for the log and the tests. */
+typedef struct mt_rb_stats {
+    uint64_t refs;       /* frees that named their block */
+    uint64_t not_found;  /* no entry at the address in this frame */
+    uint64_t mismatched; /* the entry at the address was another block */
+} mt_rb_stats;
+
+/* A new frame begins (and a new session): the context is empty. */
+void mt_rb_new_frame(void);
+
+/* fork child: forgets the tables without unmapping them (the parent's
+ * writer may have been replacing one when the fork happened). */
+void mt_rb_child_reset(void);
+
+/* Counts an allocation event written in this frame; false (not counted)
+ * when the frame already holds MT_DAT_FRAME_ALLOCS_MAX of them: the
+ * caller then ends the frame first (readers reject more). */
+bool mt_rb_count_alloc(void);
+
+/* The trace's state in this frame (reset lazily), or NULL when no memory
+ * could hold it (then: no SAME_SIZE, no reference for that trace). */
+mt_rb_trace *mt_rb_trace_get(uint32_t trace);
+
+/* An allocation at addr was written: block (trace, serial) of size bytes
+ * born at birth_ms.  Keeps it findable by a later free at addr. */
+void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t size,
+                      uint64_t birth_ms);
+
+/* A free at addr that charged (trace, size, birth_ms): if it may name its
+ * block, removes it from the map and returns true with *serial set. */
+bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t *serial);
+
+/* Start loading the map slot of addr (the encoder looks a few events
+ * ahead). */
+void mt_rb_prefetch(uint64_t addr);
+
+/* Counters since the session began; mt_rb_reset_stats at its start. */
+const mt_rb_stats *mt_rb_get_stats(void);
+void mt_rb_reset_stats(void);
+
+/* Bytes the context holds (map and trace array). */
+uint64_t mt_rb_bytes(void);
+
+#endif

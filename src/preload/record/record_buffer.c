@@ -1,0 +1,482 @@
+/* record_buffer.c -- per-thread event rings of a recording (see .h).
+ *
+ * Producer: the owning thread appends at head and publishes head with
+ * release; consumer: the writer reads up to head (acquire), then publishes
+ * tail (release).  A signal handler that interrupts an append on the same
+ * thread sees `busy` and drops its event (counted): it may never wait nor
+ * touch the slot being written.
+ *
+ * Chunks: a full chunk is followed by the ring's spare (handed back by the
+ * writer, release/acquire through `spare`), or by itself again when the
+ * writer has drained it (tail == its end, acquire: the writer no longer
+ * reads it), or by a new chunk within the bounds (.h).  Only when none is
+ * to be had does the hook wait for the writer (next_chunk: sleeping, not
+ * while the disk is behind, at most MT_RING_WAIT_MAX_NS), or drain
+ * synchronously when there is no writer thread yet, then drop and count.  The writer reads a
+ * chunk's `base` only for indices below a head it read with acquire, so the producer's plain store
+ * of `base` (before its release of head) is seen in time; it hands a chunk back only once it has
+ * read past its end (the next chunk exists then).
+ *
+ * Taking a ring (a thread's first event) holds the free lists' spinlock; a
+ * signal handler that interrupts that on the same thread drops its event
+ * (counted) rather than spin on the lock.  Retiring happens only when no
+ * mt_ring_record call of the thread is in progress (tls_depth), so a
+ * handler never retires a ring its interrupted caller is appending to.
+ */
+#define _GNU_SOURCE
+#include "record_buffer.h"
+
+#include "core_os_memory.h"
+#include "record_writer.h"
+#include "core_spinlock.h"
+#include "core_thread_state.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MT_RING_WAIT_NS 100000000ull      /* a write(2) this long: the disk is behind */
+#define MT_RING_WAIT_MAX_NS 1000000000ull /* and no wait is longer than this */
+#define MT_RING_NAP_NS 50000ull           /* a waiting hook sleeps this long at a time */
+#define MT_RING_CHUNK_BYTES sizeof(mt_rec_chunk)
+#define MT_RING_HDR_BYTES ((sizeof(mt_rec_ring) + MT_CACHELINE - 1) & ~(size_t)(MT_CACHELINE - 1))
+#define MT_RING_SLAB_BYTES (64u << 10) /* headers are cut from slabs */
+
+static _Atomic(mt_rec_ring *) g_rings;
+/* Free rings with a buffer (at most MT_RING_FREE_MAX), and without. */
+static mt_spinlock g_free_lock;
+static mt_rec_ring *g_free, *g_bare;
+static unsigned g_nfree;
+static unsigned char *g_slab;
+static _Atomic uint32_t g_chunks; /* chunks of all rings */
+static size_t g_slab_left;
+
+static MT_TLS mt_rec_ring *tls_ring;    /* OWNED by this thread */
+static MT_TLS mt_rec_ring *tls_retired; /* retired by this exiting thread */
+static MT_TLS uint64_t tls_retired_gen;
+static MT_TLS unsigned tls_depth; /* mt_ring_record calls in progress */
+static MT_TLS int tls_taking;     /* inside take_ring */
+
+mt_rec_ring *mt_ring_first(void)
+{
+    return atomic_load_explicit(&g_rings, memory_order_acquire);
+}
+
+/* A header from the slab; free lock held. */
+static mt_rec_ring *new_header(void)
+{
+    if (g_slab_left < MT_RING_HDR_BYTES) {
+        g_slab = mt_os_alloc(MT_RING_SLAB_BYTES);
+        g_slab_left = g_slab ? MT_RING_SLAB_BYTES : 0;
+        if (!g_slab)
+            return NULL;
+    }
+    mt_rec_ring *r = (mt_rec_ring *)(void *)g_slab;
+    g_slab += MT_RING_HDR_BYTES;
+    g_slab_left -= MT_RING_HDR_BYTES;
+    return r;
+}
+
+static void link_header(mt_rec_ring *r)
+{
+    mt_rec_ring *head = atomic_load_explicit(&g_rings, memory_order_relaxed);
+    do
+        r->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&g_rings, &head, r, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+static void push_bare(mt_rec_ring *r)
+{
+    mt_spin_lock(&g_free_lock);
+    r->next_free = g_bare;
+    g_bare = r;
+    mt_spin_unlock(&g_free_lock);
+}
+
+/* A new chunk for r: its first whatever the bounds (bounded: false),
+ * else within MT_RING_CHUNKS_MAX and MT_RING_EXTRA_MAX.  NULL if none. */
+static mt_rec_chunk *chunk_new(mt_rec_ring *r, bool bounded)
+{
+    uint32_t n = atomic_fetch_add_explicit(&g_chunks, 1, memory_order_relaxed);
+    if (bounded &&
+        (n >= MT_RING_EXTRA_MAX ||
+         atomic_load_explicit(&r->nchunks, memory_order_relaxed) >= MT_RING_CHUNKS_MAX)) {
+        atomic_fetch_sub_explicit(&g_chunks, 1, memory_order_relaxed);
+        return NULL;
+    }
+    mt_rec_chunk *c = mt_os_alloc(MT_RING_CHUNK_BYTES);
+    if (!c) {
+        atomic_fetch_sub_explicit(&g_chunks, 1, memory_order_relaxed);
+        return NULL;
+    }
+    atomic_fetch_add_explicit(&r->nchunks, 1, memory_order_relaxed);
+    return c;
+}
+
+static void chunk_free(mt_rec_ring *r, mt_rec_chunk *c)
+{
+    mt_os_free(c, MT_RING_CHUNK_BYTES);
+    atomic_fetch_sub_explicit(&r->nchunks, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&g_chunks, 1, memory_order_relaxed);
+}
+
+/* Gives a ring without a chunk its first one, starting at head. */
+static bool first_chunk(mt_rec_ring *r)
+{
+    mt_rec_chunk *c = chunk_new(r, false);
+    if (!c)
+        return false;
+    c->base = atomic_load_explicit(&r->head, memory_order_relaxed);
+    atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+    r->wchunk = r->rchunk = c;
+    r->wbase = c->base;
+    return true;
+}
+
+/* A free ring (a recycled one first), owned by tid from now on. */
+static mt_rec_ring *take_ring(int tid)
+{
+    bool fresh = false;
+    mt_spin_lock(&g_free_lock);
+    mt_rec_ring *r = g_free;
+    if (r) {
+        g_free = r->next_free;
+        g_nfree--;
+    } else if ((r = g_bare)) {
+        g_bare = r->next_free;
+    } else {
+        r = new_header();
+        fresh = r != NULL;
+    }
+    mt_spin_unlock(&g_free_lock);
+    if (!r)
+        return NULL;
+    if (!r->wchunk && !first_chunk(r)) {
+        if (fresh)
+            link_header(r);
+        push_bare(r);
+        return NULL;
+    }
+    r->tid = tid;
+    r->busy = 0;
+    uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
+    atomic_store_explicit(&r->state, MT_RING_GEN(st) << 2 | MT_RING_OWNED, memory_order_release);
+    if (fresh)
+        link_header(r);
+    return r;
+}
+
+/* The ring this exiting thread retired, if the writer has not made it
+ * free yet.  Its state is still OWNED (our generation) when a retire of
+ * ours was interrupted before its CAS: ours too. */
+static mt_rec_ring *take_back(void)
+{
+    mt_rec_ring *r = tls_retired;
+    if (!r)
+        return NULL;
+    uint64_t own = tls_retired_gen << 2 | MT_RING_OWNED;
+    uint64_t st = tls_retired_gen << 2 | MT_RING_RETIRING;
+    if (atomic_load_explicit(&r->state, memory_order_relaxed) == own ||
+        atomic_compare_exchange_strong_explicit(&r->state, &st, own, memory_order_acquire,
+                                                memory_order_relaxed))
+        return r;
+    tls_retired = NULL; /* made free: all its events are written */
+    return NULL;
+}
+
+static mt_rec_ring *ring_slow(void)
+{
+    if (tls_taking)
+        return NULL; /* a signal handler interrupted this thread's take_ring */
+    tls_taking = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_rec_ring *r = take_back();
+    if (!r)
+        r = take_ring((int)syscall(SYS_gettid));
+    tls_ring = r;
+    atomic_signal_fence(memory_order_seq_cst);
+    tls_taking = 0;
+    return r;
+}
+
+void mt_ring_retire_mine(void)
+{
+    mt_rec_ring *r = tls_ring;
+    if (!r)
+        return;
+    uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed); /* ours: OWNED */
+    tls_retired_gen = MT_RING_GEN(st);
+    tls_retired = r;
+    atomic_signal_fence(memory_order_seq_cst);
+    tls_ring = NULL;
+    atomic_signal_fence(memory_order_seq_cst);
+    /* Release: the writer that sees RETIRING sees every event and lost
+     * count before it.  Fails if a signal handler retired it meanwhile. */
+    atomic_compare_exchange_strong_explicit(&r->state, &st, MT_RING_GEN(st) << 2 | MT_RING_RETIRING,
+                                            memory_order_release, memory_order_relaxed);
+    mt_recw_kick();
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void count_lost(mt_rec_ring *r, const mt_rec_event *e)
+{
+    unsigned i = e->kind == 0 ? MT_LOST_AC : MT_LOST_FC;
+    atomic_fetch_add_explicit(&r->lost[i + 1], e->size, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->lost[i], 1, memory_order_release);
+    mt_recw_note_dropped(1);
+}
+
+/* The full chunk at head is followed by another; false if none is to be
+ * had now (module comment). */
+static bool try_next_chunk(mt_rec_ring *r, uint64_t head)
+{
+    mt_rec_chunk *c = atomic_exchange_explicit(&r->spare, NULL, memory_order_acquire);
+    if (!c && atomic_load_explicit(&r->tail, memory_order_acquire) == head) {
+        r->wchunk->base = r->wbase = head; /* drained: it starts over */
+        return true;
+    }
+    if (!c && !(c = chunk_new(r, true)))
+        return false;
+    c->base = head;
+    atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+    atomic_store_explicit(&r->wchunk->next, c, memory_order_release);
+    r->wchunk = c;
+    r->wbase = head;
+    return true;
+}
+
+/* Whether thread tid of this process sleeps (state S or D in
+ * /proc/self/task/TID/stat: blocked on the disk, or on a throttle) rather
+ * than runs or waits for a core (R).  Unknown: true. */
+static bool thread_sleeps(int tid)
+{
+    char path[48] = "/proc/self/task/", num[12], buf[512];
+    int n = 0;
+    for (unsigned v = (unsigned)tid; n == 0 || v; v /= 10)
+        num[n++] = (char)('0' + v % 10);
+    size_t k = strlen(path);
+    while (n)
+        path[k++] = num[--n];
+    memcpy(path + k, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return true;
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return true;
+    buf[got] = '\0';
+    const char *paren = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+    return !paren || paren[1] != ' ' || paren[2] != 'R';
+}
+
+/* The disk cannot keep up: a write(2) to the file has lasted
+ * MT_RING_WAIT_NS and its thread sleeps in it (a writer that only waits
+ * for a core is runnable, and is waited for). */
+static bool disk_behind(uint64_t now)
+{
+    int tid;
+    uint64_t since = mt_recw_write_since(&tid);
+    return since && now > since && now - since >= MT_RING_WAIT_NS && thread_sleeps(tid);
+}
+
+/* The drop policy, at the buffer's bound: waits for a chunk while the
+ * writer works (it may be waiting for a core: the hook sleeps, which
+ * gives it one), but not while the disk is behind, nor longer than
+ * MT_RING_WAIT_MAX_NS; false if there is no chunk then. */
+static bool next_chunk(mt_rec_ring *r, uint64_t head, bool may_wait)
+{
+    uint64_t deadline = 0;
+    for (;;) {
+        if (try_next_chunk(r, head))
+            return true;
+        if (!may_wait || !mt_recw_active())
+            return false; /* a signal handler, or the recording stopped meanwhile */
+        if (!mt_recw_thread_running() && mt_recw_drain_sync())
+            continue;
+        mt_recw_kick();
+        uint64_t now = mono_ns();
+        if (!deadline)
+            deadline = now + MT_RING_WAIT_MAX_NS;
+        else if (now >= deadline)
+            return false;
+        if (disk_behind(now))
+            return false;
+        struct timespec nap = {0, (long)MT_RING_NAP_NS};
+        nanosleep(&nap, NULL);
+    }
+}
+
+static bool push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
+{
+    if (r->busy) { /* a signal handler interrupted an append on this thread */
+        count_lost(r, e);
+        return false;
+    }
+    r->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    /* Inside dl_iterate_phdr this thread holds the loader's lock, which the
+     * writer needs to scan modules: waiting there only stalls both. */
+    may_wait = may_wait && !mt_tls_dl_depth;
+    if (MT_UNLIKELY(head - r->wbase >= MT_RING_CHUNK) && !next_chunk(r, head, may_wait)) {
+        atomic_signal_fence(memory_order_seq_cst);
+        r->busy = 0;
+        count_lost(r, e);
+        return false;
+    }
+    r->wchunk->ev[head - r->wbase] = *e;
+    atomic_store_explicit(&r->head, head + 1, memory_order_release);
+    atomic_signal_fence(memory_order_seq_cst);
+    r->busy = 0;
+    if (MT_UNLIKELY(((head + 1) & (MT_RING_CHUNK / 4 - 1)) == 0))
+        mt_recw_kick(); /* a quarter of a chunk more: wake a sleeping writer */
+    return true;
+}
+
+void mt_ring_record(const mt_rec_event *e, bool may_wait)
+{
+    tls_depth++;
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_rec_ring *r = tls_ring;
+    if (MT_UNLIKELY(!r))
+        r = ring_slow();
+    if (MT_LIKELY(r))
+        push(r, e, may_wait);
+    else
+        mt_recw_note_dropped(1);
+    atomic_signal_fence(memory_order_seq_cst);
+    /* After our key destructor (other keys' destructors allocate too):
+     * the ring goes back to the writer after each event. */
+    if (--tls_depth == 0 && MT_UNLIKELY(mt_tls_exiting))
+        mt_ring_retire_mine();
+}
+
+bool mt_ring_try_free(mt_rec_ring *r, uint64_t st)
+{
+    if (MT_RING_STATE(st) != MT_RING_RETIRING)
+        return false;
+    return atomic_compare_exchange_strong_explicit(&r->state, &st,
+                                                   (MT_RING_GEN(st) + 1) << 2 | MT_RING_FREE,
+                                                   memory_order_acq_rel, memory_order_relaxed);
+}
+
+void mt_ring_recycle(mt_rec_ring *r)
+{
+    mt_rec_chunk *spare = atomic_exchange_explicit(&r->spare, NULL, memory_order_acquire);
+    if (spare)
+        chunk_free(r, spare);
+    mt_spin_lock(&g_free_lock);
+    bool keep = g_nfree < MT_RING_FREE_MAX;
+    if (keep) {
+        r->next_free = g_free;
+        g_free = r;
+        g_nfree++;
+    }
+    mt_spin_unlock(&g_free_lock);
+    if (keep)
+        return;
+    for (mt_rec_chunk *c = r->rchunk, *next; c; c = next) { /* drained: rchunk is wchunk */
+        next = c == r->wchunk ? NULL : atomic_load_explicit(&c->next, memory_order_acquire);
+        chunk_free(r, c);
+    }
+    r->wchunk = r->rchunk = NULL;
+    push_bare(r);
+}
+
+/* A drained chunk goes back: as the ring's spare, or unmapped. */
+static void give_back(mt_rec_ring *r, mt_rec_chunk *c)
+{
+    mt_rec_chunk *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&r->spare, &none, c, memory_order_release,
+                                                 memory_order_relaxed))
+        chunk_free(r, c);
+}
+
+void mt_ring_consumed(mt_rec_ring *r, uint64_t upto)
+{
+    if (upto == atomic_load_explicit(&r->tail, memory_order_relaxed))
+        return;
+    mt_rec_chunk *c = r->rchunk;
+    while (upto - c->base > MT_RING_CHUNK) { /* read past its end: the next one exists */
+        mt_rec_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
+        give_back(r, c);
+        c = next;
+    }
+    r->rchunk = c;
+    atomic_store_explicit(&r->tail, upto, memory_order_release);
+}
+
+void mt_rings_mark_cut(void)
+{
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        r->cut = atomic_load_explicit(&r->head, memory_order_acquire);
+        for (unsigned i = 0; i < MT_LOST_N; i++)
+            r->cut_lost[i] = atomic_load_explicit(&r->lost[i], memory_order_acquire);
+    }
+}
+
+void mt_rings_discard(void)
+{
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        mt_ring_consumed(r, atomic_load_explicit(&r->head, memory_order_acquire));
+        for (unsigned i = 0; i < MT_LOST_N; i++)
+            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
+    }
+}
+
+uint64_t mt_ring_discard_as_lost(mt_rec_ring *r)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    for (uint64_t t = tail; t != head; t++)
+        count_lost(r, mt_ring_at(r, t));
+    mt_ring_consumed(r, head);
+    return head - tail;
+}
+
+uint64_t mt_rings_discard_as_lost(void)
+{
+    uint64_t total = 0;
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next)
+        total += mt_ring_discard_as_lost(r);
+    return total;
+}
+
+void mt_rings_child_reset(void)
+{
+    tls_ring = tls_retired = NULL;
+    tls_taking = 0;
+    atomic_store_explicit(&g_free_lock.held, 0, memory_order_relaxed);
+    g_free = g_bare = NULL;
+    g_nfree = 0;
+    atomic_store_explicit(&g_chunks, 0, memory_order_relaxed);
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        /* The parent's writer or threads may have been moving chunks when
+         * the fork happened: forget them (the child's copies leak,
+         * copy-on-write) rather than trust the queues. */
+        r->wchunk = r->rchunk = NULL;
+        atomic_store_explicit(&r->spare, NULL, memory_order_relaxed);
+        atomic_store_explicit(&r->nchunks, 0, memory_order_relaxed);
+        atomic_store_explicit(&r->tail, atomic_load_explicit(&r->head, memory_order_relaxed),
+                              memory_order_relaxed);
+        for (unsigned i = 0; i < MT_LOST_N; i++)
+            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
+        r->busy = 0;
+        uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
+        atomic_store_explicit(&r->state, (MT_RING_GEN(st) + 1) << 2 | MT_RING_FREE,
+                              memory_order_relaxed);
+        push_bare(r);
+    }
+}

@@ -1,0 +1,164 @@
+/* record_buffer.h -- per-thread event buffers of a recording.
+ *
+ * Each thread that allocates while a recording runs owns one ring of raw,
+ * fixed-size events (single producer: that thread; single consumer: the
+ * record writer).  The hooks append without a lock; the writer encodes and
+ * compresses.
+ *
+ * A ring is a queue of chunks of MT_RING_CHUNK events (320 KiB each, from
+ * mmap): the thread writes into its newest chunk and, when it is full,
+ * links another one -- the spare the writer handed back, else a new one
+ * -- so a thread's buffer grows when the writer falls behind (it waits for
+ * a core, the disk is slow) instead of dropping.  The bound: at most
+ * MT_RING_CHUNKS_MAX chunks per thread (10 MiB, 262,144 events) and
+ * MT_RING_EXTRA_MAX chunks beyond each thread's first in the process
+ * (160 MiB).  Only at the bound does the drop policy apply: the hook
+ * sleeps until the writer hands a chunk back -- unless the writer is in a
+ * write(2) that has lasted 100 ms and sleeps in it (the disk cannot keep
+ * up), and at most 1 s -- else drops the event and counts it (LOST
+ * records, events_dropped).
+ * A writer that only waits for a core is waited for: the sleeping hooks
+ * give it one.  The writer
+ * unmaps the chunks it has drained beyond one spare per ring, so the
+ * memory goes back once the burst is written.
+ *
+ * Life of a ring (its state word is generation << 2 | MT_RING_*):
+ *   OWNED     its thread appends;
+ *   RETIRING  its thread is exiting (core_thread_state.c's key destructor calls
+ *             mt_ring_retire_mine; release): the writer drains it, then
+ *   FREE      the writer made it free (CAS, acq_rel, generation + 1) and
+ *             drained what was left: it goes on a free list, which a new
+ *             thread takes it from (lock), or, beyond MT_RING_FREE_MAX free
+ *             rings, its chunks are unmapped.
+ * An exiting thread that allocates again after its key destructor (other
+ * keys' destructors run later) takes its own ring back (CAS RETIRING ->
+ * OWNED with the same generation: fails once the writer made it free, and
+ * then every event of it is written already) and retires it again after
+ * the event.  Ring headers (small) are therefore never unmapped; only the
+ * chunks are.  Memory: one header per ring ever needed at once, one chunk
+ * (plus a spare, plus what a backlog needs) per thread alive, plus
+ * retiring ones the writer has not reached yet, plus at most
+ * MT_RING_FREE_MAX free rings with one chunk each.
+ */
+#ifndef MT_RECORD_BUFFER_H
+#define MT_RECORD_BUFFER_H
+
+#include "core_common.h"
+
+#include <stdbool.h>
+
+#define MT_RING_CHUNK 8192u    /* events per chunk, a power of two */
+#define MT_RING_CHUNKS_MAX 32u /* chunks per ring */
+#define MT_RING_EXTRA_MAX 512u /* chunks beyond each ring's first, all rings */
+#define MT_RING_FREE_MAX 8u    /* free rings kept with a chunk */
+
+/* One raw event: 40 bytes, encoded by the writer (dat_format.h). */
+typedef struct mt_rec_event {
+    uint64_t t_ns;
+    uint64_t size;
+    uint64_t addr;   /* the block's address (a free names its block by it) */
+    uint64_t age_ms; /* frees: ms(t) - birth_ms */
+    uint32_t trace;
+    uint8_t kind;  /* MT_DAT_EV_ALLOC / MT_DAT_EV_FREE */
+    uint8_t flags; /* MT_DAT_EVF_* for frees */
+    uint16_t reserved;
+} mt_rec_event;
+
+enum { MT_RING_FREE = 0, MT_RING_OWNED = 1, MT_RING_RETIRING = 2 };
+#define MT_RING_STATE(st) ((unsigned)((st)&3u))
+#define MT_RING_GEN(st) ((st) >> 2)
+
+/* Lost counters: alloc count, alloc bytes, free count, free bytes. */
+enum { MT_LOST_AC, MT_LOST_AB, MT_LOST_FC, MT_LOST_FB, MT_LOST_N };
+
+/* MT_RING_CHUNK events from index `base` on.  The producer fills in base
+ * and links the chunk as `next` of its previous one (release) before it
+ * publishes an index past that one's end. */
+typedef struct mt_rec_chunk {
+    uint64_t base;
+    struct mt_rec_chunk *_Atomic next;
+    char pad[MT_CACHELINE - 2 * sizeof(uint64_t)];
+    mt_rec_event ev[MT_RING_CHUNK];
+} mt_rec_chunk;
+
+typedef struct mt_rec_ring {
+    _Atomic uint64_t head; /* written by the producer (release) */
+    char pad0[MT_CACHELINE - sizeof(uint64_t)];
+    _Atomic uint64_t tail; /* written by the consumer (release) */
+    char pad1[MT_CACHELINE - sizeof(uint64_t)];
+    mt_rec_chunk *wchunk;        /* producer: the chunk it writes (NULL: no chunk) */
+    uint64_t wbase;              /* producer: wchunk->base */
+    mt_rec_chunk *rchunk;        /* consumer: the chunk holding tail (or ending at it) */
+    mt_rec_chunk *_Atomic spare; /* a drained chunk for the producer */
+    _Atomic uint32_t nchunks;    /* chunks of this ring (queue and spare) */
+    volatile int busy;           /* producer is appending: a signal handler must not */
+    int tid;                     /* owning thread (kernel tid) */
+    _Atomic uint64_t state;      /* generation << 2 | MT_RING_* */
+    /* Events accounted but not recorded (ring full, or nested); the
+     * writer takes them with fetch_sub / exchange. */
+    _Atomic uint64_t lost[MT_LOST_N];
+    /* Writer only: head and lost counters when the final state was copied. */
+    uint64_t cut;
+    uint64_t cut_lost[MT_LOST_N];
+    struct mt_rec_ring *next;      /* all rings: append-only, never unlinked */
+    struct mt_rec_ring *next_free; /* free lists (under their lock) */
+} mt_rec_ring;
+
+/* Appends one event to the calling thread's ring (taken on first use).
+ * may_wait: the caller holds no lock and is not a signal handler, so it
+ * may wait (bounded) for room.  A dropped event is counted (lost). */
+void mt_ring_record(const mt_rec_event *e, bool may_wait);
+
+/* The calling thread is exiting (its key destructor): hands its ring to
+ * the writer. */
+void mt_ring_retire_mine(void);
+
+/* The first ring of the list of all rings (writer side). */
+mt_rec_ring *mt_ring_first(void);
+
+static inline uint64_t mt_ring_state(mt_rec_ring *r)
+{
+    return atomic_load_explicit(&r->state, memory_order_acquire);
+}
+
+/* Writer side: the event at index i, tail <= i < head (head read with
+ * acquire).  Does not move the reading position. */
+static inline const mt_rec_event *mt_ring_at(const mt_rec_ring *r, uint64_t i)
+{
+    const mt_rec_chunk *c = r->rchunk;
+    while (MT_UNLIKELY(i - c->base >= MT_RING_CHUNK))
+        c = atomic_load_explicit(&c->next, memory_order_acquire);
+    return &c->ev[i - c->base];
+}
+
+/* Writer side: the events before upto (<= head) are written: tail =
+ * upto, and the chunks wholly before it go back (one spare per ring, the
+ * rest unmapped). */
+void mt_ring_consumed(mt_rec_ring *r, uint64_t upto);
+
+/* Writer side: st (read with mt_ring_state before draining) says
+ * RETIRING: make the ring free (true) unless its thread took it back.
+ * The caller then drains what is left and calls mt_ring_recycle. */
+bool mt_ring_try_free(mt_rec_ring *r, uint64_t st);
+void mt_ring_recycle(mt_rec_ring *r);
+
+/* Writer side: empties r counting its events as lost; returns how many. */
+uint64_t mt_ring_discard_as_lost(mt_rec_ring *r);
+
+/* Writer side, during the final state's pause: every ring's cut = head,
+ * cut_lost = lost (a copy only). */
+void mt_rings_mark_cut(void);
+
+/* fork child: every ring is the parent's; forget the thread binding and
+ * make all rings free and empty. */
+void mt_rings_child_reset(void);
+
+/* Writer side: empties every ring and zeroes its lost counters (a new
+ * recording starts clean). */
+void mt_rings_discard(void);
+
+/* Writer side: empties every ring, counting its events as lost (LOST
+ * records follow); returns how many. */
+uint64_t mt_rings_discard_as_lost(void);
+
+#endif

@@ -1,0 +1,365 @@
+/* record_control.c -- starting and stopping recordings, and their status.
+ *
+ * Ways in: MEMTOP_RECORD=PATTERN at tracking start (from the first event:
+ * no initial state needed), the control channel (MT_CMD_RECORD_START /
+ * STOP, on the publisher thread: a mid-run start with an initial state),
+ * and a fork child whose MEMTOP_RECORD names a file per process (%p, %n).
+ * Ways out: stop, exit/_exit (our destructor), exec (hook_exec.c), a
+ * write error.  The status is kept here and copied into the segment header
+ * by the publisher (the hooks never touch the segment).
+ */
+#define _GNU_SOURCE
+#include "record.h"
+
+#include "core_clock.h"
+#include "dat_format.h"
+#include "core_log.h"
+#include "record_buffer.h"
+#include "record_path.h"
+#include "record_writer.h"
+#include "core_spinlock.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+_Atomic int mt_rec_mode;
+
+typedef struct {
+    mt_spinlock lock;
+    uint32_t state; /* MT_REC_STATE_* */
+    int32_t error;
+    uint64_t start_unix_ns;
+    uint64_t recordings;
+    uint64_t bytes, events, dropped; /* final figures once stopped */
+    char path[MT_PATH_MAX];
+    char message[MT_REC_MSG_MAX];
+    char pattern[MT_PATH_MAX]; /* MEMTOP_RECORD, "" if unset */
+    bool env_checked;
+    _Atomic bool finishing;
+} rec_control;
+
+static rec_control g_rc;
+
+/* --- events (hooks) ----------------------------------------------------- */
+
+/* Bounded: a thread waiting here may hold any lock outside memtop (the
+ * loader's, stdio's), so the wait never depends on the writer getting one;
+ * it gives up at the pause's deadline (record_session.c counts the events
+ * of such calls as dropped: the initial state is then approximate). */
+void mt_rec_gate(void)
+{
+    while (mt_rec_paused()) {
+        if (mt_now_ns() >= atomic_load_explicit(&mt_w.pause_until, memory_order_relaxed)) {
+            atomic_fetch_add_explicit(&mt_w.gate_giveups, 1, memory_order_relaxed);
+            return;
+        }
+        sched_yield();
+    }
+}
+
+void mt_rec_alloc(uint64_t t_ns, const void *p, uint32_t trace, uint64_t size)
+{
+    mt_rec_event e = {.t_ns = t_ns,
+                      .size = size,
+                      .addr = (uint64_t)(uintptr_t)p,
+                      .trace = trace,
+                      .kind = MT_DAT_EV_ALLOC};
+    mt_ring_record(&e, true);
+}
+
+void mt_rec_free(uint64_t t_ns, const void *p, const mt_block *b, unsigned flags, bool may_wait)
+{
+    uint64_t ms = t_ns / 1000000u, birth = b->birth_ns / 1000000u;
+    mt_rec_event e = {.t_ns = t_ns,
+                      .size = b->size,
+                      .addr = (uint64_t)(uintptr_t)p,
+                      .trace = b->trace,
+                      .kind = MT_DAT_EV_FREE,
+                      .flags = (uint8_t)flags,
+                      .age_ms = ms > birth ? ms - birth : 0};
+    mt_ring_record(&e, may_wait);
+}
+
+/* --- status --------------------------------------------------------------- */
+
+static uint64_t unix_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void set_status(uint32_t state, int err, const char *path, const char *msg)
+{
+    mt_spin_lock(&g_rc.lock);
+    g_rc.state = state;
+    g_rc.error = err;
+    /* Cut to fit, on purpose (the precision says so to the compiler). */
+    if (path)
+        snprintf(g_rc.path, sizeof g_rc.path, "%.*s", (int)sizeof g_rc.path - 1, path);
+    snprintf(g_rc.message, sizeof g_rc.message, "%.*s", (int)sizeof g_rc.message - 1, msg);
+    mt_spin_unlock(&g_rc.lock);
+}
+
+/* The errno's symbolic name (glibc's table: a static string, no
+ * allocation). */
+static const char *errno_name(int e)
+{
+    const char *name = strerrorname_np(e);
+    return name ? name : "unknown errno";
+}
+
+/* The status message of a session ended by a write error. */
+static void failed_message(int e)
+{
+    snprintf(g_rc.message, sizeof g_rc.message, "%s: %s (%s); recording stopped",
+             e == ENOSPC || e == EDQUOT ? "disk full" : "write error", strerror(e), errno_name(e));
+}
+
+/* Takes the final figures when a session ended (stop or error). */
+static void record_final_figures(void)
+{
+    g_rc.bytes = __atomic_load_n(&mt_w.bytes, __ATOMIC_RELAXED);
+    g_rc.events = atomic_load_explicit(&mt_w.events, memory_order_relaxed);
+    g_rc.dropped = atomic_load_explicit(&mt_w.dropped, memory_order_relaxed);
+}
+
+void mt_rec_publish_status(mt_shm_header *h)
+{
+    mt_shm_recording *r = &h->recording;
+    mt_spin_lock(&g_rc.lock);
+    if (g_rc.state == MT_REC_STATE_ON && mt_w.err) {
+        int e = mt_w.err;
+        record_final_figures();
+        g_rc.state = MT_REC_STATE_FAILED;
+        g_rc.error = e;
+        failed_message(e);
+    }
+    bool on = g_rc.state == MT_REC_STATE_ON;
+    r->error = g_rc.error;
+    r->start_unix_ns = g_rc.start_unix_ns;
+    r->bytes_written = on ? __atomic_load_n(&mt_w.bytes, __ATOMIC_RELAXED) : g_rc.bytes;
+    r->events_written = on ? atomic_load_explicit(&mt_w.events, memory_order_relaxed) : g_rc.events;
+    r->events_dropped =
+        on ? atomic_load_explicit(&mt_w.dropped, memory_order_relaxed) : g_rc.dropped;
+    r->recordings = g_rc.recordings;
+    memcpy(r->path, g_rc.path, sizeof r->path);
+    memcpy(r->message, g_rc.message, sizeof r->message);
+    __atomic_store_n(&r->state, g_rc.state, __ATOMIC_RELEASE);
+    mt_spin_unlock(&g_rc.lock);
+}
+
+/* --- start and stop ----------------------------------------------------- */
+
+/* Creates the file and begins the session.  Returns 0 or an errno; msg
+ * says what happened either way. */
+static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, size_t cap)
+{
+    char path[MT_PATH_MAX];
+    if (mt_rec_on() || g_rc.state == MT_REC_STATE_ON) {
+        snprintf(msg, cap, "already recording to %.400s", g_rc.path);
+        return EBUSY;
+    }
+    int fd = mt_rec_create(pattern, fork_child, path, sizeof path);
+    if (fd == -EINVAL) {
+        snprintf(msg, cap,
+                 "bad recording file name '%.200s' (use %%p %%e %%t %%n %%%% only, and keep it "
+                 "short)",
+                 pattern);
+        return EINVAL;
+    }
+    if (fd == -EEXIST) {
+        snprintf(msg, cap, "%.400s exists: memtop never overwrites a recording (EEXIST)", path);
+        return EEXIST;
+    }
+    if (fd < 0) {
+        snprintf(msg, cap, "cannot create %.400s: %s (%s)", path, strerror(-fd), errno_name(-fd));
+        return -fd;
+    }
+    int err = 0;
+    g_rc.start_unix_ns = unix_ns();
+    if (!mt_recw_begin(fd, mid_run, fork_child, &err)) {
+        unlink(path);
+        snprintf(msg, cap, "cannot write %.400s: %s (%s)", path, strerror(err), errno_name(err));
+        return err ? err : EIO;
+    }
+    mt_spin_lock(&g_rc.lock);
+    g_rc.recordings++;
+    mt_spin_unlock(&g_rc.lock);
+    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
+    snprintf(msg, cap, "%s", path);
+    char note[MT_REC_MSG_MAX];
+    if (mt_w.approx)
+        snprintf(note, sizeof note,
+                 "recording; initial state approximate (%llu events during its capture counted "
+                 "as dropped)",
+                 (unsigned long long)mt_w.approx);
+    else
+        snprintf(note, sizeof note, "recording");
+    set_status(MT_REC_STATE_ON, 0, path, note);
+    return 0;
+}
+
+static uint64_t stop(unsigned reason)
+{
+    bool expect = false;
+    if (g_rc.state != MT_REC_STATE_ON ||
+        !atomic_compare_exchange_strong_explicit(&g_rc.finishing, &expect, true,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return 0;
+    uint64_t bytes = mt_recw_end(reason);
+    mt_spin_lock(&g_rc.lock);
+    record_final_figures();
+    g_rc.bytes = bytes;
+    if (mt_w.err) {
+        g_rc.state = MT_REC_STATE_FAILED;
+        g_rc.error = mt_w.err;
+        failed_message(mt_w.err);
+    } else {
+        g_rc.state = MT_REC_STATE_STOPPED;
+        snprintf(g_rc.message, sizeof g_rc.message, "stopped");
+    }
+    mt_spin_unlock(&g_rc.lock);
+    return bytes;
+}
+
+static const char *env_get(char **envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (char **e = envp; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+static void env_start(char **envp, bool mid_run)
+{
+    g_rc.env_checked = true;
+    const char *pat = env_get(envp, "MEMTOP_RECORD");
+    if (!pat || !*pat)
+        return;
+    char msg[MT_CTRL_MSG_MAX];
+    size_t len = strlen(pat);
+    int err = ENAMETOOLONG;
+    if (len >= sizeof g_rc.pattern) /* never a cut name: another file than the one asked for */
+        snprintf(msg, sizeof msg,
+                 "the file name is too long (%zu characters, at most %zu): %s (%s)", len,
+                 sizeof g_rc.pattern - 1, strerror(err), errno_name(err));
+    else
+        err = start(memcpy(g_rc.pattern, pat, len + 1), mid_run, false, msg, sizeof msg);
+    if (err) {
+        mt_log(MT_LOG_ERROR, "memtop: MEMTOP_RECORD: %s; not recording", msg);
+        set_status(MT_REC_STATE_FAILED, err, NULL, msg);
+    }
+}
+
+void mt_rec_init(char **envp)
+{
+    if (envp)
+        env_start(envp, false);
+}
+
+void mt_rec_ctor(char **envp)
+{
+    if (!g_rc.env_checked)
+        env_start(envp, true);
+    if (mt_rec_on())
+        mt_recw_start_thread();
+}
+
+void mt_rec_child_reset(void)
+{
+    mt_recw_child_reset();
+    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
+    atomic_store_explicit(&g_rc.lock.held, 0, memory_order_relaxed);
+    g_rc.state = MT_REC_STATE_OFF;
+    g_rc.error = 0;
+    g_rc.recordings = 0;
+    g_rc.path[0] = g_rc.message[0] = '\0';
+    g_rc.bytes = g_rc.events = g_rc.dropped = 0;
+}
+
+void mt_rec_child_start(void)
+{
+    if (!g_rc.pattern[0] || !mt_rec_pattern_per_process(g_rc.pattern))
+        return;
+    char msg[MT_CTRL_MSG_MAX];
+    int err = start(g_rc.pattern, true, true, msg, sizeof msg);
+    if (err) {
+        mt_log(MT_LOG_WARN, "memtop: MEMTOP_RECORD in child %d: %s; not recording", (int)getpid(),
+               msg);
+        set_status(MT_REC_STATE_FAILED, err, NULL, msg);
+        return;
+    }
+    mt_recw_start_thread();
+}
+
+void mt_rec_finish(unsigned reason)
+{
+    if (g_rc.state == MT_REC_STATE_ON && mt_w.pid == getpid())
+        stop(reason);
+}
+
+bool mt_rec_exec_prepare(void)
+{
+    bool expect = false;
+    if (g_rc.state != MT_REC_STATE_ON || mt_w.pid != getpid() ||
+        !atomic_compare_exchange_strong_explicit(&g_rc.finishing, &expect, true,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false;
+    if (mt_recw_seal(MT_DAT_END_EXEC))
+        return true;
+    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
+    stop(MT_DAT_END_EXEC); /* a write error: finalize as far as possible */
+    return false;
+}
+
+void mt_rec_exec_failed(int err)
+{
+    bool resumed = mt_recw_unseal();
+    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
+    if (resumed)
+        return;
+    mt_spin_lock(&g_rc.lock);
+    record_final_figures();
+    g_rc.state = MT_REC_STATE_FAILED;
+    g_rc.error = err;
+    snprintf(g_rc.message, sizeof g_rc.message,
+             "exec failed (%s): the recording ended at the exec attempt", errno_name(err));
+    mt_spin_unlock(&g_rc.lock);
+}
+
+int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
+{
+    char path[MT_CTRL_ARG_MAX];
+    size_t n = strnlen(arg, sizeof path - 1);
+    memcpy(path, arg, n); /* the segment can change under us: copy once */
+    path[n] = '\0';
+    if (path[0] != '/') {
+        snprintf(msg, cap, "the recording path must be absolute: '%.200s'", path);
+        return MT_CTRL_FAILED;
+    }
+    if (start(path, true, false, msg, cap) != 0)
+        return MT_CTRL_FAILED;
+    mt_recw_start_thread();
+    return MT_CTRL_OK;
+}
+
+int mt_rec_cmd_stop(char *msg, size_t cap)
+{
+    if (g_rc.state != MT_REC_STATE_ON) {
+        snprintf(msg, cap, "not recording");
+        return MT_CTRL_FAILED;
+    }
+    uint64_t bytes = stop(MT_DAT_END_STOP);
+    if (g_rc.state == MT_REC_STATE_FAILED) {
+        snprintf(msg, cap, "%s", g_rc.message);
+        return MT_CTRL_FAILED;
+    }
+    snprintf(msg, cap, "%llu bytes written to %s", (unsigned long long)bytes, g_rc.path);
+    return MT_CTRL_OK;
+}

@@ -1,0 +1,284 @@
+/* record_events.c -- the events of a recording: draining the threads'
+ * rings into EVENTS2 records (dat_format.h), and LOST records for what
+ * the rings dropped.  Writer thread, its lock held.
+ *
+ * Batching: a ring is drained once it holds MT_RR_BATCH events or its
+ * oldest event is MT_RR_BATCH_NS old (or it is being retired, or the
+ * caller wants everything), so that records hold thousands of events, not
+ * a few: every record repeats its thread id and base time, and its first
+ * event names its trace.  The hooks wake a sleeping writer every quarter
+ * ring, so a busy ring never waits more than about half a ring.  A pass
+ * takes at most MT_RR_PASS_MAX events of a ring that is behind, so that
+ * when all are, each gets chunks back in turn (record_buffer.h).  The
+ * record stays open while the next events drained are its thread's too,
+ * up to MT_RR_EVENTS_MAX events: it is written when another thread's
+ * events come, when it is MT_RR_OPEN_NS old, and before its frame ends
+ * (the frame context is the frame's).
+ *
+ * Encoding (EVENTS2): each field goes to its column (tags, times, traces,
+ * sizes, refs, ages), which zstd compresses better than the fields
+ * interleaved; a free whose block was allocated earlier in the same frame
+ * names it (record_blocks.h), and a size equal to the trace's last size
+ * in the frame is left out.
+ */
+#define _GNU_SOURCE
+#include "core_clock.h"
+#include "dat_format.h"
+#include "record_blocks.h"
+#include "record_buffer.h"
+#include "record_writer.h"
+
+#define PREFETCH_AHEAD 8u
+#define MT_RR_BATCH 1024u
+#define MT_RR_BATCH_NS 10000000ull
+#define MT_RR_PASS_MAX (4u * MT_RING_CHUNK) /* events of one ring per pass */
+#define MT_RR_OPEN_NS 20000000ull
+
+_Static_assert(MT_RR_EVENTS_MAX <= MT_DAT_EVENTS_MAX, "an EVENTS2 record within its limit");
+
+/* A varint into column c: its first byte to the lead part, the rest to
+ * the tail part (dat_format.h, EVENTS2). */
+static void put_col(unsigned c, uint64_t v)
+{
+    mt_rec_buf *lead = &mt_w.cols[c][0], *tail = &mt_w.cols[c][1];
+    mt_put_u8(lead, (unsigned)(v & 0x7f) | (v >= 0x80 ? 0x80u : 0u));
+    if (v >= 0x80)
+        mt_put_v(tail, v >> 7);
+}
+
+/* The size field of an ALLOC or FREE: left out when it repeats. */
+static unsigned put_size(mt_rb_trace *ts, uint64_t size)
+{
+    if (ts && ts->has_size && ts->last_size == size)
+        return MT_DAT_EV_SAME_SIZE;
+    put_col(MT_COL_SIZES, size);
+    return 0;
+}
+
+static unsigned put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t)
+{
+    unsigned tag = MT_DAT_EV_ALLOC | put_size(ts, e->size);
+    if (ts) /* block (trace, count) of this frame, born ms(t) as the reader sees it */
+        mt_rb_note_alloc(e->addr, e->trace, ts->count++, e->size, t / 1000000u);
+    return tag;
+}
+
+/* A free: naming its block when the map has exactly that block, else in
+ * full with an age that gives the reader the birth the target charged. */
+static unsigned put_free(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t)
+{
+    uint64_t ms = e->t_ns / 1000000u;
+    uint64_t birth = ms > e->age_ms ? ms - e->age_ms : 0;
+    unsigned tag = (unsigned)e->flags << MT_DAT_EV_FLAGS_SHIFT;
+    uint64_t serial;
+    if (ts && mt_rb_take(e->addr, e->trace, e->size, birth, &serial)) {
+        put_col(MT_COL_REFS, ts->count - 1 - serial);
+        return tag | MT_DAT_EV_FREE_REF;
+    }
+    tag |= MT_DAT_EV_FREE | put_size(ts, e->size);
+    put_col(MT_COL_AGES, t / 1000000u - birth);
+    return tag;
+}
+
+/* Where zstd ends a block after column part [c][k]: the tags; times with
+ * the traces' leads (random low bits); the traces' tails; the sizes'
+ * leads; their tails; the rest (refs and ages, mostly small).  Each
+ * block's literals get an entropy table of their own. */
+static bool cut_after(unsigned c, unsigned k)
+{
+    return (c == MT_COL_TAGS && k == 0) || c == MT_COL_TRACES || c == MT_COL_SIZES ||
+           (c == MT_COL_AGES && k == 1);
+}
+
+void mt_rr_flush_events(void)
+{
+    mt_rr_open *o = &mt_w.open_rec;
+    if (!o->n)
+        return;
+    uint32_t n = o->n;
+    o->n = 0; /* emitting may end a frame, which flushes: nothing then */
+    mt_rec_buf *b = &mt_w.pay;
+    size_t cuts[MT_COL_N * 2];
+    unsigned ncuts = 0;
+    mt_put_v(b, o->tid);
+    mt_put_v(b, o->base);
+    mt_put_v(b, n);
+    for (unsigned c = MT_COL_TIMES; c < MT_COL_N; c++) {
+        mt_put_v(b, mt_w.cols[c][0].len);
+        mt_put_v(b, mt_w.cols[c][1].len);
+    }
+    for (unsigned c = 0; c < MT_COL_N; c++) {
+        for (unsigned k = 0; k < (c == MT_COL_TAGS ? 1u : 2u); k++) {
+            mt_put_bytes(b, mt_w.cols[c][k].p, mt_w.cols[c][k].len);
+            mt_w.cols[c][k].len = 0;
+            if (cut_after(c, k))
+                cuts[ncuts++] = b->len;
+        }
+    }
+    mt_recw_emit_blocks(MT_DAT_REC_EVENTS2, cuts, ncuts);
+}
+
+/* The open record, for events of thread tid from time t on: the one that
+ * is open if it is that thread's and has room, else a new one. */
+static mt_rr_open *open_for(uint32_t tid, uint64_t t)
+{
+    mt_rr_open *o = &mt_w.open_rec;
+    if (o->n && (o->tid != tid || o->n == MT_RR_EVENTS_MAX))
+        mt_rr_flush_events();
+    if (!o->n) {
+        *o = (mt_rr_open){.tid = tid, .base = t, .prev_t = t, .prev_trace = UINT64_MAX};
+        o->opened_ns = mt_now_ns();
+    }
+    return o;
+}
+
+static void encode_event(mt_rr_open *o, const mt_rec_event *e)
+{
+    uint64_t t = e->t_ns > o->prev_t ? e->t_ns : o->prev_t;
+    unsigned tag = t == o->prev_t ? MT_DAT_EV_SAME_TIME : 0;
+    if (t != o->prev_t)
+        put_col(MT_COL_TIMES, t - o->prev_t);
+    if (e->trace == o->prev_trace)
+        tag |= MT_DAT_EV_SAME_TRACE;
+    else
+        put_col(MT_COL_TRACES, e->trace);
+    mt_rb_trace *ts = mt_rb_trace_get(e->trace);
+    tag |= e->kind == MT_DAT_EV_FREE ? put_free(e, ts, t) : put_alloc(e, ts, t);
+    if (ts) {
+        ts->last_size = e->size;
+        ts->has_size = 1;
+    }
+    mt_put_u8(&mt_w.cols[MT_COL_TAGS][0], tag);
+    unsigned k = e->kind == MT_DAT_EV_FREE ? MT_LOST_FC : MT_LOST_AC;
+    mt_w.sum_events[k]++;
+    mt_w.sum_events[k + 1] += e->size;
+    o->prev_t = t;
+    o->prev_trace = e->trace;
+    o->n++;
+}
+
+static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n)
+            mt_rb_prefetch(mt_ring_at(r, from + i + PREFETCH_AHEAD)->addr);
+        const mt_rec_event *e = mt_ring_at(r, from + i);
+        /* Counted once its record is open: opening may write the previous
+         * record, and writing it may end the frame, and the events of the
+         * open record always belong to the current frame. */
+        mt_rr_open *o = open_for((uint32_t)r->tid, e->t_ns);
+        if (e->kind == MT_DAT_EV_ALLOC && !mt_rb_count_alloc()) {
+            mt_recw_end_frame(); /* a frame's allocations are bounded (dat_format.h) */
+            mt_rb_count_alloc();
+            o = open_for((uint32_t)r->tid, e->t_ns);
+        }
+        encode_event(o, e);
+    }
+}
+
+void mt_rr_lost(uint32_t tid, const uint64_t lost[4])
+{
+    if (!lost[MT_LOST_AC] && !lost[MT_LOST_FC])
+        return;
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, mt_recw_now());
+    mt_put_v(b, tid);
+    for (unsigned i = 0; i < MT_LOST_N; i++) {
+        mt_put_v(b, lost[i]);
+        mt_w.sum_lost[i] += lost[i];
+    }
+    mt_recw_emit(MT_DAT_REC_LOST);
+}
+
+/* LOST for r's counts: all of them (upto NULL), or at most upto[]. */
+static void emit_lost(mt_rec_ring *r, const uint64_t *upto)
+{
+    uint64_t l[MT_LOST_N];
+    for (unsigned i = 0; i < MT_LOST_N; i++) {
+        if (!upto) {
+            l[i] = atomic_exchange_explicit(&r->lost[i], 0, memory_order_acquire);
+            continue;
+        }
+        uint64_t have = atomic_load_explicit(&r->lost[i], memory_order_acquire);
+        l[i] = have < upto[i] ? have : upto[i];
+        atomic_fetch_sub_explicit(&r->lost[i], l[i], memory_order_relaxed);
+    }
+    mt_rr_lost((uint32_t)r->tid, l);
+}
+
+/* Writes r's events from tail up to `upto`; true if there were any. */
+static bool drain_ring(mt_rec_ring *r, uint64_t upto)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    /* Every trace these events name got its id before the event was
+     * appended (and head published with release), so defining the
+     * traces counted now puts each TRACE record before its first use,
+     * even for traces born after this pass began. */
+    if (tail == upto)
+        return false;
+    mt_rr_defs();
+    encode_events(r, tail, upto - tail);
+    mt_ring_consumed(r, upto);
+    atomic_fetch_add_explicit(&mt_w.events, upto - tail, memory_order_relaxed);
+    return true;
+}
+
+static uint64_t head_of(mt_rec_ring *r)
+{
+    return atomic_load_explicit(&r->head, memory_order_acquire);
+}
+
+/* An owned ring is drained once it holds a batch or its oldest event has
+ * waited long enough. */
+static bool due(const mt_rec_ring *r, uint64_t head, uint64_t now)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (head - tail >= MT_RR_BATCH)
+        return true;
+    if (head == tail)
+        return false;
+    uint64_t t0 = mt_ring_at(r, tail)->t_ns; /* written before head was published */
+    return now > t0 && now - t0 >= MT_RR_BATCH_NS;
+}
+
+bool mt_rr_drain_rings(bool all)
+{
+    bool any = false;
+    uint64_t now = mt_now_ns();
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        uint64_t st = mt_ring_state(r); /* before draining: RETIRING covers every event */
+        uint64_t head = head_of(r);
+        if (all || MT_RING_STATE(st) != MT_RING_OWNED || due(r, head, now)) {
+            /* A pass takes a few chunks of each ring, so that every ring
+             * gets chunks back soon when all are behind. */
+            uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+            uint64_t upto = all || head - tail <= MT_RR_PASS_MAX ? head : tail + MT_RR_PASS_MAX;
+            any |= drain_ring(r, upto);
+            if (upto != head)
+                continue; /* the rest next pass (its lost counts with it, it is not free) */
+        }
+        emit_lost(r, NULL);
+        if (mt_ring_try_free(r, st)) {
+            /* Its thread may have taken it back for events in between. */
+            any |= drain_ring(r, head_of(r));
+            emit_lost(r, NULL);
+            mt_ring_recycle(r);
+        }
+    }
+    if (all || now - mt_w.open_rec.opened_ns >= MT_RR_OPEN_NS)
+        mt_rr_flush_events();
+    return any;
+}
+
+void mt_rr_drain_cut(bool drop_rest)
+{
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        drain_ring(r, r->cut);
+        emit_lost(r, r->cut_lost);
+        if (!drop_rest)
+            continue;
+        mt_ring_consumed(r, head_of(r));
+        for (unsigned i = 0; i < MT_LOST_N; i++)
+            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
+    }
+}

@@ -1,0 +1,208 @@
+/* record_records.c -- the records a recording is made of (dat_format.h):
+ * process, module map, trace definitions, totals, end (the events:
+ * record_events.c).
+ * Called by the writer with its lock held; each builds one payload in
+ * mt_w.pay and hands it to mt_recw_emit.
+ */
+#define _GNU_SOURCE
+#include "alloc_scan.h"
+#include "core_clock.h"
+#include "dat_format.h"
+#include "publish_modules.h"
+#include "core_procinfo.h"
+#include "record_buffer.h"
+#include "record_writer.h"
+#include "core_state.h"
+#include "table_trace.h"
+#include "core_os_memory.h"
+
+#include <link.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t unix_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    char exe[MT_PATH_MAX], cmdline[MT_CMDLINE_MAX];
+    mt_proc_exe(exe, sizeof exe);
+    mt_proc_cmdline(cmdline, sizeof cmdline);
+    uint64_t unix_now = unix_now_ns();
+    uint64_t tracking_start = (unix_now - (now < unix_now ? now : 0)) / 1000000000ull;
+    mt_put_v(b, (uint64_t)getpid());
+    mt_put_v(b, (uint64_t)getppid());
+    mt_put_v(b, (uint64_t)getuid());
+    mt_put_v(b, mt_self_start_ticks());
+    mt_put_v(b, tracking_start * 1000000000ull); /* seconds, like the segment's */
+    mt_put_v(b, now);
+    mt_put_v(b, unix_now);
+    mt_put_v(b, mt_g.cfg.depth);
+    mt_put_v(b, mt_g.cfg.temporary_ns);
+    mt_put_v(b, mt_g.cfg.interval_ms);
+    mt_put_v(b, (mid_run ? MT_DAT_PROC_MID_RUN : 0u) | (fork_child ? MT_DAT_PROC_FORK_CHILD : 0u));
+    mt_put_cstr(b, exe);
+    mt_put_cstr(b, cmdline);
+    mt_recw_emit(MT_DAT_REC_PROCESS);
+}
+
+/* --- module map --------------------------------------------------------- */
+
+static mt_recw_module *find_loaded(uint64_t bias, uint64_t start)
+{
+    for (uint32_t i = 0; i < mt_w.nmodules; i++) {
+        mt_recw_module *m = &mt_w.modules[i];
+        if (m->loaded && m->bias == bias && m->start == start)
+            return m;
+    }
+    return NULL;
+}
+
+static void emit_module(const mt_shm_module *rec, uint32_t index, uint64_t now)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, index);
+    mt_put_v(b, now);
+    mt_put_v(b, rec->bias);
+    mt_put_v(b, rec->start);
+    mt_put_v(b, rec->end);
+    mt_put_s(b, rec->build_id, rec->build_id_len <= MT_BUILD_ID_MAX ? rec->build_id_len : 0);
+    mt_put_cstr(b, rec->path);
+    mt_recw_emit(MT_DAT_REC_MODULE);
+}
+
+static void visit(const mt_shm_module *rec, void *arg)
+{
+    uint64_t now = *(const uint64_t *)arg;
+    mt_recw_module *m = find_loaded(rec->bias, rec->start);
+    if (!m && mt_w.nmodules < MT_RECW_MODULES_MAX) {
+        m = &mt_w.modules[mt_w.nmodules];
+        m->bias = rec->bias;
+        m->start = rec->start;
+        m->index = mt_w.nmodules++;
+        m->loaded = true;
+        emit_module(rec, m->index, now);
+    }
+    if (m)
+        m->seen = mt_w.modscan.scan;
+}
+
+void mt_rr_modules(uint64_t now)
+{
+    if (!mt_module_scan_run(&mt_w.modscan, visit, &now))
+        return;
+    for (uint32_t i = 0; i < mt_w.nmodules; i++) {
+        mt_recw_module *m = &mt_w.modules[i];
+        if (!m->loaded || m->seen == mt_w.modscan.scan)
+            continue;
+        m->loaded = false;
+        mt_put_v(&mt_w.pay, m->index);
+        mt_put_v(&mt_w.pay, now);
+        mt_recw_emit(MT_DAT_REC_MODULE_UNLOAD);
+    }
+}
+
+/* --- trace definitions -------------------------------------------------- */
+
+static void emit_def(uint32_t id, const mt_trace_def *t)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    const uint64_t *frames = mt_trace_def_frames(t);
+    uint32_t n = t->nframes;
+    mt_put_v(b, id);
+    mt_put_v(b, t->flags);
+    mt_put_v(b, t->first_seen_ns);
+    mt_put_v(b, t->hash);
+    mt_put_v(b, n);
+    uint64_t prev = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == 0)
+            mt_put_v(b, frames[0]);
+        else
+            mt_put_z(b, (int64_t)(frames[i] - prev));
+        prev = frames[i];
+    }
+    mt_recw_emit(MT_DAT_REC_TRACE);
+}
+
+/* Defines every trace handed out so far, in id order.  A trace being
+ * created on another thread is waited for (it is ready within its
+ * creator's shard lock): an event may refer to a later id. */
+void mt_rr_defs(void)
+{
+    uint32_t count = mt_trace_count();
+    while (mt_w.defs < count) {
+        mt_trace *t = mt_trace_get(mt_w.defs);
+        while (!mt_trace_ready(t))
+            sched_yield();
+        emit_def(mt_w.defs, mt_trace_def_get(mt_w.defs));
+        mt_w.defs++;
+    }
+}
+
+/* --- totals and end ----------------------------------------------------- */
+
+void mt_rr_totals(uint64_t now)
+{
+    uint64_t f[MT_DAT_TOTALS_FIELDS];
+    memset(f, 0, sizeof f);
+    uint32_t count = mt_trace_count();
+    for (uint32_t i = 0; i < count; i++) {
+        mt_trace_counts c;
+        mt_trace_read(mt_trace_get(i), &c);
+        f[0] += c.live_bytes;
+        f[1] += c.alloc_count - c.free_count;
+        f[2] += c.alloc_count;
+        f[3] += c.live_bytes + c.free_bytes;
+        f[4] += c.free_count;
+        f[5] += c.free_bytes;
+        f[6] += c.temp_count;
+        f[7] += c.temp_bytes;
+    }
+    f[8] = atomic_load_explicit(&mt_g.peak_live_bytes, memory_order_relaxed);
+    if (f[8] < f[0])
+        f[8] = f[0];
+    f[9] = atomic_load_explicit(&mt_g.unknown_free_count, memory_order_relaxed);
+    f[10] = atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
+    f[11] = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
+    f[12] = 0; /* dropped_traces: a property of the segment, not of the recording */
+    f[17] = count;
+    f[18] = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
+    f[MT_DAT_TOTALS_ALLOC_INEXACT] = mt_alloc_inexact_count();
+    mt_rr_totals_emit(now, f);
+}
+
+void mt_rr_totals_emit(uint64_t now, uint64_t *f)
+{
+    mt_allocator_bytes(&f[13], &f[14]);
+    f[15] = mt_proc_rss_bytes();
+    f[16] = mt_os_bytes();
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, now);
+    mt_put_v(b, unix_now_ns());
+    mt_put_v(b, MT_DAT_TOTALS_FIELDS);
+    for (unsigned i = 0; i < MT_DAT_TOTALS_FIELDS; i++)
+        mt_put_v(b, f[i]);
+    mt_put_v(b, atomic_load_explicit(&mt_w.events, memory_order_relaxed));
+    mt_put_v(b, atomic_load_explicit(&mt_w.dropped, memory_order_relaxed));
+    mt_recw_emit(MT_DAT_REC_TOTALS);
+}
+
+void mt_rr_end(unsigned reason, int error, uint64_t now)
+{
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, now);
+    mt_put_v(b, unix_now_ns());
+    mt_put_v(b, reason);
+    mt_put_v(b, (uint64_t)error);
+    mt_put_v(b, atomic_load_explicit(&mt_w.events, memory_order_relaxed));
+    mt_put_v(b, atomic_load_explicit(&mt_w.dropped, memory_order_relaxed));
+    mt_recw_emit(MT_DAT_REC_END);
+}

@@ -1,0 +1,200 @@
+/* record_thread.c -- the recording's writer thread: it drains the
+ * per-thread rings into the file (record_zstd.c) once per pass, sleeps on
+ * a futex when idle, and ends the session on a write error.  A hook drains
+ * synchronously instead while the thread does not exist yet.  Everything
+ * that writes the file holds mt_w.lock (record_writer.h).
+ */
+#define _GNU_SOURCE
+#include "record_writer.h"
+#include "record_writer_parts.h"
+
+#include "core_clock.h"
+#include "core_log.h"
+#include "core_state.h"
+#include "core_thread_state.h"
+#include "record.h"
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MT_RECW_FLUSH_NS 950000000ull     /* end a frame at least once a second */
+#define MT_RECW_TOTALS_NS 1000000000ull   /* TOTALS once a second */
+#define MT_RECW_IDLE_NS 5000000ull        /* writer sleep when there was nothing to do */
+#define MT_RECW_EXIT_WAIT_NS 200000000ull /* bound on waiting for the writer to exit */
+
+/* One pass: definitions first, then events (of the rings that are due,
+ * or all), periodic totals, flush.  Lock held.  True if there were
+ * events. */
+static bool cycle(bool all)
+{
+    uint64_t now = mt_recw_now();
+    mt_rr_modules(now);
+    mt_rr_defs();
+    if (mt_w.last_totals_ns == MT_RECW_TOTALS_DUE) {
+        /* The session's first pass: a TOTALS right after the definitions,
+         * so that RSS and threads are known from the start (a recording
+         * from process start would otherwise wait a second for them). */
+        mt_rr_totals(now);
+        mt_w.last_totals_ns = now;
+    }
+    bool work = mt_rr_drain_rings(all);
+    if (now - mt_w.last_totals_ns >= MT_RECW_TOTALS_NS) {
+        mt_rr_totals(now);
+        mt_w.last_totals_ns = now;
+    }
+    now = mt_recw_now(); /* the frame may have begun during this pass */
+    if (mt_w.frame_open && now - mt_w.frame_t0 >= MT_RECW_FLUSH_NS)
+        mt_recw_end_frame();
+    return work;
+}
+
+bool mt_recw_owned(void)
+{
+    return mt_w.open && !mt_w.err && !mt_w.sealed && mt_w.pid == getpid();
+}
+
+bool mt_recw_drain_sync(void)
+{
+    if (!mt_spin_trylock(&mt_w.lock))
+        return false;
+    bool ok = mt_recw_owned() && mt_rec_on();
+    if (ok) {
+        int was = mt_tls_in_hook;
+        mt_tls_in_hook = MT_IN_OWN;
+        cycle(true); /* the hook needs room in its ring */
+        mt_tls_in_hook = was;
+    }
+    mt_spin_unlock(&mt_w.lock);
+    return ok;
+}
+
+/* The writer sleeps on a futex when idle; producers wake it when a ring
+ * fills up (every quarter ring), so a burst is drained before the ring is
+ * full.  A wake-up lost to a race costs at most one idle period. */
+static _Atomic uint32_t g_wake_seq;
+static _Atomic bool g_sleeping;
+
+void mt_recw_kick(void)
+{
+    if (!atomic_load_explicit(&g_sleeping, memory_order_relaxed))
+        return;
+    atomic_store_explicit(&g_sleeping, false, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_wake_seq, 1, memory_order_release);
+    syscall(SYS_futex, &g_wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Wakes the writer whether or not it announced its sleep. */
+void mt_recw_wake_writer(void)
+{
+    atomic_fetch_add_explicit(&g_wake_seq, 1, memory_order_release);
+    syscall(SYS_futex, &g_wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Waits (bounded) until a writer thread told to stop has exited. */
+void mt_recw_wait_writer_exit(void)
+{
+    for (uint64_t waited = 0; waited < MT_RECW_EXIT_WAIT_NS; waited += 100000) {
+        if (!atomic_load_explicit(&mt_w.thread_running, memory_order_acquire))
+            return;
+        mt_recw_wake_writer();
+        mt_recw_sleep_ns(100000);
+    }
+}
+
+static void idle_wait(void)
+{
+    uint32_t seq = atomic_load_explicit(&g_wake_seq, memory_order_acquire);
+    atomic_store_explicit(&g_sleeping, true, memory_order_seq_cst);
+    struct timespec ts = {0, (long)MT_RECW_IDLE_NS};
+    syscall(SYS_futex, &g_wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+    atomic_store_explicit(&g_sleeping, false, memory_order_relaxed);
+}
+
+/* The writer's loop: until told to stop or the session is over. */
+static void serve(void)
+{
+    while (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire)) {
+        bool work = false;
+        mt_spin_lock(&mt_w.lock);
+        bool sealed = mt_w.sealed && mt_w.pid == getpid(); /* exec under way: write nothing */
+        bool live = sealed || (mt_recw_owned() && mt_rec_on());
+        if (live && !sealed)
+            work = cycle(false);
+        if (mt_w.open && mt_w.err && mt_w.pid == getpid()) {
+            mt_recw_error_end(); /* a write error ended the session */
+            close(mt_w.fd);
+            mt_w.fd = -1;
+            mt_w.open = false;
+        }
+        mt_spin_unlock(&mt_w.lock);
+        if (!live)
+            break;
+        if (!work)
+            idle_wait();
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    mt_tls_in_hook = MT_IN_OWN;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    for (;;) {
+        if (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire))
+            serve();
+        atomic_store_explicit(&mt_w.thread_running, false, memory_order_release);
+        /* A start may have taken this thread over (cleared thread_stop)
+         * while it was leaving: stay, unless a new writer was started. */
+        bool expect = false;
+        if (atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire) || !mt_w.open ||
+            !mt_rec_on() ||
+            !atomic_compare_exchange_strong_explicit(&mt_w.thread_running, &expect, true,
+                                                     memory_order_seq_cst, memory_order_seq_cst))
+            break;
+    }
+    return NULL;
+}
+
+bool mt_recw_thread_running(void)
+{
+    return atomic_load_explicit(&mt_w.thread_running, memory_order_acquire);
+}
+
+bool mt_recw_start_thread(void)
+{
+    if (!mt_w.open)
+        return true;
+    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst) &&
+        atomic_load_explicit(&mt_w.thread_stop, memory_order_seq_cst))
+        mt_recw_wait_writer_exit(); /* the previous session's writer is on its way out */
+    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst)) {
+        /* Still there (or never told to stop): it serves this session. */
+        atomic_store_explicit(&mt_w.thread_stop, false, memory_order_seq_cst);
+        return true;
+    }
+    atomic_store_explicit(&mt_w.thread_stop, false, memory_order_seq_cst);
+    atomic_store_explicit(&mt_w.thread_running, true, memory_order_seq_cst);
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_OWN;
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&th, &attr, writer_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        pthread_setname_np(th, "memtop-record");
+    else
+        atomic_store_explicit(&mt_w.thread_running, false, memory_order_seq_cst);
+    mt_tls_in_hook = was;
+    if (rc != 0)
+        mt_log(MT_LOG_WARN, "recording: cannot start the writer thread: %s", strerror(rc));
+    return rc == 0;
+}

@@ -1,0 +1,185 @@
+/* record_writer.h -- the recording session: the .dat file, its zstd stream
+ * and the background thread that drains the per-thread rings into it:
+ * record_zstd.c (file output), record_thread.c (the writer thread) and
+ * record_session.c (begin, end, seal, fork) share this state.
+ *
+ * One session at a time per process.  Everything that writes the file
+ * holds `lock` (a spinlock: the writer thread's cycle, start, finalize, and
+ * a hook draining synchronously before the writer thread exists).  Memory
+ * (buffers, the zstd context) comes from mmap; zstd never calls the hooked
+ * malloc.
+ */
+#ifndef MT_RECORD_WRITER_H
+#define MT_RECORD_WRITER_H
+
+#include "publish_modules.h"
+#include "record_encode.h"
+#include "core_spinlock.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define MT_RECW_MODULES_MAX 4096u
+
+typedef struct mt_recw_module {
+    uint64_t bias, start;
+    uint32_t index;
+    uint32_t seen;
+    bool loaded;
+} mt_recw_module;
+
+/* The columns of an EVENTS2 record (dat_format.h), in file order. */
+enum { MT_COL_TAGS, MT_COL_TIMES, MT_COL_TRACES, MT_COL_SIZES, MT_COL_REFS, MT_COL_AGES, MT_COL_N };
+#define MT_RR_EVENTS_MAX 16384u /* events per EVENTS2 record */
+
+/* The EVENTS2 record being built (record_events.c): one thread's events,
+ * their columns in mt_recw.cols. */
+typedef struct mt_rr_open {
+    uint32_t n; /* events in it; 0: none open */
+    uint32_t tid;
+    uint64_t base, prev_t, prev_trace;
+    uint64_t opened_ns; /* mt_now_ns() when it was opened */
+} mt_rr_open;
+
+typedef struct mt_recw {
+    mt_spinlock lock;
+    bool open; /* a file is being written */
+    int fd;
+    pid_t pid;       /* the process that owns the file (a fork child never writes it) */
+    int err;         /* errno of the first write error */
+    void *cctx;      /* ZSTD_CCtx, from mmap */
+    mt_rec_buf out;  /* whole records not yet given to zstd */
+    mt_rec_buf pay;  /* one record's payload */
+    mt_rec_buf zbuf; /* compressed bytes */
+    /* The EVENTS2 record being built: tags in cols[MT_COL_TAGS][0]; each
+     * varint column's lead bytes in [c][0], tail bytes in [c][1]. */
+    mt_rec_buf cols[MT_COL_N][2];
+    mt_rr_open open_rec;
+    bool frame_open;
+    uint64_t frame_t0;    /* when the open frame got its first record */
+    uint64_t frame_raw;   /* uncompressed bytes given to the open frame */
+    bool small;           /* the open frame uses the strong level (slow stream) */
+    uint64_t bytes;       /* file bytes written */
+    uint64_t frame_mark;  /* file bytes up to the end of the last complete frame */
+    bool reserve;         /* keep MT_RECW_END_RESERVE bytes allocated past the end */
+    uint64_t reserved_to; /* file offset allocated up to (FALLOC_FL_KEEP_SIZE) */
+    uint32_t defs;        /* traces defined in the file so far */
+    uint64_t last_totals_ns;
+    /* Module map of the file. */
+    mt_module_scan modscan;
+    uint32_t nmodules;
+    mt_recw_module modules[MT_RECW_MODULES_MAX];
+    /* Shared with the hooks and the status. */
+    _Atomic uint64_t events;
+    _Atomic uint64_t dropped;
+    _Atomic uint64_t write_since; /* CLOCK_MONOTONIC ns a write(2) began; 0: none */
+    _Atomic int write_tid;        /* the thread making it */
+    _Atomic bool thread_running;
+    _Atomic bool thread_stop;
+    /* A mid-run start's pause: the gate gives up at pause_until (mt_now_ns
+     * clock) and counts it; approx: events counted as dropped because the
+     * initial state may or may not include them. */
+    _Atomic uint64_t pause_until;
+    _Atomic uint64_t gate_giveups;
+    uint64_t approx;
+    /* What the file accounts for, per MT_LOST_* field (alloc count, alloc
+     * bytes, free count, free bytes): the initial state, the events
+     * written, the LOST records.  The final state's excess over their sum
+     * is written as a LOST record too (record_session.c, final state). */
+    uint64_t sum_initial[4], sum_events[4], sum_lost[4];
+    /* exec: the final state and END are written (sealed) but cut off again
+     * (file truncated to seal_mark) if the exec fails. */
+    bool sealed;
+    uint64_t seal_mark;
+    uint64_t seal_lost[4]; /* sum_lost at seal_mark */
+    uint64_t seal_excess;  /* dropped counted by the sealed final state */
+} mt_recw;
+
+extern mt_recw mt_w;
+
+/* Used by the rings. */
+bool mt_recw_active(void);
+bool mt_recw_thread_running(void);
+bool mt_recw_drain_sync(void);
+void mt_recw_note_dropped(uint64_t n);
+/* When the write(2) to the file under way began (CLOCK_MONOTONIC ns), 0
+ * when none is, and which thread makes it (*tid). */
+uint64_t mt_recw_write_since(int *tid);
+/* Wakes the writer thread if it sleeps (a ring is filling up). */
+void mt_recw_kick(void);
+
+/* Session control (record_control.c), all with lock NOT held. */
+/* Takes over fd (a new, empty file); writes the header, the process
+ * record and, if mid_run, the definitions and the initial state; then
+ * switches recording on.  False (fd closed, *err set) on failure. */
+bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err);
+/* Finalizes: final state, END(reason), close.  Returns the bytes written. */
+uint64_t mt_recw_end(unsigned reason);
+/* exec: writes the final state and END(reason) but keeps the file open;
+ * the writer writes nothing more.  False if there was nothing to seal or
+ * a write error happened (then finalize with mt_recw_end). */
+bool mt_recw_seal(unsigned reason);
+/* The exec failed: cuts the final state and END off again and resumes.
+ * False if impossible (the file is then closed and recording is off). */
+bool mt_recw_unseal(void);
+bool mt_recw_start_thread(void);
+void mt_recw_child_reset(void);
+
+/* Output stage (record_zstd.c), lock held. */
+void mt_recw_emit(unsigned type); /* the payload in mt_w.pay becomes a record */
+/* The same for a large record whose parts [cuts[i-1], cuts[i]) of the
+ * payload (cuts[-1] = 0) are each compressed as zstd blocks of their own:
+ * zstd codes the literals of a block with one entropy table, and columns
+ * of one kind of field compress better with a table of their own. */
+void mt_recw_emit_blocks(unsigned type, const size_t *cuts, unsigned ncuts);
+void mt_recw_end_frame(void);
+uint64_t mt_recw_now(void);
+
+/* Record builders (record_records.c, record_state.c), lock held. */
+void mt_rr_process(bool mid_run, bool fork_child, uint64_t now);
+void mt_rr_modules(uint64_t now);
+void mt_rr_defs(void);
+/* Events of the rings that are due (all: every ring, to its head); true
+ * if any event was written.  Recycles retired rings (record_events.c). */
+bool mt_rr_drain_rings(bool all);
+/* Writes the open EVENTS2 record, if any (before a frame ends). */
+void mt_rr_flush_events(void);
+/* The final state's drain: each ring's events up to its cut, and its lost
+ * counts up to cut_lost; the rest is left in the ring (a failed exec
+ * resumes) or, if drop_rest, discarded uncounted. */
+void mt_rr_drain_cut(bool drop_rest);
+/* A LOST record of thread tid (0: no thread) for lost[MT_LOST_*]. */
+void mt_rr_lost(uint32_t tid, const uint64_t lost[4]);
+void mt_rr_totals(uint64_t now);
+/* TOTALS with f[0..12], f[17], f[18] given; the process figures read now. */
+void mt_rr_totals_emit(uint64_t now, uint64_t *f);
+void mt_rr_state(unsigned kind, uint64_t now); /* counters now (fallback FINAL) */
+
+/* A copy of the state, taken during a mid-run start's pause. */
+typedef struct mt_rr_tcopy {
+    uint64_t ac, ab, fc, fb, tc, tb, peak; /* TRACE_STATES fields of one trace */
+} mt_rr_tcopy;
+typedef struct mt_rr_bcopy {
+    uint64_t key; /* birth_ms << MT_RR_TRACE_BITS | trace */
+    uint64_t size;
+} mt_rr_bcopy;
+#define MT_RR_TRACE_BITS 22u /* MT_TRACE_MAX == 1 << 22 */
+/* A state set of `kind` from a copy; totals (if not NULL): a TOTALS record
+ * in the set (mt_rr_totals_emit's f). */
+void mt_rr_state_copy(unsigned kind, uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces,
+                      const mt_rr_bcopy *bl, uint64_t nblocks, uint64_t *totals);
+
+/* A copy of the state taken in a pause (record_initial.c), lock held:
+ * prepare before pausing (memory; blocks: the live blocks too, for an
+ * initial state), take during the pause (copy only: no lock outside
+ * memtop, no I/O), write after the pause.  sums: the copy's totals per
+ * MT_LOST_* field (alloc count, alloc bytes, free count, free bytes). */
+bool mt_rr_capture_prepare(bool blocks);
+void mt_rr_capture_take(void);
+uint64_t mt_rr_capture_skipped(void);
+void mt_rr_capture_sums(uint64_t sums[4]);
+void mt_rr_capture_write(unsigned kind); /* MT_DAT_STATE_INITIAL or _FINAL */
+void mt_rr_capture_release(void);
+void mt_rr_end(unsigned reason, int error, uint64_t now); /* error: errno for MT_DAT_END_ERROR */
+
+#endif

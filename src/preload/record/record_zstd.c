@@ -1,0 +1,368 @@
+/* record_zstd.c -- a recording's file output: records through zstd into
+ * frames, and the file's bytes (the session: record_session.c, the
+ * writer thread: record_thread.c; all three share record_writer.h).
+ *
+ * Records are collected whole in `out` and handed to zstd between records,
+ * so a record never spans two frames.  A frame is ended at least every
+ * MT_RECW_FLUSH_NS while data flows (the crash-safety promise: a file cut
+ * by SIGKILL or a full disk is readable up to its last complete frame),
+ * and at every state set and at the end.  A write error ends the session:
+ * recording stops at once and the error is kept for the status.
+ *
+ * A full disk must not leave a file that reads as "killed": every write
+ * first makes sure (fallocate, FALLOC_FL_KEEP_SIZE) that its own bytes
+ * plus MT_RECW_END_RESERVE past them are allocated.  When the reservation fails for lack of
+ * space, nothing more is written and the session ends with an END record
+ * of reason ERROR (errno ENOSPC) written over the partly written frame, if
+ * any, at the end of the last complete frame, into space that was already
+ * the file's; the rest is cut off.  Where fallocate is not supported, the
+ * END is still attempted the same way (it may then fail: the file reads as
+ * not finalized and the segment's status says why).
+ */
+#define _GNU_SOURCE
+#include "record_writer.h"
+#include "record_writer_parts.h"
+
+#include "core_clock.h"
+#include "core_log.h"
+#include "core_os_memory.h"
+#include "core_state.h"
+#include "dat_format.h"
+#include "record.h"
+#include "record_blocks.h"
+#include "record_buffer.h"
+
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, ZSTD_createCCtx_advanced */
+#include <zstd.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MT_RECW_OUT_BYTES (4u << 20)
+#define MT_RECW_OUT_FEED (64u << 10) /* give `out` to zstd in small steps: drain often */
+#define MT_RECW_PAY_BYTES (1u << 20) /* > MT_RR_EVENTS_MAX EVENTS2 events of 51 bytes at most */
+#define MT_RECW_LEVEL 1        /* fast; on EVENTS2's literal-heavy columns also the smallest */
+#define MT_RECW_LEVEL_SMALL 19 /* for frames of a slow stream: frames do not share history */
+#define MT_RECW_WINDOW_LOG 19  /* MT_RECW_LEVEL's own window, stated (a reader's limit) */
+#define MT_RECW_WINDOW_LOG_SMALL 18
+#define MT_RECW_SMALL_FRAME (24u << 10)
+#define MT_RECW_SPLIT_MIN (4u << 10)     /* records split into zstd blocks from this size */
+#define MT_RECW_END_RESERVE 4096u        /* room kept for an END frame (< 100 bytes) */
+#define MT_RECW_RESERVE_AHEAD (1u << 20) /* allocated ahead while the disk has room */
+
+_Static_assert(MT_RECW_PAY_BYTES <= MT_DAT_RECORD_MAX, "a record within its limit");
+_Static_assert(MT_RECW_WINDOW_LOG <= MT_DAT_WINDOW_LOG_MAX &&
+                   MT_RECW_WINDOW_LOG_SMALL <= MT_DAT_WINDOW_LOG_MAX,
+               "frames a reader can decompress");
+
+/* zstd's memory: mmap, with the size in a 16-byte prefix for munmap. */
+static void *z_alloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    size_t total = n + 16;
+    unsigned char *p = mt_os_alloc(total);
+    if (!p)
+        return NULL;
+    memcpy(p, &total, sizeof total);
+    return p + 16;
+}
+
+static void z_free(void *opaque, void *addr)
+{
+    (void)opaque;
+    if (!addr)
+        return;
+    unsigned char *p = (unsigned char *)addr - 16;
+    size_t total;
+    memcpy(&total, p, sizeof total);
+    mt_os_free(p, total);
+}
+
+void mt_recw_fail(int err)
+{
+    if (!mt_w.err) {
+        mt_w.err = err ? err : EIO;
+        bool full = mt_w.err == ENOSPC || mt_w.err == EDQUOT;
+        mt_log(MT_LOG_WARN, "recording stopped: %s: %s", full ? "disk full" : "write error",
+               strerror(mt_w.err));
+    }
+    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_release);
+}
+
+/* Allocates the n bytes about to be written and MT_RECW_END_RESERVE past
+ * them, when that is not allocated yet: MT_RECW_RESERVE_AHEAD more at a time
+ * (few calls, and large extents on file systems that allocate at
+ * fallocate), or only what is needed when the disk has no more.  False
+ * (and the session failed) if even that is not there: the bytes reserved
+ * before are still there for END. */
+static bool reserve(size_t n)
+{
+    uint64_t need = mt_w.bytes + n + MT_RECW_END_RESERVE;
+    if (!mt_w.reserve || need <= mt_w.reserved_to)
+        return true;
+    off_t at = (off_t)mt_w.bytes, len = (off_t)(need - mt_w.bytes);
+    if (fallocate(mt_w.fd, FALLOC_FL_KEEP_SIZE, at, len + MT_RECW_RESERVE_AHEAD) == 0) {
+        mt_w.reserved_to = need + MT_RECW_RESERVE_AHEAD;
+        return true;
+    }
+    if ((errno == ENOSPC || errno == EDQUOT) &&
+        fallocate(mt_w.fd, FALLOC_FL_KEEP_SIZE, at, len) == 0) {
+        mt_w.reserved_to = need;
+        return true;
+    }
+    if (errno == ENOSPC || errno == EDQUOT) {
+        mt_recw_fail(errno);
+        return false;
+    }
+    if (errno != EINTR)
+        mt_w.reserve = false; /* not supported here: the write says whether it fits */
+    return true;
+}
+
+/* Gives the reserved bytes past the end back (the file is complete, or
+ * sealed for an exec: a write after this reserves again).  Both ways: a
+ * hole punched past the end frees them on tmpfs, a truncation to the size
+ * the file has on ext4 and XFS (which clamp a hole to the size). */
+void mt_recw_release_reserve(void)
+{
+    if (!mt_w.reserve || mt_w.reserved_to <= mt_w.bytes)
+        return;
+    fallocate(mt_w.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)mt_w.bytes,
+              (off_t)(mt_w.reserved_to - mt_w.bytes + 4096)); /* + the block it ends in */
+    if (ftruncate(mt_w.fd, (off_t)mt_w.bytes) != 0)
+        mt_log(MT_LOG_INFO, "recording: the space allocated past the end stays allocated");
+    mt_w.reserved_to = mt_w.bytes;
+}
+
+uint64_t mt_recw_write_since(int *tid)
+{
+    *tid = atomic_load_explicit(&mt_w.write_tid, memory_order_relaxed);
+    return atomic_load_explicit(&mt_w.write_since, memory_order_relaxed);
+}
+
+/* One write(2), with the time it began in write_since while it lasts (the
+ * hooks' drop policy tells a slow disk from a writer waiting for a core). */
+static ssize_t timed_write(const unsigned char *p, size_t n)
+{
+    atomic_store_explicit(&mt_w.write_tid, (int)syscall(SYS_gettid), memory_order_relaxed);
+    atomic_store_explicit(&mt_w.write_since, mt_mono_raw_ns(CLOCK_MONOTONIC), memory_order_relaxed);
+    if (MT_UNLIKELY(mt_g.cfg.test_write_delay_us)) /* tests: a slow disk */
+        mt_recw_sleep_ns(mt_g.cfg.test_write_delay_us * 1000ull);
+    ssize_t k = write(mt_w.fd, p, n);
+    atomic_store_explicit(&mt_w.write_since, 0, memory_order_relaxed);
+    return k;
+}
+
+static void write_all(const unsigned char *p, size_t n)
+{
+    if (!mt_w.err && !reserve(n))
+        return;
+    while (n && !mt_w.err) {
+        ssize_t k = timed_write(p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            mt_recw_fail(k < 0 ? errno : ENOSPC);
+            return;
+        }
+        p += k;
+        n -= (size_t)k;
+        mt_w.bytes += (uint64_t)k;
+    }
+}
+
+/* Writes the compressed bytes collected so far. */
+static void write_z(void)
+{
+    write_all(mt_w.zbuf.p, mt_w.zbuf.len);
+    mt_w.zbuf.len = 0;
+}
+
+/* Compresses n bytes at p into the open frame with the given directive;
+ * the compressed bytes are written when half a buffer has collected, and
+ * at the end of the frame. */
+static void compress(const unsigned char *p, size_t n, ZSTD_EndDirective how)
+{
+    ZSTD_inBuffer in = {p, n, 0};
+    mt_w.frame_raw += n;
+    while (!mt_w.err) {
+        ZSTD_outBuffer o = {mt_w.zbuf.p, mt_w.zbuf.cap, mt_w.zbuf.len};
+        size_t left = ZSTD_compressStream2(mt_w.cctx, &o, &in, how);
+        mt_w.zbuf.len = o.pos;
+        if (ZSTD_isError(left)) {
+            mt_log(MT_LOG_WARN, "recording: zstd: %s", ZSTD_getErrorName(left));
+            mt_recw_fail(EIO);
+            return;
+        }
+        bool done = how == ZSTD_e_continue ? in.pos == in.size : left == 0;
+        if (!done || how == ZSTD_e_end || mt_w.zbuf.len >= mt_w.zbuf.cap / 2)
+            write_z();
+        if (done)
+            return;
+    }
+}
+
+/* Compresses `out` (whole records) with the given directive. */
+static void feed(ZSTD_EndDirective how)
+{
+    if (mt_w.err)
+        return;
+    compress(mt_w.out.p, mt_w.out.len, how);
+    mt_w.out.len = 0;
+}
+
+/* Makes room for the payload in the output and opens a frame if none is. */
+static void begin_record(void)
+{
+    if (mt_w.out.len + mt_w.pay.len + 32 > mt_w.out.cap)
+        feed(ZSTD_e_continue);
+    if (!mt_w.frame_open) {
+        mt_w.frame_open = true;
+        mt_w.frame_t0 = mt_recw_now();
+    }
+}
+
+void mt_recw_emit(unsigned type)
+{
+    begin_record();
+    mt_put_record(&mt_w.out, type, &mt_w.pay);
+    mt_w.pay.len = 0;
+    mt_w.pay.overflow = false;
+    if (mt_w.small && mt_w.frame_raw + mt_w.out.len >= MT_RECW_SMALL_FRAME)
+        mt_recw_end_frame(); /* the stream got fast: back to the fast level */
+    else if (mt_w.out.len >= MT_RECW_OUT_FEED)
+        feed(ZSTD_e_continue);
+}
+
+void mt_recw_emit_blocks(unsigned type, const size_t *cuts, unsigned ncuts)
+{
+    if (mt_w.small || mt_w.pay.len < MT_RECW_SPLIT_MIN) {
+        mt_recw_emit(type);
+        return;
+    }
+    begin_record();
+    mt_put_record(&mt_w.out, type, &mt_w.pay);
+    size_t base = mt_w.out.len - mt_w.pay.len, from = 0;
+    for (unsigned i = 0; i < ncuts && !mt_w.err; i++) {
+        size_t to = base + cuts[i];
+        compress(mt_w.out.p + from, to - from, ZSTD_e_flush); /* ends a zstd block */
+        from = to;
+    }
+    memmove(mt_w.out.p, mt_w.out.p + from, mt_w.out.len - from);
+    mt_w.out.len -= from;
+    mt_w.pay.len = 0;
+    mt_w.pay.overflow = false;
+}
+
+/* Frames are independent (each decodes alone), so a slow stream's small
+ * frames compress poorly at a fast level: they get a strong level with a
+ * small window instead (bounded memory, and little CPU at their rate). */
+static void set_level(bool small)
+{
+    ZSTD_CCtx *z = mt_w.cctx;
+    mt_w.small = small;
+    ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, small ? MT_RECW_LEVEL_SMALL : MT_RECW_LEVEL);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog,
+                           small ? MT_RECW_WINDOW_LOG_SMALL : MT_RECW_WINDOW_LOG);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_hashLog, small ? 17 : 0);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_chainLog, small ? 18 : 0);
+    ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
+}
+
+void mt_recw_end_frame(void)
+{
+    mt_rr_flush_events(); /* its frame context is this frame's */
+    if (!mt_w.frame_open)
+        return;
+    feed(ZSTD_e_end);
+    if (!mt_w.err)
+        mt_w.frame_mark = mt_w.bytes;
+    mt_w.frame_open = false;
+    mt_rb_new_frame(); /* EVENTS2 references stay inside their frame */
+    set_level(mt_w.frame_raw < MT_RECW_SMALL_FRAME);
+    mt_w.frame_raw = 0;
+}
+
+bool mt_recw_setup_memory(void)
+{
+    if (!mt_w.out.p && !mt_rbuf_init(&mt_w.out, MT_RECW_OUT_BYTES))
+        return false;
+    if (!mt_w.pay.p && !mt_rbuf_init(&mt_w.pay, MT_RECW_PAY_BYTES))
+        return false;
+    if (!mt_w.zbuf.p && !mt_rbuf_init(&mt_w.zbuf, ZSTD_CStreamOutSize()))
+        return false;
+    for (unsigned c = 0; c < MT_COL_N; c++) /* a tag byte; a varint's lead byte and tail */
+        for (unsigned k = 0; k < 2; k++)
+            if (!mt_w.cols[c][k].p &&
+                !mt_rbuf_init(&mt_w.cols[c][k], MT_RR_EVENTS_MAX * (k ? 9u : 1u)))
+                return false;
+    if (!mt_w.cctx) {
+        ZSTD_customMem mem = {z_alloc, z_free, NULL};
+        mt_w.cctx = ZSTD_createCCtx_advanced(mem);
+        if (!mt_w.cctx)
+            return false;
+    }
+    ZSTD_CCtx_reset(mt_w.cctx, ZSTD_reset_session_and_parameters);
+    set_level(true); /* the first frame is small: header, definitions */
+    mt_w.out.len = mt_w.pay.len = mt_w.zbuf.len = 0; /* a fork child's copy holds its parent's */
+    mt_w.frame_raw = 0;
+    return true;
+}
+
+void mt_recw_write_file_header(void)
+{
+    mt_dat_file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
+    h.version = MT_DAT_VERSION;
+    h.header_bytes = MT_DAT_HEADER_BYTES;
+    h.endian_mark = MT_DAT_ENDIAN_MARK;
+    h.flags = MT_DAT_FILE_ZSTD;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    h.created_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    write_all((const unsigned char *)&h, sizeof h);
+    mt_w.frame_mark = mt_w.bytes;
+}
+
+/* A write error ended the session (mt_w.err): END(ERROR, errno) in a frame
+ * of its own at the end of the last complete frame, over a partly written
+ * one (in space the file already has, or that reserve() kept), and the
+ * rest cut off.  What was not yet written is dropped: the file ends at the
+ * last complete frame, then END.  Lock held; once per session. */
+void mt_recw_error_end(void)
+{
+    int err = mt_w.err;
+    uint64_t written = mt_w.bytes;
+    if (!err || mt_w.fd < 0 || mt_w.frame_mark < MT_DAT_HEADER_BYTES ||
+        lseek(mt_w.fd, (off_t)mt_w.frame_mark, SEEK_SET) != (off_t)mt_w.frame_mark)
+        return;
+    ZSTD_CCtx_reset(mt_w.cctx, ZSTD_reset_session_only);
+    mt_w.out.len = mt_w.pay.len = mt_w.zbuf.len = 0;
+    mt_w.pay.overflow = false;
+    for (unsigned c = 0; c < MT_COL_N; c++)
+        mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
+    mt_w.open_rec.n = 0;
+    mt_w.frame_open = false;
+    mt_w.frame_raw = 0;
+    mt_rb_new_frame();
+    mt_w.bytes = mt_w.frame_mark;
+    mt_w.err = 0;
+    bool reserving = mt_w.reserve;
+    mt_w.reserve = false; /* the room is there, or there is none to get */
+    mt_rr_end(MT_DAT_END_ERROR, err, mt_recw_now());
+    mt_recw_end_frame();
+    bool ok = !mt_w.err;
+    if (ok && written > mt_w.bytes && ftruncate(mt_w.fd, (off_t)mt_w.bytes) != 0)
+        ok = false;
+    mt_w.reserve = reserving;
+    if (ok)
+        mt_recw_release_reserve(); /* what is left past END */
+    mt_log(ok ? MT_LOG_INFO : MT_LOG_WARN, "recording: %s",
+           ok ? "finalized after the write error" : "could not finalize the file");
+    mt_w.err = err;
+}

@@ -1,0 +1,333 @@
+/* table_ptr.c -- the live-block table: pointer -> size, trace, birth time.
+ *
+ * MT_PTR_SHARDS independently locked open-addressing tables with linear
+ * probing and backward-shift deletion (no tombstones).  A shard's capacity
+ * is any number of whole pages (positions come from fastrange, not a
+ * mask), so it grows by 1.5x when 4/5 full and its load stays between 0.53
+ * and 0.8: with 16-byte slots (table_ptr_slot.h) that bounds bookkeeping at
+ * 20..30 bytes per live block.  (Linear probing at 0.8 averages 3 probes
+ * for a hit and 13 for an insert, 3-4 cache lines of 4 slots.)  The rare blocks a slot cannot hold
+ * (odd or huge pointers, sizes of 16 MiB and up, births years old) go to the shard's side table
+ * (table_ptr_side.h), full records under the same lock; `side.count` lets
+ * lookups skip it while it is empty.
+ *
+ * Birth times.  A slot keeps a birth in milliseconds modulo 2^37 (4.3
+ * years), so it is decoded against a reference: each shard has `limit_ms`,
+ * and every birth b held in the shard's slots satisfies
+ *     limit_ms - MT_MS_SPAN < b < limit_ms          (MT_MS_SPAN: 4 years)
+ * which pins b down (table_ptr_slot.h's mt_birth_ms).  The shard enforces this by
+ * itself, under its lock:
+ *   - an insert born at or after limit_ms first runs a pass over the shard
+ *     that moves every block born MT_KEEP_MS (3 years) or more before it to
+ *     the side table (exact births there), then sets limit_ms = its birth
+ *     + MT_PASS_MS (1 year).  The blocks left are then younger than 3 years
+ *     relative to the new birth, so inside the span.  If the side table
+ *     cannot grow, limit_ms stays and the new block goes to the side table
+ *     (or goes untracked, like any insert without memory);
+ *   - an insert born MT_MS_SPAN or more before limit_ms (a block put back
+ *     by a failed realloc, say) goes to the side table.
+ * Nothing else is involved (no scan, no publisher, no clock: a stopped
+ * publisher or a shard idle for years changes nothing), and every birth is
+ * exact to the millisecond.  The pass costs O(shard capacity) under the
+ * shard's lock, in the first insert into the shard a year or more after
+ * the previous pass: in practice only in processes tracked for years.
+ */
+#include "table_ptr.h"
+
+#include "core_assert.h"
+#include "core_hash.h"
+#include "core_os_memory.h"
+#include "table_ptr_side.h"
+#include "table_ptr_slot.h"
+#include "core_spinlock.h"
+#include "table_trace.h"
+
+#define MT_PTR_SHARDS (1u << MT_SLOT_SHARD_BITS)
+#define SHARD_MIN_CAP 64u
+#define MT_YEAR_MS (365ull * 86400u * 1000u)
+#define MT_KEEP_MS (3 * MT_YEAR_MS)
+#define MT_PASS_MS (1 * MT_YEAR_MS)
+#define MT_MS_SPAN (MT_KEEP_MS + MT_PASS_MS)
+
+_Static_assert(MT_MS_SPAN <= MT_BIRTH_MASK, "stored births must stay unambiguous");
+_Static_assert(MT_TRACE_MAX <= MT_SLOT_TRACE_MASK + 1u, "trace ids must fit a slot");
+
+typedef struct {
+    mt_spinlock lock;
+    uint64_t cap, count; /* slots */
+    mt_slot *slots;
+    uint64_t limit_ms; /* see "Birth times" */
+    mt_side side;
+} __attribute__((aligned(MT_CACHELINE))) ptr_shard;
+
+static ptr_shard g_shards[MT_PTR_SHARDS];
+
+static inline ptr_shard *shard_of(uint64_t h)
+{
+    return &g_shards[mt_slot_shard(h)];
+}
+
+static inline uint64_t next(const ptr_shard *s, uint64_t j)
+{
+    return j + 1 == s->cap ? 0 : j + 1;
+}
+
+static inline void unpack(const ptr_shard *s, const mt_slot *e, mt_block *b)
+{
+    b->size = mt_slot_size(e);
+    b->birth_ns = mt_birth_ms(mt_slot_birth(e), s->limit_ms) * 1000000u;
+    b->trace = mt_slot_trace(e);
+}
+
+static bool shard_alloc(ptr_shard *s, uint64_t cap)
+{
+    cap = mt_os_whole_pages(cap * sizeof(mt_slot)) / sizeof(mt_slot); /* use whole pages */
+    s->slots = mt_os_alloc(cap * sizeof(mt_slot));
+    s->cap = s->slots ? cap : 0;
+    return s->slots != NULL;
+}
+
+bool mt_ptrs_init(void)
+{
+    for (unsigned i = 0; i < MT_PTR_SHARDS; i++) {
+        g_shards[i].limit_ms = MT_PASS_MS;
+        if (!shard_alloc(&g_shards[i], SHARD_MIN_CAP))
+            return false;
+    }
+    return true;
+}
+
+static void raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
+{
+    uint64_t j = mt_slot_home(mt_slot_hash(mt_slot_key_of(e)), cap);
+    while (slots[j].w0)
+        j = (j + 1 == cap) ? 0 : j + 1;
+    slots[j] = *e;
+}
+
+static bool __attribute__((noinline, cold)) shard_grow(ptr_shard *s)
+{
+    uint64_t ncap = s->cap + s->cap / 2;
+    mt_slot *old = s->slots;
+    uint64_t ocap = s->cap;
+    if (!shard_alloc(s, ncap)) {
+        s->slots = old;
+        s->cap = ocap;
+        return false;
+    }
+    for (uint64_t i = 0; i < ocap; i++)
+        if (old[i].w0)
+            raw_put(s->slots, s->cap, &old[i]);
+    mt_os_free(old, ocap * sizeof(mt_slot));
+    return true;
+}
+
+/* Position of the slot holding a key (probe = mt_slot_probe(key), h =
+ * mt_slot_hash(key)), or of the empty slot where it would go. */
+static inline uint64_t find(const ptr_shard *s, uint64_t probe, uint64_t h)
+{
+    uint64_t j = mt_slot_home(h, s->cap);
+    while (s->slots[j].w0 && !mt_slot_holds(&s->slots[j], probe))
+        j = next(s, j);
+    return j;
+}
+
+/* Backward-shift deletion: pull later members of the probe run into the
+ * hole unless that would move them before their home position. */
+static void erase_at(ptr_shard *s, uint64_t i)
+{
+    uint64_t j = i;
+    for (;;) {
+        j = next(s, j);
+        if (!s->slots[j].w0)
+            break;
+        uint64_t home = mt_slot_home(mt_slot_hash(mt_slot_key_of(&s->slots[j])), s->cap);
+        bool stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
+        if (stays)
+            continue;
+        s->slots[i] = s->slots[j];
+        i = j;
+    }
+    s->slots[i].w0 = 0;
+    s->count--;
+}
+
+/* The pass of "Birth times", for a birth at ms >= limit_ms.  False if a
+ * block could not be moved (no memory): limit_ms then stays. */
+static bool __attribute__((noinline, cold)) move_window(ptr_shard *s, uint64_t ms)
+{
+    for (uint64_t j = 0; j < s->cap;) {
+        mt_slot *e = &s->slots[j];
+        if (!e->w0 || mt_birth_ms(mt_slot_birth(e), s->limit_ms) + MT_KEEP_MS > ms) {
+            j++;
+            continue;
+        }
+        mt_block b, none;
+        bool replaced;
+        unpack(s, e, &b);
+        if (!mt_side_put(&s->side, mt_slot_ptr(e), mt_slot_hash(mt_slot_key_of(e)), &b, &none,
+                         &replaced))
+            return false;
+        erase_at(s, j); /* pulls a later block into j (or none): look at j again */
+    }
+    s->limit_ms = ms + MT_PASS_MS;
+    MT_ASSERT(s->limit_ms > ms);
+    return true;
+}
+
+/* Whether a birth can be stored in the shard's slots, after moving the
+ * window if it is due. */
+static inline bool slot_birth(ptr_shard *s, uint64_t ms)
+{
+    /* Storable iff limit_ms - MT_MS_SPAN < ms < limit_ms. */
+    if (MT_LIKELY(s->limit_ms - 1 - ms < MT_MS_SPAN - 1))
+        return true;
+    return ms >= s->limit_ms && move_window(s, ms);
+}
+
+/* Takes ptr's record out of the slots or the side table; the caller holds
+ * the shard's lock. */
+static inline bool remove_locked(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h,
+                                 mt_block *out)
+{
+    if (MT_LIKELY(mt_slot_key_fits(key))) {
+        uint64_t j = find(s, mt_slot_probe(key), h);
+        if (MT_LIKELY(s->slots[j].w0)) {
+            unpack(s, &s->slots[j], out);
+            erase_at(s, j);
+            return true;
+        }
+    }
+    return MT_UNLIKELY(s->side.count) && mt_side_take(&s->side, ptr, h, out);
+}
+
+static mt_insert_result __attribute__((noinline))
+insert_side(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h, const mt_block *b,
+            mt_block *stale)
+{
+    if (!ptr)
+        return MT_INSERT_FAILED; /* never tracked; 0 marks empty entries */
+    uint64_t j = 0;
+    bool was_slot = false, was_side = false;
+    if (mt_slot_key_fits(key)) {
+        j = find(s, mt_slot_probe(key), h);
+        was_slot = s->slots[j].w0 != 0;
+    }
+    mt_block old;
+    if (was_slot)
+        unpack(s, &s->slots[j], &old);
+    if (!mt_side_put(&s->side, ptr, h, b, stale, &was_side))
+        return MT_INSERT_FAILED;
+    if (!was_slot)
+        return was_side ? MT_INSERT_REPLACED : MT_INSERT_NEW;
+    /* Only now that the put succeeded: a failed insert changes nothing. */
+    erase_at(s, j);
+    *stale = old;
+    return MT_INSERT_REPLACED;
+}
+
+static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h,
+                                           const mt_block *b, mt_block *stale)
+{
+    uint64_t ms = b->birth_ns / 1000000u;
+    if (MT_UNLIKELY(!slot_birth(s, ms))) /* before find: a pass moves slots */
+        return insert_side(s, ptr, key, h, b, stale);
+    MT_ASSERT(ms < s->limit_ms && s->limit_ms - ms < MT_MS_SPAN); /* "Birth times" */
+    if ((s->count + 1) * 5 > s->cap * 4 && !shard_grow(s) && s->count + 1 >= s->cap)
+        return MT_INSERT_FAILED;
+    uint64_t j = find(s, mt_slot_probe(key), h);
+    mt_insert_result r = MT_INSERT_NEW;
+    if (s->slots[j].w0) {
+        unpack(s, &s->slots[j], stale);
+        r = MT_INSERT_REPLACED;
+    } else {
+        if (MT_UNLIKELY(s->side.count) && mt_side_take(&s->side, ptr, h, stale))
+            r = MT_INSERT_REPLACED;
+        s->count++;
+    }
+    mt_slot_pack(&s->slots[j], key, b->size, b->trace, mt_birth_store(ms));
+    return r;
+}
+
+mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale)
+{
+    uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
+    ptr_shard *s = shard_of(h);
+    mt_spin_lock(&s->lock);
+    mt_insert_result r = MT_LIKELY(mt_slot_fits(key, b->size))
+                             ? insert_slot(s, ptr, key, h, b, stale)
+                             : insert_side(s, ptr, key, h, b, stale);
+    mt_spin_unlock(&s->lock);
+    return r;
+}
+
+void mt_ptr_prefetch(uintptr_t ptr)
+{
+    uint64_t h = mt_slot_hash(mt_slot_key(ptr));
+    const ptr_shard *s = shard_of(h);
+    /* Racy read of slots/cap without the lock: only an address to prefetch,
+     * never dereferenced here. */
+    const mt_slot *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
+    uint64_t cap = __atomic_load_n(&s->cap, __ATOMIC_RELAXED);
+    if (slots && cap)
+        __builtin_prefetch(&slots[mt_slot_home(h, cap)], 1);
+}
+
+bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
+{
+    uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
+    ptr_shard *s = shard_of(h);
+    mt_spin_lock(&s->lock);
+    bool found = remove_locked(s, ptr, key, h, out);
+    mt_spin_unlock(&s->lock);
+    return found;
+}
+
+mt_try_result mt_ptr_try_remove(uintptr_t ptr, mt_block *out)
+{
+    uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
+    ptr_shard *s = shard_of(h);
+    if (!mt_spin_trylock(&s->lock))
+        return MT_TRY_BUSY;
+    bool found = remove_locked(s, ptr, key, h, out);
+    mt_spin_unlock(&s->lock);
+    return found ? MT_TRY_REMOVED : MT_TRY_ABSENT;
+}
+
+void mt_ptr_visit(mt_ptr_visit_fn fn, void *ctx)
+{
+    for (unsigned i = 0; i < MT_PTR_SHARDS; i++) {
+        ptr_shard *s = &g_shards[i];
+        mt_spin_lock(&s->lock);
+        for (uint64_t j = 0; j < s->cap; j++) {
+            if (!s->slots[j].w0)
+                continue;
+            mt_block b;
+            unpack(s, &s->slots[j], &b);
+            fn(&b, ctx);
+        }
+        mt_side_visit(&s->side, fn, ctx);
+        mt_spin_unlock(&s->lock);
+    }
+}
+
+uint64_t mt_ptr_count(void)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < MT_PTR_SHARDS; i++)
+        n += __atomic_load_n(&g_shards[i].count, __ATOMIC_RELAXED) +
+             __atomic_load_n(&g_shards[i].side.count, __ATOMIC_RELAXED);
+    return n;
+}
+
+void mt_ptrs_lock_all(void)
+{
+    for (unsigned i = 0; i < MT_PTR_SHARDS; i++)
+        mt_spin_lock(&g_shards[i].lock);
+}
+
+void mt_ptrs_unlock_all(void)
+{
+    for (unsigned i = 0; i < MT_PTR_SHARDS; i++)
+        mt_spin_unlock(&g_shards[i].lock);
+}

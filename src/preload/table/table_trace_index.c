@@ -1,0 +1,149 @@
+/* table_trace_index.c -- the trace index's writer side: backtrace -> id, creating
+ * the trace on first sight.
+ *
+ * MT_TRACE_SHARDS open-addressing indexes of ids, each behind its own spin
+ * lock; the layout, the publication protocol and the lock-free readers are
+ * in table_trace_index.h.  Here, under the shard's lock, collisions are resolved
+ * by comparing the frames, so two distinct backtraces never get one id.
+ * The hooks come here only when mt_trace_find() missed: for a new trace,
+ * or rarely after a race with a growth.
+ *
+ * Arrays are never freed (a reader may be probing a replaced one), so they
+ * come from an append-only arena of address space reserved up front and
+ * counted in tracker_bytes as its pages are touched.  Without the page
+ * rounding of one mapping per array, the 16 shards' first arrays take
+ * 32 KiB, not 64.
+ */
+#include "table_trace_index.h"
+
+#include "core_os_memory.h"
+#include "core_spinlock.h"
+
+#include <string.h>
+
+#define MIN_CAP_LOG2 9u /* 512 slots, 2 KiB: room for 256 traces */
+_Static_assert(MIN_CAP_LOG2 >= 4, "arrays of >= 16 slots keep the arena 64-byte aligned");
+/* Every shard's arrays sum to less than twice its current one, which is at
+ * most 4 slots per trace (it grows at half full): 8 slots per trace. */
+#define ARENA_SLOTS (8ull * MT_TRACE_MAX + (2ull * MT_TRACE_SHARDS << MIN_CAP_LOG2))
+
+/* Writer state of a shard; its array is mt_trace_index[shard]. */
+typedef struct {
+    mt_spinlock lock;
+    uint32_t count;
+} __attribute__((aligned(MT_CACHELINE))) trace_shard;
+
+/* What every shard publishes until its first trace: one empty slot. */
+static _Atomic uint32_t g_empty_slots[1] __attribute__((aligned(64)));
+
+static trace_shard g_shards[MT_TRACE_SHARDS];
+_Atomic uintptr_t mt_trace_index[MT_TRACE_SHARDS] __attribute__((aligned(MT_CACHELINE))) = {
+    [0 ... MT_TRACE_SHARDS - 1] = (uintptr_t)g_empty_slots};
+static _Atomic uint32_t *g_arena;
+static _Atomic uint64_t g_arena_used; /* slots */
+
+bool mt_tidx_init(void)
+{
+    g_arena = mt_os_reserve(ARENA_SLOTS * sizeof(uint32_t));
+    return g_arena != NULL;
+}
+
+/* n zeroed slots from the arena, 64-byte aligned (n is a power of two >=
+ * 16); NULL when it is used up.  Its pages are counted as first touched:
+ * the ranges handed out tile the arena, so the page counts add up. */
+static _Atomic uint32_t *arena_take(uint64_t n)
+{
+    uint64_t at = atomic_fetch_add_explicit(&g_arena_used, n, memory_order_relaxed);
+    if (at + n > ARENA_SLOTS)
+        return NULL;
+    size_t touched = mt_os_whole_pages((at + n) * sizeof(uint32_t));
+    mt_os_account((int64_t)(touched - mt_os_whole_pages(at * sizeof(uint32_t))));
+    return &g_arena[at];
+}
+
+/* Copies the shard's slots into an array twice as large and publishes it.
+ * Caller holds the shard lock. */
+static bool shard_grow(uint32_t shard)
+{
+    uintptr_t w = atomic_load_explicit(&mt_trace_index[shard], memory_order_relaxed);
+    _Atomic uint32_t *old = mt_tidx_slots(w);
+    uint32_t cap = mt_tidx_mask(w) + 1;
+    uintptr_t nlog2 = (w & MT_TIDX_LOG2_MASK) + 1;
+    if (nlog2 < MIN_CAP_LOG2)
+        nlog2 = MIN_CAP_LOG2;
+    uint32_t nmask = (1u << nlog2) - 1;
+    _Atomic uint32_t *nslots = arena_take(nmask + 1);
+    if (!nslots)
+        return false;
+    for (uint32_t i = 0; i < cap; i++) {
+        uint32_t v = atomic_load_explicit(&old[i], memory_order_relaxed);
+        if (!v)
+            continue;
+        uint64_t hash = mt_trace_def_get(v & MT_TIDX_ID_MASK)->hash;
+        uint32_t j = mt_tidx_home(hash) & nmask;
+        while (atomic_load_explicit(&nslots[j], memory_order_relaxed))
+            j = (j + 1) & nmask;
+        atomic_store_explicit(&nslots[j], v, memory_order_relaxed);
+    }
+    /* Release: the copied slots (and the traces behind them) before the
+     * array, for readers that load the word with acquire. */
+    atomic_store_explicit(&mt_trace_index[shard], (uintptr_t)nslots | nlog2, memory_order_release);
+    return true;
+}
+
+static bool same_trace(const mt_trace_def *d, const uint64_t *frames, uint32_t n, uint64_t hash)
+{
+    return d->hash == hash && d->nframes == n &&
+           memcmp(mt_trace_def_frames(d), frames, n * sizeof *frames) == 0;
+}
+
+/* The slot holding this backtrace's id, or the empty slot where it goes.
+ * Caller holds the shard lock. */
+static _Atomic uint32_t *locked_probe(uint32_t shard, const uint64_t *frames, uint32_t n,
+                                      uint64_t hash)
+{
+    uintptr_t w = atomic_load_explicit(&mt_trace_index[shard], memory_order_relaxed);
+    _Atomic uint32_t *slots = mt_tidx_slots(w);
+    uint32_t mask = mt_tidx_mask(w);
+    for (uint32_t j = mt_tidx_home(hash) & mask;; j = (j + 1) & mask) {
+        uint32_t v = atomic_load_explicit(&slots[j], memory_order_relaxed);
+        if (!v || (mt_tidx_tag_match(v, hash) &&
+                   same_trace(mt_trace_def_get(v & MT_TIDX_ID_MASK), frames, n, hash)))
+            return &slots[j];
+    }
+}
+
+uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
+                         uint64_t now_ns)
+{
+    uint32_t shard = mt_tidx_shard(hash);
+    trace_shard *s = &g_shards[shard];
+    uint32_t id = MT_TRACE_OVERFLOW;
+    mt_spin_lock(&s->lock);
+    uintptr_t w = atomic_load_explicit(&mt_trace_index[shard], memory_order_relaxed);
+    if ((s->count + 1) * 2 <= mt_tidx_mask(w) + 1 || shard_grow(shard)) {
+        _Atomic uint32_t *slot = locked_probe(shard, frames, n, hash);
+        uint32_t v = atomic_load_explicit(slot, memory_order_relaxed);
+        if (v) {
+            id = v & MT_TIDX_ID_MASK;
+        } else if ((id = mt_trace_create(frames, n, hash, flags, now_ns)) != MT_TRACE_OVERFLOW) {
+            /* Release: the trace's definition (and key) before its slot. */
+            atomic_store_explicit(slot, mt_tidx_slot(id, hash), memory_order_release);
+            s->count++;
+        }
+    }
+    mt_spin_unlock(&s->lock);
+    return id;
+}
+
+void mt_traces_lock_all(void)
+{
+    for (unsigned i = 0; i < MT_TRACE_SHARDS; i++)
+        mt_spin_lock(&g_shards[i].lock);
+}
+
+void mt_traces_unlock_all(void)
+{
+    for (unsigned i = 0; i < MT_TRACE_SHARDS; i++)
+        mt_spin_unlock(&g_shards[i].lock);
+}

@@ -1,0 +1,244 @@
+/* unwind_libunwind.c -- libunwind, behind memtop's own walker.
+ *
+ * libunwind unwinds what the own walker (unwind_walk.c) leaves to it, and
+ * everything with MEMTOP_UNWIND=libunwind.  unw_backtrace() takes
+ * libunwind's fast path, which keeps a per-thread cache of the frames it
+ * walked (Gtrace.c, its own, whatever the caching policy); unw_step, used
+ * on that cache's misses and by step-by-step walks, runs without a cache
+ * (UNW_CACHE_NONE, see mt_libunwind_bind).  We ask for just a few frames
+ * more than the depth: the ones of memtop's own code, recognised by address
+ * (the library's mapped range), so the skip is right whatever the compiler
+ * inlined.
+ *
+ * We call libunwind through pointers looked up in libunwind's own object
+ * (dlopen RTLD_NOLOAD + dlsym on its handle), not through our PLT: a
+ * program that defines its own unw_backtrace (or links another unwinder
+ * exporting the same names) would otherwise interpose on our calls.
+ * Debian's libunwind.a is not PIC, so it cannot be linked in privately.
+ */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include "unwind_libunwind.h"
+
+#include "core_clock.h"
+#include "shm_layout.h"
+#include "core_state.h"
+#include "core_thread_state.h"
+
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <sched.h>
+
+/* memtop's frames in libunwind's buffer: the hook, the tracker,
+ * unwind_backtrace.c's (more in check mode), and a recording's detour. */
+#define OWN_FRAMES_MAX 8
+
+typedef int (*backtrace_fn)(void **, int);
+typedef void (*flush_fn)(unw_addr_space_t, unw_word_t, unw_word_t);
+static backtrace_fn g_unw_backtrace;
+static flush_fn g_unw_flush_cache;
+static unw_addr_space_t *g_unw_space;
+/* The step-by-step API, for walks without the per-thread frame cache
+ * (walk_step_by_step). */
+static struct {
+    int (*getcontext)(unw_context_t *);
+    int (*init_local)(unw_cursor_t *, unw_context_t *);
+    int (*step)(unw_cursor_t *);
+    int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+} g_unw_step;
+
+/* Bumped by every flush.  unw_backtrace's per-thread frame cache
+ * (Gtrace.c) is not invalidated by unw_flush_cache: a thread whose cache
+ * may hold frames from before the last flush walks step by step from then
+ * on (fast_cache_stale). */
+static _Atomic uint64_t g_flush_gen;
+/* 1 + g_flush_gen when the thread first used unw_backtrace; 0: never. */
+static MT_TLS uint64_t tls_fast_since;
+
+/* Whether this thread's unw_backtrace frame cache may predate the last
+ * flush.  The first call on a thread says no and marks the thread as a
+ * user of the cache (the caller then takes the fast path).  A flush during
+ * that first fast walk makes the next call say yes: cautious, never
+ * wrong. */
+static bool fast_cache_stale(void)
+{
+    uint64_t gen = atomic_load_explicit(&g_flush_gen, memory_order_acquire);
+    if (tls_fast_since == 0) {
+        tls_fast_since = gen + 1;
+        return false;
+    }
+    return tls_fast_since != gen + 1;
+}
+
+/* libunwind's own definitions, whatever else the process defines: dlsym on
+ * libunwind's handle searches that object (and its dependencies) only. */
+bool mt_libunwind_bind(void)
+{
+    void *h = dlopen("libunwind.so.8", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return false;
+    g_unw_backtrace = (backtrace_fn)dlsym(h, "unw_backtrace");
+    int (*set_policy)(unw_addr_space_t, unw_caching_policy_t) =
+        (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(h, "_ULx86_64_set_caching_policy");
+    unw_addr_space_t *space = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
+    /* No cache for unw_step's rules.  UNW_CACHE_PER_THREAD would be the
+     * fast choice, but a libunwind built without TLS support (Debian's
+     * 1.6.2) silently turns it into UNW_CACHE_GLOBAL: one process-wide
+     * mutex, taken with signals blocked on every unw_step, that memtop
+     * cannot hold across fork (it is libunwind's, not exported).  A child
+     * forked while another thread was inside unw_step would find it
+     * locked and hang at its first libunwind walk.  UNW_CACHE_NONE takes
+     * no lock: each step parses the frame's CFI again, which costs little
+     * behind the own walker (libunwind walks are rare, and unw_backtrace's
+     * frame cache still serves a thread's repeated fallbacks). */
+    if (set_policy && space)
+        set_policy(*space, UNW_CACHE_NONE);
+    g_unw_flush_cache = (flush_fn)dlsym(h, "_Ux86_64_flush_cache");
+    g_unw_space = space;
+    *(void **)&g_unw_step.getcontext = dlsym(h, "_Ux86_64_getcontext");
+    *(void **)&g_unw_step.init_local = dlsym(h, "_ULx86_64_init_local");
+    *(void **)&g_unw_step.step = dlsym(h, "_ULx86_64_step");
+    *(void **)&g_unw_step.get_reg = dlsym(h, "_ULx86_64_get_reg");
+    /* One backtrace now makes libunwind create its per-thread cache key
+     * while the process is young, so it gets a low index like ours.  A key
+     * at index >= 32 lives in a second-level block that glibc allocates on
+     * first use: if a thread's first backtrace ran inside the program's own
+     * pthread_setspecific(key >= 32) -> calloc, libunwind's nested
+     * setspecific would install a block the outer call then overwrites,
+     * and its 256 KiB cache would leak with every thread. */
+    void *probe[4];
+    if (g_unw_backtrace && !fast_cache_stale())
+        g_unw_backtrace(probe, 4);
+    /* The handle stays open: libmemtop.so depends on libunwind anyway. */
+    return g_unw_backtrace != NULL;
+}
+
+void mt_libunwind_flush(void)
+{
+    /* unw_flush_cache clears what libunwind caches per address space (the
+     * step rules: none under UNW_CACHE_NONE, and its unwind-table
+     * lookups); unw_backtrace's per-thread frame caches ignore it, hence
+     * the generation. */
+    if (g_unw_flush_cache && g_unw_space)
+        g_unw_flush_cache(*g_unw_space, 0, 0);
+    atomic_fetch_add_explicit(&g_flush_gen, 1, memory_order_release);
+}
+
+/* unw_backtrace without its per-thread frame cache: libunwind's own slow
+ * path, an unw_step loop. */
+static int step_backtrace(void **buf, int want)
+{
+    unw_context_t uc;
+    unw_cursor_t c;
+    unw_word_t ip;
+    int n = 0;
+    if (g_unw_step.getcontext(&uc) < 0 || g_unw_step.init_local(&c, &uc) < 0)
+        return 0;
+    while (n < want && g_unw_step.step(&c) > 0 && g_unw_step.get_reg(&c, UNW_REG_IP, &ip) >= 0)
+        buf[n++] = (void *)(uintptr_t)ip;
+    return n;
+}
+
+/* Whether this libunwind walk should go step by step (unw_step with no
+ * cache: slower, but nothing it uses can be stale or held by another
+ * thread).  Always in check mode: the reference must not depend on
+ * a frame cache.  Always on a thread whose frame cache may be stale
+ * (fast_cache_stale).  Otherwise: unw_backtrace
+ * gives each thread a 256 KiB frame cache, which libunwind 1.6 frees only
+ * in the last round of the thread's key destructors (its destructor
+ * re-arms itself): a cache first made during those rounds is never freed.
+ * Before the own walker, a thread's first allocation created it; now its
+ * first libunwind walk may well come from a key destructor (the thread's
+ * first allocation, or a signal handler's, at exit).  So, behind the own
+ * walker, a thread's first STEP_WALKS walks skip the cache (for a cold
+ * thread that costs nothing: unw_backtrace would step to fill its cache),
+ * and so do walks after memtop's own key destructor ran.  Threads that
+ * keep needing libunwind get the cached fast path.  MEMTOP_UNWIND=libunwind
+ * keeps the behaviour from before the own walker. */
+#define STEP_WALKS 32u
+static MT_TLS unsigned tls_step_walks;
+
+static bool walk_step_by_step(void)
+{
+    if (!g_unw_step.getcontext || !g_unw_step.init_local || !g_unw_step.step || !g_unw_step.get_reg)
+        return false;
+    int mode = mt_g.cfg.unwind;
+    if (mode == MT_UNWIND_CHECK)
+        return true;
+    if (mode != MT_UNWIND_LIBUNWIND) {
+        if (tls_step_walks < STEP_WALKS) {
+            tls_step_walks++;
+            return true;
+        }
+        if (mt_tls_exiting)
+            return true;
+    }
+    return fast_cache_stale();
+}
+
+/* fork.  libunwind looks unwind tables up with dl_iterate_phdr, which
+ * takes the loader's dl_load_write_lock, and glibc (2.36) does not reset
+ * that lock in a fork child: a child forked while another thread was
+ * walking would hang at its own first dl_iterate_phdr (its publisher's
+ * module scan, or its first libunwind walk).  So fork waits, before it
+ * takes memtop's locks, until no thread is inside a libunwind walk, and
+ * walks that would start meanwhile wait for the fork to finish.  Walkers
+ * hold no memtop lock, so the wait cannot deadlock on memtop; it is
+ * bounded anyway (FORK_WAIT_NS), in case a walker waits for the loader
+ * lock held by a thread that waits for the forking one. */
+#define FORK_WAIT_NS 1000000000ull
+static _Atomic unsigned g_walkers; /* threads inside a libunwind walk */
+static _Atomic bool g_fork_closed; /* a fork is waiting or under way */
+
+/* Sequentially consistent on both sides: either the walker sees the gate
+ * closed, or fork_prepare sees the walker counted. */
+static void walk_enter(void)
+{
+    for (;;) {
+        while (atomic_load_explicit(&g_fork_closed, memory_order_seq_cst))
+            sched_yield();
+        atomic_fetch_add_explicit(&g_walkers, 1, memory_order_seq_cst);
+        if (!atomic_load_explicit(&g_fork_closed, memory_order_seq_cst))
+            return;
+        atomic_fetch_sub_explicit(&g_walkers, 1, memory_order_seq_cst);
+    }
+}
+
+static void walk_leave(void)
+{
+    atomic_fetch_sub_explicit(&g_walkers, 1, memory_order_seq_cst);
+}
+
+void mt_libunwind_fork_prepare(void)
+{
+    atomic_store_explicit(&g_fork_closed, true, memory_order_seq_cst);
+    uint64_t until = mt_mono_raw_ns(CLOCK_MONOTONIC) + FORK_WAIT_NS;
+    while (atomic_load_explicit(&g_walkers, memory_order_seq_cst) != 0 &&
+           mt_mono_raw_ns(CLOCK_MONOTONIC) < until)
+        sched_yield();
+}
+
+void mt_libunwind_fork_done(bool child)
+{
+    if (child)
+        atomic_store_explicit(&g_walkers, 0,
+                              memory_order_seq_cst); /* the walkers are in the parent */
+    atomic_store_explicit(&g_fork_closed, false, memory_order_seq_cst);
+}
+
+uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated)
+{
+    void *buf[MT_MAX_DEPTH + OWN_FRAMES_MAX + 1];
+    int want = (int)depth + OWN_FRAMES_MAX + 1;
+    walk_enter();
+    int n = walk_step_by_step() ? step_backtrace(buf, want) : g_unw_backtrace(buf, want);
+    walk_leave();
+    int i = 0;
+    while (i < n && (uintptr_t)buf[i] >= mt_g.self_lo && (uintptr_t)buf[i] < mt_g.self_hi)
+        i++;
+    uint32_t m = 0;
+    for (; i < n && m < depth; i++)
+        frames[m++] = (uint64_t)(uintptr_t)buf[i] - 1;
+    *truncated = i < n || n == want;
+    return m;
+}

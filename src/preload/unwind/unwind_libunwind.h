@@ -1,0 +1,27 @@
+/* unwind_libunwind.h -- libunwind, behind memtop's own walker. */
+#ifndef MT_UNWIND_LIBUNWIND_H
+#define MT_UNWIND_LIBUNWIND_H
+
+#include "core_common.h"
+
+#include <stdbool.h>
+
+/* Binds libunwind's functions in libunwind's own object and sets its
+ * cache policy.  False if libunwind is not loaded. */
+bool mt_libunwind_bind(void);
+
+/* The contract of mt_backtrace (unwind_backtrace.h), without the hash. */
+uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated);
+
+/* Invalidates libunwind's cached rules (after dlclose): threads whose
+ * frame cache may predate this walk step by step from then on.  Not from
+ * a hook. */
+void mt_libunwind_flush(void);
+
+/* fork: prepare waits (bounded) until no thread is inside a libunwind
+ * walk and holds new walks back until done (see unwind_libunwind.c);
+ * call prepare before taking memtop's locks. */
+void mt_libunwind_fork_prepare(void);
+void mt_libunwind_fork_done(bool child);
+
+#endif

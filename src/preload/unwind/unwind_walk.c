@@ -1,0 +1,159 @@
+/* unwind_walk.c -- memtop's own x86-64 stack walker.
+ *
+ * Every tracked allocation needs its backtrace, and libunwind's fastest
+ * path still costs ~100 instructions a frame.  Almost every frame at a
+ * call site has one simple shape (unwind_rule.h), so the walk here is: look
+ * the return address up in a process-wide rule cache (unwind_cache.h),
+ * compute the CFA, load the caller's return address (and rbp if it was
+ * saved), and fold the call site into the backtrace hash as it goes
+ * (core_hash.h), so that no second pass over the frames is needed (one step:
+ * unwind_step.h).  Where the thread's previous walk went through the same
+ * state and the stack words it read are unchanged, its steps are replayed
+ * instead (unwind_memo.h, unwind_replay.h): the outer frames of a thread's
+ * allocations are mostly the same from one allocation to the next.
+ *
+ * Where the walk starts: at the caller of the allocation hook, whose
+ * frame record (a frame pointer: hook_libc.c) the hook hands down, or, without
+ * one, here: rbp, rsp and rip are captured at one point by inline asm, in
+ * this noinline function, and unwound with the row of that exact rip.
+ * Either way memtop's own frames are recognised by address (mt_g.self_lo
+ * .. self_hi, found by unwind_backtrace.c; libunwind's path skips them the same
+ * way) and stepped over.  A trace is truncated when one more frame exists
+ * beyond depth (as libunwind's path decides it).  Call sites are return
+ * address - 1, and so are the addresses whose rules are looked up: the row
+ * of the call instruction is the frame's state during the call, even when
+ * the call is the last instruction of its function.
+ */
+#include "unwind_walk.h"
+
+#include "core_state.h"
+#include "unwind_fde.h"
+#include "unwind_replay.h"
+
+#define OWN_FRAMES_MAX 16 /* memtop's frames above the hook */
+
+static inline bool is_own(uint64_t pc)
+{
+    return pc >= mt_g.self_lo && pc < mt_g.self_hi;
+}
+
+/* Steps out of memtop's own frames, from the frame w->key in the state of
+ * w, until w->key is the first call site outside memtop.  is_return:
+ * w->key is a return address - 1.  The steps are not recorded. */
+static bool skip_own(walk *w, bool is_return)
+{
+    uint64_t ra;
+    mt_walk_step scratch;
+    for (unsigned i = 0; i < OWN_FRAMES_MAX; i++) {
+        if (step(w, is_return, &ra, &scratch) != STEP_OK)
+            return false;
+        w->key = ra - 1;
+        is_return = true;
+        if (!is_own(ra))
+            return true;
+    }
+    return false;
+}
+
+/* The walk's starting state: the hook's caller (from its frame record), or
+ * this function's own state, then memtop's frames skipped either way. */
+static __attribute__((always_inline)) inline bool walk_start(walk *w, const mt_hook_frame *start)
+{
+    if (MT_LIKELY(start != NULL)) {
+        w->rsp = (uint64_t)(uintptr_t)(start + 1);
+        w->rbp = start->rbp;
+        w->limit = w->rsp + STACK_MAX;
+        w->key = start->ret - 1;
+        return !is_own(start->ret) || skip_own(w, true);
+    }
+    uint64_t rbp, rsp, pc;
+    /* rbp first: an output register may be rbp itself when this function
+     * does not use it as its frame pointer. */
+    __asm__ volatile("mov %%rbp, %0\n\t"
+                     "mov %%rsp, %1\n\t"
+                     "lea 0(%%rip), %2"
+                     : "=r"(rbp), "=r"(rsp), "=r"(pc));
+    w->rsp = rsp;
+    w->rbp = rbp;
+    w->limit = rsp + STACK_MAX;
+    w->key = pc;
+    return skip_own(w, false);
+}
+
+/* Makes the walk just done, recorded in the memo's other record up to
+ * w->e (its END step there if ended), the thread's previous walk. */
+static void commit(mt_walk_memo *memo, const walk *w, uint64_t gen, bool ended)
+{
+    mt_walk_record *r = &memo->rec[memo->cur ^ 1];
+    mt_walk_step *steps = mt_walk_memo_steps(memo, memo->cur ^ 1);
+    uint32_t nok = (uint32_t)(w->e - steps);
+    r->gen = gen;
+    r->nok = nok;
+    r->ended = ended;
+    r->max_cfa = nok ? w->e[-1].cfa : 0;
+    if (ended) {
+        r->last = *w->e;
+        if (r->last.cfa > r->max_cfa)
+            r->max_cfa = r->last.cfa;
+    }
+    steps[nok].cfa = MT_NO_CFA;
+    memo->cur ^= 1;
+    memo->valid = 1;
+    memo->copied = w->copied;
+}
+
+__attribute__((noinline)) int mt_unwind(const mt_hook_frame *start, mt_walk_memo *memo,
+                                        uint64_t *frames, uint32_t depth, bool *truncated,
+                                        uint64_t *hash)
+{
+    walk w0;
+    w0.table = mt_ucache_table;
+    if (!w0.table || depth >= memo->nsteps || !walk_start(&w0, start))
+        return -1;
+    /* A copy whose address never leaves this function stays in registers
+     * (skip_own, out of line, has w0's). */
+    walk w = w0;
+    uint64_t gen = mt_ucache_generation();
+    mt_past_walk old = mt_past_of(memo, gen, w.limit);
+    w.o = old.steps;
+    w.e = mt_walk_memo_steps(memo, memo->cur ^ 1);
+    w.h = MT_HASH_SEED;
+    w.f = frames;
+    w.end = frames + depth;
+    w.copied = 0;
+    bool ended;
+    for (;;) {
+        uint64_t ra;
+        walk_record(&w);
+        int st = step(&w, true, &ra, w.e);
+        if (MT_UNLIKELY(st != STEP_OK)) {
+            if (st == STEP_FALLBACK)
+                return -1;
+            ended = true;
+            break;
+        }
+        w.e++;
+        w.key = ra - 1;
+        if (MT_UNLIKELY(w.f == w.end)) {
+            ended = false;
+            break;
+        }
+        if (replay_matches(&w, &old, ra)) {
+            int r = replay(&w, &old);
+            if (r != REPLAY_WALK) {
+                ended = r == REPLAY_END;
+                break;
+            }
+        }
+    }
+    uint32_t n = (uint32_t)(w.f - frames);
+    *truncated = !ended;
+    *hash = mt_hash_finish(w.h, n);
+    commit(memo, &w, gen, ended);
+    return (int)n;
+}
+
+bool mt_unwind_init(void)
+{
+    return mt_fde_available() && mt_ucache_init();
+}
