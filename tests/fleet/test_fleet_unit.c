@@ -134,12 +134,12 @@ static void test_peer_users(void **state)
     (void)state;
     mt_peer_policy p;
     char err[256] = "";
-    assert_int_equal(mt_peer_policy_init(&p, NULL, 9477, err, sizeof err), 0);
+    assert_int_equal(mt_peer_policy_init(&p, NULL, err, sizeof err), 0);
     assert_int_equal(p.nusers, 2); /* root and us */
-    assert_int_equal(mt_peer_policy_init(&p, "root, 4242,0", 9477, err, sizeof err), 0);
+    assert_int_equal(mt_peer_policy_init(&p, "root, 4242,0", err, sizeof err), 0);
     assert_int_equal(p.nusers, 5);
     assert_int_equal(p.users[3], 4242);
-    assert_int_equal(mt_peer_policy_init(&p, "mtsec-no-such-user", 1, err, sizeof err), -1);
+    assert_int_equal(mt_peer_policy_init(&p, "mtsec-no-such-user", err, sizeof err), -1);
     assert_non_null(strstr(err, "no such user"));
 }
 

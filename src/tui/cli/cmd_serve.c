@@ -3,7 +3,6 @@
  * thread starts (it inherits the mask), so they all come here.
  * MEMTOP_SERVE_USERS names the local users besides root and our own who may
  * connect (serve_peer.h). */
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +24,7 @@ int mt_cmd_serve(const mt_opts *o)
         return MT_EXIT_USAGE;
     }
     mt_peer_policy peers;
-    unsigned short port = ntohs(a.ipv6 ? ((struct sockaddr_in6 *)&a.sa)->sin6_port
-                                       : ((struct sockaddr_in *)&a.sa)->sin_port);
-    if (mt_peer_policy_init(&peers, getenv("MEMTOP_SERVE_USERS"), port, err, sizeof err) != 0) {
+    if (mt_peer_policy_init(&peers, getenv("MEMTOP_SERVE_USERS"), err, sizeof err) != 0) {
         mt_errorf("%s", err);
         return MT_EXIT_USAGE;
     }

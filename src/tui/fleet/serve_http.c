@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "export.h"
 #include "metrics_text.h"
@@ -172,14 +174,36 @@ static enum MHD_Result index_page(mt_server *s, struct MHD_Connection *c)
     return rc;
 }
 
+static socklen_t addr_len(const struct sockaddr *sa)
+{
+    return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
+/* The client's user may read us (serve_peer.h): the client's and our end
+ * of the connection make the four-tuple that finds its socket. */
+static bool peer_ok(const mt_server *s, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const union MHD_ConnectionInfo *fi =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct sockaddr_storage local;
+    socklen_t llen = sizeof local;
+    if (!ci || !ci->client_addr || !fi ||
+        getsockname(fi->connect_fd, (struct sockaddr *)&local, &llen) != 0)
+        return false;
+    return mt_peer_allowed(&s->peers, ci->client_addr, addr_len(ci->client_addr),
+                           (const struct sockaddr *)&local, llen);
+}
+
 static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *url,
                              const char *method, const char *version, const char *upload,
                              size_t *upload_size, void **req)
 {
     (void)version, (void)upload, (void)req;
     mt_server *s = cls;
-    if (*upload_size)
-        return MHD_NO; /* a GET with a body: drop the connection */
+    if (*upload_size || !peer_ok(s, c))
+        return MHD_NO; /* a body, or a user who may not read: drop the connection */
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
     if (strcmp(url, "/metrics") == 0)
@@ -189,11 +213,6 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
     if (strcmp(url, "/") == 0)
         return index_page(s, c);
     return text(c, MHD_HTTP_NOT_FOUND, "not found: / lists what is here\n");
-}
-
-static enum MHD_Result accept_peer(void *cls, const struct sockaddr *addr, socklen_t len)
-{
-    return mt_peer_allowed(cls, addr, len) ? MHD_YES : MHD_NO;
 }
 
 int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *peers,
@@ -207,7 +226,7 @@ int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *
     }
     s->top = top;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (a->ipv6 ? MHD_USE_IPv6 : 0);
-    s->daemon = MHD_start_daemon(flags, 0, accept_peer, &s->peers, route, s, MHD_OPTION_SOCK_ADDR,
+    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, route, s, MHD_OPTION_SOCK_ADDR,
                                  (const struct sockaddr *)&a->sa, MHD_OPTION_CONNECTION_LIMIT,
                                  (unsigned)MT_SERVE_MAX_CONNS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                                  (unsigned)MT_SERVE_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,

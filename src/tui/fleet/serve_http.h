@@ -11,10 +11,10 @@
  *     refused by libmicrohttpd, not queued.
  *
  *
- * Connections from this host are accepted only from the users serve_peer.h
- * allows.  Routes: /metrics, /pprof/heap?pid=N (or ?exe=NAME: the lowest pid
- * whose executable's path or base name is NAME), / (what is there).
- * Only GET and HEAD. */
+ * Requests from this host are answered only for the users serve_peer.h
+ * allows (checked per request, with the connection's own addresses).  Routes: /metrics,
+ * /pprof/heap?pid=N (or ?exe=NAME: the lowest pid whose executable's path or base name is NAME), /
+ * (what is there). Only GET and HEAD. */
 #ifndef MEMTOP_SERVE_HTTP_H
 #define MEMTOP_SERVE_HTTP_H
 
