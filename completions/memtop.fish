@@ -44,7 +44,7 @@ function __memtop_state
             case --
                 printf '%s\n' cmd $words
                 return
-            case --pid --iterations --delay --sort --top --export --group --output --record --file --at --sample --threshold
+            case --pid --iterations --delay --sort --top --export --group --output --record --file --at --sample --threshold --serve
                 set pending 1
             case '--*'
             case '-*'
@@ -110,7 +110,7 @@ complete -c memtop $np -s g -l group -x -d 'One row per trace, function, file or
     file\t"one row per source file"
     module\t"one row per module"'
 complete -c memtop $np -l top -x -d 'Rows per report or export (0 = all)'
-complete -c memtop $np -s e -l export -r -F -d 'Write one snapshot (.json, .csv, .folded, .tree.json, text)'
+complete -c memtop $np -s e -l export -r -F -d 'Write one snapshot (.json, .csv, .folded, .tree.json, .pb.gz, text)'
 complete -c memtop $np -l output -r -F -d "Where PROG's stdout and stderr go"
 complete -c memtop $np -l record -r -F -d 'Record the allocations to FILE (.dat)'
 complete -c memtop $np -l cull -d 'Record culled: blocks freed within SECS (default 10) only counted'
@@ -126,5 +126,6 @@ complete -c memtop $np -l ascii -d 'Draw with ASCII only'
 complete -c memtop $np -l no-color -d 'No colours'
 complete -c memtop $np -s l -l list -d 'List processes memtop can attach to'
 complete -c memtop $np -l clean -d 'Remove stale segments of processes that are gone'
+complete -c memtop $np -l serve -x -d 'Serve /metrics and /pprof/heap over HTTP ([ADDR:]PORT)'
 complete -c memtop $np -s h -l help -d 'Show the help'
 complete -c memtop $np -s V -l version -d 'Show the version'

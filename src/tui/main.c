@@ -58,6 +58,8 @@ int main(int argc, char **argv)
         printf("memtop %s\n", MEMTOP_VERSION);
         return MT_EXIT_OK;
     }
+    if (o.serve_addr)
+        return mt_cmd_serve(&o);
     if (o.list || o.clean)
         return mt_cmd_list(&o);
     if (o.sample_given && o.prog_argv && sample_from_start(o.sample_bytes) != 0)

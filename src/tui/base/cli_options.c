@@ -29,6 +29,7 @@ enum {
     OPT_TREE,
     OPT_REVERSE,
     OPT_THRESHOLD,
+    OPT_SERVE,
 };
 
 static const struct option long_opts[] = {
@@ -57,6 +58,7 @@ static const struct option long_opts[] = {
     {"tree", no_argument, NULL, OPT_TREE},
     {"reverse", no_argument, NULL, OPT_REVERSE},
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"serve", required_argument, NULL, OPT_SERVE},
     {NULL, 0, NULL, 0},
 };
 
@@ -240,6 +242,8 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
         o->cull_ms = (uint64_t)llround(s * 1000.0);
         return 0;
     }
+    case OPT_SERVE:
+        return set_path(&o->serve_addr, arg, "--serve", err, n);
     case 'f':
         return set_path(&o->replay_path, arg, "-f", err, n);
     }
@@ -292,6 +296,9 @@ static int check_target(const mt_opts *o, char *err, size_t n)
     int targets = (o->pid != 0) + (o->prog_argv != NULL) + (o->replay_path != NULL);
     if (targets > 1)
         return usage_err(err, n, "give one of -p PID, -f FILE or a program to run");
+    if (o->serve_addr &&
+        (targets || o->batch || o->export_path || o->record_path || o->list || o->clean))
+        return usage_err(err, n, "--serve takes no target, --batch, --export, --record or --list");
     if ((o->list || o->clean) && (targets || o->batch || o->export_path || o->record_path))
         return usage_err(err, n,
                          "--list/--clean take no -p, -f, --batch, --export, --record or "

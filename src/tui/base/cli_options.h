@@ -56,6 +56,7 @@ typedef struct mt_opts {
     bool sample_given;
     uint64_t cull_ms;        /* --cull[=SECS]: record culled with this threshold; 0: full */
     const char *replay_path; /* -f FILE.dat */
+    const char *serve_addr;  /* --serve [ADDR:]PORT: the exporter (fleet/) */
     double at_s;             /* --at SECONDS into the recording; < 0 = the end */
     char **prog_argv;        /* PROG ARGS (after --), NULL-terminated, or NULL */
 } mt_opts;

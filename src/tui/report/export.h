@@ -1,7 +1,8 @@
 /* export.h -- writing one snapshot to a file, in the format named by the
  * file's extension: .json, .csv, .folded (collapsed stacks), .tree.json (the
- * call tree, export_tree.c), anything else text.  Every trace is written, unless --top bounds the
- * rows: then the top ones, and the others summed into one "(other)" row (mt_rows_cut_at). */
+ * call tree, export_tree.c), .pb.gz or .pprof (pprof), anything else text.
+ * Every trace is written, unless --top bounds the rows: then the top ones,
+ * and the others summed into one "(other)" row (mt_rows_cut_at). */
 #ifndef MEMTOP_EXPORT_H
 #define MEMTOP_EXPORT_H
 
@@ -67,5 +68,7 @@ void mt_export_folded(FILE *f, const mt_export_src *src); /* export_folded.c */
  * the header; sorted by src->sort).  Out of memory: says so in the output. */
 void mt_export_tree_json(FILE *f, const mt_export_src *src);
 void mt_export_tree_text(FILE *f, const mt_export_src *src);
+/* .pb.gz, .pprof: gzip'd pprof profile.proto; 0, or -1 with errno */
+int mt_export_pprof(FILE *f, const mt_export_src *src); /* export_pprof.c */
 
 #endif

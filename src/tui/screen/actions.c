@@ -50,7 +50,8 @@ static void toggle_pause(mt_app *a)
     mt_app_status(a, false, a->ui.paused ? "paused (Space resumes)" : "resumed");
 }
 
-static void export_now(mt_app *a)
+/* e: JSON; P: a pprof heap profile (ext ".pb.gz") */
+static void export_now(mt_app *a, const char *ext)
 {
     const mt_view *v = &a->src.view;
     if (!v->have_snap) {
@@ -63,7 +64,7 @@ static void export_now(mt_app *a)
         return;
     }
     char path[4096], msg[512];
-    int out = mt_export_create_default(a->src.pid, ".json", path, sizeof path);
+    int out = mt_export_create_default(a->src.pid, ext, path, sizeof path);
     if (out < 0) {
         mt_app_status(a, true, "export failed: cannot create %s: %s", path, strerror(-out));
         return;
@@ -186,9 +187,15 @@ bool mt_act_redraw(mt_app *a, double unused)
 ACT(mt_act_pause, toggle_pause)
 ACT(mt_act_group, cycle_group)
 ACT(mt_act_baseline, toggle_baseline)
-ACT(mt_act_export, export_now)
 bool mt_act_record(mt_app *a, double culled)
 {
     record(a, culled != 0);
+    return true;
+}
+
+/* pprof: 0 writes JSON (e), 1 a pprof profile (P). */
+bool mt_act_export(mt_app *a, double pprof)
+{
+    export_now(a, pprof ? ".pb.gz" : ".json");
     return true;
 }
