@@ -8,7 +8,8 @@
 # and measures over a window: the viewer's CPU (utime+stime from
 # /proc/PID/stat, % of one core), its VmRSS/VmHWM, and the target's own CPU.
 # Scenarios: the TUI in a detached tmux at 200x50 and 80x24, with the detail
-# view of a 20-frame trace open (Down Down Enter), grouped by function (g), `--batch --top 20` to
+# view of a 20-frame trace open (Down Down Enter), grouped by function (g), the
+# call tree (t; "treeleak": t L, sorted by leak), `--batch --top 20` to
 # /dev/null, and no viewer at all.  Then the target's slowdown: its churn
 # rate flat out (--rate 0) with no viewer and with the TUI attached.
 # Repeats K times and prints medians.  See docs/performance.md,
@@ -22,7 +23,8 @@ usage: bench/viewer_cpu.sh [options]
   -n N        live backtraces (default 100000)
   -w SECS     measured window per scenario (default 60)
   -k N        repetitions, medians reported (default 3)
-  -s "LIST"   scenarios (default: "none tui200 tui80 detail group batch")
+  -s "LIST"   scenarios (default: "none tui200 tui80 detail group batch"; also
+              "tree" and "treeleak": the call tree view, t and t L)
   --no-slowdown   skip the target-slowdown measurement
   --slow-w SECS   window of each slowdown measurement (default 20)
   --keep DIR  keep the raw results and screen captures in DIR
@@ -192,6 +194,8 @@ run_scenario() {
     tui80) start_tui 80x24 "" && measure "$sc" "$rep" && stop_tui "$sc" "$rep" ;;
     detail) start_tui 200x50 "Down Down Enter" && measure "$sc" "$rep" && stop_tui "$sc" "$rep" ;;
     group) start_tui 200x50 g && measure "$sc" "$rep" && stop_tui "$sc" "$rep" ;;
+    tree) start_tui 200x50 t && measure "$sc" "$rep" && stop_tui "$sc" "$rep" ;;
+    treeleak) start_tui 200x50 "t L" && measure "$sc" "$rep" && stop_tui "$sc" "$rep" ;;
     batch)
         "$memtop" -p "$target_pid" --batch -d 1 --top 20 >/dev/null 2>"$tmp/batch.err" &
         viewer_pid=$!

@@ -29,7 +29,7 @@ _memtop_takes_arg()
 {
     case $1 in
     --pid | --iterations | --delay | --sort | --top | --export | --group | \
-        --output | --record | --file | --at | --sample)
+        --output | --record | --file | --at | --sample | --threshold | --serve)
         return 0 ;;
     --*) return 1 ;;
     -*)
@@ -91,7 +91,7 @@ _memtop_value()
     -e | --export | --output | --record) _memtop_files "$cur" "" ;;
     -f | --file) _memtop_files "$cur" dat ;;
     --sample) mapfile -t COMPREPLY < <(compgen -W "0 64k 512k 1M" -- "$cur") ;;
-    *) COMPREPLY=() ;; # -n, -d, --top, --at: a number
+    *) COMPREPLY=() ;; # -n, -d, --top, --at, --threshold: a number; --serve: [ADDR:]PORT
     esac
 }
 
@@ -99,8 +99,9 @@ _memtop()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local opts="-p --pid -b --batch -n --iterations -d --delay -s --sort --top
-        -e --export -g --group -f --file --output --record --at --strict --sample --no-symbols --ascii
-        --no-color -l --list --clean -h --help -V --version --"
+        -e --export -g --group -f --file --output --record --cull --at --strict --sample --tree
+        --reverse --threshold --no-symbols --ascii
+        --no-color -l --list --clean --serve -h --help -V --version --"
     COMPREPLY=()
 
     local start

@@ -44,7 +44,7 @@ function __memtop_state
             case --
                 printf '%s\n' cmd $words
                 return
-            case --pid --iterations --delay --sort --top --export --group --output --record --file --at --sample
+            case --pid --iterations --delay --sort --top --export --group --output --record --file --at --sample --threshold --serve
                 set pending 1
             case '--*'
             case '-*'
@@ -110,17 +110,22 @@ complete -c memtop $np -s g -l group -x -d 'One row per trace, function, file or
     file\t"one row per source file"
     module\t"one row per module"'
 complete -c memtop $np -l top -x -d 'Rows per report or export (0 = all)'
-complete -c memtop $np -s e -l export -r -F -d 'Write one snapshot (.json, .csv, .folded, text)'
+complete -c memtop $np -s e -l export -r -F -d 'Write one snapshot (.json, .csv, .folded, .tree.json, .pb.gz, text)'
 complete -c memtop $np -l output -r -F -d "Where PROG's stdout and stderr go"
 complete -c memtop $np -l record -r -F -d 'Record the allocations to FILE (.dat)'
+complete -c memtop $np -l cull -d 'Record culled: blocks freed within SECS (default 10) only counted'
 complete -c memtop $np -s f -l file -x -k -a '(__memtop_dat_files)' -d 'Open a recording (.dat)'
 complete -c memtop $np -l at -x -d 'With -f: the moment of the recording, in seconds'
 complete -c memtop $np -l strict -d 'With --export: exit 3 if the data is not exact'
 complete -c memtop $np -l sample -x -a '0 64k 512k 1M' -d 'With PROG: sample about one allocation per BYTES (estimates)'
+complete -c memtop $np -l tree -d 'The call tree (text with --batch, else the viewer opens on it)'
+complete -c memtop $np -l reverse -d 'The call tree bottom-up: allocation sites, then callers'
+complete -c memtop $np -l threshold -x -d 'Fold call tree nodes under BYTES live into (other)'
 complete -c memtop $np -l no-symbols -d 'Show frames as module+offset'
 complete -c memtop $np -l ascii -d 'Draw with ASCII only'
 complete -c memtop $np -l no-color -d 'No colours'
 complete -c memtop $np -s l -l list -d 'List processes memtop can attach to'
 complete -c memtop $np -l clean -d 'Remove stale segments of processes that are gone'
+complete -c memtop $np -l serve -x -d 'Serve /metrics and /pprof/heap over HTTP ([ADDR:]PORT)'
 complete -c memtop $np -s h -l help -d 'Show the help'
 complete -c memtop $np -s V -l version -d 'Show the version'

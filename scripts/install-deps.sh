@@ -16,8 +16,15 @@ set -euo pipefail
 
 # Build: compiler, cmake, pkg-config and the libraries CMakeLists.txt finds
 # (libzydis-dev: the x86-64 decoder that redirects allocator entry points).
+# For pprof profiles and --serve (src/tui/fleet): libprotobuf-c-dev (the
+# protobuf runtime the encoder links), protobuf-c-compiler (protoc-c
+# generates the C code at build time), golang-github-google-pprof-dev (it
+# ships pprof's profile.proto, the schema generated from), zlib1g-dev
+# (profiles are gzip'd), libmicrohttpd-dev (the exporter's HTTP server).
 build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
-    libzstd-dev liblzma-dev libncurses-dev libiberty-dev libzydis-dev)
+    libzstd-dev liblzma-dev libncurses-dev libiberty-dev libzydis-dev
+    libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev zlib1g-dev
+    libmicrohttpd-dev)
 # Tests: cmocka (unit tests), binutils (nm/readelf for the e2e tests),
 # python3 (e2e scripts), tmux (TUI tests), python3/perl/git/sqlite3/zstd as
 # real programs run under the preload, and LLVM's libunwind runtime (a
@@ -31,10 +38,13 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # (libgoogle-perftools-dev), which memtop finds and reports; redis-server, a real
 # service whose allocator wrappers (zmalloc) the location must see past
 # (tests/realprogs/rp_redis.py); dwz (tests/security shares a program's DWARF out
-# into a dwz alternate file).
+# into a dwz alternate file); for tests/fleet: protobuf-compiler (protoc --decode
+# reads the pprof profiles), golang-go (go tool pprof must agree with the
+# JSON), prometheus (a real server scrapes --serve; promtool checks /metrics).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
     libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
-    libmimalloc-dev libgoogle-perftools-dev redis-server dwz)
+    libmimalloc-dev libgoogle-perftools-dev redis-server dwz protobuf-compiler golang-go
+    prometheus)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 

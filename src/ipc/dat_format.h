@@ -33,11 +33,8 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 2u /* what the writer writes */
-/* What the writer writes for a sampled target (MEMTOP_SAMPLE): version 2
- * plus PROCESS's sample_rate_bytes, and only sampled blocks in the events:
- * a reader that does not know sampling must refuse it (docs/recording-format.md). */
-#define MT_DAT_VERSION_SAMPLED 3u
+#define MT_DAT_VERSION 3u      /* the newest: a sampled or a culled recording's */
+#define MT_DAT_VERSION_FULL 2u /* what the writer writes for a full, exact recording */
 #define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
 #define MT_DAT_ENDIAN_MARK 0x01020304u
 #define MT_DAT_HEADER_BYTES 32u
@@ -53,7 +50,13 @@
 #define MT_DAT_RECORD_MAX (16u << 20)  /* payload bytes of one record */
 #define MT_DAT_STRING_MAX 4096u        /* bytes of one string field */
 #define MT_DAT_EVENTS_MAX 65536u       /* events in one MT_DAT_REC_EVENTS / _EVENTS2 */
-#define MT_DAT_ENTRIES_MAX 65536u      /* entries in TRACE_STATES / LIVE_BLOCKS */
+#define MT_DAT_ENTRIES_MAX 65536u      /* entries in TRACE_STATES / LIVE_BLOCKS / CULLED */
+#define MT_DAT_CULL_MS_MAX (7ull * 24 * 3600 * 1000) /* a culled recording's threshold: a week */
+#define MT_DAT_CULL_MS_DEFAULT 10000u /* not a limit: the threshold writers use unless told */
+/* A culled recording writes a young block's allocation (at its own time)
+ * within cull_ms + this of that time, unless the writer is behind: readers
+ * look this much further for late events. */
+#define MT_DAT_CULL_LATE_NS 1000000000ull
 #define MT_DAT_TOTALS_FIELDS_MAX 1024u /* values in one TOTALS record */
 /* Allocation events in one zstd frame of EVENTS2 records: bounds the
  * frame context (the blocks a free may name) on both sides, whatever the
@@ -86,7 +89,11 @@ enum {
     /* v pid, v ppid, v uid, v proc_start_ticks, v tracking_start_unix_ns,
      * t record_start, v record_start_unix_ns, v max_depth, v temporary_ns,
      * v publish_interval_ms, v flags (MT_DAT_PROC_*), s exe, s cmdline,
-     * and in version 3 v sample_rate_bytes (> 0).
+     * then (version 3) v record_mode (MT_DAT_MODE_*), v cull_ms (lifetime
+     * threshold of a culled recording, else 0), v young_max (its bound on
+     * young blocks, else 0), v sample_rate_bytes (MEMTOP_SAMPLE: > 0 when
+     * the events are samples, 0 when exact).  A reader that does not know
+     * version 3 must refuse it: its events may be samples or culled.
      * Exactly one, the first record of the file. */
     MT_DAT_REC_PROCESS = 1,
     /* v index, t seen, v bias, v start, v end, s build_id (raw bytes, <= 40),
@@ -139,6 +146,23 @@ enum {
      * column's lead and tail bytes, in that order.  A version-2 writer
      * writes these instead of MT_DAT_REC_EVENTS. */
     MT_DAT_REC_EVENTS2 = 13,
+    /* Version 3 (culled recordings, PROCESS record_mode MT_DAT_MODE_CULLED):
+     * t now, v written_early, v young, v n, then n entries: v id_delta
+     * (id - previous entry's id; the first entry's previous id is 0; ids
+     * strictly ascending), v count, v bytes, v temporary_count,
+     * v temporary_bytes: `count` blocks of trace id, `bytes` in all, were
+     * allocated and freed within the cull threshold since the previous
+     * CULLED record (none of their events is written; temporary_*: those
+     * of them counted temporary).  written_early: young blocks written
+     * before their threshold (buffer full, address reused) so far;
+     * young: blocks young (not written, not culled) at `now`. */
+    MT_DAT_REC_CULLED = 14,
+};
+
+/* PROCESS record_mode (appended field; absent: full). */
+enum {
+    MT_DAT_MODE_FULL = 0,   /* every event written */
+    MT_DAT_MODE_CULLED = 1, /* short-lived blocks counted in CULLED records */
 };
 
 /* MT_DAT_REC_PROCESS flags. */

@@ -24,10 +24,10 @@ static mt_errc check_header(const mt_dat_file_header *h, uint64_t file_bytes, mt
                           (unsigned long long)file_bytes, sizeof *h);
     if (h->endian_mark == __builtin_bswap32(MT_DAT_ENDIAN_MARK))
         return mt_err_set(err, MT_E_FOREIGN, "foreign byte order (recording of a big-endian host)");
-    if (h->version < MT_DAT_VERSION_MIN || h->version > MT_DAT_VERSION_SAMPLED)
+    if (h->version < MT_DAT_VERSION_MIN || h->version > MT_DAT_VERSION)
         return mt_err_set(err, MT_E_FOREIGN,
                           "foreign version %u (this memtop reads recording versions %u to %u)",
-                          h->version, MT_DAT_VERSION_MIN, MT_DAT_VERSION_SAMPLED);
+                          h->version, MT_DAT_VERSION_MIN, MT_DAT_VERSION);
     if (h->endian_mark != MT_DAT_ENDIAN_MARK)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: byte order mark 0x%08x",
                           h->endian_mark);

@@ -38,6 +38,7 @@ typedef enum mt_dat_kind {
     MT_DAT_STATE_END,   /* the state set is complete (u.state) */
     MT_DAT_LOST,        /* events the target could not record (u.lost) */
     MT_DAT_END,         /* the recording was finalized (u.end) */
+    MT_DAT_CULLED,      /* version 3: one trace's blocks culled since the last (u.culled) */
 } mt_dat_kind;
 
 typedef struct mt_dat_process {
@@ -50,6 +51,9 @@ typedef struct mt_dat_process {
     uint32_t max_depth, publish_interval_ms;
     uint64_t temporary_ns;
     uint64_t flags; /* MT_DAT_PROC_* */
+    uint32_t record_mode; /* MT_DAT_MODE_* (version 3; else full) */
+    uint64_t cull_ms;     /* culled: the lifetime threshold, 1..MT_DAT_CULL_MS_MAX */
+    uint64_t young_max;   /* culled: the writer's bound on young blocks */
     char exe[MT_PATH_MAX];
     char cmdline[MT_CMDLINE_MAX];
     uint64_t sample_rate_bytes; /* version 3: > 0, the events are samples; else 0 (exact) */
@@ -101,6 +105,15 @@ typedef struct mt_dat_lost {
     uint64_t alloc_count, alloc_bytes, free_count, free_bytes;
 } mt_dat_lost;
 
+/* count blocks of trace id (bytes in all, temporary_* of them temporary)
+ * were allocated and freed within the threshold; written_early, young:
+ * the record's figures (dat_format.h, CULLED). */
+typedef struct mt_dat_culled {
+    uint32_t id;
+    uint64_t count, bytes, temporary_count, temporary_bytes;
+    uint64_t written_early, young;
+} mt_dat_culled;
+
 typedef struct mt_dat_end {
     uint64_t unix_ns;
     uint32_t reason; /* MT_DAT_END_* */
@@ -127,6 +140,7 @@ typedef struct mt_dat_event {
         mt_dat_live_block lb;
         mt_dat_lost lost;
         mt_dat_end end;
+        mt_dat_culled culled;
     } u;
 } mt_dat_event;
 
@@ -147,7 +161,7 @@ typedef struct mt_dat_info {
     bool invalid_tail;      /* bytes after the last complete frame are not a frame */
     uint64_t dropped_bytes; /* bytes after the last complete frame */
     uint64_t created_unix_ns;
-    uint32_t version; /* of the file: MT_DAT_VERSION_MIN .. MT_DAT_VERSION_SAMPLED */
+    uint32_t version; /* of the file: MT_DAT_VERSION_MIN .. MT_DAT_VERSION */
 } mt_dat_info;
 
 typedef struct mt_dat_reader mt_dat_reader;

@@ -40,7 +40,9 @@ typedef struct mt_drec {
     /* EVENTS2: the tags ([MT_DCOL_TAGS][0]); the lead [c][0] and tail
      * [c][1] parts of each varint column */
     mt_dcur col[MT_DCOL_N][2];
-    /* TRACE_STATES, LIVE_BLOCKS */
+    /* CULLED: the record's figures */
+    uint64_t early, young;
+    /* TRACE_STATES, LIVE_BLOCKS, CULLED */
     uint64_t prev_id;
     int64_t prev_trace, prev_birth;
 } mt_drec;
@@ -58,6 +60,7 @@ struct mt_dat_reader {
     uint64_t records; /* records read */
     uint64_t skipped; /* of unknown types */
     bool have_process;
+    bool culled; /* the PROCESS record says culled: CULLED records may come */
     uint64_t ndefs, nmodules;
     uint64_t t_last;
     mt_dctx ctx; /* EVENTS2's frame context */

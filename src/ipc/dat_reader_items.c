@@ -105,6 +105,26 @@ static mt_errc next_live_block(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, m
     return MT_OK;
 }
 
+static mt_errc next_culled(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_err *err)
+{
+    mt_dat_culled *s = &ev->u.culled;
+    uint64_t delta;
+    if (!mt_dcur_v(&d->c, &delta) || !mt_dcur_v(&d->c, &s->count) || !mt_dcur_v(&d->c, &s->bytes) ||
+        !mt_dcur_v(&d->c, &s->temporary_count) || !mt_dcur_v(&d->c, &s->temporary_bytes))
+        return bad(r, "CULLED entry cut short", err);
+    if ((d->index && !delta) || delta >= r->ndefs || d->prev_id + delta >= r->ndefs)
+        return bad(r, "CULLED entry of an undefined trace, or out of order", err);
+    if (!s->count || s->temporary_count > s->count || s->temporary_bytes > s->bytes)
+        return bad(r, "CULLED entry with bad counts", err);
+    d->prev_id += delta;
+    s->id = (uint32_t)d->prev_id;
+    s->written_early = d->early;
+    s->young = d->young;
+    ev->kind = MT_DAT_CULLED;
+    ev->t_ns = d->t;
+    return MT_OK;
+}
+
 mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err)
 {
     mt_drec *d = &r->rec;
@@ -118,6 +138,9 @@ mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err)
         break;
     case MT_DAT_REC_TRACE_STATES:
         rc = next_trace_state(r, d, ev, err);
+        break;
+    case MT_DAT_REC_CULLED:
+        rc = next_culled(r, d, ev, err);
         break;
     default:
         rc = next_live_block(r, d, ev, err);

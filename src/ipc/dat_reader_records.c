@@ -37,6 +37,25 @@ static bool get_s(mt_dcur *c, char *dst, size_t dstsz, size_t *len)
     return true;
 }
 
+/* Version 3's appended fields: the recording mode and the sampling rate
+ * (0: exact).  Older files end before them; a field a newer writer appends
+ * after them is ignored. */
+static mt_errc dec_process_v3(mt_dat_reader *r, mt_dcur *c, mt_dat_process *p, mt_err *err)
+{
+    uint64_t mode;
+    if (r->info.version < 3)
+        return MT_OK;
+    if (!mt_dcur_v(c, &mode) || !mt_dcur_v(c, &p->cull_ms) || !mt_dcur_v(c, &p->young_max) ||
+        !mt_dcur_v(c, &p->sample_rate_bytes))
+        return bad(r, "PROCESS record mode or sampling rate cut short", err);
+    if (mode > MT_DAT_MODE_CULLED ||
+        (mode == MT_DAT_MODE_CULLED && (!p->cull_ms || p->cull_ms > MT_DAT_CULL_MS_MAX)))
+        return bad(r, "PROCESS record mode out of range", err);
+    p->record_mode = (uint32_t)mode;
+    r->culled = mode == MT_DAT_MODE_CULLED;
+    return MT_OK;
+}
+
 static mt_errc dec_process(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
 {
     mt_dat_process *p = &ev->u.proc;
@@ -54,16 +73,14 @@ static mt_errc dec_process(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_er
     if (pid > INT32_MAX || ppid > INT32_MAX || uid > UINT32_MAX || depth > MT_MAX_DEPTH ||
         interval > UINT32_MAX)
         return bad(r, "PROCESS record out of range", err);
-    /* version 3 (sampled): the rate follows; older files end here (a field
-     * a newer writer appended to an exact file is ignored) */
-    if (r->info.version >= MT_DAT_VERSION_SAMPLED &&
-        (!mt_dcur_v(c, &p->sample_rate_bytes) || !p->sample_rate_bytes))
-        return bad(r, "PROCESS record of a sampled recording without its rate", err);
     p->pid = (int32_t)pid;
     p->ppid = (int32_t)ppid;
     p->uid = (uint32_t)uid;
     p->max_depth = (uint32_t)depth;
     p->publish_interval_ms = (uint32_t)interval;
+    mt_errc rc = dec_process_v3(r, c, p, err);
+    if (rc)
+        return rc;
     r->have_process = true;
     ev->kind = MT_DAT_PROCESS;
     ev->t_ns = p->record_start;
@@ -222,9 +239,15 @@ static mt_errc start_items(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_ev
     d->c = c;
     uint64_t tid = 0;
     bool events = type == MT_DAT_REC_EVENTS || type == MT_DAT_REC_EVENTS2;
+    bool culled = type == MT_DAT_REC_CULLED;
     if (events && (!mt_dcur_v(&d->c, &tid) || !get_t(r, &d->c, &d->t) || tid > UINT32_MAX))
         return bad(r, "EVENTS record cut short", err);
-    if (!events && !r->in_set)
+    if (culled && !r->culled)
+        return bad(r, "CULLED record in a recording that is not culled", err);
+    if (culled && (r->in_set || !get_t(r, &d->c, &d->t) || !mt_dcur_v(&d->c, &d->early) ||
+                   !mt_dcur_v(&d->c, &d->young)))
+        return bad(r, "CULLED record cut short or inside a state set", err);
+    if (!events && !culled && !r->in_set)
         return bad(r, "state entries outside a state set", err);
     if (!mt_dcur_v(&d->c, &d->left))
         return bad(r, "record cut short", err);
@@ -265,6 +288,7 @@ mt_errc mt_dat_decode(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *
     case MT_DAT_REC_EVENTS2:
     case MT_DAT_REC_TRACE_STATES:
     case MT_DAT_REC_LIVE_BLOCKS:
+    case MT_DAT_REC_CULLED:
         return start_items(r, type, c, ev, err);
     default:
         r->skipped++;

@@ -7,6 +7,7 @@
  * file that shrinks ends the exchange with MT_E_TRUNCATED, not a SIGBUS. */
 #include "shm_control.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,4 +148,14 @@ mt_errc mt_control_send(mt_segment *seg, uint32_t cmd, const char *arg, int time
         rc = wait_reply(seg, c, q.seq, deadline, reply, err);
     release_lock(seg, c, me);
     return rc;
+}
+
+bool mt_control_record_arg(char *out, size_t n, const char *path, uint64_t cull_ms)
+{
+    if (n > MT_CTRL_ARG_MAX)
+        n = MT_CTRL_ARG_MAX;
+    int k = cull_ms ? snprintf(out, n, "cull=%llu.%03llu %s", (unsigned long long)(cull_ms / 1000),
+                               (unsigned long long)(cull_ms % 1000), path)
+                    : snprintf(out, n, "%s", path);
+    return k >= 0 && (size_t)k < n;
 }

@@ -17,4 +17,9 @@ typedef struct mt_ctrl_reply {
 mt_errc mt_control_send(mt_segment *seg, uint32_t cmd, const char *arg, int timeout_ms,
                         mt_ctrl_reply *reply, mt_err *err);
 
+/* The argument of MT_CMD_RECORD_START: the absolute path, after
+ * "cull=SECS " for a culled recording (cull_ms > 0; docs/shm-protocol.md).
+ * False if it does not fit in MT_CTRL_ARG_MAX. */
+bool mt_control_record_arg(char *out, size_t n, const char *path, uint64_t cull_ms);
+
 #endif

@@ -45,13 +45,18 @@ void mt_recording_line(const mt_shm_recording *r, char *out, unsigned cap)
 {
     char size[32];
     human_bytes(r->bytes_written, size, sizeof size);
+    /* A culled recording's status message says so: "recording, culled <10.000 s". */
+    const char *c = strstr(r->message, "culled <");
+    int ncull = 0;
+    while (c && c[ncull] && c[ncull] != ';' && ncull < 32)
+        ncull++;
     switch (r->state) {
     case MT_REC_STATE_ON:
         if (r->events_dropped)
-            snprintf(out, cap, "REC %s %s (recording inexact: %llu events dropped)", r->path, size,
-                     (unsigned long long)r->events_dropped);
+            snprintf(out, cap, "REC %s %s%s%.*s (recording inexact: %llu events dropped)", r->path,
+                     size, c ? " " : "", ncull, c ? c : "", (unsigned long long)r->events_dropped);
         else
-            snprintf(out, cap, "REC %s %s", r->path, size);
+            snprintf(out, cap, "REC %s %s%s%.*s", r->path, size, c ? " " : "", ncull, c ? c : "");
         break;
     case MT_REC_STATE_STOPPED:
         snprintf(out, cap, "recorded %s (%s)", r->path, size);

@@ -48,7 +48,9 @@ def parse_options(source_dir):
     entry = re.compile(r'\{"([^"]+)",\s*(no|required|optional)_argument,\s*NULL,\s*([^}]+?)\s*\}')
     for name, arg, val in entry.findall(table.group(1)):
         short = val[1] if re.fullmatch(r"'.'", val) else None
-        o = Option(name, short, arg != "no")
+        # optional_argument (--cull[=SECS]): only --opt=VALUE, the next
+        # word is never its argument, so it completes as a flag
+        o = Option(name, short, arg == "required")
         opts.append(o)
         if short:
             by_short[short] = o

@@ -26,6 +26,7 @@
 typedef struct {
     uint64_t
         v[7]; /* alloc_count, alloc_bytes, free_count, free_bytes, temp_count, temp_bytes, peak */
+    uint64_t ev_allocs, ev_frees, culled; /* replay: events written, blocks culled */
 } counters;
 
 #define MAX_MODULES 4096
@@ -58,6 +59,7 @@ typedef struct {
     uint64_t end_reason, end_error, end_events, end_dropped, totals_last_alloc_count,
         totals_nfields;
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
+    uint64_t record_mode, cull_ms, culled_blocks, culled_bytes, written_early, young;
     uint64_t ref_frees, full_frees, frame; /* EVENTS2 */
     ftrace *ft;
     bool has_end, has_final;
@@ -121,6 +123,7 @@ static void count_event(dump *d, unsigned kind, unsigned flags, uint64_t trace, 
         d->allocs++;
         d->alloc_bytes += size;
         if (ok) {
+            d->replay[trace].ev_allocs++;
             d->replay[trace].v[0]++;
             d->replay[trace].v[1] += size;
         }
@@ -132,6 +135,7 @@ static void count_event(dump *d, unsigned kind, unsigned flags, uint64_t trace, 
     d->reallocs += (flags & MT_DAT_EVF_REALLOC) != 0;
     d->missed += (flags & MT_DAT_EVF_MISSED) != 0;
     if (ok) {
+        d->replay[trace].ev_frees++;
         d->replay[trace].v[2]++;
         d->replay[trace].v[3] += size;
         if (flags & MT_DAT_EVF_TEMPORARY) {
@@ -265,7 +269,7 @@ static void trace_states(dump *d, cur *c, bool final)
     uint64_t n = get_v(c), id = 0;
     for (uint64_t i = 0; i < n && !c->bad; i++) {
         id += get_v(c);
-        counters k;
+        counters k = {0};
         for (int j = 0; j < 7; j++)
             k.v[j] = get_v(c);
         if (!trace_ok(d, id))
@@ -274,6 +278,33 @@ static void trace_states(dump *d, cur *c, bool final)
             d->final[id] = k;
         else
             d->replay[id] = k;
+    }
+}
+
+/* CULLED: blocks allocated and freed within the threshold, per trace. */
+static void culled(dump *d, cur *c)
+{
+    get_v(c); /* now */
+    d->written_early = get_v(c);
+    d->young = get_v(c);
+    uint64_t n = get_v(c), id = 0;
+    for (uint64_t i = 0; i < n && !c->bad; i++) {
+        id += get_v(c);
+        uint64_t k[4];
+        for (int j = 0; j < 4; j++)
+            k[j] = get_v(c);
+        d->culled_blocks += k[0];
+        d->culled_bytes += k[1];
+        if (!trace_ok(d, id))
+            continue;
+        counters *r = &d->replay[id];
+        r->culled += k[0];
+        r->v[0] += k[0];
+        r->v[1] += k[1];
+        r->v[2] += k[0];
+        r->v[3] += k[1];
+        r->v[4] += k[2];
+        r->v[5] += k[3];
     }
 }
 
@@ -288,8 +319,17 @@ static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
             get_v(c);
         d->process_flags = get_v(c);
         get_s(c, d->exe, sizeof d->exe);
+        char cmdline[64];
+        get_s(c, cmdline, sizeof cmdline);
+        if (c->p < c->end) { /* version 3: the mode */
+            d->record_mode = get_v(c);
+            d->cull_ms = get_v(c);
+        }
         break;
     }
+    case MT_DAT_REC_CULLED:
+        culled(d, c);
+        break;
     case MT_DAT_REC_MODULE: {
         uint64_t idx = get_v(c);
         get_v(c);
@@ -497,6 +537,12 @@ int main(int argc, char **argv)
     P(end_dropped);
     P(totals_nfields);
     P(bad_trace_refs);
+    P(record_mode);
+    P(cull_ms);
+    P(culled_blocks);
+    P(culled_bytes);
+    P(written_early);
+    P(young);
     if (traces) {
         for (uint64_t i = 0; i < d->defs; i++) {
             counters *r = &d->replay[i], *fi = &d->final[i];
@@ -511,14 +557,15 @@ int main(int argc, char **argv)
             }
             printf("trace %llu at %s 0x%llx replay %llu %llu %llu %llu %llu %llu final %llu %llu "
                    "%llu %llu "
-                   "%llu %llu\n",
+                   "%llu %llu events %llu %llu culled %llu\n",
                    (unsigned long long)i, mod, (unsigned long long)off, (unsigned long long)r->v[0],
                    (unsigned long long)r->v[1], (unsigned long long)r->v[2],
                    (unsigned long long)r->v[3], (unsigned long long)r->v[4],
                    (unsigned long long)r->v[5], (unsigned long long)fi->v[0],
                    (unsigned long long)fi->v[1], (unsigned long long)fi->v[2],
                    (unsigned long long)fi->v[3], (unsigned long long)fi->v[4],
-                   (unsigned long long)fi->v[5]);
+                   (unsigned long long)fi->v[5], (unsigned long long)r->ev_allocs,
+                   (unsigned long long)r->ev_frees, (unsigned long long)r->culled);
         }
     }
     return d->bad_trace_refs ? 1 : 0;

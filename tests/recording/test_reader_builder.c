@@ -2,6 +2,7 @@
  * test_reader_builder.h). */
 #include "test_reader_builder.h"
 
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,12 +114,25 @@ int db_write(const void *p, size_t n, const char *path)
     return w == (ssize_t)n ? 0 : -1;
 }
 
-static void std_head(db_file *f)
+int db_memfd(const db_file *f)
+{
+    int fd = memfd_create("dat", MFD_CLOEXEC);
+    if (fd >= 0 && write(fd, f->out.p, f->out.n) != (ssize_t)f->out.n) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* mode: NULL, or the version-3 fields appended to PROCESS (3 values). */
+static void std_head_mode(db_file *f, const uint64_t *mode)
 {
     db_buf b = {0};
     db_v(&b, 4242), db_v(&b, 1), db_v(&b, 1000), db_v(&b, 12345), db_v(&b, 1700000000000000000ull);
     db_v(&b, 0), db_v(&b, 1700000000000000000ull), db_v(&b, 32), db_v(&b, 100000000);
     db_v(&b, 1000), db_v(&b, 0), db_s(&b, "/usr/bin/prog"), db_s(&b, "prog --flag");
+    for (unsigned i = 0; mode && i < 4; i++) /* version 3: mode, cull_ms, young_max, rate */
+        db_v(&b, mode[i]);
     db_rec(f, MT_DAT_REC_PROCESS, &b, 1);
     for (unsigned i = 0; i < 2; i++) {
         b.n = 0;
@@ -261,6 +275,46 @@ static void std_final(db_file *f, unsigned rounds, unsigned reason)
     db_buf_free(&b);
 }
 
+static void std_head(db_file *f)
+{
+    std_head_mode(f, NULL);
+}
+
+void db_culled_head(db_file *f, uint32_t version, uint64_t mode, uint64_t cull_ms)
+{
+    uint64_t m[4] = {mode, cull_ms, 16, 0};
+    db_file_init(f, version, MT_DAT_ENDIAN_MARK);
+    std_head_mode(f, m);
+    std_totals(f, 0, 0, 0);
+    db_flush(f);
+}
+
+void db_culled_rec(db_file *f, uint64_t t, const uint64_t (*e)[5], size_t n)
+{
+    db_buf b = {0};
+    db_v(&b, t), db_v(&b, 7), db_v(&b, 3), db_v(&b, n);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < 5; k++)
+            db_v(&b, e[i][k]);
+    db_rec(f, MT_DAT_REC_CULLED, &b, n);
+    db_buf_free(&b);
+}
+
+void db_culled(db_file *f, unsigned seconds, int finalize)
+{
+    static const uint64_t e[2][5] = {{1, 3, 30, 1, 10}, {1, 1, 8, 0, 0}};
+    db_culled_head(f, MT_DAT_VERSION, MT_DAT_MODE_CULLED, 1000);
+    for (unsigned i = 0; i < seconds; i++) {
+        std_round(f, i);
+        db_culled_rec(f, (uint64_t)i * 1000000000ull + 500000000u, e, 2);
+        db_flush(f);
+    }
+    if (finalize) {
+        std_final(f, seconds, MT_DAT_END_EXIT);
+        db_flush(f);
+    }
+}
+
 void db_standard(db_file *f, unsigned seconds, int finalize)
 {
     db_standard_end(f, seconds, finalize ? MT_DAT_END_EXIT : 0);
@@ -268,7 +322,7 @@ void db_standard(db_file *f, unsigned seconds, int finalize)
 
 void db_standard_end(db_file *f, unsigned seconds, unsigned reason)
 {
-    db_file_init(f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_file_init(f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
     std_head(f);
     std_totals(f, 0, 0, 0);
     db_flush(f);

@@ -44,6 +44,8 @@ void db_rec(db_file *f, uint64_t type, const db_buf *payload, size_t items);
 void db_flush(db_file *f);
 
 int db_write(const void *p, size_t n, const char *path);
+/* An anonymous file (memfd) holding f's bytes, or -1. */
+int db_memfd(const db_file *f);
 
 /* EVENTS2 records (dat_format.h) by hand: each event's tag and fields go
  * to their columns, db_ev2_record writes the record (and empties e). */
@@ -73,6 +75,17 @@ void db_standard(db_file *f, unsigned seconds, int finalize);
 /* The same, finalized with END(reason) (MT_DAT_END_*), or not at all when
  * reason is 0. */
 void db_standard_end(db_file *f, unsigned seconds, unsigned reason);
+
+/* A culled recording (version, PROCESS record_mode, cull_ms as given;
+ * young_max 16): db_standard's head, then a TOTALS, one frame. */
+void db_culled_head(db_file *f, uint32_t version, uint64_t mode, uint64_t cull_ms);
+/* A CULLED record at t (written_early 7, young 3) of n entries: id_delta,
+ * count, bytes, temporary_count, temporary_bytes. */
+void db_culled_rec(db_file *f, uint64_t t, const uint64_t (*e)[5], size_t n);
+/* db_standard's rounds in a culled recording (1 s), each with a CULLED
+ * record at i.5 s: trace 1 three blocks of 30 bytes (1 temporary, 10
+ * bytes), trace 2 one of 8. */
+void db_culled(db_file *f, unsigned seconds, int finalize);
 
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u

@@ -49,8 +49,12 @@ static mt_errc raw_pass(const char *path)
         return err.code;
     mt_dat_event ev;
     mt_errc rc;
-    while ((rc = mt_dat_next(r, &ev, &err)) == MT_OK)
-        CHECK(ev.kind <= MT_DAT_END);
+    while ((rc = mt_dat_next(r, &ev, &err)) == MT_OK) {
+        CHECK(ev.kind <= MT_DAT_CULLED);
+        if (ev.kind == MT_DAT_CULLED) /* what the reader promises of every CULLED item */
+            CHECK(ev.u.culled.count && ev.u.culled.temporary_count <= ev.u.culled.count &&
+                  ev.u.culled.temporary_bytes <= ev.u.culled.bytes);
+    }
     mt_dat_close(r);
     return rc == MT_E_EMPTY ? MT_OK : rc;
 }

@@ -18,7 +18,7 @@
 
 static void framed(const uint8_t *data, size_t size, db_file *f)
 {
-    db_file_init(f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_file_init(f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
     size_t cuts = size >= 3 ? data[0] % 4 : 0, at = 0;
     const uint8_t *p = data + (size >= 3 ? 3 : size);
     size_t n = size >= 3 ? size - 3 : 0;

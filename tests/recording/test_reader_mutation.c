@@ -6,9 +6,13 @@
  * some truncate.  Passes if nothing crashes, every accepted result is
  * consistent, and both outcomes occur.
  *
+ * Every other pair of mutations starts from a culled recording (version 3,
+ * CULLED records) instead of the standard one.
+ *
  * `test_reader_mutation --seeds DIR` instead writes the standard recording
- * (version 1 and EVENTS2 events) into DIR as seeds for the libFuzzer
- * harness (test_reader_fuzz.c): as a file, and as a record stream. */
+ * (version 1 and EVENTS2 events) and the culled one into DIR as seeds for
+ * the libFuzzer harness (test_reader_fuzz.c): as a file, and as a record
+ * stream. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +84,7 @@ static void mutate_bytes(rng *r, unsigned char *p, size_t n)
 /* Records mutated, recompressed into frames. */
 static void build_mutated_records(rng *r, const raw_frames *raw, db_file *out)
 {
-    db_file_init(out, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_file_init(out, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
     size_t victim = next(r) % raw->n;
     for (size_t i = 0; i < raw->n; i++) {
         db_bytes(&out->frame, raw->fr[i].p, raw->fr[i].n);
@@ -93,19 +97,19 @@ static void build_mutated_records(rng *r, const raw_frames *raw, db_file *out)
     }
 }
 
-static int write_seeds(const char *dir, const db_file *f, const raw_frames *raw)
+static int write_seeds(const char *dir, const char *name, const db_file *f, const raw_frames *raw)
 {
     char path[4096];
     db_buf b = {0};
     db_bytes(&b, "\x01", 1); /* odd: the file as is */
     db_bytes(&b, f->out.p, f->out.n);
-    snprintf(path, sizeof path, "%s/standard-file", dir);
+    snprintf(path, sizeof path, "%s/%s-file", dir, name);
     int rc = db_write(b.p, b.n, path);
     b.n = 0;
     db_bytes(&b, "\x00\x00\x00\x00", 4); /* even, one frame: the records */
     for (size_t i = 0; i < raw->n; i++)
         db_bytes(&b, raw->fr[i].p, raw->fr[i].n);
-    snprintf(path, sizeof path, "%s/standard-records", dir);
+    snprintf(path, sizeof path, "%s/%s-records", dir, name);
     rc |= db_write(b.p, b.n, path);
     db_buf_free(&b);
     return rc ? 1 : 0;
@@ -114,14 +118,20 @@ static int write_seeds(const char *dir, const db_file *f, const raw_frames *raw)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--seeds") == 0) {
-        db_file f;
-        db_standard(&f, 3, 1);
-        raw_frames raw;
-        unpack(&f, &raw);
-        int rc = write_seeds(argv[2], &f, &raw);
-        for (size_t i = 0; i < raw.n; i++)
-            db_buf_free(&raw.fr[i]);
-        db_file_free(&f);
+        int rc = 0;
+        for (int culled = 0; culled < 2; culled++) {
+            db_file f;
+            if (culled)
+                db_culled(&f, 3, 1);
+            else
+                db_standard(&f, 3, 1);
+            raw_frames raw;
+            unpack(&f, &raw);
+            rc |= write_seeds(argv[2], culled ? "culled" : "standard", &f, &raw);
+            for (size_t i = 0; i < raw.n; i++)
+                db_buf_free(&raw.fr[i]);
+            db_file_free(&f);
+        }
         return rc;
     }
     long iterations = argc > 1 ? atol(argv[1]) : 5000;
@@ -130,16 +140,20 @@ int main(int argc, char **argv)
     if (fd < 0)
         return 1;
     close(fd);
-    db_file pristine;
-    db_standard(&pristine, 6, 1);
-    raw_frames raw;
-    unpack(&pristine, &raw);
+    db_file pristines[2];
+    db_standard(&pristines[0], 6, 1);
+    db_culled(&pristines[1], 6, 1);
+    raw_frames raws[2];
+    unpack(&pristines[0], &raws[0]);
+    unpack(&pristines[1], &raws[1]);
     rng r = {0x9e3779b97f4a7c15ull};
     long counts[MT_E_GONE + 1] = {0};
     for (long i = 0; i < iterations; i++) {
         db_file f;
+        const db_file pristine = pristines[(i / 2) % 2];
+        const raw_frames *raw = &raws[(i / 2) % 2];
         if (i % 2 == 0) {
-            build_mutated_records(&r, &raw, &f);
+            build_mutated_records(&r, raw, &f);
         } else {
             db_file_init(&f, 1, 1);
             f.out.n = 0;
@@ -157,9 +171,11 @@ int main(int argc, char **argv)
         db_file_free(&f);
     }
     unlink(path);
-    for (size_t i = 0; i < raw.n; i++)
-        db_buf_free(&raw.fr[i]);
-    db_file_free(&pristine);
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < raws[k].n; i++)
+            db_buf_free(&raws[k].fr[i]);
+        db_file_free(&pristines[k]);
+    }
     long errors = iterations - counts[MT_OK];
     for (int c = 0; c <= MT_E_GONE; c++)
         if (counts[c])

@@ -130,13 +130,13 @@ static void header_errors(void **state)
     expect_open_error("hello world, not a recording at all", 35, MT_E_NOTMEMTOP, "magic");
     expect_open_error(p, 20, MT_E_TRUNCATED, "truncated");
     db_file g;
-    db_file_init(&g, MT_DAT_VERSION_SAMPLED + 1, MT_DAT_ENDIAN_MARK);
+    db_file_init(&g, MT_DAT_VERSION + 1, MT_DAT_ENDIAN_MARK);
     expect_open_error(g.out.p, g.out.n, MT_E_FOREIGN, "foreign version 4");
     db_file_free(&g);
     db_file_init(&g, MT_DAT_VERSION_MIN - 1, MT_DAT_ENDIAN_MARK);
     expect_open_error(g.out.p, g.out.n, MT_E_FOREIGN, "foreign version 0");
     db_file_free(&g);
-    db_file_init(&g, MT_DAT_VERSION, __builtin_bswap32(MT_DAT_ENDIAN_MARK));
+    db_file_init(&g, MT_DAT_VERSION_FULL, __builtin_bswap32(MT_DAT_ENDIAN_MARK));
     expect_open_error(g.out.p, g.out.n, MT_E_FOREIGN, "byte order");
     db_file_free(&g);
     unsigned char copy[64];
@@ -329,7 +329,7 @@ static void corrupt_framing(void **state)
     assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
     db_file_free(&f);
     /* no PROCESS first */
-    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_file_init(&f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
     db_buf b = {0};
     db_v(&b, 0), db_v(&b, 0);
     db_rec(&f, MT_DAT_REC_MODULE_UNLOAD, &b, 0);

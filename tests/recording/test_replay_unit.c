@@ -230,7 +230,7 @@ static void mid_run(void **state)
 {
     (void)state;
     db_file f;
-    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_file_init(&f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
     db_buf b = {0};
     mid_run_head(&f, &b);
     b.n = 0;
@@ -272,7 +272,7 @@ static void mid_run(void **state)
     assert_int_equal(v.snap.slot.totals.tracker_bytes, MT_UNKNOWN);
     assert_int_equal(v.snap.slot.totals.thread_count, MT_UNKNOWN);
     mt_locator loc = {&v.mods, NULL, NULL, NULL};
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, NULL, 0};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, NULL, 0, false, 0};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/mid.json", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
@@ -306,7 +306,7 @@ static void put_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak)
 static mt_replay *open_mid_peak(uint64_t peak0, uint64_t peak1, uint64_t size)
 {
     db_file f;
-    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_file_init(&f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
     db_buf b = {0};
     mid_run_head(&f, &b);
     b.n = 0;
@@ -391,7 +391,7 @@ static void inexact_text(void **state)
     mt_replay_close(r);
     db_file_free(&f);
     /* mid-run, cut inside its initial state set: the start is unknown */
-    db_file_init(&f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_file_init(&f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
     b.n = 0;
     db_v(&b, 7), db_v(&b, 1), db_v(&b, 0), db_v(&b, 1), db_v(&b, 0), db_v(&b, 5 * S);
     db_v(&b, 0), db_v(&b, 8), db_v(&b, 0), db_v(&b, 1000), db_v(&b, MT_DAT_PROC_MID_RUN);
@@ -506,7 +506,7 @@ static void exports(void **state)
     mt_locator loc = {&v.mods, NULL, NULL, NULL};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/out.folded", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
@@ -522,11 +522,12 @@ static void exports(void **state)
     assert_non_null(strstr(text, "\"state\": \"exited\""));
     assert_non_null(strstr(text, "\"live_bytes\": 330"));
     assert_non_null(strstr(text, "\"recording\": {\"file\": \""));
-    assert_non_null(strstr(text, "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
-                                 "\"at_end\": true, \"finalized\": true, \"end_reason\": "
-                                 "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
-                                 "\"truncated_bytes\": 0, "
-                                 "\"events_dropped\": 0, \"inexact_start\": false},\n"));
+    assert_non_null(
+        strstr(text, "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
+                     "\"at_end\": true, \"finalized\": true, \"end_reason\": "
+                     "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
+                     "\"truncated_bytes\": 0, "
+                     "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null},\n"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
 }
@@ -547,7 +548,7 @@ static void exports_provenance(void **state)
     mt_locator loc = {&v.mods, NULL, NULL, NULL};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0};
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/stop.json", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);

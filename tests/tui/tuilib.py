@@ -47,6 +47,7 @@ def parse_args(description):
     p.add_argument("--tmux", default="tmux", help="the tmux executable")
     p.add_argument("--mode", help="a variant of the test, for scripts that have several")
     p.add_argument("--exact", help="memtop-exact (the tests that need it say so)")
+    p.add_argument("--call-paths", help="memtop-call-paths (the call tree tests)")
     return p.parse_args()
 
 

@@ -15,6 +15,7 @@
 #include "dat_format.h"
 #include "core_log.h"
 #include "record_buffer.h"
+#include "record_cull.h"
 #include "record_path.h"
 #include "record_writer.h"
 #include "core_spinlock.h"
@@ -192,14 +193,18 @@ static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, 
     mt_spin_unlock(&g_rc.lock);
     atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
     snprintf(msg, cap, "%s", path);
-    char note[MT_REC_MSG_MAX];
+    char note[MT_REC_MSG_MAX], mode[64] = "";
+    if (mt_cull_on()) /* the viewer shows it (shm_recording.c) */
+        snprintf(mode, sizeof mode, ", culled <%llu.%03llu s",
+                 (unsigned long long)(mt_cull_threshold_ms() / 1000),
+                 (unsigned long long)(mt_cull_threshold_ms() % 1000));
     if (mt_w.approx)
         snprintf(note, sizeof note,
-                 "recording; initial state approximate (%llu events during its capture counted "
+                 "recording%s; initial state approximate (%llu events during its capture counted "
                  "as dropped)",
-                 (unsigned long long)mt_w.approx);
+                 mode, (unsigned long long)mt_w.approx);
     else
-        snprintf(note, sizeof note, "recording");
+        snprintf(note, sizeof note, "recording%s", mode);
     set_status(MT_REC_STATE_ON, 0, path, note);
     return 0;
 }
@@ -239,6 +244,8 @@ static const char *env_get(char **envp, const char *name)
 static void env_start(char **envp, bool mid_run)
 {
     g_rc.env_checked = true;
+    mt_cull_env(env_get(envp, "MEMTOP_RECORD_MODE"), env_get(envp, "MEMTOP_CULL_SECS"),
+                env_get(envp, "MEMTOP_CULL_BLOCKS"));
     const char *pat = env_get(envp, "MEMTOP_RECORD");
     if (!pat || !*pat)
         return;
@@ -335,10 +342,15 @@ void mt_rec_exec_failed(int err)
 
 int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
 {
-    char path[MT_CTRL_ARG_MAX];
-    size_t n = strnlen(arg, sizeof path - 1);
-    memcpy(path, arg, n); /* the segment can change under us: copy once */
-    path[n] = '\0';
+    char buf[MT_CTRL_ARG_MAX];
+    size_t n = strnlen(arg, sizeof buf - 1);
+    memcpy(buf, arg, n); /* the segment can change under us: copy once */
+    buf[n] = '\0';
+    const char *path = mt_cull_cmd(buf); /* read by the next session only */
+    if (!path) {
+        snprintf(msg, cap, "bad recording mode '%.200s' (cull[=SECS] PATH)", buf);
+        return MT_CTRL_FAILED;
+    }
     if (path[0] != '/') {
         snprintf(msg, cap, "the recording path must be absolute: '%.200s'", path);
         return MT_CTRL_FAILED;

@@ -26,6 +26,7 @@
 #include "dat_format.h"
 #include "record_blocks.h"
 #include "record_buffer.h"
+#include "record_cull.h"
 #include "record_writer.h"
 
 #define PREFETCH_AHEAD 8u
@@ -119,11 +120,14 @@ void mt_rr_flush_events(void)
 }
 
 /* The open record, for events of thread tid from time t on: the one that
- * is open if it is that thread's and has room, else a new one. */
-static mt_rr_open *open_for(uint32_t tid, uint64_t t)
+ * is open if it is that thread's and has room, else a new one.  exact: t
+ * before the open record's last time also takes a new one (a culled
+ * recording writes a young block's allocation late, at its own time),
+ * else t is raised to it. */
+static mt_rr_open *open_for(uint32_t tid, uint64_t t, bool exact)
 {
     mt_rr_open *o = &mt_w.open_rec;
-    if (o->n && (o->tid != tid || o->n == MT_RR_EVENTS_MAX))
+    if (o->n && (o->tid != tid || o->n == MT_RR_EVENTS_MAX || (exact && t < o->prev_t)))
         mt_rr_flush_events();
     if (!o->n) {
         *o = (mt_rr_open){.tid = tid, .base = t, .prev_t = t, .prev_trace = UINT64_MAX};
@@ -158,22 +162,35 @@ static void encode_event(mt_rr_open *o, const mt_rec_event *e)
     o->n++;
 }
 
+static void encode_at(uint32_t tid, const mt_rec_event *e, bool exact)
+{
+    /* Counted once its record is open: opening may write the previous
+     * record, and writing it may end the frame, and the events of the
+     * open record always belong to the current frame. */
+    mt_rr_open *o = open_for(tid, e->t_ns, exact);
+    if (e->kind == MT_DAT_EV_ALLOC && !mt_rb_count_alloc()) {
+        mt_recw_end_frame(); /* a frame's allocations are bounded (dat_format.h) */
+        mt_rb_count_alloc();
+        o = open_for(tid, e->t_ns, exact);
+    }
+    encode_event(o, e);
+}
+
+void mt_rr_encode_one(uint32_t tid, const mt_rec_event *e)
+{
+    encode_at(tid, e, true);
+}
+
 static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
 {
+    bool culled = mt_cull_on();
     for (uint64_t i = 0; i < n; i++) {
         if (i + PREFETCH_AHEAD < n)
             mt_rb_prefetch(mt_ring_at(r, from + i + PREFETCH_AHEAD)->addr);
         const mt_rec_event *e = mt_ring_at(r, from + i);
-        /* Counted once its record is open: opening may write the previous
-         * record, and writing it may end the frame, and the events of the
-         * open record always belong to the current frame. */
-        mt_rr_open *o = open_for((uint32_t)r->tid, e->t_ns);
-        if (e->kind == MT_DAT_EV_ALLOC && !mt_rb_count_alloc()) {
-            mt_recw_end_frame(); /* a frame's allocations are bounded (dat_format.h) */
-            mt_rb_count_alloc();
-            o = open_for((uint32_t)r->tid, e->t_ns);
-        }
-        encode_event(o, e);
+        if (culled && mt_cull_event((uint32_t)r->tid, e))
+            continue; /* young, or culled with its allocation */
+        encode_at((uint32_t)r->tid, e, culled);
     }
 }
 

@@ -16,6 +16,7 @@
 #include "record.h"
 #include "record_blocks.h"
 #include "record_buffer.h"
+#include "record_cull.h"
 
 #include <errno.h>
 #include <string.h>
@@ -148,6 +149,7 @@ static bool final_capture(bool resume)
     mt_rr_modules(mt_recw_now());
     mt_rr_defs();
     mt_rr_drain_cut(!resume);
+    mt_cull_flush_all(mt_recw_now()); /* every young block is live at the end */
     mt_recw_end_frame();
     return copied;
 }
@@ -215,7 +217,7 @@ bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
     mt_spin_lock(&mt_w.lock);
-    bool ok = mt_recw_setup_memory();
+    bool ok = mt_recw_setup_memory() && mt_cull_begin();
     if (ok) {
         reset_session(fd);
         mt_w.open = true;
@@ -348,5 +350,6 @@ void mt_recw_child_reset(void)
      * child's copies leak, copy-on-write) rather than reuse them. */
     mt_w.cctx = NULL;
     mt_rb_child_reset();
+    mt_cull_child_reset();
     mt_rings_child_reset();
 }

@@ -7,6 +7,7 @@
  * still running (writer_leaves, claim_writer).
  */
 #define _GNU_SOURCE
+#include "record_cull.h"
 #include "record_writer.h"
 #include "record_writer_parts.h"
 
@@ -45,7 +46,10 @@ static bool cycle(bool all)
         mt_w.last_totals_ns = now;
     }
     bool work = mt_rr_drain_rings(all);
+    mt_cull_expire(mt_recw_now());
     if (now - mt_w.last_totals_ns >= MT_RECW_TOTALS_NS) {
+        mt_rr_flush_events(); /* the events before the counts of what was culled with them */
+        mt_cull_write_deltas(now);
         mt_rr_totals(now);
         mt_w.last_totals_ns = now;
     }

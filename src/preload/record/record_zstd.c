@@ -20,6 +20,7 @@
  * not finalized and the segment's status says why).
  */
 #define _GNU_SOURCE
+#include "record_cull.h"
 #include "record_writer.h"
 #include "record_writer_parts.h"
 
@@ -318,7 +319,7 @@ void mt_recw_write_file_header(void)
     mt_dat_file_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
-    h.version = mt_g.cfg.sample_rate ? MT_DAT_VERSION_SAMPLED : MT_DAT_VERSION;
+    h.version = mt_cull_on() || mt_g.cfg.sample_rate ? MT_DAT_VERSION : MT_DAT_VERSION_FULL;
     h.header_bytes = MT_DAT_HEADER_BYTES;
     h.endian_mark = MT_DAT_ENDIAN_MARK;
     h.flags = MT_DAT_FILE_ZSTD;

@@ -3,6 +3,7 @@
  * Parsing stops at the first non-option ("+"), so `memtop --batch prog -x`
  * runs prog with -x, as does `memtop --batch -- prog -x`. */
 #include "cli_options.h"
+#include "dat_format.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,6 +25,11 @@ enum {
     OPT_AT,
     OPT_STRICT,
     OPT_SAMPLE,
+    OPT_CULL,
+    OPT_TREE,
+    OPT_REVERSE,
+    OPT_THRESHOLD,
+    OPT_SERVE,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +54,11 @@ static const struct option long_opts[] = {
     {"at", required_argument, NULL, OPT_AT},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"sample", required_argument, NULL, OPT_SAMPLE},
+    {"cull", optional_argument, NULL, OPT_CULL},
+    {"tree", no_argument, NULL, OPT_TREE},
+    {"reverse", no_argument, NULL, OPT_REVERSE},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"serve", required_argument, NULL, OPT_SERVE},
     {NULL, 0, NULL, 0},
 };
 
@@ -206,6 +217,10 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
             return usage_err(err, n, "--top: not a row count (0 = all): '%s'", arg);
         o->top_given = true;
         return 0;
+    case OPT_THRESHOLD:
+        if (!parse_long(arg, 0, LONG_MAX, &o->threshold))
+            return usage_err(err, n, "--threshold: not a byte count (0 = none): '%s'", arg);
+        return 0;
     case 'e':
         return set_path(&o->export_path, arg, "--export", err, n);
     case OPT_OUTPUT:
@@ -219,6 +234,16 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
                              arg);
         o->sample_given = true;
         return 0;
+    case OPT_CULL: {
+        double s = MT_DAT_CULL_MS_DEFAULT / 1000.0;
+        if (arg && (!parse_seconds(arg, &s) || s < 0.001 || s * 1000.0 > MT_DAT_CULL_MS_MAX))
+            return usage_err(err, n, "--cull: not a lifetime in seconds (0.001 to a week): '%s'",
+                             arg);
+        o->cull_ms = (uint64_t)llround(s * 1000.0);
+        return 0;
+    }
+    case OPT_SERVE:
+        return set_path(&o->serve_addr, arg, "--serve", err, n);
     case 'f':
         return set_path(&o->replay_path, arg, "-f", err, n);
     }
@@ -255,6 +280,12 @@ static int apply_flag(int c, mt_opts *o)
     case OPT_STRICT:
         o->strict = true;
         return 1;
+    case OPT_TREE:
+        o->tree = true;
+        return 1;
+    case OPT_REVERSE:
+        o->reverse = true;
+        return 1;
     }
     return 0;
 }
@@ -265,6 +296,9 @@ static int check_target(const mt_opts *o, char *err, size_t n)
     int targets = (o->pid != 0) + (o->prog_argv != NULL) + (o->replay_path != NULL);
     if (targets > 1)
         return usage_err(err, n, "give one of -p PID, -f FILE or a program to run");
+    if (o->serve_addr &&
+        (targets || o->batch || o->export_path || o->record_path || o->list || o->clean))
+        return usage_err(err, n, "--serve takes no target, --batch, --export, --record or --list");
     if ((o->list || o->clean) && (targets || o->batch || o->export_path || o->record_path))
         return usage_err(err, n,
                          "--list/--clean take no -p, -f, --batch, --export, --record or "
@@ -273,6 +307,8 @@ static int check_target(const mt_opts *o, char *err, size_t n)
         return usage_err(err, n, "--batch/--export need -p PID, -f FILE or -- PROG ARGS");
     if (o->sample_given && !o->prog_argv)
         return usage_err(err, n, "--sample needs -- PROG ARGS (a running target's rate is fixed)");
+    if (o->record_path && !o->pid && strcmp(o->record_path, "-") == 0)
+        return usage_err(err, n, "--record - (to standard output) needs -p PID");
     if (o->record_path && !o->pid && !o->prog_argv)
         return usage_err(err, n, "--record needs -p PID or -- PROG ARGS");
     if (o->record_path && o->pid && (o->batch || o->export_path))
@@ -289,6 +325,8 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
     int rc = check_target(o, err, n);
     if (rc)
         return rc;
+    if (o->cull_ms && (o->replay_path || o->list || o->clean))
+        return usage_err(err, n, "--cull is for recording: with --record, or r/R in the viewer");
     if (o->at_s >= 0 && !o->replay_path)
         return usage_err(err, n, "--at needs -f FILE");
     if (o->strict && !o->export_path)

@@ -44,6 +44,9 @@ typedef struct mt_opts {
     bool top_given;          /* --top was given: it also bounds --export */
     const char *export_path; /* -e */
     bool strict;             /* --strict: exit 3 if the exported data is not exact */
+    bool tree;               /* --tree: call tree (batch text; the viewer opens on it) */
+    bool reverse;            /* --reverse: the call tree bottom-up */
+    long threshold;          /* --threshold BYTES: tree nodes below it fold into (other) */
     mt_group_key group;      /* -g */
     const char *output_path; /* --output: PROG's stdout and stderr in the TUI */
     bool ascii;              /* --ascii: no UTF-8 line drawing even if the locale has it */
@@ -51,7 +54,9 @@ typedef struct mt_opts {
     const char *record_path; /* --record FILE */
     uint64_t sample_bytes;   /* --sample BYTES: MEMTOP_SAMPLE for PROG (0 = exact) */
     bool sample_given;
+    uint64_t cull_ms;        /* --cull[=SECS]: record culled with this threshold; 0: full */
     const char *replay_path; /* -f FILE.dat */
+    const char *serve_addr;  /* --serve [ADDR:]PORT: the exporter (fleet/) */
     double at_s;             /* --at SECONDS into the recording; < 0 = the end */
     char **prog_argv;        /* PROG ARGS (after --), NULL-terminated, or NULL */
 } mt_opts;

@@ -13,7 +13,12 @@
 void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc)
 {
     mt_report_header(stdout, v, st);
-    mt_report_rows(stdout, v, loc, o->sort, o->group, o->top);
+    if (o->tree) {
+        mt_export_src src = {v, st, loc, o->sort, NULL, 0, o->reverse, (double)o->threshold};
+        mt_export_tree_text(stdout, &src);
+    } else {
+        mt_report_rows(stdout, v, loc, o->sort, o->group, o->top);
+    }
     fputc('\n', stdout);
     fflush(stdout);
 }
@@ -21,7 +26,8 @@ void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_l
 int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc,
                     const mt_export_rec *rec)
 {
-    mt_export_src src = {v, st, loc, o->sort, rec, o->top_given ? o->top : 0};
+    mt_export_src src = {
+        v, st, loc, o->sort, rec, o->top_given ? o->top : 0, o->reverse, (double)o->threshold};
     char err[600], live[32];
     if (mt_export_file(o->export_path, &src, err, sizeof err) != 0) {
         mt_errorf("%s", err);

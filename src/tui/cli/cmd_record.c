@@ -1,7 +1,8 @@
 /* cmd_record.c -- `memtop -p PID --record FILE`: ask a running target to
  * record into FILE over the control channel, report the file's growth once
  * a second on stderr, and stop the recording on Ctrl-C / SIGTERM / SIGHUP
- * (or notice that the target ended it by exiting or failing). */
+ * (or notice that the target ended it by exiting or failing).  FILE "-":
+ * the recording goes to standard output as it grows (record_stream.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -14,10 +15,13 @@
 #include "attach.h"
 #include "commands.h"
 #include "format.h"
+#include "record_stream.h"
 #include "signals.h"
 
 #define CTRL_TIMEOUT_MS 5000
 #define STATUS_EVERY_S 1.0
+#define STREAM_TICK_S 0.1       /* relaying a stream: how often */
+#define STREAM_DRAIN_STALL_S 30 /* the end of a stream: give up when stdout takes nothing */
 
 /* The target's recording status, validated (a bad one reads as failed). */
 static void status_of(const mt_segment *seg, mt_shm_recording *out)
@@ -30,25 +34,35 @@ static void status_of(const mt_segment *seg, mt_shm_recording *out)
     }
 }
 
-static uint64_t file_bytes(const char *path)
+/* The recording's bytes: the file's size, or those sent of a stream. */
+static uint64_t file_bytes(const char *path, const mt_stream *st)
 {
-    struct stat st;
-    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    struct stat sb;
+    if (st)
+        return st->sent;
+    return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 }
 
-static void print_status(const char *path, const mt_shm_recording *s)
+static void print_status(const char *path, const mt_shm_recording *s, const mt_stream *st)
 {
-    char size[32], dropped[64];
-    fprintf(stderr, "memtop: recording %s: %s, %" PRIu64 " events%s\n", path,
-            mt_fmt_bytes(file_bytes(path), size, sizeof size), s->events_written,
+    char size[32], dropped[64], behind[48] = "";
+    if (st)
+        snprintf(behind, sizeof behind, " sent, %" PRIu64 " bytes to send", mt_stream_backlog(st));
+    fprintf(stderr, "memtop: recording %s: %s%s, %" PRIu64 " events%s\n", st ? "to stdout" : path,
+            mt_fmt_bytes(file_bytes(path, st), size, sizeof size), behind, s->events_written,
             mt_fmt_dropped(s->events_dropped, dropped, sizeof dropped));
 }
 
-static int start(mt_view *v, const char *path)
+static int start(mt_view *v, const char *path, uint64_t cull_ms)
 {
     mt_ctrl_reply reply;
     mt_err err;
-    mt_errc rc = mt_control_send(&v->seg, MT_CMD_RECORD_START, path, CTRL_TIMEOUT_MS, &reply, &err);
+    char arg[MT_CTRL_ARG_MAX];
+    if (!mt_control_record_arg(arg, sizeof arg, path, cull_ms)) {
+        mt_errorf("%s: path too long for the control channel", path);
+        return -1;
+    }
+    mt_errc rc = mt_control_send(&v->seg, MT_CMD_RECORD_START, arg, CTRL_TIMEOUT_MS, &reply, &err);
     if (rc == MT_E_TARGET) {
         mt_errorf("%s: cannot record: %s", path, reply.msg[0] ? reply.msg : "refused");
         return -1;
@@ -60,23 +74,63 @@ static int start(mt_view *v, const char *path)
     return 0;
 }
 
-/* Until a signal (1), the target's end or failure of the recording (0). */
-static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s)
+/* A stream's relay step: 0 goes on, 1 must stop (said why on stderr). */
+static int relay(mt_stream *st)
+{
+    char msg[256];
+    int rc = mt_stream_pump(st, false, msg, sizeof msg);
+    if (rc > 0)
+        mt_errorf("standard output is %" PRIu64 " bytes behind (at most %" PRIu64
+                  ", MEMTOP_STREAM_BACKLOG): stopping the recording",
+                  mt_stream_backlog(st), st->backlog_max);
+    else if (rc < 0)
+        mt_errorf("streaming the recording: %s: stopping it", msg);
+    return rc != 0;
+}
+
+/* Until a signal or a stream that must stop (1), the target's end or
+ * failure of the recording (0). */
+static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, mt_stream *st)
 {
     sigset_t set, old;
     mt_sig_block(&set, &old, 0);
     siginfo_t info;
-    int sig = 0;
-    for (;;) {
+    int sig = 0, ticks = 0, per_status = st ? (int)(STATUS_EVERY_S / STREAM_TICK_S) : 1;
+    for (;; ticks++) {
         status_of(&v->seg, s);
         if (s->state != MT_REC_STATE_ON || mt_segment_state(&v->seg) != MT_STATE_RUNNING)
             break;
-        print_status(path, s);
-        if ((sig = mt_sig_wait(&set, STATUS_EVERY_S, &info)) != 0)
+        if (st && relay(st)) {
+            sig = -1;
+            break;
+        }
+        if (ticks % per_status == 0)
+            print_status(path, s, st);
+        if ((sig = mt_sig_wait(&set, st ? STREAM_TICK_S : STATUS_EVERY_S, &info)) != 0)
             break;
     }
     mt_sig_restore(&old);
     return sig != 0;
+}
+
+/* The rest of a finished stream, as long as standard output takes it. */
+static int drain(mt_stream *st)
+{
+    char msg[256];
+    uint64_t last = st->sent;
+    for (int idle = 0; idle < STREAM_DRAIN_STALL_S; idle++) {
+        if (mt_stream_pump(st, true, msg, sizeof msg) < 0) {
+            mt_errorf("streaming the recording: %s", msg);
+            return -1;
+        }
+        if (!mt_stream_backlog(st))
+            return 0;
+        if (st->sent != last)
+            idle = -1, last = st->sent;
+    }
+    mt_errorf("standard output took nothing for %d s: %" PRIu64 " bytes of the recording not sent",
+              STREAM_DRAIN_STALL_S, mt_stream_backlog(st));
+    return -1;
 }
 
 static int stop(mt_view *v, const char *path)
@@ -94,7 +148,7 @@ static int stop(mt_view *v, const char *path)
     return 0;
 }
 
-static int finish(mt_view *v, const char *path, bool stopped)
+static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
 {
     mt_shm_recording s;
     status_of(&v->seg, &s);
@@ -106,19 +160,43 @@ static int finish(mt_view *v, const char *path, bool stopped)
     if (!stopped)
         fprintf(stderr, "memtop: process %d ended; the recording is complete\n",
                 mt_segment_pid(&v->seg));
+    if (st && drain(st) != 0)
+        return MT_EXIT_FAIL;
     char size[32], dropped[64];
-    uint64_t bytes = file_bytes(path);
-    printf("recorded %s: %" PRIu64 " bytes (%s), %" PRIu64 " events%s\n", path, bytes,
-           mt_fmt_bytes(bytes, size, sizeof size), s.events_written,
-           mt_fmt_dropped(s.events_dropped, dropped, sizeof dropped));
+    uint64_t bytes = file_bytes(path, st);
+    fprintf(st ? stderr : stdout, "%srecorded %s: %" PRIu64 " bytes (%s), %" PRIu64 " events%s\n",
+            st ? "memtop: " : "", st ? "to stdout" : path, bytes,
+            mt_fmt_bytes(bytes, size, sizeof size), s.events_written,
+            mt_fmt_dropped(s.events_dropped, dropped, sizeof dropped));
     fflush(stdout);
     return MT_EXIT_OK;
+}
+
+/* Starts the recording into path, or into a stream's file (then opened). */
+static int begin(mt_view *v, char *path, size_t n, uint64_t cull_ms, mt_stream *st)
+{
+    char msg[600];
+    if (st && mt_stream_prepare(st, v->seg.owner, msg, sizeof msg) != 0) {
+        mt_errorf("%s", msg);
+        return -1;
+    }
+    if (st && strlen(st->path) < n) /* it always fits: both are MT_PATH_MAX */
+        memcpy(path, st->path, strlen(st->path) + 1);
+    if (start(v, path, cull_ms) != 0)
+        return -1;
+    if (st && mt_stream_open(st, v->seg.owner, msg, sizeof msg) != 0) {
+        mt_errorf("%s", msg);
+        stop(v, path);
+        return -1;
+    }
+    return 0;
 }
 
 int mt_cmd_record(const mt_opts *o)
 {
     char path[MT_PATH_MAX];
-    if (mt_abs_path(o->record_path, path, sizeof path) != 0) {
+    bool streaming = strcmp(o->record_path, "-") == 0;
+    if (!streaming && mt_abs_path(o->record_path, path, sizeof path) != 0) {
         mt_errorf("%s: path too long", o->record_path);
         return MT_EXIT_FAIL;
     }
@@ -130,13 +208,16 @@ int mt_cmd_record(const mt_opts *o)
         return MT_EXIT_FAIL;
     }
     int rc = MT_EXIT_FAIL;
-    if (start(&v, path) == 0) {
+    mt_stream stream, *st = streaming ? &stream : NULL;
+    if (begin(&v, path, sizeof path, o->cull_ms, st) == 0) {
         mt_shm_recording s;
-        bool signalled = wait_loop(&v, path, &s);
+        bool signalled = wait_loop(&v, path, &s, st);
         bool need_stop = signalled || s.state == MT_REC_STATE_ON;
         if (!need_stop || stop(&v, path) == 0)
-            rc = finish(&v, path, signalled);
+            rc = finish(&v, path, signalled, st);
     }
+    if (st)
+        mt_stream_close(st);
     mt_view_detach(&v);
     return rc;
 }

@@ -14,6 +14,7 @@ int mt_cmd_pid(const mt_opts *o);    /* -p PID --batch / --export */
 int mt_cmd_launch(const mt_opts *o); /* --batch / --export -- PROG ARGS */
 int mt_cmd_replay(const mt_opts *o); /* -f FILE.dat with --batch / --export */
 int mt_cmd_record(const mt_opts *o); /* -p PID --record FILE without the viewer */
+int mt_cmd_serve(const mt_opts *o);  /* --serve [ADDR:]PORT: /metrics, /pprof/heap */
 
 /* memtop --help (cli_usage.c). */
 void mt_opts_usage(FILE *f);

@@ -75,7 +75,7 @@ long mt_groups_add(mt_groups *g, const char *label)
     return (long)g->nrows++;
 }
 
-static uint64_t hash_of(const char *s)
+uint64_t mt_label_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (; *s; s++)
@@ -114,7 +114,7 @@ long mt_groups_find_or_add(mt_groups *g, const char *label, int *added)
     *added = 0;
     if (reserve_slots(g) < 0)
         return -1;
-    uint64_t h = hash_of(label);
+    uint64_t h = mt_label_hash(label);
     size_t mask = g->nslots - 1;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
         uint32_t r = g->slots[i];

@@ -30,5 +30,7 @@ long mt_groups_add(mt_groups *g, const char *label);
 /* The row labelled label (added now if new; *added says so); -1 (memory). */
 long mt_groups_find_or_add(mt_groups *g, const char *label, int *added);
 const char *mt_groups_label(const mt_groups *g, size_t row);
+/* The hash of a label (FNV-1a), as the groups and the call trees use it. */
+uint64_t mt_label_hash(const char *s);
 
 #endif

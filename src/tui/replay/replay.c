@@ -167,7 +167,21 @@ const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n)
     if (lost)
         k = snprintf(buf, n, "%llu events dropped ", (unsigned long long)lost);
     if (in->inexact_start && k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, "start inexact ");
+        k += snprintf(buf + k, n - (size_t)k, "start inexact ");
+    if (in->culled && k >= 0 && (size_t)k < n) {
+        char thr[32];
+        snprintf(buf + k, n - (size_t)k, "culled <%s: live misses young blocks ",
+                 mt_replay_cull_secs(in, thr, sizeof thr));
+    }
+    return buf;
+}
+
+const char *mt_replay_cull_secs(const mt_replay_info *in, char *buf, size_t n)
+{
+    if (in->cull_ms % 1000)
+        snprintf(buf, n, "%.3f s", (double)in->cull_ms / 1000.0);
+    else
+        snprintf(buf, n, "%llu s", (unsigned long long)(in->cull_ms / 1000));
     return buf;
 }
 
@@ -177,8 +191,8 @@ static mt_errc pass(mt_replay *r, const mt_dat_pos *from, const mt_rfilter *f, m
     mt_errc rc = mt_dat_seek(r->rd, from, err);
     r->resume = *from;
     bool skipped = false;
-    uint64_t stop =
-        f->hi > UINT64_MAX - MT_REPLAY_WINDOW_NS ? UINT64_MAX : f->hi + MT_REPLAY_WINDOW_NS;
+    uint64_t win = mt_replay_window_ns(&r->proc);
+    uint64_t stop = f->hi > UINT64_MAX - win ? UINT64_MAX : f->hi + win;
     while (!rc && (rc = mt_dat_next(r->rd, &r->ev, err)) == MT_OK) {
         const mt_dat_event *ev = &r->ev;
         bool timed = ev->kind != MT_DAT_PROCESS && ev->kind != MT_DAT_MODULE &&

@@ -62,6 +62,11 @@ typedef struct mt_replay_info {
     uint64_t file_bytes;
     size_t checkpoints;
     uint64_t skipped_records; /* of unknown types */
+    /* A culled recording (MT_DAT_MODE_CULLED): its threshold, the blocks
+     * counted without events, the young blocks written early (buffer
+     * full or address reused: exact, only a bigger file). */
+    bool culled;
+    uint64_t cull_ms, culled_blocks, written_early;
 } mt_replay_info;
 
 /* Open and read through path.  NULL with a one-line message in err. */
@@ -110,8 +115,12 @@ bool mt_replay_disk_full(const mt_replay_info *in);
 
 /* What makes the recording's data inexact, for the viewer's data health:
  * "N events dropped " (events the target could not record) and "start
- * inexact " (a mid-run recording without its initial state), or "". */
+ * inexact " (a mid-run recording without its initial state), "culled <10 s:
+ * live misses young blocks " (a culled recording: blocks younger than the
+ * threshold at the cursor that die young are in no event), or "". */
 const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n);
+/* A culled recording's threshold as "10 s" / "0.500 s". */
+const char *mt_replay_cull_secs(const mt_replay_info *in, char *buf, size_t n);
 
 /* Free what mt_replay_seek put in out (defs and mods are the replay's own
  * and stay with it). */

@@ -41,4 +41,5 @@ void mt_replay_export_rec(const mt_replay *r, mt_export_rec *out)
     out->events_dropped =
         in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
     out->inexact_start = in->inexact_start;
+    out->cull_ms = in->culled ? in->cull_ms : 0;
 }

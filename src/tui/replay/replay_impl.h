@@ -16,6 +16,14 @@
  * event of the cursor's range can follow.  A forward step therefore reads
  * up to about two seconds of the recording past the cursor. */
 #define MT_REPLAY_WINDOW_NS 1000000000ull
+/* A culled recording writes a long-lived block's allocation up to its
+ * threshold + MT_DAT_CULL_LATE_NS after the allocation (dat_format.h). */
+static inline uint64_t mt_replay_window_ns(const mt_dat_process *p)
+{
+    if (p->record_mode != MT_DAT_MODE_CULLED)
+        return MT_REPLAY_WINDOW_NS;
+    return MT_REPLAY_WINDOW_NS + MT_DAT_CULL_LATE_NS + p->cull_ms * 1000000u;
+}
 
 struct mt_replay {
     char path[4096];

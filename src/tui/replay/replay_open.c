@@ -161,6 +161,10 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
         return rc;
     r->info.events = r->st.s.events;
     r->info.lost_events = r->st.s.lost_events;
+    r->info.culled = r->proc.record_mode == MT_DAT_MODE_CULLED;
+    r->info.cull_ms = r->proc.cull_ms;
+    r->info.culled_blocks = r->st.s.culled_blocks;
+    r->info.written_early = r->st.s.written_early;
     r->info.final_state = r->final_complete;
     r->info.final_mismatches = final_mismatches(r);
     r->info.inexact_start = (r->proc.flags & MT_DAT_PROC_MID_RUN) && !r->initial_complete;

@@ -149,6 +149,23 @@ static bool passes(const mt_rfilter *f, uint64_t t)
     return t <= f->hi && (!f->has_lo || t > f->lo);
 }
 
+/* Blocks allocated and freed within a culled recording's threshold. */
+static void on_culled(mt_rstate *st, const mt_dat_culled *c)
+{
+    st->s.culled_blocks += c->count;
+    st->s.written_early = c->written_early;
+    st->s.young = c->young;
+    if (c->id >= st->s.ndefs)
+        return;
+    mt_rtrace *tr = &st->traces[c->id];
+    tr->alloc_count += c->count;
+    tr->alloc_bytes += c->bytes;
+    tr->free_count += c->count;
+    tr->free_bytes += c->bytes;
+    tr->temp_count += c->temporary_count;
+    tr->temp_bytes += c->temporary_bytes;
+}
+
 static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
 {
     if (ev->t_ns > st->s.t_ns)
@@ -163,6 +180,9 @@ static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
     case MT_DAT_TOTALS:
         on_totals(st, ev);
         return prune(st, ev->t_ns);
+    case MT_DAT_CULLED:
+        on_culled(st, &ev->u.culled);
+        return 0;
     case MT_DAT_LOST:
         st->s.lost_events += ev->u.lost.alloc_count + ev->u.lost.free_count;
         return 0;

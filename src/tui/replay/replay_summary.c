@@ -76,6 +76,20 @@ static double secs(uint64_t ns)
     return (double)ns / 1e9;
 }
 
+/* A culled recording: what it left out, and what that means at a cursor. */
+static void print_culled(FILE *f, const mt_replay_info *in)
+{
+    if (!in->culled)
+        return;
+    char thr[32];
+    mt_replay_cull_secs(in, thr, sizeof thr);
+    fprintf(f,
+            "culled recording: %s blocks freed within %s counted per trace, not written "
+            "(%s young blocks written early); totals per trace exact, live at a cursor "
+            "misses the blocks younger than %s then that die young\n",
+            C(in->culled_blocks), thr, C(in->written_early), thr);
+}
+
 static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
 {
     const mt_replay_info *in = mt_replay_get_info(r);
@@ -116,6 +130,7 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
     uint64_t dropped = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
     if (dropped)
         fprintf(f, "warning: recording inexact: %" PRIu64 " events dropped\n", dropped);
+    print_culled(f, in);
 }
 
 static void table(FILE *f, const char *title, const mt_view *v, const mt_locator *loc,

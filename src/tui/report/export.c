@@ -35,7 +35,12 @@ int mt_export_fd(int fd, const char *path, const mt_export_src *src, char *err, 
         close(fd);
         return -1;
     }
-    if (has_ext(path, ".json"))
+    int bad = 0;
+    if (has_ext(path, ".tree.json"))
+        mt_export_tree_json(f, src);
+    else if (has_ext(path, ".pb.gz") || has_ext(path, ".pprof"))
+        bad = mt_export_pprof(f, src) != 0;
+    else if (has_ext(path, ".json"))
         mt_export_json(f, src);
     else if (has_ext(path, ".csv"))
         mt_export_csv(f, src);
@@ -43,7 +48,7 @@ int mt_export_fd(int fd, const char *path, const mt_export_src *src, char *err, 
         mt_export_folded(f, src);
     else
         mt_export_text(f, src);
-    int bad = ferror(f);
+    bad |= ferror(f);
     if (fclose(f) != 0 || bad) {
         snprintf(err, n, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
         return -1;

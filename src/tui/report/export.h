@@ -1,7 +1,8 @@
 /* export.h -- writing one snapshot to a file, in the format named by the
- * file's extension: .json, .csv, .folded (collapsed stacks), anything else
- * text.  Every trace is written, unless --top bounds the rows: then the top
- * ones, and the others summed into one "(other)" row (mt_rows_cut_at). */
+ * file's extension: .json, .csv, .folded (collapsed stacks), .tree.json (the
+ * call tree, export_tree.c), .pb.gz or .pprof (pprof), anything else text.
+ * Every trace is written, unless --top bounds the rows: then the top ones,
+ * and the others summed into one "(other)" row (mt_rows_cut_at). */
 #ifndef MEMTOP_EXPORT_H
 #define MEMTOP_EXPORT_H
 
@@ -29,7 +30,16 @@ typedef struct mt_export_rec {
     uint64_t truncated_bytes; /* bytes after the last complete frame, ignored */
     uint64_t events_dropped;  /* events the target could not record */
     bool inexact_start;       /* a mid-run recording without its initial state */
+    uint64_t cull_ms;         /* a culled recording's threshold, else 0 */
 } mt_export_rec;
+
+/* A culled recording's live blocks are inexact at this snapshot: before
+ * its end, or at the end of a file that was not finalized (young blocks
+ * not written).  Its totals are exact. */
+static inline bool mt_export_rec_culled_inexact(const mt_export_rec *r)
+{
+    return r->cull_ms && !(r->finalized && r->cursor_ns >= r->duration_ns);
+}
 
 typedef struct mt_export_src {
     const mt_view *v; /* with a snapshot */
@@ -37,7 +47,9 @@ typedef struct mt_export_src {
     const mt_locator *loc;
     mt_sort_key sort;         /* row order of the csv and text formats */
     const mt_export_rec *rec; /* a recording's snapshot, or NULL (a live target) */
-    long top; /* rows written at most (--top), the rest as one "(other)" row; 0: all */
+    long top;         /* rows written at most (--top), the rest as one "(other)" row; 0: all */
+    bool reverse;     /* FILE.tree.json: bottom-up (--reverse) */
+    double threshold; /* FILE.tree.json: live bytes under which nodes fold (--threshold) */
 } mt_export_src;
 
 /* Writes to a file the user named (created 0600, or an existing regular
@@ -52,5 +64,11 @@ void mt_export_json(FILE *f, const mt_export_src *src);
 void mt_export_csv(FILE *f, const mt_export_src *src);
 void mt_export_text(FILE *f, const mt_export_src *src);
 void mt_export_folded(FILE *f, const mt_export_src *src); /* export_folded.c */
+/* export_tree.c: the call tree as JSON, and as text (`--batch --tree`, after
+ * the header; sorted by src->sort).  Out of memory: says so in the output. */
+void mt_export_tree_json(FILE *f, const mt_export_src *src);
+void mt_export_tree_text(FILE *f, const mt_export_src *src);
+/* .pb.gz, .pprof: gzip'd pprof profile.proto; 0, or -1 with errno */
+int mt_export_pprof(FILE *f, const mt_export_src *src); /* export_pprof.c */
 
 #endif

@@ -102,9 +102,13 @@ static void put_recording(FILE *f, const mt_export_rec *r)
     mt_json_string(f, r->end_reason);
     fprintf(f,
             ", \"truncated\": %s, \"invalid_tail\": %s, \"truncated_bytes\": %" PRIu64
-            ", \"events_dropped\": %" PRIu64 ", \"inexact_start\": %s},\n",
+            ", \"events_dropped\": %" PRIu64 ", \"inexact_start\": %s, \"cull_s\": ",
             r->truncated ? "true" : "false", r->invalid_tail ? "true" : "false", r->truncated_bytes,
             r->events_dropped, r->inexact_start ? "true" : "false");
+    if (r->cull_ms)
+        fprintf(f, "%" PRIu64 ".%03" PRIu64 "},\n", r->cull_ms / 1000u, r->cull_ms % 1000u);
+    else
+        fputs("null},\n", f);
 }
 
 /* The counters a trace and the totals both have, under the same names

@@ -100,6 +100,11 @@ static void put_recording(FILE *f, const mt_export_rec *r)
         fputs("warning: the recording's initial state is missing: blocks from before it are not "
               "counted\n",
               f);
+    if (mt_export_rec_culled_inexact(r))
+        fprintf(f,
+                "warning: culled recording: live blocks younger than %" PRIu64
+                " ms here that die young are not counted live (totals exact)\n",
+                r->cull_ms);
 }
 
 void mt_export_text(FILE *f, const mt_export_src *x)

@@ -73,6 +73,9 @@ void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_
             (unsigned long long)rec->events_dropped);
     if (rec && rec->inexact_start)
         add(buf, n, &k, "recording started without its initial state");
+    if (rec && mt_export_rec_culled_inexact(rec))
+        add(buf, n, &k, "culled recording: live misses blocks younger than %llu ms",
+            (unsigned long long)rec->cull_ms);
     if (k == HEAD_LEN)
         buf[0] = '\0'; /* nothing to say: exact */
     prefix_sampling(mt_view_sample_rate(v), buf, n);

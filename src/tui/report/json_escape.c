@@ -5,7 +5,7 @@
 /* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
  * no surrogates, nothing above U+10FFFF), or 0.  Stops at a NUL because a
  * NUL is never a continuation byte. */
-static int utf8_len(const unsigned char *s)
+int mt_utf8_len(const unsigned char *s)
 {
     unsigned c = s[0];
     if (c < 0x80)
@@ -64,7 +64,7 @@ void mt_json_string(FILE *f, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     fputc('"', f);
     while (*p) {
-        int len = utf8_len(p);
+        int len = mt_utf8_len(p);
         if (len == 1)
             put_ascii(f, *p);
         else if (len > 1)

@@ -10,4 +10,8 @@
 /* Writes "..." (with the quotes) for the NUL-terminated s; NULL -> null. */
 void mt_json_string(FILE *f, const char *s);
 
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629), or 0 (the
+ * exporter's labels and pprof strings replace such bytes with U+FFFD too). */
+int mt_utf8_len(const unsigned char *s);
+
 #endif

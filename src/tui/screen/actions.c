@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dat_format.h"
 #include "export_job.h"
 #include "replay_export.h"
 
@@ -49,7 +50,8 @@ static void toggle_pause(mt_app *a)
     mt_app_status(a, false, a->ui.paused ? "paused (Space resumes)" : "resumed");
 }
 
-static void export_now(mt_app *a)
+/* e: JSON; P: a pprof heap profile (ext ".pb.gz") */
+static void export_now(mt_app *a, const char *ext)
 {
     const mt_view *v = &a->src.view;
     if (!v->have_snap) {
@@ -62,7 +64,7 @@ static void export_now(mt_app *a)
         return;
     }
     char path[4096], msg[512];
-    int out = mt_export_create_default(a->src.pid, ".json", path, sizeof path);
+    int out = mt_export_create_default(a->src.pid, ext, path, sizeof path);
     if (out < 0) {
         mt_app_status(a, true, "export failed: cannot create %s: %s", path, strerror(-out));
         return;
@@ -81,8 +83,9 @@ static void export_now(mt_app *a)
         mt_app_status(a, false, "exporting to %s ...", path);
 }
 
-/* r: start recording into a new file, or stop the running recording. */
-static void record(mt_app *a)
+/* r: start recording into a new file (R: a culled recording, with --cull's
+ * threshold or the default), or stop the running recording. */
+static void record(mt_app *a, bool culled)
 {
     mt_shm_recording rec;
     mt_err err;
@@ -95,11 +98,17 @@ static void record(mt_app *a)
         return;
     }
     bool on = rec.state == MT_REC_STATE_ON;
-    char path[4096] = "", msg[512];
-    if (!on)
+    char path[4096] = "", arg[MT_CTRL_ARG_MAX] = "", msg[512];
+    uint64_t cull_ms = a->o->cull_ms ? a->o->cull_ms : MT_DAT_CULL_MS_DEFAULT;
+    if (!on) {
         mt_export_default_path(a->src.pid, ".dat", path, sizeof path);
+        if (!mt_control_record_arg(arg, sizeof arg, path, culled ? cull_ms : 0)) {
+            mt_app_status(a, true, "recording: path too long: %s", path);
+            return;
+        }
+    }
     uint32_t cmd = on ? MT_CMD_RECORD_STOP : MT_CMD_RECORD_START;
-    if (mt_control_job_start(&a->control, &a->src.view.seg, cmd, path, msg, sizeof msg) != 0)
+    if (mt_control_job_start(&a->control, &a->src.view.seg, cmd, arg, msg, sizeof msg) != 0)
         mt_app_status(a, true, "recording: %s", msg);
     else
         mt_app_status(a, false,
@@ -178,5 +187,15 @@ bool mt_act_redraw(mt_app *a, double unused)
 ACT(mt_act_pause, toggle_pause)
 ACT(mt_act_group, cycle_group)
 ACT(mt_act_baseline, toggle_baseline)
-ACT(mt_act_export, export_now)
-ACT(mt_act_record, record)
+bool mt_act_record(mt_app *a, double culled)
+{
+    record(a, culled != 0);
+    return true;
+}
+
+/* pprof: 0 writes JSON (e), 1 a pprof profile (P). */
+bool mt_act_export(mt_app *a, double pprof)
+{
+    export_now(a, pprof ? ".pb.gz" : ".json");
+    return true;
+}

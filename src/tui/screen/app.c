@@ -51,6 +51,19 @@ int mt_app_attach(mt_app *a, int pid, char *msg, size_t n)
     return 0;
 }
 
+bool mt_app_in_tree(const mt_app *a)
+{
+    for (int i = 0; i < a->depth; i++)
+        if (a->stack[i] == &a->panels.tree.p)
+            return true;
+    return false;
+}
+
+mt_group_key mt_app_group(const mt_app *a)
+{
+    return mt_app_in_tree(a) ? MT_GROUP_TRACE : a->ui.group;
+}
+
 const mt_snapshot *mt_app_snapshot(const mt_app *a)
 {
     return a->src.view.have_snap ? &a->src.view.snap : NULL;

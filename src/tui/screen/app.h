@@ -75,6 +75,12 @@ void mt_app_pop(mt_app *a);
 /* Attach to a running process (from the picker): 0, or -1 with a message. */
 int mt_app_attach(mt_app *a, int pid, char *msg, size_t n);
 
+/* The call tree view is open (on top, or under details, help or a menu). */
+bool mt_app_in_tree(const mt_app *a);
+/* The grouping the table is built with: per trace while the tree is open
+ * (the tree is made of traces), else the user's. */
+mt_group_key mt_app_group(const mt_app *a);
+
 /* The snapshot on screen, or NULL before the first one. */
 const mt_snapshot *mt_app_snapshot(const mt_app *a);
 

@@ -25,7 +25,7 @@ static const mt_table_row *find_row(mt_app *a)
     size_t n;
     const mt_table_row *rows = mt_table_rows(a->table, &n);
     for (size_t i = 0; i < n; i++) {
-        bool same = a->ui.group == MT_GROUP_TRACE
+        bool same = mt_app_group(a) == MT_GROUP_TRACE
                         ? rows[i].trace_id == a->panels.detail.trace
                         : rows[i].label && strcmp(rows[i].label, a->panels.detail.label) == 0;
         if (same) {
@@ -133,7 +133,7 @@ static void add_history(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     uint64_t ts[HISTORY_MAX];
     size_t nrows;
     const mt_table_row *rows = mt_table_rows(a->table, &nrows);
-    size_t n = a->ui.group == MT_GROUP_TRACE
+    size_t n = mt_app_group(a) == MT_GROUP_TRACE
                    ? mt_table_history(a->table, r->trace_id, vals, ts, HISTORY_MAX)
                    : mt_table_row_history(a->table, (size_t)(r - rows), vals, ts, HISTORY_MAX);
     mt_lines_add(l, t->title, "Live bytes since memtop attached (%zu samples)", n);
@@ -192,13 +192,13 @@ static void build(mt_app *a, mt_text_lines *l)
         return;
     }
     const mt_snapshot *s = mt_app_snapshot(a);
-    if (a->ui.group == MT_GROUP_TRACE)
+    if (mt_app_group(a) == MT_GROUP_TRACE)
         mt_lines_add(l, t->value, "%s", r->label ? r->label : "?");
     else
         mt_lines_add(l, t->value,
                      "%s %s: %u traces; the backtrace and ages below are of its "
                      "largest, #%u",
-                     mt_group_name(a->ui.group), r->label ? r->label : "?", r->ntraces,
+                     mt_group_name(mt_app_group(a)), r->label ? r->label : "?", r->ntraces,
                      r->trace_id);
     mt_lines_add(l, A_NORMAL, "%s", "");
     add_counters(a, l, r);
@@ -207,7 +207,7 @@ static void build(mt_app *a, mt_text_lines *l)
     if (tr)
         add_ages(a, l, tr, s);
     add_history(a, l, r);
-    if (tr && a->ui.group == MT_GROUP_TRACE)
+    if (tr && mt_app_group(a) == MT_GROUP_TRACE)
         add_checkpoints(a, l, tr, s);
     add_backtrace(a, l, r->trace_id);
 }

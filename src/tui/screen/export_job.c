@@ -71,7 +71,7 @@ static void child_export(int fd, int out, const mt_view *v, mt_state st, const m
         close(out);
     } else {
         mt_locator loc = mt_symbols_locator(&syms, &v->mods);
-        mt_export_src src = {v, st, &loc, sort, rec, 0}; /* every row */
+        mt_export_src src = {v, st, &loc, sort, rec, 0, false, 0}; /* every row */
         if (mt_export_fd(out, path, &src, msg, sizeof msg) != 0 && !msg[0])
             snprintf(msg, sizeof msg, "export failed");
     }

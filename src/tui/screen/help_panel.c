@@ -12,6 +12,7 @@ static const char *const columns[][2] = {
     {"TEMP%", "frees that came within MEMTOP_TEMP_MS of their allocation"},
     {"LEAK", "leak suspicion 0-100: sustained growth, bytes kept per second, blocks that age"},
     {"LOCATION", "first frame that is not allocator plumbing: function (file:line)"},
+    {"OWN", "call tree (t): live bytes allocated in the node itself; the rest is inclusive"},
 };
 
 static void build(mt_app *a, mt_text_lines *l)

@@ -4,7 +4,7 @@
  * holds the table against the man page's INTERACTIVE COMMANDS, and the help's
  * key column (shown) against the keys it binds.
  *
- * Keys of the table panel are tried first, then (also from the other
+ * Keys of the table panel (or of the call tree's) are tried first, then (also from the other
  * panels, for the keys they leave) the global ones.  The small panels'
  * own keys (Esc closes, arrows scroll) are theirs and not listed here. */
 #ifndef MEMTOP_KEYMAP_H
@@ -19,6 +19,7 @@ struct mt_app;
 
 typedef enum mt_key_scope {
     MT_KEYS_TABLE,  /* the main table only */
+    MT_KEYS_TREE,   /* the call tree view only */
     MT_KEYS_GLOBAL, /* any panel that does not take the key itself */
 } mt_key_scope;
 

@@ -8,6 +8,7 @@
 #define MEMTOP_PANEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct mt_app;
@@ -59,12 +60,46 @@ typedef struct mt_detail_panel {
     char label[256];
 } mt_detail_panel;
 
+/* One line of the call tree on screen: a node and its path key (a hash of
+ * its path of names, stable across rebuilds, unlike node indices). */
+typedef struct mt_tree_row {
+    uint32_t node;
+    uint64_t key;
+} mt_tree_row;
+
+/* `t`: the call tree of the table's traces (tree_panel.c, tree_keys.c).
+ * It owns its tree, which nodes are open and the selection, all by path
+ * key so that they survive rebuilds.  A node with one child is open by
+ * until the user says otherwise, others closed; `flipped` lists the nodes
+ * the user opened (key | 1) or closed (key). */
+typedef struct mt_tree_panel {
+    mt_panel p;
+    bool reverse;     /* bottom-up */
+    double threshold; /* live bytes under which nodes fold into (other) */
+    struct mt_calltree *tree;
+    struct mt_ct_pathbuf *pb;
+    struct mt_plumbing *skip;
+    mt_tree_row *rows; /* the lines on screen, in order */
+    size_t nrows, cap_rows;
+    uint64_t *flipped; /* sorted */
+    size_t nflipped, cap_flipped;
+    uint64_t sel_key;
+    uint64_t names_gen, image; /* the symbolizer's and the target's, of the paths the tree kept */
+    bool provisional;          /* a kept path has names still being resolved */
+} mt_tree_panel;
+
 /* The viewer's panels, one instance each. */
 typedef struct mt_panels {
     mt_table_panel table;
+    mt_tree_panel tree;
     mt_detail_panel detail;
     mt_panel help, sort, picker;
 } mt_panels;
+
+/* Keep a list panel's selection inside its nrows rows and on screen (visible
+ * rows), and never leave rows hidden above the first one shown while there is
+ * room below. */
+void mt_panel_clamp(mt_panel *u, long nrows, int visible);
 
 /* Each panel with its class, at the top, nothing selected. */
 void mt_panels_init(mt_panels *p);
@@ -72,6 +107,7 @@ void mt_panels_init(mt_panels *p);
 /* The classes (each in its own file). */
 extern const mt_panel_class mt_table_class;
 extern const mt_panel_class mt_detail_class;
+extern const mt_panel_class mt_tree_class;
 extern const mt_panel_class mt_help_class;
 extern const mt_panel_class mt_sort_class;
 extern const mt_panel_class mt_picker_class;

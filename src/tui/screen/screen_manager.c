@@ -21,6 +21,7 @@
 #include "header_view.h"
 #include "keymap.h"
 #include "table_keys.h"
+#include "tree_keys.h"
 
 #define TICK_MS 100
 #define NAMES_REBUILD_S 0.5 /* at most this often for names arriving */
@@ -86,7 +87,7 @@ static void build_rows(mt_app *a, loop *L)
         static const mt_snapshot none;
         size_t n;
         if (mt_table_rows(a->table, &n) && n)
-            mt_table_build(a->table, &none, a->ui.group, a->ui.sort, NULL, NULL);
+            mt_table_build(a->table, &none, mt_app_group(a), a->ui.sort, NULL, NULL);
         return;
     }
     if (!a->rebuild && !names_news)
@@ -95,8 +96,10 @@ static void build_rows(mt_app *a, loop *L)
     bool keep = !a->panels.table.sel_reset;
     if (keep)
         mt_table_remember_selection(a);
-    if (mt_table_build(a->table, s, a->ui.group, a->ui.sort, a->ui.filter, &namer) < 0)
+    if (mt_table_build(a->table, s, mt_app_group(a), a->ui.sort, a->ui.filter, &namer) < 0)
         mt_app_status(a, true, "out of memory building the table");
+    else if (mt_app_in_tree(a))
+        mt_tree_rebuild(a);
     if (keep)
         mt_table_restore_selection(a);
     a->panels.table.sel_reset = false;

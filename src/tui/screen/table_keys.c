@@ -113,7 +113,7 @@ bool mt_act_clear_filter(mt_app *a, double unused)
     return true;
 }
 
-static mt_key_result search_key(mt_app *a, int ch)
+mt_key_result mt_search_key(mt_app *a, int ch)
 {
     size_t len = strlen(a->ui.filter);
     if (ch == 27) { /* Esc */
@@ -141,6 +141,6 @@ mt_key_result mt_table_key(mt_app *a, mt_panel *self, int ch)
 {
     (void)self; /* the bindings' actions find it as a->panels.table */
     if (a->ui.searching)
-        return search_key(a, ch);
+        return mt_search_key(a, ch);
     return mt_keys_dispatch(a, MT_KEYS_TABLE, ch);
 }

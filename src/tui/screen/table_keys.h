@@ -7,6 +7,8 @@
 /* The search line's keys while it is open, else the table's bindings
  * (keymap.c). */
 mt_key_result mt_table_key(mt_app *a, mt_panel *self, int ch);
+/* The search line's keys (the table's and the tree's filter). */
+mt_key_result mt_search_key(mt_app *a, int ch);
 
 /* The table's actions, bound in keymap.c (arg: the binding's argument). */
 bool mt_act_move(mt_app *a, double rows);

@@ -84,31 +84,13 @@ static void draw_empty(mt_app *a, int y)
         mt_draw_text(t, y, 2, COLS - 2, t->dim, "waiting for data...");
 }
 
-/* Keep the selection inside the rows and on screen, and never leave rows
- * hidden above the first one shown while there is room below. */
-static void clamp_view(mt_panel *u, long nrows, int visible)
-{
-    if (u->sel >= nrows)
-        u->sel = nrows - 1;
-    if (u->sel < 0)
-        u->sel = 0;
-    if (visible > 0 && u->first > nrows - visible)
-        u->first = nrows - visible;
-    if (u->first > u->sel)
-        u->first = u->sel;
-    if (visible > 0 && u->sel >= u->first + visible)
-        u->first = u->sel - visible + 1;
-    if (u->first < 0)
-        u->first = 0;
-}
-
 static void draw(mt_app *a, mt_panel *self, int y, int h)
 {
     size_t n;
     const mt_table_row *rows = mt_table_rows(a->table, &n);
     draw_heading(a, y);
     int visible = h - 1;
-    clamp_view(self, (long)n, visible);
+    mt_panel_clamp(self, (long)n, visible);
     /* Names for the rows on screen first: asked last, they are the newest
      * requests, which the symbolizer serves first. */
     for (int i = visible - 1; i >= 0; i--)

@@ -17,6 +17,7 @@
 #include "lib_locate.h"
 #include "screen_manager.h"
 #include "term.h"
+#include "tree_keys.h"
 #include "tui_main.h"
 
 #define GRACE_S 3.0                /* between SIGTERM and SIGKILL for PROG at quit */
@@ -97,6 +98,10 @@ static int setup(mt_app *a, const mt_opts *o)
     mt_names_init(&a->names, a->sym, &a->src.view.defs);
     bool target = a->src.pid || a->src.replay;
     mt_app_push(a, target ? &a->panels.table.p : &a->panels.picker);
+    a->panels.tree.reverse = o->reverse;
+    a->panels.tree.threshold = (double)o->threshold;
+    if (target && o->tree)
+        mt_app_push(a, &a->panels.tree.p);
     return MT_EXIT_OK;
 }
 
@@ -107,6 +112,7 @@ static void teardown(mt_app *a)
     mt_names_free(&a->names);
     mt_symworker_stop(a->sym);
     mt_table_free(a->table);
+    mt_tree_free(&a->panels.tree);
     mt_picker_free(&a->picker);
 }
 

@@ -1,0 +1,152 @@
+/* serve_peer.c -- see serve_peer.h.  The client's socket is found by its
+ * exact four-tuple through sock_diag (NETLINK_SOCK_DIAG, one request and
+ * one answer: what `ss` uses), not by reading /proc/net/tcp, whose read
+ * walks every socket of the host (tens of milliseconds on a busy one). */
+#include "serve_peer.h"
+
+#include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* One name or uid of MEMTOP_SERVE_USERS. */
+static int add_user(mt_peer_policy *p, const char *name, char *err, size_t n)
+{
+    if (p->nusers >= MT_PEER_MAX_USERS) {
+        snprintf(err, n, "MEMTOP_SERVE_USERS: more than %d users", MT_PEER_MAX_USERS);
+        return -1;
+    }
+    char *end;
+    unsigned long v = strtoul(name, &end, 10);
+    if (*name >= '0' && *name <= '9' && !*end && v < (uid_t)-1) {
+        p->users[p->nusers++] = (uid_t)v;
+        return 0;
+    }
+    struct passwd *pw = getpwnam(name);
+    if (!pw) {
+        snprintf(err, n, "MEMTOP_SERVE_USERS: no such user: '%s'", name);
+        return -1;
+    }
+    p->users[p->nusers++] = pw->pw_uid;
+    return 0;
+}
+
+int mt_peer_policy_init(mt_peer_policy *p, const char *users, char *err, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->users[p->nusers++] = 0;
+    p->users[p->nusers++] = geteuid();
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", users ? users : "");
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+        if (add_user(p, tok, err, n) != 0)
+            return -1;
+    return 0;
+}
+
+/* One end of a TCP connection, as sock_diag wants it (network order). */
+typedef struct end {
+    int family;
+    uint32_t addr[4];
+    uint16_t port;
+} end;
+
+static bool end_of(const struct sockaddr *sa, socklen_t len, end *out)
+{
+    memset(out, 0, sizeof *out);
+    if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        out->family = AF_INET;
+        out->addr[0] = in->sin_addr.s_addr;
+        out->port = in->sin_port;
+        return true;
+    }
+    if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+        out->family = AF_INET6;
+        memcpy(out->addr, &in6->sin6_addr, sizeof out->addr);
+        out->port = in6->sin6_port;
+        /* ::ffff:a.b.c.d on a dual-stack socket: the client's is IPv4 */
+        if (!out->addr[0] && !out->addr[1] && out->addr[2] == htonl(0xffff)) {
+            out->family = AF_INET;
+            out->addr[0] = out->addr[3];
+            out->addr[1] = out->addr[2] = out->addr[3] = 0;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Ask sock_diag for the socket whose local end is c and remote end s (the
+ * client's own): its owner, -1 when this host has no such socket (a client
+ * of another host or network namespace), -2 when the kernel would not say. */
+static long owner_of(const end *c, const end *s)
+{
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (fd < 0)
+        return -2;
+    struct {
+        struct nlmsghdr nh;
+        struct inet_diag_req_v2 r;
+    } req = {{sizeof req, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, 1, 0}, {0}};
+    req.r.sdiag_family = (uint8_t)c->family;
+    req.r.sdiag_protocol = IPPROTO_TCP;
+    req.r.idiag_states = ~0u;
+    req.r.id.idiag_sport = c->port;
+    req.r.id.idiag_dport = s->port;
+    memcpy(req.r.id.idiag_src, c->addr, sizeof c->addr);
+    memcpy(req.r.id.idiag_dst, s->addr, sizeof s->addr);
+    req.r.id.idiag_cookie[0] = req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+    struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+    long uid = -2;
+    union {
+        struct nlmsghdr nh;
+        char buf[8192];
+    } ans;
+    struct timeval tv = {1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ssize_t n = -1;
+    if (sendto(fd, &req, sizeof req, 0, (struct sockaddr *)&kernel, sizeof kernel) == sizeof req)
+        n = recv(fd, &ans, sizeof ans, 0);
+    if (n >= (ssize_t)sizeof ans.nh && NLMSG_OK(&ans.nh, (size_t)n)) {
+        if (ans.nh.nlmsg_type == NLMSG_ERROR) {
+            const struct nlmsgerr *e = NLMSG_DATA(&ans.nh);
+            uid = ans.nh.nlmsg_len >= NLMSG_LENGTH(sizeof *e) && e->error == -ENOENT ? -1 : -2;
+        } else if (ans.nh.nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+                   ans.nh.nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+            const struct inet_diag_msg *m = NLMSG_DATA(&ans.nh);
+            uid = m->idiag_uid;
+        }
+    }
+    close(fd);
+    return uid;
+}
+
+bool mt_peer_allowed(const mt_peer_policy *p, const struct sockaddr *client, socklen_t clen,
+                     const struct sockaddr *server, socklen_t slen)
+{
+    end c, s;
+    if (!end_of(client, clen, &c) || !end_of(server, slen, &s))
+        return false;
+    if (c.family != s.family) { /* a mapped client of a dual-stack socket */
+        s.family = AF_INET;
+        s.addr[0] = s.addr[3];
+        s.addr[1] = s.addr[2] = s.addr[3] = 0;
+    }
+    long uid = owner_of(&c, &s);
+    if (uid == -1)
+        return true; /* not a socket of this host: another host's client */
+    for (size_t i = 0; uid >= 0 && i < p->nusers; i++)
+        if ((long)p->users[i] == uid)
+            return true;
+    return false; /* another user's, or the kernel would not say whose */
+}

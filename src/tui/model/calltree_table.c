@@ -1,0 +1,32 @@
+/* calltree_table.c -- the call tree of the table's rows (see calltree.h):
+ * the viewer's tree shows exactly the traces its flat table does. */
+#include "calltree.h"
+#include "table.h"
+
+int mt_calltree_from_table(mt_calltree *ct, mt_table *t, bool reverse, mt_sort_key key,
+                           double threshold, mt_ct_path_fn fn, void *ctx)
+{
+    size_t n;
+    const mt_table_row *rows = mt_table_rows(t, &n);
+    mt_calltree_begin(ct, reverse);
+    for (size_t i = 0; i < n; i++) {
+        const mt_table_row *r = &rows[i];
+        const mt_leak_parts *lp = mt_table_leak(t, i);
+        mt_ct_fig fig = {
+            .live_bytes = r->live_bytes,
+            .live_count = r->live_count,
+            .alloc_count = r->alloc_count,
+            .allocs_ps = r->allocs_ps,
+            .temporary_count = r->temporary_count,
+            .growth_bps = r->growth_bps,
+            .leak = lp ? lp->score : 0,
+        };
+        if (mt_calltree_add_known(ct, r->trace_id, &fig))
+            continue;
+        const mt_ct_frame *path = NULL;
+        unsigned len = fn(ctx, r->trace_id, &path);
+        if (mt_calltree_add(ct, r->trace_id, path, len, &fig))
+            return -1;
+    }
+    return mt_calltree_finish(ct, key, threshold);
+}

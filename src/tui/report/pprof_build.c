@@ -1,0 +1,194 @@
+/* pprof_build.c -- Locations, Lines, Functions and Mappings of a pprof
+ * profile (see pprof_build.h).  The records live in arrays that grow as
+ * frames are added; the pointer arrays protobuf-c wants are made once at
+ * the end, when nothing moves any more. */
+#include "pprof_build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+
+int mt_pp_init(mt_pp_builder *b, const mt_locator *loc)
+{
+    memset(b, 0, sizeof *b);
+    b->loc = loc;
+    mt_pp_ids_init(&b->loc_ids);
+    mt_pp_ids_init(&b->fn_ids);
+    mt_pp_ids_init(&b->map_ids);
+    return mt_pp_strings_init(&b->str);
+}
+
+void mt_pp_free(mt_pp_builder *b)
+{
+    mt_pp_strings_free(&b->str);
+    mt_pp_ids_free(&b->loc_ids);
+    mt_pp_ids_free(&b->fn_ids);
+    mt_pp_ids_free(&b->map_ids);
+    free(b->locs);
+    free(b->first_line);
+    free(b->lines);
+    free(b->fns);
+    free(b->maps);
+    free(b->loc_ptrs);
+    free(b->line_ptrs);
+    free(b->fn_ptrs);
+    free(b->map_ptrs);
+    memset(b, 0, sizeof *b);
+}
+
+/* The build id as lower-case hex, as pprof and debuginfod spell it. */
+static void build_id_hex(const mt_module_info *m, char *buf, size_t n)
+{
+    size_t len = m->build_id_len < MT_BUILD_ID_MAX ? m->build_id_len : MT_BUILD_ID_MAX;
+    buf[0] = '\0';
+    for (size_t i = 0; i < len && 2 * i + 2 < n; i++)
+        snprintf(buf + 2 * i, n - 2 * i, "%02x", m->build_id[i]);
+}
+
+/* The Mapping of module m (made on first use); 0 when out of memory.
+ * memory_start/limit are the module's address range and file_offset 0:
+ * its lowest loadable segment starts the file, as in every ELF linker
+ * layout; frames are symbolized already (has_functions), so nothing needs
+ * the mapping to find them again. */
+static uint64_t mapping_of(mt_pp_builder *b, const mt_module_info *m)
+{
+    uint64_t key = (uint64_t)(m - b->loc->mods->items) + 1;
+    uint64_t id = mt_pp_id_get(&b->map_ids, key);
+    if (id)
+        return id;
+    if (mt_grow((void **)&b->maps, &b->maps_cap, b->nmaps + 1, sizeof *b->maps) != 0)
+        return 0;
+    char hex[2 * MT_BUILD_ID_MAX + 1];
+    build_id_hex(m, hex, sizeof hex);
+    mt_pp_mapping mp = PERFTOOLS__PROFILES__MAPPING__INIT;
+    mp.id = b->nmaps + 1;
+    mp.memory_start = m->start;
+    mp.memory_limit = m->end;
+    mp.filename = mt_pp_string(&b->str, m->path);
+    mp.build_id = mt_pp_string(&b->str, hex);
+    bool names = b->loc->symbolize != NULL;
+    mp.has_functions = mp.has_filenames = mp.has_line_numbers = mp.has_inline_frames = names;
+    if (mp.filename < 0 || mp.build_id < 0 || mt_pp_id_put(&b->map_ids, key, mp.id) != 0)
+        return 0;
+    b->maps[b->nmaps++] = mp;
+    return mp.id;
+}
+
+/* The Function named name in file (made on first use); 0 when out of
+ * memory. */
+static uint64_t function_of(mt_pp_builder *b, const char *name, const char *file)
+{
+    int64_t n = mt_pp_string(&b->str, name), f = mt_pp_string(&b->str, file);
+    if (n < 0 || f < 0)
+        return 0;
+    uint64_t key = (uint64_t)n << 32 | (uint64_t)f;
+    uint64_t id = mt_pp_id_get(&b->fn_ids, key);
+    if (id)
+        return id;
+    if (mt_grow((void **)&b->fns, &b->fns_cap, b->nfns + 1, sizeof *b->fns) != 0)
+        return 0;
+    mt_pp_function fn = PERFTOOLS__PROFILES__FUNCTION__INIT;
+    fn.id = b->nfns + 1;
+    fn.name = fn.system_name = n;
+    fn.filename = f;
+    if (mt_pp_id_put(&b->fn_ids, key, fn.id) != 0)
+        return 0;
+    b->fns[b->nfns++] = fn;
+    return fn.id;
+}
+
+/* Append a Line to the location being made; -1 when out of memory. */
+static int add_line(mt_pp_builder *b, const char *fn_name, const char *file, unsigned line)
+{
+    uint64_t fn = function_of(b, fn_name, file);
+    if (!fn || mt_grow((void **)&b->lines, &b->lines_cap, b->nlines + 1, sizeof *b->lines) != 0)
+        return -1;
+    mt_pp_line l = PERFTOOLS__PROFILES__LINE__INIT;
+    l.function_id = fn;
+    l.line = line;
+    b->lines[b->nlines++] = l;
+    return 0;
+}
+
+/* A new Location (lines to be added next); NULL when out of memory. */
+static mt_pp_location *new_location(mt_pp_builder *b)
+{
+    if (mt_grow((void **)&b->locs, &b->locs_cap, b->nlocs + 1, sizeof *b->locs) != 0 ||
+        mt_grow((void **)&b->first_line, &b->first_cap, b->nlocs + 1, sizeof *b->first_line) != 0)
+        return NULL;
+    mt_pp_location l = PERFTOOLS__PROFILES__LOCATION__INIT;
+    l.id = b->nlocs + 1;
+    b->first_line[b->nlocs] = b->nlines;
+    b->locs[b->nlocs] = l;
+    return &b->locs[b->nlocs++];
+}
+
+uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address)
+{
+    uint64_t id = mt_pp_id_get(&b->loc_ids, address);
+    if (id)
+        return id;
+    mt_frame chain[MT_MAX_CHAIN];
+    unsigned n = mt_locate_all(b->loc, address, chain, MT_MAX_CHAIN);
+    const mt_module_info *m = b->loc->mods ? mt_modules_find(b->loc->mods, address) : NULL;
+    uint64_t map = m ? mapping_of(b, m) : 0;
+    mt_pp_location *l = new_location(b);
+    if ((m && !map) || !l)
+        return 0;
+    l->address = address;
+    l->mapping_id = map;
+    /* innermost first, like chain; an unnamed frame has no Line: pprof
+     * then shows its address and module, as the JSON has function null */
+    for (unsigned i = 0; i < n; i++) {
+        if (!chain[i].function)
+            continue;
+        if (add_line(b, chain[i].function, chain[i].file, chain[i].line) != 0)
+            return 0;
+        l = &b->locs[b->nlocs - 1];
+        l->n_line++;
+    }
+    return mt_pp_id_put(&b->loc_ids, address, l->id) == 0 ? l->id : 0;
+}
+
+uint64_t mt_pp_pseudo_location(mt_pp_builder *b, const char *name)
+{
+    mt_pp_location *l = new_location(b);
+    if (!l || add_line(b, name, NULL, 0) != 0)
+        return 0;
+    l = &b->locs[b->nlocs - 1];
+    l->n_line = 1;
+    return l->id;
+}
+
+/* An array of pointers to each of the n records at base (the pointer
+ * arrays protobuf-c wants); NULL when out of memory. */
+#define POINTERS(type, base, n)                                                                    \
+    __extension__({                                                                                \
+        type **p_ = malloc(((n) ? (n) : 1) * sizeof *p_);                                          \
+        for (size_t i_ = 0; p_ && i_ < (n); i_++)                                                  \
+            p_[i_] = &(base)[i_];                                                                  \
+        p_;                                                                                        \
+    })
+
+int mt_pp_finish(mt_pp_builder *b, Perftools__Profiles__Profile *p)
+{
+    b->loc_ptrs = POINTERS(mt_pp_location, b->locs, b->nlocs);
+    b->line_ptrs = POINTERS(mt_pp_line, b->lines, b->nlines);
+    b->fn_ptrs = POINTERS(mt_pp_function, b->fns, b->nfns);
+    b->map_ptrs = POINTERS(mt_pp_mapping, b->maps, b->nmaps);
+    if (!b->loc_ptrs || !b->line_ptrs || !b->fn_ptrs || !b->map_ptrs)
+        return -1;
+    for (size_t i = 0; i < b->nlocs; i++)
+        b->locs[i].line = b->line_ptrs + b->first_line[i];
+    p->n_location = b->nlocs;
+    p->location = b->loc_ptrs;
+    p->n_function = b->nfns;
+    p->function = b->fn_ptrs;
+    p->n_mapping = b->nmaps;
+    p->mapping = b->map_ptrs;
+    p->n_string_table = b->str.count;
+    p->string_table = b->str.items;
+    return 0;
+}

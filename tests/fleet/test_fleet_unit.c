@@ -1,0 +1,154 @@
+/* test_fleet_unit.c -- unit tests (cmocka) of the exporter's small parts:
+ * the --serve address parser (what is bound is exactly what was written,
+ * anything else a one-line error), the pprof string and id tables (index 0
+ * is "", every string once, ids survive growth), the gzip writer (zlib
+ * reads back what it wrote) and the peer policy's MEMTOP_SERVE_USERS. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "gzip_out.h"
+#include "pprof_tables.h"
+#include "serve_addr.h"
+#include "serve_peer.h"
+
+static void addr_ok(const char *arg, const char *text, bool v6)
+{
+    mt_serve_addr a;
+    char err[256] = "";
+    assert_int_equal(mt_serve_addr_parse(arg, &a, err, sizeof err), 0);
+    assert_string_equal(a.text, text);
+    assert_int_equal(a.ipv6, v6);
+}
+
+static void addr_bad(const char *arg, const char *why)
+{
+    mt_serve_addr a;
+    char err[256] = "";
+    assert_int_equal(mt_serve_addr_parse(arg, &a, err, sizeof err), -1);
+    assert_non_null(strstr(err, why));
+    assert_null(strchr(err, '\n'));
+}
+
+static void test_serve_addr(void **state)
+{
+    (void)state;
+    addr_ok("9477", "127.0.0.1:9477", false); /* loopback unless asked */
+    addr_ok("0.0.0.0:1", "0.0.0.0:1", false);
+    addr_ok("[::1]:65535", "[::1]:65535", true);
+    addr_ok("[::]:80", "[::]:80", true);
+    addr_bad("0", "not a port");
+    addr_bad("65536", "not a port");
+    addr_bad("127.0.0.1:", "not a port");
+    addr_bad("127.0.0.1:9x", "not a port");
+    addr_bad("+80", "not a port");
+    addr_bad("localhost:80", "not a numeric");
+    addr_bad("::1:80", "not [ADDR:]PORT"); /* IPv6 without brackets */
+    addr_bad(":80", "not [ADDR:]PORT");
+    addr_bad("[]:80", "not [ADDR:]PORT");
+}
+
+static void test_strings(void **state)
+{
+    (void)state;
+    mt_pp_strings s;
+    assert_int_equal(mt_pp_strings_init(&s), 0);
+    assert_int_equal(mt_pp_string(&s, NULL), 0);
+    assert_int_equal(mt_pp_string(&s, ""), 0);
+    char name[32];
+    for (int i = 0; i < 5000; i++) { /* past several rehashes */
+        snprintf(name, sizeof name, "fn%d", i);
+        assert_int_equal(mt_pp_string(&s, name), i + 1);
+    }
+    for (int i = 0; i < 5000; i += 97) {
+        snprintf(name, sizeof name, "fn%d", i);
+        assert_int_equal(mt_pp_string(&s, name), i + 1);
+        assert_string_equal(s.items[i + 1], name);
+    }
+    assert_string_equal(s.items[0], "");
+    assert_int_equal(s.count, 5001);
+    /* not UTF-8: U+FFFD for each bad byte, as the JSON export writes it */
+    int64_t bad = mt_pp_string(&s, "a\xff\xc3(b");
+    assert_string_equal(s.items[bad], "a\xef\xbf\xbd\xef\xbf\xbd(b");
+    assert_int_equal(mt_pp_string(&s, "a\xef\xbf\xbd\xef\xbf\xbd(b"), bad);
+    assert_int_equal(mt_pp_string(&s, "caf\xc3\xa9"), bad + 1); /* valid: as it is */
+    assert_string_equal(s.items[bad + 1], "caf\xc3\xa9");
+    mt_pp_strings_free(&s);
+}
+
+static void test_ids(void **state)
+{
+    (void)state;
+    mt_pp_ids m;
+    mt_pp_ids_init(&m);
+    assert_int_equal(mt_pp_id_get(&m, 42), 0);
+    for (uint64_t k = 0; k < 10000; k++) /* key 0 is a key like any other */
+        assert_int_equal(mt_pp_id_put(&m, k * 0x1000, k + 1), 0);
+    for (uint64_t k = 0; k < 10000; k++)
+        assert_int_equal(mt_pp_id_get(&m, k * 0x1000), k + 1);
+    assert_int_equal(mt_pp_id_get(&m, 0x1001), 0);
+    assert_int_equal(m.used, 10000);
+    mt_pp_ids_free(&m);
+}
+
+static void test_gzip(void **state)
+{
+    (void)state;
+    size_t n = 300000; /* more than one output chunk */
+    unsigned char *in = malloc(n), *back = malloc(n);
+    assert_non_null(in);
+    assert_non_null(back);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (unsigned char)(i * 2654435761u >> 13);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(mt_gzip_write(f, in, n), 0);
+    fclose(f);
+    assert_true(len > 18 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = (unsigned char *)buf;
+    z.avail_in = (uInt)len;
+    z.next_out = back;
+    z.avail_out = (uInt)n;
+    assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+    assert_int_equal(z.total_out, n);
+    assert_memory_equal(in, back, n);
+    inflateEnd(&z);
+    free(buf);
+    free(in);
+    free(back);
+}
+
+static void test_peer_users(void **state)
+{
+    (void)state;
+    mt_peer_policy p;
+    char err[256] = "";
+    assert_int_equal(mt_peer_policy_init(&p, NULL, err, sizeof err), 0);
+    assert_int_equal(p.nusers, 2); /* root and us */
+    assert_int_equal(mt_peer_policy_init(&p, "root, 4242,0", err, sizeof err), 0);
+    assert_int_equal(p.nusers, 5);
+    assert_int_equal(p.users[3], 4242);
+    assert_int_equal(mt_peer_policy_init(&p, "mtsec-no-such-user", err, sizeof err), -1);
+    assert_non_null(strstr(err, "no such user"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_serve_addr), cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_ids),        cmocka_unit_test(test_gzip),
+        cmocka_unit_test(test_peer_users),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
