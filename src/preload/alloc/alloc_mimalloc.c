@@ -20,29 +20,14 @@
 #include "unwind_backtrace.h"
 #include "hook_enter.h"
 #include "hook_direct.h"
+#include "hook_next.h"
 #include "alloc_mimalloc.h"
 #include "core_common.h"
 #include "table_ptr.h"
 #include "core_tracker.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
-
-/* The next definition of name, looked up once (dlsym may allocate: the
- * thread is marked inside memtop meanwhile). */
-static void *next_fn(_Atomic(void *) *slot, const char *name)
-{
-    void *f = atomic_load_explicit(slot, memory_order_acquire);
-    if (MT_LIKELY(f))
-        return f;
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
-    f = dlsym(RTLD_NEXT, name);
-    mt_tls_in_hook = was;
-    atomic_store_explicit(slot, f, memory_order_release);
-    return f;
-}
 
 /* The next definition of each function: libmimalloc's, or once its
  * entry is redirected, the trampoline to it. */
@@ -53,7 +38,7 @@ MT_MI_FUNCS(MI_SLOT)
 #define MI_ALLOC(name, params, args, size_expr)                                                    \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
-        void *(*real)params = (void *(*)params)next_fn(&slot_##name, #name);                       \
+        void *(*real)params = (void *(*)params)mt_next_fn(&slot_##name, #name);                    \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
         HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
@@ -75,7 +60,7 @@ MI_ALLOC(mi_new_n, (size_t c, size_t n), (c, n), c *n)
 #define MI_REALLOC(name, params, args, size_expr, frees_on_failure)                                \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
-        void *(*real)params = (void *(*)params)next_fn(&slot_##name, #name);                       \
+        void *(*real)params = (void *(*)params)mt_next_fn(&slot_##name, #name);                    \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
         mt_thread *t = hook_enter();                                                               \
@@ -97,7 +82,7 @@ MI_REALLOC(mi_realloc_aligned, (void *p, size_t n, size_t a), (p, n, a), n, fals
 #define MI_FREE(name, params, args)                                                                \
     MT_EXPORT void name params                                                                     \
     {                                                                                              \
-        void(*real) params = (void(*) params)next_fn(&slot_##name, #name);                         \
+        void(*real) params = (void(*) params)mt_next_fn(&slot_##name, #name);                      \
         if (MT_UNLIKELY(!real))                                                                    \
             return;                                                                                \
         HOOK_FREE_CALL(p, real args);                                                              \

@@ -154,7 +154,7 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     (void)arg;
-    __atomic_store_n(&g_alloc.adds, info->dlpi_adds, __ATOMIC_RELAXED);
+    MT_HINT_SET(g_alloc.adds, info->dlpi_adds);
     uint64_t lo, hi;
     range_of(info, &lo, &hi);
     uint64_t self = (uint64_t)(uintptr_t)&mt_alloc_scan;
@@ -183,7 +183,7 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
     if (g_alloc.nscanned < SCANNED_MAX) {
         g_alloc.scanned[g_alloc.nscanned].bias = m->bias;
         g_alloc.scanned[g_alloc.nscanned].lo = lo;
-        __atomic_store_n(&g_alloc.nscanned, g_alloc.nscanned + 1, __ATOMIC_RELAXED);
+        MT_HINT_SET(g_alloc.nscanned, g_alloc.nscanned + 1);
     }
     return 0;
 }
@@ -383,7 +383,7 @@ static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const m
     }
     if (f->count == MT_ALLOC_MAX) {
         f->more++;
-        f->inexact += (flags & MT_ALLOC_INEXACT) != 0;
+        MT_HINT_SET(f->inexact, f->inexact + ((flags & MT_ALLOC_INEXACT) != 0));
         return;
     }
     mt_shm_allocator *a = &f->a[f->count];
@@ -396,7 +396,7 @@ static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const m
     a->allocated = a->active = a->resident = a->mapped = a->before_hooks = MT_UNKNOWN;
     g_alloc.where[f->count].lo = m ? m->lo : 0;
     g_alloc.where[f->count].hi = m ? m->hi : 0;
-    f->inexact += (flags & MT_ALLOC_INEXACT) != 0;
+    MT_HINT_SET(f->inexact, f->inexact + ((flags & MT_ALLOC_INEXACT) != 0)); /* read unlocked */
     f->count++; /* last: the publisher copies entries below count (under the lock anyway) */
 }
 

@@ -20,6 +20,11 @@
  * re-enter the hooks (docs/pitfalls.md, "Thread-local storage can allocate"). */
 #define MT_TLS __thread __attribute__((tls_model("initial-exec")))
 #define MT_CACHELINE 64
+/* A hint field (CONCURRENCY.md, "Atomics style"): plain, written under its
+ * lock, read without it with __atomic_load_n(..., __ATOMIC_RELAXED).  Its
+ * writes are relaxed atomic stores, so that read is no data race; a
+ * relaxed store of an aligned word is a plain store on x86-64 and arm64. */
+#define MT_HINT_SET(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
 
 #define MT_DEFAULT_DEPTH 32u
 #define MT_DEFAULT_TEMP_MS 100u

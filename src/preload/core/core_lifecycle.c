@@ -1,11 +1,13 @@
 /* core_lifecycle.c -- start, fork, exec and exit of a tracked process.
  *
  * Start: the first hook call initialises tracking (lazily: the dynamic
- * loader and other constructors allocate before ours runs).  Our
- * constructor starts the publisher thread, which cannot be created that
- * early, and which creates the segment only MEMTOP_START_MS later
- * (publish_thread.c, "Short processes").  Calls that arrive on other threads while one thread
- * initialises pass through untracked (and are counted).
+ * loader and other constructors allocate before ours runs).  The publisher
+ * and recording threads cannot be created that early: whichever of the
+ * initialiser and our constructor finishes second starts them, once
+ * (core_start.c); the publisher creates the segment only MEMTOP_START_MS
+ * later (publish_thread.c, "Short processes").  Calls that arrive on other
+ * threads while one thread initialises pass through untracked (and are
+ * counted).
  *
  * fork: prepare first waits until no thread is inside libunwind (whose
  * dl_iterate_phdr calls hold a loader lock glibc does not reset in the
@@ -24,8 +26,8 @@
  * that its numbers are those from before the exec.
  *
  * Recordings (record.h): MEMTOP_RECORD starts at tracking start, the
- * writer thread with our constructor; a fork child drops its parent's
- * recording; exit, _exit and exec finalize it.
+ * writer thread with the publisher (core_start.c); a fork child drops its
+ * parent's recording; exit, _exit and exec finalize it.
  *
  * exit: our destructor (run after the program's atexit handlers) publishes
  * the final snapshot, marks it exited and unlinks the segment (viewers that
@@ -43,6 +45,7 @@
 #include "publish_thread.h"
 #include "hook_real_alloc.h"
 #include "record.h"
+#include "core_start.h"
 #include "core_state.h"
 #include "core_thread_state.h"
 #include "table_trace_index.h"
@@ -58,6 +61,7 @@
 mt_global mt_g;
 uint64_t mt_clock_origin_ns;
 static _Atomic bool g_ctor_done;
+static char **g_ctor_envp; /* glibc's envp for our constructor, published by g_ctor_done */
 /* A .preinit_array function can allocate before libc has set up environ:
  * then the settings are loaded again by our constructor. */
 static bool g_config_early;
@@ -112,6 +116,7 @@ static void fork_child(void)
         return;
     fork_unlock();
     mt_publisher_child_reset(); /* 1: the publisher thread is the parent's */
+    mt_start_child_reset();
     mt_alloc_fork_child();
     mt_rec_child_reset();
     if (mt_tls_thread) /* the child must not draw the parent's distances */
@@ -153,10 +158,10 @@ bool mt_ensure_ready(void)
         /* seq_cst, with the load of g_ctor_done after it and the
          * constructor's store of g_ctor_done and load of state: either the
          * constructor sees READY or this thread sees the constructor done,
-         * so one of them starts the publisher. */
+         * so one of them (or both: core_start.c) starts the threads. */
         atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_seq_cst);
         if (ok && atomic_load_explicit(&g_ctor_done, memory_order_seq_cst))
-            mt_publisher_arm(false);
+            mt_start_threads(g_ctor_envp, g_config_early);
         mt_tls_in_hook = was;
         return ok;
     }
@@ -165,11 +170,7 @@ bool mt_ensure_ready(void)
                                                      memory_order_acq_rel, memory_order_acquire))
             return false;
         atomic_store_explicit(&mt_g.state, MT_ST_READY, memory_order_release);
-        int was = mt_tls_in_hook;
-        mt_tls_in_hook = MT_IN_OWN;
-        mt_publisher_arm(true);
-        mt_rec_child_start();
-        mt_tls_in_hook = was;
+        mt_start_child_threads();
         return true;
     }
     return false;
@@ -181,28 +182,14 @@ __attribute__((constructor)) static void memtop_ctor(int argc, char **argv, char
     (void)argc;
     (void)argv;
     mt_real_ready();
+    g_ctor_envp = envp;
     atomic_store_explicit(&g_ctor_done, true, memory_order_seq_cst); /* mt_ensure_ready */
     int st = atomic_load_explicit(&mt_g.state, memory_order_seq_cst);
-    if (st == MT_ST_UNINIT) {
-        mt_ensure_ready(); /* also arms the publisher */
-    } else {
-        if (st != MT_ST_READY)
-            return;
-        if (g_config_early) {
-            mt_config_load(&mt_g.cfg, envp);
-            if (mt_g.cfg.disabled) {
-                atomic_store_explicit(&mt_g.state, MT_ST_OFF, memory_order_release);
-                return;
-            }
-        }
-        mt_publisher_arm(false);
-    }
-    if (atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
-        int was = mt_tls_in_hook;
-        mt_tls_in_hook = MT_IN_OWN;
-        mt_rec_ctor(envp); /* the recording's writer thread */
-        mt_tls_in_hook = was;
-    }
+    if (st == MT_ST_UNINIT)
+        mt_ensure_ready(); /* it starts the threads too: it sees g_ctor_done */
+    else if (st == MT_ST_READY)
+        mt_start_threads(envp, g_config_early);
+    /* MT_ST_STARTING: the initialiser starts them when it is done. */
 }
 
 /* Publishes the final snapshot, unless this thread is inside memtop: exit

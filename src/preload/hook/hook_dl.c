@@ -31,15 +31,15 @@
 #include "publish_thread.h"
 #include "core_state.h"
 #include "core_thread_state.h"
+#include "hook_next.h"
 
-#include <dlfcn.h>
 #include <link.h>
+
+static _Atomic(void *) g_real_dlclose;
 
 MT_EXPORT int dlclose(void *handle)
 {
-    static int (*real_dlclose)(void *);
-    if (!real_dlclose)
-        real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+    int (*real_dlclose)(void *) = (int (*)(void *))mt_next_fn(&g_real_dlclose, "dlclose");
     if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
         mt_tls_in_hook = MT_IN_OWN;
         mt_alloc_scan(); /* a library loaded since the publisher's last poll */
@@ -53,29 +53,16 @@ MT_EXPORT int dlclose(void *handle)
 
 typedef int (*dl_iter_cb)(struct dl_phdr_info *, size_t, void *);
 typedef int (*dl_iter_fn)(dl_iter_cb, void *);
-static _Atomic(dl_iter_fn) g_real_iterate;
-
-/* The next dl_iterate_phdr (libc's).  Any thread that finds it unknown
- * looks it up itself (the same answer: no waiting on another thread), with
- * the thread marked inside memtop so that an allocation by dlsym passes
- * straight through, without starting tracking or unwinding.  The first
- * call always comes before the first unwind (mt_backtrace_init calls
- * dl_iterate_phdr before it binds libunwind), so this never runs inside
- * libunwind with its lock held. */
-static dl_iter_fn resolve_iterate(void)
-{
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
-    dl_iter_fn f = (dl_iter_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
-    mt_tls_in_hook = was;
-    atomic_store_explicit(&g_real_iterate, f, memory_order_release);
-    return f;
-}
+/* The next dl_iterate_phdr (libc's).  The first call always comes before
+ * the first unwind (mt_backtrace_init calls dl_iterate_phdr before it
+ * binds libunwind), so its lookup never runs inside libunwind with its
+ * lock held. */
+static _Atomic(void *) g_real_iterate;
 
 MT_EXPORT int dl_iterate_phdr(dl_iter_cb callback, void *data)
 {
-    dl_iter_fn real = atomic_load_explicit(&g_real_iterate, memory_order_acquire);
-    if (MT_UNLIKELY(!real) && !(real = resolve_iterate()))
+    dl_iter_fn real = (dl_iter_fn)mt_next_fn(&g_real_iterate, "dl_iterate_phdr");
+    if (MT_UNLIKELY(!real))
         return 0; /* no libc below us: nothing to iterate */
     mt_tls_dl_depth++;
     int rc = real(callback, data);

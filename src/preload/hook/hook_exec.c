@@ -34,8 +34,8 @@
 #include "record.h"
 #include "core_state.h"
 #include "core_thread_state.h"
+#include "hook_next.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <unistd.h>
@@ -74,10 +74,11 @@ static int after_exec(exec_prep p, int rc)
     return rc;
 }
 
+/* real_<name>: the next definition of name (hook_next.h: looked up once,
+ * release/acquire). */
 #define REAL(name, type)                                                                           \
-    static type real_##name;                                                                       \
-    if (!real_##name)                                                                              \
-        real_##name = (type)dlsym(RTLD_NEXT, #name);
+    static _Atomic(void *) slot_##name;                                                            \
+    type real_##name = (type)mt_next_fn(&slot_##name, #name);
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);

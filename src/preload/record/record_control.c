@@ -133,8 +133,8 @@ void mt_rec_publish_status(mt_shm_header *h)
 {
     mt_shm_recording *r = &h->recording;
     mt_spin_lock(&g_rc.lock);
-    if (g_rc.state == MT_REC_STATE_ON && mt_w.err) {
-        int e = mt_w.err;
+    int e = __atomic_load_n(&mt_w.err, __ATOMIC_RELAXED); /* a hint: mt_w.lock not held */
+    if (g_rc.state == MT_REC_STATE_ON && e) {
         record_final_figures();
         g_rc.state = MT_REC_STATE_FAILED;
         g_rc.error = e;

@@ -69,7 +69,7 @@ bool mt_rr_capture_prepare(bool blocks)
     return false;
 }
 
-static void copy_trace(uint32_t id, mt_rr_tcopy *o)
+void mt_rr_trace_copy(uint32_t id, mt_rr_tcopy *o)
 {
     mt_trace *t = mt_trace_get(id); /* reserved up to MT_TRACE_MAX: readable even if not ready */
     mt_trace_counts c;
@@ -103,7 +103,7 @@ void mt_rr_capture_take(void)
     if (n > c->traces_cap)
         n = c->traces_cap;
     for (uint32_t id = 0; id < n; id++)
-        copy_trace(id, &c->traces[id]);
+        mt_rr_trace_copy(id, &c->traces[id]);
     c->ntraces = n;
     c->peak = atomic_load_explicit(&mt_g.peak_live_bytes, memory_order_relaxed);
     c->unknown_free = atomic_load_explicit(&mt_g.unknown_free_count, memory_order_relaxed);

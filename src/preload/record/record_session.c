@@ -47,8 +47,8 @@ static void reset_session(int fd)
 {
     mt_w.fd = fd;
     mt_w.pid = getpid();
-    mt_w.err = 0;
-    mt_w.bytes = 0;
+    MT_HINT_SET(mt_w.err, 0);
+    MT_HINT_SET(mt_w.bytes, 0);
     mt_w.frame_mark = 0;
     mt_w.reserve = true;
     mt_w.reserved_to = 0;
@@ -277,8 +277,7 @@ uint64_t mt_recw_end(unsigned reason)
         bytes = mt_w.bytes;
     }
     mt_spin_unlock(&mt_w.lock);
-    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst))
-        mt_recw_wait_writer_exit(); /* a start right after this one gets a writer of its own */
+    mt_recw_wait_writer_exit(); /* a start right after this one gets a writer of its own */
     mt_tls_in_hook = was;
     return bytes;
 }
@@ -316,7 +315,7 @@ bool mt_recw_unseal(void)
              lseek(mt_w.fd, (off_t)mt_w.seal_mark, SEEK_SET) == (off_t)mt_w.seal_mark;
     mt_w.sealed = false;
     if (ok) {
-        mt_w.bytes = mt_w.seal_mark;
+        MT_HINT_SET(mt_w.bytes, mt_w.seal_mark);
         mt_w.reserved_to = mt_w.seal_mark;        /* the cut freed what lay past it */
         mt_w.last_totals_ns = MT_RECW_TOTALS_DUE; /* the final state's TOTALS were cut off */
         /* So was its excess LOST record: those events are still to come. */

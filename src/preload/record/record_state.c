@@ -47,21 +47,6 @@ static void flush_batch(batch *bt, unsigned type)
     bt->prev_id = 0;
 }
 
-/* One TRACE_STATES entry from the live counters (final state). */
-static void read_trace(uint32_t id, mt_rr_tcopy *c)
-{
-    mt_trace *t = mt_trace_get(id);
-    c->fc = atomic_load_explicit(&t->free_count, memory_order_acquire);
-    c->fb = atomic_load_explicit(&t->free_bytes, memory_order_relaxed);
-    c->tc = atomic_load_explicit(&t->temp_count, memory_order_relaxed);
-    c->tb = atomic_load_explicit(&t->temp_bytes, memory_order_relaxed);
-    c->ac = atomic_load_explicit(&t->alloc_count, memory_order_acquire);
-    uint64_t lb = atomic_load_explicit(&t->live_bytes, memory_order_relaxed);
-    uint64_t pk = atomic_load_explicit(&t->peak_live_bytes, memory_order_relaxed);
-    c->ab = lb + c->fb;
-    c->peak = pk > lb ? pk : lb;
-}
-
 static void trace_entry(batch *bt, uint32_t id, const mt_rr_tcopy *c)
 {
     mt_rec_buf *b = &bt->entries;
@@ -125,7 +110,7 @@ void mt_rr_state(unsigned kind, uint64_t now)
         count = mt_w.defs; /* only traces the file defines */
     for (uint32_t id = 0; id < count; id++) {
         mt_rr_tcopy c;
-        read_trace(id, &c);
+        mt_rr_trace_copy(id, &c);
         trace_entry(bt, id, &c);
     }
     flush_batch(bt, MT_DAT_REC_TRACE_STATES);

@@ -2,7 +2,9 @@
  * per-thread rings into the file (record_zstd.c) once per pass, sleeps on
  * a futex when idle, and ends the session on a write error.  A hook drains
  * synchronously instead while the thread does not exist yet.  Everything
- * that writes the file holds mt_w.lock (record_writer.h).
+ * that writes the file holds mt_w.lock (record_writer.h), and so do the
+ * writer's decision to leave and a new session's hand-over to a writer
+ * still running (writer_leaves, claim_writer).
  */
 #define _GNU_SOURCE
 #include "record_cull.h"
@@ -143,6 +145,43 @@ static void serve(void)
     }
 }
 
+/* MEMTOP_TEST_HANDOVER (tests only: core_config.h) stages the hand-over's
+ * worst case: a writer told to stop waits, before deciding whether to
+ * leave, until a start found it still running (at most 30 s), and that
+ * start waits for the writer's decision (at most 1 s) before handing the
+ * session over.  Both run under mt_w.lock, so the start waits in vain and
+ * the writer then stays (test_writer_handover.py). */
+static _Atomic bool g_test_start_found, g_test_writer_decided;
+
+static void test_wait(_Atomic bool *flag, uint64_t max_ns)
+{
+    for (uint64_t w = 0; w < max_ns && !atomic_load_explicit(flag, memory_order_acquire);
+         w += 1000000)
+        mt_recw_sleep_ns(1000000);
+}
+
+/* The writer's decision to leave, under mt_w.lock like the hand-over in
+ * claim_writer: either a start cleared thread_stop first (the writer
+ * stays and serves its session) or the writer cleared thread_running
+ * first (the start creates another).  True if it leaves. */
+static bool writer_leaves(void)
+{
+    if (MT_UNLIKELY(mt_g.cfg.test_handover))
+        test_wait(&g_test_start_found, 30000000000ull);
+    mt_spin_lock(&mt_w.lock);
+    bool leave =
+        atomic_load_explicit(&mt_w.thread_stop, memory_order_relaxed) || !mt_w.open || !mt_rec_on();
+    if (leave)
+        atomic_store_explicit(&mt_w.thread_running, false, memory_order_release);
+    mt_spin_unlock(&mt_w.lock);
+    if (MT_UNLIKELY(mt_g.cfg.test_handover)) {
+        if (leave)
+            mt_log(MT_LOG_INFO, "test hand-over: the writer thread leaves");
+        atomic_store_explicit(&g_test_writer_decided, true, memory_order_release);
+    }
+    return leave;
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -150,19 +189,10 @@ static void *writer_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    for (;;) {
+    do {
         if (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire))
             serve();
-        atomic_store_explicit(&mt_w.thread_running, false, memory_order_release);
-        /* A start may have taken this thread over (cleared thread_stop)
-         * while it was leaving: stay, unless a new writer was started. */
-        bool expect = false;
-        if (atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire) || !mt_w.open ||
-            !mt_rec_on() ||
-            !atomic_compare_exchange_strong_explicit(&mt_w.thread_running, &expect, true,
-                                                     memory_order_seq_cst, memory_order_seq_cst))
-            break;
-    }
+    } while (!writer_leaves());
     return NULL;
 }
 
@@ -171,34 +201,54 @@ bool mt_recw_thread_running(void)
     return atomic_load_explicit(&mt_w.thread_running, memory_order_acquire);
 }
 
+/* The hand-over, under mt_w.lock (see writer_leaves): a writer thread
+ * still running serves the open session (thread_stop cleared), else one is
+ * marked running.  True if a thread must be created. */
+static bool claim_writer(void)
+{
+    mt_spin_lock(&mt_w.lock);
+    bool create = false;
+    if (mt_w.open) {
+        bool running = atomic_load_explicit(&mt_w.thread_running, memory_order_relaxed);
+        if (running && MT_UNLIKELY(mt_g.cfg.test_handover)) {
+            mt_log(MT_LOG_INFO, "test hand-over: the start found the writer thread running");
+            atomic_store_explicit(&g_test_start_found, true, memory_order_release);
+            test_wait(&g_test_writer_decided, 1000000000ull);
+        }
+        atomic_store_explicit(&mt_w.thread_stop, false, memory_order_release);
+        if (!running)
+            atomic_store_explicit(&mt_w.thread_running, true, memory_order_release);
+        create = !running;
+    }
+    mt_spin_unlock(&mt_w.lock);
+    return create;
+}
+
 bool mt_recw_start_thread(void)
 {
-    if (!mt_w.open)
-        return true;
-    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst) &&
-        atomic_load_explicit(&mt_w.thread_stop, memory_order_seq_cst))
+    if (atomic_load_explicit(&mt_w.thread_running, memory_order_acquire) &&
+        atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire))
         mt_recw_wait_writer_exit(); /* the previous session's writer is on its way out */
-    if (atomic_load_explicit(&mt_w.thread_running, memory_order_seq_cst)) {
-        /* Still there (or never told to stop): it serves this session. */
-        atomic_store_explicit(&mt_w.thread_stop, false, memory_order_seq_cst);
-        return true;
-    }
-    atomic_store_explicit(&mt_w.thread_stop, false, memory_order_seq_cst);
-    atomic_store_explicit(&mt_w.thread_running, true, memory_order_seq_cst);
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
+    if (!claim_writer()) {
+        mt_tls_in_hook = was;
+        return true; /* no session, or its writer is there */
+    }
     pthread_t th;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int rc = pthread_create(&th, &attr, writer_main, NULL);
     pthread_attr_destroy(&attr);
-    if (rc == 0)
+    if (rc == 0) {
         pthread_setname_np(th, "memtop-record");
-    else
-        atomic_store_explicit(&mt_w.thread_running, false, memory_order_seq_cst);
-    mt_tls_in_hook = was;
-    if (rc != 0)
+    } else {
+        mt_spin_lock(&mt_w.lock);
+        atomic_store_explicit(&mt_w.thread_running, false, memory_order_release);
+        mt_spin_unlock(&mt_w.lock);
         mt_log(MT_LOG_WARN, "recording: cannot start the writer thread: %s", strerror(rc));
+    }
+    mt_tls_in_hook = was;
     return rc == 0;
 }

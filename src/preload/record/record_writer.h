@@ -164,6 +164,9 @@ typedef struct mt_rr_bcopy {
     uint64_t size;
 } mt_rr_bcopy;
 #define MT_RR_TRACE_BITS 22u /* MT_TRACE_MAX == 1 << 22 */
+/* One trace's TRACE_STATES fields read now (mt_trace_read: alloc_count >=
+ * free_count), for a copy or for a state set read live. */
+void mt_rr_trace_copy(uint32_t id, mt_rr_tcopy *o);
 /* A state set of `kind` from a copy; totals (if not NULL): a TOTALS record
  * in the set (mt_rr_totals_emit's f). */
 void mt_rr_state_copy(unsigned kind, uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces,

@@ -86,7 +86,7 @@ static void z_free(void *opaque, void *addr)
 void mt_recw_fail(int err)
 {
     if (!mt_w.err) {
-        mt_w.err = err ? err : EIO;
+        MT_HINT_SET(mt_w.err, err ? err : EIO); /* the status reads it unlocked */
         bool full = mt_w.err == ENOSPC || mt_w.err == EDQUOT;
         mt_log(MT_LOG_WARN, "recording stopped: %s: %s", full ? "disk full" : "write error",
                strerror(mt_w.err));
@@ -172,7 +172,7 @@ static void write_all(const unsigned char *p, size_t n)
         }
         p += k;
         n -= (size_t)k;
-        mt_w.bytes += (uint64_t)k;
+        MT_HINT_SET(mt_w.bytes, mt_w.bytes + (uint64_t)k); /* the status reads it unlocked */
     }
 }
 
@@ -351,8 +351,8 @@ void mt_recw_error_end(void)
     mt_w.frame_open = false;
     mt_w.frame_raw = 0;
     mt_rb_new_frame();
-    mt_w.bytes = mt_w.frame_mark;
-    mt_w.err = 0;
+    MT_HINT_SET(mt_w.bytes, mt_w.frame_mark);
+    MT_HINT_SET(mt_w.err, 0);
     bool reserving = mt_w.reserve;
     mt_w.reserve = false; /* the room is there, or there is none to get */
     mt_rr_end(MT_DAT_END_ERROR, err, mt_recw_now());
@@ -365,5 +365,5 @@ void mt_recw_error_end(void)
         mt_recw_release_reserve(); /* what is left past END */
     mt_log(ok ? MT_LOG_INFO : MT_LOG_WARN, "recording: %s",
            ok ? "finalized after the write error" : "could not finalize the file");
-    mt_w.err = err;
+    MT_HINT_SET(mt_w.err, err);
 }

@@ -82,9 +82,10 @@ static inline void unpack(const ptr_shard *s, const mt_slot *e, mt_block *b)
 static bool shard_alloc(ptr_shard *s, uint64_t cap)
 {
     cap = mt_os_whole_pages(cap * sizeof(mt_slot)) / sizeof(mt_slot); /* use whole pages */
-    s->slots = mt_os_alloc(cap * sizeof(mt_slot));
-    s->cap = s->slots ? cap : 0;
-    return s->slots != NULL;
+    mt_slot *slots = mt_os_alloc(cap * sizeof(mt_slot));
+    MT_HINT_SET(s->slots, slots);
+    MT_HINT_SET(s->cap, slots ? cap : 0);
+    return slots != NULL;
 }
 
 bool mt_ptrs_init(void)
@@ -111,8 +112,8 @@ static bool __attribute__((noinline, cold)) shard_grow(ptr_shard *s)
     mt_slot *old = s->slots;
     uint64_t ocap = s->cap;
     if (!shard_alloc(s, ncap)) {
-        s->slots = old;
-        s->cap = ocap;
+        MT_HINT_SET(s->slots, old);
+        MT_HINT_SET(s->cap, ocap);
         return false;
     }
     for (uint64_t i = 0; i < ocap; i++)
@@ -149,7 +150,7 @@ static void erase_at(ptr_shard *s, uint64_t i)
         i = j;
     }
     s->slots[i].w0 = 0;
-    s->count--;
+    MT_HINT_SET(s->count, s->count - 1);
 }
 
 /* The pass of "Birth times", for a birth at ms >= limit_ms.  False if a
@@ -243,7 +244,7 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
     } else {
         if (MT_UNLIKELY(s->side.count) && mt_side_take(&s->side, ptr, h, stale))
             r = MT_INSERT_REPLACED;
-        s->count++;
+        MT_HINT_SET(s->count, s->count + 1);
     }
     mt_slot_pack(&s->slots[j], key, b->size, b->trace, mt_birth_store(ms));
     return r;

@@ -68,7 +68,7 @@ bool mt_side_put(mt_side *t, uintptr_t ptr, uint64_t h, const mt_block *b, mt_bl
     if (*replaced)
         unpack(e, stale);
     else
-        t->count++;
+        MT_HINT_SET(t->count, t->count + 1); /* read unlocked: mt_ptr_count */
     *e = (mt_side_entry){.ptr = ptr,
                          .size = b->size,
                          .birth_ns = b->birth_ns / 1000000u * 1000000u,
@@ -92,7 +92,7 @@ static void erase_at(mt_side *t, uint64_t i)
         i = j;
     }
     t->e[i].ptr = 0;
-    t->count--;
+    MT_HINT_SET(t->count, t->count - 1);
 }
 
 bool mt_side_take(mt_side *t, uintptr_t ptr, uint64_t h, mt_block *out)
