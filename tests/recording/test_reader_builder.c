@@ -125,11 +125,11 @@ int db_memfd(const db_file *f)
 }
 
 /* mode: NULL, or the version-3 fields appended to PROCESS (3 values). */
-static void std_head_mode(db_file *f, const uint64_t *mode)
+static void std_head_mode(db_file *f, const uint64_t *mode, uint64_t record_start)
 {
     db_buf b = {0};
     db_v(&b, 4242), db_v(&b, 1), db_v(&b, 1000), db_v(&b, 12345), db_v(&b, 1700000000000000000ull);
-    db_v(&b, 0), db_v(&b, 1700000000000000000ull), db_v(&b, 32), db_v(&b, 100000000);
+    db_v(&b, record_start), db_v(&b, 1700000000000000000ull), db_v(&b, 32), db_v(&b, 100000000);
     db_v(&b, 1000), db_v(&b, 0), db_s(&b, "/usr/bin/prog"), db_s(&b, "prog --flag");
     for (unsigned i = 0; mode && i < 4; i++) /* version 3: mode, cull_ms, young_max, rate */
         db_v(&b, mode[i]);
@@ -275,16 +275,16 @@ static void std_final(db_file *f, unsigned rounds, unsigned reason)
     db_buf_free(&b);
 }
 
-static void std_head(db_file *f)
+static void std_head(db_file *f, uint64_t record_start)
 {
-    std_head_mode(f, NULL);
+    std_head_mode(f, NULL, record_start);
 }
 
 void db_culled_head(db_file *f, uint32_t version, uint64_t mode, uint64_t cull_ms)
 {
     uint64_t m[4] = {mode, cull_ms, 16, 0};
     db_file_init(f, version, MT_DAT_ENDIAN_MARK);
-    std_head_mode(f, m);
+    std_head_mode(f, m, 0);
     std_totals(f, 0, 0, 0);
     db_flush(f);
 }
@@ -322,8 +322,13 @@ void db_standard(db_file *f, unsigned seconds, int finalize)
 
 void db_standard_end(db_file *f, unsigned seconds, unsigned reason)
 {
+    db_standard_from(f, seconds, reason, 0);
+}
+
+void db_standard_from(db_file *f, unsigned seconds, unsigned reason, uint64_t record_start)
+{
     db_file_init(f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
-    std_head(f);
+    std_head(f, record_start);
     std_totals(f, 0, 0, 0);
     db_flush(f);
     for (unsigned i = 0; i < seconds; i++) {

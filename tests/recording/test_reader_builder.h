@@ -75,6 +75,8 @@ void db_standard(db_file *f, unsigned seconds, int finalize);
 /* The same, finalized with END(reason) (MT_DAT_END_*), or not at all when
  * reason is 0. */
 void db_standard_end(db_file *f, unsigned seconds, unsigned reason);
+/* db_standard_end with PROCESS's record_start at record_start (else 0). */
+void db_standard_from(db_file *f, unsigned seconds, unsigned reason, uint64_t record_start);
 
 /* A culled recording (version, PROCESS record_mode, cull_ms as given;
  * young_max 16): db_standard's head, then a TOTALS, one frame. */

@@ -193,7 +193,7 @@ static mt_errc pass(mt_replay *r, const mt_dat_pos *from, const mt_rfilter *f, m
     bool skipped = false;
     uint64_t win = mt_replay_window_ns(&r->proc);
     uint64_t stop = f->hi > UINT64_MAX - win ? UINT64_MAX : f->hi + win;
-    while (!rc && (rc = mt_dat_next(r->rd, &r->ev, err)) == MT_OK) {
+    while (!rc && (rc = mt_replay_next(r, err)) == MT_OK) {
         const mt_dat_event *ev = &r->ev;
         bool timed = ev->kind != MT_DAT_PROCESS && ev->kind != MT_DAT_MODULE &&
                      ev->kind != MT_DAT_UNLOAD && ev->kind != MT_DAT_DEF &&

@@ -52,6 +52,10 @@ struct mt_replay {
 
 /* The first pass over the whole file (replay_open.c). */
 mt_errc mt_replay_read_all(mt_replay *r, mt_err *err);
+/* The next event into r->ev, with the time the replay gives it: never at
+ * or before the recording's start for an allocation or a free (see
+ * replay_open.c).  Every pass reads through it. */
+mt_errc mt_replay_next(mt_replay *r, mt_err *err);
 
 /* Fill out with r's state at the cursor (replay_snap.c). */
 mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err);

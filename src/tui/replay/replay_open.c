@@ -145,6 +145,24 @@ static void peak_time(mt_replay *r)
     }
 }
 
+/* The hooks stamp allocations and frees with the coarse clock
+ * (src/preload/core/core_clock.h), which lags the precise one that stamps
+ * record_start by up to a tick (1-4 ms, more on a loaded machine): an event
+ * recorded just after the recording began can carry a time at or before
+ * its start, even 0.  None happened before it (what was live then is the
+ * INITIAL state), so such an event counts 1 ns after the start: a cursor at
+ * the start shows the state the recording began with, and the peak is
+ * never dated before the recording. */
+mt_errc mt_replay_next(mt_replay *r, mt_err *err)
+{
+    mt_errc rc = mt_dat_next(r->rd, &r->ev, err);
+    bool hooked = r->ev.kind == MT_DAT_ALLOC || r->ev.kind == MT_DAT_FREE;
+    uint64_t start = r->proc.record_start;
+    if (rc == MT_OK && hooked && r->ev.t_ns <= start && start < UINT64_MAX)
+        r->ev.t_ns = start + 1;
+    return rc;
+}
+
 mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
 {
     mt_rfilter all = {false, 0, UINT64_MAX};
@@ -152,7 +170,7 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
     if (!mt_dat_tell(r->rd, &pos) || mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
         return nomem(err);
     mt_errc rc;
-    while ((rc = mt_dat_next(r->rd, &r->ev, err)) == MT_OK) {
+    while ((rc = mt_replay_next(r, err)) == MT_OK) {
         rc = step(r, &r->ev, &all, err);
         if (rc)
             return rc;
