@@ -40,11 +40,12 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # (tests/realprogs/rp_redis.py); dwz (tests/security shares a program's DWARF out
 # into a dwz alternate file); for tests/fleet: protobuf-compiler (protoc --decode
 # reads the pprof profiles), golang-go (go tool pprof must agree with the
-# JSON), prometheus (a real server scrapes --serve; promtool checks /metrics).
+# JSON), prometheus (a real server scrapes --serve; promtool checks /metrics),
+# systemd (systemd-analyze verify checks the exporter's unit, tests/fleet).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps
     libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
     libmimalloc-dev libgoogle-perftools-dev redis-server dwz protobuf-compiler golang-go
-    prometheus)
+    prometheus systemd)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 
