@@ -33,7 +33,12 @@ bool mt_pid_exists(int pid)
 
 mt_state mt_segment_state(const mt_segment *seg)
 {
-    if (mt_segment_flags(seg) & MT_FLAG_EXITED)
+    return mt_segment_state_flags(seg, mt_segment_flags(seg));
+}
+
+mt_state mt_segment_state_flags(const mt_segment *seg, uint32_t flags)
+{
+    if (flags & MT_FLAG_EXITED)
         return MT_STATE_EXITED;
     uint64_t ticks;
     char st;

@@ -23,6 +23,9 @@ int mt_proc_start_ticks(int pid, uint64_t *ticks, char *state);
 bool mt_pid_exists(int pid);
 
 mt_state mt_segment_state(const mt_segment *seg);
+/* The same for header flags read earlier (with a snapshot): a state and a
+ * label (mt_state_label) computed from one read of the flags agree. */
+mt_state mt_segment_state_flags(const mt_segment *seg, uint32_t flags);
 const char *mt_state_name(mt_state st);
 /* Whether a snapshot (state st, header flags) is the state a process
  * published before it exec'd (MT_FLAG_EXECED). */

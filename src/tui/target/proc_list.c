@@ -28,7 +28,8 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
         return;
     }
     e->ok = true;
-    e->state = mt_state_label(mt_segment_state(&seg), mt_segment_flags(&seg));
+    uint32_t flags = mt_segment_flags(&seg); /* one read: state and label agree */
+    e->state = mt_state_label(mt_segment_state_flags(&seg, flags), flags);
     if (mt_segment_grow_error(&seg, e->why, sizeof e->why))
         e->ok = false; /* shown with its reason: a full /dev/shm */
     mt_proc_live live;

@@ -56,6 +56,12 @@ void mt_proc_live_read(const mt_segment *seg, mt_proc_live *live)
         return;
     double up = boot_uptime() - (double)ticks / (double)hz;
     read_cmdline(pid, live->cmdline, sizeof live->cmdline);
+    /* After an exec /proc names the new program, while an exec'd segment
+     * holds the old one's state: keep the segment's own name.  Read after
+     * the command line: the old image marks the segment before it execs,
+     * so a new command line implies the mark is visible here. */
+    if (mt_segment_flags(seg) & MT_FLAG_EXECED)
+        live->cmdline[0] = '\0';
     live->uptime_s = up > 0 ? (uint64_t)up : 0;
     live->valid = true;
 }

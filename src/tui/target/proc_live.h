@@ -4,7 +4,8 @@
  * time there, and a process that rewrites its argv (setproctitle) shows
  * the old one.  While the process that made the segment runs, the viewer,
  * --list and the reports show these instead; the header's values remain
- * the fallback for processes that are gone. */
+ * the fallback for processes that are gone, and the header's command line
+ * stays for a segment marked exec'd (/proc names the program after it). */
 #ifndef MEMTOP_PROC_LIVE_H
 #define MEMTOP_PROC_LIVE_H
 

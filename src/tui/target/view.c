@@ -62,9 +62,19 @@ void mt_view_detach(mt_view *v)
     mt_view_target(v, dir, pid);
 }
 
+/* From the flags read with the snapshot (v->snap.flags), which callers
+ * also label it with: the header's flags read again now may have gained
+ * EXITED | EXECED since (the target exec'd after the refresh), and a state
+ * "exited" beside a snapshot without EXECED would read as a final exit.
+ * Only if those flags make the segment stale (the process ended since)
+ * do the current flags decide: its final snapshot may have come just
+ * after the one we hold. */
 mt_state mt_view_state(const mt_view *v)
 {
-    return mt_segment_state(&v->seg);
+    if (!v->have_snap)
+        return mt_segment_state(&v->seg);
+    mt_state st = mt_segment_state_flags(&v->seg, v->snap.flags);
+    return st == MT_STATE_STALE ? mt_segment_state(&v->seg) : st;
 }
 
 const char *mt_view_cmdline(const mt_view *v)
