@@ -192,20 +192,7 @@ static void *realloc_tracked(mt_thread *t, void *old, size_t size, const mt_hook
     mt_block b;
     bool known = mt_take(old, &b);
     void *p = mt_real.realloc(old, size);
-    int saved = errno;
-    if (!p && size != 0) {
-        if (known)
-            mt_untake(old, &b); /* failed: the old block is still live */
-    } else {
-        if (known)
-            mt_charge_free(t, old, &b, false);
-        mt_count_realloc_free(t, old);
-        if (p)
-            mt_on_alloc(t, p, size, start);
-    }
-    hook_leave(t);
-    errno = saved;
-    return p;
+    return realloc_done(t, old, known, &b, p, size, false, start);
 }
 
 static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *start)
