@@ -7,17 +7,10 @@
 #include <string.h>
 
 #include "grow.h"
+#include "group.h" /* mt_label_hash */
 #include "json_escape.h"
 
 #define MIN_SLOTS 256
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
 
 static uint64_t hash_u64(uint64_t k)
 {
@@ -30,7 +23,7 @@ static uint64_t hash_u64(uint64_t k)
 /* The slot of str in s's slots, or the empty one where it belongs. */
 static size_t str_slot(const mt_pp_strings *s, const char *str)
 {
-    size_t mask = s->nslots - 1, i = (size_t)hash_str(str) & mask;
+    size_t mask = s->nslots - 1, i = (size_t)mt_label_hash(str) & mask;
     while (s->slots[i] && strcmp(s->items[s->slots[i] - 1], str) != 0)
         i = (i + 1) & mask;
     return i;
