@@ -22,11 +22,13 @@ static int parse_line(char *line, mt_map_entry *m)
 {
     unsigned long long start, end, ino;
     unsigned maj, mnr;
+    char perms[8];
     int off = 0;
-    if (sscanf(line, "%llx-%llx %*s %*x %x:%x %llu %n", &start, &end, &maj, &mnr, &ino, &off) !=
-            5 ||
+    if (sscanf(line, "%llx-%llx %7s %*x %x:%x %llu %n", &start, &end, perms, &maj, &mnr, &ino,
+               &off) != 6 ||
         off == 0 || ino == 0)
         return -1;
+    m->writable = perms[1] == 'w';
     line[strcspn(line, "\n")] = '\0';
     m->start = start;
     m->end = end;

@@ -8,6 +8,7 @@
 #ifndef MEMTOP_SHM_MAPS_H
 #define MEMTOP_SHM_MAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,6 +19,7 @@ typedef struct mt_map_entry {
     uint64_t start, end;
     dev_t dev;
     ino_t ino;
+    bool writable; /* mapped with write permission ("rw-p") */
     const char *path;
 } mt_map_entry;
 

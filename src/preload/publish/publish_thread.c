@@ -39,6 +39,7 @@
 #include "record.h"
 #include "publish_shm.h"
 #include "publish_snapshot.h"
+#include "publish_status.h"
 #include "core_spinlock.h"
 #include "core_state.h"
 #include "core_thread_state.h"
@@ -63,10 +64,11 @@ typedef struct {
     mt_spinlock lock;
     _Atomic uint32_t stop; /* 1: end the thread; a futex word (wait_stop) */
     bool final_done;
-    bool fork_child;   /* the segment to create is a fork child's */
-    bool exec_stopped; /* the thread was ended for an exec (restarted if it fails) */
-    bool running;      /* `thread` runs and is to be joined */
-    int pid;           /* the process the publisher belongs to (not a vfork child) */
+    bool fork_child;    /* the segment to create is a fork child's */
+    bool exec_stopped;  /* the thread was ended for an exec (restarted if it fails) */
+    bool create_failed; /* creating the segment failed (logged, memtop_status): not retried */
+    bool running;       /* `thread` runs and is to be joined */
+    int pid;            /* the process the publisher belongs to (not a vfork child) */
     pthread_t thread;
     mt_shm_writer w;
     mt_snapshot_state *snap;
@@ -140,8 +142,12 @@ static bool create_segment(bool fork_child)
     mt_spin_lock(&g_pub.lock);
     /* The thread's deferred creation racing the exit: whoever takes the
      * lock second sees the other (final_done, or stop stored before). */
-    bool ok = !g_pub.final_done && !atomic_load_explicit(&g_pub.stop, memory_order_acquire) &&
-              mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
+    bool ok = !g_pub.final_done && !atomic_load_explicit(&g_pub.stop, memory_order_acquire);
+    if (ok) {
+        mt_status_clear(); /* a new attempt (after a failed exec) */
+        ok = mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
+        g_pub.create_failed = !ok;
+    }
     if (ok) {
         mt_shm_header *h = g_pub.w.hdr;
         h->max_depth = mt_g.cfg.depth;
@@ -156,6 +162,7 @@ static bool create_segment(bool fork_child)
             mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
         publish_locked();
         ok = mt_shm_seal(&g_pub.w);
+        g_pub.create_failed = !ok;
         if (!ok)
             mt_shm_forget(&g_pub.w);
     }
@@ -184,8 +191,9 @@ static void *publisher_main(void *arg)
     /* g_pub.w is ours to read: only this thread or, before it was started
      * and after it ended, its starter create the segment. */
     if (!g_pub.w.base &&
-        (wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) || !create_segment(g_pub.fork_child)))
-        return NULL;
+        (g_pub.create_failed || wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) ||
+         !create_segment(g_pub.fork_child)))
+        return NULL; /* no segment: nothing to publish (a failure was logged once) */
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
     uint64_t next = mt_now_precise_ns() + interval;
     while (!atomic_load_explicit(&g_pub.stop, memory_order_acquire)) {
@@ -213,8 +221,11 @@ static bool start_thread(void)
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     int rc = pthread_create(&g_pub.thread, NULL, publisher_main, NULL);
     g_pub.running = rc == 0;
-    if (rc != 0)
+    if (rc != 0) {
         mt_log(MT_LOG_WARN, "cannot start the publisher thread: %s", strerror(rc));
+        if (!g_pub.w.base) /* the segment was to be created by the thread */
+            mt_status_fail(MT_STATUS_THREAD, rc, NULL);
+    }
     return rc == 0;
 }
 
@@ -304,7 +315,8 @@ void mt_publisher_exec_failed(void)
         mt_shm_change_flags(&g_pub.w, 0, MT_FLAG_EXITED | MT_FLAG_EXECED);
         mt_spin_unlock(&g_pub.lock);
     }
-    if (g_pub.exec_stopped) /* a segment still to create waits MEMTOP_START_MS again */
+    g_pub.create_failed = false; /* the exec'd image would have tried again */
+    if (g_pub.exec_stopped)      /* a segment still to create waits MEMTOP_START_MS again */
         start_thread();
     g_pub.exec_stopped = false;
 }
@@ -331,10 +343,12 @@ void mt_publisher_child_reset(void)
 {
     /* The segment is the parent's: drop our mapping of it, never write it. */
     mt_shm_forget(&g_pub.w);
+    mt_status_clear(); /* the parent's failure, if any, is not ours */
     if (g_pub.snap)
         mt_snapshot_state_reset_defs(g_pub.snap);
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     g_pub.running = false; /* the thread is the parent's */
     g_pub.final_done = false;
+    g_pub.create_failed = false; /* the child makes a segment of its own */
     atomic_store_explicit(&g_pub.lock.held, 0, memory_order_relaxed);
 }
