@@ -7,8 +7,8 @@ only said the process "runs libmemtop.so but has no segment yet" (after
 waiting) or "is not running with libmemtop.so"; --list did not show it at
 all.  The reason is now kept in libmemtop.so's status record, which memtop
 reads through /proc/PID/mem (docs/shm-protocol.md, "When there is no
-segment").  Two targets, each with MEMTOP_START_MS=0 (created at once, and
-the publisher thread must not try again):
+segment").  Two targets, each with MEMTOP_START_MS=0 (the segment is
+created at once, so it has failed by the time memtop looks):
   - MEMTOP_SHM_DIR a directory that does not exist (any user): `memtop -p
     PID --batch` and --list say "cannot create its segment ...: No such file
     or directory";

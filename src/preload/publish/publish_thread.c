@@ -64,11 +64,10 @@ typedef struct {
     mt_spinlock lock;
     _Atomic uint32_t stop; /* 1: end the thread; a futex word (wait_stop) */
     bool final_done;
-    bool fork_child;    /* the segment to create is a fork child's */
-    bool exec_stopped;  /* the thread was ended for an exec (restarted if it fails) */
-    bool create_failed; /* creating the segment failed (logged, memtop_status): not retried */
-    bool running;       /* `thread` runs and is to be joined */
-    int pid;            /* the process the publisher belongs to (not a vfork child) */
+    bool fork_child;   /* the segment to create is a fork child's */
+    bool exec_stopped; /* the thread was ended for an exec (restarted if it fails) */
+    bool running;      /* `thread` runs and is to be joined */
+    int pid;           /* the process the publisher belongs to (not a vfork child) */
     pthread_t thread;
     mt_shm_writer w;
     mt_snapshot_state *snap;
@@ -146,7 +145,6 @@ static bool create_segment(bool fork_child)
     if (ok) {
         mt_status_clear(); /* a new attempt (after a failed exec) */
         ok = mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
-        g_pub.create_failed = !ok;
     }
     if (ok) {
         mt_shm_header *h = g_pub.w.hdr;
@@ -162,7 +160,6 @@ static bool create_segment(bool fork_child)
             mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
         publish_locked();
         ok = mt_shm_seal(&g_pub.w);
-        g_pub.create_failed = !ok;
         if (!ok)
             mt_shm_forget(&g_pub.w);
     }
@@ -191,8 +188,7 @@ static void *publisher_main(void *arg)
     /* g_pub.w is ours to read: only this thread or, before it was started
      * and after it ended, its starter create the segment. */
     if (!g_pub.w.base &&
-        (g_pub.create_failed || wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) ||
-         !create_segment(g_pub.fork_child)))
+        (wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) || !create_segment(g_pub.fork_child)))
         return NULL; /* no segment: nothing to publish (a failure was logged once) */
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
     uint64_t next = mt_now_precise_ns() + interval;
@@ -315,8 +311,7 @@ void mt_publisher_exec_failed(void)
         mt_shm_change_flags(&g_pub.w, 0, MT_FLAG_EXITED | MT_FLAG_EXECED);
         mt_spin_unlock(&g_pub.lock);
     }
-    g_pub.create_failed = false; /* the exec'd image would have tried again */
-    if (g_pub.exec_stopped)      /* a segment still to create waits MEMTOP_START_MS again */
+    if (g_pub.exec_stopped) /* a segment still to create waits MEMTOP_START_MS again */
         start_thread();
     g_pub.exec_stopped = false;
 }
@@ -349,6 +344,5 @@ void mt_publisher_child_reset(void)
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     g_pub.running = false; /* the thread is the parent's */
     g_pub.final_done = false;
-    g_pub.create_failed = false; /* the child makes a segment of its own */
     atomic_store_explicit(&g_pub.lock.held, 0, memory_order_relaxed);
 }
