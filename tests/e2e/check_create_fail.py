@@ -16,7 +16,8 @@ created at once, so it has failed by the time memtop looks):
     /dev/shm (too small for the 16 KiB header): `memtop -p HOSTPID --batch`,
     `--export` and --list from the host say "No space left on device"
     (skipped when not root or unshare is impossible).
-Each target warns exactly once on its stderr.
+Each target warns exactly once on its stderr; `memtop --batch -- PROG` with
+the missing directory says why too, while PROG runs.
 """
 
 import os
@@ -71,7 +72,14 @@ def missing_dir(args, ctx):
     finally:
         e2elib.stop(proc)
     warned_once(proc, "the missing directory")
-    print("ok: %s\n    --list: %s" % (msg, row))
+    # memtop -- PROG says why while PROG runs (its memory is gone after)
+    launched = e2elib.run([args.memtop, "--batch", "-n", "1", "--", args.demo, "3"],
+                          ctx.env_with(MEMTOP_SHM_DIR=missing, MEMTOP_START_MS=0), timeout=60)
+    check(CREATE in launched.stderr and "No such file or directory" in launched.stderr and
+          "exited without a memtop segment" not in launched.stderr,
+          "memtop -- PROG does not say why there is no segment:\n" + e2elib.describe(launched))
+    print("ok: %s\n    --list: %s\n    -- PROG: %s" %
+          (msg, row, launched.stderr.strip().splitlines()[-1]))
 
 
 def full_tmpfs(args, ctx):
