@@ -107,6 +107,24 @@ static void describe(mt_status_record *r, char *why, size_t n)
         snprintf(why, n, "the target cannot create its segment %s: %s", r->path, what);
 }
 
+mt_preload_state mt_preload_judge(const mt_status_record *rec, int nspid, char *why, size_t n,
+                                  char *path, size_t pn)
+{
+    if (rec->version != MT_STATUS_VERSION || rec->bytes != sizeof *rec ||
+        rec->phase >= MT_STATUS_PHASES) {
+        snprintf(why, n, "its libmemtop.so status is of another version (%u) or corrupt",
+                 (unsigned)rec->version);
+        return MT_PRELOAD_UNKNOWN;
+    }
+    if (rec->phase == MT_STATUS_NONE || rec->pid != nspid)
+        return MT_PRELOAD_PENDING;
+    mt_status_record r = *rec;
+    describe(&r, why, n);
+    if (path)
+        snprintf(path, pn, "%s", r.path);
+    return MT_PRELOAD_FAILED;
+}
+
 /* The state the record at addr gives. */
 static mt_preload_state judge(int fd, uint64_t addr, int pid, char *why, size_t n, char *path,
                               size_t pn)
@@ -116,17 +134,7 @@ static mt_preload_state judge(int fd, uint64_t addr, int pid, char *why, size_t 
         snprintf(why, n, "its libmemtop.so status cannot be read (it keeps changing)");
         return MT_PRELOAD_UNKNOWN;
     }
-    if (r.version != MT_STATUS_VERSION || r.bytes != sizeof r || r.phase >= MT_STATUS_PHASES) {
-        snprintf(why, n, "its libmemtop.so status is of another version (%u) or corrupt",
-                 (unsigned)r.version);
-        return MT_PRELOAD_UNKNOWN;
-    }
-    if (r.phase == MT_STATUS_NONE || r.pid != mt_proc_nspid(pid))
-        return MT_PRELOAD_PENDING;
-    describe(&r, why, n);
-    if (path)
-        snprintf(path, pn, "%s", r.path);
-    return MT_PRELOAD_FAILED;
+    return mt_preload_judge(&r, mt_proc_nspid(pid), why, n, path, pn);
 }
 
 mt_preload_state mt_preload_probe(int pid, char *why, size_t n, char *path, size_t pn)

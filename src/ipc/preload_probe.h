@@ -26,4 +26,10 @@ typedef enum mt_preload_state {
  * namespace; "" if none). */
 mt_preload_state mt_preload_probe(int pid, char *why, size_t n, char *path, size_t pn);
 
+/* The state a record read from a process whose own pid (in its PID
+ * namespace) is nspid gives, why and path as above.  The record is
+ * untrusted: every field is checked, the strings cut and made printable. */
+mt_preload_state mt_preload_judge(const mt_status_record *rec, int nspid, char *why, size_t n,
+                                  char *path, size_t pn);
+
 #endif
