@@ -37,8 +37,7 @@ static int visit_lib(int pid, const mt_map_entry *m, void *ctx)
 {
     (void)pid;
     lib_maps *l = ctx;
-    const char *base = strrchr(m->path, '/');
-    if (!base || strncmp(base + 1, "libmemtop.so", 12) != 0)
+    if (!mt_maps_is_preload(m->path))
         return 0;
     l->found = true;
     if (m->writable && l->n < MAX_RANGES && m->end > m->start) {

@@ -134,8 +134,9 @@ static mt_errc add_mapped(const char *dir, mt_proc_list *l, size_t *cap, mt_err 
         ino_t ino;
         if (*end || pid <= 0 || pid > INT_MAX)
             continue;
-        if (mt_maps_segment((int)pid, path, sizeof path, &dev, &ino) != 0) {
-            if (add_failed(dir, (int)pid, l, cap) != 0)
+        bool preload;
+        if (mt_maps_segment((int)pid, path, sizeof path, &dev, &ino, &preload) != 0) {
+            if (preload && add_failed(dir, (int)pid, l, cap) != 0)
                 rc = mt_err_set(err, MT_E_NOMEM, "out of memory");
             continue;
         }
