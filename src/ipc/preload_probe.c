@@ -101,9 +101,9 @@ static void describe(mt_status_record *r, char *why, size_t n)
     if (r->phase == MT_STATUS_THREAD)
         snprintf(why, n, "the target cannot start its publisher thread: %s", what);
     else if (r->phase == MT_STATUS_PUBLISH)
-        snprintf(why, n, "the target cannot publish its segment as %s: %s", r->path, what);
+        snprintf(why, n, "the target cannot publish its segment: %s (%s)", what, r->path);
     else
-        snprintf(why, n, "the target cannot create its segment %s: %s", r->path, what);
+        snprintf(why, n, "the target cannot create its segment: %s (%s)", what, r->path);
 }
 
 mt_preload_state mt_preload_judge(const mt_status_record *rec, int nspid, char *why, size_t n,

@@ -20,8 +20,9 @@ typedef enum mt_preload_state {
 
 /* What pid's libmemtop.so says about its segment; why (n bytes, printable
  * characters only) is set for MT_PRELOAD_UNKNOWN and MT_PRELOAD_FAILED,
- * e.g. "the target cannot create its segment /dev/shm/memtop-1: No space
- * left on device", and for MT_PRELOAD_FAILED path (pn bytes; may be NULL)
+ * e.g. "the target cannot create its segment: No space left on device
+ * (/dev/shm/memtop-1)": the reason first, the path last (a narrow picker
+ * cuts it), and for MT_PRELOAD_FAILED path (pn bytes; may be NULL)
  * to the file it failed on, as the target names it (in its own mount
  * namespace; "" if none). */
 mt_preload_state mt_preload_probe(int pid, char *why, size_t n, char *path, size_t pn);

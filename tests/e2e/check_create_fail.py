@@ -10,8 +10,8 @@ reads through /proc/PID/mem (docs/shm-protocol.md, "When there is no
 segment").  Two targets, each with MEMTOP_START_MS=0 (the segment is
 created at once, so it has failed by the time memtop looks):
   - MEMTOP_SHM_DIR a directory that does not exist (any user): `memtop -p
-    PID --batch` and --list say "cannot create its segment ...: No such file
-    or directory";
+    PID --batch` and --list say "cannot create its segment: No such file or
+    directory (PATH)";
   - as root, memtop-demo under `unshare -m -p -f` with a 4 KiB tmpfs as its
     /dev/shm (too small for the 16 KiB header): `memtop -p HOSTPID --batch`,
     `--export` and --list from the host say "No space left on device"
@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
 
-CREATE = "the target cannot create its segment "
+CREATE = "the target cannot create its segment: "
 
 
 def shown(args, env, pid, reason):
