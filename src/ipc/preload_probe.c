@@ -22,8 +22,8 @@
 #include "preload_status.h"
 #include "shm_maps.h"
 
-#define MAX_RANGES 8
-#define SCAN_MAX (16ull << 20) /* bytes of one mapping looked at, at most */
+#define MAX_RANGES 4
+#define SCAN_MAX (1ull << 20) /* bytes of one mapping looked at, at most (its .data: ~130 KiB) */
 #define CHUNK (64u << 10)
 #define READ_TRIES 4
 
