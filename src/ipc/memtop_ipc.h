@@ -14,6 +14,7 @@
 #include "shm_liveness.h"
 #include "shm_maps.h"
 #include "shm_modules.h"
+#include "preload_probe.h"
 #include "shm_owner.h"
 #include "shm_path.h"
 #include "shm_recording.h"

@@ -22,11 +22,13 @@ static int parse_line(char *line, mt_map_entry *m)
 {
     unsigned long long start, end, ino;
     unsigned maj, mnr;
+    char perms[8];
     int off = 0;
-    if (sscanf(line, "%llx-%llx %*s %*x %x:%x %llu %n", &start, &end, &maj, &mnr, &ino, &off) !=
-            5 ||
+    if (sscanf(line, "%llx-%llx %7s %*x %x:%x %llu %n", &start, &end, perms, &maj, &mnr, &ino,
+               &off) != 6 ||
         off == 0 || ino == 0)
         return -1;
+    m->writable = perms[1] == 'w';
     line[strcspn(line, "\n")] = '\0';
     m->start = start;
     m->end = end;
@@ -111,6 +113,7 @@ int mt_maps_holder(dev_t dev, ino_t ino, uint64_t start_ticks)
 
 typedef struct seg_q {
     int nspid;
+    bool *preload;
     char *buf;
     size_t n;
     dev_t *dev;
@@ -121,6 +124,8 @@ static int visit_segment(int pid, const mt_map_entry *m, void *ctx)
 {
     const seg_q *q = ctx;
     const char *base = strrchr(m->path, '/');
+    if (q->preload && mt_maps_is_preload(m->path))
+        *q->preload = true;
     if (m->path[0] != '/' || !base || mt_shm_parse_name(base + 1) != q->nspid)
         return 0; /* "(deleted)" at the end does not parse either */
     int r = snprintf(q->buf, q->n, "/proc/%d/root%s", pid, m->path);
@@ -131,9 +136,17 @@ static int visit_segment(int pid, const mt_map_entry *m, void *ctx)
     return 1;
 }
 
-int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino)
+bool mt_maps_is_preload(const char *path)
 {
-    seg_q q = {mt_proc_nspid(pid), buf, n, dev, ino};
+    const char *base = strrchr(path, '/');
+    return base && strncmp(base + 1, "libmemtop.so", 12) == 0;
+}
+
+int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino, bool *preload)
+{
+    if (preload)
+        *preload = false;
+    seg_q q = {mt_proc_nspid(pid), preload, buf, n, dev, ino};
     return q.nspid > 0 && mt_maps_scan(pid, visit_segment, &q) == 1 ? 0 : -1;
 }
 

@@ -8,6 +8,7 @@
 #ifndef MEMTOP_SHM_MAPS_H
 #define MEMTOP_SHM_MAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,6 +19,7 @@ typedef struct mt_map_entry {
     uint64_t start, end;
     dev_t dev;
     ino_t ino;
+    bool writable; /* mapped with write permission ("rw-p") */
     const char *path;
 } mt_map_entry;
 
@@ -38,8 +40,14 @@ int mt_maps_holder(dev_t dev, ino_t ino, uint64_t start_ticks);
  * child also maps its parent's segment, under the parent's number).  Its
  * path as we can open it, "/proc/<pid>/root<path in the target's mount
  * namespace>", into buf, its device and inode into dev and ino; -1 if
- * there is none, the maps cannot be read or the path does not fit. */
-int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino);
+ * there is none, the maps cannot be read or the path does not fit.
+ * preload (may be NULL): set if the lines read (all of them when there is
+ * no segment) map libmemtop.so, so that one read of the maps also says
+ * whether to ask it why (preload_probe.h). */
+int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino, bool *preload);
+
+/* True if path names libmemtop.so (any directory, any version suffix). */
+bool mt_maps_is_preload(const char *path);
 
 /* The last entry of NSpid in /proc/<pid>/status: pid as the process sees
  * itself in its own PID namespace (pid itself outside any); -1 if gone. */

@@ -120,7 +120,7 @@ int mt_shm_locate(const char *dir, int pid, char *path, size_t n)
     dev_t dev;
     ino_t ino;
     struct stat st;
-    if (mt_maps_segment(pid, mapped, sizeof mapped, &dev, &ino) != 0 ||
+    if (mt_maps_segment(pid, mapped, sizeof mapped, &dev, &ino, NULL) != 0 ||
         (lstat(path, &st) == 0 && st.st_dev == dev && st.st_ino == ino))
         return 0; /* nothing mapped (or not ours to read), or the same file */
     int r = snprintf(path, n, "%s", mapped);

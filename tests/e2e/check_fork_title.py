@@ -8,7 +8,8 @@ tracking time as the child's uptime.  A preloaded perl sleeps 4 s, forks a
 child that allocates (its segment is made) and then sets $0 (perl rewrites
 its argv, and environ, in place), and then --batch on
 the child must show the new title and an uptime at least 4 s shorter than
-the parent's (read after it: no timing assumption), and --list likewise.
+the parent's (read after it: no timing assumption), and --list and the JSON
+export (`cmdline`, `uptime_s`) likewise.
 """
 
 import os
@@ -48,6 +49,15 @@ def batch_head(args, ctx, pid):
     return seconds(m.group(1)), cmd.group(1), proc.stdout
 
 
+def export_head(args, ctx, pid):
+    """uptime_s and cmdline of `memtop -p PID --export FILE.json`."""
+    out = ctx.path("snap-%d.json" % pid)
+    proc = e2elib.run([args.memtop, "-p", str(pid), "--export", out], ctx.env, timeout=60)
+    check(proc.returncode == 0, "memtop -p %d --export failed:\n%s" % (pid, e2elib.describe(proc)))
+    snap = e2elib.load_json(out)
+    return float(snap["uptime_s"]), snap["cmdline"]
+
+
 def test(args):
     ctx = e2elib.Ctx(args)
     script, pidfile = ctx.path("title.pl"), ctx.path("child.pid")
@@ -72,7 +82,13 @@ def test(args):
         rows = [ln for ln in listed.stdout.splitlines() if ln.split()[:1] == [str(child)]]
         check(len(rows) == 1 and rows[0].endswith(TITLE),
               "--list does not show the child's own title:\n" + e2elib.describe(listed))
-        print("ok: child %d %r up %ds, parent %r up %ds" % (child, c_cmd, c_up, p_cmd, p_up))
+        jc_up, jc_cmd = export_head(args, ctx, child)
+        jp_up, _ = export_head(args, ctx, parent.pid)
+        check(jc_cmd == TITLE, "the child's JSON cmdline is %r, not its own %r" % (jc_cmd, TITLE))
+        check(jc_up + 4 <= jp_up, "the child's JSON uptime_s is %.3f, its parent's %.3f" %
+              (jc_up, jp_up))
+        print("ok: child %d %r up %ds, parent %r up %ds; JSON %.2f s vs %.2f s" %
+              (child, c_cmd, c_up, p_cmd, p_up, jc_up, jp_up))
     finally:
         if child:
             try:

@@ -11,15 +11,24 @@ host's own, empty directory: found in the maps) shows it running once,
 under its host pid, with its PID namespace, --clean keeps it (and the file stays), `memtop -p HOSTPID` finds
 it through the target's maps and shows the host pid, and the target is
 unharmed; then the same for a private /dev/shm without a PID namespace.
+Last, memtop-exact in mount and PID namespaces, held alive after its work:
+`memtop -p HOSTPID --export` must match its ground truth to the byte (as
+check_exact.py does for a launched one), and `--batch` must show the same
+totals.
 """
 
+import json
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_exact  # noqa: E402
 import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
+
+HOLD_MS = 120000  # memtop-exact waits this long after its work: until stopped
 
 
 def ns_dir(ctx, pid):
@@ -35,6 +44,58 @@ def attach(args, ctx, pid):
     check(" pid %d running" % pid in first and "memtop-demo" in batch.stdout,
           "memtop -p %d does not show host pid %d running:\n%s" %
           (pid, pid, e2elib.describe(batch)))
+
+
+def batch_totals(text):
+    """(live blocks, allocs, frees) of --batch's exact integers ("heap: ...
+    live in N blocks", "total N allocs (...), M frees"); its bytes are
+    rounded (KiB)."""
+    live = re.search(r"^heap: .* live in ([0-9]+) blocks", text, re.M)
+    total = re.search(r"^rate: .*total ([0-9]+) allocs \(.*?\), ([0-9]+) frees", text, re.M)
+    if not live or not total:
+        return None
+    return int(live.group(1)), int(total.group(1)), int(total.group(2))
+
+
+def exact_counts(args, ctx):
+    """memtop-exact in mount and PID namespaces, attached by host pid: its
+    counts are exact to the byte, in the export and in --batch."""
+    ground = ctx.path("ns-ground.json")
+    env = ctx.env_with(MEMTOP_TEMP_MS=0, MEMTOP_EXACT_HOLD_MS=HOLD_MS)
+    proc, pid = e2elib.start_in_namespaces(ctx, [args.exact, ground], env=env)
+    try:
+        truth = e2elib.wait_for(lambda: os.path.exists(ground) and load_quiet(ground),
+                                "memtop-exact's ground truth")
+        out = ctx.path("ns-exact.json")
+        exp = e2elib.run([args.memtop, "-p", str(pid), "--export", out], ctx.env, timeout=60)
+        check(exp.returncode == 0, "memtop -p %d --export failed:\n%s" % (pid, e2elib.describe(exp)))
+        snap = e2elib.load_json(out)
+        check(snap["pid"] == pid and snap["state"] == "running",
+              "the export names pid %r (%r), not running host pid %d" %
+              (snap["pid"], snap["state"], pid))
+        errs, matched = check_exact.compare(args, snap, truth, "", final=False)
+        check(not errs, "memtop -p %d --export (%s) disagrees with the ground truth %s:\n%s" %
+              (pid, out, ground, "\n".join(errs)))
+        batch = e2elib.run([args.memtop, "-p", str(pid), "--batch", "-n", "1"], ctx.env, timeout=60)
+        got = batch_totals(batch.stdout)
+        t = snap["totals"]
+        want = (t["live_count"], t["alloc_count"], t["free_count"])
+        check(batch.returncode == 0 and got == want,
+              "--batch shows %r (live blocks, allocs, frees), the export %r:\n%s" %
+              (got, want, e2elib.describe(batch)))
+        print("ok: pid %d in its namespaces: %d sites, %d traces exact to the byte" %
+              (pid, len(truth["sites"]), matched))
+    finally:
+        e2elib.stop(proc)
+
+
+def load_quiet(path):
+    """The JSON in path, or None while it is being written."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except ValueError:
+        return None
 
 
 def test(args):
@@ -78,6 +139,7 @@ def test(args):
         print("ok: private /dev/shm, pid %d attached from the host" % pid)
     finally:
         e2elib.stop(proc)
+    exact_counts(args, ctx)
 
 
 if __name__ == "__main__":

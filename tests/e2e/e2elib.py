@@ -132,18 +132,21 @@ def wait_segment(ctx, proc):
 
 
 SEGMENT_MAP = re.compile(r"/memtop-[0-9]+(-[0-9a-f]+)?$", re.M)
+PRELOAD_MAP = re.compile(r"/libmemtop\.so$", re.M)
 
 
-def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m"):
+def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m", env=None, until=None):
     """cmd preloaded inside `unshare -m [-p -f]` with a private tmpfs as its
     MEMTOP_SHM_DIR (a tmpfs of `size`) that the host does not see, as in a
     container (needs root); returns (the unshare process, the target's host
     pid, once it maps its segment).  Stop it with stop(): unshare kills a
-    forked child with it."""
+    forked child with it.  env: the environment (default ctx.env); until: a
+    regular expression on its maps to wait for instead of its segment (e.g.
+    PRELOAD_MAP, for a target that cannot create one)."""
     inner = "mount -t tmpfs -o size=%s memtop-ns %s && exec env LD_PRELOAD=%s %s" % (
         size, shlex.quote(ctx.shm_dir), shlex.quote(ctx.args.preload), shlex.join(cmd))
     flags = ["-m", "-p", "-f", "--kill-child"] if pid_ns else ["-m"]
-    proc = subprocess.Popen(["unshare"] + flags + ["sh", "-c", inner], env=ctx.env,
+    proc = subprocess.Popen(["unshare"] + flags + ["sh", "-c", inner], env=env or ctx.env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
 
@@ -165,7 +168,7 @@ def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m"):
         try:
             with open("/proc/%d/maps" % pid) as f:
                 # memtop-<pid>[-<hex>], not the program memtop-demo itself
-                return pid if SEGMENT_MAP.search(f.read()) else None
+                return pid if (until or SEGMENT_MAP).search(f.read()) else None
         except OSError:
             return None
 

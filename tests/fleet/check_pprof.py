@@ -78,8 +78,8 @@ def compare(prof, snap, name):
     check(prof.time_nanos == round(float(snap["time_unix"]) * 1e9) or
           abs(prof.time_nanos - float(snap["time_unix"]) * 1e9) < 1000,
           "%s: time_nanos %d, JSON time_unix %s" % (name, prof.time_nanos, snap["time_unix"]))
-    check(abs(prof.duration_nanos - float(snap["uptime_s"]) * 1e9) < 1000,
-          "%s: duration_nanos %d, JSON uptime_s %s" % (name, prof.duration_nanos, snap["uptime_s"]))
+    check(abs(prof.duration_nanos - float(snap["tracking_s"]) * 1e9) < 1000,
+          "%s: duration_nanos %d, JSON tracking_s %s" % (name, prof.duration_nanos, snap["tracking_s"]))
     exact = snap["health"]["exact"]
     check(("data: exact (every allocation and free counted, not sampled)" in prof.comments) == exact,
           "%s: comments %r, JSON exact %r" % (name, prof.comments, exact))

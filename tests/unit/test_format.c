@@ -232,6 +232,9 @@ static char *export_with(exp_fixture *x, void (*fn)(FILE *, const mt_export_src 
 static void test_export_json(void **state)
 {
     exp_fixture *x = *state;
+    /* The header's command line, as for a process that is gone (the
+     * synthetic segment names this very process: /proc's would win). */
+    x->v.live.valid = false;
     char *j = export_with(x, mt_export_json);
     assert_non_null(strstr(j, "\"memtop_snapshot\": 1"));
     assert_non_null(strstr(j, "\"cmdline\": \"test-prog --flag \\\"quoted\\\"\""));
@@ -269,6 +272,25 @@ static void test_export_csv(void **state)
     free(c);
 }
 
+/* A running target's JSON names it as /proc does now (a forked child's
+ * own title and uptime: proc_live.h); tracking_s stays the snapshot's. */
+static void test_export_json_live(void **state)
+{
+    exp_fixture *x = *state;
+    x->v.live.valid = true;
+    snprintf(x->v.live.cmdline, sizeof x->v.live.cmdline, "postgres: checkpointer");
+    x->v.live.uptime_s = 5;
+    x->v.live.uptime_ns = 5250000000ull;
+    char *j = export_with(x, mt_export_json);
+    assert_non_null(strstr(j, "\"cmdline\": \"postgres: checkpointer\""));
+    assert_non_null(strstr(j, "\"uptime_s\": 5.250000000,"));
+    char want[64];
+    snprintf(want, sizeof want, "\"tracking_s\": %llu.000000000,",
+             (unsigned long long)(x->v.snap.slot.t_ns / 1000000000ull));
+    assert_non_null(strstr(j, want));
+    free(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_sanitize),
         cmocka_unit_test(test_options),
         cmocka_unit_test_setup_teardown(test_export_json, exp_setup, exp_teardown),
+        cmocka_unit_test_setup_teardown(test_export_json_live, exp_setup, exp_teardown),
         cmocka_unit_test_setup_teardown(test_export_csv, exp_setup, exp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

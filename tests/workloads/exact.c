@@ -32,6 +32,10 @@
  *   before the work, without allocating, so that a viewer can attach and
  *   start recording first (tests/tui/check_record_key.py).  Unset or 0: no
  *   delay; a bad value is a usage error (exit 2).
+ *   MEMTOP_EXACT_HOLD_MS=N (likewise): sleep N milliseconds after writing
+ *   the ground truth, before exiting, so that a viewer can attach by pid
+ *   and read the finished state of a running process
+ *   (tests/e2e/check_namespaces.py).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -626,10 +630,11 @@ static int parse_exit_code(const char *arg)
     return (int)v;
 }
 
-/* MEMTOP_EXACT_DELAY_MS in milliseconds: 0 when unset, -1 when invalid. */
-static long delay_ms(void)
+/* The milliseconds in environment variable name: 0 when unset, -1 when
+ * invalid. */
+static long env_ms(const char *name)
 {
-    const char *v = getenv("MEMTOP_EXACT_DELAY_MS");
+    const char *v = getenv(name);
     if (v == NULL || *v == '\0') {
         return 0;
     }
@@ -649,10 +654,10 @@ static void sleep_ms(long ms)
 int main(int argc, char **argv)
 {
     int exit_code = argc > 2 ? parse_exit_code(argv[2]) : 0;
-    long delay = delay_ms();
-    if (argc > 3 || exit_code < 0 || delay < 0) {
-        fprintf(stderr, "usage: [MEMTOP_EXACT_DELAY_MS=N] memtop-exact [GROUND.json|-] "
-                        "[EXIT_CODE]\n");
+    long delay = env_ms("MEMTOP_EXACT_DELAY_MS"), hold = env_ms("MEMTOP_EXACT_HOLD_MS");
+    if (argc > 3 || exit_code < 0 || delay < 0 || hold < 0) {
+        fprintf(stderr, "usage: [MEMTOP_EXACT_DELAY_MS=N] [MEMTOP_EXACT_HOLD_MS=N] memtop-exact "
+                        "[GROUND.json|-] [EXIT_CODE]\n");
         return 2;
     }
     sleep_ms(delay);
@@ -670,5 +675,6 @@ int main(int argc, char **argv)
     if (write_truth(argc > 1 ? argv[1] : NULL, &truth, exit_code) != 0) {
         return EXIT_DESIGN_BUG;
     }
+    sleep_ms(hold);
     return exit_code;
 }

@@ -13,6 +13,7 @@
 
 #include "core_log.h"
 #include "core_procinfo.h"
+#include "publish_status.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -231,10 +232,12 @@ static bool publish_aside(mt_shm_writer *w, const struct stat *in_way)
                  : renameat2(AT_FDCWD, w->tmp_path, AT_FDCWD, aside, RENAME_NOREPLACE);
     }
     if (rc != 0) {
+        int e = errno;
         mt_log(MT_LOG_WARN,
-               "%s is in the way (owned by uid %u) and %s cannot be created: %s; this "
-               "process will not be visible to memtop",
-               w->path, (unsigned)in_way->st_uid, aside, strerror(errno));
+               "%s is in the way (owned by uid %u) and %s cannot be created: %s; memtop "
+               "shows this process without data",
+               w->path, (unsigned)in_way->st_uid, aside, strerror(e));
+        mt_status_fail(MT_STATUS_PUBLISH, e, aside);
         return false;
     }
     mt_log(MT_LOG_WARN,
@@ -262,9 +265,11 @@ bool mt_shm_seal(mt_shm_writer *w)
         /* Another user's file may have appeared since lstat: in a sticky
          * directory, rename over it fails with EPERM. */
         taken = (e == EPERM || e == EACCES) && lstat(w->path, &st) == 0 && st.st_uid != geteuid();
-        if (!taken)
-            mt_log(MT_LOG_WARN, "cannot publish %s: %s; this process will not be visible to memtop",
+        if (!taken) {
+            mt_log(MT_LOG_WARN, "cannot publish %s: %s; memtop shows this process without data",
                    w->path, strerror(e));
+            mt_status_fail(MT_STATUS_PUBLISH, e, w->path);
+        }
     }
     if (taken && publish_aside(w, &st))
         return true;
@@ -291,8 +296,10 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
     w->p.pid = pid;
     int fd = open_fresh(w, dir, pid);
     if (fd < 0) {
-        mt_log(MT_LOG_WARN, "cannot create %s: %s; this process will not be visible to memtop",
-               w->tmp_path, strerror(errno));
+        int e = errno;
+        mt_log(MT_LOG_WARN, "cannot create %s: %s; memtop shows this process without data",
+               w->tmp_path, strerror(e));
+        mt_status_fail(MT_STATUS_CREATE, e, w->path);
         return false;
     }
     fchmod(fd, 0600); /* whatever the umask did: owner only */
@@ -301,8 +308,10 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
     if (rc == 0)
         base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
-        mt_log(MT_LOG_WARN, "cannot set up %s: %s; this process will not be visible to memtop",
-               w->path, strerror(rc ? rc : errno));
+        rc = rc ? rc : errno;
+        mt_log(MT_LOG_WARN, "cannot set up %s: %s; memtop shows this process without data", w->path,
+               strerror(rc));
+        mt_status_fail(MT_STATUS_SETUP, rc, w->path);
         close(fd);
         unlink(w->tmp_path);
         return false;

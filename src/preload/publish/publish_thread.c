@@ -39,6 +39,7 @@
 #include "record.h"
 #include "publish_shm.h"
 #include "publish_snapshot.h"
+#include "publish_status.h"
 #include "core_spinlock.h"
 #include "core_state.h"
 #include "core_thread_state.h"
@@ -140,8 +141,11 @@ static bool create_segment(bool fork_child)
     mt_spin_lock(&g_pub.lock);
     /* The thread's deferred creation racing the exit: whoever takes the
      * lock second sees the other (final_done, or stop stored before). */
-    bool ok = !g_pub.final_done && !atomic_load_explicit(&g_pub.stop, memory_order_acquire) &&
-              mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
+    bool ok = !g_pub.final_done && !atomic_load_explicit(&g_pub.stop, memory_order_acquire);
+    if (ok) {
+        mt_status_clear(); /* a new attempt (after a failed exec) */
+        ok = mt_shm_create(&g_pub.w, mt_g.cfg.shm_dir, (int)getpid());
+    }
     if (ok) {
         mt_shm_header *h = g_pub.w.hdr;
         h->max_depth = mt_g.cfg.depth;
@@ -185,7 +189,7 @@ static void *publisher_main(void *arg)
      * and after it ended, its starter create the segment. */
     if (!g_pub.w.base &&
         (wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) || !create_segment(g_pub.fork_child)))
-        return NULL;
+        return NULL; /* no segment: nothing to publish (a failure was logged once) */
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
     uint64_t next = mt_now_precise_ns() + interval;
     while (!atomic_load_explicit(&g_pub.stop, memory_order_acquire)) {
@@ -213,8 +217,11 @@ static bool start_thread(void)
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     int rc = pthread_create(&g_pub.thread, NULL, publisher_main, NULL);
     g_pub.running = rc == 0;
-    if (rc != 0)
+    if (rc != 0) {
         mt_log(MT_LOG_WARN, "cannot start the publisher thread: %s", strerror(rc));
+        if (!g_pub.w.base) /* the segment was to be created by the thread */
+            mt_status_fail(MT_STATUS_THREAD, rc, NULL);
+    }
     return rc == 0;
 }
 
@@ -331,6 +338,7 @@ void mt_publisher_child_reset(void)
 {
     /* The segment is the parent's: drop our mapping of it, never write it. */
     mt_shm_forget(&g_pub.w);
+    mt_status_clear(); /* the parent's failure, if any, is not ours */
     if (g_pub.snap)
         mt_snapshot_state_reset_defs(g_pub.snap);
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);

@@ -29,7 +29,8 @@ typedef struct launch {
     long reports;
     int failures;
     bool gave_up;
-    int rc; /* memtop's own status */
+    bool no_segment; /* PROG could not create its segment: said why once */
+    int rc;          /* memtop's own status */
 } launch;
 
 static void note_failure(launch *L, mt_errc rc, const mt_err *err)
@@ -57,6 +58,14 @@ static void step(launch *L)
         L->failures = 0;
     else
         note_failure(L, rc, &err);
+    char why[400];
+    if (rc == MT_E_NOENT && !L->no_segment && !L->view.attached &&
+        mt_preload_probe((int)L->child.pid, why, sizeof why, NULL, 0) == MT_PRELOAD_FAILED) {
+        /* while PROG runs: once it has exited, its memory cannot be read */
+        mt_errorf("%s (pid %d) runs libmemtop.so but has no segment: %s", L->o->prog_argv[0],
+                  (int)L->child.pid, why);
+        L->no_segment = true;
+    }
 }
 
 static bool have_snapshot(const launch *L)
@@ -97,7 +106,7 @@ static void finish(launch *L)
     const mt_opts *o = L->o;
     step(L);
     if (!have_snapshot(L)) {
-        if (!L->gave_up)
+        if (!L->gave_up && !L->no_segment)
             mt_errorf("%s exited without a memtop segment (statically linked, setuid, or "
                       "MEMTOP_DISABLE set?)",
                       o->prog_argv[0]);

@@ -1,6 +1,6 @@
 /* export_json.c -- the JSON snapshot (shape documented in issue 2 and
- * docs/): every number an exact integer except time_unix, uptime_s and
- * growth_bytes_per_s; frames innermost first; unknown values null. */
+ * docs/): every number an exact integer except time_unix, uptime_s,
+ * tracking_s and growth_bytes_per_s; frames innermost first; unknown values null. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -66,15 +66,19 @@ static void put_head(FILE *f, const mt_export_src *x)
     fprintf(f, "{\n\"memtop_snapshot\": 1,\n\"pid\": %d,\n\"ppid\": %d,\n\"exe\": ",
             mt_segment_pid(&x->v->seg), (int)id->ppid);
     mt_json_string(f, id->exe);
+    /* A live target's own command line and uptime, as the viewer shows
+     * them (proc_live.h); a recording's or a gone process's from the
+     * header.  tracking_s: the time alloc_* and free_* cover. */
     fputs(",\n\"cmdline\": ", f);
-    mt_json_string(f, id->cmdline);
+    mt_json_string(f, x->v->live.valid && x->v->live.cmdline[0] ? x->v->live.cmdline : id->cmdline);
     bool execd = mt_state_execd(x->state, s->flags);
     fprintf(f, ",\n\"state\": \"%s\",\n\"exited\": %s,\n\"execd\": %s,\n\"fork_child\": %s,\n",
             mt_state_label(x->state, s->flags),
             x->state == MT_STATE_EXITED && !execd ? "true" : "false", execd ? "true" : "false",
             s->flags & MT_FLAG_FORK_CHILD ? "true" : "false");
     put_secs(f, "time_unix", s->slot.unix_ns);
-    put_secs(f, "uptime_s", s->slot.t_ns);
+    put_secs(f, "uptime_s", mt_view_uptime_ns(x->v));
+    put_secs(f, "tracking_s", s->slot.t_ns);
     fprintf(f, "\"publish_seq\": %" PRIu64 ",\n\"segment_full\": %s,\n", s->slot.publish_seq,
             s->flags & MT_FLAG_SEGMENT_FULL ? "true" : "false");
     /* the window of every growth_bytes_per_s (the present rate, rows.h) */

@@ -74,6 +74,16 @@ static void hard_failure(mt_source *s, const mt_err *err)
     snprintf(s->error, sizeof s->error, "%s: %s", s->view.path, err->msg);
 }
 
+/* PROG runs libmemtop.so but could not create its segment: say why on
+ * the status line (preload_probe.h), while it runs (after, its memory is
+ * gone). */
+static void no_segment(mt_source *s)
+{
+    char why[400];
+    if (mt_preload_probe(s->pid, why, sizeof why, NULL, 0) == MT_PRELOAD_FAILED)
+        snprintf(s->error, sizeof s->error, "pid %d has no segment: %s", s->pid, why);
+}
+
 /* Where the target stands after a refresh. */
 static bool update_phase(mt_source *s)
 {
@@ -147,6 +157,8 @@ bool mt_source_poll(mt_source *s)
             s->version += changed;
         } else if (!mt_view_transient(rc)) {
             hard_failure(s, &err);
+        } else if (rc == MT_E_NOENT && s->launched && !s->error[0]) {
+            no_segment(s);
         }
     }
     return update_phase(s) || changed;

@@ -93,9 +93,33 @@ static bool in_dir(const char *mapped, int pid, const char *dir)
     return strncmp(mapped, root, (size_t)r) == 0 && base == p + n && strncmp(p, dir, n) == 0;
 }
 
+/* A row for pid, which runs libmemtop.so but could not create its
+ * segment in a directory of dir's name (why: preload_probe.h), unless it
+ * is listed already; -1 if out of memory. */
+static int add_failed(const char *dir, int pid, mt_proc_list *l, size_t *cap)
+{
+    char why[256], path[MT_STATUS_PATH_MAX], mapped[MT_STATUS_PATH_MAX + 64];
+    if (mt_preload_probe(pid, why, sizeof why, path, sizeof path) != MT_PRELOAD_FAILED ||
+        listed(l, pid, 0, 0))
+        return 0;
+    /* path is the file's name in the target's mount namespace */
+    snprintf(mapped, sizeof mapped, "/proc/%d/root%s", pid, path);
+    if (path[0] && !in_dir(mapped, pid, dir))
+        return 0;
+    if (push_entry(l, cap) != 0)
+        return -1;
+    mt_proc_entry *e = &l->items[l->count++];
+    memset(e, 0, sizeof *e);
+    e->pid = pid;
+    e->state = "running";
+    snprintf(e->why, sizeof e->why, "%s", why);
+    return 0;
+}
+
 /* Every process that maps a segment of its own: one not in dir (another
  * mount namespace) is added; one that is, under a pid from another PID
- * namespace, is read again under the pid we see. */
+ * namespace, is read again under the pid we see.  And every process whose
+ * libmemtop.so could not create its segment (add_failed). */
 static mt_errc add_mapped(const char *dir, mt_proc_list *l, size_t *cap, mt_err *err)
 {
     DIR *d = opendir("/proc");
@@ -108,9 +132,14 @@ static mt_errc add_mapped(const char *dir, mt_proc_list *l, size_t *cap, mt_err 
         long pid = strtol(de->d_name, &end, 10);
         dev_t dev;
         ino_t ino;
-        if (*end || pid <= 0 || pid > INT_MAX ||
-            mt_maps_segment((int)pid, path, sizeof path, &dev, &ino) != 0)
+        if (*end || pid <= 0 || pid > INT_MAX)
             continue;
+        bool preload;
+        if (mt_maps_segment((int)pid, path, sizeof path, &dev, &ino, &preload) != 0) {
+            if (preload && add_failed(dir, (int)pid, l, cap) != 0)
+                rc = mt_err_set(err, MT_E_NOMEM, "out of memory");
+            continue;
+        }
         mt_proc_entry *e = listed(l, (int)pid, dev, ino);
         if (!e && !in_dir(path, (int)pid, dir))
             continue;

@@ -63,5 +63,6 @@ void mt_proc_live_read(const mt_segment *seg, mt_proc_live *live)
     if (mt_segment_flags(seg) & MT_FLAG_EXECED)
         live->cmdline[0] = '\0';
     live->uptime_s = up > 0 ? (uint64_t)up : 0;
+    live->uptime_ns = up > 0 ? (uint64_t)(up * 1e9) : 0;
     live->valid = true;
 }

@@ -89,6 +89,11 @@ uint64_t mt_view_uptime_s(const mt_view *v)
     return v->live.valid ? v->live.uptime_s : v->snap.slot.t_ns / 1000000000ull;
 }
 
+uint64_t mt_view_uptime_ns(const mt_view *v)
+{
+    return v->live.valid ? v->live.uptime_ns : v->snap.slot.t_ns;
+}
+
 /* Rates between two snapshots, else from the last two timeline points. */
 static void update_rates(mt_view *v)
 {

@@ -76,5 +76,8 @@ const char *mt_view_cmdline(const mt_view *v);
 /* Seconds the target has run: its own (/proc) while it runs, else the
  * snapshot's time since tracking started. */
 uint64_t mt_view_uptime_s(const mt_view *v);
+/* The same in nanoseconds: /proc's, to the clock tick, else the snapshot's
+ * exact time since tracking started. */
+uint64_t mt_view_uptime_ns(const mt_view *v);
 
 #endif
