@@ -139,7 +139,7 @@ static void test_plumbing(void **state)
 
 static const mt_sym_result *sym(mt_symbolizer *s, const char *path, uint64_t off)
 {
-    mt_sym_module m = {path, NULL, 0};
+    mt_sym_module m = {.path = path};
     const mt_sym_result *r = mt_symbolize(s, &m, off);
     assert_non_null(r);
     assert_true(r->nframes >= 1);
@@ -208,7 +208,7 @@ static void test_hostile(void **state)
         sym(s, elf_path, offs[i]);
     /* a recorded build-id that differs from the file's */
     uint8_t wrong[20] = {1, 2, 3};
-    mt_sym_module m = {elf_path, wrong, sizeof wrong};
+    mt_sym_module m = {.path = elf_path, .build_id = wrong, .build_id_len = sizeof wrong};
     const mt_sym_result *r = mt_symbolize(s, &m, 0x1000);
     assert_null(r->frames[0].function);
     assert_string_equal(r->unresolved, "binary replaced");
