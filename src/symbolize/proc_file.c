@@ -10,16 +10,23 @@
 #define DELETED " (deleted)"
 #define MAPS_LINES_MAX 100000 /* a hostile maps file is still read in bounded time */
 
+/* Whether a and b are the same file; true when either cannot be read. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    if (stat(a, &x) != 0 || stat(b, &y) != 0)
+        return true;
+    return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 bool mt_proc_root(int pid, char *out, unsigned n)
 {
     out[0] = '\0';
-    char root[32];
-    struct stat mine, theirs;
+    char root[32], ns[32];
     snprintf(root, sizeof root, "/proc/%d/root", pid);
-    if (pid <= 0 || stat(root, &theirs) != 0 || stat("/", &mine) != 0)
-        return false;
-    if (theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino)
-        return false; /* our own root */
+    snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", pid);
+    if (pid <= 0 || (same_file(root, "/") && same_file(ns, "/proc/self/ns/mnt")))
+        return false; /* our own root and mounts (or the process is gone) */
     return snprintf(out, n, "%s", root) < (int)n;
 }
 

@@ -29,7 +29,8 @@ int mt_proc_module_alts(int pid, const char *path, uint64_t start, uint64_t end,
                         char out[MT_PROC_ALT_MAX][PATH_MAX]);
 
 /* "/proc/PID/root" into out (the target's root, for its debug files) when
- * it is not the viewer's own root; else "" and false. */
+ * the target has another root or another mount namespace than the viewer;
+ * else (or when that cannot be read) "" and false. */
 bool mt_proc_root(int pid, char *out, unsigned n);
 
 #endif

@@ -67,12 +67,16 @@ def run(cmd, env=None, timeout=120, ok=(0,)):
     return p
 
 
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def export(a, name, prog_argv, extra=()):
     """Runs prog under memtop --export; returns the parsed JSON."""
     out = os.path.join(a.workdir, name + ".json")
     run([a.memtop] + list(extra) + ["--export", out, "--"] + prog_argv, env=a.env)
-    with open(out) as f:
-        return json.load(f)
+    return load(out)
 
 
 def start_live(a, argv, env=None, wrap=()):
