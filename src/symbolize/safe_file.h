@@ -9,7 +9,10 @@
  * a device (open has side effects: /dev/watchdog).
  *
  * So: a path is opened O_PATH first and reopened for reading (through
- * /proc/self/fd) only when fstat shows a regular file, O_NONBLOCK.  A file
+ * /proc/self/fd) only when fstat shows a regular file, O_NONBLOCK.  A path
+ * under a target's root (/proc/PID/root/..., a container's files) is
+ * resolved inside that root (openat2 RESOLVE_IN_ROOT), so a symlink the
+ * target's user planted there cannot name the viewer's own files.  A file
  * that only root or the viewer can change is used as it is (the fast path:
  * /usr/lib, the viewer's own builds).  Any other file is copied into a
  * memfd sealed against every change (F_SEAL_SHRINK|GROW|WRITE|SEAL), and
@@ -37,7 +40,8 @@ bool mt_stat_trusted(const struct stat *st, uid_t euid, gid_t egid);
 bool mt_path_trusted(const char *canon);
 
 /* path opened for reading without blocking, without opening anything but
- * a regular file (*st is its fstat); -1 with *why: "file deleted" (gone,
+ * a regular file (*st is its fstat); "/proc/PID/root/REST": REST resolved
+ * in that root; -1 with *why: "file deleted" (gone,
  * unreadable) or "no file (JIT/vdso)" (not a regular file). */
 int mt_open_regular(const char *path, struct stat *st, const char **why);
 
