@@ -15,6 +15,10 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2elib  # noqa: E402
+
 SKIP = 77
 
 
@@ -88,15 +92,7 @@ def start_live(a, argv, env=None, wrap=()):
                             universal_newlines=True)
 
 
-def stop(proc):
-    """Ends a process this test started (by its own handle)."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+stop = e2elib.stop  # ends a background process this test started
 
 
 def same_module(shown, path):
