@@ -4,6 +4,9 @@
 #include <elfutils/debuginfod.h>
 #include <stdlib.h>
 
+#define CANCELLED "no symbols (debuginfod cancelled)"
+#define TIMED_OUT "no symbols (debuginfod timed out)"
+
 static bool passed(const struct timespec *t)
 {
     struct timespec now;
@@ -44,16 +47,16 @@ static int progress(debuginfod_client *c, long done, long total)
     mt_debuginfod *d = debuginfod_get_user_data(c);
     if (!d)
         return 0;
-    if (__atomic_load_n(&d->cancelled, __ATOMIC_RELAXED) || passed(&d->deadline)) {
-        d->timed_out = true;
-        return 1;
-    }
-    return 0;
+    if (__atomic_load_n(&d->cancelled, __ATOMIC_RELAXED))
+        d->aborted = CANCELLED;
+    else if (passed(&d->deadline))
+        d->aborted = TIMED_OUT;
+    return d->aborted != NULL;
 }
 
 void mt_debuginfod_arm(mt_debuginfod *d, Dwfl *dwfl)
 {
-    d->timed_out = false;
+    d->aborted = NULL;
     d->deadline = in_seconds(d->timeout_s);
     debuginfod_client *c = d->enabled ? dwfl_get_debuginfod_client(dwfl) : NULL;
     if (c) {
@@ -62,14 +65,23 @@ void mt_debuginfod_arm(mt_debuginfod *d, Dwfl *dwfl)
     }
 }
 
+static const char *why(const mt_debuginfod *d)
+{
+    return __atomic_load_n(&d->cancelled, __ATOMIC_RELAXED) ? CANCELLED : TIMED_OUT;
+}
+
+const char *mt_debuginfod_skipped(const mt_debuginfod *d)
+{
+    return d->enabled ? why(d) : NULL;
+}
+
 const char *mt_debuginfod_done(mt_debuginfod *d)
 {
-    if (!d->timed_out)
-        return NULL;
-    d->timed_out = false;
-    d->quiet_until = in_seconds(MT_DEBUGINFOD_BACKOFF_S);
-    return __atomic_load_n(&d->cancelled, __ATOMIC_RELAXED) ? "no symbols (debuginfod cancelled)"
-                                                            : "no symbols (debuginfod timed out)";
+    const char *aborted = d->aborted;
+    d->aborted = NULL;
+    if (aborted)
+        d->quiet_until = in_seconds(MT_DEBUGINFOD_BACKOFF_S);
+    return aborted;
 }
 
 int mt_debuginfod_fetch(mt_debuginfod *d, Dwfl *dwfl, const unsigned char *id, int len)

@@ -28,10 +28,10 @@
 #define MT_DEBUGINFOD_BACKOFF_S 300
 
 typedef struct mt_debuginfod {
-    bool enabled;       /* DEBUGINFOD_URLS set, not empty */
-    unsigned timeout_s; /* bound of one query */
-    bool cancelled;     /* atomic: mt_debuginfod_cancel */
-    bool timed_out;     /* the query under way was aborted */
+    bool enabled;        /* DEBUGINFOD_URLS set, not empty */
+    unsigned timeout_s;  /* bound of one query */
+    bool cancelled;      /* atomic: mt_debuginfod_cancel */
+    const char *aborted; /* why the query under way was aborted, or NULL */
     struct timespec quiet_until, deadline;
 } mt_debuginfod;
 
@@ -44,6 +44,10 @@ bool mt_debuginfod_ready(const mt_debuginfod *d);
 
 /* Before libdwfl may query: bounds the queries of dwfl's client from now. */
 void mt_debuginfod_arm(mt_debuginfod *d, Dwfl *dwfl);
+
+/* Why a module's debug file was not asked for while !mt_debuginfod_ready
+ * (a reason for a module without names), or NULL when not enabled. */
+const char *mt_debuginfod_skipped(const mt_debuginfod *d);
 
 /* After: when the query timed out, no server is asked for a while.  The
  * reason to show for a module left without names, or NULL. */

@@ -53,6 +53,14 @@ static bool asks_for_alt(const char *debuglink, GElf_Word crc)
     return debuglink && crc == 0;
 }
 
+/* Keeps the first reason a module's debug file was not fetched (libdwfl
+ * asks again, e.g. for a dwz alternate file, once servers are shunned). */
+static void note(mt_debug_ctx *c, const char *why)
+{
+    if (!c->note)
+        c->note = why;
+}
+
 /* The debug file of a module reached through untrusted directories or
  * /proc/PID: memtop's own search, then a debuginfod server. */
 static int guarded_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -69,8 +77,9 @@ static int guarded_find_debuginfo(Dwfl_Module *mod, void **userdata, const char 
     int fd = mt_debug_find(c->root, id, len, file_name, debuglink, debuginfo_file_name);
     if (fd >= 0)
         return fd;
+    bool asked = mt_debuginfod_ready(c->debuginfod);
     fd = mt_debuginfod_fetch(c->debuginfod, c->dwfl, id, len);
-    c->note = mt_debuginfod_done(c->debuginfod);
+    note(c, asked ? mt_debuginfod_done(c->debuginfod) : mt_debuginfod_skipped(c->debuginfod));
     if (fd >= 0 && (fd = mt_debug_check_fd(fd, id, len)) >= 0)
         *debuginfo_file_name = strdup("debuginfod");
     return fd; /* never leave a name behind when -1: libdwfl would open it */
@@ -90,19 +99,17 @@ static int trusted_find_debuginfo(Dwfl_Module *mod, void **userdata, const char 
         mt_debuginfod_arm(d, c->dwfl);
         fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc,
                                           debuginfo_file_name);
-        c->note = mt_debuginfod_done(d);
+        note(c, mt_debuginfod_done(d));
         if (fd >= 0 || !c->root[0])
             return fd;
     } else if (!asks_for_alt(debuglink, crc)) {
-        c->note = "no symbols (debuginfod timed out)";
+        note(c, mt_debuginfod_skipped(d));
     }
-    const char *saved = c->note;
     mt_debuginfod shunned = {0}; /* no server twice */
     c->debuginfod = &shunned;
     fd = guarded_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc,
                                 debuginfo_file_name);
     c->debuginfod = d;
-    c->note = saved;
     return fd;
 }
 
