@@ -27,6 +27,7 @@
 #define MT_DEBUGINFOD_TIMEOUT_S 10
 #define MT_DEBUGINFOD_BACKOFF_S 300
 
+/* Used by the thread that symbolizes; only cancelled is written by others. */
 typedef struct mt_debuginfod {
     bool enabled;        /* DEBUGINFOD_URLS set, not empty */
     unsigned timeout_s;  /* bound of one query */

@@ -35,7 +35,8 @@ STAY = "--stay=120"
 
 
 def frames_of(snap, exe):
-    return [fr for t in snap["traces"] for fr in t["frames"] if symlib.same_module(fr["module"], exe)]
+    return [fr for t in snap["traces"] for fr in t["frames"]
+            if symlib.same_module(fr["module"], exe)]
 
 
 def named(snap, exe, what, lines=True):
