@@ -13,15 +13,13 @@
 
 #define MAX_CANDIDATES 6
 
-int mt_debug_check_fd(int fd, const unsigned char *want, int len)
+/* fd (a regular file, *st) or its copy if its build-id is want, else -1;
+ * copied when foreign (mt_copy_fd), else as mt_stable_fd decides. */
+static int checked(int fd, const struct stat *st, bool foreign, const unsigned char *want, int len)
 {
-    struct stat st;
     const char *why;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -1;
-    }
-    fd = mt_stable_fd(fd, &st, MT_COPY_LIMIT, &why);
+    fd = foreign ? mt_copy_fd(fd, st, MT_COPY_LIMIT, &why)
+                 : mt_stable_fd(fd, st, MT_COPY_LIMIT, &why);
     if (fd < 0)
         return -1;
     elf_version(EV_CURRENT);
@@ -36,13 +34,24 @@ int mt_debug_check_fd(int fd, const unsigned char *want, int len)
     return fd;
 }
 
-/* fd of candidate if it is a regular file whose build-id is want. */
-static int debug_candidate(const char *candidate, const unsigned char *want, int len)
+int mt_debug_check_fd(int fd, const unsigned char *want, int len)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    return checked(fd, &st, false, want, len);
+}
+
+/* fd of candidate if it is a regular file whose build-id is want; a file
+ * under the target's root (foreign) is always read from a copy. */
+static int debug_candidate(const char *candidate, bool foreign, const unsigned char *want, int len)
 {
     struct stat st;
     const char *why;
     int fd = mt_open_regular(candidate, &st, &why);
-    return fd < 0 ? -1 : mt_debug_check_fd(fd, want, len);
+    return fd < 0 ? -1 : checked(fd, &st, foreign, want, len);
 }
 
 static void build_id_path(char *out, const char *root, const unsigned char *id, int len)
@@ -86,7 +95,8 @@ int mt_debug_find(const char *root, const unsigned char *id, int len, const char
     char paths[MAX_CANDIDATES][PATH_MAX];
     int n = candidate_paths(paths, root, id, len, file_name, debuglink);
     for (int i = 0; i < n; i++) {
-        int fd = debug_candidate(paths[i], id, len);
+        bool foreign = root[0] && strncmp(paths[i], root, strlen(root)) == 0;
+        int fd = debug_candidate(paths[i], foreign, id, len);
         if (fd >= 0) {
             *found = strdup(paths[i]);
             return fd;

@@ -145,7 +145,9 @@ static int open_file(const char *name, bool resolve, char *canon, bool *trusted,
     }
     struct stat st;
     int fd = mt_open_regular(resolve ? canon : name, &st, why);
-    int stable = fd < 0 ? -1 : mt_stable_fd(fd, &st, MT_COPY_LIMIT, why);
+    int stable = fd < 0    ? -1
+                 : resolve ? mt_stable_fd(fd, &st, MT_COPY_LIMIT, why)
+                           : mt_copy_fd(fd, &st, MT_COPY_LIMIT, why);
     *trusted = resolve && stable >= 0 && stable == fd && mt_path_trusted(canon);
     return stable;
 }

@@ -141,6 +141,11 @@ int mt_stable_fd(int fd, const struct stat *st, uint64_t limit, const char **why
 {
     if (mt_stat_trusted(st, geteuid(), getegid()) && !on_fuse(fd))
         return fd;
+    return mt_copy_fd(fd, st, limit, why);
+}
+
+int mt_copy_fd(int fd, const struct stat *st, uint64_t limit, const char **why)
+{
     int copy = -1;
     if ((uint64_t)st->st_size > limit)
         *why = "file too large to copy safely";

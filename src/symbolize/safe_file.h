@@ -52,4 +52,10 @@ int mt_open_regular(const char *path, struct stat *st, const char **why);
  * shrank or grew while copied, "out of memory"); fd is closed then. */
 int mt_stable_fd(int fd, const struct stat *st, uint64_t limit, const char **why);
 
+/* Always the sealed copy (same errors): for a file reached through another
+ * process (/proc/PID/root, /proc/PID/map_files), whose owner as the viewer
+ * sees it says nothing about who can change it (a container's root without
+ * a user namespace owns its files as uid 0). */
+int mt_copy_fd(int fd, const struct stat *st, uint64_t limit, const char **why);
+
 #endif

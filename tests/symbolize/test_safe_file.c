@@ -132,6 +132,20 @@ static void test_own_file_as_is(void **state)
     close(fd);
 }
 
+/* A file reached through another process is copied even when it is the
+ * viewer's own: its owner says nothing about who can change it. */
+static void test_reached_through_target_copied(void **state)
+{
+    (void)state;
+    struct stat st;
+    int fd = make_file("own", 100, &st);
+    const char *why = NULL;
+    int copy = mt_copy_fd(fd, &st, MT_COPY_LIMIT, &why);
+    assert_true(copy >= 0);
+    assert_int_equal(fcntl(copy, F_GET_SEALS) & F_SEAL_SHRINK, F_SEAL_SHRINK);
+    close(copy);
+}
+
 static void test_foreign_file_copied(void **state)
 {
     (void)state;
@@ -254,9 +268,13 @@ int main(void)
     if (!mkdtemp(dir))
         return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trust_decision),      cmocka_unit_test(test_path_trusted),
-        cmocka_unit_test(test_open_regular),        cmocka_unit_test(test_own_file_as_is),
-        cmocka_unit_test(test_foreign_file_copied), cmocka_unit_test(test_open_in_target_root),
+        cmocka_unit_test(test_trust_decision),
+        cmocka_unit_test(test_path_trusted),
+        cmocka_unit_test(test_open_regular),
+        cmocka_unit_test(test_own_file_as_is),
+        cmocka_unit_test(test_foreign_file_copied),
+        cmocka_unit_test(test_open_in_target_root),
+        cmocka_unit_test(test_reached_through_target_copied),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
