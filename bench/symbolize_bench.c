@@ -89,7 +89,7 @@ int main(int argc, char **argv)
     uint64_t *addr = malloc(n * sizeof *addr);
     for (unsigned i = 0; i < n; i++)
         addr[i] = lo + size / n * i + (size / n) / 2;
-    mt_sym_module m = {argv[1], NULL, 0};
+    mt_sym_module m = {.path = argv[1]};
     mt_symbolizer *s = mt_symbolizer_new();
     printf("%s: %u distinct addresses over .text (0x%" PRIx64 ", %" PRIu64 " bytes)\n", argv[1], n,
            lo, size);

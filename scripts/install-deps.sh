@@ -20,11 +20,12 @@ set -euo pipefail
 # protobuf runtime the encoder links), protobuf-c-compiler (protoc-c
 # generates the C code at build time), golang-github-google-pprof-dev (it
 # ships pprof's profile.proto, the schema generated from), zlib1g-dev
-# (profiles are gzip'd), libmicrohttpd-dev (the exporter's HTTP server).
+# (profiles are gzip'd), libmicrohttpd-dev (the exporter's HTTP server),
+# libdebuginfod-dev (the symbolizer bounds the debuginfod queries libdwfl makes).
 build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
     libzstd-dev liblzma-dev libncurses-dev libiberty-dev libzydis-dev
     libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev zlib1g-dev
-    libmicrohttpd-dev)
+    libmicrohttpd-dev libdebuginfod-dev)
 # Tests: cmocka (unit tests), binutils (nm/readelf for the e2e tests),
 # python3 (e2e scripts), tmux (TUI tests), python3/perl/git/sqlite3/zstd as
 # real programs run under the preload, and LLVM's libunwind runtime (a

@@ -113,6 +113,7 @@ mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err)
         rc = mt_segment_load64(seg, &h->modules_used, &used, err);
     if (rc)
         return rc;
+    m->pid = mt_segment_pid(seg);
     uint64_t n = used / sizeof(mt_shm_module);
     if (used > seg->lay.modules_cap || used % sizeof(mt_shm_module) || n < m->count ||
         count > n + 1)

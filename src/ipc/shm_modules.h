@@ -21,6 +21,7 @@ typedef struct mt_modules {
     size_t count, cap;
     size_t *order;     /* indices sorted by start */
     uint64_t *max_end; /* max_end[k] = max end of order[0..k] */
+    int pid;           /* the process mapping them, as we see it (mt_segment_pid); 0: none */
 } mt_modules;
 
 void mt_modules_init(mt_modules *m);

@@ -9,6 +9,17 @@
 #include <elfutils/libdwfl.h>
 
 #include "cu_index.h"
+#include "debuginfod_query.h"
+#include "symbolizer.h"
+
+/* What the find_debuginfo callback needs (reached through the module's
+ * userdata, so it must not move: allocated apart from the session). */
+typedef struct mt_debug_ctx {
+    Dwfl *dwfl;
+    mt_debuginfod *debuginfod;
+    const char *note; /* why no debug file was found, if a server was not asked */
+    char root[32];    /* "" or the target's root, "/proc/PID/root" */
+} mt_debug_ctx;
 
 typedef struct mt_dwfl_session {
     Dwfl *dwfl;
@@ -16,13 +27,24 @@ typedef struct mt_dwfl_session {
     mt_cu_index scopes;     /* CUs indexed so far */
     const char *unresolved; /* why every address of the module is unknown, or NULL */
     bool symtab_only;       /* its DWARF names other files (untrusted module): not read */
+    mt_debug_ctx *debug;
 } mt_dwfl_session;
 
-/* Opens path unless it is not a file, is gone, or its build-id differs
- * from the recorded one (then s->unresolved says so and s->dwfl is NULL). */
-void mt_dwfl_open(mt_dwfl_session *s, const char *path, const uint8_t *build_id,
-                  unsigned build_id_len);
+/* Opens m's file: its path when that file has m's build-id, else (the
+ * file replaced, deleted, or in another mount namespace) the file the
+ * live process m->pid maps (proc_file.h) when it has m's build-id.  If
+ * none, s->unresolved says why and s->dwfl is NULL.  d (shared by the
+ * sessions, outliving them) bounds debuginfod. */
+void mt_dwfl_open(mt_dwfl_session *s, const mt_sym_module *m, mt_debuginfod *d);
 
+/* Why an address of the module has no name: "no symbols", or why its
+ * debug file was not fetched. */
+const char *mt_dwfl_no_symbols(const mt_dwfl_session *s);
+
+/* Drops the module's libdwfl session (s->unresolved, s->debug stay). */
 void mt_dwfl_close(mt_dwfl_session *s);
+
+/* Everything. */
+void mt_dwfl_free(mt_dwfl_session *s);
 
 #endif

@@ -7,12 +7,13 @@
 void mt_module_table_init(mt_module_table *t)
 {
     memset(t, 0, sizeof *t);
+    mt_debuginfod_init(&t->debuginfod);
 }
 
 void mt_module_table_free(mt_module_table *t)
 {
     for (size_t i = 0; i < t->count; i++) {
-        mt_dwfl_close(&t->items[i].session);
+        mt_dwfl_free(&t->items[i].session);
         free(t->items[i].path);
     }
     free(t->items);
@@ -63,7 +64,8 @@ static bool reserve(mt_module_table *t)
         return false;
     for (size_t i = 0; i < t->count; i++) {
         const mt_sym_modfile *f = &t->items[i];
-        mt_sym_module key = {f->path, f->build_id, f->build_id_len};
+        mt_sym_module key = {
+            .path = f->path, .build_id = f->build_id, .build_id_len = f->build_id_len};
         *index_slot(t, index, cap, &key) = (uint32_t)i + 1;
     }
     free(t->index);
@@ -83,7 +85,9 @@ static uint32_t add(mt_module_table *t, const mt_sym_module *m)
         return 0;
     f->build_id_len = m->build_id_len;
     memcpy(f->build_id, m->build_id, m->build_id_len);
-    mt_dwfl_open(&f->session, f->path, f->build_id, f->build_id_len);
+    mt_sym_module open = *m;
+    open.path = f->path;
+    mt_dwfl_open(&f->session, &open, &t->debuginfod);
     *index_slot(t, t->index, t->index_cap, m) = (uint32_t)++t->count;
     return (uint32_t)t->count;
 }

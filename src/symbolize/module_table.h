@@ -22,7 +22,8 @@ typedef struct mt_module_table {
     size_t count, cap;
     uint32_t *index; /* open addressing: item index + 1, 0 = empty */
     size_t index_cap;
-    size_t last; /* item of the last lookup + 1 (consecutive frames share modules) */
+    size_t last;              /* item of the last lookup + 1 (consecutive frames share modules) */
+    mt_debuginfod debuginfod; /* shared by the sessions */
 } mt_module_table;
 
 void mt_module_table_init(mt_module_table *t);

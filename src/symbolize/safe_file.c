@@ -6,8 +6,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -43,10 +45,34 @@ bool mt_path_trusted(const char *canon)
     return true;
 }
 
+/* O_PATH of path.  A path inside another process's root, "/proc/PID/root/
+ * REST", is resolved in that root (openat2 RESOLVE_IN_ROOT): an absolute
+ * symlink or ".." planted there stays inside it instead of reaching the
+ * viewer's own files; without openat2 (Linux < 5.6) it is not opened. */
+static int open_path(const char *path)
+{
+    int at = 0;
+    if (sscanf(path, "/proc/%*u/root%n", &at) != 0 || at == 0 || path[at] != '/')
+        return open(path, O_PATH | O_CLOEXEC);
+    char root[32];
+    if (at >= (int)sizeof root)
+        return -1;
+    memcpy(root, path, (size_t)at);
+    root[at] = '\0';
+    int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return -1;
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+                           .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+    int fd = (int)syscall(SYS_openat2, dir, path + at + 1, &how, sizeof how);
+    close(dir);
+    return fd;
+}
+
 int mt_open_regular(const char *path, struct stat *st, const char **why)
 {
     *why = "file deleted";
-    int where = open(path, O_PATH | O_CLOEXEC);
+    int where = open_path(path);
     if (where < 0)
         return -1;
     int fd = -1;
@@ -115,6 +141,11 @@ int mt_stable_fd(int fd, const struct stat *st, uint64_t limit, const char **why
 {
     if (mt_stat_trusted(st, geteuid(), getegid()) && !on_fuse(fd))
         return fd;
+    return mt_copy_fd(fd, st, limit, why);
+}
+
+int mt_copy_fd(int fd, const struct stat *st, uint64_t limit, const char **why)
+{
     int copy = -1;
     if ((uint64_t)st->st_size > limit)
         *why = "file too large to copy safely";

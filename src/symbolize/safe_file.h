@@ -9,7 +9,10 @@
  * a device (open has side effects: /dev/watchdog).
  *
  * So: a path is opened O_PATH first and reopened for reading (through
- * /proc/self/fd) only when fstat shows a regular file, O_NONBLOCK.  A file
+ * /proc/self/fd) only when fstat shows a regular file, O_NONBLOCK.  A path
+ * under a target's root (/proc/PID/root/..., a container's files) is
+ * resolved inside that root (openat2 RESOLVE_IN_ROOT), so a symlink the
+ * target's user planted there cannot name the viewer's own files.  A file
  * that only root or the viewer can change is used as it is (the fast path:
  * /usr/lib, the viewer's own builds).  Any other file is copied into a
  * memfd sealed against every change (F_SEAL_SHRINK|GROW|WRITE|SEAL), and
@@ -37,7 +40,8 @@ bool mt_stat_trusted(const struct stat *st, uid_t euid, gid_t egid);
 bool mt_path_trusted(const char *canon);
 
 /* path opened for reading without blocking, without opening anything but
- * a regular file (*st is its fstat); -1 with *why: "file deleted" (gone,
+ * a regular file (*st is its fstat); "/proc/PID/root/REST": REST resolved
+ * in that root; -1 with *why: "file deleted" (gone,
  * unreadable) or "no file (JIT/vdso)" (not a regular file). */
 int mt_open_regular(const char *path, struct stat *st, const char **why);
 
@@ -47,5 +51,11 @@ int mt_open_regular(const char *path, struct stat *st, const char **why);
  * large to copy safely" above limit bytes, "file changed" when the file
  * shrank or grew while copied, "out of memory"); fd is closed then. */
 int mt_stable_fd(int fd, const struct stat *st, uint64_t limit, const char **why);
+
+/* Always the sealed copy (same errors): for a file reached through another
+ * process (/proc/PID/root, /proc/PID/map_files), whose owner as the viewer
+ * sees it says nothing about who can change it (a container's root without
+ * a user namespace owns its files as uid 0). */
+int mt_copy_fd(int fd, const struct stat *st, uint64_t limit, const char **why);
 
 #endif

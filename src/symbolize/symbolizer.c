@@ -45,6 +45,11 @@ void mt_symbolizer_stats(const mt_symbolizer *s, uint64_t *hits, uint64_t *misse
     *misses = s->misses;
 }
 
+void mt_symbolizer_cancel(mt_symbolizer *s)
+{
+    mt_debuginfod_cancel(&s->modules.debuginfod);
+}
+
 static mt_sym_result *unresolved(const char *why)
 {
     mt_sym_result *r = mt_sym_result_new(1);
@@ -89,11 +94,15 @@ static mt_sym_result *own(const mt_raw_frame *raw, unsigned n)
 static mt_sym_result *resolve(mt_sym_modfile *mf, uint64_t offset)
 {
     if (!mf->session.mod)
-        return unresolved(mf->session.unresolved ? mf->session.unresolved : "no symbols");
+        return unresolved(mf->session.unresolved ? mf->session.unresolved
+                                                 : mt_dwfl_no_symbols(&mf->session));
     mt_raw_frame raw[MT_MAX_INLINE];
     unsigned n = mt_inline_frames(mf->session.mod, &mf->session.scopes, mf->session.symtab_only,
                                   offset, raw, MT_MAX_INLINE);
-    return n ? own(raw, n) : unresolved("no symbols");
+    mt_sym_result *r = n ? own(raw, n) : unresolved("no symbols");
+    if (r && !r->frames[0].function)
+        r->unresolved = mt_dwfl_no_symbols(&mf->session);
+    return r;
 }
 
 const mt_sym_result *mt_symbolize(mt_symbolizer *s, const mt_sym_module *m, uint64_t offset)

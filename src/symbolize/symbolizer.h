@@ -2,11 +2,13 @@
  * lines and inlined frames, in the viewer (never in the target).
  *
  * The module is described by what the target published (path, build-id),
- * not by /proc, so an exited process can still be symbolized.  Debug info
- * is found by elfutils' standard callbacks: DWARF in the file, build-id
- * paths under /usr/lib/debug, .gnu_debuglink, debuginfod when
- * DEBUGINFOD_URLS is set.  Results are cached per (module, offset), so a
- * refresh that asks again costs a hash lookup. */
+ * not by /proc, so an exited process can still be symbolized; while the
+ * process runs, the file it really maps is reached through /proc/PID when
+ * the path no longer names it (deleted, replaced, another mount
+ * namespace).  Debug info: DWARF in the file, .gnu_debugdata, build-id
+ * paths under /usr/lib/debug (the target's too), .gnu_debuglink, and
+ * debuginfod when DEBUGINFOD_URLS is set, bounded (debuginfod_query.h).  Results are cached per
+ * (module, offset), so a refresh that asks again costs a hash lookup. */
 #ifndef MEMTOP_SYMBOLIZER_H
 #define MEMTOP_SYMBOLIZER_H
 
@@ -20,6 +22,8 @@ typedef struct mt_sym_module {
     const char *path; /* "[vdso]" etc. for modules without a file */
     const uint8_t *build_id;
     unsigned build_id_len; /* 0: not recorded (not checked) */
+    int pid;               /* the live process mapping it, as the viewer sees it; 0: none */
+    uint64_t start, end;   /* where pid maps it (the range the target published) */
 } mt_sym_module;
 
 /* One source-level frame.  Strings belong to the symbolizer. */
@@ -35,7 +39,7 @@ typedef struct mt_sym_frame {
  * really called.  nframes is at least 1.  When frames[0].function is NULL,
  * unresolved says why ("binary replaced", "file deleted", "no symbols",
  * "no file (JIT/vdso)", "bad ELF file", "file changed", "file too large to
- * copy safely"). */
+ * copy safely", "no symbols (debuginfod timed out)"). */
 typedef struct mt_sym_result {
     const mt_sym_frame *frames;
     unsigned nframes;
@@ -49,6 +53,10 @@ void mt_symbolizer_free(mt_symbolizer *s);
 /* Never NULL; valid until mt_symbolizer_free.  offset is the ELF virtual
  * address in the file (address - load bias).  Any input is safe. */
 const mt_sym_result *mt_symbolize(mt_symbolizer *s, const mt_sym_module *m, uint64_t offset);
+
+/* Any thread: stops a debuginfod query under way (and all later ones), so
+ * that the thread symbolizing returns soon. */
+void mt_symbolizer_cancel(mt_symbolizer *s);
 
 /* Lookups answered from the cache / by reading debug info (for benches). */
 void mt_symbolizer_stats(const mt_symbolizer *s, uint64_t *hits, uint64_t *misses);

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Binaries memtop cannot (or must not) symbolize from: a stripped copy
-(strip --strip-all), a binary deleted while it runs, and one replaced by a
-different build while it runs.  memtop must not crash, must give module +
-offset with the reason, and must never take names from the wrong file.
---no-symbols gives module + offset only."""
+(strip --strip-all), a binary deleted while it ran, and one replaced by a
+different build while it ran, exported after the process exited (while
+it runs, memtop reads its file through /proc/PID: check_live_files.py).
+memtop must not crash, must give module + offset with the reason, and
+must never take names from the wrong file.  --no-symbols gives module +
+offset only."""
 import os
 import shutil
 import sys

@@ -2,7 +2,9 @@
  * helper that allocates, inlined two deep; a static function; leaks so
  * every site stays in the final snapshot.  Built -O2 -g.
  *   --unlink-self          delete its own executable before allocating
- *   --replace-self OTHER   rename OTHER over its own executable first */
+ *   --replace-self OTHER   rename OTHER over its own executable first
+ *   --stay=SECONDS         (last) keep running that long after allocating,
+ *                          for memtop -p to attach */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,5 +46,8 @@ int main(int argc, char **argv)
     keep[1] = static_make(200 + (size_t)argc);
     keep[2] = outer_inline(300 + (size_t)argc);
     printf("%p %p %p\n", keep[0], keep[1], keep[2]);
+    fflush(stdout);
+    if (argc > 1 && strncmp(argv[argc - 1], "--stay=", 7) == 0)
+        sleep((unsigned)atoi(argv[argc - 1] + 7));
     return 0;
 }

@@ -13,6 +13,11 @@ import re
 import shutil
 import subprocess
 import sys
+import time
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2elib  # noqa: E402
 
 SKIP = 77
 
@@ -43,6 +48,7 @@ def setup(description):
     p.add_argument("--source-dir", required=True)
     p.add_argument("--cc", default="cc")
     p.add_argument("--workdir", required=True)
+    p.add_argument("--preload", help="libmemtop.so (tests that attach with -p)")
     a = p.parse_args()
     shutil.rmtree(a.workdir, ignore_errors=True)
     os.makedirs(os.path.join(a.workdir, "shm"))
@@ -65,12 +71,56 @@ def run(cmd, env=None, timeout=120, ok=(0,)):
     return p
 
 
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def export(a, name, prog_argv, extra=()):
     """Runs prog under memtop --export; returns the parsed JSON."""
     out = os.path.join(a.workdir, name + ".json")
     run([a.memtop] + list(extra) + ["--export", out, "--"] + prog_argv, env=a.env)
-    with open(out) as f:
-        return json.load(f)
+    return load(out)
+
+
+def start_live(a, argv, env=None, wrap=()):
+    """Starts argv with libmemtop.so preloaded (under wrap, e.g. unshare)."""
+    env = dict(env or a.env, LD_PRELOAD=a.preload)
+    print("+ " + " ".join(list(wrap) + list(argv)), flush=True)
+    return subprocess.Popen(list(wrap) + list(argv), env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            universal_newlines=True)
+
+
+stop = e2elib.stop  # ends a background process this test started
+
+
+def same_module(shown, path):
+    """A module named path, or path deleted since it was loaded."""
+    return shown in (path, path + " (deleted)")
+
+
+def export_live(a, name, pid, module, env=None, timeout=60, extra=()):
+    """`memtop -p pid --export` until the snapshot holds frames of module
+    (the target publishes after MEMTOP_START_MS); returns (JSON, seconds of
+    the last memtop run)."""
+    out = os.path.join(a.workdir, name + ".json")
+    deadline = time.monotonic() + timeout
+    while True:
+        t0 = time.monotonic()
+        p = run([a.memtop, "-p", str(pid)] + list(extra) + ["--export", out], env=env or a.env,
+                ok=None)
+        took = time.monotonic() - t0
+        if p.returncode == 0:
+            with open(out) as f:
+                snap = json.load(f)
+            if any(same_module(fr["module"], module) for t in snap["traces"]
+                   for fr in t["frames"]):
+                return snap, took
+        if time.monotonic() > deadline:
+            fail("no frame of %s in memtop -p %d --export:\n%s%s" %
+                 (module, pid, p.stdout[-2000:], p.stderr[-2000:]))
+        time.sleep(0.2)
 
 
 def chains(trace):

@@ -12,7 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -128,6 +132,20 @@ static void test_own_file_as_is(void **state)
     close(fd);
 }
 
+/* A file reached through another process is copied even when it is the
+ * viewer's own: its owner says nothing about who can change it. */
+static void test_reached_through_target_copied(void **state)
+{
+    (void)state;
+    struct stat st;
+    int fd = make_file("own", 100, &st);
+    const char *why = NULL;
+    int copy = mt_copy_fd(fd, &st, MT_COPY_LIMIT, &why);
+    assert_true(copy >= 0);
+    assert_int_equal(fcntl(copy, F_GET_SEALS) & F_SEAL_SHRINK, F_SEAL_SHRINK);
+    close(copy);
+}
+
 static void test_foreign_file_copied(void **state)
 {
     (void)state;
@@ -175,14 +193,88 @@ static int teardown(void **state)
     return rmdir(dir);
 }
 
+/* Writes text into path (created or emptied). */
+static void put(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+/* A child in its own mount namespace, a tmpfs over mnt holding "inside"
+ * and link -> mnt/inside (absolute); the viewer's mnt/inside says
+ * "outside".  The child waits for a byte on ready[1]'s pipe to end. */
+static pid_t namespaced_child(const char *mnt, int sync[2])
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    char path[300], target[300];
+    snprintf(path, sizeof path, "%s/inside", mnt);
+    if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("memtop-test", mnt, "tmpfs", 0, NULL) != 0)
+        _exit(1);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    snprintf(target, sizeof target, "%s/link", mnt);
+    if (fd < 0 || write(fd, "inside", 6) != 6 || symlink(path, target) != 0)
+        _exit(1);
+    char c = 'r';
+    if (write(sync[1], &c, 1) != 1 || read(sync[0], &c, 1) < 0)
+        _exit(1);
+    _exit(0);
+}
+
+/* A symlink in a target's root is followed inside that root, never into
+ * the viewer's files (issue 13: symbols through /proc/PID/root). */
+static void test_open_in_target_root(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    char mnt[256], outside[300], path[400];
+    in_dir(mnt, sizeof mnt, "mnt");
+    assert_int_equal(mkdir(mnt, 0755), 0);
+    snprintf(outside, sizeof outside, "%s/inside", mnt);
+    put(outside, "outside");
+    int to_child[2], from_child[2];
+    assert_int_equal(pipe(to_child), 0);
+    assert_int_equal(pipe(from_child), 0);
+    int sync[2] = {to_child[0], from_child[1]};
+    pid_t pid = namespaced_child(mnt, sync);
+    char c = 0;
+    bool ready = read(from_child[0], &c, 1) == 1;
+    snprintf(path, sizeof path, "/proc/%d/root%s/link", (int)pid, mnt);
+    struct stat st;
+    const char *why;
+    int fd = ready ? mt_open_regular(path, &st, &why) : -1;
+    char got[16] = "";
+    if (fd >= 0 && read(fd, got, sizeof got - 1) < 0)
+        got[0] = '\0';
+    if (fd >= 0)
+        close(fd);
+    (void)!write(to_child[1], "x", 1);
+    int status;
+    waitpid(pid, &status, 0);
+    unlink(outside);
+    rmdir(mnt);
+    if (!ready)
+        skip(); /* no mount namespace here (a chroot, a container) */
+    assert_string_equal(got, "inside");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
         return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trust_decision),      cmocka_unit_test(test_path_trusted),
-        cmocka_unit_test(test_open_regular),        cmocka_unit_test(test_own_file_as_is),
+        cmocka_unit_test(test_trust_decision),
+        cmocka_unit_test(test_path_trusted),
+        cmocka_unit_test(test_open_regular),
+        cmocka_unit_test(test_own_file_as_is),
         cmocka_unit_test(test_foreign_file_copied),
+        cmocka_unit_test(test_open_in_target_root),
+        cmocka_unit_test(test_reached_through_target_copied),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -3,6 +3,9 @@
  * input (garbage paths, non-ELF and truncated files, wrong build-ids,
  * garbage offsets) gives a reason, never a crash or a wrong name.  argv[1]
  * is an ELF file built -g with a function named sym_test_marker. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -139,7 +143,7 @@ static void test_plumbing(void **state)
 
 static const mt_sym_result *sym(mt_symbolizer *s, const char *path, uint64_t off)
 {
-    mt_sym_module m = {path, NULL, 0};
+    mt_sym_module m = {.path = path};
     const mt_sym_result *r = mt_symbolize(s, &m, off);
     assert_non_null(r);
     assert_true(r->nframes >= 1);
@@ -208,7 +212,7 @@ static void test_hostile(void **state)
         sym(s, elf_path, offs[i]);
     /* a recorded build-id that differs from the file's */
     uint8_t wrong[20] = {1, 2, 3};
-    mt_sym_module m = {elf_path, wrong, sizeof wrong};
+    mt_sym_module m = {.path = elf_path, .build_id = wrong, .build_id_len = sizeof wrong};
     const mt_sym_result *r = mt_symbolize(s, &m, 0x1000);
     assert_null(r->frames[0].function);
     assert_string_equal(r->unresolved, "binary replaced");
@@ -232,6 +236,58 @@ static void test_cache(void **state)
     mt_symbolizer_free(s);
 }
 
+typedef struct lookup {
+    mt_symbolizer *s;
+    const mt_sym_result *r;
+} lookup;
+
+/* A text address of /usr/bin/true that no .dynsym symbol covers. */
+static void *lookup_true(void *arg)
+{
+    lookup *l = arg;
+    mt_sym_module m = {.path = "/usr/bin/true"};
+    l->r = mt_symbolize(l->s, &m, 0x2010);
+    return NULL;
+}
+
+/* A debuginfod server that accepts connections and never answers: the
+ * query libdwfl makes for a module without local debug info is abandoned
+ * as soon as the symbolizer is cancelled (the viewer's worker stopping),
+ * not after the bound (10 s) nor libdebuginfod's own (90 s). */
+static void test_debuginfod_cancel(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/true", R_OK) != 0)
+        skip();
+    int srv = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof addr;
+    assert_int_equal(bind(srv, (struct sockaddr *)&addr, sizeof addr), 0);
+    assert_int_equal(listen(srv, 16), 0);
+    assert_int_equal(getsockname(srv, (struct sockaddr *)&addr, &len), 0);
+    char url[64], cache[] = "/tmp/memtop-dcache-XXXXXX";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(addr.sin_port));
+    assert_non_null(mkdtemp(cache));
+    setenv("DEBUGINFOD_URLS", url, 1);
+    setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+    unsetenv("DEBUGINFOD_MAXTIME");
+    lookup l = {mt_symbolizer_new(), NULL};
+    assert_non_null(l.s);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, lookup_true, &l), 0);
+    usleep(300 * 1000); /* let the query start (the outcome is the same if it has not) */
+    mt_symbolizer_cancel(l.s);
+    pthread_join(t, NULL);
+    unsetenv("DEBUGINFOD_URLS");
+    assert_null(l.r->frames[0].function);
+    assert_string_equal(l.r->unresolved, "no symbols (debuginfod cancelled)");
+    mt_symbolizer_free(l.s);
+    close(srv);
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf %s", cache);
+    assert_int_equal(system(rm), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -245,6 +301,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_plumbing_name_rule),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_debuginfod_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,7 @@ unsigned mt_locate_all(const mt_locator *loc, uint64_t address, mt_frame *out, u
     out->offset = address - m->bias;
     if (!loc->symbolize)
         return 1;
-    unsigned n = loc->symbolize(loc->ctx, m, out, max);
+    unsigned n = loc->symbolize(loc->ctx, m, loc->mods->pid, out, max);
     return n >= 1 && n <= max ? n : 1;
 }
 

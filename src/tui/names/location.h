@@ -29,10 +29,12 @@ typedef struct mt_frame {
     const char *unresolved;      /* why function is NULL after symbolizing, or NULL */
 } mt_frame;
 
-/* Called with f[0] located (address, module, offset); fills f[0..n-1]
+/* Called with f[0] located (address, module, offset) in module m of
+ * process pid (mt_modules.pid, 0: none); fills f[0..n-1]
  * (innermost inlined function first, each a copy of f[0] with its own
  * function/file/line/inlined) and returns n, 1 <= n <= max. */
-typedef unsigned (*mt_symbolize_fn)(void *ctx, const mt_module_info *m, mt_frame *f, unsigned max);
+typedef unsigned (*mt_symbolize_fn)(void *ctx, const mt_module_info *m, int pid, mt_frame *f,
+                                    unsigned max);
 
 typedef struct mt_locator {
     const mt_modules *mods;

@@ -25,6 +25,7 @@ mt_symw_mods *mt_symw_mods_copy(const mt_modules *src, uint64_t gen)
     s->map.order = dup_array(n ? src->order : NULL, n, sizeof *s->map.order);
     s->map.max_end = dup_array(n ? src->max_end : NULL, n, sizeof *s->map.max_end);
     s->map.count = s->map.cap = n;
+    s->map.pid = src ? src->pid : 0;
     if (!s->map.items || !s->map.order || !s->map.max_end) {
         mt_symw_mods_free(s);
         return NULL;
@@ -47,7 +48,7 @@ static bool same_module(const mt_module_info *a, const mt_module_info *b)
 
 bool mt_symw_mods_same(const mt_symw_mods *s, const mt_modules *src)
 {
-    if (s->map.count != src->count)
+    if (s->map.count != src->count || s->map.pid != src->pid)
         return false;
     for (size_t i = 0; i < src->count; i++)
         if (!same_module(&s->map.items[i], &src->items[i]))

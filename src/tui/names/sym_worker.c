@@ -188,6 +188,8 @@ void mt_symworker_stop(mt_symworker *w)
     w->stopping = true;
     pthread_cond_broadcast(&w->wake);
     pthread_mutex_unlock(&w->lock);
+    if (w->syms.sym)
+        mt_symbolizer_cancel(w->syms.sym); /* a debuginfod query under way ends now */
     if (w->threaded)
         pthread_join(w->thread, NULL);
     free_state(w);

@@ -4,11 +4,11 @@
 
 #include <string.h>
 
-static unsigned symbolize(void *ctx, const mt_module_info *m, mt_frame *f, unsigned max)
+static unsigned symbolize(void *ctx, const mt_module_info *m, int pid, mt_frame *f, unsigned max)
 {
     mt_symbols *s = ctx;
     unsigned len = m->build_id_len <= MT_BUILD_ID_MAX ? m->build_id_len : 0;
-    mt_sym_module mod = {m->path, m->build_id, len};
+    mt_sym_module mod = {m->path, m->build_id, len, pid, m->start, m->end};
     const mt_sym_result *r = mt_symbolize(s->sym, &mod, f->offset);
     unsigned n = r->nframes < max ? r->nframes : max;
     for (unsigned i = 0; i < n; i++) {
