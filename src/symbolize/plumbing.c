@@ -207,13 +207,19 @@ bool mt_plumbing_name_rule(const char *function)
     return false;
 }
 
-bool mt_plumbing_match(const mt_plumbing *p, const char *function)
+bool mt_plumbing_kept(const mt_plumbing *p, const char *function)
 {
     if (!function)
         return false;
     const char *name = name_start(function), *trait = trait_of(function);
-    if (any_matches(p, name, true) || (trait && any_matches(p, trait, true)))
+    return any_matches(p, name, true) || (trait && any_matches(p, trait, true));
+}
+
+bool mt_plumbing_match(const mt_plumbing *p, const char *function)
+{
+    if (!function || mt_plumbing_kept(p, function))
         return false; /* the user's "!name": never plumbing */
+    const char *name = name_start(function), *trait = trait_of(function);
     return any_matches(p, name, false) || (trait && any_matches(p, trait, false)) ||
            mt_plumbing_name_rule(name);
 }

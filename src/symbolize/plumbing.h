@@ -42,6 +42,9 @@ bool mt_plumbing_init(mt_plumbing *p, const char *extra);
 void mt_plumbing_free(mt_plumbing *p);
 
 bool mt_plumbing_match(const mt_plumbing *p, const char *function);
+/* Does a user's "!name" entry keep function (never plumbing, whatever the
+ * list, the name rule or the shape rule say)?  false for NULL. */
+bool mt_plumbing_kept(const mt_plumbing *p, const char *function);
 /* The name rule alone (function: a qualified name, e.g. "ns::Pool::alloc"). */
 bool mt_plumbing_name_rule(const char *function);
 

@@ -9,7 +9,7 @@
  * out of memory. */
 static bool locate_now(mt_symworker *w, uint64_t addr, mt_frame *out)
 {
-    mt_locator loc = {&w->cur->map, NULL, NULL, NULL};
+    mt_locator loc = {&w->cur->map, NULL, NULL, NULL, NULL};
     mt_locate(&loc, addr, out);
     return mt_symw_intern_frame(w, out);
 }
