@@ -4,7 +4,8 @@
  * first frame that is not plumbing, i.e. the program's own code.
  *
  * An entry matches a function whose name, without a C++ return type and
- * without leading '<' (Rust's "<Type as Trait>::f"; the Trait too when Type is no path),
+ * without leading '<', '&', "mut ", "*const ", "*mut ", "dyn " (Rust's
+ * "<&mut Type as Trait>::f"; the Trait too when Type is no path),
  * starts with the entry
  * at a name boundary: "std::vector" matches
  * "std::vector<int>::_M_realloc_insert", "malloc" does not match

@@ -1,8 +1,12 @@
 """rplib -- shared bits of the real-program tests: import of the pitfall
-tests' driver library, program lookup (skip when not installed) and the
-"memtop really tracked it" check."""
+tests' driver library, program lookup (skip when not installed), the
+"memtop really tracked it" check, and the leak tests' `memtop --batch -s
+leak` report with its export."""
+import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,3 +38,46 @@ def check_tracked(t, snap, what, min_allocs=1):
             % (what, tot.get("alloc_count"), min_allocs))
     t.check(len(traces) > 0, "%s: no traces in the snapshot" % what)
     t.check(any(tr.get("frames") for tr in traces), "%s: no trace has frames" % what)
+
+
+# A `memtop --batch` row: LIVE BLOCKS ALLOCS TEMP GROWTH LOCATION.
+ROW = re.compile(r"^\s*([\d.]+ \S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+ ?\S*/s)\s+(.*)$")
+
+
+def rows_of(text):
+    """The rows of a `memtop --batch` report: blocks, growth, where."""
+    rows = []
+    for line in text.splitlines():
+        m = ROW.match(line)
+        if m:
+            rows.append({"blocks": int(m.group(2)), "growth": m.group(5),
+                         "where": m.group(6).strip()})
+    return rows
+
+
+def leak_report(memtop, pid, shm, export):
+    """`memtop -p PID --batch -s leak --top 5` and an export of the same
+    snapshot's traces sorted by leak to export (a .json path): (report text,
+    its rows, the export's traces).  Exits 1 on a memtop failure."""
+    env = dict(os.environ, MEMTOP_SHM_DIR=shm)
+    env.pop("MEMTOP_SKIP_FUNCS", None)
+    out = subprocess.run([memtop, "-p", str(pid), "--batch", "-n", "1", "-s", "leak", "--top",
+                          "5", "-e", export], env=env, stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        print("FAIL: memtop exited %d:\n%s%s" % (out.returncode, out.stdout, out.stderr))
+        sys.exit(1)
+    with open(export) as f:
+        traces = json.load(f)["traces"]
+    return out.stdout, rows_of(out.stdout), traces
+
+
+def location_frame(trace):
+    """The index in trace["frames"] of the frame its location names."""
+    for i, fr in enumerate(trace["frames"]):
+        mod = os.path.basename(fr["module"] or "")
+        if fr["function"] and trace["location"].startswith(fr["function"] + " ("):
+            return i
+        if not fr["function"] and trace["location"].startswith("%s+%s" % (mod, fr["offset"])):
+            return i
+    return None
