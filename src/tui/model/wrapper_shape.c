@@ -125,8 +125,9 @@ static uint64_t *mean_sizes(const mt_defs *defs, const mt_snapshot *snap)
     return sz;
 }
 
-int mt_wrapper_shape(const mt_locator *loc, const mt_defs *defs, const mt_snapshot *snap,
-                     mt_addr_set *out)
+/* The rule over defs with sizes[id] (see mt_wrapper_shape). */
+static int shape(const mt_locator *loc, const mt_defs *defs, const uint64_t *sizes,
+                 mt_addr_set *out)
 {
     mt_locator l = *loc;
     l.wrappers = out;
@@ -134,8 +135,7 @@ int mt_wrapper_shape(const mt_locator *loc, const mt_defs *defs, const mt_snapsh
     size_t cap = defs->count ? defs->count : 1;
     unsigned *pos = calloc(cap, sizeof *pos);
     shape_site *sites = malloc(cap * sizeof *sites);
-    uint64_t *sizes = mean_sizes(defs, snap);
-    long added = pos && sites && sizes ? 1 : -1;
+    long added = pos && sites ? 1 : -1;
     for (unsigned r = 0; r < MT_SHAPE_ROUNDS && added > 0; r++) {
         size_t n = 0;
         for (uint32_t id = 0; id < defs->count; id++) {
@@ -150,6 +150,58 @@ int mt_wrapper_shape(const mt_locator *loc, const mt_defs *defs, const mt_snapsh
     }
     free(pos);
     free(sites);
-    free(sizes);
     return added < 0 ? -1 : 0;
+}
+
+int mt_wrapper_shape(const mt_locator *loc, const mt_defs *defs, const mt_snapshot *snap,
+                     mt_addr_set *out)
+{
+    uint64_t *sizes = mean_sizes(defs, snap);
+    int rc = sizes ? shape(loc, defs, sizes, out) : -1;
+    free(sizes);
+    return rc;
+}
+
+struct mt_shape_job {
+    mt_defs defs; /* each trace's first MT_SHAPE_JOB_FRAMES frames */
+    uint64_t *sizes;
+};
+
+mt_shape_job *mt_shape_job_new(const mt_defs *defs, const mt_snapshot *snap)
+{
+    mt_shape_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    mt_defs_init(&j->defs);
+    j->sizes = mean_sizes(defs, snap);
+    bool ok = j->sizes != NULL;
+    for (uint32_t id = 0; ok && id < defs->count; id++) {
+        mt_def_info info = defs->items[id];
+        unsigned nf = 0;
+        const uint64_t *frames = mt_defs_frames(defs, id, &nf);
+        info.nframes = (uint16_t)(nf < MT_SHAPE_JOB_FRAMES ? nf : MT_SHAPE_JOB_FRAMES);
+        mt_err err;
+        ok = mt_defs_push(&j->defs, &info, frames, &err) == MT_OK;
+    }
+    if (!ok) {
+        mt_shape_job_free(j);
+        return NULL;
+    }
+    return j;
+}
+
+int mt_shape_job_run(void *job, const mt_locator *loc, mt_addr_set *out)
+{
+    mt_shape_job *j = job;
+    return shape(loc, &j->defs, j->sizes, out);
+}
+
+void mt_shape_job_free(void *job)
+{
+    mt_shape_job *j = job;
+    if (!j)
+        return;
+    mt_defs_free(&j->defs);
+    free(j->sizes);
+    free(j);
 }

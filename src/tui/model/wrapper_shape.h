@@ -39,4 +39,15 @@
 int mt_wrapper_shape(const mt_locator *loc, const mt_defs *defs, const mt_snapshot *snap,
                      mt_addr_set *out);
 
+/* The same work for the viewer's background symbolizer thread (which alone
+ * may symbolize, see sym_worker.h): a copy of each trace's first
+ * MT_SHAPE_JOB_FRAMES frames and its mean block size, taken on the screen's
+ * thread, run later with the worker's locator.  NULL when out of memory. */
+#define MT_SHAPE_JOB_FRAMES 24
+typedef struct mt_shape_job mt_shape_job;
+mt_shape_job *mt_shape_job_new(const mt_defs *defs, const mt_snapshot *snap);
+/* mt_wrapper_shape over the copy (job: an mt_shape_job; a mt_symw_shape_fn). */
+int mt_shape_job_run(void *job, const mt_locator *loc, mt_addr_set *out);
+void mt_shape_job_free(void *job); /* NULL ok */
+
 #endif
