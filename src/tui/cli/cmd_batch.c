@@ -11,21 +11,10 @@
 #include "report.h"
 #include "wrapper_shape.h"
 
-/* loc, plus the shape rule's wrappers among v's traces in set (to free
- * with mt_addr_set_free).  Out of memory: the wrappers found so far. */
-static mt_locator with_shape(const mt_view *v, const mt_locator *loc, mt_addr_set *set)
-{
-    mt_locator l = *loc;
-    mt_addr_set_init(set);
-    (void)mt_wrapper_shape(loc, &v->defs, &v->snap, set);
-    l.wrappers = set;
-    return l;
-}
-
 void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *base)
 {
     mt_addr_set set;
-    mt_locator shaped = with_shape(v, base, &set), *loc = &shaped;
+    mt_locator shaped = mt_wrapper_locator(base, &v->defs, &v->snap, &set), *loc = &shaped;
     mt_report_header(stdout, v, st);
     if (o->tree) {
         mt_export_src src = {v, st, loc, o->sort, NULL, 0, o->reverse, (double)o->threshold};
@@ -42,7 +31,7 @@ int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_lo
                     const mt_export_rec *rec)
 {
     mt_addr_set set;
-    mt_locator loc = with_shape(v, base, &set);
+    mt_locator loc = mt_wrapper_locator(base, &v->defs, &v->snap, &set);
     mt_export_src src = {
         v, st, &loc, o->sort, rec, o->top_given ? o->top : 0, o->reverse, (double)o->threshold};
     char err[600], live[32];

@@ -162,6 +162,16 @@ int mt_wrapper_shape(const mt_locator *loc, const mt_defs *defs, const mt_snapsh
     return rc;
 }
 
+mt_locator mt_wrapper_locator(const mt_locator *loc, const mt_defs *defs, const mt_snapshot *snap,
+                              mt_addr_set *set)
+{
+    mt_locator l = *loc;
+    mt_addr_set_init(set);
+    (void)mt_wrapper_shape(loc, defs, snap, set);
+    l.wrappers = set;
+    return l;
+}
+
 struct mt_shape_job {
     mt_defs defs; /* each trace's first MT_SHAPE_JOB_FRAMES frames */
     uint64_t *sizes;

@@ -39,6 +39,12 @@
 int mt_wrapper_shape(const mt_locator *loc, const mt_defs *defs, const mt_snapshot *snap,
                      mt_addr_set *out);
 
+/* loc, plus the wrappers among defs' traces in set (initialized here; free
+ * it with mt_addr_set_free after the last use of the locator): the locator
+ * of a report.  Out of memory: the wrappers found so far. */
+mt_locator mt_wrapper_locator(const mt_locator *loc, const mt_defs *defs, const mt_snapshot *snap,
+                              mt_addr_set *set);
+
 /* The same work for the viewer's background symbolizer thread (which alone
  * may symbolize, see sym_worker.h): a copy of each trace's first
  * MT_SHAPE_JOB_FRAMES frames and its mean block size, taken on the screen's
