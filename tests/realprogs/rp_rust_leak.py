@@ -13,10 +13,9 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rplib import SKIP, leak_report, script  # noqa: E402
+from rplib import SKIP, leak_run, leak_workdir, script  # noqa: E402
 
 HALF_SESSIONS = 31 * 1000   # grow_map.rs: sessions open when it writes `half`
 INTERNALS = re.compile(r"^(<[&\w ]*)?(alloc::|core::|std::|hashbrown::|__rust|__rdl|<str>|<\[)")
@@ -41,16 +40,6 @@ def build(work):
     return exe
 
 
-def wait_file(path, proc, seconds):
-    for _ in range(int(seconds * 10)):
-        if os.path.exists(path):
-            return
-        if proc.poll() is not None:
-            fail("grow_map exited with %s" % proc.returncode)
-        time.sleep(0.1)
-    fail("no %s after %d s" % (path, seconds))
-
-
 def check(text, rows, traces):
     print(text)
     if not rows or not traces:
@@ -69,31 +58,8 @@ def check(text, rows, traces):
 
 
 def main():
-    lib, memtop = os.environ.get("MTP_LIB"), os.environ.get("MTP_MEMTOP")
-    if not lib or not memtop:
-        print("SKIP: MTP_LIB / MTP_MEMTOP not set")
-        return SKIP
-    work = os.path.join(os.environ.get("MTP_WORK", "/tmp"), "rust_leak")
-    shutil.rmtree(work, ignore_errors=True)
-    shm = os.path.join(work, "shm")
-    os.makedirs(shm, mode=0o700)
-    exe = build(work)
-    env = dict(os.environ, LD_PRELOAD=lib, MEMTOP_SHM_DIR=shm)
-    env.pop("MEMTOP_SKIP_FUNCS", None)
-    proc = subprocess.Popen([exe, work], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_file(os.path.join(work, "half"), proc, 120)
-        time.sleep(1)
-        report = leak_report(memtop, proc.pid, shm, os.path.join(work, "leak.json"))
-    finally:
-        open(os.path.join(work, "stop"), "w").close()
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    check(*report)
+    work, shm = leak_workdir("rust_leak")
+    check(*leak_run([build(work), work], work, shm))
     return 0
 
 

@@ -19,13 +19,10 @@ shown; it cannot name the SQLite function, which has no symbol.  Every
 wait is bounded; the CLI is ended by the test."""
 import os
 import re
-import shutil
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rplib import SKIP, leak_report, location_frame, need  # noqa: E402
+from rplib import leak_run, leak_workdir, location_frame, need  # noqa: E402
 
 ROUNDS = 30           # growth rounds; the report is taken after HALF
 HALF = 20
@@ -55,16 +52,6 @@ def workload(work):
     return "\n".join(lines) + "\n"
 
 
-def wait_file(path, proc, seconds):
-    for _ in range(int(seconds * 10)):
-        if os.path.exists(path):
-            return
-        if proc.poll() is not None:
-            fail("sqlite3 exited with %s" % proc.returncode)
-        time.sleep(0.1)
-    fail("no %s after %d s" % (path, seconds))
-
-
 def check(text, rows, traces):
     if not rows or not traces:
         fail("no rows in:\n" + text)
@@ -89,32 +76,8 @@ def check(text, rows, traces):
 
 def main():
     (sqlite3,) = need("sqlite3")
-    lib, memtop = os.environ.get("MTP_LIB"), os.environ.get("MTP_MEMTOP")
-    if not lib or not memtop:
-        print("SKIP: MTP_LIB / MTP_MEMTOP not set")
-        return SKIP
-    work = os.path.join(os.environ.get("MTP_WORK", "/tmp"), "sqlite_leak")
-    shutil.rmtree(work, ignore_errors=True)
-    shm = os.path.join(work, "shm")
-    os.makedirs(shm, mode=0o700)
-    env = dict(os.environ, LD_PRELOAD=lib, MEMTOP_SHM_DIR=shm)
-    env.pop("MEMTOP_SKIP_FUNCS", None)
-    proc = subprocess.Popen([sqlite3, "-batch", ":memory:"], env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
-    try:
-        proc.stdin.write(workload(work))
-        proc.stdin.close()
-        wait_file(os.path.join(work, "half"), proc, 120)
-        time.sleep(1)
-        report = leak_report(memtop, proc.pid, shm, os.path.join(work, "leak.json"))
-    finally:
-        open(os.path.join(work, "stop"), "w").close()
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    check(*report)
+    work, shm = leak_workdir("sqlite_leak")
+    check(*leak_run([sqlite3, "-batch", ":memory:"], work, shm, workload(work)))
     return 0
 
 

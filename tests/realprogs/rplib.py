@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "pitfalls", "lib"))
@@ -81,3 +82,54 @@ def location_frame(trace):
         if not fr["function"] and trace["location"].startswith("%s+%s" % (mod, fr["offset"])):
             return i
     return None
+
+
+def leak_workdir(name):
+    """A fresh work directory MTP_WORK/name with a private segment
+    directory: (work, shm).  Exits SKIP without MTP_LIB / MTP_MEMTOP."""
+    if not os.environ.get("MTP_LIB") or not os.environ.get("MTP_MEMTOP"):
+        print("SKIP: MTP_LIB / MTP_MEMTOP not set")
+        sys.exit(SKIP)
+    work = os.path.join(os.environ.get("MTP_WORK", "/tmp"), name)
+    shutil.rmtree(work, ignore_errors=True)
+    shm = os.path.join(work, "shm")
+    os.makedirs(shm, mode=0o700)
+    return work, shm
+
+
+def _wait_file(path, proc, seconds):
+    for _ in range(int(seconds * 10)):
+        if os.path.exists(path):
+            return
+        if proc.poll() is not None:
+            print("FAIL: %s exited with %s" % (proc.args[0], proc.returncode))
+            sys.exit(1)
+        time.sleep(0.1)
+    print("FAIL: no %s after %d s" % (path, seconds))
+    sys.exit(1)
+
+
+def leak_run(cmd, work, shm, stdin_text=None):
+    """Runs cmd under libmemtop.so (no MEMTOP_SKIP_FUNCS) until it creates
+    work/half, takes leak_report one second later, then creates work/stop
+    and waits for cmd to end (killed after 120 s).  Returns leak_report's
+    answer."""
+    env = dict(os.environ, LD_PRELOAD=os.environ["MTP_LIB"], MEMTOP_SHM_DIR=shm)
+    env.pop("MEMTOP_SKIP_FUNCS", None)
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        if stdin_text:
+            proc.stdin.write(stdin_text)
+        proc.stdin.close()
+        _wait_file(os.path.join(work, "half"), proc, 120)
+        time.sleep(1)
+        return leak_report(os.environ["MTP_MEMTOP"], proc.pid, shm,
+                           os.path.join(work, "leak.json"))
+    finally:
+        open(os.path.join(work, "stop"), "w").close()
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 void mt_addr_set_init(mt_addr_set *s)
 {
     memset(s, 0, sizeof *s);
@@ -17,14 +19,8 @@ void mt_addr_set_free(mt_addr_set *s)
 
 bool mt_addr_set_add(mt_addr_set *s, uint64_t a)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        uint64_t *p = realloc(s->addrs, cap * sizeof *p);
-        if (!p)
-            return false;
-        s->addrs = p;
-        s->cap = cap;
-    }
+    if (mt_grow((void **)&s->addrs, &s->cap, s->n + 1, sizeof *s->addrs))
+        return false;
     s->addrs[s->n++] = a;
     return true;
 }
