@@ -40,8 +40,27 @@ static bool after_operator(const char *s, const char *p)
     return p - s >= 8 && memcmp(p - 8, "operator", 8) == 0 && (p - s == 8 || !ident_char(p[-9]));
 }
 
+/* Past leading '<' and reference or pointer marks: "<&mut alloc::string::
+ * String as ...>" names String's impl, "<<[_]>::to_vec_in::ConvertVec>" the
+ * slice's. */
+static const char *past_marks(const char *s)
+{
+    static const char *const marks[] = {"<", "&", "mut ", "*const ", "*mut ", "dyn ", NULL};
+    for (bool more = true; more;) {
+        more = false;
+        for (const char *const *m = marks; *m; m++) {
+            size_t n = strlen(*m);
+            if (strncmp(s, *m, n) == 0) {
+                s += n;
+                more = true;
+            }
+        }
+    }
+    return s;
+}
+
 /* The qualified name: past a return type ("void ns::f<int>(int)") and
- * leading '<' ("<alloc::vec::Vec<T> as Clone>::clone"). */
+ * leading '<' ("<alloc::vec::Vec<T> as Clone>::clone", see past_marks). */
 static const char *name_start(const char *s)
 {
     const char *start = s;
@@ -56,9 +75,7 @@ static const char *name_start(const char *s)
         else if (*p == ' ' && depth == 0 && !after_operator(s, p))
             start = p + 1;
     }
-    while (*start == '<')
-        start++;
-    return start;
+    return past_marks(start);
 }
 
 static bool entry_matches(const char *entry, const char *name)
@@ -89,7 +106,7 @@ static const char *trait_of(const char *s)
         else if (depth == 1 && p[0] == ':' && p[1] == ':')
             return NULL; /* the self type is a path */
         else if (depth == 1 && strncmp(p, " as ", 4) == 0)
-            return p + 4;
+            return past_marks(p + 4);
     }
     return NULL;
 }
@@ -207,13 +224,19 @@ bool mt_plumbing_name_rule(const char *function)
     return false;
 }
 
-bool mt_plumbing_match(const mt_plumbing *p, const char *function)
+bool mt_plumbing_kept(const mt_plumbing *p, const char *function)
 {
     if (!function)
         return false;
     const char *name = name_start(function), *trait = trait_of(function);
-    if (any_matches(p, name, true) || (trait && any_matches(p, trait, true)))
+    return any_matches(p, name, true) || (trait && any_matches(p, trait, true));
+}
+
+bool mt_plumbing_match(const mt_plumbing *p, const char *function)
+{
+    if (!function || mt_plumbing_kept(p, function))
         return false; /* the user's "!name": never plumbing */
+    const char *name = name_start(function), *trait = trait_of(function);
     return any_matches(p, name, false) || (trait && any_matches(p, trait, false)) ||
            mt_plumbing_name_rule(name);
 }

@@ -4,7 +4,8 @@
  * first frame that is not plumbing, i.e. the program's own code.
  *
  * An entry matches a function whose name, without a C++ return type and
- * without leading '<' (Rust's "<Type as Trait>::f"; the Trait too when Type is no path),
+ * without leading '<', '&', "mut ", "*const ", "*mut ", "dyn " (Rust's
+ * "<&mut Type as Trait>::f"; the Trait too when Type is no path),
  * starts with the entry
  * at a name boundary: "std::vector" matches
  * "std::vector<int>::_M_realloc_insert", "malloc" does not match
@@ -42,6 +43,9 @@ bool mt_plumbing_init(mt_plumbing *p, const char *extra);
 void mt_plumbing_free(mt_plumbing *p);
 
 bool mt_plumbing_match(const mt_plumbing *p, const char *function);
+/* Does a user's "!name" entry keep function (never plumbing, whatever the
+ * list, the name rule or the shape rule say)?  false for NULL. */
+bool mt_plumbing_kept(const mt_plumbing *p, const char *function);
 /* The name rule alone (function: a qualified name, e.g. "ns::Pool::alloc"). */
 bool mt_plumbing_name_rule(const char *function);
 

@@ -300,6 +300,68 @@ static void test_plumbing_skip(void **state)
     mt_symbols_free(&sync);
 }
 
+/* A fake shape-rule job: sw_plumbing's address is a wrapper; it records
+ * what the worker's locator told it, and that it was freed. */
+typedef struct shape_job {
+    uint64_t addr;
+    int *freed;
+    bool named; /* the locator named addr (the worker symbolizes for the job) */
+} shape_job;
+
+static int shape_run(void *job, const mt_locator *loc, mt_addr_set *out)
+{
+    shape_job *j = job;
+    mt_frame f;
+    mt_locate(loc, j->addr, &f);
+    j->named = f.function && strcmp(f.function, "sw_plumbing") == 0;
+    return mt_addr_set_add(out, j->addr) ? 0 : -1;
+}
+
+static void shape_free(void *job)
+{
+    shape_job *j = job;
+    ++*j->freed;
+    assert_true(j->named);
+}
+
+static void shape_free_unrun(void *job)
+{
+    ++*((shape_job *)job)->freed;
+}
+
+/* mt_symworker_shape: the job runs on the worker's thread with its
+ * symbolizer; from then on the location skips the wrapper, and a location
+ * answered before is given again as not final until made again. */
+static void test_shape_job(void **state)
+{
+    fixture *fx = *state;
+    uint64_t trace[2] = {fn_addr(sw_plumbing), fn_addr(sw_marker)};
+    mt_symworker *w = start(true, NULL);
+    mt_symworker_set_modules(w, &fx->mods);
+    mt_frame fr;
+    wait_location(w, 7, trace, 2, &fr);
+    assert_string_equal(fr.function, "sw_plumbing");
+    uint64_t wgen = mt_symworker_wrappers_gen(w);
+    int freed = 0;
+    shape_job *job = malloc(sizeof *job);
+    *job = (shape_job){trace[0], &freed, false};
+    mt_symworker_shape(w, shape_run, shape_free, job);
+    double end = deadline(10);
+    while (mt_symworker_wrappers_gen(w) == wgen) {
+        assert_true(now_s() < end);
+        nap(w, mt_symworker_generation(w));
+    }
+    assert_int_equal(freed, 1);
+    wait_location(w, 7, trace, 2, &fr);
+    assert_string_equal(fr.function, "sw_marker");
+    mt_symworker_stop(w);
+
+    /* A job for no worker is freed at once. */
+    shape_job idle = {trace[0], &freed, false};
+    mt_symworker_shape(NULL, shape_run, shape_free_unrun, &idle);
+    assert_int_equal(freed, 2);
+}
+
 /* --no-symbols: final at once, module + offset, as the synchronous locator. */
 static void test_disabled(void **state)
 {
@@ -604,10 +666,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_location_async), cmocka_unit_test(test_plumbing_skip),
-        cmocka_unit_test(test_disabled),       cmocka_unit_test(test_unknown_module),
-        cmocka_unit_test(test_queue_overflow), cmocka_unit_test(test_stop_pending),
-        cmocka_unit_test(test_two_threads),    cmocka_unit_test(test_queue_order),
-        cmocka_unit_test(test_table),          cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_shape_job),      cmocka_unit_test(test_disabled),
+        cmocka_unit_test(test_unknown_module), cmocka_unit_test(test_queue_overflow),
+        cmocka_unit_test(test_stop_pending),   cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_queue_order),    cmocka_unit_test(test_table),
+        cmocka_unit_test(test_intern),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

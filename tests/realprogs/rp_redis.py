@@ -17,13 +17,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rplib import SKIP, need  # noqa: E402
+from rplib import SKIP, need, rows_of  # noqa: E402
 
 ROUNDS = 20
 NEW_KEYS = 2000      # per round: the keyspace grows by this many keys
 CHURN = 2000         # per round: overwrites of the same 100 keys
 WRAPPER = re.compile(r"^_?z\w*(alloc|free)", re.I)
-ROW = re.compile(r"^\s*([\d.]+ \S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+ ?\S*/s)\s+(.*)$")
 
 
 def fail(msg):
@@ -83,16 +82,6 @@ def drive(sock):
         pipeline(sock, [resp("SET", "tmp:%d" % (i % 100), "x" * 200) for i in range(CHURN)])
         time.sleep(0.3)
     return key
-
-
-def rows_of(text):
-    rows = []
-    for line in text.splitlines():
-        m = ROW.match(line)
-        if m:
-            rows.append({"blocks": int(m.group(2)), "growth": m.group(5),
-                         "where": m.group(6).strip()})
-    return rows
 
 
 def main():

@@ -305,7 +305,7 @@ static void mid_run(void **state)
     assert_int_equal(v.snap.slot.totals.rss_bytes, MT_UNKNOWN);
     assert_int_equal(v.snap.slot.totals.tracker_bytes, MT_UNKNOWN);
     assert_int_equal(v.snap.slot.totals.thread_count, MT_UNKNOWN);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
     mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, NULL, 0, false, 0};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/mid.json", dir);
@@ -537,7 +537,7 @@ static void exports(void **state)
     mt_view_init(&v);
     mt_err err;
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
     mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
@@ -579,7 +579,7 @@ static void exports_provenance(void **state)
     mt_view v;
     mt_view_init(&v);
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
     mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
@@ -635,7 +635,7 @@ static const char *summary_of(unsigned reason)
     mt_view v;
     mt_view_init(&v);
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL};
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
     mt_opts o;
     memset(&o, 0, sizeof o);
     o.top = 5;

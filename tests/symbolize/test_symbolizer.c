@@ -76,6 +76,12 @@ static void test_plumbing_name_rule(void **state)
     for (size_t i = 0; yes[i]; i++)
         if (!mt_plumbing_match(&p, yes[i]))
             fail_msg("%s is not taken as plumbing", yes[i]);
+    /* rustc 1.95's names for format! and slice copies: the self type behind
+     * "&mut", the trait behind '<'. */
+    assert_true(mt_plumbing_match(&p, "<&mut alloc::string::String as core::fmt::Write::"
+                                      "write_fmt::SpecWriteFmt>::spec_write_fmt"));
+    assert_true(mt_plumbing_match(&p, "<u8 as <[_]>::to_vec_in::ConvertVec>::to_vec::<Global>"));
+    assert_false(mt_plumbing_match(&p, "<&mut myapp::Buf as core::fmt::Write>::write_str"));
     const char *no[] = {"allocate_session",
                         "realloc_buffer_for_client",
                         "malloc_stats",

@@ -9,9 +9,12 @@
 #include "format.h"
 #include "health.h"
 #include "report.h"
+#include "wrapper_shape.h"
 
-void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc)
+void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *base)
 {
+    mt_addr_set set;
+    mt_locator shaped = mt_wrapper_locator(base, &v->defs, &v->snap, &set), *loc = &shaped;
     mt_report_header(stdout, v, st);
     if (o->tree) {
         mt_export_src src = {v, st, loc, o->sort, NULL, 0, o->reverse, (double)o->threshold};
@@ -21,15 +24,20 @@ void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_l
     }
     fputc('\n', stdout);
     fflush(stdout);
+    mt_addr_set_free(&set);
 }
 
-int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *loc,
+int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *base,
                     const mt_export_rec *rec)
 {
+    mt_addr_set set;
+    mt_locator loc = mt_wrapper_locator(base, &v->defs, &v->snap, &set);
     mt_export_src src = {
-        v, st, loc, o->sort, rec, o->top_given ? o->top : 0, o->reverse, (double)o->threshold};
+        v, st, &loc, o->sort, rec, o->top_given ? o->top : 0, o->reverse, (double)o->threshold};
     char err[600], live[32];
-    if (mt_export_file(o->export_path, &src, err, sizeof err) != 0) {
+    int wrote = mt_export_file(o->export_path, &src, err, sizeof err);
+    mt_addr_set_free(&set);
+    if (wrote != 0) {
         mt_errorf("%s", err);
         return MT_EXIT_FAIL;
     }

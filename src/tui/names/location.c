@@ -27,13 +27,21 @@ void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out)
     mt_locate_all(loc, address, out, 1);
 }
 
+bool mt_frame_is_plumbing(const mt_locator *loc, uint64_t addr, const mt_frame *f)
+{
+    if (loc->skip && mt_plumbing_match(loc->skip, f->function))
+        return true;
+    return mt_addr_set_has(loc->wrappers, addr) &&
+           !(loc->skip && mt_plumbing_kept(loc->skip, f->function));
+}
+
 void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out)
 {
     mt_frame chain[MT_MAX_CHAIN];
     for (unsigned i = 0; i < n; i++) {
         unsigned k = mt_locate_all(loc, frames[i], chain, MT_MAX_CHAIN);
         for (unsigned j = 0; j < k; j++) {
-            if (!loc->skip || !mt_plumbing_match(loc->skip, chain[j].function)) {
+            if (!mt_frame_is_plumbing(loc, frames[i], &chain[j])) {
                 *out = chain[j];
                 return;
             }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "addr_set.h"
 #include "cli_options.h"
 #include "memtop_ipc.h"
 #include "plumbing.h"
@@ -40,18 +41,23 @@ typedef struct mt_locator {
     const mt_modules *mods;
     mt_symbolize_fn symbolize; /* NULL: module + offset only (--no-symbols) */
     void *ctx;
-    const mt_plumbing *skip; /* NULL: no frame is plumbing */
+    const mt_plumbing *skip;     /* NULL: no frame is plumbing */
+    const mt_addr_set *wrappers; /* the shape rule's wrapper call sites, or NULL */
 } mt_locator;
 
 /* The source frames at address (at least 1, at most max >= 1). */
+/* Is source frame f, at address addr, allocator plumbing for loc? */
+bool mt_frame_is_plumbing(const mt_locator *loc, uint64_t addr, const mt_frame *f);
+
 unsigned mt_locate_all(const mt_locator *loc, uint64_t address, mt_frame *out, unsigned max);
 
 /* The innermost source frame at address. */
 void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out);
 
 /* The frame shown for a trace: the first source frame, innermost first,
- * whose function is not allocator plumbing; frames[0]'s innermost one if
- * every frame is plumbing.  n must be at least 1. */
+ * whose function is not allocator plumbing (by loc->skip, or by shape: its
+ * address is in loc->wrappers and no "!name" keeps it); frames[0]'s
+ * innermost one if every frame is plumbing.  n must be at least 1. */
 void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out);
 
 /* "func (file.c:12)", "func (libfoo.so+0x1a2b)", "libfoo.so+0x1a2b [reason]"

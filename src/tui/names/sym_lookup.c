@@ -9,7 +9,7 @@
  * out of memory. */
 static bool locate_now(mt_symworker *w, uint64_t addr, mt_frame *out)
 {
-    mt_locator loc = {&w->cur->map, NULL, NULL, NULL};
+    mt_locator loc = {&w->cur->map, NULL, NULL, NULL, NULL};
     mt_locate(&loc, addr, out);
     return mt_symw_intern_frame(w, out);
 }
@@ -50,6 +50,7 @@ static bool location_locked(mt_symworker *w, uint32_t id, const uint64_t *frames
 {
     if (!w->threaded) {
         mt_locator loc = mt_symbols_locator(&w->syms, &w->cur->map);
+        loc.wrappers = &w->wrappers;
         mt_trace_location(&loc, frames, n, out);
         mt_symw_intern_frame(w, out);
         return true;
@@ -61,7 +62,10 @@ static bool location_locked(mt_symworker *w, uint32_t id, const uint64_t *frames
     mt_symw_entry *e = trace_entry(w, id, frames, n);
     if (e && answered(w, e)) {
         *out = e->res[0];
-        return true;
+        if (e->wrap_gen == w->wrap_gen)
+            return true;
+        request(w, e); /* made with an older wrapper set: shown until made again */
+        return false;
     }
     if (e)
         request(w, e);

@@ -21,9 +21,10 @@ typedef enum mt_symw_kind {
 typedef struct mt_symw_entry {
     struct mt_symw_entry *next_all; /* every record, for freeing */
     uint64_t key;
-    uint64_t qseq;    /* sequence number of its queue slot; 0: not queued */
-    uint64_t mod_gen; /* module map the answer was computed with */
-    mt_frame *res;    /* the answer (strings interned); NULL until symbolized */
+    uint64_t qseq;     /* sequence number of its queue slot; 0: not queued */
+    uint64_t mod_gen;  /* module map the answer was computed with */
+    uint64_t wrap_gen; /* wrapper set (LOCATION) the answer was computed with */
+    mt_frame *res;     /* the answer (strings interned); NULL until symbolized */
     unsigned nres;
     bool busy;   /* the worker is symbolizing it */
     bool orphan; /* replaced (trace id seen again with other frames) */

@@ -31,17 +31,21 @@ void mt_symw_publish_pending(mt_symworker *w)
     (void)__atomic_exchange_n(&w->pending, n, __ATOMIC_RELAXED);
 }
 
-/* The next record to symbolize (lock held; waits); NULL when stopping. */
-static mt_symw_entry *next_request(mt_symworker *w)
+/* The next work (lock held; waits): a record to symbolize in *e, or a
+ * shape job waiting (*e NULL); false when stopping. */
+static bool next_work(mt_symworker *w, mt_symw_entry **e)
 {
     for (;;) {
+        *e = NULL;
         if (w->stopping)
-            return NULL;
-        mt_symw_entry *e = mt_symw_queue_pop(&w->queue);
+            return false;
+        if (w->shape_job)
+            return true;
+        *e = mt_symw_queue_pop(&w->queue);
         mt_symw_publish_pending(w);
-        if (e && !e->orphan)
-            return e;
-        if (!e)
+        if (*e && !(*e)->orphan)
+            return true;
+        if (!*e)
             pthread_cond_wait(&w->wake, &w->lock);
     }
 }
@@ -61,6 +65,7 @@ static mt_symw_mods *hold_latest(mt_symworker *w)
 static unsigned symbolize(mt_symworker *w, const mt_symw_entry *e, mt_frame *chain)
 {
     mt_locator loc = mt_symbols_locator(&w->syms, &w->held->map);
+    loc.wrappers = &w->wrappers;
     if (e->kind == MT_SYMW_LOCATION) {
         mt_trace_location(&loc, e->frames, e->nframes, chain);
         return 1;
@@ -84,10 +89,46 @@ static void finish(mt_symworker *w, mt_symw_entry *e, mt_frame *res, const mt_fr
         e->res = res;
         e->nres = k;
         e->mod_gen = w->held->gen;
+        e->wrap_gen = w->wrap_gen;
         __atomic_add_fetch(&w->generation, 1, __ATOMIC_RELEASE);
     } else {
         free(res);
     }
+    mt_symw_publish_pending(w);
+}
+
+/* Use set as the wrappers from now on (lock held, or no thread). */
+static void install_wrappers(mt_symworker *w, mt_addr_set *set)
+{
+    mt_addr_set_free(&w->wrappers);
+    w->wrappers = *set;
+    __atomic_add_fetch(&w->wrap_gen, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&w->generation, 1, __ATOMIC_RELEASE);
+}
+
+/* Run the waiting shape job (lock held; released while it runs). */
+static void run_shape(mt_symworker *w)
+{
+    void *job = w->shape_job;
+    void (*free_job)(void *) = w->shape_free;
+    mt_symw_shape_fn fn = w->shape_run;
+    w->shape_job = NULL;
+    w->working = true;
+    mt_symw_publish_pending(w);
+    mt_symw_mods *drop = hold_latest(w);
+    pthread_mutex_unlock(&w->lock);
+    mt_symw_mods_free(drop);
+    mt_locator loc = mt_symbols_locator(&w->syms, &w->held->map);
+    mt_addr_set set;
+    mt_addr_set_init(&set);
+    int rc = fn(job, &loc, &set);
+    free_job(job);
+    pthread_mutex_lock(&w->lock);
+    w->working = false;
+    if (rc == 0)
+        install_wrappers(w, &set);
+    else
+        mt_addr_set_free(&set);
     mt_symw_publish_pending(w);
 }
 
@@ -96,7 +137,11 @@ static void *run(void *arg)
     mt_symworker *w = arg;
     mt_frame chain[MT_MAX_CHAIN];
     pthread_mutex_lock(&w->lock);
-    for (mt_symw_entry *e; (e = next_request(w));) {
+    for (mt_symw_entry *e; next_work(w, &e);) {
+        if (!e) {
+            run_shape(w);
+            continue;
+        }
         e->busy = w->working = true;
         mt_symw_publish_pending(w);
         mt_symw_mods *drop = hold_latest(w);
@@ -148,6 +193,9 @@ static bool init_state(mt_symworker *w, bool enabled, const char *skip_env)
 
 static void free_state(mt_symworker *w)
 {
+    if (w->shape_job)
+        w->shape_free(w->shape_job);
+    mt_addr_set_free(&w->wrappers);
     mt_symbols_free(&w->syms);
     if (mt_symw_mods_unref(w->held))
         mt_symw_mods_free(w->held);
@@ -217,6 +265,41 @@ void mt_symworker_set_modules(mt_symworker *w, const mt_modules *mods)
     pthread_mutex_unlock(&w->lock);
     if (last)
         mt_symw_mods_free(old);
+}
+
+void mt_symworker_shape(mt_symworker *w, mt_symw_shape_fn run, void (*free_job)(void *), void *job)
+{
+    if (!w) {
+        free_job(job);
+        return;
+    }
+    pthread_mutex_lock(&w->lock);
+    if (!w->threaded) { /* module + offset only: cheap, and nothing else to wait for */
+        mt_locator loc = mt_symbols_locator(&w->syms, &w->cur->map);
+        mt_addr_set set;
+        mt_addr_set_init(&set);
+        if (run(job, &loc, &set) == 0)
+            install_wrappers(w, &set);
+        else
+            mt_addr_set_free(&set);
+        pthread_mutex_unlock(&w->lock);
+        free_job(job);
+        return;
+    }
+    void *old = w->shape_job;
+    void (*free_old)(void *) = w->shape_free;
+    w->shape_job = job;
+    w->shape_run = run;
+    w->shape_free = free_job;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    if (old)
+        free_old(old);
+}
+
+uint64_t mt_symworker_wrappers_gen(const mt_symworker *w)
+{
+    return w ? __atomic_load_n(&w->wrap_gen, __ATOMIC_RELAXED) : 0;
 }
 
 uint64_t mt_symworker_generation(const mt_symworker *w)

@@ -59,6 +59,21 @@ bool mt_symworker_location(mt_symworker *w, uint32_t trace_id, const uint64_t *f
 unsigned mt_symworker_frames(mt_symworker *w, uint64_t addr, mt_frame *out, unsigned max,
                              bool *final);
 
+/* The shape rule for allocator wrappers (src/tui/model/wrapper_shape.h)
+ * needs every trace symbolized, so it runs on the worker's thread: run(job,
+ * loc, out) fills out (initialized) with the wrappers' call sites using the
+ * worker's locator, 0 or -1.  The job waits until the thread is free of the
+ * record it is symbolizing, replaces a job still waiting, and is freed with
+ * free_job (by mt_symworker_shape itself when w is NULL).  Its set, once
+ * computed, is used for every location; answers made with the previous set
+ * are given as not final and made again.  Without symbols (no thread) the
+ * job runs at once. */
+typedef int (*mt_symw_shape_fn)(void *job, const mt_locator *loc, mt_addr_set *out);
+void mt_symworker_shape(mt_symworker *w, mt_symw_shape_fn run, void (*free_job)(void *), void *job);
+
+/* Increases whenever a new wrapper set is in use (see mt_symworker_shape). */
+uint64_t mt_symworker_wrappers_gen(const mt_symworker *w);
+
 /* Increases whenever new results (or a new module map) arrive. */
 uint64_t mt_symworker_generation(const mt_symworker *w);
 

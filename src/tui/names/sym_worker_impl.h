@@ -31,12 +31,20 @@ struct mt_symworker {
     mt_symw_table table;
     mt_symw_queue queue;
 
+    void *shape_job; /* waiting for the thread (mt_symworker_shape), or NULL */
+    mt_symw_shape_fn shape_run;
+    void (*shape_free)(void *);
+
     /* Written under lock with __atomic, read without it. */
     uint64_t generation; /* release / acquire: answers stored before */
     size_t pending;      /* relaxed: a hint */
+    uint64_t wrap_gen;   /* relaxed: generation of wrappers */
 
     /* The thread's only: the map it symbolizes against (one reference). */
     mt_symw_mods *held;
+    /* The shape rule's wrappers in use: the thread's only when threaded,
+     * else guarded by lock. */
+    mt_addr_set wrappers;
 };
 
 /* Intern f's strings (lock held); false when out of memory (a string is

@@ -10,6 +10,7 @@
 #include "dat_format.h"
 #include "format.h"
 #include "report.h"
+#include "wrapper_shape.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
 #define C(x) mt_fmt_count((x), (char[32]){0}, 32)
@@ -141,8 +142,10 @@ static void table(FILE *f, const char *title, const mt_view *v, const mt_locator
 }
 
 void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_opts *o,
-                       const mt_locator *loc)
+                       const mt_locator *base)
 {
+    mt_addr_set wrappers; /* the shape rule's, over the recording's traces */
+    mt_locator shaped = mt_wrapper_locator(base, &v->defs, &v->snap, &wrappers), *loc = &shaped;
     print_head(f, r, v);
     fputc('\n', f);
     mt_report_header(f, v, mt_replay_state(r));
@@ -162,4 +165,5 @@ void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_o
         table(f, "by the chosen order:", v, loc, o->sort, o->group, top);
     fputc('\n', f);
     fflush(f);
+    mt_addr_set_free(&wrappers);
 }

@@ -29,7 +29,7 @@ static void put_quoted(FILE *f, const char *s)
 static void put_frame(FILE *f, const mt_modules *mods, uint64_t addr)
 {
     mt_frame fr;
-    mt_locate(&(mt_locator){mods, NULL, NULL, NULL}, addr, &fr);
+    mt_locate(&(mt_locator){mods, NULL, NULL, NULL, NULL}, addr, &fr);
     if (!fr.module) {
         fprintf(f, "0x%" PRIx64, fr.address);
         return;

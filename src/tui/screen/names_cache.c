@@ -8,6 +8,7 @@
 struct mt_name_entry {
     char *text[MT_GROUP_KEYS]; /* one malloc'd block holds all four */
     uint64_t gen;              /* symbolizer generation the strings were made at */
+    uint64_t wrap_gen;         /* wrapper set (shape rule) they were made with */
     bool final;
 };
 
@@ -69,8 +70,8 @@ static bool make_texts(mt_name_entry *e, const mt_frame *f)
 /* Bring e up to date if the symbolizer learnt something since. */
 static void refresh(mt_names *n, uint32_t id, mt_name_entry *e)
 {
-    uint64_t gen = mt_symworker_generation(n->w);
-    if (e->final || (e->text[0] && e->gen == gen))
+    uint64_t gen = mt_symworker_generation(n->w), wrap_gen = mt_symworker_wrappers_gen(n->w);
+    if ((e->final && e->wrap_gen == wrap_gen) || (e->text[0] && e->gen == gen))
         return;
     unsigned nf;
     const uint64_t *frames = mt_defs_frames(n->defs, id, &nf);
@@ -81,6 +82,7 @@ static void refresh(mt_names *n, uint32_t id, mt_name_entry *e)
     if (make_texts(e, &f)) {
         e->final = final;
         e->gen = gen;
+        e->wrap_gen = wrap_gen;
     }
 }
 

@@ -22,9 +22,11 @@
 #include "keymap.h"
 #include "table_keys.h"
 #include "tree_keys.h"
+#include "wrapper_shape.h"
 
 #define TICK_MS 100
 #define NAMES_REBUILD_S 0.5 /* at most this often for names arriving */
+#define SHAPE_EVERY_S 5.0   /* the shape rule again, when traces were added: at most this often */
 #define MIN_COLS 40
 #define MIN_LINES 10
 
@@ -40,9 +42,26 @@ typedef struct loop {
     double next_data;
     double last_names_build;
     uint64_t names_gen;
-    uint64_t observed; /* the source's version last fed to the table */
-    uint64_t image;    /* the source's image the names belong to */
+    uint64_t observed;   /* the source's version last fed to the table */
+    uint64_t image;      /* the source's image the names belong to */
+    size_t shape_traces; /* traces the last shape job saw */
+    double shape_at;     /* when it was handed over */
 } loop;
+
+/* Hand the symbolizer the shape rule's job for the traces known now
+ * (src/tui/model/wrapper_shape.h) when traces were added since the last. */
+static void ask_shape(mt_app *a, loop *L)
+{
+    const mt_view *v = &a->src.view;
+    if (!a->sym || v->defs.count == L->shape_traces || a->now - L->shape_at < SHAPE_EVERY_S)
+        return;
+    mt_shape_job *job = mt_shape_job_new(&v->defs, &v->snap);
+    if (!job)
+        return; /* out of memory: the names rule alone, try again later */
+    mt_symworker_shape(a->sym, mt_shape_job_run, mt_shape_job_free, job);
+    L->shape_traces = v->defs.count;
+    L->shape_at = a->now;
+}
 
 /* Feed a snapshot the table has not seen yet. */
 static void take_data(mt_app *a, loop *L)
@@ -52,6 +71,8 @@ static void take_data(mt_app *a, loop *L)
         mt_names_free(&a->names);
         mt_names_init(&a->names, a->sym, &a->src.view.defs);
         L->image = a->src.image;
+        L->shape_traces = 0;
+        L->shape_at = 0;
     }
     if (!v->have_snap || a->src.version == L->observed)
         return;
@@ -59,6 +80,7 @@ static void take_data(mt_app *a, loop *L)
     /* prev is the snapshot fed last time only if exactly one arrived since. */
     bool prev_ok = v->have_prev && !a->src.replay && a->src.version == L->observed + 1;
     mt_table_observe(a->table, &v->snap, prev_ok ? &v->prev : NULL);
+    ask_shape(a, L);
     a->ui.rates_known = prev_ok || (a->ui.rates_known && !a->src.replay);
     L->observed = a->src.version;
     a->rebuild = true;
