@@ -31,9 +31,10 @@ static const char *const prog_names[] = {
 enum { LIB_INNER, LIB_MALLOC, LIB_WIDE, LIB_CALLER };
 
 /* The fake symbolizer: names from the tables above; LIB has only sqlite3Malloc. */
-static unsigned symbolize(void *ctx, const mt_module_info *m, mt_frame *f, unsigned max)
+static unsigned symbolize(void *ctx, const mt_module_info *m, int pid, mt_frame *f, unsigned max)
 {
     (void)ctx;
+    (void)pid;
     (void)max;
     uint64_t fn = (f->address - m->start) / 0x100;
     if (m->start == PROG && fn < sizeof prog_names / sizeof prog_names[0])
