@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import e2elib  # noqa: E402
 
 PROGRAMS = ("--bump", "--nopie", "--dlopen", "--own-lib", "--je-static", "--je-shared",
-            "--jemalloc-pic", "--mimalloc", "--mi-dlsym", "--mi-late", "--tcmalloc",
+            "--jemalloc-pic", "--mimalloc", "--mi-dlsym", "--mi-late", "--mi-heap", "--tcmalloc",
             "--tcmalloc-shared")
 
 

@@ -9,9 +9,8 @@ starts.  The snapshot of tests/alloc/alloc_mi_dlsym must match, to the
 byte, what each named function leaked (mi_malloc + mi_realloc, mi_calloc,
 and malloc, which is libmimalloc's mi_malloc: counted once), keep none of
 the blocks main frees live (mi_free_size, mi_free, free, in every
-pairing), count no unknown frees or untracked allocations, and the only
-thing still NOT exact must be mimalloc's mi_heap_* functions (the note no
-longer names calls through dlsym pointers); the program's output and exit
+pairing), count no unknown frees or untracked allocations, and be exact (mimalloc's
+mi_heap_* API is hooked too: check_mi_heap.py); the program's output and exit
 status stay its own, and it keeps its allocator (the blocks are
 libmimalloc's: mi_free of them works).  A C++ program on a statically
 linked tcmalloc (libtcmalloc_minimal.a, whose malloc, free and operators
@@ -65,9 +64,7 @@ def mi_dlsym(ctx, prog):
     per = live_per_function(snap, LEAKS)
     check(per == LEAKS, "live bytes per function %r, expected %r\n%s" % (per, LEAKS, where))
     health = snap["health"]
-    check(re.fullmatch(r"NOT exact: mimalloc in libmimalloc\.so[.0-9]*: its mi_heap_\* functions "
-                       r"not hooked", health.get("not_exact") or ""),
-          "health.not_exact %r: expected only mimalloc's mi_heap_* functions" %
+    check(health["exact"] is True, "health.not_exact %r: expected exact" %
           health.get("not_exact"))
     for key in ("unknown_free_count", "untracked_alloc_count", "missed_free_count"):
         check(health.get(key) == 0, "health.%s is %r\n%s" % (key, health.get(key), where))

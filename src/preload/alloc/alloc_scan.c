@@ -101,7 +101,8 @@ typedef struct mod_syms {
     unsigned nje;
     bool malloc_def, libc_malloc, mi_malloc, mi_free, tc_malloc, pymalloc;
     uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its exported mi_* functions memtop hooks */
-    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
+    uint64_t mih_addr[MT_MI_HEAP_N], mih_size[MT_MI_HEAP_N]; /* the rest of its API, likewise */
+    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N];             /* its tc_* functions memtop hooks */
 } mod_syms;
 
 static struct {
@@ -253,6 +254,11 @@ static void on_sym(void *arg, const mt_elf_sym *s)
         if (i >= 0) {
             y->mi_addr[i] = s->addr;
             y->mi_size[i] = s->size;
+        }
+        i = mt_patch_entry_index(mt_mi_heap_entries, MT_MI_HEAP_N, s->name);
+        if (i >= 0) {
+            y->mih_addr[i] = s->addr;
+            y->mih_size[i] = s->size;
         }
     }
     if (s->global && strncmp(s->name, "tc_", 3) == 0) {
@@ -488,21 +494,33 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
     }
 }
 
+/* The name of a mimalloc entry: k < MT_MI_N in mt_mi_entries, the rest
+ * in mt_mi_heap_entries (hook_mimalloc's order). */
+static const char *mi_entry_name(int k)
+{
+    return k < MT_MI_N ? mt_mi_entries[k].name : mt_mi_heap_entries[k - MT_MI_N].name;
+}
+
 /* A shared libmimalloc: its mi_* calls through the PLT reach
- * alloc_mimalloc.c; calls that bypass the PLT too once its entry points
- * are redirected (alloc_patch.c), which only the first scan does, before
- * the program's threads exist (docs/allocators.md). */
+ * alloc_mimalloc.c and alloc_mimalloc_heap.c; calls that bypass the PLT
+ * too once its entry points are redirected (alloc_patch.c), which only
+ * the first scan does, before the program's threads exist
+ * (docs/allocators.md). */
 static void hook_mimalloc(const module_ref *m, const mod_syms *y)
 {
-    static mt_patch patch[MT_MI_N]; /* under the scan's lock */
-    int at[MT_MI_N];
+    static mt_patch patch[MT_MI_N + MT_MI_HEAP_N]; /* under the scan's lock */
+    int at[MT_MI_N + MT_MI_HEAP_N];
     size_t n = mt_patch_entries(mt_mi_entries, MT_MI_N, y->mi_addr, y->mi_size, patch, at);
+    size_t nh = mt_patch_entries(mt_mi_heap_entries, MT_MI_HEAP_N, y->mih_addr, y->mih_size,
+                                 patch + n, at + n);
+    for (size_t k = n; k < n + nh; k++)
+        at[k] += MT_MI_N;
+    n += nh;
     const char *name = base_name(m->path);
     char note[MT_ALLOC_NOTE_MAX];
     if (g_alloc.started) {
         snprintf(note, sizeof note,
-                 "mimalloc in %.64s: its mi_heap_* functions and calls through pointers from "
-                 "dlsym not hooked (loaded after start)",
+                 "mimalloc in %.64s: calls that bypass the PLT not hooked (loaded after start)",
                  name);
         add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
         return;
@@ -513,12 +531,11 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
         if (!patch[k].done)
             bad = k;
     if (bad == n) {
-        snprintf(note, sizeof note, "mimalloc in %.96s: its mi_heap_* functions not hooked", name);
+        note[0] = '\0';
         mt_log(MT_LOG_INFO, "redirected %zu mi_* entry points in %s", n, m->path);
     } else {
-        snprintf(note, sizeof note,
-                 "mimalloc in %.40s: mi_heap_* and direct calls to %.24s not hooked (%.64s)", name,
-                 mt_mi_entries[at[bad]].name, patch[bad].why);
+        snprintf(note, sizeof note, "mimalloc in %.40s: direct calls to %.32s not hooked (%.64s)",
+                 name, mi_entry_name(at[bad]), patch[bad].why);
     }
     add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
 }
