@@ -10,7 +10,7 @@
  * tcmalloc's tc_*), which memtop does not interpose on.  The first scan
  * hooks what it can: jemalloc through its hook API (alloc_jemalloc.c),
  * tcmalloc and a shared mimalloc by redirecting their entry points
- * (alloc_patch.c), which later scans (a dlopen) never do.  Numbers are
+ * (alloc_patch.c: alone at start, later with the other threads stopped).  Numbers are
  * exact or say what they are: so every module is scanned, at tracking
  * start and after each dlopen, for allocator entry points in its .dynsym,
  * .symtab and MiniDebugInfo (alloc_elf.c), and each allocator found is
@@ -59,11 +59,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SCANNED_MAX 1024u /* modules remembered as scanned */
 #define BATCH 16u         /* modules listed per dl_iterate_phdr pass */
 #define PREFIXES 8u       /* jemalloc prefix candidates per module */
 #define PREFIX_MAX 15u
+#define SCAN_PATIENCE_NS 100000000 /* a dlsym or dlclose waits for a running scan */
 
 typedef struct module_ref {
     uint64_t bias, lo, hi;
@@ -109,9 +111,9 @@ static struct {
     mt_spinlock lock;
     uint32_t seq; /* the header's seqlock word, our own copy (never read back) */
     bool resolve_checked;
-    bool started; /* the first scan (at tracking start) is over */
     uint64_t self_lo, self_hi;
-    unsigned long long adds; /* dlpi_adds at the last scan */
+    unsigned long long adds;   /* dlpi_adds when the last scan ended (release: its patches done) */
+    unsigned long long listed; /* dlpi_adds seen by the listing of the scan running */
     uint32_t nscanned;
     struct {
         uint64_t bias, lo;
@@ -155,7 +157,7 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     (void)arg;
-    MT_HINT_SET(g_alloc.adds, info->dlpi_adds);
+    g_alloc.listed = info->dlpi_adds;
     uint64_t lo, hi;
     range_of(info, &lo, &hi);
     uint64_t self = (uint64_t)(uintptr_t)&mt_alloc_scan;
@@ -503,9 +505,8 @@ static const char *mi_entry_name(int k)
 
 /* A shared libmimalloc: its mi_* calls through the PLT reach
  * alloc_mimalloc.c and alloc_mimalloc_heap.c; calls that bypass the PLT
- * too once its entry points are redirected (alloc_patch.c), which only
- * the first scan does, before the program's threads exist
- * (docs/allocators.md). */
+ * too once its entry points are redirected (alloc_patch.c: before the
+ * program's threads exist, or with them stopped; docs/allocators.md). */
 static void hook_mimalloc(const module_ref *m, const mod_syms *y)
 {
     static mt_patch patch[MT_MI_N + MT_MI_HEAP_N]; /* under the scan's lock */
@@ -518,13 +519,6 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
     n += nh;
     const char *name = base_name(m->path);
     char note[MT_ALLOC_NOTE_MAX];
-    if (g_alloc.started) {
-        snprintf(note, sizeof note,
-                 "mimalloc in %.64s: calls that bypass the PLT not hooked (loaded after start)",
-                 name);
-        add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
-        return;
-    }
     mt_patch_all(patch, n);
     size_t bad = n;
     for (size_t k = 0; k < n && bad == n; k++)
@@ -542,8 +536,8 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
 
 /* A tcmalloc, linked in or shared: hooked by redirecting its tc_*
  * entry points (alloc_tcmalloc.c), whose aliases are malloc, free and
- * the C++ operators; only the first scan does, before the program's
- * threads (docs/allocators.md). */
+ * the C++ operators (before the program's threads exist, or with them
+ * stopped; docs/allocators.md). */
 static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
 {
     static mt_patch patch[MT_TC_N]; /* under the scan's lock */
@@ -551,10 +545,9 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
     size_t n = mt_patch_entries(mt_tc_entries, MT_TC_N, y->tc_addr, y->tc_size, patch, at);
     bool is_static = linked_in(m, "tcmalloc");
     uint32_t flags = is_static ? MT_ALLOC_STATIC : 0;
-    if (g_alloc.started || n == 0) {
+    if (n == 0) {
         add_unhooked(MT_ALLOC_KIND_TCMALLOC, "tcmalloc", NULL, m,
-                     g_alloc.started ? "tc_* functions and operator new/delete (loaded after start)"
-                                     : "tc_* functions and operator new/delete");
+                     "tc_* functions and operator new/delete");
         return;
     }
     mt_patch_all(patch, n);
@@ -669,14 +662,32 @@ static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-void mt_alloc_scan(void)
+/* Takes the scan's lock unless another thread holds it for longer than
+ * ns (it may be waiting for the loader's lock, which our caller may hold). */
+static bool lock_within(int64_t ns)
+{
+    for (int64_t waited = 0; !mt_spin_trylock(&g_alloc.lock); waited += 100000) {
+        if (waited >= ns)
+            return false;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+void mt_alloc_scan(bool busy_ok)
 {
     unsigned long long adds = 0;
     dl_iterate_phdr(peek_adds, &adds);
     if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
-        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_RELAXED))
-        return; /* nothing loaded since the last scan (the common case: a cheap check) */
-    mt_spin_lock(&g_alloc.lock);
+        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
+        return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
+    if (busy_ok) {
+        if (!lock_within(SCAN_PATIENCE_NS))
+            return; /* that scan, or the publisher's next poll, sees the new modules */
+    } else {
+        mt_spin_lock(&g_alloc.lock);
+    }
     do {
         g_alloc.nbatch = 0;
         g_alloc.batch_full = false;
@@ -685,7 +696,9 @@ void mt_alloc_scan(void)
             scan_module(&g_alloc.batch[i]);
     } while (g_alloc.batch_full);
     check_resolution();
-    g_alloc.started = true;
+    /* Only now: a dlsym that finds nothing new must not return while a scan
+     * it raced with is still redirecting the new library's entry points. */
+    __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
     mt_spin_unlock(&g_alloc.lock);
 }
 

@@ -200,7 +200,7 @@ static void *publisher_main(void *arg)
                 next = now + interval;
             continue;
         }
-        mt_alloc_scan(); /* a library loaded since the last poll (alloc_scan.c) */
+        mt_alloc_scan(false); /* a library loaded since the last poll (alloc_scan.c) */
         serve_control();
         uint64_t wait = next - now;
         wait_stop(wait < POLL_NS ? wait : POLL_NS);
