@@ -295,3 +295,18 @@ void mt_world_resume(void)
     atomic_fetch_add_explicit(&g_stop.gen, 1, memory_order_seq_cst); /* even: go */
     futex(&g_stop.gen, FUTEX_WAKE_PRIVATE, INT_MAX);
 }
+
+void mt_world_drop_pending(void)
+{
+    int sig = atomic_load_explicit(&g_stop.sig, memory_order_relaxed);
+    sigset_t pending, only;
+    if (!sig || sigpending(&pending) != 0 || !sigismember(&pending, sig))
+        return;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    struct timespec zero = {0, 0};
+    int saved = errno;
+    while (sigtimedwait(&only, NULL, &zero) == sig) {
+    } /* RT signals queue: each one sent */
+    errno = saved;
+}

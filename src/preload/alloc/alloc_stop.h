@@ -31,4 +31,10 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap);
 /* Lets the stopped threads go on. */
 void mt_world_resume(void);
 
+/* Takes a stop signal still pending on the calling thread (it blocked the
+ * signal when a stop tried to reach it) off it, before exec: the new
+ * image keeps pending signals but not the handler, and the default action
+ * of a real-time signal ends the process.  Async-signal-safe. */
+void mt_world_drop_pending(void);
+
 #endif
