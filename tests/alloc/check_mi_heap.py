@@ -12,10 +12,13 @@ the PLT: seen because the entry is redirected), a heap given to
 mi_heap_delete (its blocks stay live) and mi_strdup; main frees the rest
 with mi_free and destroys a heap of 200 blocks.  The snapshot must match
 per function to the byte, nothing of main's live, no unknown frees, the
-data exact (--strict exits 0), and the program's output unchanged.
+data exact (--strict exits 0), and the program's output unchanged; and
+mimalloc's own view (its version and the memory it holds, from
+mi_version and mi_process_info) is in its entry and the totals.
 """
 
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -65,6 +68,12 @@ def test():
     mi = [a for a in health["allocators"] if a["kind"] == "mimalloc"]
     check(len(mi) == 1 and mi[0]["hooked"] and mi[0]["exact"], "mimalloc not listed as hooked "
           "and exact: %r" % health["allocators"])
+    # mimalloc's own view (mi_process_info, mi_version): what it holds
+    res = mi[0].get("resident")
+    check(re.fullmatch(r"\d+\.\d+\.\d+", mi[0].get("version") or "") and res and
+          snap["totals"].get("allocator_bytes") == res,
+          "mimalloc's own view: version %r, resident %r, totals allocator_bytes %r" %
+          (mi[0].get("version"), res, snap["totals"].get("allocator_bytes")))
 
 
 if __name__ == "__main__":

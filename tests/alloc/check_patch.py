@@ -17,8 +17,10 @@ linked tcmalloc (libtcmalloc_minimal.a, whose malloc, free and operators
 win over memtop's) must be exact (--strict exits 0), with tcmalloc listed
 as hooked and each function's leak (new[], malloc, calloc, realloc,
 posix_memalign) to the byte, none of main's new/delete/free loops live,
-and its blocks still tcmalloc's (the program checks, prints "ok"); the
-same program on the shared libtcmalloc_minimal.so likewise.  A
+and its blocks still tcmalloc's (the program checks, prints "ok"), and
+tcmalloc's own view (MallocExtension_GetNumericProperty) in its entry and
+the totals' allocator bytes; the same program on the shared
+libtcmalloc_minimal.so likewise.  A
 libmimalloc loaded with dlopen after start, while three other threads
 run, is patched with them stopped (src/preload/alloc/alloc_stop.c) before
 dlsym hands out its functions: exact, --strict exits 0, its leak counted
@@ -90,6 +92,17 @@ def tc_exact(ctx, name, prog, is_static):
           "tcmalloc not listed as hooked (static: %s): %r" % (is_static, health["allocators"]))
     per = live_per_function(snap, TC_LEAKS)
     check(per == TC_LEAKS, "live bytes per function %r, expected %r\n%s" % (per, TC_LEAKS, where))
+    # tcmalloc's own view (MallocExtension): its version and figures, and the
+    # totals' allocator bytes are its resident and allocated bytes
+    a, t = tc[0], snap["totals"]
+    figs = [a.get(k) for k in ("allocated", "active", "resident", "mapped")]
+    check(re.fullmatch(r"\d+\.\d+.*", a.get("version") or "") and None not in figs and
+          figs[0] <= figs[1] <= figs[2] <= figs[3] and figs[0] > 0,
+          "tcmalloc's own view missing or inconsistent: version %r, allocated/active/resident/"
+          "mapped %r" % (a.get("version"), figs))
+    check(t.get("allocator_bytes") == figs[2] and t.get("allocator_inuse_bytes") == figs[0],
+          "totals allocator_bytes %r / inuse %r, expected tcmalloc's resident %r / allocated %r" %
+          (t.get("allocator_bytes"), t.get("allocator_inuse_bytes"), figs[2], figs[0]))
 
 
 def mi_late(ctx, prog):

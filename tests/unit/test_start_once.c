@@ -142,6 +142,8 @@ void mt_alloc_scan(bool busy_ok)
     (void)busy_ok;
 }
 
+void mt_alloc_stats_refresh(void) {}
+
 void mt_alloc_publish(mt_shm_header *h)
 {
     (void)h;

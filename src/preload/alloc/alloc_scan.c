@@ -46,6 +46,7 @@
 #include "alloc_elf.h"
 #include "alloc_jemalloc.h"
 #include "alloc_patch.h"
+#include "alloc_stats.h"
 #include "alloc_mimalloc.h"
 #include "alloc_tcmalloc.h"
 #include "core_log.h"
@@ -105,6 +106,7 @@ typedef struct mod_syms {
     uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its exported mi_* functions memtop hooks */
     uint64_t mih_addr[MT_MI_HEAP_N], mih_size[MT_MI_HEAP_N]; /* the rest of its API, likewise */
     uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N];             /* its tc_* functions memtop hooks */
+    mt_stats_fns stats;                                      /* where its own figures come from */
 } mod_syms;
 
 static struct {
@@ -219,11 +221,28 @@ static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit, 
 static bool may_match(const char *name)
 {
     if ((name[0] == 'm' && name[1] == 'i' && name[2] == '_') ||
-        (name[0] == 't' && name[1] == 'c' && name[2] == '_'))
+        (name[0] == 't' && name[1] == 'c' && name[2] == '_') ||
+        (name[0] == 'M' && strcmp(name, "MallocExtension_GetNumericProperty") == 0))
         return true;
     size_t len = strnlen(name, PREFIX_MAX + 9);
     char last = len ? name[len - 1] : '\0';
     return len <= PREFIX_MAX + 8 && (last == 'l' || last == 'x' || last == 'c');
+}
+
+/* The functions that give an allocator's own figures (alloc_stats.h). */
+static void stats_sym(mod_syms *y, const mt_elf_sym *s)
+{
+    void *at = (void *)(uintptr_t)s->addr;
+    if (!s->global)
+        return;
+    if (strcmp(s->name, "MallocExtension_GetNumericProperty") == 0)
+        y->stats.tc_property = at;
+    else if (strcmp(s->name, "tc_version") == 0)
+        y->stats.tc_version = at;
+    else if (strcmp(s->name, "mi_process_info") == 0)
+        y->stats.mi_info = at;
+    else if (strcmp(s->name, "mi_version") == 0)
+        y->stats.mi_version = at;
 }
 
 static void on_sym(void *arg, const mt_elf_sym *s)
@@ -270,6 +289,7 @@ static void on_sym(void *arg, const mt_elf_sym *s)
             y->tc_size[i] = s->size;
         }
     }
+    stats_sym(y, s);
     if (strcmp(s->name, "tc_malloc") == 0)
         y->tc_malloc = true;
     else if (strcmp(s->name, "PyObject_Malloc") == 0)
@@ -468,6 +488,16 @@ static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
     }
 }
 
+/* A hooked allocator's module stays loaded for good: memtop's hooks jump
+ * into its trampolines and the publisher calls its statistics.  (The
+ * executable needs nothing; dlopen with RTLD_NOLOAD only marks a library
+ * already loaded.) */
+static void pin(const module_ref *m)
+{
+    if (!m->exe)
+        dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 /* A jemalloc: hooked through its mallctl (alloc_jemalloc.c), or said not. */
 static void hook_jemalloc(const module_ref *m, const jcand *c)
 {
@@ -484,6 +514,7 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
         add_entry(MT_ALLOC_KIND_JEMALLOC, is_static ? MT_ALLOC_STATIC : 0, c->prefix, m, m->path,
                   a.note);
     } else {
+        pin(m);
         add_entry(MT_ALLOC_KIND_JEMALLOC, MT_ALLOC_HOOKED | (is_static ? MT_ALLOC_STATIC : 0),
                   c->prefix, m, m->path, NULL);
         mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s", a.version,
@@ -494,6 +525,13 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
         memcpy(e->version, a.version, sizeof a.version);
         e->before_hooks = a.before_hooks;
     }
+}
+
+/* The allocator's own figures, for the entry just added (if it was). */
+static void add_stats(uint32_t kind, uint32_t index, const mod_syms *y)
+{
+    if (index < g_alloc.found.count)
+        mt_alloc_stats_add(kind, index, &y->stats, &g_alloc.found.a[index]);
 }
 
 /* The name of a mimalloc entry: k < MT_MI_N in mt_mi_entries, the rest
@@ -519,7 +557,7 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
     n += nh;
     const char *name = base_name(m->path);
     char note[MT_ALLOC_NOTE_MAX];
-    mt_patch_all(patch, n);
+    bool any = mt_patch_all(patch, n);
     size_t bad = n;
     for (size_t k = 0; k < n && bad == n; k++)
         if (!patch[k].done)
@@ -531,7 +569,11 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
         snprintf(note, sizeof note, "mimalloc in %.40s: direct calls to %.32s not hooked (%.64s)",
                  name, mi_entry_name(at[bad]), patch[bad].why);
     }
+    if (any)
+        pin(m);
+    uint32_t index = g_alloc.found.count;
     add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+    add_stats(MT_ALLOC_KIND_MIMALLOC, index, y);
 }
 
 /* A tcmalloc, linked in or shared: hooked by redirecting its tc_*
@@ -550,7 +592,10 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
                      "tc_* functions and operator new/delete");
         return;
     }
-    mt_patch_all(patch, n);
+    bool any = mt_patch_all(patch, n);
+    if (any)
+        pin(m);
+    uint32_t index = g_alloc.found.count;
     for (size_t k = 0; k < n; k++)
         if (!patch[k].done) {
             char note[MT_ALLOC_NOTE_MAX];
@@ -558,9 +603,11 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
                      is_static ? "statically linked " : "", base_name(m->path),
                      mt_tc_entries[at[k]].name, patch[k].why);
             add_entry(MT_ALLOC_KIND_TCMALLOC, flags, NULL, m, m->path, note);
+            add_stats(MT_ALLOC_KIND_TCMALLOC, index, y);
             return;
         }
     add_entry(MT_ALLOC_KIND_TCMALLOC, MT_ALLOC_HOOKED | flags, NULL, m, m->path, NULL);
+    add_stats(MT_ALLOC_KIND_TCMALLOC, index, y);
     mt_log(MT_LOG_INFO, "redirected %zu tc_* entry points in %s", n, m->path);
 }
 
@@ -707,6 +754,7 @@ void mt_alloc_publish(mt_shm_header *h)
     if (!mt_spin_trylock(&g_alloc.lock))
         return; /* a scan runs: next publish */
     mt_je_refresh(&g_alloc.found);
+    mt_alloc_stats_fill(&g_alloc.found);
     mt_shm_allocators *out = &h->allocators;
     const mt_shm_allocators *f = &g_alloc.found;
     uint32_t s = g_alloc.seq | 1u;
