@@ -28,6 +28,12 @@ def parse(description):
     return mine, e2elib.parse_args(description, rest)
 
 
+def check_nothing_missed(health, where):
+    """The health counters that say memtop missed a block are all 0."""
+    for key in ("unknown_free_count", "untracked_alloc_count", "missed_free_count"):
+        e2elib.check(health.get(key) == 0, "health.%s is %r\n%s" % (key, health.get(key), where))
+
+
 def run(test):
     """Runs test(); prints PASS or FAIL with the reason and exits 0 or 1."""
     name = os.path.basename(sys.argv[0])

@@ -110,27 +110,9 @@ MI_REALLOC(mi_reallocarray, (void *p, size_t c, size_t n), (p, c, n), mt_mi_mul(
 MI_REALLOC(mi_new_realloc, (void *p, size_t n), (p, n), n, false)
 MI_REALLOC(mi_new_reallocn, (void *p, size_t c, size_t n), (p, c, n), mt_mi_mul(c, n), false)
 
-/* mi_expand resizes in place or fails (NULL) leaving the block as it was. */
-MT_EXPORT void *mi_expand(void *p, size_t n)
-{
-    void *(*real)(void *, size_t) =
-        (void *(*)(void *, size_t))mt_next_fn(&slot_mi_expand, "mi_expand");
-    if (MT_UNLIKELY(!real))
-        return NULL;
-    mt_thread *t = hook_enter();
-    if (!t)
-        return real(p, n);
-    mt_block b;
-    bool known = p && mt_take(p, &b);
-    void *q = real(p, n);
-    if (!q) {
-        if (known)
-            mt_untake(p, &b);
-        hook_leave(t);
-        return NULL;
-    }
-    return realloc_done(t, p, known, &b, q, n, false, HOOK_FRAME());
-}
+/* mi_expand resizes in place or fails (NULL, only when growing: the block
+ * stays as it was), as realloc_done takes it. */
+MI_REALLOC(mi_expand, (void *p, size_t n), (p, n), n, false)
 
 /* realpath allocates only when not given a buffer: the result's length. */
 #define MI_REALPATH(name, params, args)                                                            \

@@ -39,13 +39,7 @@ static inline size_t mt_mi_mul(size_t c, size_t n)
         void *(*real)params = (void *(*)params)mt_next_fn(&slot_##name, #name);                    \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
-        mt_thread *t = hook_enter();                                                               \
-        if (!t)                                                                                    \
-            return real args;                                                                      \
-        mt_block b;                                                                                \
-        bool known = p && mt_take(p, &b);                                                          \
-        void *q = real args;                                                                       \
-        return realloc_done(t, p, known, &b, q, size_expr, frees_on_failure, HOOK_FRAME());        \
+        HOOK_REALLOC_RETURN(p, real args, size_expr, frees_on_failure);                            \
     }
 
 /* A freeing function: the block is taken out before the real free, as in
