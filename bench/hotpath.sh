@@ -5,7 +5,8 @@
 # MEMTOP_DISABLE=1 (interposition only), MEMTOP_DEPTH=1 (one frame) and the
 # default depth, and prints instructions per step for each, then the top
 # functions of the default run; and sampled (MEMTOP_SAMPLE, default 512k; SAMPLE=N
-# to change).  Instruction counts are exact and do not
+# to change); BENCH=memtop-alloc-bench-jemalloc (or -tcmalloc) runs the same
+# benchmark linked with that allocator.  Instruction counts are exact and do not
 # depend on the machine's load, unlike times; they do not show cache misses.
 # Needs valgrind.  Takes about a minute.
 set -euo pipefail
@@ -13,7 +14,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$repo/build}
 ops=${OPS:-100000}
-bench="$build/bin/memtop-alloc-bench"
+bench="$build/bin/${BENCH:-memtop-alloc-bench}" # BENCH=memtop-alloc-bench-jemalloc...
 lib="$build/lib/libmemtop.so"
 for f in "$bench" "$lib"; do
     [ -e "$f" ] || { echo "hotpath.sh: $f not built" >&2; exit 1; }

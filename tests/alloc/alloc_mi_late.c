@@ -1,27 +1,77 @@
-/* alloc_mi_late.c -- loads libmimalloc with dlopen after start, leaks
- * 1000 bytes from its mi_malloc (a pointer from dlsym), waits 300 ms
- * (several polls of memtop's publisher) and prints "loaded"; exits 0
- * (tests/alloc: memtop must not patch a library a thread may already be
- * running, and must say so). */
+/* alloc_mi_late.c -- loads libmimalloc with dlopen after start while
+ * other threads run (two allocate and free through malloc in a loop, one
+ * sleeps in nanosleep), for tests/alloc: memtop must redirect the late
+ * library's entry points with those threads stopped for a moment
+ * (docs/allocators.md, "When"), before the program gets a pointer to them
+ * with dlsym, and count its blocks exactly.  Leaks 1000 bytes from
+ * leak_late() (mi_malloc, through a pointer from dlsym, which bypasses
+ * the PLT); frees the 2000 blocks main allocates with mi_malloc and
+ * mi_zalloc through mi_free.  Waits 300 ms (several polls of memtop's
+ * publisher), stops the threads, prints "loaded"; exits 0. */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 static void *volatile sink;
+static atomic_bool stop;
+static void *(*p_malloc)(size_t);
+static void *(*p_zalloc)(size_t);
+static void (*p_free)(void *);
+
+static void *churn(void *arg)
+{
+    (void)arg;
+    while (!atomic_load_explicit(&stop, memory_order_acquire))
+        free(sink = malloc(64));
+    return NULL;
+}
+
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 20000000};
+    while (!atomic_load_explicit(&stop, memory_order_acquire))
+        nanosleep(&ts, NULL);
+    return NULL;
+}
+
+__attribute__((noinline)) static void leak_late(void)
+{
+    sink = p_malloc(1000);
+}
 
 int main(void)
 {
+    pthread_t th[3];
+    pthread_create(&th[0], NULL, churn, NULL);
+    pthread_create(&th[1], NULL, churn, NULL);
+    pthread_create(&th[2], NULL, sleeper, NULL);
+    struct timespec ts = {0, 50000000};
+    nanosleep(&ts, NULL); /* memtop has started, the threads run */
     void *h = dlopen("libmimalloc.so.2", RTLD_NOW);
     if (!h) {
         fprintf(stderr, "%s\n", dlerror());
         return 1;
     }
-    void *(*mi_malloc)(size_t) = (void *(*)(size_t))dlsym(h, "mi_malloc");
-    if (!mi_malloc)
+    p_malloc = (void *(*)(size_t))dlsym(h, "mi_malloc");
+    p_zalloc = (void *(*)(size_t))dlsym(h, "mi_zalloc");
+    p_free = (void (*)(void *))dlsym(h, "mi_free");
+    if (!p_malloc || !p_zalloc || !p_free)
         return 1;
-    sink = mi_malloc(1000);
-    struct timespec ts = {0, 300000000};
+    for (int i = 0; i < 1000; i++) {
+        p_free(p_malloc(100));
+        p_free(p_zalloc(300));
+    }
+    leak_late();
+    ts.tv_nsec = 300000000;
     nanosleep(&ts, NULL);
+    atomic_store_explicit(&stop, true, memory_order_release);
+    for (int i = 0; i < 3; i++)
+        pthread_join(th[i], NULL);
     printf("loaded\n");
     return 0;
 }

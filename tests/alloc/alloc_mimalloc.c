@@ -1,7 +1,7 @@
 /* alloc_mimalloc.c -- a program linked with -lmimalloc (Debian ships only
  * libmimalloc.so) calling mi_malloc_aligned, mi_realloc and mi_free_size
- * through the PLT, for tests/alloc: memtop hooks those, not its mi_heap_*
- * functions, and says NOT exact.  Leaks 3000 bytes
+ * through the PLT, for tests/alloc: memtop hooks those and says exact.
+ * Leaks 3000 bytes
  * from leak_mi(); prints "ok"; exits 0. */
 #include <mimalloc.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import e2elib  # noqa: E402
 
 PROGRAMS = ("--bump", "--nopie", "--dlopen", "--own-lib", "--je-static", "--je-shared",
-            "--jemalloc-pic", "--mimalloc", "--mi-dlsym", "--mi-late", "--tcmalloc",
+            "--jemalloc-pic", "--mimalloc", "--mi-dlsym", "--mi-late", "--mi-heap", "--tcmalloc",
             "--tcmalloc-shared")
 
 
@@ -26,6 +26,12 @@ def parse(description):
         p.add_argument(opt)
     mine, rest = p.parse_known_args()
     return mine, e2elib.parse_args(description, rest)
+
+
+def check_nothing_missed(health, where):
+    """The health counters that say memtop missed a block are all 0."""
+    for key in ("unknown_free_count", "untracked_alloc_count", "missed_free_count"):
+        e2elib.check(health.get(key) == 0, "health.%s is %r\n%s" % (key, health.get(key), where))
 
 
 def run(test):

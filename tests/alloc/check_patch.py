@@ -9,19 +9,22 @@ starts.  The snapshot of tests/alloc/alloc_mi_dlsym must match, to the
 byte, what each named function leaked (mi_malloc + mi_realloc, mi_calloc,
 and malloc, which is libmimalloc's mi_malloc: counted once), keep none of
 the blocks main frees live (mi_free_size, mi_free, free, in every
-pairing), count no unknown frees or untracked allocations, and the only
-thing still NOT exact must be mimalloc's mi_heap_* functions (the note no
-longer names calls through dlsym pointers); the program's output and exit
+pairing), count no unknown frees or untracked allocations, and be exact (mimalloc's
+mi_heap_* API is hooked too: check_mi_heap.py); the program's output and exit
 status stay its own, and it keeps its allocator (the blocks are
 libmimalloc's: mi_free of them works).  A C++ program on a statically
 linked tcmalloc (libtcmalloc_minimal.a, whose malloc, free and operators
 win over memtop's) must be exact (--strict exits 0), with tcmalloc listed
 as hooked and each function's leak (new[], malloc, calloc, realloc,
 posix_memalign) to the byte, none of main's new/delete/free loops live,
-and its blocks still tcmalloc's (the program checks, prints "ok"); the
-same program on the shared libtcmalloc_minimal.so likewise.  A
-libmimalloc loaded with dlopen after start is not patched (a thread may
-be running it): NOT exact, "loaded after start", --strict exits 3.
+and its blocks still tcmalloc's (the program checks, prints "ok"), and
+tcmalloc's own view (MallocExtension_GetNumericProperty) in its entry and
+the totals' allocator bytes; the same program on the shared
+libtcmalloc_minimal.so likewise.  A
+libmimalloc loaded with dlopen after start, while three other threads
+run, is patched with them stopped (src/preload/alloc/alloc_stop.c) before
+dlsym hands out its functions: exact, --strict exits 0, its leak counted
+to the byte, none of the blocks freed through mi_free live.
 """
 
 import os
@@ -65,12 +68,9 @@ def mi_dlsym(ctx, prog):
     per = live_per_function(snap, LEAKS)
     check(per == LEAKS, "live bytes per function %r, expected %r\n%s" % (per, LEAKS, where))
     health = snap["health"]
-    check(re.fullmatch(r"NOT exact: mimalloc in libmimalloc\.so[.0-9]*: its mi_heap_\* functions "
-                       r"not hooked", health.get("not_exact") or ""),
-          "health.not_exact %r: expected only mimalloc's mi_heap_* functions" %
+    check(health["exact"] is True, "health.not_exact %r: expected exact" %
           health.get("not_exact"))
-    for key in ("unknown_free_count", "untracked_alloc_count", "missed_free_count"):
-        check(health.get(key) == 0, "health.%s is %r\n%s" % (key, health.get(key), where))
+    alloclib.check_nothing_missed(health, where)
     mi = [a for a in health["allocators"] if a["kind"] == "mimalloc"]
     check(len(mi) == 1 and mi[0]["hooked"], "mimalloc not listed as hooked: %r" %
           health["allocators"])
@@ -91,6 +91,17 @@ def tc_exact(ctx, name, prog, is_static):
           "tcmalloc not listed as hooked (static: %s): %r" % (is_static, health["allocators"]))
     per = live_per_function(snap, TC_LEAKS)
     check(per == TC_LEAKS, "live bytes per function %r, expected %r\n%s" % (per, TC_LEAKS, where))
+    # tcmalloc's own view (MallocExtension): its version and figures, and the
+    # totals' allocator bytes are its resident and allocated bytes
+    a, t = tc[0], snap["totals"]
+    figs = [a.get(k) for k in ("allocated", "active", "resident", "mapped")]
+    check(re.fullmatch(r"\d+\.\d+.*", a.get("version") or "") and None not in figs and
+          figs[0] <= figs[1] <= figs[2] <= figs[3] and figs[0] > 0,
+          "tcmalloc's own view missing or inconsistent: version %r, allocated/active/resident/"
+          "mapped %r" % (a.get("version"), figs))
+    check(t.get("allocator_bytes") == figs[2] and t.get("allocator_inuse_bytes") == figs[0],
+          "totals allocator_bytes %r / inuse %r, expected tcmalloc's resident %r / allocated %r" %
+          (t.get("allocator_bytes"), t.get("allocator_inuse_bytes"), figs[2], figs[0]))
 
 
 def mi_late(ctx, prog):
@@ -98,11 +109,16 @@ def mi_late(ctx, prog):
     cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog]
     proc = e2elib.run(cmd, ctx.env)
     where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
-    check(proc.returncode == 3 and proc.stdout == "loaded\n",
-          "expected the program's output and --strict's 3: " + where)
-    note = e2elib.load_json(out)["health"].get("not_exact") or ""
-    check(re.search(r"mimalloc in libmimalloc\.so[.0-9]*: .*\(loaded after start\)", note),
-          "health.not_exact %r does not say the late libmimalloc was not patched" % note)
+    snap = e2elib.load_json(out)
+    health = snap["health"]
+    check(proc.stdout == "loaded\n", "the program changed: " + where)
+    check(proc.returncode == 0 and health["exact"] is True,
+          "a libmimalloc loaded late is not exact (%r) or --strict failed\n%s" %
+          (health.get("not_exact"), where))
+    per = live_per_function(snap, {"leak_late": 1000})
+    check(per == {"leak_late": 1000}, "live bytes per function %r, expected leak_late 1000 and "
+          "nothing of main's mi_malloc/mi_zalloc/mi_free loop\n%s" % (per, where))
+    alloclib.check_nothing_missed(health, where)
 
 
 def test():

@@ -8,10 +8,13 @@
  * instruction, a function shorter than the jump).  A redirected function
  * must reach the hook when called at its entry, and its trampoline must
  * compute what the original did; a refused one must be left as it was,
- * with the reason said.  The process is single-threaded, as
- * mt_patch_all requires (the last test checks that it refuses otherwise); the functions lie on
- * pages of their own, since a page being patched is not executable for a moment.
+ * with the reason said.  The process is single-threaded until the last
+ * three tests, which patch with other threads running: mt_patch_all stops
+ * them (alloc_stop.c) and refuses when one blocks the signal or waits
+ * inside the bytes to rewrite; the functions lie on pages of their own,
+ * since a page being patched is not executable for a moment.
  */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -20,18 +23,28 @@
 #include <stdio.h>
 #include <string.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "alloc_jemalloc.h"
+#include "alloc_stats.h"
 #include "alloc_patch.h"
 #include "hook_real_alloc.h"
 
 /* core_procinfo.c's allocator figures are not under test. */
 mt_real_fns mt_real;
 bool mt_je_main_bytes(uint64_t *held, uint64_t *inuse)
+{
+    (void)held;
+    (void)inuse;
+    return false;
+}
+bool mt_alloc_stats_main(uint64_t *held, uint64_t *inuse)
 {
     (void)held;
     (void)inuse;
@@ -61,10 +74,12 @@ __asm__(".text\n.p2align 12\n"
         FN(f_short, "xor %eax, %eax\nret\n")
         /* one function under two names */
         FN(f_alias, "mov $6, %eax\nadd %edi, %eax\nret\n")
-        /* patched while another thread runs: refused */
-        FN(f_thr, "mov $5, %eax\nadd %edi, %eax\nret\n") "f_helper: mov $100, %eax\nret\n"
-                                                         ".p2align 12\n"
-                                                         ".data\nf_value: .long 40\n.text\n");
+        /* patched while other threads run: the world is stopped */
+        FN(f_thr, "mov $5, %eax\nadd %edi, %eax\nret\n")
+        /* read(fd, buf, n) made inside the displaced bytes */
+        FN(f_sys, "xor %eax, %eax\nsyscall\nret\n") "f_helper: mov $100, %eax\nret\n"
+                                                    ".p2align 12\n"
+                                                    ".data\nf_value: .long 40\n.text\n");
 
 #define DECL(name) extern char name[], name##_end[];
 DECL(f_rip)
@@ -75,6 +90,7 @@ DECL(f_back)
 DECL(f_loop)
 DECL(f_short)
 DECL(f_thr)
+DECL(f_sys)
 DECL(f_alias)
 
 typedef int (*fn_t)(int);
@@ -222,18 +238,54 @@ static void *wait_pipe(void *arg)
     return (void *)(intptr_t)read(*(int *)arg, &c, 1);
 }
 
-static void test_other_thread(void **state)
+static _Atomic int g_tid; /* of the thread a test waits for */
+
+static void *wait_pipe_blocked(void *arg)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, NULL);
+    atomic_store_explicit(&g_tid, (int)syscall(SYS_gettid), memory_order_release);
+    return wait_pipe(arg);
+}
+
+/* Waits until the thread in g_tid sleeps in the kernel (state S in its
+ * /proc stat): past its setup, in its blocking call. */
+static void wait_asleep(void)
+{
+    for (;;) {
+        int tid = atomic_load_explicit(&g_tid, memory_order_acquire);
+        char path[64], buf[256] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+        FILE *f = tid ? fopen(path, "r") : NULL;
+        if (f) {
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            buf[n] = '\0';
+            fclose(f);
+            const char *r = strrchr(buf, ')');
+            if (r && r[1] == ' ' && r[2] == 'S')
+                return;
+        }
+        usleep(1000);
+    }
+}
+
+/* A thread that blocks every signal cannot be stopped: refused after the
+ * timeout, the function left as it was. */
+static void test_thread_blocks_signals(void **state)
 {
     (void)state;
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, wait_pipe, &fds[0]), 0);
+    atomic_store_explicit(&g_tid, 0, memory_order_relaxed);
+    assert_int_equal(pthread_create(&th, NULL, wait_pipe_blocked, &fds[0]), 0);
+    wait_asleep(); /* signals blocked, in read() */
     _Atomic(void *) o = NULL;
     mt_patch p = patch_of(f_thr, f_thr_end, &o);
     assert_false(mt_patch_all(&p, 1));
     assert_false(p.done);
-    assert_non_null(strstr(p.why, "other threads are running"));
+    assert_non_null(strstr(p.why, "did not stop"));
     assert_null(atomic_load_explicit(&o, memory_order_acquire));
     assert_int_equal(call(f_thr, 1), 6); /* untouched */
     assert_int_equal(write(fds[1], "x", 1), 1);
@@ -242,13 +294,77 @@ static void test_other_thread(void **state)
     close(fds[1]);
 }
 
+typedef long (*read_fn)(int, void *, size_t);
+
+/* Reads a byte through f_sys: the thread waits with its program counter
+ * inside f_sys's displaced bytes (the kernel restarts the read there after
+ * a signal handler, SA_RESTART). */
+static void *read_in_f_sys(void *arg)
+{
+    atomic_store_explicit(&g_tid, (int)syscall(SYS_gettid), memory_order_release);
+    read_fn fn;
+    void *f = f_sys;
+    memcpy(&fn, &f, sizeof fn);
+    char c;
+    return (void *)(intptr_t)fn(*(int *)arg, &c, 1);
+}
+
+/* A thread inside the bytes to rewrite: refused (after a few stops). */
+static void test_thread_inside(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pthread_t th;
+    atomic_store_explicit(&g_tid, 0, memory_order_relaxed);
+    assert_int_equal(pthread_create(&th, NULL, read_in_f_sys, &fds[0]), 0);
+    wait_asleep(); /* in read(), inside f_sys */
+    _Atomic(void *) o = NULL;
+    mt_patch p = patch_of(f_sys, f_sys_end, &o);
+    assert_false(mt_patch_all(&p, 1));
+    assert_false(p.done);
+    assert_non_null(strstr(p.why, "inside the bytes"));
+    assert_null(atomic_load_explicit(&o, memory_order_acquire));
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    void *got = NULL;
+    pthread_join(th, &got);
+    assert_int_equal((intptr_t)got, 1); /* the restarted read got the byte */
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* Other threads running elsewhere (one blocked in read, restarted after
+ * the stop): the world is stopped, the function redirected, the thread
+ * unharmed. */
+static void test_stop_world(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, wait_pipe, &fds[0]), 0);
+    _Atomic(void *) o = NULL;
+    mt_patch p = patch_of(f_thr, f_thr_end, &o);
+    assert_true(mt_patch_all(&p, 1));
+    assert_true(p.done);
+    assert_int_equal(call(f_thr, 1), 1001);
+    assert_int_equal(call(atomic_load_explicit(&o, memory_order_acquire), 1), 6);
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    void *got = NULL;
+    pthread_join(th, &got);
+    assert_int_equal((intptr_t)got, 1); /* its read() was restarted and got the byte */
+    close(fds[0]);
+    close(fds[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rip_relative), cmocka_unit_test(test_short_jcc),
-        cmocka_unit_test(test_call_rel32),   cmocka_unit_test(test_endbr_kept),
-        cmocka_unit_test(test_refused),      cmocka_unit_test(test_wx),
-        cmocka_unit_test(test_alias),        cmocka_unit_test(test_other_thread),
+        cmocka_unit_test(test_rip_relative),  cmocka_unit_test(test_short_jcc),
+        cmocka_unit_test(test_call_rel32),    cmocka_unit_test(test_endbr_kept),
+        cmocka_unit_test(test_refused),       cmocka_unit_test(test_wx),
+        cmocka_unit_test(test_alias),         cmocka_unit_test(test_thread_blocks_signals),
+        cmocka_unit_test(test_thread_inside), cmocka_unit_test(test_stop_world),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

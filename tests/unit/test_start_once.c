@@ -137,7 +137,12 @@ void mt_shm_forget(mt_shm_writer *w)
     w->hdr = NULL;
 }
 
-void mt_alloc_scan(void) {}
+void mt_alloc_scan(bool busy_ok)
+{
+    (void)busy_ok;
+}
+
+void mt_alloc_stats_refresh(void) {}
 
 void mt_alloc_publish(mt_shm_header *h)
 {

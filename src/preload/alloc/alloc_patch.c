@@ -20,14 +20,17 @@
  * read-write and made read-execute before any entry points at it; each
  * entry's page is made read-write (not executable) for the write and given
  * back the protection of its segment.  That is safe only while no other
- * thread can run the bytes: mt_patch_all refuses when the process has
- * more than one thread, and blocks signals meanwhile (a handler could
- * call the allocator).  Nothing is ever unpatched: a thread may be inside
- * a trampoline at exit.
+ * thread can run the bytes: alone (the first scan, before the program's
+ * threads), or with every other thread stopped (alloc_stop.c) and none of
+ * them inside the bytes; signals are blocked meanwhile (a handler could
+ * call the allocator).  Everything that takes a lock (the decoder's
+ * loading, dl_iterate_phdr) is done before the stop.  Nothing is ever
+ * unpatched: a thread may be inside a trampoline at exit.
  */
 #define _GNU_SOURCE
 #include "alloc_patch.h"
 
+#include "alloc_stop.h"
 #include "core_procinfo.h"
 
 #include <Zydis/Zydis.h>
@@ -38,6 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define JMP_LEN 5   /* e9 rel32 */
@@ -45,6 +49,7 @@
 #define SLOT 96     /* per function: stub (14) + trampoline (endbr, moved code, jmp back) */
 #define MOVED_MAX (SLOT - 14 - ENDBR_LEN - JMP_LEN)
 #define NEAR (1ll << 31)
+#define STOP_TRIES 5 /* stops tried while a thread is inside the bytes to rewrite */
 
 static const uint8_t endbr64[ENDBR_LEN] = {0xf3, 0x0f, 0x1e, 0xfa};
 
@@ -187,8 +192,10 @@ far:
 }
 
 /* Builds p's stub and trampoline at slot (address of slot in the final
- * page: the same, it is written in place).  Sets *patch_at. */
-static bool build(const ZydisDecoder *d, mt_patch *p, uint8_t *slot, uint64_t *patch_at)
+ * page: the same, it is written in place).  Sets *patch_at, and *moved_end
+ * to the end of the instructions displaced. */
+static bool build(const ZydisDecoder *d, mt_patch *p, uint8_t *slot, uint64_t *patch_at,
+                  uint64_t *moved_end)
 {
     uint64_t entry = p->addr, end = p->addr + p->size;
     if (p->size >= ENDBR_LEN && memcmp((const void *)(uintptr_t)entry, endbr64, ENDBR_LEN) == 0)
@@ -238,6 +245,7 @@ static bool build(const ZydisDecoder *d, mt_patch *p, uint8_t *slot, uint64_t *p
     }
     put32(tr + used + 1, back);
     *patch_at = entry;
+    *moved_end = at;
     return true;
 }
 
@@ -283,16 +291,20 @@ static int find_seg(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* Writes the jmp at entry: its pages read-write for the write, then back
- * to their segment's protection (never writable and executable). */
-static bool write_jump(uint64_t entry, uint64_t stub, char *why, size_t cap)
+/* The protection of the executable segment holding addr; -1 if none.
+ * Before any stop: dl_iterate_phdr takes the loader's lock. */
+static int seg_prot(uint64_t addr)
 {
-    seg_find f = {entry, -1};
+    seg_find f = {addr, -1};
     dl_iterate_phdr(find_seg, &f);
-    if (f.prot < 0) {
-        snprintf(why, cap, "not in an executable segment");
-        return false;
-    }
+    return f.prot;
+}
+
+/* Writes the jmp at entry: its pages read-write for the write, then back
+ * to their segment's protection prot (never writable and executable).
+ * System calls only: it may run with the other threads stopped. */
+static bool write_jump(uint64_t entry, uint64_t stub, int prot, char *why, size_t cap)
+{
     uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t lo = entry & ~(pg - 1), hi = (entry + JMP_LEN + pg - 1) & ~(pg - 1);
     if (mprotect((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_WRITE) != 0) {
@@ -302,9 +314,46 @@ static bool write_jump(uint64_t entry, uint64_t stub, char *why, size_t cap)
     uint8_t jmp[JMP_LEN] = {0xe9};
     put32(jmp + 1, (int64_t)(stub - (entry + JMP_LEN)));
     memcpy((void *)(uintptr_t)entry, jmp, JMP_LEN);
-    mprotect((void *)(uintptr_t)lo, hi - lo, f.prot);
+    mprotect((void *)(uintptr_t)lo, hi - lo, prot);
     __builtin___clear_cache((char *)(uintptr_t)entry, (char *)(uintptr_t)(entry + JMP_LEN));
     return true;
+}
+
+/* Holds the other threads still (alloc_stop.c) unless there are none,
+ * retrying a few times while one is inside the bytes to rewrite.  False
+ * with why when they cannot be. */
+static bool quiesce(const mt_patch *p, size_t n, const uint64_t *at, const uint64_t *end,
+                    bool *stopped, char *why, size_t cap)
+{
+    *stopped = false;
+    if (mt_proc_threads() == 1)
+        return true; /* alone: the first scan, before the program's threads */
+    mt_stop_range r[n];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].done) {
+            r[k].lo = at[i];
+            r[k++].hi = end[i];
+        }
+    for (int tries = 0; tries < STOP_TRIES; tries++) {
+        if (mt_world_stop(r, k, why, cap)) {
+            *stopped = true;
+            return true;
+        }
+        if (!strstr(why, "inside"))
+            return false;
+        struct timespec ts = {0, 2000000}; /* 2 ms: let it leave */
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+static void refuse_all(mt_patch *p, size_t n, const char *why)
+{
+    for (size_t i = 0; i < n; i++) {
+        p[i].done = false;
+        snprintf(p[i].why, sizeof p[i].why, "%s", why);
+    }
 }
 
 bool mt_patch_all(mt_patch *p, size_t n)
@@ -316,17 +365,14 @@ bool mt_patch_all(mt_patch *p, size_t n)
     }
     return false;
 #else
-    for (size_t i = 0; i < n; i++) {
-        p[i].done = false;
-        snprintf(p[i].why, sizeof p[i].why, "other threads are running");
-    }
-    if (n == 0 || mt_proc_threads() != 1)
+    if (n == 0)
         return false;
     ZydisDecoder d;
     if (!zy_load() ||
         !ZYAN_SUCCESS(zy.init(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
         for (size_t i = 0; i < n; i++)
             snprintf(p[i].why, sizeof p[i].why, "cannot load %s", MT_ZYDIS_SONAME);
+        refuse_all(p, n, p[0].why);
         return false;
     }
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -338,40 +384,52 @@ bool mt_patch_all(mt_patch *p, size_t n)
     size_t bytes = (n * SLOT + pg - 1) & ~(pg - 1);
     uint8_t *page = hi - lo < (uint64_t)NEAR / 2 ? near_page(lo, hi, bytes) : NULL;
     if (!page) {
-        for (size_t i = 0; i < n; i++)
-            snprintf(p[i].why, sizeof p[i].why, "no memory for its trampoline within 2 GiB");
+        refuse_all(p, n, "no memory for its trampoline within 2 GiB");
         return false;
     }
-    uint64_t at[n];
+    uint64_t at[n], end[n];
+    int prot[n];
     size_t alias[n]; /* i itself, or the first function at the same address */
     for (size_t i = 0; i < n; i++) {
         alias[i] = i;
         for (size_t j = 0; j < i && alias[i] == i; j++)
             if (p[j].addr == p[i].addr)
                 alias[i] = j;
-        p[i].done = alias[i] == i && build(&d, &p[i], page + i * SLOT, &at[i]);
+        p[i].done = alias[i] == i && build(&d, &p[i], page + i * SLOT, &at[i], &end[i]);
+        prot[i] = p[i].done ? seg_prot(at[i]) : -1;
+        if (p[i].done && prot[i] < 0) {
+            p[i].done = false;
+            snprintf(p[i].why, sizeof p[i].why, "not in an executable segment");
+        }
     }
     if (mprotect(page, bytes, PROT_READ | PROT_EXEC) != 0) {
         munmap(page, bytes);
-        for (size_t i = 0; i < n; i++) {
-            p[i].done = false;
-            snprintf(p[i].why, sizeof p[i].why, "mprotect refused");
-        }
+        refuse_all(p, n, "mprotect refused");
         return false;
     }
     /* No signal handler may run while an entry's page is not executable. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+    char why[sizeof p->why];
+    bool stopped;
+    if (!quiesce(p, n, at, end, &stopped, why, sizeof why)) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        munmap(page, bytes); /* nothing points at it */
+        refuse_all(p, n, why);
+        return false;
+    }
     for (size_t i = 0; i < n; i++) {
         if (!p[i].done)
             continue;
         /* before any call can reach the hook this way */
         atomic_store_explicit(p[i].orig, (void *)(page + i * SLOT + 14), memory_order_release);
         atomic_thread_fence(memory_order_seq_cst);
-        p[i].done =
-            write_jump(at[i], (uint64_t)(uintptr_t)(page + i * SLOT), p[i].why, sizeof p[i].why);
+        p[i].done = write_jump(at[i], (uint64_t)(uintptr_t)(page + i * SLOT), prot[i], p[i].why,
+                               sizeof p[i].why);
     }
+    if (stopped)
+        mt_world_resume();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     for (size_t i = 0; i < n; i++) /* an alias reaches the first one's hook */
         if (alias[i] != i && (p[i].done = p[alias[i]].done))

@@ -27,10 +27,12 @@ typedef struct mt_patch {
  * when a branch in its body targets the displaced bytes, or when no page
  * for its trampoline is within +-2 GiB.  *orig is stored before the entry
  * is written.  Two functions at one address (aliases) are one entry:
- * the first one's hook gets the calls, both get its trampoline.  Only
- * while the caller's is the process's only thread (the instructions are
- * rewritten while nothing else can run them): false, nothing patched,
- * otherwise.  The functions must lie in one module.  No allocation. */
+ * the first one's hook gets the calls, both get its trampoline.  The
+ * instructions are rewritten while nothing else can run them: when the
+ * caller's is not the process's only thread, the others are stopped
+ * meanwhile (alloc_stop.h); false, nothing patched, each why saying it,
+ * when they cannot be.  The functions must lie in one module.  No
+ * allocation. */
 bool mt_patch_all(mt_patch *p, size_t n);
 
 /* One entry point an allocator's hooks can take over (alloc_mimalloc.c,

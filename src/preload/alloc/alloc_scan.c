@@ -10,7 +10,7 @@
  * tcmalloc's tc_*), which memtop does not interpose on.  The first scan
  * hooks what it can: jemalloc through its hook API (alloc_jemalloc.c),
  * tcmalloc and a shared mimalloc by redirecting their entry points
- * (alloc_patch.c), which later scans (a dlopen) never do.  Numbers are
+ * (alloc_patch.c: alone at start, later with the other threads stopped).  Numbers are
  * exact or say what they are: so every module is scanned, at tracking
  * start and after each dlopen, for allocator entry points in its .dynsym,
  * .symtab and MiniDebugInfo (alloc_elf.c), and each allocator found is
@@ -46,6 +46,7 @@
 #include "alloc_elf.h"
 #include "alloc_jemalloc.h"
 #include "alloc_patch.h"
+#include "alloc_stats.h"
 #include "alloc_mimalloc.h"
 #include "alloc_tcmalloc.h"
 #include "core_log.h"
@@ -59,11 +60,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SCANNED_MAX 1024u /* modules remembered as scanned */
 #define BATCH 16u         /* modules listed per dl_iterate_phdr pass */
 #define PREFIXES 8u       /* jemalloc prefix candidates per module */
 #define PREFIX_MAX 15u
+#define SCAN_PATIENCE_NS 100000000 /* a dlsym or dlclose waits for a running scan */
 
 typedef struct module_ref {
     uint64_t bias, lo, hi;
@@ -101,16 +104,18 @@ typedef struct mod_syms {
     unsigned nje;
     bool malloc_def, libc_malloc, mi_malloc, mi_free, tc_malloc, pymalloc;
     uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its exported mi_* functions memtop hooks */
-    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
+    uint64_t mih_addr[MT_MI_HEAP_N], mih_size[MT_MI_HEAP_N]; /* the rest of its API, likewise */
+    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N];             /* its tc_* functions memtop hooks */
+    mt_stats_fns stats;                                      /* where its own figures come from */
 } mod_syms;
 
 static struct {
     mt_spinlock lock;
     uint32_t seq; /* the header's seqlock word, our own copy (never read back) */
     bool resolve_checked;
-    bool started; /* the first scan (at tracking start) is over */
     uint64_t self_lo, self_hi;
-    unsigned long long adds; /* dlpi_adds at the last scan */
+    unsigned long long adds;   /* dlpi_adds when the last scan ended (release: its patches done) */
+    unsigned long long listed; /* dlpi_adds seen by the listing of the scan running */
     uint32_t nscanned;
     struct {
         uint64_t bias, lo;
@@ -154,7 +159,7 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     (void)arg;
-    MT_HINT_SET(g_alloc.adds, info->dlpi_adds);
+    g_alloc.listed = info->dlpi_adds;
     uint64_t lo, hi;
     range_of(info, &lo, &hi);
     uint64_t self = (uint64_t)(uintptr_t)&mt_alloc_scan;
@@ -216,11 +221,28 @@ static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit, 
 static bool may_match(const char *name)
 {
     if ((name[0] == 'm' && name[1] == 'i' && name[2] == '_') ||
-        (name[0] == 't' && name[1] == 'c' && name[2] == '_'))
+        (name[0] == 't' && name[1] == 'c' && name[2] == '_') ||
+        (name[0] == 'M' && strcmp(name, "MallocExtension_GetNumericProperty") == 0))
         return true;
     size_t len = strnlen(name, PREFIX_MAX + 9);
     char last = len ? name[len - 1] : '\0';
     return len <= PREFIX_MAX + 8 && (last == 'l' || last == 'x' || last == 'c');
+}
+
+/* The functions that give an allocator's own figures (alloc_stats.h). */
+static void stats_sym(mod_syms *y, const mt_elf_sym *s)
+{
+    void *at = (void *)(uintptr_t)s->addr;
+    if (!s->global)
+        return;
+    if (strcmp(s->name, "MallocExtension_GetNumericProperty") == 0)
+        y->stats.tc_property = at;
+    else if (strcmp(s->name, "tc_version") == 0)
+        y->stats.tc_version = at;
+    else if (strcmp(s->name, "mi_process_info") == 0)
+        y->stats.mi_info = at;
+    else if (strcmp(s->name, "mi_version") == 0)
+        y->stats.mi_version = at;
 }
 
 static void on_sym(void *arg, const mt_elf_sym *s)
@@ -254,6 +276,11 @@ static void on_sym(void *arg, const mt_elf_sym *s)
             y->mi_addr[i] = s->addr;
             y->mi_size[i] = s->size;
         }
+        i = mt_patch_entry_index(mt_mi_heap_entries, MT_MI_HEAP_N, s->name);
+        if (i >= 0) {
+            y->mih_addr[i] = s->addr;
+            y->mih_size[i] = s->size;
+        }
     }
     if (s->global && strncmp(s->name, "tc_", 3) == 0) {
         int i = mt_patch_entry_index(mt_tc_entries, MT_TC_N, s->name);
@@ -262,6 +289,7 @@ static void on_sym(void *arg, const mt_elf_sym *s)
             y->tc_size[i] = s->size;
         }
     }
+    stats_sym(y, s);
     if (strcmp(s->name, "tc_malloc") == 0)
         y->tc_malloc = true;
     else if (strcmp(s->name, "PyObject_Malloc") == 0)
@@ -460,6 +488,16 @@ static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
     }
 }
 
+/* A hooked allocator's module stays loaded for good: memtop's hooks jump
+ * into its trampolines and the publisher calls its statistics.  (The
+ * executable needs nothing; dlopen with RTLD_NOLOAD only marks a library
+ * already loaded.) */
+static void pin(const module_ref *m)
+{
+    if (!m->exe)
+        dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 /* A jemalloc: hooked through its mallctl (alloc_jemalloc.c), or said not. */
 static void hook_jemalloc(const module_ref *m, const jcand *c)
 {
@@ -476,6 +514,7 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
         add_entry(MT_ALLOC_KIND_JEMALLOC, is_static ? MT_ALLOC_STATIC : 0, c->prefix, m, m->path,
                   a.note);
     } else {
+        pin(m);
         add_entry(MT_ALLOC_KIND_JEMALLOC, MT_ALLOC_HOOKED | (is_static ? MT_ALLOC_STATIC : 0),
                   c->prefix, m, m->path, NULL);
         mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s", a.version,
@@ -488,45 +527,59 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
     }
 }
 
+/* The allocator's own figures, for the entry just added (if it was). */
+static void add_stats(uint32_t kind, uint32_t index, const mod_syms *y)
+{
+    if (index < g_alloc.found.count)
+        mt_alloc_stats_add(kind, index, &y->stats, &g_alloc.found.a[index]);
+}
+
+/* The name of a mimalloc entry: k < MT_MI_N in mt_mi_entries, the rest
+ * in mt_mi_heap_entries (hook_mimalloc's order). */
+static const char *mi_entry_name(int k)
+{
+    return k < MT_MI_N ? mt_mi_entries[k].name : mt_mi_heap_entries[k - MT_MI_N].name;
+}
+
 /* A shared libmimalloc: its mi_* calls through the PLT reach
- * alloc_mimalloc.c; calls that bypass the PLT too once its entry points
- * are redirected (alloc_patch.c), which only the first scan does, before
- * the program's threads exist (docs/allocators.md). */
+ * alloc_mimalloc.c and alloc_mimalloc_heap.c; calls that bypass the PLT
+ * too once its entry points are redirected (alloc_patch.c: before the
+ * program's threads exist, or with them stopped; docs/allocators.md). */
 static void hook_mimalloc(const module_ref *m, const mod_syms *y)
 {
-    static mt_patch patch[MT_MI_N]; /* under the scan's lock */
-    int at[MT_MI_N];
+    static mt_patch patch[MT_MI_N + MT_MI_HEAP_N]; /* under the scan's lock */
+    int at[MT_MI_N + MT_MI_HEAP_N];
     size_t n = mt_patch_entries(mt_mi_entries, MT_MI_N, y->mi_addr, y->mi_size, patch, at);
+    size_t nh = mt_patch_entries(mt_mi_heap_entries, MT_MI_HEAP_N, y->mih_addr, y->mih_size,
+                                 patch + n, at + n);
+    for (size_t k = n; k < n + nh; k++)
+        at[k] += MT_MI_N;
+    n += nh;
     const char *name = base_name(m->path);
     char note[MT_ALLOC_NOTE_MAX];
-    if (g_alloc.started) {
-        snprintf(note, sizeof note,
-                 "mimalloc in %.64s: its mi_heap_* functions and calls through pointers from "
-                 "dlsym not hooked (loaded after start)",
-                 name);
-        add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
-        return;
-    }
-    mt_patch_all(patch, n);
+    bool any = mt_patch_all(patch, n);
     size_t bad = n;
     for (size_t k = 0; k < n && bad == n; k++)
         if (!patch[k].done)
             bad = k;
     if (bad == n) {
-        snprintf(note, sizeof note, "mimalloc in %.96s: its mi_heap_* functions not hooked", name);
+        note[0] = '\0';
         mt_log(MT_LOG_INFO, "redirected %zu mi_* entry points in %s", n, m->path);
     } else {
-        snprintf(note, sizeof note,
-                 "mimalloc in %.40s: mi_heap_* and direct calls to %.24s not hooked (%.64s)", name,
-                 mt_mi_entries[at[bad]].name, patch[bad].why);
+        snprintf(note, sizeof note, "mimalloc in %.40s: direct calls to %.32s not hooked (%.64s)",
+                 name, mi_entry_name(at[bad]), patch[bad].why);
     }
+    if (any)
+        pin(m);
+    uint32_t index = g_alloc.found.count;
     add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+    add_stats(MT_ALLOC_KIND_MIMALLOC, index, y);
 }
 
 /* A tcmalloc, linked in or shared: hooked by redirecting its tc_*
  * entry points (alloc_tcmalloc.c), whose aliases are malloc, free and
- * the C++ operators; only the first scan does, before the program's
- * threads (docs/allocators.md). */
+ * the C++ operators (before the program's threads exist, or with them
+ * stopped; docs/allocators.md). */
 static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
 {
     static mt_patch patch[MT_TC_N]; /* under the scan's lock */
@@ -534,13 +587,15 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
     size_t n = mt_patch_entries(mt_tc_entries, MT_TC_N, y->tc_addr, y->tc_size, patch, at);
     bool is_static = linked_in(m, "tcmalloc");
     uint32_t flags = is_static ? MT_ALLOC_STATIC : 0;
-    if (g_alloc.started || n == 0) {
+    if (n == 0) {
         add_unhooked(MT_ALLOC_KIND_TCMALLOC, "tcmalloc", NULL, m,
-                     g_alloc.started ? "tc_* functions and operator new/delete (loaded after start)"
-                                     : "tc_* functions and operator new/delete");
+                     "tc_* functions and operator new/delete");
         return;
     }
-    mt_patch_all(patch, n);
+    bool any = mt_patch_all(patch, n);
+    if (any)
+        pin(m);
+    uint32_t index = g_alloc.found.count;
     for (size_t k = 0; k < n; k++)
         if (!patch[k].done) {
             char note[MT_ALLOC_NOTE_MAX];
@@ -548,9 +603,11 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
                      is_static ? "statically linked " : "", base_name(m->path),
                      mt_tc_entries[at[k]].name, patch[k].why);
             add_entry(MT_ALLOC_KIND_TCMALLOC, flags, NULL, m, m->path, note);
+            add_stats(MT_ALLOC_KIND_TCMALLOC, index, y);
             return;
         }
     add_entry(MT_ALLOC_KIND_TCMALLOC, MT_ALLOC_HOOKED | flags, NULL, m, m->path, NULL);
+    add_stats(MT_ALLOC_KIND_TCMALLOC, index, y);
     mt_log(MT_LOG_INFO, "redirected %zu tc_* entry points in %s", n, m->path);
 }
 
@@ -652,14 +709,32 @@ static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-void mt_alloc_scan(void)
+/* Takes the scan's lock unless another thread holds it for longer than
+ * ns (it may be waiting for the loader's lock, which our caller may hold). */
+static bool lock_within(int64_t ns)
+{
+    for (int64_t waited = 0; !mt_spin_trylock(&g_alloc.lock); waited += 100000) {
+        if (waited >= ns)
+            return false;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+void mt_alloc_scan(bool busy_ok)
 {
     unsigned long long adds = 0;
     dl_iterate_phdr(peek_adds, &adds);
     if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
-        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_RELAXED))
-        return; /* nothing loaded since the last scan (the common case: a cheap check) */
-    mt_spin_lock(&g_alloc.lock);
+        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
+        return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
+    if (busy_ok) {
+        if (!lock_within(SCAN_PATIENCE_NS))
+            return; /* that scan, or the publisher's next poll, sees the new modules */
+    } else {
+        mt_spin_lock(&g_alloc.lock);
+    }
     do {
         g_alloc.nbatch = 0;
         g_alloc.batch_full = false;
@@ -668,7 +743,9 @@ void mt_alloc_scan(void)
             scan_module(&g_alloc.batch[i]);
     } while (g_alloc.batch_full);
     check_resolution();
-    g_alloc.started = true;
+    /* Only now: a dlsym that finds nothing new must not return while a scan
+     * it raced with is still redirecting the new library's entry points. */
+    __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
     mt_spin_unlock(&g_alloc.lock);
 }
 
@@ -677,6 +754,7 @@ void mt_alloc_publish(mt_shm_header *h)
     if (!mt_spin_trylock(&g_alloc.lock))
         return; /* a scan runs: next publish */
     mt_je_refresh(&g_alloc.found);
+    mt_alloc_stats_fill(&g_alloc.found);
     mt_shm_allocators *out = &h->allocators;
     const mt_shm_allocators *f = &g_alloc.found;
     uint32_t s = g_alloc.seq | 1u;

@@ -5,12 +5,19 @@
 
 #include "shm_layout.h"
 
+#include <stdbool.h>
+
 /* Scans the modules loaded since the last scan (all of them the first
  * time): their symbol tables are read for allocator entry points, each
- * allocator found is classified, and one warning is logged for each that
- * memtop cannot see.  Called at tracking start and after every dlopen,
- * with the thread marked inside memtop; never inside dl_iterate_phdr. */
-void mt_alloc_scan(void);
+ * allocator found is classified (and hooked where memtop can: a
+ * redirected entry point may stop the other threads for a moment,
+ * alloc_stop.h), and one warning is logged for each that memtop cannot
+ * see.  Called at tracking start and after every dlopen, with the thread
+ * marked inside memtop; never inside dl_iterate_phdr.  busy_ok: if another
+ * thread is scanning, wait at most 100 ms, then return without scanning
+ * (dlsym, dlclose: their thread may hold the loader's lock, which that
+ * scan may need to load the decoder). */
+void mt_alloc_scan(bool busy_ok);
 
 /* Copies what was found into the segment header (publisher thread). */
 void mt_alloc_publish(mt_shm_header *h);

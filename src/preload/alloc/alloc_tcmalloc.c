@@ -89,13 +89,7 @@ static void *h_realloc(void *p, size_t n)
 {
     void *(*real)(void *, size_t) =
         (void *(*)(void *, size_t))atomic_load_explicit(&orig[TC_REALLOC], memory_order_acquire);
-    mt_thread *t = hook_enter();
-    if (!t)
-        return real(p, n);
-    mt_block b;
-    bool known = p && mt_take(p, &b);
-    void *q = real(p, n);
-    return realloc_done(t, p, known, &b, q, n, false, HOOK_FRAME());
+    HOOK_REALLOC_RETURN(p, real(p, n), n, false);
 }
 
 /* The block is taken out before the real free (its address may be reused

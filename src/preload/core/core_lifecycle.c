@@ -138,7 +138,7 @@ static bool init_tracking(void)
         return false;
     }
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    mt_alloc_scan();      /* which allocators memtop sees (alloc_scan.c) */
+    mt_alloc_scan(false); /* which allocators memtop sees (alloc_scan.c) */
     mt_rec_init(environ); /* MEMTOP_RECORD: record from the first event */
     return true;
 }

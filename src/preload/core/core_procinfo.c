@@ -9,6 +9,7 @@
 #include "core_procinfo.h"
 
 #include "alloc_jemalloc.h"
+#include "alloc_stats.h"
 
 #include "hook_real_alloc.h"
 #include "proc_stat.h"
@@ -140,6 +141,8 @@ void mt_allocator_bytes(uint64_t *held, uint64_t *inuse)
     *held = *inuse = MT_UNKNOWN;
     if (mt_je_main_bytes(held, inuse))
         return; /* a hooked jemalloc: its resident and allocated bytes */
+    if (mt_alloc_stats_main(held, inuse))
+        return; /* tcmalloc's or mimalloc's, as the publisher last asked */
     if (!mt_real.is_glibc)
         return;
     struct mallinfo2 mi = mallinfo2();

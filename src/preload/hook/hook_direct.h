@@ -82,4 +82,17 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
     return p;
 }
 
+/* The body of a realloc-like hook of the block p whose real function is
+ * reached by `call`: realloc_done's rules.  Returns from the hook. */
+#define HOOK_REALLOC_RETURN(p, call, size_expr, frees_on_failure)                                  \
+    do {                                                                                           \
+        mt_thread *t_ = hook_enter();                                                              \
+        if (!t_)                                                                                   \
+            return call;                                                                           \
+        mt_block b_;                                                                               \
+        bool known_ = (p) && mt_take(p, &b_);                                                      \
+        void *q_ = call;                                                                           \
+        return realloc_done(t_, p, known_, &b_, q_, size_expr, frees_on_failure, HOOK_FRAME());    \
+    } while (0)
+
 #endif

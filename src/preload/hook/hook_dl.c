@@ -14,6 +14,17 @@
  * then be walked with the old object's rules: a wrong trace, or, if a
  * walk's checks catch it, a fallback to libunwind.
  *
+ * dlsym (x86-64): a program gets the functions of a library it loaded
+ * with dlopen through dlsym.  Before answering, memtop scans for modules
+ * loaded since its last scan (alloc_scan.c), so that an allocator in the
+ * new library is redirected (alloc_patch.c, with the other threads
+ * stopped) before the program holds a pointer into it, instead of up to
+ * one publisher poll later.  dlsym(RTLD_NEXT, ...) depends on its caller,
+ * which glibc takes from the return address: the wrapper is a few
+ * instructions of assembly that call the scan and then jump (not call) to
+ * the real dlsym, so that it sees the program's return address.  (dlopen
+ * cannot be wrapped that way: the scan must come after it.)
+ *
  * dl_iterate_phdr: its callbacks run with the loader's lock held, and
  * libunwind calls dl_iterate_phdr while it holds its own lock.  A hook that
  * unwound inside a callback would take the two in the opposite order: one
@@ -33,6 +44,7 @@
 #include "core_thread_state.h"
 #include "hook_next.h"
 
+#include <dlfcn.h>
 #include <link.h>
 
 static _Atomic(void *) g_real_dlclose;
@@ -42,7 +54,7 @@ MT_EXPORT int dlclose(void *handle)
     int (*real_dlclose)(void *) = (int (*)(void *))mt_next_fn(&g_real_dlclose, "dlclose");
     if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
         mt_tls_in_hook = MT_IN_OWN;
-        mt_alloc_scan(); /* a library loaded since the publisher's last poll */
+        mt_alloc_scan(true); /* a library loaded since the publisher's last poll */
         mt_publisher_sync_modules();
         mt_tls_in_hook = 0;
     }
@@ -50,6 +62,45 @@ MT_EXPORT int dlclose(void *handle)
     mt_backtrace_flush();
     return rc;
 }
+
+#if defined(__x86_64__)
+/* The real dlsym (libc's), found with dlvsym, which is not interposed. */
+MT_HIDDEN _Atomic(void *) mt_dlsym_next; /* read by the assembly below: a plain load */
+
+MT_HIDDEN void mt_dlsym_pre(void);
+void mt_dlsym_pre(void)
+{
+    if (MT_UNLIKELY(!atomic_load_explicit(&mt_dlsym_next, memory_order_acquire))) {
+        void *f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!f)
+            f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        atomic_store_explicit(&mt_dlsym_next, f, memory_order_release);
+    }
+    if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
+        return; /* memtop's own lookups, or before tracking */
+    mt_tls_in_hook = MT_IN_OWN;
+    mt_alloc_scan(true); /* an allocator in a library loaded since the last scan */
+    mt_tls_in_hook = 0;
+}
+
+/* dlsym: the scan, then a jump to the real one with the caller's return
+ * address still on the stack (the arguments kept across the call; the
+ * stack aligned to 16 bytes for it). */
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        "dlsym:\n"
+        "    endbr64\n"
+        "    push %rdi\n"
+        "    push %rsi\n"
+        "    sub $8, %rsp\n"
+        "    call mt_dlsym_pre\n"
+        "    add $8, %rsp\n"
+        "    pop %rsi\n"
+        "    pop %rdi\n"
+        "    jmp *mt_dlsym_next(%rip)\n"
+        ".size dlsym, .-dlsym\n");
+#endif
 
 typedef int (*dl_iter_cb)(struct dl_phdr_info *, size_t, void *);
 typedef int (*dl_iter_fn)(dl_iter_cb, void *);

@@ -15,6 +15,10 @@
  * in frames of their own, with recording still on.  The new image starts
  * its own recording if MEMTOP_RECORD asks for one.
  *
+ * A stop signal still pending on this thread (alloc_stop.c: it blocked the
+ * signal when memtop tried to stop it) is taken off first: exec keeps
+ * pending signals but not memtop's handler.
+ *
  * An exec from a signal handler that interrupted memtop (mt_tls_in_hook)
  * does neither: publishing then could wait for a lock the interrupted code
  * holds.  The last periodic snapshot stands, unmarked (README: "What is
@@ -28,6 +32,7 @@
  * calls, in a child: nothing to do there either.
  */
 #define _GNU_SOURCE
+#include "alloc_stop.h"
 #include "dat_format.h"
 #include "core_common.h"
 #include "publish_thread.h"
@@ -49,6 +54,7 @@ typedef struct {
 static exec_prep before_exec(void)
 {
     exec_prep p = {false, false};
+    mt_world_drop_pending(); /* the new image would die of it (alloc_stop.h) */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return p;
     mt_tls_in_hook = MT_IN_OWN;

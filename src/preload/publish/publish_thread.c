@@ -34,6 +34,7 @@
 #include "publish_thread.h"
 
 #include "alloc_scan.h"
+#include "alloc_stats.h"
 #include "core_clock.h"
 #include "core_log.h"
 #include "record.h"
@@ -114,6 +115,7 @@ static void serve_control(void)
         answer(c, req, MT_CTRL_OK, "pong");
         break;
     case MT_CMD_PUBLISH_NOW:
+        mt_alloc_stats_refresh();
         mt_spin_lock(&g_pub.lock);
         publish_locked();
         mt_spin_unlock(&g_pub.lock);
@@ -138,6 +140,7 @@ static void serve_control(void)
  * (mt_publisher_arm) or from the thread, MEMTOP_START_MS after start. */
 static bool create_segment(bool fork_child)
 {
+    mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
     /* The thread's deferred creation racing the exit: whoever takes the
      * lock second sees the other (final_done, or stop stored before). */
@@ -195,6 +198,7 @@ static void *publisher_main(void *arg)
     while (!atomic_load_explicit(&g_pub.stop, memory_order_acquire)) {
         uint64_t now = mt_now_precise_ns();
         if (now >= next) {
+            mt_alloc_stats_refresh(); /* before any memtop lock (alloc_stats.h) */
             mt_spin_lock(&g_pub.lock);
             if (!atomic_load_explicit(&g_pub.stop, memory_order_acquire))
                 publish_locked();
@@ -204,7 +208,7 @@ static void *publisher_main(void *arg)
                 next = now + interval;
             continue;
         }
-        mt_alloc_scan(); /* a library loaded since the last poll (alloc_scan.c) */
+        mt_alloc_scan(false); /* a library loaded since the last poll (alloc_scan.c) */
         serve_control();
         uint64_t wait = next - now;
         wait_stop(wait < POLL_NS ? wait : POLL_NS);
@@ -270,6 +274,7 @@ void mt_publisher_final(void)
     if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
         return;
     stop_thread();
+    mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
     if (!g_pub.final_done && g_pub.w.base) {
         g_pub.final_done = true;
@@ -292,6 +297,7 @@ bool mt_publisher_exec_begin(void)
     bool had_thread = g_pub.running;
     stop_thread();
     g_pub.exec_stopped = had_thread && !g_pub.running;
+    mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
     bool mark = own_segment() && !g_pub.final_done;
     if (mark) {

@@ -199,7 +199,10 @@ walk_trimmed(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames, u
 {
     uint32_t n = walk(start, memo, frames, depth, truncated, hash);
     uint32_t k = 0;
-    for (uint32_t i = 0; i < n && i < MT_TRIM_SCAN; i++)
+    /* The allocator's frames come first; the scan stops two frames past the
+     * last one found (one frame outside the ranges, a cold part of the
+     * allocator, may lie between two of its own). */
+    for (uint32_t i = 0; i < n && i < MT_TRIM_SCAN && (k == 0 || i < k + 2); i++)
         if (in_trim(mt_tls_trim, frames[i]))
             k = i + 1;
     if (k == 0)

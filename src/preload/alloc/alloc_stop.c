@@ -1,0 +1,312 @@
+/* alloc_stop.c -- a stop-the-world for rewriting code (alloc_patch.c).
+ *
+ * Why: an allocator loaded with dlopen after start, or found while the
+ * program already has threads, can only be redirected if no thread is
+ * inside the bytes being rewritten (docs/allocators.md, "When").  So every
+ * other thread is sent a real-time signal (tgkill) whose handler records
+ * where the thread was (its ucontext's pc and sp) and parks it on a futex
+ * until released.  Threads blocked in a system call are interrupted
+ * (SA_RESTART restarts the call afterwards).  The stopper then checks,
+ * for each parked thread, its pc and the first STACK_SCAN bytes of its
+ * stack (read with process_vm_readv, which cannot fault) against the
+ * ranges about to be rewritten: a return address there, or the saved pc
+ * of a signal handler the thread was running, would resume in the middle
+ * of the new jump.  A thread that does not arrive within the timeout (it
+ * blocks the signal, a debugger stopped it) makes the stop fail: everyone
+ * is released and nothing is rewritten.
+ *
+ * The signal: the highest real-time signal whose disposition is SIG_DFL
+ * when first needed; its handler stays installed for good (a signal still
+ * pending on a thread that blocked it would otherwise kill the process
+ * when it is finally delivered) and returns at once outside a stop.  If
+ * the program has since taken it over, the next stop looks for another.
+ *
+ * The handler is async-signal-safe: atomics, gettid, futex; errno kept.
+ * Generations: g_stop.gen is odd while a stop holds; a handler counts
+ * itself in `inside` (seq_cst) before reading gen (seq_cst), and a new stop
+ * starts only once `inside` is back to 0, so a handler late from an old
+ * stop never writes into a new one's arrivals (CONCURRENCY.md).
+ */
+#define _GNU_SOURCE
+#include "alloc_stop.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define STOP_MAX 4096               /* threads a stop can hold */
+#define STOP_TIMEOUT_NS 200000000ll /* for every thread to arrive */
+#define STACK_SCAN 8192             /* bytes of each stack checked */
+
+typedef struct arrival {
+    _Atomic int tid; /* 0 until the slot is filled (release) */
+    _Atomic uint64_t pc, sp;
+} arrival;
+
+static struct {
+    _Atomic uint32_t gen;      /* odd: stopped threads stay parked */
+    _Atomic uint32_t inside;   /* handlers running */
+    _Atomic uint32_t narrived; /* slots of arr taken in this stop */
+    _Atomic int sig;           /* the signal whose handler is ours; 0: none yet */
+    arrival arr[STOP_MAX];
+    int sent[STOP_MAX]; /* the stopper's own: threads signalled in this stop */
+    uint32_t nsent;
+} g_stop;
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val)
+{
+    return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
+}
+
+static void on_stop(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    (void)si;
+    int saved = errno;
+    atomic_fetch_add_explicit(&g_stop.inside, 1, memory_order_seq_cst);
+    uint32_t g = atomic_load_explicit(&g_stop.gen, memory_order_seq_cst);
+    if (g & 1) {
+        const ucontext_t *uc = ucv;
+        uint32_t i = atomic_fetch_add_explicit(&g_stop.narrived, 1, memory_order_relaxed);
+        if (i < STOP_MAX) {
+            arrival *a = &g_stop.arr[i];
+            atomic_store_explicit(&a->pc, (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
+                                  memory_order_relaxed);
+            atomic_store_explicit(&a->sp, (uint64_t)uc->uc_mcontext.gregs[REG_RSP],
+                                  memory_order_relaxed);
+            atomic_store_explicit(&a->tid, (int)syscall(SYS_gettid), memory_order_release);
+        }
+        while (atomic_load_explicit(&g_stop.gen, memory_order_acquire) == g)
+            futex(&g_stop.gen, FUTEX_WAIT_PRIVATE, g);
+    }
+    atomic_fetch_sub_explicit(&g_stop.inside, 1, memory_order_release);
+    errno = saved;
+}
+
+/* Our signal: still ours, or the highest free real-time one, installed. */
+static int stop_signal(void)
+{
+    struct sigaction sa;
+    int s = atomic_load_explicit(&g_stop.sig, memory_order_relaxed);
+    if (s && sigaction(s, NULL, &sa) == 0 && (sa.sa_flags & SA_SIGINFO) &&
+        sa.sa_sigaction == on_stop)
+        return s;
+    for (s = SIGRTMAX; s > SIGRTMIN; s--) {
+        if (sigaction(s, NULL, &sa) != 0 || sa.sa_handler != SIG_DFL)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_stop;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigfillset(&sa.sa_mask); /* nothing else runs on a parked thread */
+        if (sigaction(s, &sa, NULL) == 0) {
+            atomic_store_explicit(&g_stop.sig, s, memory_order_relaxed);
+            return s;
+        }
+    }
+    return 0;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void nap(void)
+{
+    struct timespec ts = {0, 100000}; /* 0.1 ms */
+    nanosleep(&ts, NULL);
+}
+
+/* memtop's own threads: they block every signal and never run an
+ * allocator's entry points (they call it only through memtop's hooks,
+ * marked inside memtop, which reach the next allocator found at start). */
+static bool is_own_thread(int tid)
+{
+    char path[64], name[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, name, sizeof name - 1);
+    close(fd);
+    name[n > 0 ? n : 0] = '\0';
+    return strcmp(name, "memtop-publish\n") == 0 || strcmp(name, "memtop-record\n") == 0;
+}
+
+static bool was_sent(int tid)
+{
+    for (uint32_t i = 0; i < g_stop.nsent; i++)
+        if (g_stop.sent[i] == tid)
+            return true;
+    return false;
+}
+
+/* Signals every thread of /proc/self/task not signalled yet; how many
+ * new ones, or -1 (why set) if they do not fit or the list cannot be read. */
+static int signal_new(int sig, char *why, size_t cap)
+{
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot list the threads");
+        return -1;
+    }
+    int self = (int)syscall(SYS_gettid), pid = getpid(), added = 0;
+    char buf[4096];
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+        for (long off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(buf + off);
+            off += d->d_reclen;
+            int tid = 0;
+            for (const char *c = d->d_name; *c >= '0' && *c <= '9'; c++)
+                tid = tid * 10 + (*c - '0');
+            if (tid <= 0 || tid == self || was_sent(tid) || is_own_thread(tid))
+                continue;
+            if (g_stop.nsent == STOP_MAX) {
+                close(fd);
+                snprintf(why, cap, "more than %d threads", STOP_MAX);
+                return -1;
+            }
+            if (syscall(SYS_tgkill, pid, tid, sig) == 0) {
+                g_stop.sent[g_stop.nsent++] = tid;
+                added++;
+            }
+        }
+    }
+    close(fd);
+    return added;
+}
+
+static bool arrived(int tid)
+{
+    uint32_t n = atomic_load_explicit(&g_stop.narrived, memory_order_relaxed);
+    for (uint32_t i = 0; i < n && i < STOP_MAX; i++)
+        if (atomic_load_explicit(&g_stop.arr[i].tid, memory_order_acquire) == tid)
+            return true;
+    return false;
+}
+
+/* Whether thread tid still exists (one that exited never arrives). */
+static bool alive(int tid)
+{
+    return syscall(SYS_tgkill, getpid(), tid, 0) == 0;
+}
+
+/* Waits until every thread signalled has arrived (or exited); false on
+ * timeout. */
+static bool wait_all(int64_t deadline)
+{
+    for (;;) {
+        bool all = true;
+        for (uint32_t i = 0; i < g_stop.nsent && all; i++)
+            all = arrived(g_stop.sent[i]) || !alive(g_stop.sent[i]);
+        if (all)
+            return true;
+        if (now_ns() > deadline)
+            return false;
+        nap();
+    }
+}
+
+static bool in_ranges(uint64_t a, const mt_stop_range *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a > r[i].lo && a < r[i].hi)
+            return true;
+    return false;
+}
+
+/* Is a parked thread at, or about to return into, one of the ranges? */
+static bool thread_inside(const arrival *a, const mt_stop_range *r, size_t n)
+{
+    if (in_ranges(atomic_load_explicit(&a->pc, memory_order_relaxed), r, n))
+        return true;
+    static uint64_t words[STACK_SCAN / 8]; /* the stopper's, under the scan's lock */
+    struct iovec local = {words, sizeof words};
+    struct iovec remote = {(void *)(uintptr_t)atomic_load_explicit(&a->sp, memory_order_relaxed),
+                           sizeof words};
+    ssize_t got = syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0);
+    for (ssize_t i = 0; i < got / 8; i++)
+        if (in_ranges(words[i], r, n))
+            return true;
+    return false;
+}
+
+bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
+{
+    int sig = stop_signal();
+    if (!sig) {
+        snprintf(why, cap, "no free real-time signal to stop the threads");
+        return false;
+    }
+    int64_t deadline = now_ns() + STOP_TIMEOUT_NS;
+    while (atomic_load_explicit(&g_stop.inside, memory_order_acquire) != 0) {
+        if (now_ns() > deadline) {
+            snprintf(why, cap, "threads of an earlier stop are still leaving");
+            return false;
+        }
+        nap();
+    }
+    uint32_t old = atomic_load_explicit(&g_stop.narrived, memory_order_relaxed);
+    for (uint32_t i = 0; i < old && i < STOP_MAX; i++)
+        atomic_store_explicit(&g_stop.arr[i].tid, 0, memory_order_relaxed);
+    atomic_store_explicit(&g_stop.narrived, 0, memory_order_relaxed);
+    g_stop.nsent = 0;
+    atomic_fetch_add_explicit(&g_stop.gen, 1, memory_order_seq_cst); /* odd: stop */
+    int added;
+    do { /* until a listing finds no thread not yet stopped (one may have been starting) */
+        added = signal_new(sig, why, cap);
+        if (added < 0) {
+            mt_world_resume();
+            return false;
+        }
+        if (!wait_all(deadline)) {
+            mt_world_resume();
+            snprintf(why, cap, "a thread did not stop (it blocks signal %d, or is traced)", sig);
+            return false;
+        }
+    } while (added > 0);
+    uint32_t got = atomic_load_explicit(&g_stop.narrived, memory_order_relaxed);
+    for (uint32_t i = 0; i < got && i < STOP_MAX; i++)
+        if (atomic_load_explicit(&g_stop.arr[i].tid, memory_order_acquire) &&
+            thread_inside(&g_stop.arr[i], r, n)) {
+            mt_world_resume();
+            snprintf(why, cap, "a thread is inside the bytes to rewrite");
+            return false;
+        }
+    return true;
+}
+
+void mt_world_resume(void)
+{
+    atomic_fetch_add_explicit(&g_stop.gen, 1, memory_order_seq_cst); /* even: go */
+    futex(&g_stop.gen, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+void mt_world_drop_pending(void)
+{
+    int sig = atomic_load_explicit(&g_stop.sig, memory_order_relaxed);
+    sigset_t pending, only;
+    if (!sig || sigpending(&pending) != 0 || !sigismember(&pending, sig))
+        return;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    struct timespec zero = {0, 0};
+    int saved = errno;
+    while (sigtimedwait(&only, NULL, &zero) == sig) {
+    } /* RT signals queue: each one sent */
+    errno = saved;
+}

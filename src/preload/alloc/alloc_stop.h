@@ -1,0 +1,40 @@
+/* alloc_stop.h -- holding every other thread of the process still for a
+ * moment (a stop-the-world), so that code can be rewritten where another
+ * thread might otherwise be running it (alloc_patch.c, docs/allocators.md
+ * "When"). */
+#ifndef MT_ALLOC_STOP_H
+#define MT_ALLOC_STOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Addresses no stopped thread may be at, nor return to: (lo, hi), both
+ * excluded (a thread at lo itself is before the first byte rewritten). */
+typedef struct mt_stop_range {
+    uint64_t lo, hi;
+} mt_stop_range;
+
+/* Stops every thread of the process but the caller and memtop's own
+ * (memtop-publish, memtop-record: they never run an allocator's entry
+ * points), each parked in a signal handler, and checks that none of them
+ * is inside one of the n ranges: neither its program counter nor a word
+ * of the first bytes of its stack (return addresses, a signal frame's
+ * saved context).  True: all stopped and clear, until mt_world_resume.
+ * False (why says it; everyone already released): a thread did not stop
+ * within the timeout (it blocks the signal, or is stopped by a debugger),
+ * a thread is inside a range, no real-time signal is free, too many
+ * threads.  While stopped the caller must take no lock, allocate nothing
+ * and call nothing another thread could hold or need. */
+bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap);
+
+/* Lets the stopped threads go on. */
+void mt_world_resume(void);
+
+/* Takes a stop signal still pending on the calling thread (it blocked the
+ * signal when a stop tried to reach it) off it, before exec: the new
+ * image keeps pending signals but not the handler, and the default action
+ * of a real-time signal ends the process.  Async-signal-safe. */
+void mt_world_drop_pending(void);
+
+#endif
