@@ -4,8 +4,10 @@
  *
  * Why in C, and how it stays fast: the file is read once to note where its
  * frames end, where each zstd block of the region starts (walked here from
- * the zstd format, independently of the reader's own walk) and how many
- * events precede each frame's end (mt_dat_tell).  The region is the last
+ * the zstd format, independently of the reader's own walk), and the last
+ * position before the region where reading can start again (mt_dat_tell);
+ * a copy of the file cut at each frame end of the region says how many
+ * events a cut in the frame after it must read.  The region is the last
  * TAIL_FRAMES frames (default 3: the last frame of events, the final
  * state, END).  A cut in the middle of a block's bytes is the same to the
  * reader wherever it falls (the block ends past the end of the file), so
@@ -19,7 +21,7 @@
  * is also opened whole (mt_dat_open_fd) and read from the region's start
  * (mt_dat_seek to the noted position) to its end: the info must say
  * truncated and how many bytes were dropped, and the events read must be
- * exactly those of the complete frames.  Nothing may crash.
+ * exactly those of the file cut at the end of its last complete frame.  Nothing may crash.
  *
  * Usage: dat_cut_tail FILE.dat [TAIL_FRAMES]   exit 0 ok, 1 failed, 2 usage/io */
 #include "dat_reader.h"
@@ -44,11 +46,11 @@
 #define ALL_BYTES (256u << 10)
 
 typedef struct {
-    uint64_t end[MAX_FRAMES];    /* file offset where frame i ends */
-    uint64_t events[MAX_FRAMES]; /* events read up to the end of frame i */
-    mt_dat_pos pos[MAX_FRAMES];  /* the position at the end of frame i, if tellable */
-    bool has_pos[MAX_FRAMES];
+    uint64_t end[MAX_FRAMES]; /* file offset where frame i ends */
     uint64_t nframes;
+    mt_dat_pos base;             /* where reads start: a frame end at or before the region */
+    uint64_t base_events;        /* events before base */
+    uint64_t expect[MAX_FRAMES]; /* events of a file cut at end[i] (region frames only) */
 } frames;
 
 static int failed(const char *what, uint64_t len, const char *msg)
@@ -58,8 +60,9 @@ static int failed(const char *what, uint64_t len, const char *msg)
     return 1;
 }
 
-/* Reads the whole file once: each frame's end and the events before it. */
-static int survey(int fd, uint64_t size, frames *f)
+/* Reads the whole file once: each frame's end, and the last position
+ * before the region's start (first) where reading can start again. */
+static int survey(int fd, uint64_t size, frames *f, unsigned tail)
 {
     mt_err err = {MT_OK, ""};
     mt_dat_reader *r = mt_dat_open_fd(dup(fd), "survey", &err);
@@ -79,22 +82,65 @@ static int survey(int fd, uint64_t size, frames *f)
         f->end[f->nframes] = off;
     }
     mt_fbuf_free(&b);
+    if (f->nframes < tail + 2)
+        return failed("enough frames for the tail", size, NULL);
+    uint64_t from = f->end[f->nframes - tail - 1], n = 0;
     mt_dat_event ev;
-    uint64_t n = 0, k = 0;
+    mt_dat_pos p;
     mt_errc rc;
+    if (!mt_dat_tell(r, &f->base))
+        return failed("the start is a position", size, NULL);
     while ((rc = mt_dat_next(r, &ev, &err)) == MT_OK) {
         n++;
-        mt_dat_pos p;
-        while (k < f->nframes && mt_dat_tell(r, &p) && p.offset == f->end[k]) {
-            f->pos[k] = p;
-            f->has_pos[k] = true;
-            f->events[k++] = n;
+        if (mt_dat_tell(r, &p) && p.offset <= from) { /* the last such before the region */
+            f->base = p;
+            f->base_events = n;
         }
     }
-    for (; k < f->nframes; k++) /* frames whose last record is not an event */
-        f->events[k] = n;
     mt_dat_close(r);
     return rc == MT_E_EMPTY ? 0 : failed("the whole file reads", size, err.msg);
+}
+
+/* Opens the file (cut at len) whole, checks what it says about its
+ * frames, and counts the events from the base position to the end. */
+static int read_cut(int fd, const frames *f, uint64_t len, uint64_t *n)
+{
+    mt_err err = {MT_OK, ""};
+    mt_dat_reader *r = mt_dat_open_fd(dup(fd), "cut", &err);
+    if (!r)
+        return failed("the cut file opens", len, err.msg);
+    uint64_t k = 0;
+    while (k < f->nframes && f->end[k] <= len)
+        k++;
+    uint64_t end = k ? f->end[k - 1] : MT_DAT_HEADER_BYTES;
+    const mt_dat_info *in = mt_dat_get_info(r);
+    int bad = in->frames != k || in->data_end != end || in->truncated != (len != end) ||
+              in->dropped_bytes != len - end;
+    bad = bad || mt_dat_seek(r, &f->base, &err) != MT_OK;
+    mt_dat_event ev;
+    mt_errc rc = MT_OK;
+    for (*n = f->base_events; !bad && (rc = mt_dat_next(r, &ev, &err)) == MT_OK;)
+        ++*n;
+    mt_dat_close(r);
+    if (bad || rc != MT_E_EMPTY)
+        return failed("the cut file reads its complete frames, said truncated", len, err.msg);
+    return 0;
+}
+
+/* The events of the file cut at the end of each frame of the region, each
+ * from a copy of that prefix. */
+static int expectations(const unsigned char *mem, frames *f, uint64_t first)
+{
+    for (uint64_t k = first - 1; k < f->nframes; k++) {
+        int fd = memfd_create("prefix", MFD_CLOEXEC);
+        int bad = fd < 0 || write(fd, mem, f->end[k]) != (ssize_t)f->end[k] ||
+                  read_cut(fd, f, f->end[k], &f->expect[k]);
+        if (fd >= 0)
+            close(fd);
+        if (bad)
+            return 1;
+    }
+    return 0;
 }
 
 /* The scan from the start of the frame the cut falls in (or ends): that
@@ -116,31 +162,17 @@ static int check_scan(int fd, const frames *f, uint64_t first, uint64_t len)
     return 0;
 }
 
-/* The file opened whole and read from the region's start. */
+/* The file cut at len reads exactly the events of its complete frames. */
 static int check_read(int fd, const frames *f, uint64_t first, uint64_t len)
 {
-    mt_err err = {MT_OK, ""};
-    mt_dat_reader *r = mt_dat_open_fd(dup(fd), "cut", &err);
-    if (!r)
-        return failed("the cut file opens", len, err.msg);
-    uint64_t k = first;
+    uint64_t k = first, n;
     while (k < f->nframes && f->end[k] <= len)
         k++;
-    const mt_dat_info *in = mt_dat_get_info(r);
-    int bad = in->frames != k || in->data_end != f->end[k - 1] ||
-              in->truncated != (len != f->end[k - 1]) || in->dropped_bytes != len - in->data_end;
-    bad = bad || mt_dat_seek(r, &f->pos[first - 1], &err) != MT_OK;
-    mt_dat_event ev;
-    uint64_t n = f->events[first - 1];
-    mt_errc rc = MT_OK;
-    while (!bad && (rc = mt_dat_next(r, &ev, &err)) == MT_OK)
-        n++;
-    mt_dat_close(r);
-    if (bad || rc != MT_E_EMPTY)
-        return failed("the cut file reads its complete frames, said truncated", len, err.msg);
-    if (n != f->events[k - 1])
-        return failed("the events read are those of the complete frames", len, NULL);
-    return 0;
+    if (read_cut(fd, f, len, &n))
+        return 1;
+    return n == f->expect[k - 1]
+               ? 0
+               : failed("the events read are those of the complete frames", len, NULL);
 }
 
 static bool near_boundary(const frames *f, uint64_t first, uint64_t len, uint64_t near)
@@ -197,18 +229,16 @@ int main(int argc, char **argv)
     }
     close(in);
     static frames f;
-    if (fd < 0 || survey(fd, size, &f))
+    if (fd < 0 || survey(fd, size, &f, tail))
         return 1;
-    if (f.nframes < tail + 2 || !f.has_pos[f.nframes - tail - 1])
-        return fprintf(stderr, "dat_cut_tail: %llu frames: too few for the tail\n",
-                       (unsigned long long)f.nframes),
-               1;
     uint64_t first = f.nframes - tail, from = f.end[first - 1], reads = 0, cuts = 0;
     unsigned char *mem = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
     bool *want = calloc(size - from + 1, sizeof *want);
     if (mem == MAP_FAILED || !want)
         return perror("memory"), 2;
     plan_cuts(&f, first, mem, want);
+    if (expectations(mem, &f, first))
+        return 1;
     munmap(mem, size);                  /* before the cuts shrink the file */
     mallopt(M_MMAP_THRESHOLD, 1 << 20); /* the scan's read buffer: no mmap per cut */
     for (uint64_t len = size; len >= from; len--) {
