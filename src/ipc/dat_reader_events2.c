@@ -59,8 +59,7 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
     unsigned tag = *tags->p++;
     uint64_t v;
     if (!(tag & MT_DAT_EV_SAME_TRACE)) {
-        if (!split_v(&d->ahead[1][0], &d->ahead[1][1], &v) || v >= r->ndefs ||
-            v >= r->ctx.ntraces) {
+        if (!split_v(&d->ahead[1][0], &d->ahead[1][1], &v) || v >= r->ndefs) {
             d->ahead_on = false;
             return;
         }
@@ -72,7 +71,8 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
         d->ahead_on = false;
         return;
     }
-    mt_dctx_prefetch(&r->ctx, &r->ctx.traces[d->ahead_trace], d->ahead_trace, v);
+    if (d->ahead_trace < r->ctx.ntraces) /* else no state of it yet, or no trace yet */
+        mt_dctx_prefetch(&r->ctx, &r->ctx.traces[d->ahead_trace], d->ahead_trace, v);
 }
 
 static void ahead_start(mt_dat_reader *r, mt_drec *d)
@@ -81,7 +81,7 @@ static void ahead_start(mt_dat_reader *r, mt_drec *d)
     memcpy(d->ahead[1], d->col[MT_DCOL_TRACES], sizeof d->ahead[1]);
     memcpy(d->ahead[2], d->col[MT_DCOL_REFS], sizeof d->ahead[2]);
     d->ahead_on = true;
-    d->ahead_trace = 0;
+    d->ahead_trace = UINT32_MAX; /* none yet */
     for (unsigned i = 0; i < MT_DAHEAD; i++)
         ahead_step(r, d);
 }
