@@ -76,6 +76,13 @@ static mt_dblock *find(const mt_dctx *c, uint32_t trace, uint64_t serial)
     }
 }
 
+void mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref)
+{
+    if (!c->blocks || t->epoch != c->epoch || ref >= t->count || ref < MT_DRECENT)
+        return; /* not in the table (one of the trace's newest), or not a block */
+    __builtin_prefetch(&c->blocks[home(trace, t->count - 1 - ref, c->bits)]);
+}
+
 static bool grow(mt_dctx *c)
 {
     unsigned bits = c->blocks ? c->bits + 1 : MIN_BITS;

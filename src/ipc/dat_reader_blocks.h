@@ -67,6 +67,10 @@ mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace);
 mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size, uint64_t birth_ms,
                       mt_err *err);
 
+/* A hint: the free of (trace, serial) of trace t is coming; its slot of
+ * the block table is fetched into the cache (nothing else changes). */
+void mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref);
+
 /* A free naming (trace, serial), serial < t->count: true with its size
  * and birth, and the block is no longer live; false if it is not live. */
 bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uint64_t *size,

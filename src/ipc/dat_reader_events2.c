@@ -23,6 +23,69 @@ static bool columns_used_up(const mt_drec *d)
     return true;
 }
 
+/* A varint of column c: its first byte from the lead part, the rest from
+ * the tail part; at most 10 bytes, no overflow. */
+static bool split_v(mt_dcur *lead, mt_dcur *tail, uint64_t *out)
+{
+    if (lead->p >= lead->end)
+        return false;
+    unsigned char b = *lead->p++;
+    uint64_t rest = 0;
+    if (b & 0x80) {
+        const unsigned char *at = tail->p;
+        if (!mt_dcur_v(tail, &rest) || tail->p - at > 9 || (rest >> 57))
+            return false;
+    }
+    *out = (uint64_t)(b & 0x7f) | rest << 7;
+    return true;
+}
+
+/* The look-ahead: a free's block is in a table far larger than the cache
+ * (one miss per free, most of a bare pass's time on random frees), so the
+ * tags, traces and refs columns are also read MT_DAHEAD events ahead and
+ * the slot of each coming FREE_REF prefetched.  Unvalidated and without
+ * effect on what is decoded: it stops at the first byte it does not like
+ * (the real decoder then says what is wrong), and a slot it guesses wrong
+ * (an allocation of the trace in between) only costs the miss. */
+#define MT_DAHEAD 16u
+
+static void ahead_step(mt_dat_reader *r, mt_drec *d)
+{
+    mt_dcur *tags = &d->ahead[0][0];
+    if (!d->ahead_on || tags->p >= tags->end) {
+        d->ahead_on = false;
+        return;
+    }
+    unsigned tag = *tags->p++;
+    uint64_t v;
+    if (!(tag & MT_DAT_EV_SAME_TRACE)) {
+        if (!split_v(&d->ahead[1][0], &d->ahead[1][1], &v) || v >= r->ndefs) {
+            d->ahead_on = false;
+            return;
+        }
+        d->ahead_trace = (uint32_t)v;
+    }
+    if ((tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_FREE_REF)
+        return;
+    if (!split_v(&d->ahead[2][0], &d->ahead[2][1], &v)) {
+        d->ahead_on = false;
+        return;
+    }
+    if (d->ahead_trace < r->ctx.ntraces) /* else no state of it yet, or no trace yet */
+        mt_dctx_prefetch(&r->ctx, &r->ctx.traces[d->ahead_trace], d->ahead_trace, v);
+}
+
+static void ahead_start(mt_dat_reader *r, mt_drec *d)
+{
+    d->ahead[0][0] = d->col[MT_DCOL_TAGS][0];
+    memcpy(d->ahead[1], d->col[MT_DCOL_TRACES], sizeof d->ahead[1]);
+    memcpy(d->ahead[2], d->col[MT_DCOL_REFS], sizeof d->ahead[2]);
+    d->ahead_on = true;
+    d->ahead_trace = UINT32_MAX; /* none yet */
+    for (unsigned i = 0; i < MT_DAHEAD; i++)
+        ahead_step(r, d);
+}
+
 mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
 {
     uint64_t len[MT_DCOL_N][2] = {{d->left, 0}};
@@ -39,24 +102,8 @@ mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
     }
     if (d->left == 0 && !columns_used_up(d))
         return bad(r, "EVENTS2 columns hold more than their events", err);
+    ahead_start(r, d);
     return MT_OK; /* bytes after the columns: appended fields, ignored */
-}
-
-/* A varint of column c: its first byte from the lead part, the rest from
- * the tail part; at most 10 bytes, no overflow. */
-static bool split_v(mt_dcur *lead, mt_dcur *tail, uint64_t *out)
-{
-    if (lead->p >= lead->end)
-        return false;
-    unsigned char b = *lead->p++;
-    uint64_t rest = 0;
-    if (b & 0x80) {
-        const unsigned char *at = tail->p;
-        if (!mt_dcur_v(tail, &rest) || tail->p - at > 9 || (rest >> 57))
-            return false;
-    }
-    *out = (uint64_t)(b & 0x7f) | rest << 7;
-    return true;
 }
 
 static mt_errc get(const mt_dat_reader *r, mt_drec *d, unsigned c, uint64_t *v, mt_err *err)
@@ -144,6 +191,7 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_er
     if (tags->p >= tags->end)
         return bad(r, "EVENTS2 record cut short", err);
     unsigned tag = *tags->p++;
+    ahead_step(r, d);
     if (check_tag(r, tag, err) || time_and_trace(r, d, tag, err))
         return MT_E_CORRUPT;
     mt_dtrace *t = mt_dctx_trace(&r->ctx, d->trace);

@@ -40,6 +40,12 @@ typedef struct mt_drec {
     /* EVENTS2: the tags ([MT_DCOL_TAGS][0]); the lead [c][0] and tail
      * [c][1] parts of each varint column */
     mt_dcur col[MT_DCOL_N][2];
+    /* EVENTS2's look-ahead (dat_reader_events2.c): the tags, traces and
+     * refs columns read MT_DAHEAD events ahead, unvalidated, only to
+     * prefetch the block a coming free names */
+    mt_dcur ahead[3][2];
+    uint32_t ahead_trace;
+    bool ahead_on;
     /* CULLED: the record's figures */
     uint64_t early, young;
     /* TRACE_STATES, LIVE_BLOCKS, CULLED */

@@ -9,7 +9,10 @@
  * counts as "key value" lines.  With --traces it also prints one line per
  * trace: the replayed counters and the FINAL state's.
  *
- * Usage: dat_dump [--traces] FILE.dat       exit 0 ok, 1 corrupt, 2 usage/io
+ * With --sizes it prints where the bytes go: raw payload bytes per record
+ * type, and per EVENTS2 column part its raw and zstd-compressed bytes.
+ *
+ * Usage: dat_dump [--traces | --sizes] FILE.dat   exit 0 ok, 1 corrupt, 2 usage/io
  */
 #include "dat_format.h"
 
@@ -211,6 +214,39 @@ static bool frame_block(ftrace *t, unsigned kind, cur *refs, uint64_t *size, uin
     return true;
 }
 
+/* --sizes: where the bytes go (issue 12).  Raw payload bytes per record
+ * type; per EVENTS2 column part, its raw bytes and what zstd level 1 makes
+ * of it alone (the writer compresses each part as zstd blocks of its own,
+ * so the sum estimates the file's share of each). */
+static bool g_sizes;
+static uint64_t g_type_raw[MAX_TYPES], g_col_raw[11], g_col_z[11];
+static const char *const g_col_name[11] = {"tags",        "times_lead", "times_tail", "traces_lead",
+                                           "traces_tail", "sizes_lead", "sizes_tail", "refs_lead",
+                                           "refs_tail",   "ages_lead",  "ages_tail"};
+
+static void size_columns(const cur *col)
+{
+    static unsigned char z[1 << 20];
+    for (int i = 0; i < 11; i++) {
+        size_t n = (size_t)(col[i].end - col[i].p);
+        g_col_raw[i] += n;
+        if (n) {
+            size_t k = ZSTD_compress(z, sizeof z, col[i].p, n, 1);
+            g_col_z[i] += ZSTD_isError(k) ? n : k < n ? k : n;
+        }
+    }
+}
+
+static void print_sizes(void)
+{
+    for (unsigned t = 0; t < MAX_TYPES; t++)
+        if (g_type_raw[t])
+            printf("raw_type_%u %llu\n", t, (unsigned long long)g_type_raw[t]);
+    for (int i = 0; i < 11; i++)
+        printf("col_%s %llu raw %llu zstd1\n", g_col_name[i], (unsigned long long)g_col_raw[i],
+               (unsigned long long)g_col_z[i]);
+}
+
 /* EVENTS2: tags, then times, traces, sizes, refs, ages (lead and tail). */
 static void events2(dump *d, cur *c)
 {
@@ -229,6 +265,8 @@ static void events2(dump *d, cur *c)
         c->p += len[i];
     }
     col[11] = (cur){c->p, c->p, false};
+    if (g_sizes)
+        size_columns(col);
     cur *times = &col[1], *traces = &col[3], *sizes = &col[5], *refs = &col[7], *ages = &col[9];
     for (uint64_t i = 0; i < n && !c->bad; i++) {
         unsigned tag = *col[0].p++, kind = tag & MT_DAT_EV_KIND_MASK;
@@ -431,6 +469,8 @@ static bool walk(dump *d, const unsigned char *p, size_t n)
         if (c.bad || len > (uint64_t)(c.end - c.p) || len > MT_DAT_RECORD_MAX)
             return false;
         cur r = {c.p, c.p + len, false};
+        if (type < MAX_TYPES)
+            g_type_raw[type] += len;
         record(d, type, &r, &state_kind);
         if (r.bad)
             return false;
@@ -448,9 +488,10 @@ static int fail(const char *msg)
 int main(int argc, char **argv)
 {
     bool traces = argc == 3 && strcmp(argv[1], "--traces") == 0;
+    g_sizes = argc == 3 && strcmp(argv[1], "--sizes") == 0;
     const char *path = argv[argc - 1];
-    if (argc < 2 || (argc == 3 && !traces))
-        return fprintf(stderr, "usage: dat_dump [--traces] FILE.dat\n"), 2;
+    if (argc < 2 || (argc == 3 && !traces && !g_sizes))
+        return fprintf(stderr, "usage: dat_dump [--traces | --sizes] FILE.dat\n"), 2;
     FILE *f = fopen(path, "rb");
     if (!f)
         return perror(path), 2;
@@ -543,6 +584,8 @@ int main(int argc, char **argv)
     P(culled_bytes);
     P(written_early);
     P(young);
+    if (g_sizes)
+        print_sizes();
     if (traces) {
         for (uint64_t i = 0; i < d->defs; i++) {
             counters *r = &d->replay[i], *fi = &d->final[i];

@@ -164,6 +164,11 @@ static void corrupt(void **state)
     db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
     db_ev2_put(&e, DB_SIZES, 1);
     expect_corrupt(&e, "SAME_TRACE");
+    /* The same on a free naming a block, first of its file: the look-ahead
+     * that prefetches the named blocks has no trace (and no trace state) */
+    db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
+    db_ev2_put(&e, DB_REFS, 9);
+    expect_corrupt(&e, "SAME_TRACE");
     db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
     db_ev2_put(&e, DB_TRACES, 77), db_ev2_put(&e, DB_SIZES, 1);
     expect_corrupt(&e, "undefined trace");

@@ -6,14 +6,18 @@ recording, and the program's output and exit code are unchanged.  A write
 error in the middle (RLIMIT_FSIZE: EFBIG, as a full disk) stops the
 recording with a warning; the target runs on and exits normally, and the
 file is readable up to its last complete frame, then END(ERROR, EFBIG)
-written over the partly written frame (within the limit)."""
+written over the partly written frame (within the limit).  So for every
+limit, swept across a short recording: the error may come while the final
+state is written, or leave no room for END after the last complete frame
+(the frame before it then makes room); the file is never left with a
+partial frame, and ends with END unless only the definitions' frame fits."""
 import errno
 import os
 import resource
 import signal
 import subprocess
 
-from test_writer_common import args, check, dump, env
+from test_writer_common import args, check, dump, env, fail
 
 a = args()
 
@@ -55,13 +59,15 @@ check(os.path.exists(os.path.join(a.workdir, "n-0.dat")) and
       os.path.exists(os.path.join(a.workdir, "n-1.dat")), "%n gives successive files 0, 1")
 
 
-def small_files():
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (2500, 2500))
+def limited(n):
+    def preexec():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
+    return preexec
 
 
 full = os.path.join(a.workdir, "full.dat")
-r = run(full, seconds="4", preexec=small_files)
+r = run(full, seconds="4", preexec=limited(2500))
 check(r.returncode == 0, "the target exits 0 after the write error")
 check("recording stopped: write error" in r.stderr, "the write error is reported: %s"
       % r.stderr.strip().splitlines()[-1:])
@@ -72,3 +78,27 @@ check(info["finalized"] == 1 and info["end_reason"] == 4 and info["end_error"] =
       "the file ends with END(ERROR, EFBIG): finalized %s, reason %s, error %s" %
       (info["finalized"], info["end_reason"], info["end_error"]))
 check(os.path.getsize(full) <= 2500, "nothing was written past the error")
+
+# The sweep: a limit every 7 bytes across a `memtop-demo 0` recording (about
+# 1 KB, 4 frames: definitions, events, final state, END).
+swept = errors = 0
+for limit in range(100, 1300, 7):
+    path = os.path.join(a.workdir, "limit-%d.dat" % limit)
+    r = run(path, preexec=limited(limit))
+    if r.returncode != 0:
+        fail("limit %d: the target exits 0 (rc %d)" % (limit, r.returncode))
+    if not os.path.exists(path):
+        continue  # not even the definitions fit: no recording
+    swept += 1
+    info, _, d = dump(a, path, expect_ok=False)
+    where = "limit %d (%d bytes): %s" % (limit, os.path.getsize(path), d.stdout.replace("\n", " ")[:200])
+    if d.returncode != 0 or info["truncated"] != 0 or os.path.getsize(path) > limit:
+        fail("%s: reads without a partial frame, within the limit" % where)
+    if info["finalized"] == 1 and info["end_reason"] != 4:
+        continue  # the whole recording fitted
+    errors += 1
+    if info["frames"] >= 2 and not (info["finalized"] == 1 and info["end_error"] == errno.EFBIG):
+        fail("%s: ends with END(ERROR, EFBIG)" % where)
+    os.unlink(path)
+check(swept > 100 and errors > 100, "every limit: no partial frame, END(ERROR, EFBIG) after the "
+      "definitions (%d limits, %d with the error)" % (swept, errors))

@@ -49,7 +49,7 @@ static void reset_session(int fd)
     mt_w.pid = getpid();
     MT_HINT_SET(mt_w.err, 0);
     MT_HINT_SET(mt_w.bytes, 0);
-    mt_w.frame_mark = 0;
+    mt_w.frame_mark = mt_w.prev_mark = 0;
     mt_w.reserve = true;
     mt_w.reserved_to = 0;
     mt_w.defs = 0;
@@ -266,9 +266,9 @@ uint64_t mt_recw_end(unsigned reason)
                                   mt_w.sum_lost[MT_LOST_AC] + mt_w.sum_lost[MT_LOST_FC],
                                   memory_order_relaxed);
             final_write(copied, reason);
-        } else {
-            mt_recw_error_end();
         }
+        if (mt_w.err) /* before, or while writing the final state */
+            mt_recw_error_end();
         atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
         mt_recw_release_reserve();
         close(mt_w.fd);
@@ -316,7 +316,8 @@ bool mt_recw_unseal(void)
     mt_w.sealed = false;
     if (ok) {
         MT_HINT_SET(mt_w.bytes, mt_w.seal_mark);
-        mt_w.reserved_to = mt_w.seal_mark;        /* the cut freed what lay past it */
+        mt_w.frame_mark = mt_w.prev_mark = mt_w.seal_mark; /* the sealed frames are gone */
+        mt_w.reserved_to = mt_w.seal_mark;                 /* the cut freed what lay past it */
         mt_w.last_totals_ns = MT_RECW_TOTALS_DUE; /* the final state's TOTALS were cut off */
         /* So was its excess LOST record: those events are still to come. */
         memcpy(mt_w.sum_lost, mt_w.seal_lost, sizeof mt_w.sum_lost);

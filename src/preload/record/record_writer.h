@@ -61,6 +61,7 @@ typedef struct mt_recw {
     bool small;           /* the open frame uses the strong level (slow stream) */
     uint64_t bytes;       /* file bytes written */
     uint64_t frame_mark;  /* file bytes up to the end of the last complete frame */
+    uint64_t prev_mark;   /* ... of the complete frame before it (at first: the header's end) */
     bool reserve;         /* keep MT_RECW_END_RESERVE bytes allocated past the end */
     uint64_t reserved_to; /* file offset allocated up to (FALLOC_FL_KEEP_SIZE) */
     uint32_t defs;        /* traces defined in the file so far */

@@ -280,8 +280,10 @@ void mt_recw_end_frame(void)
     if (!mt_w.frame_open)
         return;
     feed(ZSTD_e_end);
-    if (!mt_w.err)
+    if (!mt_w.err) {
+        mt_w.prev_mark = mt_w.frame_mark;
         mt_w.frame_mark = mt_w.bytes;
+    }
     mt_w.frame_open = false;
     mt_rb_new_frame(); /* EVENTS2 references stay inside their frame */
     set_level(mt_w.frame_raw < MT_RECW_SMALL_FRAME);
@@ -327,21 +329,15 @@ void mt_recw_write_file_header(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     h.created_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     write_all((const unsigned char *)&h, sizeof h);
-    mt_w.frame_mark = mt_w.bytes;
+    mt_w.frame_mark = mt_w.prev_mark = mt_w.bytes;
 }
 
-/* A write error ended the session (mt_w.err): END(ERROR, errno) in a frame
- * of its own at the end of the last complete frame, over a partly written
- * one (in space the file already has, or that reserve() kept), and the
- * rest cut off.  What was not yet written is dropped: the file ends at the
- * last complete frame, then END.  Lock held; once per session. */
-void mt_recw_error_end(void)
+/* Forgets everything not yet in the file and puts the file position at
+ * `mark` (the end of a complete frame): the next frame is written there. */
+static bool rewind_to(uint64_t mark)
 {
-    int err = mt_w.err;
-    uint64_t written = mt_w.bytes;
-    if (!err || mt_w.fd < 0 || mt_w.frame_mark < MT_DAT_HEADER_BYTES ||
-        lseek(mt_w.fd, (off_t)mt_w.frame_mark, SEEK_SET) != (off_t)mt_w.frame_mark)
-        return;
+    if (lseek(mt_w.fd, (off_t)mark, SEEK_SET) != (off_t)mark)
+        return false;
     ZSTD_CCtx_reset(mt_w.cctx, ZSTD_reset_session_only);
     mt_w.out.len = mt_w.pay.len = mt_w.zbuf.len = 0;
     mt_w.pay.overflow = false;
@@ -351,15 +347,47 @@ void mt_recw_error_end(void)
     mt_w.frame_open = false;
     mt_w.frame_raw = 0;
     mt_rb_new_frame();
-    MT_HINT_SET(mt_w.bytes, mt_w.frame_mark);
+    MT_HINT_SET(mt_w.bytes, mark);
     MT_HINT_SET(mt_w.err, 0);
-    bool reserving = mt_w.reserve;
-    mt_w.reserve = false; /* the room is there, or there is none to get */
+    return true;
+}
+
+/* END(ERROR, err) in a frame of its own at `mark`, and the file cut right
+ * after it.  False if it did not fit (a file size limit just past `mark`:
+ * EFBIG) or the cut failed. */
+static bool end_at(uint64_t mark, int err, uint64_t written)
+{
+    if (!rewind_to(mark))
+        return false;
     mt_rr_end(MT_DAT_END_ERROR, err, mt_recw_now());
     mt_recw_end_frame();
-    bool ok = !mt_w.err;
-    if (ok && written > mt_w.bytes && ftruncate(mt_w.fd, (off_t)mt_w.bytes) != 0)
-        ok = false;
+    return !mt_w.err && (written <= mt_w.bytes || ftruncate(mt_w.fd, (off_t)mt_w.bytes) == 0);
+}
+
+/* A write error ended the session (mt_w.err): END(ERROR, errno) in a frame
+ * of its own at the end of the last complete frame, over a partly written
+ * one (in space the file already has, or that reserve() kept), and the
+ * rest cut off.  What was not yet written is dropped: the file ends at the
+ * last complete frame, then END.  When END does not fit there (a file size
+ * limit: reserve() cannot keep room under it), the last complete frame
+ * makes room for it; when it fits nowhere, the file is cut at the last
+ * complete frame (not finalized, but no partial frame).  Lock held; once
+ * per session. */
+void mt_recw_error_end(void)
+{
+    int err = mt_w.err;
+    uint64_t written = mt_w.bytes, mark = mt_w.frame_mark, prev = mt_w.prev_mark;
+    if (!err || mt_w.fd < 0 || mark < MT_DAT_HEADER_BYTES)
+        return;
+    bool reserving = mt_w.reserve;
+    mt_w.reserve = false; /* the room is there, or there is none to get */
+    bool ok = end_at(mark, err, written);
+    if (!ok && prev > MT_DAT_HEADER_BYTES && prev < mark) { /* never the definitions' frame */
+        mark = prev; /* a partial END there overwrote the frame after it */
+        ok = end_at(mark, err, written);
+    }
+    if (!ok && ftruncate(mt_w.fd, (off_t)mark) == 0)
+        MT_HINT_SET(mt_w.bytes, mark); /* no partial frame left behind */
     mt_w.reserve = reserving;
     if (ok)
         mt_recw_release_reserve(); /* what is left past END */
