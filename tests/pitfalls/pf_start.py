@@ -10,7 +10,10 @@ created MEMTOP_START_MS after start by the publisher thread, not at start.
  - a long-lived process that never allocates after its start gets its
    segment all the same, with exact counts, and a viewer attaches to it;
  - a process whose pre-exec image published starts publishing at once
-   after the exec (MEMTOP_START_MS of an hour in the new image)."""
+   after the exec (MEMTOP_START_MS of an hour in the new image);
+ - libzstd is loaded only by a process that records (record_zstd_lib.c):
+   the idle process above does not map it, the same with MEMTOP_RECORD
+   does, and its recording is complete."""
 import os
 import subprocess
 import sys
@@ -87,6 +90,14 @@ def finish(t, p, what):
             "%s: exit %s, stdout %r; stderr:\n%s" % (what, p.returncode, out, err[-2000:]))
 
 
+def maps_zstd(pid):
+    """Whether process pid maps libzstd (None: cannot tell)."""
+    try:
+        return "libzstd" in open("/proc/%d/maps" % pid).read()
+    except OSError:
+        return None
+
+
 def idle_attach(t, prog):
     shm = t.shm_dir("shm-idle")
     p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20"})
@@ -95,6 +106,7 @@ def idle_attach(t, prog):
         t.check(snap.get("exited") is not True, "%s: segment marked exited" % what)
         t.check_marker(snap, 1013, what, alloc=20, free=0, live=20)
         attach(t, pid, shm)
+        t.check(maps_zstd(pid) is False, "%s: libzstd is loaded without a recording" % what)
     finish(t, p, what)
     t.check_no_segments(shm, "after the idle process exited")
 
@@ -121,9 +133,25 @@ def exec_follow(t, prog):
     t.check_no_segments(shm, "after the exec'd process exited")
 
 
+def idle_recording(t, prog):
+    shm = t.shm_dir("shm-record")
+    dat = t.path("idle.dat")
+    if os.path.exists(dat):
+        os.unlink(dat)
+    p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20", "MEMTOP_RECORD": dat})
+    what = "idle process with MEMTOP_RECORD"
+    if t.check(snap is not None, "%s: no segment with its blocks appeared" % what):
+        t.check(maps_zstd(pid) is True, "%s: libzstd is not loaded" % what)
+    finish(t, p, what)
+    if t.memtop:
+        res = t.run([t.memtop, "-f", dat, "--batch"], "memtop -f the recording")
+        t.check(res.rc == 0 and "pf_start" in res.out, res.describe())
+
+
 t = Test("start")
 prog = t.prog("pf_start")
 if short(t, prog):
     idle_attach(t, prog)
+    idle_recording(t, prog)
     exec_follow(t, prog)
 t.finish()

@@ -138,6 +138,7 @@ void mt_shm_forget(mt_shm_writer *w)
 }
 
 void mt_alloc_scan(void) {}
+void mt_libunwind_probe(void) {}
 
 void mt_alloc_publish(mt_shm_header *h)
 {
