@@ -139,6 +139,10 @@ void mt_shm_forget(mt_shm_writer *w)
 
 void mt_alloc_scan(void) {}
 void mt_libunwind_probe(void) {}
+void mt_sample_gate(bool open)
+{
+    (void)open;
+}
 
 void mt_alloc_publish(mt_shm_header *h)
 {
