@@ -15,11 +15,14 @@
 #define _GNU_SOURCE
 #include "record_zstd_lib.h"
 
+#include "core_clock.h"
 #include "core_log.h"
 
 #include <dlfcn.h>
 #include <sched.h>
 #include <stdatomic.h>
+
+#define CLAIM_WAIT_NS 1000000000ull
 
 mt_zstd_api mt_zstd;
 /* Set (release) once every pointer of mt_zstd is; a failed load sets
@@ -47,7 +50,9 @@ bool mt_zstd_load(void)
         return false;
     /* Two first recordings at once (the constructor's and a viewer's)
      * both load (dlopen counts references); the first to claim mt_zstd
-     * fills it, the other waits the few stores that takes. */
+     * fills it, the other waits the few stores that takes -- bounded: in a
+     * fork child the claimer may have been another thread of the parent,
+     * caught between its two stores (then this start fails). */
     mt_zstd_api z;
     void *h = dlopen(MT_ZSTD_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (h && lookup(h, &z)) { /* h stays open */
@@ -55,8 +60,12 @@ bool mt_zstd_load(void)
             mt_zstd = z;
             atomic_store_explicit(&g_loaded, true, memory_order_release); /* mt_zstd */
         }
-        while (!atomic_load_explicit(&g_loaded, memory_order_acquire))
+        uint64_t until = mt_mono_raw_ns(CLOCK_MONOTONIC) + CLAIM_WAIT_NS;
+        while (!atomic_load_explicit(&g_loaded, memory_order_acquire)) {
+            if (mt_mono_raw_ns(CLOCK_MONOTONIC) > until)
+                return false;
             sched_yield();
+        }
         return true;
     }
     if (!atomic_exchange_explicit(&g_failed, true, memory_order_relaxed))

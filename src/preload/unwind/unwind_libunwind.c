@@ -21,6 +21,7 @@
 #include "unwind_libunwind.h"
 
 #include "core_clock.h"
+#include "core_log.h"
 #include "shm_layout.h"
 #include "core_state.h"
 #include "core_thread_state.h"
@@ -245,6 +246,7 @@ void mt_libunwind_probe(void)
         g_unw_backtrace(probe, 4);
     walk_leave();
     atomic_store_explicit(&g_probed, true, memory_order_release); /* the key */
+    mt_log(MT_LOG_DEBUG, "libunwind probed (its per-thread cache key exists)");
 }
 
 uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated)
