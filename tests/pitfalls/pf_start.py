@@ -10,7 +10,12 @@ created MEMTOP_START_MS after start by the publisher thread, not at start.
  - a long-lived process that never allocates after its start gets its
    segment all the same, with exact counts, and a viewer attaches to it;
  - a process whose pre-exec image published starts publishing at once
-   after the exec (MEMTOP_START_MS of an hour in the new image)."""
+   after the exec (MEMTOP_START_MS of an hour in the new image);
+ - libunwind's probe (unwind_libunwind.c mt_libunwind_probe) runs only in a
+   process that lives MEMTOP_START_MS: not in the short one, in the idle one;
+ - libzstd is loaded only by a process that records (record_zstd_lib.c):
+   the idle process above does not map it, the same with MEMTOP_RECORD
+   does, and its recording is complete."""
 import os
 import subprocess
 import sys
@@ -19,6 +24,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test, marker, wait_for  # noqa: E402
 
 NO_DIR_MSG = r"cannot create"
+PROBED_MSG = "libunwind probed"
 
 
 def read_pid(path):
@@ -51,6 +57,10 @@ def short(t, prog):
                     env={"LD_PRELOAD": t.lib, "MEMTOP_START_MS": "0", **bad})
     t.check(at_once.rc == 3, at_once.describe())
     t.check_quiet(at_once, expect_msg=NO_DIR_MSG)
+    debug = t.run([prog, "short"], "short, MEMTOP_LOG=debug",
+                  env={"LD_PRELOAD": t.lib, "MEMTOP_LOG": "debug", **bad})
+    t.check(debug.rc == 3 and PROBED_MSG not in debug.err,
+            "%s: libunwind's probe ran in a short process" % debug.describe())
     shm = t.shm_dir("shm-kept")
     res, snap = t.run_kept([prog, "short"], shm)
     t.check(res.rc == 3, res.describe())
@@ -85,17 +95,28 @@ def finish(t, p, what):
     out, err = p.communicate("x\n", timeout=60)
     t.check(p.returncode == 0 and out == "idle ready\n",
             "%s: exit %s, stdout %r; stderr:\n%s" % (what, p.returncode, out, err[-2000:]))
+    return err
+
+
+def maps_zstd(pid):
+    """Whether process pid maps libzstd (None: cannot tell)."""
+    try:
+        return "libzstd" in open("/proc/%d/maps" % pid).read()
+    except OSError:
+        return None
 
 
 def idle_attach(t, prog):
     shm = t.shm_dir("shm-idle")
-    p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20"})
+    p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20", "MEMTOP_LOG": "debug"})
     what = "idle process, default MEMTOP_START_MS"
     if t.check(snap is not None, "%s: no segment with its blocks appeared" % what):
         t.check(snap.get("exited") is not True, "%s: segment marked exited" % what)
         t.check_marker(snap, 1013, what, alloc=20, free=0, live=20)
         attach(t, pid, shm)
-    finish(t, p, what)
+        t.check(maps_zstd(pid) is False, "%s: libzstd is loaded without a recording" % what)
+    err = finish(t, p, what)
+    t.check(PROBED_MSG in err, "%s: libunwind's probe never ran; stderr:\n%s" % (what, err[-2000:]))
     t.check_no_segments(shm, "after the idle process exited")
 
 
@@ -121,9 +142,25 @@ def exec_follow(t, prog):
     t.check_no_segments(shm, "after the exec'd process exited")
 
 
+def idle_recording(t, prog):
+    shm = t.shm_dir("shm-record")
+    dat = t.path("idle.dat")
+    if os.path.exists(dat):
+        os.unlink(dat)
+    p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20", "MEMTOP_RECORD": dat})
+    what = "idle process with MEMTOP_RECORD"
+    if t.check(snap is not None, "%s: no segment with its blocks appeared" % what):
+        t.check(maps_zstd(pid) is True, "%s: libzstd is not loaded" % what)
+    finish(t, p, what)
+    if t.memtop:
+        res = t.run([t.memtop, "-f", dat, "--batch"], "memtop -f the recording")
+        t.check(res.rc == 0 and "pf_start" in res.out, res.describe())
+
+
 t = Test("start")
 prog = t.prog("pf_start")
 if short(t, prog):
     idle_attach(t, prog)
+    idle_recording(t, prog)
     exec_follow(t, prog)
 t.finish()

@@ -11,6 +11,10 @@ the site after_fork.  Both live processes are exported: both include the
 two big blocks, and their estimates of the small ones differ (equal
 estimates would need the same samples: the child reusing the parent's
 generator state, which it is reseeded from at fork).
+sample_cases forksmall: the same with only 10 blocks of 16 bytes after the
+fork, none sampled: the child's calls all take the fast path, which must
+stay closed in a fork child until its first call has restarted tracking
+(core_sample.h mt_sfast), or the child never gets a segment.
 """
 
 import subprocess
@@ -21,10 +25,11 @@ from samplib import e2elib, site_sum, MIB
 from e2elib import check
 
 
-def test(args):
-    ctx = e2elib.Ctx(args)
+def live_pair(ctx, args, mode):
+    """Runs `sample_cases MODE`; returns the exports of parent and child
+    (pid -> snapshot), taken while both live."""
     env = ctx.env_with(LD_PRELOAD=args.preload, MEMTOP_SAMPLE="1M", MEMTOP_INTERVAL_MS=50)
-    proc = subprocess.Popen([args.exact, "fork"], env=env, stdin=subprocess.PIPE,
+    proc = subprocess.Popen([args.exact, mode], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     snaps = {}
     try:
@@ -35,15 +40,23 @@ def test(args):
             pids.append(int(w[1]))
         time.sleep(0.5)
         for pid in pids:
-            out = ctx.path("snap-%d.json" % pid)
+            out = ctx.path("snap-%s-%d.json" % (mode, pid))
             r = e2elib.run([args.memtop, "-p", str(pid), "--export", out], ctx.env)
-            check(r.returncode == 0, e2elib.describe(r))
+            check(r.returncode == 0, "%s: %s" % (mode, e2elib.describe(r)))
             snaps[pid] = e2elib.load_json(out)
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
     child = [p for p in snaps if snaps[p]["fork_child"]]
-    check(len(child) == 1, "expected one fork child among %r" % list(snaps))
+    check(len(child) == 1, "%s: expected one fork child among %r" % (mode, list(snaps)))
+    return snaps
+
+
+def test(args):
+    ctx = e2elib.Ctx(args)
+    live_pair(ctx, args, "forksmall")
+    snaps = live_pair(ctx, args, "fork")
+    child = [p for p in snaps if snaps[p]["fork_child"]]
     est = {}
     for pid, s in snaps.items():
         check(s["sampling"] and s["sampling"]["rate_bytes"] == 1 << 20,

@@ -1,6 +1,6 @@
 /* sample_cases.c -- cases of sampled tracking with known answers.
  *
- * Usage: sample_cases realloc | fork
+ * Usage: sample_cases realloc | fork | forksmall
  *
  * Run with MEMTOP_SAMPLE=1M.  A block of 256 MiB is then sampled with
  * probability 1 - exp(-256) (always), and one of 16 bytes with probability
@@ -17,6 +17,10 @@
  * after_fork) and each prints "pid N ready"; both wait for stdin to close.
  * With per-process random distances their estimates differ; a child that
  * drew the parent's distances would show exactly the parent's figures.
+ *
+ * forksmall: the same, but after the fork each makes only 10 blocks of
+ * 16 bytes (never sampled in practice): a child whose every call takes
+ * the fast path must still restart tracking (its own segment).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -70,7 +74,7 @@ static int cases_realloc(void)
     return 0;
 }
 
-static int cases_fork(void)
+static int cases_fork(int small)
 {
     /* the thread has its sampling state before the fork (the child inherits it) */
     for (int i = 0; i < 100; i++)
@@ -80,14 +84,16 @@ static int cases_fork(void)
     if (child < 0)
         return 1;
     uint64_t r = 88172645463325252ull;
-    for (int i = 0; i < 4000; i++) {
+    for (int i = 0; i < (small ? 10 : 4000); i++) {
         r ^= r << 13;
         r ^= r >> 7;
         r ^= r << 17;
-        keep[i] = after_fork(NULL, 16 + r % 65521);
+        keep[i] = after_fork(NULL, small ? 16 : 16 + r % 65521);
     }
-    keep[4000] = after_fork(NULL, BIG);
-    keep[4001] = after_fork(NULL, BIG);
+    if (!small) {
+        keep[4000] = after_fork(NULL, BIG);
+        keep[4001] = after_fork(NULL, BIG);
+    }
     printf("pid %d ready\n", (int)getpid());
     fflush(stdout);
     wait_stdin();
@@ -103,6 +109,8 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "realloc") == 0)
         return cases_realloc();
     if (argc == 2 && strcmp(argv[1], "fork") == 0)
-        return cases_fork();
+        return cases_fork(0);
+    if (argc == 2 && strcmp(argv[1], "forksmall") == 0)
+        return cases_fork(1);
     return 2;
 }

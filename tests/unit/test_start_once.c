@@ -143,6 +143,11 @@ void mt_alloc_scan(bool busy_ok)
 }
 
 void mt_alloc_stats_refresh(void) {}
+void mt_libunwind_probe(void) {}
+void mt_sample_gate(bool open)
+{
+    (void)open;
+}
 
 void mt_alloc_publish(mt_shm_header *h)
 {

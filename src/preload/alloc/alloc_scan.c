@@ -214,10 +214,11 @@ static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit, 
 }
 
 /* Whether name can be one of the names on_sym looks for: mi_* and tc_*,
- * or at most PREFIX_MAX + 8 characters ending in 'l' (P+mallctl), 'x'
- * (P+mallocx, P+sdallocx) or 'c' (malloc, __libc_malloc, PyObject_Malloc).
- * Every function of every module goes through here at start, and few pass:
- * this is most of the scan's cost in a short process. */
+ * or at most PREFIX_MAX + 8 characters ending in "ctl" (P+mallctl), "ocx"
+ * (P+mallocx, P+sdallocx) or "loc" (malloc, __libc_malloc,
+ * PyObject_Malloc).  Every function of every module goes through here at
+ * start, and few pass: this is most of the scan's cost in a short process
+ * (ending in 'l' alone let libm's long double functions through). */
 static bool may_match(const char *name)
 {
     if ((name[0] == 'm' && name[1] == 'i' && name[2] == '_') ||
@@ -225,8 +226,12 @@ static bool may_match(const char *name)
         (name[0] == 'M' && strcmp(name, "MallocExtension_GetNumericProperty") == 0))
         return true;
     size_t len = strnlen(name, PREFIX_MAX + 9);
-    char last = len ? name[len - 1] : '\0';
-    return len <= PREFIX_MAX + 8 && (last == 'l' || last == 'x' || last == 'c');
+    if (len < 6 || len > PREFIX_MAX + 8)
+        return false;
+    const char *e = name + len - 3;
+    return (e[0] == 'c' && e[1] == 't' && e[2] == 'l') ||
+           (e[0] == 'o' && e[1] == 'c' && e[2] == 'x') ||
+           (e[0] == 'l' && e[1] == 'o' && e[2] == 'c');
 }
 
 /* The functions that give an allocator's own figures (alloc_stats.h). */

@@ -9,6 +9,13 @@
 #include <math.h>
 
 _Atomic(_Atomic uint8_t *) mt_sfilter;
+_Atomic(_Atomic uint8_t *) mt_sfast;
+
+void mt_sample_gate(bool open)
+{
+    _Atomic uint8_t *f = open ? mt_sfilter_slots() : NULL;
+    atomic_store_explicit(&mt_sfast, f, memory_order_release); /* tracking ready (core_sample.h) */
+}
 
 bool mt_sample_init(void)
 {

@@ -28,6 +28,14 @@
  * becomes ready (published by mt_g.state's release). */
 extern _Atomic(_Atomic uint8_t *) mt_sfilter;
 
+/* The fast paths' one gate (hook_enter.h hook_fast_thread): the filter
+ * while tracking is ready (mt_g.state == MT_ST_READY) in sampled mode,
+ * NULL otherwise (exact mode, before tracking is ready, in a fork child
+ * until its first hook restarts it, after tracking was turned off).
+ * Opened (release) after mt_g.state became READY, closed before it leaves
+ * READY: a hook that loads it non-NULL (acquire) sees tracking ready. */
+extern _Atomic(_Atomic uint8_t *) mt_sfast;
+
 /* The filter's slots, or NULL in exact mode.  Relaxed: the slots need no
  * publishing (zeroed by the kernel, then only atomics), and the hooks
  * check that tracking is ready before they use what this gates. */
@@ -42,11 +50,20 @@ static inline size_t mt_sfilter_slot(const void *p)
                     (64u - MT_SFILTER_BITS));
 }
 
-/* False: p is certainly not a live sampled block. */
+/* False: p is certainly not a live sampled block (f: the filter). */
+static inline bool mt_sfilter_maybe_in(_Atomic uint8_t *f, const void *p)
+{
+    return atomic_load_explicit(&f[mt_sfilter_slot(p)], memory_order_relaxed) != 0;
+}
+
 static inline bool mt_sfilter_maybe(const void *p)
 {
-    return atomic_load_explicit(&mt_sfilter_slots()[mt_sfilter_slot(p)], memory_order_relaxed) != 0;
+    return mt_sfilter_maybe_in(mt_sfilter_slots(), p);
 }
+
+/* Opens the fast paths' gate (after mt_g.state became READY; no effect in
+ * exact mode) or closes it (before mt_g.state leaves READY). */
+void mt_sample_gate(bool open);
 
 /* Before a sampled block enters the table / after it left it. */
 void mt_sfilter_add(const void *p);

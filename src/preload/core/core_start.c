@@ -16,6 +16,7 @@
  */
 #include "core_start.h"
 
+#include "core_sample.h"
 #include "core_state.h"
 #include "core_thread_state.h"
 #include "publish_thread.h"
@@ -41,6 +42,7 @@ void mt_start_threads(char **envp, bool reload_config)
     if (reload_config)
         mt_config_load(&mt_g.cfg, envp);
     if (reload_config && mt_g.cfg.disabled) {
+        mt_sample_gate(false);
         atomic_store_explicit(&mt_g.state, MT_ST_OFF, memory_order_release);
     } else {
         mt_publisher_arm(false);

@@ -55,28 +55,35 @@ static inline void hook_leave(mt_thread *t)
 }
 
 /* Sampled mode's fast path (core_sample.h): the thread's state if it may
- * skip hook_enter/hook_leave, that is, it is tracked, not inside memtop,
- * tracking runs (not a fork child yet to restart) and sampling is on:
- * sample_left stays 0 in exact mode and is positive between two calls in
- * sampled mode.  The caller then decides with the countdown (malloc) or
- * the filter (free) and, if nothing is to be tracked, counts the call
- * exactly with mt_tls_in_hook set (so that a signal handler's call in
- * between passes through instead of racing on the thread's counters). */
-static inline mt_thread *hook_fast_thread(void)
+ * skip hook_enter/hook_leave, that is, the gate is open (sampled mode,
+ * tracking ready: not a fork child yet to restart; so the real allocator
+ * is known too), the thread is tracked and not inside memtop; *filter is
+ * then the filter.  The caller decides with the countdown (malloc) or the
+ * filter (free) and, if nothing is to be tracked, counts the call exactly
+ * with mt_tls_in_hook set (so that a signal handler's call in between
+ * passes through instead of racing on the thread's counters).  In exact
+ * mode: one load and a branch. */
+static inline mt_thread *hook_fast_thread(_Atomic uint8_t **filter)
 {
-    if (MT_LIKELY(!mt_sfilter_slots()) ||
-        MT_UNLIKELY(atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY))
-        return NULL; /* exact mode: one load */
+    _Atomic uint8_t *f = atomic_load_explicit(&mt_sfast, memory_order_acquire);
+    if (MT_LIKELY(!f))
+        return NULL;
     mt_thread *t = mt_tls_thread;
-    if (MT_LIKELY(t) && MT_LIKELY(!mt_tls_in_hook) && t->sample_left > 0)
+    if (MT_LIKELY(t) && MT_LIKELY(!mt_tls_in_hook)) {
+        *filter = f;
         return t;
+    }
     return NULL;
 }
 
-/* An allocation of size bytes that the countdown does not reach. */
+/* An allocation of size bytes that the countdown does not reach.  Between
+ * two calls sample_left is positive (it is drawn again before a call
+ * leaves memtop); a size of 2^63 or more compares as negative, so it takes
+ * the fast path, where the real allocator fails it and nothing is
+ * counted. */
 static inline bool hook_fast_unsampled(const mt_thread *t, size_t size)
 {
-    return size < (uint64_t)t->sample_left;
+    return (int64_t)size < t->sample_left;
 }
 
 /* After the real call of an unsampled allocation p (NULL: failed). */

@@ -71,9 +71,8 @@ static __attribute__((noinline)) void *malloc_tracked(size_t size)
 
 MT_EXPORT void *malloc(size_t size)
 {
-    if (MT_UNLIKELY(!mt_real_ready()))
-        return mt_boot_alloc(size, 16);
-    mt_thread *t = hook_fast_thread(); /* sampled mode, not sampled: hook_enter.h */
+    _Atomic uint8_t *f;
+    mt_thread *t = hook_fast_thread(&f); /* sampled mode, not sampled: hook_enter.h */
     if (t && hook_fast_unsampled(t, size)) {
         mt_tls_in_hook = MT_IN_HOOK;
         void *p = mt_real.malloc(size);
@@ -81,24 +80,26 @@ MT_EXPORT void *malloc(size_t size)
         mt_tls_in_hook = 0;
         return p;
     }
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return mt_boot_alloc(size, 16);
     return malloc_tracked(size);
 }
 
 MT_EXPORT void *calloc(size_t n, size_t m)
 {
-    if (MT_UNLIKELY(!mt_real_ready())) {
-        size_t total;
-        return __builtin_mul_overflow(n, m, &total) ? NULL : mt_boot_alloc(total, 16);
-    }
-    mt_thread *t = hook_fast_thread(); /* sampled mode, not sampled: hook_enter.h */
+    _Atomic uint8_t *f;
+    mt_thread *t = hook_fast_thread(&f); /* sampled mode, not sampled: hook_enter.h */
     size_t total;
-    if (t && !__builtin_mul_overflow(n, m, &total) && hook_fast_unsampled(t, total)) {
+    bool overflow = __builtin_mul_overflow(n, m, &total);
+    if (t && !overflow && hook_fast_unsampled(t, total)) {
         mt_tls_in_hook = MT_IN_HOOK;
         void *p = mt_real.calloc(n, m);
         hook_fast_counted(t, p, total);
         mt_tls_in_hook = 0;
         return p;
     }
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return overflow ? NULL : mt_boot_alloc(total, 16);
     t = hook_enter();
     if (!t) {
         void *p = mt_real.calloc(n, m);
@@ -144,16 +145,23 @@ MT_EXPORT void free(void *p)
 {
     if (!p || MT_UNLIKELY(mt_is_boot_ptr(p)))
         return;
-    if (MT_UNLIKELY(!mt_real_ready()))
-        return; /* cannot happen for a real block: it came from the real allocator */
-    mt_thread *t = hook_fast_thread(); /* sampled mode: hook_enter.h */
-    if (t && !mt_sfilter_maybe(p)) {   /* certainly not a sampled block */
+    _Atomic uint8_t *f;
+    mt_thread *t = hook_fast_thread(&f);   /* sampled mode: hook_enter.h */
+    if (t && !mt_sfilter_maybe_in(f, p)) { /* certainly not a sampled block */
+        /* Counted first, with mt_tls_in_hook set only around the count (a
+         * signal handler's free must not interleave with it; the fences
+         * keep the compiler from moving the stores), then the real free
+         * as a tail call: no frame. */
         mt_tls_in_hook = MT_IN_HOOK;
+        atomic_signal_fence(memory_order_seq_cst);
         mt_exact_add(&t->exact_frees, 1);
-        mt_real.free(p);
+        atomic_signal_fence(memory_order_seq_cst);
         mt_tls_in_hook = 0;
+        mt_real.free(p);
         return;
     }
+    if (MT_UNLIKELY(!mt_real_ready()))
+        return; /* cannot happen for a real block: it came from the real allocator */
     free_tracked(p);
 }
 

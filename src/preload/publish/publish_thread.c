@@ -44,6 +44,7 @@
 #include "core_spinlock.h"
 #include "core_state.h"
 #include "core_thread_state.h"
+#include "unwind_libunwind.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -190,9 +191,12 @@ static void *publisher_main(void *arg)
     prctl(PR_SET_NAME, "memtop-publish");
     /* g_pub.w is ours to read: only this thread or, before it was started
      * and after it ended, its starter create the segment. */
-    if (!g_pub.w.base &&
-        (wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) || !create_segment(g_pub.fork_child)))
-        return NULL; /* no segment: nothing to publish (a failure was logged once) */
+    bool deferred = !g_pub.w.base;
+    if (deferred && wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull))
+        return NULL;
+    mt_libunwind_probe(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
+    if (deferred && !create_segment(g_pub.fork_child))
+        return NULL;
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
     uint64_t next = mt_now_precise_ns() + interval;
     while (!atomic_load_explicit(&g_pub.stop, memory_order_acquire)) {

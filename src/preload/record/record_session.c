@@ -17,6 +17,7 @@
 #include "record_blocks.h"
 #include "record_buffer.h"
 #include "record_cull.h"
+#include "record_zstd_lib.h"
 
 #include <errno.h>
 #include <string.h>
@@ -216,6 +217,12 @@ bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
 {
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
+    if (!mt_zstd_load()) { /* before the lock: it takes the loader's */
+        *err = ELIBACC;
+        close(fd);
+        mt_tls_in_hook = was;
+        return false;
+    }
     mt_spin_lock(&mt_w.lock);
     bool ok = mt_recw_setup_memory() && mt_cull_begin();
     if (ok) {

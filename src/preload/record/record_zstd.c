@@ -33,8 +33,7 @@
 #include "record_blocks.h"
 #include "record_buffer.h"
 
-#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, ZSTD_createCCtx_advanced */
-#include <zstd.h>
+#include "record_zstd_lib.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -192,10 +191,10 @@ static void compress(const unsigned char *p, size_t n, ZSTD_EndDirective how)
     mt_w.frame_raw += n;
     while (!mt_w.err) {
         ZSTD_outBuffer o = {mt_w.zbuf.p, mt_w.zbuf.cap, mt_w.zbuf.len};
-        size_t left = ZSTD_compressStream2(mt_w.cctx, &o, &in, how);
+        size_t left = mt_zstd.compress_stream2(mt_w.cctx, &o, &in, how);
         mt_w.zbuf.len = o.pos;
-        if (ZSTD_isError(left)) {
-            mt_log(MT_LOG_WARN, "recording: zstd: %s", ZSTD_getErrorName(left));
+        if (mt_zstd.is_error(left)) {
+            mt_log(MT_LOG_WARN, "recording: zstd: %s", mt_zstd.error_name(left));
             mt_recw_fail(EIO);
             return;
         }
@@ -266,12 +265,12 @@ static void set_level(bool small)
 {
     ZSTD_CCtx *z = mt_w.cctx;
     mt_w.small = small;
-    ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, small ? MT_RECW_LEVEL_SMALL : MT_RECW_LEVEL);
-    ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog,
-                           small ? MT_RECW_WINDOW_LOG_SMALL : MT_RECW_WINDOW_LOG);
-    ZSTD_CCtx_setParameter(z, ZSTD_c_hashLog, small ? 17 : 0);
-    ZSTD_CCtx_setParameter(z, ZSTD_c_chainLog, small ? 18 : 0);
-    ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
+    mt_zstd.set_parameter(z, ZSTD_c_compressionLevel, small ? MT_RECW_LEVEL_SMALL : MT_RECW_LEVEL);
+    mt_zstd.set_parameter(z, ZSTD_c_windowLog,
+                          small ? MT_RECW_WINDOW_LOG_SMALL : MT_RECW_WINDOW_LOG);
+    mt_zstd.set_parameter(z, ZSTD_c_hashLog, small ? 17 : 0);
+    mt_zstd.set_parameter(z, ZSTD_c_chainLog, small ? 18 : 0);
+    mt_zstd.set_parameter(z, ZSTD_c_checksumFlag, 1);
 }
 
 void mt_recw_end_frame(void)
@@ -296,7 +295,7 @@ bool mt_recw_setup_memory(void)
         return false;
     if (!mt_w.pay.p && !mt_rbuf_init(&mt_w.pay, MT_RECW_PAY_BYTES))
         return false;
-    if (!mt_w.zbuf.p && !mt_rbuf_init(&mt_w.zbuf, ZSTD_CStreamOutSize()))
+    if (!mt_w.zbuf.p && !mt_rbuf_init(&mt_w.zbuf, mt_zstd.out_size()))
         return false;
     for (unsigned c = 0; c < MT_COL_N; c++) /* a tag byte; a varint's lead byte and tail */
         for (unsigned k = 0; k < 2; k++)
@@ -305,11 +304,11 @@ bool mt_recw_setup_memory(void)
                 return false;
     if (!mt_w.cctx) {
         ZSTD_customMem mem = {z_alloc, z_free, NULL};
-        mt_w.cctx = ZSTD_createCCtx_advanced(mem);
+        mt_w.cctx = mt_zstd.create_cctx(mem);
         if (!mt_w.cctx)
             return false;
     }
-    ZSTD_CCtx_reset(mt_w.cctx, ZSTD_reset_session_and_parameters);
+    mt_zstd.cctx_reset(mt_w.cctx, ZSTD_reset_session_and_parameters);
     set_level(true); /* the first frame is small: header, definitions */
     mt_w.out.len = mt_w.pay.len = mt_w.zbuf.len = 0; /* a fork child's copy holds its parent's */
     mt_w.frame_raw = 0;
@@ -338,7 +337,7 @@ static bool rewind_to(uint64_t mark)
 {
     if (lseek(mt_w.fd, (off_t)mark, SEEK_SET) != (off_t)mark)
         return false;
-    ZSTD_CCtx_reset(mt_w.cctx, ZSTD_reset_session_only);
+    mt_zstd.cctx_reset(mt_w.cctx, ZSTD_reset_session_only);
     mt_w.out.len = mt_w.pay.len = mt_w.zbuf.len = 0;
     mt_w.pay.overflow = false;
     for (unsigned c = 0; c < MT_COL_N; c++)

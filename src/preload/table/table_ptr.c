@@ -88,12 +88,19 @@ static bool shard_alloc(ptr_shard *s, uint64_t cap)
     return slots != NULL;
 }
 
+/* The shards' first tables come from one mapping, cut into whole pages
+ * (one mmap instead of MT_PTR_SHARDS at every process start); a shard that
+ * grows gives its pages back alone (munmap of part of a mapping). */
 bool mt_ptrs_init(void)
 {
+    size_t bytes = mt_os_whole_pages(SHARD_MIN_CAP * sizeof(mt_slot));
+    unsigned char *all = mt_os_alloc(bytes * MT_PTR_SHARDS);
+    if (!all)
+        return false;
     for (unsigned i = 0; i < MT_PTR_SHARDS; i++) {
         g_shards[i].limit_ms = MT_PASS_MS;
-        if (!shard_alloc(&g_shards[i], SHARD_MIN_CAP))
-            return false;
+        MT_HINT_SET(g_shards[i].slots, (mt_slot *)(void *)(all + i * bytes));
+        MT_HINT_SET(g_shards[i].cap, bytes / sizeof(mt_slot));
     }
     return true;
 }

@@ -21,6 +21,7 @@
 #include "unwind_libunwind.h"
 
 #include "core_clock.h"
+#include "core_log.h"
 #include "shm_layout.h"
 #include "core_state.h"
 #include "core_thread_state.h"
@@ -99,19 +100,13 @@ bool mt_libunwind_bind(void)
     *(void **)&g_unw_step.init_local = dlsym(h, "_ULx86_64_init_local");
     *(void **)&g_unw_step.step = dlsym(h, "_ULx86_64_step");
     *(void **)&g_unw_step.get_reg = dlsym(h, "_ULx86_64_get_reg");
-    /* One backtrace now makes libunwind create its per-thread cache key
-     * while the process is young, so it gets a low index like ours.  A key
-     * at index >= 32 lives in a second-level block that glibc allocates on
-     * first use: if a thread's first backtrace ran inside the program's own
-     * pthread_setspecific(key >= 32) -> calloc, libunwind's nested
-     * setspecific would install a block the outer call then overwrites,
-     * and its 256 KiB cache would leak with every thread. */
-    void *probe[4];
-    if (g_unw_backtrace && !fast_cache_stale())
-        g_unw_backtrace(probe, 4);
     /* The handle stays open: libmemtop.so depends on libunwind anyway. */
     return g_unw_backtrace != NULL;
 }
+
+/* Whether mt_libunwind_probe ran: until then every libunwind walk goes
+ * step by step (walk_step_by_step), which never creates the key. */
+static _Atomic bool g_probed;
 
 void mt_libunwind_flush(void)
 {
@@ -162,6 +157,8 @@ static bool walk_step_by_step(void)
 {
     if (!g_unw_step.getcontext || !g_unw_step.init_local || !g_unw_step.step || !g_unw_step.get_reg)
         return false;
+    if (!atomic_load_explicit(&g_probed, memory_order_acquire))
+        return true; /* no unw_backtrace before its key exists (mt_libunwind_probe) */
     int mode = mt_g.cfg.unwind;
     if (mode == MT_UNWIND_CHECK)
         return true;
@@ -224,6 +221,32 @@ void mt_libunwind_fork_done(bool child)
         atomic_store_explicit(&g_walkers, 0,
                               memory_order_seq_cst); /* the walkers are in the parent */
     atomic_store_explicit(&g_fork_closed, false, memory_order_seq_cst);
+}
+
+void mt_libunwind_probe(void)
+{
+    /* One unw_backtrace makes libunwind create its per-thread cache key
+     * (and this thread's 256 KiB cache, filled with empty entries: most of
+     * the ~130 us this takes), on a thread whose own allocations pass
+     * through untracked.  A key at index >= 32 lives in a second-level
+     * block that glibc allocates on first use: if a thread's first
+     * unw_backtrace ran inside the program's own pthread_setspecific(key
+     * >= 32) -> calloc, libunwind's nested setspecific would install a
+     * block the outer call then overwrites, and its cache would leak with
+     * every thread.  So no thread takes unw_backtrace's path before the key
+     * exists.  This runs on the publisher thread once the process has
+     * lived MEMTOP_START_MS (publish_thread.c), no longer at tracking
+     * start: a short process does not pay for it, and the few libunwind
+     * walks before it (behind the own walker) step. */
+    if (!g_unw_backtrace || atomic_load_explicit(&g_probed, memory_order_relaxed))
+        return;
+    void *probe[4];
+    walk_enter(); /* a fork meanwhile must not copy a loader lock libunwind holds */
+    if (!fast_cache_stale())
+        g_unw_backtrace(probe, 4);
+    walk_leave();
+    atomic_store_explicit(&g_probed, true, memory_order_release); /* the key */
+    mt_log(MT_LOG_DEBUG, "libunwind probed (its per-thread cache key exists)");
 }
 
 uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated)

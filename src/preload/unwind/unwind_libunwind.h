@@ -10,6 +10,11 @@
  * cache policy.  False if libunwind is not loaded. */
 bool mt_libunwind_bind(void);
 
+/* One unw_backtrace, so that libunwind creates its per-thread cache key;
+ * until then libunwind walks step by step.  From the publisher thread
+ * (its allocations untracked), once; not from a hook. */
+void mt_libunwind_probe(void);
+
 /* The contract of mt_backtrace (unwind_backtrace.h), without the hash. */
 uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated);
 
