@@ -320,7 +320,7 @@ static int shape_run(void *job, const mt_locator *loc, mt_addr_set *out)
 static void shape_free(void *job)
 {
     shape_job *j = job;
-    ++*j->freed;
+    __atomic_add_fetch(j->freed, 1, __ATOMIC_RELEASE); /* read by the test's thread */
     assert_true(j->named);
 }
 
@@ -354,12 +354,26 @@ static void test_shape_job(void **state)
     assert_int_equal(freed, 1);
     wait_location(w, 7, trace, 2, &fr);
     assert_string_equal(fr.function, "sw_marker");
+
+    /* The same wrappers found again: the answers made stay final. */
+    wgen = mt_symworker_wrappers_gen(w);
+    job = malloc(sizeof *job);
+    *job = (shape_job){trace[0], &freed, false};
+    mt_symworker_shape(w, shape_run, shape_free, job);
+    end = deadline(10);
+    while (__atomic_load_n(&freed, __ATOMIC_ACQUIRE) < 2 || mt_symworker_pending(w) != 0) {
+        assert_true(now_s() < end);
+        nap(w, mt_symworker_generation(w));
+    }
+    assert_int_equal(mt_symworker_wrappers_gen(w), wgen);
+    assert_true(mt_symworker_location(w, 7, trace, 2, &fr));
+    assert_string_equal(fr.function, "sw_marker");
     mt_symworker_stop(w);
 
     /* A job for no worker is freed at once. */
     shape_job idle = {trace[0], &freed, false};
     mt_symworker_shape(NULL, shape_run, shape_free_unrun, &idle);
-    assert_int_equal(freed, 2);
+    assert_int_equal(freed, 3);
 }
 
 /* --no-symbols: final at once, module + offset, as the synchronous locator. */

@@ -97,9 +97,22 @@ static void finish(mt_symworker *w, mt_symw_entry *e, mt_frame *res, const mt_fr
     mt_symw_publish_pending(w);
 }
 
-/* Use set as the wrappers from now on (lock held, or no thread). */
+static bool same_set(const mt_addr_set *a, const mt_addr_set *b)
+{
+    return a->n == b->n && (!a->n || memcmp(a->addrs, b->addrs, a->n * sizeof *a->addrs) == 0);
+}
+
+/* Use set as the wrappers from now on (lock held, or no thread).  The
+ * same set as before changes nothing: bumping wrap_gen would make every
+ * location answered so far be asked again (the shape job runs again each
+ * time traces are added, and mostly finds the same wrappers). */
 static void install_wrappers(mt_symworker *w, mt_addr_set *set)
 {
+    mt_addr_set_seal(set);
+    if (same_set(&w->wrappers, set)) {
+        mt_addr_set_free(set);
+        return;
+    }
     mt_addr_set_free(&w->wrappers);
     w->wrappers = *set;
     __atomic_add_fetch(&w->wrap_gen, 1, __ATOMIC_RELAXED);
