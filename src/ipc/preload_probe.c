@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "preload_status.h"
@@ -31,6 +32,7 @@ typedef struct lib_maps {
     bool found; /* libmemtop.so is mapped */
     int n;
     uint64_t start[MAX_RANGES], end[MAX_RANGES]; /* its writable mappings */
+    dev_t dev[MAX_RANGES];                       /* and the devices of their files */
 } lib_maps;
 
 static int visit_lib(int pid, const mt_map_entry *m, void *ctx)
@@ -42,9 +44,39 @@ static int visit_lib(int pid, const mt_map_entry *m, void *ctx)
     l->found = true;
     if (m->writable && l->n < MAX_RANGES && m->end > m->start) {
         l->start[l->n] = m->start;
+        l->dev[l->n] = m->dev;
         l->end[l->n++] = m->end;
     }
     return 0;
+}
+
+bool mt_mountinfo_dev_is_fuse(FILE *f, dev_t dev)
+{
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        unsigned maj, min;
+        const char *sep = strstr(line, " - ");
+        /* "ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS] - FSTYPE SOURCE OPTIONS" */
+        if (sscanf(line, "%*u %*u %u:%u ", &maj, &min) != 2 || !sep)
+            continue; /* a line cut by the buffer is skipped the same way */
+        if (makedev(maj, min) == dev)
+            return strncmp(sep + 3, "fuse", 4) == 0;
+    }
+    return false;
+}
+
+/* Whether the mapping of a file on device dev must not be read (FUSE, or
+ * the mount table cannot be read). */
+static bool on_fuse(int pid, dev_t dev)
+{
+    char name[64];
+    snprintf(name, sizeof name, "/proc/%d/mountinfo", pid);
+    FILE *f = fopen(name, "re");
+    if (!f)
+        return true;
+    bool fuse = mt_mountinfo_dev_is_fuse(f, dev);
+    fclose(f);
+    return fuse;
 }
 
 /* The address of the record's magic in [start, end), or 0. */
@@ -150,11 +182,19 @@ mt_preload_state mt_preload_probe(int pid, char *why, size_t n, char *path, size
     }
     unsigned char *buf = malloc(CHUNK);
     uint64_t addr = 0;
-    for (int i = 0; buf && i < l.n && !addr; i++)
-        addr = find_magic(fd, l.start[i], l.end[i], buf);
+    int skipped = 0;
+    for (int i = 0; buf && i < l.n && !addr; i++) {
+        if (on_fuse(pid, l.dev[i]))
+            skipped++; /* its server could make the read wait for ever */
+        else
+            addr = find_magic(fd, l.start[i], l.end[i], buf);
+    }
     free(buf);
     mt_preload_state st = MT_PRELOAD_PENDING; /* an older library: no record */
-    if (addr)
+    if (!addr && skipped) {
+        snprintf(why, n, "its libmemtop.so status is not read (the library is on FUSE)");
+        st = MT_PRELOAD_UNKNOWN;
+    } else if (addr)
         st = judge(fd, addr, pid, why, n, path, pn);
     close(fd);
     return st;

@@ -7,7 +7,10 @@
 #ifndef MEMTOP_PRELOAD_PROBE_H
 #define MEMTOP_PRELOAD_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "preload_status.h" /* MT_STATUS_PATH_MAX */
 
@@ -32,5 +35,12 @@ mt_preload_state mt_preload_probe(int pid, char *why, size_t n, char *path, size
  * untrusted: every field is checked, the strings cut and made printable. */
 mt_preload_state mt_preload_judge(const mt_status_record *rec, int nspid, char *why, size_t n,
                                   char *path, size_t pn);
+
+/* Whether mountinfo text f (/proc/<pid>/mountinfo) puts device dev on a
+ * FUSE file system ("fuse", "fuse.*", "fuseblk").  A page of such a file
+ * not yet in memory is read from the FUSE server, which may be a hostile
+ * user's and never answer: the probe reads no mapping of one.  A device
+ * the text does not list (a btrfs subvolume's) is not FUSE. */
+bool mt_mountinfo_dev_is_fuse(FILE *f, dev_t dev);
 
 #endif

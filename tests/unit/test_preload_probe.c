@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include <cmocka.h>
 
@@ -101,12 +103,36 @@ static void test_hostile_strings(void **state)
     assert_int_equal(strlen(why), 15); /* cut to the caller's buffer */
 }
 
+/* The probe reads no mapping of a file on FUSE (its server could make the
+ * read wait for ever): the device is looked up in the target's mountinfo. */
+static void test_fuse_mount(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+        "40 22 0:45 / /home/eve/m rw,nosuid,nodev shared:30 - fuse.evilfs evilfs rw,user_id=1001\n"
+        "41 22 0:46 / /mnt/b rw master:2 - fuseblk /dev/sdb1 rw\n"
+        "42 22 0:47 / /tmp rw shared:5 - tmpfs tmpfs rw\n"
+        "43 22 0:48 / /odd rw - fuse\n";
+    struct {
+        dev_t dev;
+        bool fuse;
+    } cases[] = {{makedev(254, 1), false}, {makedev(0, 45), true}, {makedev(0, 46), true},
+                 {makedev(0, 47), false},  {makedev(0, 48), true}, {makedev(0, 99), false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+        assert_non_null(f);
+        assert_int_equal(mt_mountinfo_dev_is_fuse(f, cases[i].dev), cases[i].fuse);
+        fclose(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_enospc),          cmocka_unit_test(test_phases),
         cmocka_unit_test(test_not_failed),      cmocka_unit_test(test_corrupt),
-        cmocka_unit_test(test_hostile_strings),
+        cmocka_unit_test(test_hostile_strings), cmocka_unit_test(test_fuse_mount),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

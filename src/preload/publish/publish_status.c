@@ -24,6 +24,7 @@ void mt_status_fail(mt_status_phase phase, int err, const char *path)
 {
     mt_status_record *r = &memtop_status;
     __atomic_store_n(&r->phase, MT_STATUS_NONE, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* NONE is seen before any field changes */
     r->err = err;
     r->pid = (int32_t)getpid();
     snprintf(r->path, sizeof r->path, "%s", path ? path : "");
