@@ -26,7 +26,11 @@
 
 #define TICK_MS 100
 #define NAMES_REBUILD_S 0.5 /* at most this often for names arriving */
-#define SHAPE_EVERY_S 5.0   /* the shape rule again, when traces were added: at most this often */
+/* The shape rule again, when traces were added: at most every SHAPE_EVERY_S
+ * seconds, times one more per SHAPE_PER_TRACES traces (a job costs ~0.1 s
+ * of the symbolizer's CPU per 50k traces: ~1 % of a core at any size). */
+#define SHAPE_EVERY_S 5.0
+#define SHAPE_PER_TRACES 10000
 #define MIN_COLS 40
 #define MIN_LINES 10
 
@@ -53,7 +57,8 @@ typedef struct loop {
 static void ask_shape(mt_app *a, loop *L)
 {
     const mt_view *v = &a->src.view;
-    if (!a->sym || v->defs.count == L->shape_traces || a->now - L->shape_at < SHAPE_EVERY_S)
+    double every = SHAPE_EVERY_S * (double)(1 + v->defs.count / SHAPE_PER_TRACES);
+    if (!a->sym || v->defs.count == L->shape_traces || a->now - L->shape_at < every)
         return;
     mt_shape_job *job = mt_shape_job_new(&v->defs, &v->snap);
     if (!job)
