@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
 #include <signal.h>
@@ -270,8 +271,25 @@ static void wait_asleep(void)
     }
 }
 
+/* The signals pending on thread tid alone (SigPnd in its /proc status). */
+static unsigned long long thread_pending(int tid)
+{
+    char path[64], buf[4096] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    const char *p = strstr(buf, "\nSigPnd:");
+    assert_non_null(p);
+    return strtoull(p + 9, NULL, 16);
+}
+
 /* A thread that blocks every signal cannot be stopped: refused after the
- * timeout, the function left as it was. */
+ * timeout, the function left as it was, and no stop signal left pending
+ * on the thread (a program taking its signals with sigwait or a signalfd
+ * would receive it). */
 static void test_thread_blocks_signals(void **state)
 {
     (void)state;
@@ -288,6 +306,7 @@ static void test_thread_blocks_signals(void **state)
     assert_non_null(strstr(p.why, "did not stop"));
     assert_null(atomic_load_explicit(&o, memory_order_acquire));
     assert_int_equal(call(f_thr, 1), 6); /* untouched */
+    assert_int_equal(thread_pending(atomic_load_explicit(&g_tid, memory_order_acquire)), 0);
     assert_int_equal(write(fds[1], "x", 1), 1);
     pthread_join(th, NULL);
     close(fds[0]);

@@ -11,9 +11,12 @@
  * stack (read with process_vm_readv, which cannot fault) against the
  * ranges about to be rewritten: a return address there, or the saved pc
  * of a signal handler the thread was running, would resume in the middle
- * of the new jump.  A thread that does not arrive within the timeout (it
- * blocks the signal, a debugger stopped it) makes the stop fail: everyone
- * is released and nothing is rewritten.
+ * of the new jump.  A thread that blocks the signal (its SigBlk in /proc)
+ * is not sent it until it unblocks it: a signal left pending would reach
+ * a program that takes its signals with sigwait or a signalfd.  A thread
+ * that does not arrive within the timeout (it keeps the signal blocked, a
+ * debugger stopped it) makes the stop fail: everyone is released and
+ * nothing is rewritten.
  *
  * The signal: the highest real-time signal whose disposition is SIG_DFL
  * when first needed; its handler stays installed for good (a signal still
@@ -154,9 +157,39 @@ static bool was_sent(int tid)
     return false;
 }
 
-/* Signals every thread of /proc/self/task not signalled yet; how many
- * new ones, or -1 (why set) if they do not fit or the list cannot be read. */
-static int signal_new(int sig, char *why, size_t cap)
+/* Whether thread tid blocks sig now (its SigBlk in /proc).  Such a thread
+ * is not sent the signal: it would stay pending, and a program that
+ * blocks signals to take them with sigwait, sigwaitinfo or a signalfd
+ * would receive it as its own. */
+static bool blocks(int tid, int sig)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false; /* gone: tgkill says so */
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    const char *p = strstr(buf, "\nSigBlk:");
+    if (!p)
+        return false;
+    uint64_t mask = 0;
+    for (p += 9; *p == ' ' || *p == '\t'; p++) {
+    }
+    for (;; p++) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+        if (d < 0)
+            break;
+        mask = mask << 4 | (uint64_t)d;
+    }
+    return (mask >> (sig - 1)) & 1;
+}
+
+/* Signals every thread of /proc/self/task not signalled yet, but those
+ * that block the signal (*waiting set: listed again later); how many new
+ * ones, or -1 (why set) if they do not fit or the list cannot be read. */
+static int signal_new(int sig, bool *waiting, char *why, size_t cap)
 {
     int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
@@ -175,6 +208,10 @@ static int signal_new(int sig, char *why, size_t cap)
                 tid = tid * 10 + (*c - '0');
             if (tid <= 0 || tid == self || was_sent(tid) || is_own_thread(tid))
                 continue;
+            if (blocks(tid, sig)) {
+                *waiting = true; /* not yet: it may unblock it soon */
+                continue;
+            }
             if (g_stop.nsent == STOP_MAX) {
                 close(fd);
                 snprintf(why, cap, "more than %d threads", STOP_MAX);
@@ -267,8 +304,10 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
     g_stop.nsent = 0;
     atomic_fetch_add_explicit(&g_stop.gen, 1, memory_order_seq_cst); /* odd: stop */
     int added;
+    bool waiting;
     do { /* until a listing finds no thread not yet stopped (one may have been starting) */
-        added = signal_new(sig, why, cap);
+        waiting = false;
+        added = signal_new(sig, &waiting, why, cap);
         if (added < 0) {
             mt_world_resume();
             return false;
@@ -278,7 +317,14 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
             snprintf(why, cap, "a thread did not stop (it blocks signal %d, or is traced)", sig);
             return false;
         }
-    } while (added > 0);
+        if (waiting && now_ns() > deadline) {
+            mt_world_resume();
+            snprintf(why, cap, "a thread did not stop (it blocks signal %d)", sig);
+            return false;
+        }
+        if (waiting)
+            nap();
+    } while (added > 0 || waiting);
     uint32_t got = atomic_load_explicit(&g_stop.narrived, memory_order_relaxed);
     for (uint32_t i = 0; i < got && i < STOP_MAX; i++)
         if (atomic_load_explicit(&g_stop.arr[i].tid, memory_order_acquire) &&
