@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@
 #include "alloc_jemalloc.h"
 #include "alloc_stats.h"
 #include "alloc_patch.h"
+#include "alloc_stop.h"
 #include "hook_real_alloc.h"
 
 /* core_procinfo.c's allocator figures are not under test. */
@@ -376,14 +378,55 @@ static void test_stop_world(void **state)
     close(fds[1]);
 }
 
+/* The child of a fork made in the middle of a stop (its memory copied
+ * with the stop held, as when a thread is in clone as the stop begins) can
+ * stop its own threads later: the parent's parked threads are not its. */
+static void test_fork_during_stop(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, wait_pipe, &fds[0]), 0);
+    char why[128] = "";
+    assert_true(mt_world_stop(NULL, 0, why, sizeof why)); /* th parked */
+    pid_t child = fork();
+    assert_int_not_equal(child, -1);
+    if (child == 0) {
+        pthread_t cth;
+        int ok = pthread_create(&cth, NULL, wait_pipe, &fds[0]) == 0 &&
+                 mt_world_stop(NULL, 0, why, sizeof why);
+        if (ok)
+            mt_world_resume();
+        else
+            fprintf(stderr, "child: %s\n", why);
+        _exit(ok ? 0 : 1);
+    }
+    mt_world_resume();
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    pthread_join(th, NULL);
+    close(fds[0]);
+    close(fds[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rip_relative),  cmocka_unit_test(test_short_jcc),
-        cmocka_unit_test(test_call_rel32),    cmocka_unit_test(test_endbr_kept),
-        cmocka_unit_test(test_refused),       cmocka_unit_test(test_wx),
-        cmocka_unit_test(test_alias),         cmocka_unit_test(test_thread_blocks_signals),
-        cmocka_unit_test(test_thread_inside), cmocka_unit_test(test_stop_world),
+        cmocka_unit_test(test_rip_relative),
+        cmocka_unit_test(test_short_jcc),
+        cmocka_unit_test(test_call_rel32),
+        cmocka_unit_test(test_endbr_kept),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_wx),
+        cmocka_unit_test(test_alias),
+        cmocka_unit_test(test_thread_blocks_signals),
+        cmocka_unit_test(test_thread_inside),
+        cmocka_unit_test(test_stop_world),
+        cmocka_unit_test(test_fork_during_stop),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -65,6 +65,7 @@ static struct {
     arrival arr[STOP_MAX];
     int sent[STOP_MAX]; /* the stopper's own: threads signalled in this stop */
     uint32_t nsent;
+    int pid; /* the stopper's own: the process of the last stop (0: none yet) */
 } g_stop;
 
 static long futex(_Atomic uint32_t *w, int op, uint32_t val)
@@ -282,8 +283,27 @@ static bool thread_inside(const arrival *a, const mt_stop_range *r, size_t n)
     return false;
 }
 
+/* In a fork child, the state of the parent's last stop: a fork whose
+ * memory was copied in the middle of a stop (the forking thread was in
+ * clone when the stop began) leaves `gen` odd and `inside` counting the
+ * parent's parked threads, which never leave here: every stop would wait
+ * for them, and a handler would park while no stop holds.  The child has
+ * only the forking thread, which runs no handler of ours (a child starts
+ * with no signal pending): start afresh. */
+static void forget_parent_stop(void)
+{
+    int pid = getpid();
+    if (g_stop.pid && g_stop.pid != pid) {
+        atomic_store_explicit(&g_stop.inside, 0, memory_order_relaxed);
+        uint32_t g = atomic_load_explicit(&g_stop.gen, memory_order_relaxed);
+        atomic_store_explicit(&g_stop.gen, g + (g & 1), memory_order_relaxed);
+    }
+    g_stop.pid = pid;
+}
+
 bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
 {
+    forget_parent_stop();
     int sig = stop_signal();
     if (!sig) {
         snprintf(why, cap, "no free real-time signal to stop the threads");
