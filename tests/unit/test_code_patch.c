@@ -25,7 +25,11 @@
 #include <string.h>
 #include <pthread.h>
 #include <signal.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -243,6 +247,13 @@ static void *wait_pipe(void *arg)
 
 static _Atomic int g_tid; /* of the thread a test waits for */
 
+/* wait_pipe, its tid in g_tid first (for wait_asleep). */
+static void *wait_pipe_tid(void *arg)
+{
+    atomic_store_explicit(&g_tid, (int)syscall(SYS_gettid), memory_order_release);
+    return wait_pipe(arg);
+}
+
 static void *wait_pipe_blocked(void *arg)
 {
     sigset_t all;
@@ -413,6 +424,53 @@ static void test_fork_during_stop(void **state)
     close(fds[1]);
 }
 
+/* Waits in read() with a word inside f_thr's first bytes on its stack,
+ * which the stop's stack check must see. */
+static void *read_marked(void *arg)
+{
+    volatile uint64_t mark = (uint64_t)(uintptr_t)f_thr + 2;
+    void *got = wait_pipe_tid(arg);
+    return (void *)(uintptr_t)(mark ? (uintptr_t)got : 0);
+}
+
+/* process_vm_readv refused (a seccomp filter, as container runtimes may
+ * set): the stack check cannot be made, so the stop is refused instead of
+ * taken as clear.  In a child, whose filter stays with it. */
+static void test_stack_unreadable(void **state)
+{
+    (void)state;
+    pid_t child = fork();
+    assert_int_not_equal(child, -1);
+    if (child == 0) {
+        struct sock_filter f[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+        int fds[2];
+        pthread_t th;
+        char why[128] = "";
+        atomic_store_explicit(&g_tid, 0, memory_order_relaxed);
+        if (pipe(fds) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0 ||
+            pthread_create(&th, NULL, read_marked, &fds[0]) != 0)
+            _exit(2);
+        wait_asleep();
+        mt_stop_range r = {(uint64_t)(uintptr_t)f_thr, (uint64_t)(uintptr_t)f_thr + 5};
+        bool stopped = mt_world_stop(&r, 1, why, sizeof why);
+        if (stopped)
+            mt_world_resume();
+        fprintf(stderr, "child: stopped %d (%s)\n", stopped, why);
+        _exit(!stopped && strstr(why, "cannot read") ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_thread_inside),
         cmocka_unit_test(test_stop_world),
         cmocka_unit_test(test_fork_during_stop),
+        cmocka_unit_test(test_stack_unreadable),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -267,20 +267,24 @@ static bool in_ranges(uint64_t a, const mt_stop_range *r, size_t n)
     return false;
 }
 
-/* Is a parked thread at, or about to return into, one of the ranges? */
-static bool thread_inside(const arrival *a, const mt_stop_range *r, size_t n)
+/* Is a parked thread at, or about to return into, one of the ranges?
+ * 1 yes, 0 no, -1 its stack cannot be read (process_vm_readv refused,
+ * by a seccomp filter for one): not known to be clear. */
+static int thread_inside(const arrival *a, const mt_stop_range *r, size_t n)
 {
     if (in_ranges(atomic_load_explicit(&a->pc, memory_order_relaxed), r, n))
-        return true;
+        return 1;
     static uint64_t words[STACK_SCAN / 8]; /* the stopper's, under the scan's lock */
     struct iovec local = {words, sizeof words};
     struct iovec remote = {(void *)(uintptr_t)atomic_load_explicit(&a->sp, memory_order_relaxed),
                            sizeof words};
     ssize_t got = syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0);
+    if (got < 8)
+        return -1; /* sp is in its stack: at least one word up to the end of its page */
     for (ssize_t i = 0; i < got / 8; i++)
         if (in_ranges(words[i], r, n))
-            return true;
-    return false;
+            return 1;
+    return 0;
 }
 
 /* In a fork child, the state of the parent's last stop: a fork whose
@@ -346,13 +350,18 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
             nap();
     } while (added > 0 || waiting);
     uint32_t got = atomic_load_explicit(&g_stop.narrived, memory_order_relaxed);
-    for (uint32_t i = 0; i < got && i < STOP_MAX; i++)
-        if (atomic_load_explicit(&g_stop.arr[i].tid, memory_order_acquire) &&
-            thread_inside(&g_stop.arr[i], r, n)) {
+    for (uint32_t i = 0; i < got && i < STOP_MAX; i++) {
+        int in = atomic_load_explicit(&g_stop.arr[i].tid, memory_order_acquire)
+                     ? thread_inside(&g_stop.arr[i], r, n)
+                     : 0;
+        if (in) {
             mt_world_resume();
-            snprintf(why, cap, "a thread is inside the bytes to rewrite");
+            snprintf(why, cap, "%s",
+                     in > 0 ? "a thread is inside the bytes to rewrite"
+                            : "cannot read a stopped thread's stack (process_vm_readv refused)");
             return false;
         }
+    }
     return true;
 }
 

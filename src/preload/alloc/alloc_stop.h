@@ -23,8 +23,8 @@ typedef struct mt_stop_range {
  * saved context).  True: all stopped and clear, until mt_world_resume.
  * False (why says it; everyone already released): a thread did not stop
  * within the timeout (it blocks the signal, or is stopped by a debugger),
- * a thread is inside a range, no real-time signal is free, too many
- * threads.  While stopped the caller must take no lock, allocate nothing
+ * a thread is inside a range, a stopped thread's stack cannot be read, no
+ * real-time signal is free, too many threads.  While stopped the caller must take no lock, allocate nothing
  * and call nothing another thread could hold or need. */
 bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap);
 
