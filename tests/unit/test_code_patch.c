@@ -471,6 +471,54 @@ static void test_stack_unreadable(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* The stopper of test_leader_gone: waits until the main thread has
+ * exited (a zombie in /proc), then stops the world. */
+static void *stop_after_leader(void *arg)
+{
+    (void)arg;
+    char path[64], buf[256] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
+    for (;;) {
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = '\0';
+        const char *r = strrchr(buf, ')');
+        if (r && r[1] == ' ' && r[2] == 'Z')
+            break;
+        usleep(1000);
+    }
+    char why[128] = "";
+    bool stopped = mt_world_stop(NULL, 0, why, sizeof why);
+    if (stopped)
+        mt_world_resume();
+    fprintf(stderr, "child: stopped %d (%s)\n", stopped, why);
+    _exit(stopped ? 0 : 1);
+}
+
+/* A program whose main thread ended with pthread_exit while the others
+ * go on (its leader stays a zombie in /proc/self/task): the others can be
+ * stopped.  In a child. */
+static void test_leader_gone(void **state)
+{
+    (void)state;
+    pid_t child = fork();
+    assert_int_not_equal(child, -1);
+    if (child == 0) {
+        static int fds[2];
+        pthread_t th, st;
+        if (pipe(fds) != 0 || pthread_create(&th, NULL, wait_pipe, &fds[0]) != 0 ||
+            pthread_create(&st, NULL, stop_after_leader, NULL) != 0)
+            _exit(2);
+        pthread_exit(NULL);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -486,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_stop_world),
         cmocka_unit_test(test_fork_during_stop),
         cmocka_unit_test(test_stack_unreadable),
+        cmocka_unit_test(test_leader_gone),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -158,23 +158,35 @@ static bool was_sent(int tid)
     return false;
 }
 
-/* Whether thread tid blocks sig now (its SigBlk in /proc).  Such a thread
- * is not sent the signal: it would stay pending, and a program that
- * blocks signals to take them with sigwait, sigwaitinfo or a signalfd
- * would receive it as its own. */
-static bool blocks(int tid, int sig)
+enum { TASK_GONE, TASK_BLOCKS, TASK_OK };
+
+/* Thread tid as its /proc status shows it: TASK_GONE if it has exited (no
+ * status, or a zombie: a main thread that ended with pthread_exit stays
+ * one while the others run, and never runs a handler again), TASK_BLOCKS
+ * if it blocks sig (sig > 0) now (its SigBlk), else TASK_OK.  A thread
+ * that blocks the signal is not sent it: it would stay pending, and a
+ * program that blocks signals to take them with sigwait, sigwaitinfo or
+ * a signalfd would receive it as its own. */
+static int task_state(int tid, int sig)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return false; /* gone: tgkill says so */
+        return TASK_GONE;
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
     buf[n > 0 ? n : 0] = '\0';
+    const char *st = strstr(buf, "\nState:");
+    if (st) {
+        for (st += 7; *st == ' ' || *st == '\t'; st++) {
+        }
+        if (*st == 'Z' || *st == 'X')
+            return TASK_GONE;
+    }
     const char *p = strstr(buf, "\nSigBlk:");
-    if (!p)
-        return false;
+    if (!p || sig <= 0)
+        return TASK_OK;
     uint64_t mask = 0;
     for (p += 9; *p == ' ' || *p == '\t'; p++) {
     }
@@ -184,7 +196,7 @@ static bool blocks(int tid, int sig)
             break;
         mask = mask << 4 | (uint64_t)d;
     }
-    return (mask >> (sig - 1)) & 1;
+    return (mask >> (sig - 1)) & 1 ? TASK_BLOCKS : TASK_OK;
 }
 
 /* Signals every thread of /proc/self/task not signalled yet, but those
@@ -209,7 +221,10 @@ static int signal_new(int sig, bool *waiting, char *why, size_t cap)
                 tid = tid * 10 + (*c - '0');
             if (tid <= 0 || tid == self || was_sent(tid) || is_own_thread(tid))
                 continue;
-            if (blocks(tid, sig)) {
+            int st = task_state(tid, sig);
+            if (st == TASK_GONE)
+                continue;
+            if (st == TASK_BLOCKS) {
                 *waiting = true; /* not yet: it may unblock it soon */
                 continue;
             }
@@ -237,10 +252,10 @@ static bool arrived(int tid)
     return false;
 }
 
-/* Whether thread tid still exists (one that exited never arrives). */
+/* Whether thread tid still runs (one that exited never arrives). */
 static bool alive(int tid)
 {
-    return syscall(SYS_tgkill, getpid(), tid, 0) == 0;
+    return task_state(tid, 0) != TASK_GONE;
 }
 
 /* Waits until every thread signalled has arrived (or exited); false on
@@ -278,7 +293,9 @@ static int thread_inside(const arrival *a, const mt_stop_range *r, size_t n)
     struct iovec local = {words, sizeof words};
     struct iovec remote = {(void *)(uintptr_t)atomic_load_explicit(&a->sp, memory_order_relaxed),
                            sizeof words};
-    ssize_t got = syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0);
+    /* by the stopper's tid: the process's pid names its main thread, which
+     * has no memory left once it has exited (a zombie leader) */
+    ssize_t got = syscall(SYS_process_vm_readv, syscall(SYS_gettid), &local, 1, &remote, 1, 0);
     if (got < 8)
         return -1; /* sp is in its stack: at least one word up to the end of its page */
     for (ssize_t i = 0; i < got / 8; i++)
