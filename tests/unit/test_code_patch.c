@@ -519,6 +519,44 @@ static void test_leader_gone(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+static void *stop_forever(void *arg)
+{
+    (void)arg;
+    char why[128];
+    for (;;)
+        if (mt_world_stop(NULL, 0, why, sizeof why))
+            mt_world_resume();
+    return NULL;
+}
+
+/* exec while another thread stops the world over and over (hook_exec.c's
+ * sequence): a stop signal that reached the thread inside execve would be
+ * pending in the new image, whose default action ends it.  Each of 200
+ * children execs /bin/true, which must exit 0. */
+static void test_exec_during_stops(void **state)
+{
+    (void)state;
+    int killed = 0;
+    for (int i = 0; i < 200; i++) {
+        pid_t child = fork();
+        assert_int_not_equal(child, -1);
+        if (child == 0) {
+            pthread_t th;
+            if (pthread_create(&th, NULL, stop_forever, NULL) != 0)
+                _exit(2);
+            usleep(1000);
+            mt_world_exec_begin();
+            execl("/bin/true", "true", (char *)NULL);
+            _exit(3);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        killed += WIFSIGNALED(status);
+        assert_true(WIFSIGNALED(status) || WEXITSTATUS(status) == 0);
+    }
+    assert_int_equal(killed, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_fork_during_stop),
         cmocka_unit_test(test_stack_unreadable),
         cmocka_unit_test(test_leader_gone),
+        cmocka_unit_test(test_exec_during_stops),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

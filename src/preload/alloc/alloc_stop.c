@@ -66,6 +66,9 @@ static struct {
     int sent[STOP_MAX]; /* the stopper's own: threads signalled in this stop */
     uint32_t nsent;
     int pid; /* the stopper's own: the process of the last stop (0: none yet) */
+    /* (pid << 32) | threads of process pid inside an exec call (between
+     * mt_world_exec_begin and a failed exec's mt_world_exec_end) */
+    _Atomic uint64_t exec_gate;
 } g_stop;
 
 static long futex(_Atomic uint32_t *w, int op, uint32_t val)
@@ -322,6 +325,16 @@ static void forget_parent_stop(void)
     g_stop.pid = pid;
 }
 
+/* Whether a thread of this process is inside an exec call: seq_cst, after
+ * `gen` made odd (seq_cst), against mt_world_exec_begin's raise of the gate
+ * then load of `gen`: either this stop sees the thread and signals no one,
+ * or the thread sees the stop and waits for its end before exec. */
+static bool in_exec(void)
+{
+    uint64_t g = atomic_load_explicit(&g_stop.exec_gate, memory_order_seq_cst);
+    return (g >> 32) == (uint64_t)getpid() && (uint32_t)g != 0;
+}
+
 bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
 {
     forget_parent_stop();
@@ -344,6 +357,11 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
     atomic_store_explicit(&g_stop.narrived, 0, memory_order_relaxed);
     g_stop.nsent = 0;
     atomic_fetch_add_explicit(&g_stop.gen, 1, memory_order_seq_cst); /* odd: stop */
+    if (in_exec()) { /* signalled now, it would take the signal into the new image */
+        mt_world_resume();
+        snprintf(why, cap, "a thread is inside an exec call");
+        return false;
+    }
     int added;
     bool waiting;
     do { /* until a listing finds no thread not yet stopped (one may have been starting) */
@@ -386,6 +404,31 @@ void mt_world_resume(void)
 {
     atomic_fetch_add_explicit(&g_stop.gen, 1, memory_order_seq_cst); /* even: go */
     futex(&g_stop.gen, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+void mt_world_exec_begin(void)
+{
+    uint64_t pid = (uint64_t)getpid();
+    uint64_t old = atomic_load_explicit(&g_stop.exec_gate, memory_order_relaxed), raised;
+    do /* a count of another pid is stale: a vfork child's, or a fork parent's */
+        raised = (old >> 32) == pid ? old + 1 : (pid << 32 | 1);
+    while (!atomic_compare_exchange_weak_explicit(&g_stop.exec_gate, &old, raised,
+                                                  memory_order_seq_cst, memory_order_relaxed));
+    /* A stop that began before it saw the gate: it ends (this thread parked
+     * by it meanwhile, or refused) before exec. */
+    while (atomic_load_explicit(&g_stop.gen, memory_order_seq_cst) & 1)
+        nap();
+    mt_world_drop_pending();
+}
+
+void mt_world_exec_end(void)
+{
+    uint64_t pid = (uint64_t)getpid();
+    uint64_t old = atomic_load_explicit(&g_stop.exec_gate, memory_order_relaxed);
+    while ((old >> 32) == pid && (uint32_t)old != 0 &&
+           !atomic_compare_exchange_weak_explicit(&g_stop.exec_gate, &old, old - 1,
+                                                  memory_order_release, memory_order_relaxed)) {
+    }
 }
 
 void mt_world_drop_pending(void)

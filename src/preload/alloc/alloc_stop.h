@@ -31,6 +31,17 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap);
 /* Lets the stopped threads go on. */
 void mt_world_resume(void);
 
+/* Around an exec call (hook_exec.c): no stop signals the calling thread
+ * from begin until a failed exec's end (a signal that reached the thread
+ * inside execve would be pending in the new image, which has no handler
+ * for it: the default action ends the process).  begin waits for a stop
+ * already under way to end, then drops a stop signal still pending on the
+ * thread (mt_world_drop_pending); stops meanwhile are refused.  Both are
+ * async-signal-safe; a vfork child's count, left raised by its exec, is
+ * another pid's and ignored. */
+void mt_world_exec_begin(void);
+void mt_world_exec_end(void);
+
 /* Takes a stop signal still pending on the calling thread (it blocked the
  * signal when a stop tried to reach it) off it, before exec: the new
  * image keeps pending signals but not the handler, and the default action
