@@ -389,6 +389,15 @@ static void test_stop_world(void **state)
     close(fds[1]);
 }
 
+/* Waits for child, which must have exited with 0. */
+static void expect_exit_0(pid_t child)
+{
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* The child of a fork made in the middle of a stop (its memory copied
  * with the stop held, as when a thread is in clone as the stop begins) can
  * stop its own threads later: the parent's parked threads are not its. */
@@ -414,10 +423,7 @@ static void test_fork_during_stop(void **state)
         _exit(ok ? 0 : 1);
     }
     mt_world_resume();
-    int status = 0;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    expect_exit_0(child);
     assert_int_equal(write(fds[1], "x", 1), 1);
     pthread_join(th, NULL);
     close(fds[0]);
@@ -465,10 +471,7 @@ static void test_stack_unreadable(void **state)
         fprintf(stderr, "child: stopped %d (%s)\n", stopped, why);
         _exit(!stopped && strstr(why, "cannot read") ? 0 : 1);
     }
-    int status = 0;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    expect_exit_0(child);
 }
 
 /* The stopper of test_leader_gone: waits until the main thread has
@@ -513,10 +516,7 @@ static void test_leader_gone(void **state)
             _exit(2);
         pthread_exit(NULL);
     }
-    int status = 0;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    expect_exit_0(child);
 }
 
 static void *stop_forever(void *arg)

@@ -137,20 +137,29 @@ static void nap(void)
     nanosleep(&ts, NULL);
 }
 
+/* The start of /proc/self/task/<tid>/<file>, NUL-terminated in buf;
+ * false if the thread is gone (system calls only). */
+static bool task_read(int tid, const char *file, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return true;
+}
+
 /* memtop's own threads: they block every signal and never run an
  * allocator's entry points (they call it only through memtop's hooks,
  * marked inside memtop, which reach the next allocator found at start). */
 static bool is_own_thread(int tid)
 {
-    char path[64], name[32] = "";
-    snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, name, sizeof name - 1);
-    close(fd);
-    name[n > 0 ? n : 0] = '\0';
-    return strcmp(name, "memtop-publish\n") == 0 || strcmp(name, "memtop-record\n") == 0;
+    char name[32];
+    return task_read(tid, "comm", name, sizeof name) &&
+           (strcmp(name, "memtop-publish\n") == 0 || strcmp(name, "memtop-record\n") == 0);
 }
 
 static bool was_sent(int tid)
@@ -172,14 +181,9 @@ enum { TASK_GONE, TASK_BLOCKS, TASK_OK };
  * a signalfd would receive it as its own. */
 static int task_state(int tid, int sig)
 {
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[4096];
+    if (!task_read(tid, "status", buf, sizeof buf))
         return TASK_GONE;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
     const char *st = strstr(buf, "\nState:");
     if (st) {
         for (st += 7; *st == ' ' || *st == '\t'; st++) {
