@@ -21,11 +21,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
 #include <signal.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +40,7 @@
 #include "alloc_jemalloc.h"
 #include "alloc_stats.h"
 #include "alloc_patch.h"
+#include "alloc_stop.h"
 #include "hook_real_alloc.h"
 
 /* core_procinfo.c's allocator figures are not under test. */
@@ -240,6 +247,13 @@ static void *wait_pipe(void *arg)
 
 static _Atomic int g_tid; /* of the thread a test waits for */
 
+/* wait_pipe, its tid in g_tid first (for wait_asleep). */
+static void *wait_pipe_tid(void *arg)
+{
+    atomic_store_explicit(&g_tid, (int)syscall(SYS_gettid), memory_order_release);
+    return wait_pipe(arg);
+}
+
 static void *wait_pipe_blocked(void *arg)
 {
     sigset_t all;
@@ -270,8 +284,25 @@ static void wait_asleep(void)
     }
 }
 
+/* The signals pending on thread tid alone (SigPnd in its /proc status). */
+static unsigned long long thread_pending(int tid)
+{
+    char path[64], buf[4096] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    const char *p = strstr(buf, "\nSigPnd:");
+    assert_non_null(p);
+    return strtoull(p + 9, NULL, 16);
+}
+
 /* A thread that blocks every signal cannot be stopped: refused after the
- * timeout, the function left as it was. */
+ * timeout, the function left as it was, and no stop signal left pending
+ * on the thread (a program taking its signals with sigwait or a signalfd
+ * would receive it). */
 static void test_thread_blocks_signals(void **state)
 {
     (void)state;
@@ -288,6 +319,7 @@ static void test_thread_blocks_signals(void **state)
     assert_non_null(strstr(p.why, "did not stop"));
     assert_null(atomic_load_explicit(&o, memory_order_acquire));
     assert_int_equal(call(f_thr, 1), 6); /* untouched */
+    assert_int_equal(thread_pending(atomic_load_explicit(&g_tid, memory_order_acquire)), 0);
     assert_int_equal(write(fds[1], "x", 1), 1);
     pthread_join(th, NULL);
     close(fds[0]);
@@ -357,14 +389,191 @@ static void test_stop_world(void **state)
     close(fds[1]);
 }
 
+/* Waits for child, which must have exited with 0. */
+static void expect_exit_0(pid_t child)
+{
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The child of a fork made in the middle of a stop (its memory copied
+ * with the stop held, as when a thread is in clone as the stop begins) can
+ * stop its own threads later: the parent's parked threads are not its. */
+static void test_fork_during_stop(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, wait_pipe, &fds[0]), 0);
+    char why[128] = "";
+    assert_true(mt_world_stop(NULL, 0, why, sizeof why)); /* th parked */
+    pid_t child = fork();
+    assert_int_not_equal(child, -1);
+    if (child == 0) {
+        pthread_t cth;
+        int ok = pthread_create(&cth, NULL, wait_pipe, &fds[0]) == 0 &&
+                 mt_world_stop(NULL, 0, why, sizeof why);
+        if (ok)
+            mt_world_resume();
+        else
+            fprintf(stderr, "child: %s\n", why);
+        _exit(ok ? 0 : 1);
+    }
+    mt_world_resume();
+    expect_exit_0(child);
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    pthread_join(th, NULL);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* Waits in read() with a word inside f_thr's first bytes on its stack,
+ * which the stop's stack check must see. */
+static void *read_marked(void *arg)
+{
+    volatile uint64_t mark = (uint64_t)(uintptr_t)f_thr + 2;
+    void *got = wait_pipe_tid(arg);
+    return (void *)(uintptr_t)(mark ? (uintptr_t)got : 0);
+}
+
+/* process_vm_readv refused (a seccomp filter, as container runtimes may
+ * set): the stack check cannot be made, so the stop is refused instead of
+ * taken as clear.  In a child, whose filter stays with it. */
+static void test_stack_unreadable(void **state)
+{
+    (void)state;
+    pid_t child = fork();
+    assert_int_not_equal(child, -1);
+    if (child == 0) {
+        struct sock_filter f[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+        int fds[2];
+        pthread_t th;
+        char why[128] = "";
+        atomic_store_explicit(&g_tid, 0, memory_order_relaxed);
+        if (pipe(fds) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0 ||
+            pthread_create(&th, NULL, read_marked, &fds[0]) != 0)
+            _exit(2);
+        wait_asleep();
+        mt_stop_range r = {(uint64_t)(uintptr_t)f_thr, (uint64_t)(uintptr_t)f_thr + 5};
+        bool stopped = mt_world_stop(&r, 1, why, sizeof why);
+        if (stopped)
+            mt_world_resume();
+        fprintf(stderr, "child: stopped %d (%s)\n", stopped, why);
+        _exit(!stopped && strstr(why, "cannot read") ? 0 : 1);
+    }
+    expect_exit_0(child);
+}
+
+/* The stopper of test_leader_gone: waits until the main thread has
+ * exited (a zombie in /proc), then stops the world. */
+static void *stop_after_leader(void *arg)
+{
+    (void)arg;
+    char path[64], buf[256] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)getpid());
+    for (;;) {
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = '\0';
+        const char *r = strrchr(buf, ')');
+        if (r && r[1] == ' ' && r[2] == 'Z')
+            break;
+        usleep(1000);
+    }
+    char why[128] = "";
+    bool stopped = mt_world_stop(NULL, 0, why, sizeof why);
+    if (stopped)
+        mt_world_resume();
+    fprintf(stderr, "child: stopped %d (%s)\n", stopped, why);
+    _exit(stopped ? 0 : 1);
+}
+
+/* A program whose main thread ended with pthread_exit while the others
+ * go on (its leader stays a zombie in /proc/self/task): the others can be
+ * stopped.  In a child. */
+static void test_leader_gone(void **state)
+{
+    (void)state;
+    pid_t child = fork();
+    assert_int_not_equal(child, -1);
+    if (child == 0) {
+        static int fds[2];
+        pthread_t th, st;
+        if (pipe(fds) != 0 || pthread_create(&th, NULL, wait_pipe, &fds[0]) != 0 ||
+            pthread_create(&st, NULL, stop_after_leader, NULL) != 0)
+            _exit(2);
+        pthread_exit(NULL);
+    }
+    expect_exit_0(child);
+}
+
+static void *stop_forever(void *arg)
+{
+    (void)arg;
+    char why[128];
+    for (;;)
+        if (mt_world_stop(NULL, 0, why, sizeof why))
+            mt_world_resume();
+    return NULL;
+}
+
+/* exec while another thread stops the world over and over (hook_exec.c's
+ * sequence): a stop signal that reached the thread inside execve would be
+ * pending in the new image, whose default action ends it.  Each of 200
+ * children execs /bin/true, which must exit 0. */
+static void test_exec_during_stops(void **state)
+{
+    (void)state;
+    int killed = 0;
+    for (int i = 0; i < 200; i++) {
+        pid_t child = fork();
+        assert_int_not_equal(child, -1);
+        if (child == 0) {
+            pthread_t th;
+            if (pthread_create(&th, NULL, stop_forever, NULL) != 0)
+                _exit(2);
+            usleep(1000);
+            mt_world_exec_begin();
+            execl("/bin/true", "true", (char *)NULL);
+            _exit(3);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        killed += WIFSIGNALED(status);
+        assert_true(WIFSIGNALED(status) || WEXITSTATUS(status) == 0);
+    }
+    assert_int_equal(killed, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rip_relative),  cmocka_unit_test(test_short_jcc),
-        cmocka_unit_test(test_call_rel32),    cmocka_unit_test(test_endbr_kept),
-        cmocka_unit_test(test_refused),       cmocka_unit_test(test_wx),
-        cmocka_unit_test(test_alias),         cmocka_unit_test(test_thread_blocks_signals),
-        cmocka_unit_test(test_thread_inside), cmocka_unit_test(test_stop_world),
+        cmocka_unit_test(test_rip_relative),
+        cmocka_unit_test(test_short_jcc),
+        cmocka_unit_test(test_call_rel32),
+        cmocka_unit_test(test_endbr_kept),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_wx),
+        cmocka_unit_test(test_alias),
+        cmocka_unit_test(test_thread_blocks_signals),
+        cmocka_unit_test(test_thread_inside),
+        cmocka_unit_test(test_stop_world),
+        cmocka_unit_test(test_fork_during_stop),
+        cmocka_unit_test(test_stack_unreadable),
+        cmocka_unit_test(test_leader_gone),
+        cmocka_unit_test(test_exec_during_stops),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -11,9 +11,12 @@
  * stack (read with process_vm_readv, which cannot fault) against the
  * ranges about to be rewritten: a return address there, or the saved pc
  * of a signal handler the thread was running, would resume in the middle
- * of the new jump.  A thread that does not arrive within the timeout (it
- * blocks the signal, a debugger stopped it) makes the stop fail: everyone
- * is released and nothing is rewritten.
+ * of the new jump.  A thread that blocks the signal (its SigBlk in /proc)
+ * is not sent it until it unblocks it: a signal left pending would reach
+ * a program that takes its signals with sigwait or a signalfd.  A thread
+ * that does not arrive within the timeout (it keeps the signal blocked, a
+ * debugger stopped it) makes the stop fail: everyone is released and
+ * nothing is rewritten.
  *
  * The signal: the highest real-time signal whose disposition is SIG_DFL
  * when first needed; its handler stays installed for good (a signal still
@@ -62,6 +65,10 @@ static struct {
     arrival arr[STOP_MAX];
     int sent[STOP_MAX]; /* the stopper's own: threads signalled in this stop */
     uint32_t nsent;
+    int pid; /* the stopper's own: the process of the last stop (0: none yet) */
+    /* (pid << 32) | threads of process pid inside an exec call (between
+     * mt_world_exec_begin and a failed exec's mt_world_exec_end) */
+    _Atomic uint64_t exec_gate;
 } g_stop;
 
 static long futex(_Atomic uint32_t *w, int op, uint32_t val)
@@ -130,20 +137,29 @@ static void nap(void)
     nanosleep(&ts, NULL);
 }
 
+/* The start of /proc/self/task/<tid>/<file>, NUL-terminated in buf;
+ * false if the thread is gone (system calls only). */
+static bool task_read(int tid, const char *file, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return true;
+}
+
 /* memtop's own threads: they block every signal and never run an
  * allocator's entry points (they call it only through memtop's hooks,
  * marked inside memtop, which reach the next allocator found at start). */
 static bool is_own_thread(int tid)
 {
-    char path[64], name[32] = "";
-    snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, name, sizeof name - 1);
-    close(fd);
-    name[n > 0 ? n : 0] = '\0';
-    return strcmp(name, "memtop-publish\n") == 0 || strcmp(name, "memtop-record\n") == 0;
+    char name[32];
+    return task_read(tid, "comm", name, sizeof name) &&
+           (strcmp(name, "memtop-publish\n") == 0 || strcmp(name, "memtop-record\n") == 0);
 }
 
 static bool was_sent(int tid)
@@ -154,9 +170,46 @@ static bool was_sent(int tid)
     return false;
 }
 
-/* Signals every thread of /proc/self/task not signalled yet; how many
- * new ones, or -1 (why set) if they do not fit or the list cannot be read. */
-static int signal_new(int sig, char *why, size_t cap)
+enum { TASK_GONE, TASK_BLOCKS, TASK_OK };
+
+/* Thread tid as its /proc status shows it: TASK_GONE if it has exited (no
+ * status, or a zombie: a main thread that ended with pthread_exit stays
+ * one while the others run, and never runs a handler again), TASK_BLOCKS
+ * if it blocks sig (sig > 0) now (its SigBlk), else TASK_OK.  A thread
+ * that blocks the signal is not sent it: it would stay pending, and a
+ * program that blocks signals to take them with sigwait, sigwaitinfo or
+ * a signalfd would receive it as its own. */
+static int task_state(int tid, int sig)
+{
+    char buf[4096];
+    if (!task_read(tid, "status", buf, sizeof buf))
+        return TASK_GONE;
+    const char *st = strstr(buf, "\nState:");
+    if (st) {
+        for (st += 7; *st == ' ' || *st == '\t'; st++) {
+        }
+        if (*st == 'Z' || *st == 'X')
+            return TASK_GONE;
+    }
+    const char *p = strstr(buf, "\nSigBlk:");
+    if (!p || sig <= 0)
+        return TASK_OK;
+    uint64_t mask = 0;
+    for (p += 9; *p == ' ' || *p == '\t'; p++) {
+    }
+    for (;; p++) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+        if (d < 0)
+            break;
+        mask = mask << 4 | (uint64_t)d;
+    }
+    return (mask >> (sig - 1)) & 1 ? TASK_BLOCKS : TASK_OK;
+}
+
+/* Signals every thread of /proc/self/task not signalled yet, but those
+ * that block the signal (*waiting set: listed again later); how many new
+ * ones, or -1 (why set) if they do not fit or the list cannot be read. */
+static int signal_new(int sig, bool *waiting, char *why, size_t cap)
 {
     int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
@@ -175,6 +228,13 @@ static int signal_new(int sig, char *why, size_t cap)
                 tid = tid * 10 + (*c - '0');
             if (tid <= 0 || tid == self || was_sent(tid) || is_own_thread(tid))
                 continue;
+            int st = task_state(tid, sig);
+            if (st == TASK_GONE)
+                continue;
+            if (st == TASK_BLOCKS) {
+                *waiting = true; /* not yet: it may unblock it soon */
+                continue;
+            }
             if (g_stop.nsent == STOP_MAX) {
                 close(fd);
                 snprintf(why, cap, "more than %d threads", STOP_MAX);
@@ -199,10 +259,10 @@ static bool arrived(int tid)
     return false;
 }
 
-/* Whether thread tid still exists (one that exited never arrives). */
+/* Whether thread tid still runs (one that exited never arrives). */
 static bool alive(int tid)
 {
-    return syscall(SYS_tgkill, getpid(), tid, 0) == 0;
+    return task_state(tid, 0) != TASK_GONE;
 }
 
 /* Waits until every thread signalled has arrived (or exited); false on
@@ -229,24 +289,59 @@ static bool in_ranges(uint64_t a, const mt_stop_range *r, size_t n)
     return false;
 }
 
-/* Is a parked thread at, or about to return into, one of the ranges? */
-static bool thread_inside(const arrival *a, const mt_stop_range *r, size_t n)
+/* Is a parked thread at, or about to return into, one of the ranges?
+ * 1 yes, 0 no, -1 its stack cannot be read (process_vm_readv refused,
+ * by a seccomp filter for one): not known to be clear. */
+static int thread_inside(const arrival *a, const mt_stop_range *r, size_t n)
 {
     if (in_ranges(atomic_load_explicit(&a->pc, memory_order_relaxed), r, n))
-        return true;
+        return 1;
     static uint64_t words[STACK_SCAN / 8]; /* the stopper's, under the scan's lock */
     struct iovec local = {words, sizeof words};
     struct iovec remote = {(void *)(uintptr_t)atomic_load_explicit(&a->sp, memory_order_relaxed),
                            sizeof words};
-    ssize_t got = syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0);
+    /* by the stopper's tid: the process's pid names its main thread, which
+     * has no memory left once it has exited (a zombie leader) */
+    ssize_t got = syscall(SYS_process_vm_readv, syscall(SYS_gettid), &local, 1, &remote, 1, 0);
+    if (got < 8)
+        return -1; /* sp is in its stack: at least one word up to the end of its page */
     for (ssize_t i = 0; i < got / 8; i++)
         if (in_ranges(words[i], r, n))
-            return true;
-    return false;
+            return 1;
+    return 0;
+}
+
+/* In a fork child, the state of the parent's last stop: a fork whose
+ * memory was copied in the middle of a stop (the forking thread was in
+ * clone when the stop began) leaves `gen` odd and `inside` counting the
+ * parent's parked threads, which never leave here: every stop would wait
+ * for them, and a handler would park while no stop holds.  The child has
+ * only the forking thread, which runs no handler of ours (a child starts
+ * with no signal pending): start afresh. */
+static void forget_parent_stop(void)
+{
+    int pid = getpid();
+    if (g_stop.pid && g_stop.pid != pid) {
+        atomic_store_explicit(&g_stop.inside, 0, memory_order_relaxed);
+        uint32_t g = atomic_load_explicit(&g_stop.gen, memory_order_relaxed);
+        atomic_store_explicit(&g_stop.gen, g + (g & 1), memory_order_relaxed);
+    }
+    g_stop.pid = pid;
+}
+
+/* Whether a thread of this process is inside an exec call: seq_cst, after
+ * `gen` made odd (seq_cst), against mt_world_exec_begin's raise of the gate
+ * then load of `gen`: either this stop sees the thread and signals no one,
+ * or the thread sees the stop and waits for its end before exec. */
+static bool in_exec(void)
+{
+    uint64_t g = atomic_load_explicit(&g_stop.exec_gate, memory_order_seq_cst);
+    return (g >> 32) == (uint64_t)getpid() && (uint32_t)g != 0;
 }
 
 bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
 {
+    forget_parent_stop();
     int sig = stop_signal();
     if (!sig) {
         snprintf(why, cap, "no free real-time signal to stop the threads");
@@ -266,9 +361,16 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
     atomic_store_explicit(&g_stop.narrived, 0, memory_order_relaxed);
     g_stop.nsent = 0;
     atomic_fetch_add_explicit(&g_stop.gen, 1, memory_order_seq_cst); /* odd: stop */
+    if (in_exec()) { /* signalled now, it would take the signal into the new image */
+        mt_world_resume();
+        snprintf(why, cap, "a thread is inside an exec call");
+        return false;
+    }
     int added;
+    bool waiting;
     do { /* until a listing finds no thread not yet stopped (one may have been starting) */
-        added = signal_new(sig, why, cap);
+        waiting = false;
+        added = signal_new(sig, &waiting, why, cap);
         if (added < 0) {
             mt_world_resume();
             return false;
@@ -278,15 +380,27 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
             snprintf(why, cap, "a thread did not stop (it blocks signal %d, or is traced)", sig);
             return false;
         }
-    } while (added > 0);
-    uint32_t got = atomic_load_explicit(&g_stop.narrived, memory_order_relaxed);
-    for (uint32_t i = 0; i < got && i < STOP_MAX; i++)
-        if (atomic_load_explicit(&g_stop.arr[i].tid, memory_order_acquire) &&
-            thread_inside(&g_stop.arr[i], r, n)) {
+        if (waiting && now_ns() > deadline) {
             mt_world_resume();
-            snprintf(why, cap, "a thread is inside the bytes to rewrite");
+            snprintf(why, cap, "a thread did not stop (it blocks signal %d)", sig);
             return false;
         }
+        if (waiting)
+            nap();
+    } while (added > 0 || waiting);
+    uint32_t got = atomic_load_explicit(&g_stop.narrived, memory_order_relaxed);
+    for (uint32_t i = 0; i < got && i < STOP_MAX; i++) {
+        int in = atomic_load_explicit(&g_stop.arr[i].tid, memory_order_acquire)
+                     ? thread_inside(&g_stop.arr[i], r, n)
+                     : 0;
+        if (in) {
+            mt_world_resume();
+            snprintf(why, cap, "%s",
+                     in > 0 ? "a thread is inside the bytes to rewrite"
+                            : "cannot read a stopped thread's stack (process_vm_readv refused)");
+            return false;
+        }
+    }
     return true;
 }
 
@@ -294,6 +408,31 @@ void mt_world_resume(void)
 {
     atomic_fetch_add_explicit(&g_stop.gen, 1, memory_order_seq_cst); /* even: go */
     futex(&g_stop.gen, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+void mt_world_exec_begin(void)
+{
+    uint64_t pid = (uint64_t)getpid();
+    uint64_t old = atomic_load_explicit(&g_stop.exec_gate, memory_order_relaxed), raised;
+    do /* a count of another pid is stale: a vfork child's, or a fork parent's */
+        raised = (old >> 32) == pid ? old + 1 : (pid << 32 | 1);
+    while (!atomic_compare_exchange_weak_explicit(&g_stop.exec_gate, &old, raised,
+                                                  memory_order_seq_cst, memory_order_relaxed));
+    /* A stop that began before it saw the gate: it ends (this thread parked
+     * by it meanwhile, or refused) before exec. */
+    while (atomic_load_explicit(&g_stop.gen, memory_order_seq_cst) & 1)
+        nap();
+    mt_world_drop_pending();
+}
+
+void mt_world_exec_end(void)
+{
+    uint64_t pid = (uint64_t)getpid();
+    uint64_t old = atomic_load_explicit(&g_stop.exec_gate, memory_order_relaxed);
+    while ((old >> 32) == pid && (uint32_t)old != 0 &&
+           !atomic_compare_exchange_weak_explicit(&g_stop.exec_gate, &old, old - 1,
+                                                  memory_order_release, memory_order_relaxed)) {
+    }
 }
 
 void mt_world_drop_pending(void)

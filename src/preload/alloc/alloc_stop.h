@@ -23,13 +23,24 @@ typedef struct mt_stop_range {
  * saved context).  True: all stopped and clear, until mt_world_resume.
  * False (why says it; everyone already released): a thread did not stop
  * within the timeout (it blocks the signal, or is stopped by a debugger),
- * a thread is inside a range, no real-time signal is free, too many
- * threads.  While stopped the caller must take no lock, allocate nothing
+ * a thread is inside a range, a stopped thread's stack cannot be read, no
+ * real-time signal is free, too many threads.  While stopped the caller must take no lock, allocate nothing
  * and call nothing another thread could hold or need. */
 bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap);
 
 /* Lets the stopped threads go on. */
 void mt_world_resume(void);
+
+/* Around an exec call (hook_exec.c): no stop signals the calling thread
+ * from begin until a failed exec's end (a signal that reached the thread
+ * inside execve would be pending in the new image, which has no handler
+ * for it: the default action ends the process).  begin waits for a stop
+ * already under way to end, then drops a stop signal still pending on the
+ * thread (mt_world_drop_pending); stops meanwhile are refused.  Both are
+ * async-signal-safe; a vfork child's count, left raised by its exec, is
+ * another pid's and ignored. */
+void mt_world_exec_begin(void);
+void mt_world_exec_end(void);
 
 /* Takes a stop signal still pending on the calling thread (it blocked the
  * signal when a stop tried to reach it) off it, before exec: the new

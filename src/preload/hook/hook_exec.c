@@ -15,9 +15,10 @@
  * in frames of their own, with recording still on.  The new image starts
  * its own recording if MEMTOP_RECORD asks for one.
  *
- * A stop signal still pending on this thread (alloc_stop.c: it blocked the
+ * No world stop (alloc_stop.c) may signal this thread while it is inside
+ * the exec call, and a stop signal still pending on it (it blocked the
  * signal when memtop tried to stop it) is taken off first: exec keeps
- * pending signals but not memtop's handler.
+ * pending signals but not memtop's handler (mt_world_exec_begin).
  *
  * An exec from a signal handler that interrupted memtop (mt_tls_in_hook)
  * does neither: publishing then could wait for a lock the interrupted code
@@ -54,7 +55,7 @@ typedef struct {
 static exec_prep before_exec(void)
 {
     exec_prep p = {false, false};
-    mt_world_drop_pending(); /* the new image would die of it (alloc_stop.h) */
+    mt_world_exec_begin(); /* no stop signal into the new image (alloc_stop.h) */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return p;
     mt_tls_in_hook = MT_IN_OWN;
@@ -67,6 +68,7 @@ static exec_prep before_exec(void)
 /* The exec returned: it failed. */
 static int after_exec(exec_prep p, int rc)
 {
+    mt_world_exec_end(); /* errno kept */
     if (!p.sealed && !p.marked)
         return rc;
     int err = errno;
