@@ -242,6 +242,8 @@ static void test_open_in_target_root(void **state)
     assert_int_equal(pipe(from_child), 0);
     int sync[2] = {to_child[0], from_child[1]};
     pid_t pid = namespaced_child(mnt, sync);
+    close(from_child[1]); /* a child that fails early ends the read below (EOF) */
+    close(to_child[0]);
     char c = 0;
     bool ready = read(from_child[0], &c, 1) == 1;
     snprintf(path, sizeof path, "/proc/%d/root%s/link", (int)pid, mnt);
@@ -254,6 +256,8 @@ static void test_open_in_target_root(void **state)
     if (fd >= 0)
         close(fd);
     (void)!write(to_child[1], "x", 1);
+    close(to_child[1]);
+    close(from_child[0]);
     int status;
     waitpid(pid, &status, 0);
     unlink(outside);
