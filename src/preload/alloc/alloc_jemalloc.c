@@ -77,11 +77,14 @@ typedef struct je_inst {
     mt_mallctl_fn mallctl;
     mt_trim trim;
     uint32_t index; /* of its entry in the allocator list */
+    /* its own figures as last asked (mt_je_refresh; MT_UNKNOWN: not known) */
+    _Atomic uint64_t allocated, active, resident, mapped;
 } je_inst;
 
 /* Written under the allocator scan's lock, read by the hooks through
  * `extra` (jemalloc's install synchronises with the hooks' calls) and by
- * the publisher after an acquire load of the count. */
+ * the publisher after an acquire load of the count; the figures are
+ * relaxed atomics, written by whoever refreshes (alloc_stats.h). */
 static je_inst g_je[MT_ALLOC_MAX];
 static _Atomic uint32_t g_nje;
 
@@ -194,6 +197,19 @@ static void read_version(mt_mallctl_fn mallctl, mt_shm_allocator *a)
     a->version[n] = '\0';
 }
 
+/* Asks j's jemalloc for its figures (a new epoch first: jemalloc's
+ * statistics are a snapshot it takes then) and keeps them. */
+static void refresh_one(je_inst *j)
+{
+    uint64_t epoch = 1;
+    size_t el = sizeof epoch;
+    j->mallctl("epoch", &epoch, &el, &epoch, sizeof epoch);
+    atomic_store_explicit(&j->allocated, stat(j->mallctl, "stats.allocated"), memory_order_relaxed);
+    atomic_store_explicit(&j->active, stat(j->mallctl, "stats.active"), memory_order_relaxed);
+    atomic_store_explicit(&j->resident, stat(j->mallctl, "stats.resident"), memory_order_relaxed);
+    atomic_store_explicit(&j->mapped, stat(j->mallctl, "stats.mapped"), memory_order_relaxed);
+}
+
 bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, mt_shm_allocator *a)
 {
     read_version(mallctl, a);
@@ -206,10 +222,8 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
     j->mallctl = mallctl;
     j->trim = *trim;
     j->index = index;
-    uint64_t epoch = 1;
-    size_t el = sizeof epoch;
-    mallctl("epoch", &epoch, &el, &epoch, sizeof epoch);
-    a->before_hooks = stat(mallctl, "stats.allocated"); /* held before the hooks */
+    refresh_one(j);
+    a->before_hooks = atomic_load_explicit(&j->allocated, memory_order_relaxed); /* before hooks */
     je_hooks h = {je_alloc_hook, je_dalloc_hook, je_expand_hook, j};
     void *handle = NULL;
     size_t hl = sizeof handle;
@@ -225,7 +239,14 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
     return true;
 }
 
-void mt_je_refresh(mt_shm_allocators *found)
+void mt_je_refresh(void)
+{
+    uint32_t n = atomic_load_explicit(&g_nje, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++)
+        refresh_one(&g_je[i]);
+}
+
+void mt_je_fill(mt_shm_allocators *found)
 {
     uint32_t n = atomic_load_explicit(&g_nje, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++) {
@@ -233,13 +254,10 @@ void mt_je_refresh(mt_shm_allocators *found)
         if (j->index >= found->count)
             continue;
         mt_shm_allocator *a = &found->a[j->index];
-        uint64_t epoch = 1;
-        size_t el = sizeof epoch;
-        j->mallctl("epoch", &epoch, &el, &epoch, sizeof epoch);
-        a->allocated = stat(j->mallctl, "stats.allocated");
-        a->active = stat(j->mallctl, "stats.active");
-        a->resident = stat(j->mallctl, "stats.resident");
-        a->mapped = stat(j->mallctl, "stats.mapped");
+        a->allocated = atomic_load_explicit(&j->allocated, memory_order_relaxed);
+        a->active = atomic_load_explicit(&j->active, memory_order_relaxed);
+        a->resident = atomic_load_explicit(&j->resident, memory_order_relaxed);
+        a->mapped = atomic_load_explicit(&j->mapped, memory_order_relaxed);
         if (a->allocated != MT_UNKNOWN)
             a->flags |= MT_ALLOC_STATS;
     }
@@ -249,11 +267,7 @@ bool mt_je_main_bytes(uint64_t *held, uint64_t *inuse)
 {
     if (!atomic_load_explicit(&g_nje, memory_order_acquire))
         return false;
-    const je_inst *j = &g_je[0];
-    uint64_t epoch = 1;
-    size_t el = sizeof epoch;
-    j->mallctl("epoch", &epoch, &el, &epoch, sizeof epoch);
-    *held = stat(j->mallctl, "stats.resident");
-    *inuse = stat(j->mallctl, "stats.allocated");
+    *held = atomic_load_explicit(&g_je[0].resident, memory_order_relaxed);
+    *inuse = atomic_load_explicit(&g_je[0].allocated, memory_order_relaxed);
     return true;
 }

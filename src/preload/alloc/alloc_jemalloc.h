@@ -18,13 +18,20 @@ typedef int (*mt_mallctl_fn)(const char *name, void *oldp, size_t *oldlenp, void
  * thread marked inside memtop (jemalloc may allocate). */
 bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, mt_shm_allocator *a);
 
-/* Refreshes the allocator's own view of every hooked jemalloc (epoch, then
- * stats.allocated, active, resident, mapped) into its entry, found by the
- * index given at install.  Publisher thread. */
-void mt_je_refresh(mt_shm_allocators *found);
+/* Asks every hooked jemalloc for its own view (epoch, then
+ * stats.allocated, active, resident, mapped) and keeps it.  mallctl takes
+ * jemalloc's locks, which its fork handler takes too, maybe before
+ * memtop's fork_prepare waits for the publish lock: so only with no memtop
+ * lock held (mt_alloc_stats_refresh's callers, alloc_stats.h). */
+void mt_je_refresh(void);
 
-/* The process's main jemalloc (the one malloc reaches), if hooked: its
- * resident and allocated bytes.  False if there is none. */
+/* Copies the figures kept into each jemalloc's entry, found by the index
+ * given at install (MT_ALLOC_STATS when known).  Calls no allocator. */
+void mt_je_fill(mt_shm_allocators *found);
+
+/* The process's main jemalloc (the first hooked), if any: its resident
+ * and allocated bytes as last kept (MT_UNKNOWN if not known).  False if
+ * there is none.  Calls no allocator: any memtop thread, any lock held. */
 bool mt_je_main_bytes(uint64_t *held, uint64_t *inuse);
 
 #endif

@@ -1,8 +1,10 @@
 /* alloc_mimalloc_hook.h -- the shapes of memtop's definitions of mimalloc's
  * functions (alloc_mimalloc.c: its malloc family; alloc_mimalloc_heap.c:
  * mi_heap_* and the rest of its API).  Each definition calls the next one
- * (libmimalloc's, found with dlsym(RTLD_NEXT), or once its entry point is
- * redirected the trampoline to it: slot_<name>, a static of the file) and
+ * (libmimalloc's, found with dlsym(RTLD_NEXT) or, for a libmimalloc loaded
+ * RTLD_LOCAL, in the loaded modules (hook_next.h mt_next_fn_loaded); once
+ * its entry point is redirected, the trampoline to it: slot_<name>, a
+ * static of the file) and
  * records the block by the rules of hook_libc.c. */
 #ifndef MT_ALLOC_MIMALLOC_HOOK_H
 #define MT_ALLOC_MIMALLOC_HOOK_H
@@ -26,7 +28,7 @@ static inline size_t mt_mi_mul(size_t c, size_t n)
 #define MI_ALLOC(name, params, args, size_expr)                                                    \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
-        void *(*real)params = (void *(*)params)mt_next_fn(&slot_##name, #name);                    \
+        void *(*real)params = (void *(*)params)mt_next_fn_loaded(&slot_##name, #name);             \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
         HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
@@ -36,7 +38,7 @@ static inline size_t mt_mi_mul(size_t c, size_t n)
 #define MI_REALLOC(name, params, args, size_expr, frees_on_failure)                                \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
-        void *(*real)params = (void *(*)params)mt_next_fn(&slot_##name, #name);                    \
+        void *(*real)params = (void *(*)params)mt_next_fn_loaded(&slot_##name, #name);             \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
         HOOK_REALLOC_RETURN(p, real args, size_expr, frees_on_failure);                            \
@@ -47,7 +49,7 @@ static inline size_t mt_mi_mul(size_t c, size_t n)
 #define MI_FREE(name, params, args)                                                                \
     MT_EXPORT void name params                                                                     \
     {                                                                                              \
-        void(*real) params = (void(*) params)mt_next_fn(&slot_##name, #name);                      \
+        void(*real) params = (void(*) params)mt_next_fn_loaded(&slot_##name, #name);               \
         if (MT_UNLIKELY(!real))                                                                    \
             return;                                                                                \
         HOOK_FREE_CALL(p, real args);                                                              \

@@ -661,12 +661,57 @@ static void classify(const module_ref *m, const mod_syms *y)
     add_entry(MT_ALLOC_KIND_OTHER, MT_ALLOC_STATIC, NULL, m, m->path, note);
 }
 
+/* Whether classify calls into the module (hooks, redirects, figures). */
+static bool calls_into(const mod_syms *y)
+{
+    for (unsigned i = 0; i < y->nje; i++)
+        if (y->je[i].have == 7)
+            return true;
+    return (y->mi_malloc && y->mi_free) || y->tc_malloc;
+}
+
+/* Whether m is completely loaded.  dl_iterate_phdr lists a library from
+ * the moment it is mapped, before its relocations, while another thread's
+ * dlopen runs -- and until that dlopen fails, if it does (libjemalloc's
+ * "cannot allocate memory in static TLS block"): a call into it then
+ * jumps through an unrelocated GOT.  dlopen with RTLD_NOLOAD waits for the
+ * loader's lock, which that dlopen holds to its end, and finds the library
+ * only if it stayed; a scan on the thread running the dlopen (a dlsym in
+ * a constructor) takes the lock recursively, after the relocations.  The
+ * reference taken is given back (dlclose: the thread is inside memtop, so
+ * memtop's wrapper passes it on). */
+static bool fully_loaded(const module_ref *m)
+{
+    if (m->exe)
+        return true;
+    void *h = dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
+/* A module that went away before it was scanned: a later load at the same
+ * place is another module. */
+static void forget(const module_ref *m)
+{
+    for (uint32_t i = 0; i < g_alloc.nscanned; i++)
+        if (g_alloc.scanned[i].bias == m->bias && g_alloc.scanned[i].lo == m->lo) {
+            g_alloc.scanned[i] = g_alloc.scanned[g_alloc.nscanned - 1];
+            MT_HINT_SET(g_alloc.nscanned, g_alloc.nscanned - 1);
+            return;
+        }
+}
+
 static void scan_module(const module_ref *m)
 {
     mod_syms y;
     memset(&y, 0, sizeof y);
     if (!mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, &y))
         return;
+    if (calls_into(&y) && !fully_loaded(m)) {
+        forget(m);
+        return;
+    }
     classify(m, &y);
 }
 
@@ -758,7 +803,8 @@ void mt_alloc_publish(mt_shm_header *h)
 {
     if (!mt_spin_trylock(&g_alloc.lock))
         return; /* a scan runs: next publish */
-    mt_je_refresh(&g_alloc.found);
+    /* the figures kept before the publish lock: no allocator called here */
+    mt_je_fill(&g_alloc.found);
     mt_alloc_stats_fill(&g_alloc.found);
     mt_shm_allocators *out = &h->allocators;
     const mt_shm_allocators *f = &g_alloc.found;

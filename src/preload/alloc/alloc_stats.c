@@ -12,14 +12,18 @@
  * are the ones the allocator scan found in the allocator's own module.
  *
  * Where: the publisher asks, each interval, before it takes any memtop
- * lock (mt_alloc_stats_refresh): the allocator takes its own locks, and a
- * thread forking may hold those while it waits in memtop's fork_prepare
- * for the publish lock.  The figures are kept in relaxed atomics; the
+ * lock (mt_alloc_stats_refresh, which asks jemalloc too: mt_je_refresh),
+ * and so does the thread that exits or execs before the final publish:
+ * the allocator takes its own locks, and a thread forking may hold those
+ * (jemalloc's and tcmalloc's fork handlers take them) while it waits in
+ * memtop's fork_prepare for the publish lock.  The figures are kept in relaxed atomics; the
  * publish copies them into the segment's entries, the totals' allocator
  * bytes read them, without calling the allocator.
  */
 #define _GNU_SOURCE
 #include "alloc_stats.h"
+
+#include "alloc_jemalloc.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -115,6 +119,7 @@ static void refresh_mi(stats_src *s)
 
 void mt_alloc_stats_refresh(void)
 {
+    mt_je_refresh(); /* jemalloc's, kept in alloc_jemalloc.c */
     uint32_t n = atomic_load_explicit(&g_nsrc, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++) {
         if (g_src[i].kind == MT_ALLOC_KIND_TCMALLOC)

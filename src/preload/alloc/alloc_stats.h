@@ -28,10 +28,11 @@ typedef struct mt_stats_fns {
 void mt_alloc_stats_add(uint32_t kind, uint32_t index, const mt_stats_fns *f,
                         mt_shm_allocator *entry);
 
-/* Asks each registered allocator for its figures and keeps them.  The
- * publisher thread, holding no memtop lock: the allocator takes its own
- * locks, which a thread forking may hold while it waits for memtop's
- * (fork_prepare). */
+/* Asks each registered allocator, and every hooked jemalloc
+ * (mt_je_refresh), for its figures and keeps them.  The publisher thread,
+ * or the exiting/exec'ing thread before the final publish, holding no
+ * memtop lock: the allocator takes its own locks, which a thread forking
+ * may hold while it waits for memtop's (fork_prepare). */
 void mt_alloc_stats_refresh(void);
 
 /* Copies the figures kept into their entries (MT_ALLOC_STATS).  Calls no
