@@ -112,7 +112,10 @@ static void record(mt_app *a, bool culled)
         mt_app_status(a, true, "recording: %s", msg);
     else
         mt_app_status(a, false,
-                      on ? "stopping the recording ..." : "starting to record into %s ...", path);
+                      on       ? "stopping the recording ..."
+                      : culled ? "starting a culled recording into %s ..."
+                               : "starting to record into %s ...",
+                      path);
 }
 
 void mt_action_cursor(mt_app *a, double fraction)

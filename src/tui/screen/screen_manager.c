@@ -142,8 +142,16 @@ static void poll_jobs(mt_app *a)
     else if (st == MT_JOB_FAILED)
         mt_app_status(a, true, "export failed: %s", msg);
     bool stop = a->control.cmd == MT_CMD_RECORD_STOP;
+    /* R sent "cull=SECS PATH" (mt_control_record_arg): say it is culled. */
+    char cull[32] = "";
+    if (a->control.cmd == MT_CMD_RECORD_START && strncmp(a->control.arg, "cull=", 5) == 0)
+        snprintf(cull, sizeof cull, "%.*s", (int)strcspn(a->control.arg + 5, " "),
+                 a->control.arg + 5);
     st = mt_control_job_poll(&a->control, msg, sizeof msg);
-    if (st == MT_JOB_DONE)
+    if (st == MT_JOB_DONE && cull[0])
+        mt_app_status(a, false, "culled recording: %s (blocks freed within %s s only counted)", msg,
+                      cull);
+    else if (st == MT_JOB_DONE)
         mt_app_status(a, false, stop ? "recording stopped: %s" : "recording: %s", msg);
     else if (st == MT_JOB_FAILED)
         mt_app_status(a, true, "recording %s failed: %s", stop ? "stop" : "start", msg);

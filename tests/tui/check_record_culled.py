@@ -1,0 +1,79 @@
+"""check_record_culled.py -- `R` starts a culled recording of the target and
+stops it; the file opens with `memtop -f FILE --batch`, which says it is
+culled.
+
+`memtop --cull=0.5 -- memtop-demo 60` (the demo's churn dies young, its cache
+and leak outlive half a second).  Asserts:
+  - before `R` the header's recording row says "Rec off";
+  - after `R` the header shows "● REC <path> <size>" and says "culled <0.500 s",
+    and the status line (above the F-key bar) says "culled recording:
+    <path>"; the file is memtop-PID-YYYYmmdd-HHMMSS.dat in memtop's working
+    directory, mode 0600;
+  - `R` again stops it: the status line says "recording stopped:" and the
+    header says "recorded <path> (<size>)" (the target still runs);
+  - `memtop -f FILE --batch` exits 0 and prints "culled recording:" (the
+    summary, with blocks culled: the demo's churn);
+  - q: memtop exits.
+"""
+import os
+import re
+import stat
+import time
+
+import tuilib
+from tuilib import check, frame, header_line
+
+WIDTH = 200  # the recording row holds a long path
+
+
+def status_line(screen):
+    """The line above the F-key bar: the status line (else the table's footer)."""
+    lines = [line for line in screen.split("\n") if line.strip()]
+    return lines[-2] if len(lines) > 1 else ""
+
+
+def test(t):
+    t.start([t.memtop, "--cull=0.5", "--", t.demo, "60"], width=WIDTH)
+    s = t.wait_for(lambda s: "RUNNING" in header_line(s, 0) and "Rec off" in header_line(s, 3),
+                   "RUNNING and 'Rec off' in the header")
+    pid = int(re.search(r"memtop pid (\d+)", s).group(1))
+
+    t.keys("R")
+    rec_re = re.compile(r"● REC (\S+\.dat) ([\d.]+ ?(?:B|KiB|MiB))")
+    m = t.wait_for(lambda s: rec_re.search(header_line(s, 3)), "'● REC <path> <size>' after R")
+    shown = m.group(1)
+    screen = t.wait_for(lambda s: "recording: " in status_line(s),
+                        "the status line '... recording: ...' after R")
+    check("culled <0.500 s" in header_line(screen, 3),
+          "the header's recording row does not say 'culled <0.500 s':\n" + frame(screen))
+    check("culled recording: %s" % shown in status_line(screen),
+          "the status line does not say 'culled recording: %s':\n%s" % (shown, frame(screen)))
+    dat = os.path.normpath(os.path.join(t.workdir, shown))
+    check(os.path.dirname(dat) == t.workdir and
+          re.fullmatch(r"memtop-%d-\d{8}-\d{6}\.dat" % pid, os.path.basename(dat)),
+          "unexpected recording path %r (expected memtop-%d-YYYYmmdd-HHMMSS.dat in %s)" %
+          (shown, pid, t.workdir))
+    check(os.path.isfile(dat), "the header names %s, which does not exist" % dat)
+    mode = stat.S_IMODE(os.stat(dat).st_mode)
+    check(mode == 0o600, "the recording's mode is %04o, expected 0600" % mode)
+
+    time.sleep(3)  # the demo's churn, culled for a few seconds (not a timing assertion)
+    t.keys("R")
+    screen = t.wait_for(lambda s: "recording stopped: " in status_line(s),
+                        "the status line 'recording stopped: ...' after the second R")
+    t.wait_for(lambda s: "recorded %s (" % shown in header_line(s, 3) and
+               "RUNNING" in header_line(s, 0), "'recorded <path>', the target still RUNNING")
+
+    rc, out, err = t.run_memtop(["-f", dat, "--batch"])
+    check(rc == 0, "memtop -f %s --batch exited %d: %s" % (dat, rc, err.strip()))
+    m = re.search(r"^culled recording: (\d+) blocks freed within 0.500 s", out, re.M)
+    check(m, "the batch report has no 'culled recording: N blocks freed within 0.500 s' "
+          "line:\n" + out)
+    check(int(m.group(1)) > 0, "no block was culled: " + m.group(0))
+    print(m.group(0))
+
+    t.keys("q")
+    t.wait_dead()
+
+
+tuilib.main(test, __doc__)
