@@ -12,7 +12,11 @@ and leak outlive half a second).  Asserts:
   - `R` again stops it: the status line says "recording stopped:" and the
     header says "recorded <path> (<size>)" (the target still runs);
   - `memtop -f FILE --batch` exits 0 and prints "culled recording:" (the
-    summary, with blocks culled: the demo's churn);
+    summary, with blocks culled: the demo's churn) and a "data:" line that
+    names the culled recording (never a bare "exact"): at the end of the file,
+    "exact at the end of this culled recording (...)";
+  - at a cursor before the end (`--at 1`), its "data:" line says "NOT exact:
+    culled recording: ..." as the JSON export's health.not_exact does.
   - q: memtop exits.
 """
 import os
@@ -70,7 +74,25 @@ def test(t):
     check(m, "the batch report has no 'culled recording: N blocks freed within 0.500 s' "
           "line:\n" + out)
     check(int(m.group(1)) > 0, "no block was culled: " + m.group(0))
+    data = re.search(r"^data: (.*)$", out, re.M)
+    check(data, "the batch report has no 'data:' line:\n" + out)
+    check("culled recording" in data.group(1),
+          "the data line does not say the recording is culled: %r" % data.group(0))
+    check(data.group(1) != "exact", "the data line says a bare 'exact' over a culled recording")
     print(m.group(0))
+    print(data.group(0))
+
+    json_path = t.path("at1.json")
+    rc, _, err = t.run_memtop(["-f", dat, "--export", json_path, "--at", "1"])
+    check(rc == 0, "memtop -f --export --at 1 exited %d: %s" % (rc, err.strip()))
+    not_exact = tuilib.e2elib.load_json(json_path)["health"]["not_exact"]
+    rc, out, err = t.run_memtop(["-f", dat, "--batch", "--at", "1"])
+    check(rc == 0, "memtop -f --batch --at 1 exited %d: %s" % (rc, err.strip()))
+    data = re.search(r"^data: (.*)$", out, re.M)
+    check(data and not_exact and "culled recording" in not_exact and data.group(1) == not_exact,
+          "at 1 s the data line %r differs from the JSON's health.not_exact %r" %
+          (data and data.group(0), not_exact))
+    print("at 1 s: " + data.group(0))
 
     t.keys("q")
     t.wait_dead()
