@@ -10,9 +10,10 @@ marked [inlined] below inline_user; N sorts them by live blocks (db_query 5,
 inline_user 4, net_serve 3, recurse 2, ping 1); the filter (/fill_buf,
 the table's filter: the traces' locations) leaves inline_user alone below
 main and Esc brings the rest back; Left closes
-main again; R
+main again; I
 turns the tree bottom-up (shared_helper, the shared allocation site, first
-with 6.3 KiB); t goes back to the table.
+with 6.3 KiB); e there writes FILE.tree.json, bottom-up, its roots those
+on screen; t goes back to the table.
 Then on a recording of it (MEMTOP_RECORD), `memtop -f FILE --tree` opens on
 the tree at the end (main, 11.6 KiB); `<` (the time cursor to the start)
 leaves no node; `>` (the end) brings main back.
@@ -91,12 +92,27 @@ def test(t):
     check("6.3 KiB" in s.split("\n")[[i for i, ln in enumerate(s.split("\n"))
                                         if "shared_helper" in ln][0]],
           "shared_helper does not hold 6.3 KiB bottom-up:\n" + tuilib.frame(s))
+    check_export(t, s)
 
     t.keys("t")
     t.wait_rows(lambda rows, s: "LOCATION" in (tuilib.parse_table(s)[0] or ""),
                 "the table again after t")
 
     check_replay(t)
+
+
+def check_export(t, s):
+    """e in the tree view writes the tree on screen: FILE.tree.json, bottom-up,
+    its roots in the order of the screen's top-level nodes."""
+    path, tree = t.export_key(set())
+    check(path.endswith(".tree.json"), "e in the tree view wrote %s, not a .tree.json" % path)
+    check(tree.get("memtop_tree") == 1 and tree.get("direction") == "bottom-up",
+          "the export is not the bottom-up tree: memtop_tree %r, direction %r" %
+          (tree.get("memtop_tree"), tree.get("direction")))
+    shown = [ln[2] for ln in tree_lines(s) if ln[0] == 0]
+    roots = [r["name"] for r in tree["roots"]][:len(shown)]
+    check(roots == shown, "the export's roots %r are not the screen's %r" % (roots, shown))
+    print("e in the tree view: %s, roots %s" % (os.path.basename(path), roots))
 
 
 def record(t):
