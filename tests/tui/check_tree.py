@@ -8,8 +8,9 @@ Right open main, whose children come sorted by live bytes (ping 4242 B,
 db_query 3500, net_serve 3000, recurse 666, inline_user 444) with fill_buf
 marked [inlined] below inline_user; N sorts them by live blocks (db_query 5,
 inline_user 4, net_serve 3, recurse 2, ping 1); the filter (/fill_buf,
-the table's filter: the traces' locations) leaves inline_user alone below
-main and Esc brings the rest back; Left closes
+a trace's location) leaves inline_user alone below main and Esc brings
+the rest back; /db_query (on a path, no trace's location) leaves
+db_query alone; Left closes
 main again; I
 turns the tree bottom-up (shared_helper, the shared allocation site, first
 with 6.3 KiB); e there writes FILE.tree.json, bottom-up, its roots those
@@ -80,6 +81,15 @@ def test(t):
     t.keys("Enter")
     t.wait_for(lambda s: children_of_main(s) == ["inline_user"],
                "the filter (/fill_buf, the location of one trace): its path alone")
+    t.keys("Escape")
+    t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "Esc: the filter cleared")
+    # db_query is no trace's location (shared_helper is): the tree's filter
+    # matches the names on the paths too.
+    t.keys("/")
+    t.keys_literal("db_query")
+    t.keys("Enter")
+    t.wait_for(lambda s: children_of_main(s) == ["db_query"],
+               "the filter /db_query (a caller, on the path of one trace): its path alone")
     t.keys("Escape")
     t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "Esc: the filter cleared")
 

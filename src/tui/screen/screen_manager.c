@@ -118,7 +118,9 @@ static void build_rows(mt_app *a, loop *L)
     bool keep = !a->panels.table.sel_reset;
     if (keep)
         mt_table_remember_selection(a);
-    if (mt_table_build(a->table, s, mt_app_group(a), a->ui.sort, a->ui.filter, &namer) < 0)
+    /* The tree filters its rows itself: by the names on their paths too. */
+    const char *filter = mt_app_in_tree(a) ? NULL : a->ui.filter;
+    if (mt_table_build(a->table, s, mt_app_group(a), a->ui.sort, filter, &namer) < 0)
         mt_app_status(a, true, "out of memory building the table");
     else if (mt_app_in_tree(a))
         mt_tree_rebuild(a);
