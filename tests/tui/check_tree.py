@@ -10,7 +10,7 @@ marked [inlined] below inline_user; N sorts them by live blocks (db_query 5,
 inline_user 4, net_serve 3, recurse 2, ping 1); the filter (/fill_buf,
 a trace's location) leaves inline_user alone below main and Esc brings
 the rest back; /db_query (on a path, no trace's location) leaves
-db_query alone; Left closes
+db_query alone; g says it groups the table, not the tree; Left closes
 main again; I
 turns the tree bottom-up (shared_helper, the shared allocation site, first
 with 6.3 KiB); e there writes FILE.tree.json, bottom-up, its roots those
@@ -95,6 +95,15 @@ def test(t):
 
     t.keys("Left")
     t.wait_for(lambda s: children_of_main(s) == [], "main closed again by Left")
+
+    # g groups the table, not the tree: the status line says so, the tree stays.
+    t.keys("g")
+    s = t.wait_for("the call tree is not grouped", "g in the tree: 'the call tree is not grouped'")
+    check("one row per function" in s and any(ln[2] == "main" for ln in tree_lines(s)),
+          "g in the tree view: no 'one row per function' or the tree is gone:\n" +
+          tuilib.frame(s))
+    for _ in range(3):  # back to one row per trace
+        t.keys("g")
 
     t.keys("I")
     s = t.wait_for(lambda s: "CALL TREE bottom-up" in s and tree_lines(s) and

@@ -19,7 +19,11 @@ static void cycle_group(mt_app *a)
 {
     a->ui.group = (mt_group_key)((a->ui.group + 1) % MT_GROUP_KEYS);
     mt_app_rows_changed(a);
-    mt_app_status(a, false, "one row per %s", mt_group_name(a->ui.group));
+    if (mt_app_in_tree(a)) /* the tree is made of the traces' frames: g is the table's */
+        mt_app_status(a, false, "the table (t): one row per %s; the call tree is not grouped",
+                      mt_group_name(a->ui.group));
+    else
+        mt_app_status(a, false, "one row per %s", mt_group_name(a->ui.group));
 }
 
 static void toggle_baseline(mt_app *a)
