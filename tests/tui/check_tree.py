@@ -76,22 +76,10 @@ def test(t):
     t.keys("N")
     t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "main's children sorted by blocks")
 
-    t.keys("/")
-    t.keys_literal("fill_buf")
-    t.keys("Enter")
-    t.wait_for(lambda s: children_of_main(s) == ["inline_user"],
-               "the filter (/fill_buf, the location of one trace): its path alone")
-    t.keys("Escape")
-    t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "Esc: the filter cleared")
+    filter_tree(t, "fill_buf", ["inline_user"], "the location of one trace")
     # db_query is no trace's location (shared_helper is): the tree's filter
     # matches the names on the paths too.
-    t.keys("/")
-    t.keys_literal("db_query")
-    t.keys("Enter")
-    t.wait_for(lambda s: children_of_main(s) == ["db_query"],
-               "the filter /db_query (a caller, on the path of one trace): its path alone")
-    t.keys("Escape")
-    t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "Esc: the filter cleared")
+    filter_tree(t, "db_query", ["db_query"], "a caller, on the path of one trace")
 
     t.keys("Left")
     t.wait_for(lambda s: children_of_main(s) == [], "main closed again by Left")
@@ -118,6 +106,17 @@ def test(t):
                 "the table again after t")
 
     check_replay(t)
+
+
+def filter_tree(t, text, children, what):
+    """/TEXT leaves CHILDREN below main; Esc brings them all back."""
+    t.keys("/")
+    t.keys_literal(text)
+    t.keys("Enter")
+    t.wait_for(lambda s: children_of_main(s) == children,
+               "the filter (/%s, %s): main's children %r" % (text, what, children))
+    t.keys("Escape")
+    t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "Esc: the filter cleared")
 
 
 def check_export(t, s):
