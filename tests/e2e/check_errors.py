@@ -72,6 +72,12 @@ def test(args):
                  r"\(no segment in %s, none mapped\)" % (os.getpid(), re.escape(ctx.shm_dir)))
     expect_error(ctx, [m, "-p", "999999", "--export", ctx.path("x.json")], "export, no pid", 1,
                  r"memtop: no such process: 999999")
+    expect_error(ctx, [m, "-p", "1", "--batch", "--tree", "--top", "5"], "--top with --tree", 2,
+                 r"memtop: --top is for the table's rows, not --tree \(fold small nodes with "
+                 r"--threshold BYTES\)" + help_)
+    expect_error(ctx, [m, "-p", "1", "--batch", "--tree", "-g", "file"], "-g with --tree", 2,
+                 r"memtop: -g groups the table's rows, not --tree \(one node per function\)" +
+                 help_)
     corrupt_segment(ctx, args)
 
 

@@ -291,13 +291,15 @@ static void test_from_table_baseline_filter(void **state)
     mt_table_observe(tab, s, NULL);
     mt_calltree *t = mt_calltree_new();
     assert_int_equal(mt_table_build(tab, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, &namer), 4);
-    assert_int_equal(mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, path_of, NULL), 0);
+    assert_int_equal(mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, NULL, path_of, NULL),
+                     0);
     expect(t, "main", 1000, 0);
     expect(t, "main/odd", 600, 0);
     expect(t, "main/even/alloc", 400, 400);
     /* the filter: only f3's trace */
     assert_int_equal(mt_table_build(tab, s, MT_GROUP_TRACE, MT_SORT_LIVE, "f3", &namer), 1);
-    assert_int_equal(mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, path_of, NULL), 0);
+    assert_int_equal(mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, NULL, path_of, NULL),
+                     0);
     expect(t, "main", 400, 0);
     assert_null(at(t, "main/even"));
     /* the baseline: deltas */
@@ -307,7 +309,7 @@ static void test_from_table_baseline_filter(void **state)
         fx_trace(s2, i, 11, 100 * (i + 1) + 7, 0, 0);
     mt_table_observe(tab, s2, s);
     assert_int_equal(mt_table_build(tab, s2, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, &namer), 4);
-    assert_int_equal(mt_calltree_from_table(t, tab, true, MT_SORT_LIVE, 0, path_of, NULL), 0);
+    assert_int_equal(mt_calltree_from_table(t, tab, true, MT_SORT_LIVE, 0, NULL, path_of, NULL), 0);
     expect(t, "alloc", 28, 28);
     expect(t, "alloc/odd/main", 14, 0);
     mt_calltree_free(t);

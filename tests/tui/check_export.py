@@ -23,12 +23,7 @@ def test(t):
     t.keys("e")
     s = t.wait_for(lambda s: re.search(r"exported (\S+\.json)", s), "'exported <path>'")
     shown = s.group(1)
-    path = os.path.normpath(os.path.join(t.workdir, shown))
-    check(os.path.dirname(path) == t.workdir and
-          re.fullmatch(r"memtop-%d-\d{8}-\d{6}\.json" % pid, os.path.basename(path)),
-          "unexpected export path %r (expected memtop-%d-YYYYmmdd-HHMMSS.json in memtop's "
-          "working directory %s)" % (shown, pid, t.workdir))
-    check(os.path.isfile(path), "the status line names %s, which does not exist" % path)
+    path = t.default_file(shown, pid, ".json", "the status line")
     snap = e2elib.load_json(path)
     errs = e2elib.snapshot_shape_errors(snap)
     check(not errs, "the exported snapshot departs from the schema:\n  " + "\n  ".join(errs))

@@ -8,11 +8,13 @@ Right open main, whose children come sorted by live bytes (ping 4242 B,
 db_query 3500, net_serve 3000, recurse 666, inline_user 444) with fill_buf
 marked [inlined] below inline_user; N sorts them by live blocks (db_query 5,
 inline_user 4, net_serve 3, recurse 2, ping 1); the filter (/fill_buf,
-the table's filter: the traces' locations) leaves inline_user alone below
-main and Esc brings the rest back; Left closes
-main again; R
+a trace's location) leaves inline_user alone below main and Esc brings
+the rest back; /db_query (on a path, no trace's location) leaves
+db_query alone; g says it groups the table, not the tree; Left closes
+main again; I
 turns the tree bottom-up (shared_helper, the shared allocation site, first
-with 6.3 KiB); t goes back to the table.
+with 6.3 KiB); e there writes FILE.tree.json, bottom-up, its roots those
+on screen; t goes back to the table.
 Then on a recording of it (MEMTOP_RECORD), `memtop -f FILE --tree` opens on
 the tree at the end (main, 11.6 KiB); `<` (the time cursor to the start)
 leaves no node; `>` (the end) brings main back.
@@ -74,16 +76,22 @@ def test(t):
     t.keys("N")
     t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "main's children sorted by blocks")
 
-    t.keys("/")
-    t.keys_literal("fill_buf")
-    t.keys("Enter")
-    t.wait_for(lambda s: children_of_main(s) == ["inline_user"],
-               "the filter (/fill_buf, the location of one trace): its path alone")
-    t.keys("Escape")
-    t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "Esc: the filter cleared")
+    filter_tree(t, "fill_buf", ["inline_user"], "the location of one trace")
+    # db_query is no trace's location (shared_helper is): the tree's filter
+    # matches the names on the paths too.
+    filter_tree(t, "db_query", ["db_query"], "a caller, on the path of one trace")
 
     t.keys("Left")
     t.wait_for(lambda s: children_of_main(s) == [], "main closed again by Left")
+
+    # g groups the table, not the tree: the status line says so, the tree stays.
+    t.keys("g")
+    s = t.wait_for("the call tree is not grouped", "g in the tree: 'the call tree is not grouped'")
+    check("one row per function" in s and any(ln[2] == "main" for ln in tree_lines(s)),
+          "g in the tree view: no 'one row per function' or the tree is gone:\n" +
+          tuilib.frame(s))
+    for _ in range(3):  # back to one row per trace
+        t.keys("g")
 
     t.keys("I")
     s = t.wait_for(lambda s: "CALL TREE bottom-up" in s and tree_lines(s) and
@@ -91,12 +99,38 @@ def test(t):
     check("6.3 KiB" in s.split("\n")[[i for i, ln in enumerate(s.split("\n"))
                                         if "shared_helper" in ln][0]],
           "shared_helper does not hold 6.3 KiB bottom-up:\n" + tuilib.frame(s))
+    check_export(t, s)
 
     t.keys("t")
     t.wait_rows(lambda rows, s: "LOCATION" in (tuilib.parse_table(s)[0] or ""),
                 "the table again after t")
 
     check_replay(t)
+
+
+def filter_tree(t, text, children, what):
+    """/TEXT leaves CHILDREN below main; Esc brings them all back."""
+    t.keys("/")
+    t.keys_literal(text)
+    t.keys("Enter")
+    t.wait_for(lambda s: children_of_main(s) == children,
+               "the filter (/%s, %s): main's children %r" % (text, what, children))
+    t.keys("Escape")
+    t.wait_for(lambda s: children_of_main(s) == BY_BLOCKS, "Esc: the filter cleared")
+
+
+def check_export(t, s):
+    """e in the tree view writes the tree on screen: FILE.tree.json, bottom-up,
+    its roots in the order of the screen's top-level nodes."""
+    path, tree = t.export_key(set())
+    check(path.endswith(".tree.json"), "e in the tree view wrote %s, not a .tree.json" % path)
+    check(tree.get("memtop_tree") == 1 and tree.get("direction") == "bottom-up",
+          "the export is not the bottom-up tree: memtop_tree %r, direction %r" %
+          (tree.get("memtop_tree"), tree.get("direction")))
+    shown = [ln[2] for ln in tree_lines(s) if ln[0] == 0]
+    roots = [r["name"] for r in tree["roots"]][:len(shown)]
+    check(roots == shown, "the export's roots %r are not the screen's %r" % (roots, shown))
+    print("e in the tree view: %s, roots %s" % (os.path.basename(path), roots))
 
 
 def record(t):

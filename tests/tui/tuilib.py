@@ -434,6 +434,36 @@ class Tui:
         check(os.path.isfile(path), "the status line names %s, which does not exist" % path)
         return path, e2elib.load_json(path)
 
+    def default_file(self, shown, pid, ext, where):
+        """The absolute path of SHOWN, checked to be memtop-PID-YYYYmmdd-HHMMSS<EXT>
+        in memtop's working directory, an existing file (WHERE named it)."""
+        path = os.path.normpath(os.path.join(self.workdir, shown))
+        check(os.path.dirname(path) == self.workdir and
+              re.fullmatch(r"memtop-%d-\d{8}-\d{6}%s" % (pid, re.escape(ext)),
+                           os.path.basename(path)),
+              "unexpected path %r (expected memtop-%d-YYYYmmdd-HHMMSS%s in memtop's working "
+              "directory %s)" % (shown, pid, ext, self.workdir))
+        check(os.path.isfile(path), "%s names %s, which does not exist" % (where, path))
+        return path
+
+    def record_key(self, key):
+        """Waits for RUNNING and 'Rec off' in the header, presses KEY (r or R)
+        and waits for '● REC <path> <size>'; checks the file is
+        memtop-PID-YYYYmmdd-HHMMSS.dat in memtop's working directory, mode
+        0600.  Returns (the path shown, its absolute path)."""
+        s = self.wait_for(lambda s: "RUNNING" in header_line(s, 0) and
+                          "Rec off" in header_line(s, 3), "RUNNING and 'Rec off' in the header")
+        pid = int(re.search(r"memtop pid (\d+)", s).group(1))
+        self.keys(key)
+        rec_re = re.compile(r"● REC (\S+\.dat) ([\d.]+ ?(?:B|KiB|MiB))")
+        m = self.wait_for(lambda s: rec_re.search(header_line(s, 3)),
+                          "'● REC <path> <size>' after %s" % key)
+        shown = m.group(1)
+        dat = self.default_file(shown, pid, ".dat", "the header")
+        mode = os.stat(dat).st_mode & 0o7777
+        check(mode == 0o600, "the recording's mode is %04o, expected 0600" % mode)
+        return shown, dat
+
     def children_of(self, pid):
         p = subprocess.run(["pgrep", "-P", str(pid)], stdout=subprocess.PIPE, text=True)
         return [int(x) for x in p.stdout.split()]

@@ -329,6 +329,13 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
         return usage_err(err, n, "--cull is for recording: with --record, or r/R in the viewer");
     if (o->at_s >= 0 && !o->replay_path)
         return usage_err(err, n, "--at needs -f FILE");
+    /* The call tree is made of every trace's frames: neither cut nor grouped. */
+    if (o->tree && o->top_given)
+        return usage_err(err, n,
+                         "--top is for the table's rows, not --tree (fold small nodes with "
+                         "--threshold BYTES)");
+    if (o->tree && o->group != MT_GROUP_TRACE)
+        return usage_err(err, n, "-g groups the table's rows, not --tree (one node per function)");
     if (o->strict && !o->export_path)
         return usage_err(err, n, "--strict needs --export FILE");
     if (o->output_path && (!o->prog_argv || o->batch || o->export_path))

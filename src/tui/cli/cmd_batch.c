@@ -15,7 +15,7 @@ void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_l
 {
     mt_addr_set set;
     mt_locator shaped = mt_wrapper_locator(base, &v->defs, &v->snap, &set), *loc = &shaped;
-    mt_report_header(stdout, v, st);
+    mt_report_header(stdout, v, st, NULL);
     if (o->tree) {
         mt_export_src src = {v, st, loc, o->sort, NULL, 0, o->reverse, (double)o->threshold};
         mt_export_tree_text(stdout, &src);

@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "dat_format.h"
 #include "format.h"
+#include "replay_export.h"
 #include "report.h"
 #include "wrapper_shape.h"
 
@@ -148,7 +149,9 @@ void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_o
     mt_locator shaped = mt_wrapper_locator(base, &v->defs, &v->snap, &wrappers), *loc = &shaped;
     print_head(f, r, v);
     fputc('\n', f);
-    mt_report_header(f, v, mt_replay_state(r));
+    mt_export_rec rec; /* the data line says what the recording lacks */
+    mt_replay_export_rec(r, &rec);
+    mt_report_header(f, v, mt_replay_state(r), &rec);
     long top = o->top;
     const char *why = mt_replay_not_leaked_why(r);
     char title[160];

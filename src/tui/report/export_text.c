@@ -109,7 +109,7 @@ static void put_recording(FILE *f, const mt_export_rec *r)
 
 void mt_export_text(FILE *f, const mt_export_src *x)
 {
-    mt_report_header(f, x->v, x->state);
+    mt_report_header(f, x->v, x->state, x->rec);
     put_recording(f, x->rec);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, x->sort, &n);

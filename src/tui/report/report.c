@@ -79,29 +79,45 @@ static void print_folding(FILE *f, const mt_view *v, const mt_shm_totals *t)
         fprintf(f, " | segment full: %s traces folded into (overflow)", C(t->dropped_traces));
 }
 
-static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t)
+/* "data: exact", or what makes it not: the exports' health (health.c).  A
+ * culled recording is exact only at the end of a finalized file: say so. */
+static void print_data(FILE *f, const mt_view *v, const mt_export_rec *rec)
+{
+    char line[1024];
+    mt_health_line(v, rec, line, sizeof line);
+    if (line[0])
+        fprintf(f, "data: %s\n", line);
+    else if (rec && rec->cull_ms)
+        fprintf(f,
+                "data: exact at the end of this culled recording (its young blocks written "
+                "then; before the end, live misses blocks younger than %llu ms that die young)\n",
+                (unsigned long long)rec->cull_ms);
+    else
+        fputs("data: exact\n", f);
+}
+
+static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t,
+                         const mt_export_rec *rec)
 {
     fprintf(f, "health: unknown frees %llu, untracked %llu, missed frees %llu, dropped traces %llu",
             (unsigned long long)t->unknown_free_count, (unsigned long long)t->untracked_alloc_count,
             (unsigned long long)t->missed_free_count, (unsigned long long)t->dropped_traces);
     print_folding(f, v, t);
     fputc('\n', f);
-    char line[1024];
-    mt_health_line(v, NULL, line, sizeof line);
-    fprintf(f, "data: %s\n", line[0] ? line : "exact");
+    print_data(f, v, rec);
     char threads[32] = "?";
     if (t->thread_count != MT_UNKNOWN)
         snprintf(threads, sizeof threads, "%llu", (unsigned long long)t->thread_count);
     fprintf(f, "traces: %llu, threads: %s\n", (unsigned long long)t->trace_count, threads);
 }
 
-void mt_report_header(FILE *f, const mt_view *v, mt_state st)
+void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_rec *rec)
 {
     const mt_shm_totals *t = &v->snap.slot.totals;
     print_who(f, v, st);
     print_memory(f, v, t);
     print_rates(f, v, t);
-    print_health(f, v, t);
+    print_health(f, v, t, rec);
 }
 
 static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt_row *r,

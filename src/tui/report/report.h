@@ -6,11 +6,15 @@
 #include <stdio.h>
 
 #include "cli_options.h"
+#include "export.h"
 #include "location.h"
 #include "view.h"
 
-/* Process-wide figures: who, uptime, heap, allocator, RSS, rates, health. */
-void mt_report_header(FILE *f, const mt_view *v, mt_state st);
+/* Process-wide figures: who, uptime, heap, allocator, RSS, rates, health.
+ * rec: the recording the snapshot comes from (its dropped events, missing
+ * initial state and culling go in the data line, as in the exports), or
+ * NULL for a live target. */
+void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_rec *rec);
 
 /* The table: top `top` rows (0 = all) sorted by key, one per trace or, g
  * not MT_GROUP_TRACE, per function, file or module of the traces' locations. */

@@ -19,7 +19,11 @@ static void cycle_group(mt_app *a)
 {
     a->ui.group = (mt_group_key)((a->ui.group + 1) % MT_GROUP_KEYS);
     mt_app_rows_changed(a);
-    mt_app_status(a, false, "one row per %s", mt_group_name(a->ui.group));
+    if (mt_app_in_tree(a)) /* the tree is made of the traces' frames: g is the table's */
+        mt_app_status(a, false, "the table (t): one row per %s; the call tree is not grouped",
+                      mt_group_name(a->ui.group));
+    else
+        mt_app_status(a, false, "one row per %s", mt_group_name(a->ui.group));
 }
 
 static void toggle_baseline(mt_app *a)
@@ -50,7 +54,8 @@ static void toggle_pause(mt_app *a)
     mt_app_status(a, false, a->ui.paused ? "paused (Space resumes)" : "resumed");
 }
 
-/* e: JSON; P: a pprof heap profile (ext ".pb.gz") */
+/* e: JSON (".json", or ".tree.json" in the tree view); P: a pprof heap
+ * profile (".pb.gz") */
 static void export_now(mt_app *a, const char *ext)
 {
     const mt_view *v = &a->src.view;
@@ -76,8 +81,10 @@ static void export_now(mt_app *a, const char *ext)
     mt_export_rec rec;
     if (a->src.replay)
         mt_replay_export_rec(a->src.replay, &rec);
-    if (mt_export_start(&a->export, v, st, a->src.replay ? &rec : NULL, a->ui.sort,
-                        !a->o->no_symbols, out, path, msg, sizeof msg))
+    mt_export_how how = {a->ui.sort, !a->o->no_symbols, a->panels.tree.reverse,
+                         a->panels.tree.threshold};
+    if (mt_export_start(&a->export, v, st, a->src.replay ? &rec : NULL, &how, out, path, msg,
+                        sizeof msg))
         mt_app_status(a, true, "export failed: %s", msg);
     else
         mt_app_status(a, false, "exporting to %s ...", path);
@@ -112,7 +119,10 @@ static void record(mt_app *a, bool culled)
         mt_app_status(a, true, "recording: %s", msg);
     else
         mt_app_status(a, false,
-                      on ? "stopping the recording ..." : "starting to record into %s ...", path);
+                      on       ? "stopping the recording ..."
+                      : culled ? "starting a culled recording into %s ..."
+                               : "starting to record into %s ...",
+                      path);
 }
 
 void mt_action_cursor(mt_app *a, double fraction)
@@ -193,9 +203,11 @@ bool mt_act_record(mt_app *a, double culled)
     return true;
 }
 
-/* pprof: 0 writes JSON (e), 1 a pprof profile (P). */
+/* pprof: 0 writes JSON (e): in the call tree view the tree as on screen
+ * (FILE.tree.json: its direction and threshold), else the flat export; 1 a
+ * pprof profile (P). */
 bool mt_act_export(mt_app *a, double pprof)
 {
-    export_now(a, pprof ? ".pb.gz" : ".json");
+    export_now(a, pprof ? ".pb.gz" : mt_app_in_tree(a) ? ".tree.json" : ".json");
     return true;
 }

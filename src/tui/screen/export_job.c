@@ -62,16 +62,23 @@ int mt_export_create_default(int pid, const char *ext, char *buf, size_t n)
 
 /* In the child: export, then report "ok" or the error through fd. */
 static void child_export(int fd, int out, const mt_view *v, mt_state st, const mt_export_rec *rec,
-                         mt_sort_key sort, bool symbols, const char *path)
+                         const mt_export_how *how, const char *path)
 {
     char msg[1024] = "";
     mt_symbols syms;
-    if (mt_symbols_init(&syms, symbols, getenv("MEMTOP_SKIP_FUNCS")) != 0) {
+    if (mt_symbols_init(&syms, how->symbols, getenv("MEMTOP_SKIP_FUNCS")) != 0) {
         snprintf(msg, sizeof msg, "out of memory");
         close(out);
     } else {
         mt_locator loc = mt_symbols_locator(&syms, &v->mods);
-        mt_export_src src = {v, st, &loc, sort, rec, 0, false, 0}; /* every row */
+        mt_export_src src = {.v = v,
+                             .state = st,
+                             .loc = &loc,
+                             .sort = how->sort,
+                             .rec = rec,
+                             .top = 0 /* every row */,
+                             .reverse = how->reverse,
+                             .threshold = how->threshold};
         if (mt_export_fd(out, path, &src, msg, sizeof msg) != 0 && !msg[0])
             snprintf(msg, sizeof msg, "export failed");
     }
@@ -81,7 +88,7 @@ static void child_export(int fd, int out, const mt_view *v, mt_state st, const m
 }
 
 int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_export_rec *rec,
-                    mt_sort_key sort, bool symbols, int out, const char *path, char *msg, size_t n)
+                    const mt_export_how *how, int out, const char *path, char *msg, size_t n)
 {
     if (j->pid) {
         snprintf(msg, n, "an export to %s is still being written", j->path);
@@ -107,7 +114,7 @@ int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_ex
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL); /* the viewer blocks them for its signalfd */
         close(fds[0]);
-        child_export(fds[1], out, v, st, rec, sort, symbols, path);
+        child_export(fds[1], out, v, st, rec, how, path);
     }
     close(fds[1]);
     close(out);

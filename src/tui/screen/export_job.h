@@ -33,11 +33,21 @@ void mt_export_default_path(int pid, const char *ext, char *buf, size_t n);
  * followed).  The descriptor, with the name in buf, or -errno. */
 int mt_export_create_default(int pid, const char *ext, char *buf, size_t n);
 
+/* How to write it: the row order, names or module+offset, and for a
+ * FILE.tree.json the call tree view's direction and fold threshold. */
+typedef struct mt_export_how {
+    mt_sort_key sort;
+    bool symbols;
+    bool reverse;     /* bottom-up */
+    double threshold; /* live bytes under which tree nodes fold; 0: none */
+} mt_export_how;
+
 /* Start writing v's snapshot into out, a new file named path (rec: the
- * recording it comes from, or NULL); out is taken over (closed here).  0,
- * or -1 with a message. */
+ * recording it comes from, or NULL; the format follows path's extension,
+ * mt_export_fd); out is taken over (closed here).  0, or -1 with a
+ * message. */
 int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_export_rec *rec,
-                    mt_sort_key sort, bool symbols, int out, const char *path, char *msg, size_t n);
+                    const mt_export_how *how, int out, const char *path, char *msg, size_t n);
 
 /* Check on a running export; DONE or FAILED once (msg filled), then IDLE. */
 mt_job_state mt_export_poll(mt_export_job *j, char *msg, size_t n);

@@ -123,7 +123,9 @@ static void build_rows(mt_app *a, loop *L)
     bool keep = !a->panels.table.sel_reset;
     if (keep)
         mt_table_remember_selection(a);
-    if (mt_table_build(a->table, s, mt_app_group(a), a->ui.sort, a->ui.filter, &namer) < 0)
+    /* The tree filters its rows itself: by the names on their paths too. */
+    const char *filter = mt_app_in_tree(a) ? NULL : a->ui.filter;
+    if (mt_table_build(a->table, s, mt_app_group(a), a->ui.sort, filter, &namer) < 0)
         mt_app_status(a, true, "out of memory building the table");
     else if (mt_app_in_tree(a))
         mt_tree_rebuild(a);
@@ -147,8 +149,16 @@ static void poll_jobs(mt_app *a)
     else if (st == MT_JOB_FAILED)
         mt_app_status(a, true, "export failed: %s", msg);
     bool stop = a->control.cmd == MT_CMD_RECORD_STOP;
+    /* R sent "cull=SECS PATH" (mt_control_record_arg): say it is culled. */
+    char cull[32] = "";
+    if (a->control.cmd == MT_CMD_RECORD_START && strncmp(a->control.arg, "cull=", 5) == 0)
+        snprintf(cull, sizeof cull, "%.*s", (int)strcspn(a->control.arg + 5, " "),
+                 a->control.arg + 5);
     st = mt_control_job_poll(&a->control, msg, sizeof msg);
-    if (st == MT_JOB_DONE)
+    if (st == MT_JOB_DONE && cull[0])
+        mt_app_status(a, false, "culled recording: %s (blocks freed within %s s only counted)", msg,
+                      cull);
+    else if (st == MT_JOB_DONE)
         mt_app_status(a, false, stop ? "recording stopped: %s" : "recording: %s", msg);
     else if (st == MT_JOB_FAILED)
         mt_app_status(a, true, "recording %s failed: %s", stop ? "stop" : "start", msg);

@@ -27,8 +27,10 @@ bool mt_act_tree(mt_app *a, double unused)
         mt_app_pop(a);
     if (!shown) {
         mt_app_push(a, &a->panels.tree.p);
-        mt_app_status(a, false, "call tree %s: Right/+ opens, Left/- closes, R reverses, t: back",
-                      a->panels.tree.reverse ? "bottom-up" : "top-down");
+        mt_app_status(
+            a, false,
+            "call tree %s: Right/+ opens, Left/- closes, I inverts, e exports it, t: back",
+            a->panels.tree.reverse ? "bottom-up" : "top-down");
     }
     a->rebuild = true; /* the table per trace for the tree, grouped again without */
     return true;
