@@ -83,6 +83,13 @@ void mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint
     __builtin_prefetch(&c->blocks[home(trace, t->count - 1 - ref, c->bits)]);
 }
 
+void mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace)
+{
+    if (!c->blocks || t->epoch != c->epoch || !(t->live & (1u << (t->count % MT_DRECENT))))
+        return; /* nothing moves to the table */
+    __builtin_prefetch(&c->blocks[home(trace, t->count - MT_DRECENT, c->bits)], 1);
+}
+
 static bool grow(mt_dctx *c)
 {
     unsigned bits = c->blocks ? c->bits + 1 : MIN_BITS;

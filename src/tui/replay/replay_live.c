@@ -34,6 +34,12 @@ static size_t home(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
     return (size_t)(h ^ (h >> 31)) & (t->cap - 1);
 }
 
+void mt_rlive_prefetch(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
+{
+    if (t->cap)
+        __builtin_prefetch(&t->slots[home(t, trace, birth_ms)], 1);
+}
+
 static void insert_new(mt_rlive *t, const mt_rgroup *g)
 {
     size_t i = home(t, g->trace, g->birth_ms);
