@@ -65,7 +65,8 @@ mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
 static uint64_t home(uint32_t trace, uint64_t serial, unsigned bits)
 {
     uint64_t k = (serial << 22 ^ serial >> 42) ^ trace;
-    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits);
+    k = (k ^ (k >> 31)) * 0xBF58476D1CE4E5B9ull;        /* mixed first: Fibonacci hashing */
+    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits); /* alone clusters these keys */
 }
 
 static mt_dblock *find(const mt_dctx *c, uint32_t trace, uint64_t serial)
