@@ -3,6 +3,7 @@
  * backward-shift deletion; a slot of another epoch is empty. */
 #include "dat_reader_blocks.h"
 
+#include "big_table.h"
 #include "dat_format.h"
 
 #include <stdlib.h>
@@ -21,7 +22,8 @@ void mt_dctx_init(mt_dctx *c)
 void mt_dctx_free(mt_dctx *c)
 {
     free(c->traces);
-    free(c->blocks);
+    if (c->blocks)
+        mt_big_free(c->blocks, (size_t)1 << c->bits, sizeof *c->blocks);
     memset(c, 0, sizeof *c);
 }
 
@@ -63,7 +65,8 @@ mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
 static uint64_t home(uint32_t trace, uint64_t serial, unsigned bits)
 {
     uint64_t k = (serial << 22 ^ serial >> 42) ^ trace;
-    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits);
+    k = (k ^ (k >> 31)) * 0xBF58476D1CE4E5B9ull;        /* mixed first: Fibonacci hashing */
+    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits); /* alone clusters these keys */
 }
 
 static mt_dblock *find(const mt_dctx *c, uint32_t trace, uint64_t serial)
@@ -76,11 +79,25 @@ static mt_dblock *find(const mt_dctx *c, uint32_t trace, uint64_t serial)
     }
 }
 
+/* The start of the probe run at slot i.  Only its first cache line:
+ * fetching the next one too was slower (measured, docs/performance.md). */
+static void prefetch_run(const mt_dctx *c, uint64_t i)
+{
+    __builtin_prefetch(&c->blocks[i], 1);
+}
+
 void mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref)
 {
     if (!c->blocks || t->epoch != c->epoch || ref >= t->count || ref < MT_DRECENT)
         return; /* not in the table (one of the trace's newest), or not a block */
-    __builtin_prefetch(&c->blocks[home(trace, t->count - 1 - ref, c->bits)]);
+    prefetch_run(c, home(trace, t->count - 1 - ref, c->bits));
+}
+
+void mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace)
+{
+    if (!c->blocks || t->epoch != c->epoch || !(t->live & (1u << (t->count % MT_DRECENT))))
+        return; /* nothing moves to the table */
+    prefetch_run(c, home(trace, t->count - MT_DRECENT, c->bits));
 }
 
 static bool grow(mt_dctx *c)
@@ -90,7 +107,7 @@ static bool grow(mt_dctx *c)
         return false;
     mt_dblock *old = c->blocks;
     unsigned old_bits = c->bits;
-    mt_dblock *b = calloc((size_t)1 << bits, sizeof *b);
+    mt_dblock *b = mt_big_calloc((size_t)1 << bits, sizeof *b);
     if (!b)
         return false;
     c->blocks = b;
@@ -98,7 +115,8 @@ static bool grow(mt_dctx *c)
     for (uint64_t i = 0; old && i < ((uint64_t)1 << old_bits); i++)
         if (old[i].epoch == c->epoch)
             *find(c, old[i].trace, old[i].serial) = old[i];
-    free(old);
+    if (old)
+        mt_big_free(old, (size_t)1 << old_bits, sizeof *old);
     return true;
 }
 

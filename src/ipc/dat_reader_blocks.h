@@ -71,6 +71,11 @@ mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size, u
  * the block table is fetched into the cache (nothing else changes). */
 void mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref);
 
+/* A hint: an allocation of trace t is coming, which will move the trace's
+ * oldest recent block into the block table; that block's slot is fetched
+ * into the cache (nothing else changes). */
+void mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace);
+
 /* A free naming (trace, serial), serial < t->count: true with its size
  * and birth, and the block is no longer live; false if it is not live. */
 bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uint64_t *size,

@@ -65,13 +65,17 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
         }
         d->ahead_trace = (uint32_t)v;
     }
-    if ((tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_FREE_REF)
+    bool known = d->ahead_trace < r->ctx.ntraces; /* else no state of it yet, or no trace */
+    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
+    if (kind == MT_DAT_EV_ALLOC && known)
+        mt_dctx_prefetch_alloc(&r->ctx, &r->ctx.traces[d->ahead_trace], d->ahead_trace);
+    if (kind != MT_DAT_EV_FREE_REF)
         return;
     if (!split_v(&d->ahead[2][0], &d->ahead[2][1], &v)) {
         d->ahead_on = false;
         return;
     }
-    if (d->ahead_trace < r->ctx.ntraces) /* else no state of it yet, or no trace yet */
+    if (known)
         mt_dctx_prefetch(&r->ctx, &r->ctx.traces[d->ahead_trace], d->ahead_trace, v);
 }
 

@@ -2,6 +2,8 @@
  * probing, deletion by backward shift, grown at 70% load. */
 #include "replay_live.h"
 
+#include "big_table.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +16,7 @@ void mt_rlive_init(mt_rlive *t)
 
 void mt_rlive_free(mt_rlive *t)
 {
-    free(t->slots);
+    mt_big_free(t->slots, t->cap, sizeof *t->slots);
     mt_rlive_init(t);
 }
 
@@ -34,6 +36,12 @@ static size_t home(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
     return (size_t)(h ^ (h >> 31)) & (t->cap - 1);
 }
 
+void mt_rlive_prefetch(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
+{
+    if (t->cap)
+        __builtin_prefetch(&t->slots[home(t, trace, birth_ms)], 1);
+}
+
 static void insert_new(mt_rlive *t, const mt_rgroup *g)
 {
     size_t i = home(t, g->trace, g->birth_ms);
@@ -51,7 +59,7 @@ static int grow(mt_rlive *t, size_t want)
         cap *= 2;
     if (cap == t->cap)
         return 0;
-    mt_rgroup *slots = calloc(cap, sizeof *slots);
+    mt_rgroup *slots = mt_big_calloc(cap, sizeof *slots);
     if (!slots)
         return -1;
     mt_rgroup *old = t->slots;
@@ -62,7 +70,7 @@ static int grow(mt_rlive *t, size_t want)
     for (size_t i = 0; i < oldcap; i++)
         if (old[i].used)
             insert_new(t, &old[i]);
-    free(old);
+    mt_big_free(old, oldcap, sizeof *old);
     return 0;
 }
 

@@ -36,6 +36,10 @@ void mt_rlive_clear(mt_rlive *t);
  * out of memory. */
 int mt_rlive_add(mt_rlive *t, uint32_t trace, uint64_t birth_ms, int64_t count, int64_t bytes);
 
+/* A hint: the group of (trace, birth_ms) is about to be added to; its home
+ * slot is fetched into the cache (nothing changes). */
+void mt_rlive_prefetch(const mt_rlive *t, uint32_t trace, uint64_t birth_ms);
+
 /* Drop the groups with fewer than zero blocks born before before_ms: the
  * frees of allocations the recording dropped, which no later event can
  * balance any more.  -1 when out of memory (nothing dropped). */

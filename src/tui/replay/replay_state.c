@@ -166,17 +166,21 @@ static void on_culled(mt_rstate *st, const mt_dat_culled *c)
     tr->temp_bytes += c->temporary_bytes;
 }
 
+/* An allocation or a free that passed the filter. */
+static int apply_hooked(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_dat_ev *e)
+{
+    st->s.events++;
+    return kind == MT_DAT_ALLOC ? on_alloc(st, e, t_ns) : on_free(st, e);
+}
+
 static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
 {
     if (ev->t_ns > st->s.t_ns)
         st->s.t_ns = ev->t_ns;
     switch (ev->kind) {
     case MT_DAT_ALLOC:
-        st->s.events++;
-        return on_alloc(st, &ev->u.ev, ev->t_ns);
     case MT_DAT_FREE:
-        st->s.events++;
-        return on_free(st, &ev->u.ev);
+        return apply_hooked(st, ev->kind, ev->t_ns, &ev->u.ev);
     case MT_DAT_TOTALS:
         on_totals(st, ev);
         return prune(st, ev->t_ns);
@@ -230,4 +234,19 @@ int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f)
     default:
         return passes(f, ev->t_ns) ? apply_timed(st, ev) : 0;
     }
+}
+
+int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_dat_ev *e,
+                       const mt_rfilter *f)
+{
+    if (!passes(f, t_ns))
+        return 0;
+    if (t_ns > st->s.t_ns)
+        st->s.t_ns = t_ns;
+    return apply_hooked(st, kind, t_ns, e);
+}
+
+void mt_rstate_prefetch(const mt_rstate *st, const mt_dat_ev *e)
+{
+    mt_rlive_prefetch(&st->live, e->trace, e->birth_ms);
 }

@@ -69,6 +69,15 @@ void mt_rstate_free(mt_rstate *st);
 /* Apply one event if the filter lets it through.  -1 when out of memory. */
 int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f);
 
+/* The same for an allocation or a free (kind MT_DAT_ALLOC or MT_DAT_FREE)
+ * given by its fields: what a batch of them is kept as. */
+int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_dat_ev *e,
+                       const mt_rfilter *f);
+
+/* A hint: the allocation or free e is applied soon; the slot of its live
+ * group is fetched into the cache (nothing changes). */
+void mt_rstate_prefetch(const mt_rstate *st, const mt_dat_ev *e);
+
 /* Bytes a copy of the state takes (for the checkpoint budget). */
 size_t mt_rstate_bytes(const mt_rstate *st);
 
