@@ -127,6 +127,7 @@ static struct {
     struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
+    bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
 } g_alloc;
 
 /* ---- listing the modules ---- */
@@ -562,7 +563,7 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
     n += nh;
     const char *name = base_name(m->path);
     char note[MT_ALLOC_NOTE_MAX];
-    bool any = mt_patch_all(patch, n);
+    mt_patch_all(patch, n);
     size_t bad = n;
     for (size_t k = 0; k < n && bad == n; k++)
         if (!patch[k].done)
@@ -574,8 +575,7 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
         snprintf(note, sizeof note, "mimalloc in %.40s: direct calls to %.32s not hooked (%.64s)",
                  name, mi_entry_name(at[bad]), patch[bad].why);
     }
-    if (any)
-        pin(m);
+    pin(m); /* always: hook_loaded_sym.c's lookups may have kept its addresses in memtop's slots */
     uint32_t index = g_alloc.found.count;
     add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
     add_stats(MT_ALLOC_KIND_MIMALLOC, index, y);
@@ -684,10 +684,25 @@ static bool fully_loaded(const module_ref *m)
 {
     if (m->exe)
         return true;
+    __atomic_store_n(&g_alloc.loader_wait, true, __ATOMIC_RELAXED);
     void *h = dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD);
+    __atomic_store_n(&g_alloc.loader_wait, false, __ATOMIC_RELAXED);
     if (h)
         dlclose(h);
     return h != NULL;
+}
+
+static int find_bias(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    return (uint64_t)info->dlpi_addr == *(const uint64_t *)arg;
+}
+
+/* Whether a module is still listed at m's place. */
+static bool still_listed(const module_ref *m)
+{
+    uint64_t bias = m->bias;
+    return dl_iterate_phdr(find_bias, &bias) != 0;
 }
 
 /* A module that went away before it was scanned: a later load at the same
@@ -709,7 +724,15 @@ static void scan_module(const module_ref *m)
     if (!mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, &y))
         return;
     if (calls_into(&y) && !fully_loaded(m)) {
-        forget(m);
+        if (still_listed(m)) { /* loaded, yet not in the default namespace: dlmopen */
+            char note[MT_ALLOC_NOTE_MAX];
+            snprintf(note, sizeof note,
+                     "allocator in %.64s not checked (not in the default namespace)",
+                     base_name(m->path));
+            add_entry(MT_ALLOC_KIND_OTHER, 0, NULL, m, m->path, note);
+            return;
+        }
+        forget(m); /* its dlopen failed: gone */
         return;
     }
     classify(m, &y);
@@ -764,7 +787,9 @@ static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
 static bool lock_within(int64_t ns)
 {
     for (int64_t waited = 0; !mt_spin_trylock(&g_alloc.lock); waited += 100000) {
-        if (waited >= ns)
+        /* the holder waits for the loader's lock: our caller (a dlsym or
+         * dlclose inside a dlopen's constructors) may hold it to its end */
+        if (waited >= ns || __atomic_load_n(&g_alloc.loader_wait, __ATOMIC_RELAXED))
             return false;
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
