@@ -32,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include "alloc_stop.h"
+#include "core_procinfo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -143,13 +144,7 @@ static bool task_read(int tid, const char *file, char *buf, size_t cap)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, cap - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    return true;
+    return mt_proc_read_file(path, buf, cap) >= 0;
 }
 
 /* memtop's own threads: they block every signal and never run an

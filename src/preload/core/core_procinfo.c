@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static ssize_t read_file(const char *path, char *buf, size_t cap)
+ssize_t mt_proc_read_file(const char *path, char *buf, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -37,7 +37,8 @@ static uint64_t self_stat_number(int field)
 {
     char buf[1024];
     uint64_t v = 0;
-    if (read_file("/proc/self/stat", buf, sizeof buf) <= 0 || mt_stat_number(buf, field, &v) != 0)
+    if (mt_proc_read_file("/proc/self/stat", buf, sizeof buf) <= 0 ||
+        mt_stat_number(buf, field, &v) != 0)
         return 0;
     return v;
 }
@@ -60,7 +61,7 @@ void mt_proc_exe(char *out, size_t cap)
 
 void mt_proc_cmdline(char *out, size_t cap)
 {
-    ssize_t n = read_file("/proc/self/cmdline", out, cap);
+    ssize_t n = mt_proc_read_file("/proc/self/cmdline", out, cap);
     for (ssize_t i = 0; i + 1 < n; i++)
         if (out[i] == '\0')
             out[i] = ' ';
@@ -125,7 +126,7 @@ bool mt_proc_mapped_file(uint64_t addr, char *out, size_t cap)
 uint64_t mt_proc_rss_bytes(void)
 {
     char buf[256];
-    if (read_file("/proc/self/statm", buf, sizeof buf) <= 0)
+    if (mt_proc_read_file("/proc/self/statm", buf, sizeof buf) <= 0)
         return MT_UNKNOWN;
     const char *p = strchr(buf, ' ');
     if (!p)
