@@ -15,7 +15,9 @@ created MEMTOP_START_MS after start by the publisher thread, not at start.
    process that lives MEMTOP_START_MS: not in the short one, in the idle one;
  - libzstd is loaded only by a process that records (record_zstd_lib.c):
    the idle process above does not map it, the same with MEMTOP_RECORD
-   does, and its recording is complete."""
+   does, and its recording is complete;
+ - libm is not loaded (libmemtop.so does not depend on it: sample_math.h),
+   in the idle process above, which does not link it either."""
 import os
 import subprocess
 import sys
@@ -98,10 +100,10 @@ def finish(t, p, what):
     return err
 
 
-def maps_zstd(pid):
-    """Whether process pid maps libzstd (None: cannot tell)."""
+def maps_lib(pid, name):
+    """Whether process pid maps a file whose path has name (None: cannot tell)."""
     try:
-        return "libzstd" in open("/proc/%d/maps" % pid).read()
+        return name in open("/proc/%d/maps" % pid).read()
     except OSError:
         return None
 
@@ -114,7 +116,8 @@ def idle_attach(t, prog):
         t.check(snap.get("exited") is not True, "%s: segment marked exited" % what)
         t.check_marker(snap, 1013, what, alloc=20, free=0, live=20)
         attach(t, pid, shm)
-        t.check(maps_zstd(pid) is False, "%s: libzstd is loaded without a recording" % what)
+        t.check(maps_lib(pid, "libzstd") is False, "%s: libzstd is loaded without a recording" % what)
+        t.check(maps_lib(pid, "/libm.so") is False, "%s: libm is loaded" % what)
     err = finish(t, p, what)
     t.check(PROBED_MSG in err, "%s: libunwind's probe never ran; stderr:\n%s" % (what, err[-2000:]))
     t.check_no_segments(shm, "after the idle process exited")
@@ -150,7 +153,7 @@ def idle_recording(t, prog):
     p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20", "MEMTOP_RECORD": dat})
     what = "idle process with MEMTOP_RECORD"
     if t.check(snap is not None, "%s: no segment with its blocks appeared" % what):
-        t.check(maps_zstd(pid) is True, "%s: libzstd is not loaded" % what)
+        t.check(maps_lib(pid, "libzstd") is True, "%s: libzstd is not loaded" % what)
     finish(t, p, what)
     if t.memtop:
         res = t.run([t.memtop, "-f", dat, "--batch"], "memtop -f the recording")
