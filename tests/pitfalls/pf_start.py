@@ -48,7 +48,18 @@ def snapshot_with(t, seg, size, live, cmd_word="pf_start"):
     return wait_for(ready)
 
 
-def short(t, prog):
+def sanitizer_runtime(t, prog):
+    """Whether the library under test brings a sanitizer's runtime (the
+    sanitize tree: tests/sanitize/).  That runtime depends on libm (through
+    libstdc++), and one of its allocations is one the own walker leaves to
+    libunwind, which then initialises at start: the checks of what memtop
+    itself adds do not apply."""
+    res = t.run([prog], "the preloaded libraries",
+                env={"LD_PRELOAD": t.lib, "LD_TRACE_LOADED_OBJECTS": "1"})
+    return "libubsan" in res.out or "libasan" in res.out
+
+
+def short(t, prog, sanitized):
     plain = t.run_plain([prog, "short"])
     if not t.expect(plain, 3) or not t.have_lib:
         return False
@@ -57,8 +68,9 @@ def short(t, prog):
                      env={"LD_PRELOAD": t.lib, **bad})
     # Same output, lowest free descriptor included: memtop left none open
     # (libunwind's pipe is made only before its first walk).
-    t.check(deferred.rc == 3 and deferred.out == plain.out,
-            "%s; plain printed %r" % (deferred.describe(), plain.out))
+    same = deferred.out == plain.out or (
+        sanitized and deferred.out.split(",")[0] == plain.out.split(",")[0])
+    t.check(deferred.rc == 3 and same, "%s; plain printed %r" % (deferred.describe(), plain.out))
     t.check_quiet(deferred)  # no segment was ever attempted
     at_once = t.run([prog, "short"], "short, MEMTOP_START_MS=0",
                     env={"LD_PRELOAD": t.lib, "MEMTOP_START_MS": "0", **bad})
@@ -113,7 +125,7 @@ def maps_lib(pid, name):
         return None
 
 
-def idle_attach(t, prog):
+def idle_attach(t, prog, sanitized):
     shm = t.shm_dir("shm-idle")
     p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20", "MEMTOP_LOG": "debug"})
     what = "idle process, default MEMTOP_START_MS"
@@ -122,7 +134,7 @@ def idle_attach(t, prog):
         t.check_marker(snap, 1013, what, alloc=20, free=0, live=20)
         attach(t, pid, shm)
         t.check(maps_lib(pid, "libzstd") is False, "%s: libzstd is loaded without a recording" % what)
-        t.check(maps_lib(pid, "/libm.so") is False, "%s: libm is loaded" % what)
+        t.check(sanitized or maps_lib(pid, "/libm.so") is False, "%s: libm is loaded" % what)
     err = finish(t, p, what)
     t.check(PROBED_MSG in err, "%s: libunwind's probe never ran; stderr:\n%s" % (what, err[-2000:]))
     t.check_no_segments(shm, "after the idle process exited")
@@ -167,8 +179,9 @@ def idle_recording(t, prog):
 
 t = Test("start")
 prog = t.prog("pf_start")
-if short(t, prog):
-    idle_attach(t, prog)
+sanitized = t.have_lib and sanitizer_runtime(t, prog)
+if short(t, prog, sanitized):
+    idle_attach(t, prog, sanitized)
     idle_recording(t, prog)
     exec_follow(t, prog)
 t.finish()
