@@ -18,7 +18,8 @@
 #ifndef MEMTOP_SAMPLE_WEIGHT_H
 #define MEMTOP_SAMPLE_WEIGHT_H
 
-#include <math.h>
+#include "sample_math.h"
+
 #include <stdint.h>
 
 typedef struct mt_sample_weight {
@@ -29,7 +30,7 @@ typedef struct mt_sample_weight {
 /* Probability that a block of size bytes is sampled at rate bytes (> 0). */
 static inline double mt_sample_prob(uint64_t size, uint64_t rate)
 {
-    return -expm1(-(double)size / (double)rate);
+    return -mt_expm1(-(double)size / (double)rate);
 }
 
 /* What the rounding of a block's weight depends on besides its size:
@@ -49,7 +50,9 @@ static inline mt_sample_weight mt_sample_weigh(uint64_t size, uint64_t rate, uin
         return (mt_sample_weight){0, 1};
     double inv = 1.0 / mt_sample_prob(size, rate);
     double bytes = (double)size * inv;
-    double whole = floor(inv);
+    /* floor(inv), inv >= 1: from 2^52 on every double is a whole number
+     * (and a rate read from a file may make inv too large to convert). */
+    double whole = inv < 0x1p52 ? (double)(uint64_t)inv : inv;
     /* A fraction in [0, 1) from key and size: the MurmurHash3 finaliser. */
     uint64_t x = key ^ (size * 0x9e3779b97f4a7c15ull);
     x ^= x >> 33;

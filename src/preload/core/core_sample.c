@@ -5,8 +5,7 @@
 #include "core_os_memory.h"
 #include "core_state.h"
 #include "core_hash.h"
-
-#include <math.h>
+#include "sample_math.h"
 
 _Atomic(_Atomic uint8_t *) mt_sfilter;
 _Atomic(_Atomic uint8_t *) mt_sfast;
@@ -70,7 +69,7 @@ uint64_t mt_sample_rand(uint64_t *state)
 int64_t mt_sample_distance(uint64_t r, uint64_t rate)
 {
     double u = ((double)(r >> 11) + 1.0) * 0x1p-53; /* (0, 1] */
-    double d = -log(u) * (double)rate;
+    double d = -mt_ln(u) * (double)rate;
     if (d < 1.0)
         return 1;
     if (d > 0x1p62)

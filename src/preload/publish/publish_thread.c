@@ -141,8 +141,16 @@ static void serve_control(void)
  * (mt_publisher_arm) or from the thread, MEMTOP_START_MS after start. */
 static bool create_segment(bool fork_child)
 {
+    /* The publisher's own state too, only now: a process that ends before
+     * its segment exists never pays for it (its 64 KiB timeline). */
+    mt_snapshot_state *snap = g_pub.snap;
+    if (!snap && !(snap = mt_snapshot_state_new(mt_g.cfg.interval_ms))) {
+        mt_log(MT_LOG_WARN, "cannot set up publishing (out of memory?); no segment");
+        return false;
+    }
     mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
+    g_pub.snap = snap; /* under the lock: publish_locked, a fork's copy */
     /* The thread's deferred creation racing the exit: whoever takes the
      * lock second sees the other (final_done, or stop stored before). */
     bool ok = !g_pub.final_done && !atomic_load_explicit(&g_pub.stop, memory_order_acquire);
@@ -256,10 +264,6 @@ static void stop_thread(void)
 
 bool mt_publisher_arm(bool fork_child)
 {
-    if (!g_pub.snap)
-        g_pub.snap = mt_snapshot_state_new(mt_g.cfg.interval_ms);
-    if (!g_pub.snap)
-        return false;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
     g_pub.pid = (int)getpid();

@@ -39,6 +39,7 @@ typedef void (*flush_fn)(unw_addr_space_t, unw_word_t, unw_word_t);
 static backtrace_fn g_unw_backtrace;
 static flush_fn g_unw_flush_cache;
 static unw_addr_space_t *g_unw_space;
+static int (*g_unw_set_policy)(unw_addr_space_t, unw_caching_policy_t);
 /* The step-by-step API, for walks without the per-thread frame cache
  * (walk_step_by_step). */
 static struct {
@@ -79,10 +80,10 @@ bool mt_libunwind_bind(void)
     if (!h)
         return false;
     g_unw_backtrace = (backtrace_fn)dlsym(h, "unw_backtrace");
-    int (*set_policy)(unw_addr_space_t, unw_caching_policy_t) =
-        (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(h, "_ULx86_64_set_caching_policy");
-    unw_addr_space_t *space = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
-    /* No cache for unw_step's rules.  UNW_CACHE_PER_THREAD would be the
+    *(void **)&g_unw_set_policy = dlsym(h, "_ULx86_64_set_caching_policy");
+    g_unw_space = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
+    /* No cache for unw_step's rules (set by policy_ready, before the
+     * first libunwind walk).  UNW_CACHE_PER_THREAD would be the
      * fast choice, but a libunwind built without TLS support (Debian's
      * 1.6.2) silently turns it into UNW_CACHE_GLOBAL: one process-wide
      * mutex, taken with signals blocked on every unw_step, that memtop
@@ -92,16 +93,50 @@ bool mt_libunwind_bind(void)
      * no lock: each step parses the frame's CFI again, which costs little
      * behind the own walker (libunwind walks are rare, and unw_backtrace's
      * frame cache still serves a thread's repeated fallbacks). */
-    if (set_policy && space)
-        set_policy(*space, UNW_CACHE_NONE);
     g_unw_flush_cache = (flush_fn)dlsym(h, "_Ux86_64_flush_cache");
-    g_unw_space = space;
     *(void **)&g_unw_step.getcontext = dlsym(h, "_Ux86_64_getcontext");
     *(void **)&g_unw_step.init_local = dlsym(h, "_ULx86_64_init_local");
     *(void **)&g_unw_step.step = dlsym(h, "_ULx86_64_step");
     *(void **)&g_unw_step.get_reg = dlsym(h, "_ULx86_64_get_reg");
     /* The handle stays open: libmemtop.so depends on libunwind anyway. */
     return g_unw_backtrace != NULL;
+}
+
+/* Setting the policy runs libunwind's own initialisation (tdep_init: its
+ * memory pools, a pipe to validate addresses with; ~50 us of CPU), which
+ * most processes, short ones above all, never need: behind the own walker
+ * few ever walk with libunwind.  So it is set before the process's first
+ * libunwind walk (policy_ready), not at start.  0: not yet, 1: being set,
+ * 2: set. */
+static _Atomic int g_policy;
+static MT_TLS bool tls_setting_policy;
+
+/* Whether libunwind may walk now: sets the policy first, once.  Called
+ * inside walk_enter (a fork waits for it), before every walk, so no thread
+ * is inside unw_step while the policy changes (libunwind reads it again
+ * to release its global cache's lock: a change in between would leave
+ * that lock held).  Other threads wait for the first; false only in a
+ * signal handler that interrupted this thread's own setting: no libunwind
+ * walk then (as when the stack has no room: unwind_backtrace.c). */
+static bool policy_ready(void)
+{
+    if (atomic_load_explicit(&g_policy, memory_order_acquire) == 2)
+        return true;
+    int idle = 0;
+    if (atomic_compare_exchange_strong_explicit(&g_policy, &idle, 1, memory_order_acquire,
+                                                memory_order_acquire)) {
+        tls_setting_policy = true;
+        if (g_unw_set_policy && g_unw_space)
+            g_unw_set_policy(*g_unw_space, UNW_CACHE_NONE);
+        tls_setting_policy = false;
+        atomic_store_explicit(&g_policy, 2, memory_order_release);
+        return true;
+    }
+    if (tls_setting_policy)
+        return false;
+    while (atomic_load_explicit(&g_policy, memory_order_acquire) != 2)
+        sched_yield();
+    return true;
 }
 
 /* Whether mt_libunwind_probe ran: until then every libunwind walk goes
@@ -114,7 +149,8 @@ void mt_libunwind_flush(void)
      * step rules: none under UNW_CACHE_NONE, and its unwind-table
      * lookups); unw_backtrace's per-thread frame caches ignore it, hence
      * the generation. */
-    if (g_unw_flush_cache && g_unw_space)
+    if (g_unw_flush_cache && g_unw_space &&
+        atomic_load_explicit(&g_policy, memory_order_acquire) == 2) /* else nothing cached */
         g_unw_flush_cache(*g_unw_space, 0, 0);
     atomic_fetch_add_explicit(&g_flush_gen, 1, memory_order_release);
 }
@@ -217,9 +253,13 @@ void mt_libunwind_fork_prepare(void)
 
 void mt_libunwind_fork_done(bool child)
 {
-    if (child)
+    if (child) {
         atomic_store_explicit(&g_walkers, 0,
                               memory_order_seq_cst); /* the walkers are in the parent */
+        int setting = 1; /* by a parent's thread, past FORK_WAIT_NS: again in the child */
+        atomic_compare_exchange_strong_explicit(&g_policy, &setting, 0, memory_order_relaxed,
+                                                memory_order_relaxed);
+    }
     atomic_store_explicit(&g_fork_closed, false, memory_order_seq_cst);
 }
 
@@ -242,7 +282,7 @@ void mt_libunwind_probe(void)
         return;
     void *probe[4];
     walk_enter(); /* a fork meanwhile must not copy a loader lock libunwind holds */
-    if (!fast_cache_stale())
+    if (policy_ready() && !fast_cache_stale())
         g_unw_backtrace(probe, 4);
     walk_leave();
     atomic_store_explicit(&g_probed, true, memory_order_release); /* the key */
@@ -254,7 +294,9 @@ uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated)
     void *buf[MT_MAX_DEPTH + OWN_FRAMES_MAX + 1];
     int want = (int)depth + OWN_FRAMES_MAX + 1;
     walk_enter();
-    int n = walk_step_by_step() ? step_backtrace(buf, want) : g_unw_backtrace(buf, want);
+    int n = !policy_ready()       ? 0
+            : walk_step_by_step() ? step_backtrace(buf, want)
+                                  : g_unw_backtrace(buf, want);
     walk_leave();
     int i = 0;
     while (i < n && (uintptr_t)buf[i] >= mt_g.self_lo && (uintptr_t)buf[i] < mt_g.self_hi)

@@ -6,8 +6,9 @@
 
 #include <stdbool.h>
 
-/* Binds libunwind's functions in libunwind's own object and sets its
- * cache policy.  False if libunwind is not loaded. */
+/* Binds libunwind's functions in libunwind's own object (its cache
+ * policy is set before the first walk).  False if libunwind is not
+ * loaded. */
 bool mt_libunwind_bind(void);
 
 /* One unw_backtrace, so that libunwind creates its per-thread cache key;

@@ -1,7 +1,8 @@
 /* pf_start.c -- the deferred start of publishing (publish_thread.c, "Short
  * processes"), for pf_start.py.
  *
- *   pf_start short          7 blocks of 1019 bytes, 5 freed; exits at once (3)
+ *   pf_start short          7 blocks of 1019 bytes, 5 freed; prints its lowest
+ *                           free descriptor and exits at once (3)
  *   pf_start idle PIDFILE   20 live blocks of 1013 bytes, then writes its pid
  *                           and waits for a line on stdin without allocating
  *                           (a long-lived process that is idle after start)
@@ -13,6 +14,7 @@
 #include "pf_check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 static void *keep[20];
@@ -41,7 +43,11 @@ int main(int argc, char **argv)
             p[i] = pf_escape(malloc(1019));
         for (int i = 0; i < 5; i++)
             free(p[i]);
-        printf("short done\n");
+        /* The lowest free descriptor: the same preloaded as plain when
+         * memtop keeps no descriptor open in a short process (libunwind's
+         * initialisation opens a pipe: unwind_libunwind.c policy_ready). */
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        printf("short done, first free descriptor %d\n", fd);
         return 3;
     }
     PF_CHECK(argc == 3, "usage: pf_start short | idle PIDFILE | exec PIDFILE");
