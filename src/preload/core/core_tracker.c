@@ -94,7 +94,8 @@ static void unaccount_alloc(uint32_t id, mt_sample_weight w)
 /* live >= 0: the block's own account_alloc happened-before this (through
  * the block table's shard lock), so the counters it takes the block's
  * bytes from hold them (CONCURRENCY.md, "free_count"). */
-static inline void account_free(const mt_block *b, bool temporary, bool sampled)
+static inline __attribute__((always_inline)) void account_free(const mt_block *b, bool temporary,
+                                                               bool sampled)
 {
     mt_sample_weight w = weigh(b, sampled);
     uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
@@ -228,8 +229,9 @@ static inline bool take_any(void *p, mt_block *out)
 
 /* Charges the free of b; returns whether it counted as temporary.  now is
  * only read when temporary_ok. */
-static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool temporary_ok,
-                                uint64_t now, bool sampled)
+static inline __attribute__((always_inline)) bool charge_block(mt_thread *t, void *p,
+                                                               const mt_block *b, bool temporary_ok,
+                                                               uint64_t now, bool sampled)
 {
     bool newest = t->last_alloc == p && t->last_birth_ns / 1000000u == b->birth_ns / 1000000u &&
                   t->last_trace == b->trace;

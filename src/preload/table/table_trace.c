@@ -101,6 +101,18 @@ uint32_t mt_trace_create(const uint64_t *frames, uint32_t n, uint64_t hash, uint
     return id;
 }
 
+uint64_t mt_trace_lock_wait(mt_trace *t)
+{
+    for (unsigned spins = 0;; spins++) {
+        mt_spin_wait(spins);
+        uint64_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
+        if (!(s & 1) && !(atomic_fetch_or_explicit(&t->seq, 1, memory_order_acquire) & 1)) {
+            atomic_thread_fence(memory_order_release); /* as mt_trace_lock */
+            return atomic_load_explicit(&t->seq, memory_order_relaxed) - 1;
+        }
+    }
+}
+
 void mt_trace_uncount_alloc(mt_trace *t, uint64_t count, uint64_t bytes)
 {
     uint64_t s = mt_trace_lock(t);

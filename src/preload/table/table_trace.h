@@ -111,7 +111,7 @@ static inline bool mt_trace_ready(const mt_trace *t)
  * tries (a trace updated without pause) it takes the lock itself for the
  * seven loads, so a read always ends and is always exact.
  *
- * Orders.  Lock: CAS with acquire (the previous holder's counters are
+ * Orders.  Lock: an RMW setting bit 0 with acquire (the previous holder's counters are
  * visible), then a release fence, so that a reader who loads any counter
  * stored in this section and then fences with acquire sees the lock in
  * its second load of seq.  Unlock: the new seq stored with release (the
@@ -124,20 +124,18 @@ static inline bool mt_trace_ready(const mt_trace *t)
  * value.  Each take-back also bumps a generation (table_trace.c) inside its
  * section; the reader compares it too, before its first seq (and an
  * acquire fence) and after its second (acquire). */
-/* Spins (then yields: core_spinlock.h) until the trace is ours; returns
- * seq as it was (even). */
+/* mt_trace_lock when the trace is busy: spins (then yields:
+ * core_spinlock.h) until it is ours (table_trace.c). */
+uint64_t mt_trace_lock_wait(mt_trace *t);
+
+/* Takes the trace's lock; returns seq as it was (even).  The fast path is
+ * one `lock bts`: what the hooks inline stays small. */
 static inline uint64_t mt_trace_lock(mt_trace *t)
 {
-    for (unsigned spins = 0;; spins++) {
-        uint64_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
-        if (MT_LIKELY(!(s & 1)) &&
-            atomic_compare_exchange_weak_explicit(&t->seq, &s, s | 1, memory_order_acquire,
-                                                  memory_order_relaxed)) {
-            atomic_thread_fence(memory_order_release); /* lock before the counters */
-            return s;
-        }
-        mt_spin_wait(spins);
-    }
+    if (MT_UNLIKELY(atomic_fetch_or_explicit(&t->seq, 1, memory_order_acquire) & 1))
+        return mt_trace_lock_wait(t);
+    atomic_thread_fence(memory_order_release);                      /* lock before the counters */
+    return atomic_load_explicit(&t->seq, memory_order_relaxed) - 1; /* ours: no one changes it */
 }
 
 /* Ends the section begun at seq s, adding events (alloc_count and
