@@ -93,7 +93,7 @@ static void unaccount_alloc(uint32_t id, mt_sample_weight w)
 
 /* live >= 0: the block's own account_alloc happened-before this (through
  * the block table's shard lock), so the counters it takes the block's
- * bytes from hold them (CONCURRENCY.md, "free_count"). */
+ * bytes from hold them (CONCURRENCY.md, "A trace's counters"). */
 static inline __attribute__((always_inline)) void account_free(const mt_block *b, bool temporary,
                                                                bool sampled)
 {

@@ -172,7 +172,7 @@ static inline void mt_trace_count_alloc(mt_trace *t, uint64_t count, uint64_t by
 
 /* A free of what an allocation of this trace counted.  live_bytes holds
  * it: the allocation's section happened-before this one (through the
- * block table's shard lock, CONCURRENCY.md "free_count") **[assert]**. */
+ * block table's shard lock, CONCURRENCY.md "A trace's counters") **[assert]**. */
 static inline void mt_trace_count_free(mt_trace *t, uint64_t count, uint64_t bytes, bool temporary)
 {
     uint64_t s = mt_trace_lock(t);
