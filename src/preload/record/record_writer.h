@@ -170,8 +170,8 @@ typedef struct mt_rr_bcopy {
     uint64_t size;
 } mt_rr_bcopy;
 #define MT_RR_TRACE_BITS 22u /* MT_TRACE_MAX == 1 << 22 */
-/* One trace's TRACE_STATES fields read now (mt_trace_read: alloc_count >=
- * free_count), for a copy or for a state set read live. */
+/* One trace's TRACE_STATES fields read now (mt_trace_read: one consistent
+ * copy, alloc_count >= free_count), for a copy or for a state set read live. */
 void mt_rr_trace_copy(uint32_t id, mt_rr_tcopy *o);
 /* Adds one trace's fields to TOTALS' sums f[0..7]. */
 void mt_rr_totals_add(uint64_t *f, const mt_rr_tcopy *t);
