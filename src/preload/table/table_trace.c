@@ -8,6 +8,10 @@
  * index's job (table_trace_index.h, table_trace_index.c), which creates traces here.
  * At most MEMTOP_MAX_TRACES ids are handed out (table_trace.h): the arrays
  * are reserved for MT_TRACE_MAX, but only that many entries are touched.
+ *
+ * The counters' protocol (one section under the trace's lock per event, a
+ * seqlock read: table_trace.h, "Updates and reads") has its slow parts
+ * here: the lock's wait, a take-back, the reader, a fork child's repair.
  */
 #include "table_trace.h"
 
