@@ -31,7 +31,7 @@
 
 #define SIZE 48u
 #define WRITERS 3
-#define READS 3000000ul /* reads while the writers run */
+#define READS 1000000ul /* reads while the writers run */
 #define KEEP 4u         /* blocks each writer keeps live */
 
 static mt_trace g_trace; /* the hammered trace (not in the table: it needs none) */
