@@ -26,23 +26,27 @@
 
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
 
 #include "table_trace.h"
 
 #define SIZE 48u
 #define WRITERS 3
-#define READS 1000000ul /* reads while the writers run */
-#define KEEP 4u         /* blocks each writer keeps live */
+#define READS 1000000ul  /* reads at least, while the writers run */
+#define EVENTS 1000000ul /* allocations the writers make meanwhile, at least */
+#define KEEP 4u          /* blocks each writer keeps live */
 
 static mt_trace g_trace; /* the hammered trace (not in the table: it needs none) */
 static atomic_bool g_stop;
-static atomic_ulong g_kept; /* allocations not taken back, all writers */
+static atomic_int g_started; /* writers running */
+static atomic_ulong g_kept;  /* allocations not taken back, all writers */
 
 static void *writer(void *arg)
 {
     (void)arg;
     unsigned live = 0;
     unsigned long kept = 0, i = 0;
+    atomic_fetch_add_explicit(&g_started, 1, memory_order_relaxed);
     for (; !atomic_load_explicit(&g_stop, memory_order_relaxed); i++) {
         mt_trace_count_alloc(&g_trace, 1, SIZE);
         if (i % 997 == 0) { /* an insert that failed: taken back */
@@ -79,7 +83,9 @@ static void reads_hold_whole_events(void **state)
         assert_int_equal(pthread_create(&th[i], NULL, writer, NULL), 0);
     unsigned long reads = 0, torn = 0;
     mt_trace_counts c, first_torn = {0};
-    for (; reads < READS; reads++) {
+    while (atomic_load_explicit(&g_started, memory_order_relaxed) < WRITERS)
+        sched_yield(); /* reads while all of them write, not before */
+    for (c.alloc_count = 0; reads < READS || c.alloc_count < EVENTS; reads++) {
         mt_trace_read(&g_trace, &c);
         if (!whole(&c) && !torn++)
             first_torn = c;
