@@ -43,6 +43,7 @@ def parse_args(description, argv=None):
     p.add_argument("--exact", help="memtop-exact")
     p.add_argument("--many-stacks", help="memtop-many-stacks")
     p.add_argument("--call-paths", help="memtop-call-paths")
+    p.add_argument("--hammer", help="torn_hammer (check_torn.py)")
     p.add_argument("--workdir", required=True, help="private scratch directory (wiped)")
     p.add_argument("--source-dir", help="the repository root")
     p.add_argument("--build-dir", help="the CMake build tree")

@@ -63,7 +63,7 @@ static void read_torn_counters(void)
 {
     static mt_trace t; /* more frees than allocations: what the order prevents */
     atomic_store_explicit(&t.alloc_count, 1, memory_order_relaxed);
-    atomic_store_explicit(&t.free_count, 2, memory_order_relaxed);
+    atomic_store_explicit(&t.seq, 2 * (1 + 2), memory_order_relaxed); /* free_count 2 */
     mt_trace_counts c;
     mt_trace_read(&t, &c);
 }

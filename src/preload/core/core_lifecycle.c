@@ -115,6 +115,7 @@ static void fork_child(void)
     if (!tls_fork_locked)
         return;
     fork_unlock();
+    mt_traces_child_repair();   /* a trace's section another thread had begun */
     mt_publisher_child_reset(); /* 1: the publisher thread is the parent's */
     mt_start_child_reset();
     mt_alloc_fork_child();

@@ -25,9 +25,9 @@
  * sampled blocks are in the table, so a free it does not know is not an
  * "unknown free" there.
  *
- * Counter updates are relaxed atomics except free_count, which is
- * incremented last with release so that a reader who loads free_count with
- * acquire and then alloc_count never sees more frees than allocations.
+ * A trace's counters change in one short section under the trace's lock
+ * per event (table_trace.h, "Updates and reads"), so that readers copy
+ * them whole; the process-wide live bytes and peak are relaxed atomics.
  */
 #include "core_tracker.h"
 
@@ -78,10 +78,7 @@ static inline bool sampling(void)
 static inline void account_alloc(uint32_t id, mt_sample_weight w)
 {
     uint64_t size = w.bytes;
-    mt_trace *tr = mt_trace_get(id);
-    atomic_fetch_add_explicit(&tr->alloc_count, w.count, memory_order_relaxed);
-    uint64_t live = atomic_fetch_add_explicit(&tr->live_bytes, size, memory_order_relaxed) + size;
-    raise_peak(&tr->peak_live_bytes, live);
+    mt_trace_count_alloc(mt_trace_get(id), w.count, size);
     uint64_t plive = atomic_fetch_add_explicit(&mt_g.live_bytes, size, memory_order_relaxed) + size;
     raise_peak(&mt_g.peak_live_bytes, plive);
 }
@@ -90,30 +87,21 @@ static inline void account_alloc(uint32_t id, mt_sample_weight w)
  * memory for bookkeeping).  The peak it may have raised stays: rare. */
 static void unaccount_alloc(uint32_t id, mt_sample_weight w)
 {
-    mt_trace *tr = mt_trace_get(id);
     atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&tr->live_bytes, w.bytes, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&tr->alloc_count, w.count, memory_order_relaxed);
+    mt_trace_uncount_alloc(mt_trace_get(id), w.count, w.bytes);
 }
 
 /* live >= 0: the block's own account_alloc happened-before this (through
  * the block table's shard lock), so the counters it takes the block's
- * bytes from hold them (CONCURRENCY.md, "free_count"). */
-static inline void account_free(const mt_block *b, bool temporary, bool sampled)
+ * bytes from hold them (CONCURRENCY.md, "A trace's counters"). */
+static inline __attribute__((always_inline)) void account_free(const mt_block *b, bool temporary,
+                                                               bool sampled)
 {
     mt_sample_weight w = weigh(b, sampled);
-    mt_trace *tr = mt_trace_get(b->trace);
     uint64_t plive = atomic_fetch_sub_explicit(&mt_g.live_bytes, w.bytes, memory_order_relaxed);
-    uint64_t live = atomic_fetch_sub_explicit(&tr->live_bytes, w.bytes, memory_order_relaxed);
-    MT_ASSERT(plive >= w.bytes && live >= w.bytes);
+    MT_ASSERT(plive >= w.bytes);
     (void)plive;
-    (void)live;
-    atomic_fetch_add_explicit(&tr->free_bytes, w.bytes, memory_order_relaxed);
-    if (temporary) {
-        atomic_fetch_add_explicit(&tr->temp_count, w.count, memory_order_relaxed);
-        atomic_fetch_add_explicit(&tr->temp_bytes, w.bytes, memory_order_relaxed);
-    }
-    atomic_fetch_add_explicit(&tr->free_count, w.count, memory_order_release);
+    mt_trace_count_free(mt_trace_get(b->trace), w.count, w.bytes, temporary);
 }
 
 /* Trace id for the caller's backtrace, from the shared index: lock-free
@@ -241,8 +229,9 @@ static inline bool take_any(void *p, mt_block *out)
 
 /* Charges the free of b; returns whether it counted as temporary.  now is
  * only read when temporary_ok. */
-static inline bool charge_block(mt_thread *t, void *p, const mt_block *b, bool temporary_ok,
-                                uint64_t now, bool sampled)
+static inline __attribute__((always_inline)) bool charge_block(mt_thread *t, void *p,
+                                                               const mt_block *b, bool temporary_ok,
+                                                               uint64_t now, bool sampled)
 {
     bool newest = t->last_alloc == p && t->last_birth_ns / 1000000u == b->birth_ns / 1000000u &&
                   t->last_trace == b->trace;

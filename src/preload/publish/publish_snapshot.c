@@ -239,8 +239,8 @@ static int ckpt_at(const mt_snapshot_state *s, unsigned k, uint64_t now)
     return -1;
 }
 
-/* Reads one trace's counters into a record (mt_trace_read: alloc_count >=
- * free_count in the record). */
+/* Reads one trace's counters into a record (mt_trace_read: one consistent
+ * copy, whole events only, alloc_count >= free_count). */
 static void read_counters(uint32_t id, mt_shm_trace *r)
 {
     mt_trace *t = mt_trace_get(id);

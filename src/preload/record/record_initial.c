@@ -17,6 +17,7 @@
 #include "alloc_scan.h"
 #include "dat_format.h"
 #include "core_os_memory.h"
+#include "core_sample.h"
 #include "table_ptr.h"
 #include "record_writer.h"
 #include "core_state.h"
@@ -34,6 +35,8 @@ typedef struct {
     uint64_t t_ns;
     bool with_blocks;
     uint64_t peak, unknown_free, untracked, missed, threads; /* TOTALS' process counters */
+    bool sampled;      /* exact holds the exact counts (sampled mode) */
+    mt_exact_totals exact;
 } capture;
 
 static capture g_cap; /* writer lock held */
@@ -110,6 +113,7 @@ void mt_rr_capture_take(void)
     c->untracked = atomic_load_explicit(&mt_g.untracked_alloc_count, memory_order_relaxed);
     c->missed = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
     c->threads = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
+    c->sampled = mt_sample_exact_totals(&c->exact); /* relaxed atomics of thread records */
     if (c->with_blocks)
         mt_ptr_visit(copy_block, c);
 }
@@ -130,16 +134,12 @@ void mt_rr_capture_sums(uint64_t sums[4])
  * does not read itself). */
 static void copy_totals(const capture *c, uint64_t *f)
 {
-    for (uint32_t id = 0; id < c->ntraces; id++) {
-        const mt_rr_tcopy *t = &c->traces[id];
-        f[0] += t->ab - t->fb;
-        f[1] += t->ac - t->fc;
-        f[2] += t->ac;
-        f[3] += t->ab;
-        f[4] += t->fc;
-        f[5] += t->fb;
-        f[6] += t->tc;
-        f[7] += t->tb;
+    for (uint32_t id = 0; id < c->ntraces; id++)
+        mt_rr_totals_add(f, &c->traces[id]);
+    if (c->sampled) { /* as mt_rr_totals_live and the segment's totals */
+        f[2] = c->exact.allocs;
+        f[3] = c->exact.bytes;
+        f[4] = c->exact.frees;
     }
     f[8] = c->peak > f[0] ? c->peak : f[0];
     f[9] = c->unknown_free;

@@ -158,23 +158,20 @@ void mt_rr_defs(void)
 
 /* --- totals and end ----------------------------------------------------- */
 
-void mt_rr_totals(uint64_t now)
+void mt_rr_totals_add(uint64_t *f, const mt_rr_tcopy *t)
 {
-    uint64_t f[MT_DAT_TOTALS_FIELDS];
-    memset(f, 0, sizeof f);
-    uint32_t count = mt_trace_count();
-    for (uint32_t i = 0; i < count; i++) {
-        mt_trace_counts c;
-        mt_trace_read(mt_trace_get(i), &c);
-        f[0] += c.live_bytes;
-        f[1] += c.alloc_count - c.free_count;
-        f[2] += c.alloc_count;
-        f[3] += c.live_bytes + c.free_bytes;
-        f[4] += c.free_count;
-        f[5] += c.free_bytes;
-        f[6] += c.temp_count;
-        f[7] += c.temp_bytes;
-    }
+    f[0] += t->ab - t->fb;
+    f[1] += t->ac - t->fc;
+    f[2] += t->ac;
+    f[3] += t->ab;
+    f[4] += t->fc;
+    f[5] += t->fb;
+    f[6] += t->tc;
+    f[7] += t->tb;
+}
+
+void mt_rr_totals_live(uint64_t now, uint64_t *f, uint32_t count)
+{
     f[8] = atomic_load_explicit(&mt_g.peak_live_bytes, memory_order_relaxed);
     if (f[8] < f[0])
         f[8] = f[0];
@@ -192,6 +189,19 @@ void mt_rr_totals(uint64_t now)
     f[18] = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
     f[MT_DAT_TOTALS_ALLOC_INEXACT] = mt_alloc_inexact_count();
     mt_rr_totals_emit(now, f);
+}
+
+void mt_rr_totals(uint64_t now)
+{
+    uint64_t f[MT_DAT_TOTALS_FIELDS];
+    memset(f, 0, sizeof f);
+    uint32_t count = mt_trace_count();
+    for (uint32_t i = 0; i < count; i++) {
+        mt_rr_tcopy c;
+        mt_rr_trace_copy(i, &c);
+        mt_rr_totals_add(f, &c);
+    }
+    mt_rr_totals_live(now, f, count);
 }
 
 void mt_rr_totals_emit(uint64_t now, uint64_t *f)

@@ -9,6 +9,7 @@
 #include "record_writer.h"
 #include "table_trace.h"
 
+#include <string.h>
 #include <time.h>
 
 #define ENTRIES_PER_RECORD 4096u
@@ -108,13 +109,16 @@ void mt_rr_state(unsigned kind, uint64_t now)
     uint32_t count = mt_trace_count();
     if (count > mt_w.defs)
         count = mt_w.defs; /* only traces the file defines */
+    uint64_t f[MT_DAT_TOTALS_FIELDS];
+    memset(f, 0, sizeof f);
     for (uint32_t id = 0; id < count; id++) {
         mt_rr_tcopy c;
         mt_rr_trace_copy(id, &c);
         trace_entry(bt, id, &c);
+        mt_rr_totals_add(f, &c); /* the totals of these very reads, not of a second pass */
     }
     flush_batch(bt, MT_DAT_REC_TRACE_STATES);
-    mt_rr_totals(now);
+    mt_rr_totals_live(now, f, count);
     end_set(kind, bt->total, 0);
 }
 

@@ -151,7 +151,12 @@ void mt_rr_flush_events(void);
 void mt_rr_drain_cut(bool drop_rest);
 /* A LOST record of thread tid (0: no thread) for lost[MT_LOST_*]. */
 void mt_rr_lost(uint32_t tid, const uint64_t lost[4]);
+/* TOTALS read now: each trace's counters once (mt_rr_trace_copy), summed. */
 void mt_rr_totals(uint64_t now);
+/* TOTALS from the sums f[0..7] of traces [0, count) read by the caller
+ * (mt_rr_totals_add), so that they are the sums of what it wrote; the
+ * process counters read now. */
+void mt_rr_totals_live(uint64_t now, uint64_t *f, uint32_t count);
 /* TOTALS with f[0..12], f[17], f[18] given; the process figures read now. */
 void mt_rr_totals_emit(uint64_t now, uint64_t *f);
 void mt_rr_state(unsigned kind, uint64_t now); /* counters now (fallback FINAL) */
@@ -165,9 +170,11 @@ typedef struct mt_rr_bcopy {
     uint64_t size;
 } mt_rr_bcopy;
 #define MT_RR_TRACE_BITS 22u /* MT_TRACE_MAX == 1 << 22 */
-/* One trace's TRACE_STATES fields read now (mt_trace_read: alloc_count >=
- * free_count), for a copy or for a state set read live. */
+/* One trace's TRACE_STATES fields read now (mt_trace_read: one consistent
+ * copy, alloc_count >= free_count), for a copy or for a state set read live. */
 void mt_rr_trace_copy(uint32_t id, mt_rr_tcopy *o);
+/* Adds one trace's fields to TOTALS' sums f[0..7]. */
+void mt_rr_totals_add(uint64_t *f, const mt_rr_tcopy *t);
 /* A state set of `kind` from a copy; totals (if not NULL): a TOTALS record
  * in the set (mt_rr_totals_emit's f). */
 void mt_rr_state_copy(unsigned kind, uint64_t now, const mt_rr_tcopy *tr, uint32_t ntraces,
