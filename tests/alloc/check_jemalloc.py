@@ -4,9 +4,12 @@
 Why it exists (issue 11): services link jemalloc statically (libjemalloc.a,
 tikv-jemallocator's _rjem_ names in Rust) or call its extended API (mallocx,
 rallocx, xallocx, sdallocx) from a shared libjemalloc; memtop saw none of it
-(heap 0 B) or left malloc+sdallocx pairs live.  memtop now hooks jemalloc
-through its own hook API.  For each program the snapshot must say exact,
-name jemalloc 5.x as hooked with its own figures, and match, to the byte,
+(heap 0 B) or left malloc+sdallocx pairs live.  memtop now redirects
+jemalloc's entry points in memory (its fast path kept, the walk starting at
+the program's frame), with its hook API as the fallback.  For each program
+the snapshot must say exact, name jemalloc 5.x as hooked ("how": "redirect";
+"hook-api" with MEMTOP_TEST_JE_HOOK_API=1, run for the C programs too) with
+its own figures, and match, to the byte,
 the bytes each named function leaked (frames[0] the program's call, not
 jemalloc's insides); the blocks freed in every way (free, dallocx, sdallocx,
 malloc+sdallocx, rallocx+sdallocx) must not stay live; output and exit
@@ -60,21 +63,23 @@ def leaked_by(snap, names, what):
     return per
 
 
-def check_snapshot(snap, names, what, prefix):
+def check_snapshot(snap, names, what, prefix, how="redirect"):
     health = snap["health"]
     check(health["exact"] is True, "%s: not exact: %r" % (what, health.get("not_exact")))
     je = [a for a in health["allocators"] if a["kind"] == "jemalloc"]
     check(len(je) == 1 and je[0]["hooked"] and je[0]["prefix"] == prefix and
           (je[0]["version"] or "").startswith("5.") and isinstance(je[0]["allocated"], int),
           "%s: jemalloc not listed as hooked with its figures: %r" % (what, health["allocators"]))
+    check(je[0].get("how") == how, "%s: jemalloc hooked by %r, not %r" %
+          (what, je[0].get("how"), how))
     per = leaked_by(snap, names, what)
     check(per == names, "%s: leaks per function %r, expected %r" % (what, per, names))
 
 
-def run_export(ctx, name, prog, stdout):
+def run_export(ctx, name, prog, stdout, env=None):
     out = ctx.path(name + ".json")
     cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + prog
-    proc = e2elib.run(cmd, ctx.env)
+    proc = e2elib.run(cmd, env or ctx.env)
     where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
     check(proc.returncode == 0, "exit status changed (or --strict failed): " + where)
     check(proc.stdout == stdout, "output changed: " + where)
@@ -141,6 +146,10 @@ def test():
         check_snapshot(snap, C_LEAKS, name, "")
         snap = run_export(ctx, name + "-threads", [prog, "threads"], "ok 32768\n")
         check_snapshot(snap, C_LEAKS, name + " with 4 threads", "")
+        # the fallback: jemalloc's hook API, as where the redirect is refused
+        snap = run_export(ctx, name + "-hook-api", [prog, "threads"], "ok 32768\n",
+                          ctx.env_with(MEMTOP_TEST_JE_HOOK_API="1"))
+        check_snapshot(snap, C_LEAKS, name + " through the hook API", "", "hook-api")
     check_snapshot(fork_child(ctx, [mine.je_static]), C_LEAKS, "static, fork child", "")
     exe = build_rust(ctx, mine.jemalloc_pic)
     snap = run_export(ctx, "rust", [exe], "ok\n")

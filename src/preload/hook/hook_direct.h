@@ -1,7 +1,8 @@
 /* hook_direct.h -- the shared end of every allocation hook (hook_libc.c on
- * libc's names, alloc_mimalloc.c and alloc_tcmalloc.c on an allocator's own
- * API): recording what the real function returned, by the rules of
- * hook_libc.c, and leaving memtop. */
+ * libc's names, alloc_mimalloc.c, alloc_tcmalloc.c and alloc_je_redirect.c
+ * on an allocator's own API): recording what the real function returned,
+ * by the rules of hook_libc.c, and leaving memtop; and the shapes of the
+ * hooks that redirected entry points reach. */
 #ifndef MT_HOOKS_DIRECT_H
 #define MT_HOOKS_DIRECT_H
 
@@ -94,5 +95,53 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
         void *q_ = call;                                                                           \
         return realloc_done(t_, p, known_, &b_, q_, size_expr, frees_on_failure, HOOK_FRAME());    \
     } while (0)
+
+/* ---- hooks reached through a redirected entry point (alloc_patch.h) ----
+ * Each finds the original, the trampoline, in its slot (an _Atomic(void *)
+ * stored with release before the entry is redirected). */
+
+/* An allocating entry: size_expr is what the caller asked for. */
+#define HOOK_ALLOC_ENTRY(fn, slot, params, args, size_expr)                                        \
+    static void *fn params                                                                         \
+    {                                                                                              \
+        void *(*real)params =                                                                      \
+            (void *(*)params)atomic_load_explicit(&(slot), memory_order_acquire);                  \
+        HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
+    }
+
+/* A realloc-like entry of the block p (realloc_done's rules). */
+#define HOOK_REALLOC_ENTRY(fn, slot, params, args, size_expr)                                      \
+    static void *fn params                                                                         \
+    {                                                                                              \
+        void *(*real)params =                                                                      \
+            (void *(*)params)atomic_load_explicit(&(slot), memory_order_acquire);                  \
+        HOOK_REALLOC_RETURN(p, real args, size_expr, false);                                       \
+    }
+
+/* A freeing entry of the block p. */
+#define HOOK_FREE_ENTRY(fn, slot, params, args)                                                    \
+    static void fn params                                                                          \
+    {                                                                                              \
+        void(*real) params = (void(*) params)atomic_load_explicit(&(slot), memory_order_acquire);  \
+        HOOK_FREE_CALL(p, real args);                                                              \
+    }
+
+/* posix_memalign(out, a, n): the block in *out when it returns 0. */
+#define HOOK_POSIX_MEMALIGN_ENTRY(fn, slot)                                                        \
+    static int fn(void **out, size_t a, size_t n)                                                  \
+    {                                                                                              \
+        int (*real)(void **, size_t, size_t) =                                                     \
+            (int (*)(void **, size_t, size_t))atomic_load_explicit(&(slot), memory_order_acquire); \
+        if (mt_tls_in_hook)                                                                        \
+            return real(out, a, n);                                                                \
+        mt_thread *t = hook_enter();                                                               \
+        int rc = real(out, a, n);                                                                  \
+        if (!t) {                                                                                  \
+            count_untracked(rc == 0 ? *out : NULL);                                                \
+            return rc;                                                                             \
+        }                                                                                          \
+        alloc_done(t, rc == 0 ? *out : NULL, n, HOOK_FRAME());                                     \
+        return rc;                                                                                 \
+    }
 
 #endif
