@@ -14,7 +14,9 @@ the bytes each named function leaked (frames[0] the program's call, not
 jemalloc's insides); the blocks freed in every way (free, dallocx, sdallocx,
 malloc+sdallocx, rallocx+sdallocx) must not stay live; output and exit
 status stay the program's.  Variants: 4 threads, and a fork child (attached
-with -p).  The Rust program is built here with rustc against an archive
+with -p).  A C++ program on libjemalloc.a (alloc_je_cpp.cc) checks jemalloc's
+operators new and delete, some of which call its other entry points: each
+block counted once.  The Rust program is built here with rustc against an archive
 made from Debian's libjemalloc_pic.a with objcopy --redefine-syms (the
 _rjem_ names tikv-jemallocator builds).
 """
@@ -36,6 +38,7 @@ from e2elib import check  # noqa: E402
 C_LEAKS = {"leak_malloc": 1000, "leak_calloc": 2000, "leak_mallocx": 3000,
            "leak_rallocx": 4000, "leak_xallocx": 32768}
 RUST_LEAKS = {"leak_vec": 5000, "leak_box": 2400, "leak_grown": 7000}
+CPP_LEAKS = {"leak_new": 1000, "leak_nothrow": 300, "leak_aligned": 128}
 PUBLIC = ["malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
           "valloc", "pvalloc", "malloc_usable_size", "mallocx", "rallocx", "xallocx", "sallocx",
           "dallocx", "sdallocx", "nallocx", "mallctl", "mallctlnametomib", "mallctlbymib",
@@ -133,7 +136,7 @@ def build_rust(ctx, pic):
 def test():
     mine, args = alloclib.parse(__doc__.splitlines()[1])
     ctx = e2elib.Ctx(args)
-    for opt in ("je_static", "je_shared", "jemalloc_pic"):
+    for opt in ("je_static", "je_shared", "je_cpp", "jemalloc_pic"):
         if not getattr(mine, opt):
             e2elib.fail("libjemalloc-dev was not found at configure time: install it "
                         "(scripts/install-deps.sh)")
@@ -151,6 +154,11 @@ def test():
                           ctx.env_with(MEMTOP_TEST_JE_HOOK_API="1"))
         check_snapshot(snap, C_LEAKS, name + " through the hook API", "", "hook-api")
     check_snapshot(fork_child(ctx, [mine.je_static]), C_LEAKS, "static, fork child", "")
+    snap = run_export(ctx, "cpp", [mine.je_cpp], "ok\n")
+    check_snapshot(snap, CPP_LEAKS, "C++ operators", "")
+    snap = run_export(ctx, "cpp-hook-api", [mine.je_cpp], "ok\n",
+                      ctx.env_with(MEMTOP_TEST_JE_HOOK_API="1"))
+    check_snapshot(snap, CPP_LEAKS, "C++ operators through the hook API", "", "hook-api")
     exe = build_rust(ctx, mine.jemalloc_pic)
     snap = run_export(ctx, "rust", [exe], "ok\n")
     check_snapshot(snap, RUST_LEAKS, "rust _rjem_", "_rjem_")
