@@ -16,7 +16,8 @@ malloc+sdallocx, rallocx+sdallocx) must not stay live; output and exit
 status stay the program's.  Variants: 4 threads, and a fork child (attached
 with -p).  A C++ program on libjemalloc.a (alloc_je_cpp.cc) checks jemalloc's
 operators new and delete, some of which call its other entry points: each
-block counted once.  The Rust program is built here with rustc against an archive
+block counted once; and sampled (--sample 512k), the same allocation and free
+counts as exact.  The Rust program is built here with rustc against an archive
 made from Debian's libjemalloc_pic.a with objcopy --redefine-syms (the
 _rjem_ names tikv-jemallocator builds).
 """
@@ -90,6 +91,21 @@ def run_export(ctx, name, prog, stdout, env=None):
     return e2elib.load_json(out)
 
 
+def check_sampled_counts(ctx, prog, exact):
+    """Sampled mode counts every call exactly, also on the redirected
+    hooks' fast path (an unsampled block skips hook_enter): the same
+    deterministic program gives the exact run's allocation and free counts."""
+    out = ctx.path("sampled.json")
+    cmd = [ctx.args.memtop, "--sample", "512k", "--export", out, "--", prog]
+    proc = e2elib.run(cmd, ctx.env)
+    check(proc.returncode == 0 and proc.stdout == "ok\n",
+          "sampled run: %s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc)))
+    snap = e2elib.load_json(out)
+    for key in ("alloc_count", "free_count"):
+        check(snap["totals"][key] == exact["totals"][key],
+              "sampled totals.%s %r, exact %r" % (key, snap["totals"][key], exact["totals"][key]))
+
+
 def fork_child(ctx, prog):
     """The leaks of a forked child, attached with -p while it waits."""
     env = ctx.env_with(LD_PRELOAD=ctx.args.preload)
@@ -156,6 +172,7 @@ def test():
     check_snapshot(fork_child(ctx, [mine.je_static]), C_LEAKS, "static, fork child", "")
     snap = run_export(ctx, "cpp", [mine.je_cpp], "ok\n")
     check_snapshot(snap, CPP_LEAKS, "C++ operators", "")
+    check_sampled_counts(ctx, mine.je_cpp, snap)
     snap = run_export(ctx, "cpp-hook-api", [mine.je_cpp], "ok\n",
                       ctx.env_with(MEMTOP_TEST_JE_HOOK_API="1"))
     check_snapshot(snap, CPP_LEAKS, "C++ operators through the hook API", "", "hook-api")

@@ -7,6 +7,7 @@
 #define MT_HOOKS_DIRECT_H
 
 #include "unwind_backtrace.h"
+#include "core_sample.h"
 #include "hook_enter.h"
 #include "table_ptr.h"
 #include "core_tracker.h"
@@ -30,9 +31,21 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
 
 /* The body of an allocating hook of an allocator's own API whose real
  * function is reached by `call` (an expression); size_expr: what the
- * caller asked for.  Returns from the hook. */
+ * caller asked for (evaluated before and after the call: no side
+ * effects).  In sampled mode an allocation the countdown does not reach
+ * takes hook_libc.c malloc's fast path (hook_enter.h).  Returns from the
+ * hook. */
 #define HOOK_ALLOC_RETURN(call, size_expr)                                                         \
     do {                                                                                           \
+        _Atomic uint8_t *f_;                                                                       \
+        mt_thread *ft_ = hook_fast_thread(&f_); /* sampled mode, not sampled */                    \
+        if (ft_ && hook_fast_unsampled(ft_, (size_expr))) {                                        \
+            mt_tls_in_hook = MT_IN_HOOK;                                                           \
+            void *fp_ = call;                                                                      \
+            hook_fast_counted(ft_, fp_, (size_expr));                                              \
+            mt_tls_in_hook = 0;                                                                    \
+            return fp_;                                                                            \
+        }                                                                                          \
         if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
             return call;                                                                           \
         mt_thread *t_ = hook_enter();                                                              \
@@ -46,9 +59,24 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
 
 /* The body of a freeing hook of an allocator's own API: the block p is
  * taken out before `call` (the real free: the address may be reused at
- * once by another thread), errno kept. */
+ * once by another thread), errno kept.  In sampled mode a block that is
+ * certainly not a sampled one takes a fast path like hook_libc.c free's:
+ * counted, then freed, mt_tls_in_hook set throughout (unlike free's, the
+ * real call may reach another redirected entry, operator delete jumping to
+ * free: it must pass through, not count the block again). */
 #define HOOK_FREE_CALL(p, call)                                                                    \
     do {                                                                                           \
+        _Atomic uint8_t *f_;                                                                       \
+        mt_thread *ft_ = (p) ? hook_fast_thread(&f_) : NULL;                                       \
+        if (ft_ && !mt_sfilter_maybe_in(f_, (p))) {                                                \
+            mt_tls_in_hook = MT_IN_HOOK;                                                           \
+            atomic_signal_fence(memory_order_seq_cst);                                             \
+            mt_exact_add(&ft_->exact_frees, 1);                                                    \
+            atomic_signal_fence(memory_order_seq_cst);                                             \
+            call;                                                                                  \
+            mt_tls_in_hook = 0;                                                                    \
+            break;                                                                                 \
+        }                                                                                          \
         mt_thread *t_ = (p) ? hook_enter() : NULL;                                                 \
         if (!t_) {                                                                                 \
             call;                                                                                  \
