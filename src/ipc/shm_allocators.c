@@ -16,6 +16,15 @@ const char *mt_allocator_kind_name(unsigned kind)
     return kind <= MT_ALLOC_KIND_MAX ? names[kind] : "?";
 }
 
+const char *mt_allocator_how(const mt_shm_allocator *e)
+{
+    if (!(e->flags & MT_ALLOC_HOOKED))
+        return NULL;
+    if (e->flags & MT_ALLOC_REDIRECTED)
+        return "redirect";
+    return e->kind == MT_ALLOC_KIND_JEMALLOC ? "hook-api" : "interposition";
+}
+
 static bool terminated(const char *s, size_t cap)
 {
     return memchr(s, '\0', cap) != NULL;
@@ -29,7 +38,7 @@ mt_errc mt_allocators_check(const mt_shm_allocators *a, mt_err *err)
     uint32_t inexact = 0;
     for (uint32_t i = 0; i < a->count; i++) {
         const mt_shm_allocator *e = &a->a[i];
-        if (e->kind == 0 || e->kind > MT_ALLOC_KIND_MAX || e->flags >= (MT_ALLOC_STATS << 1))
+        if (e->kind == 0 || e->kind > MT_ALLOC_KIND_MAX || e->flags >= (MT_ALLOC_REDIRECTED << 1))
             return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: allocator kind %u flags %#x",
                               e->kind, e->flags);
         if (!terminated(e->prefix, sizeof e->prefix) ||

@@ -39,4 +39,9 @@ void mt_allocator_name(const mt_shm_allocator *e, char *out, size_t cap);
 /* "jemalloc", "mimalloc", ... for an MT_ALLOC_KIND_*. */
 const char *mt_allocator_kind_name(unsigned kind);
 
+/* How memtop hooks the allocator of entry e: "redirect" (its entry points
+ * redirected in memory), "hook-api" (jemalloc's hook API), "interposition"
+ * (by name, through the PLT); NULL when it does not. */
+const char *mt_allocator_how(const mt_shm_allocator *e);
+
 #endif

@@ -162,6 +162,9 @@ enum {
     MT_ALLOC_HOOKED = 1u << 1,  /* memtop sees its allocations and frees */
     MT_ALLOC_INEXACT = 1u << 2, /* something memtop cannot see: `note` says what */
     MT_ALLOC_STATS = 1u << 3,   /* `allocated`..`mapped` hold the allocator's own view */
+    /* hooked by redirecting its entry points in memory (docs/allocators.md);
+     * a hooked jemalloc without it is hooked through its hook API */
+    MT_ALLOC_REDIRECTED = 1u << 4,
 };
 
 #define MT_ALLOC_MAX 8u

@@ -13,7 +13,9 @@ keeps the figures for the publish.  tests/alloc/alloc_je_fork loads
 libjemalloc with dlopen, then forks 200 times while three threads allocate
 through it, under memtop with a 10 ms publish interval: it must finish
 (its own 60 s alarm reports a hang as "timeout", exit 3) with its output
-and exit status, and jemalloc must be listed hooked with its own figures.
+and exit status, and jemalloc must be listed hooked with its own figures,
+its entry points redirected ("how": "redirect": loaded after start, so
+with memtop's other threads stopped, alloc_stop.c).
 And the allocator scan must not call into a library that another thread's
 dlopen has mapped but not relocated yet (it crashed the program in
 libjemalloc's mallctl, src/preload/alloc/alloc_scan.c fully_loaded): eight
@@ -58,6 +60,9 @@ def test():
     je = [a for a in snap["health"]["allocators"] if a["kind"] == "jemalloc"]
     check(len(je) == 1 and je[0]["hooked"], "jemalloc not listed as hooked: %r" %
           snap["health"]["allocators"])
+    # loaded after start, memtop's publisher running: redirected with it stopped
+    check(je[0]["how"] == "redirect", "the late jemalloc is hooked by %r, not redirected" %
+          je[0]["how"])
     figs = [je[0].get(k) for k in ("allocated", "active", "resident", "mapped")]
     check(None not in figs and 0 < figs[0] <= figs[1] <= figs[2] <= figs[3],
           "jemalloc's own figures missing or inconsistent: allocated/active/resident/mapped "

@@ -4,14 +4,20 @@
 Why it exists (issue 11): services link jemalloc statically (libjemalloc.a,
 tikv-jemallocator's _rjem_ names in Rust) or call its extended API (mallocx,
 rallocx, xallocx, sdallocx) from a shared libjemalloc; memtop saw none of it
-(heap 0 B) or left malloc+sdallocx pairs live.  memtop now hooks jemalloc
-through its own hook API.  For each program the snapshot must say exact,
-name jemalloc 5.x as hooked with its own figures, and match, to the byte,
+(heap 0 B) or left malloc+sdallocx pairs live.  memtop now redirects
+jemalloc's entry points in memory (its fast path kept, the walk starting at
+the program's frame), with its hook API as the fallback.  For each program
+the snapshot must say exact, name jemalloc 5.x as hooked ("how": "redirect";
+"hook-api" with MEMTOP_TEST_JE_HOOK_API=1, run for the C programs too) with
+its own figures, and match, to the byte,
 the bytes each named function leaked (frames[0] the program's call, not
 jemalloc's insides); the blocks freed in every way (free, dallocx, sdallocx,
 malloc+sdallocx, rallocx+sdallocx) must not stay live; output and exit
 status stay the program's.  Variants: 4 threads, and a fork child (attached
-with -p).  The Rust program is built here with rustc against an archive
+with -p).  A C++ program on libjemalloc.a (alloc_je_cpp.cc) checks jemalloc's
+operators new and delete, some of which call its other entry points: each
+block counted once; and sampled (--sample 512k), the same allocation and free
+counts as exact.  The Rust program is built here with rustc against an archive
 made from Debian's libjemalloc_pic.a with objcopy --redefine-syms (the
 _rjem_ names tikv-jemallocator builds).
 """
@@ -33,6 +39,7 @@ from e2elib import check  # noqa: E402
 C_LEAKS = {"leak_malloc": 1000, "leak_calloc": 2000, "leak_mallocx": 3000,
            "leak_rallocx": 4000, "leak_xallocx": 32768}
 RUST_LEAKS = {"leak_vec": 5000, "leak_box": 2400, "leak_grown": 7000}
+CPP_LEAKS = {"leak_new": 1000, "leak_nothrow": 300, "leak_aligned": 128}
 PUBLIC = ["malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
           "valloc", "pvalloc", "malloc_usable_size", "mallocx", "rallocx", "xallocx", "sallocx",
           "dallocx", "sdallocx", "nallocx", "mallctl", "mallctlnametomib", "mallctlbymib",
@@ -60,26 +67,43 @@ def leaked_by(snap, names, what):
     return per
 
 
-def check_snapshot(snap, names, what, prefix):
+def check_snapshot(snap, names, what, prefix, how="redirect"):
     health = snap["health"]
     check(health["exact"] is True, "%s: not exact: %r" % (what, health.get("not_exact")))
     je = [a for a in health["allocators"] if a["kind"] == "jemalloc"]
     check(len(je) == 1 and je[0]["hooked"] and je[0]["prefix"] == prefix and
           (je[0]["version"] or "").startswith("5.") and isinstance(je[0]["allocated"], int),
           "%s: jemalloc not listed as hooked with its figures: %r" % (what, health["allocators"]))
+    check(je[0].get("how") == how, "%s: jemalloc hooked by %r, not %r" %
+          (what, je[0].get("how"), how))
     per = leaked_by(snap, names, what)
     check(per == names, "%s: leaks per function %r, expected %r" % (what, per, names))
 
 
-def run_export(ctx, name, prog, stdout):
+def run_export(ctx, name, prog, stdout, env=None):
     out = ctx.path(name + ".json")
     cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + prog
-    proc = e2elib.run(cmd, ctx.env)
+    proc = e2elib.run(cmd, env or ctx.env)
     where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
     check(proc.returncode == 0, "exit status changed (or --strict failed): " + where)
     check(proc.stdout == stdout, "output changed: " + where)
     check("NOT exact" not in proc.stderr, "the target said NOT exact: " + where)
     return e2elib.load_json(out)
+
+
+def check_sampled_counts(ctx, prog, exact):
+    """Sampled mode counts every call exactly, also on the redirected
+    hooks' fast path (an unsampled block skips hook_enter): the same
+    deterministic program gives the exact run's allocation and free counts."""
+    out = ctx.path("sampled.json")
+    cmd = [ctx.args.memtop, "--sample", "512k", "--export", out, "--", prog]
+    proc = e2elib.run(cmd, ctx.env)
+    check(proc.returncode == 0 and proc.stdout == "ok\n",
+          "sampled run: %s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc)))
+    snap = e2elib.load_json(out)
+    for key in ("alloc_count", "free_count"):
+        check(snap["totals"][key] == exact["totals"][key],
+              "sampled totals.%s %r, exact %r" % (key, snap["totals"][key], exact["totals"][key]))
 
 
 def fork_child(ctx, prog):
@@ -128,7 +152,7 @@ def build_rust(ctx, pic):
 def test():
     mine, args = alloclib.parse(__doc__.splitlines()[1])
     ctx = e2elib.Ctx(args)
-    for opt in ("je_static", "je_shared", "jemalloc_pic"):
+    for opt in ("je_static", "je_shared", "je_cpp", "jemalloc_pic"):
         if not getattr(mine, opt):
             e2elib.fail("libjemalloc-dev was not found at configure time: install it "
                         "(scripts/install-deps.sh)")
@@ -141,7 +165,17 @@ def test():
         check_snapshot(snap, C_LEAKS, name, "")
         snap = run_export(ctx, name + "-threads", [prog, "threads"], "ok 32768\n")
         check_snapshot(snap, C_LEAKS, name + " with 4 threads", "")
+        # the fallback: jemalloc's hook API, as where the redirect is refused
+        snap = run_export(ctx, name + "-hook-api", [prog, "threads"], "ok 32768\n",
+                          ctx.env_with(MEMTOP_TEST_JE_HOOK_API="1"))
+        check_snapshot(snap, C_LEAKS, name + " through the hook API", "", "hook-api")
     check_snapshot(fork_child(ctx, [mine.je_static]), C_LEAKS, "static, fork child", "")
+    snap = run_export(ctx, "cpp", [mine.je_cpp], "ok\n")
+    check_snapshot(snap, CPP_LEAKS, "C++ operators", "")
+    check_sampled_counts(ctx, mine.je_cpp, snap)
+    snap = run_export(ctx, "cpp-hook-api", [mine.je_cpp], "ok\n",
+                      ctx.env_with(MEMTOP_TEST_JE_HOOK_API="1"))
+    check_snapshot(snap, CPP_LEAKS, "C++ operators through the hook API", "", "hook-api")
     exe = build_rust(ctx, mine.jemalloc_pic)
     snap = run_export(ctx, "rust", [exe], "ok\n")
     check_snapshot(snap, RUST_LEAKS, "rust _rjem_", "_rjem_")

@@ -72,8 +72,8 @@ def mi_dlsym(ctx, prog):
           health.get("not_exact"))
     alloclib.check_nothing_missed(health, where)
     mi = [a for a in health["allocators"] if a["kind"] == "mimalloc"]
-    check(len(mi) == 1 and mi[0]["hooked"], "mimalloc not listed as hooked: %r" %
-          health["allocators"])
+    check(len(mi) == 1 and mi[0]["hooked"] and mi[0]["how"] == "redirect",
+          "mimalloc not listed as hooked (redirected): %r" % health["allocators"])
 
 
 def tc_exact(ctx, name, prog, is_static):
@@ -87,7 +87,8 @@ def tc_exact(ctx, name, prog, is_static):
     health = snap["health"]
     check(health["exact"] is True, "not exact: %r\n%s" % (health.get("not_exact"), where))
     tc = [a for a in health["allocators"] if a["kind"] == "tcmalloc"]
-    check(len(tc) == 1 and tc[0]["hooked"] and tc[0]["static"] == is_static,
+    check(len(tc) == 1 and tc[0]["hooked"] and tc[0]["how"] == "redirect" and
+          tc[0]["static"] == is_static,
           "tcmalloc not listed as hooked (static: %s): %r" % (is_static, health["allocators"]))
     per = live_per_function(snap, TC_LEAKS)
     check(per == TC_LEAKS, "live bytes per function %r, expected %r\n%s" % (per, TC_LEAKS, where))

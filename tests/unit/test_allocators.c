@@ -57,6 +57,25 @@ static void test_exact_says_nothing(void **state)
     assert_string_equal(name, "jemalloc (static)");
 }
 
+/* How each is hooked, for the JSON export's "how". */
+static void test_how(void **state)
+{
+    (void)state;
+    mt_shm_allocators a;
+    mt_err err;
+    one_static_jemalloc(&a);
+    assert_null(mt_allocator_how(&a.a[0])); /* not hooked */
+    a.a[0].flags = MT_ALLOC_STATIC | MT_ALLOC_HOOKED | MT_ALLOC_REDIRECTED;
+    a.a[0].note[0] = '\0';
+    a.inexact = 0;
+    assert_int_equal(mt_allocators_check(&a, &err), MT_OK);
+    assert_string_equal(mt_allocator_how(&a.a[0]), "redirect");
+    a.a[0].flags = MT_ALLOC_STATIC | MT_ALLOC_HOOKED;
+    assert_string_equal(mt_allocator_how(&a.a[0]), "hook-api");
+    a.a[0].kind = MT_ALLOC_KIND_MIMALLOC;
+    assert_string_equal(mt_allocator_how(&a.a[0]), "interposition");
+}
+
 static void test_corrupt(void **state)
 {
     (void)state;
@@ -114,7 +133,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid),        cmocka_unit_test(test_exact_says_nothing),
         cmocka_unit_test(test_corrupt),      cmocka_unit_test(test_recording_counts_only),
-        cmocka_unit_test(test_small_buffer),
+        cmocka_unit_test(test_small_buffer), cmocka_unit_test(test_how),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,7 +134,7 @@ static int setup(void **state)
     g_p[4] = patch_of(f_back, f_back_end, &orig[4]);
     g_p[5] = patch_of(f_loop, f_loop_end, &orig[5]);
     g_p[6] = patch_of(f_short, f_short_end, &orig[6]);
-    return mt_patch_all(g_p, 7) ? 0 : -1;
+    return mt_patch_all(g_p, 7, false) ? 0 : -1;
 }
 
 static int call(void *f, int x)
@@ -230,13 +230,28 @@ static void test_alias(void **state)
     _Atomic(void *) o[2] = {NULL, NULL};
     mt_patch p[2] = {patch_of(f_alias, f_alias_end, &o[0]), patch_of(f_alias, f_alias_end, &o[1])};
     p[1].hook = (void *)hook_add2000;
-    assert_true(mt_patch_all(p, 2));
+    assert_true(mt_patch_all(p, 2, false));
     assert_true(p[0].done && p[1].done);
     void *o0 = atomic_load_explicit(&o[0], memory_order_acquire);
     void *o1 = atomic_load_explicit(&o[1], memory_order_acquire);
     assert_ptr_equal(o0, o1);
     assert_int_equal(call(f_alias, 1), 1001); /* the first one's hook */
     assert_int_equal(call(o1, 1), 7);
+}
+
+/* All or nothing (jemalloc's set, alloc_je_redirect.c): one function
+ * refused leaves the others as they were, each saying why. */
+static void test_whole(void **state)
+{
+    (void)state;
+    _Atomic(void *) o[2] = {NULL, NULL};
+    mt_patch p[2] = {patch_of(f_thr, f_thr_end, &o[0]), patch_of(f_back, f_back_end, &o[1])};
+    assert_false(mt_patch_all(p, 2, true));
+    assert_false(p[0].done || p[1].done);
+    assert_non_null(strstr(p[0].why, "another entry"));
+    assert_non_null(strstr(p[1].why, "jumps into the bytes the patch replaces"));
+    assert_null(atomic_load_explicit(&o[0], memory_order_acquire));
+    assert_int_equal(call(f_thr, 1), 6); /* untouched */
 }
 
 static void *wait_pipe(void *arg)
@@ -314,7 +329,7 @@ static void test_thread_blocks_signals(void **state)
     wait_asleep(); /* signals blocked, in read() */
     _Atomic(void *) o = NULL;
     mt_patch p = patch_of(f_thr, f_thr_end, &o);
-    assert_false(mt_patch_all(&p, 1));
+    assert_false(mt_patch_all(&p, 1, false));
     assert_false(p.done);
     assert_non_null(strstr(p.why, "did not stop"));
     assert_null(atomic_load_explicit(&o, memory_order_acquire));
@@ -353,7 +368,7 @@ static void test_thread_inside(void **state)
     wait_asleep(); /* in read(), inside f_sys */
     _Atomic(void *) o = NULL;
     mt_patch p = patch_of(f_sys, f_sys_end, &o);
-    assert_false(mt_patch_all(&p, 1));
+    assert_false(mt_patch_all(&p, 1, false));
     assert_false(p.done);
     assert_non_null(strstr(p.why, "inside the bytes"));
     assert_null(atomic_load_explicit(&o, memory_order_acquire));
@@ -377,7 +392,7 @@ static void test_stop_world(void **state)
     assert_int_equal(pthread_create(&th, NULL, wait_pipe, &fds[0]), 0);
     _Atomic(void *) o = NULL;
     mt_patch p = patch_of(f_thr, f_thr_end, &o);
-    assert_true(mt_patch_all(&p, 1));
+    assert_true(mt_patch_all(&p, 1, false));
     assert_true(p.done);
     assert_int_equal(call(f_thr, 1), 1001);
     assert_int_equal(call(atomic_load_explicit(&o, memory_order_acquire), 1), 6);
@@ -567,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_wx),
         cmocka_unit_test(test_alias),
+        cmocka_unit_test(test_whole),
         cmocka_unit_test(test_thread_blocks_signals),
         cmocka_unit_test(test_thread_inside),
         cmocka_unit_test(test_stop_world),

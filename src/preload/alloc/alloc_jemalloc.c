@@ -1,5 +1,6 @@
-/* alloc_jemalloc.c -- memtop's hooks inside jemalloc, through jemalloc's
- * own hook API.
+/* alloc_jemalloc.c -- a jemalloc memtop hooks: its own figures, and
+ * memtop's hooks inside it through jemalloc's own hook API, the fallback
+ * when its entry points are not redirected (alloc_je_redirect.c).
  *
  * jemalloc >= 5.2 calls hooks installed with the mallctl
  * "experimental.hooks.install" after every allocation, before every
@@ -7,13 +8,13 @@
  * points: malloc and friends, mallocx, rallocx, xallocx, dallocx,
  * sdallocx, its C++ operators, whatever their prefix (je_, _rjem_), and
  * whether the program reached them through the PLT or called them
- * directly inside a module (libjemalloc.a, tikv-jemallocator).  That is
- * why jemalloc is hooked this way rather than by redirecting its entry
- * points in memory: no code is patched, so no thread can be caught inside
- * patched bytes, W^X is untouched, nothing is undone at exit, and the
- * program keeps its own allocator.  The mallctl is the one the allocator
- * scan found next to the entry points (alloc_scan.c), so a prefixed
- * jemalloc is hooked as well as an unprefixed one.
+ * directly inside a module (libjemalloc.a, tikv-jemallocator), without
+ * decoding or patching any code.  It costs more than the redirect: a hook
+ * turns jemalloc's fast path off in every thread, and the hooks run deep
+ * inside jemalloc, whose frames each backtrace must walk and drop.  The
+ * mallctl is the one the allocator scan found next to the entry points
+ * (alloc_scan.c), so a prefixed jemalloc is hooked as well as an
+ * unprefixed one.
  *
  * Counted once: a block that memtop's exported hooks (hook_libc.c) handle --
  * a shared libjemalloc reached through memtop's malloc -- arrives here
@@ -184,7 +185,7 @@ static uint64_t stat(mt_mallctl_fn mallctl, const char *name)
     return mallctl(name, &v, &len, NULL, 0) == 0 ? (uint64_t)v : MT_UNKNOWN;
 }
 
-static void read_version(mt_mallctl_fn mallctl, mt_shm_allocator *a)
+void mt_je_version(mt_mallctl_fn mallctl, mt_shm_allocator *a)
 {
     const char *v = NULL;
     size_t len = sizeof v;
@@ -210,9 +211,9 @@ static void refresh_one(je_inst *j)
     atomic_store_explicit(&j->mapped, stat(j->mallctl, "stats.mapped"), memory_order_relaxed);
 }
 
-bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, mt_shm_allocator *a)
+bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, mt_shm_allocator *a,
+                   bool hook_api)
 {
-    read_version(mallctl, a);
     uint32_t n = atomic_load_explicit(&g_nje, memory_order_relaxed);
     if (n == MT_ALLOC_MAX) {
         snprintf(a->note, sizeof a->note, "too many jemallocs: not hooked");
@@ -227,7 +228,7 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
     je_hooks h = {je_alloc_hook, je_dalloc_hook, je_expand_hook, j};
     void *handle = NULL;
     size_t hl = sizeof handle;
-    int rc = mallctl("experimental.hooks.install", &handle, &hl, &h, sizeof h);
+    int rc = hook_api ? mallctl("experimental.hooks.install", &handle, &hl, &h, sizeof h) : 0;
     if (rc != 0) {
         snprintf(a->note, sizeof a->note,
                  "jemalloc %s has no hook API (experimental.hooks.install: %s): not hooked",

@@ -1,5 +1,5 @@
-/* alloc_jemalloc.h -- hook a jemalloc found in the process through its own
- * hook API (docs/allocators.md). */
+/* alloc_jemalloc.h -- a jemalloc found in the process: its own figures, and
+ * hooking it through its own hook API (docs/allocators.md). */
 #ifndef MT_ALLOC_JEMALLOC_H
 #define MT_ALLOC_JEMALLOC_H
 
@@ -11,12 +11,19 @@
 typedef int (*mt_mallctl_fn)(const char *name, void *oldp, size_t *oldlenp, void *newp,
                              size_t newlen);
 
-/* Installs memtop's hooks into the jemalloc whose mallctl is given
- * (experimental.hooks.install, jemalloc >= 5.2).  trim: its code, for
- * backtraces (unwind_backtrace.h); index: where its entry goes in the list.  Fills a->version; on
- * success sets MT_ALLOC_HOOKED and returns true; else writes why into a->note.  Runs with the
- * thread marked inside memtop (jemalloc may allocate). */
-bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, mt_shm_allocator *a);
+/* Fills a->version from the jemalloc whose mallctl is given. */
+void mt_je_version(mt_mallctl_fn mallctl, mt_shm_allocator *a);
+
+/* Keeps the jemalloc whose mallctl is given, for its own figures
+ * (a->before_hooks: its stats.allocated now), and with hook_api installs
+ * memtop's hooks into it (experimental.hooks.install, jemalloc >= 5.2;
+ * without, its entry points are redirected: alloc_je_redirect.h).  trim:
+ * its code, for backtraces from the hooks (unwind_backtrace.h); index:
+ * where its entry goes in the list.  On success sets MT_ALLOC_HOOKED and
+ * returns true; else writes why into a->note.  Runs with the thread marked
+ * inside memtop (jemalloc may allocate). */
+bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, mt_shm_allocator *a,
+                   bool hook_api);
 
 /* Asks every hooked jemalloc for its own view (epoch, then
  * stats.allocated, active, resident, mapped) and keeps it.  mallctl takes

@@ -356,7 +356,25 @@ static void refuse_all(mt_patch *p, size_t n, const char *why)
     }
 }
 
-bool mt_patch_all(mt_patch *p, size_t n)
+/* Whether every function (not counting aliases) was built; if not, the
+ * others are marked not done, saying which one was refused. */
+static bool all_built(mt_patch *p, size_t n, const size_t *alias)
+{
+    size_t bad = n;
+    for (size_t i = 0; i < n && bad == n; i++)
+        if (alias[i] == i && !p[i].done)
+            bad = i;
+    if (bad == n)
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (i != bad) {
+            p[i].done = false;
+            snprintf(p[i].why, sizeof p[i].why, "another entry cannot be redirected");
+        }
+    return false;
+}
+
+bool mt_patch_all(mt_patch *p, size_t n, bool whole)
 {
 #if !defined(__x86_64__)
     for (size_t i = 0; i < n; i++) {
@@ -401,6 +419,10 @@ bool mt_patch_all(mt_patch *p, size_t n)
             p[i].done = false;
             snprintf(p[i].why, sizeof p[i].why, "not in an executable segment");
         }
+    }
+    if (whole && !all_built(p, n, alias)) {
+        munmap(page, bytes); /* nothing points at it */
+        return false;
     }
     if (mprotect(page, bytes, PROT_READ | PROT_EXEC) != 0) {
         munmap(page, bytes);

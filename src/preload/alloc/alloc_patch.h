@@ -31,9 +31,11 @@ typedef struct mt_patch {
  * instructions are rewritten while nothing else can run them: when the
  * caller's is not the process's only thread, the others are stopped
  * meanwhile (alloc_stop.h); false, nothing patched, each why saying it,
- * when they cannot be.  The functions must lie in one module.  No
- * allocation. */
-bool mt_patch_all(mt_patch *p, size_t n);
+ * when they cannot be.  whole: all or nothing for the set (false, nothing
+ * patched, when any function is refused: the refused one says why, the
+ * others "another entry cannot be redirected").  The functions must lie in
+ * one module.  No allocation. */
+bool mt_patch_all(mt_patch *p, size_t n, bool whole);
 
 /* One entry point an allocator's hooks can take over (alloc_mimalloc.c,
  * alloc_tcmalloc.c each have a table of them): its name, memtop's hook,

@@ -8,9 +8,10 @@
  * directly and is invisible to that; so are the extended entry points of
  * a shared allocator (jemalloc's mallocx/sdallocx, mimalloc's mi_*,
  * tcmalloc's tc_*), which memtop does not interpose on.  The first scan
- * hooks what it can: jemalloc through its hook API (alloc_jemalloc.c),
- * tcmalloc and a shared mimalloc by redirecting their entry points
- * (alloc_patch.c: alone at start, later with the other threads stopped).  Numbers are
+ * hooks what it can: jemalloc, tcmalloc and a shared mimalloc by
+ * redirecting their entry points (alloc_patch.c: alone at start, later
+ * with the other threads stopped), jemalloc through its hook API
+ * (alloc_jemalloc.c) where that is refused.  Numbers are
  * exact or say what they are: so every module is scanned, at tracking
  * start and after each dlopen, for allocator entry points in its .dynsym,
  * .symtab and MiniDebugInfo (alloc_elf.c), and each allocator found is
@@ -45,6 +46,7 @@
 
 #include "alloc_elf.h"
 #include "alloc_jemalloc.h"
+#include "alloc_je_redirect.h"
 #include "alloc_patch.h"
 #include "alloc_stats.h"
 #include "alloc_mimalloc.h"
@@ -52,6 +54,7 @@
 #include "core_log.h"
 #include "core_common.h"
 #include "core_procinfo.h"
+#include "core_state.h"
 #include "hook_real_alloc.h"
 #include "core_spinlock.h"
 
@@ -504,27 +507,53 @@ static void pin(const module_ref *m)
         dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
-/* A jemalloc: hooked through its mallctl (alloc_jemalloc.c), or said not. */
+/* Redirects a jemalloc's entry points (alloc_je_redirect.c) unless told
+ * not to (MEMTOP_TEST_JE_HOOK_API, for tests of the fallback). */
+static mt_je_redirected redirect_jemalloc(const module_ref *m, const jcand *c, char *why,
+                                          size_t cap)
+{
+    if (mt_g.cfg.test_je_hook_api) {
+        snprintf(why, cap, "MEMTOP_TEST_JE_HOOK_API is set");
+        return MT_JE_NOT_REDIRECTED;
+    }
+    return mt_je_redirect(m->exe ? "/proc/self/exe" : m->path, m->bias, c->prefix, why, cap);
+}
+
+/* A jemalloc: its entry points redirected, else (or for those that could
+ * not be) hooked through its mallctl (alloc_jemalloc.c); or said not. */
 static void hook_jemalloc(const module_ref *m, const jcand *c)
 {
     mt_shm_allocator a;
     memset(&a, 0, sizeof a);
     a.before_hooks = MT_UNKNOWN;
     uint32_t index = g_alloc.found.count;
+    mt_mallctl_fn mallctl = (mt_mallctl_fn)(uintptr_t)c->mallctl;
+    mt_je_version(mallctl, &a);
+    char why[160] = "";
+    mt_je_redirected r = redirect_jemalloc(m, c, why, sizeof why);
     mt_trim tr;
-    jemalloc_trim(m, c, &tr);
+    memset(&tr, 0, sizeof tr);
+    if (r != MT_JE_REDIRECTED)
+        jemalloc_trim(m, c, &tr);
     bool is_static = linked_in(m, "jemalloc");
-    if (!mt_je_install((mt_mallctl_fn)(uintptr_t)c->mallctl, &tr, index, &a)) {
+    uint32_t flags =
+        (is_static ? MT_ALLOC_STATIC : 0) | (r == MT_JE_REDIRECTED ? MT_ALLOC_REDIRECTED : 0);
+    const char *pre = *c->prefix ? c->prefix : "unprefixed";
+    if (!mt_je_install(mallctl, &tr, index, &a, r != MT_JE_REDIRECTED)) {
         if (!a.note[0])
             snprintf(a.note, sizeof a.note, "jemalloc in %.128s not hooked", base_name(m->path));
-        add_entry(MT_ALLOC_KIND_JEMALLOC, is_static ? MT_ALLOC_STATIC : 0, c->prefix, m, m->path,
-                  a.note);
+        if (r != MT_JE_NOT_REDIRECTED) /* some entries redirected: pinned, NOT exact anyway */
+            pin(m);
+        add_entry(MT_ALLOC_KIND_JEMALLOC, flags, c->prefix, m, m->path, a.note);
     } else {
         pin(m);
-        add_entry(MT_ALLOC_KIND_JEMALLOC, MT_ALLOC_HOOKED | (is_static ? MT_ALLOC_STATIC : 0),
-                  c->prefix, m, m->path, NULL);
-        mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s", a.version,
-               *c->prefix ? c->prefix : "unprefixed", m->path);
+        add_entry(MT_ALLOC_KIND_JEMALLOC, MT_ALLOC_HOOKED | flags, c->prefix, m, m->path, NULL);
+        if (r == MT_JE_REDIRECTED)
+            mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s: entry points redirected", a.version,
+                   pre, m->path);
+        else
+            mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s through its hook API (%s)",
+                   a.version, pre, m->path, why);
     }
     if (g_alloc.found.count > index) { /* it has an entry (the list was not full) */
         mt_shm_allocator *e = &g_alloc.found.a[index];
@@ -563,7 +592,7 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
     n += nh;
     const char *name = base_name(m->path);
     char note[MT_ALLOC_NOTE_MAX];
-    mt_patch_all(patch, n);
+    mt_patch_all(patch, n, false);
     size_t bad = n;
     for (size_t k = 0; k < n && bad == n; k++)
         if (!patch[k].done)
@@ -577,7 +606,8 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
     }
     pin(m); /* always: hook_loaded_sym.c's lookups may have kept its addresses in memtop's slots */
     uint32_t index = g_alloc.found.count;
-    add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED, NULL, m, m->path, note);
+    add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED | (bad == n ? MT_ALLOC_REDIRECTED : 0), NULL,
+              m, m->path, note);
     add_stats(MT_ALLOC_KIND_MIMALLOC, index, y);
 }
 
@@ -597,7 +627,7 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
                      "tc_* functions and operator new/delete");
         return;
     }
-    bool any = mt_patch_all(patch, n);
+    bool any = mt_patch_all(patch, n, false);
     if (any)
         pin(m);
     uint32_t index = g_alloc.found.count;
@@ -611,7 +641,8 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
             add_stats(MT_ALLOC_KIND_TCMALLOC, index, y);
             return;
         }
-    add_entry(MT_ALLOC_KIND_TCMALLOC, MT_ALLOC_HOOKED | flags, NULL, m, m->path, NULL);
+    add_entry(MT_ALLOC_KIND_TCMALLOC, MT_ALLOC_HOOKED | MT_ALLOC_REDIRECTED | flags, NULL, m,
+              m->path, NULL);
     add_stats(MT_ALLOC_KIND_TCMALLOC, index, y);
     mt_log(MT_LOG_INFO, "redirected %zu tc_* entry points in %s", n, m->path);
 }

@@ -50,12 +50,7 @@ enum {
 };
 
 #define TC_ALLOC(fn, idx, params, args, size_expr)                                                 \
-    static void *fn params                                                                         \
-    {                                                                                              \
-        void *(*real)params =                                                                      \
-            (void *(*)params)atomic_load_explicit(&orig[idx], memory_order_acquire);               \
-        HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
-    }
+    HOOK_ALLOC_ENTRY(fn, orig[idx], params, args, size_expr)
 
 TC_ALLOC(h_malloc, TC_MALLOC, (size_t n), (n), n)
 TC_ALLOC(h_skip_new_handler, TC_SKIP_NEW_HANDLER, (size_t n), (n), n)
@@ -68,39 +63,12 @@ TC_ALLOC(h_valloc, TC_VALLOC, (size_t n), (n), n)
 TC_ALLOC(h_pvalloc, TC_PVALLOC, (size_t n), (n), n)
 TC_ALLOC(h_calloc, TC_CALLOC, (size_t c, size_t n), (c, n), c *n)
 TC_ALLOC(h_memalign, TC_MEMALIGN, (size_t a, size_t n), (a, n), n)
-
-static int h_posix_memalign(void **out, size_t a, size_t n)
-{
-    int (*real)(void **, size_t, size_t) = (int (*)(void **, size_t, size_t))atomic_load_explicit(
-        &orig[TC_POSIX_MEMALIGN], memory_order_acquire);
-    if (mt_tls_in_hook)
-        return real(out, a, n);
-    mt_thread *t = hook_enter();
-    int rc = real(out, a, n);
-    if (!t) {
-        count_untracked(rc == 0 ? *out : NULL);
-        return rc;
-    }
-    alloc_done(t, rc == 0 ? *out : NULL, n, HOOK_FRAME());
-    return rc;
-}
-
-static void *h_realloc(void *p, size_t n)
-{
-    void *(*real)(void *, size_t) =
-        (void *(*)(void *, size_t))atomic_load_explicit(&orig[TC_REALLOC], memory_order_acquire);
-    HOOK_REALLOC_RETURN(p, real(p, n), n, false);
-}
+HOOK_POSIX_MEMALIGN_ENTRY(h_posix_memalign, orig[TC_POSIX_MEMALIGN])
+HOOK_REALLOC_ENTRY(h_realloc, orig[TC_REALLOC], (void *p, size_t n), (p, n), n)
 
 /* The block is taken out before the real free (its address may be reused
  * at once by another thread). */
-#define TC_FREE_HOOK(fn, idx, params, args)                                                        \
-    static void fn params                                                                          \
-    {                                                                                              \
-        void(*real) params =                                                                       \
-            (void(*) params)atomic_load_explicit(&orig[idx], memory_order_acquire);                \
-        HOOK_FREE_CALL(p, real args);                                                              \
-    }
+#define TC_FREE_HOOK(fn, idx, params, args) HOOK_FREE_ENTRY(fn, orig[idx], params, args)
 
 TC_FREE_HOOK(h_free, TC_FREE, (void *p), (p))
 TC_FREE_HOOK(h_free_sized, TC_FREE_SIZED, (void *p, size_t n), (p, n))

@@ -33,6 +33,10 @@ typedef struct mt_config {
      * still running and that writer's decision to leave or stay wait for
      * each other (record_thread.c), the worst case of the hand-over. */
     bool test_handover;
+    /* MEMTOP_TEST_JE_HOOK_API=1, for tests: a jemalloc is hooked through
+     * its hook API, never redirected (alloc_scan.c), as where the redirect
+     * is refused. */
+    bool test_je_hook_api;
 } mt_config;
 
 /* Fills cfg from the environment array envp (NULL: no variables, all

@@ -1,11 +1,13 @@
 /* hook_direct.h -- the shared end of every allocation hook (hook_libc.c on
- * libc's names, alloc_mimalloc.c and alloc_tcmalloc.c on an allocator's own
- * API): recording what the real function returned, by the rules of
- * hook_libc.c, and leaving memtop. */
+ * libc's names, alloc_mimalloc.c, alloc_tcmalloc.c and alloc_je_redirect.c
+ * on an allocator's own API): recording what the real function returned,
+ * by the rules of hook_libc.c, and leaving memtop; and the shapes of the
+ * hooks that redirected entry points reach. */
 #ifndef MT_HOOKS_DIRECT_H
 #define MT_HOOKS_DIRECT_H
 
 #include "unwind_backtrace.h"
+#include "core_sample.h"
 #include "hook_enter.h"
 #include "table_ptr.h"
 #include "core_tracker.h"
@@ -29,9 +31,21 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
 
 /* The body of an allocating hook of an allocator's own API whose real
  * function is reached by `call` (an expression); size_expr: what the
- * caller asked for.  Returns from the hook. */
+ * caller asked for (evaluated before and after the call: no side
+ * effects).  In sampled mode an allocation the countdown does not reach
+ * takes hook_libc.c malloc's fast path (hook_enter.h).  Returns from the
+ * hook. */
 #define HOOK_ALLOC_RETURN(call, size_expr)                                                         \
     do {                                                                                           \
+        _Atomic uint8_t *f_;                                                                       \
+        mt_thread *ft_ = hook_fast_thread(&f_); /* sampled mode, not sampled */                    \
+        if (ft_ && hook_fast_unsampled(ft_, (size_expr))) {                                        \
+            mt_tls_in_hook = MT_IN_HOOK;                                                           \
+            void *fp_ = call;                                                                      \
+            hook_fast_counted(ft_, fp_, (size_expr));                                              \
+            mt_tls_in_hook = 0;                                                                    \
+            return fp_;                                                                            \
+        }                                                                                          \
         if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
             return call;                                                                           \
         mt_thread *t_ = hook_enter();                                                              \
@@ -45,9 +59,24 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
 
 /* The body of a freeing hook of an allocator's own API: the block p is
  * taken out before `call` (the real free: the address may be reused at
- * once by another thread), errno kept. */
+ * once by another thread), errno kept.  In sampled mode a block that is
+ * certainly not a sampled one takes a fast path like hook_libc.c free's:
+ * counted, then freed, mt_tls_in_hook set throughout (unlike free's, the
+ * real call may reach another redirected entry, operator delete jumping to
+ * free: it must pass through, not count the block again). */
 #define HOOK_FREE_CALL(p, call)                                                                    \
     do {                                                                                           \
+        _Atomic uint8_t *f_;                                                                       \
+        mt_thread *ft_ = (p) ? hook_fast_thread(&f_) : NULL;                                       \
+        if (ft_ && !mt_sfilter_maybe_in(f_, (p))) {                                                \
+            mt_tls_in_hook = MT_IN_HOOK;                                                           \
+            atomic_signal_fence(memory_order_seq_cst);                                             \
+            mt_exact_add(&ft_->exact_frees, 1);                                                    \
+            atomic_signal_fence(memory_order_seq_cst);                                             \
+            call;                                                                                  \
+            mt_tls_in_hook = 0;                                                                    \
+            break;                                                                                 \
+        }                                                                                          \
         mt_thread *t_ = (p) ? hook_enter() : NULL;                                                 \
         if (!t_) {                                                                                 \
             call;                                                                                  \
@@ -94,5 +123,53 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
         void *q_ = call;                                                                           \
         return realloc_done(t_, p, known_, &b_, q_, size_expr, frees_on_failure, HOOK_FRAME());    \
     } while (0)
+
+/* ---- hooks reached through a redirected entry point (alloc_patch.h) ----
+ * Each finds the original, the trampoline, in its slot (an _Atomic(void *)
+ * stored with release before the entry is redirected). */
+
+/* An allocating entry: size_expr is what the caller asked for. */
+#define HOOK_ALLOC_ENTRY(fn, slot, params, args, size_expr)                                        \
+    static void *fn params                                                                         \
+    {                                                                                              \
+        void *(*real)params =                                                                      \
+            (void *(*)params)atomic_load_explicit(&(slot), memory_order_acquire);                  \
+        HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
+    }
+
+/* A realloc-like entry of the block p (realloc_done's rules). */
+#define HOOK_REALLOC_ENTRY(fn, slot, params, args, size_expr)                                      \
+    static void *fn params                                                                         \
+    {                                                                                              \
+        void *(*real)params =                                                                      \
+            (void *(*)params)atomic_load_explicit(&(slot), memory_order_acquire);                  \
+        HOOK_REALLOC_RETURN(p, real args, size_expr, false);                                       \
+    }
+
+/* A freeing entry of the block p. */
+#define HOOK_FREE_ENTRY(fn, slot, params, args)                                                    \
+    static void fn params                                                                          \
+    {                                                                                              \
+        void(*real) params = (void(*) params)atomic_load_explicit(&(slot), memory_order_acquire);  \
+        HOOK_FREE_CALL(p, real args);                                                              \
+    }
+
+/* posix_memalign(out, a, n): the block in *out when it returns 0. */
+#define HOOK_POSIX_MEMALIGN_ENTRY(fn, slot)                                                        \
+    static int fn(void **out, size_t a, size_t n)                                                  \
+    {                                                                                              \
+        int (*real)(void **, size_t, size_t) =                                                     \
+            (int (*)(void **, size_t, size_t))atomic_load_explicit(&(slot), memory_order_acquire); \
+        if (mt_tls_in_hook)                                                                        \
+            return real(out, a, n);                                                                \
+        mt_thread *t = hook_enter();                                                               \
+        int rc = real(out, a, n);                                                                  \
+        if (!t) {                                                                                  \
+            count_untracked(rc == 0 ? *out : NULL);                                                \
+            return rc;                                                                             \
+        }                                                                                          \
+        alloc_done(t, rc == 0 ? *out : NULL, n, HOOK_FRAME());                                     \
+        return rc;                                                                                 \
+    }
 
 #endif

@@ -153,6 +153,8 @@ static void put_allocators(FILE *f, const mt_shm_allocators *al)
                 a->flags & MT_ALLOC_HOOKED ? "true" : "false",
                 a->flags & MT_ALLOC_INEXACT ? "false" : "true");
         mt_json_string(f, a->note[0] ? a->note : NULL);
+        fputs(", \"how\": ", f);
+        mt_json_string(f, mt_allocator_how(a));
         fputs(", ", f);
         put_opt(f, "allocated", a->allocated, true);
         put_opt(f, "active", a->active, true);
