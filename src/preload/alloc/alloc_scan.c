@@ -128,6 +128,7 @@ static struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
     bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
+    bool started;     /* the first scan has ended: what a scan finds now was loaded late */
 } g_alloc;
 
 /* ---- listing the modules ---- */
@@ -717,6 +718,37 @@ static void forget(const module_ref *m)
         }
 }
 
+static const char *kind_name(uint32_t kind)
+{
+    return kind == MT_ALLOC_KIND_JEMALLOC   ? "jemalloc"
+           : kind == MT_ALLOC_KIND_TCMALLOC ? "tcmalloc"
+           : kind == MT_ALLOC_KIND_MIMALLOC ? "mimalloc"
+                                            : "allocator";
+}
+
+/* An allocator hooked late (in a library loaded after the first scan)
+ * whose own figures say the program already held blocks from it: its
+ * constructors ran inside dlopen, before any scan could hook it, and so
+ * may other threads' calls until the scan: those blocks are in no trace. */
+static void note_unseen(const module_ref *m, uint32_t from)
+{
+    for (uint32_t i = from; i < g_alloc.found.count; i++) {
+        mt_shm_allocator *a = &g_alloc.found.a[i];
+        if (!(a->flags & MT_ALLOC_HOOKED) || (a->flags & MT_ALLOC_INEXACT) ||
+            a->before_hooks == MT_UNKNOWN || a->before_hooks == 0)
+            continue;
+        char pre[PREFIX_MAX + 4] = "";
+        if (a->prefix[0])
+            snprintf(pre, sizeof pre, " (%s)", a->prefix);
+        snprintf(a->note, sizeof a->note,
+                 "%s%s in %.96s: %llu bytes allocated before memtop hooked it", kind_name(a->kind),
+                 pre, base_name(m->path), (unsigned long long)a->before_hooks);
+        a->flags |= MT_ALLOC_INEXACT;
+        MT_HINT_SET(g_alloc.found.inexact, g_alloc.found.inexact + 1);
+        mt_log(MT_LOG_WARN, "NOT exact: %s", a->note);
+    }
+}
+
 static void scan_module(const module_ref *m)
 {
     mod_syms y;
@@ -735,7 +767,10 @@ static void scan_module(const module_ref *m)
         forget(m); /* its dlopen failed: gone */
         return;
     }
+    uint32_t from = g_alloc.found.count;
     classify(m, &y);
+    if (g_alloc.started)
+        note_unseen(m, from);
 }
 
 /* malloc must resolve to memtop's hook, or into an allocator memtop
@@ -818,6 +853,7 @@ void mt_alloc_scan(bool busy_ok)
             scan_module(&g_alloc.batch[i]);
     } while (g_alloc.batch_full);
     check_resolution();
+    g_alloc.started = true;
     /* Only now: a dlsym that finds nothing new must not return while a scan
      * it raced with is still redirecting the new library's entry points. */
     __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
