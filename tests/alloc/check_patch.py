@@ -24,7 +24,10 @@ libtcmalloc_minimal.so likewise.  A
 libmimalloc loaded with dlopen after start, while three other threads
 run, is patched with them stopped (src/preload/alloc/alloc_stop.c) before
 dlsym hands out its functions: exact, --strict exits 0, its leak counted
-to the byte, none of the blocks freed through mi_free live.
+to the byte, none of the blocks freed through mi_free live.  A program
+thread that names itself memtop-publish (prctl) is stopped all the same:
+memtop exempts its own threads by thread id, not by name; the thread's
+nap is interrupted by the stop (EINTR) as a plain sleeper's is.
 """
 
 import os
@@ -121,6 +124,16 @@ def mi_late(ctx, prog):
     alloclib.check_nothing_missed(health, where)
 
 
+def mi_late_renamed(ctx, prog):
+    cmd = [ctx.args.memtop, "--export", ctx.path("mi_late_renamed.json"), "--"] + [prog, "renamed"]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    m = re.match(r"eintr plain (\d+) renamed (\d+)\n$", proc.stdout)
+    check(proc.returncode == 0 and m, "the program failed: " + where)
+    check(int(m.group(1)) >= 1, "the stop did not interrupt the plain sleeper: " + where)
+    check(int(m.group(2)) >= 1, "a thread named memtop-publish was not stopped: " + where)
+
+
 def test():
     mine, args = alloclib.parse(__doc__.splitlines()[1])
     ctx = e2elib.Ctx(args)
@@ -137,6 +150,7 @@ def test():
                     "libgoogle-perftools-dev (scripts/install-deps.sh)")
     tc_exact(ctx, "tcmalloc-shared", mine.tcmalloc_shared, False)
     mi_late(ctx, mine.mi_late)
+    mi_late_renamed(ctx, mine.mi_late)
 
 
 if __name__ == "__main__":
