@@ -27,7 +27,10 @@ dlsym hands out its functions: exact, --strict exits 0, its leak counted
 to the byte, none of the blocks freed through mi_free live.  A program
 thread that names itself memtop-publish (prctl) is stopped all the same:
 memtop exempts its own threads by thread id, not by name; the thread's
-nap is interrupted by the stop (EINTR) as a plain sleeper's is.
+nap is interrupted by the stop (EINTR) as a plain sleeper's is.  A thread
+sleeping on a small stack with an alternate signal stack (alloc_mi_late
+smallstack) takes the stop's signal on that stack (SA_ONSTACK) instead of
+being killed by a signal frame that does not fit its stack.
 """
 
 import os
@@ -107,9 +110,9 @@ def tc_exact(ctx, name, prog, is_static):
           (t.get("allocator_bytes"), t.get("allocator_inuse_bytes"), figs[2], figs[0]))
 
 
-def mi_late(ctx, prog):
-    out = ctx.path("mi_late.json")
-    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog]
+def mi_late(ctx, prog, mode=None):
+    out = ctx.path("mi_late%s.json" % (mode or ""))
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog] + ([mode] if mode else [])
     proc = e2elib.run(cmd, ctx.env)
     where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
     snap = e2elib.load_json(out)
@@ -151,6 +154,7 @@ def test():
     tc_exact(ctx, "tcmalloc-shared", mine.tcmalloc_shared, False)
     mi_late(ctx, mine.mi_late)
     mi_late_renamed(ctx, mine.mi_late)
+    mi_late(ctx, mine.mi_late, "smallstack")
 
 
 if __name__ == "__main__":

@@ -119,7 +119,18 @@ static int stop_signal(void)
             continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_stop;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        /* SA_ONSTACK: a thread with an alternate signal stack takes the
+         * signal there.  The kernel pushes a signal frame (3.4 KiB with
+         * AVX-512's state) where the handler runs; a thread with little
+         * stack left (a coroutine's, a Go goroutine's: Go requires
+         * SA_ONSTACK of every handler) would otherwise die of SIGSEGV
+         * for a signal it never asked for.  The check is unchanged: it
+         * reads the stack of the interrupted code from the ucontext's
+         * sp, never the handler's own, and a frame of a handler the
+         * thread was running lies above that sp on whichever stack that
+         * handler ran (the alternate one included).  A thread without
+         * an alternate stack, or already on it, is as before. */
+        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
         sigfillset(&sa.sa_mask); /* nothing else runs on a parked thread */
         if (sigaction(s, &sa, NULL) == 0) {
             atomic_store_explicit(&g_stop.sig, s, memory_order_relaxed);
@@ -181,9 +192,9 @@ void mt_world_exempt(bool on)
     for (int i = 0; i < OWN_MAX; i++) {
         uint64_t v = atomic_load_explicit(&g_stop.own[i], memory_order_relaxed);
         bool take = on ? v == 0 || (v >> 32) != (uint64_t)pid : v == me;
-        if (take && atomic_compare_exchange_strong_explicit(&g_stop.own[i], &v, on ? me : 0,
-                                                            memory_order_relaxed,
-                                                            memory_order_relaxed))
+        if (take &&
+            atomic_compare_exchange_strong_explicit(&g_stop.own[i], &v, on ? me : 0,
+                                                    memory_order_relaxed, memory_order_relaxed))
             return;
     }
 }
