@@ -52,6 +52,7 @@
 #include "core_log.h"
 #include "core_common.h"
 #include "core_procinfo.h"
+#include "hook_loaded_sym.h"
 #include "hook_real_alloc.h"
 #include "core_spinlock.h"
 
@@ -810,13 +811,6 @@ static void check_resolution(void)
     add_entry(MT_ALLOC_KIND_OTHER, 0, NULL, NULL, where, note);
 }
 
-static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    *(unsigned long long *)arg = info->dlpi_adds;
-    return 1;
-}
-
 /* Takes the scan's lock unless another thread holds it for longer than
  * ns (it may be waiting for the loader's lock, which our caller may hold). */
 static bool lock_within(int64_t ns)
@@ -834,8 +828,7 @@ static bool lock_within(int64_t ns)
 
 void mt_alloc_scan(bool busy_ok)
 {
-    unsigned long long adds = 0;
-    dl_iterate_phdr(peek_adds, &adds);
+    unsigned long long adds = mt_loaded_adds();
     if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
         adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
         return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
