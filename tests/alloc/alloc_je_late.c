@@ -4,8 +4,9 @@
  * tests/alloc/check_je_late.py.  Then calls the library's lj_work (known
  * leaks from named functions, everything else freed) from main and from
  * 3 more threads (argv[2] "threads"), or from main and a fork child
- * (argv[2] "fork": the child prints "child PID" and waits to be killed).
- * Prints "ok"; exits 0. */
+ * (argv[2] "fork": the child prints "child PID" and waits to be killed),
+ * or loads it by a relative path (argv[2] "relative": from its directory,
+ * as "./name").  Prints "ok"; exits 0. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -77,7 +78,19 @@ int main(int argc, char **argv)
     pthread_create(&th[1], NULL, churn, NULL);
     pthread_create(&th[2], NULL, sleeper, NULL);
     nap_ms(50); /* memtop has started, the threads run */
-    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    const char *path = argv[1];
+    if (argc > 2 && strcmp(argv[2], "relative") == 0) {
+        static char rel[4096];
+        const char *slash = strrchr(path, '/');
+        if (slash) {
+            snprintf(rel, sizeof rel, "%.*s", (int)(slash - path), path);
+            if (chdir(rel) != 0)
+                return 1;
+            snprintf(rel, sizeof rel, "./%s", slash + 1);
+            path = rel;
+        }
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         fprintf(stderr, "%s\n", dlerror());
         return 1;

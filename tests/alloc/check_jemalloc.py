@@ -19,8 +19,6 @@ _rjem_ names tikv-jemallocator builds).
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -82,30 +80,6 @@ def run_export(ctx, name, prog, stdout):
     return e2elib.load_json(out)
 
 
-def fork_child(ctx, prog):
-    """The leaks of a forked child, attached with -p while it waits."""
-    env = ctx.env_with(LD_PRELOAD=ctx.args.preload)
-    proc = subprocess.Popen(prog + ["fork"], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        m = re.match(r"child (\d+) 32768$", line.strip())
-        check(m, "fork child said %r" % line)
-        out = ctx.path("fork.json")
-        cmd = [ctx.args.memtop, "-p", m.group(1), "--export", out, "--strict"]
-        res = e2elib.run(cmd, ctx.env)
-        check(res.returncode == 0, "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(res)))
-        snap = e2elib.load_json(out)
-        check(snap["fork_child"] is True, "the -p export is not the fork child's")
-        os.kill(int(m.group(1)), signal.SIGTERM)
-        proc.wait(timeout=60)
-        return snap
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 def build_rust(ctx, pic):
     rustc = shutil.which("rustc")
     if not rustc:
@@ -141,7 +115,9 @@ def test():
         check_snapshot(snap, C_LEAKS, name, "")
         snap = run_export(ctx, name + "-threads", [prog, "threads"], "ok 32768\n")
         check_snapshot(snap, C_LEAKS, name + " with 4 threads", "")
-    check_snapshot(fork_child(ctx, [mine.je_static]), C_LEAKS, "static, fork child", "")
+    child = alloclib.fork_child(ctx, [mine.je_static, "fork"], r"child (\d+) 32768$",
+                                ctx.env_with(LD_PRELOAD=ctx.args.preload))
+    check_snapshot(child, C_LEAKS, "static, fork child", "")
     exe = build_rust(ctx, mine.jemalloc_pic)
     snap = run_export(ctx, "rust", [exe], "ok\n")
     check_snapshot(snap, RUST_LEAKS, "rust _rjem_", "_rjem_")

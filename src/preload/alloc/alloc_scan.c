@@ -61,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 
 #define SCANNED_MAX 1024u /* modules remembered as scanned */
@@ -129,7 +130,8 @@ static struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
     bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
-    bool started;     /* the first scan has ended: what a scan finds now was loaded late */
+    bool started;     /* the first scan has ended: what a scan finds now was loaded late (a hint
+                         read unlocked by the publisher: relaxed) */
 } g_alloc;
 
 /* ---- listing the modules ---- */
@@ -173,8 +175,11 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
     }
     const char *name = info->dlpi_name;
     bool exe = !name || !*name;
-    if (hi == 0 || (!exe && name[0] != '/') || was_scanned(info->dlpi_addr, lo))
-        return 0; /* the vdso has no file */
+    uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+    /* the vdso has no file; a library's name may be relative (dlopen
+     * "./plugin.so"): it is opened relative to the current directory */
+    if (hi == 0 || (vdso >= lo && vdso < hi) || was_scanned(info->dlpi_addr, lo))
+        return 0;
     if (g_alloc.nbatch == BATCH) {
         g_alloc.batch_full = true;
         return 1;
@@ -826,12 +831,30 @@ static bool lock_within(int64_t ns)
     return true;
 }
 
+/* Waits for a dlopen or dlclose running in another thread to end (dlopen
+ * with RTLD_NOLOAD of libmemtop.so itself takes the loader's lock), before
+ * the publisher takes the scan's lock: a scan that held it while waiting
+ * for the loader's lock (fully_loaded) made the program's dlsym right
+ * after its dlopen give up on the scan (lock_within: loader_wait), and the
+ * program called into the new library before memtop had hooked it. */
+static void loader_barrier(void)
+{
+    Dl_info di;
+    if (!dladdr((const void *)(uintptr_t)loader_barrier, &di) || !di.dli_fname)
+        return;
+    void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        dlclose(h); /* memtop's wrapper, inside memtop: passed on */
+}
+
 void mt_alloc_scan(bool busy_ok)
 {
     unsigned long long adds = mt_loaded_adds();
     if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
         adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
         return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
+    if (!busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED))
+        loader_barrier(); /* the publisher (the first scan may run inside a dlopen) */
     if (busy_ok) {
         if (!lock_within(SCAN_PATIENCE_NS))
             return; /* that scan, or the publisher's next poll, sees the new modules */
@@ -846,7 +869,7 @@ void mt_alloc_scan(bool busy_ok)
             scan_module(&g_alloc.batch[i]);
     } while (g_alloc.batch_full);
     check_resolution();
-    g_alloc.started = true;
+    MT_HINT_SET(g_alloc.started, true);
     /* Only now: a dlsym that finds nothing new must not return while a scan
      * it raced with is still redirecting the new library's entry points. */
     __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
