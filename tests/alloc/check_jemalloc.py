@@ -25,8 +25,6 @@ _rjem_ names tikv-jemallocator builds).
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -106,30 +104,6 @@ def check_sampled_counts(ctx, prog, exact):
               "sampled totals.%s %r, exact %r" % (key, snap["totals"][key], exact["totals"][key]))
 
 
-def fork_child(ctx, prog):
-    """The leaks of a forked child, attached with -p while it waits."""
-    env = ctx.env_with(LD_PRELOAD=ctx.args.preload)
-    proc = subprocess.Popen(prog + ["fork"], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        m = re.match(r"child (\d+) 32768$", line.strip())
-        check(m, "fork child said %r" % line)
-        out = ctx.path("fork.json")
-        cmd = [ctx.args.memtop, "-p", m.group(1), "--export", out, "--strict"]
-        res = e2elib.run(cmd, ctx.env)
-        check(res.returncode == 0, "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(res)))
-        snap = e2elib.load_json(out)
-        check(snap["fork_child"] is True, "the -p export is not the fork child's")
-        os.kill(int(m.group(1)), signal.SIGTERM)
-        proc.wait(timeout=60)
-        return snap
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 def build_rust(ctx, pic):
     rustc = shutil.which("rustc")
     if not rustc:
@@ -169,7 +143,9 @@ def test():
         snap = run_export(ctx, name + "-hook-api", [prog, "threads"], "ok 32768\n",
                           ctx.env_with(MEMTOP_TEST_JE_HOOK_API="1"))
         check_snapshot(snap, C_LEAKS, name + " through the hook API", "", "hook-api")
-    check_snapshot(fork_child(ctx, [mine.je_static]), C_LEAKS, "static, fork child", "")
+    child = alloclib.fork_child(ctx, [mine.je_static, "fork"], r"child (\d+) 32768$",
+                                ctx.env_with(LD_PRELOAD=ctx.args.preload))
+    check_snapshot(child, C_LEAKS, "static, fork child", "")
     snap = run_export(ctx, "cpp", [mine.je_cpp], "ok\n")
     check_snapshot(snap, CPP_LEAKS, "C++ operators", "")
     check_sampled_counts(ctx, mine.je_cpp, snap)

@@ -24,7 +24,13 @@ libtcmalloc_minimal.so likewise.  A
 libmimalloc loaded with dlopen after start, while three other threads
 run, is patched with them stopped (src/preload/alloc/alloc_stop.c) before
 dlsym hands out its functions: exact, --strict exits 0, its leak counted
-to the byte, none of the blocks freed through mi_free live.
+to the byte, none of the blocks freed through mi_free live.  A program
+thread that names itself memtop-publish (prctl) is stopped all the same:
+memtop exempts its own threads by thread id, not by name; the thread's
+nap is interrupted by the stop (EINTR) as a plain sleeper's is.  A thread
+sleeping on a small stack with an alternate signal stack (alloc_mi_late
+smallstack) takes the stop's signal on that stack (SA_ONSTACK) instead of
+being killed by a signal frame that does not fit its stack.
 """
 
 import os
@@ -105,9 +111,9 @@ def tc_exact(ctx, name, prog, is_static):
           (t.get("allocator_bytes"), t.get("allocator_inuse_bytes"), figs[2], figs[0]))
 
 
-def mi_late(ctx, prog):
-    out = ctx.path("mi_late.json")
-    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog]
+def mi_late(ctx, prog, mode=None):
+    out = ctx.path("mi_late%s.json" % (mode or ""))
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog] + ([mode] if mode else [])
     proc = e2elib.run(cmd, ctx.env)
     where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
     snap = e2elib.load_json(out)
@@ -120,6 +126,16 @@ def mi_late(ctx, prog):
     check(per == {"leak_late": 1000}, "live bytes per function %r, expected leak_late 1000 and "
           "nothing of main's mi_malloc/mi_zalloc/mi_free loop\n%s" % (per, where))
     alloclib.check_nothing_missed(health, where)
+
+
+def mi_late_renamed(ctx, prog):
+    cmd = [ctx.args.memtop, "--export", ctx.path("mi_late_renamed.json"), "--"] + [prog, "renamed"]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    m = re.match(r"eintr plain (\d+) renamed (\d+)\n$", proc.stdout)
+    check(proc.returncode == 0 and m, "the program failed: " + where)
+    check(int(m.group(1)) >= 1, "the stop did not interrupt the plain sleeper: " + where)
+    check(int(m.group(2)) >= 1, "a thread named memtop-publish was not stopped: " + where)
 
 
 def test():
@@ -138,6 +154,8 @@ def test():
                     "libgoogle-perftools-dev (scripts/install-deps.sh)")
     tc_exact(ctx, "tcmalloc-shared", mine.tcmalloc_shared, False)
     mi_late(ctx, mine.mi_late)
+    mi_late_renamed(ctx, mine.mi_late)
+    mi_late(ctx, mine.mi_late, "smallstack")
 
 
 if __name__ == "__main__":

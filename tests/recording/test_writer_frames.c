@@ -61,6 +61,11 @@ void mt_log(int level, const char *fmt, ...)
     (void)fmt;
 }
 
+void mt_world_exempt(bool on) /* the writer thread's registration (alloc_stop.c) */
+{
+    (void)on;
+}
+
 void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
 {
     (void)mid_run, (void)fork_child;

@@ -143,6 +143,10 @@ void mt_alloc_scan(bool busy_ok)
 }
 
 void mt_alloc_stats_refresh(void) {}
+void mt_world_exempt(bool on)
+{
+    (void)on;
+}
 void mt_libunwind_probe(void) {}
 void mt_sample_gate(bool open)
 {

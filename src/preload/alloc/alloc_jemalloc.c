@@ -211,6 +211,23 @@ static void refresh_one(je_inst *j)
     atomic_store_explicit(&j->mapped, stat(j->mallctl, "stats.mapped"), memory_order_relaxed);
 }
 
+/* What the program held from j's jemalloc (refreshed just before): its
+ * stats.allocated also counts jemalloc's own internal blocks (thread
+ * caches' structures) and the regions cached in thread caches, which the
+ * program does not hold; without them it is the bytes (size classes) the
+ * program was handed and has not freed.  stats.allocated alone (an upper
+ * bound) where a figure is missing.  4096: MALLCTL_ARENAS_ALL. */
+static uint64_t held_by_program(je_inst *j)
+{
+    uint64_t all = atomic_load_explicit(&j->allocated, memory_order_relaxed);
+    uint64_t internal = stat(j->mallctl, "stats.arenas.4096.internal");
+    uint64_t cached = stat(j->mallctl, "stats.arenas.4096.tcache_bytes");
+    if (all == MT_UNKNOWN || internal == MT_UNKNOWN || cached == MT_UNKNOWN ||
+        internal > all - cached || cached > all)
+        return all;
+    return all - internal - cached;
+}
+
 bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, mt_shm_allocator *a,
                    bool hook_api)
 {
@@ -224,7 +241,7 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
     j->trim = *trim;
     j->index = index;
     refresh_one(j);
-    a->before_hooks = atomic_load_explicit(&j->allocated, memory_order_relaxed); /* before hooks */
+    a->before_hooks = held_by_program(j); /* before hooks */
     je_hooks h = {je_alloc_hook, je_dalloc_hook, je_expand_hook, j};
     void *handle = NULL;
     size_t hl = sizeof handle;

@@ -22,7 +22,9 @@
 
 /* The next definition of each function: libmimalloc's, or once its
  * entry is redirected, the trampoline to it. */
-#define MI_SLOT(name) static _Atomic(void *) slot_##name;
+#define MI_SLOT(name)                                                                              \
+    static _Atomic(void *) slot_##name;                                                            \
+    static _Atomic unsigned long long miss_##name;
 MT_MI_FUNCS(MI_SLOT)
 
 MI_ALLOC(mi_malloc, (size_t n), (n), n)

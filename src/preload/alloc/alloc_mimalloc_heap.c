@@ -31,9 +31,12 @@
 #include <stdbool.h>
 #include <string.h>
 
-#define MI_SLOT(name) static _Atomic(void *) slot_##name;
+#define MI_SLOT(name)                                                                              \
+    static _Atomic(void *) slot_##name;                                                            \
+    static _Atomic unsigned long long miss_##name;
 MT_MI_HEAP_FUNCS(MI_SLOT)
 static _Atomic(void *) slot_mi_heap_visit_blocks, slot_mi_heap_get_backing;
+static _Atomic unsigned long long miss_mi_heap_visit_blocks, miss_mi_heap_get_backing;
 
 typedef void mi_heap; /* mimalloc's mi_heap_t, only passed along */
 
@@ -118,7 +121,8 @@ MI_REALLOC(mi_expand, (void *p, size_t n), (p, n), n, false)
 #define MI_REALPATH(name, params, args)                                                            \
     MT_EXPORT char *name params                                                                    \
     {                                                                                              \
-        char *(*real)params = (char *(*)params)mt_next_fn_loaded(&slot_##name, #name);             \
+        char *(*real)params =                                                                      \
+            (char *(*)params)mt_next_fn_loaded(&slot_##name, &miss_##name, #name);                 \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
         mt_thread *t = resolved ? NULL : hook_enter();                                             \
@@ -133,7 +137,7 @@ MI_REALPATH(mi_realpath, (const char *f, char *resolved), (f, resolved))
 MT_EXPORT int mi_posix_memalign(void **out, size_t a, size_t n)
 {
     int (*real)(void **, size_t, size_t) = (int (*)(void **, size_t, size_t))mt_next_fn_loaded(
-        &slot_mi_posix_memalign, "mi_posix_memalign");
+        &slot_mi_posix_memalign, &miss_mi_posix_memalign, "mi_posix_memalign");
     if (MT_UNLIKELY(!real))
         return ENOMEM;
     mt_thread *t = hook_enter();
@@ -166,8 +170,8 @@ static bool drop_block(const mi_heap *h, const void *area, void *block, size_t s
  * hold reclaimed pages, which only backing heaps do. */
 MT_EXPORT void mi_heap_destroy(mi_heap *h)
 {
-    void (*real)(mi_heap *) =
-        (void (*)(mi_heap *))mt_next_fn_loaded(&slot_mi_heap_destroy, "mi_heap_destroy");
+    void (*real)(mi_heap *) = (void (*)(mi_heap *))mt_next_fn_loaded(
+        &slot_mi_heap_destroy, &miss_mi_heap_destroy, "mi_heap_destroy");
     if (MT_UNLIKELY(!real))
         return;
     mt_thread *t = h ? hook_enter() : NULL;
@@ -177,9 +181,9 @@ MT_EXPORT void mi_heap_destroy(mi_heap *h)
     }
     bool (*visit)(const mi_heap *, bool, mi_visit_fn, void *) =
         (bool (*)(const mi_heap *, bool, mi_visit_fn, void *))mt_next_fn_loaded(
-            &slot_mi_heap_visit_blocks, "mi_heap_visit_blocks");
-    mi_heap *(*backing)(void) =
-        (mi_heap * (*)(void)) mt_next_fn_loaded(&slot_mi_heap_get_backing, "mi_heap_get_backing");
+            &slot_mi_heap_visit_blocks, &miss_mi_heap_visit_blocks, "mi_heap_visit_blocks");
+    mi_heap *(*backing)(void) = (mi_heap * (*)(void)) mt_next_fn_loaded(
+        &slot_mi_heap_get_backing, &miss_mi_heap_get_backing, "mi_heap_get_backing");
     int saved = errno;
     if (visit && backing && h != backing()) {
         visit(h, true, drop_block, t);

@@ -4,7 +4,7 @@
  * (libmimalloc's, found with dlsym(RTLD_NEXT) or, for a libmimalloc loaded
  * RTLD_LOCAL, in the loaded modules (hook_next.h mt_next_fn_loaded); once
  * its entry point is redirected, the trampoline to it: slot_<name>, a
- * static of the file) and
+ * static of the file, beside miss_<name>, its lookup's negative cache) and
  * records the block by the rules of hook_libc.c. */
 #ifndef MT_ALLOC_MIMALLOC_HOOK_H
 #define MT_ALLOC_MIMALLOC_HOOK_H
@@ -28,7 +28,8 @@ static inline size_t mt_mi_mul(size_t c, size_t n)
 #define MI_ALLOC(name, params, args, size_expr)                                                    \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
-        void *(*real)params = (void *(*)params)mt_next_fn_loaded(&slot_##name, #name);             \
+        void *(*real)params =                                                                      \
+            (void *(*)params)mt_next_fn_loaded(&slot_##name, &miss_##name, #name);                 \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
         HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
@@ -38,7 +39,8 @@ static inline size_t mt_mi_mul(size_t c, size_t n)
 #define MI_REALLOC(name, params, args, size_expr, frees_on_failure)                                \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
-        void *(*real)params = (void *(*)params)mt_next_fn_loaded(&slot_##name, #name);             \
+        void *(*real)params =                                                                      \
+            (void *(*)params)mt_next_fn_loaded(&slot_##name, &miss_##name, #name);                 \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
         HOOK_REALLOC_RETURN(p, real args, size_expr, frees_on_failure);                            \
@@ -49,7 +51,7 @@ static inline size_t mt_mi_mul(size_t c, size_t n)
 #define MI_FREE(name, params, args)                                                                \
     MT_EXPORT void name params                                                                     \
     {                                                                                              \
-        void(*real) params = (void(*) params)mt_next_fn_loaded(&slot_##name, #name);               \
+        void(*real) params = (void(*) params)mt_next_fn_loaded(&slot_##name, &miss_##name, #name); \
         if (MT_UNLIKELY(!real))                                                                    \
             return;                                                                                \
         HOOK_FREE_CALL(p, real args);                                                              \

@@ -55,6 +55,7 @@
 #include "core_common.h"
 #include "core_procinfo.h"
 #include "core_state.h"
+#include "hook_loaded_sym.h"
 #include "hook_real_alloc.h"
 #include "core_spinlock.h"
 
@@ -63,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 
 #define SCANNED_MAX 1024u /* modules remembered as scanned */
@@ -131,6 +133,8 @@ static struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
     bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
+    bool started;     /* the first scan has ended: what a scan finds now was loaded late (a hint
+                         read unlocked by the publisher: relaxed) */
 } g_alloc;
 
 /* ---- listing the modules ---- */
@@ -174,8 +178,11 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
     }
     const char *name = info->dlpi_name;
     bool exe = !name || !*name;
-    if (hi == 0 || (!exe && name[0] != '/') || was_scanned(info->dlpi_addr, lo))
-        return 0; /* the vdso has no file */
+    uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+    /* the vdso has no file; a library's name may be relative (dlopen
+     * "./plugin.so"): it is opened relative to the current directory */
+    if (hi == 0 || (vdso >= lo && vdso < hi) || was_scanned(info->dlpi_addr, lo))
+        return 0;
     if (g_alloc.nbatch == BATCH) {
         g_alloc.batch_full = true;
         return 1;
@@ -748,6 +755,37 @@ static void forget(const module_ref *m)
         }
 }
 
+static const char *kind_name(uint32_t kind)
+{
+    return kind == MT_ALLOC_KIND_JEMALLOC   ? "jemalloc"
+           : kind == MT_ALLOC_KIND_TCMALLOC ? "tcmalloc"
+           : kind == MT_ALLOC_KIND_MIMALLOC ? "mimalloc"
+                                            : "allocator";
+}
+
+/* An allocator hooked late (in a library loaded after the first scan)
+ * whose own figures say the program already held blocks from it: its
+ * constructors ran inside dlopen, before any scan could hook it, and so
+ * may other threads' calls until the scan: those blocks are in no trace. */
+static void note_unseen(const module_ref *m, uint32_t from)
+{
+    for (uint32_t i = from; i < g_alloc.found.count; i++) {
+        mt_shm_allocator *a = &g_alloc.found.a[i];
+        if (!(a->flags & MT_ALLOC_HOOKED) || (a->flags & MT_ALLOC_INEXACT) ||
+            a->before_hooks == MT_UNKNOWN || a->before_hooks == 0)
+            continue;
+        char pre[PREFIX_MAX + 4] = "";
+        if (a->prefix[0])
+            snprintf(pre, sizeof pre, " (%s)", a->prefix);
+        snprintf(a->note, sizeof a->note,
+                 "%s%s in %.96s: %llu bytes allocated before memtop hooked it", kind_name(a->kind),
+                 pre, base_name(m->path), (unsigned long long)a->before_hooks);
+        a->flags |= MT_ALLOC_INEXACT;
+        MT_HINT_SET(g_alloc.found.inexact, g_alloc.found.inexact + 1);
+        mt_log(MT_LOG_WARN, "NOT exact: %s", a->note);
+    }
+}
+
 static void scan_module(const module_ref *m)
 {
     mod_syms y;
@@ -766,7 +804,10 @@ static void scan_module(const module_ref *m)
         forget(m); /* its dlopen failed: gone */
         return;
     }
+    uint32_t from = g_alloc.found.count;
     classify(m, &y);
+    if (g_alloc.started)
+        note_unseen(m, from);
 }
 
 /* malloc must resolve to memtop's hook, or into an allocator memtop
@@ -806,13 +847,6 @@ static void check_resolution(void)
     add_entry(MT_ALLOC_KIND_OTHER, 0, NULL, NULL, where, note);
 }
 
-static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    *(unsigned long long *)arg = info->dlpi_adds;
-    return 1;
-}
-
 /* Takes the scan's lock unless another thread holds it for longer than
  * ns (it may be waiting for the loader's lock, which our caller may hold). */
 static bool lock_within(int64_t ns)
@@ -828,13 +862,30 @@ static bool lock_within(int64_t ns)
     return true;
 }
 
+/* Waits for a dlopen or dlclose running in another thread to end (dlopen
+ * with RTLD_NOLOAD of libmemtop.so itself takes the loader's lock), before
+ * the publisher takes the scan's lock: a scan that held it while waiting
+ * for the loader's lock (fully_loaded) made the program's dlsym right
+ * after its dlopen give up on the scan (lock_within: loader_wait), and the
+ * program called into the new library before memtop had hooked it. */
+static void loader_barrier(void)
+{
+    Dl_info di;
+    if (!dladdr((const void *)(uintptr_t)loader_barrier, &di) || !di.dli_fname)
+        return;
+    void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        dlclose(h); /* memtop's wrapper, inside memtop: passed on */
+}
+
 void mt_alloc_scan(bool busy_ok)
 {
-    unsigned long long adds = 0;
-    dl_iterate_phdr(peek_adds, &adds);
+    unsigned long long adds = mt_loaded_adds();
     if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
         adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
         return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
+    if (!busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED))
+        loader_barrier(); /* the publisher (the first scan may run inside a dlopen) */
     if (busy_ok) {
         if (!lock_within(SCAN_PATIENCE_NS))
             return; /* that scan, or the publisher's next poll, sees the new modules */
@@ -849,6 +900,7 @@ void mt_alloc_scan(bool busy_ok)
             scan_module(&g_alloc.batch[i]);
     } while (g_alloc.batch_full);
     check_resolution();
+    MT_HINT_SET(g_alloc.started, true);
     /* Only now: a dlsym that finds nothing new must not return while a scan
      * it raced with is still redirecting the new library's entry points. */
     __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);

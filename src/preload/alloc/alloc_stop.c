@@ -52,6 +52,7 @@
 #define STOP_MAX 4096               /* threads a stop can hold */
 #define STOP_TIMEOUT_NS 200000000ll /* for every thread to arrive */
 #define STACK_SCAN 8192             /* bytes of each stack checked */
+#define OWN_MAX 4                   /* memtop's own threads (publisher, writer) */
 
 typedef struct arrival {
     _Atomic int tid; /* 0 until the slot is filled (release) */
@@ -70,6 +71,9 @@ static struct {
     /* (pid << 32) | threads of process pid inside an exec call (between
      * mt_world_exec_begin and a failed exec's mt_world_exec_end) */
     _Atomic uint64_t exec_gate;
+    /* (pid << 32) | tid of memtop's own threads, each written by the thread
+     * itself (mt_world_exempt); 0 or another pid's (a fork parent's): free */
+    _Atomic uint64_t own[OWN_MAX];
 } g_stop;
 
 static long futex(_Atomic uint32_t *w, int op, uint32_t val)
@@ -115,7 +119,18 @@ static int stop_signal(void)
             continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_stop;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        /* SA_ONSTACK: a thread with an alternate signal stack takes the
+         * signal there.  The kernel pushes a signal frame (3.4 KiB with
+         * AVX-512's state) where the handler runs; a thread with little
+         * stack left (a coroutine's, a Go goroutine's: Go requires
+         * SA_ONSTACK of every handler) would otherwise die of SIGSEGV
+         * for a signal it never asked for.  The check is unchanged: it
+         * reads the stack of the interrupted code from the ucontext's
+         * sp, never the handler's own, and a frame of a handler the
+         * thread was running lies above that sp on whichever stack that
+         * handler ran (the alternate one included).  A thread without
+         * an alternate stack, or already on it, is as before. */
+        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
         sigfillset(&sa.sa_mask); /* nothing else runs on a parked thread */
         if (sigaction(s, &sa, NULL) == 0) {
             atomic_store_explicit(&g_stop.sig, s, memory_order_relaxed);
@@ -147,14 +162,41 @@ static bool task_read(int tid, const char *file, char *buf, size_t cap)
     return mt_proc_read_file(path, buf, cap) >= 0;
 }
 
+static uint64_t own_key(int tid)
+{
+    return (uint64_t)getpid() << 32 | (uint32_t)tid;
+}
+
 /* memtop's own threads: they block every signal and never run an
  * allocator's entry points (they call it only through memtop's hooks,
- * marked inside memtop, which reach the next allocator found at start). */
+ * marked inside memtop, which reach the next allocator found at start).
+ * Known by their thread ids, which they registered themselves, not by
+ * their names: a program thread may name itself anything (prctl), and
+ * would then run on unstopped.  Relaxed loads: a thread not registered
+ * yet either has not blocked the signals yet (it is stopped like any
+ * other) or blocks them (the stop lists the threads again until it is
+ * seen; CONCURRENCY.md). */
 static bool is_own_thread(int tid)
 {
-    char name[32];
-    return task_read(tid, "comm", name, sizeof name) &&
-           (strcmp(name, "memtop-publish\n") == 0 || strcmp(name, "memtop-record\n") == 0);
+    uint64_t key = own_key(tid);
+    for (int i = 0; i < OWN_MAX; i++)
+        if (atomic_load_explicit(&g_stop.own[i], memory_order_relaxed) == key)
+            return true;
+    return false;
+}
+
+void mt_world_exempt(bool on)
+{
+    int pid = getpid();
+    uint64_t me = own_key((int)syscall(SYS_gettid));
+    for (int i = 0; i < OWN_MAX; i++) {
+        uint64_t v = atomic_load_explicit(&g_stop.own[i], memory_order_relaxed);
+        bool take = on ? v == 0 || (v >> 32) != (uint64_t)pid : v == me;
+        if (take &&
+            atomic_compare_exchange_strong_explicit(&g_stop.own[i], &v, on ? me : 0,
+                                                    memory_order_relaxed, memory_order_relaxed))
+            return;
+    }
 }
 
 static bool was_sent(int tid)

@@ -16,7 +16,7 @@ typedef struct mt_stop_range {
 } mt_stop_range;
 
 /* Stops every thread of the process but the caller and memtop's own
- * (memtop-publish, memtop-record: they never run an allocator's entry
+ * (registered with mt_world_exempt: they never run an allocator's entry
  * points), each parked in a signal handler, and checks that none of them
  * is inside one of the n ranges: neither its program counter nor a word
  * of the first bytes of its stack (return addresses, a signal frame's
@@ -27,6 +27,14 @@ typedef struct mt_stop_range {
  * real-time signal is free, too many threads.  While stopped the caller must take no lock, allocate nothing
  * and call nothing another thread could hold or need. */
 bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap);
+
+/* Called by memtop's own threads (publisher, recording writer) with all
+ * signals blocked, on (true) when they start and off (false) as the last
+ * thing before they end: a stop neither signals nor waits for the threads
+ * registered, known by thread id (a program thread may take their names).
+ * At most 4 at once; a fork parent's registrations are ignored (and
+ * reused) in the child.  Async-signal-safe, lock-free. */
+void mt_world_exempt(bool on);
 
 /* Lets the stopped threads go on. */
 void mt_world_resume(void);

@@ -172,6 +172,20 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(unsigned long long *)arg = info->dlpi_adds;
+    return 1;
+}
+
+unsigned long long mt_loaded_adds(void)
+{
+    unsigned long long adds = 0;
+    dl_iterate_phdr(peek_adds, &adds);
+    return adds;
+}
+
 void *mt_loaded_sym(const char *name)
 {
     query q = {name, gnu_hash(name), sysv_hash(name), (uint64_t)(uintptr_t)&mt_loaded_sym, NULL};

@@ -12,4 +12,9 @@
  * recursively: callable from a constructor running inside dlopen). */
 void *mt_loaded_sym(const char *name);
 
+/* How many times a module was loaded since the process started
+ * (dl_iterate_phdr's dlpi_adds): while it stays the same, no module was
+ * added, and a name that no loaded module defined still has no definition. */
+unsigned long long mt_loaded_adds(void);
+
 #endif

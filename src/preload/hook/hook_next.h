@@ -50,15 +50,32 @@ static inline void *mt_next_fn(_Atomic(void *) *slot, const char *name)
  * is not in the scope dlsym(RTLD_NEXT) searches, while the modules that
  * depend on it bind their references to memtop's definitions (mimalloc's
  * mi_*: alloc_mimalloc.c).  Not for dl_iterate_phdr's own slot (the lookup
- * calls it). */
-static inline void *mt_next_fn_loaded(_Atomic(void *) *slot, const char *name)
+ * calls it).
+ *
+ * A miss is remembered in *miss (the load count when both lookups found
+ * nothing, plus one; 0: none): until a module is loaded, the next call
+ * returns NULL after one dl_iterate_phdr step instead of a dlsym and a
+ * walk of every module's symbols (a program calling memtop's mi_malloc
+ * with no mimalloc loaded: it got it from dlsym(RTLD_DEFAULT), or a weak
+ * reference bound to it).  The count is read before the lookups, so a
+ * load during them makes the next call look again.  Relaxed: the word is
+ * only ever compared with a count this thread read itself. */
+static inline void *mt_next_fn_loaded(_Atomic(void *) *slot, _Atomic unsigned long long *miss,
+                                      const char *name)
 {
-    void *f = mt_next_fn(slot, name);
+    void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (MT_LIKELY(f))
         return f;
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
-    f = mt_loaded_sym(name);
+    unsigned long long adds = mt_loaded_adds();
+    if (atomic_load_explicit(miss, memory_order_relaxed) != adds + 1) {
+        f = dlsym(RTLD_NEXT, name);
+        if (!f)
+            f = mt_loaded_sym(name);
+        if (!f)
+            atomic_store_explicit(miss, adds + 1, memory_order_relaxed);
+    }
     mt_tls_in_hook = was;
     return mt_next_keep(slot, f);
 }

@@ -35,6 +35,7 @@
 
 #include "alloc_scan.h"
 #include "alloc_stats.h"
+#include "alloc_stop.h"
 #include "core_clock.h"
 #include "core_log.h"
 #include "record.h"
@@ -189,22 +190,16 @@ static bool wait_stop(uint64_t ns)
     return atomic_load_explicit(&g_pub.stop, memory_order_acquire);
 }
 
-static void *publisher_main(void *arg)
+static void publisher_run(void)
 {
-    (void)arg;
-    mt_tls_in_hook = MT_IN_OWN;
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL);
-    prctl(PR_SET_NAME, "memtop-publish");
     /* g_pub.w is ours to read: only this thread or, before it was started
      * and after it ended, its starter create the segment. */
     bool deferred = !g_pub.w.base;
     if (deferred && wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull))
-        return NULL;
+        return;
     mt_libunwind_probe(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
     if (deferred && !create_segment(g_pub.fork_child))
-        return NULL;
+        return;
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
     uint64_t next = mt_now_precise_ns() + interval;
     while (!atomic_load_explicit(&g_pub.stop, memory_order_acquire)) {
@@ -225,6 +220,19 @@ static void *publisher_main(void *arg)
         uint64_t wait = next - now;
         wait_stop(wait < POLL_NS ? wait : POLL_NS);
     }
+}
+
+static void *publisher_main(void *arg)
+{
+    (void)arg;
+    mt_tls_in_hook = MT_IN_OWN;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    prctl(PR_SET_NAME, "memtop-publish");
+    mt_world_exempt(true); /* a stop-the-world leaves this thread alone (alloc_stop.h) */
+    publisher_run();
+    mt_world_exempt(false);
     return NULL;
 }
 

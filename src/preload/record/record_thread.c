@@ -7,6 +7,7 @@
  * still running (writer_leaves, claim_writer).
  */
 #define _GNU_SOURCE
+#include "alloc_stop.h"
 #include "record_cull.h"
 #include "record_writer.h"
 #include "record_writer_parts.h"
@@ -189,10 +190,12 @@ static void *writer_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    mt_world_exempt(true); /* a stop-the-world leaves this thread alone (alloc_stop.h) */
     do {
         if (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire))
             serve();
     } while (!writer_leaves());
+    mt_world_exempt(false);
     return NULL;
 }
 
