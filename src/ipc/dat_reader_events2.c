@@ -189,7 +189,7 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     return MT_OK;
 }
 
-mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_err *err)
+mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *err)
 {
     mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
     if (tags->p >= tags->end)
@@ -201,7 +201,7 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_er
     mt_dtrace *t = mt_dctx_trace(&r->ctx, d->trace);
     if (!t)
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
-    mt_dat_ev *e = &ev->u.ev;
+    mt_dat_ev *e = &h->ev;
     memset(e, 0, sizeof *e);
     mt_errc rc = body(r, d, tag, t, e, err);
     if (rc)
@@ -214,8 +214,8 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_er
     e->tid = d->tid;
     e->trace = d->trace;
     e->flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
-    ev->kind = kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE;
-    ev->t_ns = d->t;
+    h->kind = kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE;
+    h->t_ns = d->t;
     if (d->t > r->t_last)
         r->t_last = d->t;
     return MT_OK;
