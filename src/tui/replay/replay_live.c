@@ -27,22 +27,9 @@ void mt_rlive_clear(mt_rlive *t)
     t->count = 0;
 }
 
-/* Fibonacci hashing (the top bits of key * 2^64/phi) of trace << 32 ^
- * birth_ms: the keys of one trace (births a millisecond apart) and of one
- * millisecond (traces one apart) both spread over the table.  One multiply:
- * the hash is taken twice per event (prefetch, add); a full mixer (splitmix64's)
- * cost 20 instructions each (the bench recording: 28 fewer per event in all,
- * probing included). cap >= MIN_CAP, so the shift is < 64. */
 static size_t home(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
 {
-    uint64_t h = ((uint64_t)trace << 32 ^ birth_ms) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> (__builtin_clzll(t->cap) + 1)); /* cap = 2^bits: the top bits */
-}
-
-void mt_rlive_prefetch(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
-{
-    if (t->cap)
-        __builtin_prefetch(&t->slots[home(t, trace, birth_ms)], 1);
+    return mt_rlive_home(t, trace, birth_ms);
 }
 
 static void insert_new(mt_rlive *t, const mt_rgroup *g)
