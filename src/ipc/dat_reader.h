@@ -18,6 +18,7 @@
 #define MEMTOP_DAT_READER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dat_format.h"
@@ -50,7 +51,7 @@ typedef struct mt_dat_process {
     uint64_t record_unix_ns; /* the same, wall clock */
     uint32_t max_depth, publish_interval_ms;
     uint64_t temporary_ns;
-    uint64_t flags; /* MT_DAT_PROC_* */
+    uint64_t flags;       /* MT_DAT_PROC_* */
     uint32_t record_mode; /* MT_DAT_MODE_* (version 3; else full) */
     uint64_t cull_ms;     /* culled: the lifetime threshold, 1..MT_DAT_CULL_MS_MAX */
     uint64_t young_max;   /* culled: the writer's bound on young blocks */
@@ -144,6 +145,14 @@ typedef struct mt_dat_event {
     } u;
 } mt_dat_event;
 
+/* An allocation or a free (kind MT_DAT_ALLOC or MT_DAT_FREE) as
+ * mt_dat_next_batch gives it: the fields of its mt_dat_event. */
+typedef struct mt_dat_hev {
+    mt_dat_kind kind;
+    uint64_t t_ns;
+    mt_dat_ev ev;
+} mt_dat_hev;
+
 /* A restartable position: the start of a zstd frame, outside any state
  * set, with the number of definitions and modules read before it. */
 typedef struct mt_dat_pos {
@@ -183,6 +192,13 @@ const mt_dat_info *mt_dat_get_info(const mt_dat_reader *r);
  * complete frame, or an error (MT_E_CORRUPT, MT_E_IO, MT_E_NOMEM; the
  * reader is then unusable). */
 mt_errc mt_dat_next(mt_dat_reader *r, mt_dat_event *ev, mt_err *err);
+
+/* The next events of the EVENTS2 record in progress, up to max of them,
+ * into out[0..*n): what as many mt_dat_next calls would give, in one
+ * call.  *n is 0 when no EVENTS2 record is in progress (mt_dat_next
+ * starts each record and gives its first event).  An error as
+ * mt_dat_next's, after the *n events before it. */
+mt_errc mt_dat_next_batch(mt_dat_reader *r, mt_dat_hev *out, size_t max, size_t *n, mt_err *err);
 
 /* True (and *pos filled) when the reader stands at a frame boundary with
  * no record pending and outside any state set (the start of the frames

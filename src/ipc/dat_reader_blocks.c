@@ -40,7 +40,7 @@ void mt_dctx_new_frame(mt_dctx *c)
     }
 }
 
-mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
+mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
 {
     if (trace >= c->ntraces) {
         uint64_t cap = c->ntraces ? c->ntraces : TRACES_MIN;

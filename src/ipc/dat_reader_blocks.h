@@ -59,8 +59,16 @@ void mt_dctx_free(mt_dctx *c);
 void mt_dctx_new_frame(mt_dctx *c);
 
 /* The state of trace (< the definitions read so far) in this frame, or
- * NULL when out of memory. */
-mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace);
+ * NULL when out of memory.  Inline when the trace already has one (an
+ * out-of-line call per event cost more than the look-up). */
+mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace);
+
+static inline mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
+{
+    if (trace < c->ntraces && c->traces[trace].epoch == c->epoch)
+        return &c->traces[trace];
+    return mt_dctx_trace_slow(c, trace);
+}
 
 /* An allocation of trace (t: its state): the block (trace, t->count)
  * becomes live.  MT_E_NOMEM when out of memory. */

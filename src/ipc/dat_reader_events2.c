@@ -23,21 +23,35 @@ static bool columns_used_up(const mt_drec *d)
     return true;
 }
 
+/* split_v's values of 3 bytes or more (lead byte b has bit 7 set). */
+static bool split_long(unsigned char b, mt_dcur *tail, uint64_t *out)
+{
+    uint64_t rest = 0;
+    const unsigned char *at = tail->p;
+    if (!mt_dcur_v(tail, &rest) || tail->p - at > 9 || (rest >> 57))
+        return false;
+    *out = (uint64_t)(b & 0x7f) | rest << 7;
+    return true;
+}
+
 /* A varint of column c: its first byte from the lead part, the rest from
- * the tail part; at most 10 bytes, no overflow. */
-static bool split_v(mt_dcur *lead, mt_dcur *tail, uint64_t *out)
+ * the tail part; at most 10 bytes, no overflow.  Inline for the values of
+ * one or two bytes (most sizes, traces, refs and time deltas). */
+static inline __attribute__((always_inline)) bool split_v(mt_dcur *lead, mt_dcur *tail,
+                                                          uint64_t *out)
 {
     if (lead->p >= lead->end)
         return false;
     unsigned char b = *lead->p++;
-    uint64_t rest = 0;
-    if (b & 0x80) {
-        const unsigned char *at = tail->p;
-        if (!mt_dcur_v(tail, &rest) || tail->p - at > 9 || (rest >> 57))
-            return false;
+    if (!(b & 0x80)) {
+        *out = b;
+        return true;
     }
-    *out = (uint64_t)(b & 0x7f) | rest << 7;
-    return true;
+    if (tail->p < tail->end && !(*tail->p & 0x80)) {
+        *out = (uint64_t)(b & 0x7f) | (uint64_t)*tail->p++ << 7;
+        return true;
+    }
+    return split_long(b, tail, out);
 }
 
 /* The look-ahead: a free's block is in a table far larger than the cache
@@ -110,7 +124,9 @@ mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
     return MT_OK; /* bytes after the columns: appended fields, ignored */
 }
 
-static mt_errc get(const mt_dat_reader *r, mt_drec *d, unsigned c, uint64_t *v, mt_err *err)
+/* Inline: a call per field cost more than the field. */
+static inline __attribute__((always_inline)) mt_errc get(const mt_dat_reader *r, mt_drec *d,
+                                                         unsigned c, uint64_t *v, mt_err *err)
 {
     return split_v(&d->col[c][0], &d->col[c][1], v) ? MT_OK
                                                     : bad(r, "EVENTS2 column cut short", err);
@@ -189,7 +205,7 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     return MT_OK;
 }
 
-mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_err *err)
+mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *err)
 {
     mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
     if (tags->p >= tags->end)
@@ -201,7 +217,7 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_er
     mt_dtrace *t = mt_dctx_trace(&r->ctx, d->trace);
     if (!t)
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
-    mt_dat_ev *e = &ev->u.ev;
+    mt_dat_ev *e = &h->ev;
     memset(e, 0, sizeof *e);
     mt_errc rc = body(r, d, tag, t, e, err);
     if (rc)
@@ -214,8 +230,8 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_er
     e->tid = d->tid;
     e->trace = d->trace;
     e->flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
-    ev->kind = kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE;
-    ev->t_ns = d->t;
+    h->kind = kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE;
+    h->t_ns = d->t;
     if (d->t > r->t_last)
         r->t_last = d->t;
     return MT_OK;

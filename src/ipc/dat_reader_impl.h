@@ -87,7 +87,7 @@ mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err);
 /* EVENTS2 (dat_reader_events2.c): cut the columns after the record's
  * header (d->left already read); the next event. */
 mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err);
-mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_event *ev, mt_err *err);
+mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *err);
 
 /* Varints: false if the payload ends first or the varint is longer than
  * 10 bytes (or overflows 64 bits). */

@@ -1,6 +1,7 @@
 /* dat_reader_items.c -- the items of the records that hold many: the
  * events of an EVENTS record (EVENTS2: dat_reader_events2.c), the entries
- * of TRACE_STATES and LIVE_BLOCKS (see dat_format.h).  One item per call, each validated: tag bits,
+ * of TRACE_STATES and LIVE_BLOCKS (see dat_format.h).  One item per call
+ * (or, for EVENTS2, a batch of events per call), each validated: tag bits,
  * time overflow, trace ids against the definitions read so far, deltas. */
 #include "dat_reader_impl.h"
 
@@ -133,9 +134,14 @@ mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err)
     case MT_DAT_REC_EVENTS:
         rc = next_event(r, d, ev, err);
         break;
-    case MT_DAT_REC_EVENTS2:
-        rc = mt_dat_next_event2(r, d, ev, err);
+    case MT_DAT_REC_EVENTS2: {
+        mt_dat_hev h;
+        rc = mt_dat_next_event2(r, d, &h, err);
+        ev->kind = h.kind;
+        ev->t_ns = h.t_ns;
+        ev->u.ev = h.ev;
         break;
+    }
     case MT_DAT_REC_TRACE_STATES:
         rc = next_trace_state(r, d, ev, err);
         break;
@@ -151,4 +157,21 @@ mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err)
     if (rc)
         r->in_rec = false;
     return rc;
+}
+
+mt_errc mt_dat_next_batch(mt_dat_reader *r, mt_dat_hev *out, size_t max, size_t *n, mt_err *err)
+{
+    mt_drec *d = &r->rec;
+    *n = 0;
+    if (!r->in_rec || d->type != MT_DAT_REC_EVENTS2)
+        return MT_OK;
+    while (*n < max && r->in_rec) {
+        mt_errc rc = mt_dat_next_event2(r, d, &out[*n], err);
+        d->index++;
+        r->in_rec = rc == MT_OK && --d->left > 0;
+        if (rc)
+            return rc;
+        ++*n;
+    }
+    return MT_OK;
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dat_reader.h"
 #include "replay.h"
@@ -59,8 +60,51 @@ static mt_errc raw_pass(const char *path)
     return rc == MT_E_EMPTY ? MT_OK : rc;
 }
 
+/* The next event of a, checked against one from b's batch. */
+static void same_event(mt_dat_reader *a, const mt_dat_hev *h)
+{
+    mt_dat_event ev;
+    mt_err err;
+    CHECK(mt_dat_next(a, &ev, &err) == MT_OK);
+    CHECK(ev.kind == h->kind && ev.t_ns == h->t_ns);
+    CHECK(ev.u.ev.tid == h->ev.tid && ev.u.ev.trace == h->ev.trace && ev.u.ev.size == h->ev.size &&
+          ev.u.ev.flags == h->ev.flags && ev.u.ev.birth_ms == h->ev.birth_ms);
+}
+
+/* mt_dat_next_batch gives what as many mt_dat_next calls would: the same
+ * events, then the same end or error (batches of `per` events). */
+static void batch_pass(const char *path, size_t per)
+{
+    mt_err ea, eb;
+    mt_dat_reader *a = mt_dat_open(path, &ea), *b = mt_dat_open(path, &eb);
+    CHECK((a == NULL) == (b == NULL));
+    mt_dat_event ev, x;
+    mt_dat_hev h[64];
+    mt_errc ra = MT_OK, rb = MT_OK;
+    while (a && (rb = mt_dat_next(b, &ev, &eb)) == MT_OK) {
+        CHECK((ra = mt_dat_next(a, &x, &ea)) == MT_OK && x.kind == ev.kind && x.t_ns == ev.t_ns);
+        size_t n;
+        while ((rb = mt_dat_next_batch(b, h, per, &n, &eb)) == MT_OK && n) {
+            CHECK(n <= per);
+            for (size_t i = 0; i < n; i++)
+                same_event(a, &h[i]);
+        }
+        for (size_t i = 0; rb != MT_OK && i < n; i++) /* the events before the error */
+            same_event(a, &h[i]);
+        if (rb != MT_OK)
+            break;
+    }
+    if (a) {
+        ra = mt_dat_next(a, &x, &ea);
+        CHECK(ra == rb && (ra == MT_E_EMPTY || strcmp(ea.msg, eb.msg) == 0));
+        mt_dat_close(a);
+        mt_dat_close(b);
+    }
+}
+
 mt_errc mt_exercise_recording(const char *path, unsigned long seed)
 {
+    batch_pass(path, 1 + seed % 64);
     mt_errc raw = raw_pass(path);
     mt_err err;
     mt_replay *r = mt_replay_open(path, &err);

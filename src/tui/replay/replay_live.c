@@ -27,19 +27,9 @@ void mt_rlive_clear(mt_rlive *t)
     t->count = 0;
 }
 
-/* splitmix64's finalizer over both fields: every input bit moves the slot. */
 static size_t home(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
 {
-    uint64_t h = birth_ms ^ ((uint64_t)trace * 0x9E3779B97F4A7C15ull);
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-    return (size_t)(h ^ (h >> 31)) & (t->cap - 1);
-}
-
-void mt_rlive_prefetch(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
-{
-    if (t->cap)
-        __builtin_prefetch(&t->slots[home(t, trace, birth_ms)], 1);
+    return mt_rlive_home(t, trace, birth_ms);
 }
 
 static void insert_new(mt_rlive *t, const mt_rgroup *g)
@@ -92,7 +82,8 @@ static void shift_back(mt_rlive *t, size_t gap)
 
 int mt_rlive_add(mt_rlive *t, uint32_t trace, uint64_t birth_ms, int64_t count, int64_t bytes)
 {
-    if (grow(t, t->count + 1) != 0)
+    /* grow()'s own test, here: it is called for every event */
+    if ((!t->cap || (t->count + 1) * 10 > t->cap * 7) && grow(t, t->count + 1) != 0)
         return -1;
     size_t i = home(t, trace, birth_ms);
     for (; t->slots[i].used; i = (i + 1) & (t->cap - 1)) {

@@ -153,13 +153,19 @@ static void peak_time(mt_replay *r)
  * INITIAL state), so such an event counts 1 ns after the start: a cursor at
  * the start shows the state the recording began with, and the peak is
  * never dated before the recording. */
+static void fix_time(const mt_replay *r, uint64_t *t_ns)
+{
+    uint64_t start = r->proc.record_start;
+    if (*t_ns <= start && start < UINT64_MAX)
+        *t_ns = start + 1;
+}
+
 mt_errc mt_replay_next(mt_replay *r, mt_err *err)
 {
     mt_errc rc = mt_dat_next(r->rd, &r->ev, err);
     bool hooked = r->ev.kind == MT_DAT_ALLOC || r->ev.kind == MT_DAT_FREE;
-    uint64_t start = r->proc.record_start;
-    if (rc == MT_OK && hooked && r->ev.t_ns <= start && start < UINT64_MAX)
-        r->ev.t_ns = start + 1;
+    if (rc == MT_OK && hooked)
+        fix_time(r, &r->ev.t_ns);
     return rc;
 }
 
@@ -212,6 +218,49 @@ static mt_errc push(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
     return MT_OK;
 }
 
+/* The rest of the EVENTS2 record in progress, RBATCH events per reader
+ * call (a call per event, and the queue's copies, cost more than the
+ * events' own work): the queue emptied first (file order), then each
+ * batch applied with the live-group slot of the event RAHEAD ahead
+ * prefetched.  A checkpoint where the record ends a frame, as step()
+ * would take after its last event. */
+#define RBATCH 64u
+
+static mt_errc apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *all,
+                           mt_err *err)
+{
+    for (size_t i = 0; i < n && i < RAHEAD; i++) {
+        fix_time(r, &b[i].t_ns);
+        mt_rstate_prefetch(&r->st, &b[i].ev);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i + RAHEAD < n) {
+            fix_time(r, &b[i + RAHEAD].t_ns);
+            mt_rstate_prefetch(&r->st, &b[i + RAHEAD].ev);
+        }
+        if (mt_rstate_apply_ev(&r->st, b[i].kind, b[i].t_ns, &b[i].ev, all) != 0)
+            return nomem(err);
+        r->info.allocs += b[i].kind == MT_DAT_ALLOC;
+        r->info.frees += b[i].kind == MT_DAT_FREE;
+    }
+    return MT_OK;
+}
+
+static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
+{
+    mt_dat_hev b[RBATCH];
+    size_t n;
+    mt_errc rc;
+    while ((rc = mt_dat_next_batch(r->rd, b, RBATCH, &n, err)) == MT_OK && n) {
+        if ((rc = drain(r, a, all, err)) != MT_OK || (rc = apply_batch(r, b, n, all, err)) != MT_OK)
+            return rc;
+        mt_dat_pos pos;
+        if (mt_dat_tell(r->rd, &pos) && mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
+            return nomem(err);
+    }
+    return rc;
+}
+
 mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
 {
     mt_rfilter all = {false, 0, UINT64_MAX};
@@ -222,9 +271,10 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
     mt_errc rc;
     while ((rc = mt_replay_next(r, err)) == MT_OK) {
         bool hooked = r->ev.kind == MT_DAT_ALLOC || r->ev.kind == MT_DAT_FREE;
-        if (hooked && !mt_dat_tell(r->rd, &pos))
-            rc = push(r, &a, &all, err);
-        else if ((rc = drain(r, &a, &all, err)) == MT_OK)
+        if (hooked && !mt_dat_tell(r->rd, &pos)) {
+            if ((rc = push(r, &a, &all, err)) == MT_OK)
+                rc = batches(r, &a, &all, err);
+        } else if ((rc = drain(r, &a, &all, err)) == MT_OK)
             rc = step(r, &r->ev, &all, err);
         if (rc)
             return rc;

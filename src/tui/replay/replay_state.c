@@ -245,8 +245,3 @@ int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_
         st->s.t_ns = t_ns;
     return apply_hooked(st, kind, t_ns, e);
 }
-
-void mt_rstate_prefetch(const mt_rstate *st, const mt_dat_ev *e)
-{
-    mt_rlive_prefetch(&st->live, e->trace, e->birth_ms);
-}

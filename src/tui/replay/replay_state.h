@@ -76,7 +76,10 @@ int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_
 
 /* A hint: the allocation or free e is applied soon; the slot of its live
  * group is fetched into the cache (nothing changes). */
-void mt_rstate_prefetch(const mt_rstate *st, const mt_dat_ev *e);
+static inline void mt_rstate_prefetch(const mt_rstate *st, const mt_dat_ev *e)
+{
+    mt_rlive_prefetch(&st->live, e->trace, e->birth_ms);
+}
 
 /* Bytes a copy of the state takes (for the checkpoint budget). */
 size_t mt_rstate_bytes(const mt_rstate *st);
