@@ -208,8 +208,28 @@ static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *star
     return realloc_tracked(t, old, size, start);
 }
 
+/* Sampled mode's fast path of realloc (hook_enter.h): the old block (if
+ * any) certainly not sampled, the new one not to be.  Counted by
+ * realloc_done's rules: nothing when it fails and old stays; else the
+ * free of old, and the new block. */
+static inline bool realloc_fast_ok(const void *old, size_t size)
+{
+    _Atomic uint8_t *f = mt_tls_h.sfilter;
+    return f && hook_fast_unsampled(size) &&
+           (!old || (!mt_is_boot_ptr(old) && !mt_sfilter_maybe_in(f, old)));
+}
+
 MT_EXPORT void *realloc(void *old, size_t size)
 {
+    if (realloc_fast_ok(old, size)) {
+        mt_tls_in_hook = MT_IN_HOOK;
+        void *p = mt_real.realloc(old, size);
+        mt_tls_in_hook = 0;
+        if (old && (p || size == 0))
+            mt_exact_add(&mt_tls_thread->exact_frees, 1);
+        hook_fast_counted(p, size);
+        return p;
+    }
     return realloc_at(old, size, HOOK_FRAME());
 }
 
