@@ -9,8 +9,13 @@ free_count).  sample_cases counts (MEMTOP_SAMPLE=1M) makes a burst of small
 calls of every kind between two exports of the live process and says what
 they add; the totals must grow by exactly that, call for call and byte
 for byte (realloc: the old block's free and the new block; realloc(p, 0):
-a free; realloc(NULL, n): an allocation).
+a free; realloc(NULL, n): an allocation).  Then the same with a shared
+jemalloc after libmemtop.so in LD_PRELOAD (if installed): memtop's hooks
+call into it, and jemalloc reports every call to memtop's jemalloc hooks
+too (alloc_jemalloc.c): still counted once.
 """
+
+import os
 
 import subprocess
 import time
@@ -30,9 +35,11 @@ def export(ctx, args, pid, name):
     return e2elib.load_json(out)["totals"]
 
 
-def test(args):
-    ctx = e2elib.Ctx(args)
-    env = ctx.env_with(LD_PRELOAD=args.preload, MEMTOP_SAMPLE="1M", MEMTOP_INTERVAL_MS=50)
+JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"  # Debian's libjemalloc2
+
+
+def burst(ctx, args, preload):
+    env = ctx.env_with(LD_PRELOAD=preload, MEMTOP_SAMPLE="1M", MEMTOP_INTERVAL_MS=50)
     proc = subprocess.Popen([args.exact, "counts"], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -49,8 +56,18 @@ def test(args):
         proc.stdin.close()
         proc.wait(timeout=30)
     got = {k: after[k] - before[k] for k in FIELDS}
-    print("burst: made %r, totals grew by %r" % (want, got))
-    check(got == want, "totals not exact: the burst made %r, the totals grew by %r" % (want, got))
+    print("%s: the burst made %r, the totals grew by %r" % (preload, want, got))
+    check(got == want, "%s: totals not exact: the burst made %r, the totals grew by %r"
+          % (preload, want, got))
+
+
+def test(args):
+    ctx = e2elib.Ctx(args)
+    burst(ctx, args, args.preload)
+    if os.path.exists(JEMALLOC):
+        burst(ctx, args, args.preload + " " + JEMALLOC)
+    else:
+        print("no %s: the jemalloc case skipped" % JEMALLOC)
     print("ok")
 
 

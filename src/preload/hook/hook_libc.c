@@ -214,9 +214,8 @@ static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *star
  * free of old, and the new block. */
 static inline bool realloc_fast_ok(const void *old, size_t size)
 {
-    _Atomic uint8_t *f = mt_tls_h.sfilter;
-    return f && hook_fast_unsampled(size) &&
-           (!old || (!mt_is_boot_ptr(old) && !mt_sfilter_maybe_in(f, old)));
+    return hook_fast_unsampled(size) && /* armed: tracking ready, the filter there */
+           (!old || (!mt_is_boot_ptr(old) && !mt_sfilter_maybe(old)));
 }
 
 MT_EXPORT void *realloc(void *old, size_t size)
