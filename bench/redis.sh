@@ -19,7 +19,8 @@ usage: bench/redis.sh [options]
   -c N          parallel clients (default 20)
   -t TESTS      redis-benchmark tests (default set,get,incr,lpush,lpop,sadd,hset)
   -s BYTES      MEMTOP_SAMPLE of the sampled column (default 512k)
-  -B LIB        also run another libmemtop.so sampled (column "base")
+  -B NAME=LIB   also run another libmemtop.so sampled, as column NAME
+                (repeatable; e.g. -B base=/tmp/base/build/lib/libmemtop.so)
   -e            also run exact mode (column "exact")
   -h            this help
 EOF
@@ -32,7 +33,7 @@ requests=100000
 clients=20
 tests=set,get,incr,lpush,lpop,sadd,hset
 sample=512k
-base=""
+others=()
 exact=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
     -c) clients=$2; shift 2 ;;
     -t) tests=$2; shift 2 ;;
     -s) sample=$2; shift 2 ;;
-    -B) base=$2; shift 2 ;;
+    -B) others+=("$2"); shift 2 ;;
     -e) exact=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "redis.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -51,7 +52,9 @@ done
 
 lib="$build/lib/libmemtop.so"
 [ -f "$lib" ] || { echo "redis.sh: $lib not built" >&2; exit 1; }
-[ -z "$base" ] || [ -f "$base" ] || { echo "redis.sh: $base: no such file" >&2; exit 1; }
+for o in ${others[@]+"${others[@]}"}; do
+    [ -f "${o#*=}" ] && [ "${o%%=*}" != "$o" ] || { echo "redis.sh: -B $o: not NAME=LIB" >&2; exit 1; }
+done
 for c in redis-server redis-benchmark redis-cli python3; do
     command -v "$c" >/dev/null || { echo "redis.sh: $c not installed" >&2; exit 1; }
 done
@@ -80,8 +83,11 @@ run_one() {
     port=$(free_port)
     case "$mode" in
     sampled) env=(MEMTOP_SAMPLE="$sample" LD_PRELOAD="$lib") ;;
-    base) env=(MEMTOP_SAMPLE="$sample" LD_PRELOAD="$base") ;;
     exact) env=(LD_PRELOAD="$lib") ;;
+    plain) ;;
+    *) for o in "${others[@]}"; do
+        [ "${o%%=*}" = "$mode" ] && env=(MEMTOP_SAMPLE="$sample" LD_PRELOAD="${o#*=}")
+    done ;;
     esac
     env ${env[@]+"${env[@]}"} redis-server --bind 127.0.0.1 --port "$port" --save "" \
         --appendonly no --dir "$tmp" --requirepass "$pass" --logfile "$tmp/server.log" &
@@ -105,7 +111,7 @@ run_one() {
 }
 
 modes=(plain sampled)
-[ -z "$base" ] || modes+=(base)
+for o in ${others[@]+"${others[@]}"}; do modes+=("${o%%=*}"); done
 [ "$exact" = 0 ] || modes+=(exact)
 : >"$tmp/results"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -127,7 +133,7 @@ for r, m, *name, v in rows:
     val.setdefault((" ".join(name), m), {})[int(r)] = float(v)
 names = list(dict.fromkeys(" ".join(x[2:-1]) for x in rows))
 print("%-10s" % "test" + "".join("%12s" % m for m in modes) +
-      "".join("%10s" % (m + "/pl") for m in modes[1:]))
+      "".join(" %12s" % (m[:6] + "/plain") for m in modes[1:]))
 for n in names:
     med = [statistics.median(val[(n, m)].values()) for m in modes]
     # ratio: median over rounds of each round's ratio to that round's plain
@@ -136,6 +142,6 @@ for n in names:
         pl, x = val[(n, "plain")], val[(n, m)]
         rat.append(statistics.median(x[r] / pl[r] for r in x if r in pl and pl[r] > 0))
     label = "CPU s" if n == "_cpu_s" else n
-    print("%-10s" % label + "".join("%12.2f" % v for v in med) + "".join("%10.3f" % v for v in rat))
+    print("%-10s" % label + "".join("%12.2f" % v for v in med) + "".join(" %12.3f" % v for v in rat))
 print("(rows: requests per second, medians; CPU s: the server's CPU seconds for the whole run)")
 EOF
