@@ -20,7 +20,9 @@ usage: bench/run.sh [options] [-- extra memtop-alloc-bench options]
   -s BYTES      the sampling rate of the memtop-sampled column (MEMTOP_SAMPLE,
                 default 512k; 0: no sampled column)
   -B DIR        another build directory whose libmemtop.so runs as the
-                memtop-base column (exact mode before/after a change)
+                memtop-base column (exact mode before/after a change) and,
+                with a sampled column, memtop-sampled-base
+  --no-exact    no exact-mode columns (memtop, memtop-base): sampled only
   --no-record   no memtop-record column
   --pieces      also run memtop with MEMTOP_DEPTH=1 and with MEMTOP_DISABLE=1
                 (how much of the cost is unwinding / interposition)
@@ -44,6 +46,7 @@ bench_name=memtop-alloc-bench
 sample=512k
 base_build=
 use_record=1
+use_exact=1
 while [ $# -gt 0 ]; do
     case "$1" in
     -b) build=$2; shift 2 ;;
@@ -54,6 +57,7 @@ while [ $# -gt 0 ]; do
     -s) sample=$2; shift 2 ;;
     -B) base_build=$2; shift 2 ;;
     --no-record) use_record=0; shift ;;
+    --no-exact) use_exact=0; shift ;;
     --pieces) pieces=1; shift ;;
     --no-heaptrack) use_heaptrack=0; shift ;;
     --heaptrack-full) heaptrack_full=1; shift ;;
@@ -88,10 +92,11 @@ results="$tmp/results" # lines: tool threads elapsed_s wall_s maxrss_kb cpu_s
 : >"$results"
 
 tools=(plain)
-[ "$use_memtop" = 1 ] && tools+=(memtop)
+[ "$use_memtop" = 1 ] && [ "$use_exact" = 1 ] && tools+=(memtop)
 [ "$use_memtop" = 1 ] && [ "$use_record" = 1 ] && tools+=(memtop-record)
 [ "$use_memtop" = 1 ] && [ "$sample" != 0 ] && tools+=(memtop-sampled)
-[ "$use_memtop" = 1 ] && [ -n "$base_build" ] && tools+=(memtop-base)
+[ "$use_memtop" = 1 ] && [ "$sample" != 0 ] && [ -n "$base_build" ] && tools+=(memtop-sampled-base)
+[ "$use_memtop" = 1 ] && [ "$use_exact" = 1 ] && [ -n "$base_build" ] && tools+=(memtop-base)
 [ "$use_memtop" = 1 ] && [ "$pieces" = 1 ] && tools+=(memtop-depth1 memtop-disabled)
 [ "$use_heaptrack" = 1 ] && tools+=(heaptrack)
 
@@ -112,6 +117,9 @@ run_tool() {
         ;;
     memtop-sampled) MEMTOP_SAMPLE="$sample" LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     memtop-base) LD_PRELOAD="$base_build/lib/libmemtop.so" "$bench" "${args[@]}" ;;
+    memtop-sampled-base)
+        MEMTOP_SAMPLE="$sample" LD_PRELOAD="$base_build/lib/libmemtop.so" "$bench" "${args[@]}"
+        ;;
     memtop-depth1) MEMTOP_DEPTH=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     memtop-disabled) MEMTOP_DISABLE=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     heaptrack)
@@ -214,11 +222,11 @@ report() {
       cp[$1, $2] = cp[$1, $2] " " $6; v[$1, $2, r] = $3; u[$1, $2, r] = $6 }
     END {
         nt = split(tools, T, " "); nc = split(tc, C, " ")
-        printf "\n%-7s %-16s %9s %7s %9s %14s %7s %9s\n", "threads", "tool", "median_s", "ratio",
+        printf "\n%-7s %-19s %9s %7s %9s %14s %7s %9s\n", "threads", "tool", "median_s", "ratio",
             "cpu_ratio", "cpu_ns/op_added", "wall_s", "maxrss_MB"
         for (c = 1; c <= nc; c++) for (i = 1; i <= nt; i++) {
             k = T[i] SUBSEP C[c]; m = median(el[k])
-            if (m == "FAIL") { printf "%-7s %-16s %10s\n", C[c], T[i], "FAIL(" fail[k] ")"; continue }
+            if (m == "FAIL") { printf "%-7s %-19s %10s\n", C[c], T[i], "FAIL(" fail[k] ")"; continue }
             rl = ""; cl = ""
             for (r = 1; r <= nrep[k]; r++) {
                 p = v["plain", C[c], r]; x = v[T[i], C[c], r]
@@ -229,14 +237,14 @@ report() {
             ratio[k] = median(rl) + 0
             pc = median(cp["plain" SUBSEP C[c]])
             ov = T[i] == "plain" ? "-" : sprintf("%.0f", (median(cp[k]) - pc) * 1e9 / (ops * C[c]))
-            printf "%-7s %-16s %9.3f %6.2fx %8.2fx %14s %7.2f %9.0f%s\n", C[c], T[i], m, ratio[k],
+            printf "%-7s %-19s %9.3f %6.2fx %8.2fx %14s %7.2f %9.0f%s\n", C[c], T[i], m, ratio[k],
                 median(cl), ov, median(wa[k]), median(rs[k]) / 1024, fail[k] ? "  (" fail[k] " failed)" : ""
         }
         if (nc >= 2) {
             printf "\nscaling, %s-thread ratio / %s-thread ratio (1.00 = scales like plain):\n", C[nc], C[1]
             for (i = 2; i <= nt; i++) {
                 a = ratio[T[i] SUBSEP C[1]]; b = ratio[T[i] SUBSEP C[nc]]
-                if (a > 0 && b > 0) printf "  %-16s %.2f\n", T[i], b / a
+                if (a > 0 && b > 0) printf "  %-19s %.2f\n", T[i], b / a
             }
         }
         g1 = ratio["memtop" SUBSEP "1"]; g4 = ratio["memtop" SUBSEP "4"]

@@ -48,7 +48,7 @@
 
 _Atomic int mt_rec_mode;
 uint64_t mt_clock_origin_ns;
-MT_TLS int mt_tls_in_hook;
+MT_TLS mt_tls_hot mt_tls_h;
 MT_TLS bool mt_tls_exiting;
 MT_TLS unsigned mt_tls_dl_depth;
 

@@ -14,7 +14,8 @@ generator state, which it is reseeded from at fork).
 sample_cases forksmall: the same with only 10 blocks of 16 bytes after the
 fork, none sampled: the child's calls all take the fast path, which must
 stay closed in a fork child until its first call has restarted tracking
-(core_sample.h mt_sfast), or the child never gets a segment.
+(fork_child disarms its thread: core_sample.h mt_sample_disarm), or the
+child never gets a segment.
 """
 
 import subprocess

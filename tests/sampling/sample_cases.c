@@ -1,6 +1,6 @@
 /* sample_cases.c -- cases of sampled tracking with known answers.
  *
- * Usage: sample_cases realloc | fork | forksmall
+ * Usage: sample_cases realloc | fork | forksmall | counts
  *
  * Run with MEMTOP_SAMPLE=1M.  A block of 256 MiB is then sampled with
  * probability 1 - exp(-256) (always), and one of 16 bytes with probability
@@ -21,6 +21,11 @@
  * forksmall: the same, but after the fork each makes only 10 blocks of
  * 16 bytes (never sampled in practice): a child whose every call takes
  * the fast path must still restart tracking (its own segment).
+ *
+ * counts: prints "ready", waits for a line on stdin, then makes a burst of
+ * small mallocs, callocs, reallocs (from NULL, moving, to size 0) and
+ * frees, prints "done ALLOCS BYTES FREES" (what the process totals must
+ * have grown by, exactly), and waits for stdin to close.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -104,8 +109,59 @@ static int cases_fork(int small)
     return 0;
 }
 
+/* The burst of `counts`: only calls of the fast paths' sizes (realloc,
+ * calloc and free too), counted here as memtop's totals count them:
+ * realloc(NULL, n) allocates, realloc(p, n) frees p and allocates,
+ * realloc(p, 0) frees p (glibc returns NULL; another allocator may
+ * return a new block of 0 bytes). */
+static int cases_counts(void)
+{
+    enum { N = 2000 };
+    static void *b[N];
+    unsigned long long allocs = 0, bytes = 0, frees = 0;
+    char c;
+    printf("ready\n");
+    fflush(stdout);
+    if (read(0, &c, 1) != 1) /* read(2): stdio's buffer would count */
+        return 1;
+    for (int i = 0; i < N; i++) {
+        size_t n = 8 + (size_t)i % 57;
+        if (!(b[i] = realloc(NULL, n)))
+            return 1;
+        allocs++, bytes += n;
+        if (!(b[i] = realloc(b[i], 2 * n)))
+            return 1;
+        allocs++, bytes += 2 * n, frees++;
+        free(b[i]);
+        frees++;
+        if (!(b[i] = calloc(3, n)))
+            return 1;
+        allocs++, bytes += 3 * n;
+        void *z = realloc(b[i], 0); /* freed; glibc returns NULL */
+        frees++;
+        if (z) { /* another allocator may return a block of 0 bytes */
+            allocs++;
+            free(z);
+            frees++;
+        }
+        if (!(b[i] = malloc(n)))
+            return 1;
+        allocs++, bytes += n;
+    }
+    for (int i = 0; i < N; i += 2) {
+        free(b[i]);
+        frees++;
+    }
+    printf("done %llu %llu %llu\n", allocs, bytes, frees);
+    fflush(stdout);
+    wait_stdin();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "counts") == 0)
+        return cases_counts();
     if (argc == 2 && strcmp(argv[1], "realloc") == 0)
         return cases_realloc();
     if (argc == 2 && strcmp(argv[1], "fork") == 0)

@@ -21,6 +21,7 @@
 #include "sample_weight.h"
 
 mt_global mt_g; /* the sampler reads only cfg.sample_rate */
+MT_TLS mt_tls_hot mt_tls_h = {.sample_left = MT_SAMPLE_DISARMED}; /* core_thread_state.c's */
 
 void mt_threads_exact(mt_exact_totals *out) /* core_thread_state.c's: not tested here */
 {
@@ -66,10 +67,8 @@ static double sampled_share(uint64_t size, int n, uint64_t seed)
     mt_thread *t = new_thread(seed);
     int hit = 0;
     for (int i = 0; i < n; i++)
-        if (!mt_sample_skip(t, size)) {
-            hit++;
-            mt_sample_next(t);
-        }
+        if (!mt_sample_skip(t, size))
+            hit++; /* the next distance is drawn already */
     return (double)hit / n;
 }
 
@@ -140,7 +139,6 @@ static void estimate_unbiased(void **state)
         double p = mt_sample_prob(s, RATE);
         var += (double)s * (double)s * (1 - p) / p;
         if (!mt_sample_skip(t, s)) {
-            mt_sample_next(t);
             est += (double)mt_sample_weigh(s, RATE, 0x10000 + 16ull * (uint64_t)i).bytes;
         }
     }

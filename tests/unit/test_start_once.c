@@ -47,7 +47,7 @@ static int g_snapshot_state;
 
 mt_global mt_g;
 uint64_t mt_clock_origin_ns;
-MT_TLS int mt_tls_in_hook;
+MT_TLS mt_tls_hot mt_tls_h;
 MT_TLS unsigned mt_tls_dl_depth;
 
 void mt_config_load(mt_config *cfg, char **envp)
@@ -148,10 +148,6 @@ void mt_world_exempt(bool on)
     (void)on;
 }
 void mt_libunwind_probe(void) {}
-void mt_sample_gate(bool open)
-{
-    (void)open;
-}
 
 void mt_alloc_publish(mt_shm_header *h)
 {

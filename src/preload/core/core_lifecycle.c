@@ -123,7 +123,7 @@ static void fork_child(void)
     if (mt_tls_thread) /* the child must not draw the parent's distances */
         mt_sample_seed(mt_tls_thread);
     mt_libunwind_fork_done(true); /* 0 */
-    mt_sample_gate(false);        /* the child's first hook restarts tracking */
+    mt_sample_disarm();           /* the child's first hook restarts tracking */
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
 }
 
@@ -162,7 +162,6 @@ bool mt_ensure_ready(void)
          * constructor sees READY or this thread sees the constructor done,
          * so one of them (or both: core_start.c) starts the threads. */
         atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_seq_cst);
-        mt_sample_gate(ok);
         if (ok && atomic_load_explicit(&g_ctor_done, memory_order_seq_cst))
             mt_start_threads(g_ctor_envp, g_config_early);
         mt_tls_in_hook = was;
@@ -173,7 +172,6 @@ bool mt_ensure_ready(void)
                                                      memory_order_acq_rel, memory_order_acquire))
             return false;
         atomic_store_explicit(&mt_g.state, MT_ST_READY, memory_order_release);
-        mt_sample_gate(true);
         mt_start_child_threads();
         return true;
     }

@@ -8,12 +8,13 @@
 #include "sample_math.h"
 
 _Atomic(_Atomic uint8_t *) mt_sfilter;
-_Atomic(_Atomic uint8_t *) mt_sfast;
 
-void mt_sample_gate(bool open)
+/* Set once a jemalloc reports to memtop's hooks (mt_sample_free_reports). */
+static _Atomic bool g_free_reports;
+
+void mt_sample_free_reports(void)
 {
-    _Atomic uint8_t *f = open ? mt_sfilter_slots() : NULL;
-    atomic_store_explicit(&mt_sfast, f, memory_order_release); /* tracking ready (core_sample.h) */
+    atomic_store_explicit(&g_free_reports, true, memory_order_relaxed);
 }
 
 bool mt_sample_init(void)
@@ -77,9 +78,50 @@ int64_t mt_sample_distance(uint64_t r, uint64_t rate)
     return (int64_t)d;
 }
 
+static int64_t draw(mt_thread *t)
+{
+    return mt_sample_distance(mt_sample_rand(&t->sample_rng), mt_g.cfg.sample_rate);
+}
+
 void mt_sample_next(mt_thread *t)
 {
-    t->sample_left = mt_sample_distance(mt_sample_rand(&t->sample_rng), mt_g.cfg.sample_rate);
+    mt_tls_h.sample_left = draw(t);
+}
+
+/* Arms this thread's fast paths with left bytes to its next sample, if it
+ * may: its record is its own (not transient) and the filter is there. */
+static void arm(mt_thread *t, int64_t left)
+{
+    _Atomic uint8_t *f = mt_sfilter_slots();
+    if (MT_UNLIKELY(t->transient) || !f) {
+        mt_sample_disarm();
+        return;
+    }
+    mt_tls_h.sample_left = left;
+    /* free's fast path calls the real free outside memtop: where that may
+     * report to memtop's hooks, frees take the slow path, counted once */
+    mt_tls_h.sfilter = atomic_load_explicit(&g_free_reports, memory_order_relaxed) ? NULL : f;
+}
+
+/* Reached through hook_enter only (tracking ready, so the filter is set
+ * if the mode is sampled), or by the unit tests. */
+bool mt_sample_skip(mt_thread *t, size_t size)
+{
+    mt_exact_add(&t->exact_allocs, 1);
+    mt_exact_add(&t->exact_bytes, size);
+    int64_t left = mt_tls_h.sample_left;
+    if (left == MT_SAMPLE_DISARMED) /* memoryless: a fresh distance is as good */
+        left = draw(t);
+    bool skip = size < (uint64_t)left; /* left >= 1 */
+    arm(t, skip ? left - (int64_t)size : draw(t));
+    return skip;
+}
+
+void mt_sample_arm(mt_thread *t)
+{
+    int64_t left = mt_tls_h.sample_left;
+    if (left == MT_SAMPLE_DISARMED || !mt_tls_h.sfilter)
+        arm(t, left == MT_SAMPLE_DISARMED ? draw(t) : left);
 }
 
 void mt_sample_seed(mt_thread *t)
@@ -91,5 +133,5 @@ void mt_sample_seed(mt_thread *t)
     uint64_t s =
         mt_mix64(__builtin_ia32_rdtsc() ^ (uint64_t)(uintptr_t)t ^ (n * 0x9e3779b97f4a7c15ull));
     t->sample_rng = s ? s : 0x9e3779b97f4a7c15ull; /* xorshift's state must not be 0 */
-    mt_sample_next(t);
+    mt_sample_disarm();
 }

@@ -7,7 +7,10 @@
  * The distances of all threads together make a Poisson process over the
  * bytes allocated, so a block of s bytes is sampled with probability
  * 1 - exp(-s/R) whatever came before it.  An unsampled allocation costs
- * the countdown and its branch, plus the exact per-thread counts.
+ * the countdown and its branch, plus the exact per-thread counts.  The
+ * countdown lives in the hooks' TLS block (mt_tls_h), where a disarmed
+ * thread's value is below every size, so that one comparison is also the
+ * fast path's gate (hook_enter.h).
  *
  * Frees: the live-block table holds only sampled blocks, and a filter in
  * front of it (one byte per address-hash slot: how many live sampled
@@ -27,14 +30,6 @@
 /* The filter (NULL in exact mode), set at initialisation before tracking
  * becomes ready (published by mt_g.state's release). */
 extern _Atomic(_Atomic uint8_t *) mt_sfilter;
-
-/* The fast paths' one gate (hook_enter.h hook_fast_thread): the filter
- * while tracking is ready (mt_g.state == MT_ST_READY) in sampled mode,
- * NULL otherwise (exact mode, before tracking is ready, in a fork child
- * until its first hook restarts it, after tracking was turned off).
- * Opened (release) after mt_g.state became READY, closed before it leaves
- * READY: a hook that loads it non-NULL (acquire) sees tracking ready. */
-extern _Atomic(_Atomic uint8_t *) mt_sfast;
 
 /* The filter's slots, or NULL in exact mode.  Relaxed: the slots need no
  * publishing (zeroed by the kernel, then only atomics), and the hooks
@@ -61,37 +56,61 @@ static inline bool mt_sfilter_maybe(const void *p)
     return mt_sfilter_maybe_in(mt_sfilter_slots(), p);
 }
 
-/* Opens the fast paths' gate (after mt_g.state became READY; no effect in
- * exact mode) or closes it (before mt_g.state leaves READY). */
-void mt_sample_gate(bool open);
+/* Disarms this thread's fast paths (mt_tls_h): its next call takes the
+ * slow path, which arms them again if it may (mt_sample_skip).  Before
+ * the thread's record goes, and in a fork child before tracking restarts. */
+static inline void mt_sample_disarm(void)
+{
+    mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
+    mt_tls_h.sfilter = NULL;
+}
 
 /* Before a sampled block enters the table / after it left it. */
 void mt_sfilter_add(const void *p);
 void mt_sfilter_del(const void *p);
 
-/* A per-thread counter only its thread writes (the publisher reads it):
- * a relaxed load and store, not a locked read-modify-write. */
+/* A per-thread counter only its thread writes (the publisher reads it,
+ * relaxed): one add instruction on x86-64, not a locked read-modify-write.
+ * One instruction is also whole with respect to a signal handler on the
+ * same thread, so the fast paths count without setting mt_tls_in_hook
+ * (elsewhere: a relaxed load and store, as the slow paths do under
+ * mt_tls_in_hook). */
 static inline void mt_exact_add(_Atomic uint64_t *c, uint64_t n)
 {
+#if defined(__x86_64__)
+    __asm__("addq %1, %0" : "+m"(*(uint64_t *)c) : "er"(n));
+#else
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
                           memory_order_relaxed);
+#endif
 }
 
-/* The unsampled path: counts the allocation exactly, counts down; true
- * if the block is not sampled. */
-static inline bool mt_sample_skip(mt_thread *t, size_t size)
-{
-    mt_exact_add(&t->exact_allocs, 1);
-    mt_exact_add(&t->exact_bytes, size);
-    t->sample_left -= (int64_t)size;
-    return MT_LIKELY(t->sample_left > 0);
-}
+/* The slow paths' countdown (every tracked allocation in sampled mode):
+ * counts the allocation exactly, draws a distance first if this thread
+ * was disarmed, and arms the thread's fast paths with what is left (a
+ * transient record's thread stays disarmed: it has no mt_tls_thread).
+ * True if the block is not sampled; false: sampled, the next distance
+ * drawn already. */
+bool mt_sample_skip(mt_thread *t, size_t size);
 
-/* A new distance to the next sample, drawn with the thread's generator. */
+/* The slow path of a free in sampled mode: arms this thread's fast paths
+ * if they are not (a thread that only frees gets them too). */
+void mt_sample_arm(mt_thread *t);
+
+/* A real allocator reports to memtop's hooks (jemalloc's hook API: the
+ * allocator scan, before tracking is ready when it is the real one): from
+ * now on threads arm only malloc's, calloc's and realloc's fast paths,
+ * which call the real function inside memtop; free's calls it outside
+ * (a tail call), where the report would count the free a second time. */
+void mt_sample_free_reports(void);
+
+/* A new distance to this thread's next sample (mt_tls_h), drawn with t's
+ * generator. */
 void mt_sample_next(mt_thread *t);
 
-/* Seeds t's generator afresh (a new thread state, a fork child) and draws
- * its first distance.  No effect in exact mode. */
+/* Seeds t's generator afresh (a new thread state, a fork child) and
+ * disarms this thread: its next allocation draws the first distance.  No
+ * effect in exact mode. */
 void mt_sample_seed(mt_thread *t);
 
 /* Sampled mode's exact process totals (every thread record, and the frees

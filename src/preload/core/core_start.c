@@ -42,7 +42,7 @@ void mt_start_threads(char **envp, bool reload_config)
     if (reload_config)
         mt_config_load(&mt_g.cfg, envp);
     if (reload_config && mt_g.cfg.disabled) {
-        mt_sample_gate(false);
+        mt_sample_disarm(); /* others stay armed: they only count (core_sample.h) */
         atomic_store_explicit(&mt_g.state, MT_ST_OFF, memory_order_release);
     } else {
         mt_publisher_arm(false);

@@ -17,8 +17,7 @@
 #include <pthread.h>
 #include <string.h>
 
-MT_TLS int mt_tls_in_hook;
-MT_TLS mt_thread *mt_tls_thread;
+MT_TLS mt_tls_hot mt_tls_h = {.sample_left = MT_SAMPLE_DISARMED};
 MT_TLS bool mt_tls_exiting;
 MT_TLS unsigned mt_tls_dl_depth;
 
@@ -68,8 +67,10 @@ static void thread_release(void *arg)
     int was = mt_tls_in_hook;
     mt_tls_in_hook = MT_IN_OWN;
     mt_tls_exiting = true;
-    if (mt_tls_thread == t)
+    if (mt_tls_thread == t) {
+        mt_sample_disarm(); /* the fast paths count into mt_tls_thread */
         mt_tls_thread = NULL;
+    }
     /* Deferred frees can only be pending inside a hook, never here. */
     push_free(t);
     mt_ring_retire_mine(); /* a recording's ring goes back to the writer */

@@ -11,9 +11,8 @@
 
 typedef struct mt_thread {
     /* First, in one cache line: what sampled mode's fast path touches. */
-    /* Sampled mode (core_sample.h): bytes left to the next sample, the
-     * generator's state. */
-    int64_t sample_left;
+    /* Sampled mode (core_sample.h): the generator's state (the countdown
+     * itself is in mt_tls_h). */
     uint64_t sample_rng;
     /* Sampled mode: this record's exact allocation and free counts, written
      * by the thread that holds the record, summed by the publisher over
@@ -48,8 +47,23 @@ typedef struct mt_thread {
  * MT_IN_OWN: memtop's own work (publisher, start-up), whose allocations
  * are memtop's and not counted.  Initial-exec TLS: see core_common.h. */
 enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
-extern MT_TLS int mt_tls_in_hook;
-extern MT_TLS mt_thread *mt_tls_thread;
+
+/* What every hook reads first, in one initial-exec TLS block so that a
+ * hook finds all of it with one GOT load: mt_tls_in_hook and mt_tls_thread
+ * name its first fields.  sample_left and sfilter arm sampled mode's fast
+ * paths (core_sample.h): bytes left to this thread's next sample and the
+ * filter; disarmed (MT_SAMPLE_DISARMED, NULL: the initial values) unless
+ * this thread has a record of its own and tracking is sampled. */
+typedef struct mt_tls_hot {
+    int in_hook;
+    mt_thread *thread;
+    int64_t sample_left;
+    _Atomic uint8_t *sfilter;
+} mt_tls_hot;
+#define MT_SAMPLE_DISARMED INT64_MIN /* no size is below it */
+extern MT_TLS mt_tls_hot mt_tls_h;
+#define mt_tls_in_hook (mt_tls_h.in_hook)
+#define mt_tls_thread (mt_tls_h.thread)
 
 /* Set by the key destructor when this thread exits. */
 extern MT_TLS bool mt_tls_exiting;

@@ -184,11 +184,11 @@ alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bo
     track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, sampled);
 }
 
-/* A sampled allocation: a new distance, the filter told, then as usual. */
+/* A sampled allocation (mt_sample_skip drew the next distance): the
+ * filter told, then as usual. */
 static void __attribute__((noinline))
 alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 {
-    mt_sample_next(t);
     mt_sfilter_add(p);
     alloc_tracked(t, p, size, start, true);
 }
@@ -304,6 +304,7 @@ static inline __attribute__((always_inline)) void take_and_charge(mt_thread *t, 
 static void __attribute__((noinline)) free_sampled(mt_thread *t, void *p)
 {
     mt_exact_add(&t->exact_frees, 1);
+    mt_sample_arm(t);
     if (MT_LIKELY(!mt_sfilter_maybe(p)))
         return;
     take_and_charge(t, p, true);

@@ -10,6 +10,7 @@
 #include "core_state.h"
 #include "core_thread_state.h"
 #include "core_tracker.h"
+#include "core_sample.h"
 
 #include <errno.h>
 
@@ -54,46 +55,43 @@ static inline void hook_leave(mt_thread *t)
     mt_tls_in_hook = 0;
 }
 
-/* Sampled mode's fast path (core_sample.h): the thread's state if it may
- * skip hook_enter/hook_leave, that is, the gate is open (sampled mode,
- * tracking ready: not a fork child yet to restart; so the real allocator
- * is known too), the thread is tracked and not inside memtop; *filter is
- * then the filter.  The caller decides with the countdown (malloc) or the
- * filter (free) and, if nothing is to be tracked, counts the call exactly
- * with mt_tls_in_hook set (so that a signal handler's call in between
- * passes through instead of racing on the thread's counters).  In exact
- * mode: one load and a branch. */
-static inline mt_thread *hook_fast_thread(_Atomic uint8_t **filter)
+/* Sampled mode's fast paths (core_sample.h): a call that is not to be
+ * tracked skips hook_enter/hook_leave.  They read mt_tls_h only (one GOT
+ * load): the thread is not inside memtop, and its fast paths are armed,
+ * which a slow path of sampled mode did (mt_sample_skip, mt_sample_arm:
+ * tracking was ready, so the real allocator is known, and the thread has
+ * a record of its own in mt_tls_thread).  A disarmed thread's countdown is
+ * below every size and its filter NULL, so in exact mode, before tracking
+ * is ready and in a fork child until its first hook restarts it, each
+ * costs one comparison.  Counted with single add instructions
+ * (mt_exact_add), which a signal handler cannot split. */
+
+/* An allocation of size bytes that the countdown does not reach.  A size
+ * of 2^63 or more compares as negative, so it takes the fast path, where
+ * the real allocator fails it and nothing is counted. */
+static inline bool hook_fast_unsampled(size_t size)
 {
-    _Atomic uint8_t *f = atomic_load_explicit(&mt_sfast, memory_order_acquire);
-    if (MT_LIKELY(!f))
-        return NULL;
-    mt_thread *t = mt_tls_thread;
-    if (MT_LIKELY(t) && MT_LIKELY(!mt_tls_in_hook)) {
-        *filter = f;
-        return t;
-    }
-    return NULL;
+    return (int64_t)size < mt_tls_h.sample_left && MT_LIKELY(!mt_tls_in_hook); /* exact: one test */
 }
 
-/* An allocation of size bytes that the countdown does not reach.  Between
- * two calls sample_left is positive (it is drawn again before a call
- * leaves memtop); a size of 2^63 or more compares as negative, so it takes
- * the fast path, where the real allocator fails it and nothing is
- * counted. */
-static inline bool hook_fast_unsampled(const mt_thread *t, size_t size)
-{
-    return (int64_t)size < t->sample_left;
-}
-
-/* After the real call of an unsampled allocation p (NULL: failed). */
-static inline void hook_fast_counted(mt_thread *t, const void *p, size_t size)
+/* After the real call of an unsampled allocation p (NULL: failed).  The
+ * caller sets mt_tls_in_hook around the real call, so that an allocator
+ * that reports to memtop's other hooks (jemalloc's) is not counted twice. */
+static inline void hook_fast_counted(const void *p, size_t size)
 {
     if (MT_LIKELY(p)) {
-        t->sample_left -= (int64_t)size;
+        mt_tls_h.sample_left -= (int64_t)size;
+        mt_thread *t = mt_tls_thread;
         mt_exact_add(&t->exact_allocs, 1);
         mt_exact_add(&t->exact_bytes, size);
     }
+}
+
+/* A free of p, certainly not a sampled block's. */
+static inline bool hook_fast_free(const void *p)
+{
+    _Atomic uint8_t *f = mt_tls_h.sfilter;
+    return f && MT_LIKELY(!mt_tls_in_hook) && !mt_sfilter_maybe_in(f, p); /* exact: one test */
 }
 
 /* A pass-through allocation of the program's while tracking runs is one we

@@ -71,13 +71,11 @@ static __attribute__((noinline)) void *malloc_tracked(size_t size)
 
 MT_EXPORT void *malloc(size_t size)
 {
-    _Atomic uint8_t *f;
-    mt_thread *t = hook_fast_thread(&f); /* sampled mode, not sampled: hook_enter.h */
-    if (t && hook_fast_unsampled(t, size)) {
+    if (hook_fast_unsampled(size)) { /* sampled mode, not sampled: hook_enter.h */
         mt_tls_in_hook = MT_IN_HOOK;
         void *p = mt_real.malloc(size);
-        hook_fast_counted(t, p, size);
         mt_tls_in_hook = 0;
+        hook_fast_counted(p, size);
         return p;
     }
     if (MT_UNLIKELY(!mt_real_ready()))
@@ -87,20 +85,18 @@ MT_EXPORT void *malloc(size_t size)
 
 MT_EXPORT void *calloc(size_t n, size_t m)
 {
-    _Atomic uint8_t *f;
-    mt_thread *t = hook_fast_thread(&f); /* sampled mode, not sampled: hook_enter.h */
     size_t total;
     bool overflow = __builtin_mul_overflow(n, m, &total);
-    if (t && !overflow && hook_fast_unsampled(t, total)) {
+    if (!overflow && hook_fast_unsampled(total)) { /* sampled mode, not sampled: hook_enter.h */
         mt_tls_in_hook = MT_IN_HOOK;
         void *p = mt_real.calloc(n, m);
-        hook_fast_counted(t, p, total);
         mt_tls_in_hook = 0;
+        hook_fast_counted(p, total);
         return p;
     }
     if (MT_UNLIKELY(!mt_real_ready()))
         return overflow ? NULL : mt_boot_alloc(total, 16);
-    t = hook_enter();
+    mt_thread *t = hook_enter();
     if (!t) {
         void *p = mt_real.calloc(n, m);
         count_untracked(p);
@@ -145,18 +141,10 @@ MT_EXPORT void free(void *p)
 {
     if (!p || MT_UNLIKELY(mt_is_boot_ptr(p)))
         return;
-    _Atomic uint8_t *f;
-    mt_thread *t = hook_fast_thread(&f);   /* sampled mode: hook_enter.h */
-    if (t && !mt_sfilter_maybe_in(f, p)) { /* certainly not a sampled block */
-        /* Counted first, with mt_tls_in_hook set only around the count (a
-         * signal handler's free must not interleave with it; the fences
-         * keep the compiler from moving the stores), then the real free
-         * as a tail call: no frame. */
-        mt_tls_in_hook = MT_IN_HOOK;
-        atomic_signal_fence(memory_order_seq_cst);
-        mt_exact_add(&t->exact_frees, 1);
-        atomic_signal_fence(memory_order_seq_cst);
-        mt_tls_in_hook = 0;
+    if (hook_fast_free(p)) { /* sampled mode, certainly not a sampled block: hook_enter.h */
+        /* Counted first (one add: hook_enter.h), then the real free as a
+         * tail call: no frame. */
+        mt_exact_add(&mt_tls_thread->exact_frees, 1);
         mt_real.free(p);
         return;
     }
@@ -220,8 +208,27 @@ static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *star
     return realloc_tracked(t, old, size, start);
 }
 
+/* Sampled mode's fast path of realloc (hook_enter.h): the old block (if
+ * any) certainly not sampled, the new one not to be.  Counted by
+ * realloc_done's rules: nothing when it fails and old stays; else the
+ * free of old, and the new block. */
+static inline bool realloc_fast_ok(const void *old, size_t size)
+{
+    return hook_fast_unsampled(size) && /* armed: tracking ready, the filter there */
+           (!old || (!mt_is_boot_ptr(old) && !mt_sfilter_maybe(old)));
+}
+
 MT_EXPORT void *realloc(void *old, size_t size)
 {
+    if (realloc_fast_ok(old, size)) {
+        mt_tls_in_hook = MT_IN_HOOK;
+        void *p = mt_real.realloc(old, size);
+        mt_tls_in_hook = 0;
+        if (old && (p || size == 0))
+            mt_exact_add(&mt_tls_thread->exact_frees, 1);
+        hook_fast_counted(p, size);
+        return p;
+    }
     return realloc_at(old, size, HOOK_FRAME());
 }
 
