@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-MT_TLS int mt_tls_in_hook;
+MT_TLS mt_tls_hot mt_tls_h;
 
 static unsigned long long g_adds = 7; /* loads so far */
 static void *g_defined;               /* what the walk finds (NULL: nothing) */

@@ -39,7 +39,6 @@
 #include "table_ptr.h"
 #include "core_thread_state.h"
 #include "core_tracker.h"
-#include "core_sample.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -254,7 +253,6 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
         return false;
     }
     atomic_store_explicit(&g_nje, n + 1, memory_order_release);
-    mt_sample_free_reports(); /* free's fast path would count twice */
     a->flags |= MT_ALLOC_HOOKED;
     return true;
 }

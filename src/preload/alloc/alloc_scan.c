@@ -54,6 +54,7 @@
 #include "core_log.h"
 #include "core_common.h"
 #include "core_procinfo.h"
+#include "core_sample.h"
 #include "core_state.h"
 #include "hook_loaded_sym.h"
 #include "hook_real_alloc.h"
@@ -417,10 +418,22 @@ static bool linked_in(const module_ref *m, const char *family)
 
 /* Adds an entry for an allocator in module m (NULL: not known); an
  * inexact one is logged once, here. */
+/* Whether memtop's free hands blocks to m's code: its sampled fast path
+ * calls the real free outside memtop (a tail call, hook_libc.c), where a
+ * hook memtop put into that allocator (its hook API, a redirected free,
+ * or free jumping to a redirected mi_free) would count the free again. */
+static bool real_free_in(const module_ref *m)
+{
+    uintptr_t f = (uintptr_t)mt_real.free;
+    return m && (!f || (f >= m->lo && f < m->hi));
+}
+
 static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const module_ref *m,
                       const char *module, const char *note)
 {
     mt_shm_allocators *f = &g_alloc.found;
+    if (real_free_in(m))
+        mt_sample_free_reports(); /* before any thread arms free's fast path: CONCURRENCY.md */
     if (note && *note) {
         flags |= MT_ALLOC_INEXACT;
         mt_log(MT_LOG_WARN, "NOT exact: %s", note);

@@ -37,13 +37,11 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
  * hook. */
 #define HOOK_ALLOC_RETURN(call, size_expr)                                                         \
     do {                                                                                           \
-        _Atomic uint8_t *f_;                                                                       \
-        mt_thread *ft_ = hook_fast_thread(&f_); /* sampled mode, not sampled */                    \
-        if (ft_ && hook_fast_unsampled(ft_, (size_expr))) {                                        \
+        if (hook_fast_unsampled(size_expr)) { /* sampled mode, not sampled */                      \
             mt_tls_in_hook = MT_IN_HOOK;                                                           \
             void *fp_ = call;                                                                      \
-            hook_fast_counted(ft_, fp_, (size_expr));                                              \
             mt_tls_in_hook = 0;                                                                    \
+            hook_fast_counted(fp_, (size_expr));                                                   \
             return fp_;                                                                            \
         }                                                                                          \
         if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
@@ -66,12 +64,10 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
  * free: it must pass through, not count the block again). */
 #define HOOK_FREE_CALL(p, call)                                                                    \
     do {                                                                                           \
-        _Atomic uint8_t *f_;                                                                       \
-        mt_thread *ft_ = (p) ? hook_fast_thread(&f_) : NULL;                                       \
-        if (ft_ && !mt_sfilter_maybe_in(f_, (p))) {                                                \
+        if ((p) && hook_fast_free(p)) { /* sampled mode, certainly not a sampled block */          \
             mt_tls_in_hook = MT_IN_HOOK;                                                           \
             atomic_signal_fence(memory_order_seq_cst);                                             \
-            mt_exact_add(&ft_->exact_frees, 1);                                                    \
+            mt_exact_add(&mt_tls_thread->exact_frees, 1);                                          \
             atomic_signal_fence(memory_order_seq_cst);                                             \
             call;                                                                                  \
             mt_tls_in_hook = 0;                                                                    \
