@@ -54,7 +54,6 @@
 #include "core_log.h"
 #include "core_common.h"
 #include "core_procinfo.h"
-#include "core_sample.h"
 #include "core_state.h"
 #include "hook_loaded_sym.h"
 #include "hook_real_alloc.h"
@@ -433,7 +432,7 @@ static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const m
 {
     mt_shm_allocators *f = &g_alloc.found;
     if (real_free_in(m))
-        mt_sample_free_reports(); /* before any thread arms free's fast path: CONCURRENCY.md */
+        mt_real_free_inside(); /* before any thread arms free's fast path */
     if (note && *note) {
         flags |= MT_ALLOC_INEXACT;
         mt_log(MT_LOG_WARN, "NOT exact: %s", note);

@@ -9,14 +9,6 @@
 
 _Atomic(_Atomic uint8_t *) mt_sfilter;
 
-/* Set once a jemalloc reports to memtop's hooks (mt_sample_free_reports). */
-static _Atomic bool g_free_reports;
-
-void mt_sample_free_reports(void)
-{
-    atomic_store_explicit(&g_free_reports, true, memory_order_relaxed);
-}
-
 bool mt_sample_init(void)
 {
     if (!mt_g.cfg.sample_rate)
@@ -98,9 +90,7 @@ static void arm(mt_thread *t, int64_t left)
         return;
     }
     mt_tls_h.sample_left = left;
-    /* free's fast path calls the real free outside memtop: where that may
-     * report to memtop's hooks, frees take the slow path, counted once */
-    mt_tls_h.sfilter = atomic_load_explicit(&g_free_reports, memory_order_relaxed) ? NULL : f;
+    mt_tls_h.sfilter = f;
 }
 
 /* Reached through hook_enter only (tracking ready, so the filter is set

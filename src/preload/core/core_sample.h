@@ -97,13 +97,6 @@ bool mt_sample_skip(mt_thread *t, size_t size);
  * if they are not (a thread that only frees gets them too). */
 void mt_sample_arm(mt_thread *t);
 
-/* A real allocator reports to memtop's hooks (jemalloc's hook API: the
- * allocator scan, before tracking is ready when it is the real one): from
- * now on threads arm only malloc's, calloc's and realloc's fast paths,
- * which call the real function inside memtop; free's calls it outside
- * (a tail call), where the report would count the free a second time. */
-void mt_sample_free_reports(void);
-
 /* A new distance to this thread's next sample (mt_tls_h), drawn with t's
  * generator. */
 void mt_sample_next(mt_thread *t);

@@ -145,7 +145,7 @@ MT_EXPORT void free(void *p)
         /* Counted first (one add: hook_enter.h), then the real free as a
          * tail call: no frame. */
         mt_exact_add(&mt_tls_thread->exact_frees, 1);
-        mt_real.free(p);
+        mt_real.free_fast(p);
         return;
     }
     if (MT_UNLIKELY(!mt_real_ready()))

@@ -12,6 +12,7 @@
 #include "hook_real_alloc.h"
 
 #include "core_common.h"
+#include "core_thread_state.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -77,9 +78,24 @@ static void resolve_all(void)
     r.pvalloc = (void *(*)(size_t))next_sym("pvalloc");
     r.malloc_usable_size = (size_t(*)(void *))next_sym("malloc_usable_size");
     r.exit_ = (void (*)(int))next_sym("_exit");
+    r.free_fast = r.free;
     void *libc_malloc = dlsym(RTLD_DEFAULT, "__libc_malloc");
     r.is_glibc = libc_malloc != NULL && libc_malloc == (void *)r.malloc;
     mt_real = r;
+}
+
+/* free_fast when the real free reports to memtop's hooks. */
+static void free_inside(void *p)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_HOOK;
+    mt_real.free(p);
+    mt_tls_in_hook = was;
+}
+
+void mt_real_free_inside(void)
+{
+    mt_real.free_fast = free_inside;
 }
 
 bool mt_real_resolve(void)

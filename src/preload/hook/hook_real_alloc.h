@@ -20,6 +20,9 @@ typedef struct mt_real_fns {
     void *(*pvalloc)(size_t);
     size_t (*malloc_usable_size)(void *);
     void (*exit_)(int);
+    /* What free's sampled fast path (hook_libc.c) tail-calls: free, or,
+     * once mt_real_free_inside ran, a wrapper that runs it inside memtop. */
+    void (*free_fast)(void *);
     bool is_glibc; /* the next malloc is glibc's own, so mallinfo2 describes it */
 } mt_real_fns;
 
@@ -32,6 +35,14 @@ extern mt_real_fns mt_real;
 enum { MT_RESOLVE_NONE, MT_RESOLVE_BUSY, MT_RESOLVE_DONE };
 extern _Atomic int mt_resolve_state;
 bool mt_real_resolve(void);
+
+/* The real free belongs to an allocator memtop hooks (a shared jemalloc,
+ * tcmalloc or mimalloc whose entry points are redirected, or jemalloc's hook
+ * API): free's fast path, which counted the free already, must call it inside
+ * memtop so that the allocator's hook passes it through.  Called by the
+ * allocator scan before tracking is ready (the real free is resolved and
+ * scanned at start), so before any thread takes the fast path. */
+void mt_real_free_inside(void);
 static inline bool mt_real_ready(void)
 {
     if (__builtin_expect(
