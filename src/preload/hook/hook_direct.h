@@ -29,6 +29,43 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
     return p;
 }
 
+/* A C++ operator new (jemalloc's, tcmalloc's; mimalloc's mi_new when a
+ * new_handler throws) may throw bad_alloc through the hook that called it.
+ * The hook must leave memtop then too: otherwise the thread keeps
+ * mt_tls_in_hook set and passes through memtop, uncounted yet "exact", for
+ * the rest of its life.  So the files using HOOK_ALLOC_RETURN or
+ * HOOK_REALLOC_RETURN are built with -fexceptions (src/preload/CMakeLists.txt,
+ * checked below) and keep a hook_guard across the real call: if the call
+ * is unwound, its cleanup puts a taken block back (realloc: the old block
+ * stays live) and leaves memtop.  The guard is disarmed (t = NULL) as the
+ * call returns, so on that path the cleanup folds away. */
+typedef struct hook_guard {
+    mt_thread *t;      /* inside memtop across the call; NULL: disarmed */
+    void *old;         /* a block taken out before the call, or NULL */
+    const mt_block *b; /* what it held */
+} hook_guard;
+
+static inline void hook_unwound(const hook_guard *g)
+{
+    if (MT_UNLIKELY(g->t)) {
+        if (g->old)
+            mt_untake(g->old, g->b);
+        hook_leave(g->t);
+    }
+}
+
+#ifdef __EXCEPTIONS
+#define HOOK_GUARD(name, t, old, b)                                                                \
+    hook_guard name __attribute__((cleanup(hook_unwound))) = {t, old, b}
+#define HOOK_UNWINDABLE 1
+#else
+#define HOOK_GUARD(name, t, old, b) hook_guard name __attribute__((unused)) = {t, old, b}
+#define HOOK_UNWINDABLE 0
+#endif
+#define HOOK_NEEDS_UNWIND                                                                          \
+    _Static_assert(HOOK_UNWINDABLE,                                                                \
+                   "a hook that C++ code may throw through: build with -fexceptions")
+
 /* The body of an allocating hook of an allocator's own API whose real
  * function is reached by `call` (an expression); size_expr: what the
  * caller asked for (evaluated before and after the call: no side
@@ -39,9 +76,12 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
     do {                                                                                           \
         _Atomic uint8_t *f_;                                                                       \
         mt_thread *ft_ = hook_fast_thread(&f_); /* sampled mode, not sampled */                    \
+        HOOK_NEEDS_UNWIND;                                                                         \
         if (ft_ && hook_fast_unsampled(ft_, (size_expr))) {                                        \
             mt_tls_in_hook = MT_IN_HOOK;                                                           \
+            HOOK_GUARD(fg_, ft_, NULL, NULL);                                                      \
             void *fp_ = call;                                                                      \
+            fg_.t = NULL;                                                                          \
             hook_fast_counted(ft_, fp_, (size_expr));                                              \
             mt_tls_in_hook = 0;                                                                    \
             return fp_;                                                                            \
@@ -54,7 +94,10 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
             count_untracked(p_);                                                                   \
             return p_;                                                                             \
         }                                                                                          \
-        return alloc_done(t_, call, size_expr, HOOK_FRAME());                                      \
+        HOOK_GUARD(g_, t_, NULL, NULL);                                                            \
+        void *p_ = call;                                                                           \
+        g_.t = NULL;                                                                               \
+        return alloc_done(t_, p_, size_expr, HOOK_FRAME());                                        \
     } while (0)
 
 /* The body of a freeing hook of an allocator's own API: the block p is
@@ -115,12 +158,15 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
  * reached by `call`: realloc_done's rules.  Returns from the hook. */
 #define HOOK_REALLOC_RETURN(p, call, size_expr, frees_on_failure)                                  \
     do {                                                                                           \
+        HOOK_NEEDS_UNWIND;                                                                         \
         mt_thread *t_ = hook_enter();                                                              \
         if (!t_)                                                                                   \
             return call;                                                                           \
         mt_block b_;                                                                               \
         bool known_ = (p) && mt_take(p, &b_);                                                      \
+        HOOK_GUARD(g_, t_, known_ ? (void *)(p) : NULL, &b_);                                      \
         void *q_ = call;                                                                           \
+        g_.t = NULL;                                                                               \
         return realloc_done(t_, p, known_, &b_, q_, size_expr, frees_on_failure, HOOK_FRAME());    \
     } while (0)
 
