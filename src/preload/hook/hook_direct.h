@@ -37,8 +37,9 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
  * HOOK_REALLOC_RETURN are built with -fexceptions (src/preload/CMakeLists.txt,
  * checked below) and keep a hook_guard across the real call: if the call
  * is unwound, its cleanup puts a taken block back (realloc: the old block
- * stays live) and leaves memtop.  The guard is disarmed (t = NULL) as the
- * call returns, so on that path the cleanup folds away. */
+ * stays live) and leaves memtop.  The guard's scope is the real call
+ * alone, disarmed (t = NULL) as it returns: on that path the cleanup folds
+ * away, and memtop's own calls after it need no landing pad. */
 typedef struct hook_guard {
     mt_thread *t;      /* inside memtop across the call; NULL: disarmed */
     void *old;         /* a block taken out before the call, or NULL */
@@ -79,9 +80,12 @@ static inline void hook_unwound(const hook_guard *g)
         HOOK_NEEDS_UNWIND;                                                                         \
         if (ft_ && hook_fast_unsampled(ft_, (size_expr))) {                                        \
             mt_tls_in_hook = MT_IN_HOOK;                                                           \
-            HOOK_GUARD(fg_, ft_, NULL, NULL);                                                      \
-            void *fp_ = call;                                                                      \
-            fg_.t = NULL;                                                                          \
+            void *fp_;                                                                             \
+            { /* the guard's scope: the real call alone */                                         \
+                HOOK_GUARD(fg_, ft_, NULL, NULL);                                                  \
+                fp_ = call;                                                                        \
+                fg_.t = NULL;                                                                      \
+            }                                                                                      \
             hook_fast_counted(ft_, fp_, (size_expr));                                              \
             mt_tls_in_hook = 0;                                                                    \
             return fp_;                                                                            \
@@ -94,9 +98,12 @@ static inline void hook_unwound(const hook_guard *g)
             count_untracked(p_);                                                                   \
             return p_;                                                                             \
         }                                                                                          \
-        HOOK_GUARD(g_, t_, NULL, NULL);                                                            \
-        void *p_ = call;                                                                           \
-        g_.t = NULL;                                                                               \
+        void *p_;                                                                                  \
+        {                                                                                          \
+            HOOK_GUARD(g_, t_, NULL, NULL);                                                        \
+            p_ = call;                                                                             \
+            g_.t = NULL;                                                                           \
+        }                                                                                          \
         return alloc_done(t_, p_, size_expr, HOOK_FRAME());                                        \
     } while (0)
 
@@ -164,9 +171,12 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
             return call;                                                                           \
         mt_block b_;                                                                               \
         bool known_ = (p) && mt_take(p, &b_);                                                      \
-        HOOK_GUARD(g_, t_, known_ ? (void *)(p) : NULL, &b_);                                      \
-        void *q_ = call;                                                                           \
-        g_.t = NULL;                                                                               \
+        void *q_;                                                                                  \
+        {                                                                                          \
+            HOOK_GUARD(g_, t_, known_ ? (void *)(p) : NULL, &b_);                                  \
+            q_ = call;                                                                             \
+            g_.t = NULL;                                                                           \
+        }                                                                                          \
         return realloc_done(t_, p, known_, &b_, q_, size_expr, frees_on_failure, HOOK_FRAME());    \
     } while (0)
 
