@@ -23,8 +23,9 @@ typedef int (*personality_fn)(int version, int actions, uint64_t cls, void *e, v
 typedef void (*resume_fn)(void *e);
 #define HIDDEN __attribute__((visibility("hidden")))
 
-/* libgcc_s's definition of name; it is loaded while an exception is in
- * flight.  No such library: nothing can go on unwinding, abort. */
+/* libgcc_s's definition of name (it is loaded while an exception is in
+ * flight, unless the program carries its own unwinder: -static-libgcc),
+ * or NULL. */
 static void *libgcc_fn(_Atomic(void *) *slot, const char *name)
 {
     void *f = atomic_load_explicit(slot, memory_order_acquire);
@@ -32,18 +33,22 @@ static void *libgcc_fn(_Atomic(void *) *slot, const char *name)
         return f;
     void *h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
     f = h ? dlsym(h, name) : NULL;
-    if (!f)
-        abort();
-    atomic_store_explicit(slot, f, memory_order_release);
+    if (f)
+        atomic_store_explicit(slot, f, memory_order_release);
     return f;
 }
+
+#define URC_CONTINUE_UNWIND 8 /* unwind.h's _URC_CONTINUE_UNWIND */
 
 HIDDEN int __gcc_personality_v0(int version, int actions, uint64_t cls, void *e, void *ctx);
 HIDDEN int __gcc_personality_v0(int version, int actions, uint64_t cls, void *e, void *ctx)
 {
     static _Atomic(void *) slot;
     personality_fn f = (personality_fn)libgcc_fn(&slot, "__gcc_personality_v0");
-    return f(version, actions, cls, e, ctx);
+    /* No libgcc_s: the frame is passed as one without cleanups (the guard
+     * does not run: the thread stays inside memtop, as before the guard);
+     * then _Unwind_Resume is never reached either. */
+    return f ? f(version, actions, cls, e, ctx) : URC_CONTINUE_UNWIND;
 }
 
 HIDDEN void _Unwind_Resume(void *e);
@@ -51,6 +56,7 @@ HIDDEN void _Unwind_Resume(void *e)
 {
     static _Atomic(void *) slot;
     resume_fn f = (resume_fn)libgcc_fn(&slot, "_Unwind_Resume");
-    f(e);
+    if (f)
+        f(e);
     abort(); /* _Unwind_Resume does not return */
 }
