@@ -38,9 +38,8 @@ mt_errc mt_allocators_check(const mt_shm_allocators *a, mt_err *err)
     uint32_t inexact = 0;
     for (uint32_t i = 0; i < a->count; i++) {
         const mt_shm_allocator *e = &a->a[i];
-        if (e->kind == 0 || e->kind > MT_ALLOC_KIND_MAX || e->flags >= (MT_ALLOC_REDIRECTED << 1))
-            return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: allocator kind %u flags %#x",
-                              e->kind, e->flags);
+        if (e->kind == 0 || e->kind > MT_ALLOC_KIND_MAX) /* flags: any (mt_allocators_known) */
+            return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: allocator kind %u", e->kind);
         if (!terminated(e->prefix, sizeof e->prefix) ||
             !terminated(e->version, sizeof e->version) ||
             !terminated(e->module, sizeof e->module) || !terminated(e->note, sizeof e->note))
@@ -51,6 +50,16 @@ mt_errc mt_allocators_check(const mt_shm_allocators *a, mt_err *err)
         return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: allocators' inexact count %u < %u",
                           a->inexact, inexact);
     return MT_OK;
+}
+
+/* A flag bit this reader does not know is one a newer target added
+ * without a version bump: informational by the protocol's rule (whether
+ * memtop sees an allocator is HOOKED and INEXACT, whose meaning never
+ * changes without a bump), so it is cleared, not refused as corrupt. */
+void mt_allocators_known(mt_shm_allocators *a)
+{
+    for (uint32_t i = 0; i < a->count && i < MT_ALLOC_MAX; i++)
+        a->a[i].flags &= MT_ALLOC_KNOWN_FLAGS;
 }
 
 typedef struct alloc_read {
@@ -88,7 +97,10 @@ mt_errc mt_segment_allocators(const mt_segment *seg, mt_shm_allocators *out, mt_
             memset(out, 0, sizeof *out);
             return MT_OK;
         }
-        return mt_allocators_check(out, err);
+        mt_errc crc = mt_allocators_check(out, err);
+        if (crc == MT_OK)
+            mt_allocators_known(out);
+        return crc;
     }
     return mt_err_set(err, MT_E_BUSY, "allocator list busy");
 }

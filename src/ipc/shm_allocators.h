@@ -12,11 +12,14 @@
 /* Copies the list out under its seqlock.  out->seq == 0: the target did
  * not publish one (built before this area existed), nothing is known.
  * MT_E_BUSY if the target was writing it at every try; MT_E_CORRUPT for a
- * count, kind or flag out of range or an unterminated string. */
+ * count or kind out of range or an unterminated string.  Flag bits this
+ * reader does not know are cleared (mt_allocators_known). */
 mt_errc mt_segment_allocators(const mt_segment *seg, mt_shm_allocators *out, mt_err *err);
 
 /* Validates a list copied from elsewhere (a recording): the same checks. */
 mt_errc mt_allocators_check(const mt_shm_allocators *a, mt_err *err);
+/* Clears the flag bits this reader does not know (after the check). */
+void mt_allocators_known(mt_shm_allocators *a);
 
 /* The allocators' notes as one line, "statically linked jemalloc
  * (_rjem_) in x not hooked; ...", or "" when nothing unseen was found (or

@@ -165,6 +165,9 @@ enum {
     /* hooked by redirecting its entry points in memory (docs/allocators.md);
      * a hooked jemalloc without it is hooked through its hook API */
     MT_ALLOC_REDIRECTED = 1u << 4,
+    /* the bits this reader knows; it ignores the others (informational
+     * flags added without a version bump; docs/shm-protocol.md) */
+    MT_ALLOC_KNOWN_FLAGS = (MT_ALLOC_REDIRECTED << 1) - 1,
 };
 
 #define MT_ALLOC_MAX 8u

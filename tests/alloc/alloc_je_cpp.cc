@@ -8,8 +8,12 @@
 // (nothrow new[]) and 128 from leak_aligned() (an over-aligned object:
 // aligned new); frees ROUNDS blocks in each way (delete[], sized delete,
 // aligned sized delete, nothrow new + delete) in free_all_ways().  Prints
-// "ok" and exits 0.
+// "ok" and exits 0.  With "throw": first a new[] of PTRDIFF_MAX bytes,
+// which jemalloc's operator throws bad_alloc for through memtop's hook, is
+// caught; the thread's later blocks must still be counted.
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <new>
 
 #define ROUNDS 1000
@@ -53,8 +57,20 @@ __attribute__((noinline)) static void free_all_ways()
     }
 }
 
-int main()
+__attribute__((noinline)) static void throw_once()
 {
+    static volatile size_t huge = PTRDIFF_MAX;
+    try {
+        sink[0] = new char[huge];
+        std::printf("a new[] of %zu bytes succeeded\n", (size_t)huge);
+    } catch (const std::bad_alloc &) {
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && std::strcmp(argv[1], "throw") == 0)
+        throw_once();
     free_all_ways();
     leak_new();
     leak_nothrow();

@@ -6,9 +6,14 @@
 // leak_calloc() (3 x 100), 2000 from leak_realloc() and 512 from
 // leak_aligned() (posix_memalign); frees all main allocates (delete[],
 // sized delete, free, realloc then free).  Prints "ok" if the blocks are
-// tcmalloc's (the program keeps its allocator); exits 0.
+// tcmalloc's (the program keeps its allocator); exits 0.  With "throw":
+// first a new[] of PTRDIFF_MAX bytes, which tcmalloc's operator throws
+// bad_alloc for through memtop's hook, is caught.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <new>
 #include <gperftools/malloc_extension.h>
 
 static void *volatile sink[5];
@@ -44,8 +49,20 @@ __attribute__((noinline)) static void leak_aligned()
         sink[4] = p;
 }
 
-int main()
+__attribute__((noinline)) static void throw_once()
 {
+    static volatile size_t huge = PTRDIFF_MAX;
+    try {
+        sink[0] = new char[huge];
+        std::printf("a new[] of %zu bytes succeeded\n", (size_t)huge);
+    } catch (const std::bad_alloc &) {
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && std::strcmp(argv[1], "throw") == 0)
+        throw_once();
     for (int i = 0; i < 1000; i++) {
         delete[] new char[100 + i % 50];
         delete new Node;

@@ -20,7 +20,8 @@ posix_memalign) to the byte, none of main's new/delete/free loops live,
 and its blocks still tcmalloc's (the program checks, prints "ok"), and
 tcmalloc's own view (MallocExtension_GetNumericProperty) in its entry and
 the totals' allocator bytes; the same program on the shared
-libtcmalloc_minimal.so likewise.  A
+libtcmalloc_minimal.so likewise; after a bad_alloc thrown through the
+redirected operator new[] and caught, its leaks still counted.  A
 libmimalloc loaded with dlopen after start, while three other threads
 run, is patched with them stopped (src/preload/alloc/alloc_stop.c) before
 dlsym hands out its functions: exact, --strict exits 0, its leak counted
@@ -111,6 +112,27 @@ def tc_exact(ctx, name, prog, is_static):
           (t.get("allocator_bytes"), t.get("allocator_inuse_bytes"), figs[2], figs[0]))
 
 
+def tc_throw(ctx, prog):
+    """A bad_alloc thrown through the redirected operator new[] (caught):
+    the thread's later blocks are still counted; only the exception object,
+    allocated inside tcmalloc's operator with the thread inside memtop, is
+    missed: its free is the one unknown free (said NOT exact)."""
+    out = ctx.path("tcmalloc-throw.json")
+    cmd = [ctx.args.memtop, "--export", out, "--", prog, "throw"]
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 0 and proc.stdout == "ok\n", "the program changed: " + where)
+    snap = e2elib.load_json(out)
+    health = snap["health"]
+    check(health["exact"] is False and health["unknown_free_count"] == 1 and
+          health["untracked_alloc_count"] == 0,
+          "after bad_alloc: expected 1 unknown free (the exception object) and nothing else: %r"
+          % {k: v for k, v in health.items() if k != "allocators"})
+    per = live_per_function(snap, TC_LEAKS)
+    check(per == TC_LEAKS, "after bad_alloc: live bytes per function %r, expected %r\n%s" %
+          (per, TC_LEAKS, where))
+
+
 def mi_late(ctx, prog, mode=None):
     out = ctx.path("mi_late%s.json" % (mode or ""))
     cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog] + ([mode] if mode else [])
@@ -149,6 +171,7 @@ def test():
         e2elib.fail("libtcmalloc_minimal.a was not found at configure time: install "
                     "libgoogle-perftools-dev (scripts/install-deps.sh)")
     tc_exact(ctx, "tcmalloc", mine.tcmalloc, True)
+    tc_throw(ctx, mine.tcmalloc)
     if not mine.tcmalloc_shared:
         e2elib.fail("libtcmalloc_minimal.so was not found at configure time: install "
                     "libgoogle-perftools-dev (scripts/install-deps.sh)")

@@ -240,8 +240,6 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
     j->mallctl = mallctl;
     j->trim = *trim;
     j->index = index;
-    refresh_one(j);
-    a->before_hooks = held_by_program(j); /* before hooks */
     je_hooks h = {je_alloc_hook, je_dalloc_hook, je_expand_hook, j};
     void *handle = NULL;
     size_t hl = sizeof handle;
@@ -252,6 +250,14 @@ bool mt_je_install(mt_mallctl_fn mallctl, const mt_trim *trim, uint32_t index, m
                  a->version[0] ? a->version : "?", strerror(rc));
         return false;
     }
+    /* What the program held before the hooks: read once they are in (the
+     * hook API just installed, or the entries already redirected), never
+     * before, where another thread's block allocated in between would be
+     * neither counted nor said unseen (a false "exact").  Read after, such
+     * a block is both: before_hooks may overstate (a false NOT exact, the
+     * safe side). */
+    refresh_one(j);
+    a->before_hooks = held_by_program(j);
     atomic_store_explicit(&g_nje, n + 1, memory_order_release);
     a->flags |= MT_ALLOC_HOOKED;
     return true;

@@ -1,7 +1,8 @@
 /* core_spinlock.h -- the only lock used inside allocation hooks.
  *
- * A test-and-test-and-set lock that yields the CPU after a short spin, so a
- * preempted holder does not burn the other core.  No futex, no pthread
+ * A test-and-test-and-set lock that yields the CPU after a short spin, then
+ * naps (mt_spin_wait), so a preempted holder does not burn the other core
+ * and a waiter of higher real-time priority cannot starve it.  No futex, no pthread
  * mutex: pthread mutexes may be interposed or instrumented, and this lock
  * must be safe to take inside malloc (a trace's lock, table_trace.h, spins
  * the same way: mt_spin_wait).  Critical sections guarded by it are
@@ -13,6 +14,9 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct {
     _Atomic int held;
@@ -24,13 +28,23 @@ static inline bool mt_spin_trylock(mt_spinlock *l)
            !atomic_exchange_explicit(&l->held, 1, memory_order_acquire);
 }
 
-/* One wait of a spin loop, the spins-th: pause, then yield the CPU. */
+/* One wait of a spin loop, the spins-th: pause, then yield the CPU, then
+ * nap.  sched_yield only lets threads of the waiter's own priority run: a
+ * SCHED_FIFO/RR waiter sharing a CPU with a preempted holder of lower
+ * priority would yield to nobody and spin for ever (the holder never runs
+ * again on that CPU).  A nap (50 us) takes the waiter off the CPU for any
+ * policy.  A raw system call: nanosleep is a cancellation point, and a
+ * thread cancelled inside malloc would unwind with memtop's state held. */
 static inline void mt_spin_wait(unsigned spins)
 {
-    if (spins < 64)
+    if (spins < 64) {
         __builtin_ia32_pause();
-    else
+    } else if (spins < 128) {
         sched_yield();
+    } else {
+        struct timespec nap = {0, 50000};
+        syscall(SYS_nanosleep, &nap, NULL);
+    }
 }
 
 static inline void mt_spin_lock(mt_spinlock *l)

@@ -29,6 +29,44 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
     return p;
 }
 
+/* A C++ operator new (jemalloc's, tcmalloc's; mimalloc's mi_new when a
+ * new_handler throws) may throw bad_alloc through the hook that called it.
+ * The hook must leave memtop then too: otherwise the thread keeps
+ * mt_tls_in_hook set and passes through memtop, uncounted yet "exact", for
+ * the rest of its life.  So the files using HOOK_ALLOC_RETURN or
+ * HOOK_REALLOC_RETURN are built with -fexceptions (src/preload/CMakeLists.txt,
+ * checked below) and keep a hook_guard across the real call: if the call
+ * is unwound, its cleanup puts a taken block back (realloc: the old block
+ * stays live) and leaves memtop.  The guard's scope is the real call
+ * alone, disarmed (t = NULL) as it returns: on that path the cleanup folds
+ * away, and memtop's own calls after it need no landing pad. */
+typedef struct hook_guard {
+    mt_thread *t;      /* inside memtop across the call; NULL: disarmed */
+    void *old;         /* a block taken out before the call, or NULL */
+    const mt_block *b; /* what it held */
+} hook_guard;
+
+static inline void hook_unwound(const hook_guard *g)
+{
+    if (MT_UNLIKELY(g->t)) {
+        if (g->old)
+            mt_untake(g->old, g->b);
+        hook_leave(g->t);
+    }
+}
+
+#ifdef __EXCEPTIONS
+#define HOOK_GUARD(name, t, old, b)                                                                \
+    hook_guard name __attribute__((cleanup(hook_unwound))) = {t, old, b}
+#define HOOK_UNWINDABLE 1
+#else
+#define HOOK_GUARD(name, t, old, b) hook_guard name __attribute__((unused)) = {t, old, b}
+#define HOOK_UNWINDABLE 0
+#endif
+#define HOOK_NEEDS_UNWIND                                                                          \
+    _Static_assert(HOOK_UNWINDABLE,                                                                \
+                   "a hook that C++ code may throw through: build with -fexceptions")
+
 /* The body of an allocating hook of an allocator's own API whose real
  * function is reached by `call` (an expression); size_expr: what the
  * caller asked for (evaluated before and after the call: no side
@@ -37,9 +75,15 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
  * hook. */
 #define HOOK_ALLOC_RETURN(call, size_expr)                                                         \
     do {                                                                                           \
+        HOOK_NEEDS_UNWIND;                                                                         \
         if (hook_fast_unsampled(size_expr)) { /* sampled mode, not sampled */                      \
             mt_tls_in_hook = MT_IN_HOOK;                                                           \
-            void *fp_ = call;                                                                      \
+            void *fp_;                                                                             \
+            { /* the guard's scope: the real call alone */                                         \
+                HOOK_GUARD(fg_, mt_tls_thread, NULL, NULL);                                        \
+                fp_ = call;                                                                        \
+                fg_.t = NULL;                                                                      \
+            }                                                                                      \
             mt_tls_in_hook = 0;                                                                    \
             hook_fast_counted(fp_, (size_expr));                                                   \
             return fp_;                                                                            \
@@ -52,7 +96,13 @@ static inline void *alloc_done(mt_thread *t, void *p, size_t size, const mt_hook
             count_untracked(p_);                                                                   \
             return p_;                                                                             \
         }                                                                                          \
-        return alloc_done(t_, call, size_expr, HOOK_FRAME());                                      \
+        void *p_;                                                                                  \
+        {                                                                                          \
+            HOOK_GUARD(g_, t_, NULL, NULL);                                                        \
+            p_ = call;                                                                             \
+            g_.t = NULL;                                                                           \
+        }                                                                                          \
+        return alloc_done(t_, p_, size_expr, HOOK_FRAME());                                        \
     } while (0)
 
 /* The body of a freeing hook of an allocator's own API: the block p is
@@ -111,12 +161,18 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
  * reached by `call`: realloc_done's rules.  Returns from the hook. */
 #define HOOK_REALLOC_RETURN(p, call, size_expr, frees_on_failure)                                  \
     do {                                                                                           \
+        HOOK_NEEDS_UNWIND;                                                                         \
         mt_thread *t_ = hook_enter();                                                              \
         if (!t_)                                                                                   \
             return call;                                                                           \
         mt_block b_;                                                                               \
         bool known_ = (p) && mt_take(p, &b_);                                                      \
-        void *q_ = call;                                                                           \
+        void *q_;                                                                                  \
+        {                                                                                          \
+            HOOK_GUARD(g_, t_, known_ ? (void *)(p) : NULL, &b_);                                  \
+            q_ = call;                                                                             \
+            g_.t = NULL;                                                                           \
+        }                                                                                          \
         return realloc_done(t_, p, known_, &b_, q_, size_expr, frees_on_failure, HOOK_FRAME());    \
     } while (0)
 

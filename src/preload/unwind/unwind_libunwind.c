@@ -22,6 +22,7 @@
 
 #include "core_clock.h"
 #include "core_log.h"
+#include "core_spinlock.h"
 #include "shm_layout.h"
 #include "core_state.h"
 #include "core_thread_state.h"
@@ -134,8 +135,8 @@ static bool policy_ready(void)
     }
     if (tls_setting_policy)
         return false;
-    while (atomic_load_explicit(&g_policy, memory_order_acquire) != 2)
-        sched_yield();
+    for (unsigned spins = 0; atomic_load_explicit(&g_policy, memory_order_acquire) != 2; spins++)
+        mt_spin_wait(spins); /* naps too: the setter may have a lower priority */
     return true;
 }
 
