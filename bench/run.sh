@@ -20,7 +20,8 @@ usage: bench/run.sh [options] [-- extra memtop-alloc-bench options]
   -s BYTES      the sampling rate of the memtop-sampled column (MEMTOP_SAMPLE,
                 default 512k; 0: no sampled column)
   -B DIR        another build directory whose libmemtop.so runs as the
-                memtop-base column (exact mode before/after a change)
+                memtop-base column (exact mode before/after a change) and,
+                unless --no-record, the memtop-record-base column
   --no-record   no memtop-record column
   --pieces      also run memtop with MEMTOP_DEPTH=1 and with MEMTOP_DISABLE=1
                 (how much of the cost is unwinding / interposition)
@@ -92,6 +93,7 @@ tools=(plain)
 [ "$use_memtop" = 1 ] && [ "$use_record" = 1 ] && tools+=(memtop-record)
 [ "$use_memtop" = 1 ] && [ "$sample" != 0 ] && tools+=(memtop-sampled)
 [ "$use_memtop" = 1 ] && [ -n "$base_build" ] && tools+=(memtop-base)
+[ "$use_memtop" = 1 ] && [ -n "$base_build" ] && [ "$use_record" = 1 ] && tools+=(memtop-record-base)
 [ "$use_memtop" = 1 ] && [ "$pieces" = 1 ] && tools+=(memtop-depth1 memtop-disabled)
 [ "$use_heaptrack" = 1 ] && tools+=(heaptrack)
 
@@ -112,6 +114,11 @@ run_tool() {
         ;;
     memtop-sampled) MEMTOP_SAMPLE="$sample" LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     memtop-base) LD_PRELOAD="$base_build/lib/libmemtop.so" "$bench" "${args[@]}" ;;
+    memtop-record-base) # the same recording with the -B build's library
+        rm -f "$tmp/recb.dat"
+        MEMTOP_RECORD="$tmp/recb.dat" LD_PRELOAD="$base_build/lib/libmemtop.so" "$bench" "${args[@]}"
+        rm -f "$tmp/recb.dat"
+        ;;
     memtop-depth1) MEMTOP_DEPTH=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     memtop-disabled) MEMTOP_DISABLE=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     heaptrack)
