@@ -39,40 +39,6 @@ void mt_os_free(void *p, size_t bytes)
     mt_os_account(-(int64_t)mt_os_whole_pages(bytes));
 }
 
-/* What mt_os_alloc_huge maps for bytes: whole huge pages from
- * MT_OS_HUGE_BYTES on. */
-static size_t huge_len(size_t bytes)
-{
-    return bytes < MT_OS_HUGE_BYTES ? bytes
-                                    : (bytes + MT_OS_HUGE_BYTES - 1) & ~(MT_OS_HUGE_BYTES - 1);
-}
-
-void *mt_os_alloc_huge(size_t bytes)
-{
-    size_t len = huge_len(bytes);
-    if (len < MT_OS_HUGE_BYTES)
-        return mt_os_alloc(bytes);
-    /* One huge page more than needed, then the unaligned ends given back. */
-    char *raw = mmap(NULL, len + MT_OS_HUGE_BYTES, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED)
-        return NULL;
-    char *p =
-        (char *)(((uintptr_t)raw + MT_OS_HUGE_BYTES - 1) & ~(uintptr_t)(MT_OS_HUGE_BYTES - 1));
-    if (p > raw)
-        munmap(raw, (size_t)(p - raw));
-    if (raw + MT_OS_HUGE_BYTES > p)
-        munmap(p + len, (size_t)(raw + MT_OS_HUGE_BYTES - p));
-    madvise(p, len, MADV_HUGEPAGE); /* a hint; failing it leaves ordinary pages */
-    mt_os_account((int64_t)len);
-    return p;
-}
-
-void mt_os_free_huge(void *p, size_t bytes)
-{
-    mt_os_free(p, huge_len(bytes));
-}
-
 void *mt_os_reserve(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,

@@ -14,14 +14,6 @@ void *mt_os_alloc(size_t bytes);
 size_t mt_os_whole_pages(size_t bytes);
 void mt_os_free(void *p, size_t bytes);
 
-/* The same for a table probed at random: from MT_OS_HUGE_BYTES on, the
- * mapping is whole 2 MiB pages, aligned and marked MADV_HUGEPAGE (a hint:
- * with transparent huge pages on request, a random probe no longer misses
- * the TLB as well as the cache).  Give it back with mt_os_free_huge. */
-#define MT_OS_HUGE_BYTES ((size_t)2 << 20)
-void *mt_os_alloc_huge(size_t bytes);
-void mt_os_free_huge(void *p, size_t bytes);
-
 /* Reserves address space that is backed only when touched (MAP_NORESERVE).
  * Callers report what they actually use with mt_os_account(). */
 void *mt_os_reserve(size_t bytes);

@@ -53,12 +53,7 @@ static uint64_t home(uint64_t addr, unsigned bits)
  * nothing (a new epoch) or whose entries the caller moves. */
 static slot *new_map(unsigned bits)
 {
-    return mt_os_alloc_huge(map_bytes(bits));
-}
-
-static void free_map(slot *m, unsigned bits)
-{
-    mt_os_free_huge(m, map_bytes(bits));
+    return mt_os_alloc(map_bytes(bits));
 }
 
 /* Shrinks the map at a frame boundary when the frame that ended used
@@ -73,7 +68,7 @@ static void maybe_shrink(void)
     slot *m = new_map(want);
     if (!m)
         return;
-    free_map(g.map, g.bits);
+    mt_os_free(g.map, map_bytes(g.bits));
     g.map = m;
     g.bits = want;
 }
@@ -184,7 +179,7 @@ static bool grow_map(void)
         if (old[i].epoch == g.epoch)
             *find(old[i].addr) = old[i];
     if (old)
-        free_map(old, old_bits);
+        mt_os_free(old, map_bytes(old_bits));
     return true;
 }
 

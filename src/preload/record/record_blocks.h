@@ -20,9 +20,7 @@
  *
  * Memory: 32 bytes per map slot, at most 70 % full, for the blocks
  * allocated in the current frame and still live; 24 bytes per trace.
- * All from mmap, the map on huge pages from 2 MiB on (mt_os_alloc_huge:
- * every event probes it at random, and on 4 KiB pages each probe missed
- * the TLB as well); the map shrinks again at a frame boundary when the last
+ * All from mmap; the map shrinks again at a frame boundary when the last
  * frame used little of it.  Writer thread only (the writer's lock held).
  */
 #ifndef MT_RECORD_BLOCKS_H

@@ -144,16 +144,6 @@ static inline const mt_rec_event *mt_ring_at(const mt_rec_ring *r, uint64_t i)
     return &c->ev[i - c->base];
 }
 
-/* Writer side: how many events from index i on lie in i's chunk
- * (contiguous from mt_ring_at(r, i)); i as for mt_ring_at. */
-static inline uint64_t mt_ring_span(const mt_rec_ring *r, uint64_t i)
-{
-    const mt_rec_chunk *c = r->rchunk;
-    while (MT_UNLIKELY(i - c->base >= MT_RING_CHUNK))
-        c = atomic_load_explicit(&c->next, memory_order_acquire);
-    return MT_RING_CHUNK - (i - c->base);
-}
-
 /* Writer side: the events before upto (<= head) are written: tail =
  * upto, and the chunks wholly before it go back (one spare per ring, the
  * rest unmapped). */

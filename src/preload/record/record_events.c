@@ -30,7 +30,6 @@
 #include "record_writer.h"
 
 #define PREFETCH_AHEAD 8u
-#define RING_AHEAD 32u /* events (20 cache lines) */
 #define MT_RR_BATCH 1024u
 #define MT_RR_BATCH_NS 10000000ull
 #define MT_RR_PASS_MAX (4u * MT_RING_CHUNK) /* events of one ring per pass */
@@ -182,30 +181,16 @@ void mt_rr_encode_one(uint32_t tid, const mt_rec_event *e)
     encode_at(tid, e, true);
 }
 
-/* The events [from, from + n) of r, one chunk's contiguous span at a
- * time.  The ring's lines were written by another core and miss in this
- * one's cache: they are prefetched RING_AHEAD events ahead; the frame
- * context's slot of each coming event PREFETCH_AHEAD ahead. */
 static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
 {
     bool culled = mt_cull_on();
-    uint32_t tid = (uint32_t)r->tid;
-    while (n) {
-        const mt_rec_event *ev = mt_ring_at(r, from);
-        uint64_t span = mt_ring_span(r, from);
-        if (span > n)
-            span = n;
-        for (uint64_t i = 0; i < span; i++) {
-            if (i + RING_AHEAD < span)
-                __builtin_prefetch(&ev[i + RING_AHEAD]);
-            if (i + PREFETCH_AHEAD < span)
-                mt_rb_prefetch(ev[i + PREFETCH_AHEAD].addr);
-            if (culled && mt_cull_event(tid, &ev[i]))
-                continue; /* young, or culled with its allocation */
-            encode_at(tid, &ev[i], culled);
-        }
-        from += span;
-        n -= span;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n)
+            mt_rb_prefetch(mt_ring_at(r, from + i + PREFETCH_AHEAD)->addr);
+        const mt_rec_event *e = mt_ring_at(r, from + i);
+        if (culled && mt_cull_event((uint32_t)r->tid, e))
+            continue; /* young, or culled with its allocation */
+        encode_at((uint32_t)r->tid, e, culled);
     }
 }
 
