@@ -21,7 +21,8 @@ usage: bench/run.sh [options] [-- extra memtop-alloc-bench options]
                 default 512k; 0: no sampled column)
   -B DIR        another build directory whose libmemtop.so runs as the
                 memtop-base column (exact mode before/after a change) and,
-                with a sampled column, memtop-sampled-base
+                with a sampled column, memtop-sampled-base, and
+                unless --no-record, the memtop-record-base column
   --no-exact    no exact-mode columns (memtop, memtop-base): sampled only
   --no-record   no memtop-record column
   --pieces      also run memtop with MEMTOP_DEPTH=1 and with MEMTOP_DISABLE=1
@@ -97,6 +98,7 @@ tools=(plain)
 [ "$use_memtop" = 1 ] && [ "$sample" != 0 ] && tools+=(memtop-sampled)
 [ "$use_memtop" = 1 ] && [ "$sample" != 0 ] && [ -n "$base_build" ] && tools+=(memtop-sampled-base)
 [ "$use_memtop" = 1 ] && [ "$use_exact" = 1 ] && [ -n "$base_build" ] && tools+=(memtop-base)
+[ "$use_memtop" = 1 ] && [ "$use_record" = 1 ] && [ -n "$base_build" ] && tools+=(memtop-record-base)
 [ "$use_memtop" = 1 ] && [ "$pieces" = 1 ] && tools+=(memtop-depth1 memtop-disabled)
 [ "$use_heaptrack" = 1 ] && tools+=(heaptrack)
 
@@ -119,6 +121,11 @@ run_tool() {
     memtop-base) LD_PRELOAD="$base_build/lib/libmemtop.so" "$bench" "${args[@]}" ;;
     memtop-sampled-base)
         MEMTOP_SAMPLE="$sample" LD_PRELOAD="$base_build/lib/libmemtop.so" "$bench" "${args[@]}"
+        ;;
+    memtop-record-base) # the same recording with the -B build's library
+        rm -f "$tmp/recb.dat"
+        MEMTOP_RECORD="$tmp/recb.dat" LD_PRELOAD="$base_build/lib/libmemtop.so" "$bench" "${args[@]}"
+        rm -f "$tmp/recb.dat"
         ;;
     memtop-depth1) MEMTOP_DEPTH=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;
     memtop-disabled) MEMTOP_DISABLE=1 LD_PRELOAD="$lib" "$bench" "${args[@]}" ;;

@@ -215,6 +215,8 @@ static void feed(ZSTD_EndDirective how)
     mt_w.out.len = 0;
 }
 
+static void set_level(bool small);
+
 /* Makes room for the payload in the output and opens a frame if none is. */
 static void begin_record(void)
 {
@@ -232,9 +234,15 @@ void mt_recw_emit(unsigned type)
     mt_put_record(&mt_w.out, type, &mt_w.pay);
     mt_w.pay.len = 0;
     mt_w.pay.overflow = false;
-    if (mt_w.small && mt_w.frame_raw + mt_w.out.len >= MT_RECW_SMALL_FRAME)
-        mt_recw_end_frame(); /* the stream got fast: back to the fast level */
-    else if (mt_w.out.len >= MT_RECW_OUT_FEED)
+    if (mt_w.small && mt_w.frame_raw + mt_w.out.len >= MT_RECW_SMALL_FRAME) {
+        /* The stream got fast: back to the fast level -- for this frame
+         * too when zstd has none of it yet (its parameters are then still
+         * free): the strong level on these 24 KiB cost ~80 M instructions
+         * at the start of every recording, the definitions of its traces. */
+        if (!mt_w.frame_raw)
+            set_level(false);
+        mt_recw_end_frame();
+    } else if (mt_w.out.len >= MT_RECW_OUT_FEED)
         feed(ZSTD_e_continue);
 }
 
