@@ -12,7 +12,9 @@
  * copy's operator new); frees everything main allocates.  argv[1]:
  * "start" (linked with the copy: loaded before main), "late PATH" (loads
  * PATH with dlopen after start, while another thread allocates), "fork"
- * (as start, then a fork child prints "child PID" and waits to be killed).
+ * (as start, then a fork child prints "child PID" and waits to be killed),
+ * "second" (as start, then loads libmimalloc.so.2 RTLD_LOCAL with dlopen:
+ * a second mimalloc, which memtop must report and leave alone).
  * Prints "ok"; exits 0. */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -105,6 +107,7 @@ int main(int argc, char **argv)
 {
     bool late = argc > 2 && strcmp(argv[1], "late") == 0;
     bool forks = argc > 1 && strcmp(argv[1], "fork") == 0;
+    bool second = argc > 1 && strcmp(argv[1], "second") == 0;
     pthread_t th;
     if (late) {
         pthread_create(&th, NULL, churn, NULL);
@@ -120,6 +123,11 @@ int main(int argc, char **argv)
     if (late) {
         atomic_store_explicit(&stop, true, memory_order_release);
         pthread_join(th, NULL);
+    }
+    if (second) {
+        void *h2 = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+        if (!h2 || !dlsym(h2, "mi_version")) /* memtop's dlsym scans first */
+            return 3;
     }
     if (forks) {
         fflush(stdout);

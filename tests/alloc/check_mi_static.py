@@ -16,7 +16,10 @@ after start while a thread allocates, and in a fork child: each snapshot
 must hold what each named function leaked, to the byte, and none of the
 blocks main frees; exact, --strict exit 0, the allocator listed once as a
 statically linked mimalloc, hooked, "how": "redirect"; the program's output
-and exit status its own.
+and exit status its own.  A second mimalloc (libmimalloc.so.2 loaded with
+dlopen beside the copy) is not redirected, since memtop's mi_* slots are
+one set: the data is NOT exact, saying so, --strict exits 3, and the
+copy's blocks are still counted to the byte.
 """
 
 import os
@@ -68,6 +71,28 @@ def run(ctx, name, prog):
     check_exact(e2elib.load_json(out), name, where)
 
 
+def second(ctx, prog):
+    out = ctx.path("second.json")
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + prog
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    check(proc.returncode == 3 and proc.stdout == "ok\n",
+          "a second mimalloc: the program changed or --strict did not exit 3: " + where)
+    snap = e2elib.load_json(out)
+    health = snap["health"]
+    note = ("mimalloc in libmimalloc.so.2 not hooked (memtop hooks one mimalloc: the one in "
+            "libcopyalloc.so2)")
+    check(health["exact"] is False and note in (health.get("not_exact") or ""),
+          "a second mimalloc is not reported: %r\n%s" % (health.get("not_exact"), where))
+    check("NOT exact: " + note in proc.stderr, "the target did not log it:\n" + where)
+    mi = [a for a in health["allocators"] if a["kind"] == "mimalloc"]
+    check(len(mi) == 2 and mi[0]["how"] == "redirect" and mi[0]["exact"] and
+          not mi[1]["hooked"] and not mi[1]["exact"],
+          "the copy must stay redirected, the second not hooked: %r" % mi)
+    per = leaked(snap)
+    check(per == LEAKS, "second: live bytes per function %r, expected %r\n%s" % (per, LEAKS, where))
+
+
 def test():
     mine, args = alloclib.parse(__doc__.splitlines()[1])
     ctx = e2elib.Ctx(args)
@@ -75,6 +100,7 @@ def test():
         e2elib.fail("mimalloc was not found at configure time: install libmimalloc-dev "
                     "(scripts/install-deps.sh)")
     run(ctx, "start", [mine.mi_copy, "start"])
+    second(ctx, [mine.mi_copy, "second"])
     run(ctx, "late", [mine.mi_copy_late, "late", mine.mi_copy_lib])
     child = alloclib.fork_child(ctx, [mine.mi_copy, "fork"], r"child (\d+)$",
                                 ctx.env_with(LD_PRELOAD=ctx.args.preload))
