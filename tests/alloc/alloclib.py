@@ -39,6 +39,16 @@ def check_nothing_missed(health, where):
         e2elib.check(health.get(key) == 0, "health.%s is %r\n%s" % (key, health.get(key), where))
 
 
+def export_strict(ctx, name, prog):
+    """Runs memtop --export NAME.json --strict -- prog: (the process, the
+    snapshot, a description of the run for failure messages)."""
+    out = ctx.path(name + ".json")
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + prog
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    return proc, e2elib.load_json(out), where
+
+
 def fork_child(ctx, prog, line_re, env):
     """The export (with -p, --strict) of a fork child of prog, run under
     memtop's preload with env: the first line of prog's output must match

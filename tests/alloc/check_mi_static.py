@@ -62,23 +62,16 @@ def check_exact(snap, what, where):
 
 
 def run(ctx, name, prog):
-    out = ctx.path(name + ".json")
-    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + prog
-    proc = e2elib.run(cmd, ctx.env)
-    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    proc, snap, where = alloclib.export_strict(ctx, name, prog)
     check(proc.returncode == 0 and proc.stdout == "ok\n",
           "the program changed or --strict failed: " + where)
-    check_exact(e2elib.load_json(out), name, where)
+    check_exact(snap, name, where)
 
 
 def second(ctx, prog):
-    out = ctx.path("second.json")
-    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + prog
-    proc = e2elib.run(cmd, ctx.env)
-    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    proc, snap, where = alloclib.export_strict(ctx, "second", prog)
     check(proc.returncode == 3 and proc.stdout == "ok\n",
           "a second mimalloc: the program changed or --strict did not exit 3: " + where)
-    snap = e2elib.load_json(out)
     health = snap["health"]
     note = ("mimalloc in libmimalloc.so.2 not hooked (memtop hooks one mimalloc: the one in "
             "libcopyalloc.so2)")
