@@ -109,7 +109,7 @@ typedef struct mod_syms {
     jcand je[PREFIXES];
     unsigned nje;
     bool malloc_def, libc_malloc, mi_malloc, mi_free, tc_malloc, pymalloc;
-    uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its exported mi_* functions memtop hooks */
+    uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its global mi_* functions memtop hooks */
     uint64_t mih_addr[MT_MI_HEAP_N], mih_size[MT_MI_HEAP_N]; /* the rest of its API, likewise */
     void *mi_visit, *mi_backing;                 /* its mi_heap_visit_blocks, mi_heap_get_backing */
     uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
