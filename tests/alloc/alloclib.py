@@ -19,7 +19,7 @@ import e2elib  # noqa: E402
 PROGRAMS = ("--bump", "--nopie", "--dlopen", "--own-lib", "--je-static", "--je-shared",
             "--je-fork", "--je-cpp", "--je-late", "--je-late-lib",
             "--jemalloc-pic", "--mimalloc", "--mi-dlsym", "--mi-late", "--mi-heap", "--mi-local",
-            "--mi-local-lib", "--tcmalloc",
+            "--mi-local-lib", "--mi-copy", "--mi-copy-late", "--mi-copy-lib", "--tcmalloc",
             "--tcmalloc-shared")
 
 
@@ -37,6 +37,16 @@ def check_nothing_missed(health, where):
     """The health counters that say memtop missed a block are all 0."""
     for key in ("unknown_free_count", "untracked_alloc_count", "missed_free_count"):
         e2elib.check(health.get(key) == 0, "health.%s is %r\n%s" % (key, health.get(key), where))
+
+
+def export_strict(ctx, name, prog):
+    """Runs memtop --export NAME.json --strict -- prog: (the process, the
+    snapshot, a description of the run for failure messages)."""
+    out = ctx.path(name + ".json")
+    cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + prog
+    proc = e2elib.run(cmd, ctx.env)
+    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
+    return proc, e2elib.load_json(out), where
 
 
 def fork_child(ctx, prog, line_re, env):

@@ -13,8 +13,10 @@
  * once: a call made while the thread is inside memtop (memtop's malloc
  * hook calling libmimalloc's malloc, mi_free_size jumping to mi_free)
  * passes straight through.  The rest of its API (mi_heap_*, mi_strdup...)
- * is alloc_mimalloc_heap.c.  Not seen (docs/allocators.md): mimalloc
- * linked into a module: the allocator scan says so (NOT exact).
+ * is alloc_mimalloc_heap.c.  A mimalloc linked into a module (the Rust
+ * mimalloc crate, a static link) is redirected to the same definitions,
+ * found in the module's .symtab; only one mimalloc has the slots
+ * (alloc_scan.c mi_claim; docs/allocators.md).
  */
 #define _GNU_SOURCE
 #include "alloc_mimalloc.h"

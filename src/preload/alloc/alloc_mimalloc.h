@@ -93,4 +93,9 @@
 extern const mt_patch_entry mt_mi_entries[MT_MI_N];
 extern const mt_patch_entry mt_mi_heap_entries[MT_MI_HEAP_N];
 
+/* The hooked mimalloc's mi_heap_visit_blocks and mi_heap_get_backing
+ * (NULL: not found), which memtop's mi_heap_destroy calls: a linked-in
+ * mimalloc's are not found by name.  By the scan, before it redirects. */
+void mt_mi_heap_helpers(void *visit, void *backing);
+
 #endif

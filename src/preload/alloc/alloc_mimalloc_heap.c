@@ -194,5 +194,13 @@ MT_EXPORT void mi_heap_destroy(mi_heap *h)
     errno = saved;
 }
 
+void mt_mi_heap_helpers(void *visit, void *backing)
+{
+    if (visit)
+        atomic_store_explicit(&slot_mi_heap_visit_blocks, visit, memory_order_release);
+    if (backing)
+        atomic_store_explicit(&slot_mi_heap_get_backing, backing, memory_order_release);
+}
+
 #define MI_ENTRY(name) {#name, (void *)name, &slot_##name},
 const mt_patch_entry mt_mi_heap_entries[MT_MI_HEAP_N] = {MT_MI_HEAP_FUNCS(MI_ENTRY)};

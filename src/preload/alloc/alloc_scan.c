@@ -108,10 +108,11 @@ typedef struct mod_syms {
     jcand je[PREFIXES];
     unsigned nje;
     bool malloc_def, libc_malloc, mi_malloc, mi_free, tc_malloc, pymalloc;
-    uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its exported mi_* functions memtop hooks */
+    uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its global mi_* functions memtop hooks */
     uint64_t mih_addr[MT_MI_HEAP_N], mih_size[MT_MI_HEAP_N]; /* the rest of its API, likewise */
-    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N];             /* its tc_* functions memtop hooks */
-    mt_stats_fns stats;                                      /* where its own figures come from */
+    void *mi_visit, *mi_backing;                 /* its mi_heap_visit_blocks, mi_heap_get_backing */
+    uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
+    mt_stats_fns stats;                          /* where its own figures come from */
 } mod_syms;
 
 static struct {
@@ -132,9 +133,10 @@ static struct {
     struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
-    bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
-    bool started;     /* the first scan has ended: what a scan finds now was loaded late (a hint
-                         read unlocked by the publisher: relaxed) */
+    bool loader_wait;  /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
+    bool started;      /* the first scan has ended: what a scan finds now was loaded late (a hint
+                          read unlocked by the publisher: relaxed) */
+    char mi_owner[64]; /* the module whose mimalloc has memtop's mi_* slots; "": none yet */
 } g_alloc;
 
 /* ---- listing the modules ---- */
@@ -259,6 +261,10 @@ static void stats_sym(mod_syms *y, const mt_elf_sym *s)
         y->stats.mi_info = at;
     else if (strcmp(s->name, "mi_version") == 0)
         y->stats.mi_version = at;
+    else if (strcmp(s->name, "mi_heap_visit_blocks") == 0)
+        y->mi_visit = at;
+    else if (strcmp(s->name, "mi_heap_get_backing") == 0)
+        y->mi_backing = at;
 }
 
 static void on_sym(void *arg, const mt_elf_sym *s)
@@ -286,7 +292,7 @@ static void on_sym(void *arg, const mt_elf_sym *s)
         y->mi_malloc = true;
     else if (strcmp(s->name, "mi_free") == 0)
         y->mi_free = true;
-    if (s->exported && strncmp(s->name, "mi_", 3) == 0) {
+    if (s->global && strncmp(s->name, "mi_", 3) == 0) { /* .symtab too: a linked-in one */
         int i = mt_patch_entry_index(mt_mi_entries, MT_MI_N, s->name);
         if (i >= 0) {
             y->mi_addr[i] = s->addr;
@@ -595,38 +601,80 @@ static const char *mi_entry_name(int k)
     return k < MT_MI_N ? mt_mi_entries[k].name : mt_mi_heap_entries[k - MT_MI_N].name;
 }
 
-/* A shared libmimalloc: its mi_* calls through the PLT reach
- * alloc_mimalloc.c and alloc_mimalloc_heap.c; calls that bypass the PLT
- * too once its entry points are redirected (alloc_patch.c: before the
- * program's threads exist, or with them stopped; docs/allocators.md). */
+/* Whether m's mimalloc may have memtop's mi_* slots, which are one set:
+ * the redirect stores its trampolines there, and memtop's definitions
+ * called by name (alloc_mimalloc.c) call what they hold.  The first
+ * mimalloc found has them, unless calls to mi_malloc by name reach
+ * another one (a mimalloc hidden in a module beside a libmimalloc that
+ * exports them): those calls would then reach the wrong allocator.  A
+ * second one is not redirected, and says so.  *named: memtop's
+ * definitions are reached by name for m's mimalloc (interposition; not
+ * for one in the executable, whose definitions come first). */
+static bool mi_claim(const module_ref *m, const char *what, bool *named, char *note, size_t cap)
+{
+    const char *name = base_name(m->path);
+    if (g_alloc.mi_owner[0]) {
+        snprintf(note, cap, "%s in %.48s not hooked (memtop hooks one mimalloc: the one in %.48s)",
+                 what, name, g_alloc.mi_owner);
+        return false;
+    }
+    void *f = mt_loaded_sym("mi_malloc");
+    if (f && !in_module(m, f)) {
+        snprintf(note, cap, "%s in %.64s not hooked (mi_malloc by name is another mimalloc's)",
+                 what, name);
+        return false;
+    }
+    *named = f && !m->exe;
+    snprintf(g_alloc.mi_owner, sizeof g_alloc.mi_owner, "%.63s", name);
+    return true;
+}
+
+/* A mimalloc, shared (libmimalloc.so) or linked into a module (the Rust
+ * mimalloc crate, a static link): its entry points are redirected to
+ * alloc_mimalloc.c's and alloc_mimalloc_heap.c's definitions (alloc_patch.c:
+ * before the program's threads exist, or with them stopped;
+ * docs/allocators.md), which also see the calls by name through the PLT
+ * where it exports them.  Its malloc, free and C++ operators, when it
+ * overrides them, are aliases of its mi_* functions or call them. */
 static void hook_mimalloc(const module_ref *m, const mod_syms *y)
 {
     static mt_patch patch[MT_MI_N + MT_MI_HEAP_N]; /* under the scan's lock */
     int at[MT_MI_N + MT_MI_HEAP_N];
+    bool is_static = linked_in(m, "mimalloc"), named = false;
+    const char *what = is_static ? "statically linked mimalloc" : "mimalloc";
+    uint32_t flags = is_static ? MT_ALLOC_STATIC : 0, index = g_alloc.found.count;
+    char note[MT_ALLOC_NOTE_MAX] = "";
+    pin(m); /* always: hook_loaded_sym.c's lookups may have kept its addresses in memtop's slots */
+    if (!mi_claim(m, what, &named, note, sizeof note)) {
+        add_entry(MT_ALLOC_KIND_MIMALLOC, flags, NULL, m, m->path, note);
+        add_stats(MT_ALLOC_KIND_MIMALLOC, index, y);
+        return;
+    }
+    mt_mi_heap_helpers(y->mi_visit, y->mi_backing);
     size_t n = mt_patch_entries(mt_mi_entries, MT_MI_N, y->mi_addr, y->mi_size, patch, at);
     size_t nh = mt_patch_entries(mt_mi_heap_entries, MT_MI_HEAP_N, y->mih_addr, y->mih_size,
                                  patch + n, at + n);
     for (size_t k = n; k < n + nh; k++)
         at[k] += MT_MI_N;
     n += nh;
-    const char *name = base_name(m->path);
-    char note[MT_ALLOC_NOTE_MAX];
     mt_patch_all(patch, n, false);
     size_t bad = n;
     for (size_t k = 0; k < n && bad == n; k++)
         if (!patch[k].done)
             bad = k;
-    if (bad == n) {
-        note[0] = '\0';
+    if (n == 0)
+        snprintf(note, sizeof note, "%s in %.64s not hooked (no mi_* function to redirect)", what,
+                 base_name(m->path));
+    else if (bad < n)
+        snprintf(note, sizeof note, "%s in %.40s: direct calls to %.28s not hooked (%.56s)", what,
+                 base_name(m->path), mi_entry_name(at[bad]), patch[bad].why);
+    else
         mt_log(MT_LOG_INFO, "redirected %zu mi_* entry points in %s", n, m->path);
-    } else {
-        snprintf(note, sizeof note, "mimalloc in %.40s: direct calls to %.32s not hooked (%.64s)",
-                 name, mi_entry_name(at[bad]), patch[bad].why);
-    }
-    pin(m); /* always: hook_loaded_sym.c's lookups may have kept its addresses in memtop's slots */
-    uint32_t index = g_alloc.found.count;
-    add_entry(MT_ALLOC_KIND_MIMALLOC, MT_ALLOC_HOOKED | (bad == n ? MT_ALLOC_REDIRECTED : 0), NULL,
-              m, m->path, note);
+    if (n > 0 && bad == n)
+        flags |= MT_ALLOC_HOOKED | MT_ALLOC_REDIRECTED;
+    else if (named) /* its calls through the PLT reach memtop's definitions */
+        flags |= MT_ALLOC_HOOKED;
+    add_entry(MT_ALLOC_KIND_MIMALLOC, flags, NULL, m, m->path, note);
     add_stats(MT_ALLOC_KIND_MIMALLOC, index, y);
 }
 
@@ -681,11 +729,7 @@ static void classify(const module_ref *m, const mod_syms *y)
             family = true;
         }
     if (y->mi_malloc && y->mi_free) {
-        if (linked_in(m, "mimalloc")) {
-            add_unhooked(MT_ALLOC_KIND_MIMALLOC, "mimalloc", NULL, m, "mi_* functions");
-        } else {
-            hook_mimalloc(m, y);
-        }
+        hook_mimalloc(m, y);
         family = true;
     }
     if (y->tc_malloc) {
