@@ -80,6 +80,8 @@ typedef struct mt_dat_ev {
     uint32_t trace; /* < definitions seen so far */
     uint64_t size;
     uint32_t flags;    /* free: MT_DAT_EVF_* */
+    uint32_t deferred; /* with mt_dat_defer_blocks: 1 if the block is one of the frame's, its
+                        * live group left to the frame's end (see there); else 0 */
     uint64_t birth_ms; /* the block's birth, ms of the tracking clock */
 } mt_dat_ev;
 
@@ -199,6 +201,27 @@ mt_errc mt_dat_next(mt_dat_reader *r, mt_dat_event *ev, mt_err *err);
  * starts each record and gives its first event).  An error as
  * mt_dat_next's, after the *n events before it. */
 mt_errc mt_dat_next_batch(mt_dat_reader *r, mt_dat_hev *out, size_t max, size_t *n, mt_err *err);
+
+/* Deferred frame blocks, for a pass that keeps live blocks by group
+ * (the replay's first pass).  Most blocks of an EVENTS2 frame are freed
+ * within it, and the reader tracks the frame's live blocks anyway (its
+ * frame context): from now on, the allocations and the frees naming
+ * their block (FREE_REF) of a frame come with ev.deferred = 1, which
+ * says "leave this block out of your groups": the blocks still live
+ * when the frame's deferral ends are given to fn (trace, size, birth),
+ * once each.  The deferral of a frame ends at mt_dat_flush_blocks, before
+ * the reader starts the next frame and at a seek; the rest of that frame's
+ * events come with deferred = 0.  So a caller that adds what fn gives
+ * and skips the deferred events holds the same groups as one that adds
+ * every event, wherever it has called mt_dat_flush_blocks.  fn returns
+ * nonzero when out of memory (the reader's call then fails with
+ * MT_E_NOMEM).  fn NULL: off (the pending blocks are dropped). */
+typedef int (*mt_dat_block_fn)(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms);
+void mt_dat_defer_blocks(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx);
+
+/* End the current frame's deferral now: its live blocks whose events were
+ * deferred go to fn.  MT_OK when deferral is off or already ended. */
+mt_errc mt_dat_flush_blocks(mt_dat_reader *r, mt_err *err);
 
 /* True (and *pos filled) when the reader stands at a frame boundary with
  * no record pending and outside any state set (the start of the frames

@@ -191,3 +191,32 @@ bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uin
     remove_at(c, b);
     return true;
 }
+
+/* The recent blocks of one trace's state. */
+static int each_recent(const mt_dtrace *t, uint32_t trace,
+                       int (*fn)(void *, uint32_t, uint64_t, uint64_t), void *ctx)
+{
+    for (unsigned i = 0; i < MT_DRECENT; i++) {
+        int rc = t->live & (1u << i) ? fn(ctx, trace, t->recent[i].size, t->recent[i].birth_ms) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int mt_dctx_each(const mt_dctx *c, int (*fn)(void *, uint32_t, uint64_t, uint64_t), void *ctx)
+{
+    for (uint64_t i = 0; i < c->ntraces; i++) {
+        int rc =
+            c->traces[i].epoch == c->epoch ? each_recent(&c->traces[i], (uint32_t)i, fn, ctx) : 0;
+        if (rc)
+            return rc;
+    }
+    for (uint64_t i = 0; c->blocks && c->count && i < ((uint64_t)1 << c->bits); i++) {
+        const mt_dblock *b = &c->blocks[i];
+        int rc = b->epoch == c->epoch ? fn(ctx, b->trace, b->size, b->birth_ms) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

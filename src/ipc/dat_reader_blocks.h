@@ -89,4 +89,9 @@ void mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace
 bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uint64_t *size,
                   uint64_t *birth_ms);
 
+/* Call fn for every live block of the frame (any order); stops at the
+ * first nonzero return and gives it. */
+int mt_dctx_each(const mt_dctx *c,
+                 int (*fn)(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms), void *ctx);
+
 #endif

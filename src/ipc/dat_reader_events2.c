@@ -230,6 +230,7 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
     e->tid = d->tid;
     e->trace = d->trace;
     e->flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+    e->deferred = r->defer_on && kind != MT_DAT_EV_FREE; /* ALLOC, FREE_REF: a frame's block */
     h->kind = kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE;
     h->t_ns = d->t;
     if (d->t > r->t_last)
