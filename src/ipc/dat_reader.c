@@ -176,6 +176,7 @@ static mt_errc fill(mt_dat_reader *r, mt_err *err)
                 return rc;
             mt_dctx_new_frame(&r->ctx);
             r->defer_on = r->defer_fn != NULL;
+            r->given_allocs = 0;
         }
         r->pos = r->len = 0;
         r->frame_done = false;
@@ -260,16 +261,18 @@ void mt_dat_defer_blocks(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx)
 {
     r->defer_fn = fn;
     r->defer_ctx = ctx;
-    /* the frame in progress has given its blocks undeferred: its next ones too */
+    /* the frame in progress has given its blocks undeferred: its next ones
+     * too (mt_dctx_give would give them again) */
     r->defer_on = fn && r->ctx.frame_allocs == 0;
+    r->given_allocs = 0;
 }
 
 mt_errc mt_dat_flush_blocks(mt_dat_reader *r, mt_err *err)
 {
-    if (!r->defer_on)
+    if (!r->defer_on || r->ctx.frame_allocs == r->given_allocs)
         return MT_OK;
-    r->defer_on = false;
-    if (mt_dctx_each(&r->ctx, r->defer_fn, r->defer_ctx) != 0)
+    r->given_allocs = r->ctx.frame_allocs;
+    if (mt_dctx_give(&r->ctx, r->defer_fn, r->defer_ctx) != 0)
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
     return MT_OK;
 }
@@ -294,6 +297,7 @@ mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
     if (rc)
         return rc;
     r->defer_on = r->defer_fn != NULL;
+    r->given_allocs = 0;
     r->pos = r->len = 0;
     r->frame_done = false;
     r->in_rec = false;

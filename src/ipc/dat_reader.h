@@ -207,20 +207,21 @@ mt_errc mt_dat_next_batch(mt_dat_reader *r, mt_dat_hev *out, size_t max, size_t 
  * within it, and the reader tracks the frame's live blocks anyway (its
  * frame context): from now on, the allocations and the frees naming
  * their block (FREE_REF) of a frame come with ev.deferred = 1, which
- * says "leave this block out of your groups": the blocks still live
- * when the frame's deferral ends are given to fn (trace, size, birth),
- * once each.  The deferral of a frame ends at mt_dat_flush_blocks, before
- * the reader starts the next frame and at a seek; the rest of that frame's
- * events come with deferred = 0.  So a caller that adds what fn gives
- * and skips the deferred events holds the same groups as one that adds
- * every event, wherever it has called mt_dat_flush_blocks.  fn returns
- * nonzero when out of memory (the reader's call then fails with
- * MT_E_NOMEM).  fn NULL: off (the pending blocks are dropped). */
+ * says "leave this block out of your groups": the blocks still live at
+ * mt_dat_flush_blocks, which the reader also calls before it starts the
+ * next frame and at a seek, are given to fn (trace, size, birth), once
+ * each, and the frees of blocks given come with deferred = 0.  So a
+ * caller that adds what fn gives and skips the deferred events holds the
+ * same groups as one that adds every event, wherever it has called
+ * mt_dat_flush_blocks.  fn returns nonzero when out of memory (the
+ * reader's call then fails with MT_E_NOMEM).  fn NULL: off (the blocks
+ * not given yet are dropped); turned on within a frame that has had
+ * allocations, it starts with the next frame. */
 typedef int (*mt_dat_block_fn)(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms);
 void mt_dat_defer_blocks(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx);
 
-/* End the current frame's deferral now: its live blocks whose events were
- * deferred go to fn.  MT_OK when deferral is off or already ended. */
+/* Give fn now the live blocks of the frame whose allocations were
+ * deferred and not given yet.  MT_OK when deferral is off. */
 mt_errc mt_dat_flush_blocks(mt_dat_reader *r, mt_err *err);
 
 /* True (and *pos filled) when the reader stands at a frame boundary with
