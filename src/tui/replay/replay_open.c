@@ -230,16 +230,9 @@ static mt_errc push(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
     return MT_OK;
 }
 
-/* The rest of the EVENTS2 record in progress, RBATCH events per reader
- * call (a call per event, and the queue's copies, cost more than the
- * events' own work): the queue emptied first (file order), then each
- * batch applied with the live-group slot of the event RAHEAD ahead
- * prefetched.  A checkpoint where the record ends a frame, as step()
- * would take after its last event. */
-#define RBATCH 64u
-
-static mt_errc apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *all,
-                           mt_err *err)
+/* Each batch: see replay_impl.h. */
+mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
+                              mt_err *err)
 {
     for (size_t i = 0; i < n && i < RAHEAD; i++) {
         fix_time(r, &b[i].t_ns);
@@ -250,22 +243,31 @@ static mt_errc apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilt
             fix_time(r, &b[i + RAHEAD].t_ns);
             mt_rstate_prefetch(&r->st, &b[i + RAHEAD].ev);
         }
-        if (mt_rstate_apply_ev(&r->st, b[i].kind, b[i].t_ns, &b[i].ev, all) != 0)
+        if (mt_rstate_apply_ev(&r->st, b[i].kind, b[i].t_ns, &b[i].ev, f) != 0)
             return nomem(err);
-        r->info.allocs += b[i].kind == MT_DAT_ALLOC;
-        r->info.frees += b[i].kind == MT_DAT_FREE;
     }
     return MT_OK;
 }
 
+/* The rest of the EVENTS2 record in progress, MT_REPLAY_BATCH events per
+ * reader call (a call per event, and the queue's copies, cost more than
+ * the events' own work): the queue emptied first (file order), then each
+ * batch applied.  A checkpoint where the record ends a frame, as step()
+ * would take after its last event. */
 static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 {
-    mt_dat_hev b[RBATCH];
+    mt_dat_hev b[MT_REPLAY_BATCH];
     size_t n;
     mt_errc rc;
-    while ((rc = mt_dat_next_batch(r->rd, b, RBATCH, &n, err)) == MT_OK && n) {
+    while ((rc = mt_dat_next_batch(r->rd, b, MT_REPLAY_BATCH, &n, err)) == MT_OK && n) {
         if ((rc = drain(r, a, all, err)) != MT_OK ||
-            (rc = apply_batch(r, b, n, all, err)) != MT_OK || (rc = checkpoint(r, err)) != MT_OK)
+            (rc = mt_replay_apply_batch(r, b, n, all, err)) != MT_OK)
+            return rc;
+        for (size_t i = 0; i < n; i++) {
+            r->info.allocs += b[i].kind == MT_DAT_ALLOC;
+            r->info.frees += b[i].kind == MT_DAT_FREE;
+        }
+        if ((rc = checkpoint(r, err)) != MT_OK)
             return rc;
     }
     return rc;
