@@ -6,7 +6,7 @@
  * Why: frees written as references carry no size or age; the reader
  * resolves them here.  Every table belongs to an epoch, the reader's
  * frame number: a new frame (or a seek, which lands on a frame boundary)
- * empties the context without touching it.  Memory: 88 bytes per trace
+ * empties the context without touching it.  Memory: 96 bytes per trace
  * (with its newest blocks), and 32 bytes per slot of the block table (at
  * most 70 % full) for its other blocks allocated in the current frame and
  * still live. */
