@@ -170,8 +170,14 @@ static mt_errc make_room(mt_dat_reader *r, mt_err *err)
 static mt_errc fill(mt_dat_reader *r, mt_err *err)
 {
     if (r->pos == r->len) {
-        if (r->frame_done)
-            mt_dctx_new_frame(&r->ctx); /* the next bytes start a frame */
+        if (r->frame_done) { /* the next bytes start a frame */
+            mt_errc rc = mt_dat_flush_blocks(r, err);
+            if (rc)
+                return rc;
+            mt_dctx_new_frame(&r->ctx);
+            r->defer_on = r->defer_fn != NULL;
+            r->given_allocs = 0;
+        }
         r->pos = r->len = 0;
         r->frame_done = false;
     }
@@ -251,6 +257,26 @@ mt_errc mt_dat_next(mt_dat_reader *r, mt_dat_event *ev, mt_err *err)
     }
 }
 
+void mt_dat_defer_blocks(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx)
+{
+    r->defer_fn = fn;
+    r->defer_ctx = ctx;
+    /* the frame in progress has given its blocks undeferred: its next ones
+     * too (mt_dctx_give would give them again) */
+    r->defer_on = fn && r->ctx.frame_allocs == 0;
+    r->given_allocs = 0;
+}
+
+mt_errc mt_dat_flush_blocks(mt_dat_reader *r, mt_err *err)
+{
+    if (!r->defer_on || r->ctx.frame_allocs == r->given_allocs)
+        return MT_OK;
+    r->given_allocs = r->ctx.frame_allocs;
+    if (mt_dctx_give(&r->ctx, r->defer_fn, r->defer_ctx) != 0)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
+    return MT_OK;
+}
+
 bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
 {
     if (r->in_rec || r->pos != r->len || r->z.mid_frame || r->in_set)
@@ -265,9 +291,13 @@ bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
 
 mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
 {
-    mt_errc rc = mt_zstream_seek(&r->z, pos->offset, err);
+    mt_errc rc = mt_dat_flush_blocks(r, err);
+    if (!rc)
+        rc = mt_zstream_seek(&r->z, pos->offset, err);
     if (rc)
         return rc;
+    r->defer_on = r->defer_fn != NULL;
+    r->given_allocs = 0;
     r->pos = r->len = 0;
     r->frame_done = false;
     r->in_rec = false;

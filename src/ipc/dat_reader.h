@@ -80,6 +80,8 @@ typedef struct mt_dat_ev {
     uint32_t trace; /* < definitions seen so far */
     uint64_t size;
     uint32_t flags;    /* free: MT_DAT_EVF_* */
+    uint32_t deferred; /* with mt_dat_defer_blocks: 1 if the block is one of the frame's, its
+                        * live group left to the frame's end (see there); else 0 */
     uint64_t birth_ms; /* the block's birth, ms of the tracking clock */
 } mt_dat_ev;
 
@@ -199,6 +201,28 @@ mt_errc mt_dat_next(mt_dat_reader *r, mt_dat_event *ev, mt_err *err);
  * starts each record and gives its first event).  An error as
  * mt_dat_next's, after the *n events before it. */
 mt_errc mt_dat_next_batch(mt_dat_reader *r, mt_dat_hev *out, size_t max, size_t *n, mt_err *err);
+
+/* Deferred frame blocks, for a pass that keeps live blocks by group
+ * (the replay's first pass).  Most blocks of an EVENTS2 frame are freed
+ * within it, and the reader tracks the frame's live blocks anyway (its
+ * frame context): from now on, the allocations and the frees naming
+ * their block (FREE_REF) of a frame come with ev.deferred = 1, which
+ * says "leave this block out of your groups": the blocks still live at
+ * mt_dat_flush_blocks, which the reader also calls before it starts the
+ * next frame and at a seek, are given to fn (trace, size, birth), once
+ * each, and the frees of blocks given come with deferred = 0.  So a
+ * caller that adds what fn gives and skips the deferred events holds the
+ * same groups as one that adds every event, wherever it has called
+ * mt_dat_flush_blocks.  fn returns nonzero when out of memory (the
+ * reader's call then fails with MT_E_NOMEM).  fn NULL: off (the blocks
+ * not given yet are dropped); turned on within a frame that has had
+ * allocations, it starts with the next frame. */
+typedef int (*mt_dat_block_fn)(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms);
+void mt_dat_defer_blocks(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx);
+
+/* Give fn now the live blocks of the frame whose allocations were
+ * deferred and not given yet.  MT_OK when deferral is off. */
+mt_errc mt_dat_flush_blocks(mt_dat_reader *r, mt_err *err);
 
 /* True (and *pos filled) when the reader stands at a frame boundary with
  * no record pending and outside any state set (the start of the frames

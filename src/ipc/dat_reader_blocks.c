@@ -57,7 +57,7 @@ mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
     if (t->epoch != c->epoch) {
         t->epoch = c->epoch;
         t->has_size = t->live = 0;
-        t->count = 0;
+        t->count = t->given = 0;
     }
     return t;
 }
@@ -190,4 +190,40 @@ bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uin
     *birth_ms = b->birth_ms;
     remove_at(c, b);
     return true;
+}
+
+/* The recent blocks of one trace's state not given yet.  Slot i holds the
+ * block k of count - MT_DRECENT <= k < count with k % MT_DRECENT == i. */
+static int give_recent(const mt_dtrace *t, uint32_t trace,
+                       int (*fn)(void *, uint32_t, uint64_t, uint64_t), void *ctx)
+{
+    for (unsigned i = 0; i < MT_DRECENT; i++) {
+        uint64_t k = t->count - MT_DRECENT + (i + MT_DRECENT - t->count % MT_DRECENT) % MT_DRECENT;
+        bool give = (t->live & (1u << i)) && k >= t->given;
+        int rc = give ? fn(ctx, trace, t->recent[i].size, t->recent[i].birth_ms) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int mt_dctx_give(mt_dctx *c, int (*fn)(void *, uint32_t, uint64_t, uint64_t), void *ctx)
+{
+    for (uint64_t i = 0; i < c->ntraces; i++) {
+        int rc =
+            c->traces[i].epoch == c->epoch ? give_recent(&c->traces[i], (uint32_t)i, fn, ctx) : 0;
+        if (rc)
+            return rc;
+    }
+    for (uint64_t i = 0; c->blocks && c->count && i < ((uint64_t)1 << c->bits); i++) {
+        const mt_dblock *b = &c->blocks[i];
+        bool give = b->epoch == c->epoch && b->serial >= c->traces[b->trace].given;
+        int rc = give ? fn(ctx, b->trace, b->size, b->birth_ms) : 0;
+        if (rc)
+            return rc;
+    }
+    for (uint64_t i = 0; i < c->ntraces; i++)
+        if (c->traces[i].epoch == c->epoch)
+            c->traces[i].given = c->traces[i].count;
+    return 0;
 }

@@ -6,7 +6,7 @@
  * Why: frees written as references carry no size or age; the reader
  * resolves them here.  Every table belongs to an epoch, the reader's
  * frame number: a new frame (or a seek, which lands on a frame boundary)
- * empties the context without touching it.  Memory: 88 bytes per trace
+ * empties the context without touching it.  Memory: 96 bytes per trace
  * (with its newest blocks), and 32 bytes per slot of the block table (at
  * most 70 % full) for its other blocks allocated in the current frame and
  * still live. */
@@ -28,6 +28,7 @@ typedef struct mt_dtrace {
     uint8_t has_size; /* last_size is set */
     uint8_t live;     /* bit i: recent[i] holds a live block */
     uint64_t count;   /* allocations of the trace in this frame */
+    uint64_t given;   /* its blocks with a lower serial were given by mt_dctx_give */
     uint64_t last_size;
     struct {
         uint64_t size, birth_ms;
@@ -88,5 +89,11 @@ void mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace
  * and birth, and the block is no longer live; false if it is not live. */
 bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uint64_t *size,
                   uint64_t *birth_ms);
+
+/* Call fn for every live block of the frame not given before (any order):
+ * each trace's blocks with a serial >= its `given`, which then becomes its
+ * count.  Stops at the first nonzero return and gives it. */
+int mt_dctx_give(mt_dctx *c, int (*fn)(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms),
+                 void *ctx);
 
 #endif

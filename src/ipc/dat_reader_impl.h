@@ -70,6 +70,13 @@ struct mt_dat_reader {
     uint64_t ndefs, nmodules;
     uint64_t t_last;
     mt_dctx ctx; /* EVENTS2's frame context */
+    /* mt_dat_defer_blocks: where the frame's live blocks go; defer_on
+     * while this frame's events are deferred; the frame's allocations at
+     * the last mt_dat_flush_blocks (none since: nothing to give) */
+    mt_dat_block_fn defer_fn;
+    void *defer_ctx;
+    bool defer_on;
+    uint64_t given_allocs;
     /* the open state set */
     bool in_set;
     uint32_t set_kind;

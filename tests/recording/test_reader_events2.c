@@ -4,7 +4,7 @@
  * across records of one frame), SAME_SIZE, split varints up to 64 bits,
  * the frame context reset at each frame, every corruption rejected with
  * its message, thousands of blocks against a model, and restarting at
- * frame boundaries. */
+ * frame boundaries, the frame's blocks deferred (mt_dat_defer_blocks). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -344,29 +344,106 @@ static void frame_alloc_limit(void **state)
     }
 }
 
+enum { FRAMES = 3, PER_FRAME = 30000, PER_RECORD = 7000 };
+
+/* FRAMES frames of random allocations and frees into f, m's events. */
+static void random_frames(model *m, db_file *f)
+{
+    m->live = calloc(PER_FRAME, sizeof *m->live);
+    m->want = calloc(FRAMES * PER_FRAME, sizeof *m->want);
+    db_standard(f, 1, 0);
+    for (int fr = 0; fr < FRAMES; fr++) { /* each frame starts with no live block */
+        m->nlive = 0;
+        memset(m->count, 0, sizeof m->count);
+        db_ev2 e = {0};
+        uint64_t base = m->t;
+        for (int i = 0; i < PER_FRAME; i++) {
+            model_event(m, &e);
+            if (e.n == PER_RECORD || i == PER_FRAME - 1) {
+                db_ev2_record(f, &e, 9, base);
+                base = m->t;
+            }
+        }
+        db_ev2_free(&e);
+        db_flush(f);
+    }
+}
+
+/* Live blocks and bytes per (trace < 4, birth ms). */
+typedef struct groups {
+    int64_t (*g)[2];
+    size_t n;
+} groups;
+
+static int64_t *group(groups *gs, uint32_t trace, uint64_t birth_ms)
+{
+    size_t i = trace * (gs->n / 4) + birth_ms;
+    assert_true(trace < 4 && birth_ms < gs->n / 4);
+    assert_true(i < gs->n);
+    return gs->g[i];
+}
+
+static int add_block(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms)
+{
+    int64_t *g = group(ctx, trace, birth_ms);
+    g[0]++, g[1] += (int64_t)size;
+    return 0;
+}
+
+static void add_ev(groups *gs, const mt_dat_event *ev)
+{
+    int64_t *g = group(gs, ev->u.ev.trace, ev->u.ev.birth_ms),
+            sign = ev->kind == MT_DAT_ALLOC ? 1 : -1;
+    g[0] += sign, g[1] += sign * (int64_t)ev->u.ev.size;
+}
+
+/* mt_dat_defer_blocks: the groups from the events not deferred and the
+ * blocks given to fn are those of every event, wherever the deferral was
+ * flushed (within each frame, as before a TOTALS, and at each frame's
+ * end); deferral goes on after a flush. */
+static void deferred_blocks(void **state)
+{
+    (void)state;
+    model m = {.rng = 0x9e3779b97f4a7c15ull, .t = 1000 * MS};
+    db_file f;
+    random_frames(&m, &f);
+    size_t n = 4 * (m.t / MS + 1);
+    groups all = {calloc(n, sizeof *all.g), n}, part = {calloc(n, sizeof *part.g), n};
+    mt_err err;
+    mt_dat_reader *r = open_mem(&f, &err);
+    mt_dat_defer_blocks(r, add_block, &part);
+    mt_dat_event ev;
+    mt_errc end;
+    uint64_t k = 0, deferred = 0;
+    while ((end = mt_dat_next(r, &ev, &err)) == MT_OK) {
+        if (ev.kind != MT_DAT_ALLOC && ev.kind != MT_DAT_FREE)
+            continue;
+        add_ev(&all, &ev);
+        if (!ev.u.ev.deferred)
+            add_ev(&part, &ev);
+        if (ev.u.ev.tid != 9)
+            continue;
+        deferred += ev.u.ev.deferred;
+        if (++k % PER_FRAME == 2 * PER_FRAME / 3) { /* a TOTALS */
+            assert_int_equal(mt_dat_flush_blocks(r, &err), MT_OK);
+            assert_memory_equal(all.g, part.g, n * sizeof *all.g);
+        }
+    }
+    assert_int_equal(end, MT_E_EMPTY);
+    assert_memory_equal(all.g, part.g, n * sizeof *all.g);
+    assert_int_equal(k, m.nwant);
+    assert_true(deferred > 2 * k / 3); /* deferral goes on after a flush */
+    mt_dat_close(r);
+    free(all.g), free(part.g), free(m.live), free(m.want);
+    db_file_free(&f);
+}
+
 static void many_blocks(void **state)
 {
     (void)state;
-    enum { FRAMES = 3, PER_FRAME = 30000, PER_RECORD = 7000 };
     model m = {.rng = 0x9e3779b97f4a7c15ull, .t = 1000 * MS};
-    m.live = calloc(PER_FRAME, sizeof *m.live);
-    m.want = calloc(FRAMES * PER_FRAME, sizeof *m.want);
     db_file f;
-    db_standard(&f, 1, 0);
-    for (int fr = 0; fr < FRAMES; fr++) { /* each frame starts with no live block */
-        m.nlive = 0;
-        memset(m.count, 0, sizeof m.count);
-        db_ev2 e = {0};
-        uint64_t base = m.t;
-        for (int i = 0; i < PER_FRAME; i++) {
-            model_event(&m, &e);
-            if (e.n == PER_RECORD || i == PER_FRAME - 1) {
-                db_ev2_record(&f, &e, 9, base);
-                base = m.t;
-            }
-        }
-        db_flush(&f);
-    }
+    random_frames(&m, &f);
     mt_dat_event *got = calloc(m.nwant, sizeof *got);
     mt_err err;
     mt_errc end;
@@ -412,7 +489,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decoded),           cmocka_unit_test(corrupt),
         cmocka_unit_test(frame_local),       cmocka_unit_test(many_blocks),
-        cmocka_unit_test(frame_alloc_limit),
+        cmocka_unit_test(frame_alloc_limit), cmocka_unit_test(deferred_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

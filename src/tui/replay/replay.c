@@ -186,6 +186,22 @@ const char *mt_replay_cull_secs(const mt_replay_info *in, char *buf, size_t n)
 }
 
 /* Apply events with f->lo < t <= f->hi from `from` on (see the top). */
+/* The rest of the EVENTS2 record in progress, in batches (replay_impl.h);
+ * *skipped when an event was after f->hi. */
+static mt_errc pass_batches(mt_replay *r, const mt_rfilter *f, bool *skipped, mt_err *err)
+{
+    mt_dat_hev b[MT_REPLAY_BATCH];
+    size_t n;
+    mt_errc rc;
+    while ((rc = mt_dat_next_batch(r->rd, b, MT_REPLAY_BATCH, &n, err)) == MT_OK && n) {
+        if ((rc = mt_replay_apply_batch(r, b, n, f, err)) != MT_OK)
+            return rc;
+        for (size_t i = 0; i < n; i++)
+            *skipped = *skipped || b[i].t_ns > f->hi;
+    }
+    return rc;
+}
+
 static mt_errc pass(mt_replay *r, const mt_dat_pos *from, const mt_rfilter *f, mt_err *err)
 {
     mt_errc rc = mt_dat_seek(r->rd, from, err);
@@ -201,6 +217,8 @@ static mt_errc pass(mt_replay *r, const mt_dat_pos *from, const mt_rfilter *f, m
         skipped = skipped || (timed && ev->t_ns > f->hi);
         if (mt_rstate_apply(&r->st, ev, f) != 0)
             return nomem(err);
+        if (ev->kind == MT_DAT_ALLOC || ev->kind == MT_DAT_FREE)
+            rc = pass_batches(r, f, &skipped, err);
         mt_dat_pos pos;
         if (!skipped && mt_dat_tell(r->rd, &pos))
             r->resume = pos;

@@ -90,11 +90,26 @@ static void count_event(mt_replay *r, const mt_dat_event *ev)
     }
 }
 
+/* A checkpoint, if the reader stands where it can restart: the frame's
+ * deferred blocks added first (a checkpoint holds exact live groups). */
+static mt_errc checkpoint(mt_replay *r, mt_err *err)
+{
+    mt_dat_pos pos;
+    if (!mt_dat_tell(r->rd, &pos))
+        return MT_OK;
+    mt_errc rc = mt_dat_flush_blocks(r->rd, err);
+    if (!rc && mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
+        rc = nomem(err);
+    return rc;
+}
+
 static mt_errc step(mt_replay *r, const mt_dat_event *ev, const mt_rfilter *all, mt_err *err)
 {
     mt_errc rc = apply_names(r, ev, err);
     if (!rc)
         rc = note_final(r, ev, err);
+    if (!rc && ev->kind == MT_DAT_TOTALS)
+        rc = mt_dat_flush_blocks(r->rd, err); /* TOTALS prunes: exact groups first */
     if (rc)
         return rc;
     if (mt_rstate_apply(&r->st, ev, all) != 0)
@@ -102,10 +117,7 @@ static mt_errc step(mt_replay *r, const mt_dat_event *ev, const mt_rfilter *all,
     count_event(r, ev);
     if (ev->kind == MT_DAT_TOTALS)
         note_point(r, ev);
-    mt_dat_pos pos;
-    if (mt_dat_tell(r->rd, &pos) && mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
-        return nomem(err);
-    return MT_OK;
+    return checkpoint(r, err);
 }
 
 /* Replayed counters against the FINAL set: traces that differ. */
@@ -218,16 +230,9 @@ static mt_errc push(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
     return MT_OK;
 }
 
-/* The rest of the EVENTS2 record in progress, RBATCH events per reader
- * call (a call per event, and the queue's copies, cost more than the
- * events' own work): the queue emptied first (file order), then each
- * batch applied with the live-group slot of the event RAHEAD ahead
- * prefetched.  A checkpoint where the record ends a frame, as step()
- * would take after its last event. */
-#define RBATCH 64u
-
-static mt_errc apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *all,
-                           mt_err *err)
+/* Each batch: see replay_impl.h. */
+mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
+                              mt_err *err)
 {
     for (size_t i = 0; i < n && i < RAHEAD; i++) {
         fix_time(r, &b[i].t_ns);
@@ -238,30 +243,46 @@ static mt_errc apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilt
             fix_time(r, &b[i + RAHEAD].t_ns);
             mt_rstate_prefetch(&r->st, &b[i + RAHEAD].ev);
         }
-        if (mt_rstate_apply_ev(&r->st, b[i].kind, b[i].t_ns, &b[i].ev, all) != 0)
+        if (mt_rstate_apply_ev(&r->st, b[i].kind, b[i].t_ns, &b[i].ev, f) != 0)
             return nomem(err);
-        r->info.allocs += b[i].kind == MT_DAT_ALLOC;
-        r->info.frees += b[i].kind == MT_DAT_FREE;
     }
     return MT_OK;
 }
 
+/* The rest of the EVENTS2 record in progress, MT_REPLAY_BATCH events per
+ * reader call (a call per event, and the queue's copies, cost more than
+ * the events' own work): the queue emptied first (file order), then each
+ * batch applied.  A checkpoint where the record ends a frame, as step()
+ * would take after its last event. */
 static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 {
-    mt_dat_hev b[RBATCH];
+    mt_dat_hev b[MT_REPLAY_BATCH];
     size_t n;
     mt_errc rc;
-    while ((rc = mt_dat_next_batch(r->rd, b, RBATCH, &n, err)) == MT_OK && n) {
-        if ((rc = drain(r, a, all, err)) != MT_OK || (rc = apply_batch(r, b, n, all, err)) != MT_OK)
+    while ((rc = mt_dat_next_batch(r->rd, b, MT_REPLAY_BATCH, &n, err)) == MT_OK && n) {
+        if ((rc = drain(r, a, all, err)) != MT_OK ||
+            (rc = mt_replay_apply_batch(r, b, n, all, err)) != MT_OK)
             return rc;
-        mt_dat_pos pos;
-        if (mt_dat_tell(r->rd, &pos) && mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
-            return nomem(err);
+        for (size_t i = 0; i < n; i++) {
+            r->info.allocs += b[i].kind == MT_DAT_ALLOC;
+            r->info.frees += b[i].kind == MT_DAT_FREE;
+        }
+        if ((rc = checkpoint(r, err)) != MT_OK)
+            return rc;
     }
     return rc;
 }
 
-mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
+/* The reader's deferred frame blocks (mt_dat_defer_blocks): to the live
+ * groups.  Most blocks of a frame are freed within it, and then neither
+ * their allocation nor their free touches the groups (a cache miss each
+ * on a large table). */
+static int add_block(void *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
+{
+    return mt_rstate_add_block(st, trace, size, birth_ms);
+}
+
+static mt_errc read_events(mt_replay *r, mt_err *err)
 {
     mt_rfilter all = {false, 0, UINT64_MAX};
     mt_dat_pos pos;
@@ -280,6 +301,16 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
             return rc;
     }
     if (rc != MT_E_EMPTY || (rc = drain(r, &a, &all, err)) != MT_OK)
+        return rc;
+    return mt_dat_flush_blocks(r->rd, err);
+}
+
+mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
+{
+    mt_dat_defer_blocks(r->rd, add_block, &r->st);
+    mt_errc rc = read_events(r, err);
+    mt_dat_defer_blocks(r->rd, NULL, NULL); /* the seek passes add every event */
+    if (rc)
         return rc;
     r->info.events = r->st.s.events;
     r->info.lost_events = r->st.s.lost_events;

@@ -76,6 +76,8 @@ static int on_alloc(mt_rstate *st, const mt_dat_ev *e, uint64_t t_ns)
     st->s.live_bytes += (int64_t)w.bytes;
     st->s.live_count += (int64_t)w.count;
     raise_peaks(st, tr, t_ns);
+    if (e->deferred)
+        return 0; /* its group: at its frame's end, if still live (mt_rstate_add_block) */
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, (int64_t)w.count, (int64_t)w.bytes);
 }
 
@@ -95,7 +97,17 @@ static int on_free(mt_rstate *st, const mt_dat_ev *e)
         st->s.missed_free_count++;
     st->s.live_bytes -= (int64_t)w.bytes;
     st->s.live_count -= (int64_t)w.count;
+    if (e->deferred)
+        return 0; /* a block of the frame: its allocation was not added either */
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, -(int64_t)w.count, -(int64_t)w.bytes);
+}
+
+int mt_rstate_add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
+{
+    if (trace >= st->s.ndefs)
+        return 0; /* as on_alloc */
+    mt_sample_weight w = weigh(st, size, trace, birth_ms);
+    return mt_rlive_add(&st->live, trace, birth_ms, (int64_t)w.count, (int64_t)w.bytes);
 }
 
 /* Negative groups older than the events' reordering window are the frees

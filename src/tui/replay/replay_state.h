@@ -74,11 +74,18 @@ int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f);
 int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_dat_ev *e,
                        const mt_rfilter *f);
 
+/* Events with e->deferred set (mt_dat_defer_blocks) change the counters
+ * but not the live groups: the blocks of their frame still live when its
+ * deferral ends are added then, by this (-1 when out of memory).  The
+ * groups are exact wherever the reader's mt_dat_flush_blocks was called. */
+int mt_rstate_add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms);
+
 /* A hint: the allocation or free e is applied soon; the slot of its live
  * group is fetched into the cache (nothing changes). */
 static inline void mt_rstate_prefetch(const mt_rstate *st, const mt_dat_ev *e)
 {
-    mt_rlive_prefetch(&st->live, e->trace, e->birth_ms);
+    if (!e->deferred)
+        mt_rlive_prefetch(&st->live, e->trace, e->birth_ms);
 }
 
 /* Bytes a copy of the state takes (for the checkpoint budget). */
