@@ -16,6 +16,8 @@
 #include <cstring>
 #include <new>
 
+#include "throw_once.h"
+
 #define ROUNDS 1000
 
 static void *volatile sink[3];
@@ -54,16 +56,6 @@ __attribute__((noinline)) static void free_all_ways()
         delete w; // aligned sized delete
         char *volatile c = new (std::nothrow) char[40];
         delete[] c;
-    }
-}
-
-__attribute__((noinline)) static void throw_once()
-{
-    static volatile size_t huge = PTRDIFF_MAX;
-    try {
-        sink[0] = new char[huge];
-        std::printf("a new[] of %zu bytes succeeded\n", (size_t)huge);
-    } catch (const std::bad_alloc &) {
     }
 }
 

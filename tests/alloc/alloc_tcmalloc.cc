@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+
+#include "throw_once.h"
 #include <gperftools/malloc_extension.h>
 
 static void *volatile sink[5];
@@ -47,16 +49,6 @@ __attribute__((noinline)) static void leak_aligned()
     void *p = nullptr;
     if (posix_memalign(&p, 64, 512) == 0)
         sink[4] = p;
-}
-
-__attribute__((noinline)) static void throw_once()
-{
-    static volatile size_t huge = PTRDIFF_MAX;
-    try {
-        sink[0] = new char[huge];
-        std::printf("a new[] of %zu bytes succeeded\n", (size_t)huge);
-    } catch (const std::bad_alloc &) {
-    }
 }
 
 int main(int argc, char **argv)
