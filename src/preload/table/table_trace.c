@@ -109,10 +109,12 @@ uint64_t mt_trace_lock_wait(mt_trace *t)
 {
     for (unsigned spins = 0;; spins++) {
         mt_spin_wait(spins);
-        uint64_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
-        if (!(s & 1) && !(atomic_fetch_or_explicit(&t->seq, 1, memory_order_acquire) & 1)) {
+        if (atomic_load_explicit(&t->seq, memory_order_relaxed) & 1)
+            continue; /* test before the RMW: no cache-line ping-pong while it is held */
+        uint64_t s = atomic_fetch_or_explicit(&t->seq, 1, memory_order_acquire);
+        if (!(s & 1)) {
             atomic_thread_fence(memory_order_release); /* as mt_trace_lock */
-            return atomic_load_explicit(&t->seq, memory_order_relaxed) - 1;
+            return s;
         }
     }
 }

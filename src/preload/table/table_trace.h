@@ -132,10 +132,11 @@ uint64_t mt_trace_lock_wait(mt_trace *t);
  * one `lock bts`: what the hooks inline stays small. */
 static inline uint64_t mt_trace_lock(mt_trace *t)
 {
-    if (MT_UNLIKELY(atomic_fetch_or_explicit(&t->seq, 1, memory_order_acquire) & 1))
+    uint64_t s = atomic_fetch_or_explicit(&t->seq, 1, memory_order_acquire);
+    if (MT_UNLIKELY(s & 1))
         return mt_trace_lock_wait(t);
-    atomic_thread_fence(memory_order_release);                      /* lock before the counters */
-    return atomic_load_explicit(&t->seq, memory_order_relaxed) - 1; /* ours: no one changes it */
+    atomic_thread_fence(memory_order_release); /* lock before the counters */
+    return s; /* seq before the lock: even */
 }
 
 /* Ends the section begun at seq s, adding events (alloc_count and
