@@ -136,7 +136,7 @@ static inline uint64_t mt_trace_lock(mt_trace *t)
     if (MT_UNLIKELY(s & 1))
         return mt_trace_lock_wait(t);
     atomic_thread_fence(memory_order_release); /* lock before the counters */
-    return s; /* seq before the lock: even */
+    return s;                                  /* seq before the lock: even */
 }
 
 /* Ends the section begun at seq s, adding events (alloc_count and
