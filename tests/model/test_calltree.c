@@ -279,6 +279,41 @@ static unsigned path_of(void *ctx, uint32_t id, const mt_ct_frame **out)
 
 static const char *const funcs[] = {"f0", "f1", "f2", "f3"};
 
+static const char *const files[] = {"a.c", "b.c", "c.c", "d.c"};
+static const char *const modules[] = {"liba.so", "libb.so", "libc.so", "libd.so"};
+
+/* The tree's `/` matches a trace's file and module names as the table's
+ * does (the viewer builds the tree's table unfiltered). */
+static void test_from_table_filter_file_module(void **state)
+{
+    (void)state;
+    fx_names nm = {funcs, files, modules, 4, 4, 4, {0}, 0, NULL, 0};
+    mt_namer namer = fx_namer(&nm);
+    mt_table *tab = mt_table_new();
+    mt_snapshot *s = fx_snap(4, 10);
+    for (size_t i = 0; i < 4; i++)
+        fx_trace(s, i, 10, 100 * (i + 1), 0, 0); /* live 100, 200, 300, 400 */
+    mt_table_observe(tab, s, NULL);
+    mt_calltree *t = mt_calltree_new();
+    assert_int_equal(mt_table_build(tab, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, &namer), 4);
+    assert_int_equal(
+        mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, "C.C", &namer, path_of, NULL), 0);
+    expect(t, "main", 300, 0); /* trace 2 alone: its file (also in its label) */
+    assert_null(at(t, "main/odd"));
+    assert_int_equal(
+        mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, "libb", &namer, path_of, NULL), 0);
+    expect(t, "main/odd", 200, 0); /* trace 1 alone: its module */
+    assert_null(at(t, "main/even"));
+    /* without a namer only labels and paths match (a label names no module) */
+    assert_int_equal(
+        mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, "libc", NULL, path_of, NULL), 0);
+    assert_null(at(t, "main"));
+    mt_calltree_free(t);
+    mt_table_free(tab);
+    fx_snap_free(s);
+    fx_names_free(&nm);
+}
+
 static void test_from_table_baseline_filter(void **state)
 {
     (void)state;
@@ -291,15 +326,15 @@ static void test_from_table_baseline_filter(void **state)
     mt_table_observe(tab, s, NULL);
     mt_calltree *t = mt_calltree_new();
     assert_int_equal(mt_table_build(tab, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, &namer), 4);
-    assert_int_equal(mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, NULL, path_of, NULL),
-                     0);
+    assert_int_equal(
+        mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, NULL, NULL, path_of, NULL), 0);
     expect(t, "main", 1000, 0);
     expect(t, "main/odd", 600, 0);
     expect(t, "main/even/alloc", 400, 400);
     /* the filter: only f3's trace */
     assert_int_equal(mt_table_build(tab, s, MT_GROUP_TRACE, MT_SORT_LIVE, "f3", &namer), 1);
-    assert_int_equal(mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, NULL, path_of, NULL),
-                     0);
+    assert_int_equal(
+        mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, NULL, NULL, path_of, NULL), 0);
     expect(t, "main", 400, 0);
     assert_null(at(t, "main/even"));
     /* the baseline: deltas */
@@ -309,7 +344,8 @@ static void test_from_table_baseline_filter(void **state)
         fx_trace(s2, i, 11, 100 * (i + 1) + 7, 0, 0);
     mt_table_observe(tab, s2, s);
     assert_int_equal(mt_table_build(tab, s2, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, &namer), 4);
-    assert_int_equal(mt_calltree_from_table(t, tab, true, MT_SORT_LIVE, 0, NULL, path_of, NULL), 0);
+    assert_int_equal(
+        mt_calltree_from_table(t, tab, true, MT_SORT_LIVE, 0, NULL, NULL, path_of, NULL), 0);
     expect(t, "alloc", 28, 28);
     expect(t, "alloc/odd/main", 14, 0);
     mt_calltree_free(t);
@@ -331,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_no_frames_is_unknown),
         cmocka_unit_test(test_kept_paths),
         cmocka_unit_test(test_from_table_baseline_filter),
+        cmocka_unit_test(test_from_table_filter_file_module),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,14 +98,17 @@ bool mt_calltree_reverse(const mt_calltree *t);
 typedef unsigned (*mt_ct_path_fn)(void *ctx, uint32_t trace_id, const mt_ct_frame **out);
 
 typedef struct mt_table mt_table;
+typedef struct mt_namer mt_namer;
 /* The tree of the rows of t's last build (TRACE grouping: so the baseline
  * and replay's snapshot carry over), each row's path from fn: begin, add
  * every row (leak score from mt_table_leak), finish.  filter (NULL or "":
- * none; see filter.h) keeps the rows whose label or a name on whose path
- * it matches: the tree's `/` finds a caller, not only an allocation site.
- * 0 or -1. */
+ * none; see filter.h) keeps the rows whose label, function, file or
+ * module name (from nm, NULL: none, as the table's filter) or a name on
+ * whose path it matches: the tree's `/` finds a caller, not only an
+ * allocation site.  0 or -1. */
 int mt_calltree_from_table(mt_calltree *ct, mt_table *t, bool reverse, mt_sort_key key,
-                           double threshold, const char *filter, mt_ct_path_fn fn, void *ctx);
+                           double threshold, const char *filter, const mt_namer *nm,
+                           mt_ct_path_fn fn, void *ctx);
 /* The value key sorts by, for f. */
 double mt_ct_key(const mt_ct_fig *f, mt_sort_key key);
 

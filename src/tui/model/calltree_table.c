@@ -5,10 +5,14 @@
 #include "filter.h"
 #include "table.h"
 
-/* Whether filter matches r's label or a name on its path (from fn). */
-static bool row_matches(const mt_table_row *r, const char *filter, mt_ct_path_fn fn, void *ctx)
+/* Whether filter matches r's label, its function, file or module name (from
+ * nm, as the table's filter) or a name on its path (from fn). */
+static bool row_matches(const mt_table_row *r, const char *filter, const mt_namer *nm,
+                        mt_ct_path_fn fn, void *ctx)
 {
     if (mt_filter_empty(filter) || mt_filter_match(r->label, filter))
+        return true;
+    if (nm && mt_table_names_match(nm, r->trace_id, filter))
         return true;
     const mt_ct_frame *path = NULL;
     unsigned len = fn(ctx, r->trace_id, &path);
@@ -19,14 +23,15 @@ static bool row_matches(const mt_table_row *r, const char *filter, mt_ct_path_fn
 }
 
 int mt_calltree_from_table(mt_calltree *ct, mt_table *t, bool reverse, mt_sort_key key,
-                           double threshold, const char *filter, mt_ct_path_fn fn, void *ctx)
+                           double threshold, const char *filter, const mt_namer *nm,
+                           mt_ct_path_fn fn, void *ctx)
 {
     size_t n;
     const mt_table_row *rows = mt_table_rows(t, &n);
     mt_calltree_begin(ct, reverse);
     for (size_t i = 0; i < n; i++) {
         const mt_table_row *r = &rows[i];
-        if (!row_matches(r, filter, fn, ctx))
+        if (!row_matches(r, filter, nm, fn, ctx))
             continue;
         const mt_leak_parts *lp = mt_table_leak(t, i);
         mt_ct_fig fig = {

@@ -65,6 +65,9 @@ void mt_table_observe(mt_table *t, const mt_snapshot *snap, const mt_snapshot *p
 int mt_table_set_baseline(mt_table *t, const mt_snapshot *snap); /* 0 or -1 (memory) */
 void mt_table_clear_baseline(mt_table *t);
 bool mt_table_has_baseline(const mt_table *t);
+/* Whether filter (see filter.h) matches the function, file or module name
+ * nm gives trace id: what TRACE grouping matches besides the row's label. */
+bool mt_table_names_match(const mt_namer *nm, uint32_t id, const char *filter);
 /* Build the rows of snap: grouped, filtered (case-insensitive substring of the row label,
  * and for TRACE grouping also of the FUNCTION, FILE and MODULE names; NULL/"" = all),
  * sorted descending by key (ties: live bytes, then trace id).  Traces with alloc_count 0

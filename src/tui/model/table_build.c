@@ -81,8 +81,7 @@ static const char *name_of(const mt_namer *nm, uint32_t id, mt_group_key g, char
     return buf;
 }
 
-/* TRACE grouping also matches the function, file and module names. */
-static bool other_names_match(const mt_namer *nm, uint32_t id, const char *filter)
+bool mt_table_names_match(const mt_namer *nm, uint32_t id, const char *filter)
 {
     static const mt_group_key keys[] = {MT_GROUP_FUNCTION, MT_GROUP_FILE, MT_GROUP_MODULE};
     char buf[24];
@@ -157,7 +156,7 @@ static const char *trace_label(const mt_namer *nm, uint32_t id, const char *filt
         snprintf(buf, sizeof buf, "#%u", (unsigned)id);
     if (mt_filter_match(s ? s : buf, filter))
         return s;
-    *keep = other_names_match(nm, id, filter);
+    *keep = mt_table_names_match(nm, id, filter);
     return *keep && s ? nm->name(nm->ctx, id, MT_GROUP_TRACE) : s;
 }
 

@@ -77,9 +77,10 @@ void mt_tree_rebuild(mt_app *a)
     }
     tp->names_gen = gen;
     tp->image = a->src.image;
+    mt_namer namer = mt_names_namer(&a->names);
     if (ensure_scratch(tp) ||
         mt_calltree_from_table(tp->tree, a->table, tp->reverse, a->ui.sort, tp->threshold,
-                               a->ui.filter, path_of, a) != 0) {
+                               a->ui.filter, &namer, path_of, a) != 0) {
         mt_app_status(a, true, "out of memory building the call tree");
         if (tp->tree)
             mt_calltree_begin(tp->tree, tp->reverse);
