@@ -9,7 +9,9 @@ free_count).  sample_cases counts (MEMTOP_SAMPLE=1M) makes a burst of small
 calls of every kind between two exports of the live process and says what
 they add; the totals must grow by exactly that, call for call and byte
 for byte (realloc: the old block's free and the new block; realloc(p, 0):
-a free; realloc(NULL, n): an allocation).  Then the same with a shared
+a free; realloc(NULL, n): an allocation; free(NULL) and failing
+allocations of 2^64-1 bytes, which the fast paths count before the real
+call and take back: nothing).  Then the same with a shared
 jemalloc after libmemtop.so in LD_PRELOAD (if installed): memtop's hooks
 call into it, and jemalloc reports every call to memtop's jemalloc hooks
 too (alloc_jemalloc.c): still counted once.
