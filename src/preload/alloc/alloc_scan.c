@@ -576,6 +576,8 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
         pin(m);
         add_entry(MT_ALLOC_KIND_JEMALLOC, MT_ALLOC_HOOKED | flags, c->prefix, m, m->path, NULL);
         if (r == MT_JE_REDIRECTED)
+            mt_je_fast_direct(); /* the fast paths skip the entries' pass-through */
+        if (r == MT_JE_REDIRECTED)
             mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s: entry points redirected", a.version,
                    pre, m->path);
         else

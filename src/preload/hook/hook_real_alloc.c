@@ -153,6 +153,15 @@ void mt_real_fast_inside(void)
     mt_real.free_fast = free_inside;
 }
 
+void mt_real_fast_direct(void *(*malloc_)(size_t), void *(*calloc_)(size_t, size_t),
+                         void *(*realloc_)(void *, size_t), void (*free_)(void *))
+{
+    mt_real.malloc_fast = malloc_;
+    mt_real.calloc_fast = calloc_;
+    mt_real.realloc_fast = realloc_;
+    mt_real.free_fast = free_;
+}
+
 bool mt_real_resolve(void)
 {
     int st = atomic_load_explicit(&mt_resolve_state, memory_order_acquire);

@@ -54,6 +54,14 @@ bool mt_real_resolve(void);
  * tracking is ready (the real free is resolved and scanned at start), so
  * before any thread takes a fast path. */
 void mt_real_fast_inside(void);
+
+/* The fast paths call these instead: the real allocator's own code behind
+ * its redirected entry points (a redirected jemalloc's trampolines,
+ * alloc_je_redirect.c), which a hook of memtop's no longer sits in front
+ * of, so that a fast call skips the redirected entry's pass-through.  Same
+ * timing as mt_real_fast_inside, after it. */
+void mt_real_fast_direct(void *(*malloc_)(size_t), void *(*calloc_)(size_t, size_t),
+                         void *(*realloc_)(void *, size_t), void (*free_)(void *));
 static inline bool mt_real_ready(void)
 {
     if (__builtin_expect(
