@@ -82,6 +82,8 @@ static void *next_sym(const char *name)
     return f;
 }
 
+static void fast_fns(mt_real_fns *r);
+
 static void resolve_all(void)
 {
     mt_real_fns r;
@@ -98,12 +100,9 @@ static void resolve_all(void)
     r.pvalloc = (void *(*)(size_t))next_sym("pvalloc");
     r.malloc_usable_size = (size_t(*)(void *))next_sym("malloc_usable_size");
     r.exit_ = (void (*)(int))next_sym("_exit");
-    r.malloc_fast = r.malloc;
-    r.calloc_fast = r.calloc;
-    r.realloc_fast = r.realloc;
-    r.free_fast = r.free;
     void *libc_malloc = dlsym(RTLD_DEFAULT, "__libc_malloc");
     r.is_glibc = libc_malloc != NULL && libc_malloc == (void *)r.malloc;
+    fast_fns(&r);
     mt_real = r;
 }
 
@@ -151,6 +150,21 @@ void mt_real_fast_inside(void)
     mt_real.calloc_fast = calloc_inside;
     mt_real.realloc_fast = realloc_inside;
     mt_real.free_fast = free_inside;
+}
+
+/* The fast paths' functions at resolution: glibc's are called directly
+ * (they call no function memtop interposes on); another allocator's
+ * allocating functions inside memtop, as the fast paths always did, in
+ * case they call the malloc family by its exported names (a realloc made
+ * of malloc and free would otherwise be counted twice); its free
+ * directly, as before, until the scan says the allocator is one memtop
+ * hooks. */
+static void fast_fns(mt_real_fns *r)
+{
+    r->malloc_fast = r->is_glibc ? r->malloc : malloc_inside;
+    r->calloc_fast = r->is_glibc ? r->calloc : calloc_inside;
+    r->realloc_fast = r->is_glibc ? r->realloc : realloc_inside;
+    r->free_fast = r->free;
 }
 
 void mt_real_fast_direct(void *(*malloc_)(size_t), void *(*calloc_)(size_t, size_t),

@@ -22,9 +22,11 @@ typedef struct mt_real_fns {
     void *(*pvalloc)(size_t);
     size_t (*malloc_usable_size)(void *);
     void (*exit_)(int);
-    /* What the sampled fast paths (hook_libc.c) call: the functions
-     * above, or, once mt_real_fast_inside ran, wrappers that run them
-     * inside memtop (mt_tls_in_hook set).  free's is a tail call. */
+    /* What the sampled fast paths (hook_libc.c) call: glibc's functions
+     * themselves; another allocator's wrapped to run inside memtop
+     * (mt_tls_in_hook set: mt_real_fast_inside, and at resolution for
+     * malloc, calloc and realloc); a redirected jemalloc's trampolines
+     * (mt_real_fast_direct).  free's is a tail call. */
     void *(*malloc_fast)(size_t);
     void *(*calloc_fast)(size_t, size_t);
     void *(*realloc_fast)(void *, size_t);
