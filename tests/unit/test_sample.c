@@ -18,6 +18,7 @@
 
 #include "core_sample.h"
 #include "core_state.h"
+#include "hook_real_alloc.h"
 #include "sample_weight.h"
 
 mt_global mt_g; /* the sampler reads only cfg.sample_rate */
@@ -176,15 +177,46 @@ static void filter(void **state)
     assert_true(set < 16); /* other addresses mostly pass */
 }
 
+static void *g_early_boot; /* a boot block made before the filter existed */
+
+/* free's fast path tests neither NULL nor the boot arena (hook_libc.c):
+ * their slots are pinned, for blocks made before the filter existed
+ * (mt_boot_pin_all) and after (mt_boot_alloc); the rest of the arena is
+ * not. */
+static void filter_pins(void **state)
+{
+    (void)state;
+    assert_true(mt_sfilter_maybe(NULL));
+    assert_non_null(g_early_boot);
+    assert_true(mt_sfilter_maybe(g_early_boot));
+    for (int i = 0; i < 100; i++) {
+        char *late = mt_boot_alloc(24 + (size_t)i, i % 2 ? 16 : 64);
+        assert_non_null(late);
+        assert_true(mt_sfilter_maybe(late));
+        mt_sfilter_del(late); /* pinned for good */
+        assert_true(mt_sfilter_maybe(late));
+    }
+    int set = 0;
+    for (size_t off = 64 * 1024; off < 128 * 1024; off += 16)
+        set += mt_sfilter_maybe(mt_boot_arena + off);
+    assert_true(set < 64); /* not the whole arena: ~4k granules, a handful pinned */
+}
+
 int main(void)
 {
     mt_g.cfg.sample_rate = RATE;
+    g_early_boot = mt_boot_alloc(40, 16);
     if (!mt_sample_init())
         return 1;
+    mt_boot_pin_all();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(distance_distribution),    cmocka_unit_test(sampling_probability),
-        cmocka_unit_test(big_blocks_nearly_always), cmocka_unit_test(weight_formula),
-        cmocka_unit_test(estimate_unbiased),        cmocka_unit_test(filter),
+        cmocka_unit_test(distance_distribution),
+        cmocka_unit_test(sampling_probability),
+        cmocka_unit_test(big_blocks_nearly_always),
+        cmocka_unit_test(weight_formula),
+        cmocka_unit_test(estimate_unbiased),
+        cmocka_unit_test(filter),
+        cmocka_unit_test(filter_pins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@
 #include "alloc_elf.h"
 #include "alloc_patch.h"
 #include "hook_direct.h"
+#include "hook_real_alloc.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -162,28 +163,50 @@ static size_t refused(const mt_patch *p, size_t n)
     return 0;
 }
 
+static je_found g_found; /* the last redirect's, under the scan's lock */
+
+/* This jemalloc's code for entry i if mt_real's function fn is that
+ * entry, else NULL. */
+static void *direct(int i, void *fn)
+{
+    if (!g_found.addr[i] || (uintptr_t)fn != (uintptr_t)g_found.addr[i])
+        return NULL;
+    return atomic_load_explicit(&orig[i], memory_order_acquire);
+}
+
+void mt_je_fast_direct(void)
+{
+    void *m = direct(JE_malloc, (void *)mt_real.malloc);
+    void *c = direct(JE_calloc, (void *)mt_real.calloc);
+    void *r = direct(JE_realloc, (void *)mt_real.realloc);
+    void *f = direct(JE_free, (void *)mt_real.free);
+    if (g_used && m && c && r && f)
+        mt_real_fast_direct((void *(*)(size_t))m, (void *(*)(size_t, size_t))c,
+                            (void *(*)(void *, size_t))r, (void (*)(void *))f);
+}
+
 mt_je_redirected mt_je_redirect(const char *file, uint64_t bias, const char *prefix, char *why,
                                 size_t cap)
 {
-    static je_found f;               /* under the scan's lock */
+    je_found *f = &g_found;
     static mt_patch patch[JE_COUNT]; /* likewise */
     int at[JE_COUNT];
     if (g_used) {
         snprintf(why, cap, "another jemalloc is redirected already");
         return MT_JE_NOT_REDIRECTED;
     }
-    memset(&f, 0, sizeof f);
-    f.prefix = prefix;
-    f.plen = strlen(prefix);
-    if (!mt_elf_each_func(file, bias, on_sym, &f) || !f.addr[JE_malloc] || !f.addr[JE_free]) {
+    memset(f, 0, sizeof *f);
+    f->prefix = prefix;
+    f->plen = strlen(prefix);
+    if (!mt_elf_each_func(file, bias, on_sym, f) || !f->addr[JE_malloc] || !f->addr[JE_free]) {
         snprintf(why, cap, "its malloc and free were not found");
         return MT_JE_NOT_REDIRECTED;
     }
-    size_t n = mt_patch_entries(entries, JE_COUNT, f.addr, f.size, patch, at);
+    size_t n = mt_patch_entries(entries, JE_COUNT, f->addr, f->size, patch, at);
     bool ok = mt_patch_all(patch, n, true);
     size_t bad = refused(patch, n);
     if (!ok || !patch[bad].done) /* a refusal, or a write refused after others */
-        snprintf(why, cap, "%s%.32s: %.80s", f.prefix, entries[at[bad]].name, patch[bad].why);
+        snprintf(why, cap, "%s%.32s: %.80s", f->prefix, entries[at[bad]].name, patch[bad].why);
     for (size_t k = 0; k < n; k++)
         if (patch[k].done) {
             g_used = true; /* its slots hold trampolines for good */

@@ -27,4 +27,12 @@ typedef enum mt_je_redirected {
 mt_je_redirected mt_je_redirect(const char *file, uint64_t bias, const char *prefix, char *why,
                                 size_t cap);
 
+/* After a redirect that was complete (MT_JE_REDIRECTED): if the real
+ * allocator memtop's hooks call (mt_real) is this jemalloc, the sampled
+ * fast paths call its trampolines directly (mt_real_fast_direct) rather
+ * than its redirected entries, which would only pass them through.
+ * Under the scan's lock, before tracking is ready (like add_entry's
+ * mt_real_fast_inside, which it overrides). */
+void mt_je_fast_direct(void);
+
 #endif

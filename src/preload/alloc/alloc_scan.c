@@ -423,10 +423,12 @@ static bool linked_in(const module_ref *m, const char *family)
 
 /* Adds an entry for an allocator in module m (NULL: not known); an
  * inexact one is logged once, here. */
-/* Whether memtop's free hands blocks to m's code: its sampled fast path
- * calls the real free outside memtop (a tail call, hook_libc.c), where a
- * hook memtop put into that allocator (its hook API, a redirected free,
- * or free jumping to a redirected mi_free) would count the free again. */
+/* Whether memtop's free hands blocks to m's code: the sampled fast paths
+ * call the real functions outside memtop (hook_libc.c: free's a tail
+ * call), where a hook memtop put into that allocator (its hook API, a
+ * redirected free, or free jumping to a redirected mi_free) would count
+ * the call again.  The real free stands for the others (they come from
+ * the same allocator). */
 static bool real_free_in(const module_ref *m)
 {
     uintptr_t f = (uintptr_t)mt_real.free;
@@ -438,7 +440,7 @@ static void add_entry(uint32_t kind, uint32_t flags, const char *prefix, const m
 {
     mt_shm_allocators *f = &g_alloc.found;
     if (real_free_in(m))
-        mt_real_free_inside(); /* before any thread arms free's fast path */
+        mt_real_fast_inside(); /* before any thread arms the fast paths */
     if (note && *note) {
         flags |= MT_ALLOC_INEXACT;
         mt_log(MT_LOG_WARN, "NOT exact: %s", note);
@@ -573,6 +575,8 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
     } else {
         pin(m);
         add_entry(MT_ALLOC_KIND_JEMALLOC, MT_ALLOC_HOOKED | flags, c->prefix, m, m->path, NULL);
+        if (r == MT_JE_REDIRECTED)
+            mt_je_fast_direct(); /* the fast paths skip the entries' pass-through */
         if (r == MT_JE_REDIRECTED)
             mt_log(MT_LOG_INFO, "hooked jemalloc %s (%s) in %s: entry points redirected", a.version,
                    pre, m->path);

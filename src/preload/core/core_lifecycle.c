@@ -139,6 +139,7 @@ static bool init_tracking(void)
         mt_log(MT_LOG_WARN, "cannot set up tracking (out of memory?); tracking disabled");
         return false;
     }
+    mt_boot_pin_all(); /* sampled mode: free's fast path never sees a boot block */
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     mt_alloc_scan(false); /* which allocators memtop sees (alloc_scan.c) */
     mt_rec_init(environ); /* MEMTOP_RECORD: record from the first event */

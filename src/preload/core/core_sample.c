@@ -14,8 +14,18 @@ bool mt_sample_init(void)
     if (!mt_g.cfg.sample_rate)
         return true;
     _Atomic uint8_t *f = mt_os_alloc((size_t)1 << MT_SFILTER_BITS);
-    atomic_store_explicit(&mt_sfilter, f, memory_order_relaxed); /* before MT_ST_READY */
+    /* Before MT_ST_READY.  seq_cst: a store-then-load pair with
+     * mt_boot_alloc's (mt_boot_pin_all, CONCURRENCY.md "The sampling
+     * filter"). */
+    atomic_store_explicit(&mt_sfilter, f, memory_order_seq_cst);
+    if (f)
+        mt_sfilter_pin(NULL); /* free(NULL) and realloc's NULL leave the fast paths */
     return f != NULL;
+}
+
+void mt_sfilter_pin(const void *p)
+{
+    atomic_store_explicit(&mt_sfilter_slots()[mt_sfilter_slot(p)], UINT8_MAX, memory_order_relaxed);
 }
 
 /* Saturating: a slot that reached 255 stays set for good (a slower path

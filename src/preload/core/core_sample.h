@@ -29,7 +29,7 @@
 
 /* The filter (NULL in exact mode), set at initialisation before tracking
  * becomes ready (published by mt_g.state's release). */
-extern _Atomic(_Atomic uint8_t *) mt_sfilter;
+extern MT_HIDDEN _Atomic(_Atomic uint8_t *) mt_sfilter;
 
 /* The filter's slots, or NULL in exact mode.  Relaxed: the slots need no
  * publishing (zeroed by the kernel, then only atomics), and the hooks
@@ -39,10 +39,13 @@ static inline _Atomic uint8_t *mt_sfilter_slots(void)
     return atomic_load_explicit(&mt_sfilter, memory_order_relaxed);
 }
 
+/* A multiplicative hash of the address's low 32 bits (blocks are 16-byte
+ * aligned, so bits 4-31 count: 4 GiB windows), two instructions on
+ * x86-64 (imul with an immediate, shift).  Addresses that differ only
+ * above bit 31 share a slot: a slower free for them, never a wrong one. */
 static inline size_t mt_sfilter_slot(const void *p)
 {
-    return (size_t)((((uint64_t)(uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ull) >>
-                    (64u - MT_SFILTER_BITS));
+    return (uint32_t)((uint32_t)(uintptr_t)p * 0x9e3779b1u) >> (32u - MT_SFILTER_BITS);
 }
 
 /* False: p is certainly not a live sampled block (f: the filter). */
@@ -64,6 +67,11 @@ static inline void mt_sample_disarm(void)
     mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
     mt_tls_h.sfilter = NULL;
 }
+
+/* Sets p's slot for good (saturated): for the addresses free's fast path
+ * must never take, NULL and the boot arena's blocks (hook_real_alloc.c),
+ * so that it need not test them.  The filter must exist. */
+void mt_sfilter_pin(const void *p);
 
 /* Before a sampled block enters the table / after it left it. */
 void mt_sfilter_add(const void *p);

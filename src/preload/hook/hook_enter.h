@@ -66,32 +66,98 @@ static inline void hook_leave(mt_thread *t)
  * costs one comparison.  Counted with single add instructions
  * (mt_exact_add), which a signal handler cannot split. */
 
+/* The fast paths' tests, each one instruction reading the TLS word in
+ * place on x86-64 (GCC would load it into a register and test that):
+ * sample_left > size (signed), in_hook clear, a filter slot clear. */
+#if defined(__x86_64__)
+static inline bool hook_tls_left_above(size_t size)
+{
+    bool r;
+    __asm__("cmpq %2, %1" : "=@ccg"(r) : "m"(mt_tls_h.sample_left), "r"(size));
+    return r;
+}
+static inline bool hook_tls_outside(void)
+{
+    bool r;
+    __asm__("cmpl $0, %1" : "=@cce"(r) : "m"(mt_tls_h.in_hook));
+    return r;
+}
+static inline bool hook_slot_clear(_Atomic uint8_t *slot)
+{
+    bool r; /* a byte load is whole: as atomic as the relaxed load it stands for */
+    __asm__("cmpb $0, %1" : "=@cce"(r) : "m"(*(const uint8_t *)slot));
+    return r;
+}
+/* sample_left -= n, one instruction (whole for a signal handler), modulo 2^64. */
+static inline void hook_tls_left_sub(uint64_t n)
+{
+    __asm__("subq %1, %0" : "+m"(mt_tls_h.sample_left) : "er"(n));
+}
+#else
+static inline bool hook_tls_left_above(size_t size)
+{
+    return (int64_t)size < mt_tls_h.sample_left;
+}
+static inline bool hook_tls_outside(void)
+{
+    return !mt_tls_in_hook;
+}
+static inline bool hook_slot_clear(_Atomic uint8_t *slot)
+{
+    return atomic_load_explicit(slot, memory_order_relaxed) == 0;
+}
+static inline void hook_tls_left_sub(uint64_t n)
+{
+    mt_tls_h.sample_left = (int64_t)((uint64_t)mt_tls_h.sample_left - n);
+}
+#endif
+
 /* An allocation of size bytes that the countdown does not reach.  A size
  * of 2^63 or more compares as negative, so it takes the fast path, where
- * the real allocator fails it and nothing is counted. */
+ * the real allocator fails it (hook_fast_uncount). */
 static inline bool hook_fast_unsampled(size_t size)
 {
-    return (int64_t)size < mt_tls_h.sample_left && MT_LIKELY(!mt_tls_in_hook); /* exact: one test */
+    return hook_tls_left_above(size) && MT_LIKELY(hook_tls_outside()); /* exact: one test */
 }
 
-/* After the real call of an unsampled allocation p (NULL: failed).  The
- * caller sets mt_tls_in_hook around the real call, so that an allocator
- * that reports to memtop's other hooks (jemalloc's) is not counted twice. */
+/* Counts an unsampled allocation of size bytes before its real call
+ * (mt_real.malloc_fast: inside memtop if the allocator reports to memtop's
+ * other hooks, jemalloc's, so that it is not counted twice), so that the
+ * fast path keeps nothing across that call but the size;
+ * hook_fast_uncount takes it back if the call fails.  Each update is one
+ * instruction (mt_exact_add): whole with respect to a signal handler. */
+static inline void hook_fast_count(size_t size)
+{
+    hook_tls_left_sub(size);
+    mt_thread *t = mt_tls_thread;
+    mt_exact_add(&t->exact_allocs, 1);
+    mt_exact_add(&t->exact_bytes, size);
+}
+
+static inline void hook_fast_uncount(size_t size)
+{
+    hook_tls_left_sub((uint64_t)0 - size);
+    mt_thread *t = mt_tls_thread;
+    mt_exact_add(&t->exact_allocs, (uint64_t)-1);
+    mt_exact_add(&t->exact_bytes, (uint64_t)0 - size);
+}
+
+/* After the real call of an unsampled allocation p (NULL: failed), for the
+ * hooks that count after the call. */
 static inline void hook_fast_counted(const void *p, size_t size)
 {
-    if (MT_LIKELY(p)) {
-        mt_tls_h.sample_left -= (int64_t)size;
-        mt_thread *t = mt_tls_thread;
-        mt_exact_add(&t->exact_allocs, 1);
-        mt_exact_add(&t->exact_bytes, size);
-    }
+    if (MT_LIKELY(p))
+        hook_fast_count(size);
 }
 
-/* A free of p, certainly not a sampled block's. */
+/* A free of p, certainly not a sampled block's.  Also false for NULL and
+ * the boot arena's blocks: their filter slots are pinned
+ * (mt_sfilter_pin, mt_boot_pin_all), so free need not test them first. */
 static inline bool hook_fast_free(const void *p)
 {
     _Atomic uint8_t *f = mt_tls_h.sfilter;
-    return f && MT_LIKELY(!mt_tls_in_hook) && !mt_sfilter_maybe_in(f, p); /* exact: one test */
+    return f && MT_LIKELY(hook_tls_outside()) &&
+           hook_slot_clear(&f[mt_sfilter_slot(p)]); /* exact: one test */
 }
 
 /* A pass-through allocation of the program's while tracking runs is one we

@@ -69,14 +69,20 @@ static __attribute__((noinline)) void *malloc_tracked(size_t size)
     return malloc_at(size, HOOK_FRAME());
 }
 
+/* A fast path's real call failed: its count is taken back (out of line,
+ * so that the fast path keeps only the size across the call). */
+static __attribute__((noinline, cold)) void *fast_failed(size_t size)
+{
+    hook_fast_uncount(size);
+    return NULL;
+}
+
 MT_EXPORT void *malloc(size_t size)
 {
     if (hook_fast_unsampled(size)) { /* sampled mode, not sampled: hook_enter.h */
-        mt_tls_in_hook = MT_IN_HOOK;
-        void *p = mt_real.malloc(size);
-        mt_tls_in_hook = 0;
-        hook_fast_counted(p, size);
-        return p;
+        hook_fast_count(size);
+        void *p = mt_real.malloc_fast(size);
+        return MT_LIKELY(p) ? p : fast_failed(size);
     }
     if (MT_UNLIKELY(!mt_real_ready()))
         return mt_boot_alloc(size, 16);
@@ -88,11 +94,9 @@ MT_EXPORT void *calloc(size_t n, size_t m)
     size_t total;
     bool overflow = __builtin_mul_overflow(n, m, &total);
     if (!overflow && hook_fast_unsampled(total)) { /* sampled mode, not sampled: hook_enter.h */
-        mt_tls_in_hook = MT_IN_HOOK;
-        void *p = mt_real.calloc(n, m);
-        mt_tls_in_hook = 0;
-        hook_fast_counted(p, total);
-        return p;
+        hook_fast_count(total);
+        void *p = mt_real.calloc_fast(n, m);
+        return MT_LIKELY(p) ? p : fast_failed(total);
     }
     if (MT_UNLIKELY(!mt_real_ready()))
         return overflow ? NULL : mt_boot_alloc(total, 16);
@@ -139,15 +143,15 @@ static void free_tracked(void *p);
 
 MT_EXPORT void free(void *p)
 {
-    if (!p || MT_UNLIKELY(mt_is_boot_ptr(p)))
-        return;
-    if (hook_fast_free(p)) { /* sampled mode, certainly not a sampled block: hook_enter.h */
+    if (hook_fast_free(p)) { /* sampled mode, a real block not sampled: hook_enter.h */
         /* Counted first (one add: hook_enter.h), then the real free as a
          * tail call: no frame. */
         mt_exact_add(&mt_tls_thread->exact_frees, 1);
         mt_real.free_fast(p);
         return;
     }
+    if (!p || MT_UNLIKELY(mt_is_boot_ptr(p)))
+        return;
     if (MT_UNLIKELY(!mt_real_ready()))
         return; /* cannot happen for a real block: it came from the real allocator */
     free_tracked(p);
@@ -214,16 +218,14 @@ static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *star
  * free of old, and the new block. */
 static inline bool realloc_fast_ok(const void *old, size_t size)
 {
-    return hook_fast_unsampled(size) && /* armed: tracking ready, the filter there */
-           (!old || (!mt_is_boot_ptr(old) && !mt_sfilter_maybe(old)));
+    return hook_fast_unsampled(size) &&      /* armed: tracking ready, the filter there */
+           (!old || !mt_sfilter_maybe(old)); /* boot blocks: pinned (hook_fast_free) */
 }
 
 MT_EXPORT void *realloc(void *old, size_t size)
 {
     if (realloc_fast_ok(old, size)) {
-        mt_tls_in_hook = MT_IN_HOOK;
-        void *p = mt_real.realloc(old, size);
-        mt_tls_in_hook = 0;
+        void *p = mt_real.realloc_fast(old, size);
         if (old && (p || size == 0))
             mt_exact_add(&mt_tls_thread->exact_frees, 1);
         hook_fast_counted(p, size);

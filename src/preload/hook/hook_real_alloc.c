@@ -13,6 +13,7 @@
 
 #include "core_common.h"
 #include "core_thread_state.h"
+#include "core_sample.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -33,13 +34,32 @@ void *mt_boot_alloc(size_t size, size_t align)
     if (size > BOOT_ARENA_BYTES || (align & (align - 1)) != 0 || align > 4096)
         return NULL;
     size_t need = BOOT_HEADER + size + align;
-    size_t start = atomic_fetch_add_explicit(&g_boot_used, need, memory_order_relaxed);
+    /* seq_cst: the bump and the filter's load below pair with
+     * mt_sample_init's store and mt_boot_pin_all's load (a Dekker pair):
+     * one of them sees the other, so the block's slot is pinned. */
+    size_t start = atomic_fetch_add_explicit(&g_boot_used, need, memory_order_seq_cst);
     if (start + need > BOOT_ARENA_BYTES)
         return NULL;
     uintptr_t base = (uintptr_t)mt_boot_arena + start + BOOT_HEADER;
     uintptr_t p = (base + align - 1) & ~(uintptr_t)(align - 1);
     memcpy((void *)(p - sizeof(size_t)), &size, sizeof size);
+    if (atomic_load_explicit(&mt_sfilter, memory_order_seq_cst))
+        mt_sfilter_pin((void *)p); /* allocated while the filter was being set up */
     return (void *)p; /* the arena is static, hence already zeroed (calloc-safe) */
+}
+
+/* Every 16-byte granule handed out so far: block starts are among them
+ * (dlsym's few allocations: usually well under a KiB, so a few dozen
+ * slots). */
+void mt_boot_pin_all(void)
+{
+    if (!atomic_load_explicit(&mt_sfilter, memory_order_relaxed))
+        return;
+    size_t used = atomic_load_explicit(&g_boot_used, memory_order_seq_cst);
+    if (used > BOOT_ARENA_BYTES)
+        used = BOOT_ARENA_BYTES;
+    for (size_t off = BOOT_HEADER; off < used; off += BOOT_HEADER)
+        mt_sfilter_pin(mt_boot_arena + off);
 }
 
 size_t mt_boot_size(const void *p)
@@ -62,6 +82,8 @@ static void *next_sym(const char *name)
     return f;
 }
 
+static void fast_fns(mt_real_fns *r);
+
 static void resolve_all(void)
 {
     mt_real_fns r;
@@ -78,13 +100,42 @@ static void resolve_all(void)
     r.pvalloc = (void *(*)(size_t))next_sym("pvalloc");
     r.malloc_usable_size = (size_t(*)(void *))next_sym("malloc_usable_size");
     r.exit_ = (void (*)(int))next_sym("_exit");
-    r.free_fast = r.free;
     void *libc_malloc = dlsym(RTLD_DEFAULT, "__libc_malloc");
     r.is_glibc = libc_malloc != NULL && libc_malloc == (void *)r.malloc;
+    fast_fns(&r);
     mt_real = r;
 }
 
-/* free_fast when the real free reports to memtop's hooks. */
+/* The fast paths' functions when the real allocator reports to memtop's
+ * hooks: run inside memtop, so that those hooks pass the call through
+ * (the fast path counted it already, or counts it after). */
+static void *malloc_inside(size_t size)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_HOOK;
+    void *p = mt_real.malloc(size);
+    mt_tls_in_hook = was;
+    return p;
+}
+
+static void *calloc_inside(size_t n, size_t m)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_HOOK;
+    void *p = mt_real.calloc(n, m);
+    mt_tls_in_hook = was;
+    return p;
+}
+
+static void *realloc_inside(void *old, size_t size)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = MT_IN_HOOK;
+    void *p = mt_real.realloc(old, size);
+    mt_tls_in_hook = was;
+    return p;
+}
+
 static void free_inside(void *p)
 {
     int was = mt_tls_in_hook;
@@ -93,9 +144,36 @@ static void free_inside(void *p)
     mt_tls_in_hook = was;
 }
 
-void mt_real_free_inside(void)
+void mt_real_fast_inside(void)
 {
+    mt_real.malloc_fast = malloc_inside;
+    mt_real.calloc_fast = calloc_inside;
+    mt_real.realloc_fast = realloc_inside;
     mt_real.free_fast = free_inside;
+}
+
+/* The fast paths' functions at resolution: glibc's are called directly
+ * (they call no function memtop interposes on); another allocator's
+ * allocating functions inside memtop, as the fast paths always did, in
+ * case they call the malloc family by its exported names (a realloc made
+ * of malloc and free would otherwise be counted twice); its free
+ * directly, as before, until the scan says the allocator is one memtop
+ * hooks. */
+static void fast_fns(mt_real_fns *r)
+{
+    r->malloc_fast = r->is_glibc ? r->malloc : malloc_inside;
+    r->calloc_fast = r->is_glibc ? r->calloc : calloc_inside;
+    r->realloc_fast = r->is_glibc ? r->realloc : realloc_inside;
+    r->free_fast = r->free;
+}
+
+void mt_real_fast_direct(void *(*malloc_)(size_t), void *(*calloc_)(size_t, size_t),
+                         void *(*realloc_)(void *, size_t), void (*free_)(void *))
+{
+    mt_real.malloc_fast = malloc_;
+    mt_real.calloc_fast = calloc_;
+    mt_real.realloc_fast = realloc_;
+    mt_real.free_fast = free_;
 }
 
 bool mt_real_resolve(void)
