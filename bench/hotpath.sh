@@ -6,7 +6,8 @@
 # default depth, and prints instructions per step for each, then the top
 # functions of the default run; and sampled (MEMTOP_SAMPLE, default 512k; SAMPLE=N
 # to change); BENCH=memtop-alloc-bench-jemalloc (or -tcmalloc) runs the same
-# benchmark linked with that allocator.  Instruction counts are exact and do not
+# benchmark linked with that allocator; CACHE=1 adds simulated cache misses
+# per step (below).  Instruction counts are exact and do not
 # depend on the machine's load, unlike times; they do not show cache misses.
 # Needs valgrind.  Takes about a minute.
 set -euo pipefail
@@ -49,6 +50,39 @@ callgrind_annotate --inclusive=no "$tmp/default.out" 2>/dev/null |
     awk -v ops="$ops" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ {
         n = $1; gsub(",", "", n); sub(/^ *[0-9,]+ +\([^)]*\) +/, "")
         if (++k <= 15) printf "%8.0f  %s\n", n / ops, $0 }'
+
+# Cache misses (CACHE=1): callgrind's cache simulation with its last level
+# set to one core's L2 (from sysfs, else 1 MiB 8-way), so that an "LL" miss
+# is one that goes to L3 or memory, the kind the block table's lookups
+# cost.  Per step for plain and the default run, then the functions with the
+# most of them.  Simulated, so independent of the load like the instruction
+# counts (hardware prefetches and software prefetch instructions are not
+# modelled: a prefetched line still counts as a miss where it is used).
+if [ "${CACHE:-0}" = 1 ]; then
+    l2=/sys/devices/system/cpu/cpu0/cache/index2
+    size=$(sed 's/K$//' "$l2/size" 2>/dev/null || echo 1024)
+    ways=$(cat "$l2/ways_of_associativity" 2>/dev/null || echo 8)
+    cachegrind() { # NAME ENV...: prints D1 and LL read misses per step
+        local name=$1
+        shift
+        env "$@" valgrind --tool=callgrind --cache-sim=yes --LL=$((size * 1024)),"$ways",64 \
+            --toggle-collect=bench_worker_run --callgrind-out-file="$tmp/c-$name.out" \
+            "$bench" -n "$ops" >/dev/null 2>"$tmp/c-$name.err" ||
+            { echo "hotpath.sh: $name (cache) failed:" >&2; tail -3 "$tmp/c-$name.err" >&2; exit 1; }
+        awk -v n="$name" -v ops="$ops" '/^summary/ {
+            printf "%-18s %9.2f %9.2f\n", n, $6 / ops, $9 / ops }' "$tmp/c-$name.out"
+    }
+    echo
+    echo "cache misses per step (simulated; LL = one core's L2, ${size} KiB ${ways}-way):"
+    printf "%-18s %9s %9s\n" run D1_read LL_read
+    cachegrind plain
+    cachegrind memtop-default MEMTOP_LOG=warn LD_PRELOAD="$lib"
+    echo "top functions by LL read misses, default depth (per step):"
+    callgrind_annotate --inclusive=no --show=DLmr --sort=DLmr "$tmp/c-memtop-default.out" 2>/dev/null |
+        awk -v ops="$ops" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ {
+            n = $1; gsub(",", "", n); sub(/^ *[0-9,]+ +\([^)]*\) +/, "")
+            if (++k <= 10) printf "%8.2f  %s\n", n / ops, $0 }'
+fi
 
 # Time shares by module, if perf can sample (software clock; no hardware
 # counters needed).  Unlike instructions these include cache misses.
