@@ -276,8 +276,9 @@ bool mt_publisher_arm(bool fork_child)
     mt_tls_in_hook = MT_IN_OWN;
     g_pub.pid = (int)getpid();
     g_pub.fork_child = fork_child;
+    /* A fork child's pid is new: no earlier image of it published. */
     bool now = mt_g.cfg.start_ms == 0 || mt_g.cfg.keep_pid == g_pub.pid ||
-               mt_shm_own_exists(mt_g.cfg.shm_dir, g_pub.pid);
+               (!fork_child && mt_shm_own_exists(mt_g.cfg.shm_dir, g_pub.pid));
     bool ok = (!now || create_segment(fork_child)) && start_thread();
     mt_tls_in_hook = was;
     return ok;
