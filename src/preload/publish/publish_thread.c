@@ -72,6 +72,13 @@ typedef struct {
     bool running;      /* `thread` runs and is to be joined */
     int pid;           /* the process the publisher belongs to (not a vfork child) */
     pthread_t thread;
+    /* pthread_timedjoin_np, by address: loaded from the GOT, bound when
+     * libmemtop.so is, not at the first call.  A fork child that execs
+     * joins its thread once and never again, and its parent never joined
+     * one: through the PLT, every such child would bind it lazily itself
+     * (the symbol lookup, and faults on the loader's pages the child has
+     * not touched yet). */
+    int (*join)(pthread_t, void **, const struct timespec *);
     mt_shm_writer w;
     mt_snapshot_state *snap;
 } mt_publisher;
@@ -239,6 +246,7 @@ static void *publisher_main(void *arg)
 static bool start_thread(void)
 {
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
+    g_pub.join = pthread_timedjoin_np;
     int rc = pthread_create(&g_pub.thread, NULL, publisher_main, NULL);
     g_pub.running = rc == 0;
     if (rc != 0) {
@@ -267,7 +275,7 @@ static void stop_thread(void)
     uint64_t ns = (uint64_t)until.tv_nsec + JOIN_WAIT_NS;
     until.tv_sec += (time_t)(ns / 1000000000ull);
     until.tv_nsec = (long)(ns % 1000000000ull);
-    g_pub.running = pthread_timedjoin_np(g_pub.thread, NULL, &until) != 0;
+    g_pub.running = g_pub.join(g_pub.thread, NULL, &until) != 0;
 }
 
 bool mt_publisher_arm(bool fork_child)
