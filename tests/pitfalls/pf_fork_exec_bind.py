@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A shell's fork children exec at once: memtop's execve interposer must
 find the next execve without a symbol lookup of its own in each child
-(hook_exec.h mt_exec_prebind: the forking parent looks it up once, and the
-children inherit the slot), and ending the child's publisher thread before
+(hook_exec.h mt_exec_prebind: the parent's publisher thread looks it up
+once the parent has lived MEMTOP_START_MS, before it creates the segment,
+and the children inherit the slot), and ending the child's publisher thread before
 the exec must not bind pthread_timedjoin_np lazily in each child either
 (publish_thread.c calls it through a pointer bound at load).  A lookup in a fork child walks symbol tables
 whose pages the child has not mapped yet (docs/performance.md, "Process
@@ -18,9 +19,14 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test  # noqa: E402
 
 t = Test("fork_exec_bind")
-# Three fork + exec children; the builtin at the end keeps bash from
+# The shell waits (builtins only: no fork) until its segment exists, then
+# runs three fork + exec children; the builtin at the end keeps bash from
 # exec'ing the last command itself.
-cmd = ["/bin/bash", "-c", "/bin/true; /bin/true; /bin/true; echo done"]
+script = ('n=0; while [ -n "$MEMTOP_SHM_DIR" ] && [ ! -e "$MEMTOP_SHM_DIR/memtop-$$" ] '
+          '&& [ $n -lt 3000000 ]; do n=$((n+1)); done; '
+          '[ -z "$MEMTOP_SHM_DIR" ] || [ -e "$MEMTOP_SHM_DIR/memtop-$$" ] || echo "no segment"; '
+          '/bin/true; /bin/true; /bin/true; echo done')
+cmd = ["/bin/bash", "-c", script]
 plain = t.run_plain(cmd)
 if t.expect(plain, 0) and t.have_lib:
     shm = t.shm_dir()

@@ -43,7 +43,6 @@
 #include "core_sample.h"
 #include "table_ptr.h"
 #include "publish_thread.h"
-#include "hook_exec.h"
 #include "hook_real_alloc.h"
 #include "record.h"
 #include "core_start.h"
@@ -82,7 +81,6 @@ static void fork_prepare(void)
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
     mt_tls_in_hook = MT_IN_OWN;
-    mt_exec_prebind();           /* before any lock: dlsym (hook_exec.h) */
     mt_libunwind_fork_prepare(); /* 0: no thread inside a libunwind walk */
     mt_publisher_lock();         /* 1: the publisher */
     mt_traces_lock_all();        /* 2: trace-index shards */

@@ -45,6 +45,7 @@
 #include "core_spinlock.h"
 #include "core_state.h"
 #include "core_thread_state.h"
+#include "hook_exec.h"
 #include "unwind_libunwind.h"
 
 #include <errno.h>
@@ -205,6 +206,7 @@ static void publisher_run(void)
     if (deferred && wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull))
         return;
     mt_libunwind_probe(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
+    mt_exec_prebind();    /* and may fork children that exec (hook_exec.h) */
     if (deferred && !create_segment(g_pub.fork_child))
         return;
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
