@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "core_hash.h"
+#include "core_os_memory.h"
 #include "table_ptr_slot.h"
 #include "table_ptr.h"
 
@@ -53,6 +54,21 @@ static int setup(void **state)
 {
     (void)state;
     return mt_ptrs_init() ? 0 : -1;
+}
+
+/* First: the shards' first tables (mt_ptrs_init) are 64 slots each, side by
+ * side, several shards to a page: a small process's blocks sit in a few
+ * pages, which a fork copies and its parent and child write again
+ * (docs/performance.md, "Process start and exit").  They used to be a page
+ * per shard (32 pages).  The growth tests below then check that a shard
+ * growing out of its first table leaves its neighbours' alone. */
+static void first_tables_share_pages(void **state)
+{
+    (void)state;
+    assert_int_equal(mt_ptr_count(), 0);
+    assert_true(mt_os_bytes() > 0);
+    assert_true(mt_os_bytes() <=
+                mt_os_whole_pages((size_t)(1u << MT_SLOT_SHARD_BITS) * 64u * sizeof(mt_slot)));
 }
 
 static void slot_pack_edges(void **state)
@@ -383,6 +399,7 @@ static void birth_window(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(first_tables_share_pages), /* first: no table has grown */
         cmocka_unit_test(slot_pack_edges),
         cmocka_unit_test(slot_fits),
         cmocka_unit_test(birth_encoding),

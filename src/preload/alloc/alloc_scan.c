@@ -995,5 +995,8 @@ uint32_t mt_alloc_inexact_count(void)
 
 void mt_alloc_fork_child(void)
 {
-    mt_spin_unlock(&g_alloc.lock);
+    /* Only if a thread the child does not have held it: a page the child
+     * does not write is not copied. */
+    if (atomic_load_explicit(&g_alloc.lock.held, memory_order_relaxed))
+        atomic_store_explicit(&g_alloc.lock.held, 0, memory_order_relaxed);
 }

@@ -40,6 +40,7 @@
 #include "record.h"
 #include "core_state.h"
 #include "core_thread_state.h"
+#include "hook_exec.h"
 #include "hook_next.h"
 
 #include <errno.h>
@@ -82,11 +83,19 @@ static int after_exec(exec_prep p, int rc)
     return rc;
 }
 
-/* real_<name>: the next definition of name (hook_next.h: looked up once,
- * release/acquire). */
-#define REAL(name, type)                                                                           \
-    static _Atomic(void *) slot_##name;                                                            \
-    type real_##name = (type)mt_next_fn(&slot_##name, #name);
+/* The next definitions of the exec functions (hook_next.h: looked up once,
+ * release/acquire), by the first call or by mt_exec_prebind. */
+static _Atomic(void *) slot_execve, slot_execv, slot_execvp, slot_execvpe, slot_fexecve;
+
+/* real_<name>: the next definition of name. */
+#define REAL(name, type) type real_##name = (type)mt_next_fn(&slot_##name, #name);
+
+void mt_exec_prebind(void)
+{
+    mt_next_fn(&slot_execve, "execve");
+    mt_next_fn(&slot_execv, "execv");
+    mt_next_fn(&slot_execvp, "execvp");
+}
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);

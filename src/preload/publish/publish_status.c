@@ -33,5 +33,8 @@ void mt_status_fail(mt_status_phase phase, int err, const char *path)
 
 void mt_status_clear(void)
 {
-    __atomic_store_n(&memtop_status.phase, MT_STATUS_NONE, __ATOMIC_RELEASE);
+    /* Mostly clear already: a fork child that does not write the page
+     * does not copy it. */
+    if (__atomic_load_n(&memtop_status.phase, __ATOMIC_RELAXED) != MT_STATUS_NONE)
+        __atomic_store_n(&memtop_status.phase, MT_STATUS_NONE, __ATOMIC_RELEASE);
 }

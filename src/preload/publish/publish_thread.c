@@ -45,6 +45,7 @@
 #include "core_spinlock.h"
 #include "core_state.h"
 #include "core_thread_state.h"
+#include "hook_exec.h"
 #include "unwind_libunwind.h"
 
 #include <errno.h>
@@ -72,6 +73,13 @@ typedef struct {
     bool running;      /* `thread` runs and is to be joined */
     int pid;           /* the process the publisher belongs to (not a vfork child) */
     pthread_t thread;
+    /* pthread_timedjoin_np, by address: loaded from the GOT, bound when
+     * libmemtop.so is, not at the first call.  A fork child that execs
+     * joins its thread once and never again, and its parent never joined
+     * one: through the PLT, every such child would bind it lazily itself
+     * (the symbol lookup, and faults on the loader's pages the child has
+     * not touched yet). */
+    int (*join)(pthread_t, void **, const struct timespec *);
     mt_shm_writer w;
     mt_snapshot_state *snap;
 } mt_publisher;
@@ -198,6 +206,7 @@ static void publisher_run(void)
     if (deferred && wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull))
         return;
     mt_libunwind_probe(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
+    mt_exec_prebind();    /* and may fork children that exec (hook_exec.h) */
     if (deferred && !create_segment(g_pub.fork_child))
         return;
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
@@ -239,6 +248,7 @@ static void *publisher_main(void *arg)
 static bool start_thread(void)
 {
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
+    g_pub.join = pthread_timedjoin_np;
     int rc = pthread_create(&g_pub.thread, NULL, publisher_main, NULL);
     g_pub.running = rc == 0;
     if (rc != 0) {
@@ -267,7 +277,7 @@ static void stop_thread(void)
     uint64_t ns = (uint64_t)until.tv_nsec + JOIN_WAIT_NS;
     until.tv_sec += (time_t)(ns / 1000000000ull);
     until.tv_nsec = (long)(ns % 1000000000ull);
-    g_pub.running = pthread_timedjoin_np(g_pub.thread, NULL, &until) != 0;
+    g_pub.running = g_pub.join(g_pub.thread, NULL, &until) != 0;
 }
 
 bool mt_publisher_arm(bool fork_child)
@@ -276,8 +286,9 @@ bool mt_publisher_arm(bool fork_child)
     mt_tls_in_hook = MT_IN_OWN;
     g_pub.pid = (int)getpid();
     g_pub.fork_child = fork_child;
+    /* A fork child's pid is new: no earlier image of it published. */
     bool now = mt_g.cfg.start_ms == 0 || mt_g.cfg.keep_pid == g_pub.pid ||
-               mt_shm_own_exists(mt_g.cfg.shm_dir, g_pub.pid);
+               (!fork_child && mt_shm_own_exists(mt_g.cfg.shm_dir, g_pub.pid));
     bool ok = (!now || create_segment(fork_child)) && start_thread();
     mt_tls_in_hook = was;
     return ok;

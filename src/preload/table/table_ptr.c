@@ -88,19 +88,26 @@ static bool shard_alloc(ptr_shard *s, uint64_t cap)
     return slots != NULL;
 }
 
-/* The shards' first tables come from one mapping, cut into whole pages
- * (one mmap instead of MT_PTR_SHARDS at every process start); a shard that
- * grows gives its pages back alone (munmap of part of a mapping). */
+/* The shards' first tables are SHARD_MIN_CAP slots each, side by side in
+ * one mapping (one mmap instead of MT_PTR_SHARDS at every process start),
+ * several to a page: a small process's blocks then live in a few pages, not
+ * in one page per shard.  That matters at fork (docs/performance.md,
+ * "Process start and exit"): fork copies every page table entry and
+ * write-protects the page, and each page the parent or the child writes
+ * afterwards costs a fault and a copy (~2 us here), and a shell writes the
+ * block table after each of its forks.  A shard that grows leaves its first
+ * table in place (the pages are shared); later tables are whole pages of
+ * their own and are given back when they grow in turn. */
 bool mt_ptrs_init(void)
 {
-    size_t bytes = mt_os_whole_pages(SHARD_MIN_CAP * sizeof(mt_slot));
+    size_t bytes = SHARD_MIN_CAP * sizeof(mt_slot);
     unsigned char *all = mt_os_alloc(bytes * MT_PTR_SHARDS);
     if (!all)
         return false;
     for (unsigned i = 0; i < MT_PTR_SHARDS; i++) {
         g_shards[i].limit_ms = MT_PASS_MS;
         MT_HINT_SET(g_shards[i].slots, (mt_slot *)(void *)(all + i * bytes));
-        MT_HINT_SET(g_shards[i].cap, bytes / sizeof(mt_slot));
+        MT_HINT_SET(g_shards[i].cap, SHARD_MIN_CAP);
     }
     return true;
 }
@@ -126,7 +133,8 @@ static bool __attribute__((noinline, cold)) shard_grow(ptr_shard *s)
     for (uint64_t i = 0; i < ocap; i++)
         if (old[i].w0)
             raw_put(s->slots, s->cap, &old[i]);
-    mt_os_free(old, ocap * sizeof(mt_slot));
+    if (ocap != SHARD_MIN_CAP) /* a first table shares its pages (mt_ptrs_init) */
+        mt_os_free(old, ocap * sizeof(mt_slot));
     return true;
 }
 
