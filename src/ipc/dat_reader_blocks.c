@@ -75,10 +75,9 @@ mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
     return t;
 }
 
-/* The key of (trace, serial) in the current epoch. */
 static uint64_t key_of(const mt_dctx *c, uint32_t trace, uint64_t serial)
 {
-    return (uint64_t)trace << 32 | serial << MT_DSLOT_EPOCH_BITS | (c->epoch & EPOCH_MASK);
+    return mt_dctx_key(c, trace, serial);
 }
 
 static bool current(const mt_dctx *c, const mt_dblock *b)
@@ -86,14 +85,9 @@ static bool current(const mt_dctx *c, const mt_dblock *b)
     return (b->key & EPOCH_MASK) == (c->epoch & EPOCH_MASK);
 }
 
-/* The home slot of a key: Fibonacci hashing (the top bits of k * 2^64/phi)
- * of k = trace * an odd constant + serial.  Of (trace << 20 | serial)
- * alone, it clustered these keys (2.7 probes per look-up on the bench's
- * recording against 1.7; 1.2 against 4.1 at 4 threads). */
 static uint64_t home(uint64_t key, unsigned bits)
 {
-    uint64_t k = (key >> 32) * 0xBF58476D1CE4E5B9ull + (key >> MT_DSLOT_EPOCH_BITS);
-    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits);
+    return mt_dctx_home(key, bits);
 }
 
 /* The slot holding key, or the empty slot where it would go. */
@@ -102,32 +96,9 @@ static mt_dblock *find(const mt_dctx *c, uint64_t key)
     uint64_t mask = ((uint64_t)1 << c->bits) - 1;
     for (uint64_t i = home(key, c->bits);; i = (i + 1) & mask) {
         mt_dblock *b = &c->blocks[i];
-        if (b->key == key || !current(c, b))
+        if (b->key == key || ((b->key ^ key) & EPOCH_MASK)) /* key, or another epoch's */
             return b;
     }
-}
-
-/* The start of key's probe run.  Only its first cache line: fetching
- * the next one too was slower (measured, docs/performance.md).  Always
- * inline: out of line, GCC 12 finds it has no side effect (a prefetch has
- * none) and drops every call to it. */
-static inline __attribute__((always_inline)) void prefetch_run(const mt_dctx *c, uint64_t key)
-{
-    __builtin_prefetch(&c->blocks[home(key, c->bits)], 1);
-}
-
-void mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref)
-{
-    if (!c->blocks || t->epoch != c->epoch || ref >= t->count || ref < MT_DRECENT)
-        return; /* not in the table (one of the trace's newest), or not a block */
-    prefetch_run(c, key_of(c, trace, t->count - 1 - ref));
-}
-
-void mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace)
-{
-    if (!c->blocks || t->epoch != c->epoch || !(t->live & (1u << (t->count % MT_DRECENT))))
-        return; /* nothing moves to the table */
-    prefetch_run(c, key_of(c, trace, t->count - MT_DRECENT));
 }
 
 static bool grow(mt_dctx *c)

@@ -71,21 +71,6 @@ static void wide_drop(mt_rlive *t, size_t i)
     t->wide_free = i + 1;
 }
 
-bool mt_rlive_get(const mt_rlive *t, size_t i, mt_rgroup *g)
-{
-    uint64_t val = t->slots[i].val, key = t->slots[i].key;
-    if (!val)
-        return false;
-    if (is_wide(val)) {
-        *g = t->wide[val & BYTES_MASK];
-        return true;
-    }
-    *g = (mt_rgroup){t->base_ms + (uint32_t)key, (int64_t)val >> BYTES_BITS,
-                     (int64_t)(val << MT_RVAL_COUNT_BITS) >> MT_RVAL_COUNT_BITS,
-                     (uint32_t)(key >> 32), 1};
-    return true;
-}
-
 static int grow(mt_rlive *t, size_t want)
 {
     size_t cap = t->cap ? t->cap : MIN_CAP;

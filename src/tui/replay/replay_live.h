@@ -87,8 +87,23 @@ mt_rlive_prefetch(const mt_rlive *t, uint32_t trace, uint64_t birth_ms)
         __builtin_prefetch(&t->slots[mt_rlive_home(t, mt_rlive_key(t, trace, birth_ms))], 1);
 }
 
-/* Slot i (< cap): true with its group in *g, false if it is empty. */
-bool mt_rlive_get(const mt_rlive *t, size_t i, mt_rgroup *g);
+/* Slot i (< cap): true with its group in *g, false if it is empty.
+ * Inline: the reports and checkpoints walk every slot. */
+static inline bool mt_rlive_get(const mt_rlive *t, size_t i, mt_rgroup *g)
+{
+    const unsigned bytes_bits = 64u - MT_RVAL_COUNT_BITS;
+    uint64_t val = t->slots[i].val, key = t->slots[i].key;
+    if (!val)
+        return false;
+    if ((val >> bytes_bits) == MT_RVAL_WIDE >> bytes_bits) {
+        *g = t->wide[val & (((uint64_t)1 << bytes_bits) - 1)];
+        return true;
+    }
+    *g = (mt_rgroup){t->base_ms + (uint32_t)key, (int64_t)val >> bytes_bits,
+                     (int64_t)(val << MT_RVAL_COUNT_BITS) >> MT_RVAL_COUNT_BITS,
+                     (uint32_t)(key >> 32), 1};
+    return true;
+}
 
 /* Drop the groups with fewer than zero blocks born before before_ms: the
  * frees of allocations the recording dropped, which no later event can
