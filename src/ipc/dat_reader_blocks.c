@@ -5,6 +5,7 @@
 
 #include "big_table.h"
 #include "dat_format.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,13 @@
 #define MIN_BITS 10u
 #define MAX_BITS 34u
 #define TRACES_MIN 256u
+
+#define EPOCH_MASK (((uint64_t)1 << MT_DSLOT_EPOCH_BITS) - 1)
+#define SIZE_MASK (((uint64_t)1 << MT_DVAL_SIZE_BITS) - 1)
+#define BIRTH_SPAN ((uint64_t)1 << (63u - MT_DVAL_SIZE_BITS)) /* births base_ms + [0, span) */
+
+_Static_assert(MT_DAT_FRAME_ALLOCS_MAX <= (1ull << (32u - MT_DSLOT_EPOCH_BITS)),
+               "a frame's serials fit in a block slot's key");
 
 void mt_dctx_init(mt_dctx *c)
 {
@@ -22,22 +30,27 @@ void mt_dctx_init(mt_dctx *c)
 void mt_dctx_free(mt_dctx *c)
 {
     free(c->traces);
+    free(c->wide);
     if (c->blocks)
         mt_big_free(c->blocks, (size_t)1 << c->bits, sizeof *c->blocks);
     memset(c, 0, sizeof *c);
 }
 
+/* A new epoch: the slots keep only its low bits, so the table is cleared
+ * when those wrap (once in 2^MT_DSLOT_EPOCH_BITS frames); the traces keep
+ * all 32, cleared when they wrap.  Epoch 0 (low bits 0) is never current. */
 void mt_dctx_new_frame(mt_dctx *c)
 {
     c->count = 0;
     c->frame_allocs = 0;
-    if (++c->epoch == 0) { /* wrapped: old slots could look current */
-        if (c->traces)
-            memset(c->traces, 0, c->ntraces * sizeof *c->traces);
-        if (c->blocks)
-            memset(c->blocks, 0, ((size_t)1 << c->bits) * sizeof *c->blocks);
-        c->epoch = 1;
-    }
+    c->nwide = c->wide_free = 0;
+    if ((++c->epoch & EPOCH_MASK) != 0)
+        return;
+    if (c->blocks)
+        memset(c->blocks, 0, ((size_t)1 << c->bits) * sizeof *c->blocks);
+    if (c->epoch == 0 && c->traces) /* wrapped: old states could look current */
+        memset(c->traces, 0, c->ntraces * sizeof *c->traces);
+    c->epoch++;
 }
 
 mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
@@ -62,42 +75,30 @@ mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
     return t;
 }
 
-static uint64_t home(uint32_t trace, uint64_t serial, unsigned bits)
+static uint64_t key_of(const mt_dctx *c, uint32_t trace, uint64_t serial)
 {
-    uint64_t k = (serial << 22 ^ serial >> 42) ^ trace;
-    k = (k ^ (k >> 31)) * 0xBF58476D1CE4E5B9ull;        /* mixed first: Fibonacci hashing */
-    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits); /* alone clusters these keys */
+    return mt_dctx_key(c, trace, serial);
 }
 
-static mt_dblock *find(const mt_dctx *c, uint32_t trace, uint64_t serial)
+static bool current(const mt_dctx *c, const mt_dblock *b)
+{
+    return (b->key & EPOCH_MASK) == (c->epoch & EPOCH_MASK);
+}
+
+static uint64_t home(uint64_t key, unsigned bits)
+{
+    return mt_dctx_home(key, bits);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static mt_dblock *find(const mt_dctx *c, uint64_t key)
 {
     uint64_t mask = ((uint64_t)1 << c->bits) - 1;
-    for (uint64_t i = home(trace, serial, c->bits);; i = (i + 1) & mask) {
+    for (uint64_t i = home(key, c->bits);; i = (i + 1) & mask) {
         mt_dblock *b = &c->blocks[i];
-        if (b->epoch != c->epoch || (b->trace == trace && b->serial == serial))
+        if (b->key == key || ((b->key ^ key) & EPOCH_MASK)) /* key, or another epoch's */
             return b;
     }
-}
-
-/* The start of the probe run at slot i.  Only its first cache line:
- * fetching the next one too was slower (measured, docs/performance.md). */
-static void prefetch_run(const mt_dctx *c, uint64_t i)
-{
-    __builtin_prefetch(&c->blocks[i], 1);
-}
-
-void mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref)
-{
-    if (!c->blocks || t->epoch != c->epoch || ref >= t->count || ref < MT_DRECENT)
-        return; /* not in the table (one of the trace's newest), or not a block */
-    prefetch_run(c, home(trace, t->count - 1 - ref, c->bits));
-}
-
-void mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace)
-{
-    if (!c->blocks || t->epoch != c->epoch || !(t->live & (1u << (t->count % MT_DRECENT))))
-        return; /* nothing moves to the table */
-    prefetch_run(c, home(trace, t->count - MT_DRECENT, c->bits));
 }
 
 static bool grow(mt_dctx *c)
@@ -113,20 +114,72 @@ static bool grow(mt_dctx *c)
     c->blocks = b;
     c->bits = bits;
     for (uint64_t i = 0; old && i < ((uint64_t)1 << old_bits); i++)
-        if (old[i].epoch == c->epoch)
-            *find(c, old[i].trace, old[i].serial) = old[i];
+        if (current(c, &old[i]))
+            *find(c, old[i].key) = old[i];
     if (old)
         mt_big_free(old, (size_t)1 << old_bits, sizeof *old);
     return true;
+}
+
+/* A wide entry for a block whose size or birth does not fit in val: its
+ * index, or UINT64_MAX when out of memory.  Reused through the free list. */
+static uint64_t wide_new(mt_dctx *c, uint64_t size, uint64_t birth_ms)
+{
+    uint64_t i = c->wide_free - 1;
+    if (c->wide_free)
+        c->wide_free = c->wide[i].size;
+    else if (mt_grow((void **)&c->wide, &c->wide_cap, c->nwide + 1, sizeof *c->wide) == 0)
+        i = c->nwide++;
+    else
+        return UINT64_MAX;
+    c->wide[i] = (mt_dwide){size, birth_ms};
+    return i;
+}
+
+/* The val of a block: packed, or a wide entry.  false when out of memory. */
+static bool val_of(mt_dctx *c, uint64_t size, uint64_t birth_ms, uint64_t *val)
+{
+    if (c->count == 0) /* nothing packed against the old base */
+        c->base_ms = birth_ms > BIRTH_SPAN / 2 ? birth_ms - BIRTH_SPAN / 2 : 0;
+    uint64_t off = birth_ms - c->base_ms;
+    if (size <= SIZE_MASK && off < BIRTH_SPAN) { /* modulo 2^64: unpack adds it back */
+        *val = off << MT_DVAL_SIZE_BITS | size;
+        return true;
+    }
+    uint64_t i = wide_new(c, size, birth_ms);
+    *val = MT_DVAL_WIDE | i;
+    return i != UINT64_MAX;
+}
+
+/* A slot's size and birth; its wide entry, if any, goes to the free list
+ * when `drop`. */
+static void unpack(mt_dctx *c, uint64_t val, uint64_t *size, uint64_t *birth_ms, bool drop)
+{
+    if (!(val & MT_DVAL_WIDE)) {
+        *size = val & SIZE_MASK;
+        *birth_ms = c->base_ms + (val >> MT_DVAL_SIZE_BITS);
+        return;
+    }
+    uint64_t i = val & ~MT_DVAL_WIDE;
+    *size = c->wide[i].size;
+    *birth_ms = c->wide[i].birth_ms;
+    if (drop) {
+        c->wide[i].size = c->wide_free;
+        c->wide_free = i + 1;
+    }
 }
 
 /* Puts a block into the table (it is new there: serials only grow). */
 static mt_errc insert(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t size, uint64_t birth_ms,
                       mt_err *err)
 {
+    uint64_t val;
     if ((!c->blocks || (c->count + 1) * 10 > ((uint64_t)7 << c->bits)) && !grow(c))
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
-    *find(c, trace, serial) = (mt_dblock){serial, size, birth_ms, trace, c->epoch};
+    if (!val_of(c, size, birth_ms, &val))
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
+    uint64_t key = key_of(c, trace, serial);
+    *find(c, key) = (mt_dblock){key, val};
     c->count++;
     return MT_OK;
 }
@@ -157,15 +210,15 @@ static void remove_at(mt_dctx *c, mt_dblock *hole)
 {
     uint64_t mask = ((uint64_t)1 << c->bits) - 1;
     uint64_t i = (uint64_t)(hole - c->blocks);
-    for (uint64_t j = (i + 1) & mask; c->blocks[j].epoch == c->epoch; j = (j + 1) & mask) {
-        uint64_t k = home(c->blocks[j].trace, c->blocks[j].serial, c->bits);
+    for (uint64_t j = (i + 1) & mask; current(c, &c->blocks[j]); j = (j + 1) & mask) {
+        uint64_t k = home(c->blocks[j].key, c->bits);
         bool stays = i <= j ? (k > i && k <= j) : (k > i || k <= j);
         if (stays)
             continue;
         c->blocks[i] = c->blocks[j];
         i = j;
     }
-    c->blocks[i].epoch = c->epoch - 1;
+    c->blocks[i].key = 0; /* epoch bits 0: never current */
     c->count--;
 }
 
@@ -183,11 +236,10 @@ bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uin
     }
     if (!c->blocks)
         return false;
-    mt_dblock *b = find(c, trace, serial);
-    if (b->epoch != c->epoch)
+    mt_dblock *b = find(c, key_of(c, trace, serial));
+    if (!current(c, b))
         return false;
-    *size = b->size;
-    *birth_ms = b->birth_ms;
+    unpack(c, b->val, size, birth_ms, true);
     remove_at(c, b);
     return true;
 }
@@ -217,8 +269,12 @@ int mt_dctx_give(mt_dctx *c, int (*fn)(void *, uint32_t, uint64_t, uint64_t), vo
     }
     for (uint64_t i = 0; c->blocks && c->count && i < ((uint64_t)1 << c->bits); i++) {
         const mt_dblock *b = &c->blocks[i];
-        bool give = b->epoch == c->epoch && b->serial >= c->traces[b->trace].given;
-        int rc = give ? fn(ctx, b->trace, b->size, b->birth_ms) : 0;
+        uint32_t trace = (uint32_t)(b->key >> 32);
+        uint64_t serial = (b->key & 0xffffffffu) >> MT_DSLOT_EPOCH_BITS, size, birth_ms;
+        if (!current(c, b) || serial < c->traces[trace].given)
+            continue;
+        unpack(c, b->val, &size, &birth_ms, false);
+        int rc = fn(ctx, trace, size, birth_ms);
         if (rc)
             return rc;
     }

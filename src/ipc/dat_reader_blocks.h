@@ -7,13 +7,15 @@
  * resolves them here.  Every table belongs to an epoch, the reader's
  * frame number: a new frame (or a seek, which lands on a frame boundary)
  * empties the context without touching it.  Memory: 96 bytes per trace
- * (with its newest blocks), and 32 bytes per slot of the block table (at
+ * (with its newest blocks), and 16 bytes per slot of the block table (at
  * most 70 % full) for its other blocks allocated in the current frame and
- * still live. */
+ * still live (16 more for each whose size is 2^40 or more, or whose birth
+ * is more than 2^22 ms from the table's first). */
 #ifndef MEMTOP_DAT_READER_BLOCKS_H
 #define MEMTOP_DAT_READER_BLOCKS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "shm_error.h"
@@ -35,13 +37,27 @@ typedef struct mt_dtrace {
     } recent[MT_DRECENT]; /* block k, if count - k <= MT_DRECENT, at k % MT_DRECENT */
 } mt_dtrace;
 
+/* A slot of the block table: 16 bytes, so that the table's random probes
+ * touch half the memory (the largest cost of a pass on random frees).
+ * key: trace << 32 | serial << MT_DSLOT_EPOCH_BITS | the low bits of the
+ * epoch (a slot of another epoch is empty; serial < 2^(32 -
+ * MT_DSLOT_EPOCH_BITS) by the frame's allocation limit).  val: the size
+ * (MT_DVAL_SIZE_BITS) and birth_ms - the context's base_ms above it, or
+ * MT_DVAL_WIDE | an index into the context's wide blocks for the blocks
+ * whose size or birth does not fit. */
 typedef struct mt_dblock {
-    uint64_t serial;
-    uint64_t size;
-    uint64_t birth_ms;
-    uint32_t trace;
-    uint32_t epoch; /* empty unless the current epoch */
+    uint64_t key;
+    uint64_t val;
 } mt_dblock;
+
+#define MT_DSLOT_EPOCH_BITS 12u
+#define MT_DVAL_SIZE_BITS 40u
+#define MT_DVAL_WIDE ((uint64_t)1 << 63)
+
+/* A block whose size or birth does not fit in a slot's val. */
+typedef struct mt_dwide {
+    uint64_t size, birth_ms; /* in the free list: size is the next free index + 1 */
+} mt_dwide;
 
 typedef struct mt_dctx {
     uint32_t epoch;
@@ -50,6 +66,10 @@ typedef struct mt_dctx {
     mt_dblock *blocks;
     unsigned bits; /* 2^bits slots */
     uint64_t count;
+    uint64_t base_ms; /* births in the slots are above it; set when the table is empty */
+    mt_dwide *wide;   /* [wide_cap], the first nwide used or in the free list */
+    size_t nwide, wide_cap;
+    uint64_t wide_free;    /* free list head: index + 1, 0 = empty */
     uint64_t frame_allocs; /* allocations in this frame (<= MT_DAT_FRAME_ALLOCS_MAX) */
 } mt_dctx;
 
@@ -76,14 +96,50 @@ static inline mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
 mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size, uint64_t birth_ms,
                       mt_err *err);
 
+/* The key of (trace, serial) in the current epoch (see mt_dblock). */
+static inline uint64_t mt_dctx_key(const mt_dctx *c, uint32_t trace, uint64_t serial)
+{
+    return (uint64_t)trace << 32 | serial << MT_DSLOT_EPOCH_BITS |
+           (c->epoch & ((1u << MT_DSLOT_EPOCH_BITS) - 1));
+}
+
+/* The home slot of a key: Fibonacci hashing (the top bits of k * 2^64/phi)
+ * of k = trace * an odd constant + serial.  Of (trace << 20 | serial)
+ * alone, it clustered these keys (2.7 probes per look-up on the bench's
+ * recording against 1.7; 1.2 against 4.1 at 4 threads). */
+static inline uint64_t mt_dctx_home(uint64_t key, unsigned bits)
+{
+    uint64_t k = (key >> 32) * 0xBF58476D1CE4E5B9ull + (key >> MT_DSLOT_EPOCH_BITS);
+    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits);
+}
+
 /* A hint: the free of (trace, serial) of trace t is coming; its slot of
- * the block table is fetched into the cache (nothing else changes). */
-void mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref);
+ * the block table is fetched into the cache (nothing else changes).  The
+ * hints are always inline: they are taken for every event, and a copy out
+ * of line has no side effect (a prefetch has none), which GCC 12 then
+ * drops with every call to it. */
+static inline __attribute__((always_inline)) void
+mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref)
+{
+    if (!c->blocks || t->epoch != c->epoch || ref >= t->count || ref < MT_DRECENT)
+        return; /* not in the table (one of the trace's newest), or not a block */
+    uint64_t key = mt_dctx_key(c, trace, t->count - 1 - ref);
+    __builtin_prefetch(&c->blocks[mt_dctx_home(key, c->bits)], 1);
+}
 
 /* A hint: an allocation of trace t is coming, which will move the trace's
  * oldest recent block into the block table; that block's slot is fetched
- * into the cache (nothing else changes). */
-void mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace);
+ * into the cache (nothing else changes).  Only the first cache line of
+ * the probe run, here and above: fetching the next one too was slower
+ * (measured, docs/performance.md). */
+static inline __attribute__((always_inline)) void
+mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace)
+{
+    if (!c->blocks || t->epoch != c->epoch || !(t->live & (1u << (t->count % MT_DRECENT))))
+        return; /* nothing moves to the table */
+    uint64_t key = mt_dctx_key(c, trace, t->count - MT_DRECENT);
+    __builtin_prefetch(&c->blocks[mt_dctx_home(key, c->bits)], 1);
+}
 
 /* A free naming (trace, serial), serial < t->count: true with its size
  * and birth, and the block is no longer live; false if it is not live. */

@@ -45,8 +45,9 @@ static void fill_ages(const mt_replay *r, mt_shm_trace *tr, size_t ntr, uint64_t
 {
     const mt_rlive *lv = &r->st.live;
     for (size_t i = 0; i < lv->cap; i++) {
-        const mt_rgroup *g = &lv->slots[i];
-        if (!g->used || g->trace >= ntr || g->count <= 0 || g->bytes <= 0)
+        mt_rgroup gi;
+        const mt_rgroup *g = &gi;
+        if (!mt_rlive_get(lv, i, &gi) || g->trace >= ntr || g->count <= 0 || g->bytes <= 0)
             continue;
         mt_shm_trace *t = &tr[g->trace];
         uint64_t birth = g->birth_ms > UINT64_MAX / 1000000u ? UINT64_MAX : g->birth_ms * 1000000u;

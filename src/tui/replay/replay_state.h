@@ -81,8 +81,11 @@ int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_
 int mt_rstate_add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms);
 
 /* A hint: the allocation or free e is applied soon; the slot of its live
- * group is fetched into the cache (nothing changes). */
-static inline void mt_rstate_prefetch(const mt_rstate *st, const mt_dat_ev *e)
+ * group is fetched into the cache (nothing changes).  Always inline, as
+ * mt_rlive_prefetch: a copy out of line has no side effect, and GCC drops
+ * the calls to it. */
+static inline __attribute__((always_inline)) void mt_rstate_prefetch(const mt_rstate *st,
+                                                                     const mt_dat_ev *e)
 {
     if (!e->deferred)
         mt_rlive_prefetch(&st->live, e->trace, e->birth_ms);

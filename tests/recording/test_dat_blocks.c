@@ -1,0 +1,214 @@
+/* test_dat_blocks.c -- the reader's EVENTS2 frame context on its own
+ * (src/ipc/dat_reader_blocks.c): its block table of 16-byte slots against
+ * a model.  Many traces with the same serials (colliding probe runs),
+ * growth from the smallest table, frees in random order (backward-shift
+ * deletion), blocks whose size or birth do not fit in a slot (the wide
+ * entries, their reuse), a new frame emptying the table, the slots' epoch
+ * bits wrapping, and mt_dctx_give giving each live block once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dat_reader_blocks.h"
+
+#define NTRACES 64u
+#define PER_TRACE 600u
+
+typedef struct model_block {
+    uint32_t trace;
+    uint64_t serial, size, birth_ms;
+    bool live;
+} model_block;
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* The size and birth of block i: some too large for a slot, some born
+ * far from the others, most ordinary. */
+static void values(size_t i, bool odd, uint64_t *size, uint64_t *birth_ms)
+{
+    *size = 16 + i % 4000;
+    *birth_ms = 5000000000ull + i / 7;
+    if (odd && i % 13 == 0)
+        *size = ((uint64_t)1 << 40) + i; /* does not fit in 40 bits */
+    else if (odd && i % 11 == 0)
+        *size = ((uint64_t)1 << 40) - 1 - i; /* does, with its top bit */
+    if (odd && i % 17 == 0)
+        *birth_ms = i % 2 ? 3 : UINT64_MAX - i; /* far from the base, both sides */
+}
+
+/* Allocates PER_TRACE blocks on each of NTRACES traces, interleaved (same
+ * serials on every trace: the keys differ only by trace). */
+static model_block *fill(mt_dctx *c, bool odd)
+{
+    model_block *m = calloc(NTRACES * PER_TRACE, sizeof *m);
+    assert_non_null(m);
+    mt_err err;
+    for (size_t i = 0; i < NTRACES * PER_TRACE; i++) {
+        uint32_t trace = (uint32_t)(i % NTRACES);
+        mt_dtrace *t = mt_dctx_trace(c, trace);
+        assert_non_null(t);
+        model_block *b = &m[i];
+        values(i, odd, &b->size, &b->birth_ms);
+        b->trace = trace;
+        b->serial = t->count;
+        b->live = true;
+        assert_int_equal(mt_dctx_alloc(c, t, trace, b->size, b->birth_ms, &err), MT_OK);
+    }
+    return m;
+}
+
+static void take_ok(mt_dctx *c, model_block *b)
+{
+    uint64_t size = 0, birth = 0;
+    mt_dtrace *t = mt_dctx_trace(c, b->trace);
+    assert_true(mt_dctx_take(c, t, b->trace, b->serial, &size, &birth));
+    assert_int_equal(size, b->size);
+    assert_int_equal(birth, b->birth_ms);
+    b->live = false;
+}
+
+static void take_gone(mt_dctx *c, const model_block *b)
+{
+    uint64_t size, birth;
+    mt_dtrace *t = mt_dctx_trace(c, b->trace);
+    assert_false(mt_dctx_take(c, t, b->trace, b->serial, &size, &birth));
+}
+
+/* Frees every block in random order, each exactly once: a broken
+ * deletion loses the blocks behind the hole in their probe run. */
+static void take_all_random(mt_dctx *c, model_block *m, size_t n)
+{
+    size_t *order = malloc(n * sizeof *order);
+    assert_non_null(order);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j = next_rand() % (i + 1), x = order[i];
+        order[i] = order[j];
+        order[j] = x;
+    }
+    for (size_t i = 0; i < n; i++) {
+        take_ok(c, &m[order[i]]);
+        take_gone(c, &m[order[i]]);
+    }
+    free(order);
+}
+
+static void collisions_growth_deletion(void **state)
+{
+    (void)state;
+    mt_dctx c;
+    mt_dctx_init(&c);
+    model_block *m = fill(&c, false);
+    assert_true(c.bits > 10); /* grown from the smallest table */
+    assert_int_equal(c.nwide, 0);
+    take_all_random(&c, m, NTRACES * PER_TRACE);
+    assert_int_equal(c.count, 0);
+    free(m);
+    mt_dctx_free(&c);
+}
+
+static void wide_values(void **state)
+{
+    (void)state;
+    mt_dctx c;
+    mt_dctx_init(&c);
+    model_block *m = fill(&c, true);
+    assert_true(c.nwide > 0);
+    size_t nwide = c.nwide;
+    take_all_random(&c, m, NTRACES * PER_TRACE);
+    /* the same again in this frame: the wide entries are reused */
+    free(fill(&c, true));
+    assert_int_equal(c.nwide, nwide);
+    free(m);
+    mt_dctx_free(&c);
+}
+
+static int given_fn(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms)
+{
+    model_block *m = ctx;
+    for (size_t i = 0; i < NTRACES * PER_TRACE; i++) {
+        model_block *b = &m[i];
+        if (b->live && b->trace == trace && b->size == size && b->birth_ms == birth_ms) {
+            b->live = false; /* given once */
+            return 0;
+        }
+    }
+    fail_msg("gave a block that is not live: trace %u size %llu", trace, (unsigned long long)size);
+    return 1;
+}
+
+static void give_each_once(void **state)
+{
+    (void)state;
+    mt_dctx c;
+    mt_dctx_init(&c);
+    model_block *m = fill(&c, true);
+    for (size_t i = 0; i < NTRACES * PER_TRACE; i += 3)
+        take_ok(&c, &m[i]);
+    assert_int_equal(mt_dctx_give(&c, given_fn, m), 0);
+    for (size_t i = 0; i < NTRACES * PER_TRACE; i++)
+        assert_false(m[i].live);
+    free(m);
+    mt_dctx_free(&c);
+}
+
+static int count_fn(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms)
+{
+    (void)trace, (void)size, (void)birth_ms;
+    ++*(unsigned *)ctx;
+    return 0;
+}
+
+/* Allocates n blocks on trace 1 in a new frame: mt_dctx_give then gives
+ * those n and nothing of an older frame. */
+static void frame_of(mt_dctx *c, unsigned n)
+{
+    mt_dctx_new_frame(c);
+    mt_dtrace *t = mt_dctx_trace(c, 1);
+    assert_int_equal(t->count, 0);
+    mt_err err;
+    for (unsigned k = 0; k < n; k++)
+        assert_int_equal(mt_dctx_alloc(c, t, 1, 8 + k, 1000 + k, &err), MT_OK);
+    unsigned given = 0;
+    assert_int_equal(mt_dctx_give(c, count_fn, &given), 0);
+    assert_int_equal(given, n);
+}
+
+/* A new frame empties the table; so does every one once the slots' epoch
+ * bits come back to a value they had (after 2^12 frames): the first
+ * 2^12 frames leave 8 blocks in the table, the next ones put 2. */
+static void frames_and_epoch_wrap(void **state)
+{
+    (void)state;
+    mt_dctx c;
+    mt_dctx_init(&c);
+    free(fill(&c, true));
+    for (unsigned f = 0; f < 2u << MT_DSLOT_EPOCH_BITS; f++)
+        frame_of(&c, f < (1u << MT_DSLOT_EPOCH_BITS) ? 12 : 6);
+    mt_dctx_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(collisions_growth_deletion),
+        cmocka_unit_test(wide_values),
+        cmocka_unit_test(give_each_once),
+        cmocka_unit_test(frames_and_epoch_wrap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
