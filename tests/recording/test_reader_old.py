@@ -15,20 +15,10 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 
-memtop, dump, data, work = sys.argv[1:5]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-failed = []
+from reader_checks import check, finish, setup
 
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failed.append(what)
-
-
+memtop, dump, data, work = setup()
 for name, version in (("v2_bench", 2), ("v2_demo", 2), ("v3_culled", 3)):
     rec = name + ".dat"
     shutil.copy(os.path.join(data, rec), work)  # the output names the file as given
@@ -48,7 +38,4 @@ for name, version in (("v2_bench", 2), ("v2_demo", 2), ("v3_culled", 3)):
     p = subprocess.run([dump, os.path.join(work, rec)], capture_output=True, text=True,
                        timeout=60)
     check(p.returncode == 0 and ("version %d" % version) in p.stdout, "%s: dat_dump reads it" % rec)
-if failed:
-    print("%d check(s) failed" % len(failed))
-    sys.exit(1)
-print("all checks passed")
+finish()
