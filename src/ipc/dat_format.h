@@ -92,7 +92,7 @@ enum {
     /* v pid, v ppid, v uid, v proc_start_ticks, v tracking_start_unix_ns,
      * t record_start, v record_start_unix_ns, v max_depth, v temporary_ns,
      * v publish_interval_ms, v flags (MT_DAT_PROC_*), s exe, s cmdline,
-     * then (version 3) v record_mode (MT_DAT_MODE_*), v cull_ms (lifetime
+     * then (versions 3 and 4) v record_mode (MT_DAT_MODE_*), v cull_ms (lifetime
      * threshold of a culled recording, else 0), v young_max (its bound on
      * young blocks, else 0), v sample_rate_bytes (MEMTOP_SAMPLE: > 0 when
      * the events are samples, 0 when exact).  A reader that does not know
@@ -150,7 +150,7 @@ enum {
      * writes these instead of MT_DAT_REC_EVENTS.  Version 4 adds
      * MT_DAT_EV_NEXT_TRACE (below). */
     MT_DAT_REC_EVENTS2 = 13,
-    /* Version 3 (culled recordings, PROCESS record_mode MT_DAT_MODE_CULLED):
+    /* Versions 3 and 4 (culled recordings, PROCESS record_mode MT_DAT_MODE_CULLED):
      * t now, v written_early, v young, v n, then n entries: v id_delta
      * (id - previous entry's id; the first entry's previous id is 0; ids
      * strictly ascending), v count, v bytes, v temporary_count,
