@@ -214,8 +214,8 @@ enum {
     MT_DAT_EV_SAME_TIME = 1u << 2,
     MT_DAT_EV_SAME_TRACE = 1u << 3,
     MT_DAT_EV_FLAGS_SHIFT = 4,
-    MT_DAT_EV_RESERVED = 1u << 7,  /* EVENTS: reserved, 0 */
-    MT_DAT_EV_SAME_SIZE = 1u << 7, /* EVENTS2: size omitted (see below) */
+    MT_DAT_EV_RESERVED = 1u << 7,   /* EVENTS: reserved, 0 */
+    MT_DAT_EV_SAME_SIZE = 1u << 7,  /* EVENTS2: size omitted (see below) */
     MT_DAT_EV_NEXT_TRACE = 1u << 4, /* EVENTS2, version 4, ALLOC only: see below */
 };
 
