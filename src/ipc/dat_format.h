@@ -33,8 +33,11 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 3u      /* the newest: a sampled or a culled recording's */
-#define MT_DAT_VERSION_FULL 2u /* what the writer writes for a full, exact recording */
+#define MT_DAT_VERSION 4u /* the newest: what the writer writes (any recording) */
+/* Older versions, still read: 2 a full, exact recording, 3 a sampled or a
+ * culled one (PROCESS's appended fields), both without NEXT_TRACE. */
+#define MT_DAT_VERSION_FULL 2u
+#define MT_DAT_VERSION_MODES 3u
 #define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
 #define MT_DAT_ENDIAN_MARK 0x01020304u
 #define MT_DAT_HEADER_BYTES 32u
@@ -89,7 +92,7 @@ enum {
     /* v pid, v ppid, v uid, v proc_start_ticks, v tracking_start_unix_ns,
      * t record_start, v record_start_unix_ns, v max_depth, v temporary_ns,
      * v publish_interval_ms, v flags (MT_DAT_PROC_*), s exe, s cmdline,
-     * then (version 3) v record_mode (MT_DAT_MODE_*), v cull_ms (lifetime
+     * then (versions 3 and 4) v record_mode (MT_DAT_MODE_*), v cull_ms (lifetime
      * threshold of a culled recording, else 0), v young_max (its bound on
      * young blocks, else 0), v sample_rate_bytes (MEMTOP_SAMPLE: > 0 when
      * the events are samples, 0 when exact).  A reader that does not know
@@ -144,9 +147,10 @@ enum {
      * each varint column -- times, traces, sizes, refs, ages -- v lead_len,
      * v tail_len; then the tags column (nevents bytes) and each varint
      * column's lead and tail bytes, in that order.  A version-2 writer
-     * writes these instead of MT_DAT_REC_EVENTS. */
+     * writes these instead of MT_DAT_REC_EVENTS.  Version 4 adds
+     * MT_DAT_EV_NEXT_TRACE (below). */
     MT_DAT_REC_EVENTS2 = 13,
-    /* Version 3 (culled recordings, PROCESS record_mode MT_DAT_MODE_CULLED):
+    /* Versions 3 and 4 (culled recordings, PROCESS record_mode MT_DAT_MODE_CULLED):
      * t now, v written_early, v young, v n, then n entries: v id_delta
      * (id - previous entry's id; the first entry's previous id is 0; ids
      * strictly ascending), v count, v bytes, v temporary_count,
@@ -210,8 +214,9 @@ enum {
     MT_DAT_EV_SAME_TIME = 1u << 2,
     MT_DAT_EV_SAME_TRACE = 1u << 3,
     MT_DAT_EV_FLAGS_SHIFT = 4,
-    MT_DAT_EV_RESERVED = 1u << 7,  /* EVENTS: reserved, 0 */
-    MT_DAT_EV_SAME_SIZE = 1u << 7, /* EVENTS2: size omitted (see below) */
+    MT_DAT_EV_RESERVED = 1u << 7,   /* EVENTS: reserved, 0 */
+    MT_DAT_EV_SAME_SIZE = 1u << 7,  /* EVENTS2: size omitted (see below) */
+    MT_DAT_EV_NEXT_TRACE = 1u << 4, /* EVENTS2, version 4, ALLOC only: see below */
 };
 
 /* EVENTS2 (MT_DAT_REC_EVENTS2).  The same tag byte, in the tags column,
@@ -222,6 +227,10 @@ enum {
  *             this record (for a FREE_REF, its block's trace)
  *   bit 7     MT_DAT_EV_SAME_SIZE (ALLOC, FREE): size omitted, it is the
  *             last size of this trace in this frame; 0 on a FREE_REF
+ *   bit 4     MT_DAT_EV_NEXT_TRACE (version 4; ALLOC, whose bits 4-6 are
+ *             otherwise 0, right after an ALLOC of the same record, without
+ *             SAME_TRACE): trace omitted, it is next(P) of that ALLOC's
+ *             trace P (below)
  *
  * Fields go to their columns: dt (unless SAME_TIME) to times, trace
  * (unless SAME_TRACE) to traces, size (ALLOC and FREE, unless SAME_SIZE)
@@ -238,7 +247,10 @@ enum {
  *   - the last size of T: the size of the previous event of T in this
  *     frame (an ALLOC, FREE, or the size of the block a FREE_REF names);
  *   - the live blocks: every (T, k) allocated in this frame that no
- *     FREE_REF has named yet, with its size and birth_ms.
+ *     FREE_REF has named yet, with its size and birth_ms;
+ *   - next(P) (version 4): the trace Q != P of the last ALLOC in this
+ *     frame that came right after an ALLOC of P in the same record; none
+ *     at the start of the frame.
  * A FREE_REF of trace T with ref r names the block (T, n(T) - 1 - r),
  * which must be live; the target charged the free of exactly that size
  * and birth to T, and the block is no longer live.  A FREE carries its

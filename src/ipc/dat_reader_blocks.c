@@ -70,6 +70,7 @@ mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
     if (t->epoch != c->epoch) {
         t->epoch = c->epoch;
         t->has_size = t->live = 0;
+        t->next = 0;
         t->count = t->given = 0;
     }
     return t;

@@ -6,7 +6,7 @@
  * Why: frees written as references carry no size or age; the reader
  * resolves them here.  Every table belongs to an epoch, the reader's
  * frame number: a new frame (or a seek, which lands on a frame boundary)
- * empties the context without touching it.  Memory: 96 bytes per trace
+ * empties the context without touching it.  Memory: 104 bytes per trace
  * (with its newest blocks), and 16 bytes per slot of the block table (at
  * most 70 % full) for its other blocks allocated in the current frame and
  * still live (16 more for each whose size is 2^40 or more, or whose birth
@@ -29,6 +29,7 @@ typedef struct mt_dtrace {
     uint32_t epoch;   /* the frame the fields belong to */
     uint8_t has_size; /* last_size is set */
     uint8_t live;     /* bit i: recent[i] holds a live block */
+    uint32_t next;    /* next(trace) + 1 in this frame (version 4), 0: none */
     uint64_t count;   /* allocations of the trace in this frame */
     uint64_t given;   /* its blocks with a lower serial were given by mt_dctx_give */
     uint64_t last_size;

@@ -54,6 +54,13 @@ static inline __attribute__((always_inline)) bool split_v(mt_dcur *lead, mt_dcur
     return split_long(b, tail, out);
 }
 
+/* An ALLOC whose trace is next(P) of the previous event's (version 4). */
+static bool is_next_trace(unsigned tag)
+{
+    return (tag & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_NEXT_TRACE)) ==
+           (MT_DAT_EV_ALLOC | MT_DAT_EV_NEXT_TRACE);
+}
+
 /* The look-ahead: a free's block is in a table far larger than the cache
  * (one miss per free, most of a bare pass's time on random frees), so the
  * tags, traces and refs columns are also read MT_DAHEAD events ahead and
@@ -72,7 +79,11 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
     }
     unsigned tag = *tags->p++;
     uint64_t v;
-    if (!(tag & MT_DAT_EV_SAME_TRACE)) {
+    if (is_next_trace(tag)) { /* next(P) as known now: a guess, like the rest */
+        const mt_dctx *c = &r->ctx;
+        bool have = d->ahead_trace < c->ntraces && c->traces[d->ahead_trace].next;
+        d->ahead_trace = have ? c->traces[d->ahead_trace].next - 1u : UINT32_MAX;
+    } else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
         if (!split_v(&d->ahead[1][0], &d->ahead[1][1], &v) || v >= r->ndefs) {
             d->ahead_on = false;
             return;
@@ -132,12 +143,33 @@ static inline __attribute__((always_inline)) mt_errc get(const mt_dat_reader *r,
                                                     : bad(r, "EVENTS2 column cut short", err);
 }
 
+/* An ALLOC's bits 4-6: 0, or (version 4) NEXT_TRACE without SAME_TRACE. */
+static bool alloc_bits_ok(const mt_dat_reader *r, unsigned tag)
+{
+    unsigned flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+    if (flags << MT_DAT_EV_FLAGS_SHIFT == MT_DAT_EV_NEXT_TRACE)
+        return r->info.version >= 4 && !(tag & MT_DAT_EV_SAME_TRACE);
+    return !flags;
+}
+
 static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
 {
-    unsigned kind = tag & MT_DAT_EV_KIND_MASK, flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
-    if (kind > MT_DAT_EV_FREE_REF || (kind == MT_DAT_EV_ALLOC && flags) ||
+    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
+    if (kind > MT_DAT_EV_FREE_REF || (kind == MT_DAT_EV_ALLOC && !alloc_bits_ok(r, tag)) ||
         (kind == MT_DAT_EV_FREE_REF && (tag & MT_DAT_EV_SAME_SIZE)))
         return bad(r, "bad event tag", err);
+    return MT_OK;
+}
+
+/* NEXT_TRACE: the trace next(P) of the previous event's, an ALLOC of P. */
+static mt_errc next_trace(mt_dat_reader *r, mt_drec *d, mt_err *err)
+{
+    if (!d->prev_alloc)
+        return bad(r, "NEXT_TRACE not after an allocation", err);
+    mt_dtrace *p = mt_dctx_trace(&r->ctx, d->trace); /* of this frame: its allocation made it */
+    if (!p || !p->next)
+        return bad(r, "NEXT_TRACE with no trace after the previous one in its frame", err);
+    d->trace = p->next - 1u;
     return MT_OK;
 }
 
@@ -151,6 +183,8 @@ static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err
     d->t += dt;
     if (tag & MT_DAT_EV_SAME_TRACE)
         return d->have_trace ? MT_OK : bad(r, "SAME_TRACE on the first event of a record", err);
+    if (is_next_trace(tag))
+        return next_trace(r, d, err);
     if (get(r, d, MT_DCOL_TRACES, &trace, err))
         return MT_E_CORRUPT;
     if (trace >= r->ndefs)
@@ -208,6 +242,18 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     return MT_OK;
 }
 
+/* next(P) = Q, after an ALLOC of Q right after an ALLOC of P; *t (Q's
+ * state) is taken again, should the look-up of P have moved the array. */
+static mt_errc set_next(mt_dat_reader *r, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err)
+{
+    mt_dtrace *ps = mt_dctx_trace(&r->ctx, p); /* of this frame: P's allocation made it */
+    if (!ps)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
+    ps->next = q + 1u;
+    *t = &r->ctx.traces[q];
+    return MT_OK;
+}
+
 mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *err)
 {
     mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
@@ -215,11 +261,17 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
         return bad(r, "EVENTS2 record cut short", err);
     unsigned tag = *tags->p++;
     ahead_step(r, d);
+    uint32_t prev = d->trace;
+    bool after_alloc = d->prev_alloc;
     if (check_tag(r, tag, err) || time_and_trace(r, d, tag, err))
         return MT_E_CORRUPT;
     mt_dtrace *t = mt_dctx_trace(&r->ctx, d->trace);
     if (!t)
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
+    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
+    d->prev_alloc = kind == MT_DAT_EV_ALLOC;
+    if (d->prev_alloc && after_alloc && prev != d->trace && set_next(r, prev, d->trace, &t, err))
+        return MT_E_NOMEM;
     mt_dat_ev *e = &h->ev;
     memset(e, 0, sizeof *e);
     mt_errc rc = body(r, d, tag, t, e, err);
@@ -229,10 +281,9 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
     t->has_size = 1;
     if (d->left == 1 && !columns_used_up(d))
         return bad(r, "EVENTS2 columns hold more than their events", err);
-    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     e->tid = d->tid;
     e->trace = d->trace;
-    e->flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+    e->flags = d->prev_alloc ? 0u : (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7; /* an ALLOC's: NEXT_TRACE */
     h->kind = kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE;
     h->t_ns = d->t;
     if (d->t > r->t_last)

@@ -37,6 +37,7 @@ typedef struct mt_drec {
     uint64_t t;
     uint32_t trace;
     bool have_trace;
+    bool prev_alloc; /* EVENTS2: the previous event is an ALLOC (of `trace`) */
     /* EVENTS2: the tags ([MT_DCOL_TAGS][0]); the lead [c][0] and tail
      * [c][1] parts of each varint column */
     mt_dcur col[MT_DCOL_N][2];

@@ -51,6 +51,7 @@ typedef struct {
     uint64_t n, cap;
     uint64_t last_size;
     bool has_size;
+    uint64_t next; /* next(trace) + 1 in this frame (version 4), 0: none */
 } ftrace;
 
 typedef struct {
@@ -63,7 +64,7 @@ typedef struct {
         totals_nfields;
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
     uint64_t record_mode, cull_ms, culled_blocks, culled_bytes, written_early, young;
-    uint64_t ref_frees, full_frees, frame; /* EVENTS2 */
+    uint64_t ref_frees, full_frees, next_traces, frame; /* EVENTS2 */
     ftrace *ft;
     bool has_end, has_final;
     counters *replay, *final;
@@ -178,6 +179,7 @@ static ftrace *frame_trace(dump *d, uint64_t id)
         t->frame = d->frame;
         t->n = 0;
         t->has_size = false;
+        t->next = 0;
     }
     return t;
 }
@@ -252,6 +254,7 @@ static void events2(dump *d, cur *c)
 {
     get_v(c); /* tid */
     uint64_t t = get_v(c), n = get_v(c), trace = 0, len[11];
+    bool prev_alloc = false;
     len[0] = n;
     for (int i = 1; i < 11; i++)
         len[i] = get_v(c);
@@ -270,15 +273,24 @@ static void events2(dump *d, cur *c)
     cur *times = &col[1], *traces = &col[3], *sizes = &col[5], *refs = &col[7], *ages = &col[9];
     for (uint64_t i = 0; i < n && !c->bad; i++) {
         unsigned tag = *col[0].p++, kind = tag & MT_DAT_EV_KIND_MASK;
-        unsigned flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+        unsigned flags = kind == MT_DAT_EV_ALLOC ? 0 : (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
         if (!(tag & MT_DAT_EV_SAME_TIME))
             t += get_sv(times);
-        if (!(tag & MT_DAT_EV_SAME_TRACE))
+        uint64_t prev = trace;
+        bool next = kind == MT_DAT_EV_ALLOC && (tag & MT_DAT_EV_NEXT_TRACE);
+        if (next && (!prev_alloc || !frame_trace(d, prev)->next))
+            c->bad = true;
+        else if (next)
+            trace = frame_trace(d, prev)->next - 1;
+        else if (!(tag & MT_DAT_EV_SAME_TRACE))
             trace = get_sv(traces);
-        if (kind > MT_DAT_EV_FREE_REF || !trace_ok(d, trace)) {
+        if (kind > MT_DAT_EV_FREE_REF || !trace_ok(d, trace) || c->bad) {
             c->bad = true;
             return;
         }
+        if (kind == MT_DAT_EV_ALLOC && prev_alloc && trace != prev)
+            frame_trace(d, prev)->next = trace + 1;
+        prev_alloc = kind == MT_DAT_EV_ALLOC;
         ftrace *ft = frame_trace(d, trace);
         uint64_t size = ft->last_size;
         if (kind != MT_DAT_EV_FREE_REF && !(tag & MT_DAT_EV_SAME_SIZE))
@@ -290,6 +302,7 @@ static void events2(dump *d, cur *c)
         if (kind != MT_DAT_EV_FREE && !frame_block(ft, kind, refs, &size, t / 1000000u))
             c->bad = true;
         d->ref_frees += kind == MT_DAT_EV_FREE_REF;
+        d->next_traces += next;
         d->full_frees += kind == MT_DAT_EV_FREE;
         ft->last_size = size;
         ft->has_size = true;
@@ -359,7 +372,7 @@ static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
         get_s(c, d->exe, sizeof d->exe);
         char cmdline[64];
         get_s(c, cmdline, sizeof cmdline);
-        if (c->p < c->end) { /* version 3: the mode */
+        if (c->p < c->end) { /* versions 3 and 4: the mode */
             d->record_mode = get_v(c);
             d->cull_ms = get_v(c);
         }
@@ -564,6 +577,7 @@ int main(int argc, char **argv)
     P(allocs);
     P(frees);
     P(ref_frees);
+    P(next_traces);
     P(full_frees);
     P(temps);
     P(reallocs);

@@ -4,7 +4,8 @@
  * across records of one frame), SAME_SIZE, split varints up to 64 bits,
  * the frame context reset at each frame, every corruption rejected with
  * its message, thousands of blocks against a model, and restarting at
- * frame boundaries, the frame's blocks deferred (mt_dat_defer_blocks). */
+ * frame boundaries, the frame's blocks deferred (mt_dat_defer_blocks),
+ * version 4's NEXT_TRACE. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -484,12 +485,113 @@ static void many_blocks(void **state)
     db_file_free(&f);
 }
 
+/* --- NEXT_TRACE (version 4) --------------------------------------------- */
+
+/* An ALLOC of `trace` (size 8, or SAME_SIZE), at the record's time. */
+static void alloc_of(db_ev2 *e, uint32_t trace, bool same_size)
+{
+    db_ev2_tag(e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | (same_size ? MT_DAT_EV_SAME_SIZE : 0));
+    db_ev2_put(e, DB_TRACES, trace);
+    if (!same_size)
+        db_ev2_put(e, DB_SIZES, 8);
+}
+
+static void alloc_next(db_ev2 *e)
+{
+    db_ev2_tag(e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | MT_DAT_EV_NEXT_TRACE);
+    db_ev2_put(e, DB_SIZES, 9);
+}
+
+/* The traces of thread 9's events in f; the reading's end in *end. */
+static size_t traces_of(const db_file *f, uint32_t *trace, size_t n, mt_errc *end, mt_err *err)
+{
+    mt_dat_event ev[16];
+    size_t k = events_of(f, 9, ev, n < 16 ? n : 16, end, err);
+    for (size_t i = 0; i < k; i++) {
+        trace[i] = ev[i].u.ev.trace;
+        if (ev[i].kind == MT_DAT_ALLOC) /* NEXT_TRACE is no free flag */
+            assert_int_equal(ev[i].u.ev.flags, 0);
+    }
+    return k;
+}
+
+/* An ALLOC right after an ALLOC may leave its trace out: next(P), the trace
+ * that followed P's allocation last time in the frame, across records of
+ * the frame, never across frames. */
+static void next_trace(void **state)
+{
+    (void)state;
+    db_file f;
+    db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+    db_ev2 e = {0};
+    alloc_of(&e, 1, false), alloc_of(&e, 2, false); /* next(1) = 2 */
+    db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
+    db_ev2_put(&e, DB_REFS, 0);
+    alloc_of(&e, 1, true), alloc_next(&e);          /* 2 */
+    alloc_of(&e, 2, false), alloc_of(&e, 1, false); /* next(2) = 1 */
+    alloc_next(&e), alloc_next(&e), alloc_next(&e); /* 2, 1, 2 */
+    db_ev2_record(&f, &e, 9, 2000 * MS);
+    alloc_of(&e, 1, true), alloc_next(&e); /* another record of the frame: 2 */
+    db_ev2_record(&f, &e, 9, 2000 * MS);
+    db_flush(&f);
+    uint32_t got[16], want[] = {1, 2, 2, 1, 2, 2, 1, 2, 1, 2, 1, 2};
+    mt_err err = {MT_OK, ""};
+    mt_errc end;
+    assert_int_equal(traces_of(&f, got, 16, &end, &err), 12);
+    assert_int_equal(end, MT_E_EMPTY);
+    assert_memory_equal(got, want, sizeof want);
+    alloc_of(&e, 1, false), alloc_next(&e); /* a new frame: next(1) is not known */
+    db_ev2_record(&f, &e, 9, 3000 * MS);
+    db_flush(&f);
+    assert_int_equal(traces_of(&f, got, 16, &end, &err), 13);
+    assert_int_equal(end, MT_E_CORRUPT);
+    assert_non_null(strstr(err.msg, "no trace after"));
+    db_file_free(&f);
+}
+
+/* NEXT_TRACE where it cannot be: in a version-2 file, with SAME_TRACE,
+ * after a free, on a record's first event. */
+static void next_trace_corrupt(void **state)
+{
+    (void)state;
+    static const char *const msg[] = {"bad event tag", "bad event tag", "not after an allocation",
+                                      "not after an allocation"};
+    for (unsigned what = 0; what < 4; what++) {
+        db_file f;
+        if (what == 0)
+            db_standard(&f, 1, 0);
+        else
+            db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+        db_ev2 e = {0};
+        if (what != 3)
+            alloc_of(&e, 1, false), alloc_of(&e, 2, false), alloc_of(&e, 1, false);
+        if (what == 2) {
+            db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
+            db_ev2_put(&e, DB_REFS, 0);
+        }
+        db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | MT_DAT_EV_NEXT_TRACE |
+                           (what == 1 ? MT_DAT_EV_SAME_TRACE : 0));
+        db_ev2_put(&e, DB_SIZES, 9);
+        db_ev2_record(&f, &e, 9, 2000 * MS);
+        db_flush(&f);
+        uint32_t got[16];
+        mt_err err = {MT_OK, ""};
+        mt_errc end;
+        traces_of(&f, got, 16, &end, &err);
+        assert_int_equal(end, MT_E_CORRUPT);
+        if (!strstr(err.msg, msg[what]))
+            fail_msg("case %u: message '%s' lacks '%s'", what, err.msg, msg[what]);
+        db_file_free(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decoded),           cmocka_unit_test(corrupt),
         cmocka_unit_test(frame_local),       cmocka_unit_test(many_blocks),
         cmocka_unit_test(frame_alloc_limit), cmocka_unit_test(deferred_blocks),
+        cmocka_unit_test(next_trace),        cmocka_unit_test(next_trace_corrupt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,8 @@
  * some truncate.  Passes if nothing crashes, every accepted result is
  * consistent, and both outcomes occur.
  *
- * Every other pair of mutations starts from a culled recording (version 3,
- * CULLED records) instead of the standard one.
+ * Every other pair of mutations starts from a culled recording (the newest
+ * version, CULLED records) instead of the standard one.
  *
  * `test_reader_mutation --seeds DIR` instead writes the standard recording
  * (version 1 and EVENTS2 events) and the culled one into DIR as seeds for
@@ -81,10 +81,12 @@ static void mutate_bytes(rng *r, unsigned char *p, size_t n)
     }
 }
 
-/* Records mutated, recompressed into frames. */
-static void build_mutated_records(rng *r, const raw_frames *raw, db_file *out)
+/* Records mutated, recompressed into frames, in a file of the given
+ * version (the culled recording's is the newest: its EVENTS2 decoding,
+ * NEXT_TRACE included, is reached too). */
+static void build_mutated_records(rng *r, const raw_frames *raw, uint32_t version, db_file *out)
 {
-    db_file_init(out, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
+    db_file_init(out, version, MT_DAT_ENDIAN_MARK);
     size_t victim = next(r) % raw->n;
     for (size_t i = 0; i < raw->n; i++) {
         db_bytes(&out->frame, raw->fr[i].p, raw->fr[i].n);
@@ -153,7 +155,9 @@ int main(int argc, char **argv)
         const db_file pristine = pristines[(i / 2) % 2];
         const raw_frames *raw = &raws[(i / 2) % 2];
         if (i % 2 == 0) {
-            build_mutated_records(&r, raw, &f);
+            uint32_t version;
+            memcpy(&version, pristine.out.p + MT_DAT_MAGIC_BYTES, sizeof version);
+            build_mutated_records(&r, raw, version, &f);
         } else {
             db_file_init(&f, 1, 1);
             f.out.n = 0;

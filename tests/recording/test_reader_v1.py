@@ -10,22 +10,11 @@ test_reader_v1.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 
-memtop, dump, data, work = sys.argv[1:5]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-failed = []
+from reader_checks import check, finish, setup
 
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failed.append(what)
-
-
+memtop, dump, data, work = setup()
 rec = os.path.join(data, "v1_exact.dat")
 want = json.load(open(os.path.join(data, "v1_exact.expect.json")))
 check(open(rec, "rb").read(12)[8:12] == b"\x01\x00\x00\x00", "the file says version 1")
@@ -50,7 +39,4 @@ bad = [l for l in rows
        if re.search(r"replay ((?:\d+ ?){6}) final", l).group(1).strip()
        != l.split(" final ")[1].split(" events ")[0].strip()]
 check(rows and not bad, "replayed counters == FINAL state for every trace %s" % bad[:2])
-if failed:
-    print("%d check(s) failed" % len(failed))
-    sys.exit(1)
-print("all checks passed")
+finish()

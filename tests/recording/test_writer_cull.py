@@ -63,9 +63,10 @@ def extras(path):
 def same_end(full, culled, what):
     fi, frows, _ = dump(a, full, traces=True)
     ci, crows, _ = dump(a, culled, traces=True)
-    check(ci["version"] == 3 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000,
-          "%s: culled file: version 3, mode culled, 1 s" % what)
-    check(fi["version"] == 2 and fi["record_mode"] == 0, "%s: full file: version 2" % what)
+    check(ci["version"] == 4 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000,
+          "%s: culled file: version 4, mode culled, 1 s" % what)
+    check(fi["version"] == 4 and fi["record_mode"] == 0, "%s: full file: version 4, mode full"
+          % what)
     for info, rows, kind in ((fi, frows, "full"), (ci, crows, "culled")):
         bad = [r for r in rows if r[3] != r[4]]
         check(info["finalized"] == 1 and not bad and info["end_dropped"] == 0,
@@ -138,9 +139,9 @@ t.wait()
 check(m.returncode == 0, "memtop -p --record --cull=1 ran: %s %s" % (out, errs))
 vi, vrows, _ = dump(a, viaf, traces=True)
 bad = [r for r in vrows if r[3] != r[4]]
-check(vi["version"] == 3 and vi["record_mode"] == 1 and vi["cull_ms"] == 1000 and
+check(vi["version"] == 4 and vi["record_mode"] == 1 and vi["cull_ms"] == 1000 and
       vi["culled_blocks"] > 0 and vi["finalized"] == 1 and not bad,
-      "a mid-run culled recording: version 3, 1 s, replay == FINAL (%d culled) %s"
+      "a mid-run culled recording: version 4, 1 s, replay == FINAL (%d culled) %s"
       % (vi["culled_blocks"], bad[:2]))
 
 # 7. The export says culled, and is inexact before the end (live misses young blocks).

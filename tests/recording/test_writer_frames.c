@@ -77,6 +77,7 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_v(b, 16), mt_put_v(b, 0), mt_put_v(b, 1000), mt_put_v(b, 0);
     mt_put_cstr(b, "test_writer_frames");
     mt_put_cstr(b, "");
+    mt_put_v(b, MT_DAT_MODE_FULL), mt_put_v(b, 0), mt_put_v(b, 0), mt_put_v(b, 0); /* version 4 */
     mt_recw_emit(MT_DAT_REC_PROCESS);
 }
 

@@ -12,7 +12,8 @@ issue 12 (most recordings of an allocation-heavy run could not be opened:
    threads, recorded from the start under `memtop --export live.json --`:
    the recording opens and its end equals the live export to the byte, in
    every trace's counters, frames and the totals (each serialized the same
-   way).  Events the rings dropped are reported (the end is the target's
+   way), and the debug decoder reads it too, with NEXT_TRACE in use (each
+   step's temporary is allocated right after the step's block).  Events the rings dropped are reported (the end is the target's
    FINAL state either way), and a recording without drops must also replay
    to that state with no "differ" warning.
 
@@ -125,6 +126,10 @@ def test_large(a, threads):
     same = canon(lv) == canon(snap)
     check(same, "%s: the recording's end equals the live export to the byte (%d traces)"
           % (label, len(lv["traces"])))
+    info, _, d = dump(a, rec, expect_ok=False)
+    check(d.returncode == 0 and info.get("next_traces", 0) > 0,
+          "%s: dat_dump decodes it; allocations of the trace that followed last time leave it "
+          "out (%s)" % (label, info.get("next_traces")))
     dropped = snap.get("recording", {}).get("events_dropped")
     print("     %s: %s events dropped, %d bytes" % (label, dropped, os.path.getsize(rec)))
     if dropped == 0:

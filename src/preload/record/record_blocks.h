@@ -19,7 +19,7 @@
  * at its address: the values differ and the free is written in full).
  *
  * Memory: 32 bytes per map slot, at most 70 % full, for the blocks
- * allocated in the current frame and still live; 24 bytes per trace.
+ * allocated in the current frame and still live; 32 bytes per trace.
  * All from mmap; the map shrinks again at a frame boundary when the last
  * frame used little of it.  Writer thread only (the writer's lock held).
  */
@@ -36,6 +36,7 @@ typedef struct mt_rb_trace {
     uint32_t has_size;  /* last_size is set */
     uint64_t count;     /* allocations of the trace written in this frame */
     uint64_t last_size; /* size of the trace's previous event in this frame */
+    uint32_t next;      /* next(trace) + 1 in this frame (dat_format.h), 0: none */
 } mt_rb_trace;
 
 /* What the writer did with frees, for the log and the tests. */

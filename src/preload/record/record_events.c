@@ -136,16 +136,33 @@ static mt_rr_open *open_for(uint32_t tid, uint64_t t, bool exact)
     return o;
 }
 
+/* The trace field: left out when it is the previous event's, or, for an
+ * allocation right after an allocation of another trace P, when it is
+ * next(P), the trace that came after P's allocation last time in this
+ * frame (dat_format.h); next(P) is updated as the reader will. */
+static unsigned put_trace(mt_rr_open *o, const mt_rec_event *e)
+{
+    if (e->trace == o->prev_trace)
+        return MT_DAT_EV_SAME_TRACE;
+    /* P's state exists whenever P's allocation had one: same frame */
+    mt_rb_trace *p = e->kind == MT_DAT_EV_ALLOC && o->prev_alloc
+                         ? mt_rb_trace_get((uint32_t)o->prev_trace)
+                         : NULL;
+    if (p && p->next == e->trace + 1u)
+        return MT_DAT_EV_NEXT_TRACE;
+    if (p)
+        p->next = e->trace + 1u;
+    put_col(MT_COL_TRACES, e->trace);
+    return 0;
+}
+
 static void encode_event(mt_rr_open *o, const mt_rec_event *e)
 {
     uint64_t t = e->t_ns > o->prev_t ? e->t_ns : o->prev_t;
     unsigned tag = t == o->prev_t ? MT_DAT_EV_SAME_TIME : 0;
     if (t != o->prev_t)
         put_col(MT_COL_TIMES, t - o->prev_t);
-    if (e->trace == o->prev_trace)
-        tag |= MT_DAT_EV_SAME_TRACE;
-    else
-        put_col(MT_COL_TRACES, e->trace);
+    tag |= put_trace(o, e);
     mt_rb_trace *ts = mt_rb_trace_get(e->trace);
     tag |= e->kind == MT_DAT_EV_FREE ? put_free(e, ts, t) : put_alloc(e, ts, t);
     if (ts) {
@@ -159,6 +176,7 @@ static void encode_event(mt_rr_open *o, const mt_rec_event *e)
     mt_w.sum_events[k + 1] += w.bytes;
     o->prev_t = t;
     o->prev_trace = e->trace;
+    o->prev_alloc = e->kind == MT_DAT_EV_ALLOC;
     o->n++;
 }
 

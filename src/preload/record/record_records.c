@@ -52,13 +52,12 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_v(b, (mid_run ? MT_DAT_PROC_MID_RUN : 0u) | (fork_child ? MT_DAT_PROC_FORK_CHILD : 0u));
     mt_put_cstr(b, exe);
     mt_put_cstr(b, cmdline);
-    if (mt_cull_on() || mt_g.cfg.sample_rate) { /* appended fields: version 3 */
-        bool culled = mt_cull_on();
-        mt_put_v(b, culled ? MT_DAT_MODE_CULLED : MT_DAT_MODE_FULL);
-        mt_put_v(b, culled ? mt_cull_threshold_ms() : 0u);
-        mt_put_v(b, culled ? mt_cull_max_blocks() : 0u);
-        mt_put_v(b, mt_g.cfg.sample_rate);
-    }
+    /* appended fields (versions 3 and 4) */
+    bool culled = mt_cull_on();
+    mt_put_v(b, culled ? MT_DAT_MODE_CULLED : MT_DAT_MODE_FULL);
+    mt_put_v(b, culled ? mt_cull_threshold_ms() : 0u);
+    mt_put_v(b, culled ? mt_cull_max_blocks() : 0u);
+    mt_put_v(b, mt_g.cfg.sample_rate);
     mt_recw_emit(MT_DAT_REC_PROCESS);
 }
 

@@ -38,6 +38,7 @@ typedef struct mt_rr_open {
     uint32_t n; /* events in it; 0: none open */
     uint32_t tid;
     uint64_t base, prev_t, prev_trace;
+    bool prev_alloc;    /* the previous event (of this record) is an allocation */
     uint64_t opened_ns; /* mt_now_ns() when it was opened */
 } mt_rr_open;
 

@@ -328,7 +328,7 @@ void mt_recw_write_file_header(void)
     mt_dat_file_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
-    h.version = mt_cull_on() || mt_g.cfg.sample_rate ? MT_DAT_VERSION : MT_DAT_VERSION_FULL;
+    h.version = MT_DAT_VERSION; /* full, culled or sampled: PROCESS says which */
     h.header_bytes = MT_DAT_HEADER_BYTES;
     h.endian_mark = MT_DAT_ENDIAN_MARK;
     h.flags = MT_DAT_FILE_ZSTD;

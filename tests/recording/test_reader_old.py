@@ -1,0 +1,41 @@
+"""test_reader_old.py -- recordings of format versions 2 and 3 read as before.
+
+Each data/NAME.dat was written by a version-2/3 writer (commit 3037bf7, the
+last one before version 4's NEXT_TRACE), and data/NAME.batch.txt and
+data/NAME.export.sha256 hold what that commit's `memtop -f NAME.dat
+--batch --no-symbols` printed and the sha256 of what its `--no-symbols
+--export` wrote: this memtop must print and write the same, to the byte.
+  v2_bench   memtop-alloc-bench -t 2 -n 1500 --slots 300 (references, SAME_SIZE)
+  v2_demo    memtop-demo 3 (several frames, frees written in full, level 19)
+  v3_culled  memtop-demo 3, MEMTOP_RECORD_MODE=culled MEMTOP_CULL_SECS=1
+When the viewer's output changes on purpose, regenerate the expected files
+with that commit's build and this one's (the same outputs) -- never from the
+reader under test alone.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+import hashlib
+import os
+import shutil
+import subprocess
+
+from reader_checks import check, finish, setup
+
+memtop, dump, data, work = setup()
+for name, version in (("v2_bench", 2), ("v2_demo", 2), ("v3_culled", 3)):
+    rec = name + ".dat"
+    shutil.copy(os.path.join(data, rec), work)  # the output names the file as given
+    check(open(os.path.join(work, rec), "rb").read(12)[8:12] == bytes([version, 0, 0, 0]),
+          "%s says version %d" % (rec, version))
+    p = subprocess.run([memtop, "-f", rec, "--batch", "--no-symbols"], cwd=work,
+                       capture_output=True, timeout=120)
+    want = open(os.path.join(data, name + ".batch.txt"), "rb").read()
+    check(p.returncode == 0 and p.stdout == want,
+          "%s: --batch prints what version 3's reader printed (%s)" % (rec, p.stderr.strip()))
+    out = os.path.join(work, name + ".json")
+    p = subprocess.run([memtop, "-f", rec, "--no-symbols", "--export", out], cwd=work,
+                       capture_output=True, timeout=120)
+    got = hashlib.sha256(open(out, "rb").read()).hexdigest() if p.returncode == 0 else ""
+    want = open(os.path.join(data, name + ".export.sha256")).read().strip()
+    check(got == want, "%s: --export writes what version 3's reader wrote" % rec)
+    p = subprocess.run([dump, os.path.join(work, rec)], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 0 and ("version %d" % version) in p.stdout, "%s: dat_dump reads it" % rec)
+finish()
