@@ -191,16 +191,21 @@ void mt_rr_encode_one(uint32_t tid, const mt_rec_event *e)
     encode_at(tid, e, true);
 }
 
+/* A chunk's span at a time; the frame context's slot of the event
+ * PREFETCH_AHEAD on is loaded meanwhile. */
 static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
 {
     bool culled = mt_cull_on();
-    for (uint64_t i = 0; i < n; i++) {
-        if (i + PREFETCH_AHEAD < n)
-            mt_rb_prefetch(mt_ring_at(r, from + i + PREFETCH_AHEAD)->addr);
-        const mt_rec_event *e = mt_ring_at(r, from + i);
-        if (culled && mt_cull_event((uint32_t)r->tid, e))
-            continue; /* young, or culled with its allocation */
-        encode_at((uint32_t)r->tid, e, culled);
+    uint64_t len;
+    for (uint64_t i = 0; i < n; i += len) {
+        const mt_rec_event *ev = mt_ring_span(r, from + i, n - i, &len);
+        for (uint64_t k = 0; k < len; k++) {
+            if (k + PREFETCH_AHEAD < len)
+                mt_rb_prefetch(ev[k + PREFETCH_AHEAD].addr);
+            if (culled && mt_cull_event((uint32_t)r->tid, &ev[k]))
+                continue; /* young, or culled with its allocation */
+            encode_at((uint32_t)r->tid, &ev[k], culled);
+        }
     }
 }
 
