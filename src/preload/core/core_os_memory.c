@@ -6,6 +6,8 @@
  */
 #include "core_os_memory.h"
 
+#include "huge_map.h"
+
 #include <stdatomic.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -41,21 +43,11 @@ void mt_os_free(void *p, size_t bytes)
 
 void *mt_os_alloc_huge(size_t bytes)
 {
-    if (bytes < MT_OS_HUGE_BYTES || bytes % MT_OS_HUGE_BYTES)
+    if (bytes < MT_HUGE_BYTES || bytes % MT_HUGE_BYTES)
         return mt_os_alloc(bytes);
-    /* One huge page more than needed, then the unaligned ends given back. */
-    char *raw = mmap(NULL, bytes + MT_OS_HUGE_BYTES, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED)
-        return NULL;
-    uintptr_t at = ((uintptr_t)raw + MT_OS_HUGE_BYTES - 1) & ~(uintptr_t)(MT_OS_HUGE_BYTES - 1);
-    char *p = (char *)at;
-    if (p > raw)
-        munmap(raw, (size_t)(p - raw));
-    if (raw + MT_OS_HUGE_BYTES > p)
-        munmap(p + bytes, (size_t)(raw + MT_OS_HUGE_BYTES - p));
-    madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without THP, ordinary pages */
-    mt_os_account((int64_t)bytes);
+    void *p = mt_huge_map(bytes);
+    if (p)
+        mt_os_account((int64_t)bytes);
     return p;
 }
 
