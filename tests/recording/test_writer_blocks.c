@@ -43,9 +43,36 @@ static void expect(bool ok, const char *what, uint64_t op)
         fprintf(stderr, "op %llu: %s\n", (unsigned long long)op, what);
 }
 
+/* Like heap blocks: 16-byte aligned, close together; one in 97 above the
+ * 48 bits a slot keeps (never kept), equal to another's in those bits. */
 static uint64_t addr_of(uint64_t i)
 {
-    return 0x7f0000001000ull + i * 48; /* like heap blocks: 16-byte aligned, close together */
+    uint64_t a = 0x7f0000001000ull + i * 48;
+    return i % 97 == 5 ? (a - 48) | 1ull << 48 : a;
+}
+
+/* What a 16-byte slot can hold (record_blocks.c): a size below 2^23 and
+ * a birth within 2^15 ms of the frame's first allocation. */
+static bool fits(uint64_t addr, uint64_t size, int64_t diff)
+{
+    return addr < 1ull << 48 && size < 1ull << 23 && diff >= -32768 && diff < 32768;
+}
+
+/* Sizes and births at either side of the limits of a slot. */
+static uint64_t some_size(void)
+{
+    static const uint64_t edge[] = {(1u << 23) - 1, 1u << 23, 0};
+    uint64_t k = rnd() % 16;
+    return k < 12 ? 16 * (1 + rnd() % 4) : k < 15 ? edge[k - 12] : rnd();
+}
+
+static uint64_t some_birth(uint64_t t_ms, uint64_t base_ms)
+{
+    static const int64_t edge[] = {32767, 32768, -32768, -32769};
+    uint64_t k = rnd() % 1000;
+    if (k < 990)
+        return t_ms;
+    return k < 994 ? base_ms + (uint64_t)edge[k - 990] : t_ms + (1ull << 32);
 }
 
 static void new_frame(uint64_t *base_ms, bool *have_base)
@@ -70,17 +97,16 @@ static void frame(uint64_t n, uint64_t addrs, uint64_t *op)
             uint32_t trace = (uint32_t)(rnd() % 6);
             mt_rb_trace *ts = mt_rb_trace_get(trace);
             expect(ts != NULL, "trace state", *op);
-            uint64_t size = rnd() % 4 ? 16 * (1 + rnd() % 4) : rnd();
-            uint64_t birth = rnd() % 5000 ? t_ms : t_ms + (1ull << 32); /* sometimes unfit */
+            uint64_t size = some_size();
+            uint64_t birth = have_base ? some_birth(t_ms, base_ms) : t_ms;
             if (!have_base) {
                 base_ms = birth;
                 have_base = true;
             }
             uint64_t serial = ts->count++;
             mt_rb_note_alloc(addr_of(i), trace, serial, size, birth);
-            int64_t diff = (int64_t)(birth - base_ms);
-            bool fits = diff >= INT32_MIN && diff <= INT32_MAX;
-            *m = (entry){fits, trace, serial, size, birth};
+            bool kept = fits(addr_of(i), size, (int64_t)(birth - base_ms));
+            *m = (entry){kept, trace, serial, size, birth};
             continue;
         }
         entry v = *m; /* a free: the block's own values, or another block's */
@@ -91,8 +117,11 @@ static void frame(uint64_t n, uint64_t addrs, uint64_t *op)
         }
         bool match =
             m->present && v.trace == m->trace && v.size == m->size && v.birth_ms == m->birth_ms;
-        uint64_t serial = UINT64_MAX;
+        uint64_t serial = UINT64_MAX, not_found = mt_rb_get_stats()->not_found;
         bool got = mt_rb_take(addr_of(i), v.trace, v.size, v.birth_ms, &serial);
+        /* A block that does not fit a slot is not kept at all. */
+        expect(m->present || mt_rb_get_stats()->not_found == not_found + 1,
+               "kept an entry it should not", *op);
         expect(got == match, got ? "named a block it should not" : "missed its block", *op);
         if (got && match)
             expect(serial == m->serial, "wrong serial", *op);

@@ -6,6 +6,8 @@
  */
 #include "core_os_memory.h"
 
+#include "huge_map.h"
+
 #include <stdatomic.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -37,6 +39,16 @@ void mt_os_free(void *p, size_t bytes)
         return;
     munmap(p, bytes);
     mt_os_account(-(int64_t)mt_os_whole_pages(bytes));
+}
+
+void *mt_os_alloc_huge(size_t bytes)
+{
+    if (bytes < MT_HUGE_BYTES || bytes % MT_HUGE_BYTES)
+        return mt_os_alloc(bytes);
+    void *p = mt_huge_map(bytes);
+    if (p)
+        mt_os_account((int64_t)bytes);
+    return p;
 }
 
 void *mt_os_reserve(size_t bytes)

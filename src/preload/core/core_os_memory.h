@@ -14,6 +14,11 @@ void *mt_os_alloc(size_t bytes);
 size_t mt_os_whole_pages(size_t bytes);
 void mt_os_free(void *p, size_t bytes);
 
+/* Like mt_os_alloc, but a multiple of 2 MiB is aligned to it and marked
+ * MADV_HUGEPAGE (huge_map.h), so that a table probed at random takes a
+ * TLB entry per 2 MiB instead of per 4 KiB.  mt_os_free frees it. */
+void *mt_os_alloc_huge(size_t bytes);
+
 /* Reserves address space that is backed only when touched (MAP_NORESERVE).
  * Callers report what they actually use with mt_os_account(). */
 void *mt_os_reserve(size_t bytes);

@@ -1,8 +1,8 @@
 /* record_blocks.c -- the writer's EVENTS2 frame context (see .h): an
  * open-addressing map address -> block (linear probing, backward-shift
- * deletion) whose slots belong to an epoch, the current frame's number; a
- * slot of another epoch is empty, so a new frame empties the map without
- * touching it.  Per-trace state is reset the same way.
+ * deletion) of 16-byte slots, emptied at a frame boundary.  Per-trace
+ * state belongs to an epoch, the current frame's number: a trace of
+ * another epoch is reset lazily, so a new frame does not touch the array.
  */
 #include "record_blocks.h"
 
@@ -12,25 +12,38 @@
 
 #include <string.h>
 
-#define MAP_MIN_BITS 14u /* 16 Ki slots, 512 KiB */
+#define MAP_MIN_BITS 14u /* 16 Ki slots, 256 KiB */
 #define MAP_MAX_BITS 30u
 #define TRACES_MIN 1024u
 
+/* A slot packs a block into 16 bytes, so that the map of a frame's live
+ * blocks takes half the cache lines and TLB reach of the plain 32-byte
+ * struct (the writer's time is this map's misses, docs/performance.md):
+ *   key: the address (ADDR_BITS) | birth_ms - base_ms (signed, BIRTH_BITS) << ADDR_BITS
+ *   val: trace | serial << TRACE_BITS | size << (TRACE_BITS + SERIAL_BITS)
+ * key 0 is an empty slot (no block lives at address 0).  A block whose
+ * fields do not fit is not kept: its free is written in full. */
+#define ADDR_BITS 48u
+#define BIRTH_BITS (64u - ADDR_BITS)
+#define TRACE_BITS 22u  /* MT_TRACE_MAX */
+#define SERIAL_BITS 19u /* MT_DAT_FRAME_ALLOCS_MAX */
+#define SIZE_BITS (64u - TRACE_BITS - SERIAL_BITS)
+#define LOW(bits) (((uint64_t)1 << (bits)) - 1)
+
+_Static_assert(MT_TRACE_MAX <= LOW(TRACE_BITS) + 1, "every trace id fits a slot");
+_Static_assert(MT_DAT_FRAME_ALLOCS_MAX <= LOW(SERIAL_BITS) + 1, "every serial of a frame fits");
+
 typedef struct slot {
-    uint64_t addr;
-    uint64_t size;
-    uint32_t trace;
-    uint32_t epoch;     /* empty unless == g.epoch */
-    uint32_t serial;    /* the block's number among its trace's allocations */
-    int32_t birth_diff; /* birth_ms - g.base_ms */
+    uint64_t key;
+    uint64_t val;
 } slot;
 
 static struct {
-    uint32_t epoch;
+    uint32_t epoch; /* the frame's number, for the trace array */
     slot *map;
     unsigned bits;
-    uint64_t count, peak;  /* entries of this epoch; most this epoch */
-    uint64_t frame_allocs; /* allocation events written in this epoch */
+    uint64_t count, peak;  /* entries of this frame; most this frame */
+    uint64_t frame_allocs; /* allocation events written in this frame */
     bool have_base;
     uint64_t base_ms;
     mt_rb_trace *traces;
@@ -38,6 +51,16 @@ static struct {
     uint32_t full_epoch; /* the array could not grow in this epoch */
     mt_rb_stats stats;
 } g;
+
+static uint64_t key_addr(uint64_t key)
+{
+    return key & LOW(ADDR_BITS);
+}
+
+static int64_t key_birth(uint64_t key)
+{
+    return (int64_t)key >> ADDR_BITS; /* arithmetic shift: the signed difference */
+}
 
 static size_t map_bytes(unsigned bits)
 {
@@ -50,37 +73,40 @@ static uint64_t home(uint64_t addr, unsigned bits)
 }
 
 /* A table of 2^bits empty slots instead of the current one, which holds
- * nothing (a new epoch) or whose entries the caller moves. */
+ * nothing (a new frame) or whose entries the caller moves.  On huge pages
+ * from 2 MiB on: probed at random, a 4 KiB-page map misses the TLB. */
 static slot *new_map(unsigned bits)
 {
-    return mt_os_alloc(map_bytes(bits));
+    return mt_os_alloc_huge(map_bytes(bits));
 }
 
 /* Shrinks the map at a frame boundary when the frame that ended used
- * little of it (the map is empty now: nothing to move). */
-static void maybe_shrink(void)
+ * little of it; true if it did (the new map is empty). */
+static bool maybe_shrink(void)
 {
     unsigned want = MAP_MIN_BITS;
     while (want < g.bits && ((uint64_t)1 << want) * 7 / 10 < g.peak * 2)
         want++;
     if (!g.map || want >= g.bits)
-        return;
+        return false;
     slot *m = new_map(want);
     if (!m)
-        return;
+        return false;
     mt_os_free(g.map, map_bytes(g.bits));
     g.map = m;
     g.bits = want;
+    return true;
 }
 
 void mt_rb_new_frame(void)
 {
-    maybe_shrink();
+    /* The map is emptied (no epoch in a slot: 16 bytes); a frame that
+     * stored nothing left it empty. */
+    if (!maybe_shrink() && g.map && g.peak)
+        memset(g.map, 0, map_bytes(g.bits));
     g.count = g.peak = g.frame_allocs = 0;
     g.have_base = false;
-    if (++g.epoch == 0) { /* wrapped: old slots could look current */
-        if (g.map)
-            memset(g.map, 0, map_bytes(g.bits));
+    if (++g.epoch == 0) { /* wrapped: old trace states could look current */
         if (g.traces)
             memset(g.traces, 0, (size_t)g.ntraces * sizeof *g.traces);
         g.full_epoch = 0;
@@ -135,23 +161,23 @@ mt_rb_trace *mt_rb_trace_get(uint32_t trace)
     return t;
 }
 
-/* The slot holding addr, or the empty slot where it would go. */
+/* The slot holding addr (!= 0), or the empty slot where it would go. */
 static slot *find(uint64_t addr)
 {
-    uint64_t mask = ((uint64_t)1 << g.bits) - 1;
+    uint64_t mask = LOW(g.bits);
     for (uint64_t i = home(addr, g.bits);; i = (i + 1) & mask) {
         slot *s = &g.map[i];
-        if (s->epoch != g.epoch || s->addr == addr)
+        if (!s->key || key_addr(s->key) == addr)
             return s;
     }
 }
 
 static void remove_at(slot *hole)
 {
-    uint64_t mask = ((uint64_t)1 << g.bits) - 1;
+    uint64_t mask = LOW(g.bits);
     uint64_t i = (uint64_t)(hole - g.map);
-    for (uint64_t j = (i + 1) & mask; g.map[j].epoch == g.epoch; j = (j + 1) & mask) {
-        uint64_t k = home(g.map[j].addr, g.bits);
+    for (uint64_t j = (i + 1) & mask; g.map[j].key; j = (j + 1) & mask) {
+        uint64_t k = home(key_addr(g.map[j].key), g.bits);
         /* The entry at j may move to i unless its home lies in (i, j]. */
         bool stays = i <= j ? (k > i && k <= j) : (k > i || k <= j);
         if (stays)
@@ -159,11 +185,11 @@ static void remove_at(slot *hole)
         g.map[i] = g.map[j];
         i = j;
     }
-    g.map[i].epoch = g.epoch - 1; /* != epoch: empty */
+    g.map[i].key = 0;
     g.count--;
 }
 
-/* Doubles the map, moving this epoch's entries; false if impossible. */
+/* Doubles the map, moving this frame's entries; false if impossible. */
 static bool grow_map(void)
 {
     unsigned bits = g.map ? g.bits + 1 : MAP_MIN_BITS;
@@ -176,11 +202,29 @@ static bool grow_map(void)
     g.map = m;
     g.bits = bits;
     for (uint64_t i = 0; old && i < ((uint64_t)1 << old_bits); i++)
-        if (old[i].epoch == g.epoch)
-            *find(old[i].addr) = old[i];
+        if (old[i].key)
+            *find(key_addr(old[i].key)) = old[i];
     if (old)
         mt_os_free(old, map_bytes(old_bits));
     return true;
+}
+
+/* The slot's words for a block, or false when a field does not fit. */
+static bool pack(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t size, int64_t diff,
+                 slot *out)
+{
+    int64_t half = (int64_t)1 << (BIRTH_BITS - 1);
+    if (serial > LOW(SERIAL_BITS) || size > LOW(SIZE_BITS) || trace > LOW(TRACE_BITS) ||
+        diff < -half || diff >= half)
+        return false;
+    out->key = addr | (uint64_t)diff << ADDR_BITS;
+    out->val = trace | serial << TRACE_BITS | size << (TRACE_BITS + SERIAL_BITS);
+    return true;
+}
+
+static bool addr_fits(uint64_t addr)
+{
+    return addr && addr <= LOW(ADDR_BITS);
 }
 
 void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t size,
@@ -190,14 +234,12 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
         g.base_ms = birth_ms;
         g.have_base = true;
     }
-    int64_t diff = (int64_t)(birth_ms - g.base_ms);
-    bool fits = serial <= UINT32_MAX && diff >= INT32_MIN && diff <= INT32_MAX;
-    if (!g.map && !grow_map())
-        return;
-    slot *s = find(addr);
-    bool present = s->epoch == g.epoch;
-    if (!fits) { /* no reference to this block: forget an older one here */
-        if (present)
+    if (!addr_fits(addr) || (!g.map && !grow_map()))
+        return; /* never in the map: nothing to forget either */
+    slot v, *s = find(addr);
+    bool present = s->key != 0;
+    if (!pack(addr, trace, serial, size, (int64_t)(birth_ms - g.base_ms), &v)) {
+        if (present) /* no reference to this block: forget an older one here */
             remove_at(s);
         return;
     }
@@ -208,22 +250,23 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
     }
     if (!present && ++g.count > g.peak)
         g.peak = g.count;
-    *s = (slot){addr, size, trace, g.epoch, (uint32_t)serial, (int32_t)diff};
+    *s = v;
 }
 
 bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t *serial)
 {
-    slot *s = g.map && g.have_base ? find(addr) : NULL;
-    if (!s || s->epoch != g.epoch) {
+    slot *s = g.map && g.have_base && addr_fits(addr) ? find(addr) : NULL;
+    if (!s || !s->key) {
         g.stats.not_found++;
         return false;
     }
-    if (s->trace != trace || s->size != size ||
-        (uint64_t)((int64_t)g.base_ms + s->birth_diff) != birth_ms) {
+    uint64_t v = s->val;
+    if ((v & LOW(TRACE_BITS)) != trace || v >> (TRACE_BITS + SERIAL_BITS) != size ||
+        g.base_ms + (uint64_t)key_birth(s->key) != birth_ms) {
         g.stats.mismatched++; /* another block lives at addr now: keep it */
         return false;
     }
-    *serial = s->serial;
+    *serial = v >> TRACE_BITS & LOW(SERIAL_BITS);
     remove_at(s);
     g.stats.refs++;
     return true;

@@ -7,8 +7,8 @@
  * writer keeps, per frame, an address -> block map of the allocations it
  * wrote (trace, per-trace serial, size, birth ms) and per trace the count
  * of allocations and the last size written.  Everything belongs to the
- * current frame (an epoch number): ending a frame empties it at once, so
- * a reader can restart at any frame with an empty context.
+ * current frame: ending a frame empties it, so a reader can restart at
+ * any frame with an empty context.
  *
  * Exactness: a free is written as a reference only when the map entry at
  * its address holds exactly the trace, size and birth ms the target
@@ -18,10 +18,12 @@
  * drained the threads' rings (a free of an old block after the new block
  * at its address: the values differ and the free is written in full).
  *
- * Memory: 32 bytes per map slot, at most 70 % full, for the blocks
- * allocated in the current frame and still live; 32 bytes per trace.
- * All from mmap; the map shrinks again at a frame boundary when the last
- * frame used little of it.  Writer thread only (the writer's lock held).
+ * Memory: 16 bytes per map slot (a block whose address, size or birth
+ * does not fit one is not kept: its free is written in full), at most
+ * 70 % full, for the blocks allocated in the current frame and still
+ * live; 32 bytes per trace.  All from mmap, the map on huge pages from
+ * 2 MiB on; it is emptied at a frame boundary (shrunk when the last frame
+ * used little of it).  Writer thread only (the writer's lock held).
  */
 #ifndef MT_RECORD_BLOCKS_H
 #define MT_RECORD_BLOCKS_H

@@ -189,7 +189,7 @@ static mt_rec_ring *take_back(void)
     return NULL;
 }
 
-static mt_rec_ring *ring_slow(void)
+static mt_rec_ring *__attribute__((noinline)) ring_slow(void)
 {
     if (tls_taking)
         return NULL; /* a signal handler interrupted this thread's take_ring */
@@ -229,7 +229,7 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void count_lost(mt_rec_ring *r, const mt_rec_event *e)
+static void __attribute__((noinline)) count_lost(mt_rec_ring *r, const mt_rec_event *e)
 {
     unsigned i = e->kind == 0 ? MT_LOST_AC : MT_LOST_FC;
     atomic_fetch_add_explicit(&r->lost[i + 1], e->size, memory_order_relaxed);
@@ -295,7 +295,7 @@ static bool disk_behind(uint64_t now)
  * writer works (it may be waiting for a core: the hook sleeps, which
  * gives it one), but not while the disk is behind, nor longer than
  * MT_RING_WAIT_MAX_NS; false if there is no chunk then. */
-static bool next_chunk(mt_rec_ring *r, uint64_t head, bool may_wait)
+static bool __attribute__((noinline)) next_chunk(mt_rec_ring *r, uint64_t head, bool may_wait)
 {
     uint64_t deadline = 0;
     for (;;) {
@@ -329,8 +329,8 @@ static bool push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     /* Inside dl_iterate_phdr this thread holds the loader's lock, which the
      * writer needs to scan modules: waiting there only stalls both. */
-    may_wait = may_wait && !mt_tls_dl_depth;
-    if (MT_UNLIKELY(head - r->wbase >= MT_RING_CHUNK) && !next_chunk(r, head, may_wait)) {
+    if (MT_UNLIKELY(head - r->wbase >= MT_RING_CHUNK) &&
+        !next_chunk(r, head, may_wait && !mt_tls_dl_depth)) {
         atomic_signal_fence(memory_order_seq_cst);
         r->busy = 0;
         count_lost(r, e);

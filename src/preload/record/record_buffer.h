@@ -144,6 +144,20 @@ static inline const mt_rec_event *mt_ring_at(const mt_rec_ring *r, uint64_t i)
     return &c->ev[i - c->base];
 }
 
+/* Writer side: the events from index i on (tail <= i, i + n <= head) that
+ * lie in i's chunk, contiguous: *len of them (at most n, at least 1 when
+ * n is).  An encoder walks a span without a chunk lookup per event. */
+static inline const mt_rec_event *mt_ring_span(const mt_rec_ring *r, uint64_t i, uint64_t n,
+                                               uint64_t *len)
+{
+    const mt_rec_chunk *c = r->rchunk;
+    while (MT_UNLIKELY(i - c->base >= MT_RING_CHUNK))
+        c = atomic_load_explicit(&c->next, memory_order_acquire);
+    uint64_t k = i - c->base, room = MT_RING_CHUNK - k;
+    *len = n < room ? n : room;
+    return &c->ev[k];
+}
+
 /* Writer side: the events before upto (<= head) are written: tail =
  * upto, and the chunks wholly before it go back (one spare per ring, the
  * rest unmapped). */
