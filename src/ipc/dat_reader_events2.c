@@ -175,7 +175,7 @@ static mt_errc next_trace(mt_dat_reader *r, mt_drec *d, mt_err *err)
 
 static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err *err)
 {
-    uint64_t dt = 0, trace;
+    uint64_t dt = 0, trace = 0; /* = 0: gcc -O3 cannot see get() set it */
     if (!(tag & MT_DAT_EV_SAME_TIME) && get(r, d, MT_DCOL_TIMES, &dt, err))
         return MT_E_CORRUPT;
     if (dt > UINT64_MAX - d->t)
@@ -208,7 +208,7 @@ static mt_errc size_of(mt_dat_reader *r, mt_drec *d, unsigned tag, const mt_dtra
 /* The block a FREE_REF names: its size and birth. */
 static mt_errc resolve(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, mt_dat_ev *e, mt_err *err)
 {
-    uint64_t ref;
+    uint64_t ref = 0; /* = 0: as trace above */
     if (get(r, d, MT_DCOL_REFS, &ref, err))
         return MT_E_CORRUPT;
     if (ref >= t->count)

@@ -43,7 +43,7 @@ typedef struct mt_rlive {
     size_t cap; /* power of two, or 0 */
     size_t count;
     uint64_t base_ms; /* set when the table is empty: the first birth - 2^31 */
-    mt_rgroup *wide;  /* [wide_cap]; a free one has used 0, trace = next free + 1 */
+    mt_rgroup *wide;  /* [wide_cap]; a free one has used 0, birth_ms = the next free one + 1 */
     size_t nwide, wide_cap;
     size_t wide_free; /* free list head: index + 1, 0 = empty */
 } mt_rlive;
