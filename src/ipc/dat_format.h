@@ -50,10 +50,10 @@
  * (MT_DAT_FRAME_ALLOCS_MAX, MT_DAT_STRING_MAX).  "At most": a value equal
  * to the limit is valid, one more is not; tests/recording/test_reader_limits.c
  * and test_writer_frames.c check both sides at the limit and one past it. */
-#define MT_DAT_RECORD_MAX (16u << 20)  /* payload bytes of one record */
-#define MT_DAT_STRING_MAX 4096u        /* bytes of one string field */
-#define MT_DAT_EVENTS_MAX 65536u       /* events in one MT_DAT_REC_EVENTS / _EVENTS2 */
-#define MT_DAT_ENTRIES_MAX 65536u      /* entries in TRACE_STATES / LIVE_BLOCKS / CULLED */
+#define MT_DAT_RECORD_MAX (16u << 20) /* payload bytes of one record */
+#define MT_DAT_STRING_MAX 4096u       /* bytes of one string field */
+#define MT_DAT_EVENTS_MAX 65536u      /* events in one MT_DAT_REC_EVENTS / _EVENTS2 */
+#define MT_DAT_ENTRIES_MAX 65536u     /* entries in TRACE_STATES / LIVE_BLOCKS / CULLED */
 #define MT_DAT_CULL_MS_MAX (7ull * 24 * 3600 * 1000) /* a culled recording's threshold: a week */
 #define MT_DAT_CULL_MS_DEFAULT 10000u /* not a limit: the threshold writers use unless told */
 /* A culled recording writes a young block's allocation (at its own time)

@@ -1,7 +1,7 @@
 /* test_writer_frames.c -- the recording writer's event encoding
  * (src/preload/record/record_events.c, record_zstd.c, record_thread.c,
- * record_session.c, record_blocks.c, record_buffer.c) against the reader (src/ipc/dat_reader*): whatever the
- * writer produces, the reader opens, and gives back every event exactly.
+ * record_session.c, record_blocks.c, record_buffer.c) against the reader (src/ipc/dat_reader*):
+ * whatever the writer produces, the reader opens, and gives back every event exactly.
  *
  * Why: the writer and the reader each enforce the format's limits
  * (dat_format.h); a writer that goes one past a limit writes a file that

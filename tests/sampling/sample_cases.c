@@ -37,7 +37,7 @@
 #define BIG ((size_t)256 << 20)
 
 #define SITE(name, call)                                                                           \
-    __attribute__((noinline)) static void *name(void *p, size_t n)                                \
+    __attribute__((noinline)) static void *name(void *p, size_t n)                                 \
     {                                                                                              \
         (void)p;                                                                                   \
         void *r = call;                                                                            \
@@ -66,9 +66,9 @@ static void *keep[4100];
 
 static int cases_realloc(void)
 {
-    keep[0] = uu_realloc(uu_alloc(NULL, 16), 32);   /* unsampled -> unsampled */
-    keep[1] = us_realloc(us_alloc(NULL, 16), BIG);  /* unsampled -> sampled */
-    keep[2] = su_realloc(su_alloc(NULL, BIG), 16);  /* sampled -> unsampled */
+    keep[0] = uu_realloc(uu_alloc(NULL, 16), 32);       /* unsampled -> unsampled */
+    keep[1] = us_realloc(us_alloc(NULL, 16), BIG);      /* unsampled -> sampled */
+    keep[2] = su_realloc(su_alloc(NULL, BIG), 16);      /* sampled -> unsampled */
     keep[3] = ss_realloc(ss_alloc(NULL, BIG), 2 * BIG); /* sampled -> sampled */
     for (int i = 0; i < 4; i++)
         if (!keep[i])

@@ -45,7 +45,7 @@ void *mt_boot_alloc(size_t size, size_t align)
     memcpy((void *)(p - sizeof(size_t)), &size, sizeof size);
     if (atomic_load_explicit(&mt_sfilter, memory_order_seq_cst))
         mt_sfilter_pin((void *)p); /* allocated while the filter was being set up */
-    return (void *)p; /* the arena is static, hence already zeroed (calloc-safe) */
+    return (void *)p;              /* the arena is static, hence already zeroed (calloc-safe) */
 }
 
 /* Every 16-byte granule handed out so far: block starts are among them
