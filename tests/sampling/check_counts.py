@@ -74,9 +74,10 @@ def burst(ctx, args, preload, fields=FIELDS):
 def test(args):
     ctx = e2elib.Ctx(args)
     burst(ctx, args, args.preload)
-    naive = os.path.join(os.path.dirname(args.preload), "libsample_naive_alloc.so")
-    check(os.path.exists(naive), "%s not built" % naive)
-    burst(ctx, args, args.preload + " " + naive, ("alloc_count", "alloc_bytes"))
+    for name in ("libsample_naive_alloc.so", "libsample_naive_alias.so"):
+        naive = os.path.join(os.path.dirname(args.preload), name)
+        check(os.path.exists(naive), "%s not built" % naive)
+        burst(ctx, args, args.preload + " " + naive, ("alloc_count", "alloc_bytes"))
     if os.path.exists(JEMALLOC):
         burst(ctx, args, args.preload + " " + JEMALLOC)
     else:

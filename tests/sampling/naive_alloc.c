@@ -2,18 +2,30 @@
  * preloaded after libmemtop.so (tests/sampling/check_counts.py): its
  * realloc and calloc call malloc and free by their exported names, as
  * some small allocators do, which reaches memtop's hooks again from inside
- * the real call.  Each call must still be counted once. */
+ * the real call.  Each call must still be counted once.
+ * Built twice: NAIVE_LIBC_ALIAS also exports __libc_malloc as its own
+ * malloc, as Debian's libtcmalloc and libmimalloc do, which must not make
+ * memtop take it for glibc. */
 #include <stddef.h>
 #include <string.h>
 
 void *__libc_malloc(size_t n);
+void *__libc_memalign(size_t align, size_t n);
 void __libc_free(void *p);
 size_t malloc_usable_size(void *p);
 
 void *malloc(size_t n)
 {
+#ifdef NAIVE_LIBC_ALIAS
+    return __libc_memalign(16, n);
+#else
     return __libc_malloc(n);
+#endif
 }
+
+#ifdef NAIVE_LIBC_ALIAS
+void *__libc_malloc(size_t n) __attribute__((alias("malloc")));
+#endif
 
 void free(void *p)
 {

@@ -84,6 +84,20 @@ static void *next_sym(const char *name)
 
 static void fast_fns(mt_real_fns *r);
 
+/* Whether the next malloc is glibc's own: it is libc.so.6's.  An
+ * allocator that also exports __libc_malloc as its malloc (Debian's
+ * libtcmalloc and libmimalloc do) is not: its realloc may call malloc by
+ * name, so the fast paths must call it inside memtop (fast_fns).  dladdr
+ * allocates nothing. */
+static bool malloc_is_glibc(void *fn)
+{
+    Dl_info di;
+    if (!fn || fn != dlsym(RTLD_DEFAULT, "__libc_malloc") || !dladdr(fn, &di) || !di.dli_fname)
+        return false;
+    const char *base = strrchr(di.dli_fname, '/');
+    return strcmp(base ? base + 1 : di.dli_fname, "libc.so.6") == 0;
+}
+
 static void resolve_all(void)
 {
     mt_real_fns r;
@@ -100,8 +114,7 @@ static void resolve_all(void)
     r.pvalloc = (void *(*)(size_t))next_sym("pvalloc");
     r.malloc_usable_size = (size_t(*)(void *))next_sym("malloc_usable_size");
     r.exit_ = (void (*)(int))next_sym("_exit");
-    void *libc_malloc = dlsym(RTLD_DEFAULT, "__libc_malloc");
-    r.is_glibc = libc_malloc != NULL && libc_malloc == (void *)r.malloc;
+    r.is_glibc = malloc_is_glibc((void *)r.malloc);
     fast_fns(&r);
     mt_real = r;
 }
