@@ -279,15 +279,16 @@ static unsigned path_of(void *ctx, uint32_t id, const mt_ct_frame **out)
 
 static const char *const funcs[] = {"f0", "f1", "f2", "f3"};
 
-/* A table that has seen four traces, live 100, 200, 300 and 400 bytes
- * (*s: their snapshot). */
-static mt_table *four_traces(mt_snapshot **s)
+/* A table of four traces, live 100, 200, 300 and 400 bytes, built with
+ * namer and no filter (*s: their snapshot). */
+static mt_table *four_traces(mt_snapshot **s, const mt_namer *namer)
 {
     mt_table *tab = mt_table_new();
     *s = fx_snap(4, 10);
     for (size_t i = 0; i < 4; i++)
         fx_trace(*s, i, 10, 100 * (i + 1), 0, 0);
     mt_table_observe(tab, *s, NULL);
+    assert_int_equal(mt_table_build(tab, *s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, namer), 4);
     return tab;
 }
 
@@ -302,9 +303,8 @@ static void test_from_table_filter_file_module(void **state)
     fx_names nm = {funcs, files, modules, 4, 4, 4, {0}, 0, NULL, 0};
     mt_namer namer = fx_namer(&nm);
     mt_snapshot *s;
-    mt_table *tab = four_traces(&s);
+    mt_table *tab = four_traces(&s, &namer);
     mt_calltree *t = mt_calltree_new();
-    assert_int_equal(mt_table_build(tab, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, &namer), 4);
     assert_int_equal(
         mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, "C.C", &namer, path_of, NULL), 0);
     expect(t, "main", 300, 0); /* trace 2 alone: its file (also in its label) */
@@ -329,9 +329,8 @@ static void test_from_table_baseline_filter(void **state)
     fx_names nm = {funcs, funcs, funcs, 4, 4, 4, {0}, 0, NULL, 0};
     mt_namer namer = fx_namer(&nm);
     mt_snapshot *s;
-    mt_table *tab = four_traces(&s);
+    mt_table *tab = four_traces(&s, &namer);
     mt_calltree *t = mt_calltree_new();
-    assert_int_equal(mt_table_build(tab, s, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, &namer), 4);
     assert_int_equal(
         mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, NULL, NULL, path_of, NULL), 0);
     expect(t, "main", 1000, 0);

@@ -84,15 +84,15 @@ static void *next_sym(const char *name)
 
 static void fast_fns(mt_real_fns *r);
 
-/* Whether the next malloc is glibc's own: it is libc.so.6's.  An
- * allocator that also exports __libc_malloc as its malloc (Debian's
- * libtcmalloc and libmimalloc do) is not: its realloc may call malloc by
- * name, so the fast paths must call it inside memtop (fast_fns).  dladdr
- * allocates nothing. */
+/* Whether the next malloc is glibc's own: libc.so.6's.  Not a test of
+ * __libc_malloc's address: an allocator that exports __libc_malloc as its
+ * malloc (Debian's libtcmalloc and libmimalloc do) is not glibc, and its
+ * realloc may call malloc by name, so the fast paths must call it inside
+ * memtop (fast_fns).  dladdr allocates nothing. */
 static bool malloc_is_glibc(void *fn)
 {
     Dl_info di;
-    if (!fn || fn != dlsym(RTLD_DEFAULT, "__libc_malloc") || !dladdr(fn, &di) || !di.dli_fname)
+    if (!fn || !dladdr(fn, &di) || !di.dli_fname)
         return false;
     const char *base = strrchr(di.dli_fname, '/');
     return strcmp(base ? base + 1 : di.dli_fname, "libc.so.6") == 0;
@@ -122,32 +122,19 @@ static void resolve_all(void)
 /* The fast paths' functions when the real allocator reports to memtop's
  * hooks: run inside memtop, so that those hooks pass the call through
  * (the fast path counted it already, or counts it after). */
-static void *malloc_inside(size_t size)
-{
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_HOOK;
-    void *p = mt_real.malloc(size);
-    mt_tls_in_hook = was;
-    return p;
-}
-
-static void *calloc_inside(size_t n, size_t m)
-{
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_HOOK;
-    void *p = mt_real.calloc(n, m);
-    mt_tls_in_hook = was;
-    return p;
-}
-
-static void *realloc_inside(void *old, size_t size)
-{
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_HOOK;
-    void *p = mt_real.realloc(old, size);
-    mt_tls_in_hook = was;
-    return p;
-}
+#define INSIDE(name, ret, params, args)                                                            \
+    static ret name##_inside params                                                                \
+    {                                                                                              \
+        int was = mt_tls_in_hook;                                                                  \
+        mt_tls_in_hook = MT_IN_HOOK;                                                               \
+        ret r = mt_real.name args;                                                                 \
+        mt_tls_in_hook = was;                                                                      \
+        return r;                                                                                  \
+    }
+INSIDE(malloc, void *, (size_t size), (size))
+INSIDE(calloc, void *, (size_t n, size_t m), (n, m))
+INSIDE(realloc, void *, (void *old, size_t size), (old, size))
+#undef INSIDE
 
 static void free_inside(void *p)
 {
