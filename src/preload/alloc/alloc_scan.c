@@ -23,7 +23,7 @@
  * for which P+mallctl, P+mallocx and P+sdallocx are all defined; mimalloc:
  * mi_malloc and mi_free; tcmalloc: tc_malloc; CPython's pymalloc:
  * PyObject_Malloc, unless PYTHONMALLOC=malloc; otherwise any module that
- * defines malloc (glibc's libc, which defines __libc_malloc, aside).  And
+ * defines malloc (glibc's libc.so.6 aside: mt_path_is_libc).  And
  * malloc itself must resolve to memtop's hook (dlsym(RTLD_DEFAULT)): an
  * executable that defines and exports malloc wins over any preload.
  *
@@ -107,7 +107,7 @@ typedef struct je_code {
 typedef struct mod_syms {
     jcand je[PREFIXES];
     unsigned nje;
-    bool malloc_def, libc_malloc, mi_malloc, mi_free, tc_malloc, pymalloc;
+    bool malloc_def, mi_malloc, mi_free, tc_malloc, pymalloc;
     uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its global mi_* functions memtop hooks */
     uint64_t mih_addr[MT_MI_HEAP_N], mih_size[MT_MI_HEAP_N]; /* the rest of its API, likewise */
     void *mi_visit, *mi_backing;                 /* its mi_heap_visit_blocks, mi_heap_get_backing */
@@ -228,7 +228,7 @@ static void add_prefix(mod_syms *y, const char *name, size_t len, unsigned bit, 
 
 /* Whether name can be one of the names on_sym looks for: mi_* and tc_*,
  * or at most PREFIX_MAX + 8 characters ending in "ctl" (P+mallctl), "ocx"
- * (P+mallocx, P+sdallocx) or "loc" (malloc, __libc_malloc,
+ * (P+mallocx, P+sdallocx) or "loc" (malloc,
  * PyObject_Malloc).  Every function of every module goes through here at
  * start, and few pass: this is most of the scan's cost in a short process
  * (ending in 'l' alone let libm's long double functions through). */
@@ -286,8 +286,6 @@ static void on_sym(void *arg, const mt_elf_sym *s)
     }
     if (strcmp(s->name, "malloc") == 0)
         y->malloc_def = true;
-    else if (strcmp(s->name, "__libc_malloc") == 0)
-        y->libc_malloc = true;
     else if (strcmp(s->name, "mi_malloc") == 0)
         y->mi_malloc = true;
     else if (strcmp(s->name, "mi_free") == 0)
@@ -748,7 +746,7 @@ static void classify(const module_ref *m, const mod_syms *y)
             base_name(m->path));
         add_entry(MT_ALLOC_KIND_PYMALLOC, MT_ALLOC_STATIC, NULL, m, m->path, note);
     }
-    if (!y->malloc_def || y->libc_malloc || family)
+    if (!y->malloc_def || family || mt_path_is_libc(m->path))
         return;
     if (in_module(m, (const void *)mt_real.malloc)) {
         add_entry(MT_ALLOC_KIND_OTHER, MT_ALLOC_HOOKED, NULL, m, m->path, NULL);

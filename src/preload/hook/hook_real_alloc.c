@@ -84,18 +84,18 @@ static void *next_sym(const char *name)
 
 static void fast_fns(mt_real_fns *r);
 
-/* Whether the next malloc is glibc's own: libc.so.6's.  Not a test of
- * __libc_malloc's address: an allocator that exports __libc_malloc as its
- * malloc (Debian's libtcmalloc and libmimalloc do) is not glibc, and its
- * realloc may call malloc by name, so the fast paths must call it inside
- * memtop (fast_fns).  dladdr allocates nothing. */
+bool mt_path_is_libc(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return strcmp(base ? base + 1 : path, "libc.so.6") == 0;
+}
+
+/* Whether the next malloc is glibc's own (see mt_path_is_libc).  dladdr
+ * allocates nothing. */
 static bool malloc_is_glibc(void *fn)
 {
     Dl_info di;
-    if (!fn || !dladdr(fn, &di) || !di.dli_fname)
-        return false;
-    const char *base = strrchr(di.dli_fname, '/');
-    return strcmp(base ? base + 1 : di.dli_fname, "libc.so.6") == 0;
+    return fn && dladdr(fn, &di) && di.dli_fname && mt_path_is_libc(di.dli_fname);
 }
 
 static void resolve_all(void)

@@ -39,6 +39,13 @@ typedef struct mt_real_fns {
  * rather than a GOT load and an indirect call. */
 extern MT_HIDDEN mt_real_fns mt_real;
 
+/* Whether path names glibc's libc (libc.so.6).  glibc is told by its
+ * module, not by __libc_malloc: an allocator that exports __libc_malloc as
+ * its malloc (Debian's libtcmalloc and libmimalloc do) is not glibc, and
+ * its realloc may call malloc by name, so memtop must call it inside
+ * memtop (mt_real_fast_inside). */
+bool mt_path_is_libc(const char *path);
+
 /* Resolves mt_real with dlsym(RTLD_NEXT).  Returns true when resolved.
  * Calls made while resolution runs (dlsym's own calloc) must be served by
  * the bootstrap arena: callers check the return value.  Every hook asks,
