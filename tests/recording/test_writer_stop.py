@@ -22,7 +22,12 @@ for cycle in range(3):
     rec = os.path.join(a.workdir, "stop-%d.dat" % cycle)
     rc, out = ctl(a, pid, "start", rec)
     check(rc == 0, "start %d answers: %s" % (cycle, out.get("msg")))
-    time.sleep(0.7)
+    # Stop once the threads have been recorded allocating (events are
+    # allocations and frees), not after a fixed time: a loaded machine may
+    # not run them at all for a while.
+    end = time.time() + 60
+    while int(ctl(a, pid, "status")[1].get("rec_events", 0)) < 4000 and time.time() < end:
+        time.sleep(0.1)
     rc, out = ctl(a, pid, "stop")
     check(rc == 0, "stop %d answers: %s" % (cycle, out.get("msg")))
     info, rows, _ = dump(a, rec, traces=True)

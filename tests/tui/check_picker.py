@@ -14,8 +14,7 @@ from tuilib import check
 def test(t):
     demo = t.start_preloaded_demo(60)
     t.start([t.memtop])
-    # the command column may cut a long path's end ("memtop-dem…")
-    t.wait_for(lambda s: re.search(r"^\s*%d\s.*memtop-d" % demo.pid, s, re.M),
+    t.wait_for(lambda s: re.search(r"^\s*%d\s.*memtop-demo 60\b" % demo.pid, s, re.M),
                "the demo's pid %d in the picker" % demo.pid)
     t.keys("Enter")
     rows, s = t.wait_symbolized()

@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unicodedata
 
@@ -171,7 +172,10 @@ class Tui:
         os.mkdir(self.shm_dir, 0o700)
         os.mkdir(self.tmp_dir, 0o700)
         # A path unique to this test: pgrep-able argv[0] of every demo it starts.
-        self.demo = self.path("memtop-demo")
+        # Short and under /tmp, not the work directory: the header and the
+        # picker's command column cut a long build path before "memtop-demo".
+        self.demo_dir = tempfile.mkdtemp(prefix="mt-")
+        self.demo = os.path.join(self.demo_dir, "memtop-demo")
         os.symlink(os.path.abspath(args.demo), self.demo)
         self.memtop = os.path.abspath(args.memtop)
         self.env = {k: v for k, v in os.environ.items()
@@ -379,15 +383,17 @@ class Tui:
         return pids
 
     def procs_of_test(self):
-        """Pids of live processes whose command line mentions this test's work directory."""
+        """Pids of live processes whose command line mentions this test's work
+        directory or its demo's directory."""
         pids = []
-        key = self.workdir.encode()
+        keys = (self.workdir.encode(), self.demo_dir.encode())
         for d in os.listdir("/proc"):
             if not d.isdigit() or int(d) == os.getpid():
                 continue
             try:
                 with open("/proc/%s/cmdline" % d, "rb") as f:
-                    if key in f.read():
+                    cmdline = f.read()
+                    if any(k in cmdline for k in keys):
                         pids.append(int(d))
             except OSError:
                 continue
@@ -486,6 +492,7 @@ class Tui:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        shutil.rmtree(self.demo_dir, ignore_errors=True)
 
 
 def frame(screen):
