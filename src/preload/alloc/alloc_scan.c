@@ -846,6 +846,13 @@ static void note_unseen(const module_ref *m, uint32_t from)
 
 static void scan_module(const module_ref *m)
 {
+    /* glibc's libc.so.6 holds none of the signatures, and its own malloc
+     * is the one memtop hooks by interposition (classify ignores it): not
+     * read at all.  Its symbol tables are the largest of a short process
+     * (~30 page faults in each preloaded process: docs/performance.md,
+     * "Fifth round"). */
+    if (!m->exe && mt_path_is_libc(m->path))
+        return;
     mod_syms y;
     memset(&y, 0, sizeof y);
     if (!mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, &y))
