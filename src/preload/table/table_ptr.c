@@ -4,11 +4,11 @@
  * candidate cache lines of 4 slots per key: "Bucketized cuckoo hashing"
  * below), so a free reads at most two lines, fetched together.  A shard's capacity
  * is any number of whole pages (positions come from fastrange, not a
- * mask), so it grows by 1.5x when 4/5 full and its load stays between 0.53
- * and 0.8: with 16-byte slots (table_ptr_slot.h) that bounds bookkeeping at
- * 20..30 bytes per live block.  The rare blocks a slot cannot hold
- * (odd or huge pointers, sizes of 16 MiB and up, births years old) go to the shard's side table
- * (table_ptr_side.h), full records under the same lock; `side.count` lets
+ * mask), so it grows by 1.5x when 4/5 full (or when an eviction walk fails
+ * above half load) and its load stays below 0.8: with 16-byte slots (table_ptr_slot.h) that bounds
+ * bookkeeping at 20..30 bytes per live block.  The rare blocks a slot cannot hold (odd or huge
+ * pointers, sizes of 16 MiB and up, births years old) and the records no eviction walk placed go to
+ * the shard's side table (table_ptr_side.h), full records under the same lock; `side.count` lets
  * lookups skip it while it is empty.
  *
  * Birth times.  A slot keeps a birth in milliseconds modulo 2^37 (4.3
