@@ -200,9 +200,10 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
             alloc_sampled(t, p, size, start);
         return;
     }
-    /* The block's record is a cache miss away (inserts probe ~1.5 lines):
-     * start loading its line now, so that the miss overlaps with the
-     * unwind that comes first (docs/performance.md, "Exact mode"). */
+    /* The block's record is a cache miss away (an insert reads both of
+     * its candidate lines): start loading them now, so that the misses
+     * overlap with the unwind that comes first (docs/performance.md,
+     * "Exact mode"). */
     mt_ptr_prefetch((uintptr_t)p);
     alloc_tracked(t, p, size, start, false);
 }

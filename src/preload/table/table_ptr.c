@@ -1,14 +1,14 @@
 /* table_ptr.c -- the live-block table: pointer -> size, trace, birth time.
  *
- * MT_PTR_SHARDS independently locked open-addressing tables with linear
- * probing and backward-shift deletion (no tombstones).  A shard's capacity
+ * MT_PTR_SHARDS independently locked bucketized cuckoo tables (two
+ * candidate cache lines of 4 slots per key: "Bucketized cuckoo hashing"
+ * below), so a free reads at most two lines, fetched together.  A shard's capacity
  * is any number of whole pages (positions come from fastrange, not a
- * mask), so it grows by 1.5x when 4/5 full and its load stays between 0.53
- * and 0.8: with 16-byte slots (table_ptr_slot.h) that bounds bookkeeping at
- * 20..30 bytes per live block.  (Linear probing at 0.8 averages 3 probes
- * for a hit and 13 for an insert, 3-4 cache lines of 4 slots.)  The rare blocks a slot cannot hold
- * (odd or huge pointers, sizes of 16 MiB and up, births years old) go to the shard's side table
- * (table_ptr_side.h), full records under the same lock; `side.count` lets
+ * mask), so it grows by 1.5x when 4/5 full (or when an eviction walk fails
+ * above half load) and its load stays below 0.8: with 16-byte slots (table_ptr_slot.h) that bounds
+ * bookkeeping at 20..30 bytes per live block.  The rare blocks a slot cannot hold (odd or huge
+ * pointers, sizes of 16 MiB and up, births years old) and the records no eviction walk placed go to
+ * the shard's side table (table_ptr_side.h), full records under the same lock; `side.count` lets
  * lookups skip it while it is empty.
  *
  * Birth times.  A slot keeps a birth in milliseconds modulo 2^37 (4.3
@@ -112,59 +112,143 @@ bool mt_ptrs_init(void)
     return true;
 }
 
-static void raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
+/* Bucketized cuckoo hashing.  A bucket is MT_BUCKET_SLOTS slots, one cache
+ * line; a key may sit in either of two buckets (bucket_a, bucket_b), so a
+ * lookup or removal reads at most two lines, which the prefetch starts
+ * together.  A removal only clears its slot.  An insert that finds both
+ * buckets full walks a chain of evictions (plan_path, at most MT_KICKS
+ * moves, planned before anything moves); if none is found the shard
+ * grows when at least half full, else (or if it cannot grow) the record
+ * goes to the side table, so no record is ever dropped. */
+#define MT_BUCKET_SLOTS 4u
+#define MT_KICKS 32u
+
+_Static_assert(MT_BUCKET_SLOTS * sizeof(mt_slot) == MT_CACHELINE, "a bucket is one line");
+_Static_assert(SHARD_MIN_CAP % MT_BUCKET_SLOTS == 0, "whole buckets");
+
+/* Test hook: a lower eviction bound (0: MT_KICKS), to force the fallback. */
+static unsigned g_kick_limit;
+
+static inline uint64_t bucket_a(uint64_t h, uint64_t nb)
 {
-    uint64_t j = mt_slot_home(mt_slot_hash(mt_slot_key_of(e)), cap);
-    while (slots[j].w0)
-        j = (j + 1 == cap) ? 0 : j + 1;
-    slots[j] = *e;
+    return mt_range(h << MT_SLOT_SHARD_BITS, nb);
 }
 
-static bool __attribute__((noinline, cold)) shard_grow(ptr_shard *s)
+static inline uint64_t bucket_b(uint64_t h, uint64_t nb)
 {
-    uint64_t ncap = s->cap + s->cap / 2;
-    mt_slot *old = s->slots;
-    uint64_t ocap = s->cap;
-    if (!shard_alloc(s, ncap)) {
-        MT_HINT_SET(s->slots, old);
-        MT_HINT_SET(s->cap, ocap);
-        return false;
+    return mt_range((h << MT_SLOT_SHARD_BITS) * 0x9e3779b97f4a7c15ull, nb);
+}
+
+/* The other bucket of a key that sits in bucket bk. */
+static inline uint64_t bucket_other(uint64_t h, uint64_t nb, uint64_t bk)
+{
+    uint64_t a = bucket_a(h, nb);
+    return a == bk ? bucket_b(h, nb) : a;
+}
+
+static inline mt_slot *bucket_at(mt_slot *slots, uint64_t bk)
+{
+    return slots + bk * MT_BUCKET_SLOTS;
+}
+
+/* The slot holding probe in bucket bk, or NULL. */
+static inline mt_slot *bucket_find(mt_slot *slots, uint64_t bk, uint64_t probe)
+{
+    mt_slot *e = bucket_at(slots, bk);
+    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++)
+        if (mt_slot_holds(&e[i], probe))
+            return &e[i];
+    return NULL;
+}
+
+static inline mt_slot *bucket_free(mt_slot *slots, uint64_t bk)
+{
+    mt_slot *e = bucket_at(slots, bk);
+    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++)
+        if (!e[i].w0)
+            return &e[i];
+    return NULL;
+}
+
+/* The slot holding a key (probe = mt_slot_probe(key), h = its hash), or NULL. */
+static inline mt_slot *find(const ptr_shard *s, uint64_t probe, uint64_t h)
+{
+    uint64_t nb = s->cap / MT_BUCKET_SLOTS;
+    mt_slot *e = bucket_find(s->slots, bucket_a(h, nb), probe);
+    return e ? e : bucket_find(s->slots, bucket_b(h, nb), probe);
+}
+
+/* Plans an eviction chain for a key whose buckets are both full: path[0]
+ * is a slot of its bucket a, each path[i + 1] is a slot in the other
+ * bucket of path[i]'s record, and the last record's other bucket has a
+ * free slot, returned in *hole.  Nothing moves.  Returns the chain's
+ * length, 0 if none within the bound (a slot met twice ends the walk). */
+static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, mt_slot **path, mt_slot **hole)
+{
+    uint64_t nb = cap / MT_BUCKET_SLOTS, bk = bucket_a(h, nb);
+    unsigned limit = g_kick_limit ? g_kick_limit : MT_KICKS;
+    for (unsigned n = 0; n < limit; n++) {
+        /* Vary the victim so that walks through the same buckets differ. */
+        mt_slot *e = bucket_at(slots, bk) + (uint32_t)(h >> 7 ^ n) % MT_BUCKET_SLOTS;
+        for (unsigned i = 0; i < n; i++)
+            if (path[i] == e)
+                return 0;
+        path[n] = e;
+        bk = bucket_other(mt_slot_hash(mt_slot_key_of(e)), nb, bk);
+        *hole = bucket_free(slots, bk);
+        if (*hole)
+            return n + 1;
     }
-    for (uint64_t i = 0; i < ocap; i++)
-        if (old[i].w0)
-            raw_put(s->slots, s->cap, &old[i]);
-    if (ocap != SHARD_MIN_CAP) /* a first table shares its pages (mt_ptrs_init) */
-        mt_os_free(old, ocap * sizeof(mt_slot));
+    return 0;
+}
+
+/* Stores e (a key not in the table) in slots; false if no room was found
+ * (then nothing moved). */
+static bool raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
+{
+    uint64_t nb = cap / MT_BUCKET_SLOTS, h = mt_slot_hash(mt_slot_key_of(e));
+    mt_slot *to = bucket_free(slots, bucket_a(h, nb));
+    if (!to)
+        to = bucket_free(slots, bucket_b(h, nb));
+    if (!to) {
+        mt_slot *path[MT_KICKS];
+        unsigned n = plan_path(slots, cap, h, path, &to);
+        if (!n)
+            return false;
+        for (unsigned i = n; i-- > 0; to = path[i]) /* from the hole back */
+            *to = *path[i];
+    }
+    *to = *e;
     return true;
 }
 
-/* Position of the slot holding a key (probe = mt_slot_probe(key), h =
- * mt_slot_hash(key)), or of the empty slot where it would go. */
-static inline uint64_t find(const ptr_shard *s, uint64_t probe, uint64_t h)
+/* Rehashes into a table of at least ncap slots; tries larger ones if a
+ * record finds no room (practically never at the load a growth leaves). */
+static bool __attribute__((noinline, cold)) shard_grow(ptr_shard *s)
 {
-    uint64_t j = mt_slot_home(h, s->cap);
-    while (s->slots[j].w0 && !mt_slot_holds(&s->slots[j], probe))
-        j = next(s, j);
-    return j;
+    mt_slot *old = s->slots;
+    uint64_t ocap = s->cap, ncap = s->cap + s->cap / 2;
+    for (unsigned attempt = 0; attempt < 3; attempt++, ncap += ncap / 2) {
+        if (!shard_alloc(s, ncap))
+            break;
+        uint64_t i = 0;
+        while (i < ocap && (!old[i].w0 || raw_put(s->slots, s->cap, &old[i])))
+            i++;
+        if (i == ocap) {
+            if (ocap != SHARD_MIN_CAP) /* a first table shares its pages (mt_ptrs_init) */
+                mt_os_free(old, ocap * sizeof(mt_slot));
+            return true;
+        }
+        mt_os_free(s->slots, s->cap * sizeof(mt_slot));
+    }
+    MT_HINT_SET(s->slots, old);
+    MT_HINT_SET(s->cap, ocap);
+    return false;
 }
 
-/* Backward-shift deletion: pull later members of the probe run into the
- * hole unless that would move them before their home position. */
-static void erase_at(ptr_shard *s, uint64_t i)
+static inline void erase_slot(ptr_shard *s, mt_slot *e)
 {
-    uint64_t j = i;
-    for (;;) {
-        j = next(s, j);
-        if (!s->slots[j].w0)
-            break;
-        uint64_t home = mt_slot_home(mt_slot_hash(mt_slot_key_of(&s->slots[j])), s->cap);
-        bool stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
-        if (stays)
-            continue;
-        s->slots[i] = s->slots[j];
-        i = j;
-    }
-    s->slots[i].w0 = 0;
+    e->w0 = 0;
     MT_HINT_SET(s->count, s->count - 1);
 }
 
@@ -184,7 +268,8 @@ static bool __attribute__((noinline, cold)) move_window(ptr_shard *s, uint64_t m
         if (!mt_side_put(&s->side, mt_slot_ptr(e), mt_slot_hash(mt_slot_key_of(e)), &b, &none,
                          &replaced))
             return false;
-        erase_at(s, j); /* pulls a later block into j (or none): look at j again */
+        erase_slot(s, e);
+        j++;
     }
     s->limit_ms = ms + MT_PASS_MS;
     MT_ASSERT(s->limit_ms > ms);
@@ -207,10 +292,10 @@ static inline bool remove_locked(ptr_shard *s, uintptr_t ptr, uint64_t key, uint
                                  mt_block *out)
 {
     if (MT_LIKELY(mt_slot_key_fits(key))) {
-        uint64_t j = find(s, mt_slot_probe(key), h);
-        if (MT_LIKELY(s->slots[j].w0)) {
-            unpack(s, &s->slots[j], out);
-            erase_at(s, j);
+        mt_slot *e = find(s, mt_slot_probe(key), h);
+        if (MT_LIKELY(e)) {
+            unpack(s, e, out);
+            erase_slot(s, e);
             return true;
         }
     }
@@ -223,23 +308,30 @@ insert_side(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h, const mt_bloc
 {
     if (!ptr)
         return MT_INSERT_FAILED; /* never tracked; 0 marks empty entries */
-    uint64_t j = 0;
-    bool was_slot = false, was_side = false;
-    if (mt_slot_key_fits(key)) {
-        j = find(s, mt_slot_probe(key), h);
-        was_slot = s->slots[j].w0 != 0;
-    }
+    mt_slot *e = mt_slot_key_fits(key) ? find(s, mt_slot_probe(key), h) : NULL;
+    bool was_slot = e != NULL, was_side = false;
     mt_block old;
     if (was_slot)
-        unpack(s, &s->slots[j], &old);
+        unpack(s, e, &old);
     if (!mt_side_put(&s->side, ptr, h, b, stale, &was_side))
         return MT_INSERT_FAILED;
     if (!was_slot)
         return was_side ? MT_INSERT_REPLACED : MT_INSERT_NEW;
     /* Only now that the put succeeded: a failed insert changes nothing. */
-    erase_at(s, j);
+    erase_slot(s, e);
     *stale = old;
     return MT_INSERT_REPLACED;
+}
+
+/* Stores a new record in the shard's slots: its buckets, an eviction
+ * chain, or the same after growing a shard at least half full (a walk
+ * failing below that load is bad luck in the keys, which growth need not
+ * cure).  False: the caller puts it in the side table. */
+static inline bool place(ptr_shard *s, const mt_slot *rec)
+{
+    if (MT_LIKELY(raw_put(s->slots, s->cap, rec)))
+        return true;
+    return s->count * 2 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
 }
 
 static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h,
@@ -249,20 +341,22 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
     if (MT_UNLIKELY(!slot_birth(s, ms))) /* before find: a pass moves slots */
         return insert_side(s, ptr, key, h, b, stale);
     MT_ASSERT(ms < s->limit_ms && s->limit_ms - ms < MT_MS_SPAN); /* "Birth times" */
-    if ((s->count + 1) * 5 > s->cap * 4 && !shard_grow(s) && s->count + 1 >= s->cap)
-        return MT_INSERT_FAILED;
-    uint64_t j = find(s, mt_slot_probe(key), h);
-    mt_insert_result r = MT_INSERT_NEW;
-    if (s->slots[j].w0) {
-        unpack(s, &s->slots[j], stale);
-        r = MT_INSERT_REPLACED;
-    } else {
-        if (MT_UNLIKELY(s->side.count) && mt_side_take(&s->side, ptr, h, stale))
-            r = MT_INSERT_REPLACED;
-        MT_HINT_SET(s->count, s->count + 1);
+    if ((s->count + 1) * 5 > s->cap * 4)
+        shard_grow(s); /* if it cannot, the record may still find room */
+    mt_slot *e = find(s, mt_slot_probe(key), h);
+    if (e) {
+        unpack(s, e, stale);
+        mt_slot_pack(e, key, b->size, b->trace, mt_birth_store(ms));
+        return MT_INSERT_REPLACED;
     }
-    mt_slot_pack(&s->slots[j], key, b->size, b->trace, mt_birth_store(ms));
-    return r;
+    mt_slot rec;
+    mt_slot_pack(&rec, key, b->size, b->trace, mt_birth_store(ms));
+    if (MT_UNLIKELY(!place(s, &rec)))
+        return insert_side(s, ptr, key, h, b, stale); /* not in the slots: only the side */
+    MT_HINT_SET(s->count, s->count + 1);
+    if (MT_UNLIKELY(s->side.count) && mt_side_take(&s->side, ptr, h, stale))
+        return MT_INSERT_REPLACED;
+    return MT_INSERT_NEW;
 }
 
 mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale)
@@ -285,8 +379,11 @@ void mt_ptr_prefetch(uintptr_t ptr)
      * never dereferenced here. */
     const mt_slot *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
     uint64_t cap = __atomic_load_n(&s->cap, __ATOMIC_RELAXED);
-    if (slots && cap)
-        __builtin_prefetch(&slots[mt_slot_home(h, cap)], 1);
+    if (slots && cap) {
+        uint64_t nb = cap / MT_BUCKET_SLOTS;
+        __builtin_prefetch(&slots[bucket_a(h, nb) * MT_BUCKET_SLOTS], 1);
+        __builtin_prefetch(&slots[bucket_b(h, nb) * MT_BUCKET_SLOTS], 1);
+    }
 }
 
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out)

@@ -26,8 +26,9 @@ typedef enum {
 /* ptr: non-null.  b->trace < MT_TRACE_MAX. */
 mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale);
 
-/* Starts loading the cache line that holds ptr's record, so that the miss
- * overlaps with other work (the free hook also prefetches the block). */
+/* Starts loading the two cache lines that may hold ptr's record, so that
+ * the misses overlap with other work (the free hook also prefetches the
+ * block). */
 void mt_ptr_prefetch(uintptr_t ptr);
 
 /* Removes ptr; false if memtop never saw it. */

@@ -1,6 +1,6 @@
 /* table_ptr_side.c -- side table of the block table (see table_ptr_side.h).
  *
- * Linear probing with backward-shift deletion like the slots, positions by
+ * Linear probing with backward-shift deletion, positions by
  * fastrange of the pointer's hash, doubling when half full.  Memory comes
  * on the first entry, so a shard that never sees an odd block costs
  * nothing here.  Blocks of 16 MiB and up are few by nature (glibc
@@ -76,7 +76,8 @@ bool mt_side_put(mt_side *t, uintptr_t ptr, uint64_t h, const mt_block *b, mt_bl
     return true;
 }
 
-/* Backward-shift deletion (see table_ptr.c's erase_at). */
+/* Backward-shift deletion: later members of the probe run move into the
+ * hole unless that would move them before their home position. */
 static void erase_at(mt_side *t, uint64_t i)
 {
     uint64_t j = i;

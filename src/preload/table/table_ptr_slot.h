@@ -58,8 +58,8 @@ static inline bool mt_slot_key_fits(uint64_t key)
  * multiply: Fibonacci hashing (key * 2^64/phi) is cheaper, but the keys of
  * equal-size blocks form arithmetic runs, and for strides whose multiples
  * come close to a Fibonacci number (4032, 3312 or 17664 bytes, say) they
- * fall into a few narrow clusters: probe runs of hundreds of slots
- * (test_ptr_table's stride sweep). */
+ * fall into a few narrow clusters: full buckets, half the records in
+ * their second bucket (test_ptr_spread's stride sweep). */
 #define MT_SLOT_SHARD_BITS 5
 static inline uint64_t mt_slot_hash(uint64_t key)
 {
