@@ -5,11 +5,12 @@
  * below), so a free reads at most two lines, fetched together.  A shard's capacity
  * is any number of whole pages (positions come from fastrange, not a
  * mask), so it grows by 1.5x when 4/5 full (or when an eviction walk fails
- * above half load) and its load stays below 0.8: with 16-byte slots (table_ptr_slot.h) that bounds
- * bookkeeping at 20..30 bytes per live block.  The rare blocks a slot cannot hold (odd or huge
- * pointers, sizes of 16 MiB and up, births years old) and the records no eviction walk placed go to
- * the shard's side table (table_ptr_side.h), full records under the same lock; `side.count` lets
- * lookups skip it while it is empty.
+ * above half load) and its load stays below 0.8: with 16-byte slots (table_ptr_slot.h) that is
+ * 20..30 bytes per live block after a growth at 0.8, up to 48 after one at half load (a walk
+ * from bucket a alone can fail there: docs/performance.md, "Third round").  The rare blocks a slot
+ * cannot hold (odd or huge pointers, sizes of 16 MiB and up, births years old) and the records no
+ * eviction walk placed go to the shard's side table (table_ptr_side.h), full records under the same
+ * lock; `side.count` lets lookups skip it while it is empty.
  *
  * Birth times.  A slot keeps a birth in milliseconds modulo 2^37 (4.3
  * years), so it is decoded against a reference: each shard has `limit_ms`,
@@ -65,11 +66,6 @@ static ptr_shard g_shards[MT_PTR_SHARDS];
 static inline ptr_shard *shard_of(uint64_t h)
 {
     return &g_shards[mt_slot_shard(h)];
-}
-
-static inline uint64_t next(const ptr_shard *s, uint64_t j)
-{
-    return j + 1 == s->cap ? 0 : j + 1;
 }
 
 static inline void unpack(const ptr_shard *s, const mt_slot *e, mt_block *b)
@@ -186,7 +182,7 @@ static inline mt_slot *find(const ptr_shard *s, uint64_t probe, uint64_t h)
 static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, mt_slot **path, mt_slot **hole)
 {
     uint64_t nb = cap / MT_BUCKET_SLOTS, bk = bucket_a(h, nb);
-    unsigned limit = g_kick_limit ? g_kick_limit : MT_KICKS;
+    unsigned limit = g_kick_limit && g_kick_limit < MT_KICKS ? g_kick_limit : MT_KICKS; /* path[] */
     for (unsigned n = 0; n < limit; n++) {
         /* Vary the victim so that walks through the same buckets differ. */
         mt_slot *e = bucket_at(slots, bk) + (uint32_t)(h >> 7 ^ n) % MT_BUCKET_SLOTS;
