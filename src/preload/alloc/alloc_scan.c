@@ -23,7 +23,7 @@
  * for which P+mallctl, P+mallocx and P+sdallocx are all defined; mimalloc:
  * mi_malloc and mi_free; tcmalloc: tc_malloc; CPython's pymalloc:
  * PyObject_Malloc, unless PYTHONMALLOC=malloc; otherwise any module that
- * defines malloc (glibc's libc.so.6 aside: mt_path_is_libc).  And
+ * defines malloc (glibc's libc.so.6 is not read: mt_path_is_libc).  And
  * malloc itself must resolve to memtop's hook (dlsym(RTLD_DEFAULT)): an
  * executable that defines and exports malloc wins over any preload.
  *
@@ -746,7 +746,7 @@ static void classify(const module_ref *m, const mod_syms *y)
             base_name(m->path));
         add_entry(MT_ALLOC_KIND_PYMALLOC, MT_ALLOC_STATIC, NULL, m, m->path, note);
     }
-    if (!y->malloc_def || family || mt_path_is_libc(m->path))
+    if (!y->malloc_def || family)
         return;
     if (in_module(m, (const void *)mt_real.malloc)) {
         add_entry(MT_ALLOC_KIND_OTHER, MT_ALLOC_HOOKED, NULL, m, m->path, NULL);
@@ -847,11 +847,11 @@ static void note_unseen(const module_ref *m, uint32_t from)
 static void scan_module(const module_ref *m)
 {
     /* glibc's libc.so.6 holds none of the signatures, and its own malloc
-     * is the one memtop hooks by interposition (classify ignores it): not
-     * read at all.  Its symbol tables are the largest of a short process
-     * (~30 page faults in each preloaded process: docs/performance.md,
-     * "Fifth round"). */
-    if (!m->exe && mt_path_is_libc(m->path))
+     * is the one memtop hooks by interposition: not read at all (the one
+     * place glibc is set aside here).  Its symbol tables are the largest of
+     * a short process (~30 page faults in each preloaded process:
+     * docs/performance.md, "Fifth round"). */
+    if (mt_path_is_libc(m->path))
         return;
     mod_syms y;
     memset(&y, 0, sizeof y);
