@@ -9,8 +9,9 @@
  * 1 - exp(-s/R) whatever came before it.  An unsampled allocation costs
  * the countdown and its branch, plus the exact per-thread counts.  The
  * countdown lives in the hooks' TLS block (mt_tls_h), where a disarmed
- * thread's value is below every size, so that one comparison is also the
- * fast path's gate (hook_enter.h).
+ * thread's value, or one inside memtop, is below every size, so that one
+ * comparison is also the fast path's gate (hook_enter.h).  The slow paths
+ * run inside memtop, so they use the held values (mt_gate_close).
  *
  * Frees: the live-block table holds only sampled blocks, and a filter in
  * front of it (one byte per address-hash slot: how many live sampled
@@ -59,11 +60,14 @@ static inline bool mt_sfilter_maybe(const void *p)
     return mt_sfilter_maybe_in(mt_sfilter_slots(), p);
 }
 
-/* Disarms this thread's fast paths (mt_tls_h): its next call takes the
- * slow path, which arms them again if it may (mt_sample_skip).  Before
- * the thread's record goes, and in a fork child before tracking restarts. */
+/* Disarms this thread's fast paths (mt_tls_h, live and held): its next
+ * call takes the slow path, which arms them again if it may
+ * (mt_sample_skip).  Before the thread's record goes, and in a fork child
+ * before tracking restarts; inside memtop or not. */
 static inline void mt_sample_disarm(void)
 {
+    mt_tls_h.held_left = MT_SAMPLE_DISARMED;
+    mt_tls_h.held_filter = NULL;
     mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
     mt_tls_h.sfilter = NULL;
 }

@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <string.h>
 
-MT_TLS mt_tls_hot mt_tls_h = {.sample_left = MT_SAMPLE_DISARMED};
+MT_TLS mt_tls_hot mt_tls_h = MT_TLS_HOT_INIT;
 MT_TLS bool mt_tls_exiting;
 MT_TLS unsigned mt_tls_dl_depth;
 
@@ -64,8 +64,7 @@ static mt_thread *pop_free(void)
 static void thread_release(void *arg)
 {
     mt_thread *t = arg;
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     mt_tls_exiting = true;
     if (mt_tls_thread == t) {
         mt_sample_disarm(); /* the fast paths count into mt_tls_thread */
@@ -74,7 +73,7 @@ static void thread_release(void *arg)
     /* Deferred frees can only be pending inside a hook, never here. */
     push_free(t);
     mt_ring_retire_mine(); /* a recording's ring goes back to the writer */
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
 }
 
 bool mt_threads_init(void)
@@ -120,10 +119,9 @@ mt_thread *mt_thread_acquire(void)
         return t;
     }
     atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     pthread_setspecific(g_key, t);
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     mt_tls_thread = t;
     return t;
 }

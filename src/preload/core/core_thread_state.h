@@ -53,17 +53,79 @@ enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
  * name its first fields.  sample_left and sfilter arm sampled mode's fast
  * paths (core_sample.h): bytes left to this thread's next sample and the
  * filter; disarmed (MT_SAMPLE_DISARMED, NULL: the initial values) unless
- * this thread has a record of its own and tracking is sampled. */
+ * this thread has a record of its own and tracking is sampled.
+ *
+ * They are also the fast paths' only gate: while in_hook is set they are
+ * closed (disarmed), their values held in held_left and held_filter, which
+ * is what the slow paths read and write (mt_in_hook_set, mt_gate_close),
+ * so that a fast path need not test in_hook too. */
 typedef struct mt_tls_hot {
     int in_hook;
     mt_thread *thread;
     int64_t sample_left;
     _Atomic uint8_t *sfilter;
+    int64_t held_left;
+    _Atomic uint8_t *held_filter; /* NULL: nothing held (disarmed) */
 } mt_tls_hot;
 #define MT_SAMPLE_DISARMED INT64_MIN /* no size is below it */
+#define MT_TLS_HOT_INIT                                                                            \
+    {                                                                                              \
+        .sample_left = MT_SAMPLE_DISARMED, .held_left = MT_SAMPLE_DISARMED                         \
+    }
 extern MT_TLS mt_tls_hot mt_tls_h;
 #define mt_tls_in_hook (mt_tls_h.in_hook)
 #define mt_tls_thread (mt_tls_h.thread)
+
+/* Closes the fast paths as this thread enters memtop (in_hook was clear
+ * and has just been set): an armed thread's countdown and filter move to
+ * held_*.  Disarmed (exact mode, before tracking) it is a load and a
+ * branch.  A signal handler between in_hook's store and this sees the
+ * fast paths still open: its call is the program's and is counted as
+ * such; its countdown update may be lost (the next sample comes a little
+ * later), never a count. */
+static inline void mt_gate_close(void)
+{
+    atomic_signal_fence(memory_order_seq_cst); /* in_hook set first */
+    _Atomic uint8_t *f = mt_tls_h.sfilter;
+    if (f) {
+        mt_tls_h.held_filter = f;
+        mt_tls_h.sfilter = NULL;
+        mt_tls_h.held_left = mt_tls_h.sample_left;
+        mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* Opens them again as this thread leaves memtop (before in_hook clears):
+ * what the slow path left in held_* goes live, if it is armed. */
+static inline void mt_gate_open(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    _Atomic uint8_t *f = mt_tls_h.held_filter;
+    if (f) {
+        mt_tls_h.sample_left = mt_tls_h.held_left;
+        mt_tls_h.sfilter = f;
+    }
+    atomic_signal_fence(memory_order_seq_cst); /* then in_hook clears */
+}
+
+/* Sets mt_tls_in_hook to how (MT_IN_HOOK, MT_IN_OWN), closing the fast
+ * paths if it was clear; returns what it was, for mt_in_hook_restore. */
+static inline int mt_in_hook_set(int how)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = how;
+    if (!was)
+        mt_gate_close();
+    return was;
+}
+
+static inline void mt_in_hook_restore(int was)
+{
+    if (!was)
+        mt_gate_open();
+    mt_tls_in_hook = was;
+}
 
 /* Set by the key destructor when this thread exits. */
 extern MT_TLS bool mt_tls_exiting;

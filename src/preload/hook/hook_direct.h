@@ -77,14 +77,14 @@ static inline void hook_unwound(const hook_guard *g)
     do {                                                                                           \
         HOOK_NEEDS_UNWIND;                                                                         \
         if (hook_fast_unsampled(size_expr)) { /* sampled mode, not sampled */                      \
-            mt_tls_in_hook = MT_IN_HOOK;                                                           \
+            int was_ = mt_in_hook_set(MT_IN_HOOK);                                                 \
             void *fp_;                                                                             \
             { /* the guard's scope: the real call alone */                                         \
                 HOOK_GUARD(fg_, mt_tls_thread, NULL, NULL);                                        \
                 fp_ = call;                                                                        \
                 fg_.t = NULL;                                                                      \
             }                                                                                      \
-            mt_tls_in_hook = 0;                                                                    \
+            mt_in_hook_restore(was_);                                                              \
             hook_fast_counted(fp_, (size_expr));                                                   \
             return fp_;                                                                            \
         }                                                                                          \
@@ -115,12 +115,11 @@ static inline void hook_unwound(const hook_guard *g)
 #define HOOK_FREE_CALL(p, call)                                                                    \
     do {                                                                                           \
         if ((p) && hook_fast_free(p)) { /* sampled mode, certainly not a sampled block */          \
-            mt_tls_in_hook = MT_IN_HOOK;                                                           \
-            atomic_signal_fence(memory_order_seq_cst);                                             \
+            int was_ = mt_in_hook_set(MT_IN_HOOK);                                                 \
             mt_exact_add(&mt_tls_thread->exact_frees, 1);                                          \
             atomic_signal_fence(memory_order_seq_cst);                                             \
             call;                                                                                  \
-            mt_tls_in_hook = 0;                                                                    \
+            mt_in_hook_restore(was_);                                                              \
             break;                                                                                 \
         }                                                                                          \
         mt_thread *t_ = (p) ? hook_enter() : NULL;                                                 \

@@ -39,8 +39,9 @@ static inline mt_thread *hook_enter(void)
         return NULL;
     mt_thread *t = mt_tls_thread;
     mt_tls_in_hook = MT_IN_HOOK;
+    mt_gate_close(); /* in_hook was clear */
     if (MT_UNLIKELY(!t) && !(t = mt_thread_acquire())) {
-        mt_tls_in_hook = 0;
+        mt_in_hook_restore(0);
         return NULL;
     }
     return t;
@@ -52,34 +53,33 @@ static inline void hook_leave(mt_thread *t)
         mt_drain_deferred(t);
     if (MT_UNLIKELY(t->transient))
         mt_thread_return(t);
-    mt_tls_in_hook = 0;
+    mt_in_hook_restore(0);
 }
 
 /* Sampled mode's fast paths (core_sample.h): a call that is not to be
  * tracked skips hook_enter/hook_leave.  They read mt_tls_h only (one GOT
- * load): the thread is not inside memtop, and its fast paths are armed,
- * which a slow path of sampled mode did (mt_sample_skip, mt_sample_arm:
- * tracking was ready, so the real allocator is known, and the thread has
- * a record of its own in mt_tls_thread).  A disarmed thread's countdown is
- * below every size and its filter NULL, so in exact mode, before tracking
- * is ready and in a fork child until its first hook restarts it, each
- * costs one comparison.  Counted with single add instructions
- * (mt_exact_add), which a signal handler cannot split. */
+ * load): their thread's fast paths are armed, which a slow path of sampled
+ * mode did (mt_sample_skip, mt_sample_arm: tracking was ready, so the real
+ * allocator is known, and the thread has a record of its own in
+ * mt_tls_thread), and open, so the thread is not inside memtop (in_hook
+ * closes them: mt_gate_close; they need not test it).  A disarmed or
+ * closed thread's countdown is below every size and its filter NULL, so in
+ * exact mode, before tracking is ready, inside memtop and in a fork child
+ * until its first hook restarts it, each costs one comparison.  Counted
+ * with single add instructions (mt_exact_add), which a signal handler
+ * cannot split.  A fast path that sets in_hook itself (around an
+ * allocator that reports to memtop's hooks) saves and restores it with
+ * mt_in_hook_set: a signal handler may run one while in_hook is already
+ * set and the gate not yet closed (mt_gate_close). */
 
 /* The fast paths' tests, each one instruction reading the TLS word in
  * place on x86-64 (GCC would load it into a register and test that):
- * sample_left > size (signed), in_hook clear, a filter slot clear. */
+ * sample_left > size (signed), a filter slot clear. */
 #if defined(__x86_64__)
 static inline bool hook_tls_left_above(size_t size)
 {
     bool r;
     __asm__("cmpq %2, %1" : "=@ccg"(r) : "m"(mt_tls_h.sample_left), "r"(size));
-    return r;
-}
-static inline bool hook_tls_outside(void)
-{
-    bool r;
-    __asm__("cmpl $0, %1" : "=@cce"(r) : "m"(mt_tls_h.in_hook));
     return r;
 }
 static inline bool hook_slot_clear(_Atomic uint8_t *slot)
@@ -98,10 +98,6 @@ static inline bool hook_tls_left_above(size_t size)
 {
     return (int64_t)size < mt_tls_h.sample_left;
 }
-static inline bool hook_tls_outside(void)
-{
-    return !mt_tls_in_hook;
-}
 static inline bool hook_slot_clear(_Atomic uint8_t *slot)
 {
     return atomic_load_explicit(slot, memory_order_relaxed) == 0;
@@ -117,7 +113,7 @@ static inline void hook_tls_left_sub(uint64_t n)
  * the real allocator fails it (hook_fast_uncount). */
 static inline bool hook_fast_unsampled(size_t size)
 {
-    return hook_tls_left_above(size) && MT_LIKELY(hook_tls_outside()); /* exact: one test */
+    return hook_tls_left_above(size); /* exact mode, inside memtop: one test */
 }
 
 /* Counts an unsampled allocation of size bytes before its real call
@@ -156,8 +152,7 @@ static inline void hook_fast_counted(const void *p, size_t size)
 static inline bool hook_fast_free(const void *p)
 {
     _Atomic uint8_t *f = mt_tls_h.sfilter;
-    return f && MT_LIKELY(hook_tls_outside()) &&
-           hook_slot_clear(&f[mt_sfilter_slot(p)]); /* exact: one test */
+    return f && hook_slot_clear(&f[mt_sfilter_slot(p)]); /* exact, inside memtop: one test */
 }
 
 /* A pass-through allocation of the program's while tracking runs is one we
