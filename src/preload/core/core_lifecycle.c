@@ -112,6 +112,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    mt_threads_fork_child(); /* before anything frees the other threads' TLS blocks */
     if (!tls_fork_locked)
         return;
     fork_unlock();

@@ -100,7 +100,8 @@ static inline void mt_exact_add(_Atomic uint64_t *c, uint64_t n)
 /* The slow paths' countdown (every tracked allocation in sampled mode):
  * counts the allocation exactly, draws a distance first if this thread
  * was disarmed, and arms the thread's fast paths with what is left (a
- * transient record's thread stays disarmed: it has no mt_tls_thread).
+ * transient record's thread stays disarmed: its TLS counts would reach
+ * no total, core_thread_state.h).
  * True if the block is not sampled; false: sampled, the next distance
  * drawn already. */
 bool mt_sample_skip(mt_thread *t, size_t size);

@@ -9,14 +9,21 @@
 
 #define MT_DEFER_MAX 64u
 
+struct mt_tls_hot;
+
 typedef struct mt_thread {
-    /* First, in one cache line: what sampled mode's fast path touches. */
     /* Sampled mode (core_sample.h): the generator's state (the countdown
      * itself is in mt_tls_h). */
     uint64_t sample_rng;
-    /* Sampled mode: this record's exact allocation and free counts, written
-     * by the thread that holds the record, summed by the publisher over
-     * every record ever made (next_all), kept when a record is recycled
+    /* Sampled mode: the TLS block (mt_tls_h) of the thread that holds this
+     * record while it lives, whose fast_* counts the publisher adds to the
+     * ones below; set by mt_thread_acquire, cleared under g_free_lock when
+     * the thread exits (its counts folded in first). */
+    _Atomic(struct mt_tls_hot *) hot;
+    /* Sampled mode: this record's exact allocation and free counts (the
+     * slow paths', and a dead thread's fast_* folded in), written by the
+     * thread that holds the record, summed by the publisher over every
+     * record ever made (next_all), kept when a record is recycled
      * (pop_free clears what is before and after them: keep them here,
      * together, just before last_alloc). */
     _Atomic uint64_t exact_allocs, exact_bytes, exact_frees;
@@ -64,15 +71,21 @@ typedef struct mt_tls_hot {
     mt_thread *thread;
     int64_t sample_left;
     _Atomic uint8_t *sfilter;
+    /* Sampled mode's fast paths' exact counts, here so that they need no
+     * load of thread: written by this thread alone, one add instruction
+     * each (hook_enter.h), read by the publisher relaxed through its
+     * record's hot (mt_threads_exact). */
+    uint64_t fast_allocs, fast_bytes, fast_frees;
     int64_t held_left;
     _Atomic uint8_t *held_filter; /* NULL: nothing held (disarmed) */
 } mt_tls_hot;
 #define MT_SAMPLE_DISARMED INT64_MIN /* no size is below it */
+#define MT_TLS_HOT_ALIGN __attribute__((aligned(64))) /* one cache line for the fast paths */
 #define MT_TLS_HOT_INIT                                                                            \
     {                                                                                              \
         .sample_left = MT_SAMPLE_DISARMED, .held_left = MT_SAMPLE_DISARMED                         \
     }
-extern MT_TLS mt_tls_hot mt_tls_h;
+extern MT_TLS mt_tls_hot mt_tls_h MT_TLS_HOT_ALIGN;
 #define mt_tls_in_hook (mt_tls_h.in_hook)
 #define mt_tls_thread (mt_tls_h.thread)
 
@@ -151,6 +164,9 @@ typedef struct mt_exact_totals {
     uint64_t allocs, bytes, frees;
 } mt_exact_totals;
 void mt_threads_exact(mt_exact_totals *out);
+/* A fork child: the other threads' records stop reading their TLS blocks
+ * (those threads are gone), their counts folded in.  Single-threaded. */
+void mt_threads_fork_child(void);
 void mt_threads_lock_all(void);
 void mt_threads_unlock_all(void);
 

@@ -116,7 +116,7 @@ static inline void hook_unwound(const hook_guard *g)
     do {                                                                                           \
         if ((p) && hook_fast_free(p)) { /* sampled mode, certainly not a sampled block */          \
             int was_ = mt_in_hook_set(MT_IN_HOOK);                                                 \
-            mt_exact_add(&mt_tls_thread->exact_frees, 1);                                          \
+            hook_fast_count_free();                                                                \
             atomic_signal_fence(memory_order_seq_cst);                                             \
             call;                                                                                  \
             mt_in_hook_restore(was_);                                                              \

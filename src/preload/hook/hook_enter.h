@@ -66,7 +66,8 @@ static inline void hook_leave(mt_thread *t)
  * closed thread's countdown is below every size and its filter NULL, so in
  * exact mode, before tracking is ready, inside memtop and in a fork child
  * until its first hook restarts it, each costs one comparison.  Counted
- * with single add instructions (mt_exact_add), which a signal handler
+ * in the thread's TLS block (fast_*, summed through its record's hot),
+ * with single add instructions (HOOK_TLS_ADD), which a signal handler
  * cannot split.  A fast path that sets in_hook itself (around an
  * allocator that reports to memtop's hooks) saves and restores it with
  * mt_in_hook_set: a signal handler may run one while in_hook is already
@@ -93,6 +94,8 @@ static inline void hook_tls_left_sub(uint64_t n)
 {
     __asm__("subq %1, %0" : "+m"(mt_tls_h.sample_left) : "er"(n));
 }
+/* mt_tls_h.field += n, one instruction addressing the TLS word in place. */
+#define HOOK_TLS_ADD(field, n) __asm__("addq %1, %0" : "+m"(mt_tls_h.field) : "er"((uint64_t)(n)))
 #else
 static inline bool hook_tls_left_above(size_t size)
 {
@@ -106,6 +109,8 @@ static inline void hook_tls_left_sub(uint64_t n)
 {
     mt_tls_h.sample_left = (int64_t)((uint64_t)mt_tls_h.sample_left - n);
 }
+#define HOOK_TLS_ADD(field, n)                                                                     \
+    __atomic_store_n(&mt_tls_h.field, mt_tls_h.field + (uint64_t)(n), __ATOMIC_RELAXED)
 #endif
 
 /* An allocation of size bytes that the countdown does not reach.  A size
@@ -121,21 +126,25 @@ static inline bool hook_fast_unsampled(size_t size)
  * other hooks, jemalloc's, so that it is not counted twice), so that the
  * fast path keeps nothing across that call but the size;
  * hook_fast_uncount takes it back if the call fails.  Each update is one
- * instruction (mt_exact_add): whole with respect to a signal handler. */
+ * instruction (HOOK_TLS_ADD): whole with respect to a signal handler. */
 static inline void hook_fast_count(size_t size)
 {
     hook_tls_left_sub(size);
-    mt_thread *t = mt_tls_thread;
-    mt_exact_add(&t->exact_allocs, 1);
-    mt_exact_add(&t->exact_bytes, size);
+    HOOK_TLS_ADD(fast_allocs, 1);
+    HOOK_TLS_ADD(fast_bytes, size);
 }
 
 static inline void hook_fast_uncount(size_t size)
 {
     hook_tls_left_sub((uint64_t)0 - size);
-    mt_thread *t = mt_tls_thread;
-    mt_exact_add(&t->exact_allocs, (uint64_t)-1);
-    mt_exact_add(&t->exact_bytes, (uint64_t)0 - size);
+    HOOK_TLS_ADD(fast_allocs, (uint64_t)-1);
+    HOOK_TLS_ADD(fast_bytes, (uint64_t)0 - size);
+}
+
+/* A free the fast path let through, counted. */
+static inline void hook_fast_count_free(void)
+{
+    HOOK_TLS_ADD(fast_frees, 1);
 }
 
 /* After the real call of an unsampled allocation p (NULL: failed), for the
