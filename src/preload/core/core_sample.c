@@ -8,6 +8,7 @@
 #include "sample_math.h"
 
 _Atomic(_Atomic uint8_t *) mt_sfilter;
+const uint8_t mt_sfilter_closed[1] = {UINT8_MAX};
 
 bool mt_sample_init(void)
 {
@@ -18,8 +19,9 @@ bool mt_sample_init(void)
      * mt_boot_alloc's (mt_boot_pin_all, CONCURRENCY.md "The sampling
      * filter"). */
     atomic_store_explicit(&mt_sfilter, f, memory_order_seq_cst);
-    if (f)
-        mt_sfilter_pin(NULL); /* free(NULL) and realloc's NULL leave the fast paths */
+    if (f) /* free(NULL) and realloc's NULL leave the fast paths; slot 0 is
+            * also the one a closed gate reads (mt_tls_hot.sfilter_mask) */
+        mt_sfilter_pin(NULL);
     return f != NULL;
 }
 

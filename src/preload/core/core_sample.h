@@ -26,8 +26,6 @@
 
 #include <stdbool.h>
 
-#define MT_SFILTER_BITS 18u /* 256 KiB of slots, mapped only in sampled mode */
-
 /* The filter (NULL in exact mode), set at initialisation before tracking
  * becomes ready (published by mt_g.state's release). */
 extern MT_HIDDEN _Atomic(_Atomic uint8_t *) mt_sfilter;
@@ -69,7 +67,7 @@ static inline void mt_sample_disarm(void)
     mt_tls_h.held_left = MT_SAMPLE_DISARMED;
     mt_tls_h.held_filter = NULL;
     mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
-    mt_tls_h.sfilter = NULL;
+    mt_tls_h.sfilter_mask = 0; /* sfilter stays valid: slot 0 is saturated */
 }
 
 /* Sets p's slot for good (saturated): for the addresses free's fast path

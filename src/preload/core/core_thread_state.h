@@ -57,10 +57,11 @@ enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
 
 /* What every hook reads first, in one initial-exec TLS block so that a
  * hook finds all of it with one GOT load: mt_tls_in_hook and mt_tls_thread
- * name its first fields.  sample_left and sfilter arm sampled mode's fast
- * paths (core_sample.h): bytes left to this thread's next sample and the
- * filter; disarmed (MT_SAMPLE_DISARMED, NULL: the initial values) unless
- * this thread has a record of its own and tracking is sampled.
+ * name its first fields.  sample_left and sfilter_mask arm sampled mode's
+ * fast paths (core_sample.h): bytes left to this thread's next sample, and
+ * the mask of an index into the filter sfilter; disarmed
+ * (MT_SAMPLE_DISARMED, 0: the initial values) unless this thread has a
+ * record of its own and tracking is sampled.
  *
  * They are also the fast paths' only gate: while in_hook is set they are
  * closed (disarmed), their values held in held_left and held_filter, which
@@ -68,6 +69,10 @@ enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
  * so that a fast path need not test in_hook too. */
 typedef struct mt_tls_hot {
     int in_hook;
+    /* free's fast-path gate: the mask of a filter slot's index, 0 when
+     * closed or disarmed (slot 0 is always saturated: NULL's, pinned, or
+     * mt_sfilter_closed's), so that sfilter is always a valid pointer. */
+    uint32_t sfilter_mask;
     mt_thread *thread;
     int64_t sample_left;
     _Atomic uint8_t *sfilter;
@@ -81,9 +86,13 @@ typedef struct mt_tls_hot {
 } mt_tls_hot;
 #define MT_SAMPLE_DISARMED INT64_MIN /* no size is below it */
 #define MT_TLS_HOT_ALIGN __attribute__((aligned(64))) /* one cache line for the fast paths */
+#define MT_SFILTER_BITS 18u /* 256 KiB of slots, mapped only in sampled mode */
+/* The filter of a thread that has none: one saturated slot (core_sample.c). */
+extern MT_HIDDEN const uint8_t mt_sfilter_closed[1];
 #define MT_TLS_HOT_INIT                                                                            \
     {                                                                                              \
-        .sample_left = MT_SAMPLE_DISARMED, .held_left = MT_SAMPLE_DISARMED                         \
+        .sample_left = MT_SAMPLE_DISARMED, .sfilter = (_Atomic uint8_t *)mt_sfilter_closed,        \
+        .held_left = MT_SAMPLE_DISARMED                                                            \
     }
 extern MT_TLS mt_tls_hot mt_tls_h MT_TLS_HOT_ALIGN;
 #define mt_tls_in_hook (mt_tls_h.in_hook)
@@ -99,10 +108,9 @@ extern MT_TLS mt_tls_hot mt_tls_h MT_TLS_HOT_ALIGN;
 static inline void mt_gate_close(void)
 {
     atomic_signal_fence(memory_order_seq_cst); /* in_hook set first */
-    _Atomic uint8_t *f = mt_tls_h.sfilter;
-    if (f) {
-        mt_tls_h.held_filter = f;
-        mt_tls_h.sfilter = NULL;
+    if (mt_tls_h.sfilter_mask) {
+        mt_tls_h.sfilter_mask = 0;
+        mt_tls_h.held_filter = mt_tls_h.sfilter;
         mt_tls_h.held_left = mt_tls_h.sample_left;
         mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
     }
@@ -118,6 +126,8 @@ static inline void mt_gate_open(void)
     if (f) {
         mt_tls_h.sample_left = mt_tls_h.held_left;
         mt_tls_h.sfilter = f;
+        atomic_signal_fence(memory_order_seq_cst); /* the filter before its mask */
+        mt_tls_h.sfilter_mask = (1u << MT_SFILTER_BITS) - 1;
     }
     atomic_signal_fence(memory_order_seq_cst); /* then in_hook clears */
 }

@@ -63,7 +63,7 @@ static inline void hook_leave(mt_thread *t)
  * allocator is known, and the thread has a record of its own in
  * mt_tls_thread), and open, so the thread is not inside memtop (in_hook
  * closes them: mt_gate_close; they need not test it).  A disarmed or
- * closed thread's countdown is below every size and its filter NULL, so in
+ * closed thread's countdown is below every size and its filter mask 0, so in
  * exact mode, before tracking is ready, inside memtop and in a fork child
  * until its first hook restarts it, each costs one comparison.  Counted
  * in the thread's TLS block (fast_*, summed through its record's hot),
@@ -89,6 +89,14 @@ static inline bool hook_slot_clear(_Atomic uint8_t *slot)
     __asm__("cmpb $0, %1" : "=@cce"(r) : "m"(*(const uint8_t *)slot));
     return r;
 }
+/* i & sfilter_mask, the mask read in place (a 32-bit and clears the upper
+ * half: no zero extension follows). */
+static inline size_t hook_tls_slot_mask(uint32_t i)
+{
+    size_t r = i;
+    __asm__("andl %1, %k0" : "+r"(r) : "m"(mt_tls_h.sfilter_mask));
+    return r;
+}
 /* sample_left -= n, one instruction (whole for a signal handler), modulo 2^64. */
 static inline void hook_tls_left_sub(uint64_t n)
 {
@@ -104,6 +112,10 @@ static inline bool hook_tls_left_above(size_t size)
 static inline bool hook_slot_clear(_Atomic uint8_t *slot)
 {
     return atomic_load_explicit(slot, memory_order_relaxed) == 0;
+}
+static inline size_t hook_tls_slot_mask(uint32_t i)
+{
+    return i & mt_tls_h.sfilter_mask;
 }
 static inline void hook_tls_left_sub(uint64_t n)
 {
@@ -160,8 +172,9 @@ static inline void hook_fast_counted(const void *p, size_t size)
  * (mt_sfilter_pin, mt_boot_pin_all), so free need not test them first. */
 static inline bool hook_fast_free(const void *p)
 {
-    _Atomic uint8_t *f = mt_tls_h.sfilter;
-    return f && hook_slot_clear(&f[mt_sfilter_slot(p)]); /* exact, inside memtop: one test */
+    /* Closed or disarmed, the mask is 0 and slot 0 saturated: no test of
+     * its own (exact mode, inside memtop: the same one test). */
+    return hook_slot_clear(&mt_tls_h.sfilter[hook_tls_slot_mask((uint32_t)mt_sfilter_slot(p))]);
 }
 
 /* A pass-through allocation of the program's while tracking runs is one we
