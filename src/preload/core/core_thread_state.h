@@ -68,11 +68,17 @@ enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
  * is what the slow paths read and write (mt_in_hook_set, mt_gate_close),
  * so that a fast path need not test in_hook too. */
 typedef struct mt_tls_hot {
-    int in_hook;
-    /* free's fast-path gate: the mask of a filter slot's index, 0 when
-     * closed or disarmed (slot 0 is always saturated: NULL's, pinned, or
-     * mt_sfilter_closed's), so that sfilter is always a valid pointer. */
-    uint32_t sfilter_mask;
+    union {
+        struct {
+            int in_hook;
+            /* free's fast-path gate: the mask of a filter slot's index, 0
+             * when closed or disarmed (slot 0 is always saturated: NULL's,
+             * pinned, or mt_sfilter_closed's), so that sfilter is always a
+             * valid pointer. */
+            uint32_t sfilter_mask;
+        };
+        uint64_t hook_word; /* both, for mt_gate_hold: one load, one store */
+    };
     mt_thread *thread;
     int64_t sample_left;
     _Atomic uint8_t *sfilter;
@@ -148,6 +154,40 @@ static inline void mt_in_hook_restore(int was)
     if (!was)
         mt_gate_open();
     mt_tls_in_hook = was;
+}
+
+/* For a fast path that calls an allocator which may call memtop's hooks
+ * back (an allocator's entry reaching another, or the malloc family by
+ * name): sets in_hook and closes the gates for that call alone, keeping
+ * what they were in registers (mt_gate_close's copy is for the slow paths,
+ * which cannot run inside: every hook reached there passes through, so
+ * nothing else changes them meanwhile).  Cheaper than mt_in_hook_set.  A
+ * signal handler's update of the countdown between the save and the close
+ * is lost (the next sample a little later); in a handler that interrupted
+ * a transition (in_hook set, the gates still open), the same values are
+ * put back. */
+typedef struct mt_gate_saved {
+    uint64_t hook_word; /* in_hook and sfilter_mask */
+    int64_t left;
+} mt_gate_saved;
+
+static inline mt_gate_saved mt_gate_hold(void)
+{
+    mt_gate_saved s = {mt_tls_h.hook_word, mt_tls_h.sample_left};
+    /* in_hook set and free's gate closed in one store */
+    mt_tls_h.hook_word = (mt_tls_hot){.in_hook = MT_IN_HOOK}.hook_word;
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
+    atomic_signal_fence(memory_order_seq_cst);
+    return s;
+}
+
+static inline void mt_gate_unhold(mt_gate_saved s)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_tls_h.sample_left = s.left;
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_tls_h.hook_word = s.hook_word;
 }
 
 /* Set by the key destructor when this thread exits. */
