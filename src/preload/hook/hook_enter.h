@@ -68,10 +68,11 @@ static inline void hook_leave(mt_thread *t)
  * until its first hook restarts it, each costs one comparison.  Counted
  * in the thread's TLS block (fast_*, summed through its record's hot),
  * with single add instructions (HOOK_TLS_ADD), which a signal handler
- * cannot split.  A fast path that sets in_hook itself (around an
- * allocator that reports to memtop's hooks) saves and restores it with
- * mt_in_hook_set: a signal handler may run one while in_hook is already
- * set and the gate not yet closed (mt_gate_close). */
+ * cannot split.  A fast path that calls an allocator which may call
+ * memtop's hooks back sets in_hook and closes the gates for that call
+ * with mt_gate_hold, which saves what they were and puts it back: a
+ * signal handler may run one while in_hook is already set and the gates
+ * not yet closed (mt_gate_close). */
 
 /* The fast paths' tests, each one instruction reading the TLS word in
  * place on x86-64 (GCC would load it into a register and test that):
