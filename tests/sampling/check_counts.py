@@ -7,7 +7,9 @@ into the thread's exact counters, which the publisher sums into the
 totals that the export lists as exact (alloc_count, alloc_bytes,
 free_count).  sample_cases counts (MEMTOP_SAMPLE=1M) makes a burst of small
 calls of every kind between two exports of the live process and says what
-they add; the totals must grow by exactly that, call for call and byte
+they add (the burst runs twice: in the main thread and in a thread that
+exits before the second export, whose fast paths counted into its TLS
+block); the totals must grow by exactly that, call for call and byte
 for byte (realloc: the old block's free and the new block; realloc(p, 0):
 a free; realloc(NULL, n): an allocation; free(NULL) and failing
 allocations of 2^64-1 bytes, which the fast paths count before the real

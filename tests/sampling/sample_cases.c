@@ -24,9 +24,11 @@
  *
  * counts: prints "ready", waits for a line on stdin, then makes a burst of
  * small mallocs, callocs, reallocs (from NULL, moving, to size 0) and
- * frees, prints "done ALLOCS BYTES FREES" (what the process totals must
- * have grown by, exactly), and waits for stdin to close.
+ * frees, then the same in a thread that exits, prints "done ALLOCS BYTES
+ * FREES" (what the process totals must have grown by, exactly), and
+ * waits for stdin to close.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,18 +115,13 @@ static int cases_fork(int small)
  * calloc and free too), counted here as memtop's totals count them:
  * realloc(NULL, n) allocates, realloc(p, n) frees p and allocates,
  * realloc(p, 0) frees p (glibc returns NULL; another allocator may
- * return a new block of 0 bytes). */
-static int cases_counts(void)
+ * return a new block of 0 bytes).  Adds what it made to c[0..2] (allocs,
+ * bytes, frees); non-zero if an allocation failed. */
+enum { BURST_N = 2000 };
+static int burst(void **b, unsigned long long *c)
 {
-    enum { N = 2000 };
-    static void *b[N];
     unsigned long long allocs = 0, bytes = 0, frees = 0;
-    char c;
-    printf("ready\n");
-    fflush(stdout);
-    if (read(0, &c, 1) != 1) /* read(2): stdio's buffer would count */
-        return 1;
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < BURST_N; i++) {
         size_t n = 8 + (size_t)i % 57;
         if (!(b[i] = realloc(NULL, n)))
             return 1;
@@ -148,7 +145,7 @@ static int cases_counts(void)
             return 1;
         allocs++, bytes += n;
     }
-    for (int i = 0; i < N; i += 2) {
+    for (int i = 0; i < BURST_N; i += 2) {
         free(b[i]);
         frees++;
     }
@@ -163,7 +160,43 @@ static int cases_counts(void)
         if (malloc(huge) || calloc(1, huge))
             return 1;
     }
-    printf("done %llu %llu %llu\n", allocs, bytes, frees);
+    c[0] += allocs, c[1] += bytes, c[2] += frees;
+    return 0;
+}
+
+/* The same burst in a thread that then exits: the fast paths count into
+ * the thread's TLS block, which must reach the totals before it goes. */
+static pthread_barrier_t g_go;
+static unsigned long long g_thread_counts[3];
+static int g_thread_failed;
+
+static void *burst_thread(void *arg)
+{
+    (void)arg;
+    static void *b[BURST_N];
+    pthread_barrier_wait(&g_go);
+    g_thread_failed = burst(b, g_thread_counts);
+    return NULL;
+}
+
+static int cases_counts(void)
+{
+    static void *b[BURST_N];
+    unsigned long long c[3] = {0, 0, 0};
+    char ch;
+    pthread_t th; /* created before "ready": its own allocations are not the burst's */
+    if (pthread_barrier_init(&g_go, NULL, 2) || pthread_create(&th, NULL, burst_thread, NULL))
+        return 1;
+    printf("ready\n");
+    fflush(stdout);
+    if (read(0, &ch, 1) != 1) /* read(2): stdio's buffer would count */
+        return 1;
+    int failed = burst(b, c);
+    pthread_barrier_wait(&g_go);
+    if (pthread_join(th, NULL) || failed || g_thread_failed)
+        return 1;
+    printf("done %llu %llu %llu\n", c[0] + g_thread_counts[0], c[1] + g_thread_counts[1],
+           c[2] + g_thread_counts[2]);
     fflush(stdout);
     wait_stdin();
     return 0;

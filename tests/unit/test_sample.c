@@ -22,7 +22,7 @@
 #include "sample_weight.h"
 
 mt_global mt_g; /* the sampler reads only cfg.sample_rate */
-MT_TLS mt_tls_hot mt_tls_h = {.sample_left = MT_SAMPLE_DISARMED}; /* core_thread_state.c's */
+MT_TLS mt_tls_hot mt_tls_h = MT_TLS_HOT_INIT; /* core_thread_state.c's */
 
 void mt_threads_exact(mt_exact_totals *out) /* core_thread_state.c's: not tested here */
 {

@@ -80,7 +80,7 @@ static void fork_prepare(void)
      * shard; glibc's malloc has the same limitation). */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
-    mt_tls_in_hook = MT_IN_OWN;
+    (void)mt_in_hook_set(MT_IN_OWN);
     mt_libunwind_fork_prepare(); /* 0: no thread inside a libunwind walk */
     mt_publisher_lock();         /* 1: the publisher */
     mt_traces_lock_all();        /* 2: trace-index shards */
@@ -98,7 +98,7 @@ static void fork_unlock(void)
     mt_ptrs_unlock_all();    /* 3 */
     mt_traces_unlock_all();  /* 2 */
     tls_fork_locked = false;
-    mt_tls_in_hook = 0;
+    mt_in_hook_restore(0);
 }
 
 static void fork_parent(void)
@@ -112,6 +112,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    mt_threads_fork_child(); /* before anything frees the other threads' TLS blocks */
     if (!tls_fork_locked)
         return;
     fork_unlock();
@@ -155,8 +156,7 @@ bool mt_ensure_ready(void)
         if (!atomic_compare_exchange_strong_explicit(&mt_g.state, &st, MT_ST_STARTING,
                                                      memory_order_acq_rel, memory_order_acquire))
             return false;
-        int was = mt_tls_in_hook;
-        mt_tls_in_hook = MT_IN_OWN;
+        int was = mt_in_hook_set(MT_IN_OWN);
         bool ok = init_tracking();
         /* seq_cst, with the load of g_ctor_done after it and the
          * constructor's store of g_ctor_done and load of state: either the
@@ -165,7 +165,7 @@ bool mt_ensure_ready(void)
         atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_seq_cst);
         if (ok && atomic_load_explicit(&g_ctor_done, memory_order_seq_cst))
             mt_start_threads(g_ctor_envp, g_config_early);
-        mt_tls_in_hook = was;
+        mt_in_hook_restore(was);
         return ok;
     }
     if (st == MT_ST_FORKED) {
@@ -204,11 +204,10 @@ __attribute__((destructor)) static void memtop_dtor(void)
 {
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     mt_rec_finish(MT_DAT_END_EXIT);
     mt_publisher_final();
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
 }
 
 __attribute__((noreturn)) static void exit_now(int status)

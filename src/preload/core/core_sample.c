@@ -8,6 +8,7 @@
 #include "sample_math.h"
 
 _Atomic(_Atomic uint8_t *) mt_sfilter;
+const uint8_t mt_sfilter_closed[1] = {UINT8_MAX};
 
 bool mt_sample_init(void)
 {
@@ -18,8 +19,9 @@ bool mt_sample_init(void)
      * mt_boot_alloc's (mt_boot_pin_all, CONCURRENCY.md "The sampling
      * filter"). */
     atomic_store_explicit(&mt_sfilter, f, memory_order_seq_cst);
-    if (f)
-        mt_sfilter_pin(NULL); /* free(NULL) and realloc's NULL leave the fast paths */
+    if (f) /* free(NULL) and realloc's NULL leave the fast paths; slot 0 is
+            * also the one a closed gate reads (mt_tls_hot.sfilter_mask) */
+        mt_sfilter_pin(NULL);
     return f != NULL;
 }
 
@@ -87,7 +89,7 @@ static int64_t draw(mt_thread *t)
 
 void mt_sample_next(mt_thread *t)
 {
-    mt_tls_h.sample_left = draw(t);
+    mt_tls_h.held_left = draw(t);
 }
 
 /* Arms this thread's fast paths with left bytes to its next sample, if it
@@ -99,17 +101,18 @@ static void arm(mt_thread *t, int64_t left)
         mt_sample_disarm();
         return;
     }
-    mt_tls_h.sample_left = left;
-    mt_tls_h.sfilter = f;
+    mt_tls_h.held_left = left;
+    mt_tls_h.held_filter = f;
 }
 
 /* Reached through hook_enter only (tracking ready, so the filter is set
- * if the mode is sampled), or by the unit tests. */
+ * if the mode is sampled; the fast paths closed, their values held), or by
+ * the unit tests. */
 bool mt_sample_skip(mt_thread *t, size_t size)
 {
     mt_exact_add(&t->exact_allocs, 1);
     mt_exact_add(&t->exact_bytes, size);
-    int64_t left = mt_tls_h.sample_left;
+    int64_t left = mt_tls_h.held_left;
     if (left == MT_SAMPLE_DISARMED) /* memoryless: a fresh distance is as good */
         left = draw(t);
     bool skip = size < (uint64_t)left; /* left >= 1 */
@@ -119,8 +122,8 @@ bool mt_sample_skip(mt_thread *t, size_t size)
 
 void mt_sample_arm(mt_thread *t)
 {
-    int64_t left = mt_tls_h.sample_left;
-    if (left == MT_SAMPLE_DISARMED || !mt_tls_h.sfilter)
+    int64_t left = mt_tls_h.held_left;
+    if (left == MT_SAMPLE_DISARMED || !mt_tls_h.held_filter)
         arm(t, left == MT_SAMPLE_DISARMED ? draw(t) : left);
 }
 

@@ -9,8 +9,9 @@
  * 1 - exp(-s/R) whatever came before it.  An unsampled allocation costs
  * the countdown and its branch, plus the exact per-thread counts.  The
  * countdown lives in the hooks' TLS block (mt_tls_h), where a disarmed
- * thread's value is below every size, so that one comparison is also the
- * fast path's gate (hook_enter.h).
+ * thread's value, or one inside memtop, is below every size, so that one
+ * comparison is also the fast path's gate (hook_enter.h).  The slow paths
+ * run inside memtop, so they use the held values (mt_gate_close).
  *
  * Frees: the live-block table holds only sampled blocks, and a filter in
  * front of it (one byte per address-hash slot: how many live sampled
@@ -24,8 +25,6 @@
 #include "core_thread_state.h"
 
 #include <stdbool.h>
-
-#define MT_SFILTER_BITS 18u /* 256 KiB of slots, mapped only in sampled mode */
 
 /* The filter (NULL in exact mode), set at initialisation before tracking
  * becomes ready (published by mt_g.state's release). */
@@ -59,13 +58,16 @@ static inline bool mt_sfilter_maybe(const void *p)
     return mt_sfilter_maybe_in(mt_sfilter_slots(), p);
 }
 
-/* Disarms this thread's fast paths (mt_tls_h): its next call takes the
- * slow path, which arms them again if it may (mt_sample_skip).  Before
- * the thread's record goes, and in a fork child before tracking restarts. */
+/* Disarms this thread's fast paths (mt_tls_h, live and held): its next
+ * call takes the slow path, which arms them again if it may
+ * (mt_sample_skip).  Before the thread's record goes, and in a fork child
+ * before tracking restarts; inside memtop or not. */
 static inline void mt_sample_disarm(void)
 {
+    mt_tls_h.held_left = MT_SAMPLE_DISARMED;
+    mt_tls_h.held_filter = NULL;
     mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
-    mt_tls_h.sfilter = NULL;
+    mt_tls_h.sfilter_mask = 0; /* sfilter stays valid: slot 0 is saturated */
 }
 
 /* Sets p's slot for good (saturated): for the addresses free's fast path
@@ -96,7 +98,8 @@ static inline void mt_exact_add(_Atomic uint64_t *c, uint64_t n)
 /* The slow paths' countdown (every tracked allocation in sampled mode):
  * counts the allocation exactly, draws a distance first if this thread
  * was disarmed, and arms the thread's fast paths with what is left (a
- * transient record's thread stays disarmed: it has no mt_tls_thread).
+ * transient record's thread stays disarmed: its TLS counts would reach
+ * no total, core_thread_state.h).
  * True if the block is not sampled; false: sampled, the next distance
  * drawn already. */
 bool mt_sample_skip(mt_thread *t, size_t size);

@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <string.h>
 
-MT_TLS mt_tls_hot mt_tls_h = {.sample_left = MT_SAMPLE_DISARMED};
+MT_TLS mt_tls_hot mt_tls_h MT_TLS_HOT_ALIGN = MT_TLS_HOT_INIT;
 MT_TLS bool mt_tls_exiting;
 MT_TLS unsigned mt_tls_dl_depth;
 
@@ -26,9 +26,24 @@ static mt_spinlock g_free_lock;
 static mt_thread *g_free_list;
 static _Atomic(mt_thread *) g_all; /* every record ever made, newest first */
 
+/* A record's thread no longer counts into h (its TLS block): h's counts
+ * go into the record.  Under g_free_lock, or single-threaded. */
+static void fold_hot(mt_thread *t, mt_tls_hot *h)
+{
+    mt_exact_add(&t->exact_allocs, h->fast_allocs);
+    mt_exact_add(&t->exact_bytes, h->fast_bytes);
+    mt_exact_add(&t->exact_frees, h->fast_frees);
+    h->fast_allocs = h->fast_bytes = h->fast_frees = 0;
+    atomic_store_explicit(&t->hot, NULL, memory_order_relaxed);
+}
+
+/* Gives t back; first, if it is this thread's own record, its TLS counts
+ * go into it (the TLS block dies with the thread). */
 static void push_free(mt_thread *t)
 {
     mt_spin_lock(&g_free_lock);
+    if (atomic_load_explicit(&t->hot, memory_order_relaxed) == &mt_tls_h)
+        fold_hot(t, &mt_tls_h);
     t->next_free = g_free_list;
     g_free_list = t;
     mt_spin_unlock(&g_free_lock);
@@ -64,8 +79,7 @@ static mt_thread *pop_free(void)
 static void thread_release(void *arg)
 {
     mt_thread *t = arg;
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     mt_tls_exiting = true;
     if (mt_tls_thread == t) {
         mt_sample_disarm(); /* the fast paths count into mt_tls_thread */
@@ -74,7 +88,7 @@ static void thread_release(void *arg)
     /* Deferred frees can only be pending inside a hook, never here. */
     push_free(t);
     mt_ring_retire_mine(); /* a recording's ring goes back to the writer */
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
 }
 
 bool mt_threads_init(void)
@@ -92,13 +106,38 @@ static void link_all(mt_thread *t)
                                                   memory_order_relaxed));
 }
 
+static uint64_t load_fast(const uint64_t *c)
+{
+    return __atomic_load_n(c, __ATOMIC_RELAXED); /* written by one add instruction */
+}
+
+/* Under g_free_lock, so that no thread's TLS block dies while it is read
+ * (push_free folds it in and unlinks it under the same lock): a thread
+ * that exits meanwhile waits for this walk. */
 void mt_threads_exact(mt_exact_totals *out)
 {
     *out = (mt_exact_totals){0, 0, 0};
+    mt_spin_lock(&g_free_lock);
     for (mt_thread *t = atomic_load_explicit(&g_all, memory_order_acquire); t; t = t->next_all) {
         out->allocs += atomic_load_explicit(&t->exact_allocs, memory_order_relaxed);
         out->bytes += atomic_load_explicit(&t->exact_bytes, memory_order_relaxed);
         out->frees += atomic_load_explicit(&t->exact_frees, memory_order_relaxed);
+        const mt_tls_hot *h = atomic_load_explicit(&t->hot, memory_order_acquire);
+        if (h) {
+            out->allocs += load_fast(&h->fast_allocs);
+            out->bytes += load_fast(&h->fast_bytes);
+            out->frees += load_fast(&h->fast_frees);
+        }
+    }
+    mt_spin_unlock(&g_free_lock);
+}
+
+void mt_threads_fork_child(void)
+{
+    for (mt_thread *t = atomic_load_explicit(&g_all, memory_order_acquire); t; t = t->next_all) {
+        mt_tls_hot *h = atomic_load_explicit(&t->hot, memory_order_relaxed);
+        if (h && h != &mt_tls_h)
+            fold_hot(t, h);
     }
 }
 
@@ -120,10 +159,18 @@ mt_thread *mt_thread_acquire(void)
         return t;
     }
     atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
-    pthread_setspecific(g_key, t);
-    mt_tls_in_hook = was;
+    int was = mt_in_hook_set(MT_IN_OWN);
+    int err = pthread_setspecific(g_key, t);
+    mt_in_hook_restore(was);
+    if (MT_UNLIKELY(err)) {
+        /* No key destructor would fold this thread's TLS counts in before
+         * its TLS block dies: a transient record, never armed. */
+        atomic_fetch_sub_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
+        t->transient = true;
+        return t;
+    }
+    /* release: the publisher reads the block's counts (zero or folded) */
+    atomic_store_explicit(&t->hot, &mt_tls_h, memory_order_release);
     mt_tls_thread = t;
     return t;
 }

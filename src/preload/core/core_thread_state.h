@@ -9,14 +9,21 @@
 
 #define MT_DEFER_MAX 64u
 
+struct mt_tls_hot;
+
 typedef struct mt_thread {
-    /* First, in one cache line: what sampled mode's fast path touches. */
     /* Sampled mode (core_sample.h): the generator's state (the countdown
      * itself is in mt_tls_h). */
     uint64_t sample_rng;
-    /* Sampled mode: this record's exact allocation and free counts, written
-     * by the thread that holds the record, summed by the publisher over
-     * every record ever made (next_all), kept when a record is recycled
+    /* Sampled mode: the TLS block (mt_tls_h) of the thread that holds this
+     * record while it lives, whose fast_* counts the publisher adds to the
+     * ones below; set by mt_thread_acquire, cleared under g_free_lock when
+     * the thread exits (its counts folded in first). */
+    _Atomic(struct mt_tls_hot *) hot;
+    /* Sampled mode: this record's exact allocation and free counts (the
+     * slow paths', and a dead thread's fast_* folded in), written by the
+     * thread that holds the record, summed by the publisher over every
+     * record ever made (next_all), kept when a record is recycled
      * (pop_free clears what is before and after them: keep them here,
      * together, just before last_alloc). */
     _Atomic uint64_t exact_allocs, exact_bytes, exact_frees;
@@ -50,20 +57,138 @@ enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
 
 /* What every hook reads first, in one initial-exec TLS block so that a
  * hook finds all of it with one GOT load: mt_tls_in_hook and mt_tls_thread
- * name its first fields.  sample_left and sfilter arm sampled mode's fast
- * paths (core_sample.h): bytes left to this thread's next sample and the
- * filter; disarmed (MT_SAMPLE_DISARMED, NULL: the initial values) unless
- * this thread has a record of its own and tracking is sampled. */
+ * name its first fields.  sample_left and sfilter_mask arm sampled mode's
+ * fast paths (core_sample.h): bytes left to this thread's next sample, and
+ * the mask of an index into the filter sfilter; disarmed
+ * (MT_SAMPLE_DISARMED, 0: the initial values) unless this thread has a
+ * record of its own and tracking is sampled.
+ *
+ * They are also the fast paths' only gate: while in_hook is set they are
+ * closed (disarmed), their values held in held_left and held_filter, which
+ * is what the slow paths read and write (mt_in_hook_set, mt_gate_close),
+ * so that a fast path need not test in_hook too. */
 typedef struct mt_tls_hot {
-    int in_hook;
+    union {
+        struct {
+            int in_hook;
+            /* free's fast-path gate: the mask of a filter slot's index, 0
+             * when closed or disarmed (slot 0 is always saturated: NULL's,
+             * pinned, or mt_sfilter_closed's), so that sfilter is always a
+             * valid pointer. */
+            uint32_t sfilter_mask;
+        };
+        uint64_t hook_word; /* both, for mt_gate_hold: one load, one store */
+    };
     mt_thread *thread;
     int64_t sample_left;
     _Atomic uint8_t *sfilter;
+    /* Sampled mode's fast paths' exact counts, here so that they need no
+     * load of thread: written by this thread alone, one add instruction
+     * each (hook_enter.h), read by the publisher relaxed through its
+     * record's hot (mt_threads_exact). */
+    uint64_t fast_allocs, fast_bytes, fast_frees;
+    int64_t held_left;
+    _Atomic uint8_t *held_filter; /* NULL: nothing held (disarmed) */
 } mt_tls_hot;
 #define MT_SAMPLE_DISARMED INT64_MIN /* no size is below it */
-extern MT_TLS mt_tls_hot mt_tls_h;
+#define MT_TLS_HOT_ALIGN __attribute__((aligned(64))) /* one cache line for the fast paths */
+#define MT_SFILTER_BITS 18u /* 256 KiB of slots, mapped only in sampled mode */
+/* The filter of a thread that has none: one saturated slot (core_sample.c). */
+extern MT_HIDDEN const uint8_t mt_sfilter_closed[1];
+#define MT_TLS_HOT_INIT                                                                            \
+    {                                                                                              \
+        .sample_left = MT_SAMPLE_DISARMED, .sfilter = (_Atomic uint8_t *)mt_sfilter_closed,        \
+        .held_left = MT_SAMPLE_DISARMED                                                            \
+    }
+extern MT_TLS mt_tls_hot mt_tls_h MT_TLS_HOT_ALIGN;
 #define mt_tls_in_hook (mt_tls_h.in_hook)
 #define mt_tls_thread (mt_tls_h.thread)
+
+/* Closes the fast paths as this thread enters memtop (in_hook was clear
+ * and has just been set): an armed thread's countdown and filter move to
+ * held_*.  Disarmed (exact mode, before tracking) it is a load and a
+ * branch.  A signal handler between in_hook's store and this sees the
+ * fast paths still open: its call is the program's and is counted as
+ * such; its countdown update may be lost (the next sample comes a little
+ * later), never a count. */
+static inline void mt_gate_close(void)
+{
+    atomic_signal_fence(memory_order_seq_cst); /* in_hook set first */
+    if (mt_tls_h.sfilter_mask) {
+        mt_tls_h.sfilter_mask = 0;
+        mt_tls_h.held_filter = mt_tls_h.sfilter;
+        mt_tls_h.held_left = mt_tls_h.sample_left;
+        mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* Opens them again as this thread leaves memtop (before in_hook clears):
+ * what the slow path left in held_* goes live, if it is armed. */
+static inline void mt_gate_open(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    _Atomic uint8_t *f = mt_tls_h.held_filter;
+    if (f) {
+        mt_tls_h.sample_left = mt_tls_h.held_left;
+        mt_tls_h.sfilter = f;
+        atomic_signal_fence(memory_order_seq_cst); /* the filter before its mask */
+        mt_tls_h.sfilter_mask = (1u << MT_SFILTER_BITS) - 1;
+    }
+    atomic_signal_fence(memory_order_seq_cst); /* then in_hook clears */
+}
+
+/* Sets mt_tls_in_hook to how (MT_IN_HOOK, MT_IN_OWN), closing the fast
+ * paths if it was clear; returns what it was, for mt_in_hook_restore. */
+static inline int mt_in_hook_set(int how)
+{
+    int was = mt_tls_in_hook;
+    mt_tls_in_hook = how;
+    if (!was)
+        mt_gate_close();
+    return was;
+}
+
+static inline void mt_in_hook_restore(int was)
+{
+    if (!was)
+        mt_gate_open();
+    mt_tls_in_hook = was;
+}
+
+/* For a fast path that calls an allocator which may call memtop's hooks
+ * back (an allocator's entry reaching another, or the malloc family by
+ * name): sets in_hook and closes the gates for that call alone, keeping
+ * what they were in registers (mt_gate_close's copy is for the slow paths,
+ * which cannot run inside: every hook reached there passes through, so
+ * nothing else changes them meanwhile).  Cheaper than mt_in_hook_set.  A
+ * signal handler's update of the countdown between the save and the close
+ * is lost (the next sample a little later); in a handler that interrupted
+ * a transition (in_hook set, the gates still open), the same values are
+ * put back. */
+typedef struct mt_gate_saved {
+    uint64_t hook_word; /* in_hook and sfilter_mask */
+    int64_t left;
+} mt_gate_saved;
+
+static inline mt_gate_saved mt_gate_hold(void)
+{
+    mt_gate_saved s = {mt_tls_h.hook_word, mt_tls_h.sample_left};
+    /* in_hook set and free's gate closed in one store */
+    mt_tls_h.hook_word = (mt_tls_hot){.in_hook = MT_IN_HOOK}.hook_word;
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
+    atomic_signal_fence(memory_order_seq_cst);
+    return s;
+}
+
+static inline void mt_gate_unhold(mt_gate_saved s)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_tls_h.sample_left = s.left;
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_tls_h.hook_word = s.hook_word;
+}
 
 /* Set by the key destructor when this thread exits. */
 extern MT_TLS bool mt_tls_exiting;
@@ -89,6 +214,9 @@ typedef struct mt_exact_totals {
     uint64_t allocs, bytes, frees;
 } mt_exact_totals;
 void mt_threads_exact(mt_exact_totals *out);
+/* A fork child: the other threads' records stop reading their TLS blocks
+ * (those threads are gone), their counts folded in.  Single-threaded. */
+void mt_threads_fork_child(void);
 void mt_threads_lock_all(void);
 void mt_threads_unlock_all(void);
 

@@ -77,14 +77,14 @@ static inline void hook_unwound(const hook_guard *g)
     do {                                                                                           \
         HOOK_NEEDS_UNWIND;                                                                         \
         if (hook_fast_unsampled(size_expr)) { /* sampled mode, not sampled */                      \
-            mt_tls_in_hook = MT_IN_HOOK;                                                           \
+            mt_gate_saved gs_ = mt_gate_hold();                                                    \
             void *fp_;                                                                             \
             { /* the guard's scope: the real call alone */                                         \
                 HOOK_GUARD(fg_, mt_tls_thread, NULL, NULL);                                        \
                 fp_ = call;                                                                        \
                 fg_.t = NULL;                                                                      \
             }                                                                                      \
-            mt_tls_in_hook = 0;                                                                    \
+            mt_gate_unhold(gs_);                                                                   \
             hook_fast_counted(fp_, (size_expr));                                                   \
             return fp_;                                                                            \
         }                                                                                          \
@@ -115,12 +115,11 @@ static inline void hook_unwound(const hook_guard *g)
 #define HOOK_FREE_CALL(p, call)                                                                    \
     do {                                                                                           \
         if ((p) && hook_fast_free(p)) { /* sampled mode, certainly not a sampled block */          \
-            mt_tls_in_hook = MT_IN_HOOK;                                                           \
-            atomic_signal_fence(memory_order_seq_cst);                                             \
-            mt_exact_add(&mt_tls_thread->exact_frees, 1);                                          \
+            mt_gate_saved gs_ = mt_gate_hold();                                                    \
+            hook_fast_count_free();                                                                \
             atomic_signal_fence(memory_order_seq_cst);                                             \
             call;                                                                                  \
-            mt_tls_in_hook = 0;                                                                    \
+            mt_gate_unhold(gs_);                                                                   \
             break;                                                                                 \
         }                                                                                          \
         mt_thread *t_ = (p) ? hook_enter() : NULL;                                                 \

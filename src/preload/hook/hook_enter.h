@@ -39,8 +39,9 @@ static inline mt_thread *hook_enter(void)
         return NULL;
     mt_thread *t = mt_tls_thread;
     mt_tls_in_hook = MT_IN_HOOK;
+    mt_gate_close(); /* in_hook was clear */
     if (MT_UNLIKELY(!t) && !(t = mt_thread_acquire())) {
-        mt_tls_in_hook = 0;
+        mt_in_hook_restore(0);
         return NULL;
     }
     return t;
@@ -52,34 +53,35 @@ static inline void hook_leave(mt_thread *t)
         mt_drain_deferred(t);
     if (MT_UNLIKELY(t->transient))
         mt_thread_return(t);
-    mt_tls_in_hook = 0;
+    mt_in_hook_restore(0);
 }
 
 /* Sampled mode's fast paths (core_sample.h): a call that is not to be
  * tracked skips hook_enter/hook_leave.  They read mt_tls_h only (one GOT
- * load): the thread is not inside memtop, and its fast paths are armed,
- * which a slow path of sampled mode did (mt_sample_skip, mt_sample_arm:
- * tracking was ready, so the real allocator is known, and the thread has
- * a record of its own in mt_tls_thread).  A disarmed thread's countdown is
- * below every size and its filter NULL, so in exact mode, before tracking
- * is ready and in a fork child until its first hook restarts it, each
- * costs one comparison.  Counted with single add instructions
- * (mt_exact_add), which a signal handler cannot split. */
+ * load): their thread's fast paths are armed, which a slow path of sampled
+ * mode did (mt_sample_skip, mt_sample_arm: tracking was ready, so the real
+ * allocator is known, and the thread has a record of its own in
+ * mt_tls_thread), and open, so the thread is not inside memtop (in_hook
+ * closes them: mt_gate_close; they need not test it).  A disarmed or
+ * closed thread's countdown is below every size and its filter mask 0, so in
+ * exact mode, before tracking is ready, inside memtop and in a fork child
+ * until its first hook restarts it, each costs one comparison.  Counted
+ * in the thread's TLS block (fast_*, summed through its record's hot),
+ * with single add instructions (HOOK_TLS_ADD), which a signal handler
+ * cannot split.  A fast path that calls an allocator which may call
+ * memtop's hooks back sets in_hook and closes the gates for that call
+ * with mt_gate_hold, which saves what they were and puts it back: a
+ * signal handler may run one while in_hook is already set and the gates
+ * not yet closed (mt_gate_close). */
 
 /* The fast paths' tests, each one instruction reading the TLS word in
  * place on x86-64 (GCC would load it into a register and test that):
- * sample_left > size (signed), in_hook clear, a filter slot clear. */
+ * sample_left > size (signed), a filter slot clear. */
 #if defined(__x86_64__)
 static inline bool hook_tls_left_above(size_t size)
 {
     bool r;
     __asm__("cmpq %2, %1" : "=@ccg"(r) : "m"(mt_tls_h.sample_left), "r"(size));
-    return r;
-}
-static inline bool hook_tls_outside(void)
-{
-    bool r;
-    __asm__("cmpl $0, %1" : "=@cce"(r) : "m"(mt_tls_h.in_hook));
     return r;
 }
 static inline bool hook_slot_clear(_Atomic uint8_t *slot)
@@ -88,28 +90,40 @@ static inline bool hook_slot_clear(_Atomic uint8_t *slot)
     __asm__("cmpb $0, %1" : "=@cce"(r) : "m"(*(const uint8_t *)slot));
     return r;
 }
+/* i & sfilter_mask, the mask read in place (a 32-bit and clears the upper
+ * half: no zero extension follows). */
+static inline size_t hook_tls_slot_mask(uint32_t i)
+{
+    size_t r = i;
+    __asm__("andl %1, %k0" : "+r"(r) : "m"(mt_tls_h.sfilter_mask));
+    return r;
+}
 /* sample_left -= n, one instruction (whole for a signal handler), modulo 2^64. */
 static inline void hook_tls_left_sub(uint64_t n)
 {
     __asm__("subq %1, %0" : "+m"(mt_tls_h.sample_left) : "er"(n));
 }
+/* mt_tls_h.field += n, one instruction addressing the TLS word in place. */
+#define HOOK_TLS_ADD(field, n) __asm__("addq %1, %0" : "+m"(mt_tls_h.field) : "er"((uint64_t)(n)))
 #else
 static inline bool hook_tls_left_above(size_t size)
 {
     return (int64_t)size < mt_tls_h.sample_left;
 }
-static inline bool hook_tls_outside(void)
-{
-    return !mt_tls_in_hook;
-}
 static inline bool hook_slot_clear(_Atomic uint8_t *slot)
 {
     return atomic_load_explicit(slot, memory_order_relaxed) == 0;
+}
+static inline size_t hook_tls_slot_mask(uint32_t i)
+{
+    return i & mt_tls_h.sfilter_mask;
 }
 static inline void hook_tls_left_sub(uint64_t n)
 {
     mt_tls_h.sample_left = (int64_t)((uint64_t)mt_tls_h.sample_left - n);
 }
+#define HOOK_TLS_ADD(field, n)                                                                     \
+    __atomic_store_n(&mt_tls_h.field, mt_tls_h.field + (uint64_t)(n), __ATOMIC_RELAXED)
 #endif
 
 /* An allocation of size bytes that the countdown does not reach.  A size
@@ -117,7 +131,7 @@ static inline void hook_tls_left_sub(uint64_t n)
  * the real allocator fails it (hook_fast_uncount). */
 static inline bool hook_fast_unsampled(size_t size)
 {
-    return hook_tls_left_above(size) && MT_LIKELY(hook_tls_outside()); /* exact: one test */
+    return hook_tls_left_above(size); /* exact mode, inside memtop: one test */
 }
 
 /* Counts an unsampled allocation of size bytes before its real call
@@ -125,21 +139,25 @@ static inline bool hook_fast_unsampled(size_t size)
  * other hooks, jemalloc's, so that it is not counted twice), so that the
  * fast path keeps nothing across that call but the size;
  * hook_fast_uncount takes it back if the call fails.  Each update is one
- * instruction (mt_exact_add): whole with respect to a signal handler. */
+ * instruction (HOOK_TLS_ADD): whole with respect to a signal handler. */
 static inline void hook_fast_count(size_t size)
 {
     hook_tls_left_sub(size);
-    mt_thread *t = mt_tls_thread;
-    mt_exact_add(&t->exact_allocs, 1);
-    mt_exact_add(&t->exact_bytes, size);
+    HOOK_TLS_ADD(fast_allocs, 1);
+    HOOK_TLS_ADD(fast_bytes, size);
 }
 
 static inline void hook_fast_uncount(size_t size)
 {
     hook_tls_left_sub((uint64_t)0 - size);
-    mt_thread *t = mt_tls_thread;
-    mt_exact_add(&t->exact_allocs, (uint64_t)-1);
-    mt_exact_add(&t->exact_bytes, (uint64_t)0 - size);
+    HOOK_TLS_ADD(fast_allocs, (uint64_t)-1);
+    HOOK_TLS_ADD(fast_bytes, (uint64_t)0 - size);
+}
+
+/* A free the fast path let through, counted. */
+static inline void hook_fast_count_free(void)
+{
+    HOOK_TLS_ADD(fast_frees, 1);
 }
 
 /* After the real call of an unsampled allocation p (NULL: failed), for the
@@ -155,9 +173,9 @@ static inline void hook_fast_counted(const void *p, size_t size)
  * (mt_sfilter_pin, mt_boot_pin_all), so free need not test them first. */
 static inline bool hook_fast_free(const void *p)
 {
-    _Atomic uint8_t *f = mt_tls_h.sfilter;
-    return f && MT_LIKELY(hook_tls_outside()) &&
-           hook_slot_clear(&f[mt_sfilter_slot(p)]); /* exact: one test */
+    /* Closed or disarmed, the mask is 0 and slot 0 saturated: no test of
+     * its own (exact mode, inside memtop: the same one test). */
+    return hook_slot_clear(&mt_tls_h.sfilter[hook_tls_slot_mask((uint32_t)mt_sfilter_slot(p))]);
 }
 
 /* A pass-through allocation of the program's while tracking runs is one we

@@ -59,10 +59,10 @@ static exec_prep before_exec(void)
     mt_world_exec_begin(); /* no stop signal into the new image (alloc_stop.h) */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return p;
-    mt_tls_in_hook = MT_IN_OWN;
+    (void)mt_in_hook_set(MT_IN_OWN);
     p.sealed = mt_rec_exec_prepare();
     p.marked = mt_publisher_exec_begin();
-    mt_tls_in_hook = 0;
+    mt_in_hook_restore(0);
     return p;
 }
 
@@ -73,12 +73,12 @@ static int after_exec(exec_prep p, int rc)
     if (!p.sealed && !p.marked)
         return rc;
     int err = errno;
-    mt_tls_in_hook = MT_IN_OWN;
+    (void)mt_in_hook_set(MT_IN_OWN);
     if (p.marked)
         mt_publisher_exec_failed();
     if (p.sealed)
         mt_rec_exec_failed(err);
-    mt_tls_in_hook = 0;
+    mt_in_hook_restore(0);
     errno = err;
     return rc;
 }

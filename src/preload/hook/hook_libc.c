@@ -146,7 +146,7 @@ MT_EXPORT void free(void *p)
     if (hook_fast_free(p)) { /* sampled mode, a real block not sampled: hook_enter.h */
         /* Counted first (one add: hook_enter.h), then the real free as a
          * tail call: no frame. */
-        mt_exact_add(&mt_tls_thread->exact_frees, 1);
+        hook_fast_count_free();
         mt_real.free_fast(p);
         return;
     }
@@ -227,7 +227,7 @@ MT_EXPORT void *realloc(void *old, size_t size)
     if (realloc_fast_ok(old, size)) {
         void *p = mt_real.realloc_fast(old, size);
         if (old && (p || size == 0))
-            mt_exact_add(&mt_tls_thread->exact_frees, 1);
+            hook_fast_count_free();
         hook_fast_counted(p, size);
         return p;
     }

@@ -38,10 +38,9 @@ static inline void *mt_next_fn(_Atomic(void *) *slot, const char *name)
     void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (MT_LIKELY(f))
         return f;
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     f = dlsym(RTLD_NEXT, name);
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     return mt_next_keep(slot, f);
 }
 
@@ -66,8 +65,7 @@ static inline void *mt_next_fn_loaded(_Atomic(void *) *slot, _Atomic unsigned lo
     void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (MT_LIKELY(f))
         return f;
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     unsigned long long adds = mt_loaded_adds();
     if (atomic_load_explicit(miss, memory_order_relaxed) != adds + 1) {
         f = dlsym(RTLD_NEXT, name);
@@ -76,7 +74,7 @@ static inline void *mt_next_fn_loaded(_Atomic(void *) *slot, _Atomic unsigned lo
         if (!f)
             atomic_store_explicit(miss, adds + 1, memory_order_relaxed);
     }
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     return mt_next_keep(slot, f);
 }
 

@@ -125,10 +125,9 @@ static void resolve_all(void)
 #define INSIDE(name, ret, params, args)                                                            \
     static ret name##_inside params                                                                \
     {                                                                                              \
-        int was = mt_tls_in_hook;                                                                  \
-        mt_tls_in_hook = MT_IN_HOOK;                                                               \
+        mt_gate_saved s = mt_gate_hold();                                                          \
         ret r = mt_real.name args;                                                                 \
-        mt_tls_in_hook = was;                                                                      \
+        mt_gate_unhold(s);                                                                         \
         return r;                                                                                  \
     }
 INSIDE(malloc, void *, (size_t size), (size))
@@ -138,10 +137,9 @@ INSIDE(realloc, void *, (void *old, size_t size), (old, size))
 
 static void free_inside(void *p)
 {
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_HOOK;
+    mt_gate_saved s = mt_gate_hold();
     mt_real.free(p);
-    mt_tls_in_hook = was;
+    mt_gate_unhold(s);
 }
 
 void mt_real_fast_inside(void)

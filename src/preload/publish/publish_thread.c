@@ -234,7 +234,7 @@ static void publisher_run(void)
 static void *publisher_main(void *arg)
 {
     (void)arg;
-    mt_tls_in_hook = MT_IN_OWN;
+    (void)mt_in_hook_set(MT_IN_OWN);
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -282,15 +282,14 @@ static void stop_thread(void)
 
 bool mt_publisher_arm(bool fork_child)
 {
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     g_pub.pid = (int)getpid();
     g_pub.fork_child = fork_child;
     /* A fork child's pid is new: no earlier image of it published. */
     bool now = mt_g.cfg.start_ms == 0 || mt_g.cfg.keep_pid == g_pub.pid ||
                (!fork_child && mt_shm_own_exists(mt_g.cfg.shm_dir, g_pub.pid));
     bool ok = (!now || create_segment(fork_child)) && start_thread();
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     return ok;
 }
 

@@ -215,12 +215,11 @@ static uint64_t final_write(bool copied, unsigned reason)
 
 bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
 {
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     if (!mt_zstd_load()) { /* before the lock: it takes the loader's */
         *err = ELIBACC;
         close(fd);
-        mt_tls_in_hook = was;
+        mt_in_hook_restore(was);
         return false;
     }
     mt_spin_lock(&mt_w.lock);
@@ -251,14 +250,13 @@ bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
         close(fd);
     }
     mt_spin_unlock(&mt_w.lock);
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     return ok;
 }
 
 uint64_t mt_recw_end(unsigned reason)
 {
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     atomic_store_explicit(&mt_w.thread_stop, true, memory_order_release);
     mt_recw_wake_writer();
     mt_spin_lock(&mt_w.lock);
@@ -285,14 +283,13 @@ uint64_t mt_recw_end(unsigned reason)
     }
     mt_spin_unlock(&mt_w.lock);
     mt_recw_wait_writer_exit(); /* a start right after this one gets a writer of its own */
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     return bytes;
 }
 
 bool mt_recw_seal(unsigned reason)
 {
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     mt_spin_lock(&mt_w.lock);
     bool ok = mt_recw_owned();
     if (ok) {
@@ -307,14 +304,13 @@ bool mt_recw_seal(unsigned reason)
             mt_w.sealed = false;
     }
     mt_spin_unlock(&mt_w.lock);
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     return ok;
 }
 
 bool mt_recw_unseal(void)
 {
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     mt_spin_lock(&mt_w.lock);
     bool ok = mt_w.sealed && mt_w.open && !mt_w.err && mt_w.pid == getpid();
     if (ok)
@@ -336,7 +332,7 @@ bool mt_recw_unseal(void)
         mt_w.open = false;
     }
     mt_spin_unlock(&mt_w.lock);
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     return ok;
 }
 

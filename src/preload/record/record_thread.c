@@ -71,10 +71,9 @@ bool mt_recw_drain_sync(void)
         return false;
     bool ok = mt_recw_owned() && mt_rec_on();
     if (ok) {
-        int was = mt_tls_in_hook;
-        mt_tls_in_hook = MT_IN_OWN;
+        int was = mt_in_hook_set(MT_IN_OWN);
         cycle(true); /* the hook needs room in its ring */
-        mt_tls_in_hook = was;
+        mt_in_hook_restore(was);
     }
     mt_spin_unlock(&mt_w.lock);
     return ok;
@@ -186,7 +185,7 @@ static bool writer_leaves(void)
 static void *writer_main(void *arg)
 {
     (void)arg;
-    mt_tls_in_hook = MT_IN_OWN;
+    (void)mt_in_hook_set(MT_IN_OWN);
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -232,10 +231,9 @@ bool mt_recw_start_thread(void)
     if (atomic_load_explicit(&mt_w.thread_running, memory_order_acquire) &&
         atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire))
         mt_recw_wait_writer_exit(); /* the previous session's writer is on its way out */
-    int was = mt_tls_in_hook;
-    mt_tls_in_hook = MT_IN_OWN;
+    int was = mt_in_hook_set(MT_IN_OWN);
     if (!claim_writer()) {
-        mt_tls_in_hook = was;
+        mt_in_hook_restore(was);
         return true; /* no session, or its writer is there */
     }
     pthread_t th;
@@ -252,6 +250,6 @@ bool mt_recw_start_thread(void)
         mt_spin_unlock(&mt_w.lock);
         mt_log(MT_LOG_WARN, "recording: cannot start the writer thread: %s", strerror(rc));
     }
-    mt_tls_in_hook = was;
+    mt_in_hook_restore(was);
     return rc == 0;
 }
