@@ -198,14 +198,11 @@ static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, mt_slot **pa
     return 0;
 }
 
-/* Stores e (a key not in the table) in slots; false if no room was found
- * (then nothing moved). */
-static bool raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
+/* Stores e (a key not in the table, of hash h) in slots, at `to` if that
+ * is a free slot of one of its buckets, else where an eviction chain
+ * makes room; false if none was found (then nothing moved). */
+static bool put_at(mt_slot *slots, uint64_t cap, const mt_slot *e, uint64_t h, mt_slot *to)
 {
-    uint64_t nb = cap / MT_BUCKET_SLOTS, h = mt_slot_hash(mt_slot_key_of(e));
-    mt_slot *to = bucket_free(slots, bucket_a(h, nb));
-    if (!to)
-        to = bucket_free(slots, bucket_b(h, nb));
     if (!to) {
         mt_slot *path[MT_KICKS];
         unsigned n = plan_path(slots, cap, h, path, &to);
@@ -216,6 +213,16 @@ static bool raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
     }
     *to = *e;
     return true;
+}
+
+/* put_at for a record whose buckets were not looked at yet. */
+static bool raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
+{
+    uint64_t nb = cap / MT_BUCKET_SLOTS, h = mt_slot_hash(mt_slot_key_of(e));
+    mt_slot *to = bucket_free(slots, bucket_a(h, nb));
+    if (!to)
+        to = bucket_free(slots, bucket_b(h, nb));
+    return put_at(slots, cap, e, h, to);
 }
 
 /* Rehashes into a table of at least ncap slots; tries larger ones if a
@@ -319,15 +326,39 @@ insert_side(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h, const mt_bloc
     return MT_INSERT_REPLACED;
 }
 
-/* Stores a new record in the shard's slots: its buckets, an eviction
- * chain, or the same after growing a shard at least half full (a walk
- * failing below that load is bad luck in the keys, which growth need not
- * cure).  False: the caller puts it in the side table. */
-static inline bool place(ptr_shard *s, const mt_slot *rec)
+/* Stores a new record of hash h in the shard's slots: at `to` (a free
+ * slot of its buckets, or NULL), an eviction chain, or the same after
+ * growing a shard at least half full (a walk failing below that load is
+ * bad luck in the keys, which growth need not cure).  False: the caller
+ * puts it in the side table. */
+static inline bool place(ptr_shard *s, const mt_slot *rec, uint64_t h, mt_slot *to)
 {
-    if (MT_LIKELY(raw_put(s->slots, s->cap, rec)))
+    if (MT_LIKELY(put_at(s->slots, s->cap, rec, h, to)))
         return true;
     return s->count * 2 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
+}
+
+/* One pass over both buckets of a key: the slot holding it (probe), or
+ * NULL with *free a free slot of the two (NULL if both are full). */
+static inline mt_slot *find_or_free(const ptr_shard *s, uint64_t probe, uint64_t h, mt_slot **free)
+{
+    uint64_t nb = s->cap / MT_BUCKET_SLOTS;
+    mt_slot *a = bucket_at(s->slots, bucket_a(h, nb)), *b = bucket_at(s->slots, bucket_b(h, nb));
+    mt_slot *f = NULL;
+    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++) {
+        if (mt_slot_holds(&a[i], probe))
+            return &a[i];
+        if (!a[i].w0 && !f)
+            f = &a[i];
+    }
+    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++) {
+        if (mt_slot_holds(&b[i], probe))
+            return &b[i];
+        if (!b[i].w0 && !f)
+            f = &b[i];
+    }
+    *free = f;
+    return NULL;
 }
 
 static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h,
@@ -339,7 +370,7 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
     MT_ASSERT(ms < s->limit_ms && s->limit_ms - ms < MT_MS_SPAN); /* "Birth times" */
     if ((s->count + 1) * 5 > s->cap * 4)
         shard_grow(s); /* if it cannot, the record may still find room */
-    mt_slot *e = find(s, mt_slot_probe(key), h);
+    mt_slot *to, *e = find_or_free(s, mt_slot_probe(key), h, &to);
     if (e) {
         unpack(s, e, stale);
         mt_slot_pack(e, key, b->size, b->trace, mt_birth_store(ms));
@@ -347,7 +378,7 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
     }
     mt_slot rec;
     mt_slot_pack(&rec, key, b->size, b->trace, mt_birth_store(ms));
-    if (MT_UNLIKELY(!place(s, &rec)))
+    if (MT_UNLIKELY(!place(s, &rec, h, to)))
         return insert_side(s, ptr, key, h, b, stale); /* not in the slots: only the side */
     MT_HINT_SET(s->count, s->count + 1);
     if (MT_UNLIKELY(s->side.count) && mt_side_take(&s->side, ptr, h, stale))
