@@ -4,13 +4,15 @@
  * candidate cache lines of 4 slots per key: "Bucketized cuckoo hashing"
  * below), so a free reads at most two lines, fetched together.  A shard's capacity
  * is any number of whole pages (positions come from fastrange, not a
- * mask), so it grows by 1.5x when 4/5 full (or when an eviction walk fails
- * above half load) and its load stays below 0.8: with 16-byte slots (table_ptr_slot.h) that is
- * 20..30 bytes per live block after a growth at 0.8, up to 48 after one at half load (a walk
- * from bucket a alone can fail there: docs/performance.md, "Third round").  The rare blocks a slot
- * cannot hold (odd or huge pointers, sizes of 16 MiB and up, births years old) and the records no
- * eviction walk placed go to the shard's side table (table_ptr_side.h), full records under the same
- * lock; `side.count` lets lookups skip it while it is empty.
+ * mask), so it grows by 1.5x when 4/5 full (or when both eviction walks
+ * fail above a third full: put_at) and its load stays below 0.8: with
+ * 16-byte slots (table_ptr_slot.h) that is 20..30 bytes per live block
+ * after a growth at 0.8 (a walk from bucket a alone failed as low as half
+ * load and grew the shard there: docs/performance.md, "Fourth round").
+ * The rare blocks a slot cannot hold (odd or huge pointers, sizes of
+ * 16 MiB and up, births years old) and the records no eviction walk placed
+ * go to the shard's side table (table_ptr_side.h), full records under the
+ * same lock; `side.count` lets lookups skip it while it is empty.
  *
  * Birth times.  A slot keeps a birth in milliseconds modulo 2^37 (4.3
  * years), so it is decoded against a reference: each shard has `limit_ms`,
@@ -174,14 +176,16 @@ static inline mt_slot *find(const ptr_shard *s, uint64_t probe, uint64_t h)
     return e ? e : bucket_find(s->slots, bucket_b(h, nb), probe);
 }
 
-/* Plans an eviction chain for a key whose buckets are both full: path[0]
- * is a slot of its bucket a, each path[i + 1] is a slot in the other
- * bucket of path[i]'s record, and the last record's other bucket has a
- * free slot, returned in *hole.  Nothing moves.  Returns the chain's
- * length, 0 if none within the bound (a slot met twice ends the walk). */
-static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, mt_slot **path, mt_slot **hole)
+/* Plans an eviction chain for a key whose buckets are both full, from its
+ * bucket bk (a or b): path[0] is a slot of bk, each path[i + 1] is a slot
+ * in the other bucket of path[i]'s record, and the last record's other
+ * bucket has a free slot, returned in *hole.  Nothing moves.  Returns the
+ * chain's length, 0 if none within the bound (a slot met twice ends the
+ * walk). */
+static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, uint64_t bk, mt_slot **path,
+                          mt_slot **hole)
 {
-    uint64_t nb = cap / MT_BUCKET_SLOTS, bk = bucket_a(h, nb);
+    uint64_t nb = cap / MT_BUCKET_SLOTS;
     unsigned limit = g_kick_limit && g_kick_limit < MT_KICKS ? g_kick_limit : MT_KICKS; /* path[] */
     for (unsigned n = 0; n < limit; n++) {
         /* Vary the victim so that walks through the same buckets differ. */
@@ -199,13 +203,20 @@ static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, mt_slot **pa
 }
 
 /* Stores e (a key not in the table, of hash h) in slots, at `to` if that
- * is a free slot of one of its buckets, else where an eviction chain
- * makes room; false if none was found (then nothing moved). */
+ * is a free slot of one of its buckets, else where an eviction chain from
+ * bucket a, or failing that from bucket b, makes room; false if neither
+ * walk found one (then nothing moved).  One walk alone ends at the first
+ * slot it meets twice, and fails at a load of 0.83 on average, but as low
+ * as 0.52; with the second, failures come at 0.79 and above
+ * (docs/performance.md, "Fourth round"). */
 static bool put_at(mt_slot *slots, uint64_t cap, const mt_slot *e, uint64_t h, mt_slot *to)
 {
     if (!to) {
         mt_slot *path[MT_KICKS];
-        unsigned n = plan_path(slots, cap, h, path, &to);
+        uint64_t nb = cap / MT_BUCKET_SLOTS;
+        unsigned n = plan_path(slots, cap, h, bucket_a(h, nb), path, &to);
+        if (!n)
+            n = plan_path(slots, cap, h, bucket_b(h, nb), path, &to);
         if (!n)
             return false;
         for (unsigned i = n; i-- > 0; to = path[i]) /* from the hole back */
@@ -328,14 +339,15 @@ insert_side(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h, const mt_bloc
 
 /* Stores a new record of hash h in the shard's slots: at `to` (a free
  * slot of its buckets, or NULL), an eviction chain, or the same after
- * growing a shard at least half full (a walk failing below that load is
- * bad luck in the keys, which growth need not cure).  False: the caller
- * puts it in the side table. */
+ * growing a shard at least a third full (both walks failing below that
+ * load is a handful of keys crowding a few buckets, which growth need not
+ * cure; strided keys made both fail at 0.49: unit_ptr_spread).  False:
+ * the caller puts it in the side table. */
 static inline bool place(ptr_shard *s, const mt_slot *rec, uint64_t h, mt_slot *to)
 {
     if (MT_LIKELY(put_at(s->slots, s->cap, rec, h, to)))
         return true;
-    return s->count * 2 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
+    return s->count * 3 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
 }
 
 /* One pass over both buckets of a key: the slot holding it (probe), or
