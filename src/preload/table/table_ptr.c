@@ -411,10 +411,9 @@ mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale
     return r;
 }
 
-void mt_ptr_prefetch(uintptr_t ptr)
+/* Starts loading both candidate lines of a key of hash h in shard s. */
+static inline void prefetch_buckets(const ptr_shard *s, uint64_t h)
 {
-    uint64_t h = mt_slot_hash(mt_slot_key(ptr));
-    const ptr_shard *s = shard_of(h);
     /* Racy read of slots/cap without the lock: only an address to prefetch,
      * never dereferenced here. */
     const mt_slot *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
@@ -426,10 +425,20 @@ void mt_ptr_prefetch(uintptr_t ptr)
     }
 }
 
+void mt_ptr_prefetch(uintptr_t ptr)
+{
+    uint64_t h = mt_slot_hash(mt_slot_key(ptr));
+    prefetch_buckets(shard_of(h), h);
+}
+
+/* Both lines are prefetched before the lock: a record in bucket b then
+ * costs no second miss in a row (the hook does not prefetch for a free,
+ * which would hash the pointer once more). */
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
 {
     uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
     ptr_shard *s = shard_of(h);
+    prefetch_buckets(s, h);
     mt_spin_lock(&s->lock);
     bool found = remove_locked(s, ptr, key, h, out);
     mt_spin_unlock(&s->lock);
