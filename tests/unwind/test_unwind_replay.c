@@ -44,7 +44,7 @@ typedef struct walk_result {
 
 static mt_walk_memo *g_memo, *g_fresh; /* for MT_MAX_DEPTH */
 static uint32_t g_depth = 32;
-static unsigned g_walks, g_replayed;
+static unsigned g_walks, g_replayed, g_inplace;
 
 /* A stand-in for an allocation hook: it has a frame pointer, and the walk
  * starts at its caller from its frame record. */
@@ -76,6 +76,7 @@ static void clear(mt_walk_memo *m)
 static NOINLINE void probe(void)
 {
     walk_result r[2];
+    uint32_t cur = g_memo->cur, valid = g_memo->valid;
     for (volatile int i = 0; i < 2; i++) { /* volatile: one call site, not unrolled */
         mt_walk_memo *m = i == 0 ? g_memo : g_fresh;
         if (i == 1)
@@ -86,6 +87,8 @@ static NOINLINE void probe(void)
     assert_same(&r[0], &r[1]);
     g_walks++;
     g_replayed += g_memo->copied > 0;
+    /* The walk rewrote the previous walk's record in place (unwind_memo.h). */
+    g_inplace += valid && g_memo->cur == cur;
 }
 
 /* A chain of n frames, each a real frame (work after the call). */
@@ -103,7 +106,7 @@ static NOINLINE uint64_t chain(int n)
 static void reset(void)
 {
     clear(g_memo);
-    g_walks = g_replayed = 0;
+    g_walks = g_replayed = g_inplace = 0;
     g_depth = 32;
 }
 
@@ -115,6 +118,7 @@ static void test_same_stack(void **state)
         chain(12);
     assert_int_equal(g_walks, 20);
     assert_int_equal(g_replayed, 19); /* all but the first */
+    assert_int_equal(g_inplace, 19);  /* each in the record it replayed: no step copied */
 }
 
 /* Two inner parts under one outer part, alternating. */
@@ -151,6 +155,7 @@ static void test_shared_outer(void **state)
     assert_true(v > 0);
     assert_int_equal(g_walks, 80);
     assert_true(g_replayed >= 70);
+    assert_true(g_inplace > 0 && g_inplace < g_replayed); /* inner depths differ: some copy */
 }
 
 /* Recursion whose innermost frames reach the same CFAs at different

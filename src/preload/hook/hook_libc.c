@@ -164,8 +164,8 @@ static __attribute__((noinline)) void free_tracked(void *p)
     mt_thread *t = hook_enter();
     if (MT_LIKELY(t)) {
         /* Two cache misses are coming: our record and the allocator's chunk
-         * header.  Start both now so they overlap. */
-        mt_ptr_prefetch((uintptr_t)p); /* sampled: only a maybe-sampled block gets here */
+         * header.  Start the header's now, so that it overlaps with ours
+         * (mt_ptr_remove starts both of our record's lines at once). */
         __builtin_prefetch((char *)p - 16, 1);
         mt_on_free(t, p);
         mt_real.free(p);

@@ -4,13 +4,15 @@
  * candidate cache lines of 4 slots per key: "Bucketized cuckoo hashing"
  * below), so a free reads at most two lines, fetched together.  A shard's capacity
  * is any number of whole pages (positions come from fastrange, not a
- * mask), so it grows by 1.5x when 4/5 full (or when an eviction walk fails
- * above half load) and its load stays below 0.8: with 16-byte slots (table_ptr_slot.h) that is
- * 20..30 bytes per live block after a growth at 0.8, up to 48 after one at half load (a walk
- * from bucket a alone can fail there: docs/performance.md, "Third round").  The rare blocks a slot
- * cannot hold (odd or huge pointers, sizes of 16 MiB and up, births years old) and the records no
- * eviction walk placed go to the shard's side table (table_ptr_side.h), full records under the same
- * lock; `side.count` lets lookups skip it while it is empty.
+ * mask), so it grows by 1.5x when 4/5 full (or when both eviction walks
+ * fail above a third full: put_at) and its load stays below 0.8: with
+ * 16-byte slots (table_ptr_slot.h) that is 20..30 bytes per live block
+ * after a growth at 0.8 (a walk from bucket a alone failed as low as half
+ * load and grew the shard there: docs/performance.md, "Fourth round").
+ * The rare blocks a slot cannot hold (odd or huge pointers, sizes of
+ * 16 MiB and up, births years old) and the records no eviction walk placed
+ * go to the shard's side table (table_ptr_side.h), full records under the
+ * same lock; `side.count` lets lookups skip it while it is empty.
  *
  * Birth times.  A slot keeps a birth in milliseconds modulo 2^37 (4.3
  * years), so it is decoded against a reference: each shard has `limit_ms`,
@@ -174,14 +176,16 @@ static inline mt_slot *find(const ptr_shard *s, uint64_t probe, uint64_t h)
     return e ? e : bucket_find(s->slots, bucket_b(h, nb), probe);
 }
 
-/* Plans an eviction chain for a key whose buckets are both full: path[0]
- * is a slot of its bucket a, each path[i + 1] is a slot in the other
- * bucket of path[i]'s record, and the last record's other bucket has a
- * free slot, returned in *hole.  Nothing moves.  Returns the chain's
- * length, 0 if none within the bound (a slot met twice ends the walk). */
-static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, mt_slot **path, mt_slot **hole)
+/* Plans an eviction chain for a key whose buckets are both full, from its
+ * bucket bk (a or b): path[0] is a slot of bk, each path[i + 1] is a slot
+ * in the other bucket of path[i]'s record, and the last record's other
+ * bucket has a free slot, returned in *hole.  Nothing moves.  Returns the
+ * chain's length, 0 if none within the bound (a slot met twice ends the
+ * walk). */
+static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, uint64_t bk, mt_slot **path,
+                          mt_slot **hole)
 {
-    uint64_t nb = cap / MT_BUCKET_SLOTS, bk = bucket_a(h, nb);
+    uint64_t nb = cap / MT_BUCKET_SLOTS;
     unsigned limit = g_kick_limit && g_kick_limit < MT_KICKS ? g_kick_limit : MT_KICKS; /* path[] */
     for (unsigned n = 0; n < limit; n++) {
         /* Vary the victim so that walks through the same buckets differ. */
@@ -198,17 +202,22 @@ static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, mt_slot **pa
     return 0;
 }
 
-/* Stores e (a key not in the table) in slots; false if no room was found
- * (then nothing moved). */
-static bool raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
+/* Stores e (a key not in the table, of hash h) in slots, at `to` if that
+ * is a free slot of one of its buckets, else where an eviction chain from
+ * bucket a, or failing that from bucket b, makes room; false if neither
+ * walk found one (then nothing moved).  A walk ends at the first slot it
+ * meets twice: filling bare tables of 256 to 4096 slots, the walk from a
+ * alone first failed at a load of 0.84-0.87 on average but as low as 0.54,
+ * the two walks at 0.89-0.91 and never below 0.69 (docs/performance.md,
+ * "Fourth round"). */
+static bool put_at(mt_slot *slots, uint64_t cap, const mt_slot *e, uint64_t h, mt_slot *to)
 {
-    uint64_t nb = cap / MT_BUCKET_SLOTS, h = mt_slot_hash(mt_slot_key_of(e));
-    mt_slot *to = bucket_free(slots, bucket_a(h, nb));
-    if (!to)
-        to = bucket_free(slots, bucket_b(h, nb));
     if (!to) {
         mt_slot *path[MT_KICKS];
-        unsigned n = plan_path(slots, cap, h, path, &to);
+        uint64_t nb = cap / MT_BUCKET_SLOTS;
+        unsigned n = plan_path(slots, cap, h, bucket_a(h, nb), path, &to);
+        if (!n)
+            n = plan_path(slots, cap, h, bucket_b(h, nb), path, &to);
         if (!n)
             return false;
         for (unsigned i = n; i-- > 0; to = path[i]) /* from the hole back */
@@ -216,6 +225,16 @@ static bool raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
     }
     *to = *e;
     return true;
+}
+
+/* put_at for a record whose buckets were not looked at yet. */
+static bool raw_put(mt_slot *slots, uint64_t cap, const mt_slot *e)
+{
+    uint64_t nb = cap / MT_BUCKET_SLOTS, h = mt_slot_hash(mt_slot_key_of(e));
+    mt_slot *to = bucket_free(slots, bucket_a(h, nb));
+    if (!to)
+        to = bucket_free(slots, bucket_b(h, nb));
+    return put_at(slots, cap, e, h, to);
 }
 
 /* Rehashes into a table of at least ncap slots; tries larger ones if a
@@ -319,15 +338,40 @@ insert_side(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h, const mt_bloc
     return MT_INSERT_REPLACED;
 }
 
-/* Stores a new record in the shard's slots: its buckets, an eviction
- * chain, or the same after growing a shard at least half full (a walk
- * failing below that load is bad luck in the keys, which growth need not
- * cure).  False: the caller puts it in the side table. */
-static inline bool place(ptr_shard *s, const mt_slot *rec)
+/* Stores a new record of hash h in the shard's slots: at `to` (a free
+ * slot of its buckets, or NULL), an eviction chain, or the same after
+ * growing a shard at least a third full (both walks failing below that
+ * load is a handful of keys crowding a few buckets, which growth need not
+ * cure; strided keys made both fail at 0.49: unit_ptr_spread).  False:
+ * the caller puts it in the side table. */
+static inline bool place(ptr_shard *s, const mt_slot *rec, uint64_t h, mt_slot *to)
 {
-    if (MT_LIKELY(raw_put(s->slots, s->cap, rec)))
+    if (MT_LIKELY(put_at(s->slots, s->cap, rec, h, to)))
         return true;
-    return s->count * 2 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
+    return s->count * 3 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
+}
+
+/* One pass over both buckets of a key: the slot holding it (probe), or
+ * NULL with *free a free slot of the two (NULL if both are full). */
+static inline mt_slot *find_or_free(const ptr_shard *s, uint64_t probe, uint64_t h, mt_slot **free)
+{
+    uint64_t nb = s->cap / MT_BUCKET_SLOTS;
+    mt_slot *a = bucket_at(s->slots, bucket_a(h, nb)), *b = bucket_at(s->slots, bucket_b(h, nb));
+    mt_slot *f = NULL;
+    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++) {
+        if (mt_slot_holds(&a[i], probe))
+            return &a[i];
+        if (!a[i].w0 && !f)
+            f = &a[i];
+    }
+    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++) {
+        if (mt_slot_holds(&b[i], probe))
+            return &b[i];
+        if (!b[i].w0 && !f)
+            f = &b[i];
+    }
+    *free = f;
+    return NULL;
 }
 
 static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h,
@@ -339,7 +383,7 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
     MT_ASSERT(ms < s->limit_ms && s->limit_ms - ms < MT_MS_SPAN); /* "Birth times" */
     if ((s->count + 1) * 5 > s->cap * 4)
         shard_grow(s); /* if it cannot, the record may still find room */
-    mt_slot *e = find(s, mt_slot_probe(key), h);
+    mt_slot *to, *e = find_or_free(s, mt_slot_probe(key), h, &to);
     if (e) {
         unpack(s, e, stale);
         mt_slot_pack(e, key, b->size, b->trace, mt_birth_store(ms));
@@ -347,7 +391,7 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
     }
     mt_slot rec;
     mt_slot_pack(&rec, key, b->size, b->trace, mt_birth_store(ms));
-    if (MT_UNLIKELY(!place(s, &rec)))
+    if (MT_UNLIKELY(!place(s, &rec, h, to)))
         return insert_side(s, ptr, key, h, b, stale); /* not in the slots: only the side */
     MT_HINT_SET(s->count, s->count + 1);
     if (MT_UNLIKELY(s->side.count) && mt_side_take(&s->side, ptr, h, stale))
@@ -367,10 +411,9 @@ mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale
     return r;
 }
 
-void mt_ptr_prefetch(uintptr_t ptr)
+/* Starts loading both candidate lines of a key of hash h in shard s. */
+static inline void prefetch_buckets(const ptr_shard *s, uint64_t h)
 {
-    uint64_t h = mt_slot_hash(mt_slot_key(ptr));
-    const ptr_shard *s = shard_of(h);
     /* Racy read of slots/cap without the lock: only an address to prefetch,
      * never dereferenced here. */
     const mt_slot *slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
@@ -382,10 +425,20 @@ void mt_ptr_prefetch(uintptr_t ptr)
     }
 }
 
+void mt_ptr_prefetch(uintptr_t ptr)
+{
+    uint64_t h = mt_slot_hash(mt_slot_key(ptr));
+    prefetch_buckets(shard_of(h), h);
+}
+
+/* Both lines are prefetched before the lock: a record in bucket b then
+ * costs no second miss in a row (the hook does not prefetch for a free,
+ * which would hash the pointer once more). */
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
 {
     uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
     ptr_shard *s = shard_of(h);
+    prefetch_buckets(s, h);
     mt_spin_lock(&s->lock);
     bool found = remove_locked(s, ptr, key, h, out);
     mt_spin_unlock(&s->lock);

@@ -27,8 +27,8 @@ typedef enum {
 mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale);
 
 /* Starts loading the two cache lines that may hold ptr's record, so that
- * the misses overlap with other work (the free hook also prefetches the
- * block). */
+ * the misses overlap with other work (the malloc hook, before the unwind;
+ * a removal does it itself). */
 void mt_ptr_prefetch(uintptr_t ptr);
 
 /* Removes ptr; false if memtop never saw it. */

@@ -57,16 +57,27 @@ static inline uint64_t mt_ucache_tag(uint64_t key)
     return 1ull << 63 | key << MT_UCACHE_TAG_SHIFT;
 }
 
-/* The walk's fast path: true if way 0 of key's set (key < 2^47) holds a
- * usual rule for key (in *rule); the rest (way 1, special rules, misses)
- * is mt_ucache_rule's, out of line, which keeps the walk's loop short.
- * One relaxed load is enough: the word is the whole entry (tag and rule),
- * it is read in one piece, and nothing else is published through it. */
+/* The walk's fast path: true if a way of key's set (key < 2^47) holds a
+ * usual rule for key (in *rule; else way 0's word ^ key's tag); the rest (special rules, misses) is
+ * mt_ucache_rule's, out of line, which keeps the walk's loop short.  Way 1
+ * is looked at here too: a hit there is as common as the pair of hot
+ * addresses that shares a set (functions of one size laid out 8 KiB
+ * apart: every call site of memtop-alloc-bench's 64 sites of 256 bytes),
+ * and its word is in the same line.  One relaxed load a way is enough: the
+ * word is the whole entry (tag and rule), it is read in one piece, and
+ * nothing else is published through it. */
 static inline bool mt_ucache_usual(const _Atomic uint64_t *table, uint64_t key, uint64_t *rule)
 {
     const _Atomic uint64_t *set = mt_ucache_set(table, key);
-    *rule = atomic_load_explicit(&set[0], memory_order_relaxed) ^ mt_ucache_tag(key);
-    return mt_rule_usual(*rule); /* same address (else high bits set), and not empty */
+    uint64_t tag = mt_ucache_tag(key);
+    *rule = atomic_load_explicit(&set[0], memory_order_relaxed) ^ tag;
+    if (MT_LIKELY(mt_rule_usual(*rule))) /* same address (else high bits set), and not empty */
+        return true;
+    uint64_t r1 = atomic_load_explicit(&set[1], memory_order_relaxed) ^ tag;
+    if (!mt_rule_usual(r1))
+        return false; /* *rule: way 0's word for key, as the tests read it */
+    *rule = r1;
+    return true;
 }
 
 /* Everything else: both ways, then on a miss computes the rule of key

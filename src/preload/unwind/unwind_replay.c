@@ -12,7 +12,7 @@ bool mt_replay_rbp_live(const mt_past_walk *p, const mt_walk_step *o)
     for (const mt_walk_step *e = o + 1; e < p->end; e++) {
         if (e->rule & MT_RULE_CFA_RBP)
             return true;
-        if (mt_rule_rbp_below(e->rule))
+        if (e->below)
             return false;
     }
     return p->last && mt_rule_usual(p->last->rule) && (p->last->rule & MT_RULE_CFA_RBP);

@@ -45,10 +45,13 @@ static inline mt_past_walk mt_past_of(mt_walk_memo *m, uint64_t gen, uint64_t li
  * replay from there can take (unwind_memo.h). */
 bool mt_replay_rbp_live(const mt_past_walk *p, const mt_walk_step *o);
 
-/* After the walk's step that gave return address ra: whether the previous
- * walk was in the same state after one of its steps, then w->o (the
- * cursor).  CFAs grow strictly along both walks, so the cursor only moves
- * up; it stops at the sentinel. */
+/* After the walk's step that gave return address ra, before that step is
+ * stored at w->e: whether the previous walk was in the same state after
+ * one of its steps, then w->o (the cursor).  CFAs grow strictly along both
+ * walks, so the cursor only moves up; it stops at the sentinel.  Where the
+ * walk rewrites the previous walk's record in place (unwind_memo.h), the
+ * steps below w->e are this walk's own, whose CFAs are all below w->rsp:
+ * the cursor passes over them. */
 static inline bool replay_matches(walk *w, const mt_past_walk *p, uint64_t ra)
 {
     const mt_walk_step *c = w->o;
@@ -65,7 +68,7 @@ static inline bool still_holds(const mt_walk_step *e)
 {
     if (*(const uint64_t *)(uintptr_t)(e->cfa - 8) != e->ra)
         return false;
-    uint64_t below = mt_rule_rbp_below(e->rule);
+    uint64_t below = e->below;
     return !below || *(const uint64_t *)(uintptr_t)(e->cfa - below) == e->rbp;
 }
 
@@ -80,7 +83,7 @@ static inline bool take_changed(walk *w, const mt_walk_step *e)
     uint64_t ra = *(const uint64_t *)(uintptr_t)(e->cfa - 8);
     if (ra - ADDR_MIN >= ADDR_END - ADDR_MIN)
         return false;
-    uint64_t below = mt_rule_rbp_below(e->rule);
+    uint64_t below = e->below;
     if (below)
         w->rbp = *(const uint64_t *)(uintptr_t)(e->cfa - below);
     walk_record(w);
@@ -88,10 +91,36 @@ static inline bool take_changed(walk *w, const mt_walk_step *e)
     w->e->ra = ra;
     w->e->rbp = w->rbp;
     w->e->rule = e->rule;
+    w->e->below = e->below;
     w->e++;
     w->rsp = e->cfa;
     w->key = ra - 1;
     return true;
+}
+
+/* Takes the previous walk's steps [e, stop) while their words hold, each
+ * copied to w->e (copy) or checked where it is (w->e == e, in place);
+ * returns the first that did not hold, or stop. */
+static inline __attribute__((always_inline)) const mt_walk_step *
+replay_steps(walk *w, const mt_walk_step *e, const mt_walk_step *stop, bool copy)
+{
+    for (; e < stop; e++) {
+        uint64_t cfa = e->cfa, ra = e->ra, below = e->below;
+        if (*(const uint64_t *)(uintptr_t)(cfa - 8) != ra)
+            break;
+        if (below) {
+            if (*(const uint64_t *)(uintptr_t)(cfa - below) != e->rbp)
+                break;
+            w->rbp = e->rbp;
+        }
+        walk_record(w);
+        if (copy)
+            *w->e++ = *e;
+        w->key = ra - 1;
+    }
+    if (!copy)
+        w->e = (mt_walk_step *)(uintptr_t)e; /* the record's own steps */
+    return e;
 }
 
 /* The walk is in the state of the previous walk after its step w->o:
@@ -102,7 +131,7 @@ static inline bool take_changed(walk *w, const mt_walk_step *e)
  * END step held too, and so ended this one (its frame recorded, the step
  * in *w->e); REPLAY_TRUNC when the walk reached its depth.
  *
- * The steps are copied as they are, rbp included: where the walk's rbp
+ * The steps are taken as they are (copied, or left in place), rbp included: where the walk's rbp
  * differs from the previous walk's (it did not matter, mt_replay_rbp_live),
  * the copies carry the previous walk's value up to the step that loads
  * rbp, and there it matters to no step either (unwind_memo.h).  The walk
@@ -113,19 +142,9 @@ static inline int replay(walk *w, const mt_past_walk *p)
     uint64_t *f0 = w->f;
     if ((uint64_t)(w->end - w->f) < (uint64_t)(stop - e))
         stop = e + (w->end - w->f); /* the walk's depth comes first */
-    for (; e < stop; e++) {
-        uint64_t cfa = e->cfa, below = mt_rule_rbp_below(e->rule);
-        if (*(const uint64_t *)(uintptr_t)(cfa - 8) != e->ra)
-            break;
-        if (below) {
-            if (*(const uint64_t *)(uintptr_t)(cfa - below) != e->rbp)
-                break;
-            w->rbp = e->rbp;
-        }
-        walk_record(w);
-        *w->e++ = *e;
-        w->key = e->ra - 1;
-    }
+    /* In place at the same index, the steps are already where this walk's
+     * go (unwind_memo.h): only their words are checked. */
+    e = w->e == e ? replay_steps(w, e, stop, false) : replay_steps(w, e, stop, true);
     if (e != w->o + 1)
         w->rsp = e[-1].cfa;
     w->o = e;

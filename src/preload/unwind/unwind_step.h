@@ -39,6 +39,7 @@ typedef struct walk {
     mt_walk_step *e;       /* this walk's record: the next step's place */
     const mt_walk_step *o; /* cursor into the previous walk (unwind_replay.h) */
     uint32_t copied;       /* frames recorded by replays */
+    bool inplace;          /* the record is the previous walk's, rewritten (unwind_memo.h) */
 } walk;
 
 enum { STEP_OK, STEP_END, STEP_FALLBACK };
@@ -64,7 +65,8 @@ static inline int step(walk *w, bool is_return, uint64_t *ra, mt_walk_step *e)
         rule = mt_ucache_rule(w->key, is_return);
         if (!mt_rule_usual(rule)) {
             e->cfa = 0;
-            e->rule = rule;
+            e->rule = (uint32_t)rule;
+            e->below = 0;
             return rule == MT_RULE_END ? STEP_END : STEP_FALLBACK;
         }
     }
@@ -86,7 +88,8 @@ static inline int step(walk *w, bool is_return, uint64_t *ra, mt_walk_step *e)
     e->cfa = cfa;
     e->ra = *ra;
     e->rbp = w->rbp;
-    e->rule = rule;
+    e->rule = (uint32_t)rule;
+    e->below = (uint32_t)below;
     if (MT_UNLIKELY(*ra - ADDR_MIN >= ADDR_END - ADDR_MIN))
         return *ra < ADDR_MIN ? STEP_END : STEP_FALLBACK;
     return STEP_OK;

@@ -80,12 +80,14 @@ static __attribute__((always_inline)) inline bool walk_start(walk *w, const mt_h
     return skip_own(w, false);
 }
 
-/* Makes the walk just done, recorded in the memo's other record up to
- * w->e (its END step there if ended), the thread's previous walk. */
+/* Makes the walk just done, recorded up to w->e (its END step there if
+ * ended) in the memo's other record or, if it rewrote the previous walk's
+ * record in place, in that one, the thread's previous walk. */
 static void commit(mt_walk_memo *memo, const walk *w, uint64_t gen, bool ended)
 {
-    mt_walk_record *r = &memo->rec[memo->cur ^ 1];
-    mt_walk_step *steps = mt_walk_memo_steps(memo, memo->cur ^ 1);
+    uint32_t k = w->inplace ? memo->cur : memo->cur ^ 1;
+    mt_walk_record *r = &memo->rec[k];
+    mt_walk_step *steps = mt_walk_memo_steps(memo, k);
     uint32_t nok = (uint32_t)(w->e - steps);
     r->gen = gen;
     r->nok = nok;
@@ -97,9 +99,23 @@ static void commit(mt_walk_memo *memo, const walk *w, uint64_t gen, bool ended)
             r->max_cfa = r->last.cfa;
     }
     steps[nok].cfa = MT_NO_CFA;
-    memo->cur ^= 1;
+    memo->cur = k;
     memo->valid = 1;
     memo->copied = w->copied;
+}
+
+/* The walk's first match is at the same index in the previous walk's
+ * record (its inner frames as many as this walk's so far, the usual case):
+ * from here on the walk rewrites that record in place, so that the steps
+ * it replays at the same index need no copy (unwind_memo.h).  Its steps so
+ * far move there, over steps the cursor has passed. */
+static void go_inplace(walk *w, const mt_walk_step *from)
+{
+    mt_walk_step *to = (mt_walk_step *)(uintptr_t)w->o - (w->e - from);
+    for (const mt_walk_step *s = from; s < w->e; s++)
+        *to++ = *s;
+    w->e = to;
+    w->inplace = true;
 }
 
 __attribute__((noinline)) int mt_unwind(const mt_hook_frame *start, mt_walk_memo *memo,
@@ -115,30 +131,42 @@ __attribute__((noinline)) int mt_unwind(const mt_hook_frame *start, mt_walk_memo
     walk w = w0;
     uint64_t gen = mt_ucache_generation();
     mt_past_walk old = mt_past_of(memo, gen, w.limit);
+    const mt_walk_step *other = mt_walk_memo_steps(memo, memo->cur ^ 1);
     w.o = old.steps;
-    w.e = mt_walk_memo_steps(memo, memo->cur ^ 1);
+    w.e = (mt_walk_step *)(uintptr_t)other;
     w.h = MT_HASH_SEED;
     w.f = frames;
     w.end = frames + depth;
     w.copied = 0;
+    w.inplace = false;
     bool ended;
     for (;;) {
         uint64_t ra;
+        mt_walk_step s; /* stored once the previous walk's step at w.e was compared */
         walk_record(&w);
-        int st = step(&w, true, &ra, w.e);
+        int st = step(&w, true, &ra, &s);
         if (MT_UNLIKELY(st != STEP_OK)) {
-            if (st == STEP_FALLBACK)
+            if (st == STEP_FALLBACK) {
+                memo->valid &= !w.inplace; /* its record is half rewritten */
                 return -1;
+            }
+            *w.e = s;
             ended = true;
             break;
         }
-        w.e++;
         w.key = ra - 1;
         if (MT_UNLIKELY(w.f == w.end)) {
+            *w.e++ = s;
             ended = false;
             break;
         }
-        if (replay_matches(&w, &old, ra)) {
+        bool match = replay_matches(&w, &old, ra);
+        if (match && !w.inplace && w.o - old.steps == w.e - other)
+            go_inplace(&w, other);
+        *w.e++ = s;
+        if (MT_UNLIKELY(w.inplace && w.e > old.end))
+            w.o = &mt_replay_none; /* past the previous walk's sentinel: nothing to match */
+        if (match) {
             int r = replay(&w, &old);
             if (r != REPLAY_WALK) {
                 ended = r == REPLAY_END;
