@@ -115,14 +115,17 @@ static inline uint64_t mt_rb_home(uint64_t addr, unsigned bits)
     return (addr * 0x9e3779b97f4a7c15ull) >> (64u - bits);
 }
 
-/* Start loading the map slot of addr (the encoder looks a few events
- * ahead).  always_inline: GCC 12 counts a prefetch as no side effect, so
- * an out-of-line copy looks pure and its calls are dropped (as the
- * reader's were: docs/performance.md, "Reading, fifth round"). */
-static inline __attribute__((always_inline)) void mt_rb_prefetch(uint64_t addr)
+/* Start loading the map slot of addr and the state of trace (the encoder
+ * looks a few events ahead).  always_inline: GCC 12 counts a prefetch as
+ * no side effect, so an out-of-line copy looks pure and its calls are
+ * dropped (as the reader's were: docs/performance.md, "Reading, fifth
+ * round"). */
+static inline __attribute__((always_inline)) void mt_rb_prefetch(uint64_t addr, uint32_t trace)
 {
     if (mt_rb_h.map)
         __builtin_prefetch(&mt_rb_h.map[mt_rb_home(addr, mt_rb_h.bits)]);
+    if (trace < mt_rb_h.ntraces)
+        __builtin_prefetch(&mt_rb_h.traces[trace]);
 }
 
 /* Counters since the session began; mt_rb_reset_stats at its start. */
