@@ -251,8 +251,10 @@ static inline __attribute__((always_inline)) bool charge_block(mt_thread *t, voi
     return temporary;
 }
 
-/* charge_block while recording.  may_wait: false in a signal handler. */
-static void __attribute__((noinline))
+/* charge_block while recording.  may_wait: false in a signal handler.
+ * Inline into its three callers, themselves out of the exact path: a call
+ * level here cost ~20 instructions per recorded free (callgrind). */
+static inline __attribute__((always_inline)) void
 charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, bool may_wait)
 {
     uint64_t now = mt_now_ns();

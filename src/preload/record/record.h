@@ -29,8 +29,16 @@ static inline bool mt_rec_paused(void)
     return atomic_load_explicit(&mt_rec_mode, memory_order_acquire) == MT_RECMODE_PAUSE;
 }
 
-/* Waits while a mid-run start captures the initial state. */
-void mt_rec_gate(void);
+/* Waits while a mid-run start captures the initial state: one load when
+ * no start is pausing (inline: a hook passes the gate two or three times
+ * per call while recording), the wait itself out of line. */
+void mt_rec_gate_wait(void);
+
+static inline void mt_rec_gate(void)
+{
+    if (MT_UNLIKELY(mt_rec_paused()))
+        mt_rec_gate_wait();
+}
 
 /* Events, called right after the tracker accounted them (no lock held).
  * p: the block's address.  flags: MT_DAT_EVF_*.  may_wait: false in a

@@ -33,21 +33,14 @@
 _Static_assert(MT_TRACE_MAX <= LOW(TRACE_BITS) + 1, "every trace id fits a slot");
 _Static_assert(MT_DAT_FRAME_ALLOCS_MAX <= LOW(SERIAL_BITS) + 1, "every serial of a frame fits");
 
-typedef struct slot {
-    uint64_t key;
-    uint64_t val;
-} slot;
+typedef mt_rb_slot slot;
+
+mt_rb_hot mt_rb_h;
 
 static struct {
-    uint32_t epoch; /* the frame's number, for the trace array */
-    slot *map;
-    unsigned bits;
-    uint64_t count, peak;  /* entries of this frame; most this frame */
-    uint64_t frame_allocs; /* allocation events written in this frame */
+    uint64_t count, peak; /* entries of this frame; most this frame */
     bool have_base;
     uint64_t base_ms;
-    mt_rb_trace *traces;
-    uint32_t ntraces;    /* capacity */
     uint32_t full_epoch; /* the array could not grow in this epoch */
     mt_rb_stats stats;
 } g;
@@ -69,7 +62,7 @@ static size_t map_bytes(unsigned bits)
 
 static uint64_t home(uint64_t addr, unsigned bits)
 {
-    return (addr * 0x9e3779b97f4a7c15ull) >> (64u - bits);
+    return mt_rb_home(addr, bits);
 }
 
 /* A table of 2^bits empty slots instead of the current one, which holds
@@ -85,16 +78,16 @@ static slot *new_map(unsigned bits)
 static bool maybe_shrink(void)
 {
     unsigned want = MAP_MIN_BITS;
-    while (want < g.bits && ((uint64_t)1 << want) * 7 / 10 < g.peak * 2)
+    while (want < mt_rb_h.bits && ((uint64_t)1 << want) * 7 / 10 < g.peak * 2)
         want++;
-    if (!g.map || want >= g.bits)
+    if (!mt_rb_h.map || want >= mt_rb_h.bits)
         return false;
     slot *m = new_map(want);
     if (!m)
         return false;
-    mt_os_free(g.map, map_bytes(g.bits));
-    g.map = m;
-    g.bits = want;
+    mt_os_free(mt_rb_h.map, map_bytes(mt_rb_h.bits));
+    mt_rb_h.map = m;
+    mt_rb_h.bits = want;
     return true;
 }
 
@@ -102,34 +95,27 @@ void mt_rb_new_frame(void)
 {
     /* The map is emptied (no epoch in a slot: 16 bytes); a frame that
      * stored nothing left it empty. */
-    if (!maybe_shrink() && g.map && g.peak)
-        memset(g.map, 0, map_bytes(g.bits));
-    g.count = g.peak = g.frame_allocs = 0;
+    if (!maybe_shrink() && mt_rb_h.map && g.peak)
+        memset(mt_rb_h.map, 0, map_bytes(mt_rb_h.bits));
+    g.count = g.peak = mt_rb_h.frame_allocs = 0;
     g.have_base = false;
-    if (++g.epoch == 0) { /* wrapped: old trace states could look current */
-        if (g.traces)
-            memset(g.traces, 0, (size_t)g.ntraces * sizeof *g.traces);
+    if (++mt_rb_h.epoch == 0) { /* wrapped: old trace states could look current */
+        if (mt_rb_h.traces)
+            memset(mt_rb_h.traces, 0, (size_t)mt_rb_h.ntraces * sizeof *mt_rb_h.traces);
         g.full_epoch = 0;
-        g.epoch = 1;
+        mt_rb_h.epoch = 1;
     }
 }
 
 void mt_rb_child_reset(void)
 {
     memset(&g, 0, sizeof g);
-}
-
-bool mt_rb_count_alloc(void)
-{
-    if (g.frame_allocs >= MT_DAT_FRAME_ALLOCS_MAX)
-        return false;
-    g.frame_allocs++;
-    return true;
+    memset(&mt_rb_h, 0, sizeof mt_rb_h);
 }
 
 static bool grow_traces(uint32_t trace)
 {
-    uint32_t cap = g.ntraces ? g.ntraces : TRACES_MIN;
+    uint32_t cap = mt_rb_h.ntraces ? mt_rb_h.ntraces : TRACES_MIN;
     while (cap <= trace && cap < MT_TRACE_MAX)
         cap *= 2;
     if (cap <= trace)
@@ -137,36 +123,36 @@ static bool grow_traces(uint32_t trace)
     mt_rb_trace *t = mt_os_alloc((size_t)cap * sizeof *t);
     if (!t)
         return false;
-    if (g.traces) {
-        memcpy(t, g.traces, (size_t)g.ntraces * sizeof *t);
-        mt_os_free(g.traces, (size_t)g.ntraces * sizeof *t);
+    if (mt_rb_h.traces) {
+        memcpy(t, mt_rb_h.traces, (size_t)mt_rb_h.ntraces * sizeof *t);
+        mt_os_free(mt_rb_h.traces, (size_t)mt_rb_h.ntraces * sizeof *t);
     }
-    g.traces = t;
-    g.ntraces = cap;
+    mt_rb_h.traces = t;
+    mt_rb_h.ntraces = cap;
     return true;
 }
 
-mt_rb_trace *mt_rb_trace_get(uint32_t trace)
+mt_rb_trace *mt_rb_trace_slow(uint32_t trace)
 {
     /* After a failed growth, traces beyond the array stay without state
      * for the rest of the frame: a state created later in the frame would
      * not have counted the trace's earlier allocations. */
-    if (trace >= g.ntraces && (g.full_epoch == g.epoch || !grow_traces(trace))) {
-        g.full_epoch = g.epoch;
+    if (trace >= mt_rb_h.ntraces && (g.full_epoch == mt_rb_h.epoch || !grow_traces(trace))) {
+        g.full_epoch = mt_rb_h.epoch;
         return NULL;
     }
-    mt_rb_trace *t = &g.traces[trace];
-    if (t->epoch != g.epoch)
-        *t = (mt_rb_trace){.epoch = g.epoch};
+    mt_rb_trace *t = &mt_rb_h.traces[trace];
+    if (t->epoch != mt_rb_h.epoch)
+        *t = (mt_rb_trace){.epoch = mt_rb_h.epoch};
     return t;
 }
 
 /* The slot holding addr (!= 0), or the empty slot where it would go. */
 static slot *find(uint64_t addr)
 {
-    uint64_t mask = LOW(g.bits);
-    for (uint64_t i = home(addr, g.bits);; i = (i + 1) & mask) {
-        slot *s = &g.map[i];
+    uint64_t mask = LOW(mt_rb_h.bits);
+    for (uint64_t i = home(addr, mt_rb_h.bits);; i = (i + 1) & mask) {
+        slot *s = &mt_rb_h.map[i];
         if (!s->key || key_addr(s->key) == addr)
             return s;
     }
@@ -174,33 +160,33 @@ static slot *find(uint64_t addr)
 
 static void remove_at(slot *hole)
 {
-    uint64_t mask = LOW(g.bits);
-    uint64_t i = (uint64_t)(hole - g.map);
-    for (uint64_t j = (i + 1) & mask; g.map[j].key; j = (j + 1) & mask) {
-        uint64_t k = home(key_addr(g.map[j].key), g.bits);
+    uint64_t mask = LOW(mt_rb_h.bits);
+    uint64_t i = (uint64_t)(hole - mt_rb_h.map);
+    for (uint64_t j = (i + 1) & mask; mt_rb_h.map[j].key; j = (j + 1) & mask) {
+        uint64_t k = home(key_addr(mt_rb_h.map[j].key), mt_rb_h.bits);
         /* The entry at j may move to i unless its home lies in (i, j]. */
         bool stays = i <= j ? (k > i && k <= j) : (k > i || k <= j);
         if (stays)
             continue;
-        g.map[i] = g.map[j];
+        mt_rb_h.map[i] = mt_rb_h.map[j];
         i = j;
     }
-    g.map[i].key = 0;
+    mt_rb_h.map[i].key = 0;
     g.count--;
 }
 
 /* Doubles the map, moving this frame's entries; false if impossible. */
 static bool grow_map(void)
 {
-    unsigned bits = g.map ? g.bits + 1 : MAP_MIN_BITS;
+    unsigned bits = mt_rb_h.map ? mt_rb_h.bits + 1 : MAP_MIN_BITS;
     if (bits > MAP_MAX_BITS)
         return false;
-    slot *m = new_map(bits), *old = g.map;
+    slot *m = new_map(bits), *old = mt_rb_h.map;
     if (!m)
         return false;
-    unsigned old_bits = g.bits;
-    g.map = m;
-    g.bits = bits;
+    unsigned old_bits = mt_rb_h.bits;
+    mt_rb_h.map = m;
+    mt_rb_h.bits = bits;
     for (uint64_t i = 0; old && i < ((uint64_t)1 << old_bits); i++)
         if (old[i].key)
             *find(key_addr(old[i].key)) = old[i];
@@ -234,7 +220,7 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
         g.base_ms = birth_ms;
         g.have_base = true;
     }
-    if (!addr_fits(addr) || (!g.map && !grow_map()))
+    if (!addr_fits(addr) || (!mt_rb_h.map && !grow_map()))
         return; /* never in the map: nothing to forget either */
     slot v, *s = find(addr);
     bool present = s->key != 0;
@@ -243,7 +229,7 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
             remove_at(s);
         return;
     }
-    if (!present && (g.count + 1) * 10 > ((uint64_t)7 << g.bits)) {
+    if (!present && (g.count + 1) * 10 > ((uint64_t)7 << mt_rb_h.bits)) {
         if (!grow_map())
             return; /* no room: the block's free will be written in full */
         s = find(addr);
@@ -255,7 +241,7 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
 
 bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t *serial)
 {
-    slot *s = g.map && g.have_base && addr_fits(addr) ? find(addr) : NULL;
+    slot *s = mt_rb_h.map && g.have_base && addr_fits(addr) ? find(addr) : NULL;
     if (!s || !s->key) {
         g.stats.not_found++;
         return false;
@@ -272,12 +258,6 @@ bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms,
     return true;
 }
 
-void mt_rb_prefetch(uint64_t addr)
-{
-    if (g.map)
-        __builtin_prefetch(&g.map[home(addr, g.bits)]);
-}
-
 const mt_rb_stats *mt_rb_get_stats(void)
 {
     return &g.stats;
@@ -290,5 +270,6 @@ void mt_rb_reset_stats(void)
 
 uint64_t mt_rb_bytes(void)
 {
-    return (g.map ? map_bytes(g.bits) : 0) + (uint64_t)g.ntraces * sizeof(mt_rb_trace);
+    return (mt_rb_h.map ? map_bytes(mt_rb_h.bits) : 0) +
+           (uint64_t)mt_rb_h.ntraces * sizeof(mt_rb_trace);
 }

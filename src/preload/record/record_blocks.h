@@ -29,6 +29,7 @@
 #define MT_RECORD_BLOCKS_H
 
 #include "core_common.h"
+#include "dat_format.h"
 
 #include <stdbool.h>
 
@@ -55,14 +56,49 @@ void mt_rb_new_frame(void);
  * writer may have been replacing one when the fork happened). */
 void mt_rb_child_reset(void);
 
+/* A slot of the address map (record_blocks.c packs a block into it). */
+typedef struct mt_rb_slot {
+    uint64_t key;
+    uint64_t val;
+} mt_rb_slot;
+
+/* The fields the encoder reads for every event, so that the calls below
+ * are inline in record_events.c (out of line, the three cost ~30
+ * instructions per event: docs/performance.md, "Recording"); the rest of
+ * the context is record_blocks.c's own.  Writer only (its lock held). */
+typedef struct mt_rb_hot {
+    mt_rb_slot *map;
+    unsigned bits;         /* the map has 2^bits slots */
+    uint32_t epoch;        /* the frame's number, for the trace array */
+    mt_rb_trace *traces;   /* per trace, for the current frame */
+    uint32_t ntraces;      /* capacity */
+    uint64_t frame_allocs; /* allocation events written in this frame */
+} mt_rb_hot;
+
+extern mt_rb_hot mt_rb_h;
+
 /* Counts an allocation event written in this frame; false (not counted)
  * when the frame already holds MT_DAT_FRAME_ALLOCS_MAX of them: the
  * caller then ends the frame first (readers reject more). */
-bool mt_rb_count_alloc(void);
+static inline bool mt_rb_count_alloc(void)
+{
+    if (mt_rb_h.frame_allocs >= MT_DAT_FRAME_ALLOCS_MAX)
+        return false;
+    mt_rb_h.frame_allocs++;
+    return true;
+}
+
+/* mt_rb_trace_get when the trace has no state of this frame yet. */
+mt_rb_trace *mt_rb_trace_slow(uint32_t trace);
 
 /* The trace's state in this frame (reset lazily), or NULL when no memory
  * could hold it (then: no SAME_SIZE, no reference for that trace). */
-mt_rb_trace *mt_rb_trace_get(uint32_t trace);
+static inline mt_rb_trace *mt_rb_trace_get(uint32_t trace)
+{
+    if (MT_LIKELY(trace < mt_rb_h.ntraces && mt_rb_h.traces[trace].epoch == mt_rb_h.epoch))
+        return &mt_rb_h.traces[trace];
+    return mt_rb_trace_slow(trace);
+}
 
 /* An allocation at addr was written: block (trace, serial) of size bytes
  * born at birth_ms.  Keeps it findable by a later free at addr. */
@@ -73,9 +109,24 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
  * block, removes it from the map and returns true with *serial set. */
 bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t *serial);
 
-/* Start loading the map slot of addr (the encoder looks a few events
- * ahead). */
-void mt_rb_prefetch(uint64_t addr);
+/* The home slot of addr in a map of 2^bits slots (Fibonacci hashing). */
+static inline uint64_t mt_rb_home(uint64_t addr, unsigned bits)
+{
+    return (addr * 0x9e3779b97f4a7c15ull) >> (64u - bits);
+}
+
+/* Start loading the map slot of addr and the state of trace (the encoder
+ * looks a few events ahead).  always_inline: GCC 12 counts a prefetch as
+ * no side effect, so an out-of-line copy looks pure and its calls are
+ * dropped (as the reader's were: docs/performance.md, "Reading, fifth
+ * round"). */
+static inline __attribute__((always_inline)) void mt_rb_prefetch(uint64_t addr, uint32_t trace)
+{
+    if (mt_rb_h.map)
+        __builtin_prefetch(&mt_rb_h.map[mt_rb_home(addr, mt_rb_h.bits)]);
+    if (trace < mt_rb_h.ntraces)
+        __builtin_prefetch(&mt_rb_h.traces[trace]);
+}
 
 /* Counters since the session began; mt_rb_reset_stats at its start. */
 const mt_rb_stats *mt_rb_get_stats(void);

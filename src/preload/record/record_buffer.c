@@ -20,11 +20,13 @@
  * Taking a ring (a thread's first event) holds the free lists' spinlock; a
  * signal handler that interrupts that on the same thread drops its event
  * (counted) rather than spin on the lock.  Retiring happens only when no
- * mt_ring_record call of the thread is in progress (tls_depth), so a
+ * ring_record call of the thread is in progress (tls_depth), so a
  * handler never retires a ring its interrupted caller is appending to.
  */
 #define _GNU_SOURCE
 #include "record_buffer.h"
+
+#include "record.h"
 
 #include "core_os_memory.h"
 #include "record_writer.h"
@@ -58,7 +60,7 @@ static size_t g_slab_left;
 static MT_TLS mt_rec_ring *tls_ring;    /* OWNED by this thread */
 static MT_TLS mt_rec_ring *tls_retired; /* retired by this exiting thread */
 static MT_TLS uint64_t tls_retired_gen;
-static MT_TLS unsigned tls_depth; /* mt_ring_record calls in progress */
+static MT_TLS unsigned tls_depth; /* ring_record calls in progress */
 static MT_TLS int tls_taking;     /* inside take_ring */
 
 mt_rec_ring *mt_ring_first(void)
@@ -318,7 +320,8 @@ static bool __attribute__((noinline)) next_chunk(mt_rec_ring *r, uint64_t head, 
     }
 }
 
-static bool push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
+static inline __attribute__((always_inline)) bool push(mt_rec_ring *r, const mt_rec_event *e,
+                                                       bool may_wait)
 {
     if (r->busy) { /* a signal handler interrupted an append on this thread */
         count_lost(r, e);
@@ -336,7 +339,17 @@ static bool push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
         count_lost(r, e);
         return false;
     }
-    r->wchunk->ev[head - r->wbase] = *e;
+    /* Field by field: a struct copy went through the stack (stores of 8
+     * bytes read back as 16: a store-forwarding stall per event). */
+    mt_rec_event *d = &r->wchunk->ev[head - r->wbase];
+    d->t_ns = e->t_ns;
+    d->size = e->size;
+    d->addr = e->addr;
+    d->age_ms = e->age_ms;
+    d->trace = e->trace;
+    d->kind = e->kind;
+    d->flags = e->flags;
+    d->reserved = 0;
     atomic_store_explicit(&r->head, head + 1, memory_order_release);
     atomic_signal_fence(memory_order_seq_cst);
     r->busy = 0;
@@ -345,7 +358,10 @@ static bool push(mt_rec_ring *r, const mt_rec_event *e, bool may_wait)
     return true;
 }
 
-void mt_ring_record(const mt_rec_event *e, bool may_wait)
+/* Inlined into the two entry points below, so that the event's fields
+ * are stored straight into its slot (no copy through the stack, one call
+ * per event: callgrind, docs/performance.md "Recording"). */
+static inline __attribute__((always_inline)) void ring_record(const mt_rec_event *e, bool may_wait)
 {
     tls_depth++;
     atomic_signal_fence(memory_order_seq_cst);
@@ -361,6 +377,34 @@ void mt_ring_record(const mt_rec_event *e, bool may_wait)
      * the ring goes back to the writer after each event. */
     if (--tls_depth == 0 && MT_UNLIKELY(mt_tls_exiting))
         mt_ring_retire_mine();
+}
+
+void mt_ring_record(const mt_rec_event *e, bool may_wait)
+{
+    ring_record(e, may_wait);
+}
+
+void mt_rec_alloc(uint64_t t_ns, const void *p, uint32_t trace, uint64_t size)
+{
+    mt_rec_event e = {.t_ns = t_ns,
+                      .size = size,
+                      .addr = (uint64_t)(uintptr_t)p,
+                      .trace = trace,
+                      .kind = MT_DAT_EV_ALLOC};
+    ring_record(&e, true);
+}
+
+void mt_rec_free(uint64_t t_ns, const void *p, const mt_block *b, unsigned flags, bool may_wait)
+{
+    uint64_t ms = t_ns / 1000000u, birth = b->birth_ns / 1000000u;
+    mt_rec_event e = {.t_ns = t_ns,
+                      .size = b->size,
+                      .addr = (uint64_t)(uintptr_t)p,
+                      .trace = b->trace,
+                      .kind = MT_DAT_EV_FREE,
+                      .flags = (uint8_t)flags,
+                      .age_ms = ms > birth ? ms - birth : 0};
+    ring_record(&e, may_wait);
 }
 
 bool mt_ring_try_free(mt_rec_ring *r, uint64_t st)

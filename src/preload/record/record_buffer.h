@@ -72,6 +72,8 @@ typedef struct mt_rec_event {
  * that the events add up to the trace counters they are checked against. */
 static inline mt_sample_weight mt_rec_event_weight(const mt_rec_event *e)
 {
+    if (MT_LIKELY(!mt_g.cfg.sample_rate)) /* exact: no need for the birth (encoded per event) */
+        return (mt_sample_weight){e->size, 1};
     uint64_t ms = e->t_ns / 1000000u;
     uint64_t birth = e->kind == MT_DAT_EV_FREE && e->age_ms <= ms ? ms - e->age_ms : ms;
     return mt_sample_weigh(e->size, mt_g.cfg.sample_rate, mt_sample_key(e->trace, birth));
@@ -119,7 +121,9 @@ typedef struct mt_rec_ring {
 
 /* Appends one event to the calling thread's ring (taken on first use).
  * may_wait: the caller holds no lock and is not a signal handler, so it
- * may wait (bounded) for room.  A dropped event is counted (lost). */
+ * may wait (bounded) for room.  A dropped event is counted (lost).  The
+ * hooks' mt_rec_alloc and mt_rec_free (record.h) are defined in
+ * record_buffer.c too, with this append inlined. */
 void mt_ring_record(const mt_rec_event *e, bool may_wait);
 
 /* The calling thread is exiting (its key destructor): hands its ring to

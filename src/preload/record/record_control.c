@@ -51,7 +51,7 @@ static rec_control g_rc;
  * loader's, stdio's), so the wait never depends on the writer getting one;
  * it gives up at the pause's deadline (record_session.c counts the events
  * of such calls as dropped: the initial state is then approximate). */
-void mt_rec_gate(void)
+void mt_rec_gate_wait(void)
 {
     while (mt_rec_paused()) {
         if (mt_now_ns() >= atomic_load_explicit(&mt_w.pause_until, memory_order_relaxed)) {
@@ -60,29 +60,6 @@ void mt_rec_gate(void)
         }
         sched_yield();
     }
-}
-
-void mt_rec_alloc(uint64_t t_ns, const void *p, uint32_t trace, uint64_t size)
-{
-    mt_rec_event e = {.t_ns = t_ns,
-                      .size = size,
-                      .addr = (uint64_t)(uintptr_t)p,
-                      .trace = trace,
-                      .kind = MT_DAT_EV_ALLOC};
-    mt_ring_record(&e, true);
-}
-
-void mt_rec_free(uint64_t t_ns, const void *p, const mt_block *b, unsigned flags, bool may_wait)
-{
-    uint64_t ms = t_ns / 1000000u, birth = b->birth_ns / 1000000u;
-    mt_rec_event e = {.t_ns = t_ns,
-                      .size = b->size,
-                      .addr = (uint64_t)(uintptr_t)p,
-                      .trace = b->trace,
-                      .kind = MT_DAT_EV_FREE,
-                      .flags = (uint8_t)flags,
-                      .age_ms = ms > birth ? ms - birth : 0};
-    mt_ring_record(&e, may_wait);
 }
 
 /* --- status --------------------------------------------------------------- */

@@ -209,20 +209,24 @@ void mt_rr_encode_one(uint32_t tid, const mt_rec_event *e)
     encode_at(tid, e, true);
 }
 
-/* A chunk's span at a time; the frame context's slot of the event
- * PREFETCH_AHEAD on is loaded meanwhile. */
+/* A chunk's span at a time; the frame context's map slot and trace state
+ * of the event PREFETCH_AHEAD on are loaded meanwhile (both missed the
+ * cache natively: perf, docs/performance.md "Recording").  The thread id
+ * is read once: it shares a cache line with the ring's `busy`, which the
+ * producer writes twice per event, so a load per event missed as well. */
 static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
 {
     bool culled = mt_cull_on();
+    uint32_t tid = (uint32_t)r->tid;
     uint64_t len;
     for (uint64_t i = 0; i < n; i += len) {
         const mt_rec_event *ev = mt_ring_span(r, from + i, n - i, &len);
         for (uint64_t k = 0; k < len; k++) {
             if (k + PREFETCH_AHEAD < len)
-                mt_rb_prefetch(ev[k + PREFETCH_AHEAD].addr);
-            if (culled && mt_cull_event((uint32_t)r->tid, &ev[k]))
+                mt_rb_prefetch(ev[k + PREFETCH_AHEAD].addr, ev[k + PREFETCH_AHEAD].trace);
+            if (culled && mt_cull_event(tid, &ev[k]))
                 continue; /* young, or culled with its allocation */
-            encode_at((uint32_t)r->tid, &ev[k], culled);
+            encode_at(tid, &ev[k], culled);
         }
     }
 }
