@@ -234,19 +234,9 @@ static mt_errc push(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
                               mt_err *err)
 {
-    for (size_t i = 0; i < n && i < RAHEAD; i++) {
+    for (size_t i = 0; i < n; i++)
         fix_time(r, &b[i].t_ns);
-        mt_rstate_prefetch(&r->st, &b[i].ev);
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (i + RAHEAD < n) {
-            fix_time(r, &b[i + RAHEAD].t_ns);
-            mt_rstate_prefetch(&r->st, &b[i + RAHEAD].ev);
-        }
-        if (mt_rstate_apply_ev(&r->st, b[i].kind, b[i].t_ns, &b[i].ev, f) != 0)
-            return nomem(err);
-    }
-    return MT_OK;
+    return mt_rstate_apply_batch(&r->st, b, n, f) != 0 ? nomem(err) : MT_OK;
 }
 
 /* The rest of the EVENTS2 record in progress, MT_REPLAY_BATCH events per
@@ -263,10 +253,11 @@ static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *er
         if ((rc = drain(r, a, all, err)) != MT_OK ||
             (rc = mt_replay_apply_batch(r, b, n, all, err)) != MT_OK)
             return rc;
-        for (size_t i = 0; i < n; i++) {
-            r->info.allocs += b[i].kind == MT_DAT_ALLOC;
-            r->info.frees += b[i].kind == MT_DAT_FREE;
-        }
+        size_t allocs = 0; /* the others are frees */
+        for (size_t i = 0; i < n; i++)
+            allocs += b[i].kind == MT_DAT_ALLOC;
+        r->info.allocs += allocs;
+        r->info.frees += n - allocs;
         if ((rc = checkpoint(r, err)) != MT_OK)
             return rc;
     }

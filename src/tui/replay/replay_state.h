@@ -74,6 +74,11 @@ int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f);
 int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_dat_ev *e,
                        const mt_rfilter *f);
 
+/* The allocations and frees b[0..n) (as mt_dat_next_batch gives them),
+ * each as mt_rstate_apply_ev, the live group of each fetched into the
+ * cache a few events before it is added to.  -1 when out of memory. */
+int mt_rstate_apply_batch(mt_rstate *st, const mt_dat_hev *b, size_t n, const mt_rfilter *f);
+
 /* Events with e->deferred set (mt_dat_defer_blocks) change the counters
  * but not the live groups: the blocks of their frame still live when its
  * deferral ends are added then, by this (-1 when out of memory).  The
