@@ -86,8 +86,6 @@ static inline __attribute__((always_inline)) bool scan_one(mt_dcur (*col)[2], un
     w->v = x;
     w->trace = *guess;
     w->tag = tag;
-    if (*guess < c->ntraces) /* its frame state, read by the hint RUN_AHEAD before it */
-        __builtin_prefetch(&c->traces[*guess]);
     return true;
 }
 

@@ -92,8 +92,6 @@ int mt_rstate_add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t b
 static inline __attribute__((always_inline)) void mt_rstate_prefetch(const mt_rstate *st,
                                                                      const mt_dat_ev *e)
 {
-    if (e->trace < st->s.ndefs)
-        __builtin_prefetch(&st->traces[e->trace], 1);
     if (!e->deferred)
         mt_rlive_prefetch(&st->live, e->trace, e->birth_ms);
 }
