@@ -114,23 +114,32 @@ static mt_errc nomem(mt_err *err)
     return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
 }
 
+/* What applying carries from one event to the next, in locals through a
+ * run (the record's copy, d->trace and d->prev_alloc, is set after it). */
+typedef struct carry {
+    uint32_t trace;  /* the previous event's */
+    bool prev_alloc; /* it is an ALLOC */
+    uint32_t tid;
+} carry;
+
 /* A FREE_REF's block against the frame context (the one-event decoder's
  * resolve()). */
-static mt_errc take(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, uint64_t ref, mt_dat_ev *e,
-                    mt_err *err)
+static inline __attribute__((always_inline)) mt_errc
+take(mt_dat_reader *r, uint32_t trace, mt_dtrace *t, uint64_t ref, mt_dat_ev *e, mt_err *err)
 {
     if (ref >= t->count)
         return mt_dat_ev2_bad(r, "free of a block not allocated in its frame", err);
     uint64_t serial = t->count - 1 - ref;
-    if (!mt_dctx_take(&r->ctx, t, d->trace, serial, &e->size, &e->birth_ms))
+    if (!mt_dctx_take(&r->ctx, t, trace, serial, &e->size, &e->birth_ms))
         return mt_dat_ev2_bad(r, "free of a block that is not live", err);
     e->deferred = r->defer_on && serial >= t->given;
     return MT_OK;
 }
 
 /* An ALLOC or FREE's size and block (the one-event decoder's body()). */
-static inline __attribute__((always_inline)) mt_errc
-alloc_or_free(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_err *err)
+static inline __attribute__((always_inline)) mt_errc alloc_or_free(mt_dat_reader *r, uint32_t trace,
+                                                                   mt_dtrace *t, const draw *w,
+                                                                   mt_dat_ev *e, mt_err *err)
 {
     e->size = w->v;
     if ((w->tag & MT_DAT_EV_SAME_SIZE) && !t->has_size)
@@ -141,41 +150,40 @@ alloc_or_free(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, const draw *w, mt_dat_
     if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC)
         return MT_OK;
     e->deferred = r->defer_on;
-    return mt_dctx_alloc(&r->ctx, t, d->trace, e->size, w->birth, err);
+    return mt_dctx_alloc(&r->ctx, t, trace, e->size, w->birth, err);
 }
 
 /* One scanned event against the frame context, into *h. */
 static inline __attribute__((always_inline)) mt_errc
-apply(mt_dat_reader *r, mt_drec *d, const draw *w, mt_dat_hev *h, mt_err *err)
+apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
 {
     unsigned tag = w->tag, kind = tag & MT_DAT_EV_KIND_MASK;
-    uint32_t prev = d->trace;
-    bool after_alloc = d->prev_alloc;
+    uint32_t prev = k->trace;
     if (mt_dis_next_trace(tag)) {
-        if (mt_dat_ev2_next_trace(r, d, err))
+        if (mt_dat_ev2_next_trace(r, k->prev_alloc, &k->trace, err))
             return MT_E_CORRUPT;
     } else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
-        d->trace = w->trace;
+        k->trace = w->trace;
     }
-    mt_dtrace *t = mt_dctx_trace(&r->ctx, d->trace);
+    mt_dtrace *t = mt_dctx_trace(&r->ctx, k->trace);
     if (!t)
         return nomem(err);
-    d->prev_alloc = kind == MT_DAT_EV_ALLOC;
-    if (d->prev_alloc && after_alloc && prev != d->trace &&
-        mt_dat_ev2_set_next(r, prev, d->trace, &t, err))
+    bool alloc = kind == MT_DAT_EV_ALLOC, after_alloc = k->prev_alloc;
+    k->prev_alloc = alloc;
+    if (alloc && after_alloc && prev != k->trace && mt_dat_ev2_set_next(r, prev, k->trace, &t, err))
         return MT_E_NOMEM;
     mt_dat_ev *e = &h->ev;
     e->deferred = 0;
-    mt_errc rc = kind == MT_DAT_EV_FREE_REF ? take(r, d, t, w->v, e, err)
-                                            : alloc_or_free(r, d, t, w, e, err);
+    mt_errc rc = kind == MT_DAT_EV_FREE_REF ? take(r, k->trace, t, w->v, e, err)
+                                            : alloc_or_free(r, k->trace, t, w, e, err);
     if (rc)
         return rc;
     t->last_size = e->size;
     t->has_size = 1;
-    e->tid = d->tid;
-    e->trace = d->trace;
-    e->flags = d->prev_alloc ? 0u : (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
-    h->kind = d->prev_alloc ? MT_DAT_ALLOC : MT_DAT_FREE;
+    e->tid = k->tid;
+    e->trace = k->trace;
+    e->flags = alloc ? 0u : (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+    h->kind = alloc ? MT_DAT_ALLOC : MT_DAT_FREE;
     h->t_ns = w->t;
     return MT_OK;
 }
@@ -199,14 +207,17 @@ mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t
     for (size_t i = 0; i < m && i < RUN_AHEAD; i++)
         mt_dctx_prefetch_ev(&r->ctx, w[i].tag, w[i].trace, w[i].v);
     mt_errc rc = MT_OK;
+    carry c = {d->trace, d->prev_alloc, d->tid};
     size_t i = 0;
     for (; i < m; i++) {
         if (i + RUN_AHEAD < m)
             mt_dctx_prefetch_ev(&r->ctx, w[i + RUN_AHEAD].tag, w[i + RUN_AHEAD].trace,
                                 w[i + RUN_AHEAD].v);
-        if ((rc = apply(r, d, &w[i], &out[i], err)) != MT_OK)
+        if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
             break;
     }
+    d->trace = c.trace;
+    d->prev_alloc = c.prev_alloc;
     if (i > 0 && w[i - 1].t > r->t_last)
         r->t_last = w[i - 1].t;
     *n = i;

@@ -185,26 +185,18 @@ static mt_errc insert(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t size
     return MT_OK;
 }
 
-mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size, uint64_t birth_ms,
-                      mt_err *err)
+mt_errc mt_dctx_too_many(mt_err *err)
 {
-    if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
-        return mt_err_set(err, MT_E_CORRUPT,
-                          "corrupt recording: more than %u allocations in one "
-                          "frame",
-                          MT_DAT_FRAME_ALLOCS_MAX);
-    unsigned i = (unsigned)(t->count % MT_DRECENT);
-    if (t->live & (1u << i)) { /* block count - MT_DRECENT, still live: to the table */
-        mt_errc rc =
-            insert(c, trace, t->count - MT_DRECENT, t->recent[i].size, t->recent[i].birth_ms, err);
-        if (rc)
-            return rc;
-    }
-    t->recent[i].size = size;
-    t->recent[i].birth_ms = birth_ms;
-    t->live |= (uint8_t)(1u << i);
-    t->count++;
-    return MT_OK;
+    return mt_err_set(err, MT_E_CORRUPT,
+                      "corrupt recording: more than %u allocations in one "
+                      "frame",
+                      MT_DAT_FRAME_ALLOCS_MAX);
+}
+
+/* Block count - MT_DRECENT, still live in recent slot i: to the table. */
+mt_errc mt_dctx_spill(mt_dctx *c, mt_dtrace *t, uint32_t trace, unsigned i, mt_err *err)
+{
+    return insert(c, trace, t->count - MT_DRECENT, t->recent[i].size, t->recent[i].birth_ms, err);
 }
 
 static void remove_at(mt_dctx *c, mt_dblock *hole)
@@ -223,18 +215,9 @@ static void remove_at(mt_dctx *c, mt_dblock *hole)
     c->count--;
 }
 
-bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uint64_t *size,
-                  uint64_t *birth_ms)
+bool mt_dctx_take_old(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t *size,
+                      uint64_t *birth_ms)
 {
-    if (t->count - serial <= MT_DRECENT) { /* one of the newest */
-        unsigned i = (unsigned)(serial % MT_DRECENT);
-        if (!(t->live & (1u << i)))
-            return false;
-        t->live &= (uint8_t) ~(1u << i);
-        *size = t->recent[i].size;
-        *birth_ms = t->recent[i].birth_ms;
-        return true;
-    }
     if (!c->blocks)
         return false;
     mt_dblock *b = find(c, key_of(c, trace, serial));

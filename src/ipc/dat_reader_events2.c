@@ -121,14 +121,14 @@ static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
     return MT_OK;
 }
 
-mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, mt_drec *d, mt_err *err)
+mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, bool prev_alloc, uint32_t *trace, mt_err *err)
 {
-    if (!d->prev_alloc)
+    if (!prev_alloc)
         return bad(r, "NEXT_TRACE not after an allocation", err);
-    mt_dtrace *p = mt_dctx_trace(&r->ctx, d->trace); /* of this frame: its allocation made it */
+    mt_dtrace *p = mt_dctx_trace(&r->ctx, *trace); /* of this frame: its allocation made it */
     if (!p || !p->next)
         return bad(r, "NEXT_TRACE with no trace after the previous one in its frame", err);
-    d->trace = p->next - 1u;
+    *trace = p->next - 1u;
     return MT_OK;
 }
 
@@ -143,7 +143,7 @@ static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err
     if (tag & MT_DAT_EV_SAME_TRACE)
         return d->have_trace ? MT_OK : bad(r, "SAME_TRACE on the first event of a record", err);
     if (mt_dis_next_trace(tag))
-        return mt_dat_ev2_next_trace(r, d, err);
+        return mt_dat_ev2_next_trace(r, d->prev_alloc, &d->trace, err);
     if (get(r, d, MT_DCOL_TRACES, &trace, err))
         return MT_E_CORRUPT;
     if (trace >= r->ndefs)

@@ -73,9 +73,9 @@ mt_dctx_prefetch_ev(const mt_dctx *c, unsigned tag, uint32_t trace, uint64_t ref
 /* "corrupt recording: what (record N)". */
 mt_errc mt_dat_ev2_bad(const mt_dat_reader *r, const char *what, mt_err *err);
 
-/* NEXT_TRACE: d->trace becomes next(P) of the previous event's, an ALLOC
- * of P; an error if there is none. */
-mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, mt_drec *d, mt_err *err);
+/* NEXT_TRACE: *trace, the previous event's (an ALLOC if prev_alloc),
+ * becomes next(*trace); an error if there is none. */
+mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, bool prev_alloc, uint32_t *trace, mt_err *err);
 
 /* next(P) = Q, after an ALLOC of Q right after an ALLOC of P; *t (Q's
  * state) is taken again, should the look-up of P have moved the array. */
