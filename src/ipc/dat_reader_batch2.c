@@ -19,7 +19,7 @@
 
 #include <string.h>
 
-#define RUN 64u
+#define RUN 256u
 #define RUN_AHEAD 16u
 
 /* An event's fields as its columns give them. */

@@ -62,7 +62,7 @@ mt_errc mt_replay_next(mt_replay *r, mt_err *err);
  * replay's time (as mt_replay_next does, in b), then applied if f lets it
  * through, the live group of the event a few ahead prefetched.
  * MT_E_NOMEM when out of memory. */
-#define MT_REPLAY_BATCH 64u
+#define MT_REPLAY_BATCH 256u
 mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
                               mt_err *err);
 
