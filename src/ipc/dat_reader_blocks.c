@@ -228,26 +228,41 @@ bool mt_dctx_take_old(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t *siz
     return true;
 }
 
+/* Blocks on their way to a give's fn, MT_DAT_BLOCKS_PER_CALL at a time. */
+typedef struct giving {
+    mt_dat_block b[MT_DAT_BLOCKS_PER_CALL];
+    size_t n;
+    mt_dat_block_fn fn;
+    void *ctx;
+} giving;
+
+static int give_one(giving *g, uint32_t trace, uint64_t size, uint64_t birth_ms)
+{
+    g->b[g->n++] = (mt_dat_block){trace, size, birth_ms};
+    if (g->n < MT_DAT_BLOCKS_PER_CALL)
+        return 0;
+    g->n = 0;
+    return g->fn(g->ctx, g->b, MT_DAT_BLOCKS_PER_CALL);
+}
+
 /* The recent blocks of one trace's state not given yet.  Slot i holds the
  * block k of count - MT_DRECENT <= k < count with k % MT_DRECENT == i. */
-static int give_recent(const mt_dtrace *t, uint32_t trace,
-                       int (*fn)(void *, uint32_t, uint64_t, uint64_t), void *ctx)
+static int give_recent(const mt_dtrace *t, uint32_t trace, giving *g)
 {
     for (unsigned i = 0; i < MT_DRECENT; i++) {
         uint64_t k = t->count - MT_DRECENT + (i + MT_DRECENT - t->count % MT_DRECENT) % MT_DRECENT;
         bool give = (t->live & (1u << i)) && k >= t->given;
-        int rc = give ? fn(ctx, trace, t->recent[i].size, t->recent[i].birth_ms) : 0;
+        int rc = give ? give_one(g, trace, t->recent[i].size, t->recent[i].birth_ms) : 0;
         if (rc)
             return rc;
     }
     return 0;
 }
 
-int mt_dctx_give(mt_dctx *c, int (*fn)(void *, uint32_t, uint64_t, uint64_t), void *ctx)
+static int give_all(mt_dctx *c, giving *g)
 {
     for (uint64_t i = 0; i < c->ntraces; i++) {
-        int rc =
-            c->traces[i].epoch == c->epoch ? give_recent(&c->traces[i], (uint32_t)i, fn, ctx) : 0;
+        int rc = c->traces[i].epoch == c->epoch ? give_recent(&c->traces[i], (uint32_t)i, g) : 0;
         if (rc)
             return rc;
     }
@@ -258,10 +273,19 @@ int mt_dctx_give(mt_dctx *c, int (*fn)(void *, uint32_t, uint64_t, uint64_t), vo
         if (!current(c, b) || serial < c->traces[trace].given)
             continue;
         unpack(c, b->val, &size, &birth_ms, false);
-        int rc = fn(ctx, trace, size, birth_ms);
+        int rc = give_one(g, trace, size, birth_ms);
         if (rc)
             return rc;
     }
+    return g->n ? g->fn(g->ctx, g->b, g->n) : 0;
+}
+
+int mt_dctx_give(mt_dctx *c, mt_dat_block_fn fn, void *ctx)
+{
+    giving g = {.n = 0, .fn = fn, .ctx = ctx};
+    int rc = give_all(c, &g);
+    if (rc)
+        return rc;
     for (uint64_t i = 0; i < c->ntraces; i++)
         if (c->traces[i].epoch == c->epoch)
             c->traces[i].given = c->traces[i].count;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "dat_format.h"
+#include "dat_reader.h"
 #include "shm_error.h"
 
 /* A trace's newest allocations of the frame are kept with the trace
@@ -184,10 +185,10 @@ static inline bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64
     return true;
 }
 
-/* Call fn for every live block of the frame not given before (any order):
- * each trace's blocks with a serial >= its `given`, which then becomes its
- * count.  Stops at the first nonzero return and gives it. */
-int mt_dctx_give(mt_dctx *c, int (*fn)(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms),
-                 void *ctx);
+/* Give fn every live block of the frame not given before (any order, up
+ * to MT_DAT_BLOCKS_PER_CALL per call): each trace's blocks with a serial >= its
+ * `given`, which then becomes its count.  Stops at the first nonzero
+ * return and gives it. */
+int mt_dctx_give(mt_dctx *c, mt_dat_block_fn fn, void *ctx);
 
 #endif

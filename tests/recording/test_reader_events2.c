@@ -384,10 +384,13 @@ static int64_t *group(groups *gs, uint32_t trace, uint64_t birth_ms)
     return gs->g[i];
 }
 
-static int add_block(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms)
+static int add_blocks(void *ctx, const mt_dat_block *b, size_t n)
 {
-    int64_t *g = group(ctx, trace, birth_ms);
-    g[0]++, g[1] += (int64_t)size;
+    assert_true(n > 0 && n <= MT_DAT_BLOCKS_PER_CALL);
+    for (size_t i = 0; i < n; i++) {
+        int64_t *g = group(ctx, b[i].trace, b[i].birth_ms);
+        g[0]++, g[1] += (int64_t)b[i].size;
+    }
     return 0;
 }
 
@@ -412,7 +415,7 @@ static void deferred_blocks(void **state)
     groups all = {calloc(n, sizeof *all.g), n}, part = {calloc(n, sizeof *part.g), n};
     mt_err err;
     mt_dat_reader *r = open_mem(&f, &err);
-    mt_dat_defer_blocks(r, add_block, &part);
+    mt_dat_defer_blocks(r, add_blocks, &part);
     mt_dat_event ev;
     mt_errc end;
     uint64_t k = 0, deferred = 0;

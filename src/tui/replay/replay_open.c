@@ -268,9 +268,9 @@ static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *er
  * groups.  Most blocks of a frame are freed within it, and then neither
  * their allocation nor their free touches the groups (a cache miss each
  * on a large table). */
-static int add_block(void *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
+static int add_blocks(void *st, const mt_dat_block *b, size_t n)
 {
-    return mt_rstate_add_block(st, trace, size, birth_ms);
+    return mt_rstate_add_blocks(st, b, n);
 }
 
 static mt_errc read_events(mt_replay *r, mt_err *err)
@@ -298,7 +298,7 @@ static mt_errc read_events(mt_replay *r, mt_err *err)
 
 mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
 {
-    mt_dat_defer_blocks(r->rd, add_block, &r->st);
+    mt_dat_defer_blocks(r->rd, add_blocks, &r->st);
     mt_errc rc = read_events(r, err);
     mt_dat_defer_blocks(r->rd, NULL, NULL); /* the seek passes add every event */
     if (rc)

@@ -108,7 +108,7 @@ static inline __attribute__((always_inline)) int on_alloc(mt_rstate *st, hot *h,
     h->live_count += (int64_t)w.count;
     raise_peaks(h, tr, t_ns);
     if (e->deferred)
-        return 0; /* its group: at its frame's end, if still live (mt_rstate_add_block) */
+        return 0; /* its group: at its frame's end, if still live (mt_rstate_add_blocks) */
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, (int64_t)w.count, (int64_t)w.bytes);
 }
 
@@ -133,7 +133,7 @@ static inline __attribute__((always_inline)) int on_free(mt_rstate *st, hot *h, 
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, -(int64_t)w.count, -(int64_t)w.bytes);
 }
 
-int mt_rstate_add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
+static int add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
 {
     if (trace >= st->s.ndefs)
         return 0; /* as on_alloc */
@@ -295,8 +295,21 @@ int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_
     return rc;
 }
 
-/* The live group of the event this many later is prefetched. */
+/* The live group of the event (or block) this many later is prefetched. */
 #define AHEAD 8u
+
+int mt_rstate_add_blocks(mt_rstate *st, const mt_dat_block *b, size_t n)
+{
+    for (size_t i = 0; i < n && i < AHEAD; i++)
+        mt_rlive_prefetch(&st->live, b[i].trace, b[i].birth_ms);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i + AHEAD < n)
+            mt_rlive_prefetch(&st->live, b[i + AHEAD].trace, b[i + AHEAD].birth_ms);
+        rc = add_block(st, b[i].trace, b[i].size, b[i].birth_ms);
+    }
+    return rc;
+}
 
 int mt_rstate_apply_batch(mt_rstate *st, const mt_dat_hev *b, size_t n, const mt_rfilter *f)
 {

@@ -81,9 +81,10 @@ int mt_rstate_apply_batch(mt_rstate *st, const mt_dat_hev *b, size_t n, const mt
 
 /* Events with e->deferred set (mt_dat_defer_blocks) change the counters
  * but not the live groups: the blocks of their frame still live when its
- * deferral ends are added then, by this (-1 when out of memory).  The
+ * deferral ends are added then, by this (-1 when out of memory), the
+ * group of each prefetched a few blocks before it is added to.  The
  * groups are exact wherever the reader's mt_dat_flush_blocks was called. */
-int mt_rstate_add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms);
+int mt_rstate_add_blocks(mt_rstate *st, const mt_dat_block *b, size_t n);
 
 /* A hint: the allocation or free e is applied soon; the slot of its live
  * group is fetched into the cache (nothing changes).  Always inline, as
