@@ -31,25 +31,34 @@ typedef struct draw {
     uint32_t tag;
 } draw;
 
-/* The tag checks of the one-event decoder (check_tag), as a bool. */
-static inline bool tag_ok(unsigned tag, bool v4)
-{
-    unsigned kind = tag & MT_DAT_EV_KIND_MASK, flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
-    if (kind == MT_DAT_EV_ALLOC)
-        return flags == 0 || (flags << MT_DAT_EV_FLAGS_SHIFT == MT_DAT_EV_NEXT_TRACE && v4 &&
-                              !(tag & MT_DAT_EV_SAME_TRACE));
-    return kind == MT_DAT_EV_FREE || (kind == MT_DAT_EV_FREE_REF && !(tag & MT_DAT_EV_SAME_SIZE));
-}
+/* The tag checks of the one-event decoder (check_tag) as a table: bit 0,
+ * the tag is valid in every version; bit 1, from version 4 on (an ALLOC's
+ * NEXT_TRACE without SAME_TRACE).  A lookup instead of the branches. */
+#define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
+#define TAG_ALLOC_OK(x)                                                                            \
+    (TAG_FLAGS(x) == 0 ? 3 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 2 : 0)
+#define TAG_OK(x)                                                                                  \
+    (((x)&3) == MT_DAT_EV_ALLOC                                    ? TAG_ALLOC_OK(x)               \
+     : ((x)&3) == MT_DAT_EV_FREE                                   ? 3                             \
+     : ((x)&3) == MT_DAT_EV_FREE_REF && !((x)&MT_DAT_EV_SAME_SIZE) ? 3                             \
+                                                                   : 0)
+#define TAG_OK4(x) TAG_OK(x), TAG_OK((x) + 1), TAG_OK((x) + 2), TAG_OK((x) + 3)
+#define TAG_OK16(x) TAG_OK4(x), TAG_OK4((x) + 4), TAG_OK4((x) + 8), TAG_OK4((x) + 12)
+#define TAG_OK64(x) TAG_OK16(x), TAG_OK16((x) + 16), TAG_OK16((x) + 32), TAG_OK16((x) + 48)
+
+static const uint8_t tag_ok[256] = {TAG_OK64(0), TAG_OK64(64), TAG_OK64(128), TAG_OK64(192)};
+
+_Static_assert(MT_DAT_EV_NEXT_TRACE == 1u << MT_DAT_EV_FLAGS_SHIFT, "NEXT_TRACE: flags 1");
 
 /* The columns of one event into *w; false if any check fails (the
  * cursors are then part-way through the event). */
 static inline __attribute__((always_inline)) bool scan_one(mt_dcur (*col)[2], unsigned tag,
-                                                           uint64_t ndefs, bool v4, uint64_t *t,
-                                                           bool *have, uint32_t *guess,
+                                                           uint64_t ndefs, unsigned valid,
+                                                           uint64_t *t, bool *have, uint32_t *guess,
                                                            const mt_dctx *c, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
-    if (!tag_ok(tag, v4))
+    if (!(tag_ok[tag] & valid))
         return false;
     if (!(tag & MT_DAT_EV_SAME_TIME) &&
         !mt_dsplit_v(&col[MT_DCOL_TIMES][0], &col[MT_DCOL_TIMES][1], &dt))
@@ -97,11 +106,13 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
     mt_dcur col[MT_DCOL_N][2];
     memcpy(col, d->col, sizeof col);
     uint64_t t = d->t, ndefs = r->ndefs;
-    bool have = d->have_trace, v4 = r->info.version >= 4;
+    bool have = d->have_trace;
+    unsigned valid = r->info.version >= 4 ? 2 : 1; /* tag_ok's bit */
     uint32_t guess = d->trace;
     size_t i = 0;
     for (; i < k; i++)
-        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, v4, &t, &have, &guess, &r->ctx, &w[i]))
+        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, &t, &have, &guess, &r->ctx,
+                      &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
     d->t = t;

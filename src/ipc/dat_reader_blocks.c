@@ -92,7 +92,7 @@ static uint64_t home(uint64_t key, unsigned bits)
 }
 
 /* The slot holding key, or the empty slot where it would go. */
-static mt_dblock *find(const mt_dctx *c, uint64_t key)
+static inline __attribute__((always_inline)) mt_dblock *find(const mt_dctx *c, uint64_t key)
 {
     uint64_t mask = ((uint64_t)1 << c->bits) - 1;
     for (uint64_t i = home(key, c->bits);; i = (i + 1) & mask) {
