@@ -114,6 +114,7 @@ static bool grow(mt_dctx *c)
         return false;
     c->blocks = b;
     c->bits = bits;
+    c->grow_at = ((uint64_t)7 << bits) / 10;
     for (uint64_t i = 0; old && i < ((uint64_t)1 << old_bits); i++)
         if (current(c, &old[i]))
             *find(c, old[i].key) = old[i];
@@ -175,7 +176,7 @@ static mt_errc insert(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t size
                       mt_err *err)
 {
     uint64_t val;
-    if ((!c->blocks || (c->count + 1) * 10 > ((uint64_t)7 << c->bits)) && !grow(c))
+    if (c->count >= c->grow_at && !grow(c))
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
     if (!val_of(c, size, birth_ms, &val))
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");

@@ -69,6 +69,7 @@ typedef struct mt_dctx {
     mt_dblock *blocks;
     unsigned bits; /* 2^bits slots */
     uint64_t count;
+    uint64_t grow_at; /* count at which the table grows (at 70 % full; 0: no table) */
     uint64_t base_ms; /* births in the slots are above it; set when the table is empty */
     mt_dwide *wide;   /* [wide_cap], the first nwide used or in the free list */
     size_t nwide, wide_cap;
