@@ -232,10 +232,15 @@ static mt_errc push(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 
 /* Each batch: see replay_impl.h. */
 mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
-                              mt_err *err)
+                              size_t *allocs, mt_err *err)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t a = 0;
+    for (size_t i = 0; i < n; i++) {
         fix_time(r, &b[i].t_ns);
+        a += b[i].kind == MT_DAT_ALLOC;
+    }
+    if (allocs)
+        *allocs = a;
     return mt_rstate_apply_batch(&r->st, b, n, f) != 0 ? nomem(err) : MT_OK;
 }
 
@@ -247,16 +252,13 @@ mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rf
 static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 {
     mt_dat_hev b[MT_REPLAY_BATCH];
-    size_t n;
+    size_t n, allocs;
     mt_errc rc;
     while ((rc = mt_dat_next_batch(r->rd, b, MT_REPLAY_BATCH, &n, err)) == MT_OK && n) {
         if ((rc = drain(r, a, all, err)) != MT_OK ||
-            (rc = mt_replay_apply_batch(r, b, n, all, err)) != MT_OK)
+            (rc = mt_replay_apply_batch(r, b, n, all, &allocs, err)) != MT_OK)
             return rc;
-        size_t allocs = 0; /* the others are frees */
-        for (size_t i = 0; i < n; i++)
-            allocs += b[i].kind == MT_DAT_ALLOC;
-        r->info.allocs += allocs;
+        r->info.allocs += allocs; /* the others are frees */
         r->info.frees += n - allocs;
         if ((rc = checkpoint(r, err)) != MT_OK)
             return rc;
