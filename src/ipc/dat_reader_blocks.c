@@ -102,7 +102,7 @@ static inline __attribute__((always_inline)) mt_dblock *find(const mt_dctx *c, u
     }
 }
 
-static bool grow(mt_dctx *c)
+static __attribute__((noinline, cold)) bool grow(mt_dctx *c)
 {
     unsigned bits = c->blocks ? c->bits + 1 : MIN_BITS;
     if (bits > MAX_BITS)
@@ -125,7 +125,8 @@ static bool grow(mt_dctx *c)
 
 /* A wide entry for a block whose size or birth does not fit in val: its
  * index, or UINT64_MAX when out of memory.  Reused through the free list. */
-static uint64_t wide_new(mt_dctx *c, uint64_t size, uint64_t birth_ms)
+static __attribute__((noinline, cold)) uint64_t wide_new(mt_dctx *c, uint64_t size,
+                                                         uint64_t birth_ms)
 {
     uint64_t i = c->wide_free - 1;
     if (c->wide_free)
