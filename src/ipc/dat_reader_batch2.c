@@ -210,7 +210,7 @@ mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t
     if (k > d->left - 1)
         k = d->left - 1; /* the record's last event: the one-event decoder's */
     if (k > left - 1)
-        k = left - 1;
+        k = left - 1; /* the tags left: d->left as well, checked rather than assumed */
     draw w[RUN];
     size_t m = scan(r, d, w, k);
     if (m < k && m > 0)
