@@ -210,14 +210,21 @@ mt_errc mt_dat_next_batch(mt_dat_reader *r, mt_dat_hev *out, size_t max, size_t 
  * says "leave this block out of your groups": the blocks still live at
  * mt_dat_flush_blocks, which the reader also calls before it starts the
  * next frame and at a seek, are given to fn (trace, size, birth), once
- * each, and the frees of blocks given come with deferred = 0.  So a
+ * each, up to MT_DAT_BLOCKS_PER_CALL per call (so that fn can prefetch
+ * what each will touch),
+ * and the frees of blocks given come with deferred = 0.  So a
  * caller that adds what fn gives and skips the deferred events holds the
  * same groups as one that adds every event, wherever it has called
  * mt_dat_flush_blocks.  fn returns nonzero when out of memory (the
  * reader's call then fails with MT_E_NOMEM).  fn NULL: off (the blocks
  * not given yet are dropped); turned on within a frame that has had
  * allocations, it starts with the next frame. */
-typedef int (*mt_dat_block_fn)(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms);
+#define MT_DAT_BLOCKS_PER_CALL 64u
+typedef struct mt_dat_block {
+    uint32_t trace;
+    uint64_t size, birth_ms;
+} mt_dat_block;
+typedef int (*mt_dat_block_fn)(void *ctx, const mt_dat_block *b, size_t n);
 void mt_dat_defer_blocks(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx);
 
 /* Give fn now the live blocks of the frame whose allocations were

@@ -92,7 +92,7 @@ static uint64_t home(uint64_t key, unsigned bits)
 }
 
 /* The slot holding key, or the empty slot where it would go. */
-static mt_dblock *find(const mt_dctx *c, uint64_t key)
+static inline __attribute__((always_inline)) mt_dblock *find(const mt_dctx *c, uint64_t key)
 {
     uint64_t mask = ((uint64_t)1 << c->bits) - 1;
     for (uint64_t i = home(key, c->bits);; i = (i + 1) & mask) {
@@ -102,7 +102,7 @@ static mt_dblock *find(const mt_dctx *c, uint64_t key)
     }
 }
 
-static bool grow(mt_dctx *c)
+static __attribute__((noinline, cold)) bool grow(mt_dctx *c)
 {
     unsigned bits = c->blocks ? c->bits + 1 : MIN_BITS;
     if (bits > MAX_BITS)
@@ -114,6 +114,7 @@ static bool grow(mt_dctx *c)
         return false;
     c->blocks = b;
     c->bits = bits;
+    c->grow_at = ((uint64_t)7 << bits) / 10;
     for (uint64_t i = 0; old && i < ((uint64_t)1 << old_bits); i++)
         if (current(c, &old[i]))
             *find(c, old[i].key) = old[i];
@@ -124,7 +125,8 @@ static bool grow(mt_dctx *c)
 
 /* A wide entry for a block whose size or birth does not fit in val: its
  * index, or UINT64_MAX when out of memory.  Reused through the free list. */
-static uint64_t wide_new(mt_dctx *c, uint64_t size, uint64_t birth_ms)
+static __attribute__((noinline, cold)) uint64_t wide_new(mt_dctx *c, uint64_t size,
+                                                         uint64_t birth_ms)
 {
     uint64_t i = c->wide_free - 1;
     if (c->wide_free)
@@ -175,7 +177,7 @@ static mt_errc insert(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t size
                       mt_err *err)
 {
     uint64_t val;
-    if ((!c->blocks || (c->count + 1) * 10 > ((uint64_t)7 << c->bits)) && !grow(c))
+    if (c->count >= c->grow_at && !grow(c))
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
     if (!val_of(c, size, birth_ms, &val))
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
@@ -185,26 +187,18 @@ static mt_errc insert(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t size
     return MT_OK;
 }
 
-mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size, uint64_t birth_ms,
-                      mt_err *err)
+mt_errc mt_dctx_too_many(mt_err *err)
 {
-    if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
-        return mt_err_set(err, MT_E_CORRUPT,
-                          "corrupt recording: more than %u allocations in one "
-                          "frame",
-                          MT_DAT_FRAME_ALLOCS_MAX);
-    unsigned i = (unsigned)(t->count % MT_DRECENT);
-    if (t->live & (1u << i)) { /* block count - MT_DRECENT, still live: to the table */
-        mt_errc rc =
-            insert(c, trace, t->count - MT_DRECENT, t->recent[i].size, t->recent[i].birth_ms, err);
-        if (rc)
-            return rc;
-    }
-    t->recent[i].size = size;
-    t->recent[i].birth_ms = birth_ms;
-    t->live |= (uint8_t)(1u << i);
-    t->count++;
-    return MT_OK;
+    return mt_err_set(err, MT_E_CORRUPT,
+                      "corrupt recording: more than %u allocations in one "
+                      "frame",
+                      MT_DAT_FRAME_ALLOCS_MAX);
+}
+
+/* Block count - MT_DRECENT, still live in recent slot i: to the table. */
+mt_errc mt_dctx_spill(mt_dctx *c, mt_dtrace *t, uint32_t trace, unsigned i, mt_err *err)
+{
+    return insert(c, trace, t->count - MT_DRECENT, t->recent[i].size, t->recent[i].birth_ms, err);
 }
 
 static void remove_at(mt_dctx *c, mt_dblock *hole)
@@ -223,18 +217,9 @@ static void remove_at(mt_dctx *c, mt_dblock *hole)
     c->count--;
 }
 
-bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uint64_t *size,
-                  uint64_t *birth_ms)
+bool mt_dctx_take_old(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t *size,
+                      uint64_t *birth_ms)
 {
-    if (t->count - serial <= MT_DRECENT) { /* one of the newest */
-        unsigned i = (unsigned)(serial % MT_DRECENT);
-        if (!(t->live & (1u << i)))
-            return false;
-        t->live &= (uint8_t) ~(1u << i);
-        *size = t->recent[i].size;
-        *birth_ms = t->recent[i].birth_ms;
-        return true;
-    }
     if (!c->blocks)
         return false;
     mt_dblock *b = find(c, key_of(c, trace, serial));
@@ -245,26 +230,41 @@ bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uin
     return true;
 }
 
+/* Blocks on their way to a give's fn, MT_DAT_BLOCKS_PER_CALL at a time. */
+typedef struct giving {
+    mt_dat_block b[MT_DAT_BLOCKS_PER_CALL];
+    size_t n;
+    mt_dat_block_fn fn;
+    void *ctx;
+} giving;
+
+static int give_one(giving *g, uint32_t trace, uint64_t size, uint64_t birth_ms)
+{
+    g->b[g->n++] = (mt_dat_block){trace, size, birth_ms};
+    if (g->n < MT_DAT_BLOCKS_PER_CALL)
+        return 0;
+    g->n = 0;
+    return g->fn(g->ctx, g->b, MT_DAT_BLOCKS_PER_CALL);
+}
+
 /* The recent blocks of one trace's state not given yet.  Slot i holds the
  * block k of count - MT_DRECENT <= k < count with k % MT_DRECENT == i. */
-static int give_recent(const mt_dtrace *t, uint32_t trace,
-                       int (*fn)(void *, uint32_t, uint64_t, uint64_t), void *ctx)
+static int give_recent(const mt_dtrace *t, uint32_t trace, giving *g)
 {
     for (unsigned i = 0; i < MT_DRECENT; i++) {
         uint64_t k = t->count - MT_DRECENT + (i + MT_DRECENT - t->count % MT_DRECENT) % MT_DRECENT;
         bool give = (t->live & (1u << i)) && k >= t->given;
-        int rc = give ? fn(ctx, trace, t->recent[i].size, t->recent[i].birth_ms) : 0;
+        int rc = give ? give_one(g, trace, t->recent[i].size, t->recent[i].birth_ms) : 0;
         if (rc)
             return rc;
     }
     return 0;
 }
 
-int mt_dctx_give(mt_dctx *c, int (*fn)(void *, uint32_t, uint64_t, uint64_t), void *ctx)
+static int give_all(mt_dctx *c, giving *g)
 {
     for (uint64_t i = 0; i < c->ntraces; i++) {
-        int rc =
-            c->traces[i].epoch == c->epoch ? give_recent(&c->traces[i], (uint32_t)i, fn, ctx) : 0;
+        int rc = c->traces[i].epoch == c->epoch ? give_recent(&c->traces[i], (uint32_t)i, g) : 0;
         if (rc)
             return rc;
     }
@@ -275,10 +275,19 @@ int mt_dctx_give(mt_dctx *c, int (*fn)(void *, uint32_t, uint64_t, uint64_t), vo
         if (!current(c, b) || serial < c->traces[trace].given)
             continue;
         unpack(c, b->val, &size, &birth_ms, false);
-        int rc = fn(ctx, trace, size, birth_ms);
+        int rc = give_one(g, trace, size, birth_ms);
         if (rc)
             return rc;
     }
+    return g->n ? g->fn(g->ctx, g->b, g->n) : 0;
+}
+
+int mt_dctx_give(mt_dctx *c, mt_dat_block_fn fn, void *ctx)
+{
+    giving g = {.n = 0, .fn = fn, .ctx = ctx};
+    int rc = give_all(c, &g);
+    if (rc)
+        return rc;
     for (uint64_t i = 0; i < c->ntraces; i++)
         if (c->traces[i].epoch == c->epoch)
             c->traces[i].given = c->traces[i].count;

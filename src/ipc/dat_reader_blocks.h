@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dat_format.h"
+#include "dat_reader.h"
 #include "shm_error.h"
 
 /* A trace's newest allocations of the frame are kept with the trace
@@ -67,6 +69,7 @@ typedef struct mt_dctx {
     mt_dblock *blocks;
     unsigned bits; /* 2^bits slots */
     uint64_t count;
+    uint64_t grow_at; /* count at which the table grows (at 70 % full; 0: no table) */
     uint64_t base_ms; /* births in the slots are above it; set when the table is empty */
     mt_dwide *wide;   /* [wide_cap], the first nwide used or in the free list */
     size_t nwide, wide_cap;
@@ -92,10 +95,30 @@ static inline mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
     return mt_dctx_trace_slow(c, trace);
 }
 
+/* mt_dctx_alloc's out-of-line parts: the frame's allocation limit passed
+ * (MT_E_CORRUPT); the live block in t's recent slot i moved to the table
+ * (MT_E_NOMEM when out of memory). */
+mt_errc mt_dctx_too_many(mt_err *err);
+mt_errc mt_dctx_spill(mt_dctx *c, mt_dtrace *t, uint32_t trace, unsigned i, mt_err *err);
+
 /* An allocation of trace (t: its state): the block (trace, t->count)
- * becomes live.  MT_E_NOMEM when out of memory. */
-mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size, uint64_t birth_ms,
-                      mt_err *err);
+ * becomes live.  MT_E_NOMEM when out of memory, MT_E_CORRUPT past the
+ * frame's allocation limit.  Inline: it is taken for every allocation. */
+static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size,
+                                    uint64_t birth_ms, mt_err *err)
+{
+    if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
+        return mt_dctx_too_many(err);
+    unsigned i = (unsigned)(t->count % MT_DRECENT);
+    mt_errc rc = t->live & (1u << i) ? mt_dctx_spill(c, t, trace, i, err) : MT_OK;
+    if (rc)
+        return rc;
+    t->recent[i].size = size;
+    t->recent[i].birth_ms = birth_ms;
+    t->live |= (uint8_t)(1u << i);
+    t->count++;
+    return MT_OK;
+}
 
 /* The key of (trace, serial) in the current epoch (see mt_dblock). */
 static inline uint64_t mt_dctx_key(const mt_dctx *c, uint32_t trace, uint64_t serial)
@@ -142,15 +165,31 @@ mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace)
     __builtin_prefetch(&c->blocks[mt_dctx_home(key, c->bits)], 1);
 }
 
-/* A free naming (trace, serial), serial < t->count: true with its size
- * and birth, and the block is no longer live; false if it is not live. */
-bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial, uint64_t *size,
-                  uint64_t *birth_ms);
+/* mt_dctx_take of a block older than its trace's recent ones. */
+bool mt_dctx_take_old(mt_dctx *c, uint32_t trace, uint64_t serial, uint64_t *size,
+                      uint64_t *birth_ms);
 
-/* Call fn for every live block of the frame not given before (any order):
- * each trace's blocks with a serial >= its `given`, which then becomes its
- * count.  Stops at the first nonzero return and gives it. */
-int mt_dctx_give(mt_dctx *c, int (*fn)(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms),
-                 void *ctx);
+/* A free naming (trace, serial), serial < t->count: true with its size
+ * and birth, and the block is no longer live; false if it is not live.
+ * Inline for the trace's recent blocks. */
+static inline bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial,
+                                uint64_t *size, uint64_t *birth_ms)
+{
+    if (t->count - serial > MT_DRECENT)
+        return mt_dctx_take_old(c, trace, serial, size, birth_ms);
+    unsigned i = (unsigned)(serial % MT_DRECENT);
+    if (!(t->live & (1u << i)))
+        return false;
+    t->live &= (uint8_t) ~(1u << i);
+    *size = t->recent[i].size;
+    *birth_ms = t->recent[i].birth_ms;
+    return true;
+}
+
+/* Give fn every live block of the frame not given before (any order, up
+ * to MT_DAT_BLOCKS_PER_CALL per call): each trace's blocks with a serial >= its
+ * `given`, which then becomes its count.  Stops at the first nonzero
+ * return and gives it. */
+int mt_dctx_give(mt_dctx *c, mt_dat_block_fn fn, void *ctx);
 
 #endif

@@ -4,14 +4,19 @@
  * only after a size of the trace in this frame, a reference only to a
  * live block of this frame; after the last event every column must be
  * used up exactly. */
-#include "dat_reader_impl.h"
+#include "dat_reader_events2.h"
 
 #include <string.h>
 
-static mt_errc bad(const mt_dat_reader *r, const char *what, mt_err *err)
+mt_errc mt_dat_ev2_bad(const mt_dat_reader *r, const char *what, mt_err *err)
 {
     return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: %s (record %llu)", what,
                       (unsigned long long)r->records);
+}
+
+static mt_errc bad(const mt_dat_reader *r, const char *what, mt_err *err)
+{
+    return mt_dat_ev2_bad(r, what, err);
 }
 
 static bool columns_used_up(const mt_drec *d)
@@ -21,44 +26,6 @@ static bool columns_used_up(const mt_drec *d)
             if (d->col[c][k].p != d->col[c][k].end)
                 return false;
     return true;
-}
-
-/* split_v's values of 3 bytes or more (lead byte b has bit 7 set). */
-static bool split_long(unsigned char b, mt_dcur *tail, uint64_t *out)
-{
-    uint64_t rest = 0;
-    const unsigned char *at = tail->p;
-    if (!mt_dcur_v(tail, &rest) || tail->p - at > 9 || (rest >> 57))
-        return false;
-    *out = (uint64_t)(b & 0x7f) | rest << 7;
-    return true;
-}
-
-/* A varint of column c: its first byte from the lead part, the rest from
- * the tail part; at most 10 bytes, no overflow.  Inline for the values of
- * one or two bytes (most sizes, traces, refs and time deltas). */
-static inline __attribute__((always_inline)) bool split_v(mt_dcur *lead, mt_dcur *tail,
-                                                          uint64_t *out)
-{
-    if (lead->p >= lead->end)
-        return false;
-    unsigned char b = *lead->p++;
-    if (!(b & 0x80)) {
-        *out = b;
-        return true;
-    }
-    if (tail->p < tail->end && !(*tail->p & 0x80)) {
-        *out = (uint64_t)(b & 0x7f) | (uint64_t)*tail->p++ << 7;
-        return true;
-    }
-    return split_long(b, tail, out);
-}
-
-/* An ALLOC whose trace is next(P) of the previous event's (version 4). */
-static bool is_next_trace(unsigned tag)
-{
-    return (tag & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_NEXT_TRACE)) ==
-           (MT_DAT_EV_ALLOC | MT_DAT_EV_NEXT_TRACE);
 }
 
 /* The look-ahead: a free's block is in a table far larger than the cache
@@ -79,29 +46,22 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
     }
     unsigned tag = *tags->p++;
     uint64_t v;
-    if (is_next_trace(tag)) { /* next(P) as known now: a guess, like the rest */
-        const mt_dctx *c = &r->ctx;
-        bool have = d->ahead_trace < c->ntraces && c->traces[d->ahead_trace].next;
-        d->ahead_trace = have ? c->traces[d->ahead_trace].next - 1u : UINT32_MAX;
+    if (mt_dis_next_trace(tag)) {
+        d->ahead_trace = mt_dctx_guess_next(&r->ctx, d->ahead_trace);
     } else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
-        if (!split_v(&d->ahead[1][0], &d->ahead[1][1], &v) || v >= r->ndefs) {
+        if (!mt_dsplit_v(&d->ahead[1][0], &d->ahead[1][1], &v) || v >= r->ndefs) {
             d->ahead_on = false;
             return;
         }
         d->ahead_trace = (uint32_t)v;
     }
-    bool known = d->ahead_trace < r->ctx.ntraces; /* else no state of it yet, or no trace */
-    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
-    if (kind == MT_DAT_EV_ALLOC && known)
-        mt_dctx_prefetch_alloc(&r->ctx, &r->ctx.traces[d->ahead_trace], d->ahead_trace);
-    if (kind != MT_DAT_EV_FREE_REF)
-        return;
-    if (!split_v(&d->ahead[2][0], &d->ahead[2][1], &v)) {
+    uint64_t ref = 0;
+    if ((tag & MT_DAT_EV_KIND_MASK) == MT_DAT_EV_FREE_REF &&
+        !mt_dsplit_v(&d->ahead[2][0], &d->ahead[2][1], &ref)) {
         d->ahead_on = false;
         return;
     }
-    if (known)
-        mt_dctx_prefetch(&r->ctx, &r->ctx.traces[d->ahead_trace], d->ahead_trace, v);
+    mt_dctx_prefetch_ev(&r->ctx, tag, d->ahead_trace, ref);
 }
 
 static void ahead_start(mt_dat_reader *r, mt_drec *d)
@@ -139,8 +99,8 @@ mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
 static inline __attribute__((always_inline)) mt_errc get(const mt_dat_reader *r, mt_drec *d,
                                                          unsigned c, uint64_t *v, mt_err *err)
 {
-    return split_v(&d->col[c][0], &d->col[c][1], v) ? MT_OK
-                                                    : bad(r, "EVENTS2 column cut short", err);
+    return mt_dsplit_v(&d->col[c][0], &d->col[c][1], v) ? MT_OK
+                                                        : bad(r, "EVENTS2 column cut short", err);
 }
 
 /* An ALLOC's bits 4-6: 0, or (version 4) NEXT_TRACE without SAME_TRACE. */
@@ -161,15 +121,14 @@ static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
     return MT_OK;
 }
 
-/* NEXT_TRACE: the trace next(P) of the previous event's, an ALLOC of P. */
-static mt_errc next_trace(mt_dat_reader *r, mt_drec *d, mt_err *err)
+mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, bool prev_alloc, uint32_t *trace, mt_err *err)
 {
-    if (!d->prev_alloc)
+    if (!prev_alloc)
         return bad(r, "NEXT_TRACE not after an allocation", err);
-    mt_dtrace *p = mt_dctx_trace(&r->ctx, d->trace); /* of this frame: its allocation made it */
+    mt_dtrace *p = mt_dctx_trace(&r->ctx, *trace); /* of this frame: its allocation made it */
     if (!p || !p->next)
         return bad(r, "NEXT_TRACE with no trace after the previous one in its frame", err);
-    d->trace = p->next - 1u;
+    *trace = p->next - 1u;
     return MT_OK;
 }
 
@@ -183,8 +142,8 @@ static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err
     d->t += dt;
     if (tag & MT_DAT_EV_SAME_TRACE)
         return d->have_trace ? MT_OK : bad(r, "SAME_TRACE on the first event of a record", err);
-    if (is_next_trace(tag))
-        return next_trace(r, d, err);
+    if (mt_dis_next_trace(tag))
+        return mt_dat_ev2_next_trace(r, d->prev_alloc, &d->trace, err);
     if (get(r, d, MT_DCOL_TRACES, &trace, err))
         return MT_E_CORRUPT;
     if (trace >= r->ndefs)
@@ -242,9 +201,7 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     return MT_OK;
 }
 
-/* next(P) = Q, after an ALLOC of Q right after an ALLOC of P; *t (Q's
- * state) is taken again, should the look-up of P have moved the array. */
-static mt_errc set_next(mt_dat_reader *r, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err)
+mt_errc mt_dat_ev2_set_next(mt_dat_reader *r, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err)
 {
     mt_dtrace *ps = mt_dctx_trace(&r->ctx, p); /* of this frame: P's allocation made it */
     if (!ps)
@@ -270,7 +227,8 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     d->prev_alloc = kind == MT_DAT_EV_ALLOC;
-    if (d->prev_alloc && after_alloc && prev != d->trace && set_next(r, prev, d->trace, &t, err))
+    if (d->prev_alloc && after_alloc && prev != d->trace &&
+        mt_dat_ev2_set_next(r, prev, d->trace, &t, err))
         return MT_E_NOMEM;
     mt_dat_ev *e = &h->ev;
     memset(e, 0, sizeof *e);

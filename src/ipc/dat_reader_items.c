@@ -3,7 +3,7 @@
  * of TRACE_STATES and LIVE_BLOCKS (see dat_format.h).  One item per call
  * (or, for EVENTS2, a batch of events per call), each validated: tag bits,
  * time overflow, trace ids against the definitions read so far, deltas. */
-#include "dat_reader_impl.h"
+#include "dat_reader_events2.h"
 
 #include <string.h>
 
@@ -165,8 +165,18 @@ mt_errc mt_dat_next_batch(mt_dat_reader *r, mt_dat_hev *out, size_t max, size_t 
     *n = 0;
     if (!r->in_rec || d->type != MT_DAT_REC_EVENTS2)
         return MT_OK;
+    d->ahead_on = false; /* the runs prefetch for themselves */
     while (*n < max && r->in_rec) {
-        mt_errc rc = mt_dat_next_event2(r, d, &out[*n], err);
+        size_t got;
+        mt_errc rc = mt_dat_run_events2(r, d, &out[*n], max - *n, &got, err);
+        *n += got;
+        if (rc) {
+            r->in_rec = false;
+            return rc;
+        }
+        if (got)
+            continue; /* else the next event needs the one-event decoder */
+        rc = mt_dat_next_event2(r, d, &out[*n], err);
         d->index++;
         r->in_rec = rc == MT_OK && --d->left > 0;
         if (rc)

@@ -137,18 +137,27 @@ static void wide_values(void **state)
     mt_dctx_free(&c);
 }
 
-static int given_fn(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms)
+static int given_fn(void *ctx, const mt_dat_block *g, size_t n)
 {
     model_block *m = ctx;
-    for (size_t i = 0; i < NTRACES * PER_TRACE; i++) {
-        model_block *b = &m[i];
-        if (b->live && b->trace == trace && b->size == size && b->birth_ms == birth_ms) {
-            b->live = false; /* given once */
-            return 0;
+    assert_true(n > 0 && n <= MT_DAT_BLOCKS_PER_CALL);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        for (; i < NTRACES * PER_TRACE; i++) {
+            model_block *b = &m[i];
+            if (b->live && b->trace == g[k].trace && b->size == g[k].size &&
+                b->birth_ms == g[k].birth_ms) {
+                b->live = false; /* given once */
+                break;
+            }
+        }
+        if (i == NTRACES * PER_TRACE) {
+            fail_msg("gave a block that is not live: trace %u size %llu", g[k].trace,
+                     (unsigned long long)g[k].size);
+            return 1;
         }
     }
-    fail_msg("gave a block that is not live: trace %u size %llu", trace, (unsigned long long)size);
-    return 1;
+    return 0;
 }
 
 static void give_each_once(void **state)
@@ -166,10 +175,11 @@ static void give_each_once(void **state)
     mt_dctx_free(&c);
 }
 
-static int count_fn(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms)
+static int count_fn(void *ctx, const mt_dat_block *b, size_t n)
 {
-    (void)trace, (void)size, (void)birth_ms;
-    ++*(unsigned *)ctx;
+    (void)b;
+    assert_true(n > 0 && n <= MT_DAT_BLOCKS_PER_CALL);
+    *(unsigned *)ctx += (unsigned)n;
     return 0;
 }
 

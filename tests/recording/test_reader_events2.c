@@ -384,10 +384,13 @@ static int64_t *group(groups *gs, uint32_t trace, uint64_t birth_ms)
     return gs->g[i];
 }
 
-static int add_block(void *ctx, uint32_t trace, uint64_t size, uint64_t birth_ms)
+static int add_blocks(void *ctx, const mt_dat_block *b, size_t n)
 {
-    int64_t *g = group(ctx, trace, birth_ms);
-    g[0]++, g[1] += (int64_t)size;
+    assert_true(n > 0 && n <= MT_DAT_BLOCKS_PER_CALL);
+    for (size_t i = 0; i < n; i++) {
+        int64_t *g = group(ctx, b[i].trace, b[i].birth_ms);
+        g[0]++, g[1] += (int64_t)b[i].size;
+    }
     return 0;
 }
 
@@ -412,7 +415,7 @@ static void deferred_blocks(void **state)
     groups all = {calloc(n, sizeof *all.g), n}, part = {calloc(n, sizeof *part.g), n};
     mt_err err;
     mt_dat_reader *r = open_mem(&f, &err);
-    mt_dat_defer_blocks(r, add_block, &part);
+    mt_dat_defer_blocks(r, add_blocks, &part);
     mt_dat_event ev;
     mt_errc end;
     uint64_t k = 0, deferred = 0;
@@ -585,6 +588,143 @@ static void next_trace_corrupt(void **state)
     }
 }
 
+/* --- runs: mt_dat_next_batch against mt_dat_next ------------------------- */
+
+#define RUN_N 600u
+
+typedef struct run_model {
+    uint64_t count1, oldest1; /* trace 1: allocations, its oldest block live */
+} run_model;
+
+/* Event i of a long record of traces 1 and 2 (every kind, SAME_*,
+ * NEXT_TRACE, varints of 1 to 6 bytes, frees of old blocks), or at
+ * i == bad the spoilt event `how` (1..6) in its place. */
+static void run_event(db_ev2 *e, run_model *m, unsigned i, unsigned bad, unsigned how)
+{
+    uint64_t size = i % 7 == 0 ? (1ull << 41) + i : i % 5 == 0 ? 20000 + i : 8 + i % 100;
+    unsigned spoil = i == bad ? how : 0;
+    static const unsigned tags[] = {3,
+                                    MT_DAT_EV_FREE_REF,
+                                    MT_DAT_EV_FREE_REF,
+                                    MT_DAT_EV_ALLOC,
+                                    MT_DAT_EV_FREE,
+                                    MT_DAT_EV_ALLOC | MT_DAT_EV_NEXT_TRACE};
+    if (spoil) {
+        db_ev2_tag(e, tags[spoil - 1]);
+        db_ev2_put(e, DB_TIMES, 3);
+        if (spoil != 1 && spoil != 6)
+            db_ev2_put(e, DB_TRACES, spoil == 4 ? 77 : 1);
+        if (spoil == 2 || spoil == 3) /* a block never allocated, one freed */
+            db_ev2_put(e, DB_REFS, spoil == 2 ? m->count1 : m->count1 - m->oldest1);
+        if (spoil >= 4)
+            db_ev2_put(e, DB_SIZES, 8);
+        if (spoil == 5)
+            db_ev2_put(e, DB_AGES, 1ull << 50); /* born before tracking */
+        return;
+    }
+    switch (i % 6) {
+    case 0: /* ALLOC of 1 */
+    case 5: /* again, SAME_SIZE */
+        db_ev2_tag(e, MT_DAT_EV_ALLOC | (i % 6 ? MT_DAT_EV_SAME_SIZE : 0));
+        db_ev2_put(e, DB_TIMES, (uint64_t)i * i * 1000), db_ev2_put(e, DB_TRACES, 1);
+        if (i % 6 == 0)
+            db_ev2_put(e, DB_SIZES, size);
+        m->count1++;
+        return;
+    case 1: /* ALLOC of 2: next(1) from the second time on */
+        db_ev2_tag(e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | (i > 6 ? MT_DAT_EV_NEXT_TRACE : 0));
+        if (i < 6)
+            db_ev2_put(e, DB_TRACES, 2);
+        db_ev2_put(e, DB_SIZES, size + 1);
+        return;
+    case 2: /* FREE_REF of 2's newest */
+        db_ev2_tag(e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
+        db_ev2_put(e, DB_REFS, 0);
+        return;
+    case 3: /* FREE_REF of 1's oldest live block: from the block table */
+        db_ev2_tag(e, MT_DAT_EV_FREE_REF | (MT_DAT_EVF_TEMPORARY << 4));
+        db_ev2_put(e, DB_TIMES, 1), db_ev2_put(e, DB_TRACES, 1);
+        db_ev2_put(e, DB_REFS, m->count1 - 1 - m->oldest1++);
+        return;
+    default: /* a FREE written in full */
+        db_ev2_tag(e, MT_DAT_EV_FREE | MT_DAT_EV_SAME_TIME);
+        db_ev2_put(e, DB_TRACES, 2), db_ev2_put(e, DB_SIZES, size * 3), db_ev2_put(e, DB_AGES, 2);
+        return;
+    }
+}
+
+/* Thread 9's events and the reading's end, by mt_dat_next alone (per 0)
+ * or by mt_dat_next_batch, `per` at a time, after each record's first. */
+static size_t read_runs(const db_file *f, size_t per, mt_dat_hev *out, mt_errc *end, mt_err *err)
+{
+    mt_dat_reader *r = open_mem(f, err);
+    assert_non_null(r);
+    mt_dat_event ev;
+    size_t k = 0, n = 0;
+    while ((*end = mt_dat_next(r, &ev, err)) == MT_OK) {
+        if (ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE)
+            out[k++] = (mt_dat_hev){ev.kind, ev.t_ns, ev.u.ev};
+        while (per && (*end = mt_dat_next_batch(r, &out[k], per, &n, err)) == MT_OK && n)
+            k += n;
+        if (per && *end != MT_OK) {
+            k += n;
+            break;
+        }
+    }
+    mt_dat_close(r);
+    return k;
+}
+
+/* The runs of dat_reader_batch2.c give what the one-event decoder gives:
+ * the same events, the same first error at any event of a run (its
+ * first, last, across runs, the record's last), after the same events. */
+static void runs_like_single(void **state)
+{
+    (void)state;
+    static const unsigned at[] = {0, 1, 2, 3, 4, 5, 17, 255, 256, 257, 258, 300, 511, 598, 599};
+    static mt_dat_hev a[2 * RUN_N], b[2 * RUN_N];
+    for (unsigned how = 0; how <= 6; how++) {
+        for (unsigned p = 0; p < sizeof at / sizeof at[0] && (how || !p); p++) {
+            db_file f;
+            db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+            db_ev2 e = {0};
+            run_model m = {0, 0};
+            for (unsigned i = 0; i < RUN_N; i++)
+                run_event(&e, &m, i, at[p], how);
+            db_ev2_record(&f, &e, 9, 2000 * MS);
+            for (unsigned i = 0; i < 50; i++) /* another record of the frame */
+                run_event(&e, &m, i + 6, RUN_N, 0);
+            db_ev2_record(&f, &e, 9, 2000 * MS);
+            db_flush(&f);
+            mt_err ea = {MT_OK, ""};
+            mt_errc enda;
+            size_t na = read_runs(&f, 0, a, &enda, &ea);
+            if (!how)
+                assert_true(na == RUN_N + 50 && enda == MT_E_EMPTY);
+            else /* a spoilt event may still be one that fits (NEXT_TRACE) */
+                assert_true(enda == MT_E_CORRUPT || enda == MT_E_EMPTY);
+            for (size_t per = 1; per <= 256; per = per * 3 + 2) {
+                mt_err eb = {MT_OK, ""};
+                mt_errc endb;
+                size_t nb = read_runs(&f, per, b, &endb, &eb);
+                if (nb != na || endb != enda || strcmp(ea.msg, eb.msg) != 0)
+                    fail_msg("spoilt %u at %u, %zu per call: %zu events, '%s' against %zu, '%s'",
+                             how, at[p], per, nb, eb.msg, na, ea.msg);
+                for (size_t i = 0; i < na; i++) {
+                    assert_int_equal(a[i].kind, b[i].kind);
+                    assert_int_equal(a[i].t_ns, b[i].t_ns);
+                    assert_int_equal(a[i].ev.trace, b[i].ev.trace);
+                    assert_int_equal(a[i].ev.size, b[i].ev.size);
+                    assert_int_equal(a[i].ev.birth_ms, b[i].ev.birth_ms);
+                    assert_int_equal(a[i].ev.flags, b[i].ev.flags);
+                    assert_int_equal(a[i].ev.tid, b[i].ev.tid);
+                }
+            }
+            db_file_free(&f);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -592,6 +732,7 @@ int main(void)
         cmocka_unit_test(frame_local),       cmocka_unit_test(many_blocks),
         cmocka_unit_test(frame_alloc_limit), cmocka_unit_test(deferred_blocks),
         cmocka_unit_test(next_trace),        cmocka_unit_test(next_trace_corrupt),
+        cmocka_unit_test(runs_like_single),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

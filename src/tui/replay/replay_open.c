@@ -232,21 +232,16 @@ static mt_errc push(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 
 /* Each batch: see replay_impl.h. */
 mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
-                              mt_err *err)
+                              size_t *allocs, mt_err *err)
 {
-    for (size_t i = 0; i < n && i < RAHEAD; i++) {
-        fix_time(r, &b[i].t_ns);
-        mt_rstate_prefetch(&r->st, &b[i].ev);
-    }
+    size_t a = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + RAHEAD < n) {
-            fix_time(r, &b[i + RAHEAD].t_ns);
-            mt_rstate_prefetch(&r->st, &b[i + RAHEAD].ev);
-        }
-        if (mt_rstate_apply_ev(&r->st, b[i].kind, b[i].t_ns, &b[i].ev, f) != 0)
-            return nomem(err);
+        fix_time(r, &b[i].t_ns);
+        a += b[i].kind == MT_DAT_ALLOC;
     }
-    return MT_OK;
+    if (allocs)
+        *allocs = a;
+    return mt_rstate_apply_batch(&r->st, b, n, f) != 0 ? nomem(err) : MT_OK;
 }
 
 /* The rest of the EVENTS2 record in progress, MT_REPLAY_BATCH events per
@@ -257,16 +252,14 @@ mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rf
 static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 {
     mt_dat_hev b[MT_REPLAY_BATCH];
-    size_t n;
+    size_t n, allocs;
     mt_errc rc;
     while ((rc = mt_dat_next_batch(r->rd, b, MT_REPLAY_BATCH, &n, err)) == MT_OK && n) {
         if ((rc = drain(r, a, all, err)) != MT_OK ||
-            (rc = mt_replay_apply_batch(r, b, n, all, err)) != MT_OK)
+            (rc = mt_replay_apply_batch(r, b, n, all, &allocs, err)) != MT_OK)
             return rc;
-        for (size_t i = 0; i < n; i++) {
-            r->info.allocs += b[i].kind == MT_DAT_ALLOC;
-            r->info.frees += b[i].kind == MT_DAT_FREE;
-        }
+        r->info.allocs += allocs; /* the others are frees */
+        r->info.frees += n - allocs;
         if ((rc = checkpoint(r, err)) != MT_OK)
             return rc;
     }
@@ -277,9 +270,9 @@ static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *er
  * groups.  Most blocks of a frame are freed within it, and then neither
  * their allocation nor their free touches the groups (a cache miss each
  * on a large table). */
-static int add_block(void *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
+static int add_blocks(void *st, const mt_dat_block *b, size_t n)
 {
-    return mt_rstate_add_block(st, trace, size, birth_ms);
+    return mt_rstate_add_blocks(st, b, n);
 }
 
 static mt_errc read_events(mt_replay *r, mt_err *err)
@@ -307,7 +300,7 @@ static mt_errc read_events(mt_replay *r, mt_err *err)
 
 mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
 {
-    mt_dat_defer_blocks(r->rd, add_block, &r->st);
+    mt_dat_defer_blocks(r->rd, add_blocks, &r->st);
     mt_errc rc = read_events(r, err);
     mt_dat_defer_blocks(r->rd, NULL, NULL); /* the seek passes add every event */
     if (rc)

@@ -47,25 +47,56 @@ static int ensure_traces(mt_rstate *st, uint64_t n)
     return 0;
 }
 
-static void raise_peaks(mt_rstate *st, mt_rtrace *tr, uint64_t t_ns)
+/* The scalars every allocation and free changes, apart from the state:
+ * a batch keeps them in registers (through the trace counters' stores,
+ * which the compiler must otherwise assume may change them). */
+typedef struct hot {
+    uint64_t t_ns, events;
+    int64_t live_bytes, live_count;
+    uint64_t peak_live_bytes, peak_t_ns, missed_free_count;
+} hot;
+
+static inline hot hot_get(const mt_rscalars *s)
+{
+    return (hot){
+        s->t_ns,      s->events,           s->live_bytes, s->live_count, s->peak_live_bytes,
+        s->peak_t_ns, s->missed_free_count};
+}
+
+static inline void hot_put(mt_rscalars *s, const hot *h)
+{
+    s->t_ns = h->t_ns;
+    s->events = h->events;
+    s->live_bytes = h->live_bytes;
+    s->live_count = h->live_count;
+    s->peak_live_bytes = h->peak_live_bytes;
+    s->peak_t_ns = h->peak_t_ns;
+    s->missed_free_count = h->missed_free_count;
+}
+
+static inline __attribute__((always_inline)) void raise_peaks(hot *h, mt_rtrace *tr, uint64_t t_ns)
 {
     int64_t live = (int64_t)(tr->alloc_bytes - tr->free_bytes);
     if (live > 0 && (uint64_t)live > tr->peak_live_bytes)
         tr->peak_live_bytes = (uint64_t)live;
-    if (st->s.live_bytes > 0 && (uint64_t)st->s.live_bytes > st->s.peak_live_bytes) {
-        st->s.peak_live_bytes = (uint64_t)st->s.live_bytes;
-        st->s.peak_t_ns = t_ns;
+    if (h->live_bytes > 0 && (uint64_t)h->live_bytes > h->peak_live_bytes) {
+        h->peak_live_bytes = (uint64_t)h->live_bytes;
+        h->peak_t_ns = t_ns;
     }
 }
 
 /* What a block stands for: itself, or in a sampled recording the weight
  * the target gave it (the same function, sample_weight.h). */
-static mt_sample_weight weigh(const mt_rstate *st, uint64_t size, uint32_t trace, uint64_t birth_ms)
+static inline __attribute__((always_inline)) mt_sample_weight
+weigh(const mt_rstate *st, uint64_t size, uint32_t trace, uint64_t birth_ms)
 {
+    if (!st->s.sample_rate) /* exact: inline (the call cost more than the rest of it) */
+        return (mt_sample_weight){size, 1};
     return mt_sample_weigh(size, st->s.sample_rate, mt_sample_key(trace, birth_ms));
 }
 
-static int on_alloc(mt_rstate *st, const mt_dat_ev *e, uint64_t t_ns)
+static inline __attribute__((always_inline)) int on_alloc(mt_rstate *st, hot *h, const mt_dat_ev *e,
+                                                          uint64_t t_ns)
 {
     if (e->trace >= st->s.ndefs)
         return 0; /* the reader checks ids; a state restored short of them ignores */
@@ -73,15 +104,15 @@ static int on_alloc(mt_rstate *st, const mt_dat_ev *e, uint64_t t_ns)
     mt_rtrace *tr = &st->traces[e->trace];
     tr->alloc_count += w.count;
     tr->alloc_bytes += w.bytes;
-    st->s.live_bytes += (int64_t)w.bytes;
-    st->s.live_count += (int64_t)w.count;
-    raise_peaks(st, tr, t_ns);
+    h->live_bytes += (int64_t)w.bytes;
+    h->live_count += (int64_t)w.count;
+    raise_peaks(h, tr, t_ns);
     if (e->deferred)
-        return 0; /* its group: at its frame's end, if still live (mt_rstate_add_block) */
+        return 0; /* its group: at its frame's end, if still live (mt_rstate_add_blocks) */
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, (int64_t)w.count, (int64_t)w.bytes);
 }
 
-static int on_free(mt_rstate *st, const mt_dat_ev *e)
+static inline __attribute__((always_inline)) int on_free(mt_rstate *st, hot *h, const mt_dat_ev *e)
 {
     if (e->trace >= st->s.ndefs)
         return 0;
@@ -94,15 +125,15 @@ static int on_free(mt_rstate *st, const mt_dat_ev *e)
         tr->temp_bytes += w.bytes;
     }
     if (e->flags & MT_DAT_EVF_MISSED)
-        st->s.missed_free_count++;
-    st->s.live_bytes -= (int64_t)w.bytes;
-    st->s.live_count -= (int64_t)w.count;
+        h->missed_free_count++;
+    h->live_bytes -= (int64_t)w.bytes;
+    h->live_count -= (int64_t)w.count;
     if (e->deferred)
         return 0; /* a block of the frame: its allocation was not added either */
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, -(int64_t)w.count, -(int64_t)w.bytes);
 }
 
-int mt_rstate_add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
+static int add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
 {
     if (trace >= st->s.ndefs)
         return 0; /* as on_alloc */
@@ -178,11 +209,17 @@ static void on_culled(mt_rstate *st, const mt_dat_culled *c)
     tr->temp_bytes += c->temporary_bytes;
 }
 
-/* An allocation or a free that passed the filter. */
-static int apply_hooked(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_dat_ev *e)
+/* An allocation or a free, if it passes the filter. */
+static inline __attribute__((always_inline)) int apply_ev(mt_rstate *st, hot *h, mt_dat_kind kind,
+                                                          uint64_t t_ns, const mt_dat_ev *e,
+                                                          const mt_rfilter *f)
 {
-    st->s.events++;
-    return kind == MT_DAT_ALLOC ? on_alloc(st, e, t_ns) : on_free(st, e);
+    if (!passes(f, t_ns))
+        return 0;
+    if (t_ns > h->t_ns)
+        h->t_ns = t_ns;
+    h->events++;
+    return kind == MT_DAT_ALLOC ? on_alloc(st, h, e, t_ns) : on_free(st, h, e);
 }
 
 static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
@@ -192,7 +229,8 @@ static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
     switch (ev->kind) {
     case MT_DAT_ALLOC:
     case MT_DAT_FREE:
-        return apply_hooked(st, ev->kind, ev->t_ns, &ev->u.ev);
+        return mt_rstate_apply_ev(st, ev->kind, ev->t_ns, &ev->u.ev,
+                                  &(mt_rfilter){false, 0, UINT64_MAX});
     case MT_DAT_TOTALS:
         on_totals(st, ev);
         return prune(st, ev->t_ns);
@@ -251,9 +289,39 @@ int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f)
 int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_dat_ev *e,
                        const mt_rfilter *f)
 {
-    if (!passes(f, t_ns))
-        return 0;
-    if (t_ns > st->s.t_ns)
-        st->s.t_ns = t_ns;
-    return apply_hooked(st, kind, t_ns, e);
+    hot h = hot_get(&st->s);
+    int rc = apply_ev(st, &h, kind, t_ns, e, f);
+    hot_put(&st->s, &h);
+    return rc;
+}
+
+/* The live group of the event (or block) this many later is prefetched. */
+#define AHEAD 8u
+
+int mt_rstate_add_blocks(mt_rstate *st, const mt_dat_block *b, size_t n)
+{
+    for (size_t i = 0; i < n && i < AHEAD; i++)
+        mt_rlive_prefetch(&st->live, b[i].trace, b[i].birth_ms);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i + AHEAD < n)
+            mt_rlive_prefetch(&st->live, b[i + AHEAD].trace, b[i + AHEAD].birth_ms);
+        rc = add_block(st, b[i].trace, b[i].size, b[i].birth_ms);
+    }
+    return rc;
+}
+
+int mt_rstate_apply_batch(mt_rstate *st, const mt_dat_hev *b, size_t n, const mt_rfilter *f)
+{
+    for (size_t i = 0; i < n && i < AHEAD; i++)
+        mt_rstate_prefetch(st, &b[i].ev);
+    hot h = hot_get(&st->s);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i + AHEAD < n)
+            mt_rstate_prefetch(st, &b[i + AHEAD].ev);
+        rc = apply_ev(st, &h, b[i].kind, b[i].t_ns, &b[i].ev, f);
+    }
+    hot_put(&st->s, &h);
+    return rc;
 }

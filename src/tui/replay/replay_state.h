@@ -74,11 +74,17 @@ int mt_rstate_apply(mt_rstate *st, const mt_dat_event *ev, const mt_rfilter *f);
 int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_dat_ev *e,
                        const mt_rfilter *f);
 
+/* The allocations and frees b[0..n) (as mt_dat_next_batch gives them),
+ * each as mt_rstate_apply_ev, the live group of each fetched into the
+ * cache a few events before it is added to.  -1 when out of memory. */
+int mt_rstate_apply_batch(mt_rstate *st, const mt_dat_hev *b, size_t n, const mt_rfilter *f);
+
 /* Events with e->deferred set (mt_dat_defer_blocks) change the counters
  * but not the live groups: the blocks of their frame still live when its
- * deferral ends are added then, by this (-1 when out of memory).  The
+ * deferral ends are added then, by this (-1 when out of memory), the
+ * group of each prefetched a few blocks before it is added to.  The
  * groups are exact wherever the reader's mt_dat_flush_blocks was called. */
-int mt_rstate_add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms);
+int mt_rstate_add_blocks(mt_rstate *st, const mt_dat_block *b, size_t n);
 
 /* A hint: the allocation or free e is applied soon; the slot of its live
  * group is fetched into the cache (nothing changes).  Always inline, as

@@ -1,0 +1,92 @@
+/* dat_reader_events2.h -- what the two EVENTS2 decoders share: the one
+ * event at a time (dat_reader_events2.c, the reference, which also starts
+ * each record) and the batch (dat_reader_batch2.c, the rest of a record
+ * in runs): the split varints, the NEXT_TRACE test and resolution, the
+ * prefetch hint of a coming event.  Nothing outside the reader includes
+ * it. */
+#ifndef MEMTOP_DAT_READER_EVENTS2_H
+#define MEMTOP_DAT_READER_EVENTS2_H
+
+#include "dat_reader_impl.h"
+
+/* split_v's values of 3 bytes or more (lead byte b has bit 7 set). */
+static inline bool mt_dsplit_long(unsigned char b, mt_dcur *tail, uint64_t *out)
+{
+    uint64_t rest = 0;
+    const unsigned char *at = tail->p;
+    if (!mt_dcur_v(tail, &rest) || tail->p - at > 9 || (rest >> 57))
+        return false;
+    *out = (uint64_t)(b & 0x7f) | rest << 7;
+    return true;
+}
+
+/* A varint of a column: its first byte from the lead part, the rest from
+ * the tail part; at most 10 bytes, no overflow.  Inline for the values of
+ * one or two bytes (most sizes, traces, refs and time deltas). */
+static inline __attribute__((always_inline)) bool mt_dsplit_v(mt_dcur *lead, mt_dcur *tail,
+                                                              uint64_t *out)
+{
+    if (lead->p >= lead->end)
+        return false;
+    unsigned char b = *lead->p++;
+    if (!(b & 0x80)) {
+        *out = b;
+        return true;
+    }
+    if (tail->p < tail->end && !(*tail->p & 0x80)) {
+        *out = (uint64_t)(b & 0x7f) | (uint64_t)*tail->p++ << 7;
+        return true;
+    }
+    return mt_dsplit_long(b, tail, out);
+}
+
+/* An ALLOC whose trace is next(P) of the previous event's (version 4). */
+static inline bool mt_dis_next_trace(unsigned tag)
+{
+    return (tag & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_NEXT_TRACE)) ==
+           (MT_DAT_EV_ALLOC | MT_DAT_EV_NEXT_TRACE);
+}
+
+/* next(trace) as known now, for a hint (it may change before the event
+ * it is guessed for): UINT32_MAX if none. */
+static inline uint32_t mt_dctx_guess_next(const mt_dctx *c, uint32_t trace)
+{
+    bool have = trace < c->ntraces && c->traces[trace].next;
+    return have ? c->traces[trace].next - 1u : UINT32_MAX;
+}
+
+/* A hint: an event of `tag` on trace (a guess: it may be wrong, or no
+ * trace at all), naming the block ref if a FREE_REF, is coming; the slot
+ * of the block table it will touch is fetched into the cache. */
+static inline __attribute__((always_inline)) void
+mt_dctx_prefetch_ev(const mt_dctx *c, unsigned tag, uint32_t trace, uint64_t ref)
+{
+    if (trace >= c->ntraces) /* no state of it yet, or no trace */
+        return;
+    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
+    if (kind == MT_DAT_EV_ALLOC)
+        mt_dctx_prefetch_alloc(c, &c->traces[trace], trace);
+    else if (kind == MT_DAT_EV_FREE_REF)
+        mt_dctx_prefetch(c, &c->traces[trace], trace, ref);
+}
+
+/* "corrupt recording: what (record N)". */
+mt_errc mt_dat_ev2_bad(const mt_dat_reader *r, const char *what, mt_err *err);
+
+/* NEXT_TRACE: *trace, the previous event's (an ALLOC if prev_alloc),
+ * becomes next(*trace); an error if there is none. */
+mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, bool prev_alloc, uint32_t *trace, mt_err *err);
+
+/* next(P) = Q, after an ALLOC of Q right after an ALLOC of P; *t (Q's
+ * state) is taken again, should the look-up of P have moved the array. */
+mt_errc mt_dat_ev2_set_next(mt_dat_reader *r, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err);
+
+/* The rest of the record in runs (dat_reader_batch2.c): at most max
+ * events, never the record's last (the one-event decoder checks the
+ * columns are used up there).  *n events given; 0 with MT_OK when the
+ * next event needs the one-event decoder (it will give it, or its error).
+ * An error is the one the one-event decoder gives, after *n events. */
+mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t max, size_t *n,
+                           mt_err *err);
+
+#endif
