@@ -58,6 +58,7 @@
 #include "hook_loaded_sym.h"
 #include "hook_real_alloc.h"
 #include "core_spinlock.h"
+#include "unwind_libunwind.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -844,14 +845,31 @@ static void note_unseen(const module_ref *m, uint32_t from)
     }
 }
 
+/* Whether m is a module no allocator can be in, whose file is therefore
+ * not read (each read costs a short process ~3-5 page faults and five
+ * system calls: docs/performance.md, "Fifth round" and "Sixth round"):
+ * - glibc's libc.so.6: none of the signatures, and its own malloc is the
+ *   one memtop hooks by interposition (the one place its malloc is set
+ *   aside here);
+ * - the dynamic loader (the module at AT_BASE: glibc's, which exports no
+ *   malloc since 2.26 -- memtop needs glibc >= 2.35 anyway);
+ * - libmemtop.so's own dependencies, libunwind and liblzma: a module named
+ *   so that holds the very function memtop calls in it.
+ * The executable is always read. */
+static bool allocator_free(const module_ref *m)
+{
+    if (m->exe)
+        return false;
+    const char *b = base_name(m->path);
+    uint64_t loader = getauxval(AT_BASE);
+    return mt_path_is_libc(m->path) || (loader && m->bias == loader) ||
+           (strncmp(b, "libunwind.so", 12) == 0 && in_module(m, mt_libunwind_entry())) ||
+           (strncmp(b, "liblzma.so", 10) == 0 && in_module(m, mt_elf_lzma_entry()));
+}
+
 static void scan_module(const module_ref *m)
 {
-    /* glibc's libc.so.6 holds none of the signatures, and its own malloc
-     * is the one memtop hooks by interposition: not read at all (the one
-     * place glibc is set aside here).  Its symbol tables are the largest of
-     * a short process (~30 page faults in each preloaded process:
-     * docs/performance.md, "Fifth round"). */
-    if (mt_path_is_libc(m->path))
+    if (allocator_free(m))
         return;
     mod_syms y;
     memset(&y, 0, sizeof y);
