@@ -64,6 +64,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -89,6 +90,7 @@ typedef struct {
     bool fork_child;   /* the segment to create is a fork child's */
     bool exec_stopped; /* the thread was ended for an exec (restarted if it fails) */
     bool running;      /* `thread` runs and is to be joined */
+    void *stack;       /* the thread's stack (thread_stack); NULL: none yet */
     int pid;           /* the process the publisher belongs to (not a vfork child) */
     pthread_t thread;
     /* pthread_timedjoin_np, by address: loaded from the GOT, bound when
@@ -279,13 +281,48 @@ static void *publisher_main(void *arg)
     return NULL;
 }
 
+/* The thread's stack: a mapping of memtop's own (pthread_attr_setstack),
+ * made once and reused by every later thread of the process (after a
+ * failed exec) and of its fork children (where the parent's thread does
+ * not exist, and glibc forgets user stacks); never unmapped.  With a stack
+ * of glibc's, a fork child's thread took the parent thread's stack from
+ * glibc's cache, whose set-up (_dl_allocate_tls_init) the parent never
+ * called: every such child bound it lazily, a symbol lookup (~14 page
+ * faults: docs/performance.md, "Sixth round").  A user stack takes the
+ * path the parent took.  8 MiB, reserved only (MAP_NORESERVE), with a
+ * guard page below, as glibc's.  NULL: glibc's stack then. */
+#define STACK_BYTES (8u << 20)
+
+static void *thread_stack(void)
+{
+    if (g_pub.stack)
+        return g_pub.stack;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *p = mmap(NULL, STACK_BYTES + page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (mprotect(p, page, PROT_NONE) != 0) {
+        munmap(p, STACK_BYTES + page);
+        return NULL;
+    }
+    g_pub.stack = p + page;
+    return g_pub.stack;
+}
+
 static bool start_thread(void)
 {
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     /* pthread_create orders these before the thread's first load */
     atomic_store_explicit(&g_pub.phase, g_pub.w.base ? PH_RUN : PH_WAIT, memory_order_relaxed);
     g_pub.join = pthread_timedjoin_np;
-    int rc = pthread_create(&g_pub.thread, NULL, publisher_main, NULL);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    void *stack = thread_stack();
+    if (stack)
+        pthread_attr_setstack(&attr, stack, STACK_BYTES);
+    int rc = pthread_create(&g_pub.thread, &attr, publisher_main, NULL);
+    pthread_attr_destroy(&attr);
     g_pub.running = rc == 0;
     if (rc != 0) {
         mt_log(MT_LOG_WARN, "cannot start the publisher thread: %s", strerror(rc));
