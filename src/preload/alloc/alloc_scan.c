@@ -195,10 +195,9 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
     m->lo = lo;
     m->hi = hi;
     m->exe = exe;
-    if (exe)
-        mt_proc_exe(m->path, sizeof m->path);
-    else
-        snprintf(m->path, sizeof m->path, "%s", name);
+    /* the executable is read through /proc/self/exe, and named only if
+     * it holds an allocator (scan_module): a readlink saved */
+    snprintf(m->path, sizeof m->path, "%s", exe ? "" : name);
     if (g_alloc.nscanned < SCANNED_MAX) {
         g_alloc.scanned[g_alloc.nscanned].bias = m->bias;
         g_alloc.scanned[g_alloc.nscanned].lo = lo;
@@ -867,7 +866,7 @@ static bool allocator_free(const module_ref *m)
            (strncmp(b, "liblzma.so", 10) == 0 && in_module(m, mt_elf_lzma_entry()));
 }
 
-static void scan_module(const module_ref *m)
+static void scan_module(module_ref *m)
 {
     if (allocator_free(m))
         return;
@@ -875,6 +874,10 @@ static void scan_module(const module_ref *m)
     memset(&y, 0, sizeof y);
     if (!mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, &y))
         return;
+    if (!calls_into(&y) && !y.malloc_def && !y.pymalloc)
+        return; /* nothing classify would report */
+    if (m->exe)
+        mt_proc_exe(m->path, sizeof m->path);
     if (calls_into(&y) && !fully_loaded(m)) {
         if (still_listed(m)) { /* loaded, yet not in the default namespace: dlmopen */
             char note[MT_ALLOC_NOTE_MAX];
