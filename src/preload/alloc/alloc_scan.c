@@ -116,28 +116,31 @@ typedef struct mod_syms {
     mt_stats_fns stats;                          /* where its own figures come from */
 } mod_syms;
 
+/* The fields every scan touches come first, with the batch: a short
+ * process's first scan then writes two or three pages of this (zero-fill
+ * faults), not five (docs/performance.md, "Sixth round"). */
 static struct {
     mt_spinlock lock;
     uint32_t seq; /* the header's seqlock word, our own copy (never read back) */
     bool resolve_checked;
+    bool batch_full;
+    bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
+    bool started;     /* the first scan has ended: what a scan finds now was loaded late (a hint
+                         read unlocked by the publisher: relaxed) */
+    uint32_t nscanned;
+    uint32_t nbatch;
     uint64_t self_lo, self_hi;
     unsigned long long adds;   /* dlpi_adds when the last scan ended (release: its patches done) */
     unsigned long long listed; /* dlpi_adds seen by the listing of the scan running */
-    uint32_t nscanned;
+    module_ref batch[BATCH];
     struct {
         uint64_t bias, lo;
     } scanned[SCANNED_MAX];
-    module_ref batch[BATCH];
-    uint32_t nbatch;
-    bool batch_full;
     mt_shm_allocators found; /* found.seq unused */
     struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
-    bool loader_wait;  /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
-    bool started;      /* the first scan has ended: what a scan finds now was loaded late (a hint
-                          read unlocked by the publisher: relaxed) */
-    char mi_owner[64]; /* the module whose mimalloc has memtop's mi_* slots; "": none yet */
+    char mi_owner[64];     /* the module whose mimalloc has memtop's mi_* slots; "": none yet */
 } g_alloc;
 
 /* ---- listing the modules ---- */
