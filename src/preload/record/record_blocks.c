@@ -116,7 +116,14 @@ void mt_rb_new_frame(void)
 
 void mt_rb_child_reset(void)
 {
-    memset(&g, 0, sizeof g);
+    /* only if some byte is set: a page the child does not write is not
+     * copied (MT_RESET, core_common.h) */
+    const unsigned char *b = (const unsigned char *)&g;
+    for (size_t i = 0; i < sizeof g; i++)
+        if (b[i]) {
+            memset(&g, 0, sizeof g);
+            return;
+        }
 }
 
 bool mt_rb_count_alloc(void)
