@@ -67,7 +67,7 @@ def leaked_by(snap, names, what):
     return per
 
 
-def check_snapshot(snap, names, what, prefix, how="redirect"):
+def check_snapshot(snap, names, what, prefix, how="redirect", module=None):
     health = snap["health"]
     check(health["exact"] is True, "%s: not exact: %r" % (what, health.get("not_exact")))
     je = [a for a in health["allocators"] if a["kind"] == "jemalloc"]
@@ -76,6 +76,9 @@ def check_snapshot(snap, names, what, prefix, how="redirect"):
           "%s: jemalloc not listed as hooked with its figures: %r" % (what, health["allocators"]))
     check(je[0].get("how") == how, "%s: jemalloc hooked by %r, not %r" %
           (what, je[0].get("how"), how))
+    if module:  # the executable is named by its path, not "" nor /proc/self/exe
+        check(je[0].get("module") == module, "%s: jemalloc's module %r, not %r" %
+              (what, je[0].get("module"), module))
     per = leaked_by(snap, names, what)
     check(per == names, "%s: leaks per function %r, expected %r" % (what, per, names))
 
@@ -155,7 +158,8 @@ def test():
                         (r" \(static\)" if name == "static" else ""), batch.stdout, re.M),
               "--batch does not name the allocator:\n" + e2elib.describe(batch))
         snap = run_export(ctx, name, [prog], "ok 32768\n")
-        check_snapshot(snap, C_LEAKS, name, "")
+        check_snapshot(snap, C_LEAKS, name, "",
+                       module=os.path.realpath(prog) if name == "static" else None)
         snap = run_export(ctx, name + "-threads", [prog, "threads"], "ok 32768\n")
         check_snapshot(snap, C_LEAKS, name + " with 4 threads", "")
         # the fallback: jemalloc's hook API, as where the redirect is refused

@@ -13,6 +13,9 @@ created MEMTOP_START_MS after start by the publisher thread, not at start.
    segment all the same, with exact counts, and a viewer attaches to it;
  - a process whose pre-exec image published starts publishing at once
    after the exec (MEMTOP_START_MS of an hour in the new image);
+ - a process whose exec fails within MEMTOP_START_MS (which holds the
+   publisher thread in its first wait: publish_thread.c) gets its segment
+   all the same;
  - libunwind's probe (unwind_libunwind.c mt_libunwind_probe) runs only in a
    process that lives MEMTOP_START_MS: not in the short one, in the idle one;
  - libzstd is loaded only by a process that records (record_zstd_lib.c):
@@ -97,13 +100,13 @@ def attach(t, pid, shm):
     t.check(res.rc == 0 and "pf_start" in res.out, res.describe())
 
 
-def idle(t, prog, shm, extra):
-    """Starts `pf_start idle`; returns (process, pid, its snapshot once it
-    shows its 20 live 1013-byte blocks, or None)."""
+def idle(t, prog, shm, extra, mode="idle"):
+    """Starts `pf_start idle` (or MODE); returns (process, pid, its snapshot
+    once it shows its 20 live 1013-byte blocks, or None)."""
     pidfile = t.path("idle.pid")
     if os.path.exists(pidfile):
         os.unlink(pidfile)
-    p = t.popen_preloaded([prog, "idle", pidfile], shm, extra)
+    p = t.popen_preloaded([prog, mode, pidfile], shm, extra)
     pid = wait_for(lambda: read_pid(pidfile))
     if pid is None:
         return p, None, None
@@ -132,6 +135,11 @@ def idle_attach(t, prog, sanitized):
     if t.check(snap is not None, "%s: no segment with its blocks appeared" % what):
         t.check(snap.get("exited") is not True, "%s: segment marked exited" % what)
         t.check_marker(snap, 1013, what, alloc=20, free=0, live=20)
+        # glibc's malloc is recognised (hook_real_alloc.c malloc_is_glibc):
+        # its own figure (mallinfo2) is published
+        held = snap["totals"].get("allocator_bytes")
+        t.check(isinstance(held, int) and held > 0,
+                "%s: glibc's held bytes not published: %r" % (what, held))
         attach(t, pid, shm)
         t.check(maps_lib(pid, "libzstd") is False, "%s: libzstd is loaded without a recording" % what)
         t.check(sanitized or maps_lib(pid, "/libm.so") is False, "%s: libm is loaded" % what)
@@ -162,6 +170,16 @@ def exec_follow(t, prog):
     t.check_no_segments(shm, "after the exec'd process exited")
 
 
+def exec_failed(t, prog):
+    shm = t.shm_dir("shm-execfail")
+    p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20"}, mode="execfail")
+    what = "process whose exec failed at start"
+    if t.check(snap is not None, "%s: no segment with its blocks appeared" % what):
+        t.check_marker(snap, 1013, what, alloc=20, free=0, live=20)
+    finish(t, p, what)
+    t.check_no_segments(shm, "after the process whose exec failed exited")
+
+
 def idle_recording(t, prog):
     shm = t.shm_dir("shm-record")
     dat = t.path("idle.dat")
@@ -184,4 +202,5 @@ if short(t, prog, sanitized):
     idle_attach(t, prog, sanitized)
     idle_recording(t, prog)
     exec_follow(t, prog)
+    exec_failed(t, prog)
 t.finish()

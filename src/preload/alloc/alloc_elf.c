@@ -178,3 +178,8 @@ bool mt_elf_each_func(const char *path, uint64_t bias, mt_elf_sym_fn fn, void *a
     munmap(map, (size_t)st.st_size);
     return ok;
 }
+
+const void *mt_elf_lzma_entry(void)
+{
+    return (const void *)(uintptr_t)lzma_stream_buffer_decode;
+}

@@ -26,4 +26,8 @@ typedef void (*mt_elf_sym_fn)(void *arg, const mt_elf_sym *sym);
  * opened, mapped or is no 64-bit ELF. */
 bool mt_elf_each_func(const char *path, uint64_t bias, mt_elf_sym_fn fn, void *arg);
 
+/* The liblzma function memtop calls (MiniDebugInfo), by address: tells
+ * the allocator scan which module is memtop's own liblzma. */
+const void *mt_elf_lzma_entry(void);
+
 #endif

@@ -58,6 +58,7 @@
 #include "hook_loaded_sym.h"
 #include "hook_real_alloc.h"
 #include "core_spinlock.h"
+#include "unwind_libunwind.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -115,28 +116,31 @@ typedef struct mod_syms {
     mt_stats_fns stats;                          /* where its own figures come from */
 } mod_syms;
 
+/* The fields every scan touches come first, with the batch: a short
+ * process's first scan then writes two or three pages of this (zero-fill
+ * faults), not five (docs/performance.md, "Sixth round"). */
 static struct {
     mt_spinlock lock;
     uint32_t seq; /* the header's seqlock word, our own copy (never read back) */
     bool resolve_checked;
+    bool batch_full;
+    bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
+    bool started;     /* the first scan has ended: what a scan finds now was loaded late (a hint
+                         read unlocked by the publisher: relaxed) */
+    uint32_t nscanned;
+    uint32_t nbatch;
     uint64_t self_lo, self_hi;
     unsigned long long adds;   /* dlpi_adds when the last scan ended (release: its patches done) */
     unsigned long long listed; /* dlpi_adds seen by the listing of the scan running */
-    uint32_t nscanned;
+    module_ref batch[BATCH];
     struct {
         uint64_t bias, lo;
     } scanned[SCANNED_MAX];
-    module_ref batch[BATCH];
-    uint32_t nbatch;
-    bool batch_full;
     mt_shm_allocators found; /* found.seq unused */
     struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
-    bool loader_wait;  /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
-    bool started;      /* the first scan has ended: what a scan finds now was loaded late (a hint
-                          read unlocked by the publisher: relaxed) */
-    char mi_owner[64]; /* the module whose mimalloc has memtop's mi_* slots; "": none yet */
+    char mi_owner[64];     /* the module whose mimalloc has memtop's mi_* slots; "": none yet */
 } g_alloc;
 
 /* ---- listing the modules ---- */
@@ -194,10 +198,9 @@ static int list_new(struct dl_phdr_info *info, size_t size, void *arg)
     m->lo = lo;
     m->hi = hi;
     m->exe = exe;
-    if (exe)
-        mt_proc_exe(m->path, sizeof m->path);
-    else
-        snprintf(m->path, sizeof m->path, "%s", name);
+    /* the executable is read through /proc/self/exe, and named only if
+     * it holds an allocator (scan_module): a readlink saved */
+    snprintf(m->path, sizeof m->path, "%s", exe ? "" : name);
     if (g_alloc.nscanned < SCANNED_MAX) {
         g_alloc.scanned[g_alloc.nscanned].bias = m->bias;
         g_alloc.scanned[g_alloc.nscanned].lo = lo;
@@ -844,19 +847,40 @@ static void note_unseen(const module_ref *m, uint32_t from)
     }
 }
 
-static void scan_module(const module_ref *m)
+/* Whether m is a module no allocator can be in, whose file is therefore
+ * not read (each read costs a short process ~3-5 page faults and five
+ * system calls: docs/performance.md, "Fifth round" and "Sixth round"):
+ * - glibc's libc.so.6: none of the signatures, and its own malloc is the
+ *   one memtop hooks by interposition (the one place its malloc is set
+ *   aside here);
+ * - the dynamic loader (the module at AT_BASE: glibc's, which exports no
+ *   malloc since 2.26 -- memtop needs glibc >= 2.35 anyway);
+ * - libmemtop.so's own dependencies, libunwind and liblzma: a module named
+ *   so that holds the very function memtop calls in it.
+ * The executable is always read. */
+static bool allocator_free(const module_ref *m)
 {
-    /* glibc's libc.so.6 holds none of the signatures, and its own malloc
-     * is the one memtop hooks by interposition: not read at all (the one
-     * place glibc is set aside here).  Its symbol tables are the largest of
-     * a short process (~30 page faults in each preloaded process:
-     * docs/performance.md, "Fifth round"). */
-    if (mt_path_is_libc(m->path))
+    if (m->exe)
+        return false;
+    const char *b = base_name(m->path);
+    uint64_t loader = getauxval(AT_BASE);
+    return mt_path_is_libc(m->path) || (loader && m->bias == loader) ||
+           (strncmp(b, "libunwind.so", 12) == 0 && in_module(m, mt_libunwind_entry())) ||
+           (strncmp(b, "liblzma.so", 10) == 0 && in_module(m, mt_elf_lzma_entry()));
+}
+
+static void scan_module(module_ref *m)
+{
+    if (allocator_free(m))
         return;
     mod_syms y;
     memset(&y, 0, sizeof y);
     if (!mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, &y))
         return;
+    if (!calls_into(&y) && !y.malloc_def && !y.pymalloc)
+        return; /* nothing classify would report */
+    if (m->exe)
+        mt_proc_exe(m->path, sizeof m->path);
     if (calls_into(&y) && !fully_loaded(m)) {
         if (still_listed(m)) { /* loaded, yet not in the default namespace: dlmopen */
             char note[MT_ALLOC_NOTE_MAX];

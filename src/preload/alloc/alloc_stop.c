@@ -59,21 +59,23 @@ typedef struct arrival {
     _Atomic uint64_t pc, sp;
 } arrival;
 
+/* The words every exec and every thread start of memtop's touch come
+ * first, on one page: a shell's fork child that execs faulted on two. */
 static struct {
     _Atomic uint32_t gen;      /* odd: stopped threads stay parked */
     _Atomic uint32_t inside;   /* handlers running */
     _Atomic uint32_t narrived; /* slots of arr taken in this stop */
     _Atomic int sig;           /* the signal whose handler is ours; 0: none yet */
-    arrival arr[STOP_MAX];
-    int sent[STOP_MAX]; /* the stopper's own: threads signalled in this stop */
-    uint32_t nsent;
-    int pid; /* the stopper's own: the process of the last stop (0: none yet) */
     /* (pid << 32) | threads of process pid inside an exec call (between
      * mt_world_exec_begin and a failed exec's mt_world_exec_end) */
     _Atomic uint64_t exec_gate;
     /* (pid << 32) | tid of memtop's own threads, each written by the thread
      * itself (mt_world_exempt); 0 or another pid's (a fork parent's): free */
     _Atomic uint64_t own[OWN_MAX];
+    uint32_t nsent;
+    int pid; /* the stopper's own: the process of the last stop (0: none yet) */
+    arrival arr[STOP_MAX];
+    int sent[STOP_MAX]; /* the stopper's own: threads signalled in this stop */
 } g_stop;
 
 static long futex(_Atomic uint32_t *w, int op, uint32_t val)

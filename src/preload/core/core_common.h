@@ -25,6 +25,21 @@
  * writes are relaxed atomic stores, so that read is no data race; a
  * relaxed store of an aligned word is a plain store on x86-64 and arm64. */
 #define MT_HINT_SET(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
+/* A fork child's reset of its parent's state: stores value only if the
+ * field differs (plain fields; MT_RESET_ATOMIC for atomics, relaxed).  A
+ * page the child does not write is not copied: a shell's fork children
+ * that exec at once paid a copy-on-write fault for each page of state a
+ * reset rewrote with the value it had (docs/performance.md, "Sixth round"). */
+#define MT_RESET(field, value)                                                                     \
+    do {                                                                                           \
+        if ((field) != (value))                                                                    \
+            (field) = (value);                                                                     \
+    } while (0)
+#define MT_RESET_ATOMIC(field, value)                                                              \
+    do {                                                                                           \
+        if (atomic_load_explicit(&(field), memory_order_relaxed) != (value))                       \
+            atomic_store_explicit(&(field), (value), memory_order_relaxed);                        \
+    } while (0)
 
 #define MT_DEFAULT_DEPTH 32u
 #define MT_DEFAULT_TEMP_MS 100u

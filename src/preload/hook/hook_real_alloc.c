@@ -16,6 +16,7 @@
 #include "core_sample.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <string.h>
 
 mt_real_fns mt_real;
@@ -90,12 +91,29 @@ bool mt_path_is_libc(const char *path)
     return strcmp(base ? base + 1 : path, "libc.so.6") == 0;
 }
 
-/* Whether the next malloc is glibc's own (see mt_path_is_libc).  dladdr
- * allocates nothing. */
+/* dl_iterate_phdr callback: whether the module holding *arg is libc.so.6
+ * (1), or not (-1); 0 to go on. */
+static int module_is_libc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t a = (uintptr_t)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= lo && a - lo < ph->p_memsz)
+            return info->dlpi_name && mt_path_is_libc(info->dlpi_name) ? 1 : -1;
+    }
+    return 0;
+}
+
+/* Whether the next malloc is glibc's own (see mt_path_is_libc).  By the
+ * module's address ranges, not dladdr: dladdr also looks for the nearest
+ * symbol, a walk of libc's whole .dynsym (~30 us and several page faults
+ * in every preloaded process: docs/performance.md, "Sixth round").
+ * Allocates nothing. */
 static bool malloc_is_glibc(void *fn)
 {
-    Dl_info di;
-    return fn && dladdr(fn, &di) && di.dli_fname && mt_path_is_libc(di.dli_fname);
+    return fn && dl_iterate_phdr(module_is_libc, fn) == 1;
 }
 
 static void resolve_all(void)

@@ -29,6 +29,16 @@
  * and wants its final state), and when this pid's segment exists already
  * (our pre-exec image published it: a viewer following the pid sees the
  * new image at once).
+ *
+ * A thread still in that first wait has done nothing and would do nothing
+ * but create the segment: exit and exec do not wake and join it, they
+ * hold it (phase PH_HELD) and let the kernel end it with the process or
+ * the old image (exit_group and execve kill the other threads; a woken
+ * thread would also run glibc's thread exit, madvise of its stack
+ * included).  Waking and joining a thread cost a short process ~30 us of
+ * CPU and two context switches, in each of a shell's fork children at its
+ * exec and again in the exec'd program at its exit (docs/performance.md,
+ * "Sixth round").  A failed exec lets a held thread go on.
  */
 #define _GNU_SOURCE
 #include "publish_thread.h"
@@ -54,6 +64,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -64,13 +75,22 @@
  * publish, or wait for a loader lock the exiting thread holds). */
 #define JOIN_WAIT_NS 200000000ull
 
+/* g_pub.phase, the thread's first wait (see the top of the file). */
+enum { PH_WAIT, PH_RUN, PH_HELD };
+
 typedef struct {
     mt_spinlock lock;
     _Atomic uint32_t stop; /* 1: end the thread; a futex word (wait_stop) */
+    /* PH_WAIT: the thread is in its first wait; PH_RUN: past it (or it has
+     * no first wait); PH_HELD: an exit or exec holds it there (a futex
+     * word: a failed exec stores PH_WAIT and wakes it). */
+    _Atomic uint32_t phase;
+    bool exec_held; /* the thread was held for an exec (let go if it fails) */
     bool final_done;
     bool fork_child;   /* the segment to create is a fork child's */
     bool exec_stopped; /* the thread was ended for an exec (restarted if it fails) */
     bool running;      /* `thread` runs and is to be joined */
+    void *stack;       /* the thread's stack (thread_stack); NULL: none yet */
     int pid;           /* the process the publisher belongs to (not a vfork child) */
     pthread_t thread;
     /* pthread_timedjoin_np, by address: loaded from the GOT, bound when
@@ -198,12 +218,28 @@ static bool wait_stop(uint64_t ns)
     return atomic_load_explicit(&g_pub.stop, memory_order_acquire);
 }
 
+/* The thread ends its first wait (acq_rel: pairs with hold_waiting), or
+ * waits while an exit or exec holds it: ended with the process or image,
+ * or let go by a failed exec.  False: the thread is to end. */
+static bool leave_first_wait(void)
+{
+    for (;;) {
+        uint32_t w = PH_WAIT;
+        if (atomic_compare_exchange_strong_explicit(&g_pub.phase, &w, PH_RUN, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            return true;
+        syscall(SYS_futex, &g_pub.phase, FUTEX_WAIT_PRIVATE, PH_HELD, NULL, NULL, 0);
+        if (atomic_load_explicit(&g_pub.stop, memory_order_acquire))
+            return false;
+    }
+}
+
 static void publisher_run(void)
 {
     /* g_pub.w is ours to read: only this thread or, before it was started
      * and after it ended, its starter create the segment. */
     bool deferred = !g_pub.w.base;
-    if (deferred && wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull))
+    if (deferred && (wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) || !leave_first_wait()))
         return;
     mt_libunwind_probe(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
     mt_exec_prebind();    /* and may fork children that exec (hook_exec.h) */
@@ -245,11 +281,48 @@ static void *publisher_main(void *arg)
     return NULL;
 }
 
+/* The thread's stack: a mapping of memtop's own (pthread_attr_setstack),
+ * made once and reused by every later thread of the process (after a
+ * failed exec) and of its fork children (where the parent's thread does
+ * not exist, and glibc forgets user stacks); never unmapped.  With a stack
+ * of glibc's, a fork child's thread took the parent thread's stack from
+ * glibc's cache, whose set-up (_dl_allocate_tls_init) the parent never
+ * called: every such child bound it lazily, a symbol lookup (~14 page
+ * faults: docs/performance.md, "Sixth round").  A user stack takes the
+ * path the parent took.  8 MiB, reserved only (MAP_NORESERVE), with a
+ * guard page below, as glibc's.  NULL: glibc's stack then. */
+#define STACK_BYTES (8u << 20)
+
+static void *thread_stack(void)
+{
+    if (g_pub.stack)
+        return g_pub.stack;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *p = mmap(NULL, STACK_BYTES + page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (mprotect(p, page, PROT_NONE) != 0) {
+        munmap(p, STACK_BYTES + page);
+        return NULL;
+    }
+    g_pub.stack = p + page;
+    return g_pub.stack;
+}
+
 static bool start_thread(void)
 {
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
+    /* pthread_create orders these before the thread's first load */
+    atomic_store_explicit(&g_pub.phase, g_pub.w.base ? PH_RUN : PH_WAIT, memory_order_relaxed);
     g_pub.join = pthread_timedjoin_np;
-    int rc = pthread_create(&g_pub.thread, NULL, publisher_main, NULL);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    void *stack = thread_stack();
+    if (stack)
+        pthread_attr_setstack(&attr, stack, STACK_BYTES);
+    int rc = pthread_create(&g_pub.thread, &attr, publisher_main, NULL);
+    pthread_attr_destroy(&attr);
     g_pub.running = rc == 0;
     if (rc != 0) {
         mt_log(MT_LOG_WARN, "cannot start the publisher thread: %s", strerror(rc));
@@ -280,6 +353,18 @@ static void stop_thread(void)
     g_pub.running = g_pub.join(g_pub.thread, NULL, &until) != 0;
 }
 
+/* Holds a thread that is still in its first wait (or is held already): it
+ * will create nothing, so the exit or exec need not wake and join it. */
+static bool hold_waiting(void)
+{
+    if (!g_pub.running)
+        return false;
+    uint32_t w = PH_WAIT;
+    return atomic_compare_exchange_strong_explicit(&g_pub.phase, &w, PH_HELD, memory_order_acq_rel,
+                                                   memory_order_acquire) ||
+           w == PH_HELD;
+}
+
 bool mt_publisher_arm(bool fork_child)
 {
     int was = mt_in_hook_set(MT_IN_OWN);
@@ -299,6 +384,8 @@ void mt_publisher_final(void)
      * thread and the segment are the parent's, so leave them alone. */
     if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
         return;
+    if (hold_waiting())
+        return; /* no segment, and none will be made */
     stop_thread();
     mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
@@ -319,6 +406,10 @@ bool mt_publisher_exec_begin(void)
      * inherited the lock held. */
     if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
         return false;
+    /* A thread in its first wait is held: the exec ends it. */
+    g_pub.exec_held = hold_waiting();
+    if (g_pub.exec_held)
+        return true; /* no segment to mark; a failed exec lets the thread go */
     /* exec, like exit, would wait for the kernel to schedule the thread. */
     bool had_thread = g_pub.running;
     stop_thread();
@@ -338,6 +429,12 @@ void mt_publisher_exec_failed(void)
 {
     if (g_pub.pid != (int)getpid())
         return;
+    if (g_pub.exec_held) {
+        g_pub.exec_held = false;
+        atomic_store_explicit(&g_pub.phase, PH_WAIT, memory_order_release);
+        syscall(SYS_futex, &g_pub.phase, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        return;
+    }
     if (own_segment()) {
         mt_spin_lock(&g_pub.lock);
         mt_shm_change_flags(&g_pub.w, 0, MT_FLAG_EXITED | MT_FLAG_EXECED);
@@ -375,6 +472,7 @@ void mt_publisher_child_reset(void)
         mt_snapshot_state_reset_defs(g_pub.snap);
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     g_pub.running = false; /* the thread is the parent's */
+    g_pub.exec_held = false;
     g_pub.final_done = false;
     atomic_store_explicit(&g_pub.lock.held, 0, memory_order_relaxed);
 }

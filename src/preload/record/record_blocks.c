@@ -107,10 +107,23 @@ void mt_rb_new_frame(void)
     }
 }
 
+/* Clears n bytes at p unless they are all zero already. */
+static void zero_if_set(void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i]) {
+            memset(p, 0, n);
+            return;
+        }
+}
+
 void mt_rb_child_reset(void)
 {
-    memset(&g, 0, sizeof g);
-    memset(&mt_rb_h, 0, sizeof mt_rb_h);
+    /* each only if some byte of it is set: a page the child does not write is
+     * not copied (MT_RESET, core_common.h) */
+    zero_if_set(&g, sizeof g);
+    zero_if_set(&mt_rb_h, sizeof mt_rb_h);
 }
 
 static bool grow_traces(uint32_t trace)

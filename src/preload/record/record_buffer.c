@@ -502,10 +502,11 @@ void mt_rings_child_reset(void)
 {
     tls_ring = tls_retired = NULL;
     tls_taking = 0;
-    atomic_store_explicit(&g_free_lock.held, 0, memory_order_relaxed);
-    g_free = g_bare = NULL;
-    g_nfree = 0;
-    atomic_store_explicit(&g_chunks, 0, memory_order_relaxed);
+    MT_RESET_ATOMIC(g_free_lock.held, 0); /* only what differs (core_common.h) */
+    MT_RESET(g_free, NULL);
+    MT_RESET(g_bare, NULL);
+    MT_RESET(g_nfree, 0);
+    MT_RESET_ATOMIC(g_chunks, 0);
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         /* The parent's writer or threads may have been moving chunks when
          * the fork happened: forget them (the child's copies leak,

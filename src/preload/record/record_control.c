@@ -258,13 +258,17 @@ void mt_rec_ctor(char **envp)
 void mt_rec_child_reset(void)
 {
     mt_recw_child_reset();
-    atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
-    atomic_store_explicit(&g_rc.lock.held, 0, memory_order_relaxed);
-    g_rc.state = MT_REC_STATE_OFF;
-    g_rc.error = 0;
-    g_rc.recordings = 0;
-    g_rc.path[0] = g_rc.message[0] = '\0';
-    g_rc.bytes = g_rc.events = g_rc.dropped = 0;
+    /* MT_RESET: only what differs (core_common.h); a single thread now */
+    MT_RESET_ATOMIC(g_rc.finishing, false);
+    MT_RESET_ATOMIC(g_rc.lock.held, 0);
+    MT_RESET(g_rc.state, MT_REC_STATE_OFF);
+    MT_RESET(g_rc.error, 0);
+    MT_RESET(g_rc.recordings, 0);
+    MT_RESET(g_rc.path[0], '\0');
+    MT_RESET(g_rc.message[0], '\0');
+    MT_RESET(g_rc.bytes, 0);
+    MT_RESET(g_rc.events, 0);
+    MT_RESET(g_rc.dropped, 0);
 }
 
 void mt_rec_child_start(void)

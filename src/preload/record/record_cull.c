@@ -96,8 +96,8 @@ static void clear_dirty(void)
             g.deltas[w * 64u + (uint32_t)__builtin_ctzll(bits)] = (delta){0};
         g.dirty[w] = 0;
     }
-    g.ndirty = 0;
-    g.max_dirty = 0;
+    MT_RESET(g.ndirty, 0); /* a fork child's reset too: only what differs */
+    MT_RESET(g.max_dirty, 0);
 }
 
 bool mt_cull_begin(void)
@@ -369,8 +369,8 @@ void mt_cull_flush_all(uint64_t now)
 void mt_cull_child_reset(void)
 {
     /* The parent's session: forget (copy-on-write copies leak). */
-    g.fifo = NULL;
-    g.index = NULL;
-    g.active = false;
+    MT_RESET(g.fifo, NULL); /* only what differs (core_common.h) */
+    MT_RESET(g.index, NULL);
+    MT_RESET(g.active, false);
     clear_dirty();
 }

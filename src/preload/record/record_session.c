@@ -339,20 +339,21 @@ bool mt_recw_unseal(void)
 void mt_recw_child_reset(void)
 {
     /* The file, the writer thread and the rings are the parent's. */
-    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_relaxed);
-    atomic_store_explicit(&mt_w.lock.held, 0, memory_order_relaxed);
+    /* MT_RESET: only what differs (core_common.h) */
+    MT_RESET_ATOMIC(mt_rec_mode, MT_RECMODE_OFF);
+    MT_RESET_ATOMIC(mt_w.lock.held, 0);
     if (mt_w.open && mt_w.fd >= 0)
         close(mt_w.fd);
-    mt_w.open = false;
-    mt_w.fd = -1;
-    mt_w.frame_open = false;
-    mt_w.sealed = false;
-    atomic_store_explicit(&mt_w.thread_running, false, memory_order_relaxed); /* one thread now */
-    atomic_store_explicit(&mt_w.thread_stop, false, memory_order_relaxed);
+    MT_RESET(mt_w.open, false);
+    MT_RESET(mt_w.fd, -1);
+    MT_RESET(mt_w.frame_open, false);
+    MT_RESET(mt_w.sealed, false);
+    MT_RESET_ATOMIC(mt_w.thread_running, false); /* one thread now */
+    MT_RESET_ATOMIC(mt_w.thread_stop, false);
     /* The parent's writer may have been resizing its zstd workspace or the
      * frame context's tables when another thread forked: forget them (the
      * child's copies leak, copy-on-write) rather than reuse them. */
-    mt_w.cctx = NULL;
+    MT_RESET(mt_w.cctx, NULL);
     mt_rb_child_reset();
     mt_cull_child_reset();
     mt_rings_child_reset();

@@ -103,6 +103,11 @@ bool mt_libunwind_bind(void)
     return g_unw_backtrace != NULL;
 }
 
+const void *mt_libunwind_entry(void)
+{
+    return (const void *)(uintptr_t)g_unw_backtrace;
+}
+
 /* Setting the policy runs libunwind's own initialisation (tdep_init: its
  * memory pools, a pipe to validate addresses with; ~50 us of CPU), which
  * most processes, short ones above all, never need: behind the own walker

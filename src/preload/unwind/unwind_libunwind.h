@@ -10,6 +10,9 @@
  * policy is set before the first walk).  False if libunwind is not
  * loaded. */
 bool mt_libunwind_bind(void);
+/* libunwind's unw_backtrace, as bound by mt_libunwind_bind (NULL before):
+ * tells the allocator scan which module is memtop's own libunwind. */
+const void *mt_libunwind_entry(void);
 
 /* One unw_backtrace, so that libunwind creates its per-thread cache key;
  * until then libunwind walks step by step.  From the publisher thread

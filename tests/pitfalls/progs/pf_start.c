@@ -8,6 +8,8 @@
  *                           (a long-lived process that is idle after start)
  *   pf_start exec PIDFILE   writes its pid, waits for a line, then execs
  *                           `pf_start idle PIDFILE` with MEMTOP_START_MS=3600000
+ *   pf_start execfail PIDFILE  an exec that fails (ENOENT) at once, within
+ *                           MEMTOP_START_MS, then as `idle`
  * Prints one line on stdout per run.
  */
 #define _GNU_SOURCE
@@ -50,7 +52,12 @@ int main(int argc, char **argv)
         printf("short done, first free descriptor %d\n", fd);
         return 3;
     }
-    PF_CHECK(argc == 3, "usage: pf_start short | idle PIDFILE | exec PIDFILE");
+    PF_CHECK(argc == 3, "usage: pf_start short | idle PIDFILE | exec PIDFILE | execfail PIDFILE");
+    if (strcmp(argv[1], "execfail") == 0) {
+        execl("/nonexistent/pf_start", argv[0], (char *)NULL);
+        PF_CHECK(errno == ENOENT, "exec of a missing file: %s", strerror(errno));
+        argv[1] = "idle";
+    }
     if (strcmp(argv[1], "idle") == 0) {
         for (int i = 0; i < 20; i++)
             keep[i] = pf_escape(malloc(1013));

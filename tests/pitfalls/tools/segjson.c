@@ -29,11 +29,15 @@ static void put_totals(FILE *f, const mt_shm_totals *t)
             "\"temporary_count\":%lu,\"temporary_bytes\":%lu,\"peak_live_bytes\":%lu,"
             "\"unknown_free_count\":%lu,\"untracked_alloc_count\":%lu,"
             "\"missed_free_count\":%lu,\"dropped_traces\":%lu,\"trace_count\":%lu,"
-            "\"thread_count\":%lu}",
+            "\"thread_count\":%lu,\"allocator_bytes\":",
             t->live_bytes, t->live_count, t->alloc_count, t->alloc_bytes, t->free_count,
             t->free_bytes, t->temporary_count, t->temporary_bytes, t->peak_live_bytes,
             t->unknown_free_count, t->untracked_alloc_count, t->missed_free_count,
             t->dropped_traces, t->trace_count, t->thread_count);
+    if (t->allocator_bytes == MT_UNKNOWN) /* the allocator's own figure, if known */
+        fputs("null}", f);
+    else
+        fprintf(f, "%lu}", t->allocator_bytes);
 }
 
 static void put_frames(FILE *f, const mtp_seg *seg, const mt_shm_def *d)
