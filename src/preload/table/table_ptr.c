@@ -331,8 +331,9 @@ static inline bool place(ptr_shard *s, const mt_slot *rec)
     return s->count * 2 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
 }
 
-static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h,
-                                           const mt_block *b, mt_block *stale)
+static inline __attribute__((always_inline)) mt_insert_result
+insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h, const mt_block *b,
+            mt_block *stale)
 {
     uint64_t ms = b->birth_ns / 1000000u;
     if (MT_UNLIKELY(!slot_birth(s, ms))) /* before find: a pass moves slots */
