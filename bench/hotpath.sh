@@ -54,7 +54,7 @@ callgrind_annotate --inclusive=no "$tmp/default.out" 2>/dev/null |
 # Cache misses (CACHE=1): callgrind's cache simulation with its last level
 # set to one core's L2 (from sysfs, else 1 MiB 8-way), so that an "LL" miss
 # is one that goes to L3 or memory, the kind the block table's lookups
-# cost.  Per step for plain and the default run, then the functions with the
+# cost.  Per step for plain, the default and the sampled runs, then the functions with the
 # most of them.  Simulated, so independent of the load like the instruction
 # counts (hardware prefetches and software prefetch instructions are not
 # modelled: a prefetched line still counts as a miss where it is used).
@@ -77,6 +77,7 @@ if [ "${CACHE:-0}" = 1 ]; then
     printf "%-18s %9s %9s\n" run D1_read LL_read
     cachegrind plain
     cachegrind memtop-default MEMTOP_LOG=warn LD_PRELOAD="$lib"
+    cachegrind memtop-sampled MEMTOP_LOG=warn LD_PRELOAD="$lib" MEMTOP_SAMPLE="${SAMPLE:-512k}"
     echo "top functions by LL read misses, default depth (per step):"
     callgrind_annotate --inclusive=no --show=DLmr --sort=DLmr "$tmp/c-memtop-default.out" 2>/dev/null |
         awk -v ops="$ops" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ {

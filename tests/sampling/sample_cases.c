@@ -1,6 +1,6 @@
 /* sample_cases.c -- cases of sampled tracking with known answers.
  *
- * Usage: sample_cases realloc | fork | forksmall | counts
+ * Usage: sample_cases realloc | fork | forksmall | counts | grow
  *
  * Run with MEMTOP_SAMPLE=1M.  A block of 256 MiB is then sampled with
  * probability 1 - exp(-256) (always), and one of 16 bytes with probability
@@ -27,6 +27,15 @@
  * frees, then the same in a thread that exits, prints "done ALLOCS BYTES
  * FREES" (what the process totals must have grown by, exactly), and
  * waits for stdin to close.
+ *
+ * grow (run with MEMTOP_SAMPLE=16: every block of GROW_SIZE bytes is
+ * sampled, weight 1): GROW_THREADS threads each allocate GROW_N blocks at
+ * the site grow_alloc while freeing every other one they made, so that the
+ * live sampled blocks climb through every filter generation
+ * (core_sample.c) while the other threads allocate and free; then each
+ * frees all but GROW_KEEP of what is left.  Prints "ready" and waits for
+ * stdin to close: the site must show GROW_THREADS * GROW_KEEP blocks live
+ * (a sampled free the filter let pass would leave its block live).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -56,6 +65,7 @@ SITE(su_realloc, realloc(p, n))
 SITE(ss_alloc, malloc(n))
 SITE(ss_realloc, realloc(p, n))
 SITE(after_fork, malloc(n))
+SITE(grow_alloc, malloc(n))
 
 static void wait_stdin(void)
 {
@@ -202,8 +212,46 @@ static int cases_counts(void)
     return 0;
 }
 
+#define GROW_THREADS 4
+#define GROW_N 12000
+#define GROW_KEEP 100
+#define GROW_SIZE 1024
+
+static void *grow_thread(void *arg)
+{
+    void **b = arg;
+    for (int i = 0; i < GROW_N; i++) {
+        b[i] = grow_alloc(NULL, GROW_SIZE);
+        if (i % 2 && i > 64) /* half of them, a while after */
+            free(b[i - 63]), b[i - 63] = NULL;
+    }
+    int kept = 0;
+    for (int i = 0; i < GROW_N; i++)
+        if (b[i] && kept++ >= GROW_KEEP)
+            free(b[i]), b[i] = NULL;
+    return NULL;
+}
+
+static int cases_grow(void)
+{
+    static void *b[GROW_THREADS][GROW_N];
+    pthread_t th[GROW_THREADS];
+    for (int i = 0; i < GROW_THREADS; i++)
+        if (pthread_create(&th[i], NULL, grow_thread, b[i]))
+            return 1;
+    for (int i = 0; i < GROW_THREADS; i++)
+        if (pthread_join(th[i], NULL))
+            return 1;
+    printf("ready\n");
+    fflush(stdout);
+    wait_stdin();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "grow") == 0)
+        return cases_grow();
     if (argc == 2 && strcmp(argv[1], "counts") == 0)
         return cases_counts();
     if (argc == 2 && strcmp(argv[1], "realloc") == 0)

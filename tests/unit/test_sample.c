@@ -17,11 +17,12 @@
 #include <cmocka.h>
 
 #include "core_sample.h"
+#include "table_ptr.h"
 #include "core_state.h"
 #include "hook_real_alloc.h"
 #include "sample_weight.h"
 
-mt_global mt_g; /* the sampler reads only cfg.sample_rate */
+mt_global mt_g;                               /* the sampler reads only cfg.sample_rate */
 MT_TLS mt_tls_hot mt_tls_h = MT_TLS_HOT_INIT; /* core_thread_state.c's */
 
 void mt_threads_exact(mt_exact_totals *out) /* core_thread_state.c's: not tested here */
@@ -164,8 +165,6 @@ static void filter(void **state)
     assert_true(mt_sfilter_maybe(a));
     mt_sfilter_del(a);
     assert_false(mt_sfilter_maybe(a));
-    mt_sfilter_del(a); /* more removals than additions (a stale entry): stays 0 */
-    assert_false(mt_sfilter_maybe(a));
     for (int i = 0; i < 300; i++)
         mt_sfilter_add(a);
     for (int i = 0; i < 300; i++)
@@ -175,6 +174,58 @@ static void filter(void **state)
     for (uint64_t i = 1; i < 4096; i++)
         set += mt_sfilter_maybe(a + 16 * i);
     assert_true(set < 16); /* other addresses mostly pass */
+}
+
+/* The generation for a number of live sampled blocks: the smallest with
+ * at least MT_SFILTER_SPARSE slots per block, capped at MT_SFILTER_BITS. */
+static void filter_bits(void **state)
+{
+    (void)state;
+    assert_int_equal(mt_sfilter_bits_for(0), 14);
+    assert_int_equal(mt_sfilter_bits_for(256), 14);
+    assert_int_equal(mt_sfilter_bits_for(257), 16);
+    assert_int_equal(mt_sfilter_bits_for(1024), 16);
+    assert_int_equal(mt_sfilter_bits_for(1025), 18);
+    assert_int_equal(mt_sfilter_bits_for(4097), 20);
+    assert_int_equal(mt_sfilter_bits_for(UINT64_MAX), MT_SFILTER_BITS);
+}
+
+/* Growth: live sampled blocks in the table (its sampled inserts count
+ * them) beyond a generation's share make a larger one, filled from the
+ * table; every generation still sees every live block, and forgets the
+ * removed ones (a count never below the truth: core_sample.c). */
+static void filter_grows(void **state)
+{
+    (void)state;
+    mt_sfgen first = mt_sfilter_now();
+    enum { N = 6000 };
+    uintptr_t base = 0x7e0000000000ull;
+    mt_block b = {.size = 32, .birth_ns = 1000000, .trace = 1}, out;
+    for (uintptr_t i = 0; i < N; i++) {
+        assert_int_equal(mt_ptr_insert_sampled(base + 48 * i, &b, &out), MT_INSERT_NEW);
+        mt_sfilter_grow();
+    }
+    mt_sfgen now = mt_sfilter_now();
+    assert_int_equal(now.mask, (1u << MT_SFILTER_BITS) - 1); /* 6000 > 4096: the largest */
+    assert_int_equal(first.mask, (1u << MT_SFILTER_BITS_MIN) - 1);
+    for (uintptr_t i = 0; i < N; i++) {
+        assert_true(mt_sfilter_maybe_in(first, (void *)(base + 48 * i)));
+        assert_true(mt_sfilter_maybe_in(now, (void *)(base + 48 * i)));
+    }
+    for (uintptr_t i = 0; i < N; i += 2)
+        assert_true(mt_ptr_remove_sampled(base + 48 * i, &out));
+    int set = 0;
+    for (uintptr_t i = 0; i < N; i++) {
+        if (i % 2) {
+            assert_true(mt_sfilter_maybe_in(first, (void *)(base + 48 * i)));
+            assert_true(mt_sfilter_maybe_in(now, (void *)(base + 48 * i)));
+        } else {
+            set += mt_sfilter_maybe_in(now, (void *)(base + 48 * i));
+        }
+    }
+    assert_true(set < N / 2 / 50); /* the large one: ~0.3 % of its slots set */
+    for (uintptr_t i = 1; i < N; i += 2)
+        assert_true(mt_ptr_remove_sampled(base + 48 * i, &out));
 }
 
 static void *g_early_boot; /* a boot block made before the filter existed */
@@ -206,7 +257,7 @@ int main(void)
 {
     mt_g.cfg.sample_rate = RATE;
     g_early_boot = mt_boot_alloc(40, 16);
-    if (!mt_sample_init())
+    if (!mt_sample_init() || !mt_ptrs_init())
         return 1;
     mt_boot_pin_all();
     const struct CMUnitTest tests[] = {
@@ -216,6 +267,8 @@ int main(void)
         cmocka_unit_test(weight_formula),
         cmocka_unit_test(estimate_unbiased),
         cmocka_unit_test(filter),
+        cmocka_unit_test(filter_bits),
+        cmocka_unit_test(filter_grows), /* before filter_pins: pins carried into new generations */
         cmocka_unit_test(filter_pins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

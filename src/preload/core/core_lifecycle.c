@@ -123,6 +123,7 @@ static void fork_child(void)
     mt_rec_child_reset();
     if (mt_tls_thread) /* the child must not draw the parent's distances */
         mt_sample_seed(mt_tls_thread);
+    mt_sfilter_fork_child();
     mt_libunwind_fork_done(true); /* 0 */
     mt_sample_disarm();           /* the child's first hook restarts tracking */
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);

@@ -5,36 +5,94 @@
 #include "core_os_memory.h"
 #include "core_state.h"
 #include "core_hash.h"
+#include "core_assert.h"
+#include "hook_real_alloc.h"
+#include "table_ptr.h"
 #include "sample_math.h"
 
 _Atomic(_Atomic uint8_t *) mt_sfilter;
 const uint8_t mt_sfilter_closed[1] = {UINT8_MAX};
 
+/* Generations.  A small heap's few live sampled blocks get a small filter,
+ * one that stays in cache (the fast path's load is its only miss); when
+ * they outgrow it (more than 1/MT_SFILTER_SPARSE of its slots),
+ * mt_sfilter_grow makes a larger one, filled from the block table.  A
+ * thread picks the newest up in its next slow path (arm), so others read
+ * older ones for a while: every generation ever made stays mapped, and
+ * add/del update all of them.
+ *
+ * The invariant, for every generation g < g_ngens and every slot i:
+ *     g.slots[i] >= the live sampled blocks in the table hashing to i
+ * (an undercount would let a sampled block's free pass unseen).  It holds
+ * because the table and the filter change together, under the block's
+ * shard lock (mt_sfilter_add/del are called from table_ptr.c inside it),
+ * and g_ngens changes only under every shard lock, after the new
+ * generation was filled from the table under those same locks: each block
+ * is counted in a new generation exactly once, by the fill or by its add
+ * after it, and removed once, by its del.  Readers (mt_sfilter_now) see a
+ * generation only after its pins too (g_now, release). */
+#define MT_SFILTER_GENS ((MT_SFILTER_BITS - MT_SFILTER_BITS_MIN) / 2u + 1u)
+static mt_sfgen g_gens[MT_SFILTER_GENS]; /* written before g_ngens covers them */
+static _Atomic unsigned g_ngens;         /* see above: stored under every shard lock */
+static _Atomic unsigned g_now;           /* the newest pinned generation: readers' */
+static _Atomic uint64_t g_live;          /* sampled blocks in the table */
+static _Atomic uint64_t g_grow_at;       /* g_live above this: grow (UINT64_MAX: never) */
+static _Atomic bool g_growing;           /* one grower at a time (never cleared if mmap failed) */
+
+unsigned mt_sfilter_bits_for(uint64_t live)
+{
+    unsigned bits = MT_SFILTER_BITS_MIN;
+    while (bits < MT_SFILTER_BITS && (live > ((uint64_t)1 << bits) / MT_SFILTER_SPARSE))
+        bits += 2;
+    return bits;
+}
+
+static uint64_t grow_at(unsigned bits)
+{
+    return bits >= MT_SFILTER_BITS ? UINT64_MAX : ((uint64_t)1 << bits) / MT_SFILTER_SPARSE;
+}
+
+mt_sfgen mt_sfilter_now(void)
+{
+    return g_gens[atomic_load_explicit(&g_now, memory_order_acquire)];
+}
+
 bool mt_sample_init(void)
 {
     if (!mt_g.cfg.sample_rate)
         return true;
-    _Atomic uint8_t *f = mt_os_alloc((size_t)1 << MT_SFILTER_BITS);
+    size_t n = (size_t)1 << MT_SFILTER_BITS_MIN;
+    _Atomic uint8_t *f = mt_os_alloc(n);
+    if (!f)
+        return false;
+    g_gens[0] = (mt_sfgen){f, (uint32_t)n - 1};
+    atomic_store_explicit(&g_grow_at, grow_at(MT_SFILTER_BITS_MIN), memory_order_relaxed);
+    atomic_store_explicit(&g_ngens, 1, memory_order_seq_cst); /* before mt_sfilter: pins see it */
     /* Before MT_ST_READY.  seq_cst: a store-then-load pair with
      * mt_boot_alloc's (mt_boot_pin_all, CONCURRENCY.md "The sampling
      * filter"). */
     atomic_store_explicit(&mt_sfilter, f, memory_order_seq_cst);
-    if (f) /* free(NULL) and realloc's NULL leave the fast paths; slot 0 is
-            * also the one a closed gate reads (mt_tls_hot.sfilter_mask) */
-        mt_sfilter_pin(NULL);
-    return f != NULL;
+    /* free(NULL) and realloc's NULL leave the fast paths; slot 0 is also
+     * the one a closed gate reads (mt_tls_hot.sfilter_mask) */
+    mt_sfilter_pin(NULL);
+    return true;
 }
 
 void mt_sfilter_pin(const void *p)
 {
-    atomic_store_explicit(&mt_sfilter_slots()[mt_sfilter_slot(p)], UINT8_MAX, memory_order_relaxed);
+    /* seq_cst: the other side of mt_sfilter_grow's store (a Dekker pair
+     * with mt_boot_pin_all's load of g_boot_used there) */
+    unsigned n = atomic_load_explicit(&g_ngens, memory_order_seq_cst);
+    for (unsigned g = 0; g < n; g++)
+        atomic_store_explicit(&g_gens[g].slots[mt_sfilter_slot(p) & g_gens[g].mask], UINT8_MAX,
+                              memory_order_relaxed);
 }
 
 /* Saturating: a slot that reached 255 stays set for good (a slower path
  * for the addresses that hash there, never a missed block). */
-void mt_sfilter_add(const void *p)
+static void slot_add(mt_sfgen g, const void *p)
 {
-    _Atomic uint8_t *c = &mt_sfilter_slots()[mt_sfilter_slot(p)];
+    _Atomic uint8_t *c = &g.slots[mt_sfilter_slot(p) & g.mask];
     uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
     while (v != UINT8_MAX &&
            !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v + 1), memory_order_relaxed,
@@ -42,14 +100,95 @@ void mt_sfilter_add(const void *p)
         ;
 }
 
-void mt_sfilter_del(const void *p)
+static void slot_del(mt_sfgen g, const void *p)
 {
-    _Atomic uint8_t *c = &mt_sfilter_slots()[mt_sfilter_slot(p)];
+    _Atomic uint8_t *c = &g.slots[mt_sfilter_slot(p) & g.mask];
     uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
+    MT_ASSERT(v != 0); /* the invariant ("Generations"): p was counted */
     while (v != 0 && v != UINT8_MAX &&
            !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v - 1), memory_order_relaxed,
                                                   memory_order_relaxed))
         ;
+}
+
+/* Under p's shard lock: g_ngens is stable (relaxed). */
+void mt_sfilter_add(const void *p)
+{
+    unsigned n = atomic_load_explicit(&g_ngens, memory_order_relaxed);
+    for (unsigned g = 0; g < n; g++)
+        slot_add(g_gens[g], p);
+    atomic_fetch_add_explicit(&g_live, 1, memory_order_relaxed);
+}
+
+void mt_sfilter_del(const void *p)
+{
+    unsigned n = atomic_load_explicit(&g_ngens, memory_order_relaxed);
+    for (unsigned g = 0; g < n; g++)
+        slot_del(g_gens[g], p);
+    atomic_fetch_sub_explicit(&g_live, 1, memory_order_relaxed);
+}
+
+static void fill_one(uintptr_t p, void *ctx)
+{
+    slot_add(*(const mt_sfgen *)ctx, (const void *)p);
+}
+
+static unsigned gen_bits(unsigned g)
+{
+    return 32u - (unsigned)__builtin_clz(g_gens[g].mask);
+}
+
+/* Makes generation g the readers' once its pins are in (NULL's, the boot
+ * arena's: its slots are written by add/del already, g < g_ngens). */
+static void publish(unsigned g)
+{
+    mt_sfilter_pin(NULL);
+    mt_boot_pin_all();
+    atomic_store_explicit(&g_now, g, memory_order_release); /* readers: filled and pinned */
+    atomic_store_explicit(&g_grow_at, grow_at(gen_bits(g)), memory_order_relaxed);
+}
+
+/* Makes generation n (bits) and fills it; false if it cannot be mapped. */
+static bool grow_to(unsigned n, unsigned bits)
+{
+    _Atomic uint8_t *f = mt_os_alloc((size_t)1 << bits);
+    if (!f)
+        return false;
+    g_gens[n] = (mt_sfgen){f, ((uint32_t)1 << bits) - 1};
+    mt_ptrs_lock_all(); /* no add or del meanwhile: "Generations" */
+    mt_ptr_visit_ptrs_locked(fill_one, &g_gens[n]);
+    /* seq_cst: a Dekker pair with mt_boot_alloc (its bump, then
+     * mt_sfilter_pin's load of g_ngens) against mt_boot_pin_all's load of
+     * g_boot_used in publish: every boot block is pinned there or here */
+    atomic_store_explicit(&g_ngens, n + 1, memory_order_seq_cst);
+    mt_ptrs_unlock_all();
+    publish(n);
+    return true;
+}
+
+void mt_sfilter_grow(void)
+{
+    uint64_t live = atomic_load_explicit(&g_live, memory_order_relaxed);
+    if (MT_LIKELY(live <= atomic_load_explicit(&g_grow_at, memory_order_relaxed)))
+        return;
+    bool no = false;
+    if (!atomic_compare_exchange_strong_explicit(&g_growing, &no, true, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return; /* another thread grows it */
+    unsigned n = atomic_load_explicit(&g_ngens, memory_order_relaxed);
+    unsigned bits = mt_sfilter_bits_for(live);
+    if (n < MT_SFILTER_GENS && bits > gen_bits(n - 1)) {
+        if (!grow_to(n, bits))
+            return; /* no memory: g_growing stays set, the filter as it is (more slow frees) */
+    } else {
+        publish(n - 1); /* a fork child whose parent's grower stopped half way */
+    }
+    atomic_store_explicit(&g_growing, false, memory_order_release);
+}
+
+void mt_sfilter_fork_child(void)
+{
+    atomic_store_explicit(&g_growing, false, memory_order_relaxed);
 }
 
 bool mt_sample_exact_totals(mt_exact_totals *out)
@@ -96,13 +235,14 @@ void mt_sample_next(mt_thread *t)
  * may: its record is its own (not transient) and the filter is there. */
 static void arm(mt_thread *t, int64_t left)
 {
-    _Atomic uint8_t *f = mt_sfilter_slots();
-    if (MT_UNLIKELY(t->transient) || !f) {
+    mt_sfgen g = mt_sfilter_now();
+    if (MT_UNLIKELY(t->transient) || !g.slots) {
         mt_sample_disarm();
         return;
     }
     mt_tls_h.held_left = left;
-    mt_tls_h.held_filter = f;
+    mt_tls_h.held_filter = g.slots;
+    mt_tls_h.held_mask = g.mask;
 }
 
 /* Reached through hook_enter only (tracking ready, so the filter is set
@@ -123,7 +263,8 @@ bool mt_sample_skip(mt_thread *t, size_t size)
 void mt_sample_arm(mt_thread *t)
 {
     int64_t left = mt_tls_h.held_left;
-    if (left == MT_SAMPLE_DISARMED || !mt_tls_h.held_filter)
+    /* also a newer generation (mt_sfilter_grow) */
+    if (left == MT_SAMPLE_DISARMED || mt_tls_h.held_filter != mt_sfilter_now().slots)
         arm(t, left == MT_SAMPLE_DISARMED ? draw(t) : left);
 }
 

@@ -26,36 +26,43 @@
 
 #include <stdbool.h>
 
-/* The filter (NULL in exact mode), set at initialisation before tracking
- * becomes ready (published by mt_g.state's release). */
+/* The filter's first generation (NULL in exact mode), set at
+ * initialisation before tracking becomes ready (published by mt_g.state's
+ * release); mt_boot_alloc tests it (seq_cst, CONCURRENCY.md "The sampling
+ * filter").  The newest generation is mt_sfilter_now's. */
 extern MT_HIDDEN _Atomic(_Atomic uint8_t *) mt_sfilter;
 
-/* The filter's slots, or NULL in exact mode.  Relaxed: the slots need no
- * publishing (zeroed by the kernel, then only atomics), and the hooks
- * check that tracking is ready before they use what this gates. */
-static inline _Atomic uint8_t *mt_sfilter_slots(void)
-{
-    return atomic_load_explicit(&mt_sfilter, memory_order_relaxed);
-}
+/* One generation of the filter: 2^bits byte counters, indexed by
+ * mt_sfilter_slot(p) & mask (mask = 2^bits - 1). */
+typedef struct mt_sfgen {
+    _Atomic uint8_t *slots;
+    uint32_t mask;
+} mt_sfgen;
+
+/* The newest complete generation (NULL slots in exact mode): what a slow
+ * path reads, and what it arms its thread with.  Acquire: its fill. */
+mt_sfgen mt_sfilter_now(void);
 
 /* A multiplicative hash of the address's low 32 bits (blocks are 16-byte
  * aligned, so bits 4-31 count: 4 GiB windows), two instructions on
- * x86-64 (imul with an immediate, shift).  Addresses that differ only
- * above bit 31 share a slot: a slower free for them, never a wrong one. */
+ * x86-64 (imul with an immediate, shift): MT_SFILTER_BITS bits, whose low
+ * ones index a smaller generation (product bits 12.. and up, which mix
+ * address bits 4 and up).  Addresses that differ only above bit 31 share
+ * a slot: a slower free for them, never a wrong one. */
 static inline size_t mt_sfilter_slot(const void *p)
 {
     return (uint32_t)((uint32_t)(uintptr_t)p * 0x9e3779b1u) >> (32u - MT_SFILTER_BITS);
 }
 
-/* False: p is certainly not a live sampled block (f: the filter). */
-static inline bool mt_sfilter_maybe_in(_Atomic uint8_t *f, const void *p)
+/* False: p is certainly not a live sampled block (g: a generation). */
+static inline bool mt_sfilter_maybe_in(mt_sfgen g, const void *p)
 {
-    return atomic_load_explicit(&f[mt_sfilter_slot(p)], memory_order_relaxed) != 0;
+    return atomic_load_explicit(&g.slots[mt_sfilter_slot(p) & g.mask], memory_order_relaxed) != 0;
 }
 
 static inline bool mt_sfilter_maybe(const void *p)
 {
-    return mt_sfilter_maybe_in(mt_sfilter_slots(), p);
+    return mt_sfilter_maybe_in(mt_sfilter_now(), p);
 }
 
 /* Disarms this thread's fast paths (mt_tls_h, live and held): its next
@@ -70,14 +77,34 @@ static inline void mt_sample_disarm(void)
     mt_tls_h.sfilter_mask = 0; /* sfilter stays valid: slot 0 is saturated */
 }
 
-/* Sets p's slot for good (saturated): for the addresses free's fast path
- * must never take, NULL and the boot arena's blocks (hook_real_alloc.c),
- * so that it need not test them.  The filter must exist. */
+/* Sets p's slot for good (saturated) in every generation: for the
+ * addresses free's fast path must never take, NULL and the boot arena's
+ * blocks (hook_real_alloc.c), so that it need not test them.  The filter
+ * must exist. */
 void mt_sfilter_pin(const void *p);
 
-/* Before a sampled block enters the table / after it left it. */
+/* A sampled block entered the table / left it: every generation's count
+ * for p.  Called only by the block table, under p's shard lock (the
+ * sampled variants of table_ptr.h), which is what keeps a new
+ * generation's fill consistent (core_sample.c "Generations"). */
 void mt_sfilter_add(const void *p);
 void mt_sfilter_del(const void *p);
+
+/* After a sampled insert, outside every table lock: makes a larger
+ * generation if the live sampled blocks outgrew the newest one. */
+void mt_sfilter_grow(void);
+
+/* A fork child: a grower the parent had is gone (single-threaded). */
+void mt_sfilter_fork_child(void);
+
+/* The bits of the generation that suits live sampled blocks: the
+ * smallest of MT_SFILTER_BITS_MIN, +2, ... MT_SFILTER_BITS whose slots
+ * are at least MT_SFILTER_SPARSE times live.  Exposed for the unit tests. */
+#define MT_SFILTER_BITS_MIN 14u /* 16 KiB */
+#define MT_SFILTER_SPARSE                                                                          \
+    64u /* ~1.5 % of the slots set: of unsampled frees, as many take the                           \
+         * slow path */
+unsigned mt_sfilter_bits_for(uint64_t live);
 
 /* A per-thread counter only its thread writes (the publisher reads it,
  * relaxed): one add instruction on x86-64, not a locked read-modify-write.

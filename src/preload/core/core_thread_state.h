@@ -89,10 +89,15 @@ typedef struct mt_tls_hot {
     uint64_t fast_allocs, fast_bytes, fast_frees;
     int64_t held_left;
     _Atomic uint8_t *held_filter; /* NULL: nothing held (disarmed) */
+    uint32_t held_mask;           /* held_filter's generation's mask */
 } mt_tls_hot;
-#define MT_SAMPLE_DISARMED INT64_MIN /* no size is below it */
+#define MT_SAMPLE_DISARMED INT64_MIN                  /* no size is below it */
 #define MT_TLS_HOT_ALIGN __attribute__((aligned(64))) /* one cache line for the fast paths */
-#define MT_SFILTER_BITS 18u /* 256 KiB of slots, mapped only in sampled mode */
+/* The hash's bits (core_sample.h mt_sfilter_slot): the largest filter
+ * generation, 1 MiB of slots; a smaller generation masks the low bits of
+ * the same index (mapped only in sampled mode, as the live sampled blocks
+ * need them: core_sample.c "Generations"). */
+#define MT_SFILTER_BITS 20u
 /* The filter of a thread that has none: one saturated slot (core_sample.c). */
 extern MT_HIDDEN const uint8_t mt_sfilter_closed[1];
 #define MT_TLS_HOT_INIT                                                                            \
@@ -115,6 +120,7 @@ static inline void mt_gate_close(void)
 {
     atomic_signal_fence(memory_order_seq_cst); /* in_hook set first */
     if (mt_tls_h.sfilter_mask) {
+        mt_tls_h.held_mask = mt_tls_h.sfilter_mask;
         mt_tls_h.sfilter_mask = 0;
         mt_tls_h.held_filter = mt_tls_h.sfilter;
         mt_tls_h.held_left = mt_tls_h.sample_left;
@@ -133,7 +139,7 @@ static inline void mt_gate_open(void)
         mt_tls_h.sample_left = mt_tls_h.held_left;
         mt_tls_h.sfilter = f;
         atomic_signal_fence(memory_order_seq_cst); /* the filter before its mask */
-        mt_tls_h.sfilter_mask = (1u << MT_SFILTER_BITS) - 1;
+        mt_tls_h.sfilter_mask = mt_tls_h.held_mask;
     }
     atomic_signal_fence(memory_order_seq_cst); /* then in_hook clears */
 }

@@ -135,7 +135,9 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
     mt_block b = {.size = size, .birth_ns = now, .trace = id};
     mt_sample_weight w = weigh(&b, sampled);
     account_alloc(id, w);
-    switch (mt_ptr_insert((uintptr_t)p, &b, stale)) {
+    mt_insert_result r = sampled ? mt_ptr_insert_sampled((uintptr_t)p, &b, stale)
+                                 : mt_ptr_insert((uintptr_t)p, &b, stale);
+    switch (r) {
     case MT_INSERT_FAILED:
         unaccount_alloc(id, w);
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
@@ -184,13 +186,14 @@ alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bo
     track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, sampled);
 }
 
-/* A sampled allocation (mt_sample_skip drew the next distance): the
- * filter told, then as usual. */
+/* A sampled allocation (mt_sample_skip drew the next distance): as
+ * usual (the table's insert tells the filter), then a larger filter if
+ * the live sampled blocks outgrew it, outside every table lock. */
 static void __attribute__((noinline))
 alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 {
-    mt_sfilter_add(p);
     alloc_tracked(t, p, size, start, true);
+    mt_sfilter_grow();
 }
 
 void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
@@ -217,14 +220,10 @@ static inline bool take_block(void *p, mt_block *out)
 }
 
 /* take_block in sampled mode: a block the table does not hold was not
- * sampled, not unknown; the filter's count for p is lowered only once p
- * left the table. */
+ * sampled, not unknown; the table's removal lowers the filter's count. */
 static bool take_sampled(void *p, mt_block *out)
 {
-    if (!mt_ptr_remove((uintptr_t)p, out))
-        return false;
-    mt_sfilter_del(p);
-    return true;
+    return mt_ptr_remove_sampled((uintptr_t)p, out);
 }
 
 static inline bool take_any(void *p, mt_block *out)
@@ -337,7 +336,8 @@ bool mt_try_on_free(mt_thread *t, void *p)
         return true;
     }
     mt_block b;
-    switch (mt_ptr_try_remove((uintptr_t)p, &b)) {
+    switch (sampled ? mt_ptr_try_remove_sampled((uintptr_t)p, &b)
+                    : mt_ptr_try_remove((uintptr_t)p, &b)) {
     case MT_TRY_BUSY:
         return false;
     case MT_TRY_ABSENT:
@@ -347,10 +347,8 @@ bool mt_try_on_free(mt_thread *t, void *p)
             atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
         return true;
     case MT_TRY_REMOVED:
-        if (sampled) {
-            mt_sfilter_del(p);
+        if (sampled)
             mt_count_nested_free();
-        }
         if (rec)
             charge_recorded(t, p, &b, true, false);
         else
@@ -367,9 +365,12 @@ void mt_count_nested_free(void)
 
 void mt_untake(void *p, const mt_block *b)
 {
-    if (MT_UNLIKELY(mt_g.cfg.sample_rate))
-        mt_sfilter_add(p);
     mt_block stale;
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate)) {
+        mt_ptr_insert_sampled((uintptr_t)p, b, &stale);
+        mt_sfilter_grow();
+        return;
+    }
     mt_ptr_insert((uintptr_t)p, b, &stale);
 }
 

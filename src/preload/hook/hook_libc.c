@@ -218,8 +218,10 @@ static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *star
  * free of old, and the new block. */
 static inline bool realloc_fast_ok(const void *old, size_t size)
 {
-    return hook_fast_unsampled(size) &&      /* armed: tracking ready, the filter there */
-           (!old || !mt_sfilter_maybe(old)); /* boot blocks: pinned (hook_fast_free) */
+    /* armed: tracking ready, the thread's filter generation there (any
+     * generation counts every live sampled block); NULL and boot blocks:
+     * pinned */
+    return hook_fast_unsampled(size) && (!old || hook_fast_free(old));
 }
 
 MT_EXPORT void *realloc(void *old, size_t size)

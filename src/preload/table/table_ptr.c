@@ -40,6 +40,7 @@
 #include "core_assert.h"
 #include "core_hash.h"
 #include "core_os_memory.h"
+#include "core_sample.h"
 #include "table_ptr_side.h"
 #include "table_ptr_slot.h"
 #include "core_spinlock.h"
@@ -374,8 +375,9 @@ static inline mt_slot *find_or_free(const ptr_shard *s, uint64_t probe, uint64_t
     return NULL;
 }
 
-static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h,
-                                           const mt_block *b, mt_block *stale)
+static inline __attribute__((always_inline)) mt_insert_result
+insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h, const mt_block *b,
+            mt_block *stale)
 {
     uint64_t ms = b->birth_ns / 1000000u;
     if (MT_UNLIKELY(!slot_birth(s, ms))) /* before find: a pass moves slots */
@@ -399,7 +401,12 @@ static inline mt_insert_result insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t
     return MT_INSERT_NEW;
 }
 
-mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale)
+/* sampled: the filter (core_sample.h) counts the block in the same
+ * critical section, so that a new filter generation's fill, under every
+ * shard lock, sees the table and the filter agree ("Generations" in
+ * core_sample.c).  A constant in each caller: the exact path is as it was. */
+static inline __attribute__((always_inline)) mt_insert_result
+insert(uintptr_t ptr, const mt_block *b, mt_block *stale, bool sampled)
 {
     uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
     ptr_shard *s = shard_of(h);
@@ -407,8 +414,20 @@ mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale
     mt_insert_result r = MT_LIKELY(mt_slot_fits(key, b->size))
                              ? insert_slot(s, ptr, key, h, b, stale)
                              : insert_side(s, ptr, key, h, b, stale);
+    if (sampled && r == MT_INSERT_NEW) /* replaced: ptr was counted already */
+        mt_sfilter_add((const void *)ptr);
     mt_spin_unlock(&s->lock);
     return r;
+}
+
+mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale)
+{
+    return insert(ptr, b, stale, false);
+}
+
+mt_insert_result mt_ptr_insert_sampled(uintptr_t ptr, const mt_block *b, mt_block *stale)
+{
+    return insert(ptr, b, stale, true);
 }
 
 /* Starts loading both candidate lines of a key of hash h in shard s. */
@@ -434,26 +453,67 @@ void mt_ptr_prefetch(uintptr_t ptr)
 /* Both lines are prefetched before the lock: a record in bucket b then
  * costs no second miss in a row (the hook does not prefetch for a free,
  * which would hash the pointer once more). */
-bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
+static inline __attribute__((always_inline)) bool remove_block(uintptr_t ptr, mt_block *out,
+                                                               bool sampled)
 {
     uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
     ptr_shard *s = shard_of(h);
     prefetch_buckets(s, h);
     mt_spin_lock(&s->lock);
     bool found = remove_locked(s, ptr, key, h, out);
+    if (sampled && found) /* as insert: under the lock */
+        mt_sfilter_del((const void *)ptr);
     mt_spin_unlock(&s->lock);
     return found;
 }
 
-mt_try_result mt_ptr_try_remove(uintptr_t ptr, mt_block *out)
+bool mt_ptr_remove(uintptr_t ptr, mt_block *out)
+{
+    return remove_block(ptr, out, false);
+}
+
+bool mt_ptr_remove_sampled(uintptr_t ptr, mt_block *out)
+{
+    return remove_block(ptr, out, true);
+}
+
+static inline __attribute__((always_inline)) mt_try_result try_remove(uintptr_t ptr, mt_block *out,
+                                                                      bool sampled)
 {
     uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
     ptr_shard *s = shard_of(h);
     if (!mt_spin_trylock(&s->lock))
         return MT_TRY_BUSY;
     bool found = remove_locked(s, ptr, key, h, out);
+    if (sampled && found)
+        mt_sfilter_del((const void *)ptr);
     mt_spin_unlock(&s->lock);
     return found ? MT_TRY_REMOVED : MT_TRY_ABSENT;
+}
+
+mt_try_result mt_ptr_try_remove(uintptr_t ptr, mt_block *out)
+{
+    return try_remove(ptr, out, false);
+}
+
+mt_try_result mt_ptr_try_remove_sampled(uintptr_t ptr, mt_block *out)
+{
+    return try_remove(ptr, out, true);
+}
+
+/* Every live block's address, the caller holding every shard lock
+ * (mt_ptrs_lock_all): a new filter generation's fill. */
+void mt_ptr_visit_ptrs_locked(void (*fn)(uintptr_t ptr, void *ctx), void *ctx)
+{
+    for (unsigned i = 0; i < MT_PTR_SHARDS; i++) {
+        const ptr_shard *s = &g_shards[i];
+        for (uint64_t j = 0; j < s->cap; j++)
+            if (s->slots[j].w0)
+                fn(mt_slot_ptr(&s->slots[j]), ctx);
+        for (uint64_t j = 0; j < s->side.cap && s->side.count; j++)
+            if (s->side.e[j].ptr)
+                fn((uintptr_t)s->side.e[j].ptr, ctx);
+    }
 }
 
 void mt_ptr_visit(mt_ptr_visit_fn fn, void *ctx)

@@ -26,6 +26,10 @@ typedef enum {
 /* ptr: non-null.  b->trace < MT_TRACE_MAX. */
 mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale);
 
+/* Sampled mode: the same, and the filter (core_sample.h mt_sfilter_add)
+ * counts a new block under the same lock. */
+mt_insert_result mt_ptr_insert_sampled(uintptr_t ptr, const mt_block *b, mt_block *stale);
+
 /* Starts loading the two cache lines that may hold ptr's record, so that
  * the misses overlap with other work (the malloc hook, before the unwind;
  * a removal does it itself). */
@@ -34,11 +38,16 @@ void mt_ptr_prefetch(uintptr_t ptr);
 /* Removes ptr; false if memtop never saw it. */
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out);
 
+/* Sampled mode: the same, and the filter forgets a removed block under
+ * the same lock (mt_sfilter_del). */
+bool mt_ptr_remove_sampled(uintptr_t ptr, mt_block *out);
+
 /* Like mt_ptr_remove, but gives up (returning MT_TRY_BUSY) instead of
  * waiting when the shard is locked: for frees from a signal handler that
  * may have interrupted the lock's holder on this very thread. */
 typedef enum { MT_TRY_REMOVED, MT_TRY_ABSENT, MT_TRY_BUSY } mt_try_result;
 mt_try_result mt_ptr_try_remove(uintptr_t ptr, mt_block *out);
+mt_try_result mt_ptr_try_remove_sampled(uintptr_t ptr, mt_block *out);
 
 /* Calls fn for every live block, one shard at a time under its lock.  fn
  * must not allocate or call back into memtop's tables. */
@@ -46,6 +55,10 @@ typedef void (*mt_ptr_visit_fn)(const mt_block *b, void *ctx);
 void mt_ptr_visit(mt_ptr_visit_fn fn, void *ctx);
 
 uint64_t mt_ptr_count(void);
+
+/* Every live block's address; the caller holds every shard lock
+ * (mt_ptrs_lock_all).  fn must not allocate or take a table lock. */
+void mt_ptr_visit_ptrs_locked(void (*fn)(uintptr_t ptr, void *ctx), void *ctx);
 
 void mt_ptrs_lock_all(void);
 void mt_ptrs_unlock_all(void);
