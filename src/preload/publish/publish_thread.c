@@ -384,8 +384,10 @@ void mt_publisher_final(void)
      * thread and the segment are the parent's, so leave them alone. */
     if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
         return;
-    if (hold_waiting())
+    if (hold_waiting()) {
+        atomic_store_explicit(&g_pub.stop, 1, memory_order_release); /* a failed exec's release */
         return; /* no segment, and none will be made */
+    }
     stop_thread();
     mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
