@@ -32,6 +32,7 @@
 
 #include "alloc_stop.h"
 #include "core_procinfo.h"
+#include "core_dlerror.h"
 
 #include <Zydis/Zydis.h>
 #include <dlfcn.h>
@@ -69,8 +70,10 @@ static bool zy_load(void)
     if (zy.mnemonic)
         return true;
     void *h = dlopen(MT_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
+    if (!h) {
+        mt_dl_forget_error();
         return false;
+    }
     *(void **)&zy.init = dlsym(h, "ZydisDecoderInit");
     *(void **)&zy.decode = dlsym(h, "ZydisDecoderDecodeFull");
     *(void **)&zy.calc_abs = dlsym(h, "ZydisCalcAbsoluteAddress");

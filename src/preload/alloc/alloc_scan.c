@@ -53,6 +53,7 @@
 #include "alloc_tcmalloc.h"
 #include "core_log.h"
 #include "core_common.h"
+#include "core_dlerror.h"
 #include "core_procinfo.h"
 #include "core_state.h"
 #include "hook_loaded_sym.h"
@@ -532,7 +533,8 @@ static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
 static void pin(const module_ref *m)
 {
     if (!m->exe)
-        dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+        if (!dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
+            mt_dl_forget_error();
 }
 
 /* Redirects a jemalloc's entry points (alloc_je_redirect.c) unless told
@@ -788,6 +790,8 @@ static bool fully_loaded(const module_ref *m)
     __atomic_store_n(&g_alloc.loader_wait, false, __ATOMIC_RELAXED);
     if (h)
         dlclose(h);
+    else
+        mt_dl_forget_error();
     return h != NULL;
 }
 
@@ -908,6 +912,7 @@ static void check_resolution(void)
         return;
     g_alloc.resolve_checked = true;
     void *r = dlsym(RTLD_DEFAULT, "malloc");
+    mt_dl_forget_error();
     uint64_t a = (uint64_t)(uintptr_t)r;
     if (!r || (a >= g_alloc.self_lo && a < g_alloc.self_hi))
         return;
@@ -965,6 +970,8 @@ static void loader_barrier(void)
     void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     if (h)
         dlclose(h); /* memtop's wrapper, inside memtop: passed on */
+    else
+        mt_dl_forget_error();
 }
 
 void mt_alloc_scan(bool busy_ok)

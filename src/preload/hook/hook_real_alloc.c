@@ -14,6 +14,7 @@
 #include "core_common.h"
 #include "core_thread_state.h"
 #include "core_sample.h"
+#include "core_dlerror.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -79,6 +80,7 @@ static void *next_sym(const char *name)
         char alt[64] = "__libc_";
         strncat(alt, name, sizeof alt - 8);
         f = dlsym(RTLD_DEFAULT, alt);
+        mt_dl_forget_error();
     }
     return f;
 }

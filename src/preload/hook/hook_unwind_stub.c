@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "core_dlerror.h"
 
 /* unwind.h's types, opaque here: that header declares both functions with
  * default visibility, which these must not have (the program's own
@@ -35,6 +36,8 @@ static void *libgcc_fn(_Atomic(void *) *slot, const char *name)
     f = h ? dlsym(h, name) : NULL;
     if (f)
         atomic_store_explicit(slot, f, memory_order_release);
+    else
+        mt_dl_forget_error();
     return f;
 }
 

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "record_zstd_lib.h"
+#include "core_dlerror.h"
 
 #include "core_clock.h"
 #include "core_log.h"
@@ -55,6 +56,8 @@ bool mt_zstd_load(void)
      * caught between its two stores (then this start fails). */
     mt_zstd_api z;
     void *h = dlopen(MT_ZSTD_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        mt_dl_forget_error();
     if (h && lookup(h, &z)) { /* h stays open */
         if (!atomic_exchange_explicit(&g_claimed, true, memory_order_relaxed)) {
             mt_zstd = z;

@@ -26,6 +26,7 @@
 #include "shm_layout.h"
 #include "core_state.h"
 #include "core_thread_state.h"
+#include "core_dlerror.h"
 
 #include <dlfcn.h>
 #include <libunwind.h>
@@ -78,8 +79,10 @@ static bool fast_cache_stale(void)
 bool mt_libunwind_bind(void)
 {
     void *h = dlopen("libunwind.so.8", RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
+    if (!h) {
+        mt_dl_forget_error();
         return false;
+    }
     g_unw_backtrace = (backtrace_fn)dlsym(h, "unw_backtrace");
     *(void **)&g_unw_set_policy = dlsym(h, "_ULx86_64_set_caching_policy");
     g_unw_space = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
