@@ -79,7 +79,7 @@ static void batch_pass(const char *path, size_t per)
     mt_dat_reader *a = mt_dat_open(path, &ea), *b = mt_dat_open(path, &eb);
     CHECK((a == NULL) == (b == NULL));
     mt_dat_event ev, x;
-    mt_dat_hev h[64];
+    mt_dat_hev h[256]; /* up to the run decoder's longest run */
     mt_errc ra = MT_OK, rb = MT_OK;
     while (a && (rb = mt_dat_next(b, &ev, &eb)) == MT_OK) {
         CHECK((ra = mt_dat_next(a, &x, &ea)) == MT_OK && x.kind == ev.kind && x.t_ns == ev.t_ns);
@@ -104,7 +104,7 @@ static void batch_pass(const char *path, size_t per)
 
 mt_errc mt_exercise_recording(const char *path, unsigned long seed)
 {
-    batch_pass(path, 1 + seed % 64);
+    batch_pass(path, 1 + seed % 256);
     mt_errc raw = raw_pass(path);
     mt_err err;
     mt_replay *r = mt_replay_open(path, &err);
