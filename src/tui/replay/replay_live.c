@@ -125,22 +125,24 @@ static int add_packed(mt_rlive *t, size_t i, uint64_t birth_ms, int64_t count, i
 {
     mt_rgroup g;
     mt_rlive_get(t, i, &g);
-    t->nneg -= g.count < 0;
+    size_t nneg = t->nneg - (g.count < 0); /* kept only if the add is */
     g.count = sum(g.count, count);
-    t->nneg += g.count < 0;
     g.bytes = sum(g.bytes, bytes);
     if (g.count == 0 && g.bytes == 0) {
+        t->nneg = nneg;
         shift_back(t, i);
         return 0;
     }
     if (packs(g.count, g.bytes)) {
+        t->nneg = nneg + (g.count < 0);
         t->slots[i].val = pack(g.count, g.bytes);
         return 0;
     }
     g.birth_ms = birth_ms;
     size_t w = wide_new(t, &g);
     if (w == SIZE_MAX)
-        return -1;
+        return -1; /* the group unchanged, its count too */
+    t->nneg = nneg + (g.count < 0);
     t->slots[i].val = MT_RVAL_WIDE | w;
     return 0;
 }
