@@ -268,11 +268,16 @@ static int give_all(mt_dctx *c, giving *g)
         if (rc)
             return rc;
     }
-    for (uint64_t i = 0; c->blocks && c->count && i < ((uint64_t)1 << c->bits); i++) {
-        const mt_dblock *b = &c->blocks[i];
+    /* the walk of the whole table, the cost of a give: its bounds and the
+     * epoch in locals (give_one's call made the compiler reload them) */
+    const mt_dblock *b = c->blocks, *end = b && c->count ? b + ((uint64_t)1 << c->bits) : b;
+    const uint64_t epoch = c->epoch & EPOCH_MASK;
+    for (; b < end; b++) {
+        if ((b->key & EPOCH_MASK) != epoch)
+            continue;
         uint32_t trace = (uint32_t)(b->key >> 32);
         uint64_t serial = (b->key & 0xffffffffu) >> MT_DSLOT_EPOCH_BITS, size, birth_ms;
-        if (!current(c, b) || serial < c->traces[trace].given)
+        if (serial < c->traces[trace].given)
             continue;
         unpack(c, b->val, &size, &birth_ms, false);
         int rc = give_one(g, trace, size, birth_ms);

@@ -163,6 +163,11 @@ static void std_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak)
     db_buf_free(&b);
 }
 
+void db_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak)
+{
+    std_totals(f, t, live, peak);
+}
+
 void db_ev2_tag(db_ev2 *e, unsigned tag)
 {
     unsigned char t = (unsigned char)tag;

@@ -89,6 +89,19 @@ void db_culled_rec(db_file *f, uint64_t t, const uint64_t (*e)[5], size_t n);
  * bytes), trace 2 one of 8. */
 void db_culled(db_file *f, unsigned seconds, int finalize);
 
+/* A TOTALS record at t (live bytes, peak as given; the other fields
+ * db_standard's). */
+void db_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak);
+
+/* A version-4 recording of long EVENTS2 records (test_reader_long.c):
+ * db_culled_head (full mode), then `frames` frames of one record of
+ * `events` events (thread 5), a TOTALS and one of events / 2 (thread 6):
+ * allocations on 3 traces (NEXT_TRACE, SAME_SIZE, SAME_TIME, SAME_TRACE,
+ * sizes of 1 to 6 varint bytes), frees naming a trace's newest or older
+ * blocks (of either record of the frame), frees in full; blocks still
+ * live at the TOTALS and at the frame's end. */
+void db_long(db_file *f, unsigned frames, unsigned events);
+
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u
 

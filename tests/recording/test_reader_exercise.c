@@ -2,6 +2,7 @@
  * test_reader_exercise.h). */
 #include "test_reader_exercise.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,34 @@ static mt_errc raw_pass(const char *path)
     return rc == MT_E_EMPTY ? MT_OK : rc;
 }
 
+/* The blocks a reader gave (mt_dat_defer_blocks), in order. */
+typedef struct given {
+    mt_dat_block *b;
+    size_t n, cap;
+} given;
+
+static int take_given(void *ctx, const mt_dat_block *b, size_t n)
+{
+    given *g = ctx;
+    CHECK(n >= 1 && n <= MT_DAT_BLOCKS_PER_CALL);
+    if (g->n + n > g->cap) {
+        g->cap = (g->n + n) * 2;
+        g->b = realloc(g->b, g->cap * sizeof *g->b);
+        CHECK(g->b != NULL);
+    }
+    memcpy(g->b + g->n, b, n * sizeof *b);
+    g->n += n;
+    return 0;
+}
+
+static void same_given(const given *a, const given *b)
+{
+    CHECK(a->n == b->n);
+    for (size_t i = 0; i < a->n; i++)
+        CHECK(a->b[i].trace == b->b[i].trace && a->b[i].size == b->b[i].size &&
+              a->b[i].birth_ms == b->b[i].birth_ms);
+}
+
 /* The next event of a, checked against one from b's batch. */
 static void same_event(mt_dat_reader *a, const mt_dat_hev *h)
 {
@@ -68,21 +97,36 @@ static void same_event(mt_dat_reader *a, const mt_dat_hev *h)
     CHECK(mt_dat_next(a, &ev, &err) == MT_OK);
     CHECK(ev.kind == h->kind && ev.t_ns == h->t_ns);
     CHECK(ev.u.ev.tid == h->ev.tid && ev.u.ev.trace == h->ev.trace && ev.u.ev.size == h->ev.size &&
-          ev.u.ev.flags == h->ev.flags && ev.u.ev.birth_ms == h->ev.birth_ms);
+          ev.u.ev.flags == h->ev.flags && ev.u.ev.birth_ms == h->ev.birth_ms &&
+          ev.u.ev.deferred == h->ev.deferred);
 }
 
 /* mt_dat_next_batch gives what as many mt_dat_next calls would: the same
- * events, then the same end or error (batches of `per` events). */
-static void batch_pass(const char *path, size_t per)
+ * events, then the same end or error (batches of `per` events); with
+ * `defer`, the same deferred flags and the same blocks given, in order,
+ * at each frame's end and at a flush after each TOTALS (as the replay's
+ * first pass). */
+static void batch_pass(const char *path, size_t per, bool defer)
 {
     mt_err ea, eb;
     mt_dat_reader *a = mt_dat_open(path, &ea), *b = mt_dat_open(path, &eb);
     CHECK((a == NULL) == (b == NULL));
+    given ga = {NULL, 0, 0}, gb = {NULL, 0, 0};
+    if (a && defer) {
+        mt_dat_defer_blocks(a, take_given, &ga);
+        mt_dat_defer_blocks(b, take_given, &gb);
+    }
     mt_dat_event ev, x;
     mt_dat_hev h[256]; /* up to the run decoder's longest run */
     mt_errc ra = MT_OK, rb = MT_OK;
     while (a && (rb = mt_dat_next(b, &ev, &eb)) == MT_OK) {
         CHECK((ra = mt_dat_next(a, &x, &ea)) == MT_OK && x.kind == ev.kind && x.t_ns == ev.t_ns);
+        if (ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE)
+            CHECK(x.u.ev.deferred == ev.u.ev.deferred);
+        if (ev.kind == MT_DAT_TOTALS) {
+            CHECK(mt_dat_flush_blocks(a, &ea) == MT_OK && mt_dat_flush_blocks(b, &eb) == MT_OK);
+            same_given(&ga, &gb);
+        }
         size_t n;
         while ((rb = mt_dat_next_batch(b, h, per, &n, &eb)) == MT_OK && n) {
             CHECK(n <= per);
@@ -97,14 +141,19 @@ static void batch_pass(const char *path, size_t per)
     if (a) {
         ra = mt_dat_next(a, &x, &ea);
         CHECK(ra == rb && (ra == MT_E_EMPTY || strcmp(ea.msg, eb.msg) == 0));
+        CHECK(ra != MT_E_EMPTY ||
+              (mt_dat_flush_blocks(a, &ea) == MT_OK && mt_dat_flush_blocks(b, &eb) == MT_OK));
+        same_given(&ga, &gb);
         mt_dat_close(a);
         mt_dat_close(b);
     }
+    free(ga.b);
+    free(gb.b);
 }
 
 mt_errc mt_exercise_recording(const char *path, unsigned long seed)
 {
-    batch_pass(path, 1 + seed % 256);
+    batch_pass(path, 1 + seed % 256, (seed >> 8) & 1);
     mt_errc raw = raw_pass(path);
     mt_err err;
     mt_replay *r = mt_replay_open(path, &err);

@@ -6,11 +6,15 @@
  * some truncate.  Passes if nothing crashes, every accepted result is
  * consistent, and both outcomes occur.
  *
- * Every other pair of mutations starts from a culled recording (the newest
- * version, CULLED records) instead of the standard one.
+ * The pairs of mutations start in turn from the standard recording, a
+ * culled one (the newest version, CULLED records) and one of long EVENTS2
+ * records (db_long: hundreds of events each, frees naming old blocks,
+ * blocks live at each TOTALS and frame end), which reaches the run
+ * decoder (dat_reader_batch2.c) and the block table; the exercise's batch
+ * pass defers the frames' blocks every other time.
  *
  * `test_reader_mutation --seeds DIR` instead writes the standard recording
- * (version 1 and EVENTS2 events) and the culled one into DIR as seeds for
+ * (version 1 and EVENTS2 events), the culled one and the long one into DIR as seeds for
  * the libFuzzer harness (test_reader_fuzz.c): as a file, and as a record
  * stream. */
 #include <stdio.h>
@@ -117,19 +121,31 @@ static int write_seeds(const char *dir, const char *name, const db_file *f, cons
     return rc ? 1 : 0;
 }
 
+/* The recordings mutated: k = 0 standard, 1 culled, 2 long records
+ * (`frames` rounds or frames each). */
+#define NPRISTINE 3
+
+static void pristine(db_file *f, int k, unsigned frames)
+{
+    if (k == 0)
+        db_standard(f, frames, 1);
+    else if (k == 1)
+        db_culled(f, frames, 1);
+    else
+        db_long(f, frames, 400);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--seeds") == 0) {
         int rc = 0;
-        for (int culled = 0; culled < 2; culled++) {
+        static const char *const names[NPRISTINE] = {"standard", "culled", "long"};
+        for (int k = 0; k < NPRISTINE; k++) {
             db_file f;
-            if (culled)
-                db_culled(&f, 3, 1);
-            else
-                db_standard(&f, 3, 1);
+            pristine(&f, k, 3);
             raw_frames raw;
             unpack(&f, &raw);
-            rc |= write_seeds(argv[2], culled ? "culled" : "standard", &f, &raw);
+            rc |= write_seeds(argv[2], names[k], &f, &raw);
             for (size_t i = 0; i < raw.n; i++)
                 db_buf_free(&raw.fr[i]);
             db_file_free(&f);
@@ -142,18 +158,23 @@ int main(int argc, char **argv)
     if (fd < 0)
         return 1;
     close(fd);
-    db_file pristines[2];
-    db_standard(&pristines[0], 6, 1);
-    db_culled(&pristines[1], 6, 1);
-    raw_frames raws[2];
-    unpack(&pristines[0], &raws[0]);
-    unpack(&pristines[1], &raws[1]);
+    db_file pristines[NPRISTINE];
+    raw_frames raws[NPRISTINE];
+    for (int k = 0; k < NPRISTINE; k++) {
+        pristine(&pristines[k], k, 6);
+        unpack(&pristines[k], &raws[k]);
+        if (db_write(pristines[k].out.p, pristines[k].out.n, path) != 0 ||
+            mt_exercise_recording(path, 0) != MT_OK || mt_exercise_recording(path, 256) != MT_OK) {
+            fprintf(stderr, "pristine recording %d not read cleanly\n", k);
+            return 1;
+        }
+    }
     rng r = {0x9e3779b97f4a7c15ull};
     long counts[MT_E_GONE + 1] = {0};
     for (long i = 0; i < iterations; i++) {
         db_file f;
-        const db_file pristine = pristines[(i / 2) % 2];
-        const raw_frames *raw = &raws[(i / 2) % 2];
+        const db_file pristine = pristines[(i / 2) % NPRISTINE];
+        const raw_frames *raw = &raws[(i / 2) % NPRISTINE];
         if (i % 2 == 0) {
             uint32_t version;
             memcpy(&version, pristine.out.p + MT_DAT_MAGIC_BYTES, sizeof version);
@@ -175,7 +196,7 @@ int main(int argc, char **argv)
         db_file_free(&f);
     }
     unlink(path);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < NPRISTINE; k++) {
         for (size_t i = 0; i < raws[k].n; i++)
             db_buf_free(&raws[k].fr[i]);
         db_file_free(&pristines[k]);

@@ -4,7 +4,8 @@
  * many traces, one birth), growth from the smallest table, groups emptied
  * in random order (backward-shift deletion), sums and births that do not
  * fit in a slot (the wide groups: moved there, reused, births far apart
- * with equal slot keys), export/import and prune. */
+ * with equal slot keys), export/import and prune, and the count of
+ * negative groups kept along. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,11 +66,14 @@ static void check_same(const mt_rlive *t, const model_group *m, size_t n)
 {
     mt_rgroup *want = calloc(n, sizeof *want);
     assert_non_null(want);
-    size_t live = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t live = 0, neg = 0;
+    for (size_t i = 0; i < n; i++) {
         if (m[i].count != 0 || m[i].bytes != 0)
             want[live++] = (mt_rgroup){m[i].birth_ms, m[i].count, m[i].bytes, m[i].trace, 1};
+        neg += m[i].count < 0;
+    }
     assert_int_equal(t->count, live);
+    assert_int_equal(t->nneg, neg); /* what lets a prune (and the flush before it) be skipped */
     mt_rgroup *got = mt_rlive_export(t);
     assert_true(got != NULL || live == 0);
     qsort(want, live, sizeof *want, by_key);
@@ -209,6 +213,32 @@ static void same_slot_key(void **state)
     mt_rlive_free(&t);
 }
 
+/* Counts that go below zero and back (a free recorded before its
+ * allocation), packed and wide: the table's count of negative groups
+ * follows the model's. */
+static void negative_counts(void **state)
+{
+    (void)state;
+    mt_rlive t;
+    mt_rlive_init(&t);
+    model_group m[300];
+    for (size_t i = 0; i < 300; i++)
+        m[i] = (model_group){(uint32_t)(i % 3), 5000 + i / 3, 0, 0};
+    for (size_t k = 0; k < 20000; k++) {
+        size_t i = next_rand() % 300;
+        int64_t c = (int64_t)(next_rand() % 5) - 2, b = c * 16;
+        if (k % 1000 == 999)
+            c = m[i].count < 0 ? (int64_t)1 << 24 : -((int64_t)1 << 24); /* to a wide group */
+        assert_int_equal(mt_rlive_add(&t, m[i].trace, m[i].birth_ms, c, b), 0);
+        m[i].count += c;
+        m[i].bytes += b;
+        if (k % 500 == 0)
+            check_same(&t, m, 300);
+    }
+    check_same(&t, m, 300);
+    mt_rlive_free(&t);
+}
+
 static void import_and_prune(void **state)
 {
     (void)state;
@@ -240,6 +270,7 @@ int main(void)
         cmocka_unit_test(sums_cross_the_slot_limits),
         cmocka_unit_test(count_edges),
         cmocka_unit_test(same_slot_key),
+        cmocka_unit_test(negative_counts),
         cmocka_unit_test(import_and_prune),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,7 @@ void mt_rlive_clear(mt_rlive *t)
 {
     if (t->slots)
         memset(t->slots, 0, t->cap * sizeof *t->slots);
-    t->count = t->nwide = t->wide_free = 0;
+    t->count = t->nwide = t->wide_free = t->nneg = 0;
 }
 
 static bool is_wide(uint64_t val)
@@ -125,20 +125,24 @@ static int add_packed(mt_rlive *t, size_t i, uint64_t birth_ms, int64_t count, i
 {
     mt_rgroup g;
     mt_rlive_get(t, i, &g);
+    size_t nneg = t->nneg - (g.count < 0); /* kept only if the add is */
     g.count = sum(g.count, count);
     g.bytes = sum(g.bytes, bytes);
     if (g.count == 0 && g.bytes == 0) {
+        t->nneg = nneg;
         shift_back(t, i);
         return 0;
     }
     if (packs(g.count, g.bytes)) {
+        t->nneg = nneg + (g.count < 0);
         t->slots[i].val = pack(g.count, g.bytes);
         return 0;
     }
     g.birth_ms = birth_ms;
     size_t w = wide_new(t, &g);
     if (w == SIZE_MAX)
-        return -1;
+        return -1; /* the group unchanged, its count too */
+    t->nneg = nneg + (g.count < 0);
     t->slots[i].val = MT_RVAL_WIDE | w;
     return 0;
 }
@@ -148,7 +152,9 @@ static int add_wide(mt_rlive *t, size_t i, int64_t count, int64_t bytes)
 {
     size_t w = (size_t)(t->slots[i].val & BYTES_MASK);
     mt_rgroup *g = &t->wide[w];
+    t->nneg -= g->count < 0;
     g->count = sum(g->count, count);
+    t->nneg += g->count < 0;
     g->bytes = sum(g->bytes, bytes);
     if (g->count == 0 && g->bytes == 0) {
         wide_drop(t, w);
@@ -169,6 +175,7 @@ static int put_new(mt_rlive *t, size_t i, uint64_t key, bool fits, const mt_rgro
     }
     t->slots[i] = (mt_rslot){key, val};
     t->count++;
+    t->nneg += g->count < 0;
     return 0;
 }
 
@@ -223,6 +230,8 @@ int mt_rlive_import(mt_rlive *t, const mt_rgroup *groups, size_t n)
 
 int mt_rlive_prune(mt_rlive *t, uint64_t before_ms)
 {
+    if (!t->nneg)
+        return 0; /* nothing to drop: no export */
     mt_rgroup *all = mt_rlive_export(t);
     if (!all)
         return t->count ? -1 : 0;

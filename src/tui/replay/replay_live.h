@@ -46,6 +46,7 @@ typedef struct mt_rlive {
     mt_rgroup *wide;  /* [wide_cap]; a free one has used 0, birth_ms = the next free one + 1 */
     size_t nwide, wide_cap;
     size_t wide_free; /* free list head: index + 1, 0 = empty */
+    size_t nneg;      /* groups whose count is below zero (what mt_rlive_prune may drop) */
 } mt_rlive;
 
 void mt_rlive_init(mt_rlive *t);

@@ -108,7 +108,7 @@ static mt_errc step(mt_replay *r, const mt_dat_event *ev, const mt_rfilter *all,
     mt_errc rc = apply_names(r, ev, err);
     if (!rc)
         rc = note_final(r, ev, err);
-    if (!rc && ev->kind == MT_DAT_TOTALS)
+    if (!rc && ev->kind == MT_DAT_TOTALS && mt_rstate_prune_needs_exact(&r->st, ev->t_ns))
         rc = mt_dat_flush_blocks(r->rd, err); /* TOTALS prunes: exact groups first */
     if (rc)
         return rc;

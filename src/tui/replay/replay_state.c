@@ -144,12 +144,18 @@ static int add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birt
 /* Negative groups older than the events' reordering window are the frees
  * of dropped allocations: pruned once a second (at TOTALS) when there are
  * enough groups to matter, so dropped events cannot grow the table. */
+#define PRUNE_WINDOW_MS 2000u
+
 static int prune(mt_rstate *st, uint64_t t_ns)
 {
-    const uint64_t window_ms = 2000;
-    if (st->live.count < PRUNE_MIN_GROUPS || t_ns / 1000000u < window_ms)
+    if (st->live.count < PRUNE_MIN_GROUPS || t_ns / 1000000u < PRUNE_WINDOW_MS)
         return 0;
-    return mt_rlive_prune(&st->live, t_ns / 1000000u - window_ms);
+    return mt_rlive_prune(&st->live, t_ns / 1000000u - PRUNE_WINDOW_MS);
+}
+
+bool mt_rstate_prune_needs_exact(const mt_rstate *st, uint64_t t_ns)
+{
+    return st->live.nneg && t_ns / 1000000u >= PRUNE_WINDOW_MS;
 }
 
 static void on_totals(mt_rstate *st, const mt_dat_event *ev)

@@ -86,6 +86,14 @@ int mt_rstate_apply_batch(mt_rstate *st, const mt_dat_hev *b, size_t n, const mt
  * groups are exact wherever the reader's mt_dat_flush_blocks was called. */
 int mt_rstate_add_blocks(mt_rstate *st, const mt_dat_block *b, size_t n);
 
+/* A TOTALS at t_ns prunes the negative groups it finds (the frees of
+ * dropped allocations), which needs exact groups: true when it could drop
+ * one.  The groups that lack a frame's deferred blocks (still live, so
+ * each only adds) have every negative count the exact ones have, so false
+ * says the prune drops nothing with or without them: the reader's
+ * mt_dat_flush_blocks, a walk of its whole block table, can wait. */
+bool mt_rstate_prune_needs_exact(const mt_rstate *st, uint64_t t_ns);
+
 /* A hint: the allocation or free e is applied soon; the slot of its live
  * group is fetched into the cache (nothing changes).  Always inline, as
  * mt_rlive_prefetch: a copy out of line has no side effect, and GCC drops
