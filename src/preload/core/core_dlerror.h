@@ -1,23 +1,71 @@
-/* core_dlerror.h -- memtop's own dl* calls leave no error for the program.
+/* core_dlerror.h -- memtop's own dl* calls leave the thread's dl error
+ * state as the program left it.
  *
  * When a dlopen or dlsym fails, glibc keeps the error for the thread's next
- * dlerror or dl* call: a result object and its message, both from malloc.
- * A call of memtop's runs inside memtop, so those two blocks are not
- * tracked; the program's next dlsym frees them, and memtop would count two
- * frees of blocks it never saw (alloc_mi_local, under load, when a scan's
- * RTLD_NOLOAD dlopen found a library not yet loaded).  Two dlerror calls,
- * still inside memtop, format the message and then free it all.  After a
- * call that succeeded there is nothing left and dlerror returns NULL.
+ * dlerror or dl* call: a result object and its message, both from malloc;
+ * the next dl* call frees the message.  Both ways cross memtop's boundary:
+ *  - memtop's failed call: made inside memtop, its two blocks are not
+ *    tracked, and the program's next dl call frees them (memtop counted
+ *    two frees of blocks it never saw: alloc_mi_local, under load, when a
+ *    scan's RTLD_NOLOAD dlopen found a library not yet loaded);
+ *  - the program's failed call, never read with dlerror: memtop's next dl
+ *    call (inside memtop, where frees are not tracked) freed its message,
+ *    a block memtop saw allocated, which then stayed live for ever in its
+ *    numbers; and the program's dlerror returned NULL instead of its error.
+ * So a section of memtop's code that makes dl calls on a program's thread
+ * sets the program's pending error aside first (mt_dl_error_stash: glibc's
+ * per-thread pointer to it, saved and cleared) and puts it back at its end
+ * (mt_dl_error_restore), after draining what memtop's own calls left.  The
+ * pointer is glibc's __libc_dlerror_result (GLIBC_PRIVATE, glibc >= 2.34),
+ * in libc's static TLS: its offset from the thread pointer is the same in
+ * every thread, found once at start (mt_dl_error_init).  Without it (older
+ * or other C libraries) a section only drains memtop's own errors, as
+ * before, and a program's pending error may still be lost
+ * (docs/pitfalls.md).  A call that failed inside a section may also drain
+ * at once (mt_dl_forget_error): two dlerror calls, still inside memtop,
+ * format the message and then free it all; after a call that succeeded
+ * there is nothing left and dlerror returns NULL.
  */
 #ifndef MT_CORE_DLERROR_H
 #define MT_CORE_DLERROR_H
 
+#include "core_common.h"
+
 #include <dlfcn.h>
+#include <stdbool.h>
+
+/* The offset of glibc's __libc_dlerror_result from the thread pointer; 0:
+ * unknown.  Set once by the initialiser before MT_ST_READY, then read. */
+extern MT_HIDDEN long mt_dlerr_offset;
+
+/* Finds mt_dlerr_offset (core_dlerror.c). */
+void mt_dl_error_init(void);
 
 static inline void mt_dl_forget_error(void)
 {
     (void)dlerror(); /* the message, formatted: the error is now "returned" */
     (void)dlerror(); /* frees a returned error's message and result object */
+}
+
+/* The program's pending dl error set aside: the value to give
+ * mt_dl_error_restore. */
+static inline void *mt_dl_error_stash(void)
+{
+    if (!mt_dlerr_offset)
+        return NULL;
+    void **slot = (void **)((char *)__builtin_thread_pointer() + mt_dlerr_offset);
+    void *saved = *slot;
+    *slot = NULL;
+    return saved;
+}
+
+/* The end of the section: memtop's own errors drained, the program's put
+ * back. */
+static inline void mt_dl_error_restore(void *saved)
+{
+    mt_dl_forget_error();
+    if (mt_dlerr_offset)
+        *(void **)((char *)__builtin_thread_pointer() + mt_dlerr_offset) = saved;
 }
 
 #endif
