@@ -16,7 +16,7 @@
 #include <gnu/libc-version.h>
 #include <stdlib.h>
 
-MT_HIDDEN long mt_dlerr_offset;
+MT_HIDDEN _Atomic long mt_dlerr_offset;
 
 /* glibc >= 2.34: the pointer exists and means what dlerror.c says. */
 static bool glibc_keeps_one_pointer(void)
@@ -36,5 +36,6 @@ void mt_dl_error_init(void)
         mt_dl_forget_error();
         return;
     }
-    mt_dlerr_offset = (long)((char *)p - (char *)__builtin_thread_pointer());
+    long off = (long)((char *)p - (char *)__builtin_thread_pointer());
+    atomic_store_explicit(&mt_dlerr_offset, off, memory_order_relaxed);
 }

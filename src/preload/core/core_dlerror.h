@@ -32,11 +32,20 @@
 #include "core_common.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 /* The offset of glibc's __libc_dlerror_result from the thread pointer; 0:
- * unknown.  Set once by the initialiser before MT_ST_READY, then read. */
-extern MT_HIDDEN long mt_dlerr_offset;
+ * unknown.  Stored once by the initialiser; read (relaxed) by sections on
+ * any thread, some before MT_ST_READY (a first exec or dlclose): 0 or the
+ * offset, either is right (the offset is the same in every thread). */
+extern MT_HIDDEN _Atomic long mt_dlerr_offset;
+
+static inline void **mt_dl_error_slot(void)
+{
+    long off = atomic_load_explicit(&mt_dlerr_offset, memory_order_relaxed);
+    return off ? (void **)((char *)__builtin_thread_pointer() + off) : NULL;
+}
 
 /* Finds mt_dlerr_offset (core_dlerror.c). */
 void mt_dl_error_init(void);
@@ -51,9 +60,9 @@ static inline void mt_dl_forget_error(void)
  * mt_dl_error_restore. */
 static inline void *mt_dl_error_stash(void)
 {
-    if (!mt_dlerr_offset)
+    void **slot = mt_dl_error_slot();
+    if (!slot)
         return NULL;
-    void **slot = (void **)((char *)__builtin_thread_pointer() + mt_dlerr_offset);
     void *saved = *slot;
     *slot = NULL;
     return saved;
@@ -64,8 +73,9 @@ static inline void *mt_dl_error_stash(void)
 static inline void mt_dl_error_restore(void *saved)
 {
     mt_dl_forget_error();
-    if (mt_dlerr_offset)
-        *(void **)((char *)__builtin_thread_pointer() + mt_dlerr_offset) = saved;
+    void **slot = mt_dl_error_slot();
+    if (slot)
+        *slot = saved;
 }
 
 #endif
