@@ -19,12 +19,12 @@
  * pointer is glibc's __libc_dlerror_result (GLIBC_PRIVATE, glibc >= 2.34),
  * in libc's static TLS: its offset from the thread pointer is the same in
  * every thread, found once at start (mt_dl_error_init).  Without it (older
- * or other C libraries) a section only drains memtop's own errors, as
- * before, and a program's pending error may still be lost
- * (docs/pitfalls.md).  A call that failed inside a section may also drain
- * at once (mt_dl_forget_error): two dlerror calls, still inside memtop,
- * format the message and then free it all; after a call that succeeded
- * there is nothing left and dlerror returns NULL.
+ * or other C libraries) a section does nothing, and memtop's calls that
+ * failed drain their own errors at once (mt_dl_forget_error), as before: a
+ * program's pending error may then still be lost (docs/pitfalls.md).  Two
+ * dlerror calls, still inside memtop, format the message and then free it
+ * all; after a call that succeeded there is nothing left and dlerror
+ * returns NULL.
  */
 #ifndef MT_CORE_DLERROR_H
 #define MT_CORE_DLERROR_H
@@ -69,13 +69,15 @@ static inline void *mt_dl_error_stash(void)
 }
 
 /* The end of the section: memtop's own errors drained, the program's put
- * back. */
+ * back.  Without the slot, nothing: draining would free the program's
+ * error too (its callers drain after their own failed calls). */
 static inline void mt_dl_error_restore(void *saved)
 {
-    mt_dl_forget_error();
     void **slot = mt_dl_error_slot();
-    if (slot)
-        *slot = saved;
+    if (!slot)
+        return;
+    mt_dl_forget_error();
+    *slot = saved;
 }
 
 #endif

@@ -37,6 +37,8 @@ static void *libgcc_fn(_Atomic(void *) *slot, const char *name)
     f = h ? dlsym(h, name) : NULL;
     if (f)
         atomic_store_explicit(slot, f, memory_order_release);
+    else
+        mt_dl_forget_error();
     mt_dl_error_restore(program_error);
     return f;
 }
