@@ -498,61 +498,96 @@ static int fail(const char *msg)
     return 1;
 }
 
-int main(int argc, char **argv)
+/* The whole file, in memory (NULL: cannot read it; said on stderr). */
+static unsigned char *read_whole(const char *path, size_t *size)
 {
-    bool traces = argc == 3 && strcmp(argv[1], "--traces") == 0;
-    g_sizes = argc == 3 && strcmp(argv[1], "--sizes") == 0;
-    const char *path = argv[argc - 1];
-    if (argc < 2 || (argc == 3 && !traces && !g_sizes))
-        return fprintf(stderr, "usage: dat_dump [--traces | --sizes] FILE.dat\n"), 2;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return perror(path), 2;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *file = malloc((size_t)size + 1);
-    if (fread(file, 1, (size_t)size, f) != (size_t)size)
-        return perror("read"), 2;
+        return perror(path), NULL;
+    unsigned char *file = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        file = malloc((size_t)n + 1);
+    if (file && fread(file, 1, (size_t)n, f) != (size_t)n) {
+        free(file);
+        file = NULL;
+    }
+    if (!file)
+        perror("read");
     fclose(f);
-    mt_dat_file_header h;
-    if ((size_t)size < sizeof h)
-        return fail("not a memtop recording (too short)");
-    memcpy(&h, file, sizeof h);
-    if (memcmp(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES) != 0)
-        return fail("not a memtop recording");
-    if (h.version < MT_DAT_VERSION_MIN || h.version > MT_DAT_VERSION ||
-        h.header_bytes != MT_DAT_HEADER_BYTES)
-        return fail("foreign version");
+    *size = (size_t)n;
+    return file;
+}
+
+static dump *dump_new(void)
+{
     dump *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
     d->replay = calloc(MAX_TRACES, sizeof(counters));
     d->final = calloc(MAX_TRACES, sizeof(counters));
     d->frame0 = calloc(MAX_TRACES, sizeof(uint64_t));
     d->ft = calloc(MAX_TRACES, sizeof(ftrace));
+    return d;
+}
+
+/* Everything dump_new and the decoding allocated (a sanitizer's leak check
+ * runs at exit). */
+static void dump_free(dump *d)
+{
+    if (!d)
+        return;
+    for (uint64_t i = 0; d->ft && i < MAX_TRACES; i++)
+        free(d->ft[i].b);
+    free(d->ft);
+    free(d->frame0);
+    free(d->final);
+    free(d->replay);
+    free(d);
+}
+
+/* Decodes the frames after the header: 0, or 1 (corrupt: said on stderr).
+ * *frames: complete frames; *tail: bytes after the last one. */
+static int decode(dump *d, const unsigned char *p, size_t n, uint64_t *frames, uint64_t *tail)
+{
     ZSTD_DStream *ds = ZSTD_createDStream();
     size_t cap = 1 << 20, len = 0;
     unsigned char *frame = malloc(cap);
-    ZSTD_inBuffer in = {file + h.header_bytes, (size_t)size - h.header_bytes, 0};
-    uint64_t frames = 0, good_end = 0;
+    ZSTD_inBuffer in = {p, n, 0};
+    uint64_t good_end = 0;
     bool mid = false;
-    while (in.pos < in.size) {
-        if (len + ZSTD_DStreamOutSize() > cap)
-            frame = realloc(frame, cap *= 2);
+    int rc = ds && frame ? 0 : fail("out of memory");
+    *frames = 0;
+    while (rc == 0 && in.pos < in.size) {
+        if (len + ZSTD_DStreamOutSize() > cap) {
+            unsigned char *grown = realloc(frame, cap * 2);
+            if (!grown) {
+                rc = fail("out of memory");
+                break;
+            }
+            frame = grown;
+            cap *= 2;
+        }
         ZSTD_outBuffer out = {frame + len, cap - len, 0};
         size_t r = ZSTD_decompressStream(ds, &out, &in);
         if (ZSTD_isError(r)) {
-            if (!mid && in.pos == 0)
-                return fail("corrupt: not a zstd frame");
-            fprintf(stderr, "dat_dump: corrupt frame %llu: %s\n", (unsigned long long)frames,
+            if (!mid && in.pos == 0) {
+                rc = fail("corrupt: not a zstd frame");
+                break;
+            }
+            fprintf(stderr, "dat_dump: corrupt frame %llu: %s\n", (unsigned long long)*frames,
                     ZSTD_getErrorName(r));
-            return 1;
+            rc = 1;
+            break;
         }
         len += out.pos;
         mid = true;
         if (r == 0) {
-            if (!walk(d, frame, len))
-                return fail("corrupt record");
-            frames++;
+            if (!walk(d, frame, len)) {
+                rc = fail("corrupt record");
+                break;
+            }
+            ++*frames;
             len = 0;
             mid = false;
             good_end = in.pos;
@@ -560,8 +595,15 @@ int main(int argc, char **argv)
             break;
         }
     }
-    uint64_t tail = in.size - good_end;
-    printf("version %u\nframes %llu\ntruncated %d\ntail_bytes %llu\n", h.version,
+    *tail = in.size - good_end;
+    free(frame);
+    ZSTD_freeDStream(ds);
+    return rc;
+}
+
+static void print_counts(const dump *d, unsigned version, uint64_t frames, uint64_t tail)
+{
+    printf("version %u\nframes %llu\ntruncated %d\ntail_bytes %llu\n", version,
            (unsigned long long)frames, tail != 0, (unsigned long long)tail);
     printf("finalized %d\nend_reason %llu\nend_error %llu\nhas_final %d\n", d->has_end,
            (unsigned long long)d->end_reason, (unsigned long long)d->end_error, d->has_final);
@@ -598,32 +640,77 @@ int main(int argc, char **argv)
     P(culled_bytes);
     P(written_early);
     P(young);
-    if (g_sizes)
-        print_sizes();
-    if (traces) {
-        for (uint64_t i = 0; i < d->defs; i++) {
-            counters *r = &d->replay[i], *fi = &d->final[i];
-            const char *mod = "-";
-            uint64_t off = d->frame0[i];
-            for (uint64_t m = 0; off != UINT64_MAX && m < d->modules && m < MAX_MODULES; m++) {
-                if (d->frame0[i] >= d->mods[m].start && d->frame0[i] < d->mods[m].end) {
-                    mod = d->mods[m].path;
-                    off = d->frame0[i] - d->mods[m].bias;
-                    break;
-                }
+#undef P
+}
+
+static void print_traces(const dump *d)
+{
+    for (uint64_t i = 0; i < d->defs; i++) {
+        const counters *r = &d->replay[i], *fi = &d->final[i];
+        const char *mod = "-";
+        uint64_t off = d->frame0[i];
+        for (uint64_t m = 0; off != UINT64_MAX && m < d->modules && m < MAX_MODULES; m++) {
+            if (d->frame0[i] >= d->mods[m].start && d->frame0[i] < d->mods[m].end) {
+                mod = d->mods[m].path;
+                off = d->frame0[i] - d->mods[m].bias;
+                break;
             }
-            printf("trace %llu at %s 0x%llx replay %llu %llu %llu %llu %llu %llu final %llu %llu "
-                   "%llu %llu "
-                   "%llu %llu events %llu %llu culled %llu\n",
-                   (unsigned long long)i, mod, (unsigned long long)off, (unsigned long long)r->v[0],
-                   (unsigned long long)r->v[1], (unsigned long long)r->v[2],
-                   (unsigned long long)r->v[3], (unsigned long long)r->v[4],
-                   (unsigned long long)r->v[5], (unsigned long long)fi->v[0],
-                   (unsigned long long)fi->v[1], (unsigned long long)fi->v[2],
-                   (unsigned long long)fi->v[3], (unsigned long long)fi->v[4],
-                   (unsigned long long)fi->v[5], (unsigned long long)r->ev_allocs,
-                   (unsigned long long)r->ev_frees, (unsigned long long)r->culled);
         }
+        printf("trace %llu at %s 0x%llx replay %llu %llu %llu %llu %llu %llu final %llu %llu "
+               "%llu %llu "
+               "%llu %llu events %llu %llu culled %llu\n",
+               (unsigned long long)i, mod, (unsigned long long)off, (unsigned long long)r->v[0],
+               (unsigned long long)r->v[1], (unsigned long long)r->v[2],
+               (unsigned long long)r->v[3], (unsigned long long)r->v[4],
+               (unsigned long long)r->v[5], (unsigned long long)fi->v[0],
+               (unsigned long long)fi->v[1], (unsigned long long)fi->v[2],
+               (unsigned long long)fi->v[3], (unsigned long long)fi->v[4],
+               (unsigned long long)fi->v[5], (unsigned long long)r->ev_allocs,
+               (unsigned long long)r->ev_frees, (unsigned long long)r->culled);
     }
-    return d->bad_trace_refs ? 1 : 0;
+}
+
+/* The file's header checked: 0, else 1 (said on stderr). */
+static int check_header(const unsigned char *file, size_t size, mt_dat_file_header *h)
+{
+    if (size < sizeof *h)
+        return fail("not a memtop recording (too short)");
+    memcpy(h, file, sizeof *h);
+    if (memcmp(h->magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES) != 0)
+        return fail("not a memtop recording");
+    if (h->version < MT_DAT_VERSION_MIN || h->version > MT_DAT_VERSION ||
+        h->header_bytes != MT_DAT_HEADER_BYTES)
+        return fail("foreign version");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bool traces = argc == 3 && strcmp(argv[1], "--traces") == 0;
+    g_sizes = argc == 3 && strcmp(argv[1], "--sizes") == 0;
+    if (argc < 2 || (argc == 3 && !traces && !g_sizes))
+        return fprintf(stderr, "usage: dat_dump [--traces | --sizes] FILE.dat\n"), 2;
+    size_t size;
+    unsigned char *file = read_whole(argv[argc - 1], &size);
+    if (!file)
+        return 2;
+    mt_dat_file_header h;
+    int rc = check_header(file, size, &h);
+    dump *d = rc ? NULL : dump_new();
+    if (!rc && (!d || !d->replay || !d->final || !d->frame0 || !d->ft))
+        rc = fail("out of memory");
+    uint64_t frames, tail;
+    if (!rc)
+        rc = decode(d, file + h.header_bytes, size - h.header_bytes, &frames, &tail);
+    if (!rc) {
+        print_counts(d, h.version, frames, tail);
+        if (g_sizes)
+            print_sizes();
+        if (traces)
+            print_traces(d);
+        rc = d->bad_trace_refs ? 1 : 0;
+    }
+    dump_free(d);
+    free(file);
+    return rc;
 }

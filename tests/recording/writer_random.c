@@ -5,13 +5,21 @@
  * Usage: writer_random SEED [STEPS]
  *        writer_random bulk N   N allocations in a row, then every
  *                               other one freed (one thread, one site);
- *                               prints the peak RSS (VmHWM) after them
+ *                               prints the peak RSS (VmHWM) after them.
+ *                               The heap is touched first (prefault), so
+ *                               that the allocations cost memtop's and
+ *                               malloc's time, not the kernel's page
+ *                               faults: test_writer_backlog.py needs them
+ *                               faster than its slow disk even when the
+ *                               machine is loaded.
  * From SEED: 1-4 threads, 1-16 call sites at depths 1-16, a working set of
  * 16 to 200,000 blocks, sizes (fixed, small, log-uniform to 64 KiB, or now
  * and then a large one), the share of mallocs, callocs, reallocs and
  * frees, bursts of allocations without frees, and pauses.  STEPS (default
  * 300,000) per thread.  Prints the parameters on one line. */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -120,8 +128,27 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Touches `bytes` of heap and gives them back to malloc, kept: pieces of
+ * 16 MiB (below the largest mmap threshold, so from the heap), never
+ * trimmed. */
+static void prefault(size_t bytes)
+{
+    enum { PIECE = 16 << 20 };
+    size_t n = bytes / PIECE + 1;
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    void **piece = malloc(n * sizeof *piece);
+    for (size_t i = 0; piece && i < n; i++)
+        if ((piece[i] = malloc(PIECE)))
+            memset(piece[i], 1, PIECE);
+    for (size_t i = 0; piece && i < n; i++)
+        free(piece[i]);
+    free(piece);
+}
+
 static int bulk(size_t n)
 {
+    prefault(n * (16 + 2048 + 16)); /* the blocks below: sizes 16..4111, and headers */
     void **p = malloc(n * sizeof *p);
     uint64_t s = 12345;
     for (size_t i = 0; i < n; i++)

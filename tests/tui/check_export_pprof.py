@@ -23,9 +23,8 @@ def test(t):
     t.start([t.memtop, "--", t.demo, "60"])
     t.wait_symbolized()
     pid = int(re.search(r"memtop pid (\d+)", t.screen()).group(1))
-    t.keys("P")
-    s = t.wait_for(lambda s: re.search(r"exported (\S+\.pb\.gz)", s), "'exported <path>.pb.gz'")
-    path = os.path.normpath(os.path.join(t.workdir, s.group(1)))
+    shown = t.export_status("P", ".pb.gz", set(), tuilib.gzip_complete)
+    path = os.path.normpath(os.path.join(t.workdir, shown))
     check(re.fullmatch(r"memtop-%d-\d{8}-\d{6}\.pb\.gz" % pid, os.path.basename(path)),
           "unexpected export path %r" % path)
     with open(path, "rb") as f:

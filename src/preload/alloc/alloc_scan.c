@@ -980,11 +980,14 @@ void mt_alloc_scan(bool busy_ok)
     if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
         adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
         return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
+    void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
     if (!busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED))
         loader_barrier(); /* the publisher (the first scan may run inside a dlopen) */
     if (busy_ok) {
-        if (!lock_within(SCAN_PATIENCE_NS))
+        if (!lock_within(SCAN_PATIENCE_NS)) {
+            mt_dl_error_restore(program_error);
             return; /* that scan, or the publisher's next poll, sees the new modules */
+        }
     } else {
         mt_spin_lock(&g_alloc.lock);
     }
@@ -1001,6 +1004,7 @@ void mt_alloc_scan(bool busy_ok)
      * it raced with is still redirecting the new library's entry points. */
     __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
     mt_spin_unlock(&g_alloc.lock);
+    mt_dl_error_restore(program_error);
 }
 
 void mt_alloc_publish(mt_shm_header *h)

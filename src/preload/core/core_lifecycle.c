@@ -38,6 +38,7 @@
 #include "alloc_scan.h"
 #include "unwind_backtrace.h"
 #include "core_clock.h"
+#include "core_dlerror.h"
 #include "dat_format.h"
 #include "core_log.h"
 #include "core_sample.h"
@@ -143,6 +144,7 @@ static bool init_tracking(void)
     }
     mt_boot_pin_all(); /* sampled mode: free's fast path never sees a boot block */
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    mt_dl_error_init();   /* before the first scan (core_dlerror.h) */
     mt_alloc_scan(false); /* which allocators memtop sees (alloc_scan.c) */
     mt_rec_init(environ); /* MEMTOP_RECORD: record from the first event */
     return true;

@@ -12,6 +12,7 @@
 #define MT_HOOK_NEXT_H
 
 #include "core_common.h"
+#include "core_dlerror.h"
 #include "core_thread_state.h"
 #include "hook_loaded_sym.h"
 
@@ -39,7 +40,9 @@ static inline void *mt_next_fn(_Atomic(void *) *slot, const char *name)
     if (MT_LIKELY(f))
         return f;
     int was = mt_in_hook_set(MT_IN_OWN);
+    void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
     f = dlsym(RTLD_NEXT, name);
+    mt_dl_error_restore(program_error);
     mt_in_hook_restore(was);
     return mt_next_keep(slot, f);
 }
@@ -68,7 +71,9 @@ static inline void *mt_next_fn_loaded(_Atomic(void *) *slot, _Atomic unsigned lo
     int was = mt_in_hook_set(MT_IN_OWN);
     unsigned long long adds = mt_loaded_adds();
     if (atomic_load_explicit(miss, memory_order_relaxed) != adds + 1) {
+        void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
         f = dlsym(RTLD_NEXT, name);
+        mt_dl_error_restore(program_error);
         if (!f)
             f = mt_loaded_sym(name);
         if (!f)

@@ -32,12 +32,14 @@ static void *libgcc_fn(_Atomic(void *) *slot, const char *name)
     void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (f)
         return f;
+    void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
     void *h = dlopen("libgcc_s.so.1", RTLD_LAZY | RTLD_NOLOAD);
     f = h ? dlsym(h, name) : NULL;
     if (f)
         atomic_store_explicit(slot, f, memory_order_release);
     else
         mt_dl_forget_error();
+    mt_dl_error_restore(program_error);
     return f;
 }
 

@@ -39,6 +39,15 @@
  * CPU and two context switches, in each of a shell's fork children at its
  * exec and again in the exec'd program at its exit (docs/performance.md,
  * "Sixth round").  A failed exec lets a held thread go on.
+ *
+ * Threads may exec (and exit) at the same time: the thread's life lock
+ * (g_pub.life) makes exit, exec and failed exec take their turns, and
+ * counts the threads inside an exec call.  The first of them holds or
+ * ends the thread and marks the segment; the others find that done.  Only
+ * the last one to come back from a failed exec lets the thread go (or
+ * restarts it, and takes the marks back), and none does after an exit:
+ * while any thread may still be inside a successful exec, no publisher
+ * runs to create a segment in the image being replaced.
  */
 #define _GNU_SOURCE
 #include "publish_thread.h"
@@ -80,15 +89,21 @@ enum { PH_WAIT, PH_RUN, PH_HELD };
 
 typedef struct {
     mt_spinlock lock;
+    /* Exit, exec and failed exec, one at a time (outside `lock`): they end,
+     * hold, let go and restart the thread.  Not a fork lock: the child
+     * resets it (its holder is not in the child). */
+    mt_spinlock life;
+    uint32_t execs; /* threads inside an exec call that exec_begin prepared (under life) */
+    bool exiting;   /* the final publish began: no failed exec restarts or lets go (under life) */
     _Atomic uint32_t stop; /* 1: end the thread; a futex word (wait_stop) */
     /* PH_WAIT: the thread is in its first wait; PH_RUN: past it (or it has
      * no first wait); PH_HELD: an exit or exec holds it there (a futex
-     * word: a failed exec stores PH_WAIT and wakes it). */
+     * word: the last of the failed execs stores PH_WAIT and wakes it). */
     _Atomic uint32_t phase;
-    bool exec_held; /* the thread was held for an exec (let go if it fails) */
+    bool exec_held; /* the thread was held for the execs (let go when all fail; under life) */
     bool final_done;
     bool fork_child;   /* the segment to create is a fork child's */
-    bool exec_stopped; /* the thread was ended for an exec (restarted if it fails) */
+    bool exec_stopped; /* the thread was ended for the execs (restarted when all fail) */
     bool running;      /* `thread` runs and is to be joined */
     void *stack;       /* the thread's stack (thread_stack); NULL: none yet */
     int pid;           /* the process the publisher belongs to (not a vfork child) */
@@ -384,8 +399,11 @@ void mt_publisher_final(void)
      * thread and the segment are the parent's, so leave them alone. */
     if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
         return;
+    mt_spin_lock(&g_pub.life);
+    g_pub.exiting = true; /* a failed exec neither lets go nor restarts the thread */
     if (hold_waiting()) {
-        atomic_store_explicit(&g_pub.stop, 1, memory_order_release); /* a failed exec's release */
+        atomic_store_explicit(&g_pub.stop, 1, memory_order_release);
+        mt_spin_unlock(&g_pub.life);
         return; /* no segment, and none will be made */
     }
     stop_thread();
@@ -399,15 +417,12 @@ void mt_publisher_final(void)
             mt_shm_unlink(&g_pub.w);
     }
     mt_spin_unlock(&g_pub.lock);
+    mt_spin_unlock(&g_pub.life);
 }
 
-bool mt_publisher_exec_begin(void)
+/* The first exec of the process's threads now inside one (under life). */
+static bool exec_prepare(void)
 {
-    /* Before the lock: a vfork child must not touch its parent's lock
-     * word or thread, and a child forked from a signal handler may have
-     * inherited the lock held. */
-    if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
-        return false;
     /* A thread in its first wait is held: the exec ends it. */
     g_pub.exec_held = hold_waiting();
     if (g_pub.exec_held)
@@ -427,12 +442,26 @@ bool mt_publisher_exec_begin(void)
     return mark || g_pub.exec_stopped;
 }
 
-void mt_publisher_exec_failed(void)
+bool mt_publisher_exec_begin(void)
 {
-    if (g_pub.pid != (int)getpid())
-        return;
+    /* Before the locks: a vfork child must not touch its parent's lock
+     * words or thread, and a child forked from a signal handler may have
+     * inherited a lock held. */
+    if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
+        return false;
+    mt_spin_lock(&g_pub.life);
+    /* Another thread's exec in flight has held or ended the thread. */
+    bool ok = g_pub.execs > 0 || exec_prepare();
+    g_pub.execs += ok;
+    mt_spin_unlock(&g_pub.life);
+    return ok;
+}
+
+/* The last of the execs failed (under life): take back what the first did. */
+static void exec_undo(void)
+{
     if (g_pub.exec_held) {
-        g_pub.exec_held = false;
+        /* Release: the thread's CAS from PH_WAIT (acq_rel) sees what came before. */
         atomic_store_explicit(&g_pub.phase, PH_WAIT, memory_order_release);
         syscall(SYS_futex, &g_pub.phase, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
         return;
@@ -444,7 +473,20 @@ void mt_publisher_exec_failed(void)
     }
     if (g_pub.exec_stopped) /* a segment still to create waits MEMTOP_START_MS again */
         start_thread();
-    g_pub.exec_stopped = false;
+}
+
+void mt_publisher_exec_failed(void)
+{
+    if (g_pub.pid != (int)getpid())
+        return;
+    mt_spin_lock(&g_pub.life);
+    if (g_pub.execs > 0 && --g_pub.execs == 0) {
+        if (!g_pub.exiting) /* an exit holds or ended the thread for good */
+            exec_undo();
+        g_pub.exec_held = false;
+        g_pub.exec_stopped = false;
+    }
+    mt_spin_unlock(&g_pub.life);
 }
 
 void mt_publisher_sync_modules(void)
@@ -475,6 +517,10 @@ void mt_publisher_child_reset(void)
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     g_pub.running = false; /* the thread is the parent's */
     g_pub.exec_held = false;
+    g_pub.exec_stopped = false;
+    g_pub.execs = 0; /* the parent's threads' execs */
+    g_pub.exiting = false;
     g_pub.final_done = false;
     atomic_store_explicit(&g_pub.lock.held, 0, memory_order_relaxed);
+    atomic_store_explicit(&g_pub.life.held, 0, memory_order_relaxed);
 }

@@ -16,7 +16,9 @@ void mt_publisher_final(void);
  * exec'd, keep the segment (the new image replaces it if it loads
  * libmemtop.so).  False if there was nothing to do (no thread and no
  * segment, or not this process's: a vfork child).  After a failed exec,
- * mt_publisher_exec_failed takes the marks back and restarts the thread. */
+ * mt_publisher_exec_failed takes the marks back and restarts the thread,
+ * once every thread that was inside an exec meanwhile came back from it
+ * (and not after an exit began). */
 bool mt_publisher_exec_begin(void);
 void mt_publisher_exec_failed(void);
 

@@ -1,4 +1,5 @@
-/* pf_segpeek.c -- read the flags word of a process's memtop segment. */
+/* pf_segpeek.c -- read the flags word and publish count of a process's memtop
+ * segment. */
 #include "pf_segpeek.h"
 
 #include "shm_layout.h"
@@ -10,6 +11,12 @@
 #include <unistd.h>
 
 int pf_segment_flags(pid_t pid, uint32_t *flags)
+{
+    uint64_t publishes;
+    return pf_segment_state(pid, flags, &publishes);
+}
+
+int pf_segment_state(pid_t pid, uint32_t *flags, uint64_t *publishes)
 {
     const char *dir = getenv("MEMTOP_SHM_DIR");
     char path[4096];
@@ -24,6 +31,7 @@ int pf_segment_flags(pid_t pid, uint32_t *flags)
         return -1;
     const mt_shm_header *h = p;
     *flags = __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE);
+    *publishes = __atomic_load_n(&h->publish_count, __ATOMIC_ACQUIRE);
     munmap(p, MT_HEADER_BYTES);
     return 0;
 }
