@@ -7,8 +7,15 @@
  *                   errno, then makes 2000 more events and exits.
  *   forkexec        forks; the child allocates then execs this program
  *                   ("image"), which makes 1000 events; prints the child pid.
+ *   execrace        two threads exec at once (test_writer_exec_race.py, with
+ *                   the exec spy of tests/pitfalls preloaded after
+ *                   libmemtop.so): B's exec of a missing program enters
+ *                   first and is held inside the call; main's exec of
+ *                   /bin/true enters second and is held; then B's fails,
+ *                   and only after that main's goes on and succeeds.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
@@ -106,6 +113,51 @@ static int image(void)
     return 0;
 }
 
+/* The exec spy's gates (pf_exec_spy.c), NULL if it is not preloaded. */
+typedef struct {
+    void (*wait_inside)(void), (*let_go)(void), (*wait_inside2)(void), (*let_go2)(void);
+} spy_gates;
+static spy_gates g_spy;
+
+/* B: enters exec first (memtop seals the recording), fails once let go. */
+static void *race_b(void *arg)
+{
+    char *argv[] = {"pf_gate", NULL};
+    execve("/nonexistent/memtop-test-prog", argv, (char **)arg);
+    g_spy.let_go2(); /* B's exec has failed: main's may go on */
+    return NULL;
+}
+
+/* C: once main is inside its exec too, lets B's exec fail. */
+static void *race_c(void *arg)
+{
+    (void)arg;
+    g_spy.wait_inside2();
+    g_spy.let_go();
+    return NULL;
+}
+
+static int execrace(char **envp)
+{
+    g_spy = (spy_gates){
+        dlsym(RTLD_DEFAULT, "pf_spy_wait_inside"), dlsym(RTLD_DEFAULT, "pf_spy_let_go"),
+        dlsym(RTLD_DEFAULT, "pf_spy_wait_inside2"), dlsym(RTLD_DEFAULT, "pf_spy_let_go2")};
+    if (!g_spy.wait_inside || !g_spy.let_go || !g_spy.wait_inside2 || !g_spy.let_go2) {
+        fprintf(stderr, "execrace: the exec spy is not preloaded\n");
+        return 2;
+    }
+    image(); /* events before the execs */
+    pthread_t b, c;
+    if (pthread_create(&b, NULL, race_b, envp) != 0 || pthread_create(&c, NULL, race_c, NULL))
+        return 3;
+    g_spy.wait_inside();
+    char *argv[] = {"pf_gate2", NULL};
+    char *bare[] = {NULL}; /* no LD_PRELOAD: /bin/true runs without memtop */
+    execve("/bin/true", argv, bare);
+    perror("execve /bin/true");
+    return 4;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[1], "dliter") == 0)
@@ -116,6 +168,8 @@ int main(int argc, char **argv)
         return forkexec("/proc/self/exe");
     if (argc > 1 && strcmp(argv[1], "image") == 0)
         return image();
+    if (argc > 1 && strcmp(argv[1], "execrace") == 0)
+        return execrace(environ);
     fprintf(stderr, "usage: writer_scenarios dliter S|execfail|forkexec\n");
     return 2;
 }

@@ -6,7 +6,9 @@
  * the program it is inside the exec (pf_spy_wait_inside returns), waits
  * until the program lets it go (pf_spy_let_go), then calls the real
  * execve.  Test pitfall_exec_race (progs/pf_exec_race.c): another thread's
- * exec fails meanwhile. */
+ * exec fails meanwhile.  A second gate, argv[0] "pf_gate2"
+ * (pf_spy_wait_inside2, pf_spy_let_go2), holds a second exec the same way
+ * (recording_writer_exec_race: writer_scenarios execrace). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -16,12 +18,14 @@
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 
-static sem_t g_inside, g_go;
+static sem_t g_inside, g_go, g_inside2, g_go2;
 
 __attribute__((constructor)) static void spy_init(void)
 {
     sem_init(&g_inside, 0, 0);
     sem_init(&g_go, 0, 0);
+    sem_init(&g_inside2, 0, 0);
+    sem_init(&g_go2, 0, 0);
 }
 
 static void wait_sem(sem_t *s)
@@ -40,12 +44,25 @@ void pf_spy_let_go(void)
     sem_post(&g_go);
 }
 
+void pf_spy_wait_inside2(void)
+{
+    wait_sem(&g_inside2);
+}
+
+void pf_spy_let_go2(void)
+{
+    sem_post(&g_go2);
+}
+
 int execve(const char *path, char *const argv[], char *const envp[])
 {
     execve_fn next = (execve_fn)dlsym(RTLD_NEXT, "execve");
     if (argv[0] && strcmp(argv[0], "pf_gate") == 0) {
         sem_post(&g_inside);
         wait_sem(&g_go);
+    } else if (argv[0] && strcmp(argv[0], "pf_gate2") == 0) {
+        sem_post(&g_inside2);
+        wait_sem(&g_go2);
     }
     if (!next) {
         errno = ENOSYS;
