@@ -233,8 +233,8 @@ static uint64_t mono_ns(void)
 
 static void __attribute__((noinline)) count_lost(mt_rec_ring *r, const mt_rec_event *e)
 {
-    unsigned i = e->kind == 0 ? MT_LOST_AC : MT_LOST_FC;
-    atomic_fetch_add_explicit(&r->lost[i + 1], e->size, memory_order_relaxed);
+    unsigned i = mt_rev_kind(e) == MT_DAT_EV_ALLOC ? MT_LOST_AC : MT_LOST_FC;
+    atomic_fetch_add_explicit(&r->lost[i + 1], mt_rev_size(e), memory_order_relaxed);
     atomic_fetch_add_explicit(&r->lost[i], 1, memory_order_release);
     mt_recw_note_dropped(1);
 }
@@ -343,13 +343,9 @@ static inline __attribute__((always_inline)) bool push(mt_rec_ring *r, const mt_
      * bytes read back as 16: a store-forwarding stall per event). */
     mt_rec_event *d = &r->wchunk->ev[head - r->wbase];
     d->t_ns = e->t_ns;
-    d->size = e->size;
     d->addr = e->addr;
-    d->age_ms = e->age_ms;
-    d->trace = e->trace;
-    d->kind = e->kind;
-    d->flags = e->flags;
-    d->reserved = 0;
+    d->sizek = e->sizek;
+    d->tb = e->tb;
     atomic_store_explicit(&r->head, head + 1, memory_order_release);
     atomic_signal_fence(memory_order_seq_cst);
     r->busy = 0;
@@ -387,23 +383,19 @@ void mt_ring_record(const mt_rec_event *e, bool may_wait)
 void mt_rec_alloc(uint64_t t_ns, const void *p, uint32_t trace, uint64_t size)
 {
     mt_rec_event e = {.t_ns = t_ns,
-                      .size = size,
                       .addr = (uint64_t)(uintptr_t)p,
-                      .trace = trace,
-                      .kind = MT_DAT_EV_ALLOC};
+                      .sizek = mt_rev_pack_sizek(size, MT_DAT_EV_ALLOC, 0),
+                      .tb = trace};
     ring_record(&e, true);
 }
 
 void mt_rec_free(uint64_t t_ns, const void *p, const mt_block *b, unsigned flags, bool may_wait)
 {
-    uint64_t ms = t_ns / 1000000u, birth = b->birth_ns / 1000000u;
+    /* The birth as it is (one division; the writer takes the age). */
     mt_rec_event e = {.t_ns = t_ns,
-                      .size = b->size,
                       .addr = (uint64_t)(uintptr_t)p,
-                      .trace = b->trace,
-                      .kind = MT_DAT_EV_FREE,
-                      .flags = (uint8_t)flags,
-                      .age_ms = ms > birth ? ms - birth : 0};
+                      .sizek = mt_rev_pack_sizek(b->size, MT_DAT_EV_FREE, flags),
+                      .tb = b->trace | (b->birth_ns / 1000000u) << MT_REV_TRACE_BITS};
     ring_record(&e, may_wait);
 }
 

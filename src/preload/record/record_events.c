@@ -60,9 +60,10 @@ static unsigned put_size(mt_rb_trace *ts, uint64_t size)
 
 static unsigned put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t)
 {
-    unsigned tag = MT_DAT_EV_ALLOC | put_size(ts, e->size);
+    uint64_t size = mt_rev_size(e);
+    unsigned tag = MT_DAT_EV_ALLOC | put_size(ts, size);
     if (ts) /* block (trace, count) of this frame, born ms(t) as the reader sees it */
-        mt_rb_note_alloc(e->addr, e->trace, ts->count++, e->size, t / 1000000u);
+        mt_rb_note_alloc(e->addr, mt_rev_trace(e), ts->count++, size, t / 1000000u);
     return tag;
 }
 
@@ -70,15 +71,14 @@ static unsigned put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t)
  * full with an age that gives the reader the birth the target charged. */
 static unsigned put_free(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t)
 {
-    uint64_t ms = e->t_ns / 1000000u;
-    uint64_t birth = ms > e->age_ms ? ms - e->age_ms : 0;
-    unsigned tag = (unsigned)e->flags << MT_DAT_EV_FLAGS_SHIFT;
+    uint64_t birth = mt_rev_birth_ms(e), size = mt_rev_size(e);
+    unsigned tag = mt_rev_flags(e) << MT_DAT_EV_FLAGS_SHIFT;
     uint64_t serial;
-    if (ts && mt_rb_take(e->addr, e->trace, e->size, birth, &serial)) {
+    if (ts && mt_rb_take(e->addr, mt_rev_trace(e), size, birth, &serial)) {
         put_col(MT_COL_REFS, ts->count - 1 - serial);
         return tag | MT_DAT_EV_FREE_REF;
     }
-    tag |= MT_DAT_EV_FREE | put_size(ts, e->size);
+    tag |= MT_DAT_EV_FREE | put_size(ts, size);
     put_col(MT_COL_AGES, t / 1000000u - birth);
     return tag;
 }
@@ -152,17 +152,18 @@ static inline mt_rr_open *open_for(uint32_t tid, uint64_t t, bool exact)
  * frame (dat_format.h); next(P) is updated as the reader will. */
 static unsigned put_trace(mt_rr_open *o, const mt_rec_event *e)
 {
-    if (e->trace == o->prev_trace)
+    uint32_t trace = mt_rev_trace(e);
+    if (trace == o->prev_trace)
         return MT_DAT_EV_SAME_TRACE;
     /* P's state exists whenever P's allocation had one: same frame */
-    mt_rb_trace *p = e->kind == MT_DAT_EV_ALLOC && o->prev_alloc
+    mt_rb_trace *p = mt_rev_kind(e) == MT_DAT_EV_ALLOC && o->prev_alloc
                          ? mt_rb_trace_get((uint32_t)o->prev_trace)
                          : NULL;
-    if (p && p->next == e->trace + 1u)
+    if (p && p->next == trace + 1u)
         return MT_DAT_EV_NEXT_TRACE;
     if (p)
-        p->next = e->trace + 1u;
-    put_col(MT_COL_TRACES, e->trace);
+        p->next = trace + 1u;
+    put_col(MT_COL_TRACES, trace);
     return 0;
 }
 
@@ -173,20 +174,21 @@ static void encode_event(mt_rr_open *o, const mt_rec_event *e)
     if (t != o->prev_t)
         put_col(MT_COL_TIMES, t - o->prev_t);
     tag |= put_trace(o, e);
-    mt_rb_trace *ts = mt_rb_trace_get(e->trace);
-    tag |= e->kind == MT_DAT_EV_FREE ? put_free(e, ts, t) : put_alloc(e, ts, t);
+    mt_rb_trace *ts = mt_rb_trace_get(mt_rev_trace(e));
+    bool is_free = mt_rev_kind(e) == MT_DAT_EV_FREE;
+    tag |= is_free ? put_free(e, ts, t) : put_alloc(e, ts, t);
     if (ts) {
-        ts->last_size = e->size;
+        ts->last_size = mt_rev_size(e);
         ts->has_size = 1;
     }
     mt_put_u8(&mt_w.cols[MT_COL_TAGS][0], tag);
-    unsigned k = e->kind == MT_DAT_EV_FREE ? MT_LOST_FC : MT_LOST_AC;
+    unsigned k = is_free ? MT_LOST_FC : MT_LOST_AC;
     mt_sample_weight w = mt_rec_event_weight(e); /* 1 and the size when exact */
     mt_w.sum_events[k] += w.count;
     mt_w.sum_events[k + 1] += w.bytes;
     o->prev_t = t;
-    o->prev_trace = e->trace;
-    o->prev_alloc = e->kind == MT_DAT_EV_ALLOC;
+    o->prev_trace = mt_rev_trace(e);
+    o->prev_alloc = !is_free;
     o->n++;
 }
 
@@ -196,7 +198,7 @@ static void encode_at(uint32_t tid, const mt_rec_event *e, bool exact)
      * record, and writing it may end the frame, and the events of the
      * open record always belong to the current frame. */
     mt_rr_open *o = open_for(tid, e->t_ns, exact);
-    if (e->kind == MT_DAT_EV_ALLOC && !mt_rb_count_alloc()) {
+    if (mt_rev_kind(e) == MT_DAT_EV_ALLOC && !mt_rb_count_alloc()) {
         mt_recw_end_frame(); /* a frame's allocations are bounded (dat_format.h) */
         mt_rb_count_alloc();
         o = open_for(tid, e->t_ns, exact);
@@ -223,7 +225,7 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
         const mt_rec_event *ev = mt_ring_span(r, from + i, n - i, &len);
         for (uint64_t k = 0; k < len; k++) {
             if (k + PREFETCH_AHEAD < len)
-                mt_rb_prefetch(ev[k + PREFETCH_AHEAD].addr, ev[k + PREFETCH_AHEAD].trace);
+                mt_rb_prefetch(ev[k + PREFETCH_AHEAD].addr, mt_rev_trace(&ev[k + PREFETCH_AHEAD]));
             if (culled && mt_cull_event(tid, &ev[k]))
                 continue; /* young, or culled with its allocation */
             encode_at(tid, &ev[k], culled);
