@@ -5,14 +5,14 @@
  * record writer).  The hooks append without a lock; the writer encodes and
  * compresses.
  *
- * A ring is a queue of chunks of MT_RING_CHUNK events (320 KiB each, from
+ * A ring is a queue of chunks of MT_RING_CHUNK events (256 KiB each, from
  * mmap): the thread writes into its newest chunk and, when it is full,
  * links another one -- the spare the writer handed back, else a new one
  * -- so a thread's buffer grows when the writer falls behind (it waits for
  * a core, the disk is slow) instead of dropping.  The bound: at most
- * MT_RING_CHUNKS_MAX chunks per thread (10 MiB, 262,144 events) and
+ * MT_RING_CHUNKS_MAX chunks per thread (8 MiB, 262,144 events) and
  * MT_RING_EXTRA_MAX chunks beyond each thread's first in the process
- * (160 MiB).  Only at the bound does the drop policy apply: the hook
+ * (128 MiB).  Only at the bound does the drop policy apply: the hook
  * sleeps until the writer hands a chunk back -- unless the writer is in a
  * write(2) that has lasted 100 ms and sleeps in it (the disk cannot keep
  * up), and at most 1 s -- else drops the event and counts it (LOST
