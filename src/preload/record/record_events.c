@@ -102,8 +102,8 @@ void mt_rr_flush_events(void)
     uint32_t n = o->n;
     o->n = 0; /* emitting may end a frame, which flushes: nothing then */
     mt_rec_buf *b = &mt_w.pay;
-    size_t cuts[MT_COL_N * 2];
-    unsigned ncuts = 0;
+    mt_recw_part parts[MT_COL_N * 2];
+    unsigned nparts = 0;
     mt_put_v(b, o->tid);
     mt_put_v(b, o->base);
     mt_put_v(b, n);
@@ -111,15 +111,13 @@ void mt_rr_flush_events(void)
         mt_put_v(b, mt_w.cols[c][0].len);
         mt_put_v(b, mt_w.cols[c][1].len);
     }
-    for (unsigned c = 0; c < MT_COL_N; c++) {
-        for (unsigned k = 0; k < (c == MT_COL_TAGS ? 1u : 2u); k++) {
-            mt_put_bytes(b, mt_w.cols[c][k].p, mt_w.cols[c][k].len);
-            mt_w.cols[c][k].len = 0;
-            if (cut_after(c, k))
-                cuts[ncuts++] = b->len;
-        }
-    }
-    mt_recw_emit_blocks(MT_DAT_REC_EVENTS2, cuts, ncuts);
+    for (unsigned c = 0; c < MT_COL_N; c++)
+        for (unsigned k = 0; k < (c == MT_COL_TAGS ? 1u : 2u); k++)
+            parts[nparts++] =
+                (mt_recw_part){mt_w.cols[c][k].p, mt_w.cols[c][k].len, cut_after(c, k)};
+    mt_recw_emit_parts(MT_DAT_REC_EVENTS2, parts, nparts);
+    for (unsigned c = 0; c < MT_COL_N; c++) /* after: zstd read them where they were */
+        mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
 }
 
 /* The open record, for events of thread tid from time t on: the one that
