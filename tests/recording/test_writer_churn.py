@@ -2,7 +2,7 @@
 the start): 3000 short-lived threads, one alive at a time.  The ring of an
 exited thread must be recycled as soon as the writer drained it, and
 unmapped beyond a few free ones, so the target's address space does not
-grow by a 320 KiB ring per thread created (it grew by ~1 GB for 20,000
+grow by a ring per thread created (320 KiB then, 256 KiB now) (it grew by ~1 GB for 20,000
 threads before: rings were reclaimed once a second and never unmapped).
 Every thread's events -- including those it makes after memtop's key
 destructor retired its ring (a later key's destructor, and a signal

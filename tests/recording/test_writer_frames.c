@@ -208,11 +208,11 @@ static void record(tmodel *m, const mt_rec_event *e, uint64_t birth_ms)
     mt_ring_record(e, true);
     m->w = grow(m->w, &m->cap, m->n + 1, sizeof *m->w);
     m->w[m->n++] = (want){e->t_ns,
-                          e->size,
+                          mt_rev_size(e),
                           birth_ms,
-                          e->trace,
-                          e->kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE,
-                          e->flags};
+                          mt_rev_trace(e),
+                          mt_rev_kind(e) == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE,
+                          mt_rev_flags(e)};
 }
 
 /* Steps of a thread: how they are made. */
@@ -253,8 +253,10 @@ static void one_alloc(tmodel *m, const recipe *rc, uint64_t *freed, size_t *nfre
         b.addr = freed[--*nfreed];
     else
         b.addr = (g_next_addr += 16 * (1 + rnd() % 4));
-    mt_rec_event e = {
-        .t_ns = m->t, .size = b.size, .addr = b.addr, .trace = b.trace, .kind = MT_DAT_EV_ALLOC};
+    mt_rec_event e = {.t_ns = m->t,
+                      .addr = b.addr,
+                      .sizek = mt_rev_pack_sizek(b.size, MT_DAT_EV_ALLOC, 0),
+                      .tb = b.trace};
     record(m, &e, m->t / 1000000u);
     m->live = grow(m->live, &m->live_cap, m->nlive + 1, sizeof *m->live);
     m->live[m->nlive++] = b;
@@ -263,7 +265,7 @@ static void one_alloc(tmodel *m, const recipe *rc, uint64_t *freed, size_t *nfre
 static void one_free(tmodel *m, const recipe *rc, uint64_t *freed, size_t *nfreed)
 {
     uint64_t ms = m->t / 1000000u;
-    mt_rec_event e = {.t_ns = m->t, .kind = MT_DAT_EV_FREE};
+    mt_rec_event e = {.t_ns = m->t};
     block b;
     if (!m->nlive || rnd() % 100 < rc->unknown_pct) { /* born before, or elsewhere */
         b = (block){.addr = (g_next_addr += 32),
@@ -287,10 +289,8 @@ static void one_free(tmodel *m, const recipe *rc, uint64_t *freed, size_t *nfree
     static const uint8_t flag_set[] = {
         0, 0, 0, MT_DAT_EVF_TEMPORARY, MT_DAT_EVF_REALLOC, MT_DAT_EVF_MISSED};
     e.addr = b.addr;
-    e.size = b.size;
-    e.trace = b.trace;
-    e.age_ms = ms - birth;
-    e.flags = flag_set[rnd() % sizeof flag_set];
+    e.sizek = mt_rev_pack_sizek(b.size, MT_DAT_EV_FREE, flag_set[rnd() % sizeof flag_set]);
+    e.tb = b.trace | birth << MT_REV_TRACE_BITS;
     record(m, &e, birth);
 }
 

@@ -157,19 +157,32 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
 }
 
 /* The same while recording: wait out a starting recording's pause, then
- * record what was accounted (record.h). */
-static void __attribute__((noinline))
-alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+ * record what was accounted (record.h).  One copy per mode (sampled is a
+ * constant in each caller): the exact one without the sampled branches. */
+static inline __attribute__((always_inline)) void
+alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bool sampled)
 {
     mt_rec_gate();
     uint64_t now = mt_now_ns();
     mt_block stale;
     bool missed = false;
-    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start, sampling());
+    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start, sampled);
     if (missed)
         mt_rec_free(now, p, &stale, MT_DAT_EVF_MISSED, true);
     if (id != UINT32_MAX)
         mt_rec_alloc(now, p, id, size);
+}
+
+static void __attribute__((noinline))
+alloc_recorded_exact(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    alloc_recorded(t, p, size, start, false);
+}
+
+static void __attribute__((noinline))
+alloc_recorded_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+{
+    alloc_recorded(t, p, size, start, true);
 }
 
 /* Tracks an allocation, recording it if a recording runs; sampled is a
@@ -178,7 +191,10 @@ static inline __attribute__((always_inline)) void
 alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bool sampled)
 {
     if (MT_UNLIKELY(mt_rec_on())) {
-        alloc_recorded(t, p, size, start);
+        if (sampled)
+            alloc_recorded_sampled(t, p, size, start);
+        else
+            alloc_recorded_exact(t, p, size, start);
         return;
     }
     mt_block stale;
@@ -253,15 +269,23 @@ static inline __attribute__((always_inline)) bool charge_block(mt_thread *t, voi
 /* charge_block while recording.  may_wait: false in a signal handler.
  * Inline into its three callers, themselves out of the exact path: a call
  * level here cost ~20 instructions per recorded free (callgrind). */
-static inline __attribute__((always_inline)) void
-charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, bool may_wait)
+static inline __attribute__((always_inline)) void charge_recorded_as(mt_thread *t, void *p,
+                                                                     const mt_block *b,
+                                                                     bool temporary_ok,
+                                                                     bool may_wait, bool sampled)
 {
     uint64_t now = mt_now_ns();
-    bool temporary = charge_block(t, p, b, temporary_ok, now, sampling());
+    bool temporary = charge_block(t, p, b, temporary_ok, now, sampled);
     unsigned flags = temporary ? MT_DAT_EVF_TEMPORARY : 0u;
     if (!temporary_ok)
         flags |= MT_DAT_EVF_REALLOC;
     mt_rec_free(now, p, b, flags, may_wait);
+}
+
+static inline __attribute__((always_inline)) void
+charge_recorded(mt_thread *t, void *p, const mt_block *b, bool temporary_ok, bool may_wait)
+{
+    charge_recorded_as(t, p, b, temporary_ok, may_wait, sampling());
 }
 
 bool mt_take(void *p, mt_block *out)
@@ -283,12 +307,23 @@ void mt_charge_free(mt_thread *t, void *p, const mt_block *b, bool temporary_ok)
     charge_block(t, p, b, temporary_ok, temporary_ok ? mt_now_ns() : 0, sampling());
 }
 
-static void __attribute__((noinline)) free_recorded(mt_thread *t, void *p)
+/* One copy per mode, as alloc_recorded. */
+static inline __attribute__((always_inline)) void free_recorded(mt_thread *t, void *p, bool sampled)
 {
     mt_rec_gate();
     mt_block b;
-    if (take_any(p, &b))
-        charge_recorded(t, p, &b, true, true);
+    if (sampled ? take_sampled(p, &b) : take_block(p, &b))
+        charge_recorded_as(t, p, &b, true, true, sampled);
+}
+
+static void __attribute__((noinline)) free_recorded_exact(mt_thread *t, void *p)
+{
+    free_recorded(t, p, false);
+}
+
+static void __attribute__((noinline)) free_recorded_sampled(mt_thread *t, void *p)
+{
+    free_recorded(t, p, true);
 }
 
 /* The rest of a free once the block may be tracked; sampled is a
@@ -297,7 +332,10 @@ static inline __attribute__((always_inline)) void take_and_charge(mt_thread *t, 
                                                                   bool sampled)
 {
     if (MT_UNLIKELY(mt_rec_on())) {
-        free_recorded(t, p);
+        if (sampled)
+            free_recorded_sampled(t, p);
+        else
+            free_recorded_exact(t, p);
         return;
     }
     mt_block b;

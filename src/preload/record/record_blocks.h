@@ -12,18 +12,18 @@
  *
  * Exactness: a free is written as a reference only when the map entry at
  * its address holds exactly the trace, size and birth ms the target
- * charged, and the entry is then removed; an allocation at an address
- * replaces the entry.  So every reference resolves, in the reader, to the
+ * charged, and the entry is then dead (record_blocks.c); an allocation
+ * at an address replaces the entry.  So every reference resolves, in the reader, to the
  * very values the free charged, whatever the order in which the writer
  * drained the threads' rings (a free of an old block after the new block
  * at its address: the values differ and the free is written in full).
  *
  * Memory: 16 bytes per map slot (a block whose address, size or birth
  * does not fit one is not kept: its free is written in full), at most
- * 70 % full, for the blocks allocated in the current frame and still
- * live; 32 bytes per trace.  All from mmap, the map on huge pages from
- * 2 MiB on; it is emptied at a frame boundary (shrunk when the last frame
- * used little of it).  Writer thread only (the writer's lock held).
+ * 70 % full, for the distinct addresses of the blocks allocated in the
+ * current frame (a free leaves a dead entry); 32 bytes per trace.  All from mmap, the map on huge
+ * pages from 2 MiB on; it is emptied at a frame boundary (shrunk when the last frame used little of
+ * it).  Writer thread only (the writer's lock held).
  */
 #ifndef MT_RECORD_BLOCKS_H
 #define MT_RECORD_BLOCKS_H

@@ -224,12 +224,13 @@ static void make_room(void)
 
 static void add_delta(const mt_rec_event *e)
 {
-    delta *d = &g.deltas[e->trace];
+    uint32_t trace = mt_rev_trace(e);
+    delta *d = &g.deltas[trace];
     if (!d->count) { /* a trace is dirty once per record */
-        g.dirty[e->trace / 64u] |= 1ull << (e->trace % 64u);
+        g.dirty[trace / 64u] |= 1ull << (trace % 64u);
         g.ndirty++;
-        if (e->trace > g.max_dirty)
-            g.max_dirty = e->trace;
+        if (trace > g.max_dirty)
+            g.max_dirty = trace;
     }
     /* A sampled target's block stands for its weight, keyed as the replay
      * keys the events it reads (trace, birth millisecond): CULLED figures
@@ -237,22 +238,21 @@ static void add_delta(const mt_rec_event *e)
     mt_sample_weight w = mt_rec_event_weight(e); /* e: the allocation; 1, size when exact */
     d->count += w.count;
     d->bytes += w.bytes;
-    if (e->flags & MT_DAT_EVF_TEMPORARY) {
+    if (mt_rev_flags(e) & MT_DAT_EVF_TEMPORARY) {
         d->tcount += w.count;
         d->tbytes += w.bytes;
     }
     mt_w.sum_events[MT_LOST_AC]++;
-    mt_w.sum_events[MT_LOST_AB] += e->size;
+    mt_w.sum_events[MT_LOST_AB] += mt_rev_size(e);
     mt_w.sum_events[MT_LOST_FC]++;
-    mt_w.sum_events[MT_LOST_FB] += e->size;
+    mt_w.sum_events[MT_LOST_FB] += mt_rev_size(e);
     g.culled++;
 }
 
 static bool same_block(const young *y, const mt_rec_event *f)
 {
-    uint64_t ms = f->t_ns / 1000000u;
-    uint64_t birth = ms > f->age_ms ? ms - f->age_ms : 0;
-    return y->e.trace == f->trace && y->e.size == f->size && y->e.t_ns / 1000000u == birth;
+    return mt_rev_trace(&y->e) == mt_rev_trace(f) && mt_rev_size(&y->e) == mt_rev_size(f) &&
+           y->e.t_ns / 1000000u == mt_rev_birth_ms(f);
 }
 
 /* A free: culls its young block, or writes it first; false: write the
@@ -266,7 +266,7 @@ static bool on_free(const mt_rec_event *e)
     young *y = &g.fifo[g.index[i] - 1];
     if (!same_block(y, e))
         return false;
-    if (e->t_ns < y->e.t_ns + g.thr_ms * 1000000u && !(e->flags & MT_DAT_EVF_MISSED)) {
+    if (e->t_ns < y->e.t_ns + g.thr_ms * 1000000u && !(mt_rev_flags(e) & MT_DAT_EVF_MISSED)) {
         forget(y);
         add_delta(e);
         return true;
@@ -293,7 +293,7 @@ bool mt_cull_event(uint32_t tid, const mt_rec_event *e)
 {
     if (!g.active)
         return false;
-    if (e->kind == MT_DAT_EV_FREE)
+    if (mt_rev_kind(e) == MT_DAT_EV_FREE)
         return on_free(e);
     on_alloc(tid, e);
     return true;

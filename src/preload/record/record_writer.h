@@ -129,11 +129,17 @@ void mt_recw_child_reset(void);
 
 /* Output stage (record_zstd.c), lock held. */
 void mt_recw_emit(unsigned type); /* the payload in mt_w.pay becomes a record */
-/* The same for a large record whose parts [cuts[i-1], cuts[i]) of the
- * payload (cuts[-1] = 0) are each compressed as zstd blocks of their own:
+/* A record whose payload is mt_w.pay followed by the n parts (not
+ * copied: zstd reads them where they are when the record is large),
+ * compressed so that a zstd block ends after each part marked `cut`:
  * zstd codes the literals of a block with one entropy table, and columns
  * of one kind of field compress better with a table of their own. */
-void mt_recw_emit_blocks(unsigned type, const size_t *cuts, unsigned ncuts);
+typedef struct mt_recw_part {
+    const unsigned char *p;
+    size_t len;
+    bool cut;
+} mt_recw_part;
+void mt_recw_emit_parts(unsigned type, const mt_recw_part *parts, unsigned n);
 void mt_recw_end_frame(void);
 uint64_t mt_recw_now(void);
 

@@ -246,22 +246,29 @@ void mt_recw_emit(unsigned type)
         feed(ZSTD_e_continue);
 }
 
-void mt_recw_emit_blocks(unsigned type, const size_t *cuts, unsigned ncuts)
+void mt_recw_emit_parts(unsigned type, const mt_recw_part *parts, unsigned n)
 {
-    if (mt_w.small || mt_w.pay.len < MT_RECW_SPLIT_MIN) {
+    size_t len = mt_w.pay.len;
+    for (unsigned i = 0; i < n; i++)
+        len += parts[i].len;
+    if (mt_w.small || len < MT_RECW_SPLIT_MIN) { /* small: one piece, through `out` */
+        for (unsigned i = 0; i < n; i++)
+            mt_put_bytes(&mt_w.pay, parts[i].p, parts[i].len);
         mt_recw_emit(type);
         return;
     }
+    /* The envelope and the head of the payload go through `out` (after
+     * the records waiting there), the parts to zstd from where they are:
+     * no copy of the columns (zstd reads the same bytes in the same order
+     * with the same block ends). */
     begin_record();
-    mt_put_record(&mt_w.out, type, &mt_w.pay);
-    size_t base = mt_w.out.len - mt_w.pay.len, from = 0;
-    for (unsigned i = 0; i < ncuts && !mt_w.err; i++) {
-        size_t to = base + cuts[i];
-        compress(mt_w.out.p + from, to - from, ZSTD_e_flush); /* ends a zstd block */
-        from = to;
-    }
-    memmove(mt_w.out.p, mt_w.out.p + from, mt_w.out.len - from);
-    mt_w.out.len -= from;
+    mt_put_v(&mt_w.out, type);
+    mt_put_v(&mt_w.out, len);
+    mt_put_bytes(&mt_w.out, mt_w.pay.p, mt_w.pay.len);
+    compress(mt_w.out.p, mt_w.out.len, ZSTD_e_continue);
+    mt_w.out.len = 0;
+    for (unsigned i = 0; i < n && !mt_w.err; i++)
+        compress(parts[i].p, parts[i].len, parts[i].cut ? ZSTD_e_flush : ZSTD_e_continue);
     mt_w.pay.len = 0;
     mt_w.pay.overflow = false;
 }
