@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 
 #include <cmocka.h>
 
@@ -176,6 +177,93 @@ static void filter(void **state)
     assert_true(set < 16); /* other addresses mostly pass */
 }
 
+/* Every slot of generation g: its bit is set exactly when its count is
+ * not 0 (free's fast path reads the bit, the slow paths keep the count). */
+static void assert_bits_match(mt_sfgen g)
+{
+    for (size_t i = 0; i <= g.mask; i++)
+        if (mt_sfilter_bit(g.bits, i) != (atomic_load(&g.slots[i]) != 0))
+            fail_msg("slot %zu: bit %d, count %u", i, mt_sfilter_bit(g.bits, i),
+                     (unsigned)atomic_load(&g.slots[i]));
+}
+
+/* Random adds and dels of addresses whose slots share one bit word, and
+ * the same slots across threads (the addresses differ only above bit 31,
+ * which the hash ignores), one thread or several at once: while a
+ * thread's block is counted its bit is set, whatever the others do to the
+ * same slot and word (their 0 <-> 1 moves interleave), and at the end
+ * every bit equals "count > 0". */
+enum { BITS_THREADS = 4, BITS_ADDRS = 8, BITS_STEPS = 1000000 };
+static uintptr_t g_bit_addrs[BITS_ADDRS]; /* low 32 bits: distinct slots, one word */
+
+static char *bit_addr(uintptr_t k, size_t j)
+{
+    return (char *)(g_bit_addrs[j] + (k << 32));
+}
+
+static void *bits_worker(void *arg)
+{
+    uintptr_t k = (uintptr_t)arg;
+    uint64_t rng = 0x9e3779b97f4a7c15ull * (k + 1);
+    bool live[BITS_ADDRS] = {false};
+    long bad = 0;
+    for (int s = 0; s < BITS_STEPS; s++) {
+        size_t j = (size_t)(mt_sample_rand(&rng) % BITS_ADDRS);
+        if (live[j])
+            mt_sfilter_del(bit_addr(k, j));
+        else
+            mt_sfilter_add(bit_addr(k, j));
+        live[j] = !live[j];
+        for (size_t m = 0; m < BITS_ADDRS; m++) /* the live ones stay visible */
+            bad += live[m] && !mt_sfilter_maybe(bit_addr(k, m));
+    }
+    for (size_t j = 0; j < BITS_ADDRS; j++)
+        if (live[j])
+            mt_sfilter_del(bit_addr(k, j));
+    return (void *)bad;
+}
+
+/* BITS_ADDRS addresses (below 4 GiB) whose slots in g are distinct, in one
+ * bit word, and clear. */
+static void pick_bit_addrs(mt_sfgen g)
+{
+    size_t n = 0, word = SIZE_MAX;
+    for (uintptr_t a = 0x10000010; n < BITS_ADDRS; a += 16) {
+        size_t i = mt_sfilter_slot((void *)a) & g.mask;
+        if (atomic_load(&g.slots[i]) || (word != SIZE_MAX && i / 64 != word))
+            continue;
+        bool dup = false;
+        for (size_t m = 0; m < n; m++)
+            dup |= (mt_sfilter_slot((void *)g_bit_addrs[m]) & g.mask) == i;
+        if (dup)
+            continue;
+        word = i / 64;
+        g_bit_addrs[n++] = 0x7d0000000000ull + a;
+    }
+}
+
+static void filter_bits_match(void **state)
+{
+    (void)state;
+    mt_sfgen g = mt_sfilter_now();
+    pick_bit_addrs(g);
+    assert_null(bits_worker((void *)0));
+    assert_bits_match(g);
+    pthread_t th[BITS_THREADS];
+    for (uintptr_t k = 0; k < BITS_THREADS; k++)
+        assert_int_equal(pthread_create(&th[k], NULL, bits_worker, (void *)(k + 1)), 0);
+    long bad = 0;
+    for (int k = 0; k < BITS_THREADS; k++) {
+        void *r;
+        pthread_join(th[k], &r);
+        bad += (long)r;
+    }
+    assert_int_equal(bad, 0);
+    assert_bits_match(g);
+    for (size_t j = 0; j < BITS_ADDRS; j++) /* all gone: their bits were cleared */
+        assert_false(mt_sfilter_maybe(bit_addr(0, j)));
+}
+
 /* The generation for a number of live sampled blocks: the smallest with
  * at least MT_SFILTER_SPARSE slots per block, capped at MT_SFILTER_BITS. */
 static void filter_bits(void **state)
@@ -267,6 +355,7 @@ int main(void)
         cmocka_unit_test(weight_formula),
         cmocka_unit_test(estimate_unbiased),
         cmocka_unit_test(filter),
+        cmocka_unit_test(filter_bits_match),
         cmocka_unit_test(filter_bits),
         cmocka_unit_test(filter_grows), /* before filter_pins: pins carried into new generations */
         cmocka_unit_test(filter_pins),

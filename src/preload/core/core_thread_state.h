@@ -72,7 +72,7 @@ typedef struct mt_tls_hot {
         struct {
             int in_hook;
             /* free's fast-path gate: the mask of a filter slot's index, 0
-             * when closed or disarmed (slot 0 is always saturated: NULL's,
+             * when closed or disarmed (slot 0's bit is always set: NULL's,
              * pinned, or mt_sfilter_closed's), so that sfilter is always a
              * valid pointer. */
             uint32_t sfilter_mask;
@@ -81,15 +81,15 @@ typedef struct mt_tls_hot {
     };
     mt_thread *thread;
     int64_t sample_left;
-    _Atomic uint8_t *sfilter;
+    _Atomic uint64_t *sfilter; /* the generation's bits (core_sample.h mt_sfgen) */
     /* Sampled mode's fast paths' exact counts, here so that they need no
      * load of thread: written by this thread alone, one add instruction
      * each (hook_enter.h), read by the publisher relaxed through its
      * record's hot (mt_threads_exact). */
     uint64_t fast_allocs, fast_bytes, fast_frees;
     int64_t held_left;
-    _Atomic uint8_t *held_filter; /* NULL: nothing held (disarmed) */
-    uint32_t held_mask;           /* held_filter's generation's mask */
+    _Atomic uint64_t *held_filter; /* NULL: nothing held (disarmed) */
+    uint32_t held_mask;            /* held_filter's generation's mask */
 } mt_tls_hot;
 #define MT_SAMPLE_DISARMED INT64_MIN                  /* no size is below it */
 #define MT_TLS_HOT_ALIGN __attribute__((aligned(64))) /* one cache line for the fast paths */
@@ -98,11 +98,11 @@ typedef struct mt_tls_hot {
  * the same index (mapped only in sampled mode, as the live sampled blocks
  * need them: core_sample.c "Generations"). */
 #define MT_SFILTER_BITS 20u
-/* The filter of a thread that has none: one saturated slot (core_sample.c). */
-extern MT_HIDDEN const uint8_t mt_sfilter_closed[1];
+/* The filter of a thread that has none: one word, its slot 0 set (core_sample.c). */
+extern MT_HIDDEN const uint64_t mt_sfilter_closed[1];
 #define MT_TLS_HOT_INIT                                                                            \
     {                                                                                              \
-        .sample_left = MT_SAMPLE_DISARMED, .sfilter = (_Atomic uint8_t *)mt_sfilter_closed,        \
+        .sample_left = MT_SAMPLE_DISARMED, .sfilter = (_Atomic uint64_t *)mt_sfilter_closed,       \
         .held_left = MT_SAMPLE_DISARMED                                                            \
     }
 extern MT_TLS mt_tls_hot mt_tls_h MT_TLS_HOT_ALIGN;
@@ -134,7 +134,7 @@ static inline void mt_gate_close(void)
 static inline void mt_gate_open(void)
 {
     atomic_signal_fence(memory_order_seq_cst);
-    _Atomic uint8_t *f = mt_tls_h.held_filter;
+    _Atomic uint64_t *f = mt_tls_h.held_filter;
     if (f) {
         mt_tls_h.sample_left = mt_tls_h.held_left;
         mt_tls_h.sfilter = f;
