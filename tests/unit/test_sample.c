@@ -200,9 +200,6 @@ static void *derived_worker(void *arg)
         if (op < 600 && mt_tls_h.sample_left > (int64_t)s) { /* fast path */
             mt_tls_h.sample_left -= (int64_t)s;
             truth += s;
-        } else if (op < 700 && mt_tls_h.sample_left > (int64_t)s) { /* failed: taken back */
-            mt_tls_h.sample_left -= (int64_t)s;
-            mt_tls_h.sample_left += (int64_t)s;
         } else if (op < 800 &&
                    mt_tls_h.sample_left > (int64_t)s) { /* a hold's call, counted after */
             mt_gate_saved g = mt_gate_hold();
