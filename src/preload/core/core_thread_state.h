@@ -145,12 +145,15 @@ static inline bool mt_tls_left_cas(int64_t old, int64_t new_left)
  * MT_SAMPLE_DISARMED): held_left first, then the close, which fails and
  * retries if a signal handler's fast path counted in between, so that no
  * count is lost and a reader (mt_tls_bytes) sees the bytes unchanged at
- * every step.  The countdown must be open (sample_left not disarmed). */
+ * every step.  A closed countdown stays as it is (held_left is then the
+ * slow path's, or nothing). */
 static inline void mt_left_take(void)
 {
     int64_t l;
     do {
         l = mt_tls_h.sample_left;
+        if (l == MT_SAMPLE_DISARMED)
+            return;
         __atomic_store_n(&mt_tls_h.held_left, l, __ATOMIC_RELAXED);
     } while (!mt_tls_left_cas(l, MT_SAMPLE_DISARMED));
 }
