@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # bench/run.sh -- what does tracking cost?  Runs memtop-alloc-bench plain,
 # under libmemtop.so and under heaptrack, interleaved (plain, memtop,
-# heaptrack, plain, ...) K times for 1 and 4 threads, and prints the medians
-# as ratios to plain, the 4t/1t scaling of each tracker, the per-op overhead
-# and libmemtop's bookkeeping bytes per live allocation.  Ratios taken within
-# one run are what count: the machine may be noisy.  See bench/README.md.
+# heaptrack, plain, ...) K times for 1 and 4 threads, in an order shuffled
+# afresh in each repetition (seeded: -S; the seed is printed), and prints the
+# medians as ratios to plain (the median of the paired ratios, each
+# repetition's run over the same repetition's plain run, with a bootstrap 95 %
+# interval), the 4t/1t scaling of each tracker, the per-op overhead and
+# libmemtop's bookkeeping bytes per live allocation.  Ratios taken within one
+# run are what count: the machine may be noisy.  See bench/README.md.
 set -euo pipefail
 
 usage() {
@@ -12,6 +15,8 @@ usage() {
 usage: bench/run.sh [options] [-- extra memtop-alloc-bench options]
   -b DIR        build directory (default: <repo>/build)
   -k N          repetitions, the median is reported (default 5)
+  -S SEED       seed of the per-repetition shuffle of the columns and of the
+                bootstrap (default: from the clock; printed)
   -n N          timed steps per thread (default 1000000)
   -t "1 4"      thread counts (default "1 4")
   -x NAME       the bench executable in <build>/bin (default memtop-alloc-bench;
@@ -48,10 +53,12 @@ sample=512k
 base_build=
 use_record=1
 use_exact=1
+seed=$(($(date +%s%N) % 1000000007))
 while [ $# -gt 0 ]; do
     case "$1" in
     -b) build=$2; shift 2 ;;
     -k) reps=$2; shift 2 ;;
+    -S) seed=$2; shift 2 ;;
     -n) ops=$2; shift 2 ;;
     -t) thread_counts=$2; shift 2 ;;
     -x) bench_name=$2; shift 2 ;;
@@ -164,12 +171,24 @@ if [ "$use_heaptrack" = 1 ]; then
         echo "--raw (collector + zstd; the 1.4.0 interpreter runs out of memory here)")
     echo "heaptrack: $(heaptrack --version 2>/dev/null | head -1), $mode"
 fi
-echo "bench: $ops ops/thread${extra[*]+ ${extra[*]}}; median of $reps interleaved runs"
+echo "bench: $ops ops/thread${extra[*]+ ${extra[*]}}; median of $reps interleaved runs, column order shuffled in each (-S $seed)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (a load above $(nproc) means other programs compete)"
+# The columns in a fresh random order (Fisher-Yates on bash's RANDOM, seeded
+# once): a tool that always ran right after another would inherit its cache
+# and frequency state, a bias that no number of repetitions removes.
+RANDOM=$seed
+shuffled_tools() {
+    local a=("${tools[@]}") i j x
+    for ((i = ${#a[@]} - 1; i > 0; i--)); do
+        j=$((RANDOM % (i + 1)))
+        x=${a[i]} a[i]=${a[j]} a[j]=$x
+    done
+    echo "${a[*]}"
+}
 start=$SECONDS
 for ((r = 1; r <= reps; r++)); do
     for t in $thread_counts; do
-        for tool in "${tools[@]}"; do
+        for tool in $(shuffled_tools); do
             printf '\r[run.sh] rep %d/%d, %d thread(s), %-16s' "$r" "$reps" "$t" "$tool" >&2
             measure "$tool" "$t"
         done
@@ -215,8 +234,28 @@ bookkeeping() {
 # back, so load that drifts during the run cancels out.  cpu_ratio is the
 # same for the CPU time of the process (tracker threads included, heaptrack's
 # separate compressor not), which other programs on the machine disturb less.
+# Each ratio comes with a bootstrap 95 % interval of that median (1000
+# resamples of the repetitions' paired ratios, seeded with -S): the
+# percentile interval, which says how far the median may be from the truth
+# on a noisy machine.  A goal is "met" only if the median paired ratio is
+# within it; the interval says how sure that is.
 report() {
-    awk -v ops="$ops" -v sample="$sample" -v tools="${tools[*]}" -v tc="$thread_counts" '
+    awk -v ops="$ops" -v sample="$sample" -v tools="${tools[*]}" -v tc="$thread_counts" -v seed="$seed" '
+    function sortn(a, n,   i, j, x) {
+        for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+    }
+    # bootstrap 95 % interval of the median of list: "lo-hi", or "-"
+    function ci(list,   n, a, b, m, k, i, med) {
+        n = split(list, a, " ")
+        if (n < 2) return "-"
+        for (k = 1; k <= 1000; k++) {
+            for (i = 1; i <= n; i++) b[i] = a[int(rand() * n) + 1] + 0
+            sortn(b, n)
+            med[k] = n % 2 ? b[(n + 1) / 2] : (b[n / 2] + b[n / 2 + 1]) / 2
+        }
+        sortn(med, 1000)
+        return sprintf("%.3f-%.3f", med[25], med[976])
+    }
     function median(list,   n, a, i, j, x) {
         n = split(list, a, " ")
         if (n == 0) return "FAIL"
@@ -228,9 +267,10 @@ report() {
     { el[$1, $2] = el[$1, $2] " " $3; wa[$1, $2] = wa[$1, $2] " " $4; rs[$1, $2] = rs[$1, $2] " " $5
       cp[$1, $2] = cp[$1, $2] " " $6; v[$1, $2, r] = $3; u[$1, $2, r] = $6 }
     END {
+        srand(seed)
         nt = split(tools, T, " "); nc = split(tc, C, " ")
-        printf "\n%-7s %-19s %9s %7s %9s %14s %7s %9s\n", "threads", "tool", "median_s", "ratio",
-            "cpu_ratio", "cpu_ns/op_added", "wall_s", "maxrss_MB"
+        printf "\n%-7s %-19s %9s %7s %9s %14s %7s %9s %13s %13s\n", "threads", "tool", "median_s", "ratio",
+            "cpu_ratio", "cpu_ns/op_added", "wall_s", "maxrss_MB", "ratio_95ci", "cpu_95ci"
         for (c = 1; c <= nc; c++) for (i = 1; i <= nt; i++) {
             k = T[i] SUBSEP C[c]; m = median(el[k])
             if (m == "FAIL") { printf "%-7s %-19s %10s\n", C[c], T[i], "FAIL(" fail[k] ")"; continue }
@@ -242,10 +282,12 @@ report() {
                 if (p > 0 && x > 0) cl = cl " " x / p
             }
             ratio[k] = median(rl) + 0
+            rci[k] = T[i] == "plain" ? "-" : ci(rl)
             pc = median(cp["plain" SUBSEP C[c]])
             ov = T[i] == "plain" ? "-" : sprintf("%.0f", (median(cp[k]) - pc) * 1e9 / (ops * C[c]))
-            printf "%-7s %-19s %9.3f %6.2fx %8.2fx %14s %7.2f %9.0f%s\n", C[c], T[i], m, ratio[k],
-                median(cl), ov, median(wa[k]), median(rs[k]) / 1024, fail[k] ? "  (" fail[k] " failed)" : ""
+            printf "%-7s %-19s %9.3f %6.2fx %8.2fx %14s %7.2f %9.0f %13s %13s%s\n", C[c], T[i], m, ratio[k],
+                median(cl), ov, median(wa[k]), median(rs[k]) / 1024, rci[k], T[i] == "plain" ? "-" : ci(cl),
+                fail[k] ? "  (" fail[k] " failed)" : ""
         }
         if (nc >= 2) {
             printf "\nscaling, %s-thread ratio / %s-thread ratio (1.00 = scales like plain):\n", C[nc], C[1]
@@ -254,13 +296,24 @@ report() {
                 if (a > 0 && b > 0) printf "  %-19s %.2f\n", T[i], b / a
             }
         }
+        # goals: the median paired ratio, its bootstrap 95 % interval beside it
         g1 = ratio["memtop" SUBSEP "1"]; g4 = ratio["memtop" SUBSEP "4"]
-        if (g1 > 0) printf "\ngoal: memtop 1-thread ratio %.2fx <= 2.5x: %s\n", g1, g1 <= 2.5 ? "met" : "NOT met"
+        if (g1 > 0) printf "\ngoal: memtop 1-thread ratio %.2fx (95 %% %s) <= 2.5x: %s\n", g1,
+            rci["memtop" SUBSEP "1"], g1 <= 2.5 ? "met" : "NOT met"
         if (g1 > 0 && g4 > 0) printf "goal: memtop scaling %.2f <= 1.5: %s\n", g4 / g1, g4 / g1 <= 1.5 ? "met" : "NOT met"
         for (c = 1; c <= nc; c++) { # sampled (MEMTOP_SAMPLE) against plain
-            g = ratio["memtop-sampled" SUBSEP C[c]]
-            if (g > 0) printf "goal: memtop-sampled (%s) %s-thread ratio %.3fx <= 1.05x: %s\n", sample, C[c], g,
-                g <= 1.05 ? "met" : "NOT met"
+            k = "memtop-sampled" SUBSEP C[c]; g = ratio[k]
+            if (g > 0) printf "goal: memtop-sampled (%s) %s-thread ratio %.3fx (95 %% %s) <= 1.05x: %s\n", sample,
+                C[c], g, rci[k], g <= 1.05 ? "met" : "NOT met"
+            k = "memtop-sampled-base" SUBSEP C[c]; g = ratio[k]
+            if (g > 0) printf "      memtop-sampled-base %s-thread ratio %.3fx (95 %% %s)\n", C[c], g, rci[k]
+            rl = "" # this build against the -B build, paired per repetition
+            for (r = 1; r <= nrep[k]; r++) {
+                p = v["memtop-sampled-base", C[c], r]; x = v["memtop-sampled", C[c], r]
+                if (p > 0 && x > 0) rl = rl " " x / p
+            }
+            if (rl != "") printf "      memtop-sampled / memtop-sampled-base %s-thread, paired: %.3fx (95 %% %s)\n",
+                C[c], median(rl), ci(rl)
         }
         for (c = 1; c <= nc; c++) { # recording against tracking alone, paired per repetition
             rl = ""

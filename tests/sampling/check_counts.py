@@ -13,7 +13,9 @@ block); the totals must grow by exactly that, call for call and byte
 for byte (realloc: the old block's free and the new block; realloc(p, 0):
 a free; realloc(NULL, n): an allocation; free(NULL) and failing
 allocations of 2^64-1 bytes, which the fast paths count before the real
-call and take back: nothing).  Then the same with a shared
+call and take back: nothing); the same at MEMTOP_SAMPLE=4k, where the
+bytes, counted by the countdown itself, go through many samples and new
+distances.  Then the same with a shared
 jemalloc after libmemtop.so in LD_PRELOAD (if installed): memtop's hooks
 call into it, and jemalloc reports every call to memtop's jemalloc hooks
 too (alloc_jemalloc.c): still counted once.  And with an allocator memtop
@@ -49,8 +51,8 @@ def export(ctx, args, pid, name):
 JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"  # Debian's libjemalloc2
 
 
-def burst(ctx, args, preload, fields=FIELDS):
-    env = ctx.env_with(LD_PRELOAD=preload, MEMTOP_SAMPLE="1M", MEMTOP_INTERVAL_MS=50)
+def burst(ctx, args, preload, fields=FIELDS, rate="1M"):
+    env = ctx.env_with(LD_PRELOAD=preload, MEMTOP_SAMPLE=rate, MEMTOP_INTERVAL_MS=50)
     proc = subprocess.Popen([args.exact, "counts"], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -68,20 +70,25 @@ def burst(ctx, args, preload, fields=FIELDS):
         proc.wait(timeout=30)
     want = {k: want[k] for k in fields}
     got = {k: after[k] - before[k] for k in fields}
-    print("%s: the burst made %r, the totals grew by %r" % (preload, want, got))
-    check(got == want, "%s: totals not exact: the burst made %r, the totals grew by %r"
-          % (preload, want, got))
+    print("%s (%s): the burst made %r, the totals grew by %r" % (preload, rate, want, got))
+    check(got == want, "%s (%s): totals not exact: the burst made %r, the totals grew by %r"
+          % (preload, rate, want, got))
 
 
 def test(args):
     ctx = e2elib.Ctx(args)
     burst(ctx, args, args.preload)
+    # A small rate: hundreds of samples in each burst, so that the bytes the
+    # countdown counts (core_thread_state.h left_base) go through many new
+    # distances, in the main thread and in the one that exits.
+    burst(ctx, args, args.preload, rate="4k")
     for name in ("libsample_naive_alloc.so", "libsample_naive_alias.so"):
         naive = os.path.join(os.path.dirname(args.preload), name)
         check(os.path.exists(naive), "%s not built" % naive)
         burst(ctx, args, args.preload + " " + naive, ("alloc_count", "alloc_bytes"))
     if os.path.exists(JEMALLOC):
         burst(ctx, args, args.preload + " " + JEMALLOC)
+        burst(ctx, args, args.preload + " " + JEMALLOC, rate="4k")  # its fast paths hold the gate
     else:
         print("no %s: the jemalloc case skipped" % JEMALLOC)
     print("ok")

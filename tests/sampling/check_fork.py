@@ -7,7 +7,10 @@ same random distances as its parent: the two would sample the same
 allocations and the child's estimates would copy the parent's errors.
 sample_cases fork: after fork, parent and child make the same allocations
 (4000 random-size blocks and two of 256 MiB, which are always sampled) at
-the site after_fork.  Both live processes are exported: both include the
+the site after_fork, after another thread made a burst of calls and
+stays, blocked, across the fork (the child folds its TLS counts in: the
+totals of parent and child must be equal, byte for byte).  Both live
+processes are exported: both include the
 two big blocks, and their estimates of the small ones differ (equal
 estimates would need the same samples: the child reusing the parent's
 generator state, which it is reseeded from at fork).
@@ -50,6 +53,14 @@ def live_pair(ctx, args, mode):
         proc.wait(timeout=30)
     child = [p for p in snaps if snaps[p]["fork_child"]]
     check(len(child) == 1, "%s: expected one fork child among %r" % (mode, list(snaps)))
+    # Exact totals: the same calls in both since the start (the child's
+    # inherited, the other thread's, still live in the parent, folded in the
+    # child at fork), so the same counts, byte for byte.
+    tot = {p: {k: snaps[p]["totals"][k] for k in ("alloc_count", "alloc_bytes", "free_count")}
+           for p in snaps}
+    a, b = tot.values()
+    print("%s: totals %r" % (mode, tot))
+    check(a == b, "%s: parent and child totals differ: %r" % (mode, tot))
     return snaps
 
 

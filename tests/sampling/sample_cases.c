@@ -91,8 +91,38 @@ static int cases_realloc(void)
     return 0;
 }
 
+/* A thread that makes a burst of calls (counted in its TLS block, read
+ * through its record) and then stays, blocked, across the fork: the child
+ * does not have it, and must fold its counts in (core_thread_state.c
+ * mt_threads_fork_child), so that the totals of parent and child agree. */
+static int g_stay[2];
+static pthread_barrier_t g_burst_done;
+static int burst(void **b, unsigned long long *c);
+
+static void *burst_then_stay(void *arg)
+{
+    static void *b[2000];
+    unsigned long long c[3] = {0, 0, 0};
+    *(int *)arg = burst(b, c);
+    for (int i = 0; i < 10; i++) /* then fast paths only, the last calls before the fork */
+        keep[4090 + i] = malloc(16 + (size_t)i);
+    pthread_barrier_wait(&g_burst_done);
+    char ch;
+    while (read(g_stay[0], &ch, 1) > 0) /* until the process ends */
+        ;
+    return NULL;
+}
+
 static int cases_fork(int small)
 {
+    static int burst_failed;
+    pthread_t th;
+    if (pipe(g_stay) || pthread_barrier_init(&g_burst_done, NULL, 2) ||
+        pthread_create(&th, NULL, burst_then_stay, &burst_failed))
+        return 1;
+    pthread_barrier_wait(&g_burst_done);
+    if (burst_failed)
+        return 1;
     /* the thread has its sampling state before the fork (the child inherits it) */
     for (int i = 0; i < 100; i++)
         keep[i] = after_fork(NULL, 16);

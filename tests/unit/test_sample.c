@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 
 #include <cmocka.h>
 
@@ -133,6 +134,7 @@ static void estimate_unbiased(void **state)
 {
     (void)state;
     mt_thread *t = new_thread(4242);
+    uint64_t b0 = atomic_load(&t->exact_bytes) + mt_tls_bytes(&mt_tls_h);
     uint64_t r = 17, truth = 0;
     double est = 0, var = 0;
     for (int i = 0; i < 2000000; i++) {
@@ -148,7 +150,89 @@ static void estimate_unbiased(void **state)
                   sqrt(var), 100 * sqrt(var) / (double)truth);
     assert_true(fabs(est - (double)truth) < 6 * sqrt(var));
     assert_int_equal(atomic_load(&t->exact_allocs), 2000000);
-    assert_int_equal(atomic_load(&t->exact_bytes), truth);
+    /* the bytes: counted by the countdown (core_thread_state.h left_base) */
+    assert_int_equal(atomic_load(&t->exact_bytes) + mt_tls_bytes(&mt_tls_h) - b0, truth);
+}
+
+/* The bytes derived from the countdown (core_thread_state.h left_base)
+ * are exact at every step: fast paths (one sub), slow paths (close, count,
+ * new distances, open), holds, failed calls taken back, disarms; and a
+ * reader on another thread (the publisher's mt_tls_bytes) sees them only
+ * grow, never a torn value. */
+enum { DERIVED_STEPS = 2000000 };
+static _Atomic int g_derived_done, g_derived_reading;
+static const mt_tls_hot *_Atomic g_derived_hot;
+
+static void *derived_reader(void *arg)
+{
+    (void)arg;
+    const mt_tls_hot *h;
+    while (!(h = atomic_load(&g_derived_hot)))
+        ;
+    uint64_t first = mt_tls_bytes(h), last = 0;
+    long bad = 0, reads = 0;
+    atomic_store(&g_derived_reading, 1);
+    while (!atomic_load(&g_derived_done)) {
+        uint64_t now = mt_tls_bytes(h) - first;
+        bad += now < last || now > ((uint64_t)1 << 40);
+        last = now;
+        reads++;
+    }
+    print_message("%ld reads\n", reads);
+    return (void *)bad;
+}
+
+static void *derived_worker(void *arg)
+{
+    (void)arg;
+    static mt_thread t; /* its own record: armed */
+    t.sample_rng = 99;
+    mt_tls_h.thread = &t;
+    uint64_t b0 = mt_tls_bytes(&mt_tls_h), truth = 0, r = 5;
+    atomic_store(&g_derived_hot, &mt_tls_h);
+    while (!atomic_load(&g_derived_reading))
+        ;
+    long bad = 0;
+    for (int i = 0; i < DERIVED_STEPS; i++) {
+        uint64_t x = mt_sample_rand(&r);
+        size_t s = 16 + (size_t)(x >> 20) % 8192;
+        unsigned op = (unsigned)(x % 1000);
+        if (op < 600 && mt_tls_h.sample_left > (int64_t)s) { /* fast path */
+            mt_tls_h.sample_left -= (int64_t)s;
+            truth += s;
+        } else if (op < 800 &&
+                   mt_tls_h.sample_left > (int64_t)s) { /* a hold's call, counted after */
+            mt_gate_saved g = mt_gate_hold();
+            mt_gate_unhold(g);
+            mt_tls_h.sample_left -= (int64_t)s;
+            truth += s;
+        } else if (op < 998) { /* the slow path */
+            int was = mt_in_hook_set(MT_IN_HOOK);
+            mt_sample_skip(&t, s);
+            mt_in_hook_restore(was);
+            truth += s;
+        } else { /* a disarm (thread exit, fork child) */
+            int was = mt_in_hook_set(MT_IN_OWN);
+            mt_sample_disarm();
+            mt_in_hook_restore(was);
+        }
+        bad += atomic_load(&t.exact_bytes) + mt_tls_bytes(&mt_tls_h) - b0 != truth;
+    }
+    atomic_store(&g_derived_done, 1);
+    return (void *)bad;
+}
+
+static void derived_bytes(void **state)
+{
+    (void)state;
+    pthread_t w, rd;
+    assert_int_equal(pthread_create(&rd, NULL, derived_reader, NULL), 0);
+    assert_int_equal(pthread_create(&w, NULL, derived_worker, NULL), 0);
+    void *bad_w, *bad_r;
+    pthread_join(w, &bad_w);
+    pthread_join(rd, &bad_r);
+    assert_int_equal((long)bad_w, 0);
+    assert_int_equal((long)bad_r, 0);
 }
 
 /* The filter: set while a sampled block may be live at the address, never
@@ -174,6 +258,93 @@ static void filter(void **state)
     for (uint64_t i = 1; i < 4096; i++)
         set += mt_sfilter_maybe(a + 16 * i);
     assert_true(set < 16); /* other addresses mostly pass */
+}
+
+/* Every slot of generation g: its bit is set exactly when its count is
+ * not 0 (free's fast path reads the bit, the slow paths keep the count). */
+static void assert_bits_match(mt_sfgen g)
+{
+    for (size_t i = 0; i <= g.mask; i++)
+        if (mt_sfilter_bit(g.bits, i) != (atomic_load(&g.slots[i]) != 0))
+            fail_msg("slot %zu: bit %d, count %u", i, mt_sfilter_bit(g.bits, i),
+                     (unsigned)atomic_load(&g.slots[i]));
+}
+
+/* Random adds and dels of addresses whose slots share one bit word, and
+ * the same slots across threads (the addresses differ only above bit 31,
+ * which the hash ignores), one thread or several at once: while a
+ * thread's block is counted its bit is set, whatever the others do to the
+ * same slot and word (their 0 <-> 1 moves interleave), and at the end
+ * every bit equals "count > 0". */
+enum { BITS_THREADS = 4, BITS_ADDRS = 8, BITS_STEPS = 1000000 };
+static uintptr_t g_bit_addrs[BITS_ADDRS]; /* low 32 bits: distinct slots, one word */
+
+static char *bit_addr(uintptr_t k, size_t j)
+{
+    return (char *)(g_bit_addrs[j] + (k << 32));
+}
+
+static void *bits_worker(void *arg)
+{
+    uintptr_t k = (uintptr_t)arg;
+    uint64_t rng = 0x9e3779b97f4a7c15ull * (k + 1);
+    bool live[BITS_ADDRS] = {false};
+    long bad = 0;
+    for (int s = 0; s < BITS_STEPS; s++) {
+        size_t j = (size_t)(mt_sample_rand(&rng) % BITS_ADDRS);
+        if (live[j])
+            mt_sfilter_del(bit_addr(k, j));
+        else
+            mt_sfilter_add(bit_addr(k, j));
+        live[j] = !live[j];
+        for (size_t m = 0; m < BITS_ADDRS; m++) /* the live ones stay visible */
+            bad += live[m] && !mt_sfilter_maybe(bit_addr(k, m));
+    }
+    for (size_t j = 0; j < BITS_ADDRS; j++)
+        if (live[j])
+            mt_sfilter_del(bit_addr(k, j));
+    return (void *)bad;
+}
+
+/* BITS_ADDRS addresses (below 4 GiB) whose slots in g are distinct, in one
+ * bit word, and clear. */
+static void pick_bit_addrs(mt_sfgen g)
+{
+    size_t n = 0, word = SIZE_MAX;
+    for (uintptr_t a = 0x10000010; n < BITS_ADDRS; a += 16) {
+        size_t i = mt_sfilter_slot((void *)a) & g.mask;
+        if (atomic_load(&g.slots[i]) || (word != SIZE_MAX && i / 64 != word))
+            continue;
+        bool dup = false;
+        for (size_t m = 0; m < n; m++)
+            dup |= (mt_sfilter_slot((void *)g_bit_addrs[m]) & g.mask) == i;
+        if (dup)
+            continue;
+        word = i / 64;
+        g_bit_addrs[n++] = 0x7d0000000000ull + a;
+    }
+}
+
+static void filter_bits_match(void **state)
+{
+    (void)state;
+    mt_sfgen g = mt_sfilter_now();
+    pick_bit_addrs(g);
+    assert_null(bits_worker((void *)0));
+    assert_bits_match(g);
+    pthread_t th[BITS_THREADS];
+    for (uintptr_t k = 0; k < BITS_THREADS; k++)
+        assert_int_equal(pthread_create(&th[k], NULL, bits_worker, (void *)(k + 1)), 0);
+    long bad = 0;
+    for (int k = 0; k < BITS_THREADS; k++) {
+        void *r;
+        pthread_join(th[k], &r);
+        bad += (long)r;
+    }
+    assert_int_equal(bad, 0);
+    assert_bits_match(g);
+    for (size_t j = 0; j < BITS_ADDRS; j++) /* all gone: their bits were cleared */
+        assert_false(mt_sfilter_maybe(bit_addr(0, j)));
 }
 
 /* The generation for a number of live sampled blocks: the smallest with
@@ -266,7 +437,9 @@ int main(void)
         cmocka_unit_test(big_blocks_nearly_always),
         cmocka_unit_test(weight_formula),
         cmocka_unit_test(estimate_unbiased),
+        cmocka_unit_test(derived_bytes),
         cmocka_unit_test(filter),
+        cmocka_unit_test(filter_bits_match),
         cmocka_unit_test(filter_bits),
         cmocka_unit_test(filter_grows), /* before filter_pins: pins carried into new generations */
         cmocka_unit_test(filter_pins),

@@ -6,12 +6,13 @@
 #include "core_state.h"
 #include "core_hash.h"
 #include "core_assert.h"
+#include "core_spinlock.h"
 #include "hook_real_alloc.h"
 #include "table_ptr.h"
 #include "sample_math.h"
 
 _Atomic(_Atomic uint8_t *) mt_sfilter;
-const uint8_t mt_sfilter_closed[1] = {UINT8_MAX};
+const uint64_t mt_sfilter_closed[1] = {UINT64_MAX};
 
 /* Generations.  A small heap's few live sampled blocks get a small filter,
  * one that stays in cache (the fast path's load is its only miss); when
@@ -39,6 +40,116 @@ static _Atomic uint64_t g_live;          /* sampled blocks in the table */
 static _Atomic uint64_t g_grow_at;       /* g_live above this: grow (UINT64_MAX: never) */
 static _Atomic bool g_growing;           /* one grower at a time (never cleared if mmap failed) */
 
+/* Counts and bits.  A slot's count is 0, 1..CNT_MAX live sampled blocks
+ * (at most: the invariant above), CNT_SAT (saturated or pinned: set for
+ * good), or CNT_LOCK | 0 or 1 while a thread moves it between 0 and 1 and
+ * its bit with it.  Free's fast path reads only the bit (hook_enter.h), so
+ * the invariant it needs is "no clear bit while a live sampled block hashes
+ * there": bit i is set exactly while count i is not 0.  Counts of
+ * different blocks table shards may share a bit word, so the bits change
+ * by atomic RMW (fetch_or, fetch_and: relaxed, as the counts; why the
+ * free sees them: CONCURRENCY.md), and the two transitions of one slot,
+ * 0 -> 1 (count, then bit set) and 1 -> 0 (count, then bit clear), must
+ * not interleave (a clear after another thread's set would leave a live
+ * block's bit clear), hence the lock: a CAS to CNT_LOCK | new (acquire),
+ * the bit, a store of new (release); other counters of that slot wait (a
+ * few instructions, under a shard lock: never across a fork, whose
+ * prepare takes every shard lock).  A pin is no transition: it moves any
+ * unlocked count to CNT_SAT (which it never leaves) and then sets the bit
+ * (a saturated count's bit is set already, or being set by its pinner). */
+#define CNT_LOCK 0x80u
+#define CNT_SAT 0xffu
+#define CNT_MAX 0x7eu
+
+/* Slot c's count once no transition holds it (CNT_SAT: never held). */
+static uint8_t cnt_wait(_Atomic uint8_t *c)
+{
+    uint8_t v;
+    for (unsigned spins = 0;
+         ((v = atomic_load_explicit(c, memory_order_acquire)) & CNT_LOCK) && v != CNT_SAT; spins++)
+        mt_spin_wait(spins);
+    return v;
+}
+
+static void bit_set(mt_sfgen g, size_t i)
+{
+    atomic_fetch_or_explicit(&g.bits[i / 64], (uint64_t)1 << (i % 64), memory_order_relaxed);
+}
+
+/* Moves count i from `from` to `to` (both 0 or 1, they differ) with its
+ * bit; false if the count was not `from` (reload and retry). */
+static bool cnt_flip(mt_sfgen g, size_t i, uint8_t from, uint8_t to)
+{
+    _Atomic uint8_t *c = &g.slots[i];
+    if (!atomic_compare_exchange_strong_explicit(c, &from, (uint8_t)(CNT_LOCK | to),
+                                                 memory_order_acquire, memory_order_relaxed))
+        return false;
+    if (to)
+        bit_set(g, i);
+    else
+        atomic_fetch_and_explicit(&g.bits[i / 64], ~((uint64_t)1 << (i % 64)),
+                                  memory_order_relaxed);
+    atomic_store_explicit(c, to, memory_order_release);
+    return true;
+}
+
+static void slot_pin(mt_sfgen g, size_t i)
+{
+    _Atomic uint8_t *c = &g.slots[i];
+    uint8_t v = cnt_wait(c);
+    while (v != CNT_SAT && !atomic_compare_exchange_weak_explicit(
+                               c, &v, (uint8_t)CNT_SAT, memory_order_relaxed, memory_order_relaxed))
+        v = cnt_wait(c);
+    bit_set(g, i);
+}
+
+/* Saturating: a slot that reached CNT_SAT stays set for good (a slower
+ * path for the addresses that hash there, never a missed block). */
+static void slot_add(mt_sfgen g, const void *p)
+{
+    size_t i = mt_sfilter_slot(p) & g.mask;
+    _Atomic uint8_t *c = &g.slots[i];
+    for (;;) {
+        uint8_t v = cnt_wait(c);
+        if (v == CNT_SAT)
+            return;
+        if (v == 0 ? cnt_flip(g, i, 0, 1)
+                   : atomic_compare_exchange_weak_explicit(
+                         c, &v, v == CNT_MAX ? (uint8_t)CNT_SAT : (uint8_t)(v + 1),
+                         memory_order_relaxed, memory_order_relaxed))
+            return;
+    }
+}
+
+static void slot_del(mt_sfgen g, const void *p)
+{
+    size_t i = mt_sfilter_slot(p) & g.mask;
+    _Atomic uint8_t *c = &g.slots[i];
+    for (;;) {
+        uint8_t v = cnt_wait(c);
+        /* the invariant ("Generations"): p was counted, so its bit is set */
+        MT_ASSERT(v != 0 && mt_sfilter_bit(g.bits, i));
+        if (v == 0 || v == CNT_SAT)
+            return;
+        if (v == 1 ? cnt_flip(g, i, 1, 0)
+                   : atomic_compare_exchange_weak_explicit(
+                         c, &v, (uint8_t)(v - 1), memory_order_relaxed, memory_order_relaxed))
+            return;
+    }
+}
+
+/* Maps a generation of 2^bits slots: its bits, then its counts (zeroed). */
+static bool gen_map(mt_sfgen *g, unsigned bits)
+{
+    size_t n = (size_t)1 << bits;
+    char *m = mt_os_alloc(n / 8 + n);
+    if (!m)
+        return false;
+    *g = (mt_sfgen){(_Atomic uint8_t *)(void *)(m + n / 8), (_Atomic uint64_t *)(void *)m,
+                    (uint32_t)n - 1};
+    return true;
+}
+
 unsigned mt_sfilter_bits_for(uint64_t live)
 {
     unsigned bits = MT_SFILTER_BITS_MIN;
@@ -61,11 +172,9 @@ bool mt_sample_init(void)
 {
     if (!mt_g.cfg.sample_rate)
         return true;
-    size_t n = (size_t)1 << MT_SFILTER_BITS_MIN;
-    _Atomic uint8_t *f = mt_os_alloc(n);
-    if (!f)
+    if (!gen_map(&g_gens[0], MT_SFILTER_BITS_MIN))
         return false;
-    g_gens[0] = (mt_sfgen){f, (uint32_t)n - 1};
+    _Atomic uint8_t *f = g_gens[0].slots;
     atomic_store_explicit(&g_grow_at, grow_at(MT_SFILTER_BITS_MIN), memory_order_relaxed);
     atomic_store_explicit(&g_ngens, 1, memory_order_seq_cst); /* before mt_sfilter: pins see it */
     /* Before MT_ST_READY.  seq_cst: a store-then-load pair with
@@ -84,31 +193,7 @@ void mt_sfilter_pin(const void *p)
      * with mt_boot_pin_all's load of g_boot_used there) */
     unsigned n = atomic_load_explicit(&g_ngens, memory_order_seq_cst);
     for (unsigned g = 0; g < n; g++)
-        atomic_store_explicit(&g_gens[g].slots[mt_sfilter_slot(p) & g_gens[g].mask], UINT8_MAX,
-                              memory_order_relaxed);
-}
-
-/* Saturating: a slot that reached 255 stays set for good (a slower path
- * for the addresses that hash there, never a missed block). */
-static void slot_add(mt_sfgen g, const void *p)
-{
-    _Atomic uint8_t *c = &g.slots[mt_sfilter_slot(p) & g.mask];
-    uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
-    while (v != UINT8_MAX &&
-           !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v + 1), memory_order_relaxed,
-                                                  memory_order_relaxed))
-        ;
-}
-
-static void slot_del(mt_sfgen g, const void *p)
-{
-    _Atomic uint8_t *c = &g.slots[mt_sfilter_slot(p) & g.mask];
-    uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
-    MT_ASSERT(v != 0); /* the invariant ("Generations"): p was counted */
-    while (v != 0 && v != UINT8_MAX &&
-           !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v - 1), memory_order_relaxed,
-                                                  memory_order_relaxed))
-        ;
+        slot_pin(g_gens[g], mt_sfilter_slot(p) & g_gens[g].mask);
 }
 
 /* Under p's shard lock: g_ngens is stable (relaxed). */
@@ -151,10 +236,8 @@ static void publish(unsigned g)
 /* Makes generation n (bits) and fills it; false if it cannot be mapped. */
 static bool grow_to(unsigned n, unsigned bits)
 {
-    _Atomic uint8_t *f = mt_os_alloc((size_t)1 << bits);
-    if (!f)
+    if (!gen_map(&g_gens[n], bits))
         return false;
-    g_gens[n] = (mt_sfgen){f, ((uint32_t)1 << bits) - 1};
     mt_ptrs_lock_all(); /* no add or del meanwhile: "Generations" */
     mt_ptr_visit_ptrs_locked(fill_one, &g_gens[n]);
     /* seq_cst: a Dekker pair with mt_boot_alloc (its bump, then
@@ -228,44 +311,62 @@ static int64_t draw(mt_thread *t)
 
 void mt_sample_next(mt_thread *t)
 {
-    mt_tls_h.held_left = draw(t);
+    mt_sample_rebase(draw(t));
 }
 
-/* Arms this thread's fast paths with left bytes to its next sample, if it
- * may: its record is its own (not transient) and the filter is there. */
-static void arm(mt_thread *t, int64_t left)
+/* Arms this thread's fast paths (the filter: the countdown is held_left),
+ * if it may: its record is its own (not transient) and the filter is
+ * there. */
+static void arm(mt_thread *t)
 {
     mt_sfgen g = mt_sfilter_now();
     if (MT_UNLIKELY(t->transient) || !g.slots) {
         mt_sample_disarm();
         return;
     }
-    mt_tls_h.held_left = left;
-    mt_tls_h.held_filter = g.slots;
+    mt_tls_h.held_filter = g.bits;
     mt_tls_h.held_mask = g.mask;
 }
 
 /* Reached through hook_enter only (tracking ready, so the filter is set
  * if the mode is sampled; the fast paths closed, their values held), or by
- * the unit tests. */
+ * the unit tests.  The bytes are counted by the countdown (held_left -=
+ * size: core_thread_state.h left_base), but a transient record's, which
+ * go to the record (its thread's TLS counts would reach no total). */
 bool mt_sample_skip(mt_thread *t, size_t size)
 {
     mt_exact_add(&t->exact_allocs, 1);
-    mt_exact_add(&t->exact_bytes, size);
+    if (MT_UNLIKELY(t->transient)) {
+        mt_exact_add(&t->exact_bytes, size);
+        mt_sample_disarm();
+        return size < (uint64_t)draw(t);
+    }
     int64_t left = mt_tls_h.held_left;
-    if (left == MT_SAMPLE_DISARMED) /* memoryless: a fresh distance is as good */
+    if (left == MT_SAMPLE_DISARMED) { /* memoryless: a fresh distance is as good */
         left = draw(t);
-    bool skip = size < (uint64_t)left; /* left >= 1 */
-    arm(t, skip ? left - (int64_t)size : draw(t));
+        mt_sample_rebase(left);
+    }
+    /* left <= 0: a signal handler's call counted between a fast path's
+     * test and its update (hook_libc.c realloc): this one is the sample */
+    bool skip = left > 0 && size < (uint64_t)left;
+    __atomic_store_n(&mt_tls_h.held_left, (int64_t)((uint64_t)left - size), __ATOMIC_RELAXED);
+    if (!skip)
+        mt_sample_rebase(draw(t));
+    arm(t);
     return skip;
 }
 
 void mt_sample_arm(mt_thread *t)
 {
-    int64_t left = mt_tls_h.held_left;
     /* also a newer generation (mt_sfilter_grow) */
-    if (left == MT_SAMPLE_DISARMED || mt_tls_h.held_filter != mt_sfilter_now().slots)
-        arm(t, left == MT_SAMPLE_DISARMED ? draw(t) : left);
+    if (mt_tls_h.held_left == MT_SAMPLE_DISARMED) {
+        if (MT_UNLIKELY(t->transient))
+            return; /* stays disarmed */
+        mt_sample_rebase(draw(t));
+        arm(t);
+    } else if (mt_tls_h.held_filter != mt_sfilter_now().bits) {
+        arm(t);
+    }
 }
 
 void mt_sample_seed(mt_thread *t)

@@ -15,8 +15,10 @@
  *
  * Frees: the live-block table holds only sampled blocks, and a filter in
  * front of it (one byte per address-hash slot: how many live sampled
- * blocks hash there, saturating) lets most frees return without touching
- * the table.  CONCURRENCY.md says why a stale count is only a slower path.
+ * blocks hash there, saturating; and one bit per slot, set while its count
+ * is not 0, which is what free's fast path reads: 8 times fewer cache
+ * lines) lets most frees return without touching the table.
+ * CONCURRENCY.md says why a stale bit is only a slower path.
  */
 #ifndef MT_SAMPLE_H
 #define MT_SAMPLE_H
@@ -32,10 +34,13 @@
  * filter").  The newest generation is mt_sfilter_now's. */
 extern MT_HIDDEN _Atomic(_Atomic uint8_t *) mt_sfilter;
 
-/* One generation of the filter: 2^bits byte counters, indexed by
- * mt_sfilter_slot(p) & mask (mask = 2^bits - 1). */
+/* One generation of the filter: 2^bits byte counters (slots), indexed by
+ * i = mt_sfilter_slot(p) & mask (mask = 2^bits - 1), and 2^bits bits
+ * (bits: bit i % 64 of word i / 64), bit i set exactly while slots[i] is
+ * not 0 (core_sample.c "Counts and bits"). */
 typedef struct mt_sfgen {
     _Atomic uint8_t *slots;
+    _Atomic uint64_t *bits;
     uint32_t mask;
 } mt_sfgen;
 
@@ -54,10 +59,17 @@ static inline size_t mt_sfilter_slot(const void *p)
     return (uint32_t)((uint32_t)(uintptr_t)p * 0x9e3779b1u) >> (32u - MT_SFILTER_BITS);
 }
 
+/* Bit i of a generation's bit array (free's fast path reads the same:
+ * hook_enter.h hook_fast_free). */
+static inline bool mt_sfilter_bit(const _Atomic uint64_t *bits, size_t i)
+{
+    return (atomic_load_explicit(&bits[i / 64], memory_order_relaxed) >> (i % 64)) & 1;
+}
+
 /* False: p is certainly not a live sampled block (g: a generation). */
 static inline bool mt_sfilter_maybe_in(mt_sfgen g, const void *p)
 {
-    return atomic_load_explicit(&g.slots[mt_sfilter_slot(p) & g.mask], memory_order_relaxed) != 0;
+    return mt_sfilter_bit(g.bits, mt_sfilter_slot(p) & g.mask);
 }
 
 static inline bool mt_sfilter_maybe(const void *p)
@@ -71,10 +83,10 @@ static inline bool mt_sfilter_maybe(const void *p)
  * before tracking restarts; inside memtop or not. */
 static inline void mt_sample_disarm(void)
 {
-    mt_tls_h.held_left = MT_SAMPLE_DISARMED;
+    mt_tls_h.sfilter_mask = 0; /* sfilter stays valid: slot 0's bit is set */
+    mt_left_take();
+    mt_sample_rebase(MT_SAMPLE_DISARMED); /* the bytes counted stay */
     mt_tls_h.held_filter = NULL;
-    mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
-    mt_tls_h.sfilter_mask = 0; /* sfilter stays valid: slot 0 is saturated */
 }
 
 /* Sets p's slot for good (saturated) in every generation: for the
@@ -100,7 +112,7 @@ void mt_sfilter_fork_child(void);
 /* The bits of the generation that suits live sampled blocks: the
  * smallest of MT_SFILTER_BITS_MIN, +2, ... MT_SFILTER_BITS whose slots
  * are at least MT_SFILTER_SPARSE times live.  Exposed for the unit tests. */
-#define MT_SFILTER_BITS_MIN 14u /* 16 KiB */
+#define MT_SFILTER_BITS_MIN 14u /* 16 KiB of counts, 2 KiB of bits */
 #define MT_SFILTER_SPARSE                                                                          \
     64u /* ~1.5 % of the slots set: of unsampled frees, as many take the                           \
          * slow path */

@@ -74,9 +74,9 @@ static inline void hook_leave(mt_thread *t)
  * signal handler may run one while in_hook is already set and the gates
  * not yet closed (mt_gate_close). */
 
-/* The fast paths' tests, each one instruction reading the TLS word in
- * place on x86-64 (GCC would load it into a register and test that):
- * sample_left > size (signed), a filter slot clear. */
+/* The fast paths' tests, reading the TLS words in place on x86-64 (GCC
+ * would load them into a register and test that): sample_left > size
+ * (signed); a filter slot's bit clear. */
 #if defined(__x86_64__)
 static inline bool hook_tls_left_above(size_t size)
 {
@@ -84,10 +84,13 @@ static inline bool hook_tls_left_above(size_t size)
     __asm__("cmpq %2, %1" : "=@ccg"(r) : "m"(mt_tls_h.sample_left), "r"(size));
     return r;
 }
-static inline bool hook_slot_clear(_Atomic uint8_t *slot)
+/* Bit i of the bit array words: a word load (whole: as atomic as the
+ * relaxed load it stands for) and a bt, which takes the bit number
+ * modulo 64 itself. */
+static inline bool hook_bit_clear(const _Atomic uint64_t *words, size_t i)
 {
-    bool r; /* a byte load is whole: as atomic as the relaxed load it stands for */
-    __asm__("cmpb $0, %1" : "=@cce"(r) : "m"(*(const uint8_t *)slot));
+    bool r;
+    __asm__("btq %2, %1" : "=@ccnc"(r) : "r"(*(const uint64_t *)&words[i / 64]), "r"(i));
     return r;
 }
 /* i & sfilter_mask, the mask read in place (a 32-bit and clears the upper
@@ -110,9 +113,9 @@ static inline bool hook_tls_left_above(size_t size)
 {
     return (int64_t)size < mt_tls_h.sample_left;
 }
-static inline bool hook_slot_clear(_Atomic uint8_t *slot)
+static inline bool hook_bit_clear(const _Atomic uint64_t *words, size_t i)
 {
-    return atomic_load_explicit(slot, memory_order_relaxed) == 0;
+    return !mt_sfilter_bit(words, i);
 }
 static inline size_t hook_tls_slot_mask(uint32_t i)
 {
@@ -142,16 +145,14 @@ static inline bool hook_fast_unsampled(size_t size)
  * instruction (HOOK_TLS_ADD): whole with respect to a signal handler. */
 static inline void hook_fast_count(size_t size)
 {
-    hook_tls_left_sub(size);
+    hook_tls_left_sub(size); /* also counts the bytes (core_thread_state.h left_base) */
     HOOK_TLS_ADD(fast_allocs, 1);
-    HOOK_TLS_ADD(fast_bytes, size);
 }
 
 static inline void hook_fast_uncount(size_t size)
 {
     hook_tls_left_sub((uint64_t)0 - size);
     HOOK_TLS_ADD(fast_allocs, (uint64_t)-1);
-    HOOK_TLS_ADD(fast_bytes, (uint64_t)0 - size);
 }
 
 /* A free the fast path let through, counted. */
@@ -173,9 +174,9 @@ static inline void hook_fast_counted(const void *p, size_t size)
  * (mt_sfilter_pin, mt_boot_pin_all), so free need not test them first. */
 static inline bool hook_fast_free(const void *p)
 {
-    /* Closed or disarmed, the mask is 0 and slot 0 saturated: no test of
+    /* Closed or disarmed, the mask is 0 and slot 0's bit set: no test of
      * its own (exact mode, inside memtop: the same one test). */
-    return hook_slot_clear(&mt_tls_h.sfilter[hook_tls_slot_mask((uint32_t)mt_sfilter_slot(p))]);
+    return hook_bit_clear(mt_tls_h.sfilter, hook_tls_slot_mask((uint32_t)mt_sfilter_slot(p)));
 }
 
 /* A pass-through allocation of the program's while tracking runs is one we
