@@ -126,8 +126,9 @@ static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *s
  * not in the table (shown live for ever), never with a block in the table
  * that was not counted (whose free would drive the counters below zero).
  * Returns the trace id, or UINT32_MAX if the block went untracked; *missed
- * is set when a stale record (a missed free, in *stale) was charged. */
-static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t now,
+ * is set when a stale record (a missed free, in *stale) was charged.  h:
+ * p's hash in the block table (mt_ptr_prefetch), exact mode only. */
+static inline uint32_t track_alloc(mt_thread *t, void *p, uint64_t h, size_t size, uint64_t now,
                                    mt_block *stale, bool *missed, const mt_hook_frame *start,
                                    bool sampled)
 {
@@ -136,7 +137,7 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
     mt_sample_weight w = weigh(&b, sampled);
     account_alloc(id, w);
     mt_insert_result r = sampled ? mt_ptr_insert_sampled((uintptr_t)p, &b, stale)
-                                 : mt_ptr_insert((uintptr_t)p, &b, stale);
+                                 : mt_ptr_insert_hashed((uintptr_t)p, h, &b, stale);
     switch (r) {
     case MT_INSERT_FAILED:
         unaccount_alloc(id, w);
@@ -159,13 +160,13 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
 /* The same while recording: wait out a starting recording's pause, then
  * record what was accounted (record.h). */
 static void __attribute__((noinline))
-alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+alloc_recorded(mt_thread *t, void *p, uint64_t h, size_t size, const mt_hook_frame *start)
 {
     mt_rec_gate();
     uint64_t now = mt_now_ns();
     mt_block stale;
     bool missed = false;
-    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start, sampling());
+    uint32_t id = track_alloc(t, p, h, size, now, &stale, &missed, start, sampling());
     if (missed)
         mt_rec_free(now, p, &stale, MT_DAT_EVF_MISSED, true);
     if (id != UINT32_MAX)
@@ -173,17 +174,20 @@ alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 }
 
 /* Tracks an allocation, recording it if a recording runs; sampled is a
- * constant in each caller, so the exact path stays as it was. */
-static inline __attribute__((always_inline)) void
-alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bool sampled)
+ * constant in each caller, so the exact path stays as it was.  h: as
+ * track_alloc's. */
+static inline __attribute__((always_inline)) void alloc_tracked(mt_thread *t, void *p, uint64_t h,
+                                                                size_t size,
+                                                                const mt_hook_frame *start,
+                                                                bool sampled)
 {
     if (MT_UNLIKELY(mt_rec_on())) {
-        alloc_recorded(t, p, size, start);
+        alloc_recorded(t, p, h, size, start);
         return;
     }
     mt_block stale;
     bool missed = false;
-    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, sampled);
+    track_alloc(t, p, h, size, mt_now_ns(), &stale, &missed, start, sampled);
 }
 
 /* A sampled allocation (mt_sample_skip drew the next distance): as
@@ -192,7 +196,7 @@ alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bo
 static void __attribute__((noinline))
 alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 {
-    alloc_tracked(t, p, size, start, true);
+    alloc_tracked(t, p, 0, size, start, true);
     mt_sfilter_grow();
 }
 
@@ -206,9 +210,9 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
     /* The block's record is a cache miss away (an insert reads both of
      * its candidate lines): start loading them now, so that the misses
      * overlap with the unwind that comes first (docs/performance.md,
-     * "Exact mode"). */
-    mt_ptr_prefetch((uintptr_t)p);
-    alloc_tracked(t, p, size, start, false);
+     * "Exact mode").  Its hash is the insert's. */
+    uint64_t h = mt_ptr_prefetch((uintptr_t)p);
+    alloc_tracked(t, p, h, size, start, false);
 }
 
 static inline bool take_block(void *p, mt_block *out)
