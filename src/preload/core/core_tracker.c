@@ -105,20 +105,26 @@ static inline __attribute__((always_inline)) void account_free(const mt_block *b
 }
 
 /* Trace id for the caller's backtrace, from the shared index: lock-free
- * when the trace is known (table_trace_index.h), which is almost always.  Inside
+ * when the trace is known (table_trace_index.h), which is almost always:
+ * then the frames are not even copied out of the walk's memo.  Inside
  * dl_iterate_phdr no backtrace is taken (core_thread_state.h): the block goes to
  * the trace without frames. */
 static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *start)
 {
     uint64_t frames[MT_MAX_DEPTH];
-    bool truncated = false;
+    bool truncated = false, in_memo = false;
     uint64_t h = mt_hash_finish(MT_HASH_SEED, 0); /* no frames */
-    uint32_t n = MT_LIKELY(!mt_tls_dl_depth)
-                     ? mt_backtrace(start, t->walk, frames, mt_g.cfg.depth, &truncated, &h)
-                     : 0;
+    uint32_t n = MT_LIKELY(!mt_tls_dl_depth) ? mt_backtrace(start, t->walk, frames, mt_g.cfg.depth,
+                                                            &truncated, &h, &in_memo)
+                                             : 0;
     h ^= truncated ? 0x5bd1e995u : 0;
     h += !h; /* never 0 (table_trace.h: the hash is the trace's key) */
-    return mt_trace_id(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
+    uint32_t id = mt_trace_find(h);
+    if (MT_LIKELY(id))
+        return id;
+    if (in_memo)
+        mt_backtrace_frames(t->walk, frames, n);
+    return mt_trace_intern(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
 }
 
 /* Order: count the allocation, then make the block findable.  A fork by

@@ -42,9 +42,14 @@ extern MT_TLS const mt_trim *mt_tls_trim;
  * Returns n.  start: the hook's frame record, or NULL (the walk then finds
  * the caller by stepping out of memtop's frames); libunwind ignores it.
  * memo: the calling thread's previous walk (unwind_memo.h), used and
- * replaced by the own walker. */
+ * replaced by the own walker.  *in_memo: the own walker's frames were left
+ * in memo, not stored in frames (a known trace needs only the hash), for
+ * mt_backtrace_frames to fill in if they are needed, before memo's next walk. */
 uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
-                      uint32_t depth, bool *truncated, uint64_t *hash);
+                      uint32_t depth, bool *truncated, uint64_t *hash, bool *in_memo);
+
+/* frames[0..n) of the walk mt_backtrace (returning n) left in memo. */
+void mt_backtrace_frames(const mt_walk_memo *memo, uint64_t *frames, uint32_t n);
 
 /* After dlclose: forgets the unwind rules both unwinders cached, since
  * the unloaded object's addresses may be reused by the next one loaded
