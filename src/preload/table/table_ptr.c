@@ -360,26 +360,39 @@ static inline bool place(ptr_shard *s, const mt_slot *rec, uint64_t h, mt_slot *
     return s->count * 3 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
 }
 
-/* One pass over both buckets of a key: the slot holding it (probe), or
- * NULL with *free a free slot of the two (NULL if both are full). */
+/* The first free slot of bucket bk, or NULL (bucket_free, over a line
+ * already loaded). */
+static inline mt_slot *first_free(mt_slot *e)
+{
+    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++)
+        if (!e[i].w0)
+            return &e[i];
+    return NULL;
+}
+
+/* Both buckets of a key: the slot holding it (probe), or NULL with *free
+ * a free slot of the two (bucket a's first; NULL if both are full).  The
+ * key is hardly ever there (a missed free), so one branch-free test over
+ * the eight slots comes first: the smallest w0 ^ probe is below 2^19 iff a
+ * slot holds it (mt_slot_holds; an empty slot's is probe itself, 2^19 or
+ * more). */
 static inline mt_slot *find_or_free(const ptr_shard *s, uint64_t probe, uint64_t h, mt_slot **free)
 {
     uint64_t nb = s->cap / MT_BUCKET_SLOTS;
     mt_slot *a = bucket_at(s->slots, bucket_a(h, nb)), *b = bucket_at(s->slots, bucket_b(h, nb));
-    mt_slot *f = NULL;
+    uint64_t least = UINT64_MAX;
     for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++) {
-        if (mt_slot_holds(&a[i], probe))
-            return &a[i];
-        if (!a[i].w0 && !f)
-            f = &a[i];
+        uint64_t xa = a[i].w0 ^ probe, xb = b[i].w0 ^ probe;
+        least = xa < least ? xa : least;
+        least = xb < least ? xb : least;
     }
-    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++) {
-        if (mt_slot_holds(&b[i], probe))
-            return &b[i];
-        if (!b[i].w0 && !f)
-            f = &b[i];
+    if (MT_UNLIKELY(least < (1ull << MT_SLOT_LO_BITS))) {
+        *free = NULL;
+        mt_slot *e = bucket_find(a, 0, probe);
+        return e ? e : bucket_find(b, 0, probe);
     }
-    *free = f;
+    mt_slot *f = first_free(a);
+    *free = f ? f : first_free(b);
     return NULL;
 }
 
