@@ -64,7 +64,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 bool mt_backtrace_init(void)
 {
-    struct self_range r = {(uintptr_t)&mt_backtrace, 0, 0};
+    struct self_range r = {(uintptr_t)&mt_backtrace_init, 0, 0};
     dl_iterate_phdr(find_self, &r);
     mt_g.self_lo = r.lo;
     mt_g.self_hi = r.hi;
@@ -164,7 +164,22 @@ static uint32_t check_both(const mt_hook_frame *start, mt_walk_memo *memo, uint6
     return n;
 }
 
-/* mt_backtrace; *in_memo when the own walker left the frames in memo. */
+/* libunwind's trace, and its hash. */
+static uint32_t libunwind_hashed(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash)
+{
+    uint32_t n = libunwind_frames(frames, depth, truncated);
+    *hash = mt_hash_frames(frames, n);
+    return n;
+}
+
+uint32_t mt_backtrace_fallback(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash)
+{
+    atomic_fetch_add_explicit(&g_fallback, 1, memory_order_relaxed);
+    return libunwind_hashed(frames, depth, truncated, hash);
+}
+
+/* mt_backtrace without the trim; *in_memo when the own walker left the
+ * frames in memo. */
 static uint32_t walk(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
                      uint32_t depth, bool *truncated, uint64_t *hash, bool *in_memo)
 {
@@ -175,13 +190,11 @@ static uint32_t walk(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *f
             *in_memo = true;
             return (uint32_t)n;
         }
-        atomic_fetch_add_explicit(&g_fallback, 1, memory_order_relaxed);
-    } else if (mode == MT_UNWIND_CHECK) {
-        return check_both(start, memo, frames, depth, truncated, hash);
+        return mt_backtrace_fallback(frames, depth, truncated, hash);
     }
-    uint32_t n = libunwind_frames(frames, depth, truncated);
-    *hash = mt_hash_frames(frames, n);
-    return n;
+    if (mode == MT_UNWIND_CHECK)
+        return check_both(start, memo, frames, depth, truncated, hash);
+    return libunwind_hashed(frames, depth, truncated, hash);
 }
 
 MT_TLS const mt_trim *mt_tls_trim;
@@ -220,11 +233,10 @@ walk_trimmed(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames, u
     return n - k;
 }
 
-uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
-                      uint32_t depth, bool *truncated, uint64_t *hash, bool *in_memo)
+uint32_t mt_backtrace_other(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                            uint32_t depth, bool *truncated, uint64_t *hash, bool *in_memo)
 {
-    *in_memo = false;
-    if (MT_UNLIKELY(mt_tls_trim))
+    if (mt_tls_trim)
         return walk_trimmed(start, memo, frames, depth, truncated, hash);
     return walk(start, memo, frames, depth, truncated, hash, in_memo);
 }

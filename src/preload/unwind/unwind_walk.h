@@ -23,8 +23,8 @@ bool mt_unwind_init(void);
  * signal frame, code without unwind tables, a rule outside unwind_rule.h,
  * a stack that does not look sane): the caller then unwinds the whole
  * trace with libunwind. */
-int mt_unwind(const mt_hook_frame *start, mt_walk_memo *memo, uint32_t depth, bool *truncated,
-              uint64_t *hash);
+/* int mt_unwind(...): declared in unwind_backtrace.h, whose inline
+ * mt_backtrace calls it. */
 
 /* The n frames of the walk mt_unwind just made with memo (it returned n),
  * from its record: only a trace seen for the first time needs them, so the
