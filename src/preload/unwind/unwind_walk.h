@@ -22,9 +22,8 @@ bool mt_unwind_init(void);
  * n, or -1 when some frame needs more than the cached rules can express (a
  * signal frame, code without unwind tables, a rule outside unwind_rule.h,
  * a stack that does not look sane): the caller then unwinds the whole
- * trace with libunwind. */
-/* int mt_unwind(...): declared in unwind_backtrace.h, whose inline
- * mt_backtrace calls it. */
+ * trace with libunwind.  That is mt_unwind, declared in unwind_backtrace.h,
+ * whose inline mt_backtrace calls it. */
 
 /* The n frames of the walk mt_unwind just made with memo (it returned n),
  * from its record: only a trace seen for the first time needs them, so the
