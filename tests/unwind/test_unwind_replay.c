@@ -52,7 +52,9 @@ static NOINLINE int hook(walk_result *r, mt_walk_memo *m)
 {
     const mt_hook_frame *hf = __builtin_frame_address(0);
     r->truncated = false;
-    r->n = mt_unwind(hf, m, r->frames, g_depth, &r->truncated, &r->hash);
+    r->n = mt_unwind(hf, m, g_depth, &r->truncated, &r->hash);
+    if (r->n > 0)
+        mt_unwind_frames(m, r->frames, (uint32_t)r->n);
     KEEP();
     return r->n;
 }

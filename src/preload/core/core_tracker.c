@@ -105,20 +105,26 @@ static inline __attribute__((always_inline)) void account_free(const mt_block *b
 }
 
 /* Trace id for the caller's backtrace, from the shared index: lock-free
- * when the trace is known (table_trace_index.h), which is almost always.  Inside
+ * when the trace is known (table_trace_index.h), which is almost always:
+ * then the frames are not even copied out of the walk's memo.  Inside
  * dl_iterate_phdr no backtrace is taken (core_thread_state.h): the block goes to
  * the trace without frames. */
 static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *start)
 {
     uint64_t frames[MT_MAX_DEPTH];
-    bool truncated = false;
+    bool truncated = false, in_memo = false;
     uint64_t h = mt_hash_finish(MT_HASH_SEED, 0); /* no frames */
-    uint32_t n = MT_LIKELY(!mt_tls_dl_depth)
-                     ? mt_backtrace(start, t->walk, frames, mt_g.cfg.depth, &truncated, &h)
-                     : 0;
+    uint32_t n = MT_LIKELY(!mt_tls_dl_depth) ? mt_backtrace(start, t->walk, frames, mt_g.cfg.depth,
+                                                            &truncated, &h, &in_memo)
+                                             : 0;
     h ^= truncated ? 0x5bd1e995u : 0;
     h += !h; /* never 0 (table_trace.h: the hash is the trace's key) */
-    return mt_trace_id(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
+    uint32_t id = mt_trace_find(h);
+    if (MT_LIKELY(id))
+        return id;
+    if (in_memo)
+        mt_backtrace_frames(t->walk, frames, n);
+    return mt_trace_intern(frames, n, h, truncated ? MT_DEF_TRUNCATED : 0, now);
 }
 
 /* Order: count the allocation, then make the block findable.  A fork by
@@ -126,8 +132,9 @@ static uint32_t current_trace(mt_thread *t, uint64_t now, const mt_hook_frame *s
  * not in the table (shown live for ever), never with a block in the table
  * that was not counted (whose free would drive the counters below zero).
  * Returns the trace id, or UINT32_MAX if the block went untracked; *missed
- * is set when a stale record (a missed free, in *stale) was charged. */
-static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t now,
+ * is set when a stale record (a missed free, in *stale) was charged.  h:
+ * p's hash in the block table (mt_ptr_prefetch), exact mode only. */
+static inline uint32_t track_alloc(mt_thread *t, void *p, uint64_t h, size_t size, uint64_t now,
                                    mt_block *stale, bool *missed, const mt_hook_frame *start,
                                    bool sampled)
 {
@@ -136,7 +143,7 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
     mt_sample_weight w = weigh(&b, sampled);
     account_alloc(id, w);
     mt_insert_result r = sampled ? mt_ptr_insert_sampled((uintptr_t)p, &b, stale)
-                                 : mt_ptr_insert((uintptr_t)p, &b, stale);
+                                 : mt_ptr_insert_hashed((uintptr_t)p, h, &b, stale);
     switch (r) {
     case MT_INSERT_FAILED:
         unaccount_alloc(id, w);
@@ -158,15 +165,18 @@ static inline uint32_t track_alloc(mt_thread *t, void *p, size_t size, uint64_t 
 
 /* The same while recording: wait out a starting recording's pause, then
  * record what was accounted (record.h).  One copy per mode (sampled is a
- * constant in each caller): the exact one without the sampled branches. */
-static inline __attribute__((always_inline)) void
-alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bool sampled)
+ * constant in each caller): the exact one without the sampled branches.
+ * h: as track_alloc's. */
+static inline __attribute__((always_inline)) void alloc_recorded(mt_thread *t, void *p, uint64_t h,
+                                                                 size_t size,
+                                                                 const mt_hook_frame *start,
+                                                                 bool sampled)
 {
     mt_rec_gate();
     uint64_t now = mt_now_ns();
     mt_block stale;
     bool missed = false;
-    uint32_t id = track_alloc(t, p, size, now, &stale, &missed, start, sampled);
+    uint32_t id = track_alloc(t, p, h, size, now, &stale, &missed, start, sampled);
     if (missed)
         mt_rec_free(now, p, &stale, MT_DAT_EVF_MISSED, true);
     if (id != UINT32_MAX)
@@ -174,32 +184,35 @@ alloc_recorded(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, b
 }
 
 static void __attribute__((noinline))
-alloc_recorded_exact(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+alloc_recorded_exact(mt_thread *t, void *p, uint64_t h, size_t size, const mt_hook_frame *start)
 {
-    alloc_recorded(t, p, size, start, false);
+    alloc_recorded(t, p, h, size, start, false);
 }
 
 static void __attribute__((noinline))
-alloc_recorded_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
+alloc_recorded_sampled(mt_thread *t, void *p, uint64_t h, size_t size, const mt_hook_frame *start)
 {
-    alloc_recorded(t, p, size, start, true);
+    alloc_recorded(t, p, h, size, start, true);
 }
 
 /* Tracks an allocation, recording it if a recording runs; sampled is a
- * constant in each caller, so the exact path stays as it was. */
-static inline __attribute__((always_inline)) void
-alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bool sampled)
+ * constant in each caller, so the exact path stays as it was.  h: as
+ * track_alloc's. */
+static inline __attribute__((always_inline)) void alloc_tracked(mt_thread *t, void *p, uint64_t h,
+                                                                size_t size,
+                                                                const mt_hook_frame *start,
+                                                                bool sampled)
 {
     if (MT_UNLIKELY(mt_rec_on())) {
         if (sampled)
-            alloc_recorded_sampled(t, p, size, start);
+            alloc_recorded_sampled(t, p, h, size, start);
         else
-            alloc_recorded_exact(t, p, size, start);
+            alloc_recorded_exact(t, p, h, size, start);
         return;
     }
     mt_block stale;
     bool missed = false;
-    track_alloc(t, p, size, mt_now_ns(), &stale, &missed, start, sampled);
+    track_alloc(t, p, h, size, mt_now_ns(), &stale, &missed, start, sampled);
 }
 
 /* A sampled allocation (mt_sample_skip drew the next distance): as
@@ -208,7 +221,7 @@ alloc_tracked(mt_thread *t, void *p, size_t size, const mt_hook_frame *start, bo
 static void __attribute__((noinline))
 alloc_sampled(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
 {
-    alloc_tracked(t, p, size, start, true);
+    alloc_tracked(t, p, 0, size, start, true);
     mt_sfilter_grow();
 }
 
@@ -222,9 +235,9 @@ void mt_on_alloc(mt_thread *t, void *p, size_t size, const mt_hook_frame *start)
     /* The block's record is a cache miss away (an insert reads both of
      * its candidate lines): start loading them now, so that the misses
      * overlap with the unwind that comes first (docs/performance.md,
-     * "Exact mode"). */
-    mt_ptr_prefetch((uintptr_t)p);
-    alloc_tracked(t, p, size, start, false);
+     * "Exact mode").  Its hash is the insert's. */
+    uint64_t h = mt_ptr_prefetch((uintptr_t)p);
+    alloc_tracked(t, p, h, size, start, false);
 }
 
 static inline bool take_block(void *p, mt_block *out)

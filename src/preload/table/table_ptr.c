@@ -203,27 +203,35 @@ static unsigned plan_path(mt_slot *slots, uint64_t cap, uint64_t h, uint64_t bk,
     return 0;
 }
 
-/* Stores e (a key not in the table, of hash h) in slots, at `to` if that
- * is a free slot of one of its buckets, else where an eviction chain from
- * bucket a, or failing that from bucket b, makes room; false if neither
- * walk found one (then nothing moved).  A walk ends at the first slot it
- * meets twice: filling bare tables of 256 to 4096 slots, the walk from a
- * alone first failed at a load of 0.84-0.87 on average but as low as 0.54,
- * the two walks at 0.89-0.91 and never below 0.69 (docs/performance.md,
- * "Fourth round"). */
-static bool put_at(mt_slot *slots, uint64_t cap, const mt_slot *e, uint64_t h, mt_slot *to)
+/* Stores e (a key not in the table, of hash h) in slots where an eviction
+ * chain from bucket a, or failing that from bucket b, makes room; false if
+ * neither walk found one (then nothing moved).  A walk ends at the first
+ * slot it meets twice: filling bare tables of 256 to 4096 slots, the walk
+ * from a alone first failed at a load of 0.84-0.87 on average but as low as
+ * 0.54, the two walks at 0.89-0.91 and never below 0.69
+ * (docs/performance.md, "Fourth round"). */
+static bool __attribute__((noinline))
+put_evicting(mt_slot *slots, uint64_t cap, const mt_slot *e, uint64_t h)
 {
-    if (!to) {
-        mt_slot *path[MT_KICKS];
-        uint64_t nb = cap / MT_BUCKET_SLOTS;
-        unsigned n = plan_path(slots, cap, h, bucket_a(h, nb), path, &to);
-        if (!n)
-            n = plan_path(slots, cap, h, bucket_b(h, nb), path, &to);
-        if (!n)
-            return false;
-        for (unsigned i = n; i-- > 0; to = path[i]) /* from the hole back */
-            *to = *path[i];
-    }
+    mt_slot *path[MT_KICKS], *to = NULL;
+    uint64_t nb = cap / MT_BUCKET_SLOTS;
+    unsigned n = plan_path(slots, cap, h, bucket_a(h, nb), path, &to);
+    if (!n)
+        n = plan_path(slots, cap, h, bucket_b(h, nb), path, &to);
+    if (!n)
+        return false;
+    for (unsigned i = n; i-- > 0; to = path[i]) /* from the hole back */
+        *to = *path[i];
+    *to = *e;
+    return true;
+}
+
+/* Stores e at `to` if that is a free slot of one of its buckets (inline:
+ * the insert's usual case), else as put_evicting. */
+static inline bool put_at(mt_slot *slots, uint64_t cap, const mt_slot *e, uint64_t h, mt_slot *to)
+{
+    if (MT_UNLIKELY(!to))
+        return put_evicting(slots, cap, e, h);
     *to = *e;
     return true;
 }
@@ -352,26 +360,39 @@ static inline bool place(ptr_shard *s, const mt_slot *rec, uint64_t h, mt_slot *
     return s->count * 3 >= s->cap && shard_grow(s) && raw_put(s->slots, s->cap, rec);
 }
 
-/* One pass over both buckets of a key: the slot holding it (probe), or
- * NULL with *free a free slot of the two (NULL if both are full). */
+/* The first free slot of bucket bk, or NULL (bucket_free, over a line
+ * already loaded). */
+static inline mt_slot *first_free(mt_slot *e)
+{
+    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++)
+        if (!e[i].w0)
+            return &e[i];
+    return NULL;
+}
+
+/* Both buckets of a key: the slot holding it (probe), or NULL with *free
+ * a free slot of the two (bucket a's first; NULL if both are full).  The
+ * key is hardly ever there (a missed free), so one branch-free test over
+ * the eight slots comes first: the smallest w0 ^ probe is below 2^19 iff a
+ * slot holds it (mt_slot_holds; an empty slot's is probe itself, 2^19 or
+ * more). */
 static inline mt_slot *find_or_free(const ptr_shard *s, uint64_t probe, uint64_t h, mt_slot **free)
 {
     uint64_t nb = s->cap / MT_BUCKET_SLOTS;
     mt_slot *a = bucket_at(s->slots, bucket_a(h, nb)), *b = bucket_at(s->slots, bucket_b(h, nb));
-    mt_slot *f = NULL;
+    uint64_t least = UINT64_MAX;
     for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++) {
-        if (mt_slot_holds(&a[i], probe))
-            return &a[i];
-        if (!a[i].w0 && !f)
-            f = &a[i];
+        uint64_t xa = a[i].w0 ^ probe, xb = b[i].w0 ^ probe;
+        least = xa < least ? xa : least;
+        least = xb < least ? xb : least;
     }
-    for (unsigned i = 0; i < MT_BUCKET_SLOTS; i++) {
-        if (mt_slot_holds(&b[i], probe))
-            return &b[i];
-        if (!b[i].w0 && !f)
-            f = &b[i];
+    if (MT_UNLIKELY(least < (1ull << MT_SLOT_LO_BITS))) {
+        *free = NULL;
+        mt_slot *e = bucket_find(a, 0, probe);
+        return e ? e : bucket_find(b, 0, probe);
     }
-    *free = f;
+    mt_slot *f = first_free(a);
+    *free = f ? f : first_free(b);
     return NULL;
 }
 
@@ -406,9 +427,9 @@ insert_slot(ptr_shard *s, uintptr_t ptr, uint64_t key, uint64_t h, const mt_bloc
  * shard lock, sees the table and the filter agree ("Generations" in
  * core_sample.c).  A constant in each caller: the exact path is as it was. */
 static inline __attribute__((always_inline)) mt_insert_result
-insert(uintptr_t ptr, const mt_block *b, mt_block *stale, bool sampled)
+insert(uintptr_t ptr, uint64_t h, const mt_block *b, mt_block *stale, bool sampled)
 {
-    uint64_t key = mt_slot_key(ptr), h = mt_slot_hash(key);
+    uint64_t key = mt_slot_key(ptr);
     ptr_shard *s = shard_of(h);
     mt_spin_lock(&s->lock);
     mt_insert_result r = MT_LIKELY(mt_slot_fits(key, b->size))
@@ -422,12 +443,18 @@ insert(uintptr_t ptr, const mt_block *b, mt_block *stale, bool sampled)
 
 mt_insert_result mt_ptr_insert(uintptr_t ptr, const mt_block *b, mt_block *stale)
 {
-    return insert(ptr, b, stale, false);
+    return insert(ptr, mt_slot_hash(mt_slot_key(ptr)), b, stale, false);
+}
+
+mt_insert_result mt_ptr_insert_hashed(uintptr_t ptr, uint64_t h, const mt_block *b, mt_block *stale)
+{
+    MT_ASSERT(h == mt_slot_hash(mt_slot_key(ptr)));
+    return insert(ptr, h, b, stale, false);
 }
 
 mt_insert_result mt_ptr_insert_sampled(uintptr_t ptr, const mt_block *b, mt_block *stale)
 {
-    return insert(ptr, b, stale, true);
+    return insert(ptr, mt_slot_hash(mt_slot_key(ptr)), b, stale, true);
 }
 
 /* Starts loading both candidate lines of a key of hash h in shard s. */
@@ -444,10 +471,11 @@ static inline void prefetch_buckets(const ptr_shard *s, uint64_t h)
     }
 }
 
-void mt_ptr_prefetch(uintptr_t ptr)
+uint64_t mt_ptr_prefetch(uintptr_t ptr)
 {
     uint64_t h = mt_slot_hash(mt_slot_key(ptr));
     prefetch_buckets(shard_of(h), h);
+    return h;
 }
 
 /* Both lines are prefetched before the lock: a record in bucket b then

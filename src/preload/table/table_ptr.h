@@ -32,8 +32,13 @@ mt_insert_result mt_ptr_insert_sampled(uintptr_t ptr, const mt_block *b, mt_bloc
 
 /* Starts loading the two cache lines that may hold ptr's record, so that
  * the misses overlap with other work (the malloc hook, before the unwind;
- * a removal does it itself). */
-void mt_ptr_prefetch(uintptr_t ptr);
+ * a removal does it itself).  Returns ptr's hash, for mt_ptr_insert_hashed. */
+uint64_t mt_ptr_prefetch(uintptr_t ptr);
+
+/* mt_ptr_insert with ptr's hash as mt_ptr_prefetch returned it (the hook
+ * hashes the pointer once). */
+mt_insert_result mt_ptr_insert_hashed(uintptr_t ptr, uint64_t h, const mt_block *b,
+                                      mt_block *stale);
 
 /* Removes ptr; false if memtop never saw it. */
 bool mt_ptr_remove(uintptr_t ptr, mt_block *out);

@@ -64,7 +64,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 bool mt_backtrace_init(void)
 {
-    struct self_range r = {(uintptr_t)&mt_backtrace, 0, 0};
+    struct self_range r = {(uintptr_t)&mt_backtrace_init, 0, 0};
     dl_iterate_phdr(find_self, &r);
     mt_g.self_lo = r.lo;
     mt_g.self_hi = r.hi;
@@ -143,7 +143,9 @@ static uint32_t check_both(const mt_hook_frame *start, mt_walk_memo *memo, uint6
 {
     uint64_t own[MT_MAX_DEPTH], oh = 0;
     bool otrunc = false;
-    int on = mt_unwind(start, memo, own, depth, &otrunc, &oh);
+    int on = mt_unwind(start, memo, depth, &otrunc, &oh);
+    if (on > 0)
+        mt_unwind_frames(memo, own, (uint32_t)on);
     uint32_t n = libunwind_frames(frames, depth, truncated);
     *hash = mt_hash_frames(frames, n);
     if (on < 0) {
@@ -162,21 +164,37 @@ static uint32_t check_both(const mt_hook_frame *start, mt_walk_memo *memo, uint6
     return n;
 }
 
-static uint32_t walk(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
-                     uint32_t depth, bool *truncated, uint64_t *hash)
+/* libunwind's trace, and its hash. */
+static uint32_t libunwind_hashed(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash)
 {
-    int mode = mt_g.cfg.unwind;
-    if (MT_LIKELY(mode == MT_UNWIND_AUTO)) {
-        int n = mt_unwind(start, memo, frames, depth, truncated, hash);
-        if (MT_LIKELY(n >= 0))
-            return (uint32_t)n;
-        atomic_fetch_add_explicit(&g_fallback, 1, memory_order_relaxed);
-    } else if (mode == MT_UNWIND_CHECK) {
-        return check_both(start, memo, frames, depth, truncated, hash);
-    }
     uint32_t n = libunwind_frames(frames, depth, truncated);
     *hash = mt_hash_frames(frames, n);
     return n;
+}
+
+uint32_t mt_backtrace_fallback(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash)
+{
+    atomic_fetch_add_explicit(&g_fallback, 1, memory_order_relaxed);
+    return libunwind_hashed(frames, depth, truncated, hash);
+}
+
+/* mt_backtrace without the trim; *in_memo when the own walker left the
+ * frames in memo. */
+static uint32_t walk(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                     uint32_t depth, bool *truncated, uint64_t *hash, bool *in_memo)
+{
+    int mode = mt_g.cfg.unwind;
+    if (MT_LIKELY(mode == MT_UNWIND_AUTO)) {
+        int n = mt_unwind(start, memo, depth, truncated, hash);
+        if (MT_LIKELY(n >= 0)) {
+            *in_memo = true;
+            return (uint32_t)n;
+        }
+        return mt_backtrace_fallback(frames, depth, truncated, hash);
+    }
+    if (mode == MT_UNWIND_CHECK)
+        return check_both(start, memo, frames, depth, truncated, hash);
+    return libunwind_hashed(frames, depth, truncated, hash);
 }
 
 MT_TLS const mt_trim *mt_tls_trim;
@@ -197,7 +215,10 @@ static uint32_t __attribute__((noinline))
 walk_trimmed(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames, uint32_t depth,
              bool *truncated, uint64_t *hash)
 {
-    uint32_t n = walk(start, memo, frames, depth, truncated, hash);
+    bool in_memo = false;
+    uint32_t n = walk(start, memo, frames, depth, truncated, hash, &in_memo);
+    if (in_memo)
+        mt_unwind_frames(memo, frames, n);
     uint32_t k = 0;
     /* The allocator's frames come first; the scan stops two frames past the
      * last one found (one frame outside the ranges, a cold part of the
@@ -212,12 +233,17 @@ walk_trimmed(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames, u
     return n - k;
 }
 
-uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
-                      uint32_t depth, bool *truncated, uint64_t *hash)
+uint32_t mt_backtrace_other(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                            uint32_t depth, bool *truncated, uint64_t *hash, bool *in_memo)
 {
-    if (MT_UNLIKELY(mt_tls_trim))
+    if (mt_tls_trim)
         return walk_trimmed(start, memo, frames, depth, truncated, hash);
-    return walk(start, memo, frames, depth, truncated, hash);
+    return walk(start, memo, frames, depth, truncated, hash, in_memo);
+}
+
+void mt_backtrace_frames(const mt_walk_memo *memo, uint64_t *frames, uint32_t n)
+{
+    mt_unwind_frames(memo, frames, n);
 }
 
 /* The summary at exit (MEMTOP_LOG=info; a check that found mismatches

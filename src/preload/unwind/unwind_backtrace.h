@@ -3,6 +3,7 @@
 #define MT_BACKTRACE_H
 
 #include "core_common.h"
+#include "core_state.h"
 
 #include <stdbool.h>
 
@@ -35,6 +36,16 @@ typedef struct mt_trim {
 } mt_trim;
 extern MT_TLS const mt_trim *mt_tls_trim;
 
+/* The own walker (unwind_walk.c; its contract in unwind_walk.h). */
+int mt_unwind(const mt_hook_frame *start, mt_walk_memo *memo, uint32_t depth, bool *truncated,
+              uint64_t *hash);
+
+/* mt_backtrace's other paths: trimmed, check mode, libunwind only; and
+ * libunwind after the own walker gave up. */
+uint32_t mt_backtrace_other(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
+                            uint32_t depth, bool *truncated, uint64_t *hash, bool *in_memo);
+uint32_t mt_backtrace_fallback(uint64_t *frames, uint32_t depth, bool *truncated, uint64_t *hash);
+
 /* Fills frames (innermost first) with call sites (return address - 1) of
  * the code that called the allocation function, memtop's own frames left
  * out, at most `depth`.  Sets *truncated when the stack went deeper, and
@@ -42,9 +53,26 @@ extern MT_TLS const mt_trim *mt_tls_trim;
  * Returns n.  start: the hook's frame record, or NULL (the walk then finds
  * the caller by stepping out of memtop's frames); libunwind ignores it.
  * memo: the calling thread's previous walk (unwind_memo.h), used and
- * replaced by the own walker. */
-uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo, uint64_t *frames,
-                      uint32_t depth, bool *truncated, uint64_t *hash);
+ * replaced by the own walker.  *in_memo: the own walker's frames were left
+ * in memo, not stored in frames (a known trace needs only the hash), for
+ * mt_backtrace_frames to fill in if they are needed, before memo's next walk. */
+static inline uint32_t mt_backtrace(const mt_hook_frame *start, mt_walk_memo *memo,
+                                    uint64_t *frames, uint32_t depth, bool *truncated,
+                                    uint64_t *hash, bool *in_memo)
+{
+    /* Inline, the usual case: the hook's caller calls the walker directly. */
+    *in_memo = false;
+    if (MT_UNLIKELY(mt_tls_trim || mt_g.cfg.unwind != MT_UNWIND_AUTO))
+        return mt_backtrace_other(start, memo, frames, depth, truncated, hash, in_memo);
+    int n = mt_unwind(start, memo, depth, truncated, hash);
+    if (MT_UNLIKELY(n < 0))
+        return mt_backtrace_fallback(frames, depth, truncated, hash);
+    *in_memo = true;
+    return (uint32_t)n;
+}
+
+/* frames[0..n) of the walk mt_backtrace (returning n) left in memo. */
+void mt_backtrace_frames(const mt_walk_memo *memo, uint64_t *frames, uint32_t n);
 
 /* After dlclose: forgets the unwind rules both unwinders cached, since
  * the unloaded object's addresses may be reused by the next one loaded

@@ -104,6 +104,7 @@ _Static_assert(MT_RULE_BITS <= 32, "a rule fits a step's 32 bits");
  * stopped at its depth. */
 typedef struct mt_walk_record {
     uint64_t gen;     /* rule cache generation the walk ran under */
+    uint64_t first;   /* its first frame (the others: mt_unwind_frames) */
     uint64_t max_cfa; /* the highest CFA whose words it read */
     uint32_t nok;
     uint32_t ended;

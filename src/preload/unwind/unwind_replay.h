@@ -104,6 +104,7 @@ static inline bool take_changed(walk *w, const mt_walk_step *e)
 static inline __attribute__((always_inline)) const mt_walk_step *
 replay_steps(walk *w, const mt_walk_step *e, const mt_walk_step *stop, bool copy)
 {
+    const mt_walk_step *e0 = e;
     for (; e < stop; e++) {
         uint64_t cfa = e->cfa, ra = e->ra, below = e->below;
         if (*(const uint64_t *)(uintptr_t)(cfa - 8) != ra)
@@ -113,11 +114,12 @@ replay_steps(walk *w, const mt_walk_step *e, const mt_walk_step *stop, bool copy
                 break;
             w->rbp = e->rbp;
         }
-        walk_record(w);
+        w->h = mt_hash_step(w->h, w->key); /* walk_record, counted below */
         if (copy)
             *w->e++ = *e;
         w->key = ra - 1;
     }
+    w->nf += (uint32_t)(e - e0);
     if (!copy)
         w->e = (mt_walk_step *)(uintptr_t)e; /* the record's own steps */
     return e;
@@ -139,9 +141,9 @@ replay_steps(walk *w, const mt_walk_step *e, const mt_walk_step *stop, bool copy
 static inline int replay(walk *w, const mt_past_walk *p)
 {
     const mt_walk_step *e = w->o + 1, *stop = p->end;
-    uint64_t *f0 = w->f;
-    if ((uint64_t)(w->end - w->f) < (uint64_t)(stop - e))
-        stop = e + (w->end - w->f); /* the walk's depth comes first */
+    uint32_t f0 = w->nf, left = w->depth - w->nf;
+    if (left < (uint64_t)(stop - e))
+        stop = e + left; /* the walk's depth comes first */
     /* In place at the same index, the steps are already where this walk's
      * go (unwind_memo.h): only their words are checked. */
     e = w->e == e ? replay_steps(w, e, stop, false) : replay_steps(w, e, stop, true);
@@ -149,17 +151,17 @@ static inline int replay(walk *w, const mt_past_walk *p)
         w->rsp = e[-1].cfa;
     w->o = e;
     int res = REPLAY_WALK;
-    if (w->f == w->end) {
+    if (w->nf == w->depth) {
         res = REPLAY_TRUNC;
     } else if (e < p->end) {
-        if (take_changed(w, e) && w->f == w->end)
+        if (take_changed(w, e) && w->nf == w->depth)
             res = REPLAY_TRUNC;
     } else if (p->last && (!mt_rule_usual(p->last->rule) || still_holds(p->last))) {
         walk_record(w);
         *w->e = *p->last;
         res = REPLAY_END;
     }
-    w->copied += (uint32_t)(w->f - f0);
+    w->copied += w->nf - f0;
     return res;
 }
 

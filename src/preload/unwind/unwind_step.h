@@ -35,7 +35,7 @@ typedef struct walk {
     uint64_t limit;        /* the CFA must stay below */
     uint64_t key;          /* the next frame (call site), not yet recorded */
     uint64_t h;            /* the hash of the frames recorded (core_hash.h) */
-    uint64_t *f, *end;     /* the next frame's place; the depth's end */
+    uint32_t nf, depth;    /* frames recorded (their call sites are in the record); at most */
     mt_walk_step *e;       /* this walk's record: the next step's place */
     const mt_walk_step *o; /* cursor into the previous walk (unwind_replay.h) */
     uint32_t copied;       /* frames recorded by replays */
@@ -44,10 +44,12 @@ typedef struct walk {
 
 enum { STEP_OK, STEP_END, STEP_FALLBACK };
 
-/* Appends w->key to the frames and the hash. */
+/* Counts w->key as the next frame and folds it into the hash.  The frame
+ * itself is not stored: it is the first frame or the return address - 1
+ * of the step before it, which the walk's record keeps (mt_unwind_frames). */
 static inline void walk_record(walk *w)
 {
-    *w->f++ = w->key;
+    w->nf++;
     w->h = mt_hash_step(w->h, w->key);
 }
 

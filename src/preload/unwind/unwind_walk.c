@@ -26,6 +26,7 @@
  */
 #include "unwind_walk.h"
 
+#include "core_assert.h"
 #include "core_state.h"
 #include "unwind_fde.h"
 #include "unwind_replay.h"
@@ -83,13 +84,14 @@ static __attribute__((always_inline)) inline bool walk_start(walk *w, const mt_h
 /* Makes the walk just done, recorded up to w->e (its END step there if
  * ended) in the memo's other record or, if it rewrote the previous walk's
  * record in place, in that one, the thread's previous walk. */
-static void commit(mt_walk_memo *memo, const walk *w, uint64_t gen, bool ended)
+static void commit(mt_walk_memo *memo, const walk *w, uint64_t gen, uint64_t first, bool ended)
 {
     uint32_t k = w->inplace ? memo->cur : memo->cur ^ 1;
     mt_walk_record *r = &memo->rec[k];
     mt_walk_step *steps = mt_walk_memo_steps(memo, k);
     uint32_t nok = (uint32_t)(w->e - steps);
     r->gen = gen;
+    r->first = first;
     r->nok = nok;
     r->ended = ended;
     r->max_cfa = nok ? w->e[-1].cfa : 0;
@@ -119,8 +121,7 @@ static void go_inplace(walk *w, const mt_walk_step *from)
 }
 
 __attribute__((noinline)) int mt_unwind(const mt_hook_frame *start, mt_walk_memo *memo,
-                                        uint64_t *frames, uint32_t depth, bool *truncated,
-                                        uint64_t *hash)
+                                        uint32_t depth, bool *truncated, uint64_t *hash)
 {
     walk w0;
     w0.table = mt_ucache_table;
@@ -135,8 +136,9 @@ __attribute__((noinline)) int mt_unwind(const mt_hook_frame *start, mt_walk_memo
     w.o = old.steps;
     w.e = (mt_walk_step *)(uintptr_t)other;
     w.h = MT_HASH_SEED;
-    w.f = frames;
-    w.end = frames + depth;
+    w.nf = 0;
+    w.depth = depth;
+    uint64_t first = w.key;
     w.copied = 0;
     w.inplace = false;
     bool ended;
@@ -155,7 +157,7 @@ __attribute__((noinline)) int mt_unwind(const mt_hook_frame *start, mt_walk_memo
             break;
         }
         w.key = ra - 1;
-        if (MT_UNLIKELY(w.f == w.end)) {
+        if (MT_UNLIKELY(w.nf == w.depth)) {
             *w.e++ = s;
             ended = false;
             break;
@@ -174,11 +176,25 @@ __attribute__((noinline)) int mt_unwind(const mt_hook_frame *start, mt_walk_memo
             }
         }
     }
-    uint32_t n = (uint32_t)(w.f - frames);
+    uint32_t n = w.nf;
     *truncated = !ended;
     *hash = mt_hash_finish(w.h, n);
-    commit(memo, &w, gen, ended);
+    commit(memo, &w, gen, first, ended);
     return (int)n;
+}
+
+/* Frame i > 0 is the call site its step out of frame i - 1 found, the
+ * return address - 1 that step i - 1 of the record keeps (a replayed step
+ * keeps the word it checked, a changed one the word read now). */
+void mt_unwind_frames(const mt_walk_memo *memo, uint64_t *frames, uint32_t n)
+{
+    const mt_walk_record *r = &memo->rec[memo->cur];
+    const mt_walk_step *steps = memo->steps + (size_t)memo->cur * memo->nsteps;
+    MT_ASSERT(memo->valid && n <= r->nok + 1);
+    if (n)
+        frames[0] = r->first;
+    for (uint32_t i = 1; i < n; i++)
+        frames[i] = steps[i - 1].ra - 1;
 }
 
 bool mt_unwind_init(void)
