@@ -134,7 +134,6 @@ static void estimate_unbiased(void **state)
 {
     (void)state;
     mt_thread *t = new_thread(4242);
-    uint64_t b0 = atomic_load(&t->exact_bytes) + mt_tls_bytes(&mt_tls_h);
     uint64_t r = 17, truth = 0;
     double est = 0, var = 0;
     for (int i = 0; i < 2000000; i++) {
@@ -150,89 +149,7 @@ static void estimate_unbiased(void **state)
                   sqrt(var), 100 * sqrt(var) / (double)truth);
     assert_true(fabs(est - (double)truth) < 6 * sqrt(var));
     assert_int_equal(atomic_load(&t->exact_allocs), 2000000);
-    /* the bytes: counted by the countdown (core_thread_state.h left_base) */
-    assert_int_equal(atomic_load(&t->exact_bytes) + mt_tls_bytes(&mt_tls_h) - b0, truth);
-}
-
-/* The bytes derived from the countdown (core_thread_state.h left_base)
- * are exact at every step: fast paths (one sub), slow paths (close, count,
- * new distances, open), holds, failed calls taken back, disarms; and a
- * reader on another thread (the publisher's mt_tls_bytes) sees them only
- * grow, never a torn value. */
-enum { DERIVED_STEPS = 2000000 };
-static _Atomic int g_derived_done, g_derived_reading;
-static const mt_tls_hot *_Atomic g_derived_hot;
-
-static void *derived_reader(void *arg)
-{
-    (void)arg;
-    const mt_tls_hot *h;
-    while (!(h = atomic_load(&g_derived_hot)))
-        ;
-    uint64_t first = mt_tls_bytes(h), last = 0;
-    long bad = 0, reads = 0;
-    atomic_store(&g_derived_reading, 1);
-    while (!atomic_load(&g_derived_done)) {
-        uint64_t now = mt_tls_bytes(h) - first;
-        bad += now < last || now > ((uint64_t)1 << 40);
-        last = now;
-        reads++;
-    }
-    print_message("%ld reads\n", reads);
-    return (void *)bad;
-}
-
-static void *derived_worker(void *arg)
-{
-    (void)arg;
-    static mt_thread t; /* its own record: armed */
-    t.sample_rng = 99;
-    mt_tls_h.thread = &t;
-    uint64_t b0 = mt_tls_bytes(&mt_tls_h), truth = 0, r = 5;
-    atomic_store(&g_derived_hot, &mt_tls_h);
-    while (!atomic_load(&g_derived_reading))
-        ;
-    long bad = 0;
-    for (int i = 0; i < DERIVED_STEPS; i++) {
-        uint64_t x = mt_sample_rand(&r);
-        size_t s = 16 + (size_t)(x >> 20) % 8192;
-        unsigned op = (unsigned)(x % 1000);
-        if (op < 600 && mt_tls_h.sample_left > (int64_t)s) { /* fast path */
-            mt_tls_h.sample_left -= (int64_t)s;
-            truth += s;
-        } else if (op < 800 &&
-                   mt_tls_h.sample_left > (int64_t)s) { /* a hold's call, counted after */
-            mt_gate_saved g = mt_gate_hold();
-            mt_gate_unhold(g);
-            mt_tls_h.sample_left -= (int64_t)s;
-            truth += s;
-        } else if (op < 998) { /* the slow path */
-            int was = mt_in_hook_set(MT_IN_HOOK);
-            mt_sample_skip(&t, s);
-            mt_in_hook_restore(was);
-            truth += s;
-        } else { /* a disarm (thread exit, fork child) */
-            int was = mt_in_hook_set(MT_IN_OWN);
-            mt_sample_disarm();
-            mt_in_hook_restore(was);
-        }
-        bad += atomic_load(&t.exact_bytes) + mt_tls_bytes(&mt_tls_h) - b0 != truth;
-    }
-    atomic_store(&g_derived_done, 1);
-    return (void *)bad;
-}
-
-static void derived_bytes(void **state)
-{
-    (void)state;
-    pthread_t w, rd;
-    assert_int_equal(pthread_create(&rd, NULL, derived_reader, NULL), 0);
-    assert_int_equal(pthread_create(&w, NULL, derived_worker, NULL), 0);
-    void *bad_w, *bad_r;
-    pthread_join(w, &bad_w);
-    pthread_join(rd, &bad_r);
-    assert_int_equal((long)bad_w, 0);
-    assert_int_equal((long)bad_r, 0);
+    assert_int_equal(atomic_load(&t->exact_bytes), truth);
 }
 
 /* The filter: set while a sampled block may be live at the address, never
@@ -437,7 +354,6 @@ int main(void)
         cmocka_unit_test(big_blocks_nearly_always),
         cmocka_unit_test(weight_formula),
         cmocka_unit_test(estimate_unbiased),
-        cmocka_unit_test(derived_bytes),
         cmocka_unit_test(filter),
         cmocka_unit_test(filter_bits_match),
         cmocka_unit_test(filter_bits),

@@ -104,15 +104,19 @@ static void slot_pin(mt_sfgen g, size_t i)
 }
 
 /* Saturating: a slot that reached CNT_SAT stays set for good (a slower
- * path for the addresses that hash there, never a missed block). */
+ * path for the addresses that hash there, never a missed block).  A pin
+ * saturates before it sets the bit: an add that sees CNT_SAT sets the bit
+ * itself, so that no race with a pin leaves p's bit clear. */
 static void slot_add(mt_sfgen g, const void *p)
 {
     size_t i = mt_sfilter_slot(p) & g.mask;
     _Atomic uint8_t *c = &g.slots[i];
     for (;;) {
         uint8_t v = cnt_wait(c);
-        if (v == CNT_SAT)
+        if (v == CNT_SAT) {
+            bit_set(g, i);
             return;
+        }
         if (v == 0 ? cnt_flip(g, i, 0, 1)
                    : atomic_compare_exchange_weak_explicit(
                          c, &v, v == CNT_MAX ? (uint8_t)CNT_SAT : (uint8_t)(v + 1),
@@ -311,62 +315,44 @@ static int64_t draw(mt_thread *t)
 
 void mt_sample_next(mt_thread *t)
 {
-    mt_sample_rebase(draw(t));
+    mt_tls_h.held_left = draw(t);
 }
 
-/* Arms this thread's fast paths (the filter: the countdown is held_left),
- * if it may: its record is its own (not transient) and the filter is
- * there. */
-static void arm(mt_thread *t)
+/* Arms this thread's fast paths with left bytes to its next sample, if it
+ * may: its record is its own (not transient) and the filter is there. */
+static void arm(mt_thread *t, int64_t left)
 {
     mt_sfgen g = mt_sfilter_now();
     if (MT_UNLIKELY(t->transient) || !g.slots) {
         mt_sample_disarm();
         return;
     }
+    mt_tls_h.held_left = left;
     mt_tls_h.held_filter = g.bits;
     mt_tls_h.held_mask = g.mask;
 }
 
 /* Reached through hook_enter only (tracking ready, so the filter is set
  * if the mode is sampled; the fast paths closed, their values held), or by
- * the unit tests.  The bytes are counted by the countdown (held_left -=
- * size: core_thread_state.h left_base), but a transient record's, which
- * go to the record (its thread's TLS counts would reach no total). */
+ * the unit tests. */
 bool mt_sample_skip(mt_thread *t, size_t size)
 {
     mt_exact_add(&t->exact_allocs, 1);
-    if (MT_UNLIKELY(t->transient)) {
-        mt_exact_add(&t->exact_bytes, size);
-        mt_sample_disarm();
-        return size < (uint64_t)draw(t);
-    }
+    mt_exact_add(&t->exact_bytes, size);
     int64_t left = mt_tls_h.held_left;
-    if (left == MT_SAMPLE_DISARMED) { /* memoryless: a fresh distance is as good */
+    if (left == MT_SAMPLE_DISARMED) /* memoryless: a fresh distance is as good */
         left = draw(t);
-        mt_sample_rebase(left);
-    }
-    /* left <= 0: a signal handler's call counted between a fast path's
-     * test and its update (hook_libc.c realloc): this one is the sample */
-    bool skip = left > 0 && size < (uint64_t)left;
-    __atomic_store_n(&mt_tls_h.held_left, (int64_t)((uint64_t)left - size), __ATOMIC_RELAXED);
-    if (!skip)
-        mt_sample_rebase(draw(t));
-    arm(t);
+    bool skip = size < (uint64_t)left; /* left >= 1 */
+    arm(t, skip ? left - (int64_t)size : draw(t));
     return skip;
 }
 
 void mt_sample_arm(mt_thread *t)
 {
+    int64_t left = mt_tls_h.held_left;
     /* also a newer generation (mt_sfilter_grow) */
-    if (mt_tls_h.held_left == MT_SAMPLE_DISARMED) {
-        if (MT_UNLIKELY(t->transient))
-            return; /* stays disarmed */
-        mt_sample_rebase(draw(t));
-        arm(t);
-    } else if (mt_tls_h.held_filter != mt_sfilter_now().bits) {
-        arm(t);
-    }
+    if (left == MT_SAMPLE_DISARMED || mt_tls_h.held_filter != mt_sfilter_now().bits)
+        arm(t, left == MT_SAMPLE_DISARMED ? draw(t) : left);
 }
 
 void mt_sample_seed(mt_thread *t)

@@ -83,10 +83,10 @@ static inline bool mt_sfilter_maybe(const void *p)
  * before tracking restarts; inside memtop or not. */
 static inline void mt_sample_disarm(void)
 {
-    mt_tls_h.sfilter_mask = 0; /* sfilter stays valid: slot 0's bit is set */
-    mt_left_take();
-    mt_sample_rebase(MT_SAMPLE_DISARMED); /* the bytes counted stay */
+    mt_tls_h.held_left = MT_SAMPLE_DISARMED;
     mt_tls_h.held_filter = NULL;
+    mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
+    mt_tls_h.sfilter_mask = 0; /* sfilter stays valid: slot 0 is saturated */
 }
 
 /* Sets p's slot for good (saturated) in every generation: for the

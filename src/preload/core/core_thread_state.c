@@ -27,18 +27,13 @@ static mt_thread *g_free_list;
 static _Atomic(mt_thread *) g_all; /* every record ever made, newest first */
 
 /* A record's thread no longer counts into h (its TLS block): h's counts
- * go into the record (h's bytes then 0: left_base set to the countdown).
- * Under g_free_lock, or single-threaded. */
+ * go into the record.  Under g_free_lock, or single-threaded. */
 static void fold_hot(mt_thread *t, mt_tls_hot *h)
 {
     mt_exact_add(&t->exact_allocs, h->fast_allocs);
-    mt_exact_add(&t->exact_bytes, mt_tls_bytes(h));
+    mt_exact_add(&t->exact_bytes, h->fast_bytes);
     mt_exact_add(&t->exact_frees, h->fast_frees);
-    h->fast_allocs = h->fast_frees = 0;
-    h->left_base =
-        h->base_seq & 1
-            ? (uint64_t)h->pend_held
-            : (uint64_t)(h->sample_left != MT_SAMPLE_DISARMED ? h->sample_left : h->held_left);
+    h->fast_allocs = h->fast_bytes = h->fast_frees = 0;
     atomic_store_explicit(&t->hot, NULL, memory_order_relaxed);
 }
 
@@ -130,7 +125,7 @@ void mt_threads_exact(mt_exact_totals *out)
         const mt_tls_hot *h = atomic_load_explicit(&t->hot, memory_order_acquire);
         if (h) {
             out->allocs += load_fast(&h->fast_allocs);
-            out->bytes += mt_tls_bytes(h);
+            out->bytes += load_fast(&h->fast_bytes);
             out->frees += load_fast(&h->fast_frees);
         }
     }

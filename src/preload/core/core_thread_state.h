@@ -85,24 +85,11 @@ typedef struct mt_tls_hot {
     /* Sampled mode's fast paths' exact counts, here so that they need no
      * load of thread: written by this thread alone, one add instruction
      * each (hook_enter.h), read by the publisher relaxed through its
-     * record's hot (mt_threads_exact).  The bytes have no counter of their
-     * own: the countdown counts them (fast paths: one sub, which they make
-     * anyway), and left_base makes that a total: the bytes this thread
-     * counted in this block are
-     *     left_base - (sample_left != MT_SAMPLE_DISARMED ? sample_left : held_left)
-     * (modulo 2^64: mt_tls_bytes), kept true by every step that moves the
-     * countdown without counting (mt_left_take, mt_gate_open,
-     * mt_sample_rebase: CONCURRENCY.md "The derived bytes"). */
-    uint64_t fast_allocs, left_base, fast_frees;
+     * record's hot (mt_threads_exact). */
+    uint64_t fast_allocs, fast_bytes, fast_frees;
     int64_t held_left;
     _Atomic uint64_t *held_filter; /* NULL: nothing held (disarmed) */
     uint32_t held_mask;            /* held_filter's generation's mask */
-    /* mt_sample_rebase's section: odd while it moves left_base and
-     * held_left together, whose new values it wrote to pend_* first (what a
-     * reader, or a fork child, takes while it is odd). */
-    uint32_t base_seq;
-    uint64_t pend_base;
-    int64_t pend_held;
 } mt_tls_hot;
 #define MT_SAMPLE_DISARMED INT64_MIN                  /* no size is below it */
 #define MT_TLS_HOT_ALIGN __attribute__((aligned(64))) /* one cache line for the fast paths */
@@ -116,54 +103,19 @@ extern MT_HIDDEN const uint64_t mt_sfilter_closed[1];
 #define MT_TLS_HOT_INIT                                                                            \
     {                                                                                              \
         .sample_left = MT_SAMPLE_DISARMED, .sfilter = (_Atomic uint64_t *)mt_sfilter_closed,       \
-        .left_base = (uint64_t)MT_SAMPLE_DISARMED, .held_left = MT_SAMPLE_DISARMED                 \
+        .held_left = MT_SAMPLE_DISARMED                                                            \
     }
 extern MT_TLS mt_tls_hot mt_tls_h MT_TLS_HOT_ALIGN;
 #define mt_tls_in_hook (mt_tls_h.in_hook)
 #define mt_tls_thread (mt_tls_h.thread)
-
-/* sample_left = new if it is still old: one instruction (a cmpxchg
- * without lock: only this thread writes it, and a signal handler cannot
- * split one instruction), ordered after the stores before it for a reader
- * on another CPU (x86-64 keeps stores in order; elsewhere a release CAS). */
-static inline bool mt_tls_left_cas(int64_t old, int64_t new_left)
-{
-#if defined(__x86_64__)
-    bool ok;
-    __asm__ volatile("cmpxchgq %3, %1"
-                     : "=@ccz"(ok), "+m"(mt_tls_h.sample_left), "+a"(old)
-                     : "r"(new_left)
-                     : "memory");
-    return ok;
-#else
-    return __atomic_compare_exchange_n(&mt_tls_h.sample_left, &old, new_left, false,
-                                       __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-#endif
-}
-
-/* Moves an open countdown to held_left and closes it (sample_left =
- * MT_SAMPLE_DISARMED): held_left first, then the close, which fails and
- * retries if a signal handler's fast path counted in between, so that no
- * count is lost and a reader (mt_tls_bytes) sees the bytes unchanged at
- * every step.  A closed countdown stays as it is (held_left is then the
- * slow path's, or nothing). */
-static inline void mt_left_take(void)
-{
-    int64_t l;
-    do {
-        l = mt_tls_h.sample_left;
-        if (l == MT_SAMPLE_DISARMED)
-            return;
-        __atomic_store_n(&mt_tls_h.held_left, l, __ATOMIC_RELAXED);
-    } while (!mt_tls_left_cas(l, MT_SAMPLE_DISARMED));
-}
 
 /* Closes the fast paths as this thread enters memtop (in_hook was clear
  * and has just been set): an armed thread's countdown and filter move to
  * held_*.  Disarmed (exact mode, before tracking) it is a load and a
  * branch.  A signal handler between in_hook's store and this sees the
  * fast paths still open: its call is the program's and is counted as
- * such (mt_left_take keeps its bytes). */
+ * such; its countdown update may be lost (the next sample comes a little
+ * later), never a count. */
 static inline void mt_gate_close(void)
 {
     atomic_signal_fence(memory_order_seq_cst); /* in_hook set first */
@@ -171,21 +123,20 @@ static inline void mt_gate_close(void)
         mt_tls_h.held_mask = mt_tls_h.sfilter_mask;
         mt_tls_h.sfilter_mask = 0;
         mt_tls_h.held_filter = mt_tls_h.sfilter;
-        mt_left_take();
+        mt_tls_h.held_left = mt_tls_h.sample_left;
+        mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
     }
     atomic_signal_fence(memory_order_seq_cst);
 }
 
 /* Opens them again as this thread leaves memtop (before in_hook clears):
- * what the slow path left in held_* goes live, if it is armed (one store
- * of the countdown: the bytes unchanged for a reader, who reads
- * sample_left before held_left). */
+ * what the slow path left in held_* goes live, if it is armed. */
 static inline void mt_gate_open(void)
 {
     atomic_signal_fence(memory_order_seq_cst);
     _Atomic uint64_t *f = mt_tls_h.held_filter;
     if (f) {
-        __atomic_store_n(&mt_tls_h.sample_left, mt_tls_h.held_left, __ATOMIC_RELEASE);
+        mt_tls_h.sample_left = mt_tls_h.held_left;
         mt_tls_h.sfilter = f;
         atomic_signal_fence(memory_order_seq_cst); /* the filter before its mask */
         mt_tls_h.sfilter_mask = mt_tls_h.held_mask;
@@ -214,23 +165,25 @@ static inline void mt_in_hook_restore(int was)
 /* For a fast path that calls an allocator which may call memtop's hooks
  * back (an allocator's entry reaching another, or the malloc family by
  * name): sets in_hook and closes the gates for that call alone, keeping
- * what in_hook and the filter mask were in a register and the countdown in
- * held_left (mt_left_take; a fast path runs with the countdown open, so
- * held_left held nothing: the slow paths', which cannot run inside, is
- * made afresh by their gate_close).  Cheaper than mt_in_hook_set.  In a
- * signal handler that interrupted a transition (in_hook set, the gates
- * still open), the same values are put back. */
+ * what they were in registers (mt_gate_close's copy is for the slow paths,
+ * which cannot run inside: every hook reached there passes through, so
+ * nothing else changes them meanwhile).  Cheaper than mt_in_hook_set.  A
+ * signal handler's update of the countdown between the save and the close
+ * is lost (the next sample a little later); in a handler that interrupted
+ * a transition (in_hook set, the gates still open), the same values are
+ * put back. */
 typedef struct mt_gate_saved {
     uint64_t hook_word; /* in_hook and sfilter_mask */
+    int64_t left;
 } mt_gate_saved;
 
 static inline mt_gate_saved mt_gate_hold(void)
 {
-    mt_gate_saved s = {mt_tls_h.hook_word};
+    mt_gate_saved s = {mt_tls_h.hook_word, mt_tls_h.sample_left};
     /* in_hook set and free's gate closed in one store */
     mt_tls_h.hook_word = (mt_tls_hot){.in_hook = MT_IN_HOOK}.hook_word;
     atomic_signal_fence(memory_order_seq_cst);
-    mt_left_take();
+    mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
     atomic_signal_fence(memory_order_seq_cst);
     return s;
 }
@@ -238,51 +191,9 @@ static inline mt_gate_saved mt_gate_hold(void)
 static inline void mt_gate_unhold(mt_gate_saved s)
 {
     atomic_signal_fence(memory_order_seq_cst);
-    __atomic_store_n(&mt_tls_h.sample_left, mt_tls_h.held_left, __ATOMIC_RELEASE);
+    mt_tls_h.sample_left = s.left;
     atomic_signal_fence(memory_order_seq_cst);
     mt_tls_h.hook_word = s.hook_word;
-}
-
-/* The bytes counted in h (this thread's block or another's, live or a
- * dead thread's in a fork child): see left_base.  A reader on another
- * thread reads sample_left before held_left (every close stores
- * held_left first), and retries if a rebase ran meanwhile (base_seq); an
- * odd base_seq (a rebase under way, or cut by a fork) means its pend_*
- * values. */
-static inline uint64_t mt_tls_bytes(const mt_tls_hot *h)
-{
-    for (;;) {
-        uint32_t s = __atomic_load_n(&h->base_seq, __ATOMIC_ACQUIRE);
-        uint64_t bytes;
-        if (s & 1) {
-            bytes = __atomic_load_n(&h->pend_base, __ATOMIC_RELAXED) -
-                    (uint64_t)__atomic_load_n(&h->pend_held, __ATOMIC_RELAXED);
-        } else {
-            int64_t l = __atomic_load_n(&h->sample_left, __ATOMIC_ACQUIRE);
-            int64_t held = __atomic_load_n(&h->held_left, __ATOMIC_ACQUIRE);
-            bytes = __atomic_load_n(&h->left_base, __ATOMIC_RELAXED) -
-                    (uint64_t)(l != MT_SAMPLE_DISARMED ? l : held);
-        }
-        atomic_thread_fence(memory_order_acquire);
-        if (__atomic_load_n(&h->base_seq, __ATOMIC_RELAXED) == s)
-            return bytes;
-    }
-}
-
-/* held_left = left keeping the bytes (left_base moves with it): the slow
- * paths' new distances, and a disarm.  Inside memtop (the countdown
- * closed), by the thread itself. */
-static inline void mt_sample_rebase(int64_t left)
-{
-    uint64_t base = mt_tls_h.left_base + (uint64_t)left - (uint64_t)mt_tls_h.held_left;
-    __atomic_store_n(&mt_tls_h.pend_base, base, __ATOMIC_RELAXED);
-    __atomic_store_n(&mt_tls_h.pend_held, left, __ATOMIC_RELAXED);
-    __atomic_store_n(&mt_tls_h.base_seq, mt_tls_h.base_seq + 1, __ATOMIC_RELEASE); /* odd */
-    atomic_thread_fence(memory_order_release);
-    __atomic_store_n(&mt_tls_h.left_base, base, __ATOMIC_RELAXED);
-    __atomic_store_n(&mt_tls_h.held_left, left, __ATOMIC_RELAXED);
-    __atomic_store_n(&mt_tls_h.base_seq, mt_tls_h.base_seq + 1, __ATOMIC_RELEASE); /* even */
-    atomic_thread_fence(memory_order_release); /* before the next pend_* */
 }
 
 /* Set by the key destructor when this thread exits. */

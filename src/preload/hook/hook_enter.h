@@ -145,14 +145,16 @@ static inline bool hook_fast_unsampled(size_t size)
  * instruction (HOOK_TLS_ADD): whole with respect to a signal handler. */
 static inline void hook_fast_count(size_t size)
 {
-    hook_tls_left_sub(size); /* also counts the bytes (core_thread_state.h left_base) */
+    hook_tls_left_sub(size);
     HOOK_TLS_ADD(fast_allocs, 1);
+    HOOK_TLS_ADD(fast_bytes, size);
 }
 
 static inline void hook_fast_uncount(size_t size)
 {
     hook_tls_left_sub((uint64_t)0 - size);
     HOOK_TLS_ADD(fast_allocs, (uint64_t)-1);
+    HOOK_TLS_ADD(fast_bytes, (uint64_t)0 - size);
 }
 
 /* A free the fast path let through, counted. */
