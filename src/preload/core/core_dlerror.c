@@ -7,8 +7,7 @@
  * thread's copy of a TLS symbol: its distance from the thread pointer is
  * the same in every thread (libc's TLS block is static).  Looked up once,
  * by the initialiser (before any program thread can be inside a section);
- * another C library, one that does not export it, or one whose pointer
- * does not behave as that (checked once: slot_behaves) leaves the offset 0
+ * another C library, or one that does not export it, leaves the offset 0
  * and the sections only drain memtop's own errors.
  */
 #define _GNU_SOURCE
@@ -28,22 +27,6 @@ static bool glibc_keeps_one_pointer(void)
     return major == 2 && minor >= 34;
 }
 
-/* The slot is glibc's pointer as dlerror.c uses it: a failed dlsym fills
- * it, and mt_dl_forget_error's two dlerror calls empty it again.  A later
- * glibc that kept the error elsewhere fails this, instead of memtop
- * writing into what it no longer knows. */
-static bool slot_behaves(void **slot)
-{
-    void *saved = *slot;
-    *slot = NULL;
-    (void)dlsym(RTLD_DEFAULT, "memtop_dlerror_probe_no_such_symbol");
-    bool filled = *slot != NULL;
-    mt_dl_forget_error();
-    bool emptied = *slot == NULL;
-    *slot = saved;
-    return filled && emptied;
-}
-
 void mt_dl_error_init(void)
 {
     if (!glibc_keeps_one_pointer())
@@ -53,8 +36,6 @@ void mt_dl_error_init(void)
         mt_dl_forget_error();
         return;
     }
-    if (!slot_behaves(p))
-        return;
     long off = (long)((char *)p - (char *)__builtin_thread_pointer());
     atomic_store_explicit(&mt_dlerr_offset, off, memory_order_relaxed);
 }
