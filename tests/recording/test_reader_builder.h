@@ -105,4 +105,14 @@ void db_long(db_file *f, unsigned frames, unsigned events);
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u
 
+/* One xorshift64 step of *state (never 0): the reader tests' reproducible
+ * randomness. */
+static inline uint64_t db_xorshift(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 #endif

@@ -252,10 +252,7 @@ typedef struct model {
 
 static uint64_t rnd(model *m)
 {
-    m->rng ^= m->rng << 13;
-    m->rng ^= m->rng >> 7;
-    m->rng ^= m->rng << 17;
-    return m->rng;
+    return db_xorshift(&m->rng);
 }
 
 static void want(model *m, mt_dat_kind kind, uint32_t trace, uint64_t size, uint64_t birth)

@@ -35,10 +35,7 @@ typedef struct long_model {
 
 static uint64_t long_rand(long_model *m)
 {
-    m->rng ^= m->rng << 13;
-    m->rng ^= m->rng >> 7;
-    m->rng ^= m->rng << 17;
-    return m->rng;
+    return db_xorshift(&m->rng);
 }
 
 /* Sizes of 1 to 6 varint bytes, some past a block slot's 40 bits. */

@@ -32,10 +32,7 @@ typedef struct rng {
 
 static uint64_t next(rng *r)
 {
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return r->s;
+    return db_xorshift(&r->s);
 }
 
 /* The decompressed records of each frame of f. */
