@@ -17,6 +17,11 @@ the 10 MB site's standard deviation is 1.45 %, so +-10 % is 6.9 standard
 deviations (a false failure once in ~10^11 runs).  The last round's live
 estimate of each site is checked within 6 of its own standard deviations.
 The process totals of allocations and frees must be exact.
+
+Then the issue's figure for one heap: a single 100 MB heap at a rate low
+enough that +-10 % per site is at least 6 standard deviations for the
+10 MB site (8 KiB: 0.8 %; docs/sampling.md, "One heap of 100 MB"), each site's
+live estimate within +-10 % of the truth.
 """
 
 import samplib
@@ -25,6 +30,7 @@ from e2elib import check
 
 ROUNDS = 256
 RATE = 512 * 1024
+ONE_HEAP_RATE = 8192
 SITES = ("site_sixty", "site_thirty", "site_ten")
 
 
@@ -71,6 +77,27 @@ def test(args):
     check(counts["frees"] <= tot["free_count"] <= counts["frees"] + 64,
           "free_count %d not exact (program made %d)" % (tot["free_count"], counts["frees"]))
     print("ok: totals exact: %d allocs, %d frees" % (tot["alloc_count"], tot["free_count"]))
+    check_one_heap(ctx, args)
+
+
+def check_one_heap(ctx, args):
+    """One heap of 100 MB at ONE_HEAP_RATE: each site's live estimate within +-10 %."""
+    out = ctx.path("one_heap.json")
+    cmd = [args.memtop, "--sample", str(ONE_HEAP_RATE), "--export", out, "--", args.demo, "1",
+           str(ONE_HEAP_RATE), "20261127"]
+    proc = e2elib.run(cmd, ctx.env, timeout=240)
+    check(proc.returncode == 0, e2elib.describe(proc))
+    truth, _ = parse_truth(proc.stdout)
+    snap = e2elib.load_json(out)
+    check(snap["sampling"] and snap["sampling"]["rate_bytes"] == ONE_HEAP_RATE,
+          "sampling not said: %r" % snap.get("sampling"))
+    for s in SITES:
+        t = truth[s]
+        check(t["live_sd"] * 6 < 0.10 * t["live"], "rate too high for 6 sd in one heap")
+        err = (site_sum(snap, s, "live_bytes") - t["live"]) / t["live"]
+        print("%-12s one heap at %d B: live error %+.2f %% (sd %.2f %%)"
+              % (s, ONE_HEAP_RATE, 100 * err, 100 * t["live_sd"] / t["live"]))
+        check(abs(err) <= 0.10, "%s: one heap's live estimate off by %+.1f %%" % (s, 100 * err))
 
 
 if __name__ == "__main__":
