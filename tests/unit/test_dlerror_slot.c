@@ -24,12 +24,10 @@
 
 #include <cmocka.h>
 
+/* An oracle of its own (core_dlerror.c parses the version by hand). */
 static bool glibc_2_34(void)
 {
-    const char *v = gnu_get_libc_version();
-    char *end;
-    long major = strtol(v, &end, 10), minor = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
-    return major == 2 && minor >= 34;
+    return strverscmp(gnu_get_libc_version(), "2.34") >= 0;
 }
 
 static void offset_is_dlvsyms(void **state)
