@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "dat_reader_blocks.h"
+#include "test_xorshift.h"
 
 #define NTRACES 64u
 #define PER_TRACE 600u
@@ -29,10 +30,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_xorshift(&rng);
 }
 
 /* The size and birth of block i: some too large for a slot, some born

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "dat_format.h"
+#include "test_xorshift.h"
 
 typedef struct db_buf {
     unsigned char *p;
@@ -104,15 +105,5 @@ void db_long(db_file *f, unsigned frames, unsigned events);
 
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u
-
-/* One xorshift64 step of *state (never 0): the reader tests' reproducible
- * randomness. */
-static inline uint64_t db_xorshift(uint64_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return *state;
-}
 
 #endif

@@ -252,7 +252,7 @@ typedef struct model {
 
 static uint64_t rnd(model *m)
 {
-    return db_xorshift(&m->rng);
+    return test_xorshift(&m->rng);
 }
 
 static void want(model *m, mt_dat_kind kind, uint32_t trace, uint64_t size, uint64_t birth)

@@ -35,7 +35,7 @@ typedef struct long_model {
 
 static uint64_t long_rand(long_model *m)
 {
-    return db_xorshift(&m->rng);
+    return test_xorshift(&m->rng);
 }
 
 /* Sizes of 1 to 6 varint bytes, some past a block slot's 40 bits. */

@@ -32,7 +32,7 @@ typedef struct rng {
 
 static uint64_t next(rng *r)
 {
-    return db_xorshift(&r->s);
+    return test_xorshift(&r->s);
 }
 
 /* The decompressed records of each frame of f. */

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "replay_live.h"
+#include "test_xorshift.h"
 
 #define N 20000u
 
@@ -29,10 +30,7 @@ static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
 static uint64_t next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_xorshift(&rng);
 }
 
 /* Group i: half on trace 7 at consecutive births, half on consecutive

@@ -11,6 +11,7 @@
 #include "record_blocks.h"
 
 #include "dat_format.h"
+#include "test_xorshift.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +30,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_xorshift(&rng);
 }
 
 static int failures;

@@ -33,6 +33,7 @@
 #include "record_writer.h"
 #include "core_state.h"
 #include "core_thread_state.h"
+#include "test_xorshift.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -156,10 +157,7 @@ static uint64_t rng;
 
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_xorshift(&rng);
 }
 
 /* What a thread recorded, and what the reader must give back. */

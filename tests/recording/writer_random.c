@@ -18,6 +18,8 @@
  * frees, bursts of allocations without frees, and pauses.  STEPS (default
  * 300,000) per thread.  Prints the parameters on one line. */
 #define _GNU_SOURCE
+#include "test_xorshift.h"
+
 #include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -35,25 +37,17 @@ typedef struct params {
 
 static params g_p;
 
-static uint64_t next(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 static size_t pick_size(uint64_t *s)
 {
     switch (g_p.size_kind) {
     case 0:
         return 48;
     case 1:
-        return 8 + next(s) % 120;
+        return 8 + test_xorshift(s) % 120;
     default:
-        if (next(s) % 1000 == 0)
-            return 256 * 1024 + next(s) % (1u << 20); /* a large one (mmap) */
-        return 1 + next(s) % ((size_t)1 << (1 + next(s) % 16));
+        if (test_xorshift(s) % 1000 == 0)
+            return 256 * 1024 + test_xorshift(s) % (1u << 20); /* a large one (mmap) */
+        return 1 + test_xorshift(s) % ((size_t)1 << (1 + test_xorshift(s) % 16));
     }
 }
 
@@ -82,7 +76,7 @@ static __attribute__((noinline)) void *leaf(uint64_t *s, void *old, unsigned kin
         if (depth > 1)                                                                             \
             r = site##i(s, old, depth - 1);                                                        \
         else                                                                                       \
-            r = leaf(s, old, next(s) % 100 < g_p.calloc_pct);                                      \
+            r = leaf(s, old, test_xorshift(s) % 100 < g_p.calloc_pct);                             \
         return r;                                                                                  \
     }
 /* clang-format off */
@@ -99,13 +93,13 @@ static void *worker(void *arg)
     void **slot = calloc(g_p.slots, sizeof *slot);
     unsigned burst = 0;
     for (uint64_t i = 0; i < g_p.steps; i++) {
-        unsigned k = (unsigned)(next(&s) % g_p.slots);
-        alloc_fn f = g_sites[next(&s) % g_p.sites];
-        unsigned depth = 1 + (unsigned)(next(&s) % g_p.depth);
-        if (!burst && next(&s) % 1000 < g_p.burst_pct)
-            burst = 1 + (unsigned)(next(&s) % 5000);
-        if (slot[k] && !burst && next(&s) % 100 < g_p.free_pct) {
-            if (next(&s) % 100 < g_p.realloc_pct) {
+        unsigned k = (unsigned)(test_xorshift(&s) % g_p.slots);
+        alloc_fn f = g_sites[test_xorshift(&s) % g_p.sites];
+        unsigned depth = 1 + (unsigned)(test_xorshift(&s) % g_p.depth);
+        if (!burst && test_xorshift(&s) % 1000 < g_p.burst_pct)
+            burst = 1 + (unsigned)(test_xorshift(&s) % 5000);
+        if (slot[k] && !burst && test_xorshift(&s) % 100 < g_p.free_pct) {
+            if (test_xorshift(&s) % 100 < g_p.realloc_pct) {
                 void *p = f(&s, slot[k], depth);
                 if (p)
                     slot[k] = p;
@@ -123,7 +117,7 @@ static void *worker(void *arg)
             usleep(1000);
     }
     for (unsigned k = 0; k < g_p.slots; k++)
-        if (next(&s) % 2)
+        if (test_xorshift(&s) % 2)
             free(slot[k]); /* the rest stays live at exit */
     return NULL;
 }
@@ -152,7 +146,7 @@ static int bulk(size_t n)
     void **p = malloc(n * sizeof *p);
     uint64_t s = 12345;
     for (size_t i = 0; i < n; i++)
-        p[i] = malloc(16 + next(&s) % 4096); /* sizes that compress little */
+        p[i] = malloc(16 + test_xorshift(&s) % 4096); /* sizes that compress little */
     for (size_t i = 0; i < n; i += 2)
         free(p[i]);
     long hwm = -1; /* peak RSS, for test_writer_backlog.py */
@@ -174,18 +168,18 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "bulk") == 0)
         return bulk(argc > 2 ? strtoull(argv[2], NULL, 0) : 600000);
     uint64_t s = strtoull(argv[1], NULL, 0) | 1;
-    next(&s);
-    g_p.threads = 1 + (unsigned)(next(&s) % 4);
-    g_p.sites = 1 + (unsigned)(next(&s) % 16);
-    g_p.depth = 1 + (unsigned)(next(&s) % 16);
+    test_xorshift(&s);
+    g_p.threads = 1 + (unsigned)(test_xorshift(&s) % 4);
+    g_p.sites = 1 + (unsigned)(test_xorshift(&s) % 16);
+    g_p.depth = 1 + (unsigned)(test_xorshift(&s) % 16);
     static const unsigned slots[] = {16, 1000, 65536, 200000};
-    g_p.slots = slots[next(&s) % 4];
-    g_p.size_kind = (unsigned)(next(&s) % 3);
-    g_p.free_pct = (unsigned)(next(&s) % 90);
-    g_p.realloc_pct = (unsigned)(next(&s) % 3 ? 0 : next(&s) % 50);
-    g_p.calloc_pct = (unsigned)(next(&s) % 3 ? 0 : next(&s) % 50);
-    g_p.burst_pct = (unsigned)(next(&s) % 2 ? 0 : next(&s) % 20);
-    g_p.pause_every = (unsigned)(next(&s) % 4 ? 0 : 1000 + next(&s) % 100000);
+    g_p.slots = slots[test_xorshift(&s) % 4];
+    g_p.size_kind = (unsigned)(test_xorshift(&s) % 3);
+    g_p.free_pct = (unsigned)(test_xorshift(&s) % 90);
+    g_p.realloc_pct = (unsigned)(test_xorshift(&s) % 3 ? 0 : test_xorshift(&s) % 50);
+    g_p.calloc_pct = (unsigned)(test_xorshift(&s) % 3 ? 0 : test_xorshift(&s) % 50);
+    g_p.burst_pct = (unsigned)(test_xorshift(&s) % 2 ? 0 : test_xorshift(&s) % 20);
+    g_p.pause_every = (unsigned)(test_xorshift(&s) % 4 ? 0 : 1000 + test_xorshift(&s) % 100000);
     g_p.steps = argc > 2 ? strtoull(argv[2], NULL, 0) : 300000;
     printf("threads=%u sites=%u depth=%u slots=%u size_kind=%u free_pct=%u realloc_pct=%u "
            "calloc_pct=%u burst_pct=%u pause_every=%u steps=%llu\n",
@@ -195,7 +189,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     pthread_t t[4];
     for (unsigned i = 0; i < g_p.threads; i++)
-        if (pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(next(&s) | 1)) != 0)
+        if (pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(test_xorshift(&s) | 1)) != 0)
             return 1;
     for (unsigned i = 0; i < g_p.threads; i++)
         pthread_join(t[i], NULL);

@@ -19,6 +19,8 @@
  * the steps, then "ready" on stdout, then waits until GOFILE exists, then
  * the other half.  The blocks left in the mailbox stay live at exit. */
 #define _GNU_SOURCE
+#include "test_xorshift.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -43,10 +45,7 @@ typedef struct worker {
 
 static uint64_t rnd(worker *w)
 {
-    w->rng ^= w->rng << 13;
-    w->rng ^= w->rng >> 7;
-    w->rng ^= w->rng << 17;
-    return w->rng;
+    return test_xorshift(&w->rng);
 }
 
 static __attribute__((noinline)) void *shared_site(worker *w)

@@ -14,6 +14,7 @@
 
 #include "reader_exercise.h"
 #include "seg_builder.h"
+#include "test_xorshift.h"
 
 typedef struct rng {
     uint64_t s;
@@ -21,10 +22,7 @@ typedef struct rng {
 
 static uint64_t next(rng *r)
 {
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return r->s;
+    return test_xorshift(&r->s);
 }
 
 static const uint64_t specials[] = {0,           1,

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "table_ptr.c"
+#include "test_xorshift.h"
 
 /* The sampling filter (core_sample.c) is not tested here: the table's
  * sampled variants call it. */
@@ -30,12 +31,6 @@ void mt_sfilter_del(const void *p)
 }
 
 #define MS 1000000ull
-
-static uint64_t xorshift(uint64_t *r)
-{
-    *r ^= *r << 13, *r ^= *r >> 7, *r ^= *r << 17;
-    return *r;
-}
 
 /* Whether slots (cap) hold key in one of its two buckets. */
 static bool holds(mt_slot *slots, uint64_t cap, uint64_t key)
@@ -57,7 +52,7 @@ static void eviction_chains(void **state)
     memset(slots, 0, sizeof slots);
     unsigned n = 0;
     for (; n < CAP; n++) {
-        keys[n] = (xorshift(&rng) & 0xfffffffff0ull) >> 3 | 2;
+        keys[n] = (test_xorshift(&rng) & 0xfffffffff0ull) >> 3 | 2;
         uint64_t h = mt_slot_hash(keys[n]), nb = CAP / MT_BUCKET_SLOTS;
         chained += !bucket_free(slots, bucket_a(h, nb)) && !bucket_free(slots, bucket_b(h, nb));
         mt_slot e;
@@ -90,7 +85,7 @@ static void keys_with_buckets(uint64_t *rng, uint64_t nb, uint64_t a, uint64_t b
                               unsigned n)
 {
     for (unsigned i = 0; i < n;) {
-        uint64_t k = (xorshift(rng) & 0xfffffffff0ull) >> 3 | 2, h = mt_slot_hash(k);
+        uint64_t k = (test_xorshift(rng) & 0xfffffffff0ull) >> 3 | 2, h = mt_slot_hash(k);
         if (bucket_a(h, nb) == a && bucket_b(h, nb) == b)
             keys[i++] = k;
     }
@@ -140,7 +135,7 @@ static void fill_pool(uint64_t seed, uint32_t shard_only)
 {
     memset(live, 0, sizeof live);
     for (uint32_t i = 0; i < POOL;) {
-        uintptr_t p = 0x7f0000000000u | (xorshift(&seed) & 0xffffff0u);
+        uintptr_t p = 0x7f0000000000u | (test_xorshift(&seed) & 0xffffff0u);
         if (i % 97 == 5)
             p |= 1; /* odd: side table */
         bool dup = false;
@@ -207,7 +202,7 @@ static void randomized_against_reference(void **state)
     for (unsigned limit = 0; limit < 3; limit++) {
         g_kick_limit = limit;
         for (uint32_t step = 0; step < 120000; step++) {
-            uint64_t r = xorshift(&rng);
+            uint64_t r = test_xorshift(&rng);
             uint32_t span = (step / 20000u) % 2 ? POOL / 5 : POOL;
             uint32_t i = (uint32_t)(r % span);
             if (r >> 62)

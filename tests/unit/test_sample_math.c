@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "sample_math.h"
+#include "test_xorshift.h"
 
 #define MAX_ULP 4.0
 
@@ -23,14 +24,6 @@ static double ulps(double got, double want)
         return 0;
     double ulp = nextafter(fabs(want), INFINITY) - fabs(want);
     return fabs(got - want) / ulp;
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
 }
 
 static void check(double got, double want, const char *what, double x)
@@ -45,7 +38,7 @@ static void ln_matches_libm(void **state)
     (void)state;
     uint64_t s = 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < 1000000; i++) { /* the draws of core_sample.c */
-        double u = ((double)(next_rand(&s) >> 11) + 1.0) * 0x1p-53;
+        double u = ((double)(test_xorshift(&s) >> 11) + 1.0) * 0x1p-53;
         check(mt_ln(u), log(u), "mt_ln", u);
     }
     const double edges[] = {0x1p-53,
@@ -72,7 +65,7 @@ static void expm1_matches_libm(void **state)
     (void)state;
     uint64_t s = 0x2545f4914f6cdd1dull;
     for (int i = 0; i < 1000000; i++) { /* -size / rate, sizes around every rate */
-        double x = -ldexp((double)(next_rand(&s) >> 11) * 0x1p-53, (int)(i % 70) - 64);
+        double x = -ldexp((double)(test_xorshift(&s) >> 11) * 0x1p-53, (int)(i % 70) - 64);
         check(mt_expm1(x), expm1(x), "mt_expm1", x);
     }
     for (double x = 0; x >= -60.0; x -= 0.0009765625) /* both sides of -0.5 and -40 */

@@ -31,6 +31,7 @@
 #include "core_os_memory.h"
 #include "table_trace_index.h"
 #include "table_trace.h"
+#include "test_xorshift.h"
 
 #define MAXF 32u
 
@@ -39,14 +40,6 @@ typedef struct {
     uint32_t n;
     uint64_t hash;
 } trace;
-
-static uint64_t xorshift(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
 
 #define GROW_SHARD 9u /* only the growth test's traces go there */
 
@@ -58,9 +51,9 @@ static uint64_t off_grow_shard(uint64_t hash)
 /* Random frames (n in 1..MAXF, distinct per salt) and their hash. */
 static void make_trace(trace *t, uint64_t *rng, uint64_t salt)
 {
-    t->n = 1 + (uint32_t)(xorshift(rng) % MAXF);
+    t->n = 1 + (uint32_t)(test_xorshift(rng) % MAXF);
     for (uint32_t i = 0; i < t->n; i++)
-        t->frames[i] = (xorshift(rng) & 0xffffffffffull) | salt << 40;
+        t->frames[i] = (test_xorshift(rng) & 0xffffffffffull) | salt << 40;
     t->hash = off_grow_shard(mt_hash_frames(t->frames, t->n));
 }
 
@@ -267,13 +260,13 @@ static void *grow_reader(void *p)
             break;
         /* A trace interned before we looked must be found, exactly. */
         if (done) {
-            uint32_t i = (uint32_t)(xorshift(&rng) % done);
+            uint32_t i = (uint32_t)(test_xorshift(&rng) % done);
             uint32_t id = find(&g_grow[i]);
             a->missed += id == MT_TRACE_OVERFLOW;
             a->wrong += id != MT_TRACE_OVERFLOW && id != g_grow_ids[i];
         }
         /* One being interned now may be found or not, but only as itself. */
-        uint32_t next = done + (uint32_t)(xorshift(&rng) % 4);
+        uint32_t next = done + (uint32_t)(test_xorshift(&rng) % 4);
         if (next < GROW_TRACES) {
             uint32_t id = find(&g_grow[next]);
             a->wrong += id != MT_TRACE_OVERFLOW && !defines(id, &g_grow[next]);

@@ -44,6 +44,7 @@
 #include "core_sample.h"
 #include "table_ptr.h"
 #include "publish_thread.h"
+#include "hook_exec.h"
 #include "hook_real_alloc.h"
 #include "record.h"
 #include "core_start.h"
@@ -118,6 +119,7 @@ static void fork_child(void)
         return;
     fork_unlock();
     mt_traces_child_repair();   /* a trace's section another thread had begun */
+    mt_exec_child_reset();      /* the parent's threads' execs */
     mt_publisher_child_reset(); /* 1: the publisher thread is the parent's */
     mt_start_child_reset();
     mt_alloc_fork_child();

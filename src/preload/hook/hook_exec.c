@@ -28,14 +28,28 @@
  * If the exec returns (it failed), both are taken back: the flags are
  * cleared, the recording's final frames are cut off again and it carries
  * on (errno is kept for the caller).  A vfork child runs in its parent's
- * memory: both steps see another pid and leave the parent's segment and
- * recording alone.  glibc's posix_spawn and system() exec through internal
- * calls, in a child: nothing to do there either.
+ * memory: both steps see another pid and leave the parent's segment,
+ * recording and exec count alone.  glibc's posix_spawn and system() exec
+ * through internal calls, in a child: nothing to do there either.
+ *
+ * Threads may exec at the same time.  One count of the threads inside an
+ * exec call, under one lock (g_exec): the first of them prepares the
+ * recording and the publisher (each module's prepare, once; a module that
+ * had nothing to prepare is tried again by the next exec), the others
+ * wait for that under the lock (their image must not replace ours
+ * mid-seal or mid-publish) and count themselves in, and only the last one
+ * to come back from a failed exec undoes what was prepared: while any
+ * thread may still be inside a successful exec, the file stays sealed and
+ * no publisher runs to create a segment in the image being replaced.
+ * Lock order (CONCURRENCY.md): g_exec.lock, then the modules' locks
+ * (g_pub.life, g_pub.lock; the recording's).  An exit never takes it.
  */
 #define _GNU_SOURCE
 #include "alloc_stop.h"
 #include "dat_format.h"
 #include "core_common.h"
+#include "core_spinlock.h"
+#include "core_assert.h"
 #include "publish_thread.h"
 #include "record.h"
 #include "core_state.h"
@@ -47,37 +61,68 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-/* What before_exec did, for after_exec to take back. */
-typedef struct {
-    bool marked; /* the segment's final snapshot */
-    bool sealed; /* the recording */
-} exec_prep;
+/* The threads inside an exec call, and what the first of them prepared
+ * (all under lock).  Not a fork lock: the child resets it (its holder is
+ * not in the child). */
+static struct {
+    mt_spinlock lock;
+    uint32_t n;  /* threads inside an exec call that counted in */
+    bool sealed; /* the recording (mt_rec_exec_prepare) */
+    bool marked; /* the publisher (mt_publisher_exec_prepare) */
+} g_exec;
 
-static exec_prep before_exec(void)
+void mt_exec_child_reset(void)
 {
-    exec_prep p = {false, false};
+    /* MT_RESET: only what differs (core_common.h); a single thread now */
+    MT_RESET_ATOMIC(g_exec.lock.held, 0);
+    MT_RESET(g_exec.n, 0);
+    MT_RESET(g_exec.sealed, false);
+    MT_RESET(g_exec.marked, false);
+}
+
+/* True if this exec counted itself in (after_exec must count it out). */
+static bool before_exec(void)
+{
     mt_world_exec_begin(); /* no stop signal into the new image (alloc_stop.h) */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
-        return p;
+        return false;
     (void)mt_in_hook_set(MT_IN_OWN);
-    p.sealed = mt_rec_exec_prepare();
-    p.marked = mt_publisher_exec_begin();
+    /* Before the lock: a vfork child must not touch its parent's lock, and
+     * a child forked from a signal handler (no atfork reset) may have
+     * inherited it held; in both, neither module is this process's. */
+    bool in = mt_publisher_exec_mine() || mt_rec_exec_mine();
+    if (in) {
+        mt_spin_lock(&g_exec.lock);
+        if (!g_exec.sealed) /* the recording first: its final state, then the publish */
+            g_exec.sealed = mt_rec_exec_prepare();
+        if (!g_exec.marked)
+            g_exec.marked = mt_publisher_exec_prepare();
+        g_exec.n++;
+        mt_spin_unlock(&g_exec.lock);
+    }
     mt_in_hook_restore(0);
-    return p;
+    return in;
 }
 
 /* The exec returned: it failed. */
-static int after_exec(exec_prep p, int rc)
+static int after_exec(bool in, int rc)
 {
     mt_world_exec_end(); /* errno kept */
-    if (!p.sealed && !p.marked)
+    if (!in)
         return rc;
     int err = errno;
     (void)mt_in_hook_set(MT_IN_OWN);
-    if (p.marked)
-        mt_publisher_exec_failed();
-    if (p.sealed)
-        mt_rec_exec_failed(err);
+    mt_spin_lock(&g_exec.lock);
+    MT_ASSERT(g_exec.n > 0);
+    if (g_exec.n > 0 && --g_exec.n == 0) {
+        if (g_exec.marked)
+            mt_publisher_exec_undo();
+        if (g_exec.sealed)
+            mt_rec_exec_undo(err);
+        g_exec.marked = false;
+        g_exec.sealed = false;
+    }
+    mt_spin_unlock(&g_exec.lock);
     mt_in_hook_restore(0);
     errno = err;
     return rc;
@@ -104,36 +149,36 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 MT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     REAL(execve, execve_fn)
-    exec_prep prep = before_exec();
-    return after_exec(prep, real_execve(path, argv, envp));
+    bool in = before_exec();
+    return after_exec(in, real_execve(path, argv, envp));
 }
 
 MT_EXPORT int execv(const char *path, char *const argv[])
 {
     REAL(execv, execv_fn)
-    exec_prep prep = before_exec();
-    return after_exec(prep, real_execv(path, argv));
+    bool in = before_exec();
+    return after_exec(in, real_execv(path, argv));
 }
 
 MT_EXPORT int execvp(const char *file, char *const argv[])
 {
     REAL(execvp, execv_fn)
-    exec_prep prep = before_exec();
-    return after_exec(prep, real_execvp(file, argv));
+    bool in = before_exec();
+    return after_exec(in, real_execvp(file, argv));
 }
 
 MT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     REAL(execvpe, execve_fn)
-    exec_prep prep = before_exec();
-    return after_exec(prep, real_execvpe(file, argv, envp));
+    bool in = before_exec();
+    return after_exec(in, real_execvpe(file, argv, envp));
 }
 
 MT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     REAL(fexecve, fexecve_fn)
-    exec_prep prep = before_exec();
-    return after_exec(prep, real_fexecve(fd, argv, envp));
+    bool in = before_exec();
+    return after_exec(in, real_fexecve(fd, argv, envp));
 }
 
 /* execl, execlp, execle: collect the arguments, then the v variant. */

@@ -13,4 +13,8 @@
  * pays for it. */
 void mt_exec_prebind(void);
 
+/* atfork child: the parent's threads inside an exec are not in the child
+ * (hook_exec.c g_exec). */
+void mt_exec_child_reset(void);
+
 #endif

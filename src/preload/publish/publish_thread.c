@@ -40,14 +40,15 @@
  * exec and again in the exec'd program at its exit (docs/performance.md,
  * "Sixth round").  A failed exec lets a held thread go on.
  *
- * Threads may exec (and exit) at the same time: the thread's life lock
- * (g_pub.life) makes exit, exec and failed exec take their turns, and
- * counts the threads inside an exec call.  The first of them holds or
- * ends the thread and marks the segment; the others find that done.  Only
- * the last one to come back from a failed exec lets the thread go (or
- * restarts it, and takes the marks back), and none does after an exit:
- * while any thread may still be inside a successful exec, no publisher
- * runs to create a segment in the image being replaced.
+ * Threads may exec (and exit) at the same time: hook_exec.c counts the
+ * threads inside an exec call and calls mt_publisher_exec_prepare for the
+ * first of them (it holds or ends the thread and marks the segment) and
+ * mt_publisher_exec_undo for the last one to come back from a failed exec
+ * (it lets the thread go, or restarts it and takes the marks back): while
+ * any thread may still be inside a successful exec, no publisher runs to
+ * create a segment in the image being replaced.  The thread's life lock
+ * (g_pub.life) makes exit, the exec's preparation and its undo take their
+ * turns, and no undo lets go or restarts the thread after an exit.
  */
 #define _GNU_SOURCE
 #include "publish_thread.h"
@@ -89,12 +90,12 @@ enum { PH_WAIT, PH_RUN, PH_HELD };
 
 typedef struct {
     mt_spinlock lock;
-    /* Exit, exec and failed exec, one at a time (outside `lock`): they end,
-     * hold, let go and restart the thread.  Not a fork lock: the child
-     * resets it (its holder is not in the child). */
+    /* Exit, an exec's preparation and its undo, one at a time (outside
+     * `lock`, inside hook_exec.c's exec lock): they end, hold, let go and
+     * restart the thread.  Not a fork lock: the child resets it (its
+     * holder is not in the child). */
     mt_spinlock life;
-    uint32_t execs; /* threads inside an exec call that exec_begin prepared (under life) */
-    bool exiting;   /* the final publish began: no failed exec restarts or lets go (under life) */
+    bool exiting; /* the final publish began: no failed exec restarts or lets go (under life) */
     _Atomic uint32_t stop; /* 1: end the thread; a futex word (wait_stop) */
     /* PH_WAIT: the thread is in its first wait; PH_RUN: past it (or it has
      * no first wait); PH_HELD: an exit or exec holds it there (a futex
@@ -420,7 +421,7 @@ void mt_publisher_final(void)
     mt_spin_unlock(&g_pub.life);
 }
 
-/* The first exec of the process's threads now inside one (under life). */
+/* Holds or ends the thread and marks the segment (under life). */
 static bool exec_prepare(void)
 {
     /* A thread in its first wait is held: the exec ends it. */
@@ -442,22 +443,22 @@ static bool exec_prepare(void)
     return mark || g_pub.exec_stopped;
 }
 
-bool mt_publisher_exec_begin(void)
+bool mt_publisher_exec_mine(void)
 {
-    /* Before the locks: a vfork child must not touch its parent's lock
-     * words or thread, and a child forked from a signal handler may have
-     * inherited a lock held. */
-    if (g_pub.pid != (int)getpid() || (g_pub.w.base && !own_segment()))
+    return g_pub.pid == (int)getpid() && (!g_pub.w.base || own_segment());
+}
+
+bool mt_publisher_exec_prepare(void)
+{
+    if (!mt_publisher_exec_mine())
         return false;
     mt_spin_lock(&g_pub.life);
-    /* Another thread's exec in flight has held or ended the thread. */
-    bool ok = g_pub.execs > 0 || exec_prepare();
-    g_pub.execs += ok;
+    bool ok = exec_prepare();
     mt_spin_unlock(&g_pub.life);
     return ok;
 }
 
-/* The last of the execs failed (under life): take back what the first did. */
+/* Takes back what exec_prepare did (under life). */
 static void exec_undo(void)
 {
     if (g_pub.exec_held) {
@@ -475,17 +476,15 @@ static void exec_undo(void)
         start_thread();
 }
 
-void mt_publisher_exec_failed(void)
+void mt_publisher_exec_undo(void)
 {
     if (g_pub.pid != (int)getpid())
         return;
     mt_spin_lock(&g_pub.life);
-    if (g_pub.execs > 0 && --g_pub.execs == 0) {
-        if (!g_pub.exiting) /* an exit holds or ended the thread for good */
-            exec_undo();
-        g_pub.exec_held = false;
-        g_pub.exec_stopped = false;
-    }
+    if (!g_pub.exiting) /* an exit holds or ended the thread for good */
+        exec_undo();
+    g_pub.exec_held = false;
+    g_pub.exec_stopped = false;
     mt_spin_unlock(&g_pub.life);
 }
 
@@ -518,7 +517,6 @@ void mt_publisher_child_reset(void)
     g_pub.running = false; /* the thread is the parent's */
     g_pub.exec_held = false;
     g_pub.exec_stopped = false;
-    g_pub.execs = 0; /* the parent's threads' execs */
     g_pub.exiting = false;
     g_pub.final_done = false;
     atomic_store_explicit(&g_pub.lock.held, 0, memory_order_relaxed);

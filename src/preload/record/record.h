@@ -53,12 +53,17 @@ void mt_rec_child_reset(void);       /* atfork child: the parent's recording is 
 void mt_rec_child_start(void);       /* first hook of a fork child */
 void mt_rec_finish(unsigned reason); /* exit, _exit, exec: finalize (MT_DAT_END_*) */
 
-/* exec (hook_exec.c): before the real exec, the final state and END are
- * written but the file stays open (true if so); if the exec returns
- * (failed), the recording resumes as if nothing happened, or, if the file
- * cannot be cut back, ends with status FAILED "exec failed (ERRNO): ...". */
+/* exec (hook_exec.c, which calls prepare for the first of the threads
+ * exec'ing at once and undo for the last of them whose exec failed, under
+ * its exec lock).  mine: a recording of this process is on (not a vfork
+ * child's parent's).  prepare: the final state and END are written but
+ * the file stays open (true if so).  undo (the exec returned: it failed,
+ * err its errno): the recording resumes as if nothing happened, or, if the
+ * file cannot be cut back, ends with status FAILED "exec failed (ERRNO):
+ * ...". */
+bool mt_rec_exec_mine(void);
 bool mt_rec_exec_prepare(void);
-void mt_rec_exec_failed(int err);
+void mt_rec_exec_undo(int err);
 
 /* Control channel (publisher thread).  Fill msg; return MT_CTRL_*. */
 int mt_rec_cmd_start(const char *arg, char *msg, size_t cap);

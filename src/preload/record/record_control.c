@@ -19,7 +19,6 @@
 #include "record_path.h"
 #include "record_writer.h"
 #include "core_spinlock.h"
-#include "core_assert.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -42,10 +41,6 @@ typedef struct {
     char pattern[MT_PATH_MAX]; /* MEMTOP_RECORD, "" if unset */
     bool env_checked;
     _Atomic bool finishing;
-    /* Execs in flight: the first seals, only the last to fail unseals
-     * (mt_rec_exec_prepare / _failed, under exec_lock). */
-    mt_spinlock exec_lock;
-    unsigned execs;
 } rec_control;
 
 static rec_control g_rc;
@@ -266,8 +261,6 @@ void mt_rec_child_reset(void)
     /* MT_RESET: only what differs (core_common.h); a single thread now */
     MT_RESET_ATOMIC(g_rc.finishing, false);
     MT_RESET_ATOMIC(g_rc.lock.held, 0);
-    MT_RESET_ATOMIC(g_rc.exec_lock.held, 0);
-    MT_RESET(g_rc.execs, 0);
     MT_RESET(g_rc.state, MT_REC_STATE_OFF);
     MT_RESET(g_rc.error, 0);
     MT_RESET(g_rc.recordings, 0);
@@ -299,11 +292,18 @@ void mt_rec_finish(unsigned reason)
         stop(reason);
 }
 
-/* The first exec in flight seals the recording (under exec_lock). */
-static bool exec_seal(void)
+bool mt_rec_exec_mine(void)
+{
+    return g_rc.state == MT_REC_STATE_ON && mt_w.pid == getpid();
+}
+
+/* Seals the recording for the execs in flight (hook_exec.c: the first of
+ * them, under its exec lock, so that a second exec waits until the file
+ * is sealed: its image must not replace ours mid-seal). */
+bool mt_rec_exec_prepare(void)
 {
     bool expect = false;
-    if (g_rc.state != MT_REC_STATE_ON ||
+    if (!mt_rec_exec_mine() ||
         !atomic_compare_exchange_strong_explicit(&g_rc.finishing, &expect, true,
                                                  memory_order_acq_rel, memory_order_acquire))
         return false;
@@ -314,24 +314,8 @@ static bool exec_seal(void)
     return false;
 }
 
-/* Threads exec'ing at once take turns: a second exec waits until the
- * first has sealed (its image must not replace ours mid-seal) and counts
- * itself in, so that the first one's failure leaves the file sealed while
- * the second may still succeed. */
-bool mt_rec_exec_prepare(void)
-{
-    /* Before the lock: a vfork child must not touch its parent's lock. */
-    if (g_rc.state != MT_REC_STATE_ON || mt_w.pid != getpid())
-        return false;
-    mt_spin_lock(&g_rc.exec_lock);
-    bool sealed = g_rc.execs > 0 || exec_seal();
-    g_rc.execs += sealed;
-    mt_spin_unlock(&g_rc.exec_lock);
-    return sealed;
-}
-
-/* The last exec in flight failed (under exec_lock): resume recording. */
-static void exec_unseal(int err)
+/* The last exec in flight failed (hook_exec.c): resume recording. */
+void mt_rec_exec_undo(int err)
 {
     bool resumed = mt_recw_unseal();
     atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
@@ -344,15 +328,6 @@ static void exec_unseal(int err)
     snprintf(g_rc.message, sizeof g_rc.message,
              "exec failed (%s): the recording ended at the exec attempt", errno_name(err));
     mt_spin_unlock(&g_rc.lock);
-}
-
-void mt_rec_exec_failed(int err)
-{
-    mt_spin_lock(&g_rc.exec_lock);
-    MT_ASSERT(g_rc.execs > 0);
-    if (g_rc.execs > 0 && --g_rc.execs == 0)
-        exec_unseal(err);
-    mt_spin_unlock(&g_rc.exec_lock);
 }
 
 int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
