@@ -249,6 +249,56 @@ static bool leave_first_wait(void)
     }
 }
 
+/* libunwind's probe (unwind_libunwind.c) runs on a thread of its own that
+ * ends at once: unw_backtrace gives the thread that calls it a 256 KiB
+ * frame cache, filled with empty entries, which libunwind frees only when
+ * that thread ends (a key destructor).  Probed on the publisher, the cache
+ * stayed for the process's life: 64 pages of every long-lived process,
+ * whose page table entries each of its forks copied and each fork child's
+ * exec tore down again (docs/performance.md, "Seventh round").  The probe
+ * thread inherits the publisher's blocked signals and runs on a small stack
+ * of memtop's own (a guard page below), unmapped once joined.  If it
+ * cannot be started, the publisher probes itself, as before. */
+#define PROBE_STACK_BYTES (256u << 10)
+
+static void *probe_main(void *arg)
+{
+    (void)arg;
+    (void)mt_in_hook_set(MT_IN_OWN);
+    mt_world_exempt(true); /* as the publisher (alloc_stop.h) */
+    mt_libunwind_probe();
+    mt_world_exempt(false);
+    return NULL;
+}
+
+static void probe_libunwind(void)
+{
+    if (!mt_libunwind_wants_probe())
+        return; /* probed by the fork parent already, or no libunwind */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t bytes = PROBE_STACK_BYTES + page;
+    unsigned char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    bool created = false, joined = false;
+    if (p != MAP_FAILED && mprotect(p, page, PROT_NONE) == 0) {
+        pthread_attr_t attr;
+        pthread_t t;
+        pthread_attr_init(&attr);
+        pthread_attr_setstack(&attr, p + page, PROBE_STACK_BYTES);
+        created = pthread_create(&t, &attr, probe_main, NULL) == 0;
+        joined = created && pthread_join(t, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (created && !joined)
+        return; /* it probes, and may still use its stack: leave both */
+    if (!created) {
+        mt_log(MT_LOG_DEBUG, "no thread for libunwind's probe: the publisher probes");
+        mt_libunwind_probe();
+    }
+    if (p != MAP_FAILED)
+        munmap(p, bytes);
+}
+
 static void publisher_run(void)
 {
     /* g_pub.w is ours to read: only this thread or, before it was started
@@ -256,8 +306,8 @@ static void publisher_run(void)
     bool deferred = !g_pub.w.base;
     if (deferred && (wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) || !leave_first_wait()))
         return;
-    mt_libunwind_probe(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
-    mt_exec_prebind();    /* and may fork children that exec (hook_exec.h) */
+    probe_libunwind(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
+    mt_exec_prebind(); /* and may fork children that exec (hook_exec.h) */
     if (deferred && !create_segment(g_pub.fork_child))
         return;
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
