@@ -117,6 +117,11 @@ typedef struct {
     int (*join)(pthread_t, void **, const struct timespec *);
     mt_shm_writer w;
     mt_snapshot_state *snap;
+    /* snap's published definitions and modules are a fork parent's: reset
+     * them before this process's first segment (create_segment), not in
+     * fork_child, where the writes cost every fork child that execs two
+     * copy-on-write faults (snap's page and the modules' page). */
+    bool snap_parents;
 } mt_publisher;
 
 static mt_publisher g_pub;
@@ -194,6 +199,9 @@ static bool create_segment(bool fork_child)
     }
     mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
+    if (g_pub.snap_parents && g_pub.snap == snap)
+        mt_snapshot_state_reset_defs(snap); /* a new segment: all definitions, modules again */
+    g_pub.snap_parents = false;
     g_pub.snap = snap; /* under the lock: publish_locked, a fork's copy */
     /* The thread's deferred creation racing the exit: whoever takes the
      * lock second sees the other (final_done, or stop stored before). */
@@ -561,9 +569,8 @@ void mt_publisher_child_reset(void)
 {
     /* The segment is the parent's: drop our mapping of it, never write it. */
     mt_shm_forget(&g_pub.w);
-    mt_status_clear(); /* the parent's failure, if any, is not ours */
-    if (g_pub.snap)
-        mt_snapshot_state_reset_defs(g_pub.snap);
+    mt_status_clear();                       /* the parent's failure, if any, is not ours */
+    g_pub.snap_parents = g_pub.snap != NULL; /* reset by create_segment */
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     g_pub.running = false; /* the thread is the parent's */
     g_pub.exec_held = false;
