@@ -266,7 +266,10 @@ static bool leave_first_wait(void)
  * exec tore down again (docs/performance.md, "Seventh round").  The probe
  * thread inherits the publisher's blocked signals and runs on a small stack
  * of memtop's own (a guard page below), unmapped once joined.  If it
- * cannot be started, the publisher probes itself, as before. */
+ * cannot be started, the publisher probes itself, as before.  The new
+ * thread's DTV is the publisher's first allocation (glibc's calloc in
+ * pthread_create), which gives the publisher a glibc arena of its own:
+ * one mapping more, a few pages, against the cache's 64. */
 #define PROBE_STACK_BYTES (256u << 10)
 
 static void *probe_main(void *arg)
