@@ -18,6 +18,10 @@ created MEMTOP_START_MS after start by the publisher thread, not at start.
    all the same;
  - libunwind's probe (unwind_libunwind.c mt_libunwind_probe) runs only in a
    process that lives MEMTOP_START_MS: not in the short one, in the idle one;
+   and on a thread of its own (publish_thread.c probe_libunwind), so that
+   the 256 KiB frame cache unw_backtrace gives the thread that calls it is
+   freed at once: the idle process has no anonymous mapping that holds
+   256 KiB (on the publisher, the cache stayed for the process's life);
  - libzstd is loaded only by a process that records (record_zstd_lib.c):
    the idle process above does not map it, the same with MEMTOP_RECORD
    does, and its recording is complete;
@@ -128,6 +132,23 @@ def maps_lib(pid, name):
         return None
 
 
+def big_anonymous(pid, kib=256):
+    """Process pid's anonymous mappings holding at least kib KiB of
+    anonymous memory, as 'range: N kB' strings (None: cannot tell)."""
+    try:
+        lines = open("/proc/%d/smaps" % pid).read().splitlines()
+    except OSError:
+        return None
+    found, head = [], None
+    for line in lines:
+        f = line.split()
+        if f and "-" in f[0] and ":" not in f[0]:
+            head = f[0] if len(f) < 6 else None  # no path: anonymous
+        elif head and f[0] == "Anonymous:" and int(f[1]) >= kib:
+            found.append("%s: %s kB" % (head, f[1]))
+    return found
+
+
 def idle_attach(t, prog, sanitized):
     shm = t.shm_dir("shm-idle")
     p, pid, snap = idle(t, prog, shm, {"MEMTOP_INTERVAL_MS": "20", "MEMTOP_LOG": "debug"})
@@ -143,6 +164,10 @@ def idle_attach(t, prog, sanitized):
         attach(t, pid, shm)
         t.check(maps_lib(pid, "libzstd") is False, "%s: libzstd is loaded without a recording" % what)
         t.check(sanitized or maps_lib(pid, "/libm.so") is False, "%s: libm is loaded" % what)
+        big = big_anonymous(pid)
+        t.check(sanitized or big == [],
+                "%s: anonymous mappings of 256 KiB or more (libunwind's frame cache?): %r"
+                % (what, big))
     err = finish(t, p, what)
     t.check(PROBED_MSG in err, "%s: libunwind's probe never ran; stderr:\n%s" % (what, err[-2000:]))
     t.check_no_segments(shm, "after the idle process exited")

@@ -52,7 +52,7 @@
 #define STOP_MAX 4096               /* threads a stop can hold */
 #define STOP_TIMEOUT_NS 200000000ll /* for every thread to arrive */
 #define STACK_SCAN 8192             /* bytes of each stack checked */
-#define OWN_MAX 4                   /* memtop's own threads (publisher, writer) */
+#define OWN_MAX 4                   /* memtop's own threads (publisher, writer, libunwind probe) */
 
 typedef struct arrival {
     _Atomic int tid; /* 0 until the slot is filled (release) */

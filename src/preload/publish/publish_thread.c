@@ -118,6 +118,11 @@ typedef struct {
     int (*join)(pthread_t, void **, const struct timespec *);
     mt_shm_writer w;
     mt_snapshot_state *snap;
+    /* snap's published definitions and modules are a fork parent's: reset
+     * them before this process's first segment (create_segment), not in
+     * fork_child, where the writes cost every fork child that execs two
+     * copy-on-write faults (snap's page and the modules' page). */
+    bool snap_parents;
 } mt_publisher;
 
 static mt_publisher g_pub;
@@ -195,6 +200,9 @@ static bool create_segment(bool fork_child)
     }
     mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
+    if (g_pub.snap_parents && g_pub.snap == snap)
+        mt_snapshot_state_reset_defs(snap); /* a new segment: all definitions, modules again */
+    g_pub.snap_parents = false;
     g_pub.snap = snap; /* under the lock: publish_locked, a fork's copy */
     /* The thread's deferred creation racing the exit: whoever takes the
      * lock second sees the other (final_done, or stop stored before). */
@@ -250,6 +258,59 @@ static bool leave_first_wait(void)
     }
 }
 
+/* libunwind's probe (unwind_libunwind.c) runs on a thread of its own that
+ * ends at once: unw_backtrace gives the thread that calls it a 256 KiB
+ * frame cache, filled with empty entries, which libunwind frees only when
+ * that thread ends (a key destructor).  Probed on the publisher, the cache
+ * stayed for the process's life: 64 pages of every long-lived process,
+ * whose page table entries each of its forks copied and each fork child's
+ * exec tore down again (docs/performance.md, "Seventh round").  The probe
+ * thread inherits the publisher's blocked signals and runs on a small stack
+ * of memtop's own (a guard page below), unmapped once joined.  If it
+ * cannot be started, the publisher probes itself, as before.  The new
+ * thread's DTV is the publisher's first allocation (glibc's calloc in
+ * pthread_create), which gives the publisher a glibc arena of its own:
+ * one mapping more, a few pages, against the cache's 64. */
+#define PROBE_STACK_BYTES (256u << 10)
+
+static void *probe_main(void *arg)
+{
+    (void)arg;
+    (void)mt_in_hook_set(MT_IN_OWN);
+    mt_world_exempt(true); /* as the publisher (alloc_stop.h) */
+    mt_libunwind_probe();
+    mt_world_exempt(false);
+    return NULL;
+}
+
+static void probe_libunwind(void)
+{
+    if (!mt_libunwind_wants_probe())
+        return; /* probed by the fork parent already, or no libunwind */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t bytes = PROBE_STACK_BYTES + page;
+    unsigned char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    bool created = false, joined = false;
+    if (p != MAP_FAILED && mprotect(p, page, PROT_NONE) == 0) {
+        pthread_attr_t attr;
+        pthread_t t;
+        pthread_attr_init(&attr);
+        pthread_attr_setstack(&attr, p + page, PROBE_STACK_BYTES);
+        created = pthread_create(&t, &attr, probe_main, NULL) == 0;
+        joined = created && pthread_join(t, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (created && !joined)
+        return; /* it probes, and may still use its stack: leave both */
+    if (!created) {
+        mt_log(MT_LOG_DEBUG, "no thread for libunwind's probe: the publisher probes");
+        mt_libunwind_probe();
+    }
+    if (p != MAP_FAILED)
+        munmap(p, bytes);
+}
+
 static void publisher_run(void)
 {
     /* g_pub.w is ours to read: only this thread or, before it was started
@@ -257,8 +318,8 @@ static void publisher_run(void)
     bool deferred = !g_pub.w.base;
     if (deferred && (wait_stop((uint64_t)mt_g.cfg.start_ms * 1000000ull) || !leave_first_wait()))
         return;
-    mt_libunwind_probe(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
-    mt_exec_prebind();    /* and may fork children that exec (hook_exec.h) */
+    probe_libunwind(); /* the process lives on: libunwind's fast path (unwind_libunwind.c) */
+    mt_exec_prebind(); /* and may fork children that exec (hook_exec.h) */
     if (deferred && !create_segment(g_pub.fork_child))
         return;
     uint64_t interval = (uint64_t)mt_g.cfg.interval_ms * 1000000ull;
@@ -510,9 +571,8 @@ void mt_publisher_child_reset(void)
 {
     /* The segment is the parent's: drop our mapping of it, never write it. */
     mt_shm_forget(&g_pub.w);
-    mt_status_clear(); /* the parent's failure, if any, is not ours */
-    if (g_pub.snap)
-        mt_snapshot_state_reset_defs(g_pub.snap);
+    mt_status_clear();                       /* the parent's failure, if any, is not ours */
+    g_pub.snap_parents = g_pub.snap != NULL; /* reset by create_segment */
     atomic_store_explicit(&g_pub.stop, 0, memory_order_relaxed);
     g_pub.running = false; /* the thread is the parent's */
     g_pub.exec_held = false;

@@ -272,6 +272,11 @@ void mt_libunwind_fork_done(bool child)
     atomic_store_explicit(&g_fork_closed, false, memory_order_seq_cst);
 }
 
+bool mt_libunwind_wants_probe(void)
+{
+    return g_unw_backtrace && !atomic_load_explicit(&g_probed, memory_order_relaxed);
+}
+
 void mt_libunwind_probe(void)
 {
     /* One unw_backtrace makes libunwind create its per-thread cache key
@@ -283,10 +288,11 @@ void mt_libunwind_probe(void)
      * >= 32) -> calloc, libunwind's nested setspecific would install a
      * block the outer call then overwrites, and its cache would leak with
      * every thread.  So no thread takes unw_backtrace's path before the key
-     * exists.  This runs on the publisher thread once the process has
-     * lived MEMTOP_START_MS (publish_thread.c), no longer at tracking
-     * start: a short process does not pay for it, and the few libunwind
-     * walks before it (behind the own walker) step. */
+     * exists.  This runs once the process has lived MEMTOP_START_MS, on a
+     * thread the publisher starts for it and joins (publish_thread.c
+     * probe_libunwind: the cache goes with that thread), no longer at
+     * tracking start: a short process does not pay for it, and the few
+     * libunwind walks before it (behind the own walker) step. */
     if (!g_unw_backtrace || atomic_load_explicit(&g_probed, memory_order_relaxed))
         return;
     void *probe[4];

@@ -18,6 +18,9 @@ const void *mt_libunwind_entry(void);
  * until then libunwind walks step by step.  From the publisher thread
  * (its allocations untracked), once; not from a hook. */
 void mt_libunwind_probe(void);
+/* Whether mt_libunwind_probe would do anything (libunwind bound, not
+ * probed yet in this process or its fork parent). */
+bool mt_libunwind_wants_probe(void);
 
 /* The contract of mt_backtrace (unwind_backtrace.h), without the hash. */
 uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated);
