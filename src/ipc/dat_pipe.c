@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define SLOTS MT_DAT_PIPE_SLOTS
-#define SPINS 2000u
+#define SPINS 256u /* pauses (~10 us) before a side sleeps */
 #define BLOCKS_PER_SLOT (sizeof(mt_dat_hev) * MT_DAT_PIPE_BATCH / sizeof(mt_dat_block))
 
 enum slot_type {
@@ -105,6 +105,13 @@ static void wake(mt_dat_pipe *p)
     }
 }
 
+/* The slots published and not given back. */
+static uint64_t used(mt_dat_pipe *p)
+{
+    return atomic_load_explicit(&p->head, memory_order_relaxed) -
+           atomic_load_explicit(&p->tail, memory_order_relaxed);
+}
+
 /* Producer: true when slot head % SLOTS is free, false when asked to stop. */
 static bool room(mt_dat_pipe *p, uint64_t head)
 {
@@ -151,10 +158,15 @@ static slot *next_slot(mt_dat_pipe *p)
     }
 }
 
+/* A sleeping producer is woken once the ring is half empty, a sleeping
+ * consumer once it is half full (or the producer is done): a wake-up, a
+ * system call and the sleeper's way back onto a core, per SLOTS / 2 slots
+ * rather than per slot. */
 static void release(mt_dat_pipe *p)
 {
     atomic_store(&p->tail, atomic_load_explicit(&p->tail, memory_order_relaxed) + 1);
-    wake(p);
+    if (used(p) <= SLOTS / 2)
+        wake(p);
 }
 
 /* --- the producer ----------------------------------------------------- */
@@ -175,7 +187,8 @@ static slot *take(mt_dat_pipe *p, enum slot_type type)
 static void publish(mt_dat_pipe *p)
 {
     atomic_store(&p->head, atomic_load_explicit(&p->head, memory_order_relaxed) + 1);
-    wake(p);
+    if (used(p) >= SLOTS / 2)
+        wake(p);
 }
 
 /* The blocks slot being filled, published. */
@@ -239,16 +252,14 @@ static bool flush(mt_dat_pipe *p)
 static bool batches(mt_dat_pipe *p)
 {
     for (;;) {
-        mt_dat_hev b[MT_DAT_PIPE_BATCH]; /* decoded here, copied once: the ring's */
-        size_t n = 0;                    /* lines the consumer just read stay out of the loop */
-        mt_err err;
-        mt_errc rc = mt_dat_next_batch(p->r, b, MT_DAT_PIPE_BATCH, &n, &err);
-        slot *s = result_slot(p, S_BATCH, rc, &err);
+        end_blocks(p);
+        slot *s = take(p, S_BATCH); /* a batch gives no blocks: decoded in place */
         if (!s)
             return false;
-        memcpy(s->u.hev, b, n * sizeof *b);
-        s->n = n;
-        bool told = s->told;
+        mt_errc rc = mt_dat_next_batch(p->r, s->u.hev, MT_DAT_PIPE_BATCH, &s->n, &s->err);
+        s->rc = rc;
+        bool told = s->told = rc == MT_OK && mt_dat_tell(p->r, &s->pos);
+        size_t n = s->n;
         publish(p);
         if (rc != MT_OK)
             return false;
