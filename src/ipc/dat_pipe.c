@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SLOTS MT_DAT_PIPE_SLOTS
@@ -73,8 +74,8 @@ struct mt_dat_pipe {
     bool failed; /* a result gave an error: nothing more */
     /* MEMTOP_READ_STATS */
     bool stats;
-    uint64_t waits[2];  /* producer, consumer */
-    double pcpu, ccpu0; /* s */
+    uint64_t waits[2];         /* producer, consumer */
+    double pcpu, ccpu0, wall0; /* s */
 };
 
 /* The calling thread's CPU time, s. */
@@ -86,12 +87,27 @@ static double thread_cpu(void)
            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Two threads pay only when the second gets a core of its own: with the
+ * CPUs busy (the last minute's load above all but one), each wait for the
+ * other thread ends in the run queue, and the pass was slower by wall
+ * time than on one thread (docs/performance.md, round readpar). */
 unsigned mt_dat_pipe_threads(void)
 {
     const char *s = getenv("MEMTOP_READ_THREADS");
     if (s && *s)
         return atoi(s) <= 1 ? 1 : 2;
-    return sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double load;
+    if (cpus < 2 || (getloadavg(&load, 1) == 1 && load > (double)cpus - 1))
+        return 1;
+    return 2;
 }
 
 /* --- waiting -------------------------------------------------------- */
@@ -456,8 +472,10 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
     p->ctx = ctx;
     const char *st = getenv("MEMTOP_READ_STATS");
     p->stats = st && *st == '1';
-    if (p->stats)
+    if (p->stats) {
         p->ccpu0 = thread_cpu();
+        p->wall0 = now();
+    }
     if ((threads ? threads : mt_dat_pipe_threads()) >= 2) {
         p->told = mt_dat_tell(r, &p->pos);
         p->ring = malloc(SLOTS * sizeof *p->ring);
@@ -491,9 +509,9 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
 static void print_stats(mt_dat_pipe *p)
 {
     fprintf(stderr,
-            "memtop: read pass: %s; consumer CPU %.3f s, waits %llu; producer CPU %.3f s, "
-            "waits %llu\n",
-            p->threaded ? "2 threads" : "1 thread", thread_cpu() - p->ccpu0,
+            "memtop: read pass: %s; wall %.3f s; consumer CPU %.3f s, waits %llu; producer "
+            "CPU %.3f s, waits %llu\n",
+            p->threaded ? "2 threads" : "1 thread", now() - p->wall0, thread_cpu() - p->ccpu0,
             (unsigned long long)p->waits[1], p->pcpu, (unsigned long long)p->waits[0]);
 }
 
