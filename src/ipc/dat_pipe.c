@@ -7,9 +7,13 @@
  * acquire load of head and gives it back with a release store of tail
  * (after it is done with it: a batch is used in place).  Either side spins
  * a little when the other is behind, then sleeps on a condition variable;
- * the side that moves an index wakes it (the seq_cst store of the index
- * and load of `sleepers` against the sleeper's seq_cst increment and
- * load of the index: one of the two sees the other). */
+ * the side that moves an index wakes it once the ring is half full or half
+ * empty (release, publish; the producer's end always), the seq_cst store
+ * of the index and load of `sleepers` against the sleeper's seq_cst
+ * increment and load of the index under the mutex: one of the two sees
+ * the other.  Only one side can sleep at a time (the ring empty, or full),
+ * and the other then moves its index past the half-way mark before it can
+ * wait in turn. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #endif
