@@ -28,6 +28,7 @@ static inline uint64_t mt_replay_window_ns(const mt_dat_process *p)
 struct mt_replay {
     char path[4096];
     mt_dat_reader *rd;
+    struct mt_dat_pipe *pipe; /* the first pass's (replay_open.c), else NULL */
     mt_dat_process proc;
     mt_defs defs;
     mt_modules mods;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dat_pipe.h"
 #include "dat_reader_tables.h"
 #include "replay_impl.h"
 
@@ -95,9 +96,9 @@ static void count_event(mt_replay *r, const mt_dat_event *ev)
 static mt_errc checkpoint(mt_replay *r, mt_err *err)
 {
     mt_dat_pos pos;
-    if (!mt_dat_tell(r->rd, &pos))
+    if (!mt_dat_pipe_tell(r->pipe, &pos))
         return MT_OK;
-    mt_errc rc = mt_dat_flush_blocks(r->rd, err);
+    mt_errc rc = mt_dat_pipe_flush_blocks(r->pipe, err);
     if (!rc && mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
         rc = nomem(err);
     return rc;
@@ -109,7 +110,7 @@ static mt_errc step(mt_replay *r, const mt_dat_event *ev, const mt_rfilter *all,
     if (!rc)
         rc = note_final(r, ev, err);
     if (!rc && ev->kind == MT_DAT_TOTALS && mt_rstate_prune_needs_exact(&r->st, ev->t_ns))
-        rc = mt_dat_flush_blocks(r->rd, err); /* TOTALS prunes: exact groups first */
+        rc = mt_dat_pipe_flush_blocks(r->pipe, err); /* TOTALS prunes: exact groups first */
     if (rc)
         return rc;
     if (mt_rstate_apply(&r->st, ev, all) != 0)
@@ -175,6 +176,16 @@ static void fix_time(const mt_replay *r, uint64_t *t_ns)
 mt_errc mt_replay_next(mt_replay *r, mt_err *err)
 {
     mt_errc rc = mt_dat_next(r->rd, &r->ev, err);
+    bool hooked = r->ev.kind == MT_DAT_ALLOC || r->ev.kind == MT_DAT_FREE;
+    if (rc == MT_OK && hooked)
+        fix_time(r, &r->ev.t_ns);
+    return rc;
+}
+
+/* The same in the first pass, through its pipe. */
+static mt_errc first_next(mt_replay *r, mt_err *err)
+{
+    mt_errc rc = mt_dat_pipe_next(r->pipe, &r->ev, err);
     bool hooked = r->ev.kind == MT_DAT_ALLOC || r->ev.kind == MT_DAT_FREE;
     if (rc == MT_OK && hooked)
         fix_time(r, &r->ev.t_ns);
@@ -251,10 +262,11 @@ mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rf
  * would take after its last event. */
 static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 {
-    mt_dat_hev b[MT_REPLAY_BATCH];
+    _Static_assert(MT_REPLAY_BATCH == MT_DAT_PIPE_BATCH, "the pipe's batches are the pass's");
+    mt_dat_hev *b;
     size_t n, allocs;
     mt_errc rc;
-    while ((rc = mt_dat_next_batch(r->rd, b, MT_REPLAY_BATCH, &n, err)) == MT_OK && n) {
+    while ((rc = mt_dat_pipe_next_batch(r->pipe, &b, &n, err)) == MT_OK && n) {
         if ((rc = drain(r, a, all, err)) != MT_OK ||
             (rc = mt_replay_apply_batch(r, b, n, all, &allocs, err)) != MT_OK)
             return rc;
@@ -279,13 +291,13 @@ static mt_errc read_events(mt_replay *r, mt_err *err)
 {
     mt_rfilter all = {false, 0, UINT64_MAX};
     mt_dat_pos pos;
-    if (!mt_dat_tell(r->rd, &pos) || mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
+    if (!mt_dat_pipe_tell(r->pipe, &pos) || mt_rckpts_maybe_add(&r->ckpts, &r->st, &pos) != 0)
         return nomem(err);
     ahead a = {.n = 0};
     mt_errc rc;
-    while ((rc = mt_replay_next(r, err)) == MT_OK) {
+    while ((rc = first_next(r, err)) == MT_OK) {
         bool hooked = r->ev.kind == MT_DAT_ALLOC || r->ev.kind == MT_DAT_FREE;
-        if (hooked && !mt_dat_tell(r->rd, &pos)) {
+        if (hooked && !mt_dat_pipe_tell(r->pipe, &pos)) {
             if ((rc = push(r, &a, &all, err)) == MT_OK)
                 rc = batches(r, &a, &all, err);
         } else if ((rc = drain(r, &a, &all, err)) == MT_OK)
@@ -295,14 +307,18 @@ static mt_errc read_events(mt_replay *r, mt_err *err)
     }
     if (rc != MT_E_EMPTY || (rc = drain(r, &a, &all, err)) != MT_OK)
         return rc;
-    return mt_dat_flush_blocks(r->rd, err);
+    return mt_dat_pipe_flush_blocks(r->pipe, err);
 }
 
 mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
 {
-    mt_dat_defer_blocks(r->rd, add_blocks, &r->st);
+    /* read on a second thread when there is a core for it (dat_pipe.h) */
+    r->pipe = mt_dat_pipe_start(r->rd, add_blocks, &r->st, 0, err);
+    if (!r->pipe)
+        return MT_E_NOMEM;
     mt_errc rc = read_events(r, err);
-    mt_dat_defer_blocks(r->rd, NULL, NULL); /* the seek passes add every event */
+    mt_dat_pipe_end(r->pipe); /* deferral off: the seek passes add every event */
+    r->pipe = NULL;
     if (rc)
         return rc;
     r->info.events = r->st.s.events;
