@@ -170,9 +170,9 @@ static void corrupt(void **state)
         g.out.p = malloc(f.out.n);
         assert_non_null(g.out.p);
         memcpy(g.out.p, f.out.p, f.out.n);
-        size_t at = MT_DAT_HEADER_BYTES + db_xorshift(&seed) % (f.out.n - MT_DAT_HEADER_BYTES);
+        size_t at = MT_DAT_HEADER_BYTES + test_xorshift(&seed) % (f.out.n - MT_DAT_HEADER_BYTES);
         for (unsigned i = 0; i < 8 && at + i < g.out.n; i++)
-            ((unsigned char *)g.out.p)[at + i] ^= (unsigned char)db_xorshift(&seed);
+            ((unsigned char *)g.out.p)[at + i] ^= (unsigned char)test_xorshift(&seed);
         char *one = pass(&g, g.out.n, 1);
         errors += strstr(one, "\nR error") != NULL;
         free(one);
