@@ -39,12 +39,23 @@ static struct {
     _Atomic uint64_t prev_t0, prev_slept; /* the one before (prev_t0 0: none) */
 } g_pace;
 
-/* The calling thread's time on a CPU and waiting for one (ns), from
- * schedstat; false if unreadable. */
-static bool sched_times(uint64_t *run, uint64_t *wait)
+/* Thread tid's (0: the calling thread's) time on a CPU and waiting for
+ * one (ns), from schedstat; false if unreadable. */
+bool mt_recw_sched_times(int tid, uint64_t *run, uint64_t *wait)
 {
-    char buf[96];
-    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    char path[64] = "/proc/thread-self/schedstat", buf[96];
+    if (tid) {
+        char num[12];
+        int n = 0;
+        for (unsigned v = (unsigned)tid; n == 0 || v; v /= 10)
+            num[n++] = (char)('0' + v % 10);
+        size_t k = strlen("/proc/self/task/");
+        memcpy(path, "/proc/self/task/", k);
+        while (n)
+            path[k++] = num[--n];
+        memcpy(path + k, "/schedstat", 11);
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
     ssize_t got = read(fd, buf, sizeof buf - 1);
@@ -85,7 +96,7 @@ void mt_recw_disk_reset(void)
 
 void mt_recw_write_begin(mt_recw_wtime *w)
 {
-    w->sched = sched_times(&w->run, &w->wait);
+    w->sched = mt_recw_sched_times(0, &w->run, &w->wait);
     if (!w->sched)
         w->run = thread_cpu_ns();
     w->t0 = mt_mono_raw_ns(CLOCK_MONOTONIC);
@@ -98,7 +109,7 @@ void mt_recw_write_end(const mt_recw_wtime *w)
 {
     atomic_store_explicit(&mt_w.write_since, 0, memory_order_relaxed);
     uint64_t t1 = mt_mono_raw_ns(CLOCK_MONOTONIC), run = 0, wait = 0, busy;
-    if (w->sched && sched_times(&run, &wait))
+    if (w->sched && mt_recw_sched_times(0, &run, &wait))
         busy = (run - w->run) + (wait - w->wait);
     else
         busy = thread_cpu_ns() - w->run;

@@ -81,6 +81,9 @@ static void log_drops(void)
            (unsigned long long)d[MT_DROP_NOWAIT], (unsigned long long)d[MT_DROP_NORING],
            (double)atomic_load_explicit(&mt_w.stall_max_ns, memory_order_relaxed) / 1e6,
            (double)atomic_load_explicit(&mt_w.write_max_ns, memory_order_relaxed) / 1e6);
+    if (mt_w.writer_run_ns) /* read once a second: the last second is not in it */
+        mt_log(MT_LOG_INFO, "recording: the writer thread ran %.2f s and waited %.2f s for a core",
+               (double)mt_w.writer_run_ns / 1e9, (double)mt_w.writer_wait_ns / 1e9);
 }
 
 static void reset_session(int fd)
@@ -113,6 +116,7 @@ static void reset_session(int fd)
         atomic_store_explicit(&mt_w.dropped_why[i], 0, memory_order_relaxed);
     atomic_store_explicit(&mt_w.stall_max_ns, 0, memory_order_relaxed);
     atomic_store_explicit(&mt_w.write_max_ns, 0, memory_order_relaxed);
+    mt_w.writer_run_ns = mt_w.writer_wait_ns = 0;
     mt_recw_disk_reset();
 }
 
@@ -395,6 +399,7 @@ void mt_recw_child_reset(void)
     MT_RESET(mt_w.sealed, false);
     MT_RESET_ATOMIC(mt_w.thread_running, false); /* one thread now */
     MT_RESET_ATOMIC(mt_w.thread_stop, false);
+    MT_RESET_ATOMIC(mt_w.write_since, 0); /* a write of the parent's writer, never ended here */
     /* The parent's writer may have been resizing its zstd workspace or the
      * frame context's tables when another thread forked: forget them (the
      * child's copies leak, copy-on-write) rather than reuse them. */

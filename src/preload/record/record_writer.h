@@ -89,8 +89,9 @@ typedef struct mt_recw {
     _Atomic uint64_t dropped_why[MT_DROP_N];
     _Atomic uint64_t stall_max_ns;
     _Atomic uint64_t write_max_ns;
-    _Atomic uint64_t write_since; /* CLOCK_MONOTONIC ns a write(2) began; 0: none */
-    _Atomic int write_tid;        /* the thread making it */
+    _Atomic uint64_t write_since;           /* CLOCK_MONOTONIC ns a write(2) began; 0: none */
+    _Atomic int write_tid;                  /* the thread making it */
+    uint64_t writer_run_ns, writer_wait_ns; /* its schedstat, once a second (lock held) */
     _Atomic bool thread_running;
     _Atomic bool thread_stop;
     /* A mid-run start's pause: the gate gives up at pause_until (mt_now_ns
@@ -158,6 +159,8 @@ typedef struct mt_recw_wtime {
 void mt_recw_write_begin(mt_recw_wtime *w);
 void mt_recw_write_end(const mt_recw_wtime *w);
 void mt_recw_disk_reset(void); /* a new session: no history */
+/* Thread tid's (0: the caller's) ns on a CPU and waiting for one. */
+bool mt_recw_sched_times(int tid, uint64_t *run, uint64_t *wait);
 
 /* Output stage (record_zstd.c), lock held. */
 void mt_recw_emit(unsigned type); /* the payload in mt_w.pay becomes a record */
