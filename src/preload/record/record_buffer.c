@@ -10,8 +10,9 @@
  * writer, release/acquire through `spare`), or by itself again when the
  * writer has drained it (tail == its end, acquire: the writer no longer
  * reads it), or by a new chunk within the bounds (.h).  Only when none is
- * to be had does the hook wait for the writer (next_chunk: sleeping, not
- * while the disk is behind, at most MT_RING_WAIT_MAX_NS), or drain
+ * to be had does the hook wait for the writer (next_chunk: asleep on the
+ * ring's futex, not while the disk is behind, at most MT_RING_WAIT_MAX_NS
+ * plus one MT_RING_NAP_NS), or drain
  * synchronously when there is no writer thread yet, then drop and count.  The writer reads a
  * chunk's `base` only for indices below a head it read with acquire, so the producer's plain store
  * of `base` (before its release of head) is seen in time; it hands a chunk back only once it has
@@ -33,7 +34,7 @@
 #include "core_spinlock.h"
 #include "core_thread_state.h"
 
-#include <fcntl.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -41,9 +42,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MT_RING_WAIT_NS 100000000ull      /* a write(2) this long: the disk is behind */
-#define MT_RING_WAIT_MAX_NS 1000000000ull /* and no wait is longer than this */
-#define MT_RING_NAP_NS 50000ull           /* a waiting hook sleeps this long at a time */
+#ifndef MT_RING_WAIT_MAX_NS /* a measuring build may set it (docs/performance.md, "recdrops2") */
+#define MT_RING_WAIT_MAX_NS 1000000000ull /* no wait of a hook for the writer is longer */
+#endif
+#define MT_RING_NAP_NS 10000000ull /* a waiting hook looks again after this long */
 #define MT_RING_CHUNK_BYTES sizeof(mt_rec_chunk)
 #define MT_RING_HDR_BYTES ((sizeof(mt_rec_ring) + MT_CACHELINE - 1) & ~(size_t)(MT_CACHELINE - 1))
 #define MT_RING_SLAB_BYTES (64u << 10) /* headers are cut from slabs */
@@ -258,66 +260,59 @@ static bool try_next_chunk(mt_rec_ring *r, uint64_t head)
     return true;
 }
 
-/* Whether thread tid of this process sleeps (state S or D in
- * /proc/self/task/TID/stat: blocked on the disk, or on a throttle) rather
- * than runs or waits for a core (R).  Unknown: true. */
-static bool thread_sleeps(int tid)
+/* Sleeps until the writer moved r's tail, at most MT_RING_NAP_NS (a
+ * wake-up is never lost: the hook sets `waiting` before it looks at tail
+ * and spare, the writer moves tail before it looks at `waiting`, a seq_cst
+ * fence between on both sides; the timeout covers a chunk from elsewhere,
+ * and the checks of the loop). */
+static void wait_for_writer(mt_rec_ring *r, uint64_t head)
 {
-    char path[48] = "/proc/self/task/", num[12], buf[512];
-    int n = 0;
-    for (unsigned v = (unsigned)tid; n == 0 || v; v /= 10)
-        num[n++] = (char)('0' + v % 10);
-    size_t k = strlen(path);
-    while (n)
-        path[k++] = num[--n];
-    memcpy(path + k, "/stat", 6);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return true;
-    ssize_t got = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (got <= 0)
-        return true;
-    buf[got] = '\0';
-    const char *paren = strrchr(buf, ')'); /* the name may hold spaces and ')' */
-    return !paren || paren[1] != ' ' || paren[2] != 'R';
-}
-
-/* The disk cannot keep up: a write(2) to the file has lasted
- * MT_RING_WAIT_NS and its thread sleeps in it (a writer that only waits
- * for a core is runnable, and is waited for). */
-static bool disk_behind(uint64_t now)
-{
-    int tid;
-    uint64_t since = mt_recw_write_since(&tid);
-    return since && now > since && now - since >= MT_RING_WAIT_NS && thread_sleeps(tid);
+    uint32_t seq = atomic_load_explicit(&r->handed, memory_order_relaxed);
+    atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&r->spare, memory_order_relaxed) &&
+        atomic_load_explicit(&r->tail, memory_order_relaxed) != head) {
+        struct timespec ts = {0, (long)MT_RING_NAP_NS};
+        syscall(SYS_futex, &r->handed, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+    }
+    atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
 }
 
 /* The drop policy, at the buffer's bound: waits for a chunk while the
  * writer works (it may be waiting for a core: the hook sleeps, which
  * gives it one), but not while the disk is behind, nor longer than
- * MT_RING_WAIT_MAX_NS; false if there is no chunk then. */
-static bool __attribute__((noinline)) next_chunk(mt_rec_ring *r, uint64_t head, bool may_wait)
+ * MT_RING_WAIT_MAX_NS.  MT_DROP_N if a chunk came, else why not
+ * (MT_DROP_*). */
+static unsigned __attribute__((noinline)) next_chunk(mt_rec_ring *r, uint64_t head, bool may_wait)
 {
-    uint64_t deadline = 0;
+    uint64_t start = 0;
+    unsigned why = MT_DROP_N;
     for (;;) {
         if (try_next_chunk(r, head))
-            return true;
-        if (!may_wait || !mt_recw_active())
-            return false; /* a signal handler, or the recording stopped meanwhile */
+            break;
+        if (!may_wait || !mt_recw_active()) {
+            why = MT_DROP_NOWAIT; /* a signal handler, or the recording stopped meanwhile */
+            break;
+        }
         if (!mt_recw_thread_running() && mt_recw_drain_sync())
             continue;
         mt_recw_kick();
         uint64_t now = mono_ns();
-        if (!deadline)
-            deadline = now + MT_RING_WAIT_MAX_NS;
-        else if (now >= deadline)
-            return false;
-        if (disk_behind(now))
-            return false;
-        struct timespec nap = {0, (long)MT_RING_NAP_NS};
-        nanosleep(&nap, NULL);
+        if (!start)
+            start = now;
+        else if (now - start >= MT_RING_WAIT_MAX_NS) {
+            why = MT_DROP_CAP;
+            break;
+        }
+        if (mt_recw_disk_behind(now)) {
+            why = MT_DROP_DISK;
+            break;
+        }
+        wait_for_writer(r, head);
     }
+    if (start)
+        mt_recw_note_stall(mono_ns() - start);
+    return why;
 }
 
 static inline __attribute__((always_inline)) bool push(mt_rec_ring *r, const mt_rec_event *e,
@@ -325,6 +320,7 @@ static inline __attribute__((always_inline)) bool push(mt_rec_ring *r, const mt_
 {
     if (r->busy) { /* a signal handler interrupted an append on this thread */
         count_lost(r, e);
+        mt_recw_note_drop_why(MT_DROP_NOWAIT);
         return false;
     }
     r->busy = 1;
@@ -332,11 +328,13 @@ static inline __attribute__((always_inline)) bool push(mt_rec_ring *r, const mt_
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     /* Inside dl_iterate_phdr this thread holds the loader's lock, which the
      * writer needs to scan modules: waiting there only stalls both. */
+    unsigned why = MT_DROP_N;
     if (MT_UNLIKELY(head - r->wbase >= MT_RING_CHUNK) &&
-        !next_chunk(r, head, may_wait && !mt_tls_dl_depth)) {
+        (why = next_chunk(r, head, may_wait && !mt_tls_dl_depth)) != MT_DROP_N) {
         atomic_signal_fence(memory_order_seq_cst);
         r->busy = 0;
         count_lost(r, e);
+        mt_recw_note_drop_why(why);
         return false;
     }
     /* Field by field: a struct copy went through the stack (stores of 8
@@ -365,8 +363,10 @@ static void ring_record(const mt_rec_event *e, bool may_wait)
         r = ring_slow();
     if (MT_LIKELY(r))
         push(r, e, may_wait);
-    else
+    else {
         mt_recw_note_dropped(1);
+        mt_recw_note_drop_why(MT_DROP_NORING);
+    }
     atomic_signal_fence(memory_order_seq_cst);
     /* After our key destructor (other keys' destructors allocate too):
      * the ring goes back to the writer after each event. */
@@ -496,6 +496,11 @@ void mt_ring_consumed(mt_rec_ring *r, uint64_t upto)
     }
     r->rchunk = c;
     atomic_store_explicit(&r->tail, upto, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst); /* tail before waiting (wait_for_writer) */
+    if (atomic_load_explicit(&r->waiting, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&r->handed, 1, memory_order_relaxed);
+        syscall(SYS_futex, &r->handed, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
 }
 
 void mt_rings_mark_cut(void)
@@ -555,6 +560,7 @@ void mt_rings_child_reset(void)
         for (unsigned i = 0; i < MT_LOST_N; i++)
             atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
         r->busy = 0;
+        atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
         uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed);
         atomic_store_explicit(&r->state, (MT_RING_GEN(st) + 1) << 2 | MT_RING_FREE,
                               memory_order_relaxed);

@@ -13,12 +13,15 @@
  * MT_RING_CHUNKS_MAX chunks per thread (8 MiB, 262,144 events) and
  * MT_RING_EXTRA_MAX chunks beyond each thread's first in the process
  * (128 MiB).  Only at the bound does the drop policy apply: the hook
- * sleeps until the writer hands a chunk back -- unless the writer is in a
- * write(2) that has lasted 100 ms and sleeps in it (the disk cannot keep
- * up), and at most 1 s -- else drops the event and counts it (LOST
- * records, events_dropped).
- * A writer that only waits for a core is waited for: the sleeping hooks
- * give it one.  The writer
+ * sleeps (on a futex the writer wakes when it moves the ring's tail, which
+ * it does after every chunk it encoded) until the writer hands a chunk
+ * back -- unless the disk cannot keep up (record_disk.c: the writer sleeps
+ * in a write(2) that has lasted 100 ms, and slept in writes for half of
+ * the last 2 s or more), and at most 1 s per event -- else drops the event
+ * and counts it (LOST records, events_dropped; by cause in the session's
+ * last MEMTOP_LOG=info line: disk behind, wait cap, could not wait, no
+ * buffer).  A writer that only waits for a core, or met one slow write,
+ * is waited for: the sleeping hooks give it a core.  The writer
  * unmaps the chunks it has drained beyond one spare per ring, so the
  * memory goes back once the burst is written.
  *
@@ -150,9 +153,13 @@ typedef struct mt_rec_ring {
     mt_rec_chunk *rchunk;        /* consumer: the chunk holding tail (or ending at it) */
     mt_rec_chunk *_Atomic spare; /* a drained chunk for the producer */
     _Atomic uint32_t nchunks;    /* chunks of this ring (queue and spare) */
-    volatile int busy;           /* producer is appending: a signal handler must not */
-    int tid;                     /* owning thread (kernel tid) */
-    _Atomic uint64_t state;      /* generation << 2 | MT_RING_* */
+    /* A producer at the bound sleeps on `handed` (a futex) with `waiting`
+     * set; the writer bumps it and wakes it when it moved tail. */
+    _Atomic uint32_t handed;
+    _Atomic uint32_t waiting;
+    volatile int busy;      /* producer is appending: a signal handler must not */
+    int tid;                /* owning thread (kernel tid) */
+    _Atomic uint64_t state; /* generation << 2 | MT_RING_* */
     /* Events accounted but not recorded (ring full, or nested); the
      * writer takes them with fetch_sub / exchange. */
     _Atomic uint64_t lost[MT_LOST_N];

@@ -8,8 +8,10 @@
  * a few: every record repeats its thread id and base time, and its first
  * event names its trace.  The hooks wake a sleeping writer every quarter
  * ring, so a busy ring never waits more than about half a ring.  A pass
- * takes at most MT_RR_PASS_MAX events of a ring that is behind, so that
- * when all are, each gets chunks back in turn (record_buffer.h).  The
+ * takes at most MT_RR_PASS_MAX events (a chunk) of a ring that is behind,
+ * so that when all are, each gets a chunk back in turn, soon: a hook
+ * waiting at its buffer's bound waits for one chunk of each ring behind,
+ * not four (record_buffer.h).  The
  * record stays open while the next events drained are its thread's too,
  * up to MT_RR_EVENTS_MAX events: it is written when another thread's
  * events come, when it is MT_RR_OPEN_NS old, and before its frame ends
@@ -32,7 +34,7 @@
 #define PREFETCH_AHEAD 8u
 #define MT_RR_BATCH 1024u
 #define MT_RR_BATCH_NS 10000000ull
-#define MT_RR_PASS_MAX (4u * MT_RING_CHUNK) /* events of one ring per pass */
+#define MT_RR_PASS_MAX MT_RING_CHUNK /* events of one ring per pass */
 #define MT_RR_OPEN_NS 20000000ull
 
 _Static_assert(MT_RR_EVENTS_MAX <= MT_DAT_EVENTS_MAX, "an EVENTS2 record within its limit");
@@ -277,8 +279,13 @@ static bool drain_ring(mt_rec_ring *r, uint64_t upto)
     if (tail == upto)
         return false;
     mt_rr_defs();
-    encode_events(r, tail, upto - tail);
-    mt_ring_consumed(r, upto);
+    /* A chunk at a time, each handed back once encoded: a hook waiting
+     * at the buffer's bound gets one after a chunk's work, not a pass's. */
+    for (uint64_t t = tail, next; t != upto; t = next) {
+        next = upto - t > MT_RING_CHUNK ? t + MT_RING_CHUNK : upto;
+        encode_events(r, t, next - t);
+        mt_ring_consumed(r, next);
+    }
     atomic_fetch_add_explicit(&mt_w.events, upto - tail, memory_order_relaxed);
     return true;
 }

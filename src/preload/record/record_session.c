@@ -44,6 +44,48 @@ void mt_recw_note_dropped(uint64_t n)
     atomic_fetch_add_explicit(&mt_w.dropped, n, memory_order_relaxed);
 }
 
+void mt_recw_note_drop_why(unsigned why)
+{
+    atomic_fetch_add_explicit(&mt_w.dropped_why[why], 1, memory_order_relaxed);
+}
+
+static void atomic_max(_Atomic uint64_t *m, uint64_t v)
+{
+    uint64_t old = atomic_load_explicit(m, memory_order_relaxed);
+    while (v > old && !atomic_compare_exchange_weak_explicit(m, &old, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+void mt_recw_note_stall(uint64_t ns)
+{
+    atomic_max(&mt_w.stall_max_ns, ns);
+}
+
+void mt_recw_note_write(uint64_t ns)
+{
+    atomic_max(&mt_w.write_max_ns, ns);
+}
+
+/* The drops by cause and the longest waits, for MEMTOP_LOG=info. */
+static void log_drops(void)
+{
+    uint64_t d[MT_DROP_N];
+    for (unsigned i = 0; i < MT_DROP_N; i++)
+        d[i] = atomic_load_explicit(&mt_w.dropped_why[i], memory_order_relaxed);
+    mt_log(MT_LOG_INFO,
+           "recording: %llu events dropped (disk behind %llu, wait cap %llu, could not wait %llu, "
+           "no buffer %llu); longest hook wait %.1f ms, longest write %.1f ms",
+           (unsigned long long)atomic_load_explicit(&mt_w.dropped, memory_order_relaxed),
+           (unsigned long long)d[MT_DROP_DISK], (unsigned long long)d[MT_DROP_CAP],
+           (unsigned long long)d[MT_DROP_NOWAIT], (unsigned long long)d[MT_DROP_NORING],
+           (double)atomic_load_explicit(&mt_w.stall_max_ns, memory_order_relaxed) / 1e6,
+           (double)atomic_load_explicit(&mt_w.write_max_ns, memory_order_relaxed) / 1e6);
+    if (mt_w.writer_run_ns) /* read once a second: the last second is not in it */
+        mt_log(MT_LOG_INFO, "recording: the writer thread ran %.2f s and waited %.2f s for a core",
+               (double)mt_w.writer_run_ns / 1e9, (double)mt_w.writer_wait_ns / 1e9);
+}
+
 static void reset_session(int fd)
 {
     mt_w.fd = fd;
@@ -70,6 +112,12 @@ static void reset_session(int fd)
     mt_rb_reset_stats();
     atomic_store_explicit(&mt_w.events, 0, memory_order_relaxed);
     atomic_store_explicit(&mt_w.dropped, 0, memory_order_relaxed);
+    for (unsigned i = 0; i < MT_DROP_N; i++)
+        atomic_store_explicit(&mt_w.dropped_why[i], 0, memory_order_relaxed);
+    atomic_store_explicit(&mt_w.stall_max_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&mt_w.write_max_ns, 0, memory_order_relaxed);
+    mt_w.writer_run_ns = mt_w.writer_wait_ns = 0;
+    mt_recw_disk_reset();
 }
 
 /* Capture the initial state of a mid-run start.  The module map and the
@@ -271,6 +319,7 @@ uint64_t mt_recw_end(unsigned reason)
                                   mt_w.sum_lost[MT_LOST_AC] + mt_w.sum_lost[MT_LOST_FC],
                                   memory_order_relaxed);
             final_write(copied, reason);
+            log_drops();
         }
         if (mt_w.err) /* before, or while writing the final state */
             mt_recw_error_end();
@@ -350,6 +399,7 @@ void mt_recw_child_reset(void)
     MT_RESET(mt_w.sealed, false);
     MT_RESET_ATOMIC(mt_w.thread_running, false); /* one thread now */
     MT_RESET_ATOMIC(mt_w.thread_stop, false);
+    MT_RESET_ATOMIC(mt_w.write_since, 0); /* a write of the parent's writer, never ended here */
     /* The parent's writer may have been resizing its zstd workspace or the
      * frame context's tables when another thread forked: forget them (the
      * child's copies leak, copy-on-write) rather than reuse them. */

@@ -55,6 +55,8 @@ static bool cycle(bool all)
         mt_cull_write_deltas(now);
         mt_rr_totals(now);
         mt_w.last_totals_ns = now;
+        if (mt_recw_thread_running()) /* the writer thread's CPU, for MEMTOP_LOG=info */
+            mt_recw_sched_times(0, &mt_w.writer_run_ns, &mt_w.writer_wait_ns);
     }
     now = mt_recw_now(); /* the frame may have begun during this pass */
     if (mt_w.frame_open && now - mt_w.frame_t0 >= MT_RECW_FLUSH_NS)

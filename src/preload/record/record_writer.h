@@ -42,6 +42,15 @@ typedef struct mt_rr_open {
     uint64_t opened_ns; /* mt_now_ns() when it was opened */
 } mt_rr_open;
 
+/* Why the hooks dropped events (record_buffer.c's drop policy). */
+enum {
+    MT_DROP_DISK,   /* the disk is behind: waiting would not help */
+    MT_DROP_CAP,    /* waited the longest a hook may for the writer */
+    MT_DROP_NOWAIT, /* could not wait: signal handler, nested, loader lock, stopping */
+    MT_DROP_NORING, /* no buffer (out of memory, or a handler took the thread's first) */
+    MT_DROP_N
+};
+
 typedef struct mt_recw {
     mt_spinlock lock;
     bool open; /* a file is being written */
@@ -74,8 +83,15 @@ typedef struct mt_recw {
     /* Shared with the hooks and the status. */
     _Atomic uint64_t events;
     _Atomic uint64_t dropped;
-    _Atomic uint64_t write_since; /* CLOCK_MONOTONIC ns a write(2) began; 0: none */
-    _Atomic int write_tid;        /* the thread making it */
+    /* Why (MT_DROP_*; their sum is at most dropped: the rest are a
+     * mid-run start's approximations), the longest a hook waited at the
+     * buffer's bound, and the longest write(2) to the file (ns). */
+    _Atomic uint64_t dropped_why[MT_DROP_N];
+    _Atomic uint64_t stall_max_ns;
+    _Atomic uint64_t write_max_ns;
+    _Atomic uint64_t write_since;           /* CLOCK_MONOTONIC ns a write(2) began; 0: none */
+    _Atomic int write_tid;                  /* the thread making it */
+    uint64_t writer_run_ns, writer_wait_ns; /* its schedstat, once a second (lock held) */
     _Atomic bool thread_running;
     _Atomic bool thread_stop;
     /* A mid-run start's pause: the gate gives up at pause_until (mt_now_ns
@@ -104,9 +120,16 @@ bool mt_recw_active(void);
 bool mt_recw_thread_running(void);
 bool mt_recw_drain_sync(void);
 void mt_recw_note_dropped(uint64_t n);
-/* When the write(2) to the file under way began (CLOCK_MONOTONIC ns), 0
- * when none is, and which thread makes it (*tid). */
-uint64_t mt_recw_write_since(int *tid);
+/* A hook dropped one event, for reason why (MT_DROP_*). */
+void mt_recw_note_drop_why(unsigned why);
+/* A hook waited ns at the buffer's bound. */
+void mt_recw_note_stall(uint64_t ns);
+/* A write(2) to the file lasted ns (writer). */
+void mt_recw_note_write(uint64_t ns);
+/* The disk cannot keep up (record_disk.c): the writer sleeps in a
+ * write(2) to the file that has lasted 100 ms, and slept inside writes
+ * for at least half of the last 1-2 s.  now: CLOCK_MONOTONIC ns. */
+bool mt_recw_disk_behind(uint64_t now);
 /* Wakes the writer thread if it sleeps (a ring is filling up). */
 void mt_recw_kick(void);
 
@@ -126,6 +149,18 @@ bool mt_recw_seal(unsigned reason);
 bool mt_recw_unseal(void);
 bool mt_recw_start_thread(void);
 void mt_recw_child_reset(void);
+
+/* One write(2) to the file, timed (record_disk.c), lock held: begin
+ * before it, end after it. */
+typedef struct mt_recw_wtime {
+    uint64_t t0, run, wait; /* CLOCK_MONOTONIC; the thread's CPU and run-queue ns */
+    bool sched;             /* run and wait from schedstat (else run: CPU time) */
+} mt_recw_wtime;
+void mt_recw_write_begin(mt_recw_wtime *w);
+void mt_recw_write_end(const mt_recw_wtime *w);
+void mt_recw_disk_reset(void); /* a new session: no history */
+/* Thread tid's (0: the caller's) ns on a CPU and waiting for one. */
+bool mt_recw_sched_times(int tid, uint64_t *run, uint64_t *wait);
 
 /* Output stage (record_zstd.c), lock held. */
 void mt_recw_emit(unsigned type); /* the payload in mt_w.pay becomes a record */

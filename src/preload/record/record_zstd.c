@@ -138,22 +138,16 @@ void mt_recw_release_reserve(void)
     mt_w.reserved_to = mt_w.bytes;
 }
 
-uint64_t mt_recw_write_since(int *tid)
-{
-    *tid = atomic_load_explicit(&mt_w.write_tid, memory_order_relaxed);
-    return atomic_load_explicit(&mt_w.write_since, memory_order_relaxed);
-}
-
-/* One write(2), with the time it began in write_since while it lasts (the
- * hooks' drop policy tells a slow disk from a writer waiting for a core). */
+/* One write(2), timed for the hooks' drop policy (record_disk.c: a slow
+ * disk, or a writer waiting for a core). */
 static ssize_t timed_write(const unsigned char *p, size_t n)
 {
-    atomic_store_explicit(&mt_w.write_tid, (int)syscall(SYS_gettid), memory_order_relaxed);
-    atomic_store_explicit(&mt_w.write_since, mt_mono_raw_ns(CLOCK_MONOTONIC), memory_order_relaxed);
+    mt_recw_wtime w;
+    mt_recw_write_begin(&w);
     if (MT_UNLIKELY(mt_g.cfg.test_write_delay_us)) /* tests: a slow disk */
         mt_recw_sleep_ns(mt_g.cfg.test_write_delay_us * 1000ull);
     ssize_t k = write(mt_w.fd, p, n);
-    atomic_store_explicit(&mt_w.write_since, 0, memory_order_relaxed);
+    mt_recw_write_end(&w);
     return k;
 }
 
