@@ -341,6 +341,37 @@ static void filter_pins(void **state)
     assert_true(set < 64); /* not the whole arena: ~4k granules, a handful pinned */
 }
 
+/* A countdown at 0 or below that is not MT_SAMPLE_DISARMED: what a fast
+ * path leaves when a signal handler's calls ran between its test and its
+ * subtraction (hook_enter.h).  The slow path must sample again from there
+ * as from a fresh distance: blocks of RATE / 8 bytes each sampled with
+ * probability 1 - exp(-1/8), whatever negative value the countdown held
+ * (an unsigned comparison skipped every one of them, and the countdown only
+ * fell further). */
+static void crossed_countdown(void **state)
+{
+    (void)state;
+    const int64_t crossed[] = {0, -1, -(int64_t)RATE, INT64_MIN + 1};
+    const uint64_t size = RATE / 8;
+    const int n = 20000;
+    double p = mt_sample_prob(size, RATE), sd = sqrt(p * (1 - p) / n);
+    for (unsigned i = 0; i < sizeof crossed / sizeof crossed[0]; i++) {
+        mt_thread *t = new_thread(4242 + i);
+        int hit = 0;
+        for (int k = 0; k < n; k++) {
+            if (k % 100 == 0)
+                mt_tls_h.held_left = crossed[i]; /* again and again */
+            hit += !mt_sample_skip(t, size);
+            assert_true(mt_tls_h.held_left >= 1); /* armed with a real distance */
+        }
+        double got = (double)hit / n;
+        print_message("countdown %lld: sampled %.4f, expected %.4f\n", (long long)crossed[i], got,
+                      p);
+        assert_true(fabs(got - p) < 6 * sd);
+    }
+    mt_sample_disarm();
+}
+
 int main(void)
 {
     mt_g.cfg.sample_rate = RATE;
@@ -352,6 +383,7 @@ int main(void)
         cmocka_unit_test(distance_distribution),
         cmocka_unit_test(sampling_probability),
         cmocka_unit_test(big_blocks_nearly_always),
+        cmocka_unit_test(crossed_countdown),
         cmocka_unit_test(weight_formula),
         cmocka_unit_test(estimate_unbiased),
         cmocka_unit_test(filter),

@@ -340,7 +340,12 @@ bool mt_sample_skip(mt_thread *t, size_t size)
     mt_exact_add(&t->exact_allocs, 1);
     mt_exact_add(&t->exact_bytes, size);
     int64_t left = mt_tls_h.held_left;
-    if (left == MT_SAMPLE_DISARMED) /* memoryless: a fresh distance is as good */
+    /* Disarmed (INT64_MIN), or crossed by a signal handler: a fast path
+     * whose test passed counts its size down after the handler's calls
+     * (hook_enter.h), which may leave 0 or less, never sampled (an
+     * unsigned comparison below would skip every call from then on).
+     * Memoryless: a fresh distance is as good. */
+    if (left <= 0)
         left = draw(t);
     bool skip = size < (uint64_t)left; /* left >= 1 */
     arm(t, skip ? left - (int64_t)size : draw(t));
@@ -350,9 +355,9 @@ bool mt_sample_skip(mt_thread *t, size_t size)
 void mt_sample_arm(mt_thread *t)
 {
     int64_t left = mt_tls_h.held_left;
-    /* also a newer generation (mt_sfilter_grow) */
-    if (left == MT_SAMPLE_DISARMED || mt_tls_h.held_filter != mt_sfilter_now().bits)
-        arm(t, left == MT_SAMPLE_DISARMED ? draw(t) : left);
+    /* also a newer generation (mt_sfilter_grow); left <= 0: see mt_sample_skip */
+    if (left <= 0 || mt_tls_h.held_filter != mt_sfilter_now().bits)
+        arm(t, left <= 0 ? draw(t) : left);
 }
 
 void mt_sample_seed(mt_thread *t)

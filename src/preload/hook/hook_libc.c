@@ -110,32 +110,45 @@ MT_EXPORT void *calloc(size_t n, size_t m)
     return alloc_done(t, p, p ? n * m : 0, HOOK_FRAME());
 }
 
+/* mt_try_on_free for a thread that has no record yet: a signal handler
+ * that interrupted the thread's first hook while it acquires one
+ * (hook_enter), which cannot be made here.  A zeroed stand-in serves: only
+ * the "newest block" test reads it, and it names no block. */
+static __attribute__((noinline, cold)) bool try_on_free_unowned(void *p)
+{
+    mt_thread none;
+    memset(&none, 0, sizeof none);
+    return mt_try_on_free(&none, p);
+}
+
 /* Frees a block that arrived while this thread was inside a hook (from a
  * signal handler).  If its shard is free, account it and free it at once:
  * like the program without memtop, the block goes straight back to the
  * allocator's thread cache, which a handler's next malloc may need (taking
  * the arena lock instead would deadlock against an interrupted malloc).
  * If the shard is locked (maybe by the interrupted code), queue it for the
- * outer hook; if the queue is full, free it now and let its stale record
- * be found when the address is reused (counted as a missed free). */
+ * outer hook; if the queue is full (or the thread has none yet), free it
+ * now and let its stale record be found when the address is reused
+ * (counted as a missed free).  Either way it is counted once: a handler's
+ * free is the program's. */
 static void free_nested(void *p)
 {
     mt_thread *t = mt_tls_thread;
-    if (t && mt_tls_in_hook == MT_IN_HOOK) {
-        if (mt_try_on_free(t, p)) {
+    if (mt_tls_in_hook == MT_IN_HOOK) {
+        if (MT_LIKELY(t) ? mt_try_on_free(t, p) : try_on_free_unowned(p)) {
             mt_real.free(p);
             return;
         }
-        uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
+        uint32_t n = t ? atomic_load_explicit(&t->ndeferred, memory_order_relaxed) : MT_DEFER_MAX;
         while (n < MT_DEFER_MAX) {
             t->deferred[n] = p;
             if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1,
                                                       memory_order_relaxed, memory_order_relaxed))
                 return;
         }
+        if (MT_UNLIKELY(mt_g.cfg.sample_rate))
+            mt_count_nested_free(); /* the program's free, not queued */
     }
-    if (MT_UNLIKELY(mt_g.cfg.sample_rate) && t && mt_tls_in_hook == MT_IN_HOOK)
-        mt_count_nested_free(); /* the program's free, queue full */
     mt_real.free(p);
 }
 

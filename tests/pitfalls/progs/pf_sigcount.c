@@ -1,0 +1,208 @@
+/* pf_sigcount.c -- exact totals under signal handlers that allocate
+ * (pf_sigcount.py).
+ *
+ * Its allocator is its own, async-signal-safe (pf_sigbump.c, linked in), so
+ * its handlers may call malloc and free at any moment.  It prints "ready PID"
+ * and waits for a line on stdin; then, with SIGPROF (ITIMER_PROF) and
+ * SIGALRM (ITIMER_REAL) firing at a high rate (set_timers), its main loop allocates and
+ * frees (malloc and calloc of 16 .. 1039 bytes through a ring of live
+ * blocks; the last quarter of the steps at a call site of their own,
+ * late_alloc), while each handler allocates and frees a few blocks of its
+ * own.  Then it stops the timers, frees what is left and prints
+ * "done ALLOCS BYTES FREES SIGNALS LATE_ALLOCS LATE_BYTES": the calls it made between "ready" and
+ * "done", all counted by itself (the main loop's counts written by the main
+ * loop only, the handlers' by the handlers only, which block each other:
+ * no count lost to an interrupted update).  It waits for stdin to close.
+ * argv[1]: main loop steps (default 400000); argv[2]: timer interval in
+ * microseconds (default 50). */
+#define _GNU_SOURCE
+#include "pf_check.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+void pf_sigbump_handler_enter(void);
+void pf_sigbump_handler_leave(void);
+
+enum { RING = 64, HANDLER_BLOCKS = 3 };
+
+typedef struct counts {
+    uint64_t allocs, bytes, frees;
+} counts;
+
+static counts g_main;                 /* the main loop's (main thread only) */
+static counts g_late;                 /* late_alloc's share of g_main */
+static volatile counts g_handler;     /* the handlers' (handlers only) */
+static volatile uint64_t g_signals;   /* handlers only */
+static volatile uint64_t g_hrng = 88; /* handlers only */
+
+static uint64_t xorshift(uint64_t x)
+{
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+}
+
+static long g_usec;
+
+/* ITIMER_REAL again, usec from now (async-signal-safe). */
+static void arm_real(long usec)
+{
+    struct itimerval it = {{0, 0}, {0, usec}};
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void on_signal(int sig)
+{
+    pf_sigbump_handler_enter();
+    void *b[HANDLER_BLOCKS];
+    uint64_t r = g_hrng = xorshift(g_hrng);
+    for (int i = 0; i < HANDLER_BLOCKS; i++) {
+        size_t n = 8 + (size_t)((r >> (i * 10)) & 511);
+        b[i] = malloc(n);
+        if (!b[i])
+            _exit(98);
+        memset(b[i], 0xa5, n);
+        g_handler.allocs++;
+        g_handler.bytes += n;
+    }
+    for (int i = 0; i < HANDLER_BLOCKS; i++) {
+        free(pf_escape(b[i]));
+        g_handler.frees++;
+    }
+    g_signals++;
+    pf_sigbump_handler_leave();
+    if (sig == SIGALRM)
+        arm_real(g_usec);
+}
+
+static void install(int sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGALRM);
+    sigaddset(&sa.sa_mask, SIGPROF);
+    PF_CHECK(sigaction(sig, &sa, NULL) == 0, "sigaction");
+}
+
+/* SIGPROF every usec of CPU time (in practice every scheduler tick), and
+ * SIGALRM usec after the previous SIGALRM's handler ended (a handler
+ * slower than the interval, as one that unwinds through its signal frame
+ * may be, cannot starve the loop).  0: both off. */
+static void set_timers(long usec)
+{
+    struct itimerval it = {{0, usec}, {0, usec}};
+    g_usec = usec;
+    PF_CHECK(setitimer(ITIMER_PROF, &it, NULL) == 0, "setitimer prof");
+    it.it_interval.tv_usec = 0;
+    PF_CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer real");
+}
+
+static void set_blocked(int block)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGALRM);
+    sigaddset(&s, SIGPROF);
+    PF_CHECK(sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL) == 0, "sigprocmask");
+}
+
+/* The call sites (noinline, not tail calls: each its own backtrace; the
+ * asm names the site, so that no two are folded into one). */
+#define SITE(name, call)                                                                           \
+    __attribute__((noinline)) static void *name(size_t n)                                          \
+    {                                                                                              \
+        void *r = call;                                                                            \
+        __asm__ volatile("# " #name ::: "memory");                                                 \
+        return r;                                                                                  \
+    }
+SITE(early_alloc, malloc(n))
+SITE(early_calloc, calloc(1, n))
+SITE(late_alloc, malloc(n))
+
+static void put(void **slot, void *p, size_t n)
+{
+    PF_CHECK(p, "allocation of %zu bytes failed", n);
+    ((char *)p)[0] = ((char *)p)[n - 1] = 1;
+    g_main.allocs++;
+    g_main.bytes += n;
+    if (*slot) {
+        free(*slot);
+        g_main.frees++;
+    }
+    *slot = p;
+}
+
+static void run(long steps)
+{
+    void *ring[RING] = {0};
+    uint64_t r = 1;
+    for (long i = 0; i < steps; i++) {
+        r = xorshift(r);
+        size_t n = 16 + (size_t)(r & 1023);
+        void *p;
+        if (i >= steps - steps / 4) {
+            p = late_alloc(n);
+            g_late.allocs++;
+            g_late.bytes += n;
+        } else if (r & 0x10000)
+            p = early_calloc(n);
+        else
+            p = early_alloc(n);
+        put(&ring[(r >> 20) % RING], p, n);
+    }
+    for (int i = 0; i < RING; i++)
+        if (ring[i]) {
+            free(ring[i]);
+            g_main.frees++;
+        }
+}
+
+static void say(const char *s)
+{
+    PF_CHECK(write(1, s, strlen(s)) == (ssize_t)strlen(s), "write");
+}
+
+int main(int argc, char **argv)
+{
+    long steps = argc > 1 ? atol(argv[1]) : 400000;
+    long usec = argc > 2 ? atol(argv[2]) : 50;
+    set_blocked(1);
+    install(SIGPROF);
+    install(SIGALRM);
+    /* From "ready" on, no stdio (its buffers would be allocations the
+     * program does not count): write and read. */
+    char line[128];
+    snprintf(line, sizeof line, "ready %d\n", (int)getpid());
+    say(line);
+    char c;
+    PF_CHECK(read(0, &c, 1) == 1, "no go line");
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    set_timers(usec);
+    set_blocked(0);
+    run(steps);
+    set_blocked(1); /* a signal pending now stays pending */
+    set_timers(0);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    uint64_t allocs = g_main.allocs + g_handler.allocs, bytes = g_main.bytes + g_handler.bytes,
+             frees = g_main.frees + g_handler.frees;
+    snprintf(line, sizeof line, "done %llu %llu %llu %llu %llu %llu\n", (unsigned long long)allocs,
+             (unsigned long long)bytes, (unsigned long long)frees, (unsigned long long)g_signals,
+             (unsigned long long)g_late.allocs, (unsigned long long)g_late.bytes);
+    say(line);
+    snprintf(line, sizeof line, "loop %.3f s\n",
+             (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    PF_CHECK(write(2, line, strlen(line)) > 0, "write");
+    while (read(0, &c, 1) > 0)
+        ;
+    return 0;
+}
