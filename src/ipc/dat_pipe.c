@@ -18,8 +18,10 @@
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #endif
 #include "dat_pipe.h"
+#include "shm_guard.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -76,6 +78,7 @@ struct mt_dat_pipe {
     bool told;
     mt_dat_pos pos;
     bool failed; /* a result gave an error: nothing more */
+    bool at_mark; /* a FLUSHED mark taken since the last result: flushed here */
     /* MEMTOP_READ_STATS */
     bool stats;
     uint64_t waits[2];         /* producer, consumer */
@@ -101,13 +104,18 @@ static double now(void)
 /* Two threads pay only when the second gets a core of its own: with the
  * CPUs busy (the last minute's load above all but one), each wait for the
  * other thread ends in the run queue, and the pass was slower by wall
- * time than on one thread (docs/performance.md, round readpar). */
+ * time than on one thread (docs/performance.md, round readpar).  The CPUs
+ * counted are those this process may run on (taskset, a container's
+ * cpuset), not all that are online.  MEMTOP_READ_THREADS: 1 or 2 forces,
+ * unset, empty or 0 chooses. */
 unsigned mt_dat_pipe_threads(void)
 {
     const char *s = getenv("MEMTOP_READ_THREADS");
-    if (s && *s)
-        return atoi(s) <= 1 ? 1 : 2;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (s && *s && atoi(s) > 0)
+        return atoi(s) == 1 ? 1 : 2;
+    cpu_set_t set;
+    long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                          : sysconf(_SC_NPROCESSORS_ONLN);
     double load;
     if (cpus < 2 || (getloadavg(&load, 1) == 1 && load > (double)cpus - 1))
         return 1;
@@ -364,6 +372,8 @@ static slot *give_blocks(mt_dat_pipe *p, bool upto_flushed, mt_errc *rc, mt_err 
                 *rc = nomem_blocks(err);
         }
         release(p);
+        if (mark && upto_flushed)
+            p->at_mark = true;
         if (*rc || (mark && upto_flushed))
             return NULL;
     }
@@ -388,6 +398,7 @@ static slot *result(mt_dat_pipe *p, mt_errc *rc, mt_err *err)
 
 static mt_errc take_result(mt_dat_pipe *p, const slot *s, mt_err *err)
 {
+    p->at_mark = false;
     p->told = s->told;
     p->pos = s->pos;
     if (s->rc != MT_OK && s->rc != MT_E_EMPTY) {
@@ -452,10 +463,20 @@ mt_errc mt_dat_pipe_flush_blocks(mt_dat_pipe *p, mt_err *err)
 {
     if (!p->threaded)
         return mt_dat_flush_blocks(p->r, err);
+    /* The producer flushes once at each point where the replay may flush
+     * (produce); the replay may flush twice at one (a TOTALS that prunes
+     * and is a checkpoint): the second finds the mark already taken.  A
+     * flush with no mark of the producer's would give the next call's
+     * blocks early: the calls are out of step. */
+    if (p->at_mark)
+        return MT_OK;
     let_go(p);
     mt_errc rc = MT_OK;
-    if (!p->failed)
+    if (!p->failed) {
         give_blocks(p, true, &rc, err);
+        if (!rc && !p->at_mark)
+            rc = mt_err_set(err, MT_E_CORRUPT, "recording: reading thread out of step");
+    }
     if (rc)
         p->failed = true;
     return rc;
@@ -486,9 +507,11 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
         if (p->ring && !pthread_mutex_init(&p->mu, NULL)) {
             if (!pthread_cond_init(&p->cv, NULL)) {
                 mt_dat_defer_blocks(r, fn ? put_blocks : NULL, p);
+                /* the viewer's signals stay the caller's; faults stay deliverable so
+                 * that a crash still restores the terminal (shm_guard.h) */
                 sigset_t all, old;
-                sigfillset(&all);
-                pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay the caller's */
+                mt_guard_thread_mask(&all);
+                pthread_sigmask(SIG_SETMASK, &all, &old);
                 p->threaded = pthread_create(&p->th, NULL, producer, p) == 0;
                 pthread_sigmask(SIG_SETMASK, &old, NULL);
                 if (p->threaded)
