@@ -77,7 +77,7 @@ struct mt_dat_pipe {
     bool held; /* slot tail % SLOTS is still in use */
     bool told;
     mt_dat_pos pos;
-    bool failed; /* a result gave an error: nothing more */
+    bool failed;  /* a result gave an error: nothing more */
     bool at_mark; /* a FLUSHED mark taken since the last result: flushed here */
     /* MEMTOP_READ_STATS */
     bool stats;
@@ -115,7 +115,7 @@ unsigned mt_dat_pipe_threads(void)
         return atoi(s) == 1 ? 1 : 2;
     cpu_set_t set;
     long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
-                                                          : sysconf(_SC_NPROCESSORS_ONLN);
+                                                            : sysconf(_SC_NPROCESSORS_ONLN);
     double load;
     if (cpus < 2 || (getloadavg(&load, 1) == 1 && load > (double)cpus - 1))
         return 1;

@@ -148,7 +148,10 @@ void mt_world_exempt(bool on)
     (void)on;
 }
 void mt_libunwind_probe(void) {}
-bool mt_libunwind_wants_probe(void) { return false; }
+bool mt_libunwind_wants_probe(void)
+{
+    return false;
+}
 void mt_exec_prebind(void) {}
 
 void mt_alloc_publish(mt_shm_header *h)
