@@ -17,6 +17,7 @@
  * microseconds (default 50). */
 #define _GNU_SOURCE
 #include "pf_check.h"
+#include "pf_signal.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -78,18 +79,6 @@ static void on_signal(int sig)
     pf_sigbump_handler_leave();
     if (sig == SIGALRM)
         arm_real(g_usec);
-}
-
-static void install(int sig)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGALRM);
-    sigaddset(&sa.sa_mask, SIGPROF);
-    PF_CHECK(sigaction(sig, &sa, NULL) == 0, "sigaction");
 }
 
 /* SIGPROF every usec of CPU time (in practice every scheduler tick), and
@@ -175,8 +164,8 @@ int main(int argc, char **argv)
     long steps = argc > 1 ? atol(argv[1]) : 400000;
     long usec = argc > 2 ? atol(argv[2]) : 50;
     set_blocked(1);
-    install(SIGPROF);
-    install(SIGALRM);
+    pf_install_timer_handler(SIGPROF, on_signal);
+    pf_install_timer_handler(SIGALRM, on_signal);
     /* From "ready" on, no stdio (its buffers would be allocations the
      * program does not count): write and read. */
     char line[128];

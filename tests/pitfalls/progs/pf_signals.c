@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "pf_check.h"
+#include "pf_signal.h"
 #include "pf_churn.h"
 
 #include <pthread.h>
@@ -91,18 +92,6 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void install(int sig, void (*fn)(int))
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = fn;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGALRM);
-    sigaddset(&sa.sa_mask, SIGPROF);
-    PF_CHECK(sigaction(sig, &sa, NULL) == 0, "sigaction");
-}
-
 static void set_timers(long usec)
 {
     struct itimerval it = {{0, usec}, {0, usec}};
@@ -114,8 +103,8 @@ int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 2.0;
     set_blocked(1);
-    install(SIGALRM, on_alrm);
-    install(SIGPROF, on_prof);
+    pf_install_timer_handler(SIGALRM, on_alrm);
+    pf_install_timer_handler(SIGPROF, on_prof);
     pthread_t t;
     pf_churn_arg arg = {.stop = &g_stop, .tag = 2, .release = 1, .min_size = LOOP_MIN};
     PF_CHECK(pthread_create(&t, NULL, worker, &arg) == 0, "pthread_create");
