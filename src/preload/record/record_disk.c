@@ -39,30 +39,46 @@ static struct {
     _Atomic uint64_t prev_t0, prev_slept; /* the one before (prev_t0 0: none) */
 } g_pace;
 
-/* Thread tid's (0: the calling thread's) time on a CPU and waiting for
- * one (ns), from schedstat; false if unreadable. */
-bool mt_recw_sched_times(int tid, uint64_t *run, uint64_t *wait)
+/* Reads /proc/self/task/TID/NAME (tid 0: /proc/thread-self/NAME) into buf,
+ * NUL-terminated; the bytes read, 0 or less if unreadable.  Open, read and
+ * close only: the writer calls it around its writes, and mt_proc_read_file
+ * (core_procinfo.c) would bring the allocator's statistics into the tests
+ * that build this file alone. */
+static ssize_t read_task_file(int tid, const char *name, char *buf, size_t cap)
 {
-    char path[64] = "/proc/thread-self/schedstat", buf[96];
+    char path[64] = "/proc/thread-self/";
+    size_t k = strlen(path);
     if (tid) {
         char num[12];
         int n = 0;
         for (unsigned v = (unsigned)tid; n == 0 || v; v /= 10)
             num[n++] = (char)('0' + v % 10);
-        size_t k = strlen("/proc/self/task/");
+        k = strlen("/proc/self/task/");
         memcpy(path, "/proc/self/task/", k);
         while (n)
             path[k++] = num[--n];
-        memcpy(path + k, "/schedstat", 11);
+        path[k++] = '/';
     }
+    size_t len = strlen(name);
+    if (k + len >= sizeof path)
+        return -1;
+    memcpy(path + k, name, len + 1);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return false;
-    ssize_t got = read(fd, buf, sizeof buf - 1);
+        return -1;
+    ssize_t got = read(fd, buf, cap - 1);
     close(fd);
-    if (got <= 0)
+    buf[got > 0 ? got : 0] = '\0';
+    return got;
+}
+
+/* Thread tid's (0: the calling thread's) time on a CPU and waiting for
+ * one (ns), from schedstat; false if unreadable. */
+bool mt_recw_sched_times(int tid, uint64_t *run, uint64_t *wait)
+{
+    char buf[96];
+    if (read_task_file(tid, "schedstat", buf, sizeof buf) <= 0)
         return false;
-    buf[got] = '\0';
     uint64_t v[2] = {0, 0};
     const char *p = buf;
     for (unsigned i = 0; i < 2; i++) {
@@ -135,22 +151,9 @@ void mt_recw_write_end(const mt_recw_wtime *w)
  * than runs or waits for a core (R).  Unknown: true. */
 static bool thread_sleeps(int tid)
 {
-    char path[48] = "/proc/self/task/", num[12], buf[512];
-    int n = 0;
-    for (unsigned v = (unsigned)tid; n == 0 || v; v /= 10)
-        num[n++] = (char)('0' + v % 10);
-    size_t k = strlen(path);
-    while (n)
-        path[k++] = num[--n];
-    memcpy(path + k, "/stat", 6);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[512];
+    if (read_task_file(tid, "stat", buf, sizeof buf) <= 0)
         return true;
-    ssize_t got = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (got <= 0)
-        return true;
-    buf[got] = '\0';
     const char *paren = strrchr(buf, ')'); /* the name may hold spaces and ')' */
     return !paren || paren[1] != ' ' || paren[2] != 'R';
 }
