@@ -37,7 +37,8 @@ void mt_start_threads(char **envp, bool reload_config)
 {
     if (!claim())
         return;
-    int was = mt_in_hook_set(MT_IN_OWN);
+    mt_own own;
+    mt_own_enter(&own);
     if (reload_config)
         mt_config_load(&mt_g.cfg, envp);
     if (reload_config && mt_g.cfg.disabled) {
@@ -47,17 +48,18 @@ void mt_start_threads(char **envp, bool reload_config)
         mt_publisher_arm(false);
         mt_rec_ctor(envp); /* MEMTOP_RECORD: its writer thread */
     }
-    mt_in_hook_restore(was);
+    mt_own_leave(&own);
 }
 
 void mt_start_child_threads(void)
 {
     if (!claim())
         return;
-    int was = mt_in_hook_set(MT_IN_OWN);
+    mt_own own;
+    mt_own_enter(&own);
     mt_publisher_arm(true);
     mt_rec_child_start();
-    mt_in_hook_restore(was);
+    mt_own_leave(&own);
 }
 
 void mt_start_child_reset(void)

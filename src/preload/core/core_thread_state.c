@@ -79,7 +79,8 @@ static mt_thread *pop_free(void)
 static void thread_release(void *arg)
 {
     mt_thread *t = arg;
-    int was = mt_in_hook_set(MT_IN_OWN);
+    mt_own own;
+    mt_own_enter(&own);
     mt_tls_exiting = true;
     if (mt_tls_thread == t) {
         mt_sample_disarm(); /* the fast paths count into mt_tls_thread */
@@ -88,7 +89,7 @@ static void thread_release(void *arg)
     /* Deferred frees can only be pending inside a hook, never here. */
     push_free(t);
     mt_ring_retire_mine(); /* a recording's ring goes back to the writer */
-    mt_in_hook_restore(was);
+    mt_own_leave(&own);
 }
 
 bool mt_threads_init(void)
@@ -159,9 +160,10 @@ mt_thread *mt_thread_acquire(void)
         return t;
     }
     atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
-    int was = mt_in_hook_set(MT_IN_OWN);
+    mt_own own;
+    mt_own_enter(&own);
     int err = pthread_setspecific(g_key, t);
-    mt_in_hook_restore(was);
+    mt_own_leave(&own);
     if (MT_UNLIKELY(err)) {
         /* No key destructor would fold this thread's TLS counts in before
          * its TLS block dies: a transient record, never armed. */

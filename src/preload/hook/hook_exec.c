@@ -86,7 +86,8 @@ static bool before_exec(void)
     mt_world_exec_begin(); /* no stop signal into the new image (alloc_stop.h) */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return false;
-    (void)mt_in_hook_set(MT_IN_OWN);
+    mt_own own;
+    mt_own_enter(&own);
     /* Before the lock: a vfork child must not touch its parent's lock, and
      * a child forked from a signal handler (no atfork reset) may have
      * inherited it held; in both, neither module is this process's. */
@@ -100,7 +101,7 @@ static bool before_exec(void)
         g_exec.n++;
         mt_spin_unlock(&g_exec.lock);
     }
-    mt_in_hook_restore(0);
+    mt_own_leave(&own);
     return in;
 }
 
@@ -111,7 +112,8 @@ static int after_exec(bool in, int rc)
     if (!in)
         return rc;
     int err = errno;
-    (void)mt_in_hook_set(MT_IN_OWN);
+    mt_own own;
+    mt_own_enter(&own);
     mt_spin_lock(&g_exec.lock);
     MT_ASSERT(g_exec.n > 0);
     if (g_exec.n > 0 && --g_exec.n == 0) {
@@ -123,7 +125,7 @@ static int after_exec(bool in, int rc)
         g_exec.sealed = false;
     }
     mt_spin_unlock(&g_exec.lock);
-    mt_in_hook_restore(0);
+    mt_own_leave(&own);
     errno = err;
     return rc;
 }
