@@ -161,8 +161,7 @@ bool mt_ensure_ready(void)
         if (!atomic_compare_exchange_strong_explicit(&mt_g.state, &st, MT_ST_STARTING,
                                                      memory_order_acq_rel, memory_order_acquire))
             return false;
-        mt_own own;
-        mt_own_enter(&own);
+        int was = mt_in_hook_set(MT_IN_OWN);
         bool ok = init_tracking();
         /* seq_cst, with the load of g_ctor_done after it and the
          * constructor's store of g_ctor_done and load of state: either the
@@ -171,7 +170,7 @@ bool mt_ensure_ready(void)
         atomic_store_explicit(&mt_g.state, ok ? MT_ST_READY : MT_ST_OFF, memory_order_seq_cst);
         if (ok && atomic_load_explicit(&g_ctor_done, memory_order_seq_cst))
             mt_start_threads(g_ctor_envp, g_config_early);
-        mt_own_leave(&own);
+        mt_in_hook_restore(was);
         return ok;
     }
     if (st == MT_ST_FORKED) {

@@ -37,8 +37,7 @@ void mt_start_threads(char **envp, bool reload_config)
 {
     if (!claim())
         return;
-    mt_own own;
-    mt_own_enter(&own);
+    int was = mt_in_hook_set(MT_IN_OWN);
     if (reload_config)
         mt_config_load(&mt_g.cfg, envp);
     if (reload_config && mt_g.cfg.disabled) {
@@ -48,18 +47,17 @@ void mt_start_threads(char **envp, bool reload_config)
         mt_publisher_arm(false);
         mt_rec_ctor(envp); /* MEMTOP_RECORD: its writer thread */
     }
-    mt_own_leave(&own);
+    mt_in_hook_restore(was);
 }
 
 void mt_start_child_threads(void)
 {
     if (!claim())
         return;
-    mt_own own;
-    mt_own_enter(&own);
+    int was = mt_in_hook_set(MT_IN_OWN);
     mt_publisher_arm(true);
     mt_rec_child_start();
-    mt_own_leave(&own);
+    mt_in_hook_restore(was);
 }
 
 void mt_start_child_reset(void)

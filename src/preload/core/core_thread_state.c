@@ -79,8 +79,7 @@ static mt_thread *pop_free(void)
 static void thread_release(void *arg)
 {
     mt_thread *t = arg;
-    mt_own own;
-    mt_own_enter(&own);
+    int was = mt_in_hook_set(MT_IN_OWN);
     mt_tls_exiting = true;
     if (mt_tls_thread == t) {
         mt_sample_disarm(); /* the fast paths count into mt_tls_thread */
@@ -89,7 +88,7 @@ static void thread_release(void *arg)
     /* Deferred frees can only be pending inside a hook, never here. */
     push_free(t);
     mt_ring_retire_mine(); /* a recording's ring goes back to the writer */
-    mt_own_leave(&own);
+    mt_in_hook_restore(was);
 }
 
 bool mt_threads_init(void)
@@ -160,10 +159,9 @@ mt_thread *mt_thread_acquire(void)
         return t;
     }
     atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
-    mt_own own;
-    mt_own_enter(&own);
+    int was = mt_in_hook_set(MT_IN_OWN);
     int err = pthread_setspecific(g_key, t);
-    mt_own_leave(&own);
+    mt_in_hook_restore(was);
     if (MT_UNLIKELY(err)) {
         /* No key destructor would fold this thread's TLS counts in before
          * its TLS block dies: a transient record, never armed. */

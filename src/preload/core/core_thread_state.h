@@ -5,8 +5,6 @@
 #include "core_common.h"
 #include "unwind_memo.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 
 #define MT_DEFER_MAX 64u
@@ -162,51 +160,6 @@ static inline void mt_in_hook_restore(int was)
     if (!was)
         mt_gate_open();
     mt_tls_in_hook = was;
-}
-
-/* memtop's own work on a program's thread (its start-up, a thread's record
- * made or given back, a symbol lookup, an allocator scan): MT_IN_OWN, so
- * that the allocations of what it calls are memtop's, not the program's.
- * A signal handler of the program's that ran inside would look the same:
- * its allocations would pass through counted nowhere (pitfall_sigcount
- * lost one handler's three blocks this way, in pthread_setspecific during
- * a thread's first hook).  So the section holds the program's
- * asynchronous signals back (pending, delivered as it ends, where a
- * handler's allocation is counted as usual or as untracked); faults
- * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS) stay deliverable.
- * Two system calls; nested inside memtop's own threads or sections (in_hook
- * already MT_IN_OWN: their signals are blocked already), none.  Never
- * across an exec (the mask would pass to the new image) or a wait that
- * must stay interruptible. */
-typedef struct mt_own {
-    int was;     /* in_hook before, for mt_in_hook_restore */
-    bool masked; /* old holds the mask to put back */
-    sigset_t old;
-} mt_own;
-
-static inline void mt_own_mask(mt_own *o)
-{
-    sigset_t held;
-    sigfillset(&held);
-    static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
-    for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++)
-        sigdelset(&held, faults[i]);
-    o->masked = pthread_sigmask(SIG_BLOCK, &held, &o->old) == 0;
-}
-
-static inline void mt_own_enter(mt_own *o)
-{
-    o->masked = false;
-    if (mt_tls_in_hook != MT_IN_OWN)
-        mt_own_mask(o); /* before in_hook changes: a handler before it is the program's */
-    o->was = mt_in_hook_set(MT_IN_OWN);
-}
-
-static inline void mt_own_leave(mt_own *o)
-{
-    mt_in_hook_restore(o->was);
-    if (o->masked) /* what was held back runs now, outside the section */
-        pthread_sigmask(SIG_SETMASK, &o->old, NULL);
 }
 
 /* For a fast path that calls an allocator which may call memtop's hooks

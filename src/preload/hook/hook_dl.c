@@ -53,11 +53,10 @@ MT_EXPORT int dlclose(void *handle)
 {
     int (*real_dlclose)(void *) = (int (*)(void *))mt_next_fn(&g_real_dlclose, "dlclose");
     if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
-        mt_own own;
-        mt_own_enter(&own);
+        (void)mt_in_hook_set(MT_IN_OWN);
         mt_alloc_scan(true); /* a library loaded since the publisher's last poll */
         mt_publisher_sync_modules();
-        mt_own_leave(&own);
+        mt_in_hook_restore(0);
     }
     int rc = real_dlclose ? real_dlclose(handle) : -1;
     mt_backtrace_flush();
@@ -79,10 +78,9 @@ void mt_dlsym_pre(void)
     }
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return; /* memtop's own lookups, or before tracking */
-    mt_own own;
-    mt_own_enter(&own);
+    (void)mt_in_hook_set(MT_IN_OWN);
     mt_alloc_scan(true); /* an allocator in a library loaded since the last scan */
-    mt_own_leave(&own);
+    mt_in_hook_restore(0);
 }
 
 /* dlsym: the scan, then a jump to the real one with the caller's return

@@ -86,8 +86,7 @@ static bool before_exec(void)
     mt_world_exec_begin(); /* no stop signal into the new image (alloc_stop.h) */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return false;
-    mt_own own;
-    mt_own_enter(&own);
+    (void)mt_in_hook_set(MT_IN_OWN);
     /* Before the lock: a vfork child must not touch its parent's lock, and
      * a child forked from a signal handler (no atfork reset) may have
      * inherited it held; in both, neither module is this process's. */
@@ -101,7 +100,7 @@ static bool before_exec(void)
         g_exec.n++;
         mt_spin_unlock(&g_exec.lock);
     }
-    mt_own_leave(&own);
+    mt_in_hook_restore(0);
     return in;
 }
 
@@ -112,8 +111,7 @@ static int after_exec(bool in, int rc)
     if (!in)
         return rc;
     int err = errno;
-    mt_own own;
-    mt_own_enter(&own);
+    (void)mt_in_hook_set(MT_IN_OWN);
     mt_spin_lock(&g_exec.lock);
     MT_ASSERT(g_exec.n > 0);
     if (g_exec.n > 0 && --g_exec.n == 0) {
@@ -125,7 +123,7 @@ static int after_exec(bool in, int rc)
         g_exec.sealed = false;
     }
     mt_spin_unlock(&g_exec.lock);
-    mt_own_leave(&own);
+    mt_in_hook_restore(0);
     errno = err;
     return rc;
 }

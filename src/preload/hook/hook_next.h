@@ -39,12 +39,11 @@ static inline void *mt_next_fn(_Atomic(void *) *slot, const char *name)
     void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (MT_LIKELY(f))
         return f;
-    mt_own own;
-    mt_own_enter(&own);
+    int was = mt_in_hook_set(MT_IN_OWN);
     void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
     f = dlsym(RTLD_NEXT, name);
     mt_dl_error_restore(program_error);
-    mt_own_leave(&own);
+    mt_in_hook_restore(was);
     return mt_next_keep(slot, f);
 }
 
@@ -69,8 +68,7 @@ static inline void *mt_next_fn_loaded(_Atomic(void *) *slot, _Atomic unsigned lo
     void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (MT_LIKELY(f))
         return f;
-    mt_own own;
-    mt_own_enter(&own);
+    int was = mt_in_hook_set(MT_IN_OWN);
     unsigned long long adds = mt_loaded_adds();
     if (atomic_load_explicit(miss, memory_order_relaxed) != adds + 1) {
         void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
@@ -81,7 +79,7 @@ static inline void *mt_next_fn_loaded(_Atomic(void *) *slot, _Atomic unsigned lo
         if (!f)
             atomic_store_explicit(miss, adds + 1, memory_order_relaxed);
     }
-    mt_own_leave(&own);
+    mt_in_hook_restore(was);
     return mt_next_keep(slot, f);
 }
 

@@ -444,15 +444,14 @@ static bool hold_waiting(void)
 
 bool mt_publisher_arm(bool fork_child)
 {
-    mt_own own;
-    mt_own_enter(&own);
+    int was = mt_in_hook_set(MT_IN_OWN);
     g_pub.pid = (int)getpid();
     g_pub.fork_child = fork_child;
     /* A fork child's pid is new: no earlier image of it published. */
     bool now = mt_g.cfg.start_ms == 0 || mt_g.cfg.keep_pid == g_pub.pid ||
                (!fork_child && mt_shm_own_exists(mt_g.cfg.shm_dir, g_pub.pid));
     bool ok = (!now || create_segment(fork_child)) && start_thread();
-    mt_own_leave(&own);
+    mt_in_hook_restore(was);
     return ok;
 }
 
