@@ -75,11 +75,13 @@ static mt_thread *pop_free(void)
 
 /* Key destructor at thread exit.  Runs with mt_tls_in_hook set, so that a
  * signal handler allocating meanwhile passes through instead of spinning
- * on g_free_lock, which this thread holds. */
+ * on g_free_lock, which this thread holds.  MT_IN_HOOK, not MT_IN_OWN:
+ * nothing here allocates, so an allocation meanwhile is a handler's, the
+ * program's, counted as untracked. */
 static void thread_release(void *arg)
 {
     mt_thread *t = arg;
-    int was = mt_in_hook_set(MT_IN_OWN);
+    int was = mt_in_hook_set(MT_IN_HOOK);
     mt_tls_exiting = true;
     if (mt_tls_thread == t) {
         mt_sample_disarm(); /* the fast paths count into mt_tls_thread */
@@ -141,6 +143,28 @@ void mt_threads_fork_child(void)
     }
 }
 
+/* glibc's pthread_setspecific keeps a key below 32 in the thread's own
+ * first block of slots: no allocation, no lock.  A later key's block of 32
+ * slots is calloc'd at its first use, and only that call is memtop's own
+ * allocation (MT_IN_OWN, not counted).  Otherwise in_hook stays as
+ * hook_enter set it (MT_IN_HOOK), so that a signal handler's allocation
+ * meanwhile is the program's, counted as untracked, not taken for
+ * memtop's: pitfall_sigcount lost one handler's three blocks here, one run
+ * in three, and now forces a handler into this call.  (Holding the
+ * program's signals back instead would deadlock a program that stops its
+ * threads with a signal while this one waits for the arena's lock.) */
+#define KEY_FIRST_BLOCK 32u
+
+static int set_key(mt_thread *t)
+{
+    if (MT_LIKELY((unsigned)g_key < KEY_FIRST_BLOCK))
+        return pthread_setspecific(g_key, t);
+    int was = mt_in_hook_set(MT_IN_OWN);
+    int err = pthread_setspecific(g_key, t);
+    mt_in_hook_restore(was);
+    return err;
+}
+
 mt_thread *mt_thread_acquire(void)
 {
     mt_thread *t = pop_free();
@@ -159,9 +183,7 @@ mt_thread *mt_thread_acquire(void)
         return t;
     }
     atomic_fetch_add_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
-    int was = mt_in_hook_set(MT_IN_OWN);
-    int err = pthread_setspecific(g_key, t);
-    mt_in_hook_restore(was);
+    int err = set_key(t);
     if (MT_UNLIKELY(err)) {
         /* No key destructor would fold this thread's TLS counts in before
          * its TLS block dies: a transient record, never armed. */
