@@ -29,7 +29,11 @@ if s is not None:
             % (s.fallback, N + T))
     res, snap = t.run_snapshot(cmd, t.shm_dir("shm-auto"), ENV)
     t.expect(res, 0)
-    t.check(("handler allocations %d destructor allocations %d\n" % (N + T, T)) in res.out,
+    # A timer signal may still land between the loop's end and its block:
+    # the program's own count of handler runs is the truth (N + T or more).
+    out = re.search(r"handler allocations (\d+) destructor allocations (\d+)\n", res.out)
+    handled = int(out.group(1)) if out else N + T
+    t.check(out is not None and handled >= N + T and int(out.group(2)) == T,
             "unexpected output: %r" % res.out)
     vm = re.search(r"vm (\d+) (\d+)", res.out)
     if t.check(vm is not None, "no vm line: %r" % res.out):
@@ -38,7 +42,7 @@ if s is not None:
                 % (grown, T))
     snap = t.check_snapshot(snap, res.label)
     if snap is not None:
-        m = t.check_marker(snap, 777, "handler blocks", alloc=N + T, free=N + T)
+        m = t.check_marker(snap, 777, "handler blocks", alloc=handled, free=handled)
         t.check_marker(snap, 779, "key destructor blocks", alloc=T, free=T)
         deep = [tr for tr in m["traces"] if len(tr.get("frames") or []) >= 4]
         t.check(deep, "handler traces stop at the signal frame: %s"
