@@ -5,8 +5,7 @@
  * fills slot head % SLOTS while head - tail < SLOTS and publishes it with
  * a release store of head; the consumer reads slot tail % SLOTS after an
  * acquire load of head and gives it back with a release store of tail
- * (after it has applied its events: they are copied out, applied).
- * Either side spins
+ * (after it is done with it: a batch is used in place).  Either side spins
  * a little when the other is behind, then sleeps on a condition variable;
  * the side that moves an index wakes it once the ring is half full or half
  * empty (release, publish; the producer's end always), the seq_cst store

@@ -1,41 +1,35 @@
-/* dat_pipe.h -- a recording's first pass read on two threads.
+/* dat_pipe.h -- a recording's first pass read on a thread of its own.
  *
  * Why: the full sequential pass (the replay's first pass: `memtop -f FILE
  * --batch`, `--export`, opening a recording in the viewer) is instruction
- * bound on one core.  It runs as a two-stage pipeline on a split reader
- * (dat_reader_split.h): a producer thread reads (zstd, the records, the
- * EVENTS2 columns and their checks, NEXT_TRACE's trace), calling the
- * reader the way the replay's first pass does, and hands each call's
- * result (an event, a batch of up to MT_DAT_PIPE_BATCH unapplied events,
- * the position mt_dat_tell gives after it, the frames it started, an
- * error with its message and how far its event got) through a ring of
- * MT_DAT_PIPE_SLOTS slots; the calling (consumer) thread applies the
- * events to the frame context (a free's block, SAME_SIZE, the deferred
- * blocks), then the replay applies them to its state.  The consumer's
- * calls below give exactly what the same calls on the reader give at the
- * same point, errors included (the first error in one thread's order,
- * whichever thread finds it).
+ * bound on one core.  Its reading half (zstd, the EVENTS2 columns, the
+ * frame context's block resolution) and its applying half (the replay's
+ * live groups and counters) can run on two cores as a pipeline: a
+ * producer thread runs the unchanged sequential reader, calling it the way
+ * the replay's first pass does, and hands each call's result (an event, a
+ * batch, the position mt_dat_tell gives after it, an error with its
+ * message) and the deferred blocks each flush gives through a ring of
+ * MT_DAT_PIPE_SLOTS slots.  The consumer's calls below give exactly what
+ * the same calls on the reader give at the same point, errors included.
  *
- * Flushes: the frame context and its deferred blocks are the consumer's:
- * mt_dat_pipe_flush_blocks flushes on the calling thread, as with one, and
- * a frame's end is flushed where the call that started the next frame is
- * taken (mt_dat_split_frames).
+ * Flushes: the producer flushes the frame's deferred blocks after every
+ * TOTALS and wherever mt_dat_tell is true (the points where the first pass
+ * may flush).  A consumer's flush gives the blocks of the producer's flush
+ * at that point; blocks of a flush the consumer did not ask for are given
+ * before the next call's result.  The groups are then exact at least
+ * wherever the consumer flushed (mt_dat_defer_blocks' rule), and a TOTALS'
+ * prune finds the same negative groups (replay_state.h).
  *
- * Memory: the one reader as before (its frame context on the consumer's
- * side), plus the producer's map of each trace's next(P), allocations and
- * recent live blocks (one mt_dtrace, 104 bytes, per trace id used: as the
- * frame context's own trace states), the ring: MT_DAT_PIPE_SLOTS slots of
- * one event or MT_DAT_PIPE_BATCH unapplied events of 40 bytes (a slot
- * ~10.4 KB: 0.33 MB in all), and one batch of applied events (12 KB),
- * whatever the file.
+ * Memory: the one reader as before, plus the ring: MT_DAT_PIPE_SLOTS slots
+ * of one event, one batch of up to MT_DAT_PIPE_BATCH events or
+ * MT_DAT_PIPE_BLOCKS blocks each (sizeof(mt_dat_pipe_slot), ~12 KB: under
+ * 0.5 MB in all), whatever the file.
  *
  * Threads: MEMTOP_READ_THREADS=1 in the environment reads on the calling
  * thread (the calls then go straight to the reader), =2 on two; the default
  * is the pipeline when two or more CPUs are online and the last minute's
  * load average leaves one of them free (mt_dat_pipe_threads).  MEMTOP_READ_STATS=1 prints
- * each thread's CPU time and waits on stderr when the pass ends.  The pipe
- * starts where the reader stands at a frame boundary (the first pass:
- * the file's start). */
+ * each thread's CPU time and waits on stderr when the pass ends. */
 #ifndef MEMTOP_DAT_PIPE_H
 #define MEMTOP_DAT_PIPE_H
 
@@ -59,8 +53,9 @@ mt_errc mt_dat_pipe_next(mt_dat_pipe *p, mt_dat_event *ev, mt_err *err);
 bool mt_dat_pipe_tell(const mt_dat_pipe *p, mt_dat_pos *pos);
 mt_errc mt_dat_pipe_flush_blocks(mt_dat_pipe *p, mt_err *err);
 
-/* As mt_dat_next_batch with max = MT_DAT_PIPE_BATCH: *out points to *n
- * events, the caller's to change, valid until the pipe's next call. */
+/* As mt_dat_next_batch with max = MT_DAT_PIPE_BATCH, the events given in
+ * place: *out points to *n of them, the caller's to change, valid until
+ * the pipe's next call. */
 mt_errc mt_dat_pipe_next_batch(mt_dat_pipe *p, mt_dat_hev **out, size_t *n, mt_err *err);
 
 /* Stop the producer (wherever it is), hand the reader back (deferral

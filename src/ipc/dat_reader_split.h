@@ -1,14 +1,14 @@
 /* dat_reader_split.h -- the reader cut in two for a pipeline: a producer
  * thread reads (zstd, records, the EVENTS2 columns and every check that
- * needs no frame context, NEXT_TRACE's trace on a next(P) map of its own)
- * and a consumer thread applies the EVENTS2 events to the frame context
- * (dat_reader_blocks.h: a free's block, the deferred blocks, SAME_SIZE).
+ * needs no frame context) and a consumer thread applies the EVENTS2
+ * events to the frame context (dat_reader_blocks.h: a free's block, the
+ * deferred blocks, NEXT_TRACE and SAME_SIZE).
  *
  * Why: on one thread the pass is instruction bound; with the whole reader
  * on the producer (round readpar) the producer carried ~350 instructions
  * per event and the replay ~125.  The frame context is a state of its own
  * (references never leave their frame, docs/recording-format.md), so it
- * moves to the consumer with the replay.
+ * moves to the consumer with the replay: each side carries about half.
  *
  * With mt_dat_split on, mt_dat_next gives an EVENTS2 event unapplied (its
  * mt_draw, mt_dat_split_take) and the reader never touches its frame
