@@ -131,15 +131,10 @@ static inline uint64_t mt_dctx_key(const mt_dctx *c, uint32_t trace, uint64_t se
  * of k = trace * an odd constant + serial.  Of (trace << 20 | serial)
  * alone, it clustered these keys (2.7 probes per look-up on the bench's
  * recording against 1.7; 1.2 against 4.1 at 4 threads). */
-static inline uint64_t mt_dctx_hash(uint64_t key)
-{
-    uint64_t k = (key >> 32) * 0xBF58476D1CE4E5B9ull + (key >> MT_DSLOT_EPOCH_BITS);
-    return k * 0x9e3779b97f4a7c15ull;
-}
-
 static inline uint64_t mt_dctx_home(uint64_t key, unsigned bits)
 {
-    return mt_dctx_hash(key) >> (64u - bits);
+    uint64_t k = (key >> 32) * 0xBF58476D1CE4E5B9ull + (key >> MT_DSLOT_EPOCH_BITS);
+    return (k * 0x9e3779b97f4a7c15ull) >> (64u - bits);
 }
 
 /* A hint: the free of (trace, serial) of trace t is coming; its slot of

@@ -323,12 +323,6 @@ mt_errc mt_dat_raw_event2(mt_dat_reader *r, mt_drec *d, mt_draw *w, mt_dstage *s
             return bad(r, "free of a block born before tracking began", err);
         w->birth = ms - age;
     }
-    mt_dtrace *s = mt_dctx_trace(&r->nexts, d->trace);
-    if (!s) {
-        *stage = MT_DSTAGE_NONE; /* the message of the context's own trace state */
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
-    }
-    mt_dsplit_track(s, d->trace, w);
     *stage = MT_DSTAGE_ALL;
     if (d->left == 1 && !columns_used_up(d))
         return bad(r, "EVENTS2 columns hold more than their events", err);

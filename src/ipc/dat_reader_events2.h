@@ -95,35 +95,6 @@ size_t mt_dat_scan_events2(const mt_dat_reader *r, mt_drec *d, const mt_dctx *c,
  * next event needs the one-event decoder. */
 size_t mt_dat_run_room(const mt_drec *d, size_t max);
 
-/* A split reader's producer: event w of trace (s: its state on the
- * producer's map, where only next, count and live are kept) noted, and
- * marked MT_DRAW_TABLE with its slot's hash when it will touch the
- * context's block table (as mt_dctx_alloc and mt_dctx_take will). */
-static inline __attribute__((always_inline)) void mt_dsplit_track(mt_dtrace *s, uint32_t trace,
-                                                                  mt_draw *w)
-{
-    unsigned kind = w->tag & MT_DAT_EV_KIND_MASK;
-    uint64_t serial;
-    if (kind == MT_DAT_EV_ALLOC) {
-        unsigned i = (unsigned)(s->count % MT_DRECENT);
-        serial = s->count++ - MT_DRECENT; /* the oldest recent block: to the table if live */
-        if (!(s->live & (1u << i))) {
-            s->live |= (uint8_t)(1u << i);
-            return;
-        }
-    } else if (kind == MT_DAT_EV_FREE_REF && w->v < s->count) {
-        serial = s->count - 1 - w->v;
-        if (w->v < MT_DRECENT) { /* one of the recent blocks */
-            s->live &= (uint8_t) ~(1u << (serial % MT_DRECENT));
-            return;
-        }
-    } else {
-        return;
-    }
-    w->tag |= MT_DRAW_TABLE;
-    w->hash = mt_dctx_hash((uint64_t)trace << 32 | serial << MT_DSLOT_EPOCH_BITS);
-}
-
 /* A split reader's producer: the previous event's trace was prev, this
  * one's (d->trace, resolved) is an ALLOC or not: next(prev) noted. */
 mt_errc mt_dat_ev2_note_next(mt_dat_reader *r, mt_drec *d, uint32_t prev, bool alloc, mt_err *err);

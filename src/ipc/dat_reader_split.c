@@ -47,12 +47,6 @@ static size_t resolve(mt_dat_reader *r, mt_drec *d, mt_draw *w, size_t m, mt_err
         }
         d->prev_alloc = alloc;
         w[i].trace = d->trace;
-        mt_dtrace *s = mt_dctx_trace(&r->nexts, d->trace);
-        if (!s) {
-            mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
-            return i;
-        }
-        mt_dsplit_track(s, d->trace, &w[i]);
     }
     return m;
 }
@@ -108,24 +102,17 @@ mt_errc mt_dat_split_frames(mt_dat_reader *r, unsigned n, mt_err *err)
     return MT_OK;
 }
 
-/* A hint: the block-table slot w will touch (the producer's hash). */
-static inline void hint(const mt_dctx *c, const mt_draw *w)
-{
-    if ((w->tag & MT_DRAW_TABLE) && c->blocks)
-        __builtin_prefetch(&c->blocks[w->hash >> (64u - c->bits)], 1);
-}
-
 mt_errc mt_dat_split_apply(mt_dat_reader *r, const mt_dsplit_out *o, const mt_draw *w, size_t n,
                            mt_dat_hev *out, size_t *done, mt_err *err)
 {
     const mt_dctx *c = &r->ctx;
     for (size_t j = 0; j < n && j < AHEAD; j++)
-        hint(c, &w[j]);
+        mt_dctx_prefetch_ev(c, w[j].tag, w[j].trace, w[j].v);
     mt_errc rc = MT_OK;
     size_t i = 0;
     for (; i < n; i++) {
         if (i + AHEAD < n)
-            hint(c, &w[i + AHEAD]);
+            mt_dctx_prefetch_ev(c, w[i + AHEAD].tag, w[i + AHEAD].trace, w[i + AHEAD].v);
         mt_dtrace *t = state_of(r, &w[i], err);
         if (!t) {
             rc = MT_E_NOMEM;

@@ -33,16 +33,8 @@ typedef struct mt_draw {
     uint64_t birth; /* ALLOC, FREE: birth ms */
     uint32_t trace; /* the trace given (one thread: after SAME_TRACE or NEXT_TRACE, a guess
                      * for hints only; split: resolved by the producer) */
-    uint32_t tag;   /* the tag byte; split: MT_DRAW_TABLE */
-    uint64_t hash;  /* split, MT_DRAW_TABLE: mt_dctx_hash of the block-table slot it touches */
+    uint32_t tag;   /* the tag byte */
 } mt_draw;
-
-/* Split: the event takes a block from the frame context's block table (a
- * free of an old block), or moves one there (an allocation whose trace's
- * oldest recent block is live): the producer tracks each trace's
- * allocations and recent live blocks (structure only, no sizes) so that
- * the consumer's hint needs no look-up of its own. */
-#define MT_DRAW_TABLE (1u << 8)
 
 /* How far an event with an error in its columns got, in the one-event
  * decoder's order: the context's checks before the error. */
