@@ -18,7 +18,6 @@
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #endif
 #include "dat_pipe.h"
-#include "dat_reader_split.h"
 #include "shm_guard.h"
 
 #include <pthread.h>
@@ -34,10 +33,13 @@
 
 #define SLOTS MT_DAT_PIPE_SLOTS
 #define SPINS 256u /* pauses (~10 us) before a side sleeps */
+#define BLOCKS_PER_SLOT (sizeof(mt_dat_hev) * MT_DAT_PIPE_BATCH / sizeof(mt_dat_block))
 
 enum slot_type {
-    S_EVENT, /* mt_dat_next's result */
-    S_BATCH, /* mt_dat_split_next_batch's result (n events) */
+    S_BLOCKS,  /* blocks a flush gave (n) */
+    S_FLUSHED, /* the producer's flush at this point is complete */
+    S_EVENT,   /* mt_dat_next's result */
+    S_BATCH,   /* mt_dat_next_batch's result (n events) */
 };
 
 typedef struct slot {
@@ -46,11 +48,11 @@ typedef struct slot {
     bool told; /* mt_dat_tell after the call, and its position */
     mt_dat_pos pos;
     size_t n;
-    mt_err err;      /* rc neither MT_OK nor MT_E_EMPTY */
-    mt_dsplit_out o; /* frames started; an EVENTS2 event unapplied */
+    mt_err err; /* rc neither MT_OK nor MT_E_EMPTY */
     union {
         mt_dat_event ev;
-        mt_draw w[MT_DAT_PIPE_BATCH];
+        mt_dat_hev hev[MT_DAT_PIPE_BATCH];
+        mt_dat_block blk[BLOCKS_PER_SLOT];
     } u;
 } slot;
 
@@ -59,7 +61,7 @@ struct mt_dat_pipe {
     mt_dat_block_fn fn;
     void *ctx;
     bool threaded;
-    /* the batch's room (the events applied, with two threads) */
+    /* one thread: the batch's room and the reader's own tell */
     mt_dat_hev *hev;
     /* the pipeline */
     pthread_t th;
@@ -69,10 +71,14 @@ struct mt_dat_pipe {
     _Atomic unsigned sleepers;
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    /* the producer's side */
+    slot *fill; /* the slot being filled, or NULL */
     /* the consumer's side */
+    bool held; /* slot tail % SLOTS is still in use */
     bool told;
     mt_dat_pos pos;
-    bool failed; /* a result gave an error: nothing more */
+    bool failed;  /* a result gave an error: nothing more */
+    bool at_mark; /* a FLUSHED mark taken since the last result: flushed here */
     /* MEMTOP_READ_STATS */
     bool stats;
     uint64_t waits[2];         /* producer, consumer */
@@ -202,56 +208,123 @@ static slot *take(mt_dat_pipe *p, enum slot_type type)
     slot *s = &p->ring[head % SLOTS];
     s->type = type;
     s->n = 0;
+    s->rc = MT_OK;
     return s;
 }
 
-/* A call's result into s, published: whether the reader can restart
- * after it (mt_dat_tell). */
-static bool publish(mt_dat_pipe *p, slot *s, mt_errc rc)
+static void publish(mt_dat_pipe *p)
 {
-    s->rc = rc;
-    bool told = s->told = rc == MT_OK && mt_dat_tell(p->r, &s->pos);
-    mt_dat_split_take(p->r, &s->o);
     atomic_store(&p->head, atomic_load_explicit(&p->head, memory_order_relaxed) + 1);
     if (used(p) >= SLOTS / 2)
         wake(p);
-    return told;
 }
 
-/* The rest of an EVENTS2 record, batch by batch.  False when the
- * producer is to end. */
+/* The blocks slot being filled, published. */
+static void end_blocks(mt_dat_pipe *p)
+{
+    if (p->fill) {
+        p->fill = NULL;
+        publish(p);
+    }
+}
+
+/* The reader's deferred blocks: into blocks slots, in order. */
+static int put_blocks(void *ctx, const mt_dat_block *b, size_t n)
+{
+    mt_dat_pipe *p = ctx;
+    while (n) {
+        if (!p->fill && !(p->fill = take(p, S_BLOCKS)))
+            return 1; /* stopped: the reader's call fails, the producer ends */
+        slot *s = p->fill;
+        size_t k = BLOCKS_PER_SLOT - s->n < n ? BLOCKS_PER_SLOT - s->n : n;
+        memcpy(&s->u.blk[s->n], b, k * sizeof *b);
+        s->n += k;
+        b += k;
+        n -= k;
+        if (s->n == BLOCKS_PER_SLOT)
+            end_blocks(p);
+    }
+    return 0;
+}
+
+/* A call's result, published after the blocks the call gave (the reader
+ * gives them within the call): the slot to fill, NULL to stop. */
+static slot *result_slot(mt_dat_pipe *p, enum slot_type type, mt_errc rc, const mt_err *err)
+{
+    end_blocks(p);
+    slot *s = take(p, type);
+    if (!s)
+        return NULL;
+    s->rc = rc;
+    if (rc != MT_OK && rc != MT_E_EMPTY)
+        s->err = *err;
+    s->told = rc == MT_OK && mt_dat_tell(p->r, &s->pos);
+    return s;
+}
+
+/* mt_dat_flush_blocks, then its FLUSHED mark. */
+static bool flush(mt_dat_pipe *p)
+{
+    mt_err err;
+    if (mt_dat_flush_blocks(p->r, &err) != MT_OK)
+        return false; /* only when stopped */
+    end_blocks(p);
+    slot *s = take(p, S_FLUSHED);
+    if (s)
+        publish(p);
+    return s != NULL;
+}
+
+/* The rest of an EVENTS2 record, batch by batch, flushing wherever the
+ * reader can restart.  False when the producer is to end. */
 static bool batches(mt_dat_pipe *p)
 {
     for (;;) {
-        slot *s = take(p, S_BATCH);
+        end_blocks(p);
+        slot *s = take(p, S_BATCH); /* a batch gives no blocks: decoded in place */
         if (!s)
             return false;
-        mt_errc rc = mt_dat_split_next_batch(p->r, s->u.w, MT_DAT_PIPE_BATCH, &s->n, &s->err);
+        mt_errc rc = mt_dat_next_batch(p->r, s->u.hev, MT_DAT_PIPE_BATCH, &s->n, &s->err);
+        s->rc = rc;
+        bool told = s->told = rc == MT_OK && mt_dat_tell(p->r, &s->pos);
         size_t n = s->n;
-        publish(p, s, rc);
+        publish(p);
         if (rc != MT_OK)
             return false;
         if (!n)
             return true;
+        if (told && !flush(p))
+            return false;
     }
 }
 
 /* The calls the replay's first pass makes (replay_open.c read_events),
- * in its order; its flushes are the consumer's own (the frame context is
- * on its side). */
+ * in its order, with a flush at every point where it may flush. */
 static void produce(mt_dat_pipe *p)
 {
     for (;;) {
-        slot *s = take(p, S_EVENT);
+        mt_dat_event ev;
+        mt_err err;
+        mt_errc rc = mt_dat_next(p->r, &ev, &err);
+        slot *s = result_slot(p, S_EVENT, rc, &err);
         if (!s)
             return;
-        mt_errc rc = mt_dat_next(p->r, &s->u.ev, &s->err);
-        mt_dat_kind kind = s->u.ev.kind;
-        bool told = publish(p, s, rc);
-        if (rc != MT_OK)
+        if (rc == MT_OK)
+            s->u.ev = ev;
+        bool told = s->told;
+        publish(p);
+        if (rc != MT_OK) {
+            if (rc == MT_E_EMPTY)
+                flush(p); /* the pass's last flush */
             return;
-        if ((kind == MT_DAT_ALLOC || kind == MT_DAT_FREE) && !told && !batches(p))
+        }
+        bool hooked = ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE;
+        if (hooked && !told) {
+            if (!batches(p))
+                return;
+        } else if ((ev.kind == MT_DAT_TOTALS || told) && !flush(p)) {
             return;
+        }
     }
 }
 
@@ -259,6 +332,7 @@ static void *producer(void *arg)
 {
     mt_dat_pipe *p = arg;
     produce(p);
+    end_blocks(p);
     if (p->stats)
         p->pcpu = thread_cpu();
     pthread_mutex_lock(&p->mu);
@@ -270,49 +344,69 @@ static void *producer(void *arg)
 
 /* --- the consumer ----------------------------------------------------- */
 
-/* The next result slot (its frame starts and events not applied yet);
- * NULL with *rc when there is none. */
-static slot *result(mt_dat_pipe *p, enum slot_type type, mt_errc *rc, mt_err *err)
+static mt_errc nomem_blocks(mt_err *err)
 {
-    slot *s = p->failed ? NULL : next_slot(p);
+    return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
+}
+
+static void let_go(mt_dat_pipe *p)
+{
+    if (p->held) {
+        p->held = false;
+        release(p);
+    }
+}
+
+/* Give the blocks slots at the ring's head to fn; with upto_flushed, also
+ * take the FLUSHED mark that ends them.  The next slot (a result), or NULL
+ * when there is none. */
+static slot *give_blocks(mt_dat_pipe *p, bool upto_flushed, mt_errc *rc, mt_err *err)
+{
     *rc = MT_OK;
-    if (p->failed)
-        *rc = mt_err_set(err, MT_E_CORRUPT, "recording: read after an error");
-    else if (!s)
-        *rc = mt_err_set(err, MT_E_CORRUPT, "recording: read after its end");
-    else if (s->type != type) /* the calls differ from the producer's: a bug */
-        *rc = mt_err_set(err, MT_E_CORRUPT, "recording: reading thread out of step");
-    if (*rc) {
-        p->failed = true;
-        return NULL;
+    slot *s;
+    while ((s = next_slot(p)) != NULL && (s->type == S_BLOCKS || s->type == S_FLUSHED)) {
+        bool mark = s->type == S_FLUSHED;
+        for (size_t i = 0; !mark && i < s->n && !*rc; i += MT_DAT_BLOCKS_PER_CALL) {
+            size_t k = s->n - i < MT_DAT_BLOCKS_PER_CALL ? s->n - i : MT_DAT_BLOCKS_PER_CALL;
+            if (p->fn && p->fn(p->ctx, &s->u.blk[i], k) != 0)
+                *rc = nomem_blocks(err);
+        }
+        release(p);
+        if (mark && upto_flushed)
+            p->at_mark = true;
+        if (*rc || (mark && upto_flushed))
+            return NULL;
     }
     return s;
 }
 
-/* The rest of the call s holds, on this thread, in the one-thread call's
- * order: the frames it started (their blocks given), its n events w
- * applied into out (*done of them), the context's checks of the event
- * whose columns failed, then the producer's result. */
-static mt_errc settle(mt_dat_pipe *p, const slot *s, const mt_draw *w, size_t n, mt_dat_hev *out,
-                      size_t *done, mt_err *err)
+/* The next result slot, the blocks before it given; NULL with *rc. */
+static slot *result(mt_dat_pipe *p, mt_errc *rc, mt_err *err)
 {
-    *done = 0;
-    mt_errc rc = mt_dat_split_frames(p->r, s->o.frames, err);
-    if (!rc && n)
-        rc = mt_dat_split_apply(p->r, &s->o, w, n, out, done, err);
-    bool failed = s->rc != MT_OK && s->rc != MT_E_EMPTY;
-    if (!rc && failed && s->o.raw)
-        rc = mt_dat_split_partial(p->r, &s->o, &w[n], s->o.stage, err);
-    if (!rc) {
-        rc = s->rc;
-        if (failed)
+    let_go(p);
+    if (p->failed) {
+        *rc = mt_err_set(err, MT_E_CORRUPT, "recording: read after an error");
+        return NULL;
+    }
+    slot *s = give_blocks(p, false, rc, err);
+    if (!s && !*rc)
+        *rc = mt_err_set(err, MT_E_CORRUPT, "recording: read after its end");
+    if (*rc)
+        p->failed = true;
+    return s;
+}
+
+static mt_errc take_result(mt_dat_pipe *p, const slot *s, mt_err *err)
+{
+    p->at_mark = false;
+    p->told = s->told;
+    p->pos = s->pos;
+    if (s->rc != MT_OK && s->rc != MT_E_EMPTY) {
+        p->failed = true;
+        if (err)
             *err = s->err;
     }
-    p->told = rc == MT_OK && s->told;
-    p->pos = s->pos;
-    if (rc != MT_OK && rc != MT_E_EMPTY)
-        p->failed = true;
-    return rc;
+    return s->rc;
 }
 
 mt_errc mt_dat_pipe_next(mt_dat_pipe *p, mt_dat_event *ev, mt_err *err)
@@ -320,21 +414,16 @@ mt_errc mt_dat_pipe_next(mt_dat_pipe *p, mt_dat_event *ev, mt_err *err)
     if (!p->threaded)
         return mt_dat_next(p->r, ev, err);
     mt_errc rc;
-    slot *s = result(p, S_EVENT, &rc, err);
+    slot *s = result(p, &rc, err);
     if (!s)
         return rc;
-    bool raw = s->o.raw && s->rc == MT_OK; /* an EVENTS2 event, to apply */
-    mt_dat_hev h;
-    size_t done;
-    rc = settle(p, s, &s->o.w, raw, &h, &done, err);
-    if (rc == MT_OK) {
-        ev->kind = s->u.ev.kind;
-        ev->t_ns = s->u.ev.t_ns;
-        if (raw)
-            ev->u.ev = h.ev;
-        else
-            ev->u = s->u.ev.u;
+    if (s->type != S_EVENT) { /* the calls differ from the producer's: a bug */
+        p->failed = true;
+        return mt_err_set(err, MT_E_CORRUPT, "recording: reading thread out of step");
     }
+    rc = take_result(p, s, err);
+    if (rc == MT_OK)
+        *ev = s->u.ev;
     release(p);
     return rc;
 }
@@ -342,15 +431,22 @@ mt_errc mt_dat_pipe_next(mt_dat_pipe *p, mt_dat_event *ev, mt_err *err)
 mt_errc mt_dat_pipe_next_batch(mt_dat_pipe *p, mt_dat_hev **out, size_t *n, mt_err *err)
 {
     *n = 0;
-    *out = p->hev;
-    if (!p->threaded)
+    if (!p->threaded) {
+        *out = p->hev;
         return mt_dat_next_batch(p->r, p->hev, MT_DAT_PIPE_BATCH, n, err);
+    }
     mt_errc rc;
-    slot *s = result(p, S_BATCH, &rc, err);
+    slot *s = result(p, &rc, err);
     if (!s)
         return rc;
-    rc = settle(p, s, s->u.w, s->n, p->hev, n, err);
-    release(p);
+    if (s->type != S_BATCH) {
+        p->failed = true;
+        return mt_err_set(err, MT_E_CORRUPT, "recording: reading thread out of step");
+    }
+    rc = take_result(p, s, err);
+    *out = s->u.hev;
+    *n = s->n;
+    p->held = true;
     return rc;
 }
 
@@ -365,8 +461,25 @@ bool mt_dat_pipe_tell(const mt_dat_pipe *p, mt_dat_pos *pos)
 
 mt_errc mt_dat_pipe_flush_blocks(mt_dat_pipe *p, mt_err *err)
 {
-    /* with two threads as well: the frame context is this thread's */
-    return mt_dat_flush_blocks(p->r, err);
+    if (!p->threaded)
+        return mt_dat_flush_blocks(p->r, err);
+    /* The producer flushes once at each point where the replay may flush
+     * (produce); the replay may flush twice at one (a TOTALS that prunes
+     * and is a checkpoint): the second finds the mark already taken.  A
+     * flush with no mark of the producer's would give the next call's
+     * blocks early: the calls are out of step. */
+    if (p->at_mark)
+        return MT_OK;
+    let_go(p);
+    mt_errc rc = MT_OK;
+    if (!p->failed) {
+        give_blocks(p, true, &rc, err);
+        if (!rc && !p->at_mark)
+            rc = mt_err_set(err, MT_E_CORRUPT, "recording: reading thread out of step");
+    }
+    if (rc)
+        p->failed = true;
+    return rc;
 }
 
 /* --- start and end ------------------------------------------------------ */
@@ -388,19 +501,12 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
         p->ccpu0 = thread_cpu();
         p->wall0 = now();
     }
-    p->hev = malloc(MT_DAT_PIPE_BATCH * sizeof *p->hev);
-    if (!p->hev) {
-        free(p);
-        mt_err_set(err, MT_E_NOMEM, "out of memory for the reader");
-        return NULL;
-    }
-    mt_dat_defer_blocks(r, fn, ctx);
     if ((threads ? threads : mt_dat_pipe_threads()) >= 2) {
         p->told = mt_dat_tell(r, &p->pos);
         p->ring = malloc(SLOTS * sizeof *p->ring);
         if (p->ring && !pthread_mutex_init(&p->mu, NULL)) {
             if (!pthread_cond_init(&p->cv, NULL)) {
-                mt_dat_split(r, true);
+                mt_dat_defer_blocks(r, fn ? put_blocks : NULL, p);
                 /* the viewer's signals stay the caller's; faults stay deliverable so
                  * that a crash still restores the terminal (shm_guard.h) */
                 sigset_t all, old;
@@ -410,7 +516,6 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
                 pthread_sigmask(SIG_SETMASK, &old, NULL);
                 if (p->threaded)
                     return p;
-                mt_dat_split(r, false);
                 pthread_cond_destroy(&p->cv);
             }
             pthread_mutex_destroy(&p->mu);
@@ -418,6 +523,13 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
         free(p->ring); /* no thread: read on this one */
         p->ring = NULL;
     }
+    p->hev = malloc(MT_DAT_PIPE_BATCH * sizeof *p->hev);
+    if (!p->hev) {
+        free(p);
+        mt_err_set(err, MT_E_NOMEM, "out of memory for the reader");
+        return NULL;
+    }
+    mt_dat_defer_blocks(r, fn, ctx);
     return p;
 }
 
@@ -442,7 +554,6 @@ void mt_dat_pipe_end(mt_dat_pipe *p)
         pthread_join(p->th, NULL);
         pthread_cond_destroy(&p->cv);
         pthread_mutex_destroy(&p->mu);
-        mt_dat_split(p->r, false);
     }
     mt_dat_defer_blocks(p->r, NULL, NULL);
     if (p->stats)

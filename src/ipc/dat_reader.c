@@ -100,7 +100,6 @@ mt_dat_reader *mt_dat_open_fd(int fd, const char *label, mt_err *err)
     }
     r->fd = fd;
     mt_dctx_init(&r->ctx);
-    mt_dctx_init(&r->nexts);
     snprintf(r->label, sizeof r->label, "%s", label ? label : "");
     if (open_checked(r, err) != MT_OK) {
         mt_dat_close(r);
@@ -129,7 +128,6 @@ void mt_dat_close(mt_dat_reader *r)
         mt_zstream_close(&r->z);
     free(r->buf);
     mt_dctx_free(&r->ctx);
-    mt_dctx_free(&r->nexts);
     if (r->fd >= 0)
         close(r->fd);
     free(r);
@@ -167,31 +165,18 @@ static mt_errc make_room(mt_dat_reader *r, mt_err *err)
     return MT_OK;
 }
 
-mt_errc mt_dat_start_frame(mt_dat_reader *r, mt_err *err)
-{
-    mt_errc rc = mt_dat_flush_blocks(r, err);
-    if (rc)
-        return rc;
-    mt_dctx_new_frame(&r->ctx);
-    r->defer_on = r->defer_fn != NULL;
-    r->given_allocs = 0;
-    return MT_OK;
-}
-
 /* More decompressed bytes of the current frame; MT_E_EMPTY at the end of
  * the data.  A record may not continue into the next frame. */
 static mt_errc fill(mt_dat_reader *r, mt_err *err)
 {
     if (r->pos == r->len) {
         if (r->frame_done) { /* the next bytes start a frame */
-            mt_errc rc = MT_OK;
-            if (r->split) {
-                r->split_out.frames++; /* the consumer's to start */
-                mt_dctx_new_frame(&r->nexts);
-            } else
-                rc = mt_dat_start_frame(r, err);
+            mt_errc rc = mt_dat_flush_blocks(r, err);
             if (rc)
                 return rc;
+            mt_dctx_new_frame(&r->ctx);
+            r->defer_on = r->defer_fn != NULL;
+            r->given_allocs = 0;
         }
         r->pos = r->len = 0;
         r->frame_done = false;

@@ -15,12 +15,21 @@
  * raw event against the frame context, with the context's own checks in
  * the one-event decoder's order, the block of the event RUN_AHEAD later
  * prefetched from the raw array (no second decoding). */
-#include "dat_reader_apply.h"
+#include "dat_reader_events2.h"
 
 #include <string.h>
 
 #define RUN 256u
 #define RUN_AHEAD 16u
+
+/* An event's fields as its columns give them. */
+typedef struct draw {
+    uint64_t t;     /* its time */
+    uint64_t v;     /* ALLOC, FREE: size (unless SAME_SIZE); FREE_REF: ref */
+    uint64_t birth; /* ALLOC, FREE: birth ms */
+    uint32_t trace; /* the trace given; after SAME_TRACE or NEXT_TRACE, a guess (hints only) */
+    uint32_t tag;
+} draw;
 
 /* The tag checks of the one-event decoder (check_tag) as a table: bit 0,
  * the tag is valid in every version; bit 1, from version 4 on (an ALLOC's
@@ -46,7 +55,7 @@ _Static_assert(MT_DAT_EV_NEXT_TRACE == 1u << MT_DAT_EV_FLAGS_SHIFT, "NEXT_TRACE:
 static inline __attribute__((always_inline)) bool scan_one(mt_dcur (*col)[2], unsigned tag,
                                                            uint64_t ndefs, unsigned valid,
                                                            uint64_t *t, bool *have, uint32_t *guess,
-                                                           const mt_dctx *c, mt_draw *w)
+                                                           const mt_dctx *c, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
     if (!(tag_ok[tag] & valid))
@@ -61,7 +70,7 @@ static inline __attribute__((always_inline)) bool scan_one(mt_dcur (*col)[2], un
         if (!*have)
             return false;
     } else if (mt_dis_next_trace(tag)) {
-        *guess = c ? mt_dctx_guess_next(c, *guess) : UINT32_MAX;
+        *guess = mt_dctx_guess_next(c, *guess);
     } else {
         if (!mt_dsplit_v(&col[MT_DCOL_TRACES][0], &col[MT_DCOL_TRACES][1], &x) || x >= ndefs)
             return false;
@@ -89,9 +98,10 @@ static inline __attribute__((always_inline)) bool scan_one(mt_dcur (*col)[2], un
     return true;
 }
 
-/* See dat_reader_events2.h. */
-size_t mt_dat_scan_events2(const mt_dat_reader *r, mt_drec *d, const mt_dctx *c, mt_draw *w,
-                           size_t k)
+/* Up to k events (k <= the tags left) into w: how many passed every check.
+ * The record's cursors, time and have_trace move past them only when all
+ * k did (so that scanning again the count it gave stops where it must). */
+static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
 {
     mt_dcur col[MT_DCOL_N][2];
     memcpy(col, d->col, sizeof col);
@@ -101,7 +111,8 @@ size_t mt_dat_scan_events2(const mt_dat_reader *r, mt_drec *d, const mt_dctx *c,
     uint32_t guess = d->trace;
     size_t i = 0;
     for (; i < k; i++)
-        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, &t, &have, &guess, c, &w[i]))
+        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, &t, &have, &guess, &r->ctx,
+                      &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
     d->t = t;
@@ -109,40 +120,111 @@ size_t mt_dat_scan_events2(const mt_dat_reader *r, mt_drec *d, const mt_dctx *c,
     return k;
 }
 
-size_t mt_dat_run_room(const mt_drec *d, size_t max)
+static mt_errc nomem(mt_err *err)
 {
-    const mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
-    size_t k = max < RUN ? max : RUN, left = (size_t)(tags->end - tags->p);
-    if (d->left < 2 || left < 2)
-        return 0;
-    if (k > d->left - 1)
-        k = d->left - 1; /* the record's last event: the one-event decoder's */
-    if (k > left - 1)
-        k = left - 1; /* the tags left: d->left as well, checked rather than assumed */
-    return k;
+    return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
+}
+
+/* What applying carries from one event to the next, in locals through a
+ * run (the record's copy, d->trace and d->prev_alloc, is set after it). */
+typedef struct carry {
+    uint32_t trace;  /* the previous event's */
+    bool prev_alloc; /* it is an ALLOC */
+    uint32_t tid;
+} carry;
+
+/* A FREE_REF's block against the frame context (the one-event decoder's
+ * resolve()). */
+static inline __attribute__((always_inline)) mt_errc
+take(mt_dat_reader *r, uint32_t trace, mt_dtrace *t, uint64_t ref, mt_dat_ev *e, mt_err *err)
+{
+    if (ref >= t->count)
+        return mt_dat_ev2_bad(r, "free of a block not allocated in its frame", err);
+    uint64_t serial = t->count - 1 - ref;
+    if (!mt_dctx_take(&r->ctx, t, trace, serial, &e->size, &e->birth_ms))
+        return mt_dat_ev2_bad(r, "free of a block that is not live", err);
+    e->deferred = r->defer_on && serial >= t->given;
+    return MT_OK;
+}
+
+/* An ALLOC or FREE's size and block (the one-event decoder's body()). */
+static inline __attribute__((always_inline)) mt_errc alloc_or_free(mt_dat_reader *r, uint32_t trace,
+                                                                   mt_dtrace *t, const draw *w,
+                                                                   mt_dat_ev *e, mt_err *err)
+{
+    e->size = w->v;
+    if ((w->tag & MT_DAT_EV_SAME_SIZE) && !t->has_size)
+        return mt_dat_ev2_bad(r, "SAME_SIZE before any size of the trace in its frame", err);
+    if (w->tag & MT_DAT_EV_SAME_SIZE)
+        e->size = t->last_size;
+    e->birth_ms = w->birth;
+    if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC)
+        return MT_OK;
+    e->deferred = r->defer_on;
+    return mt_dctx_alloc(&r->ctx, t, trace, e->size, w->birth, err);
+}
+
+/* One scanned event against the frame context, into *h. */
+static inline __attribute__((always_inline)) mt_errc
+apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
+{
+    unsigned tag = w->tag, kind = tag & MT_DAT_EV_KIND_MASK;
+    uint32_t prev = k->trace;
+    if (mt_dis_next_trace(tag)) {
+        if (mt_dat_ev2_next_trace(r, k->prev_alloc, &k->trace, err))
+            return MT_E_CORRUPT;
+    } else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
+        k->trace = w->trace;
+    }
+    mt_dtrace *t = mt_dctx_trace(&r->ctx, k->trace);
+    if (!t)
+        return nomem(err);
+    bool alloc = kind == MT_DAT_EV_ALLOC, after_alloc = k->prev_alloc;
+    k->prev_alloc = alloc;
+    if (alloc && after_alloc && prev != k->trace && mt_dat_ev2_set_next(r, prev, k->trace, &t, err))
+        return MT_E_NOMEM;
+    mt_dat_ev *e = &h->ev;
+    e->deferred = 0;
+    mt_errc rc = kind == MT_DAT_EV_FREE_REF ? take(r, k->trace, t, w->v, e, err)
+                                            : alloc_or_free(r, k->trace, t, w, e, err);
+    if (rc)
+        return rc;
+    t->last_size = e->size;
+    t->has_size = 1;
+    e->tid = k->tid;
+    e->trace = k->trace;
+    e->flags = alloc ? 0u : (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
+    h->kind = alloc ? MT_DAT_ALLOC : MT_DAT_FREE;
+    h->t_ns = w->t;
+    return MT_OK;
 }
 
 mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t max, size_t *n,
                            mt_err *err)
 {
-    size_t k = mt_dat_run_room(d, max);
+    const mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
+    size_t k = max < RUN ? max : RUN, left = (size_t)(tags->end - tags->p);
     *n = 0;
-    if (!k)
+    if (d->left < 2 || left < 2)
         return MT_OK;
-    mt_draw w[RUN];
-    size_t m = mt_dat_scan_events2(r, d, &r->ctx, w, k);
+    if (k > d->left - 1)
+        k = d->left - 1; /* the record's last event: the one-event decoder's */
+    if (k > left - 1)
+        k = left - 1; /* the tags left: d->left as well, checked rather than assumed */
+    draw w[RUN];
+    size_t m = scan(r, d, w, k);
     if (m < k && m > 0)
-        mt_dat_scan_events2(r, d, &r->ctx, w, m); /* to the start of the event that failed */
+        scan(r, d, w, m); /* to the start of the event that failed */
     for (size_t i = 0; i < m && i < RUN_AHEAD; i++)
         mt_dctx_prefetch_ev(&r->ctx, w[i].tag, w[i].trace, w[i].v);
     mt_errc rc = MT_OK;
-    mt_dcarry c = {d->trace, d->prev_alloc};
+    carry c = {d->trace, d->prev_alloc, d->tid};
     size_t i = 0;
     for (; i < m; i++) {
         if (i + RUN_AHEAD < m)
             mt_dctx_prefetch_ev(&r->ctx, w[i + RUN_AHEAD].tag, w[i + RUN_AHEAD].trace,
                                 w[i + RUN_AHEAD].v);
-        if ((rc = apply(r, r->records, &c, d->tid, &w[i], &out[i], err)) != MT_OK)
+        if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
             break;
     }
     d->trace = c.trace;

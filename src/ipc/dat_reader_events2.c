@@ -8,15 +8,15 @@
 
 #include <string.h>
 
-mt_errc mt_dat_ev2_bad(uint64_t record, const char *what, mt_err *err)
+mt_errc mt_dat_ev2_bad(const mt_dat_reader *r, const char *what, mt_err *err)
 {
     return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: %s (record %llu)", what,
-                      (unsigned long long)record);
+                      (unsigned long long)r->records);
 }
 
 static mt_errc bad(const mt_dat_reader *r, const char *what, mt_err *err)
 {
-    return mt_dat_ev2_bad(r->records, what, err);
+    return mt_dat_ev2_bad(r, what, err);
 }
 
 static bool columns_used_up(const mt_drec *d)
@@ -91,8 +91,7 @@ mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
     }
     if (d->left == 0 && !columns_used_up(d))
         return bad(r, "EVENTS2 columns hold more than their events", err);
-    if (!r->split) /* the look-ahead reads the frame context */
-        ahead_start(r, d);
+    ahead_start(r, d);
     return MT_OK; /* bytes after the columns: appended fields, ignored */
 }
 
@@ -122,15 +121,13 @@ static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
     return MT_OK;
 }
 
-mt_errc mt_dat_ev2_next_trace(mt_dctx *c, uint64_t record, bool prev_alloc, uint32_t *trace,
-                              mt_err *err)
+mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, bool prev_alloc, uint32_t *trace, mt_err *err)
 {
     if (!prev_alloc)
-        return mt_dat_ev2_bad(record, "NEXT_TRACE not after an allocation", err);
-    mt_dtrace *p = mt_dctx_trace(c, *trace); /* of this frame: its allocation made it */
+        return bad(r, "NEXT_TRACE not after an allocation", err);
+    mt_dtrace *p = mt_dctx_trace(&r->ctx, *trace); /* of this frame: its allocation made it */
     if (!p || !p->next)
-        return mt_dat_ev2_bad(record,
-                              "NEXT_TRACE with no trace after the previous one in its frame", err);
+        return bad(r, "NEXT_TRACE with no trace after the previous one in its frame", err);
     *trace = p->next - 1u;
     return MT_OK;
 }
@@ -146,7 +143,7 @@ static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err
     if (tag & MT_DAT_EV_SAME_TRACE)
         return d->have_trace ? MT_OK : bad(r, "SAME_TRACE on the first event of a record", err);
     if (mt_dis_next_trace(tag))
-        return mt_dat_ev2_next_trace(&r->ctx, r->records, d->prev_alloc, &d->trace, err);
+        return mt_dat_ev2_next_trace(r, d->prev_alloc, &d->trace, err);
     if (get(r, d, MT_DCOL_TRACES, &trace, err))
         return MT_E_CORRUPT;
     if (trace >= r->ndefs)
@@ -204,13 +201,13 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     return MT_OK;
 }
 
-mt_errc mt_dat_ev2_set_next(mt_dctx *c, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err)
+mt_errc mt_dat_ev2_set_next(mt_dat_reader *r, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err)
 {
-    mt_dtrace *ps = mt_dctx_trace(c, p); /* of this frame: P's allocation made it */
+    mt_dtrace *ps = mt_dctx_trace(&r->ctx, p); /* of this frame: P's allocation made it */
     if (!ps)
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
     ps->next = q + 1u;
-    *t = &c->traces[q];
+    *t = &r->ctx.traces[q];
     return MT_OK;
 }
 
@@ -231,7 +228,7 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     d->prev_alloc = kind == MT_DAT_EV_ALLOC;
     if (d->prev_alloc && after_alloc && prev != d->trace &&
-        mt_dat_ev2_set_next(&r->ctx, prev, d->trace, &t, err))
+        mt_dat_ev2_set_next(r, prev, d->trace, &t, err))
         return MT_E_NOMEM;
     mt_dat_ev *e = &h->ev;
     memset(e, 0, sizeof *e);
@@ -247,85 +244,6 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
     e->flags = d->prev_alloc ? 0u : (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7; /* an ALLOC's: NEXT_TRACE */
     h->kind = kind == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC : MT_DAT_FREE;
     h->t_ns = d->t;
-    if (d->t > r->t_last)
-        r->t_last = d->t;
-    return MT_OK;
-}
-
-/* A split reader's next(P) = Q (the one-event decoder's set_next, on the
- * producer's map); out of memory, the message of the context's trace
- * state, which comes first in one thread's order. */
-mt_errc mt_dat_ev2_note_next(mt_dat_reader *r, mt_drec *d, uint32_t prev, bool alloc, mt_err *err)
-{
-    bool after_alloc = d->prev_alloc;
-    d->prev_alloc = alloc;
-    if (!alloc || !after_alloc || prev == d->trace)
-        return MT_OK;
-    mt_dtrace *p = mt_dctx_trace(&r->nexts, prev);
-    if (!p)
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
-    p->next = d->trace + 1u;
-    return MT_OK;
-}
-
-/* The same event's context-free half, for a split reader (its columns'
- * checks, in the order above; the context's are the consumer's:
- * dat_reader_split.h).  The stage says which of the context's checks
- * come before the error. */
-mt_errc mt_dat_raw_event2(mt_dat_reader *r, mt_drec *d, mt_draw *w, mt_dstage *stage, mt_err *err)
-{
-    mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
-    *stage = MT_DSTAGE_NONE;
-    memset(w, 0, sizeof *w);
-    if (tags->p >= tags->end)
-        return bad(r, "EVENTS2 record cut short", err);
-    unsigned tag = *tags->p++;
-    w->tag = tag;
-    uint64_t dt = 0, x = 0;
-    uint32_t prev = d->trace;
-    if (check_tag(r, tag, err) ||
-        (!(tag & MT_DAT_EV_SAME_TIME) && get(r, d, MT_DCOL_TIMES, &dt, err)))
-        return MT_E_CORRUPT;
-    if (dt > UINT64_MAX - d->t)
-        return bad(r, "event time overflows", err);
-    d->t += dt;
-    if (tag & MT_DAT_EV_SAME_TRACE) {
-        if (!d->have_trace)
-            return bad(r, "SAME_TRACE on the first event of a record", err);
-    } else if (mt_dis_next_trace(tag)) {
-        if (mt_dat_ev2_next_trace(&r->nexts, r->records, d->prev_alloc, &d->trace, err))
-            return MT_E_CORRUPT;
-    } else {
-        if (get(r, d, MT_DCOL_TRACES, &x, err))
-            return MT_E_CORRUPT;
-        if (x >= r->ndefs)
-            return bad(r, "event of an undefined trace", err);
-        d->trace = (uint32_t)x;
-        d->have_trace = true;
-    }
-    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
-    if (mt_dat_ev2_note_next(r, d, prev, kind == MT_DAT_EV_ALLOC, err))
-        return MT_E_NOMEM;
-    w->t = d->t;
-    w->trace = d->trace;
-    *stage = MT_DSTAGE_TRACE;
-    if (kind == MT_DAT_EV_FREE_REF) {
-        if (get(r, d, MT_DCOL_REFS, &w->v, err))
-            return MT_E_CORRUPT;
-    } else {
-        if (!(tag & MT_DAT_EV_SAME_SIZE) && get(r, d, MT_DCOL_SIZES, &w->v, err))
-            return MT_E_CORRUPT;
-        *stage = MT_DSTAGE_SIZE;
-        uint64_t ms = d->t / 1000000u, age = 0;
-        if (kind == MT_DAT_EV_FREE && get(r, d, MT_DCOL_AGES, &age, err))
-            return MT_E_CORRUPT;
-        if (age > ms)
-            return bad(r, "free of a block born before tracking began", err);
-        w->birth = ms - age;
-    }
-    *stage = MT_DSTAGE_ALL;
-    if (d->left == 1 && !columns_used_up(d))
-        return bad(r, "EVENTS2 columns hold more than their events", err);
     if (d->t > r->t_last)
         r->t_last = d->t;
     return MT_OK;

@@ -8,7 +8,6 @@
 #define MEMTOP_DAT_READER_EVENTS2_H
 
 #include "dat_reader_impl.h"
-#include "dat_reader_split.h"
 
 /* split_v's values of 3 bytes or more (lead byte b has bit 7 set). */
 static inline bool mt_dsplit_long(unsigned char b, mt_dcur *tail, uint64_t *out)
@@ -72,36 +71,15 @@ mt_dctx_prefetch_ev(const mt_dctx *c, unsigned tag, uint32_t trace, uint64_t ref
 }
 
 /* "corrupt recording: what (record N)". */
-mt_errc mt_dat_ev2_bad(uint64_t record, const char *what, mt_err *err);
+mt_errc mt_dat_ev2_bad(const mt_dat_reader *r, const char *what, mt_err *err);
 
-/* NEXT_TRACE in record `record`: *trace, the previous event's (an ALLOC if
- * prev_alloc), becomes next(*trace); an error if there is none. */
-mt_errc mt_dat_ev2_next_trace(mt_dctx *c, uint64_t record, bool prev_alloc, uint32_t *trace,
-                              mt_err *err);
+/* NEXT_TRACE: *trace, the previous event's (an ALLOC if prev_alloc),
+ * becomes next(*trace); an error if there is none. */
+mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, bool prev_alloc, uint32_t *trace, mt_err *err);
 
 /* next(P) = Q, after an ALLOC of Q right after an ALLOC of P; *t (Q's
  * state) is taken again, should the look-up of P have moved the array. */
-mt_errc mt_dat_ev2_set_next(mt_dctx *c, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err);
-
-/* Up to k events (k <= the tags left) scanned into w (dat_reader_batch2.c):
- * how many passed every check that needs no frame context.  The record's
- * cursors, time and have_trace move past them only when all k did.  c:
- * the context, for the guesses of NEXT_TRACE's trace (NULL: no guess). */
-size_t mt_dat_scan_events2(const mt_dat_reader *r, mt_drec *d, const mt_dctx *c, mt_draw *w,
-                           size_t k);
-
-/* The events a run may scan, at most max: never the record's last (the
- * one-event decoder checks the columns are used up there); 0 when the
- * next event needs the one-event decoder. */
-size_t mt_dat_run_room(const mt_drec *d, size_t max);
-
-/* A split reader's producer: the previous event's trace was prev, this
- * one's (d->trace, resolved) is an ALLOC or not: next(prev) noted. */
-mt_errc mt_dat_ev2_note_next(mt_dat_reader *r, mt_drec *d, uint32_t prev, bool alloc, mt_err *err);
-
-/* The one-event decoder's context-free half (split, dat_reader_events2.c):
- * the next event into *w; after an error, *stage says how far it got. */
-mt_errc mt_dat_raw_event2(mt_dat_reader *r, mt_drec *d, mt_draw *w, mt_dstage *stage, mt_err *err);
+mt_errc mt_dat_ev2_set_next(mt_dat_reader *r, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err);
 
 /* The rest of the record in runs (dat_reader_batch2.c): at most max
  * events, never the record's last (the one-event decoder checks the

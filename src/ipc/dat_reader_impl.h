@@ -8,7 +8,6 @@
 
 #include "dat_reader.h"
 #include "dat_reader_blocks.h"
-#include "dat_reader_split.h"
 #include "dat_zframes.h"
 
 /* A bounded cursor over one record's payload. */
@@ -79,20 +78,11 @@ struct mt_dat_reader {
     void *defer_ctx;
     bool defer_on;
     uint64_t given_allocs;
-    /* mt_dat_split: the frame context, deferral and flush fields above
-     * are the consumer's; split_out is what the producer's call gave */
-    bool split;
-    mt_dsplit_out split_out;
-    mt_dctx nexts; /* split: the producer's next(P) of each trace (only .next used) */
     /* the open state set */
     bool in_set;
     uint32_t set_kind;
     uint64_t set_ntraces, set_nlive;
 };
-
-/* A frame starts: the last one's deferred blocks given, the context
- * emptied (dat_reader.c; a split reader's consumer calls it). */
-mt_errc mt_dat_start_frame(mt_dat_reader *r, mt_err *err);
 
 /* Decode the record of `type` whose payload is c into *ev (or start giving
  * its items).  MT_OK with an event, MT_E_EMPTY if the record gave none (or

@@ -136,18 +136,7 @@ mt_errc mt_dat_decode_item(mt_dat_reader *r, mt_dat_event *ev, mt_err *err)
         break;
     case MT_DAT_REC_EVENTS2: {
         mt_dat_hev h;
-        if (r->split) { /* the fields the context gives are the consumer's */
-            rc = mt_dat_raw_event2(r, d, &r->split_out.w, &r->split_out.stage, err);
-            r->split_out.raw = true;
-            r->split_out.record = r->records;
-            r->split_out.tid = d->tid;
-            h.kind = (r->split_out.w.tag & MT_DAT_EV_KIND_MASK) == MT_DAT_EV_ALLOC ? MT_DAT_ALLOC
-                                                                                   : MT_DAT_FREE;
-            h.t_ns = r->split_out.w.t;
-            memset(&h.ev, 0, sizeof h.ev);
-        } else {
-            rc = mt_dat_next_event2(r, d, &h, err);
-        }
+        rc = mt_dat_next_event2(r, d, &h, err);
         ev->kind = h.kind;
         ev->t_ns = h.t_ns;
         ev->u.ev = h.ev;
