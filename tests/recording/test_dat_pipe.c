@@ -10,12 +10,13 @@
  * fields with its deferred flag, every position, the blocks each flush
  * gives and where, the final code and message) and the two logs must be
  * equal: for the whole file, for copies cut at many points (mid-frame
- * too) and for copies with bytes overwritten (errors inside frames, found
- * by the producer), and for copies whose decompressed records were
- * changed (errors of the frame context, found by the consumer, and of the
- * columns, found by the producer after some of the context's checks of
- * the same event).  Then a pass ended early, the producer blocked on a
- * full ring: it must stop (the test would hang otherwise). */
+ * too), for copies with bytes overwritten (zstd's errors inside frames)
+ * and for copies whose decompressed records were changed (errors of the
+ * frame context and of the EVENTS2 columns, some within a run of events:
+ * the events before the error must come out; an event failing both, the
+ * context's error first, whichever thread checks what).  Then a pass ended
+ * early, the producer blocked on a full ring: it must stop (the test would
+ * hang otherwise). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
