@@ -10,9 +10,13 @@
  * fields with its deferred flag, every position, the blocks each flush
  * gives and where, the final code and message) and the two logs must be
  * equal: for the whole file, for copies cut at many points (mid-frame
- * too) and for copies with bytes overwritten (errors inside frames, found
- * by the producer).  Then a pass ended early, the producer blocked on a
- * full ring: it must stop (the test would hang otherwise). */
+ * too), for copies with bytes overwritten (zstd's errors inside frames)
+ * and for copies whose decompressed records were changed (errors of the
+ * frame context and of the EVENTS2 columns, some within a run of events:
+ * the events before the error must come out; an event failing both, the
+ * context's error first, whichever thread checks what).  Then a pass ended
+ * early, the producer blocked on a full ring: it must stop (the test would
+ * hang otherwise). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +26,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "dat_pipe.h"
 #include "test_reader_builder.h"
@@ -184,6 +189,140 @@ static void corrupt(void **state)
     db_file_free(&f);
 }
 
+/* f with frame i's decompressed bytes changed at `at` (xor x), compressed
+ * again: into g (g->out.p to free). */
+static void change_inside(const db_file *f, size_t i, size_t at, unsigned char x, db_file *g)
+{
+    size_t from = i ? f->frame_end[i - 1] : MT_DAT_HEADER_BYTES, len = f->frame_end[i] - from;
+    const unsigned char *src = (const unsigned char *)f->out.p + from;
+    unsigned long long raw = ZSTD_getFrameContentSize(src, len);
+    assert_true(raw != ZSTD_CONTENTSIZE_UNKNOWN && raw != ZSTD_CONTENTSIZE_ERROR);
+    unsigned char *plain = malloc(raw);
+    size_t cap = ZSTD_compressBound(raw);
+    unsigned char *z = malloc(cap);
+    assert_non_null(plain);
+    assert_non_null(z);
+    assert_int_equal(ZSTD_decompress(plain, raw, src, len), raw);
+    plain[at % raw] ^= x;
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    size_t zn = ZSTD_compress2(c, z, cap, plain, raw);
+    assert_false(ZSTD_isError(zn));
+    ZSTD_freeCCtx(c);
+    *g = *f;
+    g->out.n = from + zn + (f->out.n - f->frame_end[i]);
+    g->out.p = malloc(g->out.n);
+    assert_non_null(g->out.p);
+    memcpy(g->out.p, f->out.p, from);
+    memcpy((unsigned char *)g->out.p + from, z, zn);
+    memcpy((unsigned char *)g->out.p + from + zn, (const unsigned char *)f->out.p + f->frame_end[i],
+           f->out.n - f->frame_end[i]);
+    free(plain);
+    free(z);
+}
+
+/* Records changed inside their frames: the first error, its message and
+ * the events before it, whichever thread finds it. */
+static void corrupt_inside(void **state)
+{
+    (void)state;
+    db_file f;
+    db_long(&f, 4, 600);
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    unsigned errors = 0, context = 0;
+    for (unsigned k = 0; k < 300; k++) {
+        db_file g;
+        size_t frame = 1 + test_xorshift(&seed) % (f.nframes - 1);
+        unsigned char x = (unsigned char)(1u << (test_xorshift(&seed) % 8));
+        change_inside(&f, frame, test_xorshift(&seed), x, &g);
+        char *one = pass(&g, g.out.n, 1);
+        errors += strstr(one, "\nR error") != NULL;
+        context += strstr(one, "not live") || strstr(one, "not allocated in its frame") ||
+                   strstr(one, "SAME_SIZE before") || strstr(one, "NEXT_TRACE");
+        free(one);
+        same(&g, g.out.n, "changed inside");
+        free(g.out.p);
+    }
+    print_message("%u of 300 changed copies end in an error, %u of the frame context\n", errors,
+                  context);
+    assert_true(errors >= 100);
+    assert_true(context >= 20);
+    db_file_free(&f);
+}
+
+/* A recording of one frame: db_culled_head's, then an EVENTS2 record of
+ * `good` allocations of trace 1 (8 bytes), then the events `bad` writes. */
+static void one_record(db_file *f, unsigned good, void (*bad)(db_ev2 *e))
+{
+    db_culled_head(f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+    db_ev2 e = {0};
+    for (unsigned i = 0; i < good; i++) {
+        db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+        db_ev2_put(&e, DB_TRACES, 1);
+        db_ev2_put(&e, DB_SIZES, 8);
+    }
+    bad(&e);
+    db_ev2_record(f, &e, 5, 1000000000ull);
+    db_totals(f, 1500000000ull, 1000, 2000);
+    db_flush(f);
+}
+
+/* The record's last event frees a block no longer live (the context's
+ * error), and a column holds one value too many (the columns' error,
+ * checked after the whole event). */
+static void bad_last(db_ev2 *e)
+{
+    db_ev2_tag(e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(e, DB_TRACES, 1);
+    db_ev2_put(e, DB_SIZES, 8);
+    for (unsigned i = 0; i < 2; i++) {
+        db_ev2_tag(e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME);
+        db_ev2_put(e, DB_TRACES, 1);
+        db_ev2_put(e, DB_REFS, 0);
+    }
+    db_ev2_put(e, DB_SIZES, 9);
+}
+
+/* A free of trace 2 with SAME_SIZE before any size of it (the context's
+ * error), its age missing from its column (the columns', checked after). */
+static void bad_size(db_ev2 *e)
+{
+    db_ev2_tag(e, MT_DAT_EV_FREE | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_SIZE);
+    db_ev2_put(e, DB_TRACES, 2);
+    db_ev2_tag(e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+    db_ev2_put(e, DB_TRACES, 1);
+    db_ev2_put(e, DB_SIZES, 8);
+}
+
+/* An event whose checks fail both in the frame context and, after, in its
+ * columns: the context's error first, as on one thread; alone in its
+ * record (mt_dat_next) and after a run (mt_dat_next_batch). */
+static void both_checks(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned good;
+        void (*bad)(db_ev2 *e);
+        const char *msg;
+    } cases[] = {
+        {0, bad_last, "free of a block that is not live"},
+        {40, bad_last, "free of a block that is not live"},
+        {0, bad_size, "SAME_SIZE before any size"},
+        {40, bad_size, "SAME_SIZE before any size"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        db_file f;
+        one_record(&f, cases[i].good, cases[i].bad);
+        char *one = pass(&f, f.out.n, 1);
+        if (!strstr(one, cases[i].msg))
+            fprintf(stderr, "case %zu: %s", i, strstr(one, "\nR ") ? strstr(one, "\nR ") : one);
+        assert_non_null(strstr(one, cases[i].msg));
+        free(one);
+        same(&f, f.out.n, "both checks");
+        db_file_free(&f);
+    }
+}
+
 /* Ended after one event: the producer, stopped on a full ring, ends. */
 static void early_end(void **state)
 {
@@ -210,8 +349,8 @@ static void early_end(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(whole_and_cut),
-        cmocka_unit_test(corrupt),
+        cmocka_unit_test(whole_and_cut),  cmocka_unit_test(corrupt),
+        cmocka_unit_test(corrupt_inside), cmocka_unit_test(both_checks),
         cmocka_unit_test(early_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
