@@ -7,8 +7,9 @@
 # load average (1 min) at the end of the run, the drops by cause
 # (MEMTOP_LOG=info's line: disk behind / wait cap / could not wait / no
 # buffer), the longest a hook waited at the buffer's bound, the longest
-# write(2) to the file, and the writer thread's time on a CPU and waiting
-# for one (schedstat).
+# write(2) to the file, the writer thread's time on a CPU and waiting
+# for one (schedstat), and the bench's process CPU time for its timed loop
+# (cpu_s).
 #
 # Usage: bench/record_drops.sh [-b BUILD] [-n STEPS] [-t "1 4 16"] [--hogs N] [-d DIR]
 #   -n    steps per thread (default 2000000)
@@ -35,8 +36,8 @@ for i in $(seq 1 "$hogs"); do
 done
 trap '[ -z "$hog_pids" ] || kill $hog_pids 2>/dev/null' EXIT
 echo "steps=$steps hogs=$hogs load_before=$(cut -d' ' -f1 /proc/loadavg) dir=$dir"
-printf '%-8s %12s %10s %10s %9s %10s %6s %-16s %10s %10s %s\n' threads written dropped file_MB wall_s \
-    maxrss_MB load causes stall_ms write_ms writer_run/wait_s
+printf '%-8s %12s %10s %10s %9s %10s %6s %-16s %10s %10s %-17s %s\n' threads written dropped file_MB \
+    wall_s maxrss_MB load causes stall_ms write_ms writer_run/wait_s cpu_s
 for t in $threads; do
     rec=$dir/t$t.dat
     rm -f "$rec"
@@ -50,13 +51,15 @@ for t in $threads; do
     wmax=$(sed -n 's/.*longest write \([0-9.]*\) ms.*/\1/p' "$dir/log")
     wrun=$(sed -n 's/.*writer thread ran \([0-9.]*\) s and waited \([0-9.]*\) s.*/\1\/\2/p' "$dir/log")
     rss=$(echo "$out" | sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p')
+    cpu=$(echo "$out" | sed -n 's/.*cpu_s=\([0-9.]*\).*/\1/p')
     info=$("$dump" "$rec")
     written=$(echo "$info" | awk '$1 == "end_events" {print $2}')
     dropped=$(echo "$info" | awk '$1 == "end_dropped" {print $2}')
     size=$(stat -c %s "$rec")
     awk -v t="$t" -v w="$written" -v d="$dropped" -v s="$size" -v a="$start" -v b="$end" -v r="$rss" \
         -v l="$load" -v y="${why:--}" -v st="${stall:--}" -v wm="${wmax:--}" -v wr="${wrun:--}" \
-        'BEGIN { printf "%-8s %12s %10s %10.1f %9.1f %10.0f %6s %-16s %10s %10s %s\n", t, w, d, s / 1e6, b - a, r / 1024, l, y, st, wm, wr }'
+        -v c="${cpu:--}" \
+        'BEGIN { printf "%-8s %12s %10s %10.1f %9.1f %10.0f %6s %-16s %10s %10s %-17s %s\n", t, w, d, s / 1e6, b - a, r / 1024, l, y, st, wm, wr, c }'
     rm -f "$rec"
 done
 echo "load_after=$(cut -d' ' -f1 /proc/loadavg)"
