@@ -30,11 +30,16 @@ done
 [ -n "$dir" ] || dir=$(mktemp -d /tmp/memtop-drops.XXXXXX)
 lib=$build/lib/libmemtop.so bench=$build/bin/memtop-alloc-bench dump=$build/bin/dat_dump
 hog_pids=""
+# The hogs end with the script, also when it is interrupted or killed by a
+# signal (bash runs no EXIT trap then unless the signal is trapped too).
+trap '[ -z "$hog_pids" ] || kill $hog_pids 2>/dev/null' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 for i in $(seq 1 "$hogs"); do
     sh -c 'while :; do :; done' &
     hog_pids="$hog_pids $!"
 done
-trap '[ -z "$hog_pids" ] || kill $hog_pids 2>/dev/null' EXIT
 echo "steps=$steps hogs=$hogs load_before=$(cut -d' ' -f1 /proc/loadavg) dir=$dir"
 printf '%-8s %12s %10s %10s %9s %10s %6s %-16s %10s %10s %-17s %s\n' threads written dropped file_MB \
     wall_s maxrss_MB load causes stall_ms write_ms writer_run/wait_s cpu_s
