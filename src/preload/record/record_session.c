@@ -151,7 +151,7 @@ static void initial_state(void)
     pause_hooks();
     mt_rings_discard();
     mt_rr_capture_take();
-    uint64_t late = mt_rings_discard_as_lost();
+    uint64_t late = mt_rings_discard_as_lost(MT_DAT_LOST_CAPTURE);
     atomic_store_explicit(&mt_rec_mode, MT_RECMODE_ON, memory_order_seq_cst);
     uint64_t paused = mt_recw_now() - now;
     mt_w.approx = late;
@@ -220,7 +220,8 @@ static uint64_t final_excess(void)
         under |= fin[i] < have;
     }
     uint64_t n = ex[MT_LOST_AC] + ex[MT_LOST_FC];
-    mt_rr_lost(0, ex);
+    uint64_t why[MT_DAT_LOST_CAUSES] = {[MT_DAT_LOST_UNSEEN] = n};
+    mt_rr_lost(0, ex, why);
     mt_recw_note_dropped(n);
     if (n)
         mt_log(MT_LOG_INFO,
