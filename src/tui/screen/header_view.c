@@ -250,10 +250,9 @@ static void draw_replay_file(mt_app *a, int *x)
              mt_fmt_count(in->events, (char[32]){0}, 32), in->culled ? ", culled <" : "",
              in->culled ? mt_replay_cull_secs(in, thr, sizeof thr) : "");
     field(t, 3, x, "File ", A_NORMAL, buf);
-    uint64_t lost = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
-    if (lost) {
-        snprintf(buf, sizeof buf, "%llu events dropped by the target: inexact",
-                 (unsigned long long)lost);
+    if (mt_replay_dropped(in)) {
+        char d[256];
+        snprintf(buf, sizeof buf, "inexact: %s", mt_replay_dropped_text(in, d, sizeof d));
         field(t, 3, x, "", t->bad, buf);
     }
 }
