@@ -1,7 +1,7 @@
 /* dat_lost.c -- the causes of a recording's dropped events (LOST records,
  * dat_format.h MT_DAT_LOST_*) in words: one table, so that the viewer, the
  * batch summary and the exports name a cause the same way. */
-#include "dat_reader.h"
+#include "dat_lost.h"
 
 #include <stdio.h>
 

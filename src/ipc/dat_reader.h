@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "dat_format.h"
+#include "dat_lost.h"
 #include "shm_error.h"
 #include "shm_layout.h"
 
@@ -103,13 +104,6 @@ typedef struct mt_dat_live_block {
     uint64_t birth_ms, size, count;
 } mt_dat_live_block;
 
-/* Indexes of mt_dat_lost.why beyond the file's causes (MT_DAT_LOST_*). */
-enum {
-    MT_DAT_LOST_OTHER = MT_DAT_LOST_CAUSES,        /* a cause this reader does not know */
-    MT_DAT_LOST_NOT_SAID = MT_DAT_LOST_CAUSES + 1, /* an older writer: no cause in the file */
-    MT_DAT_LOST_WHY_N = MT_DAT_LOST_CAUSES + 2,
-};
-
 typedef struct mt_dat_lost {
     uint32_t tid;
     uint64_t alloc_count, alloc_bytes, free_count, free_bytes;
@@ -117,15 +111,6 @@ typedef struct mt_dat_lost {
      * alloc_count + free_count (saturated at UINT64_MAX in an old file). */
     uint64_t why[MT_DAT_LOST_WHY_N];
 } mt_dat_lost;
-
-/* A cause in plain words ("disk behind"), and as a key ("disk_behind");
- * why < MT_DAT_LOST_WHY_N. */
-const char *mt_dat_lost_words(unsigned why);
-const char *mt_dat_lost_key(unsigned why);
-/* "N events dropped: disk behind A, writer starved B" into buf (n bytes),
- * naming the causes of why[] that are not 0, the ones not known as "cause
- * not recorded" (total - their sum, when total is larger).  Returns buf. */
-char *mt_dat_lost_line(uint64_t total, const uint64_t why[MT_DAT_LOST_WHY_N], char *buf, size_t n);
 
 /* count blocks of trace id (bytes in all, temporary_* of them temporary)
  * were allocated and freed within the threshold; written_early, young:

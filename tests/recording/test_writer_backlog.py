@@ -25,7 +25,9 @@ before each write to the file):
  - starved: a writer that gets no core (MEMTOP_TEST_WRITER_STALL_MS=2000:
    it sleeps 2 s after each pass, outside any write): 300,000 events, past
    the bound, so the hook waits its 1 s cap and drops; every drop is
-   "writer starved" in the file, the log, --batch and the JSON export.
+   "writer starved" in the file, the log, --batch and the JSON export, and
+   in the live status line (writer_ctl: the viewer's header line) while
+   the process still runs.
 
 Drops need a thread to make a bound's worth of events (262,144) while one
 write lasts.  writer_random touches its heap first (no page fault per
@@ -39,6 +41,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 from test_writer_common import args, check, dump
 
@@ -67,6 +70,39 @@ def record(name, n, delay_us, stall_ms=0):
     check(why is not None, "%s: the drops by cause are logged" % name)
     print("%s: %s" % (name, why.group(0)))
     return rec, int(m.group(1)), why
+
+
+def record_starved():
+    """The starved run, held 3 s after its allocations: the live status line
+    (what the viewer's header shows, through writer_ctl) names the cause of
+    the drops while the process still runs."""
+    rec = os.path.join(a.workdir, "starved.dat")
+    if os.path.exists(rec):
+        os.unlink(rec)
+    e = dict(os.environ)
+    e.update({"LD_PRELOAD": a.preload, "MEMTOP_SHM_DIR": a.workdir, "MEMTOP_RECORD": rec,
+              "MEMTOP_LOG": "info", "MEMTOP_TEST_WRITER_STALL_MS": "2000"})
+    p = subprocess.Popen([prog, "bulk", "200000", "3"], env=e, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    check(line.startswith("bulk "), "starved: the allocations are made (%r)" % line)
+    time.sleep(0.2)  # the status is published every 20 ms
+    st = subprocess.run([a.ctl, a.workdir, str(p.pid), "status"], capture_output=True, text=True,
+                        timeout=30)
+    live = re.search(r"^rec_line (.*)$", st.stdout, re.M)
+    dropped = re.search(r"^rec_dropped (\d+)$", st.stdout, re.M)
+    check(live and dropped, "starved: writer_ctl status answers (%s)" % st.stdout + st.stderr)
+    n = int(dropped.group(1))
+    words = "(recording inexact: %d events dropped: writer starved (1 s wait) %d)" % (n, n)
+    check(n > 0 and words in live.group(1),
+          "starved: the live status names the cause (%r in %r)" % (words, live.group(1)))
+    _, err = p.communicate(timeout=600)
+    check(p.returncode == 0 and os.path.exists(rec), "starved: ran and recorded")
+    why = re.search(r"(\d+) events dropped \(disk behind (\d+), wait cap (\d+), could not wait "
+                    r"(\d+), no buffer (\d+)\); longest hook wait ([0-9.]+) ms", err)
+    check(why is not None, "starved: the drops by cause are logged")
+    print("starved: %s" % why.group(0))
+    return rec, why
 
 
 def export(rec, fmt):
@@ -134,7 +170,7 @@ check(words in p.stdout, "bounded: --batch gives the drops by cause")
 # after each pass, in no write): 300,000 events, the bound (262,144) then one
 # chunk (8,192) a pass, so the hook waits its 1 s cap and drops several
 # times, every drop "writer starved", none "disk behind".
-rec, _, why = record("starved", 200000, 0, 2000)
+rec, why = record_starved()
 info, _, _ = dump(a, rec)
 dropped = info["end_dropped"]
 file_why = {c: info.get("lost_why_%d" % i, 0) for i, c in enumerate(CAUSES)}

@@ -259,6 +259,7 @@ void mt_rr_lost(uint32_t tid, const uint64_t lost[4], const uint64_t why[MT_DAT_
             continue;
         mt_put_v(b, c);
         mt_put_v(b, why[c]);
+        mt_w.sum_why[c] += why[c];
     }
     mt_recw_emit(MT_DAT_REC_LOST);
 }

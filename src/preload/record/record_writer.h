@@ -103,18 +103,23 @@ typedef struct mt_recw {
      * initial state may or may not include them. */
     _Atomic uint64_t pause_until;
     _Atomic uint64_t gate_giveups;
-    uint64_t approx;
+    uint64_t approx; /* a hint field (MT_HINT_SET): the status reads it */
+    /* The final state's excess counted as dropped (LOST of tid 0, cause
+     * MT_DAT_LOST_UNSEEN); a hint field too. */
+    uint64_t unseen;
     /* What the file accounts for, per MT_LOST_* field (alloc count, alloc
      * bytes, free count, free bytes): the initial state, the events
      * written, the LOST records.  The final state's excess over their sum
      * is written as a LOST record too (record_session.c, final state). */
     uint64_t sum_initial[4], sum_events[4], sum_lost[4];
+    uint64_t sum_why[MT_DAT_LOST_CAUSES]; /* the LOST records' events by cause */
     /* exec: the final state and END are written (sealed) but cut off again
      * (file truncated to seal_mark) if the exec fails. */
     bool sealed;
     uint64_t seal_mark;
-    uint64_t seal_lost[4]; /* sum_lost at seal_mark */
-    uint64_t seal_excess;  /* dropped counted by the sealed final state */
+    uint64_t seal_lost[4];                 /* sum_lost at seal_mark */
+    uint64_t seal_why[MT_DAT_LOST_CAUSES]; /* sum_why at seal_mark */
+    uint64_t seal_excess;                  /* dropped counted by the sealed final state */
 } mt_recw;
 
 extern mt_recw mt_w;

@@ -272,7 +272,9 @@ static void draw_recording(mt_app *a, int *x)
         field(t, 3, x, "Rec ", t->dim, "off (r)");
         return;
     }
-    mt_recording_line(&rec, line, sizeof line);
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_segment_recording_why(&a->src.view.seg, why, &err); /* all 0 on an error: not known */
+    mt_recording_line(&rec, why, line, sizeof line);
     attr_t at = rec.state == MT_REC_STATE_ON       ? t->bad
                 : rec.state == MT_REC_STATE_FAILED ? t->warn
                                                    : A_NORMAL;
