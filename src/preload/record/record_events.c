@@ -271,6 +271,10 @@ void mt_rr_lost(uint32_t tid, const uint64_t lost[4], const uint64_t why[MT_DAT_
 static void take_why(mt_rec_lost *l, uint64_t events, uint64_t why[MT_DAT_LOST_CAUSES])
 {
     for (unsigned c = 0; c < MT_DAT_LOST_CAUSES; c++) {
+        if (!events) { /* the usual case: nothing dropped, no atomic operation */
+            why[c] = 0;
+            continue;
+        }
         uint64_t have = atomic_load_explicit(&l->why[c], memory_order_relaxed);
         why[c] = have < events ? have : events;
         atomic_fetch_sub_explicit(&l->why[c], why[c], memory_order_relaxed);
