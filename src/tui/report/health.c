@@ -70,7 +70,7 @@ void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_
         add(buf, n, &k, "%llu traces dropped", (unsigned long long)to->dropped_traces);
     if (rec && rec->events_dropped) {
         char d[256];
-        add(buf, n, &k, "%s by the target",
+        add(buf, n, &k, "recording: %s",
             mt_dat_lost_line(rec->events_dropped, rec->dropped_why, d, sizeof d));
     }
     if (rec && rec->inexact_start)
