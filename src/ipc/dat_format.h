@@ -136,7 +136,7 @@ enum {
     /* t now, v tid, v alloc_count, v alloc_bytes, v free_count, v free_bytes:
      * events of thread tid that were accounted by the target but could not
      * be recorded (writer too slow; see the drop policy), since the last
-     * LOST record of that thread.  Then (writers since lostcause; absent
+     * LOST record of that thread.  Then (newer writers; absent
      * in older files: the cause is not known) v ncauses, and ncauses pairs
      * v cause (MT_DAT_LOST_*, strictly ascending, <= MT_DAT_LOST_CAUSE_MAX),
      * v count (>= 1): why the events were dropped, the counts summing to
