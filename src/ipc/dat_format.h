@@ -136,7 +136,11 @@ enum {
     /* t now, v tid, v alloc_count, v alloc_bytes, v free_count, v free_bytes:
      * events of thread tid that were accounted by the target but could not
      * be recorded (writer too slow; see the drop policy), since the last
-     * LOST record of that thread. */
+     * LOST record of that thread.  Then (newer writers; absent
+     * in older files: the cause is not known) v ncauses, and ncauses pairs
+     * v cause (MT_DAT_LOST_*, strictly ascending, <= MT_DAT_LOST_CAUSE_MAX),
+     * v count (>= 1): why the events were dropped, the counts summing to
+     * alloc_count + free_count. */
     MT_DAT_REC_LOST = 11,
     /* t now, v unix_ns, v reason (MT_DAT_END_*), v error (errno, 0),
      * v events_written, v events_dropped.  The last record of a finalized
@@ -162,6 +166,19 @@ enum {
      * young: blocks young (not written, not culled) at `now`. */
     MT_DAT_REC_CULLED = 14,
 };
+
+/* Why events were dropped (LOST's causes).  Numbers are never reused; a
+ * reader counts a cause it does not know as "other". */
+enum {
+    MT_DAT_LOST_DISK = 0,      /* the disk was behind: the writer slept in its writes */
+    MT_DAT_LOST_WAIT_CAP = 1,  /* a hook waited its 1 s for the writer (no core, a slow write) */
+    MT_DAT_LOST_NOWAIT = 2,    /* the hook could not wait: a signal handler, a lock, stopping */
+    MT_DAT_LOST_NO_BUFFER = 3, /* no buffer for the thread (out of memory) */
+    MT_DAT_LOST_CAPTURE = 4, /* made during a mid-run start's capture: maybe in the INITIAL state */
+    MT_DAT_LOST_UNSEEN = 5,  /* the FINAL state counts them, no buffer had them (tid 0) */
+    MT_DAT_LOST_CAUSES = 6,  /* causes this version defines */
+};
+#define MT_DAT_LOST_CAUSE_MAX 63u /* a larger cause is corrupt */
 
 /* PROCESS record_mode (appended field; absent: full). */
 enum {

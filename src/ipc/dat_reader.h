@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "dat_format.h"
+#include "dat_lost.h"
 #include "shm_error.h"
 #include "shm_layout.h"
 
@@ -106,6 +107,9 @@ typedef struct mt_dat_live_block {
 typedef struct mt_dat_lost {
     uint32_t tid;
     uint64_t alloc_count, alloc_bytes, free_count, free_bytes;
+    /* The events by cause (MT_DAT_LOST_* and the two above), summing to
+     * alloc_count + free_count (saturated at UINT64_MAX in an old file). */
+    uint64_t why[MT_DAT_LOST_WHY_N];
 } mt_dat_lost;
 
 /* count blocks of trace id (bytes in all, temporary_* of them temporary)

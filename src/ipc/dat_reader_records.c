@@ -202,14 +202,51 @@ static mt_errc dec_state_end(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_
     return MT_OK;
 }
 
+/* LOST's causes (appended by newer writers; none: not said), into l->why:
+ * pairs of cause (ascending, at most MT_DAT_LOST_CAUSE_MAX) and count
+ * (>= 1) whose counts add up to the record's events; else corrupt. */
+static const char *dec_lost_why(mt_dcur *c, mt_dat_lost *l)
+{
+    uint64_t events = l->alloc_count + l->free_count;
+    bool wrapped = events < l->alloc_count;
+    if (c->p == c->end) { /* an older writer */
+        l->why[MT_DAT_LOST_NOT_SAID] = wrapped ? UINT64_MAX : events;
+        return NULL;
+    }
+    uint64_t n, sum = 0;
+    if (!mt_dcur_v(c, &n))
+        return "LOST causes cut short";
+    if (n > MT_DAT_LOST_CAUSE_MAX + 1)
+        return "LOST names too many causes";
+    for (uint64_t i = 0, prev = 0; i < n; i++) {
+        uint64_t cause, count;
+        if (!mt_dcur_v(c, &cause) || !mt_dcur_v(c, &count))
+            return "LOST causes cut short";
+        if (cause > MT_DAT_LOST_CAUSE_MAX || (i && cause <= prev) || !count)
+            return "LOST causes out of order, unknown or empty";
+        prev = cause;
+        if (sum + count < sum)
+            return "LOST causes count more events than it dropped";
+        sum += count;
+        l->why[cause < MT_DAT_LOST_CAUSES ? cause : MT_DAT_LOST_OTHER] += count;
+    }
+    if (wrapped || sum != events)
+        return "LOST causes count other events than it dropped";
+    return NULL;
+}
+
 static mt_errc dec_lost(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
 {
     mt_dat_lost *l = &ev->u.lost;
+    memset(l, 0, sizeof *l);
     uint64_t tid;
     if (!get_t(r, c, &ev->t_ns) || !mt_dcur_v(c, &tid) || !mt_dcur_v(c, &l->alloc_count) ||
         !mt_dcur_v(c, &l->alloc_bytes) || !mt_dcur_v(c, &l->free_count) ||
         !mt_dcur_v(c, &l->free_bytes))
         return bad(r, "LOST record cut short", err);
+    const char *why = dec_lost_why(c, l);
+    if (why)
+        return bad(r, why, err);
     l->tid = (uint32_t)tid;
     ev->kind = MT_DAT_LOST;
     return MT_OK;

@@ -124,6 +124,7 @@ enum {
 };
 
 #define MT_REC_MSG_MAX 256u
+#define MT_REC_WHY_MAX 8u /* causes of dropped events in the header (rec_dropped_why) */
 
 typedef struct mt_shm_recording {
     uint32_t state;               /* atomic; MT_REC_STATE_* */
@@ -249,6 +250,11 @@ typedef struct mt_shm_header {
      * temporary and free bytes are then estimates (sample_weight.h);
      * totals.alloc_count, alloc_bytes and free_count stay exact. */
     uint64_t sample_rate_bytes;
+    /* Added without a bump, like `recording` (0 in a segment of an older
+     * target: the causes are not known): recording.events_dropped by
+     * cause, indexed by dat_format.h's MT_DAT_LOST_* (the rest 0), written
+     * by the target with `recording`. */
+    uint64_t rec_dropped_why[MT_REC_WHY_MAX];
 } mt_shm_header;
 
 _Static_assert(sizeof(mt_shm_header) <= MT_HEADER_BYTES, "header must fit its area");

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dat_lost.h"
 #include "shm_guard.h"
 
 mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err)
@@ -29,6 +30,35 @@ mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_er
     return MT_OK;
 }
 
+mt_errc mt_segment_recording_why(const mt_segment *seg, uint64_t why[MT_REC_WHY_MAX], mt_err *err)
+{
+    const mt_shm_header *h = mt_segment_header(seg);
+    mt_errc rc = mt_segment_copy(seg, why, h->rec_dropped_why, sizeof h->rec_dropped_why, err);
+    if (rc)
+        memset(why, 0, sizeof h->rec_dropped_why);
+    return rc;
+}
+
+char *mt_recording_dropped(const mt_shm_recording *r, const uint64_t *why, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (!r->events_dropped)
+        return buf;
+    uint64_t w[MT_DAT_LOST_WHY_N] = {0};
+    for (unsigned i = 0; why && i < MT_REC_WHY_MAX; i++) { /* untrusted: any value */
+        uint64_t *to = &w[i < MT_DAT_LOST_CAUSES ? i : MT_DAT_LOST_OTHER];
+        *to = *to + why[i] < *to ? UINT64_MAX : *to + why[i];
+    }
+    return mt_dat_lost_line(r->events_dropped, w, buf, n);
+}
+
+/* " (recording inexact: N events dropped[: causes])" into out. */
+static void dropped_note(const mt_shm_recording *r, const uint64_t *why, char *out, size_t cap)
+{
+    char line[256];
+    snprintf(out, cap, " (recording inexact: %s)", mt_recording_dropped(r, why, line, sizeof line));
+}
+
 static void human_bytes(uint64_t b, char *out, size_t cap)
 {
     if (b < 10000)
@@ -41,9 +71,9 @@ static void human_bytes(uint64_t b, char *out, size_t cap)
         snprintf(out, cap, "%.1f GiB", (double)b / 1073741824.0);
 }
 
-void mt_recording_line(const mt_shm_recording *r, char *out, unsigned cap)
+void mt_recording_line(const mt_shm_recording *r, const uint64_t *why, char *out, unsigned cap)
 {
-    char size[32];
+    char size[32], note[300] = "";
     human_bytes(r->bytes_written, size, sizeof size);
     /* A culled recording's status message says so: "recording, culled <10.000 s". */
     const char *c = strstr(r->message, "culled <");
@@ -53,10 +83,9 @@ void mt_recording_line(const mt_shm_recording *r, char *out, unsigned cap)
     switch (r->state) {
     case MT_REC_STATE_ON:
         if (r->events_dropped)
-            snprintf(out, cap, "REC %s %s%s%.*s (recording inexact: %llu events dropped)", r->path,
-                     size, c ? " " : "", ncull, c ? c : "", (unsigned long long)r->events_dropped);
-        else
-            snprintf(out, cap, "REC %s %s%s%.*s", r->path, size, c ? " " : "", ncull, c ? c : "");
+            dropped_note(r, why, note, sizeof note);
+        snprintf(out, cap, "REC %s %s%s%.*s%s", r->path, size, c ? " " : "", ncull, c ? c : "",
+                 note);
         break;
     case MT_REC_STATE_STOPPED:
         snprintf(out, cap, "recorded %s (%s)", r->path, size);

@@ -60,6 +60,7 @@ typedef struct {
     uint64_t records[MAX_TYPES];
     uint64_t allocs, frees, temps, reallocs, missed, alloc_bytes, free_bytes;
     uint64_t lost_alloc, lost_free, defs, modules, unloads, live_entries, live_blocks;
+    uint64_t lost_why[MT_DAT_LOST_CAUSE_MAX + 1], lost_unsaid; /* LOST's causes; none given */
     uint64_t end_reason, end_error, end_events, end_dropped, totals_last_alloc_count,
         totals_nfields;
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
@@ -449,13 +450,26 @@ static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
         if (get_v(c) == MT_DAT_STATE_FINAL)
             d->has_final = true;
         break;
-    case MT_DAT_REC_LOST:
+    case MT_DAT_REC_LOST: {
         get_v(c);
         get_v(c);
-        d->lost_alloc += get_v(c);
+        uint64_t ac = get_v(c);
         get_v(c);
-        d->lost_free += get_v(c);
+        uint64_t fc = get_v(c);
+        get_v(c);
+        d->lost_alloc += ac;
+        d->lost_free += fc;
+        if (c->p == c->end) { /* an older writer: no causes */
+            d->lost_unsaid += ac + fc;
+            break;
+        }
+        uint64_t n = get_v(c);
+        for (uint64_t i = 0; i < n && !c->bad; i++) {
+            uint64_t cause = get_v(c), count = get_v(c);
+            d->lost_why[cause <= MT_DAT_LOST_CAUSE_MAX ? cause : 0] += count;
+        }
         break;
+    }
     case MT_DAT_REC_END:
         get_v(c);
         get_v(c);
@@ -628,6 +642,10 @@ static void print_counts(const dump *d, unsigned version, uint64_t frames, uint6
     P(free_bytes);
     P(lost_alloc);
     P(lost_free);
+    for (unsigned i = 0; i <= MT_DAT_LOST_CAUSE_MAX; i++)
+        if (d->lost_why[i])
+            printf("lost_why_%u %llu\n", i, (unsigned long long)d->lost_why[i]);
+    P(lost_unsaid);
     P(live_entries);
     P(live_blocks);
     P(end_events);

@@ -10,7 +10,9 @@ data/NAME.export.sha256 hold what that commit's `memtop -f NAME.dat
   v3_culled  memtop-demo 3, MEMTOP_RECORD_MODE=culled MEMTOP_CULL_SECS=1
 When the viewer's output changes on purpose, regenerate the expected files
 with that commit's build and this one's (the same outputs) -- never from the
-reader under test alone.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+reader under test alone.  The export sha256s were regenerated once so (branch
+lostcause): main's build and this one's exports differed only in the JSON's
+new recording.dropped_by_cause (all 0: nothing was dropped).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

@@ -1,6 +1,7 @@
 /* test_reader_unit.c -- unit tests of the recording reader (src/ipc
  * dat_reader*) on hand-built files: a valid file event by event, header
  * errors, a cut at every byte, skipped unknown records, corrupt records,
+ * LOST's causes (read, absent in older files, corrupt),
  * and restarting at a frame boundary. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -291,6 +292,120 @@ static void corrupt_records(void **state)
     db_buf_free(&b);
 }
 
+/* A LOST payload: t 5, tid 7, alloc_count ac, alloc_bytes 100, free_count
+ * fc, free_bytes 50, then the `extra` varints (the causes) as given. */
+static void lost_payload(db_buf *b, uint64_t ac, uint64_t fc, const uint64_t *extra, size_t n)
+{
+    b->n = 0;
+    db_v(b, 5), db_v(b, 7), db_v(b, ac), db_v(b, 100), db_v(b, fc), db_v(b, 50);
+    for (size_t i = 0; i < n; i++)
+        db_v(b, extra[i]);
+}
+
+/* Reads f to the end; its (one) LOST record into *l. */
+static void read_lost(const db_file *f, mt_dat_lost *l)
+{
+    mt_err err;
+    mt_dat_reader *r = open_mem(f->out.p, f->out.n, &err);
+    assert_non_null(r);
+    mt_dat_event ev;
+    mt_errc rc;
+    int seen = 0;
+    while ((rc = mt_dat_next(r, &ev, &err)) == MT_OK)
+        if (ev.kind == MT_DAT_LOST)
+            *l = ev.u.lost, seen++;
+    assert_int_equal(rc, MT_E_EMPTY);
+    assert_int_equal(seen, 1);
+    mt_dat_close(r);
+}
+
+/* LOST's causes (dat_format.h): read by cause; absent (an older writer):
+ * "not said"; a cause this reader does not know: "other"; fields after
+ * them ignored. */
+static void lost_causes(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    db_file f;
+    mt_dat_lost l;
+    /* 3 + 2 events: disk behind 4, writer starved 1 */
+    lost_payload(&b, 3, 2, (uint64_t[]){2, MT_DAT_LOST_DISK, 4, MT_DAT_LOST_WAIT_CAP, 1}, 5);
+    with_record(&f, MT_DAT_REC_LOST, &b);
+    read_lost(&f, &l);
+    assert_int_equal(l.tid, 7);
+    assert_int_equal(l.alloc_count, 3);
+    assert_int_equal(l.free_bytes, 50);
+    assert_int_equal(l.why[MT_DAT_LOST_DISK], 4);
+    assert_int_equal(l.why[MT_DAT_LOST_WAIT_CAP], 1);
+    assert_int_equal(l.why[MT_DAT_LOST_NOT_SAID], 0);
+    char line[256];
+    assert_string_equal(mt_dat_lost_line(5, l.why, line, sizeof line),
+                        "5 events dropped: disk behind 4, writer starved (1 s wait) 1");
+    /* more dropped than the LOST records say (TOTALS ahead of them) */
+    assert_string_equal(mt_dat_lost_line(7, l.why, line, sizeof line),
+                        "7 events dropped: disk behind 4, writer starved (1 s wait) 1, cause not "
+                        "recorded 2");
+    db_file_free(&f);
+    /* an older writer: no causes */
+    lost_payload(&b, 3, 2, NULL, 0);
+    with_record(&f, MT_DAT_REC_LOST, &b);
+    read_lost(&f, &l);
+    assert_int_equal(l.why[MT_DAT_LOST_NOT_SAID], 5);
+    assert_int_equal(l.why[MT_DAT_LOST_DISK], 0);
+    db_file_free(&f);
+    /* an old file's counts that overflow: read as before, saturated */
+    lost_payload(&b, UINT64_MAX, 2, NULL, 0);
+    with_record(&f, MT_DAT_REC_LOST, &b);
+    read_lost(&f, &l);
+    assert_true(l.why[MT_DAT_LOST_NOT_SAID] == UINT64_MAX);
+    db_file_free(&f);
+    /* a cause from the future (the largest valid one), and a field after the causes */
+    lost_payload(&b, 1, 1, (uint64_t[]){2, MT_DAT_LOST_UNSEEN, 1, MT_DAT_LOST_CAUSE_MAX, 1, 12345},
+                 6);
+    with_record(&f, MT_DAT_REC_LOST, &b);
+    read_lost(&f, &l);
+    assert_int_equal(l.why[MT_DAT_LOST_UNSEEN], 1);
+    assert_int_equal(l.why[MT_DAT_LOST_OTHER], 1);
+    db_file_free(&f);
+    /* no causes named (0 pairs) for no event */
+    lost_payload(&b, 0, 0, (uint64_t[]){0}, 1);
+    with_record(&f, MT_DAT_REC_LOST, &b);
+    read_lost(&f, &l);
+    assert_int_equal(l.why[MT_DAT_LOST_NOT_SAID], 0);
+    db_file_free(&f);
+    db_buf_free(&b);
+}
+
+/* Every way LOST's causes can be wrong is corrupt, one past each limit. */
+static void lost_causes_corrupt(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    lost_payload(&b, 1, 1, (uint64_t[]){1}, 1); /* one pair announced, none there */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "LOST causes cut short");
+    lost_payload(&b, 1, 1, (uint64_t[]){1, MT_DAT_LOST_DISK}, 2); /* a cause without its count */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "LOST causes cut short");
+    lost_payload(&b, 1, 1, (uint64_t[]){MT_DAT_LOST_CAUSE_MAX + 2}, 1);
+    expect_corrupt(MT_DAT_REC_LOST, &b, "too many causes");
+    lost_payload(&b, 1, 1, (uint64_t[]){1, MT_DAT_LOST_CAUSE_MAX + 1, 2}, 3);
+    expect_corrupt(MT_DAT_REC_LOST, &b, "out of order, unknown or empty");
+    lost_payload(&b, 1, 1, (uint64_t[]){2, 1, 1, 1, 1}, 5); /* the same cause twice */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "out of order, unknown or empty");
+    lost_payload(&b, 1, 1, (uint64_t[]){2, 2, 1, 1, 1}, 5); /* descending */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "out of order, unknown or empty");
+    lost_payload(&b, 1, 1, (uint64_t[]){2, 0, 2, 1, 0}, 5); /* a count of 0 */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "out of order, unknown or empty");
+    lost_payload(&b, 1, 1, (uint64_t[]){1, 0, 1}, 3); /* one event short */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "other events than it dropped");
+    lost_payload(&b, 1, 1, (uint64_t[]){1, 0, 3}, 3); /* one event more */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "other events than it dropped");
+    lost_payload(&b, 1, 1, (uint64_t[]){2, 0, UINT64_MAX, 1, 3}, 5); /* the sum wraps */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "more events than it dropped");
+    lost_payload(&b, UINT64_MAX, 2, (uint64_t[]){1, 0, 1}, 3); /* the events wrap */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "other events than it dropped");
+    db_buf_free(&b);
+}
+
 static void corrupt_framing(void **state)
 {
     (void)state;
@@ -473,6 +588,8 @@ int main(void)
         cmocka_unit_test(cut_everywhere),
         cmocka_unit_test(unknown_records_skipped),
         cmocka_unit_test(corrupt_records),
+        cmocka_unit_test(lost_causes),
+        cmocka_unit_test(lost_causes_corrupt),
         cmocka_unit_test(corrupt_framing),
         cmocka_unit_test(seek_back),
         cmocka_unit_test(bad_tail),

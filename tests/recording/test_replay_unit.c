@@ -421,7 +421,21 @@ static void inexact_text(void **state)
     r = mt_replay_open(write_tmp(&f, 0, "lost.dat"), &err);
     if (!r)
         fail_msg("%s", err.msg);
-    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf), "9 events dropped ");
+    /* an older writer's LOST: no causes */
+    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf),
+                        "9 events dropped: cause not recorded 9 ");
+    mt_replay_close(r);
+    db_file_free(&f);
+    /* with its causes (dat_format.h MT_DAT_LOST_*) */
+    db_standard(&f, 2, 0);
+    db_v(&b, 2), db_v(&b, MT_DAT_LOST_DISK), db_v(&b, 8), db_v(&b, MT_DAT_LOST_NOWAIT), db_v(&b, 1);
+    db_rec(&f, MT_DAT_REC_LOST, &b, 1);
+    db_flush(&f);
+    r = mt_replay_open(write_tmp(&f, 0, "lost2.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    assert_string_equal(mt_replay_inexact_text(r, buf, sizeof buf),
+                        "9 events dropped: disk behind 8, hook could not wait 1 ");
     mt_replay_close(r);
     db_file_free(&f);
     /* mid-run, cut inside its initial state set: the start is unknown */
@@ -556,12 +570,15 @@ static void exports(void **state)
     assert_non_null(strstr(text, "\"state\": \"exited\""));
     assert_non_null(strstr(text, "\"live_bytes\": 330"));
     assert_non_null(strstr(text, "\"recording\": {\"file\": \""));
-    assert_non_null(
-        strstr(text, "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
-                     "\"at_end\": true, \"finalized\": true, \"end_reason\": "
-                     "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
-                     "\"truncated_bytes\": 0, "
-                     "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null},\n"));
+    assert_non_null(strstr(text,
+                           "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
+                           "\"at_end\": true, \"finalized\": true, \"end_reason\": "
+                           "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
+                           "\"truncated_bytes\": 0, "
+                           "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null, "
+                           "\"dropped_by_cause\": {\"disk_behind\": 0, \"writer_starved\": 0, "
+                           "\"could_not_wait\": 0, \"no_buffer\": 0, \"initial_capture\": 0, "
+                           "\"missed_at_end\": 0, \"other\": 0, \"not_recorded\": 0}},\n"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
 }

@@ -20,7 +20,9 @@ static void print_status(const mt_segment *seg)
         return;
     }
     char line[1024];
-    mt_recording_line(&r, line, sizeof line);
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_segment_recording_why(seg, why, &err);
+    mt_recording_line(&r, why, line, sizeof line);
     printf("rec_state %u\nrec_error %d\nrec_bytes %llu\nrec_events %llu\nrec_dropped %llu\n"
            "rec_count %llu\nrec_path %s\nrec_message %s\nrec_line %s\n",
            r.state, r.error, (unsigned long long)r.bytes_written,

@@ -3,9 +3,10 @@
  * checked to open (a property test over workloads, not a fixed one).
  *
  * Usage: writer_random SEED [STEPS]
- *        writer_random bulk N   N allocations in a row, then every
+ *        writer_random bulk N [HOLD]   N allocations in a row, then every
  *                               other one freed (one thread, one site);
- *                               prints the peak RSS (VmHWM) after them.
+ *                               prints the peak RSS (VmHWM) after them,
+ *                               then waits HOLD seconds (default 0).
  *                               The heap is touched first (prefault), so
  *                               that the allocations cost memtop's and
  *                               malloc's time, not the kernel's page
@@ -140,7 +141,9 @@ static void prefault(size_t bytes)
     free(piece);
 }
 
-static int bulk(size_t n)
+/* bulk: n allocations, every other one freed; then, for hold_s seconds,
+ * nothing (the process stays, for a look at its segment). */
+static int bulk(size_t n, unsigned hold_s)
 {
     prefault(n * (16 + 2048 + 16)); /* the blocks below: sizes 16..4111, and headers */
     void **p = malloc(n * sizeof *p);
@@ -158,6 +161,9 @@ static int bulk(size_t n)
     if (f)
         fclose(f);
     printf("bulk %zu hwm_kb=%ld\n", n, hwm);
+    fflush(stdout);
+    if (hold_s)
+        sleep(hold_s);
     return 0;
 }
 
@@ -166,7 +172,8 @@ int main(int argc, char **argv)
     if (argc < 2)
         return 2;
     if (strcmp(argv[1], "bulk") == 0)
-        return bulk(argc > 2 ? strtoull(argv[2], NULL, 0) : 600000);
+        return bulk(argc > 2 ? strtoull(argv[2], NULL, 0) : 600000,
+                    argc > 3 ? (unsigned)strtoul(argv[3], NULL, 0) : 0);
     uint64_t s = strtoull(argv[1], NULL, 0) | 1;
     test_xorshift(&s);
     g_p.threads = 1 + (unsigned)(test_xorshift(&s) % 4);

@@ -16,6 +16,8 @@
 #include "cli_options.h"
 #include "export.h"
 #include "format.h"
+#include "dat_lost.h"
+#include "shm_recording.h"
 #include "json_escape.h"
 #include "seg_builder.h"
 
@@ -96,9 +98,25 @@ static void test_count_and_duration(void **state)
     assert_string_equal(FMT(mt_fmt_count, 999999), "999999");
     assert_string_equal(FMT(mt_fmt_count, 1000000), "1.0M");
     assert_string_equal(FMT(mt_fmt_count, 2500000000ull), "2.5G");
-    /* memtop -p PID --record: how many events were dropped, not "some" */
-    assert_string_equal(FMT(mt_fmt_dropped, 0), "");
-    assert_string_equal(FMT(mt_fmt_dropped, 9), ", 9 dropped (inexact)");
+    /* memtop -p PID --record and the live header: how many events were
+     * dropped, not "some", and why (header.rec_dropped_why) */
+    mt_shm_recording rec = {.state = MT_REC_STATE_ON, .events_dropped = 0, .path = "/r.dat"};
+    char line[400];
+    uint64_t why[MT_REC_WHY_MAX] = {[MT_DAT_LOST_DISK] = 3, [MT_DAT_LOST_WAIT_CAP] = 6};
+    assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line), "");
+    rec.events_dropped = 9;
+    assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
+                        "9 events dropped: disk behind 3, writer starved (1 s wait) 6");
+    mt_recording_line(&rec, why, line, sizeof line);
+    assert_string_equal(line, "REC /r.dat 0 B (recording inexact: 9 events dropped: disk behind 3, "
+                              "writer starved (1 s wait) 6)");
+    /* an older target (no causes in its header), a cause beyond those known */
+    memset(why, 0, sizeof why);
+    assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
+                        "9 events dropped: cause not recorded 9");
+    why[MT_REC_WHY_MAX - 1] = 9;
+    assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
+                        "9 events dropped: other cause 9");
     assert_string_equal(FMT(mt_fmt_duration, 45), "45s");
     assert_string_equal(FMT(mt_fmt_duration, 723), "12m03s");
     assert_string_equal(FMT(mt_fmt_duration, 5 * 3600 + 120), "5h02m");

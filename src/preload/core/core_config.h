@@ -29,6 +29,10 @@ typedef struct mt_config {
     /* MEMTOP_TEST_WRITE_DELAY_US, for tests: the recording writer sleeps
      * this long before each write to the file (a disk that cannot keep up). */
     uint32_t test_write_delay_us;
+    /* MEMTOP_TEST_WRITER_STALL_MS, for tests: the recording writer thread
+     * sleeps this long after each pass, outside any write (a writer that
+     * gets no core: hooks at their bound wait the 1 s cap, then drop). */
+    uint32_t test_writer_stall_ms;
     /* MEMTOP_TEST_HANDOVER=1, for tests: a START that finds a writer thread
      * still running and that writer's decision to leave or stay wait for
      * each other (record_thread.c), the worst case of the hand-over. */

@@ -57,6 +57,7 @@ static mt_rec_ring *g_free, *g_bare;
 static unsigned g_nfree;
 static unsigned char *g_slab;
 static _Atomic uint32_t g_chunks; /* chunks of all rings */
+static mt_rec_lost g_unowned;     /* events that found no ring */
 static size_t g_slab_left;
 
 static MT_TLS mt_rec_ring *tls_ring;    /* OWNED by this thread */
@@ -233,11 +234,29 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void __attribute__((noinline)) count_lost(mt_rec_ring *r, const mt_rec_event *e)
+mt_rec_lost *mt_rings_lost_unowned(void)
+{
+    return &g_unowned;
+}
+
+void mt_rec_lost_zero(mt_rec_lost *l)
+{
+    /* Only what differs: a fork child's reset copies no page it need not. */
+    for (unsigned i = 0; i < MT_LOST_N; i++)
+        MT_RESET_ATOMIC(l->n[i], 0);
+    for (unsigned i = 0; i < MT_DAT_LOST_CAUSES; i++)
+        MT_RESET_ATOMIC(l->why[i], 0);
+}
+
+/* One event dropped for `why` (MT_DAT_LOST_*): its cause before its count
+ * (mt_rec_lost's order). */
+static void __attribute__((noinline))
+count_lost(mt_rec_lost *l, const mt_rec_event *e, unsigned why)
 {
     unsigned i = mt_rev_kind(e) == MT_DAT_EV_ALLOC ? MT_LOST_AC : MT_LOST_FC;
-    atomic_fetch_add_explicit(&r->lost[i + 1], mt_rev_size(e), memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->lost[i], 1, memory_order_release);
+    atomic_fetch_add_explicit(&l->why[why], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->n[i + 1], mt_rev_size(e), memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->n[i], 1, memory_order_release);
     mt_recw_note_dropped(1);
 }
 
@@ -319,7 +338,7 @@ static inline __attribute__((always_inline)) bool push(mt_rec_ring *r, const mt_
                                                        bool may_wait)
 {
     if (r->busy) { /* a signal handler interrupted an append on this thread */
-        count_lost(r, e);
+        count_lost(&r->lost, e, MT_DROP_NOWAIT);
         mt_recw_note_drop_why(MT_DROP_NOWAIT);
         return false;
     }
@@ -333,7 +352,7 @@ static inline __attribute__((always_inline)) bool push(mt_rec_ring *r, const mt_
         (why = next_chunk(r, head, may_wait && !mt_tls_dl_depth)) != MT_DROP_N) {
         atomic_signal_fence(memory_order_seq_cst);
         r->busy = 0;
-        count_lost(r, e);
+        count_lost(&r->lost, e, why);
         mt_recw_note_drop_why(why);
         return false;
     }
@@ -364,7 +383,7 @@ static void ring_record(const mt_rec_event *e, bool may_wait)
     if (MT_LIKELY(r))
         push(r, e, may_wait);
     else {
-        mt_recw_note_dropped(1);
+        count_lost(&g_unowned, e, MT_DROP_NORING);
         mt_recw_note_drop_why(MT_DROP_NORING);
     }
     atomic_signal_fence(memory_order_seq_cst);
@@ -503,39 +522,45 @@ void mt_ring_consumed(mt_rec_ring *r, uint64_t upto)
     }
 }
 
+static void mark_cut_lost(mt_rec_lost *l)
+{
+    for (unsigned i = 0; i < MT_LOST_N; i++)
+        l->cut[i] = atomic_load_explicit(&l->n[i], memory_order_acquire);
+}
+
 void mt_rings_mark_cut(void)
 {
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         r->cut = atomic_load_explicit(&r->head, memory_order_acquire);
-        for (unsigned i = 0; i < MT_LOST_N; i++)
-            r->cut_lost[i] = atomic_load_explicit(&r->lost[i], memory_order_acquire);
+        mark_cut_lost(&r->lost);
     }
+    mark_cut_lost(&g_unowned);
 }
 
 void mt_rings_discard(void)
 {
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         mt_ring_consumed(r, atomic_load_explicit(&r->head, memory_order_acquire));
-        for (unsigned i = 0; i < MT_LOST_N; i++)
-            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
+        mt_rec_lost_zero(&r->lost);
     }
+    mt_rec_lost_zero(&g_unowned);
 }
 
-uint64_t mt_ring_discard_as_lost(mt_rec_ring *r)
+uint64_t mt_ring_discard_as_lost(mt_rec_ring *r, unsigned why)
 {
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
     for (uint64_t t = tail; t != head; t++)
-        count_lost(r, mt_ring_at(r, t));
+        count_lost(&r->lost, mt_ring_at(r, t), why);
     mt_ring_consumed(r, head);
     return head - tail;
 }
 
-uint64_t mt_rings_discard_as_lost(void)
+uint64_t mt_rings_discard_as_lost(unsigned why)
 {
     uint64_t total = 0;
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next)
-        total += mt_ring_discard_as_lost(r);
+        total += mt_ring_discard_as_lost(r, why);
     return total;
 }
 
@@ -548,6 +573,7 @@ void mt_rings_child_reset(void)
     MT_RESET(g_bare, NULL);
     MT_RESET(g_nfree, 0);
     MT_RESET_ATOMIC(g_chunks, 0);
+    mt_rec_lost_zero(&g_unowned);
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         /* The parent's writer or threads may have been moving chunks when
          * the fork happened: forget them (the child's copies leak,
@@ -557,8 +583,7 @@ void mt_rings_child_reset(void)
         atomic_store_explicit(&r->nchunks, 0, memory_order_relaxed);
         atomic_store_explicit(&r->tail, atomic_load_explicit(&r->head, memory_order_relaxed),
                               memory_order_relaxed);
-        for (unsigned i = 0; i < MT_LOST_N; i++)
-            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
+        mt_rec_lost_zero(&r->lost);
         r->busy = 0;
         atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
         uint64_t st = atomic_load_explicit(&r->state, memory_order_relaxed);

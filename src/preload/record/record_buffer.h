@@ -133,6 +133,17 @@ enum { MT_RING_FREE = 0, MT_RING_OWNED = 1, MT_RING_RETIRING = 2 };
 /* Lost counters: alloc count, alloc bytes, free count, free bytes. */
 enum { MT_LOST_AC, MT_LOST_AB, MT_LOST_FC, MT_LOST_FB, MT_LOST_N };
 
+/* Events accounted but not recorded, of one ring (or of no ring: events
+ * that found none).  A dropper adds to why[cause] (relaxed), then to the
+ * bytes and, last, the count (release); the writer takes the counts
+ * (acquire), then as many events from why[] (record_events.c), so that
+ * each LOST record's causes add up to its events. */
+typedef struct mt_rec_lost {
+    _Atomic uint64_t n[MT_LOST_N];
+    _Atomic uint64_t why[MT_DAT_LOST_CAUSES];
+    uint64_t cut[MT_LOST_N]; /* writer only: n when the final state was copied */
+} mt_rec_lost;
+
 /* MT_RING_CHUNK events from index `base` on.  The producer fills in base
  * and links the chunk as `next` of its previous one (release) before it
  * publishes an index past that one's end. */
@@ -162,10 +173,9 @@ typedef struct mt_rec_ring {
     _Atomic uint64_t state; /* generation << 2 | MT_RING_* */
     /* Events accounted but not recorded (ring full, or nested); the
      * writer takes them with fetch_sub / exchange. */
-    _Atomic uint64_t lost[MT_LOST_N];
-    /* Writer only: head and lost counters when the final state was copied. */
+    mt_rec_lost lost;
+    /* Writer only: head when the final state was copied. */
     uint64_t cut;
-    uint64_t cut_lost[MT_LOST_N];
     struct mt_rec_ring *next;      /* all rings: append-only, never unlinked */
     struct mt_rec_ring *next_free; /* free lists (under their lock) */
 } mt_rec_ring;
@@ -224,11 +234,19 @@ void mt_ring_consumed(mt_rec_ring *r, uint64_t upto);
 bool mt_ring_try_free(mt_rec_ring *r, uint64_t st);
 void mt_ring_recycle(mt_rec_ring *r);
 
-/* Writer side: empties r counting its events as lost; returns how many. */
-uint64_t mt_ring_discard_as_lost(mt_rec_ring *r);
+/* Writer side: empties r counting its events as lost for `why`
+ * (MT_DAT_LOST_*); returns how many. */
+uint64_t mt_ring_discard_as_lost(mt_rec_ring *r, unsigned why);
+
+/* Events that found no ring (MT_DROP_NORING), written as LOST of tid 0. */
+mt_rec_lost *mt_rings_lost_unowned(void);
+
+/* Zeroes l's counts (a new recording, a fork child, what a final drain
+ * leaves). */
+void mt_rec_lost_zero(mt_rec_lost *l);
 
 /* Writer side, during the final state's pause: every ring's cut = head,
- * cut_lost = lost (a copy only). */
+ * lost.cut = lost.n, and the unowned lost counts' cut (a copy only). */
 void mt_rings_mark_cut(void);
 
 /* fork child: every ring is the parent's; forget the thread binding and
@@ -239,8 +257,8 @@ void mt_rings_child_reset(void);
  * recording starts clean). */
 void mt_rings_discard(void);
 
-/* Writer side: empties every ring, counting its events as lost (LOST
- * records follow); returns how many. */
-uint64_t mt_rings_discard_as_lost(void);
+/* Writer side: empties every ring, counting its events as lost for `why`
+ * (LOST records follow); returns how many. */
+uint64_t mt_rings_discard_as_lost(unsigned why);
 
 #endif

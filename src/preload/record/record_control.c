@@ -36,6 +36,7 @@ typedef struct {
     uint64_t start_unix_ns;
     uint64_t recordings;
     uint64_t bytes, events, dropped; /* final figures once stopped */
+    uint64_t why[MT_REC_WHY_MAX];    /* dropped by cause (MT_DAT_LOST_*), likewise */
     char path[MT_PATH_MAX];
     char message[MT_REC_MSG_MAX];
     char pattern[MT_PATH_MAX]; /* MEMTOP_RECORD, "" if unset */
@@ -98,12 +99,36 @@ static void failed_message(int e)
              e == ENOSPC || e == EDQUOT ? "disk full" : "write error", strerror(e), errno_name(e));
 }
 
-/* Takes the final figures when a session ended (stop or error). */
-static void record_final_figures(void)
+/* The events dropped so far by cause (MT_DAT_LOST_*): the hooks' counts,
+ * a mid-run start's capture, the final state's excess. */
+static void read_why(uint64_t why[MT_REC_WHY_MAX])
+{
+    _Static_assert((unsigned)MT_DROP_N <= (unsigned)MT_DAT_LOST_CAPTURE &&
+                       MT_DAT_LOST_CAUSES <= MT_REC_WHY_MAX,
+                   "every cause has its slot");
+    memset(why, 0, MT_REC_WHY_MAX * sizeof *why);
+    for (unsigned i = 0; i < MT_DROP_N; i++)
+        why[i] = atomic_load_explicit(&mt_w.dropped_why[i], memory_order_relaxed);
+    why[MT_DAT_LOST_CAPTURE] = __atomic_load_n(&mt_w.approx, __ATOMIC_RELAXED);
+    why[MT_DAT_LOST_UNSEEN] = __atomic_load_n(&mt_w.unseen, __ATOMIC_RELAXED);
+}
+
+/* Takes the final figures when a session ended (stop or error).  The
+ * causes: once mt_recw_end returned (ended), the file's (its LOST
+ * records'), whose sum is END's dropped; else (a write error seen while
+ * the writer runs, a failed exec's cut) the hooks' counts. */
+static void record_final_figures(bool ended)
 {
     g_rc.bytes = __atomic_load_n(&mt_w.bytes, __ATOMIC_RELAXED);
     g_rc.events = atomic_load_explicit(&mt_w.events, memory_order_relaxed);
     g_rc.dropped = atomic_load_explicit(&mt_w.dropped, memory_order_relaxed);
+    read_why(g_rc.why);
+    uint64_t said = 0;
+    for (unsigned i = 0; ended && i < MT_DAT_LOST_CAUSES; i++)
+        said += mt_w.sum_why[i];
+    if (ended && said == g_rc.dropped) /* mt_recw_end made dropped the LOST records' sum */
+        for (unsigned i = 0; i < MT_DAT_LOST_CAUSES; i++)
+            g_rc.why[i] = mt_w.sum_why[i];
 }
 
 void mt_rec_publish_status(mt_shm_header *h)
@@ -112,7 +137,7 @@ void mt_rec_publish_status(mt_shm_header *h)
     mt_spin_lock(&g_rc.lock);
     int e = __atomic_load_n(&mt_w.err, __ATOMIC_RELAXED); /* a hint: mt_w.lock not held */
     if (g_rc.state == MT_REC_STATE_ON && e) {
-        record_final_figures();
+        record_final_figures(false);
         g_rc.state = MT_REC_STATE_FAILED;
         g_rc.error = e;
         failed_message(e);
@@ -125,6 +150,10 @@ void mt_rec_publish_status(mt_shm_header *h)
     r->events_dropped =
         on ? atomic_load_explicit(&mt_w.dropped, memory_order_relaxed) : g_rc.dropped;
     r->recordings = g_rc.recordings;
+    uint64_t why[MT_REC_WHY_MAX];
+    if (on)
+        read_why(why);
+    memcpy(h->rec_dropped_why, on ? why : g_rc.why, sizeof h->rec_dropped_why);
     memcpy(r->path, g_rc.path, sizeof r->path);
     memcpy(r->message, g_rc.message, sizeof r->message);
     __atomic_store_n(&r->state, g_rc.state, __ATOMIC_RELEASE);
@@ -195,7 +224,7 @@ static uint64_t stop(unsigned reason)
         return 0;
     uint64_t bytes = mt_recw_end(reason);
     mt_spin_lock(&g_rc.lock);
-    record_final_figures();
+    record_final_figures(true);
     g_rc.bytes = bytes;
     if (mt_w.err) {
         g_rc.state = MT_REC_STATE_FAILED;
@@ -269,6 +298,8 @@ void mt_rec_child_reset(void)
     MT_RESET(g_rc.bytes, 0);
     MT_RESET(g_rc.events, 0);
     MT_RESET(g_rc.dropped, 0);
+    for (unsigned i = 0; i < MT_REC_WHY_MAX; i++)
+        MT_RESET(g_rc.why[i], 0);
 }
 
 void mt_rec_child_start(void)
@@ -322,7 +353,7 @@ void mt_rec_exec_undo(int err)
     if (resumed)
         return;
     mt_spin_lock(&g_rc.lock);
-    record_final_figures();
+    record_final_figures(false);
     g_rc.state = MT_REC_STATE_FAILED;
     g_rc.error = err;
     snprintf(g_rc.message, sizeof g_rc.message,

@@ -24,6 +24,7 @@
  * in the frame is left out.
  */
 #define _GNU_SOURCE
+#include "core_assert.h"
 #include "core_clock.h"
 #include "dat_format.h"
 #include "record_blocks.h"
@@ -238,7 +239,7 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
     }
 }
 
-void mt_rr_lost(uint32_t tid, const uint64_t lost[4])
+void mt_rr_lost(uint32_t tid, const uint64_t lost[4], const uint64_t why[MT_DAT_LOST_CAUSES])
 {
     if (!lost[MT_LOST_AC] && !lost[MT_LOST_FC])
         return;
@@ -249,23 +250,56 @@ void mt_rr_lost(uint32_t tid, const uint64_t lost[4])
         mt_put_v(b, lost[i]);
         mt_w.sum_lost[i] += lost[i];
     }
+    unsigned n = 0;
+    for (unsigned c = 0; c < MT_DAT_LOST_CAUSES; c++)
+        n += why[c] != 0;
+    mt_put_v(b, n); /* the causes, ascending (dat_format.h) */
+    for (unsigned c = 0; c < MT_DAT_LOST_CAUSES; c++) {
+        if (!why[c])
+            continue;
+        mt_put_v(b, c);
+        mt_put_v(b, why[c]);
+        mt_w.sum_why[c] += why[c];
+    }
     mt_recw_emit(MT_DAT_REC_LOST);
 }
 
-/* LOST for r's counts: all of them (upto NULL), or at most upto[]. */
-static void emit_lost(mt_rec_ring *r, const uint64_t *upto)
+/* Takes the causes of `events` dropped events from l->why, cause by cause
+ * (mt_rec_lost: every event whose count was taken has its cause there; a
+ * drop in flight may have added one more, which may be taken for another
+ * cause of the same ring's: the counts stay exact, the split nearly so). */
+static void take_why(mt_rec_lost *l, uint64_t events, uint64_t why[MT_DAT_LOST_CAUSES])
 {
-    uint64_t l[MT_LOST_N];
-    for (unsigned i = 0; i < MT_LOST_N; i++) {
-        if (!upto) {
-            l[i] = atomic_exchange_explicit(&r->lost[i], 0, memory_order_acquire);
+    for (unsigned c = 0; c < MT_DAT_LOST_CAUSES; c++) {
+        if (!events) { /* the usual case: nothing dropped, no atomic operation */
+            why[c] = 0;
             continue;
         }
-        uint64_t have = atomic_load_explicit(&r->lost[i], memory_order_acquire);
-        l[i] = have < upto[i] ? have : upto[i];
-        atomic_fetch_sub_explicit(&r->lost[i], l[i], memory_order_relaxed);
+        uint64_t have = atomic_load_explicit(&l->why[c], memory_order_relaxed);
+        why[c] = have < events ? have : events;
+        atomic_fetch_sub_explicit(&l->why[c], why[c], memory_order_relaxed);
+        events -= why[c];
     }
-    mt_rr_lost((uint32_t)r->tid, l);
+    MT_ASSERT(events == 0);
+    why[MT_DAT_LOST_UNSEEN] += events; /* never, by the order of the counts */
+}
+
+/* LOST of thread tid for l's counts: all of them (!to_cut), or at most
+ * those of the cut. */
+static void emit_lost(uint32_t tid, mt_rec_lost *l, bool to_cut)
+{
+    uint64_t n[MT_LOST_N], why[MT_DAT_LOST_CAUSES];
+    for (unsigned i = 0; i < MT_LOST_N; i++) {
+        if (!to_cut) {
+            n[i] = atomic_exchange_explicit(&l->n[i], 0, memory_order_acquire);
+            continue;
+        }
+        uint64_t have = atomic_load_explicit(&l->n[i], memory_order_acquire);
+        n[i] = have < l->cut[i] ? have : l->cut[i];
+        atomic_fetch_sub_explicit(&l->n[i], n[i], memory_order_relaxed);
+    }
+    take_why(l, n[MT_LOST_AC] + n[MT_LOST_FC], why);
+    mt_rr_lost(tid, n, why);
 }
 
 /* Writes r's events from tail up to `upto`; true if there were any. */
@@ -324,14 +358,15 @@ bool mt_rr_drain_rings(bool all)
             if (upto != head)
                 continue; /* the rest next pass (its lost counts with it, it is not free) */
         }
-        emit_lost(r, NULL);
+        emit_lost((uint32_t)r->tid, &r->lost, false);
         if (mt_ring_try_free(r, st)) {
             /* Its thread may have taken it back for events in between. */
             any |= drain_ring(r, head_of(r));
-            emit_lost(r, NULL);
+            emit_lost((uint32_t)r->tid, &r->lost, false);
             mt_ring_recycle(r);
         }
     }
+    emit_lost(0, mt_rings_lost_unowned(), false);
     if (all || now - mt_w.open_rec.opened_ns >= MT_RR_OPEN_NS)
         mt_rr_flush_events();
     return any;
@@ -341,11 +376,13 @@ void mt_rr_drain_cut(bool drop_rest)
 {
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         drain_ring(r, r->cut);
-        emit_lost(r, r->cut_lost);
+        emit_lost((uint32_t)r->tid, &r->lost, true);
         if (!drop_rest)
             continue;
         mt_ring_consumed(r, head_of(r));
-        for (unsigned i = 0; i < MT_LOST_N; i++)
-            atomic_store_explicit(&r->lost[i], 0, memory_order_relaxed);
+        mt_rec_lost_zero(&r->lost);
     }
+    emit_lost(0, mt_rings_lost_unowned(), true);
+    if (drop_rest)
+        mt_rec_lost_zero(mt_rings_lost_unowned());
 }

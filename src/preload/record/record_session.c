@@ -101,9 +101,11 @@ static void reset_session(int fd)
     memset(mt_w.sum_initial, 0, sizeof mt_w.sum_initial);
     memset(mt_w.sum_events, 0, sizeof mt_w.sum_events);
     memset(mt_w.sum_lost, 0, sizeof mt_w.sum_lost);
+    memset(mt_w.sum_why, 0, sizeof mt_w.sum_why);
     memset(&mt_w.modscan, 0, sizeof mt_w.modscan);
     mt_w.nmodules = 0;
-    mt_w.approx = 0;
+    MT_HINT_SET(mt_w.approx, 0);
+    MT_HINT_SET(mt_w.unseen, 0);
     mt_w.sealed = false;
     for (unsigned c = 0; c < MT_COL_N; c++)
         mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
@@ -151,10 +153,10 @@ static void initial_state(void)
     pause_hooks();
     mt_rings_discard();
     mt_rr_capture_take();
-    uint64_t late = mt_rings_discard_as_lost();
+    uint64_t late = mt_rings_discard_as_lost(MT_DAT_LOST_CAPTURE);
     atomic_store_explicit(&mt_rec_mode, MT_RECMODE_ON, memory_order_seq_cst);
     uint64_t paused = mt_recw_now() - now;
-    mt_w.approx = late;
+    MT_HINT_SET(mt_w.approx, late);
     uint64_t giveups = atomic_load_explicit(&mt_w.gate_giveups, memory_order_relaxed);
     if (late || giveups || mt_rr_capture_skipped())
         mt_log(MT_LOG_WARN,
@@ -220,8 +222,10 @@ static uint64_t final_excess(void)
         under |= fin[i] < have;
     }
     uint64_t n = ex[MT_LOST_AC] + ex[MT_LOST_FC];
-    mt_rr_lost(0, ex);
+    uint64_t why[MT_DAT_LOST_CAUSES] = {[MT_DAT_LOST_UNSEEN] = n};
+    mt_rr_lost(0, ex, why);
     mt_recw_note_dropped(n);
+    MT_HINT_SET(mt_w.unseen, n);
     if (n)
         mt_log(MT_LOG_INFO,
                "recording: %llu events in the final state were not recorded: "
@@ -345,6 +349,7 @@ bool mt_recw_seal(unsigned reason)
         bool copied = final_capture(true);
         mt_w.seal_mark = mt_w.bytes; /* the final state and END in frames of their own */
         memcpy(mt_w.seal_lost, mt_w.sum_lost, sizeof mt_w.seal_lost);
+        memcpy(mt_w.seal_why, mt_w.sum_why, sizeof mt_w.seal_why);
         mt_w.sealed = true;
         mt_w.seal_excess = final_write(copied, reason);
         ok = !mt_w.err;
@@ -373,7 +378,9 @@ bool mt_recw_unseal(void)
         mt_w.last_totals_ns = MT_RECW_TOTALS_DUE; /* the final state's TOTALS were cut off */
         /* So was its excess LOST record: those events are still to come. */
         memcpy(mt_w.sum_lost, mt_w.seal_lost, sizeof mt_w.sum_lost);
+        memcpy(mt_w.sum_why, mt_w.seal_why, sizeof mt_w.sum_why);
         atomic_fetch_sub_explicit(&mt_w.dropped, mt_w.seal_excess, memory_order_relaxed);
+        MT_HINT_SET(mt_w.unseen, 0);
     } else if (mt_w.open && mt_w.pid == getpid()) {
         atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
         close(mt_w.fd);

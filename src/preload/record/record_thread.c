@@ -144,7 +144,9 @@ static void serve(void)
         mt_spin_unlock(&mt_w.lock);
         if (!live)
             break;
-        if (!work)
+        if (MT_UNLIKELY(mt_g.cfg.test_writer_stall_ms)) /* tests: a writer starved of CPU */
+            mt_recw_sleep_ns(mt_g.cfg.test_writer_stall_ms * 1000000ull);
+        else if (!work)
             idle_wait();
     }
 }

@@ -12,6 +12,7 @@
 #ifndef MT_RECORD_WRITER_H
 #define MT_RECORD_WRITER_H
 
+#include "dat_format.h"
 #include "publish_modules.h"
 #include "record_encode.h"
 #include "core_spinlock.h"
@@ -42,12 +43,15 @@ typedef struct mt_rr_open {
     uint64_t opened_ns; /* mt_now_ns() when it was opened */
 } mt_rr_open;
 
-/* Why the hooks dropped events (record_buffer.c's drop policy). */
+/* Why the hooks dropped events (record_buffer.c's drop policy): the file's
+ * causes (dat_format.h MT_DAT_LOST_*) of the drops a hook decides. */
 enum {
-    MT_DROP_DISK,   /* the disk is behind: waiting would not help */
-    MT_DROP_CAP,    /* waited the longest a hook may for the writer */
-    MT_DROP_NOWAIT, /* could not wait: signal handler, nested, loader lock, stopping */
-    MT_DROP_NORING, /* no buffer (out of memory, or a handler took the thread's first) */
+    MT_DROP_DISK = MT_DAT_LOST_DISK,        /* the disk is behind: waiting would not help */
+    MT_DROP_CAP = MT_DAT_LOST_WAIT_CAP,     /* waited the longest a hook may for the writer */
+    MT_DROP_NOWAIT = MT_DAT_LOST_NOWAIT,    /* could not wait: signal handler, nested, loader
+                                             * lock, stopping */
+    MT_DROP_NORING = MT_DAT_LOST_NO_BUFFER, /* no buffer (out of memory, or a handler took the
+                                             * thread's first) */
     MT_DROP_N
 };
 
@@ -99,18 +103,23 @@ typedef struct mt_recw {
      * initial state may or may not include them. */
     _Atomic uint64_t pause_until;
     _Atomic uint64_t gate_giveups;
-    uint64_t approx;
+    uint64_t approx; /* a hint field (MT_HINT_SET): the status reads it */
+    /* The final state's excess counted as dropped (LOST of tid 0, cause
+     * MT_DAT_LOST_UNSEEN); a hint field too. */
+    uint64_t unseen;
     /* What the file accounts for, per MT_LOST_* field (alloc count, alloc
      * bytes, free count, free bytes): the initial state, the events
      * written, the LOST records.  The final state's excess over their sum
      * is written as a LOST record too (record_session.c, final state). */
     uint64_t sum_initial[4], sum_events[4], sum_lost[4];
+    uint64_t sum_why[MT_DAT_LOST_CAUSES]; /* the LOST records' events by cause */
     /* exec: the final state and END are written (sealed) but cut off again
      * (file truncated to seal_mark) if the exec fails. */
     bool sealed;
     uint64_t seal_mark;
-    uint64_t seal_lost[4]; /* sum_lost at seal_mark */
-    uint64_t seal_excess;  /* dropped counted by the sealed final state */
+    uint64_t seal_lost[4];                 /* sum_lost at seal_mark */
+    uint64_t seal_why[MT_DAT_LOST_CAUSES]; /* sum_why at seal_mark */
+    uint64_t seal_excess;                  /* dropped counted by the sealed final state */
 } mt_recw;
 
 extern mt_recw mt_w;
@@ -188,11 +197,12 @@ bool mt_rr_drain_rings(bool all);
 /* Writes the open EVENTS2 record, if any (before a frame ends). */
 void mt_rr_flush_events(void);
 /* The final state's drain: each ring's events up to its cut, and its lost
- * counts up to cut_lost; the rest is left in the ring (a failed exec
+ * counts up to its cut (mt_rec_lost); the rest is left in the ring (a failed exec
  * resumes) or, if drop_rest, discarded uncounted. */
 void mt_rr_drain_cut(bool drop_rest);
-/* A LOST record of thread tid (0: no thread) for lost[MT_LOST_*]. */
-void mt_rr_lost(uint32_t tid, const uint64_t lost[4]);
+/* A LOST record of thread tid (0: no thread) for lost[MT_LOST_*], dropped
+ * for the causes why[MT_DAT_LOST_*] (counts summing to lost's events). */
+void mt_rr_lost(uint32_t tid, const uint64_t lost[4], const uint64_t why[MT_DAT_LOST_CAUSES]);
 /* TOTALS read now: each trace's counters once (mt_rr_trace_copy), summed. */
 void mt_rr_totals(uint64_t now);
 /* TOTALS from the sums f[0..7] of traces [0, count) read by the caller

@@ -51,14 +51,6 @@ char *mt_fmt_rate(double bytes_per_s, char *buf, size_t n)
     return buf;
 }
 
-char *mt_fmt_dropped(uint64_t dropped, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    if (dropped)
-        snprintf(buf, n, ", %llu dropped (inexact)", (unsigned long long)dropped);
-    return buf;
-}
-
 char *mt_fmt_sampling(uint64_t rate, char *buf, size_t n)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};

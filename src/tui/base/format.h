@@ -15,10 +15,6 @@ char *mt_fmt_rate(double bytes_per_s, char *buf, size_t n);
 /* Exact below one million, else "1.2M", "3.4G". */
 char *mt_fmt_count(uint64_t count, char *buf, size_t n);
 
-/* A recording's dropped events after its event count: ", 9 dropped
- * (inexact)", or "" for none. */
-char *mt_fmt_dropped(uint64_t dropped, char *buf, size_t n);
-
 /* What a sampled target's figures are: "sampled 1/512 KiB" for a mean of
  * 512 KiB between samples (MEMTOP_SAMPLE); "" for rate 0 (exact). */
 char *mt_fmt_sampling(uint64_t rate, char *buf, size_t n);

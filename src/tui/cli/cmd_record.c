@@ -43,14 +43,30 @@ static uint64_t file_bytes(const char *path, const mt_stream *st)
     return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 }
 
-static void print_status(const char *path, const mt_shm_recording *s, const mt_stream *st)
+/* ", inexact: 9 events dropped: disk behind 9" after the event count
+ * (the causes from the segment), or "". */
+static char *dropped_note(const mt_segment *seg, const mt_shm_recording *s, char *buf, size_t n)
 {
-    char size[32], dropped[64], behind[48] = "";
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_err err;
+    char words[256];
+    buf[0] = '\0';
+    if (s->events_dropped) {
+        mt_segment_recording_why(seg, why, &err); /* all 0 on an error: not known */
+        snprintf(buf, n, ", inexact: %s", mt_recording_dropped(s, why, words, sizeof words));
+    }
+    return buf;
+}
+
+static void print_status(const mt_segment *seg, const char *path, const mt_shm_recording *s,
+                         const mt_stream *st)
+{
+    char size[32], dropped[300], behind[48] = "";
     if (st)
         snprintf(behind, sizeof behind, " sent, %" PRIu64 " bytes to send", mt_stream_backlog(st));
     fprintf(stderr, "memtop: recording %s: %s%s, %" PRIu64 " events%s\n", st ? "to stdout" : path,
             mt_fmt_bytes(file_bytes(path, st), size, sizeof size), behind, s->events_written,
-            mt_fmt_dropped(s->events_dropped, dropped, sizeof dropped));
+            dropped_note(seg, s, dropped, sizeof dropped));
 }
 
 static int start(mt_view *v, const char *path, uint64_t cull_ms)
@@ -105,7 +121,7 @@ static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, mt_strea
             break;
         }
         if (ticks % per_status == 0)
-            print_status(path, s, st);
+            print_status(&v->seg, path, s, st);
         if ((sig = mt_sig_wait(&set, st ? STREAM_TICK_S : STATUS_EVERY_S, &info)) != 0)
             break;
     }
@@ -162,12 +178,12 @@ static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
                 mt_segment_pid(&v->seg));
     if (st && drain(st) != 0)
         return MT_EXIT_FAIL;
-    char size[32], dropped[64];
+    char size[32], dropped[300];
     uint64_t bytes = file_bytes(path, st);
     fprintf(st ? stderr : stdout, "%srecorded %s: %" PRIu64 " bytes (%s), %" PRIu64 " events%s\n",
             st ? "memtop: " : "", st ? "to stdout" : path, bytes,
             mt_fmt_bytes(bytes, size, sizeof size), s.events_written,
-            mt_fmt_dropped(s.events_dropped, dropped, sizeof dropped));
+            dropped_note(&v->seg, &s, dropped, sizeof dropped));
     fflush(stdout);
     return MT_EXIT_OK;
 }

@@ -158,14 +158,30 @@ const char *mt_replay_not_leaked_why(const mt_replay *r)
     }
 }
 
+uint64_t mt_replay_dropped(const mt_replay_info *in)
+{
+    return in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
+}
+
+const char *mt_replay_dropped_text(const mt_replay_info *in, char *buf, size_t n)
+{
+    uint64_t lost = mt_replay_dropped(in);
+    if (!lost) {
+        buf[0] = '\0';
+        return buf;
+    }
+    return mt_dat_lost_line(lost, in->lost_why, buf, n);
+}
+
 const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n)
 {
     const mt_replay_info *in = &r->info;
-    uint64_t lost = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
     int k = 0;
     buf[0] = '\0';
-    if (lost)
-        k = snprintf(buf, n, "%llu events dropped ", (unsigned long long)lost);
+    if (mt_replay_dropped(in)) {
+        char d[256];
+        k = snprintf(buf, n, "%s ", mt_replay_dropped_text(in, d, sizeof d));
+    }
     if (in->inexact_start && k >= 0 && (size_t)k < n)
         k += snprintf(buf + k, n - (size_t)k, "start inexact ");
     if (in->culled && k >= 0 && (size_t)k < n) {

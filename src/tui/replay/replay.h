@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dat_reader.h"
 #include "memtop_ipc.h"
 #include "view.h"
 
@@ -38,15 +39,16 @@ typedef struct mt_replay_info {
     uint64_t duration_ns;   /* time of the last event: the end of the cursor's range */
     uint64_t events;        /* allocation and free events */
     uint64_t allocs, frees;
-    uint64_t peak_live_bytes, peak_t_ns; /* the highest live bytes within the recording, when */
-    uint64_t dropped_events;             /* events the target could not record */
-    uint64_t lost_events;                /* the same, from LOST records read */
-    bool truncated;                      /* the file ends inside a frame */
-    uint64_t dropped_bytes;              /* bytes after the last complete frame */
-    bool finalized;                      /* an END record: the recording was finished */
-    uint32_t end_reason, end_error;      /* MT_DAT_END_*, errno */
-    bool final_state;                    /* a complete FINAL state set (used at the end) */
-    uint64_t final_mismatches;           /* traces whose replay differs from FINAL */
+    uint64_t peak_live_bytes, peak_t_ns;  /* the highest live bytes within the recording, when */
+    uint64_t dropped_events;              /* events the target could not record */
+    uint64_t lost_events;                 /* the same, from LOST records read */
+    uint64_t lost_why[MT_DAT_LOST_WHY_N]; /* lost_events by cause (dat_reader.h) */
+    bool truncated;                       /* the file ends inside a frame */
+    uint64_t dropped_bytes;               /* bytes after the last complete frame */
+    bool finalized;                       /* an END record: the recording was finished */
+    uint32_t end_reason, end_error;       /* MT_DAT_END_*, errno */
+    bool final_state;                     /* a complete FINAL state set (used at the end) */
+    uint64_t final_mismatches;            /* traces whose replay differs from FINAL */
     /* peak_t_ns is the first TOTALS that showed the peak: the target's own
      * figure, which the replayed events do not reach. */
     bool peak_t_by;
@@ -119,6 +121,13 @@ bool mt_replay_disk_full(const mt_replay_info *in);
  * live misses young blocks " (a culled recording: blocks younger than the
  * threshold at the cursor that die young are in no event), or "". */
 const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n);
+/* The recording's dropped events with their causes, "5 events dropped:
+ * disk behind 3, writer starved (1 s wait) 2" (dat_reader.h's words), or
+ * "" when none was dropped. */
+const char *mt_replay_dropped_text(const mt_replay_info *in, char *buf, size_t n);
+/* The events dropped: the larger of TOTALS'/END's count and the LOST
+ * records'. */
+uint64_t mt_replay_dropped(const mt_replay_info *in);
 /* A culled recording's threshold as "10 s" / "0.500 s". */
 const char *mt_replay_cull_secs(const mt_replay_info *in, char *buf, size_t n);
 

@@ -38,8 +38,14 @@ void mt_replay_export_rec(const mt_replay *r, mt_export_rec *out)
     out->truncated = in->truncated;
     out->invalid_tail = in->invalid_tail;
     out->truncated_bytes = in->dropped_bytes;
-    out->events_dropped =
-        in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
+    out->events_dropped = mt_replay_dropped(in);
+    uint64_t said = 0;
+    for (unsigned i = 0; i < MT_DAT_LOST_WHY_N; i++) {
+        out->dropped_why[i] = in->lost_why[i];
+        said += in->lost_why[i];
+    }
+    if (out->events_dropped > said) /* counted by TOTALS or END, no LOST record read */
+        out->dropped_why[MT_DAT_LOST_NOT_SAID] += out->events_dropped - said;
     out->inexact_start = in->inexact_start;
     out->cull_ms = in->culled ? in->cull_ms : 0;
 }

@@ -323,6 +323,7 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
         return rc;
     r->info.events = r->st.s.events;
     r->info.lost_events = r->st.s.lost_events;
+    memcpy(r->info.lost_why, r->st.s.lost_why, sizeof r->info.lost_why);
     r->info.culled = r->proc.record_mode == MT_DAT_MODE_CULLED;
     r->info.cull_ms = r->proc.cull_ms;
     r->info.culled_blocks = r->st.s.culled_blocks;

@@ -245,6 +245,8 @@ static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
         return 0;
     case MT_DAT_LOST:
         st->s.lost_events += ev->u.lost.alloc_count + ev->u.lost.free_count;
+        for (unsigned i = 0; i < MT_DAT_LOST_WHY_N; i++)
+            st->s.lost_why[i] += ev->u.lost.why[i];
         return 0;
     case MT_DAT_END:
         st->s.ended = true;

@@ -34,12 +34,13 @@ typedef struct mt_rscalars {
     uint64_t nmodules; /* modules visible */
     uint64_t ntotals;  /* periodic totals applied (the publish count) */
     int64_t live_bytes, live_count;
-    uint64_t peak_live_bytes, peak_t_ns; /* replayed, process-wide */
-    uint64_t missed_free_count;          /* frees flagged MISSED */
-    uint64_t lost_events;                /* from LOST records */
-    uint64_t culled_blocks;              /* culled recording: blocks counted in CULLED */
-    uint64_t written_early, young;       /* the newest CULLED record's figures */
-    mt_dat_totals last_totals;           /* the newest totals applied */
+    uint64_t peak_live_bytes, peak_t_ns;  /* replayed, process-wide */
+    uint64_t missed_free_count;           /* frees flagged MISSED */
+    uint64_t lost_events;                 /* from LOST records */
+    uint64_t lost_why[MT_DAT_LOST_WHY_N]; /* the same by cause (dat_reader.h) */
+    uint64_t culled_blocks;               /* culled recording: blocks counted in CULLED */
+    uint64_t written_early, young;        /* the newest CULLED record's figures */
+    mt_dat_totals last_totals;            /* the newest totals applied */
     uint64_t last_totals_t;
     bool have_totals;
     uint64_t totals_peak; /* highest peak_live_bytes of the totals applied */

@@ -63,9 +63,9 @@ void mt_replay_warn(const mt_replay *r)
     else if (in->finalized && in->end_reason == MT_DAT_END_ERROR)
         mt_errorf("%s: the recording stopped on a write error (%s, %s)", in->path,
                   strerror((int)in->end_error), errno_name(in->end_error));
-    uint64_t dropped = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
-    if (dropped)
-        mt_errorf("%s: recording inexact: %" PRIu64 " events dropped", in->path, dropped);
+    char d[256];
+    if (mt_replay_dropped(in))
+        mt_errorf("%s: recording inexact: %s", in->path, mt_replay_dropped_text(in, d, sizeof d));
     if (in->final_mismatches)
         mt_errorf("%s: the replayed counters of %" PRIu64 " traces differ from the recording's "
                   "final state (its end shows the final state)",
@@ -129,9 +129,9 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
                 "warning: the recording was cut short%s; its end is its last complete "
                 "frame\n",
                 in->truncated ? " (truncated)" : "");
-    uint64_t dropped = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
-    if (dropped)
-        fprintf(f, "warning: recording inexact: %" PRIu64 " events dropped\n", dropped);
+    char d[256];
+    if (mt_replay_dropped(in))
+        fprintf(f, "warning: recording inexact: %s\n", mt_replay_dropped_text(in, d, sizeof d));
     print_culled(f, in);
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "cli_options.h"
+#include "dat_reader.h"
 #include "location.h"
 #include "view.h"
 
@@ -29,8 +30,10 @@ typedef struct mt_export_rec {
     bool invalid_tail;        /* bytes after the last complete frame are not a frame */
     uint64_t truncated_bytes; /* bytes after the last complete frame, ignored */
     uint64_t events_dropped;  /* events the target could not record */
-    bool inexact_start;       /* a mid-run recording without its initial state */
-    uint64_t cull_ms;         /* a culled recording's threshold, else 0 */
+    /* the same by cause (dat_reader.h MT_DAT_LOST_*, OTHER, NOT_SAID) */
+    uint64_t dropped_why[MT_DAT_LOST_WHY_N];
+    bool inexact_start; /* a mid-run recording without its initial state */
+    uint64_t cull_ms;   /* a culled recording's threshold, else 0 */
 } mt_export_rec;
 
 /* A culled recording's live blocks are inexact at this snapshot: before

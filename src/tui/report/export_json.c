@@ -110,9 +110,14 @@ static void put_recording(FILE *f, const mt_export_rec *r)
             r->truncated ? "true" : "false", r->invalid_tail ? "true" : "false", r->truncated_bytes,
             r->events_dropped, r->inexact_start ? "true" : "false");
     if (r->cull_ms)
-        fprintf(f, "%" PRIu64 ".%03" PRIu64 "},\n", r->cull_ms / 1000u, r->cull_ms % 1000u);
+        fprintf(f, "%" PRIu64 ".%03" PRIu64, r->cull_ms / 1000u, r->cull_ms % 1000u);
     else
-        fputs("null},\n", f);
+        fputs("null", f);
+    /* Every cause, 0 or not: a fixed set of keys (they sum to events_dropped). */
+    fputs(", \"dropped_by_cause\": {", f);
+    for (unsigned i = 0; i < MT_DAT_LOST_WHY_N; i++)
+        fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", mt_dat_lost_key(i), r->dropped_why[i]);
+    fputs("}},\n", f);
 }
 
 /* The counters a trace and the totals both have, under the same names

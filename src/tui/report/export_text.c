@@ -94,8 +94,11 @@ static void put_recording(FILE *f, const mt_export_rec *r)
         fprintf(f,
                 "warning: %" PRIu64 " bytes after the recording's end are not a frame: ignored\n",
                 r->truncated_bytes);
-    if (r->events_dropped)
-        fprintf(f, "warning: recording inexact: %" PRIu64 " events dropped\n", r->events_dropped);
+    if (r->events_dropped) {
+        char d[256];
+        fprintf(f, "warning: recording inexact: %s\n",
+                mt_dat_lost_line(r->events_dropped, r->dropped_why, d, sizeof d));
+    }
     if (r->inexact_start)
         fputs("warning: the recording's initial state is missing: blocks from before it are not "
               "counted\n",

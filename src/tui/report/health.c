@@ -68,9 +68,11 @@ void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_
         add(buf, n, &k, "%llu missed frees", (unsigned long long)to->missed_free_count);
     if (to->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
         add(buf, n, &k, "%llu traces dropped", (unsigned long long)to->dropped_traces);
-    if (rec && rec->events_dropped)
-        add(buf, n, &k, "%llu events dropped by the target",
-            (unsigned long long)rec->events_dropped);
+    if (rec && rec->events_dropped) {
+        char d[256];
+        add(buf, n, &k, "recording: %s",
+            mt_dat_lost_line(rec->events_dropped, rec->dropped_why, d, sizeof d));
+    }
     if (rec && rec->inexact_start)
         add(buf, n, &k, "recording started without its initial state");
     if (rec && mt_export_rec_culled_inexact(rec))

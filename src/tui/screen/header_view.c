@@ -250,10 +250,9 @@ static void draw_replay_file(mt_app *a, int *x)
              mt_fmt_count(in->events, (char[32]){0}, 32), in->culled ? ", culled <" : "",
              in->culled ? mt_replay_cull_secs(in, thr, sizeof thr) : "");
     field(t, 3, x, "File ", A_NORMAL, buf);
-    uint64_t lost = in->dropped_events > in->lost_events ? in->dropped_events : in->lost_events;
-    if (lost) {
-        snprintf(buf, sizeof buf, "%llu events dropped by the target: inexact",
-                 (unsigned long long)lost);
+    if (mt_replay_dropped(in)) {
+        char d[256];
+        snprintf(buf, sizeof buf, "inexact: %s", mt_replay_dropped_text(in, d, sizeof d));
         field(t, 3, x, "", t->bad, buf);
     }
 }
@@ -273,7 +272,9 @@ static void draw_recording(mt_app *a, int *x)
         field(t, 3, x, "Rec ", t->dim, "off (r)");
         return;
     }
-    mt_recording_line(&rec, line, sizeof line);
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_segment_recording_why(&a->src.view.seg, why, &err); /* all 0 on an error: not known */
+    mt_recording_line(&rec, why, line, sizeof line);
     attr_t at = rec.state == MT_REC_STATE_ON       ? t->bad
                 : rec.state == MT_REC_STATE_FAILED ? t->warn
                                                    : A_NORMAL;
