@@ -26,4 +26,10 @@ const char *mt_dat_lost_key(unsigned why);
  * not recorded" (total - their sum, when total is larger).  Returns buf. */
 char *mt_dat_lost_line(uint64_t total, const uint64_t why[MT_DAT_LOST_WHY_N], char *buf, size_t n);
 
+/* A buffer that holds any such line whole: "N events dropped" (at most 36
+ * bytes) and all 8 causes, each ", " or ": ", at most 25 bytes of words,
+ * " " and at most 20 digits: 358 bytes.  A shorter one could cut a count in
+ * the middle of its digits, a wrong number shown as one. */
+#define MT_DAT_LOST_LINE_MAX 512
+
 #endif

@@ -285,6 +285,7 @@ bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
     pos->ndefs = r->ndefs;
     pos->nmodules = r->nmodules;
     pos->t_ns = r->t_last;
+    pos->lost_events = r->lost_events;
     pos->started = r->have_process;
     return true;
 }
@@ -306,6 +307,7 @@ mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
     r->ndefs = pos->ndefs;
     r->nmodules = pos->nmodules;
     r->t_last = pos->t_ns;
+    r->lost_events = pos->lost_events;
     r->have_process = pos->started;
     return MT_OK;
 }

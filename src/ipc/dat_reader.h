@@ -165,7 +165,8 @@ typedef struct mt_dat_pos {
     uint64_t offset;
     uint64_t ndefs, nmodules;
     uint64_t t_ns;
-    bool started; /* the PROCESS record was read */
+    uint64_t lost_events; /* LOST records' events before it */
+    bool started;         /* the PROCESS record was read */
 } mt_dat_pos;
 
 typedef struct mt_dat_info {

@@ -70,7 +70,8 @@ struct mt_dat_reader {
     bool culled; /* the PROCESS record says culled: CULLED records may come */
     uint64_t ndefs, nmodules;
     uint64_t t_last;
-    mt_dctx ctx; /* EVENTS2's frame context */
+    uint64_t lost_events; /* the LOST records' events so far: their sum must fit (dec_lost) */
+    mt_dctx ctx;          /* EVENTS2's frame context */
     /* mt_dat_defer_blocks: where the frame's live blocks go; defer_on
      * while this frame's events are deferred; the frame's allocations at
      * the last mt_dat_flush_blocks (none since: nothing to give) */

@@ -208,9 +208,10 @@ static mt_errc dec_state_end(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_
 static const char *dec_lost_why(mt_dcur *c, mt_dat_lost *l)
 {
     uint64_t events = l->alloc_count + l->free_count;
-    bool wrapped = events < l->alloc_count;
+    if (events < l->alloc_count)
+        return "LOST counts more events than a recording can hold";
     if (c->p == c->end) { /* an older writer */
-        l->why[MT_DAT_LOST_NOT_SAID] = wrapped ? UINT64_MAX : events;
+        l->why[MT_DAT_LOST_NOT_SAID] = events;
         return NULL;
     }
     uint64_t n, sum = 0;
@@ -230,7 +231,7 @@ static const char *dec_lost_why(mt_dcur *c, mt_dat_lost *l)
         sum += count;
         l->why[cause < MT_DAT_LOST_CAUSES ? cause : MT_DAT_LOST_OTHER] += count;
     }
-    if (wrapped || sum != events)
+    if (sum != events)
         return "LOST causes count other events than it dropped";
     return NULL;
 }
@@ -247,6 +248,12 @@ static mt_errc dec_lost(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *
     const char *why = dec_lost_why(c, l);
     if (why)
         return bad(r, why, err);
+    /* Every record may be sound and their sum still wrap: the totals a
+     * reader adds up (replay, exports) would then say fewer, even none. */
+    uint64_t events = l->alloc_count + l->free_count;
+    if (r->lost_events + events < r->lost_events)
+        return bad(r, "LOST records count more events than a recording can hold", err);
+    r->lost_events += events;
     l->tid = (uint32_t)tid;
     ev->kind = MT_DAT_LOST;
     return MT_OK;

@@ -55,7 +55,7 @@ char *mt_recording_dropped(const mt_shm_recording *r, const uint64_t *why, char 
 /* " (recording inexact: N events dropped[: causes])" into out. */
 static void dropped_note(const mt_shm_recording *r, const uint64_t *why, char *out, size_t cap)
 {
-    char line[256];
+    char line[MT_DAT_LOST_LINE_MAX];
     snprintf(out, cap, " (recording inexact: %s)", mt_recording_dropped(r, why, line, sizeof line));
 }
 

@@ -466,7 +466,11 @@ static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
         uint64_t n = get_v(c);
         for (uint64_t i = 0; i < n && !c->bad; i++) {
             uint64_t cause = get_v(c), count = get_v(c);
-            d->lost_why[cause <= MT_DAT_LOST_CAUSE_MAX ? cause : 0] += count;
+            if (cause > MT_DAT_LOST_CAUSE_MAX) { /* corrupt: said so, never counted as cause 0 */
+                c->bad = true;
+                break;
+            }
+            d->lost_why[cause] += count;
         }
         break;
     }

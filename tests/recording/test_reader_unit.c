@@ -338,7 +338,7 @@ static void lost_causes(void **state)
     assert_int_equal(l.why[MT_DAT_LOST_DISK], 4);
     assert_int_equal(l.why[MT_DAT_LOST_WAIT_CAP], 1);
     assert_int_equal(l.why[MT_DAT_LOST_NOT_SAID], 0);
-    char line[256];
+    char line[MT_DAT_LOST_LINE_MAX];
     assert_string_equal(mt_dat_lost_line(5, l.why, line, sizeof line),
                         "5 events dropped: disk behind 4, writer starved (1 s wait) 1");
     /* more dropped than the LOST records say (TOTALS ahead of them) */
@@ -353,12 +353,6 @@ static void lost_causes(void **state)
     assert_int_equal(l.why[MT_DAT_LOST_NOT_SAID], 5);
     assert_int_equal(l.why[MT_DAT_LOST_DISK], 0);
     db_file_free(&f);
-    /* an old file's counts that overflow: read as before, saturated */
-    lost_payload(&b, UINT64_MAX, 2, NULL, 0);
-    with_record(&f, MT_DAT_REC_LOST, &b);
-    read_lost(&f, &l);
-    assert_true(l.why[MT_DAT_LOST_NOT_SAID] == UINT64_MAX);
-    db_file_free(&f);
     /* a cause from the future (the largest valid one), and a field after the causes */
     lost_payload(&b, 1, 1, (uint64_t[]){2, MT_DAT_LOST_UNSEEN, 1, MT_DAT_LOST_CAUSE_MAX, 1, 12345},
                  6);
@@ -367,6 +361,14 @@ static void lost_causes(void **state)
     assert_int_equal(l.why[MT_DAT_LOST_UNSEEN], 1);
     assert_int_equal(l.why[MT_DAT_LOST_OTHER], 1);
     db_file_free(&f);
+    /* the longest line (every cause with 20 digits) fits the documented buffer whole */
+    uint64_t every[MT_DAT_LOST_WHY_N];
+    for (unsigned i = 0; i < MT_DAT_LOST_WHY_N; i++)
+        every[i] = 10000000000000000000ull + i;
+    char longest[MT_DAT_LOST_LINE_MAX];
+    mt_dat_lost_line(UINT64_MAX, every, longest, sizeof longest);
+    assert_true(strlen(longest) + 1 < sizeof longest);
+    assert_non_null(strstr(longest, "cause not recorded 10000000000000000007"));
     /* no causes named (0 pairs) for no event */
     lost_payload(&b, 0, 0, (uint64_t[]){0}, 1);
     with_record(&f, MT_DAT_REC_LOST, &b);
@@ -402,7 +404,33 @@ static void lost_causes_corrupt(void **state)
     lost_payload(&b, 1, 1, (uint64_t[]){2, 0, UINT64_MAX, 1, 3}, 5); /* the sum wraps */
     expect_corrupt(MT_DAT_REC_LOST, &b, "more events than it dropped");
     lost_payload(&b, UINT64_MAX, 2, (uint64_t[]){1, 0, 1}, 3); /* the events wrap */
-    expect_corrupt(MT_DAT_REC_LOST, &b, "other events than it dropped");
+    expect_corrupt(MT_DAT_REC_LOST, &b, "more events than a recording can hold");
+    lost_payload(&b, UINT64_MAX, 2, NULL, 0); /* the same from an older writer (no causes) */
+    expect_corrupt(MT_DAT_REC_LOST, &b, "more events than a recording can hold");
+    /* Two records sound on their own whose events add up past 2^64: the
+     * replay's and the exports' sums would wrap (to 0: no "inexact"). */
+    uint64_t half = 1ull << 63;
+    lost_payload(&b, half, 0, (uint64_t[]){1, MT_DAT_LOST_DISK, half}, 3);
+    db_file f;
+    db_standard(&f, 1, 0);
+    db_rec(&f, MT_DAT_REC_LOST, &b, 0);
+    db_rec(&f, MT_DAT_REC_LOST, &b, 0);
+    db_flush(&f);
+    mt_err err = {MT_OK, ""};
+    size_t n;
+    assert_int_equal(read_all(&f, &err, &n), MT_E_CORRUPT);
+    if (!strstr(err.msg, "LOST records count more events than a recording can hold"))
+        fail_msg("message '%s'", err.msg);
+    db_file_free(&f);
+    /* ... and one event less than that fits */
+    lost_payload(&b, half - 1, 0, (uint64_t[]){1, MT_DAT_LOST_DISK, half - 1}, 3);
+    db_standard(&f, 1, 0);
+    db_rec(&f, MT_DAT_REC_LOST, &b, 0);
+    lost_payload(&b, half, 0, (uint64_t[]){1, MT_DAT_LOST_DISK, half}, 3);
+    db_rec(&f, MT_DAT_REC_LOST, &b, 0);
+    db_flush(&f);
+    assert_int_equal(read_all(&f, &err, &n), MT_E_EMPTY);
+    db_file_free(&f);
     db_buf_free(&b);
 }
 

@@ -248,6 +248,42 @@ void mt_rec_lost_zero(mt_rec_lost *l)
         MT_RESET_ATOMIC(l->why[i], 0);
 }
 
+/* Takes the causes of `events` dropped events from l->why, cause by cause
+ * (mt_rec_lost: every event whose count was taken has its cause there; a
+ * drop in flight may have added one more, which may be taken for another
+ * cause of the same ring's: the counts stay exact, the split nearly so). */
+void mt_rec_lost_take_why(mt_rec_lost *l, uint64_t events, uint64_t why[MT_DAT_LOST_CAUSES])
+{
+    for (unsigned c = 0; c < MT_DAT_LOST_CAUSES; c++) {
+        if (!events) { /* the usual case: nothing dropped, no atomic operation */
+            why[c] = 0;
+            continue;
+        }
+        uint64_t have = atomic_load_explicit(&l->why[c], memory_order_relaxed);
+        why[c] = have < events ? have : events;
+        atomic_fetch_sub_explicit(&l->why[c], why[c], memory_order_relaxed);
+        events -= why[c];
+    }
+    MT_ASSERT(events == 0);
+    why[MT_DAT_LOST_UNSEEN] += events; /* never, by the order of the counts */
+}
+
+/* Drops what l counted so far while hooks may still count: the counts
+ * first (acquire: the causes counted before them are visible), then as
+ * many causes as those events, so that a drop in flight between its cause
+ * and its count keeps its cause for its count.  Zeroing both instead could
+ * clear that cause and keep the count: an event without a cause
+ * (take_why's assert). */
+void mt_rec_lost_discard(mt_rec_lost *l)
+{
+    uint64_t events = 0, why[MT_DAT_LOST_CAUSES];
+    for (unsigned i = 0; i < MT_LOST_N; i++) {
+        uint64_t v = atomic_exchange_explicit(&l->n[i], 0, memory_order_acquire);
+        events += i == MT_LOST_AC || i == MT_LOST_FC ? v : 0;
+    }
+    mt_rec_lost_take_why(l, events, why);
+}
+
 /* One event dropped for `why` (MT_DAT_LOST_*): its cause before its count
  * (mt_rec_lost's order). */
 static void __attribute__((noinline))
@@ -541,9 +577,9 @@ void mt_rings_discard(void)
 {
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         mt_ring_consumed(r, atomic_load_explicit(&r->head, memory_order_acquire));
-        mt_rec_lost_zero(&r->lost);
+        mt_rec_lost_discard(&r->lost);
     }
-    mt_rec_lost_zero(&g_unowned);
+    mt_rec_lost_discard(&g_unowned);
 }
 
 uint64_t mt_ring_discard_as_lost(mt_rec_ring *r, unsigned why)

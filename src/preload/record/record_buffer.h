@@ -241,9 +241,18 @@ uint64_t mt_ring_discard_as_lost(mt_rec_ring *r, unsigned why);
 /* Events that found no ring (MT_DROP_NORING), written as LOST of tid 0. */
 mt_rec_lost *mt_rings_lost_unowned(void);
 
-/* Zeroes l's counts (a new recording, a fork child, what a final drain
- * leaves). */
+/* Zeroes l's counts, no hook counting meanwhile (a fork child, a new
+ * recording's rings). */
 void mt_rec_lost_zero(mt_rec_lost *l);
+
+/* Writer side: drops l's counts while hooks may still count (a starting
+ * recording's discard, what a final drain leaves), keeping every count's
+ * cause (record_buffer.c). */
+void mt_rec_lost_discard(mt_rec_lost *l);
+
+/* Writer side: takes the causes of `events` dropped events whose counts
+ * were taken from l (record_buffer.c). */
+void mt_rec_lost_take_why(mt_rec_lost *l, uint64_t events, uint64_t why[MT_DAT_LOST_CAUSES]);
 
 /* Writer side, during the final state's pause: every ring's cut = head,
  * lost.cut = lost.n, and the unowned lost counts' cut (a copy only). */

@@ -264,26 +264,6 @@ void mt_rr_lost(uint32_t tid, const uint64_t lost[4], const uint64_t why[MT_DAT_
     mt_recw_emit(MT_DAT_REC_LOST);
 }
 
-/* Takes the causes of `events` dropped events from l->why, cause by cause
- * (mt_rec_lost: every event whose count was taken has its cause there; a
- * drop in flight may have added one more, which may be taken for another
- * cause of the same ring's: the counts stay exact, the split nearly so). */
-static void take_why(mt_rec_lost *l, uint64_t events, uint64_t why[MT_DAT_LOST_CAUSES])
-{
-    for (unsigned c = 0; c < MT_DAT_LOST_CAUSES; c++) {
-        if (!events) { /* the usual case: nothing dropped, no atomic operation */
-            why[c] = 0;
-            continue;
-        }
-        uint64_t have = atomic_load_explicit(&l->why[c], memory_order_relaxed);
-        why[c] = have < events ? have : events;
-        atomic_fetch_sub_explicit(&l->why[c], why[c], memory_order_relaxed);
-        events -= why[c];
-    }
-    MT_ASSERT(events == 0);
-    why[MT_DAT_LOST_UNSEEN] += events; /* never, by the order of the counts */
-}
-
 /* LOST of thread tid for l's counts: all of them (!to_cut), or at most
  * those of the cut. */
 static void emit_lost(uint32_t tid, mt_rec_lost *l, bool to_cut)
@@ -298,7 +278,7 @@ static void emit_lost(uint32_t tid, mt_rec_lost *l, bool to_cut)
         n[i] = have < l->cut[i] ? have : l->cut[i];
         atomic_fetch_sub_explicit(&l->n[i], n[i], memory_order_relaxed);
     }
-    take_why(l, n[MT_LOST_AC] + n[MT_LOST_FC], why);
+    mt_rec_lost_take_why(l, n[MT_LOST_AC] + n[MT_LOST_FC], why);
     mt_rr_lost(tid, n, why);
 }
 
@@ -380,9 +360,9 @@ void mt_rr_drain_cut(bool drop_rest)
         if (!drop_rest)
             continue;
         mt_ring_consumed(r, head_of(r));
-        mt_rec_lost_zero(&r->lost);
+        mt_rec_lost_discard(&r->lost);
     }
     emit_lost(0, mt_rings_lost_unowned(), true);
     if (drop_rest)
-        mt_rec_lost_zero(mt_rings_lost_unowned());
+        mt_rec_lost_discard(mt_rings_lost_unowned());
 }

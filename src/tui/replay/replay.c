@@ -179,7 +179,7 @@ const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n)
     int k = 0;
     buf[0] = '\0';
     if (mt_replay_dropped(in)) {
-        char d[256];
+        char d[MT_DAT_LOST_LINE_MAX];
         k = snprintf(buf, n, "%s ", mt_replay_dropped_text(in, d, sizeof d));
     }
     if (in->inexact_start && k >= 0 && (size_t)k < n)

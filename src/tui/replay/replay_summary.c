@@ -63,7 +63,7 @@ void mt_replay_warn(const mt_replay *r)
     else if (in->finalized && in->end_reason == MT_DAT_END_ERROR)
         mt_errorf("%s: the recording stopped on a write error (%s, %s)", in->path,
                   strerror((int)in->end_error), errno_name(in->end_error));
-    char d[256];
+    char d[MT_DAT_LOST_LINE_MAX];
     if (mt_replay_dropped(in))
         mt_errorf("%s: recording inexact: %s", in->path, mt_replay_dropped_text(in, d, sizeof d));
     if (in->final_mismatches)
@@ -129,7 +129,7 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
                 "warning: the recording was cut short%s; its end is its last complete "
                 "frame\n",
                 in->truncated ? " (truncated)" : "");
-    char d[256];
+    char d[MT_DAT_LOST_LINE_MAX];
     if (mt_replay_dropped(in))
         fprintf(f, "warning: recording inexact: %s\n", mt_replay_dropped_text(in, d, sizeof d));
     print_culled(f, in);

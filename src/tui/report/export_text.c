@@ -95,7 +95,7 @@ static void put_recording(FILE *f, const mt_export_rec *r)
                 "warning: %" PRIu64 " bytes after the recording's end are not a frame: ignored\n",
                 r->truncated_bytes);
     if (r->events_dropped) {
-        char d[256];
+        char d[MT_DAT_LOST_LINE_MAX];
         fprintf(f, "warning: recording inexact: %s\n",
                 mt_dat_lost_line(r->events_dropped, r->dropped_why, d, sizeof d));
     }

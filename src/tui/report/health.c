@@ -69,7 +69,7 @@ void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_
     if (to->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
         add(buf, n, &k, "%llu traces dropped", (unsigned long long)to->dropped_traces);
     if (rec && rec->events_dropped) {
-        char d[256];
+        char d[MT_DAT_LOST_LINE_MAX];
         add(buf, n, &k, "recording: %s",
             mt_dat_lost_line(rec->events_dropped, rec->dropped_why, d, sizeof d));
     }
