@@ -75,13 +75,15 @@ static mt_thread *pop_free(void)
 
 /* Key destructor at thread exit.  Runs with mt_tls_in_hook set, so that a
  * signal handler allocating meanwhile passes through instead of spinning
- * on g_free_lock, which this thread holds.  MT_IN_HOOK, not MT_IN_OWN:
- * nothing here allocates, so an allocation meanwhile is a handler's, the
- * program's, counted as untracked. */
+ * on g_free_lock, which this thread holds.  MT_IN_OWN: a handler's free
+ * meanwhile is freed at once, never queued on t (free_nested queues only
+ * under MT_IN_HOOK, for the hook's own leave to drain, and no hook will
+ * leave here: t goes back to the free list, the queue with it).  So a
+ * handler's allocation here is not counted (docs/pitfalls.md). */
 static void thread_release(void *arg)
 {
     mt_thread *t = arg;
-    int was = mt_in_hook_set(MT_IN_HOOK);
+    int was = mt_in_hook_set(MT_IN_OWN);
     mt_tls_exiting = true;
     if (mt_tls_thread == t) {
         mt_sample_disarm(); /* the fast paths count into mt_tls_thread */
