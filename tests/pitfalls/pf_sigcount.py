@@ -15,9 +15,9 @@ Sampled, the allocations of the loop's last quarter (its own call site,
 late_alloc) must be sampled too: an estimate within 25 % of what it
 allocated (a thread whose countdown a handler left at or below 0 sampled
 nothing more).  Once per run a handler runs inside memtop's
-pthread_setspecific, as the loop's first hook makes the thread's record
-(the program's own definition raises SIGPROF): its calls were once counted
-nowhere.
+pthread_setspecific, as a new thread's first hook makes the thread's
+record (the program's own definition raises SIGPROF): its calls were once
+counted nowhere.
 """
 import json
 import subprocess
@@ -79,8 +79,7 @@ def run(mode, rate, steps):
     t.check(proc.returncode == 0, "%s: exit %d: %s" % (mode, proc.returncode, err[-2000:]))
     t.log("%s: %s" % (mode, err.strip()))
     t.check("a handler ran inside memtop's pthread_setspecific" in err,
-            "%s: no handler ran inside memtop's pthread_setspecific (the thread's record "
-            "was made before the loop?): %s" % (mode, err.strip()[-300:]))
+            "%s: no handler ran inside memtop's pthread_setspecific: %s" % (mode, err.strip()[-300:]))
     if before is None or after is None:
         return None
     return list(map(int, done[1:])), before, after

@@ -85,12 +85,13 @@ static void on_signal(int sig)
 
 /* The call memtop makes as a thread gets its record, at the thread's
  * first tracked hook (core_thread_state.c set_key): this definition comes
- * first in the lookup scope, so memtop's call lands here.  The first call
- * once the loop runs raises SIGPROF at that very moment (its handler runs
- * at once, inside memtop), so that a handler's calls there are checked on
- * every run, not only when a timer happens to fire in that window. */
+ * first in the lookup scope, so memtop's call lands here.  Armed by
+ * first_hook_thread, it raises SIGPROF at that very moment on that thread
+ * (its handler runs at once, inside memtop), so that a handler's calls
+ * there are checked on every run, not only when a timer happens to fire
+ * in that window. */
 static int (*g_real_setspecific)(pthread_key_t, const void *);
-static volatile int g_raise_in_setspecific; /* main thread only */
+static volatile int g_raise_in_setspecific; /* first_hook_thread only */
 static volatile int g_raised_in_setspecific;
 
 int pthread_setspecific(pthread_key_t key, const void *value)
@@ -104,6 +105,43 @@ int pthread_setspecific(pthread_key_t key, const void *value)
         g_real_setspecific =
             (int (*)(pthread_key_t, const void *))dlsym(RTLD_NEXT, "pthread_setspecific");
     return g_real_setspecific(key, value);
+}
+
+/* A thread whose first allocation comes after "go": started before
+ * "ready" (pthread_create's own allocations are glibc's, outside the
+ * counted window), it waits for g_go, then with SIGPROF open on this
+ * thread alone (no timer runs yet and the main thread blocks both signals:
+ * no other handler runs meanwhile, g_handler keeps one writer) allocates
+ * and frees one block, in whose hook memtop makes its record and the
+ * raise above lands.  Its calls are counted in g_thread (this thread
+ * only, read after g_ack).  It never exits (glibc's frees of its stack and
+ * TLS at the join would be calls the program does not count): it waits on
+ * g_go again until the process ends. */
+static counts g_thread;
+static int g_go[2], g_ack[2];
+
+static void *first_hook_thread(void *arg)
+{
+    (void)arg;
+    char c;
+    PF_CHECK(read(g_go[0], &c, 1) == 1, "go");
+    sigset_t prof;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    PF_CHECK(pthread_sigmask(SIG_UNBLOCK, &prof, NULL) == 0, "sigmask");
+    g_raise_in_setspecific = 1;
+    size_t n = 100;
+    void *p = malloc(n);
+    PF_CHECK(p, "malloc");
+    g_thread.allocs++;
+    g_thread.bytes += n;
+    free(pf_escape(p));
+    g_thread.frees++;
+    PF_CHECK(pthread_sigmask(SIG_BLOCK, &prof, NULL) == 0, "sigmask");
+    PF_CHECK(write(g_ack[1], "a", 1) == 1, "ack");
+    while (read(g_go[0], &c, 1) != 0)
+        ;
+    return NULL;
 }
 
 /* SIGPROF every usec of CPU time (in practice every scheduler tick), and
@@ -194,6 +232,9 @@ int main(int argc, char **argv)
     set_blocked(1);
     pf_install_timer_handler(SIGPROF, on_signal);
     pf_install_timer_handler(SIGALRM, on_signal);
+    pthread_t th;
+    PF_CHECK(pipe(g_go) == 0 && pipe(g_ack) == 0, "pipe");
+    PF_CHECK(pthread_create(&th, NULL, first_hook_thread, NULL) == 0, "pthread_create");
     /* From "ready" on, no stdio (its buffers would be allocations the
      * program does not count): write and read. */
     char line[128];
@@ -203,16 +244,18 @@ int main(int argc, char **argv)
     PF_CHECK(read(0, &c, 1) == 1, "no go line");
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    char a;
+    PF_CHECK(write(g_go[1], "g", 1) == 1 && read(g_ack[0], &a, 1) == 1, "first_hook_thread");
     set_timers(usec);
-    g_raise_in_setspecific = 1;
     set_blocked(0);
     run(steps);
     set_blocked(1); /* a signal pending now stays pending */
     set_timers(0);
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    uint64_t allocs = g_main.allocs + g_handler.allocs, bytes = g_main.bytes + g_handler.bytes,
-             frees = g_main.frees + g_handler.frees;
+    uint64_t allocs = g_main.allocs + g_handler.allocs + g_thread.allocs,
+             bytes = g_main.bytes + g_handler.bytes + g_thread.bytes,
+             frees = g_main.frees + g_handler.frees + g_thread.frees;
     snprintf(line, sizeof line, "done %llu %llu %llu %llu %llu %llu\n", (unsigned long long)allocs,
              (unsigned long long)bytes, (unsigned long long)frees, (unsigned long long)g_signals,
              (unsigned long long)g_late.allocs, (unsigned long long)g_late.bytes);
@@ -220,7 +263,7 @@ int main(int argc, char **argv)
     snprintf(line, sizeof line, "loop %.3f s, %s\n",
              (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
              g_raised_in_setspecific ? "a handler ran inside memtop's pthread_setspecific"
-                                     : "memtop called no pthread_setspecific in the loop");
+                                     : "memtop called no pthread_setspecific in the new thread");
     PF_CHECK(write(2, line, strlen(line)) > 0, "write");
     while (read(0, &c, 1) > 0)
         ;
