@@ -39,16 +39,32 @@ mt_errc mt_segment_recording_why(const mt_segment *seg, uint64_t why[MT_REC_WHY_
     return rc;
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
+                              uint64_t w[MT_DAT_LOST_WHY_N])
+{
+    memset(w, 0, MT_DAT_LOST_WHY_N * sizeof w[0]);
+    uint64_t sum = 0;
+    for (unsigned i = 0; why && i < MT_REC_WHY_MAX; i++) { /* untrusted: any value */
+        uint64_t *to = &w[i < MT_DAT_LOST_CAUSES ? i : MT_DAT_LOST_OTHER];
+        *to = add_sat(*to, why[i]);
+        sum = add_sat(sum, why[i]);
+    }
+    if (r->events_dropped > sum)
+        w[MT_DAT_LOST_NOT_SAID] = r->events_dropped - sum;
+}
+
 char *mt_recording_dropped(const mt_shm_recording *r, const uint64_t *why, char *buf, size_t n)
 {
     buf[0] = '\0';
     if (!r->events_dropped)
         return buf;
-    uint64_t w[MT_DAT_LOST_WHY_N] = {0};
-    for (unsigned i = 0; why && i < MT_REC_WHY_MAX; i++) { /* untrusted: any value */
-        uint64_t *to = &w[i < MT_DAT_LOST_CAUSES ? i : MT_DAT_LOST_OTHER];
-        *to = *to + why[i] < *to ? UINT64_MAX : *to + why[i];
-    }
+    uint64_t w[MT_DAT_LOST_WHY_N];
+    mt_recording_dropped_why(r, why, w);
     return mt_dat_lost_line(r->events_dropped, w, buf, n);
 }
 

@@ -3,6 +3,7 @@
 #ifndef MEMTOP_SHM_RECORDING_H
 #define MEMTOP_SHM_RECORDING_H
 
+#include "dat_lost.h"
 #include "shm_segment.h"
 
 /* Copy the status out of the header: state read with acquire first, then
@@ -15,6 +16,14 @@ mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_er
  * dat_format.h MT_DAT_LOST_*): all 0 in an older target's segment, or on
  * an error (a fault reading the mapping). */
 mt_errc mt_segment_recording_why(const mt_segment *seg, uint64_t why[MT_REC_WHY_MAX], mt_err *err);
+
+/* r's dropped events by cause into w (dat_lost.h indexes): the header's
+ * causes (why, MT_REC_WHY_MAX counts; NULL: not known) with the ones this
+ * viewer does not know as MT_DAT_LOST_OTHER, and what they do not cover of
+ * r->events_dropped as MT_DAT_LOST_NOT_SAID (an older target's).  Sums
+ * saturate: the counts are untrusted. */
+void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
+                              uint64_t w[MT_DAT_LOST_WHY_N]);
 
 /* "5 events dropped: disk behind 3, writer starved (1 s wait) 2" (r's
  * events_dropped, named by the causes in why, MT_REC_WHY_MAX counts or

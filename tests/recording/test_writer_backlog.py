@@ -39,9 +39,11 @@ a machine loaded with three busy loops beside the test made no drops in
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 
 from test_writer_common import args, check, dump
 
@@ -75,7 +77,12 @@ def record(name, n, delay_us, stall_ms=0):
 def record_starved():
     """The starved run, held 3 s after its allocations: the live status line
     (what the viewer's header shows, through writer_ctl) names the cause of
-    the drops while the process still runs."""
+    the drops while the process still runs, and so does `memtop --serve`'s
+    /metrics (memtop_recording_dropped_events{cause="writer_starved"})."""
+    port = free_port()
+    serve = subprocess.Popen([a.memtop, "--serve", "127.0.0.1:%d" % port],
+                             env=dict(os.environ, MEMTOP_SHM_DIR=a.workdir),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rec = os.path.join(a.workdir, "starved.dat")
     if os.path.exists(rec):
         os.unlink(rec)
@@ -96,6 +103,16 @@ def record_starved():
     words = "(recording inexact: %d events dropped: writer starved (1 s wait) %d)" % (n, n)
     check(n > 0 and words in live.group(1),
           "starved: the live status names the cause (%r in %r)" % (words, live.group(1)))
+    try:
+        metrics = scrape(port)
+    finally:
+        serve.kill()
+        serve.wait()
+    got = dict(re.findall(r'^memtop_recording_dropped_events\{pid="%d",[^}]*cause="(\w+)"\} (\d+)$'
+                          % p.pid, metrics, re.M))
+    check(got.get("writer_starved") == str(n) and
+          all(v == "0" for k, v in got.items() if k != "writer_starved") and len(got) == 8,
+          "starved: /metrics gives the drops by cause (%d writer starved): %r" % (n, got))
     _, err = p.communicate(timeout=600)
     check(p.returncode == 0 and os.path.exists(rec), "starved: ran and recorded")
     why = re.search(r"(\d+) events dropped \(disk behind (\d+), wait cap (\d+), could not wait "
@@ -103,6 +120,25 @@ def record_starved():
     check(why is not None, "starved: the drops by cause are logged")
     print("starved: %s" % why.group(0))
     return rec, why
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scrape(port):
+    """/metrics of `memtop --serve` on port, once it answers (30 s at most)."""
+    deadline = time.time() + 30
+    while True:
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+                return r.read().decode("utf-8", "replace")
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def export(rec, fmt):

@@ -13,6 +13,7 @@
 #include "health.h"
 #include "json_escape.h"
 #include "rows.h"
+#include "shm_recording.h"
 
 #ifndef MEMTOP_VERSION
 #define MEMTOP_VERSION "unknown"
@@ -27,6 +28,8 @@ typedef struct calc {
     char (*top)[2200];  /* labels of rows[i], trace_id and location added */
     double growth;      /* live bytes per second, all traces */
     bool exact;
+    bool have_rec; /* the recording status read: rec_dropped holds its drops by cause */
+    uint64_t rec_dropped[MT_DAT_LOST_WHY_N];
 } calc;
 
 typedef struct value {
@@ -272,6 +275,13 @@ static void calc_init(calc *c, const mt_fleet_proc *p, long top)
     snprintf(c->labels, sizeof c->labels, "pid=\"%d\",exe=\"%s\",container=\"%s\"", p->pid, exe,
              cont);
     c->exact = mt_health_exact(&p->v, NULL);
+    mt_shm_recording rec;
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_err err;
+    c->have_rec = mt_segment_recording(&p->v.seg, &rec, &err) == MT_OK &&
+                  mt_segment_recording_why(&p->v.seg, why, &err) == MT_OK;
+    if (c->have_rec)
+        mt_recording_dropped_why(&rec, why, c->rec_dropped);
     c->rows = mt_rows_build(&p->v.snap, MT_SORT_LEAK, &c->nrows);
     for (size_t i = 0; i < c->nrows; i++)
         c->growth += c->rows[i].growth;
@@ -294,6 +304,28 @@ static void put_exporter(FILE *out, const mt_fleet *f, bool om)
     fprintf(out, "memtop_exporter_build_info{version=\"%s\"} 1\n", MEMTOP_VERSION);
 }
 
+/* A recording's dropped events by cause (dat_lost.h keys), for every
+ * process whose recording status could be read: 0s when it never dropped
+ * or never recorded.  A gauge: a new recording starts again from 0. */
+static void put_rec_dropped(FILE *out, const calc *cs, size_t n, bool om)
+{
+    static const family fam = {"memtop_recording_dropped_events", false,
+                               "Events the process's current or last recording could not write, "
+                               "by cause (not_recorded: a target that does not say)."};
+    if (!n)
+        return;
+    put_family(out, &fam, om);
+    for (size_t i = 0; i < n; i++) {
+        if (!cs[i].have_rec)
+            continue;
+        for (unsigned k = 0; k < MT_DAT_LOST_WHY_N; k++) {
+            char labels[sizeof cs[i].labels + 64];
+            snprintf(labels, sizeof labels, "%s,cause=\"%s\"", cs[i].labels, mt_dat_lost_key(k));
+            put_sample(out, &fam, labels, u64v(cs[i].rec_dropped[k]));
+        }
+    }
+}
+
 void mt_metrics_write(FILE *out, const mt_fleet *f, long top, bool om)
 {
     calc *cs = f->count ? calloc(f->count, sizeof *cs) : NULL;
@@ -306,6 +338,7 @@ void mt_metrics_write(FILE *out, const mt_fleet *f, long top, bool om)
         for (size_t i = 0; i < n; i++)
             put_sample(out, &pmetrics[m].fam, cs[i].labels, pmetric_value(&pmetrics[m], &cs[i]));
     }
+    put_rec_dropped(out, cs, n, om);
     for (int t = 0; n && t < T_FAMILIES; t++) {
         put_family(out, &tfams[t], om);
         for (size_t i = 0; i < n; i++)
