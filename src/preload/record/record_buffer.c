@@ -273,7 +273,7 @@ void mt_rec_lost_take_why(mt_rec_lost *l, uint64_t events, uint64_t why[MT_DAT_L
  * many causes as those events, so that a drop in flight between its cause
  * and its count keeps its cause for its count.  Zeroing both instead could
  * clear that cause and keep the count: an event without a cause
- * (take_why's assert). */
+ * (mt_rec_lost_take_why's assert). */
 void mt_rec_lost_discard(mt_rec_lost *l)
 {
     uint64_t events = 0, why[MT_DAT_LOST_CAUSES];
