@@ -34,7 +34,7 @@ char *mt_dat_lost_line(uint64_t total, const uint64_t why[MT_DAT_LOST_WHY_N], ch
     uint64_t sum = 0, shown[MT_DAT_LOST_WHY_N];
     for (unsigned i = 0; i < MT_DAT_LOST_WHY_N; i++) {
         shown[i] = why[i];
-        sum = sum + why[i] < sum ? UINT64_MAX : sum + why[i];
+        sum = mt_dat_lost_add(sum, why[i]);
     }
     if (total > sum) /* TOTALS or END count drops whose LOST record is not read (yet) */
         shown[MT_DAT_LOST_NOT_SAID] += total - sum;

@@ -17,6 +17,12 @@ enum {
     MT_DAT_LOST_WHY_N = MT_DAT_LOST_CAUSES + 2,
 };
 
+/* a + b, at most UINT64_MAX: drop counts are untrusted. */
+static inline uint64_t mt_dat_lost_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
 /* A cause in plain words ("disk behind"), and as a key ("disk_behind");
  * why < MT_DAT_LOST_WHY_N. */
 const char *mt_dat_lost_words(unsigned why);

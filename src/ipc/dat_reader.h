@@ -108,7 +108,7 @@ typedef struct mt_dat_lost {
     uint32_t tid;
     uint64_t alloc_count, alloc_bytes, free_count, free_bytes;
     /* The events by cause (MT_DAT_LOST_* and the two above), summing to
-     * alloc_count + free_count (saturated at UINT64_MAX in an old file). */
+     * alloc_count + free_count (a sum past 2^64 - 1 is corrupt). */
     uint64_t why[MT_DAT_LOST_WHY_N];
 } mt_dat_lost;
 

@@ -39,11 +39,6 @@ mt_errc mt_segment_recording_why(const mt_segment *seg, uint64_t why[MT_REC_WHY_
     return rc;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-    return a + b < a ? UINT64_MAX : a + b;
-}
-
 void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
                               uint64_t w[MT_DAT_LOST_WHY_N])
 {
@@ -51,8 +46,8 @@ void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
     uint64_t sum = 0;
     for (unsigned i = 0; why && i < MT_REC_WHY_MAX; i++) { /* untrusted: any value */
         uint64_t *to = &w[i < MT_DAT_LOST_CAUSES ? i : MT_DAT_LOST_OTHER];
-        *to = add_sat(*to, why[i]);
-        sum = add_sat(sum, why[i]);
+        *to = mt_dat_lost_add(*to, why[i]);
+        sum = mt_dat_lost_add(sum, why[i]);
     }
     if (r->events_dropped > sum)
         w[MT_DAT_LOST_NOT_SAID] = r->events_dropped - sum;

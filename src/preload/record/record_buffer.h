@@ -241,8 +241,7 @@ uint64_t mt_ring_discard_as_lost(mt_rec_ring *r, unsigned why);
 /* Events that found no ring (MT_DROP_NORING), written as LOST of tid 0. */
 mt_rec_lost *mt_rings_lost_unowned(void);
 
-/* Zeroes l's counts, no hook counting meanwhile (a fork child, a new
- * recording's rings). */
+/* Zeroes l's counts, no hook counting meanwhile (a fork child's reset). */
 void mt_rec_lost_zero(mt_rec_lost *l);
 
 /* Writer side: drops l's counts while hooks may still count (a starting

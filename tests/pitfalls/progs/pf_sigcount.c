@@ -157,15 +157,6 @@ static void set_timers(long usec)
     PF_CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer real");
 }
 
-static void set_blocked(int block)
-{
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGALRM);
-    sigaddset(&s, SIGPROF);
-    PF_CHECK(sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL) == 0, "sigprocmask");
-}
-
 /* The call sites (noinline, not tail calls: each its own backtrace; the
  * asm names the site, so that no two are folded into one). */
 #define SITE(name, call)                                                                           \
@@ -229,7 +220,7 @@ int main(int argc, char **argv)
     g_real_setspecific =
         (int (*)(pthread_key_t, const void *))dlsym(RTLD_NEXT, "pthread_setspecific");
     PF_CHECK(g_real_setspecific, "dlsym pthread_setspecific");
-    set_blocked(1);
+    pf_block_timer_signals(1);
     pf_install_timer_handler(SIGPROF, on_signal);
     pf_install_timer_handler(SIGALRM, on_signal);
     pthread_t th;
@@ -247,9 +238,9 @@ int main(int argc, char **argv)
     char a;
     PF_CHECK(write(g_go[1], "g", 1) == 1 && read(g_ack[0], &a, 1) == 1, "first_hook_thread");
     set_timers(usec);
-    set_blocked(0);
+    pf_block_timer_signals(0);
     run(steps);
-    set_blocked(1); /* a signal pending now stays pending */
+    pf_block_timer_signals(1); /* a signal pending now stays pending */
     set_timers(0);
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -67,21 +67,12 @@ static void prime_tcache(void)
     }
 }
 
-static void set_blocked(int block)
-{
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGALRM);
-    sigaddset(&s, SIGPROF);
-    PF_CHECK(pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL) == 0, "sigmask");
-}
-
 static void *worker(void *arg)
 {
     prime_tcache();
-    set_blocked(0);
+    pf_block_timer_signals(0);
     void *ret = pf_churn_thread(arg);
-    set_blocked(1); /* thread exit flushes the tcache under the arena lock */
+    pf_block_timer_signals(1); /* thread exit flushes the tcache under the arena lock */
     return ret;
 }
 
@@ -102,7 +93,7 @@ static void set_timers(long usec)
 int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 2.0;
-    set_blocked(1);
+    pf_block_timer_signals(1);
     pf_install_timer_handler(SIGALRM, on_alrm);
     pf_install_timer_handler(SIGPROF, on_prof);
     pthread_t t;
@@ -113,14 +104,14 @@ int main(int argc, char **argv)
     c.min_size = LOOP_MIN;
     prime_tcache();
     set_timers(1000);
-    set_blocked(0);
+    pf_block_timer_signals(0);
     double end = now_s() + secs;
     while (now_s() < end)
         for (int i = 0; i < 100; i++)
             pf_churn_step(&c);
     atomic_store(&g_stop, 1);
     PF_CHECK(pthread_join(t, NULL) == 0, "join");
-    set_blocked(1);
+    pf_block_timer_signals(1);
     set_timers(0);
     pf_churn_release(&c);
     fprintf(stderr, "handlers: SIGALRM %ld, SIGPROF %ld\n", atomic_load(&g_alrm),
