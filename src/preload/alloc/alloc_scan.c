@@ -126,6 +126,7 @@ static struct {
     bool resolve_checked;
     bool batch_full;
     bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
+    bool publisher;   /* the scan running is the publisher's poll (the test knobs') */
     bool started;     /* the first scan has ended: what a scan finds now was loaded late (a hint
                          read unlocked by the publisher: relaxed) */
     uint32_t nscanned;
@@ -781,11 +782,21 @@ static bool calls_into(const mod_syms *y)
  * a constructor) takes the lock recursively, after the relocations.  The
  * reference taken is given back (dlclose: the thread is inside memtop, so
  * memtop's wrapper passes it on). */
+/* Sleeps ms milliseconds (the test knobs: core_config.h). */
+static void test_nap(uint32_t ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
 static bool fully_loaded(const module_ref *m)
 {
     if (m->exe)
         return true;
     __atomic_store_n(&g_alloc.loader_wait, true, __ATOMIC_RELAXED);
+    if (g_alloc.publisher && mt_g.cfg.test_scan_loader_wait_ms)
+        test_nap(mt_g.cfg.test_scan_loader_wait_ms);
     void *h = dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD);
     __atomic_store_n(&g_alloc.loader_wait, false, __ATOMIC_RELAXED);
     if (h)
@@ -991,10 +1002,13 @@ void mt_alloc_scan(bool busy_ok)
     } else {
         mt_spin_lock(&g_alloc.lock);
     }
+    g_alloc.publisher = !busy_ok && g_alloc.started;
     do {
         g_alloc.nbatch = 0;
         g_alloc.batch_full = false;
         dl_iterate_phdr(list_new, NULL);
+        if (g_alloc.publisher && g_alloc.nbatch && mt_g.cfg.test_scan_hold_ms)
+            test_nap(mt_g.cfg.test_scan_hold_ms);
         for (uint32_t i = 0; i < g_alloc.nbatch; i++)
             scan_module(&g_alloc.batch[i]);
     } while (g_alloc.batch_full);
