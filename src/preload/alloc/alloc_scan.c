@@ -56,6 +56,7 @@
 #include "core_dlerror.h"
 #include "core_procinfo.h"
 #include "core_state.h"
+#include "core_thread_state.h"
 #include "hook_loaded_sym.h"
 #include "hook_real_alloc.h"
 #include "core_spinlock.h"
@@ -74,10 +75,29 @@
 #define PREFIXES 8u       /* jemalloc prefix candidates per module */
 #define PREFIX_MAX 15u
 #define SCAN_PATIENCE_NS 100000000 /* a dlsym or dlclose waits for a running scan */
+#define SCAN_PASSES 64u /* holds of the scan's lock per scan (a reference taken between two) */
+
+/* A reference to a library taken with dlopen(RTLD_NOLOAD) outside the
+ * scan's lock (take_ref): while it is held the library is completely
+ * loaded and cannot go away.  Kept by the scan that took it until that
+ * scan releases the lock for the last time (release_refs). */
+typedef struct loaded_ref {
+    void *h;                 /* the handle; NULL: no such library in the default namespace */
+    uint64_t bias, lo;       /* the module it was taken for (at its listing) */
+    unsigned long long adds; /* dl_iterate_phdr's adds when it was taken */
+    bool pin;                /* classify pinned the module: NODELETE once the lock is released */
+} loaded_ref;
+
+#define REFS 8u
+typedef struct scan_refs {
+    uint32_t n;
+    loaded_ref r[REFS];
+} scan_refs;
 
 typedef struct module_ref {
     uint64_t bias, lo, hi;
     bool exe;
+    loaded_ref *ref; /* what shows it loaded (scan_module), NULL for the executable */
     char path[MT_PATH_MAX];
 } module_ref;
 
@@ -125,15 +145,19 @@ static struct {
     uint32_t seq; /* the header's seqlock word, our own copy (never read back) */
     bool resolve_checked;
     bool batch_full;
-    bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
-    bool publisher;   /* the scan running is the publisher's poll (the test knobs') */
-    bool started;     /* the first scan has ended: what a scan finds now was loaded late (a hint
-                         read unlocked by the publisher: relaxed) */
+    bool publisher; /* the scan running is the publisher's poll (the test knobs') */
+    bool started;   /* the first scan has ended: what a scan finds now was loaded late (a hint
+                       read unlocked by the publisher: relaxed) */
     uint32_t nscanned;
     uint32_t nbatch;
     uint64_t self_lo, self_hi;
     unsigned long long adds;   /* dlpi_adds when the last scan ended (release: its patches done) */
     unsigned long long listed; /* dlpi_adds seen by the listing of the scan running */
+    /* Scans that a dlsym or dlclose did not wait for (lock_within): the
+     * program may call into a library before memtop hooks it.  Added to
+     * outside the lock, read under it (seq_cst: note_gave_up); base: the
+     * count when the last complete scan took the lock for its last time. */
+    uint32_t giveups, giveups_base;
     module_ref batch[BATCH];
     struct {
         uint64_t bias, lo;
@@ -143,6 +167,12 @@ static struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
     char mi_owner[64];     /* the module whose mimalloc has memtop's mi_* slots; "": none yet */
+    struct {               /* the symbols of the module a scan left to wait for the loader */
+        bool valid;
+        uint64_t bias, lo;
+        char path[MT_PATH_MAX];
+        mod_syms y;
+    } read;
 } g_alloc;
 
 /* ---- listing the modules ---- */
@@ -529,13 +559,13 @@ static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
 
 /* A hooked allocator's module stays loaded for good: memtop's hooks jump
  * into its trampolines and the publisher calls its statistics.  (The
- * executable needs nothing; dlopen with RTLD_NOLOAD only marks a library
- * already loaded.) */
+ * executable needs nothing.)  Done by release_refs, after the scan's lock
+ * is released: dlopen waits for the loader's lock, and the scan never
+ * holds its own while it waits for that one (mt_alloc_scan). */
 static void pin(const module_ref *m)
 {
-    if (!m->exe)
-        if (!dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
-            mt_dl_forget_error();
+    if (m->ref)
+        m->ref->pin = true;
 }
 
 /* Redirects a jemalloc's entry points (alloc_je_redirect.c) unless told
@@ -772,53 +802,6 @@ static bool calls_into(const mod_syms *y)
     return (y->mi_malloc && y->mi_free) || y->tc_malloc;
 }
 
-/* Whether m is completely loaded.  dl_iterate_phdr lists a library from
- * the moment it is mapped, before its relocations, while another thread's
- * dlopen runs -- and until that dlopen fails, if it does (libjemalloc's
- * "cannot allocate memory in static TLS block"): a call into it then
- * jumps through an unrelocated GOT.  dlopen with RTLD_NOLOAD waits for the
- * loader's lock, which that dlopen holds to its end, and finds the library
- * only if it stayed; a scan on the thread running the dlopen (a dlsym in
- * a constructor) takes the lock recursively, after the relocations.  The
- * reference taken is given back (dlclose: the thread is inside memtop, so
- * memtop's wrapper passes it on). */
-/* Sleeps ms milliseconds (the test knobs: core_config.h). */
-static void test_nap(uint32_t ms)
-{
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
-
-static bool fully_loaded(const module_ref *m)
-{
-    if (m->exe)
-        return true;
-    __atomic_store_n(&g_alloc.loader_wait, true, __ATOMIC_RELAXED);
-    if (g_alloc.publisher && mt_g.cfg.test_scan_loader_wait_ms)
-        test_nap(mt_g.cfg.test_scan_loader_wait_ms);
-    void *h = dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD);
-    __atomic_store_n(&g_alloc.loader_wait, false, __ATOMIC_RELAXED);
-    if (h)
-        dlclose(h);
-    else
-        mt_dl_forget_error();
-    return h != NULL;
-}
-
-static int find_bias(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    return (uint64_t)info->dlpi_addr == *(const uint64_t *)arg;
-}
-
-/* Whether a module is still listed at m's place. */
-static bool still_listed(const module_ref *m)
-{
-    uint64_t bias = m->bias;
-    return dl_iterate_phdr(find_bias, &bias) != 0;
-}
-
 /* A module that went away before it was scanned: a later load at the same
  * place is another module. */
 static void forget(const module_ref *m)
@@ -884,34 +867,105 @@ static bool allocator_free(const module_ref *m)
            (strncmp(b, "liblzma.so", 10) == 0 && in_module(m, mt_elf_lzma_entry()));
 }
 
-static void scan_module(module_ref *m)
+/* An allocator hooked late (as note_unseen) while a dlsym or dlclose had
+ * not waited for the scans (lock_within) since the last complete scan
+ * began: the program may have called it, through a pointer that dlsym
+ * gave or by name, before memtop hooked it (mimalloc and a linked-in
+ * jemalloc keep no count that would say how much).  Read after the hooks
+ * are in (seq_cst, as the give-up's add): a give-up counted later came
+ * after them, and its caller's calls were seen. */
+static void note_gave_up(const module_ref *m, uint32_t from)
+{
+    if (__atomic_load_n(&g_alloc.giveups, __ATOMIC_SEQ_CST) == g_alloc.giveups_base)
+        return;
+    for (uint32_t i = from; i < g_alloc.found.count; i++) {
+        mt_shm_allocator *a = &g_alloc.found.a[i];
+        if (!(a->flags & MT_ALLOC_HOOKED) || (a->flags & MT_ALLOC_INEXACT))
+            continue;
+        char pre[PREFIX_MAX + 4] = "";
+        if (a->prefix[0])
+            snprintf(pre, sizeof pre, " (%s)", a->prefix);
+        snprintf(a->note, sizeof a->note,
+                 "%s%s in %.96s: calls before memtop hooked it were not seen", kind_name(a->kind),
+                 pre, base_name(m->path));
+        a->flags |= MT_ALLOC_INEXACT;
+        MT_HINT_SET(g_alloc.found.inexact, g_alloc.found.inexact + 1);
+        mt_log(MT_LOG_WARN, "NOT exact: %s (a dlsym or dlclose did not wait for the scan)",
+               a->note);
+    }
+}
+
+/* The reference taken for m by this scan, if any. */
+static loaded_ref *ref_of(scan_refs *refs, const module_ref *m)
+{
+    for (uint32_t i = 0; i < refs->n; i++)
+        if (refs->r[i].bias == m->bias && refs->r[i].lo == m->lo)
+            return &refs->r[i];
+    return NULL;
+}
+
+/* m's symbols: those read before the scan left m to wait for the loader
+ * (g_alloc.read), else from its file.  False: nothing to read. */
+static bool read_syms(const module_ref *m, mod_syms *y)
+{
+    if (g_alloc.read.valid && g_alloc.read.bias == m->bias && g_alloc.read.lo == m->lo &&
+        strcmp(g_alloc.read.path, m->path) == 0) {
+        g_alloc.read.valid = false;
+        *y = g_alloc.read.y;
+        return true;
+    }
+    memset(y, 0, sizeof *y);
+    return mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, y);
+}
+
+/* Scans one module; false: memtop would call into it (classify), and no
+ * reference of this scan shows it completely loaded yet.  dl_iterate_phdr
+ * lists a library from the moment it is mapped, before its relocations,
+ * while another thread's dlopen runs -- and until that dlopen fails, if it
+ * does (libjemalloc's "cannot allocate memory in static TLS block"): a
+ * call into it then jumps through an unrelocated GOT.  The caller then
+ * takes a reference with dlopen(RTLD_NOLOAD) outside the scan's lock
+ * (take_ref), which waits for the loader's lock, and scans m again. */
+static bool scan_module(module_ref *m, scan_refs *refs)
 {
     if (allocator_free(m))
-        return;
+        return true;
     mod_syms y;
-    memset(&y, 0, sizeof y);
-    if (!mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, &y))
-        return;
+    if (!read_syms(m, &y))
+        return true;
     if (!calls_into(&y) && !y.malloc_def && !y.pymalloc)
-        return; /* nothing classify would report */
+        return true; /* nothing classify would report */
     if (m->exe)
         mt_proc_exe(m->path, sizeof m->path);
-    if (calls_into(&y) && !fully_loaded(m)) {
-        if (still_listed(m)) { /* loaded, yet not in the default namespace: dlmopen */
+    m->ref = NULL;
+    if (calls_into(&y) && !m->exe) {
+        loaded_ref *r = ref_of(refs, m);
+        if (!r || (!r->h && r->adds != g_alloc.listed)) { /* none; or taken before a load */
+            g_alloc.read.valid = true;
+            g_alloc.read.bias = m->bias;
+            g_alloc.read.lo = m->lo;
+            memcpy(g_alloc.read.path, m->path, sizeof m->path);
+            g_alloc.read.y = y;
+            return false;
+        }
+        if (!r->h) { /* still listed, nothing loaded since: not in the default namespace (dlmopen)
+                      */
             char note[MT_ALLOC_NOTE_MAX];
             snprintf(note, sizeof note,
                      "allocator in %.64s not checked (not in the default namespace)",
                      base_name(m->path));
             add_entry(MT_ALLOC_KIND_OTHER, 0, NULL, m, m->path, note);
-            return;
+            return true;
         }
-        forget(m); /* its dlopen failed: gone */
-        return;
+        m->ref = r;
     }
     uint32_t from = g_alloc.found.count;
     classify(m, &y);
-    if (g_alloc.started)
+    if (g_alloc.started) {
         note_unseen(m, from);
+        note_gave_up(m, from);
+    }
+    return true;
 }
 
 /* malloc must resolve to memtop's hook, or into an allocator memtop
@@ -953,13 +1007,17 @@ static void check_resolution(void)
 }
 
 /* Takes the scan's lock unless another thread holds it for longer than
- * ns (it may be waiting for the loader's lock, which our caller may hold). */
+ * ns.  No scan waits for the loader's lock while it holds this one
+ * (mt_alloc_scan), so a caller inside a dlopen's constructors (which holds
+ * the loader's lock) is not what the patience is for; it bounds what
+ * remains: a scan that takes long (a big module's symbols, a stop of the
+ * other threads), the first scan's dlsym and dladdr (check_resolution).
+ * A caller inside dl_iterate_phdr does not wait at all: the holder's
+ * listing waits for the lock that caller holds. */
 static bool lock_within(int64_t ns)
 {
     for (int64_t waited = 0; !mt_spin_trylock(&g_alloc.lock); waited += 100000) {
-        /* the holder waits for the loader's lock: our caller (a dlsym or
-         * dlclose inside a dlopen's constructors) may hold it to its end */
-        if (waited >= ns || __atomic_load_n(&g_alloc.loader_wait, __ATOMIC_RELAXED))
+        if (waited >= ns || mt_tls_dl_depth)
             return false;
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
@@ -967,24 +1025,103 @@ static bool lock_within(int64_t ns)
     return true;
 }
 
-/* Waits for a dlopen or dlclose running in another thread to end (dlopen
- * with RTLD_NOLOAD of libmemtop.so itself takes the loader's lock), before
- * the publisher takes the scan's lock: a scan that held it while waiting
- * for the loader's lock (fully_loaded) made the program's dlsym right
- * after its dlopen give up on the scan (lock_within: loader_wait), and the
- * program called into the new library before memtop had hooked it. */
-static void loader_barrier(void)
+/* Sleeps ms milliseconds (the test knobs: core_config.h). */
+static void test_nap(uint32_t ms)
 {
-    Dl_info di;
-    if (!dladdr((const void *)(uintptr_t)loader_barrier, &di) || !di.dli_fname)
-        return;
-    void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    if (h)
-        dlclose(h); /* memtop's wrapper, inside memtop: passed on */
-    else
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* Takes a reference to the library at m (path, bias, lo), outside the
+ * scan's lock: dlopen with RTLD_NOLOAD waits for the loader's lock, which
+ * a dlopen in another thread holds to its end -- or takes it at once,
+ * recursively, on the thread running that dlopen (a dlsym in a
+ * constructor: after the relocations).  A handle whose library is not the
+ * one at m's place (another found by that name) is given back. */
+static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t lo, bool publisher)
+{
+    loaded_ref *r = &refs->r[refs->n++];
+    memset(r, 0, sizeof *r);
+    r->bias = bias;
+    r->lo = lo;
+    if (publisher && mt_g.cfg.test_scan_loader_wait_ms)
+        test_nap(mt_g.cfg.test_scan_loader_wait_ms);
+    r->h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    r->adds = mt_loaded_adds();
+    struct link_map *lm = NULL;
+    if (r->h && (dlinfo(r->h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || (uint64_t)lm->l_addr != bias)) {
+        dlclose(r->h); /* memtop's wrapper, inside memtop: passed on */
+        r->h = NULL;
+    }
+    if (!r->h)
         mt_dl_forget_error();
 }
 
+/* Gives the references back, pinning the modules classify pinned (pin):
+ * outside the scan's lock, as they were taken. */
+static void release_refs(scan_refs *refs)
+{
+    for (uint32_t i = 0; i < refs->n; i++) {
+        loaded_ref *r = &refs->r[i];
+        struct link_map *lm = NULL;
+        if (!r->h)
+            continue;
+        if (r->pin && dlinfo(r->h, RTLD_DI_LINKMAP, &lm) == 0 && lm &&
+            !dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
+            mt_dl_forget_error();
+        dlclose(r->h);
+    }
+    refs->n = 0;
+}
+
+/* One hold of the scan's lock: lists the modules not scanned yet and
+ * scans them, until one must wait for the loader (scan_module); that one
+ * and the rest of its batch are forgotten, to be listed again.  Returns
+ * false and sets *wait to that module then.  first: the scan's first hold
+ * (MEMTOP_TEST_SCAN_HOLD_MS holds the publisher's there). */
+static bool scan_pass(scan_refs *refs, module_ref *wait, bool first)
+{
+    do {
+        g_alloc.nbatch = 0;
+        g_alloc.batch_full = false;
+        dl_iterate_phdr(list_new, NULL);
+        if (first && g_alloc.publisher && g_alloc.nbatch && mt_g.cfg.test_scan_hold_ms)
+            test_nap(mt_g.cfg.test_scan_hold_ms);
+        for (uint32_t i = 0; i < g_alloc.nbatch; i++)
+            if (!scan_module(&g_alloc.batch[i], refs)) {
+                *wait = g_alloc.batch[i];
+                for (uint32_t j = i; j < g_alloc.nbatch; j++)
+                    forget(&g_alloc.batch[j]);
+                return false;
+            }
+    } while (g_alloc.batch_full);
+    return true;
+}
+
+/* A dlsym or dlclose that goes on without the scan: counted, so that an
+ * allocator the next scans hook late says its calls until then were not
+ * seen (note_gave_up).  seq_cst: see there. */
+static void gave_up(void)
+{
+    __atomic_fetch_add(&g_alloc.giveups, 1, __ATOMIC_SEQ_CST);
+    mt_log(MT_LOG_INFO, "a dlsym or dlclose did not wait for the allocator scan");
+}
+
+/* The scan never waits for the loader's lock while it holds its own: a
+ * dlsym called right after a dlopen returned (which does not hold the
+ * loader's lock) then always waits for a scan running in another thread
+ * and returns only after the new library's allocator is hooked, while a
+ * dlsym or dlclose called inside a dlopen's constructors (which does) is
+ * not made to wait for a scan that waits for it.  A module that must be
+ * shown loaded first (scan_module) is forgotten, the lock released, a
+ * reference taken (take_ref), and the lock taken again: any scan running
+ * meanwhile lists that module again and does the same, so none ends
+ * before it is hooked.  (Before, the scan waited for the loader's lock
+ * holding its own, and a dlsym that found it so gave up at once: it could
+ * not tell whether its own thread held the loader's lock; the program's
+ * dlsym right after its dlopen then called the new libmimalloc unseen,
+ * 1 run in 20, while the snapshot said exact.) */
 void mt_alloc_scan(bool busy_ok)
 {
     unsigned long long adds = mt_loaded_adds();
@@ -992,32 +1129,38 @@ void mt_alloc_scan(bool busy_ok)
         adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
         return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
     void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
-    if (!busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED))
-        loader_barrier(); /* the publisher (the first scan may run inside a dlopen) */
-    if (busy_ok) {
-        if (!lock_within(SCAN_PATIENCE_NS)) {
-            mt_dl_error_restore(program_error);
-            return; /* that scan, or the publisher's next poll, sees the new modules */
+    bool publisher = !busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED);
+    scan_refs refs;
+    refs.n = 0;
+    bool done = false;
+    for (unsigned pass = 0; pass < SCAN_PASSES && !done; pass++) {
+        if (busy_ok && !lock_within(SCAN_PATIENCE_NS))
+            break; /* that scan, or the publisher's next poll, sees the new modules */
+        if (!busy_ok)
+            mt_spin_lock(&g_alloc.lock);
+        g_alloc.publisher = publisher;
+        uint32_t giveups = __atomic_load_n(&g_alloc.giveups, __ATOMIC_SEQ_CST);
+        module_ref wait;
+        done = scan_pass(&refs, &wait, pass == 0);
+        if (done) {
+            check_resolution();
+            MT_HINT_SET(g_alloc.started, true);
+            g_alloc.giveups_base = giveups;
+            /* Only now: a dlsym that finds nothing new must not return while
+             * a scan it raced with is still redirecting the new library's
+             * entry points. */
+            __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
         }
-    } else {
-        mt_spin_lock(&g_alloc.lock);
+        mt_spin_unlock(&g_alloc.lock);
+        if (!done) {
+            if (refs.n == REFS)
+                release_refs(&refs);
+            take_ref(&refs, wait.path, wait.bias, wait.lo, publisher);
+        }
     }
-    g_alloc.publisher = !busy_ok && g_alloc.started;
-    do {
-        g_alloc.nbatch = 0;
-        g_alloc.batch_full = false;
-        dl_iterate_phdr(list_new, NULL);
-        if (g_alloc.publisher && g_alloc.nbatch && mt_g.cfg.test_scan_hold_ms)
-            test_nap(mt_g.cfg.test_scan_hold_ms);
-        for (uint32_t i = 0; i < g_alloc.nbatch; i++)
-            scan_module(&g_alloc.batch[i]);
-    } while (g_alloc.batch_full);
-    check_resolution();
-    MT_HINT_SET(g_alloc.started, true);
-    /* Only now: a dlsym that finds nothing new must not return while a scan
-     * it raced with is still redirecting the new library's entry points. */
-    __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
-    mt_spin_unlock(&g_alloc.lock);
+    release_refs(&refs);
+    if (busy_ok && !done)
+        gave_up();
     mt_dl_error_restore(program_error);
 }
 
