@@ -38,6 +38,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,7 +56,11 @@
 static const uint8_t endbr64[ENDBR_LEN] = {0xf3, 0x0f, 0x1e, 0xfa};
 
 /* Zydis, loaded only when there is something to patch: a target with no
- * allocator to redirect does not carry it. */
+ * allocator to redirect does not carry it.  Loaded by the allocator scan
+ * outside its lock (mt_patch_load_decoder: dlopen takes the loader's
+ * lock), or here under it if that failed; by two threads at once, maybe:
+ * zy_state 0 none, 1 one is storing the functions, 2 they are set
+ * (release, acquire). */
 static struct {
     ZyanStatus (*init)(ZydisDecoder *, ZydisMachineMode, ZydisStackWidth);
     ZyanStatus (*decode)(const ZydisDecoder *, const void *, ZyanUSize, ZydisDecodedInstruction *,
@@ -64,24 +69,39 @@ static struct {
                            ZyanU64 *);
     const char *(*mnemonic)(ZydisMnemonic);
 } zy;
+static int zy_state;
 
 static bool zy_load(void)
 {
-    if (zy.mnemonic)
+    if (__atomic_load_n(&zy_state, __ATOMIC_ACQUIRE) == 2)
         return true;
     void *h = dlopen(MT_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         mt_dl_forget_error();
         return false;
     }
-    *(void **)&zy.init = dlsym(h, "ZydisDecoderInit");
-    *(void **)&zy.decode = dlsym(h, "ZydisDecoderDecodeFull");
-    *(void **)&zy.calc_abs = dlsym(h, "ZydisCalcAbsoluteAddress");
-    *(void **)&zy.mnemonic = dlsym(h, "ZydisMnemonicGetString");
-    if (zy.init && zy.decode && zy.calc_abs && zy.mnemonic)
-        return true;
-    zy.mnemonic = NULL;
-    return false;
+    void *init = dlsym(h, "ZydisDecoderInit"), *decode = dlsym(h, "ZydisDecoderDecodeFull");
+    void *calc_abs = dlsym(h, "ZydisCalcAbsoluteAddress");
+    void *mnemonic = dlsym(h, "ZydisMnemonicGetString");
+    if (!init || !decode || !calc_abs || !mnemonic)
+        return false;
+    int none = 0;
+    if (__atomic_compare_exchange_n(&zy_state, &none, 1, false, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_ACQUIRE)) {
+        *(void **)&zy.init = init;
+        *(void **)&zy.decode = decode;
+        *(void **)&zy.calc_abs = calc_abs;
+        *(void **)&zy.mnemonic = mnemonic;
+        __atomic_store_n(&zy_state, 2, __ATOMIC_RELEASE);
+    }
+    while (__atomic_load_n(&zy_state, __ATOMIC_ACQUIRE) != 2)
+        sched_yield(); /* the other thread stores four pointers */
+    return true;
+}
+
+void mt_patch_load_decoder(void)
+{
+    (void)zy_load();
 }
 
 static bool fits32(int64_t v)

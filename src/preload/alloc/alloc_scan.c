@@ -1038,7 +1038,9 @@ static void test_nap(uint32_t ms)
  * a dlopen in another thread holds to its end -- or takes it at once,
  * recursively, on the thread running that dlopen (a dlsym in a
  * constructor: after the relocations).  A handle whose library is not the
- * one at m's place (another found by that name) is given back. */
+ * one at m's place (another found by that name) is given back.  The
+ * decoder that redirecting the module's entry points needs is loaded here
+ * too, for the same reason. */
 static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t lo, bool publisher)
 {
     loaded_ref *r = &refs->r[refs->n++];
@@ -1047,6 +1049,9 @@ static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t 
     r->lo = lo;
     if (publisher && mt_g.cfg.test_scan_loader_wait_ms)
         test_nap(mt_g.cfg.test_scan_loader_wait_ms);
+#if defined(__x86_64__)
+    mt_patch_load_decoder(); /* its dlopen too: the redirect will need it */
+#endif
     r->h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
     r->adds = mt_loaded_adds();
     struct link_map *lm = NULL;
