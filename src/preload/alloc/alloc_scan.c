@@ -62,6 +62,7 @@
 #include "core_spinlock.h"
 #include "unwind_libunwind.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
@@ -895,11 +896,11 @@ static void note_gave_up(const module_ref *m, uint32_t from)
     }
 }
 
-/* The reference taken for m by this scan, if any. */
-static loaded_ref *ref_of(scan_refs *refs, const module_ref *m)
+/* The reference this scan took for the module at (bias, lo), if any. */
+static loaded_ref *ref_of(scan_refs *refs, uint64_t bias, uint64_t lo)
 {
     for (uint32_t i = 0; i < refs->n; i++)
-        if (refs->r[i].bias == m->bias && refs->r[i].lo == m->lo)
+        if (refs->r[i].bias == bias && refs->r[i].lo == lo)
             return &refs->r[i];
     return NULL;
 }
@@ -939,7 +940,7 @@ static bool scan_module(module_ref *m, scan_refs *refs)
         mt_proc_exe(m->path, sizeof m->path);
     m->ref = NULL;
     if (calls_into(&y) && !m->exe) {
-        loaded_ref *r = ref_of(refs, m);
+        loaded_ref *r = ref_of(refs, m->bias, m->lo);
         if (!r || (!r->h && r->adds != g_alloc.listed)) { /* none; or taken before a load */
             g_alloc.read.valid = true;
             g_alloc.read.bias = m->bias;
@@ -1043,7 +1044,10 @@ static void test_nap(uint32_t ms)
  * too, for the same reason. */
 static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t lo, bool publisher)
 {
-    loaded_ref *r = &refs->r[refs->n++];
+    loaded_ref *r = ref_of(refs, bias, lo); /* one that found nothing, before a load: again */
+    if (!r)
+        r = &refs->r[refs->n++];
+    assert(!r->h); /* a handle shows the module loaded: scan_module never waits again */
     memset(r, 0, sizeof *r);
     r->bias = bias;
     r->lo = lo;
@@ -1127,12 +1131,8 @@ static void gave_up(void)
  * not tell whether its own thread held the loader's lock; the program's
  * dlsym right after its dlopen then called the new libmimalloc unseen,
  * 1 run in 20, while the snapshot said exact.) */
-void mt_alloc_scan(bool busy_ok)
+__attribute__((noinline)) static void scan(bool busy_ok)
 {
-    unsigned long long adds = mt_loaded_adds();
-    if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
-        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
-        return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
     void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
     bool publisher = !busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED);
     scan_refs refs;
@@ -1158,7 +1158,7 @@ void mt_alloc_scan(bool busy_ok)
         }
         mt_spin_unlock(&g_alloc.lock);
         if (!done) {
-            if (refs.n == REFS)
+            if (refs.n == REFS && !ref_of(&refs, wait.bias, wait.lo))
                 release_refs(&refs);
             take_ref(&refs, wait.path, wait.bias, wait.lo, publisher);
         }
@@ -1167,6 +1167,15 @@ void mt_alloc_scan(bool busy_ok)
     if (busy_ok && !done)
         gave_up();
     mt_dl_error_restore(program_error);
+}
+
+void mt_alloc_scan(bool busy_ok)
+{
+    unsigned long long adds = mt_loaded_adds();
+    if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
+        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
+        return;    /* nothing loaded since the last scan ended (the common case: a cheap check) */
+    scan(busy_ok); /* not inlined: this check's frame stays small (every dlsym) */
 }
 
 void mt_alloc_publish(mt_shm_header *h)
