@@ -562,7 +562,7 @@ static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
  * into its trampolines and the publisher calls its statistics.  (The
  * executable needs nothing.)  Done by release_refs, after the scan's lock
  * is released: dlopen waits for the loader's lock, and the scan never
- * holds its own while it waits for that one (mt_alloc_scan). */
+ * holds its own while it waits for that one (scan). */
 static void pin(const module_ref *m)
 {
     if (m->ref)
@@ -949,8 +949,10 @@ static bool scan_module(module_ref *m, scan_refs *refs)
             g_alloc.read.y = y;
             return false;
         }
-        if (!r->h) { /* still listed, nothing loaded since: not in the default namespace (dlmopen)
-                      */
+        /* Listed now, and nothing loaded since the reference found no library
+         * by its name: loaded, yet not where dlopen looks (another namespace,
+         * a relative name from another directory). */
+        if (!r->h) {
             char note[MT_ALLOC_NOTE_MAX];
             snprintf(note, sizeof note,
                      "allocator in %.64s not checked (not in the default namespace)",
@@ -1009,7 +1011,7 @@ static void check_resolution(void)
 
 /* Takes the scan's lock unless another thread holds it for longer than
  * ns.  No scan waits for the loader's lock while it holds this one
- * (mt_alloc_scan), so a caller inside a dlopen's constructors (which holds
+ * (scan), so a caller inside a dlopen's constructors (which holds
  * the loader's lock) is not what the patience is for; it bounds what
  * remains: a scan that takes long (a big module's symbols, a stop of the
  * other threads), the first scan's dlsym and dladdr (check_resolution).
@@ -1034,7 +1036,7 @@ static void test_nap(uint32_t ms)
         ;
 }
 
-/* Takes a reference to the library at m (path, bias, lo), outside the
+/* Takes a reference to the library listed at (bias, lo) by its path, outside the
  * scan's lock: dlopen with RTLD_NOLOAD waits for the loader's lock, which
  * a dlopen in another thread holds to its end -- or takes it at once,
  * recursively, on the thread running that dlopen (a dlsym in a
