@@ -170,15 +170,21 @@ void mt_recw_look_take(mt_recw_look *l, uint64_t now)
     l->busy = l->tid && mt_recw_sched_times(l->tid, &run, &wait) ? run + wait : MT_LOOK_NO_SCHED;
 }
 
-/* Without schedstat, the thread's state now stands for the whole time. */
+/* A writer runnable now works: schedstat adds a wait for a core to the
+ * thread's run_delay only once it gets one (sched_info_arrive), so a
+ * writer starved since the look shows neither run nor wait time yet.
+ * Else schedstat's share; without it, sleeping now stands for the whole
+ * time. */
 bool mt_recw_worked(const mt_recw_look *l, uint64_t now)
 {
     uint64_t run, wait;
     if (!l->tid || l->tid != atomic_load_explicit(&mt_w.thread_tid, memory_order_relaxed) ||
         now <= l->t)
         return false;
+    if (!thread_sleeps(l->tid))
+        return true;
     if (l->busy == MT_LOOK_NO_SCHED || !mt_recw_sched_times(l->tid, &run, &wait))
-        return !thread_sleeps(l->tid);
+        return false;
     uint64_t busy = run + wait - l->busy;
     return busy >= (now - l->t) / 2;
 }
