@@ -1,6 +1,8 @@
-/* record_disk.c -- does the disk keep up with the recording?  The hooks'
- * drop policy (record_buffer.c) asks it at the buffer's bound: drop when
- * the disk cannot keep up, wait for the writer otherwise.
+/* record_disk.c -- does the disk keep up with the recording, and does the
+ * writer thread work?  The hooks' drop policy (record_buffer.c) asks at the
+ * buffer's bound: drop when the disk cannot keep up, wait for the writer
+ * otherwise, and longer for a writer that works (runs, or waits for a core
+ * on a loaded machine) than for one that sleeps (mt_recw_worked).
  *
  * One write(2) that sleeps long is not enough: a disk that keeps up on
  * average (a VM's disk shared with other jobs, writeback throttling) has
@@ -156,6 +158,35 @@ static bool thread_sleeps(int tid)
         return true;
     const char *paren = strrchr(buf, ')'); /* the name may hold spaces and ')' */
     return !paren || paren[1] != ' ' || paren[2] != 'R';
+}
+
+#define MT_LOOK_NO_SCHED UINT64_MAX /* busy: schedstat unreadable */
+
+void mt_recw_look_take(mt_recw_look *l, uint64_t now)
+{
+    uint64_t run, wait;
+    l->t = now;
+    l->tid = atomic_load_explicit(&mt_w.thread_tid, memory_order_relaxed);
+    l->busy = l->tid && mt_recw_sched_times(l->tid, &run, &wait) ? run + wait : MT_LOOK_NO_SCHED;
+}
+
+/* A writer runnable now works: schedstat adds a wait for a core to the
+ * thread's run_delay only once it gets one (sched_info_arrive), so a
+ * writer starved since the look shows neither run nor wait time yet.
+ * Else schedstat's share; without it, sleeping now stands for the whole
+ * time. */
+bool mt_recw_worked(const mt_recw_look *l, uint64_t now)
+{
+    uint64_t run, wait;
+    if (!l->tid || l->tid != atomic_load_explicit(&mt_w.thread_tid, memory_order_relaxed) ||
+        now <= l->t)
+        return false;
+    if (!thread_sleeps(l->tid))
+        return true;
+    if (l->busy == MT_LOOK_NO_SCHED || !mt_recw_sched_times(l->tid, &run, &wait))
+        return false;
+    uint64_t busy = run + wait - l->busy;
+    return busy >= (now - l->t) / 2;
 }
 
 /* The windows' start and the writer's sleep in them (a consistent copy). */

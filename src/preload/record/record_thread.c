@@ -125,6 +125,15 @@ static void idle_wait(void)
     atomic_store_explicit(&g_sleeping, false, memory_order_relaxed);
 }
 
+/* Busy for ns (MEMTOP_TEST_WRITER_SPIN_MS): runnable all along, on a core
+ * or waiting for one, as a writer that has work and a loaded machine. */
+static void spin_ns(uint64_t ns)
+{
+    for (uint64_t end = mt_mono_raw_ns(CLOCK_MONOTONIC) + ns;
+         mt_mono_raw_ns(CLOCK_MONOTONIC) < end;)
+        ;
+}
+
 /* The writer's loop: until told to stop or the session is over. */
 static void serve(void)
 {
@@ -144,8 +153,10 @@ static void serve(void)
         mt_spin_unlock(&mt_w.lock);
         if (!live)
             break;
-        if (MT_UNLIKELY(mt_g.cfg.test_writer_stall_ms)) /* tests: a writer starved of CPU */
+        if (MT_UNLIKELY(mt_g.cfg.test_writer_stall_ms)) /* tests: a writer that sleeps */
             mt_recw_sleep_ns(mt_g.cfg.test_writer_stall_ms * 1000000ull);
+        else if (MT_UNLIKELY(mt_g.cfg.test_writer_spin_ms)) /* tests: a writer that works */
+            spin_ns(mt_g.cfg.test_writer_spin_ms * 1000000ull);
         else if (!work)
             idle_wait();
     }
@@ -196,10 +207,14 @@ static void *writer_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     mt_world_exempt(true); /* a stop-the-world leaves this thread alone (alloc_stop.h) */
+    atomic_store_explicit(&mt_w.thread_tid, (int)syscall(SYS_gettid), memory_order_relaxed);
     do {
         if (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire))
             serve();
     } while (!writer_leaves());
+    /* Relaxed: a hook that still sees this tid finds the thread gone (or
+     * another writer's), and mt_recw_worked says no. */
+    atomic_store_explicit(&mt_w.thread_tid, 0, memory_order_relaxed);
     mt_world_exempt(false);
     return NULL;
 }
