@@ -77,8 +77,9 @@ check_recordings("exit")
 t.run_all([prog, "exec"], 0, recording("exec"))
 check_recordings("exec")
 
-# fork on a thread while recording: the child's first hook creates its
-# recording (the child's output is its exit status, printed by the parent).
+# fork on a thread while recording: the child's atfork handler closes the
+# parent's recording, its first hook creates its own (the child's output is
+# its exit status, printed by the parent).
 snap = t.run_all([prog, "fork"], 0, recording("fork"))
 if snap:
     main_thread_exact(snap)

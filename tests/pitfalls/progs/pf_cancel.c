@@ -23,11 +23,13 @@
  *           module for an allocator (open of its file, holding the scan's
  *           lock); then the main thread does the same with another module;
  *   exit    a thread calls exit(3) while recording: memtop's destructor ends
- *           the recording (write, close) and the publisher (pthread_join);
+ *           the recording (write, close) and the publisher
+ *           (pthread_timedjoin_np);
  *   exec    a thread execs this program ("execd") while recording: memtop
  *           seals the recording and holds or ends the publisher first;
  *   fork    a thread forks while recording; in the child (its only thread,
- *           the cancel still pending) the first allocation restarts
+ *           the cancel still pending) memtop's atfork handler closes the
+ *           parent's recording (close), and the first allocation restarts
  *           tracking, which creates the child's recording (open).
  *
  * Each thread counts what it did; the output (compared with a plain run)
