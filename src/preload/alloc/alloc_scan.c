@@ -45,6 +45,7 @@
 #include "alloc_scan.h"
 
 #include "alloc_elf.h"
+#include "core_nocancel.h"
 #include "alloc_jemalloc.h"
 #include "alloc_je_redirect.h"
 #include "alloc_patch.h"
@@ -974,12 +975,12 @@ static void loader_barrier(void)
         mt_dl_forget_error();
 }
 
-void mt_alloc_scan(bool busy_ok)
+/* The scan proper: on the thread of a dlsym or dlclose, of the first hook
+ * or the publisher.  It waits (nanosleep), reads modules (open, close) and
+ * may stop the world, holding the scan's lock: with the thread's
+ * cancellation disabled (core_nocancel.h). */
+static void scan_new(bool busy_ok)
 {
-    unsigned long long adds = mt_loaded_adds();
-    if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
-        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
-        return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
     void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
     if (!busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED))
         loader_barrier(); /* the publisher (the first scan may run inside a dlopen) */
@@ -1005,6 +1006,17 @@ void mt_alloc_scan(bool busy_ok)
     __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
     mt_spin_unlock(&g_alloc.lock);
     mt_dl_error_restore(program_error);
+}
+
+void mt_alloc_scan(bool busy_ok)
+{
+    unsigned long long adds = mt_loaded_adds();
+    if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
+        adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
+        return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
+    int cancel = mt_nocancel_begin();
+    scan_new(busy_ok);
+    mt_nocancel_end(cancel);
 }
 
 void mt_alloc_publish(mt_shm_header *h)

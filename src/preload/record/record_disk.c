@@ -24,6 +24,7 @@
 #include "record_writer.h"
 
 #include "core_clock.h"
+#include "core_nocancel.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -150,11 +151,16 @@ void mt_recw_write_end(const mt_recw_wtime *w)
 
 /* Whether thread tid of this process sleeps (state S or D in
  * /proc/self/task/TID/stat: blocked on the disk, or on a throttle) rather
- * than runs or waits for a core (R).  Unknown: true. */
+ * than runs or waits for a core (R).  Unknown: true.  A hook's, on the
+ * program's thread: open, read and close are cancellation points
+ * (core_nocancel.h). */
 static bool thread_sleeps(int tid)
 {
     char buf[512];
-    if (read_task_file(tid, "stat", buf, sizeof buf) <= 0)
+    int cancel = mt_nocancel_begin();
+    ssize_t got = read_task_file(tid, "stat", buf, sizeof buf);
+    mt_nocancel_end(cancel);
+    if (got <= 0)
         return true;
     const char *paren = strrchr(buf, ')'); /* the name may hold spaces and ')' */
     return !paren || paren[1] != ' ' || paren[2] != 'R';

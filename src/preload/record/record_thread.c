@@ -14,6 +14,7 @@
 
 #include "core_clock.h"
 #include "core_log.h"
+#include "core_nocancel.h"
 #include "core_state.h"
 #include "core_thread_state.h"
 #include "record.h"
@@ -69,10 +70,13 @@ bool mt_recw_owned(void)
     return mt_w.open && !mt_w.err && !mt_w.sealed && mt_w.pid == getpid();
 }
 
+/* A hook's, on the program's thread: the pass writes the file, holding
+ * mt_w.lock (core_nocancel.h). */
 bool mt_recw_drain_sync(void)
 {
     if (!mt_spin_trylock(&mt_w.lock))
         return false;
+    int cancel = mt_nocancel_begin();
     bool ok = mt_recw_owned() && mt_rec_on();
     if (ok) {
         int was = mt_in_hook_set(MT_IN_OWN);
@@ -80,6 +84,7 @@ bool mt_recw_drain_sync(void)
         mt_in_hook_restore(was);
     }
     mt_spin_unlock(&mt_w.lock);
+    mt_nocancel_end(cancel);
     return ok;
 }
 
