@@ -46,7 +46,9 @@ static struct {
  * NUL-terminated; the bytes read, 0 or less if unreadable.  Open, read and
  * close only: the writer calls it around its writes, and mt_proc_read_file
  * (core_procinfo.c) would bring the allocator's statistics into the tests
- * that build this file alone. */
+ * that build this file alone.  Hooks call it on the program's thread (the
+ * drop policy's questions): open, read and close are cancellation points
+ * (core_nocancel.h). */
 static ssize_t read_task_file(int tid, const char *name, char *buf, size_t cap)
 {
     char path[64] = "/proc/thread-self/";
@@ -66,11 +68,14 @@ static ssize_t read_task_file(int tid, const char *name, char *buf, size_t cap)
     if (k + len >= sizeof path)
         return -1;
     memcpy(path + k, name, len + 1);
+    int cancel = mt_nocancel_begin();
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t got = read(fd, buf, cap - 1);
-    close(fd);
+    ssize_t got = -1;
+    if (fd >= 0) {
+        got = read(fd, buf, cap - 1);
+        close(fd);
+    }
+    mt_nocancel_end(cancel);
     buf[got > 0 ? got : 0] = '\0';
     return got;
 }
@@ -151,16 +156,11 @@ void mt_recw_write_end(const mt_recw_wtime *w)
 
 /* Whether thread tid of this process sleeps (state S or D in
  * /proc/self/task/TID/stat: blocked on the disk, or on a throttle) rather
- * than runs or waits for a core (R).  Unknown: true.  A hook's, on the
- * program's thread: open, read and close are cancellation points
- * (core_nocancel.h). */
+ * than runs or waits for a core (R).  Unknown: true. */
 static bool thread_sleeps(int tid)
 {
     char buf[512];
-    int cancel = mt_nocancel_begin();
-    ssize_t got = read_task_file(tid, "stat", buf, sizeof buf);
-    mt_nocancel_end(cancel);
-    if (got <= 0)
+    if (read_task_file(tid, "stat", buf, sizeof buf) <= 0)
         return true;
     const char *paren = strrchr(buf, ')'); /* the name may hold spaces and ')' */
     return !paren || paren[1] != ' ' || paren[2] != 'R';
