@@ -28,6 +28,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$dir" ] || dir=$(mktemp -d /tmp/memtop-drops.XXXXXX)
+mkdir -p "$dir"
 lib=$build/lib/libmemtop.so bench=$build/bin/memtop-alloc-bench dump=$build/bin/dat_dump
 hog_pids=""
 # The hogs end with the script, also when it is interrupted or killed by a

@@ -171,7 +171,7 @@ enum {
  * reader counts a cause it does not know as "other". */
 enum {
     MT_DAT_LOST_DISK = 0,      /* the disk was behind: the writer slept in its writes */
-    MT_DAT_LOST_WAIT_CAP = 1,  /* a hook waited its 1 s for the writer (no core, a slow write) */
+    MT_DAT_LOST_WAIT_CAP = 1,  /* a hook waited its cap for the writer (record_buffer.c) */
     MT_DAT_LOST_NOWAIT = 2,    /* the hook could not wait: a signal handler, a lock, stopping */
     MT_DAT_LOST_NO_BUFFER = 3, /* no buffer for the thread (out of memory) */
     MT_DAT_LOST_CAPTURE = 4, /* made during a mid-run start's capture: maybe in the INITIAL state */

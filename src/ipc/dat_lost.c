@@ -9,7 +9,7 @@ static const struct {
     const char *words, *key;
 } g_causes[MT_DAT_LOST_WHY_N] = {
     [MT_DAT_LOST_DISK] = {"disk behind", "disk_behind"},
-    [MT_DAT_LOST_WAIT_CAP] = {"writer starved (1 s wait)", "writer_starved"},
+    [MT_DAT_LOST_WAIT_CAP] = {"writer stalled (wait cap)", "writer_starved"},
     [MT_DAT_LOST_NOWAIT] = {"hook could not wait", "could_not_wait"},
     [MT_DAT_LOST_NO_BUFFER] = {"no buffer memory", "no_buffer"},
     [MT_DAT_LOST_CAPTURE] = {"initial-state capture", "initial_capture"},

@@ -27,7 +27,7 @@ static inline uint64_t mt_dat_lost_add(uint64_t a, uint64_t b)
  * why < MT_DAT_LOST_WHY_N. */
 const char *mt_dat_lost_words(unsigned why);
 const char *mt_dat_lost_key(unsigned why);
-/* "N events dropped: disk behind A, writer starved B" into buf (n bytes),
+/* "N events dropped: disk behind A, writer stalled (wait cap) B" into buf (n bytes),
  * naming the causes of why[] that are not 0, the ones not known as "cause
  * not recorded" (total - their sum, when total is larger).  Returns buf. */
 char *mt_dat_lost_line(uint64_t total, const uint64_t why[MT_DAT_LOST_WHY_N], char *buf, size_t n);

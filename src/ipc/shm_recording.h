@@ -25,7 +25,7 @@ mt_errc mt_segment_recording_why(const mt_segment *seg, uint64_t why[MT_REC_WHY_
 void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
                               uint64_t w[MT_DAT_LOST_WHY_N]);
 
-/* "5 events dropped: disk behind 3, writer starved (1 s wait) 2" (r's
+/* "5 events dropped: disk behind 3, writer stalled (wait cap) 2" (r's
  * events_dropped, named by the causes in why, MT_REC_WHY_MAX counts or
  * NULL: not known), or "" when none was dropped.  Returns buf. */
 char *mt_recording_dropped(const mt_shm_recording *r, const uint64_t *why, char *buf, size_t n);

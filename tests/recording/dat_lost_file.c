@@ -6,7 +6,7 @@
  *
  *   new: the standard 3-second recording (version 2 header, as an exact
  *        recording's writer once wrote), then LOST records: disk behind 3,
- *        writer starved 2, hook could not wait 1, no buffer 1, initial-state
+ *        writer stalled 2, hook could not wait 1, no buffer 1, initial-state
  *        capture 4, missed at the end 1, and one without causes (an older
  *        writer's) of 2 events: 14 events;
  *   old: the same recording with only the LOST record an older writer

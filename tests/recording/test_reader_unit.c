@@ -328,7 +328,7 @@ static void lost_causes(void **state)
     db_buf b = {0};
     db_file f;
     mt_dat_lost l;
-    /* 3 + 2 events: disk behind 4, writer starved 1 */
+    /* 3 + 2 events: disk behind 4, writer stalled 1 */
     lost_payload(&b, 3, 2, (uint64_t[]){2, MT_DAT_LOST_DISK, 4, MT_DAT_LOST_WAIT_CAP, 1}, 5);
     with_record(&f, MT_DAT_REC_LOST, &b);
     read_lost(&f, &l);
@@ -340,10 +340,10 @@ static void lost_causes(void **state)
     assert_int_equal(l.why[MT_DAT_LOST_NOT_SAID], 0);
     char line[MT_DAT_LOST_LINE_MAX];
     assert_string_equal(mt_dat_lost_line(5, l.why, line, sizeof line),
-                        "5 events dropped: disk behind 4, writer starved (1 s wait) 1");
+                        "5 events dropped: disk behind 4, writer stalled (wait cap) 1");
     /* more dropped than the LOST records say (TOTALS ahead of them) */
     assert_string_equal(mt_dat_lost_line(7, l.why, line, sizeof line),
-                        "7 events dropped: disk behind 4, writer starved (1 s wait) 1, cause not "
+                        "7 events dropped: disk behind 4, writer stalled (wait cap) 1, cause not "
                         "recorded 2");
     db_file_free(&f);
     /* an older writer: no causes */

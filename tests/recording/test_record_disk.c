@@ -12,6 +12,9 @@
  *    the other): "behind" during the third, 200 ms into it;
  *  - after those, a write the writer runs in (preempted, or copying to
  *    tmpfs), or no write under way: not "behind".
+ * And the hooks' other question, mt_recw_worked: a writer thread that
+ * spins works, one that sleeps does not, nor one that is gone or was
+ * replaced between the looks.
  * Exit 0 when every answer is right. */
 #define _GNU_SOURCE
 #include "record_writer.h"
@@ -21,7 +24,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 mt_recw mt_w; /* record_disk.c's only link to the session */
 
@@ -104,6 +109,10 @@ static unsigned run(plan *p, unsigned which, unsigned after_ms, unsigned *asks)
         uint64_t since = atomic_load_explicit(&mt_w.write_since, memory_order_relaxed);
         if (atomic_load(&p->at) != which || !since || now - since < after_ms * 1000000ull)
             continue;
+        /* Not in the write's last 100 ms: on a loaded machine a writer whose
+         * sleep ended may wait there for a core, runnable (not "asleep"). */
+        if (now - since + 100000000ull > p->ms[which - 1] * 1000000ull)
+            continue;
         ++*asks;
         yes += mt_recw_disk_behind(now);
     }
@@ -111,8 +120,62 @@ static unsigned run(plan *p, unsigned which, unsigned after_ms, unsigned *asks)
     return yes;
 }
 
+/* The writer thread of mt_recw_worked: spins or sleeps for ms, its tid in
+ * mt_w.thread_tid meanwhile. */
+typedef struct worker {
+    unsigned ms;
+    bool spin;
+    _Atomic int tid;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    atomic_store(&w->tid, (int)syscall(SYS_gettid));
+    if (w->spin)
+        spin_ms(w->ms);
+    else
+        sleep_ms(w->ms);
+    return NULL;
+}
+
+/* Whether a writer that spins (or sleeps) counts as working over 300 ms,
+ * looked at 20 ms after it began; with `other`, the tid changes between
+ * the looks (another writer). */
+static bool worked(bool spin, bool other)
+{
+    worker w = {.ms = 500, .spin = spin};
+    pthread_t th;
+    if (pthread_create(&th, NULL, work, &w) != 0) {
+        perror("pthread_create");
+        exit(2);
+    }
+    while (!atomic_load(&w.tid))
+        ;
+    atomic_store(&mt_w.thread_tid, atomic_load(&w.tid));
+    sleep_ms(20);
+    mt_recw_look look;
+    mt_recw_look_take(&look, now_ns());
+    sleep_ms(300);
+    if (other)
+        atomic_store(&mt_w.thread_tid, (int)syscall(SYS_gettid));
+    bool yes = mt_recw_worked(&look, now_ns());
+    pthread_join(th, NULL);
+    atomic_store(&mt_w.thread_tid, 0);
+    return yes;
+}
+
 int main(void)
 {
+    /* The hooks' wait cap (record_buffer.c): does the writer work? */
+    check(worked(true, false), "a writer that spins works");
+    check(!worked(false, false), "a writer that sleeps does not work");
+    check(!worked(true, true), "a writer that changed (another tid) is not judged to work");
+    mt_recw_look none;
+    mt_recw_look_take(&none, now_ns());
+    sleep_ms(10);
+    check(!mt_recw_worked(&none, now_ns()), "no writer thread: it does not work");
+
     unsigned asks, yes;
 
     /* One stall, first thing, then fast writes (5 ms every 50 ms). */

@@ -100,7 +100,7 @@ def record_starved():
     dropped = re.search(r"^rec_dropped (\d+)$", st.stdout, re.M)
     check(live and dropped, "starved: writer_ctl status answers (%s)" % st.stdout + st.stderr)
     n = int(dropped.group(1))
-    words = "(recording inexact: %d events dropped: writer starved (1 s wait) %d)" % (n, n)
+    words = "(recording inexact: %d events dropped: writer stalled (wait cap) %d)" % (n, n)
     check(n > 0 and words in live.group(1),
           "starved: the live status names the cause (%r in %r)" % (words, live.group(1)))
     try:
@@ -218,7 +218,7 @@ text, err = export(rec, "json")
 by = json.loads(text)["recording"]["dropped_by_cause"]
 check(by["writer_starved"] == dropped and sum(by.values()) == dropped,
       "starved: the JSON export's dropped_by_cause (%s)" % by)
-words = "%d events dropped: writer starved (1 s wait) %d" % (dropped, dropped)
+words = "%d events dropped: writer stalled (wait cap) %d" % (dropped, dropped)
 check(words in err, "starved: memtop -f names the cause (%r in %r)" % (words, err))
 p = subprocess.run([a.memtop, "-f", rec, "--batch"], capture_output=True, text=True, timeout=300)
 check(p.returncode == 0 and words in p.stdout, "starved: --batch names the cause")

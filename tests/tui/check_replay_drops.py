@@ -4,10 +4,10 @@ in the viewer (`memtop -f FILE.dat` in tmux), --batch and the JSON export.
 dat_lost_file (tests/recording) writes two small hand-built recordings, the
 same every time:
   - new.dat: LOST records of every cause (dat_format.h MT_DAT_LOST_*):
-    disk behind 3, writer starved 2, hook could not wait 1, no buffer 1,
+    disk behind 3, writer stalled 2, hook could not wait 1, no buffer 1,
     initial-state capture 4, missed at the end 1, and one of an older writer
     without causes (2): 14 events.  The header's file line says
-    "inexact: 14 events dropped: disk behind 3, writer starved (1 s wait) 2,
+    "inexact: 14 events dropped: disk behind 3, writer stalled (wait cap) 2,
     ..." with every cause; --batch says the same on its warning line, the
     JSON export's recording.dropped_by_cause has each count (summing to
     events_dropped);
@@ -22,7 +22,7 @@ import subprocess
 import tuilib
 from tuilib import check, frame, header_line
 
-NEW_LINE = ("inexact: 14 events dropped: disk behind 3, writer starved (1 s wait) 2, hook could "
+NEW_LINE = ("inexact: 14 events dropped: disk behind 3, writer stalled (wait cap) 2, hook could "
             "not wait 1, no buffer memory 1, initial-state capture 4, missed at the end 1, cause "
             "not recorded 2")
 NEW_BY_CAUSE = {"disk_behind": 3, "writer_starved": 2, "could_not_wait": 1, "no_buffer": 1,

@@ -106,10 +106,10 @@ static void test_count_and_duration(void **state)
     assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line), "");
     rec.events_dropped = 9;
     assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
-                        "9 events dropped: disk behind 3, writer starved (1 s wait) 6");
+                        "9 events dropped: disk behind 3, writer stalled (wait cap) 6");
     mt_recording_line(&rec, why, line, sizeof line);
     assert_string_equal(line, "REC /r.dat 0 B (recording inexact: 9 events dropped: disk behind 3, "
-                              "writer starved (1 s wait) 6)");
+                              "writer stalled (wait cap) 6)");
     /* an older target (no causes in its header), a cause beyond those known */
     memset(why, 0, sizeof why);
     assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),

@@ -45,6 +45,7 @@
 #include "alloc_scan.h"
 
 #include "alloc_elf.h"
+#include "core_nocancel.h"
 #include "alloc_jemalloc.h"
 #include "alloc_je_redirect.h"
 #include "alloc_patch.h"
@@ -1132,7 +1133,9 @@ static void gave_up(void)
  * holding its own, and a dlsym that found it so gave up at once: it could
  * not tell whether its own thread held the loader's lock; the program's
  * dlsym right after its dlopen then called the new libmimalloc unseen,
- * 1 run in 20, while the snapshot said exact.) */
+ * 1 run in 20, while the snapshot said exact.)  It waits (nanosleep), reads
+ * modules (open, close), dlopens and dlcloses and may stop the world: with
+ * the thread's cancellation disabled (core_nocancel.h, mt_alloc_scan). */
 __attribute__((noinline)) static void scan(bool busy_ok)
 {
     void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
@@ -1177,7 +1180,9 @@ void mt_alloc_scan(bool busy_ok)
     if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
         adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
         return;    /* nothing loaded since the last scan ended (the common case: a cheap check) */
+    int cancel = mt_nocancel_begin();
     scan(busy_ok); /* not inlined: this check's frame stays small (every dlsym) */
+    mt_nocancel_end(cancel);
 }
 
 void mt_alloc_publish(mt_shm_header *h)

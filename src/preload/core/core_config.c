@@ -171,6 +171,7 @@ void mt_config_load(mt_config *cfg, char **envp)
                                            MT_TRACE_MAX_DEFAULT);
     cfg->test_write_delay_us = (uint32_t)env_number("MEMTOP_TEST_WRITE_DELAY_US", 0, 1000000, 0);
     cfg->test_writer_stall_ms = (uint32_t)env_number("MEMTOP_TEST_WRITER_STALL_MS", 0, 10000, 0);
+    cfg->test_writer_spin_ms = (uint32_t)env_number("MEMTOP_TEST_WRITER_SPIN_MS", 0, 10000, 0);
     cfg->test_handover = env_number("MEMTOP_TEST_HANDOVER", 0, 1, 0) == 1;
     cfg->test_je_hook_api = env_number("MEMTOP_TEST_JE_HOOK_API", 0, 1, 0) == 1;
     cfg->test_scan_loader_wait_ms =

@@ -31,8 +31,12 @@ typedef struct mt_config {
     uint32_t test_write_delay_us;
     /* MEMTOP_TEST_WRITER_STALL_MS, for tests: the recording writer thread
      * sleeps this long after each pass, outside any write (a writer that
-     * gets no core: hooks at their bound wait the 1 s cap, then drop). */
+     * sleeps: hooks at their bound wait the 1 s cap, then drop). */
     uint32_t test_writer_stall_ms;
+    /* MEMTOP_TEST_WRITER_SPIN_MS, for tests: the writer thread spins this
+     * long after each pass (a writer that works, or waits for a core: hooks
+     * at their bound wait for it past the 1 s cap, up to 5 s). */
+    uint32_t test_writer_spin_ms;
     /* MEMTOP_TEST_HANDOVER=1, for tests: a START that finds a writer thread
      * still running and that writer's decision to leave or stay wait for
      * each other (record_thread.c), the worst case of the hand-over. */

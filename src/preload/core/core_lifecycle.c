@@ -41,6 +41,7 @@
 #include "core_dlerror.h"
 #include "dat_format.h"
 #include "core_log.h"
+#include "core_nocancel.h"
 #include "core_sample.h"
 #include "table_ptr.h"
 #include "publish_thread.h"
@@ -112,12 +113,10 @@ static void fork_parent(void)
     mt_libunwind_fork_done(false); /* 0 */
 }
 
-static void fork_child(void)
+/* The child's resets, the forking thread's cancel still pending if it
+ * was: they close the parent's files (close is a cancellation point). */
+static void child_reset(void)
 {
-    mt_threads_fork_child(); /* before anything frees the other threads' TLS blocks */
-    if (!tls_fork_locked)
-        return;
-    fork_unlock();
     mt_traces_child_repair();   /* a trace's section another thread had begun */
     mt_exec_child_reset();      /* the parent's threads' execs */
     mt_publisher_child_reset(); /* 1: the publisher thread is the parent's */
@@ -130,6 +129,17 @@ static void fork_child(void)
     mt_libunwind_fork_done(true); /* 0 */
     mt_sample_disarm();           /* the child's first hook restarts tracking */
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
+}
+
+static void fork_child(void)
+{
+    mt_threads_fork_child(); /* before anything frees the other threads' TLS blocks */
+    if (!tls_fork_locked)
+        return;
+    int cancel = mt_nocancel_begin();
+    fork_unlock();
+    child_reset();
+    mt_nocancel_end(cancel);
 }
 
 static bool init_tracking(void)
@@ -161,6 +171,7 @@ bool mt_ensure_ready(void)
         if (!atomic_compare_exchange_strong_explicit(&mt_g.state, &st, MT_ST_STARTING,
                                                      memory_order_acq_rel, memory_order_acquire))
             return false;
+        int cancel = mt_nocancel_begin(); /* a first hook's: files read, threads started */
         int was = mt_in_hook_set(MT_IN_OWN);
         bool ok = init_tracking();
         /* seq_cst, with the load of g_ctor_done after it and the
@@ -171,6 +182,7 @@ bool mt_ensure_ready(void)
         if (ok && atomic_load_explicit(&g_ctor_done, memory_order_seq_cst))
             mt_start_threads(g_ctor_envp, g_config_early);
         mt_in_hook_restore(was);
+        mt_nocancel_end(cancel);
         return ok;
     }
     if (st == MT_ST_FORKED) {
@@ -178,7 +190,9 @@ bool mt_ensure_ready(void)
                                                      memory_order_acq_rel, memory_order_acquire))
             return false;
         atomic_store_explicit(&mt_g.state, MT_ST_READY, memory_order_release);
+        int cancel = mt_nocancel_begin(); /* MEMTOP_RECORD: the child's file */
         mt_start_child_threads();
+        mt_nocancel_end(cancel);
         return true;
     }
     return false;
@@ -209,10 +223,12 @@ __attribute__((destructor)) static void memtop_dtor(void)
 {
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
+    int cancel = mt_nocancel_begin(); /* exit on a thread: write, close, pthread_join */
     int was = mt_in_hook_set(MT_IN_OWN);
     mt_rec_finish(MT_DAT_END_EXIT);
     mt_publisher_final();
     mt_in_hook_restore(was);
+    mt_nocancel_end(cancel);
 }
 
 __attribute__((noreturn)) static void exit_now(int status)

@@ -1,6 +1,7 @@
 /* core_log.c -- diagnostics from inside the target.
  *
- * Messages are formatted into a stack buffer and written with write(2), so
+ * Messages are formatted into a stack buffer and written with a raw write(2)
+ * system call (not a cancellation point: core_nocancel.h), so
  * logging never allocates and never takes a stdio lock (it may run inside an
  * allocation hook or after fork).  Output goes to stderr unless
  * MEMTOP_LOG_FILE names a file; "%p" in that name becomes the pid.
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int g_log_level = MT_LOG_WARN;
@@ -72,7 +74,9 @@ void mt_log(int level, const char *fmt, ...)
     if (len > sizeof buf - 2)
         len = sizeof buf - 2;
     buf[len++] = '\n';
-    ssize_t w = write(g_log_fd, buf, len);
+    /* A raw system call: write(2) is a cancellation point, and a line may
+     * be logged on a program's thread inside a hook (core_nocancel.h). */
+    long w = syscall(SYS_write, g_log_fd, buf, len);
     (void)w;
     errno = saved;
 }

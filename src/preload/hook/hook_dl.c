@@ -39,6 +39,7 @@
 #include "alloc_scan.h"
 #include "unwind_backtrace.h"
 #include "core_common.h"
+#include "core_nocancel.h"
 #include "publish_thread.h"
 #include "core_state.h"
 #include "core_thread_state.h"
@@ -53,10 +54,13 @@ MT_EXPORT int dlclose(void *handle)
 {
     int (*real_dlclose)(void *) = (int (*)(void *))mt_next_fn(&g_real_dlclose, "dlclose");
     if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
+        /* the scan, the modules' names (/proc/self/maps): core_nocancel.h */
+        int cancel = mt_nocancel_begin();
         (void)mt_in_hook_set(MT_IN_OWN);
         mt_alloc_scan(true); /* a library loaded since the publisher's last poll */
         mt_publisher_sync_modules();
         mt_in_hook_restore(0);
+        mt_nocancel_end(cancel);
     }
     int rc = real_dlclose ? real_dlclose(handle) : -1;
     mt_backtrace_flush();

@@ -50,6 +50,7 @@
 #include "core_common.h"
 #include "core_spinlock.h"
 #include "core_assert.h"
+#include "core_nocancel.h"
 #include "publish_thread.h"
 #include "record.h"
 #include "core_state.h"
@@ -81,7 +82,7 @@ void mt_exec_child_reset(void)
 }
 
 /* True if this exec counted itself in (after_exec must count it out). */
-static bool before_exec(void)
+static bool prepare(void)
 {
     mt_world_exec_begin(); /* no stop signal into the new image (alloc_stop.h) */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
@@ -104,6 +105,18 @@ static bool before_exec(void)
     return in;
 }
 
+/* prepare and undo wait (nanosleep, pthread_join) and write the
+ * recording, holding g_exec.lock: with the thread's cancellation disabled
+ * (core_nocancel.h), and enabled again before the exec (a vfork child
+ * shares its parent thread's descriptor). */
+static bool before_exec(void)
+{
+    int cancel = mt_nocancel_begin();
+    bool in = prepare();
+    mt_nocancel_end(cancel);
+    return in;
+}
+
 /* The exec returned: it failed. */
 static int after_exec(bool in, int rc)
 {
@@ -111,6 +124,7 @@ static int after_exec(bool in, int rc)
     if (!in)
         return rc;
     int err = errno;
+    int cancel = mt_nocancel_begin();
     (void)mt_in_hook_set(MT_IN_OWN);
     mt_spin_lock(&g_exec.lock);
     MT_ASSERT(g_exec.n > 0);
@@ -124,6 +138,7 @@ static int after_exec(bool in, int rc)
     }
     mt_spin_unlock(&g_exec.lock);
     mt_in_hook_restore(0);
+    mt_nocancel_end(cancel);
     errno = err;
     return rc;
 }

@@ -12,6 +12,7 @@
  * reads it), or by a new chunk within the bounds (.h).  Only when none is
  * to be had does the hook wait for the writer (next_chunk: asleep on the
  * ring's futex, not while the disk is behind, at most MT_RING_WAIT_MAX_NS
+ * for a writer that sleeps and MT_RING_WAIT_WORK_MAX_NS for one that works,
  * plus one MT_RING_NAP_NS), or drain
  * synchronously when there is no writer thread yet, then drop and count.  The writer reads a
  * chunk's `base` only for indices below a head it read with acquire, so the producer's plain store
@@ -43,9 +44,13 @@
 #include <unistd.h>
 
 #ifndef MT_RING_WAIT_MAX_NS /* a measuring build may set it (docs/performance.md, "recdrops2") */
-#define MT_RING_WAIT_MAX_NS 1000000000ull /* no wait of a hook for the writer is longer */
+#define MT_RING_WAIT_MAX_NS 1000000000ull /* a hook's wait for a writer that sleeps */
 #endif
-#define MT_RING_NAP_NS 10000000ull /* a waiting hook looks again after this long */
+#define MT_RING_WAIT_WORK_MAX_NS 5000000000ull    /* ... for one that works: no wait is longer */
+#define MT_RING_LOOK_NS (MT_RING_WAIT_MAX_NS / 2) /* past the cap, judged again after this */
+#define MT_RING_NAP_NS 10000000ull                /* a waiting hook looks again after this long */
+_Static_assert(MT_RING_WAIT_WORK_MAX_NS >= MT_RING_WAIT_MAX_NS,
+               "a working writer is waited for longer");
 #define MT_RING_CHUNK_BYTES sizeof(mt_rec_chunk)
 #define MT_RING_HDR_BYTES ((sizeof(mt_rec_ring) + MT_CACHELINE - 1) & ~(size_t)(MT_CACHELINE - 1))
 #define MT_RING_SLAB_BYTES (64u << 10) /* headers are cut from slabs */
@@ -333,14 +338,37 @@ static void wait_for_writer(mt_rec_ring *r, uint64_t head)
     atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
 }
 
+/* Whether a hook that has waited `waited` ns for the writer gives up: at
+ * MT_RING_WAIT_MAX_NS unless the writer worked (ran, or waited for a core)
+ * at least half of the wait, judged from its first nap on and again every
+ * MT_RING_LOOK_NS; at MT_RING_WAIT_WORK_MAX_NS in any case.  A writer that
+ * waits for a core is keeping up with the disk on a loaded machine, where
+ * the 1 s cap alone dropped events; one that sleeps (a slow write, a block)
+ * is given up on at 1 s.  judge: the wait at which to judge next. */
+static bool wait_capped(mt_recw_look *look, uint64_t *judge, uint64_t waited, uint64_t now)
+{
+    if (!look->t) { /* after the first nap: the writer's share is judged from here */
+        mt_recw_look_take(look, now);
+        return false;
+    }
+    if (waited >= MT_RING_WAIT_WORK_MAX_NS)
+        return true;
+    if (waited < *judge)
+        return false;
+    *judge = waited + MT_RING_LOOK_NS;
+    return !mt_recw_worked(look, now);
+}
+
 /* The drop policy, at the buffer's bound: waits for a chunk while the
  * writer works (it may be waiting for a core: the hook sleeps, which
- * gives it one), but not while the disk is behind, nor longer than
- * MT_RING_WAIT_MAX_NS.  MT_DROP_N if a chunk came, else why not
+ * gives it one), but not while the disk is behind, nor past the wait's
+ * cap (wait_capped).  MT_DROP_N if a chunk came, else why not
  * (MT_DROP_*). */
 static unsigned __attribute__((noinline)) next_chunk(mt_rec_ring *r, uint64_t head, bool may_wait)
 {
     uint64_t start = 0;
+    uint64_t judge = MT_RING_WAIT_MAX_NS;
+    mt_recw_look look = {0, 0, 0};
     unsigned why = MT_DROP_N;
     for (;;) {
         if (try_next_chunk(r, head))
@@ -355,7 +383,7 @@ static unsigned __attribute__((noinline)) next_chunk(mt_rec_ring *r, uint64_t he
         uint64_t now = mono_ns();
         if (!start)
             start = now;
-        else if (now - start >= MT_RING_WAIT_MAX_NS) {
+        else if (wait_capped(&look, &judge, now - start, now)) {
             why = MT_DROP_CAP;
             break;
         }

@@ -17,7 +17,9 @@
  * it does after every chunk it encoded) until the writer hands a chunk
  * back -- unless the disk cannot keep up (record_disk.c: the writer sleeps
  * in a write(2) that has lasted 100 ms, and slept in writes for half of
- * the last 2 s or more), and at most 1 s per event -- else drops the event
+ * the last 2 s or more), and at most 1 s per event while the writer
+ * sleeps, 5 s while it works (runs or waits for a core: record_buffer.c's
+ * wait_capped) -- else drops the event
  * and counts it (LOST records, events_dropped; by cause in the session's
  * last MEMTOP_LOG=info line: disk behind, wait cap, could not wait, no
  * buffer).  A writer that only waits for a core, or met one slow write,

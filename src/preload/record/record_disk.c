@@ -1,6 +1,8 @@
-/* record_disk.c -- does the disk keep up with the recording?  The hooks'
- * drop policy (record_buffer.c) asks it at the buffer's bound: drop when
- * the disk cannot keep up, wait for the writer otherwise.
+/* record_disk.c -- does the disk keep up with the recording, and does the
+ * writer thread work?  The hooks' drop policy (record_buffer.c) asks at the
+ * buffer's bound: drop when the disk cannot keep up, wait for the writer
+ * otherwise, and longer for a writer that works (runs, or waits for a core
+ * on a loaded machine) than for one that sleeps (mt_recw_worked).
  *
  * One write(2) that sleeps long is not enough: a disk that keeps up on
  * average (a VM's disk shared with other jobs, writeback throttling) has
@@ -22,6 +24,7 @@
 #include "record_writer.h"
 
 #include "core_clock.h"
+#include "core_nocancel.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -43,7 +46,9 @@ static struct {
  * NUL-terminated; the bytes read, 0 or less if unreadable.  Open, read and
  * close only: the writer calls it around its writes, and mt_proc_read_file
  * (core_procinfo.c) would bring the allocator's statistics into the tests
- * that build this file alone. */
+ * that build this file alone.  Hooks call it on the program's thread (the
+ * drop policy's questions): open, read and close are cancellation points
+ * (core_nocancel.h). */
 static ssize_t read_task_file(int tid, const char *name, char *buf, size_t cap)
 {
     char path[64] = "/proc/thread-self/";
@@ -63,11 +68,14 @@ static ssize_t read_task_file(int tid, const char *name, char *buf, size_t cap)
     if (k + len >= sizeof path)
         return -1;
     memcpy(path + k, name, len + 1);
+    int cancel = mt_nocancel_begin();
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t got = read(fd, buf, cap - 1);
-    close(fd);
+    ssize_t got = -1;
+    if (fd >= 0) {
+        got = read(fd, buf, cap - 1);
+        close(fd);
+    }
+    mt_nocancel_end(cancel);
     buf[got > 0 ? got : 0] = '\0';
     return got;
 }
@@ -156,6 +164,35 @@ static bool thread_sleeps(int tid)
         return true;
     const char *paren = strrchr(buf, ')'); /* the name may hold spaces and ')' */
     return !paren || paren[1] != ' ' || paren[2] != 'R';
+}
+
+#define MT_LOOK_NO_SCHED UINT64_MAX /* busy: schedstat unreadable */
+
+void mt_recw_look_take(mt_recw_look *l, uint64_t now)
+{
+    uint64_t run, wait;
+    l->t = now;
+    l->tid = atomic_load_explicit(&mt_w.thread_tid, memory_order_relaxed);
+    l->busy = l->tid && mt_recw_sched_times(l->tid, &run, &wait) ? run + wait : MT_LOOK_NO_SCHED;
+}
+
+/* A writer runnable now works: schedstat adds a wait for a core to the
+ * thread's run_delay only once it gets one (sched_info_arrive), so a
+ * writer starved since the look shows neither run nor wait time yet.
+ * Else schedstat's share; without it, sleeping now stands for the whole
+ * time. */
+bool mt_recw_worked(const mt_recw_look *l, uint64_t now)
+{
+    uint64_t run, wait;
+    if (!l->tid || l->tid != atomic_load_explicit(&mt_w.thread_tid, memory_order_relaxed) ||
+        now <= l->t)
+        return false;
+    if (!thread_sleeps(l->tid))
+        return true;
+    if (l->busy == MT_LOOK_NO_SCHED || !mt_recw_sched_times(l->tid, &run, &wait))
+        return false;
+    uint64_t busy = run + wait - l->busy;
+    return busy >= (now - l->t) / 2;
 }
 
 /* The windows' start and the writer's sleep in them (a consistent copy). */

@@ -14,6 +14,7 @@
 
 #include "core_clock.h"
 #include "core_log.h"
+#include "core_nocancel.h"
 #include "core_state.h"
 #include "core_thread_state.h"
 #include "record.h"
@@ -69,10 +70,13 @@ bool mt_recw_owned(void)
     return mt_w.open && !mt_w.err && !mt_w.sealed && mt_w.pid == getpid();
 }
 
+/* A hook's, on the program's thread: the pass writes the file, holding
+ * mt_w.lock (core_nocancel.h). */
 bool mt_recw_drain_sync(void)
 {
     if (!mt_spin_trylock(&mt_w.lock))
         return false;
+    int cancel = mt_nocancel_begin();
     bool ok = mt_recw_owned() && mt_rec_on();
     if (ok) {
         int was = mt_in_hook_set(MT_IN_OWN);
@@ -80,6 +84,7 @@ bool mt_recw_drain_sync(void)
         mt_in_hook_restore(was);
     }
     mt_spin_unlock(&mt_w.lock);
+    mt_nocancel_end(cancel);
     return ok;
 }
 
@@ -125,6 +130,15 @@ static void idle_wait(void)
     atomic_store_explicit(&g_sleeping, false, memory_order_relaxed);
 }
 
+/* Busy for ns (MEMTOP_TEST_WRITER_SPIN_MS): runnable all along, on a core
+ * or waiting for one, as a writer that has work and a loaded machine. */
+static void spin_ns(uint64_t ns)
+{
+    for (uint64_t end = mt_mono_raw_ns(CLOCK_MONOTONIC) + ns;
+         mt_mono_raw_ns(CLOCK_MONOTONIC) < end;)
+        ;
+}
+
 /* The writer's loop: until told to stop or the session is over. */
 static void serve(void)
 {
@@ -144,8 +158,10 @@ static void serve(void)
         mt_spin_unlock(&mt_w.lock);
         if (!live)
             break;
-        if (MT_UNLIKELY(mt_g.cfg.test_writer_stall_ms)) /* tests: a writer starved of CPU */
+        if (MT_UNLIKELY(mt_g.cfg.test_writer_stall_ms)) /* tests: a writer that sleeps */
             mt_recw_sleep_ns(mt_g.cfg.test_writer_stall_ms * 1000000ull);
+        else if (MT_UNLIKELY(mt_g.cfg.test_writer_spin_ms)) /* tests: a writer that works */
+            spin_ns(mt_g.cfg.test_writer_spin_ms * 1000000ull);
         else if (!work)
             idle_wait();
     }
@@ -196,10 +212,14 @@ static void *writer_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     mt_world_exempt(true); /* a stop-the-world leaves this thread alone (alloc_stop.h) */
+    atomic_store_explicit(&mt_w.thread_tid, (int)syscall(SYS_gettid), memory_order_relaxed);
     do {
         if (!atomic_load_explicit(&mt_w.thread_stop, memory_order_acquire))
             serve();
     } while (!writer_leaves());
+    /* Relaxed: a hook that still sees this tid finds the thread gone (or
+     * another writer's), and mt_recw_worked says no. */
+    atomic_store_explicit(&mt_w.thread_tid, 0, memory_order_relaxed);
     mt_world_exempt(false);
     return NULL;
 }

@@ -95,6 +95,7 @@ typedef struct mt_recw {
     _Atomic uint64_t write_max_ns;
     _Atomic uint64_t write_since;           /* CLOCK_MONOTONIC ns a write(2) began; 0: none */
     _Atomic int write_tid;                  /* the thread making it */
+    _Atomic int thread_tid;                 /* the writer thread's; 0: none */
     uint64_t writer_run_ns, writer_wait_ns; /* its schedstat, once a second (lock held) */
     _Atomic bool thread_running;
     _Atomic bool thread_stop;
@@ -139,6 +140,18 @@ void mt_recw_note_write(uint64_t ns);
  * write(2) to the file that has lasted 100 ms, and slept inside writes
  * for at least half of the last 1-2 s.  now: CLOCK_MONOTONIC ns. */
 bool mt_recw_disk_behind(uint64_t now);
+/* Whether the writer thread works -- runs, or waits for a core -- rather
+ * than sleeps (record_disk.c): a hook at its buffer's bound waits longer
+ * for a writer that works (record_buffer.c).  A look at its schedstat
+ * (CLOCK_MONOTONIC ns, the writer's ns running or waiting for a core);
+ * mt_recw_worked: it worked at least half of the time since the look
+ * (false if unknown: no writer thread, or it changed). */
+typedef struct mt_recw_look {
+    uint64_t t, busy;
+    int tid;
+} mt_recw_look;
+void mt_recw_look_take(mt_recw_look *l, uint64_t now);
+bool mt_recw_worked(const mt_recw_look *l, uint64_t now);
 /* Wakes the writer thread if it sleeps (a ring is filling up). */
 void mt_recw_kick(void);
 

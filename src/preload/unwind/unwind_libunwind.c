@@ -27,6 +27,7 @@
 #include "core_state.h"
 #include "core_thread_state.h"
 #include "core_dlerror.h"
+#include "core_nocancel.h"
 
 #include <dlfcn.h>
 #include <libunwind.h>
@@ -304,15 +305,22 @@ void mt_libunwind_probe(void)
     mt_log(MT_LOG_DEBUG, "libunwind probed (its per-thread cache key exists)");
 }
 
+/* A hook's walk, on the program's thread: libunwind may read (its memory
+ * validation's pipe), msync or open files in it, cancellation points, and
+ * a cancel acted upon there would leave the walk counted for ever (every
+ * fork would then wait FORK_WAIT_NS): with the thread's cancellation
+ * disabled (core_nocancel.h). */
 uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated)
 {
     void *buf[MT_MAX_DEPTH + OWN_FRAMES_MAX + 1];
     int want = (int)depth + OWN_FRAMES_MAX + 1;
+    int cancel = mt_nocancel_begin();
     walk_enter();
     int n = !policy_ready()       ? 0
             : walk_step_by_step() ? step_backtrace(buf, want)
                                   : g_unw_backtrace(buf, want);
     walk_leave();
+    mt_nocancel_end(cancel);
     int i = 0;
     while (i < n && (uintptr_t)buf[i] >= mt_g.self_lo && (uintptr_t)buf[i] < mt_g.self_hi)
         i++;

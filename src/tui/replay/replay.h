@@ -122,7 +122,7 @@ bool mt_replay_disk_full(const mt_replay_info *in);
  * threshold at the cursor that die young are in no event), or "". */
 const char *mt_replay_inexact_text(const mt_replay *r, char *buf, size_t n);
 /* The recording's dropped events with their causes, "5 events dropped:
- * disk behind 3, writer starved (1 s wait) 2" (dat_reader.h's words), or
+ * disk behind 3, writer stalled (wait cap) 2" (dat_reader.h's words), or
  * "" when none was dropped. */
 const char *mt_replay_dropped_text(const mt_replay_info *in, char *buf, size_t n);
 /* The events dropped: the larger of TOTALS'/END's count and the LOST
