@@ -39,7 +39,8 @@ bool mt_patch_all(mt_patch *p, size_t n, bool whole);
 
 /* Loads the instruction decoder mt_patch_all needs (a dlopen: it waits
  * for the loader's lock), if it can; any thread, holding no memtop lock
- * (the allocator scan, before it takes its lock to patch).  x86-64. */
+ * (the allocator scan, before it takes its lock to patch).  Tried once:
+ * after a failure neither this nor mt_patch_all dlopens it again.  x86-64. */
 void mt_patch_load_decoder(void);
 
 /* One entry point an allocator's hooks can take over (alloc_mimalloc.c,
