@@ -81,13 +81,20 @@
 
 /* A reference to a library taken with dlopen(RTLD_NOLOAD) outside the
  * scan's lock (take_ref): while it is held the library is completely
- * loaded and cannot go away.  Kept by the scan that took it until that
- * scan releases the lock for the last time (release_refs). */
+ * loaded and cannot go away.  Kept by the scan that took it until the
+ * end of the pass that classified its module (release_classified), or of
+ * the scan (release_refs): meanwhile the program's last dlclose of that
+ * library does not unload it, the scan's own does, on the scan's thread.
+ * A fork child inherits the references of a scan its parent was running
+ * (the handles' counts are the loader's, in the child's copy of memory):
+ * nothing releases them, so the modules that were not pinned stay loaded
+ * in the child (those pinned do anyway). */
 typedef struct loaded_ref {
-    void *h;                 /* the handle; NULL: no such library in the default namespace */
+    void *h;                 /* the handle; NULL: dlopen found no such library by its name */
     uint64_t bias, lo;       /* the module it was taken for (at its listing) */
-    unsigned long long adds; /* dl_iterate_phdr's adds when it was taken */
+    unsigned long long adds; /* dl_iterate_phdr's adds before the dlopen that took it */
     bool pin;                /* classify pinned the module: NODELETE once the lock is released */
+    bool classified;         /* its module was classified: given back after this pass */
 } loaded_ref;
 
 #define REFS 8u
@@ -160,6 +167,11 @@ static struct {
      * outside the lock, read under it (seq_cst: note_gave_up); base: the
      * count when the last complete scan took the lock for its last time. */
     uint32_t giveups, giveups_base;
+    /* The handles the scans hold (take_ref to release_ref): a program's
+     * dlclose waits a little for them to be given back, so that its own is
+     * the last (mt_alloc_refs_wait).  Atomic: added to and taken from
+     * outside the lock (release after a dlclose, acquire by the waiter). */
+    uint32_t refs_out;
     module_ref batch[BATCH];
     struct {
         uint64_t bias, lo;
@@ -874,8 +886,13 @@ static bool allocator_free(const module_ref *m)
  * began: the program may have called it, through a pointer that dlsym
  * gave or by name, before memtop hooked it (mimalloc and a linked-in
  * jemalloc keep no count that would say how much).  Read after the hooks
- * are in (seq_cst, as the give-up's add): a give-up counted later came
- * after them, and its caller's calls were seen. */
+ * are in (seq_cst, as the give-up's add): a give-up this load does not
+ * see was counted after it, so after the hooks went in.  What makes that
+ * caller's later calls reach the hooks is not this ordering but the
+ * redirect's stop of the other threads (alloc_stop.c: each thread's
+ * handshake with the stopping one orders the rewritten code before
+ * whatever it runs next); the seq_cst pair only makes the count and the
+ * hooks agree on which give-ups came first. */
 static void note_gave_up(const module_ref *m, uint32_t from)
 {
     if (__atomic_load_n(&g_alloc.giveups, __ATOMIC_SEQ_CST) == g_alloc.giveups_base)
@@ -950,13 +967,18 @@ static bool scan_module(module_ref *m, scan_refs *refs)
             g_alloc.read.y = y;
             return false;
         }
-        /* Listed now, and nothing loaded since the reference found no library
-         * by its name: loaded, yet not where dlopen looks (another namespace,
-         * a relative name from another directory). */
+        /* Listed now, and nothing loaded since before the dlopen that found
+         * no library by its name (take_ref reads the count first: a dlopen
+         * that failed after mapping it and another that mapped it again
+         * meanwhile count as loads): loaded, yet dlopen does not find it
+         * by the name dl_iterate_phdr gives (a relative name from another
+         * directory, say).  (dl_iterate_phdr lists the caller's namespace
+         * only: not another namespace's modules.) */
         if (!r->h) {
             char note[MT_ALLOC_NOTE_MAX];
             snprintf(note, sizeof note,
-                     "allocator in %.64s not checked (not in the default namespace)",
+                     "allocator in %.64s not checked (listed, but dlopen does not find it by "
+                     "its name)",
                      base_name(m->path));
             add_entry(MT_ALLOC_KIND_OTHER, 0, NULL, m, m->path, note);
             return true;
@@ -965,6 +987,8 @@ static bool scan_module(module_ref *m, scan_refs *refs)
     }
     uint32_t from = g_alloc.found.count;
     classify(m, &y);
+    if (m->ref)
+        m->ref->classified = true;
     if (g_alloc.started) {
         note_unseen(m, from);
         note_gave_up(m, from);
@@ -1059,31 +1083,67 @@ static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t 
 #if defined(__x86_64__)
     mt_patch_load_decoder(); /* its dlopen too: the redirect will need it */
 #endif
-    r->h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    /* Before the dlopen: a library whose dlopen fails after mapping it
+     * (static TLS) may be mapped again at the same place by another
+     * thread's dlopen before this one returns; read after, the count would
+     * include that load, and scan_module would take the module found again
+     * for one dlopen cannot find by its name. */
     r->adds = mt_loaded_adds();
+    r->h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (r->h)
+        __atomic_fetch_add(&g_alloc.refs_out, 1, __ATOMIC_RELAXED);
     struct link_map *lm = NULL;
     if (r->h && (dlinfo(r->h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || (uint64_t)lm->l_addr != bias)) {
         dlclose(r->h); /* memtop's wrapper, inside memtop: passed on */
         r->h = NULL;
+        __atomic_fetch_sub(&g_alloc.refs_out, 1, __ATOMIC_RELEASE);
     }
     if (!r->h)
         mt_dl_forget_error();
 }
 
-/* Gives the references back, pinning the modules classify pinned (pin):
- * outside the scan's lock, as they were taken. */
-static void release_refs(scan_refs *refs)
+/* Gives one reference back, pinning its module first if classify pinned
+ * it (pin): outside the scan's lock, as it was taken.  If the pin fails,
+ * the reference is kept for good instead (never given back): the module
+ * may be hooked, and must not go away. */
+static void release_ref(loaded_ref *r)
 {
-    for (uint32_t i = 0; i < refs->n; i++) {
-        loaded_ref *r = &refs->r[i];
-        struct link_map *lm = NULL;
-        if (!r->h)
-            continue;
-        if (r->pin && dlinfo(r->h, RTLD_DI_LINKMAP, &lm) == 0 && lm &&
-            !dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
-            mt_dl_forget_error();
+    struct link_map *lm = NULL;
+    if (!r->h)
+        return;
+    if (r->pin && (dlinfo(r->h, RTLD_DI_LINKMAP, &lm) != 0 || !lm ||
+                   !dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))) {
+        mt_dl_forget_error();
+        mt_log(MT_LOG_WARN, "could not pin a hooked allocator's library: its reference is kept");
+    } else {
         dlclose(r->h);
     }
+    r->h = NULL;
+    __atomic_fetch_sub(&g_alloc.refs_out, 1, __ATOMIC_RELEASE);
+}
+
+/* Gives back the references whose modules the last pass classified, as
+ * soon as it ends, so that a program's last dlclose of such a library
+ * (one memtop did not hook: not pinned) unloads it on the program's
+ * thread, but in the short time between a listing and this release; the
+ * others are kept for the passes to come. */
+static void release_classified(scan_refs *refs)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < refs->n; i++) {
+        if (refs->r[i].classified)
+            release_ref(&refs->r[i]);
+        else
+            refs->r[kept++] = refs->r[i];
+    }
+    refs->n = kept;
+}
+
+/* Gives all the references back (the scan's end, or no room left). */
+static void release_refs(scan_refs *refs)
+{
+    for (uint32_t i = 0; i < refs->n; i++)
+        release_ref(&refs->r[i]);
     refs->n = 0;
 }
 
@@ -1162,6 +1222,7 @@ __attribute__((noinline)) static void scan(bool busy_ok)
             __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
         }
         mt_spin_unlock(&g_alloc.lock);
+        release_classified(&refs);
         if (!done) {
             if (refs.n == REFS && !ref_of(&refs, wait.bias, wait.lo))
                 release_refs(&refs);
@@ -1179,7 +1240,7 @@ void mt_alloc_scan(bool busy_ok)
     unsigned long long adds = mt_loaded_adds();
     if (__atomic_load_n(&g_alloc.nscanned, __ATOMIC_RELAXED) &&
         adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
-        return;    /* nothing loaded since the last scan ended (the common case: a cheap check) */
+        return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
     int cancel = mt_nocancel_begin();
     scan(busy_ok); /* not inlined: this check's frame stays small (every dlsym) */
     mt_nocancel_end(cancel);
@@ -1211,10 +1272,24 @@ uint32_t mt_alloc_inexact_count(void)
     return __atomic_load_n(&g_alloc.found.inexact, __ATOMIC_RELAXED);
 }
 
+void mt_alloc_refs_wait(void)
+{
+    for (int64_t waited = 0; __atomic_load_n(&g_alloc.refs_out, __ATOMIC_ACQUIRE);
+         waited += 100000) {
+        if (waited >= SCAN_PATIENCE_NS || mt_tls_dl_depth)
+            return;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 void mt_alloc_fork_child(void)
 {
     /* Only if a thread the child does not have held it: a page the child
-     * does not write is not copied. */
+     * does not write is not copied.  The references a parent's scan held
+     * are the child's for good (loaded_ref): not counted. */
     if (atomic_load_explicit(&g_alloc.lock.held, memory_order_relaxed))
         atomic_store_explicit(&g_alloc.lock.held, 0, memory_order_relaxed);
+    if (__atomic_load_n(&g_alloc.refs_out, __ATOMIC_RELAXED))
+        __atomic_store_n(&g_alloc.refs_out, 0, __ATOMIC_RELAXED);
 }

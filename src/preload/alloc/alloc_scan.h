@@ -29,6 +29,14 @@ void mt_alloc_publish(mt_shm_header *h);
  * TOTALS, docs/recording-format.md).  A relaxed read: any thread. */
 uint32_t mt_alloc_inexact_count(void);
 
+/* Before a program's dlclose: waits up to 100 ms (not at all inside
+ * dl_iterate_phdr) while a scan holds references it took with
+ * dlopen(RTLD_NOLOAD) (alloc_scan.c take_ref), so that the program's
+ * dlclose, not the scan's, is the last of a library memtop did not pin:
+ * its destructors then run on the program's thread, not on a scan's,
+ * where memtop does not see their frees.  One load when none is held. */
+void mt_alloc_refs_wait(void);
+
 /* In a fork child: a scan that another thread of the parent was running
  * is forgotten (its lock is released). */
 void mt_alloc_fork_child(void);
