@@ -83,8 +83,9 @@
  * scan's lock (take_ref): while it is held the library is completely
  * loaded and cannot go away.  Kept by the scan that took it until the
  * end of the pass that classified its module (release_classified), or of
- * the scan (release_refs): meanwhile the program's last dlclose of that
- * library does not unload it, the scan's own does, on the scan's thread.
+ * the scan (release_refs).  Meanwhile a program's last dlclose of that
+ * library would not unload it, the scan's would, on the scan's thread:
+ * so a program's dlclose first waits for them (mt_alloc_refs_wait).
  * A fork child inherits the references of a scan its parent was running
  * (the handles' counts are the loader's, in the child's copy of memory):
  * nothing releases them, so the modules that were not pinned stay loaded
@@ -573,7 +574,7 @@ static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
 
 /* A hooked allocator's module stays loaded for good: memtop's hooks jump
  * into its trampolines and the publisher calls its statistics.  (The
- * executable needs nothing.)  Done by release_refs, after the scan's lock
+ * executable needs nothing.)  Done by release_ref, after the scan's lock
  * is released: dlopen waits for the loader's lock, and the scan never
  * holds its own while it waits for that one (scan). */
 static void pin(const module_ref *m)
