@@ -17,8 +17,12 @@
  * with about 1 KiB of it left, less than a signal frame needs, after
  * giving itself an alternate signal stack (sigaltstack), as Rust's and
  * Go's threads have one: the stop's signal must be taken on that stack
- * (SA_ONSTACK), or the kernel kills the program with SIGSEGV.  Linked
- * with -z now: a lazy binding's resolver would need more stack too. */
+ * (SA_ONSTACK), or the kernel kills the program with SIGSEGV.  With
+ * argv[1] "waitdlsym", main waits 200 ms between its dlopen and its first
+ * dlsym (the publisher's poll finds libmimalloc first: the tests hold that
+ * scan with MEMTOP_TEST_SCAN_LOADER_WAIT_MS or MEMTOP_TEST_SCAN_HOLD_MS),
+ * and 2 s instead of 300 ms at the end.  Linked with -z now: a lazy
+ * binding's resolver would need more stack too. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -136,6 +140,7 @@ int main(int argc, char **argv)
 {
     int renamed = argc > 1 && strcmp(argv[1], "renamed") == 0;
     int small = argc > 1 && strcmp(argv[1], "smallstack") == 0;
+    int waitdlsym = argc > 1 && strcmp(argv[1], "waitdlsym") == 0;
     pthread_t th[4];
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -160,6 +165,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", dlerror());
         return 1;
     }
+    ts.tv_nsec = 200000000;
+    if (waitdlsym)
+        nanosleep(&ts, NULL);
     p_malloc = (void *(*)(size_t))dlsym(h, "mi_malloc");
     p_zalloc = (void *(*)(size_t))dlsym(h, "mi_zalloc");
     p_free = (void (*)(void *))dlsym(h, "mi_free");
@@ -171,6 +179,10 @@ int main(int argc, char **argv)
     }
     leak_late();
     ts.tv_nsec = 300000000;
+    if (waitdlsym) {
+        ts.tv_sec = 2;
+        ts.tv_nsec = 0;
+    }
     nanosleep(&ts, NULL);
     atomic_store_explicit(&stop, true, memory_order_release);
     pthread_kill(th[2], SIGUSR1);

@@ -19,7 +19,7 @@ import e2elib  # noqa: E402
 PROGRAMS = ("--bump", "--nopie", "--dlopen", "--own-lib", "--je-static", "--je-shared",
             "--je-fork", "--je-cpp", "--je-late", "--je-late-lib",
             "--jemalloc-pic", "--mimalloc", "--mi-dlsym", "--mi-late", "--mi-heap", "--mi-local",
-            "--mi-local-lib", "--mi-copy", "--mi-copy-late", "--mi-copy-lib", "--tcmalloc",
+            "--mi-local-lib", "--mi-ctor-lib", "--mi-copy", "--mi-copy-late", "--mi-copy-lib", "--tcmalloc",
             "--tcmalloc-shared")
 
 

@@ -18,7 +18,7 @@ its entry points redirected ("how": "redirect": loaded after start, so
 with memtop's other threads stopped, alloc_stop.c).
 And the allocator scan must not call into a library that another thread's
 dlopen has mapped but not relocated yet (it crashed the program in
-libjemalloc's mallctl, src/preload/alloc/alloc_scan.c fully_loaded): eight
+libjemalloc's mallctl; src/preload/alloc/alloc_scan.c take_ref): eight
 runs that load libjemalloc while the publisher polls must succeed.
 The loader's static TLS reserve is raised (GLIBC_TUNABLES) because
 libjemalloc uses initial-exec TLS, which dlopen refuses otherwise.

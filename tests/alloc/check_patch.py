@@ -31,7 +31,14 @@ memtop exempts its own threads by thread id, not by name; the thread's
 nap is interrupted by the stop (EINTR) as a plain sleeper's is.  A thread
 sleeping on a small stack with an alternate signal stack (alloc_mi_late
 smallstack) takes the stop's signal on that stack (SA_ONSTACK) instead of
-being killed by a signal frame that does not fit its stack.
+being killed by a signal frame that does not fit its stack.  A dlsym
+right after the dlopen while the publisher's scan of that libmimalloc waits
+for the loader's lock (held there with MEMTOP_TEST_SCAN_LOADER_WAIT_MS)
+returns only after the redirect: exact, every call seen (it gave up on the
+scan, and the program called libmimalloc unseen while the snapshot said
+exact).  One whose wait for the scan runs out (the publisher's scan holds
+its lock, MEMTOP_TEST_SCAN_HOLD_MS) makes mimalloc NOT exact, saying why,
+and --strict fail.
 """
 
 import os
@@ -133,12 +140,19 @@ def tc_throw(ctx, prog):
           (per, TC_LEAKS, where))
 
 
-def mi_late(ctx, prog, mode=None):
-    out = ctx.path("mi_late%s.json" % (mode or ""))
+def run_mi_late(ctx, prog, mode, env):
+    """memtop --export --strict -- alloc_mi_late [mode], with env added:
+    (the process, the snapshot, a description of the run)."""
+    out = ctx.path("mi_late%s%s.json" % (mode or "", "".join(sorted(env or {}))))
     cmd = [ctx.args.memtop, "--export", out, "--strict", "--"] + [prog] + ([mode] if mode else [])
-    proc = e2elib.run(cmd, ctx.env)
-    where = "%s\n%s" % (e2elib.show_cmd(cmd), e2elib.describe(proc))
-    snap = e2elib.load_json(out)
+    proc = e2elib.run(cmd, dict(ctx.env, **(env or {})))
+    where = "%s %s\n%s" % (" ".join("%s=%s" % kv for kv in sorted((env or {}).items())),
+                          e2elib.show_cmd(cmd), e2elib.describe(proc))
+    return proc, e2elib.load_json(out), where
+
+
+def mi_late(ctx, prog, mode=None, env=None):
+    proc, snap, where = run_mi_late(ctx, prog, mode, env)
     health = snap["health"]
     check(proc.stdout == "loaded\n", "the program changed: " + where)
     check(proc.returncode == 0 and health["exact"] is True,
@@ -148,6 +162,25 @@ def mi_late(ctx, prog, mode=None):
     check(per == {"leak_late": 1000}, "live bytes per function %r, expected leak_late 1000 and "
           "nothing of main's mi_malloc/mi_zalloc/mi_free loop\n%s" % (per, where))
     alloclib.check_nothing_missed(health, where)
+
+
+def mi_late_gave_up(ctx, prog):
+    """The program's dlsym waits 100 ms for a scan that holds its lock for
+    longer (the test knob), then goes on: libmimalloc's calls until the
+    publisher's scan redirects it are not seen, and the snapshot says so."""
+    proc, snap, where = run_mi_late(ctx, prog, "waitdlsym", {"MEMTOP_TEST_SCAN_HOLD_MS": "1000"})
+    health = snap["health"]
+    reason = "mimalloc in libmimalloc.so.2: calls before memtop hooked it were not seen"
+    check(proc.stdout == "loaded\n", "the program changed: " + where)
+    check(health["exact"] is False and reason in (health.get("not_exact") or ""),
+          "a dlsym that gave up on the scan: health.not_exact %r does not say %r\n%s" %
+          (health.get("not_exact"), reason, where))
+    mi = [a for a in health["allocators"] if a["kind"] == "mimalloc"]
+    check(len(mi) == 1 and mi[0]["hooked"] and mi[0]["exact"] is False and
+          reason in (mi[0]["note"] or ""), "mimalloc's entry: %r\n%s" % (mi, where))
+    check(proc.returncode != 0, "--strict passed on a snapshot that is not exact\n" + where)
+    check(reason in proc.stderr, "--strict or the target's log did not say %r\n%s" %
+          (reason, where))
 
 
 def mi_late_renamed(ctx, prog):
@@ -179,6 +212,10 @@ def test():
     mi_late(ctx, mine.mi_late)
     mi_late_renamed(ctx, mine.mi_late)
     mi_late(ctx, mine.mi_late, "smallstack")
+    # the publisher's scan of libmimalloc waits for the loader's lock while
+    # the program calls dlsym: that dlsym must wait for the redirect
+    mi_late(ctx, mine.mi_late, "waitdlsym", {"MEMTOP_TEST_SCAN_LOADER_WAIT_MS": "600"})
+    mi_late_gave_up(ctx, mine.mi_late)
 
 
 if __name__ == "__main__":

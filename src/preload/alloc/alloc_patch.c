@@ -55,7 +55,17 @@
 static const uint8_t endbr64[ENDBR_LEN] = {0xf3, 0x0f, 0x1e, 0xfa};
 
 /* Zydis, loaded only when there is something to patch: a target with no
- * allocator to redirect does not carry it. */
+ * allocator to redirect does not carry it.  Loaded by the allocator scan
+ * outside its lock (mt_patch_load_decoder: dlopen takes the loader's
+ * lock), or here under it when the scan took no reference first (the
+ * executable's allocator); by two threads at once, maybe: each looks the
+ * same functions up and stores them (relaxed atomics: identical values),
+ * then zy_state = 2 (release; read with acquire before the functions).
+ * No thread ever waits for another's stores, so a fork child whose parent
+ * forked in the middle of them does not either: it loads them itself.
+ * zy_state 3: the first attempt failed (no such library, or not these
+ * functions); none is made after it, so the scan never dlopens it again
+ * under its lock. */
 static struct {
     ZyanStatus (*init)(ZydisDecoder *, ZydisMachineMode, ZydisStackWidth);
     ZyanStatus (*decode)(const ZydisDecoder *, const void *, ZyanUSize, ZydisDecodedInstruction *,
@@ -64,24 +74,40 @@ static struct {
                            ZyanU64 *);
     const char *(*mnemonic)(ZydisMnemonic);
 } zy;
+enum { ZY_UNTRIED = 0, ZY_SET = 2, ZY_ABSENT = 3 };
+static int zy_state;
+
+/* One of zy's functions, after zy_load returned true (relaxed: see zy). */
+#define ZY(f) __atomic_load_n(&zy.f, __ATOMIC_RELAXED)
 
 static bool zy_load(void)
 {
-    if (zy.mnemonic)
-        return true;
+    int state = __atomic_load_n(&zy_state, __ATOMIC_ACQUIRE);
+    if (state != ZY_UNTRIED)
+        return state == ZY_SET;
     void *h = dlopen(MT_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
+    void *init = h ? dlsym(h, "ZydisDecoderInit") : NULL;
+    void *decode = h ? dlsym(h, "ZydisDecoderDecodeFull") : NULL;
+    void *calc_abs = h ? dlsym(h, "ZydisCalcAbsoluteAddress") : NULL;
+    void *mnemonic = h ? dlsym(h, "ZydisMnemonicGetString") : NULL;
+    if (!init || !decode || !calc_abs || !mnemonic) {
         mt_dl_forget_error();
+        int untried = ZY_UNTRIED; /* a thread that loaded it meanwhile wins */
+        __atomic_compare_exchange_n(&zy_state, &untried, ZY_ABSENT, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
         return false;
     }
-    *(void **)&zy.init = dlsym(h, "ZydisDecoderInit");
-    *(void **)&zy.decode = dlsym(h, "ZydisDecoderDecodeFull");
-    *(void **)&zy.calc_abs = dlsym(h, "ZydisCalcAbsoluteAddress");
-    *(void **)&zy.mnemonic = dlsym(h, "ZydisMnemonicGetString");
-    if (zy.init && zy.decode && zy.calc_abs && zy.mnemonic)
-        return true;
-    zy.mnemonic = NULL;
-    return false;
+    __atomic_store_n((void **)&zy.init, init, __ATOMIC_RELAXED);
+    __atomic_store_n((void **)&zy.decode, decode, __ATOMIC_RELAXED);
+    __atomic_store_n((void **)&zy.calc_abs, calc_abs, __ATOMIC_RELAXED);
+    __atomic_store_n((void **)&zy.mnemonic, mnemonic, __ATOMIC_RELAXED);
+    __atomic_store_n(&zy_state, ZY_SET, __ATOMIC_RELEASE);
+    return true;
+}
+
+void mt_patch_load_decoder(void)
+{
+    (void)zy_load();
 }
 
 static bool fits32(int64_t v)
@@ -98,7 +124,7 @@ static void put32(uint8_t *at, int64_t v)
 static bool decode(const ZydisDecoder *d, uint64_t at, uint64_t end, ZydisDecodedInstruction *in,
                    ZydisDecodedOperand *ops)
 {
-    return ZYAN_SUCCESS(zy.decode(d, (const void *)(uintptr_t)at, end - at, in, ops));
+    return ZYAN_SUCCESS(ZY(decode)(d, (const void *)(uintptr_t)at, end - at, in, ops));
 }
 
 /* The target of a relative branch (rel8/rel32 immediate), or 0. */
@@ -110,7 +136,7 @@ static uint64_t branch_target(const ZydisDecodedInstruction *in, const ZydisDeco
     for (unsigned i = 0; i < in->operand_count_visible; i++) {
         uint64_t t;
         if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[i].imm.is_relative &&
-            ZYAN_SUCCESS(zy.calc_abs(in, &ops[i], at, &t)))
+            ZYAN_SUCCESS(ZY(calc_abs)(in, &ops[i], at, &t)))
             return t;
     }
     return 0;
@@ -161,7 +187,7 @@ static bool relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperan
     uint64_t t = branch_target(in, ops, at);
     if (!t || (t >= from && t < to)) {
         snprintf(why, cap, "a displaced relative instruction cannot be moved (%s)",
-                 zy.mnemonic(in->mnemonic));
+                 ZY(mnemonic)(in->mnemonic));
         return false;
     }
     uint8_t op = src[0];
@@ -181,7 +207,7 @@ static bool relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperan
         *len = 6;
     } else {
         snprintf(why, cap, "a displaced short branch cannot be moved (%s)",
-                 zy.mnemonic(in->mnemonic));
+                 ZY(mnemonic)(in->mnemonic));
         return false;
     }
     int64_t rel = (int64_t)(t - (dst + *len));
@@ -390,10 +416,10 @@ bool mt_patch_all(mt_patch *p, size_t n, bool whole)
         return false;
     ZydisDecoder d;
     if (!zy_load() ||
-        !ZYAN_SUCCESS(zy.init(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
-        for (size_t i = 0; i < n; i++)
-            snprintf(p[i].why, sizeof p[i].why, "cannot load %s", MT_ZYDIS_SONAME);
-        refuse_all(p, n, p[0].why);
+        !ZYAN_SUCCESS(ZY(init)(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
+        char why[sizeof p->why];
+        snprintf(why, sizeof why, "cannot load %s", MT_ZYDIS_SONAME);
+        refuse_all(p, n, why);
         return false;
     }
     uint64_t lo = UINT64_MAX, hi = 0;

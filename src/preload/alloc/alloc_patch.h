@@ -37,6 +37,12 @@ typedef struct mt_patch {
  * one module.  No allocation. */
 bool mt_patch_all(mt_patch *p, size_t n, bool whole);
 
+/* Loads the instruction decoder mt_patch_all needs (a dlopen: it waits
+ * for the loader's lock), if it can; any thread, holding no memtop lock
+ * (the allocator scan, before it takes its lock to patch).  Tried once:
+ * after a failure neither this nor mt_patch_all dlopens it again.  x86-64. */
+void mt_patch_load_decoder(void);
+
 /* One entry point an allocator's hooks can take over (alloc_mimalloc.c,
  * alloc_tcmalloc.c each have a table of them): its name, memtop's hook,
  * and the slot where the hook finds the original (the trampoline). */

@@ -57,11 +57,13 @@
 #include "core_dlerror.h"
 #include "core_procinfo.h"
 #include "core_state.h"
+#include "core_thread_state.h"
 #include "hook_loaded_sym.h"
 #include "hook_real_alloc.h"
 #include "core_spinlock.h"
 #include "unwind_libunwind.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
@@ -75,10 +77,37 @@
 #define PREFIXES 8u       /* jemalloc prefix candidates per module */
 #define PREFIX_MAX 15u
 #define SCAN_PATIENCE_NS 100000000 /* a dlsym or dlclose waits for a running scan */
+#define SCAN_PASSES 64u /* holds of the scan's lock per scan (a reference taken between two) */
+
+/* A reference to a library taken with dlopen(RTLD_NOLOAD) outside the
+ * scan's lock (take_ref): while it is held the library is completely
+ * loaded and cannot go away.  Kept by the scan that took it until the
+ * end of the pass that classified its module (release_classified), or of
+ * the scan (release_refs).  Meanwhile a program's last dlclose of that
+ * library would not unload it, the scan's would, on the scan's thread:
+ * so a program's dlclose first waits for them (mt_alloc_refs_wait).
+ * A fork child inherits the references of a scan its parent was running
+ * (the handles' counts are the loader's, in the child's copy of memory):
+ * nothing releases them, so the modules that were not pinned stay loaded
+ * in the child (those pinned do anyway). */
+typedef struct loaded_ref {
+    void *h;                 /* the handle; NULL: dlopen found no such library by its name */
+    uint64_t bias, lo;       /* the module it was taken for (at its listing) */
+    unsigned long long adds; /* dl_iterate_phdr's adds before the dlopen that took it */
+    bool pin;                /* classify pinned the module: NODELETE once the lock is released */
+    bool classified;         /* its module was classified: given back after this pass */
+} loaded_ref;
+
+#define REFS 8u
+typedef struct scan_refs {
+    uint32_t n;
+    loaded_ref r[REFS];
+} scan_refs;
 
 typedef struct module_ref {
     uint64_t bias, lo, hi;
     bool exe;
+    loaded_ref *ref; /* what shows it loaded (scan_module), NULL for the executable */
     char path[MT_PATH_MAX];
 } module_ref;
 
@@ -126,14 +155,24 @@ static struct {
     uint32_t seq; /* the header's seqlock word, our own copy (never read back) */
     bool resolve_checked;
     bool batch_full;
-    bool loader_wait; /* the scan waits for the loader's lock (fully_loaded); a hint: relaxed */
-    bool started;     /* the first scan has ended: what a scan finds now was loaded late (a hint
-                         read unlocked by the publisher: relaxed) */
+    bool publisher; /* the scan running is the publisher's poll (the test knobs') */
+    bool started;   /* the first scan has ended: what a scan finds now was loaded late (a hint
+                       read unlocked by the publisher: relaxed) */
     uint32_t nscanned;
     uint32_t nbatch;
     uint64_t self_lo, self_hi;
     unsigned long long adds;   /* dlpi_adds when the last scan ended (release: its patches done) */
     unsigned long long listed; /* dlpi_adds seen by the listing of the scan running */
+    /* Scans that a dlsym or dlclose did not wait for (lock_within): the
+     * program may call into a library before memtop hooks it.  Added to
+     * outside the lock, read under it (seq_cst: note_gave_up); base: the
+     * count when the last complete scan took the lock for its last time. */
+    uint32_t giveups, giveups_base;
+    /* The handles the scans hold (take_ref to release_ref): a program's
+     * dlclose waits a little for them to be given back, so that its own is
+     * the last (mt_alloc_refs_wait).  Atomic: added to and taken from
+     * outside the lock (release after a dlclose, acquire by the waiter). */
+    uint32_t refs_out;
     module_ref batch[BATCH];
     struct {
         uint64_t bias, lo;
@@ -143,6 +182,12 @@ static struct {
         uint64_t lo, hi;
     } where[MT_ALLOC_MAX]; /* the module of found.a[i] */
     char mi_owner[64];     /* the module whose mimalloc has memtop's mi_* slots; "": none yet */
+    struct {               /* the symbols of the module a scan left to wait for the loader */
+        bool valid;
+        uint64_t bias, lo;
+        char path[MT_PATH_MAX];
+        mod_syms y;
+    } read;
 } g_alloc;
 
 /* ---- listing the modules ---- */
@@ -529,13 +574,13 @@ static void jemalloc_trim(const module_ref *m, const jcand *c, mt_trim *tr)
 
 /* A hooked allocator's module stays loaded for good: memtop's hooks jump
  * into its trampolines and the publisher calls its statistics.  (The
- * executable needs nothing; dlopen with RTLD_NOLOAD only marks a library
- * already loaded.) */
+ * executable needs nothing.)  Done by release_ref, after the scan's lock
+ * is released: dlopen waits for the loader's lock, and the scan never
+ * holds its own while it waits for that one (scan). */
 static void pin(const module_ref *m)
 {
-    if (!m->exe)
-        if (!dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))
-            mt_dl_forget_error();
+    if (m->ref)
+        m->ref->pin = true;
 }
 
 /* Redirects a jemalloc's entry points (alloc_je_redirect.c) unless told
@@ -772,43 +817,6 @@ static bool calls_into(const mod_syms *y)
     return (y->mi_malloc && y->mi_free) || y->tc_malloc;
 }
 
-/* Whether m is completely loaded.  dl_iterate_phdr lists a library from
- * the moment it is mapped, before its relocations, while another thread's
- * dlopen runs -- and until that dlopen fails, if it does (libjemalloc's
- * "cannot allocate memory in static TLS block"): a call into it then
- * jumps through an unrelocated GOT.  dlopen with RTLD_NOLOAD waits for the
- * loader's lock, which that dlopen holds to its end, and finds the library
- * only if it stayed; a scan on the thread running the dlopen (a dlsym in
- * a constructor) takes the lock recursively, after the relocations.  The
- * reference taken is given back (dlclose: the thread is inside memtop, so
- * memtop's wrapper passes it on). */
-static bool fully_loaded(const module_ref *m)
-{
-    if (m->exe)
-        return true;
-    __atomic_store_n(&g_alloc.loader_wait, true, __ATOMIC_RELAXED);
-    void *h = dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD);
-    __atomic_store_n(&g_alloc.loader_wait, false, __ATOMIC_RELAXED);
-    if (h)
-        dlclose(h);
-    else
-        mt_dl_forget_error();
-    return h != NULL;
-}
-
-static int find_bias(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    return (uint64_t)info->dlpi_addr == *(const uint64_t *)arg;
-}
-
-/* Whether a module is still listed at m's place. */
-static bool still_listed(const module_ref *m)
-{
-    uint64_t bias = m->bias;
-    return dl_iterate_phdr(find_bias, &bias) != 0;
-}
-
 /* A module that went away before it was scanned: a later load at the same
  * place is another module. */
 static void forget(const module_ref *m)
@@ -874,34 +882,119 @@ static bool allocator_free(const module_ref *m)
            (strncmp(b, "liblzma.so", 10) == 0 && in_module(m, mt_elf_lzma_entry()));
 }
 
-static void scan_module(module_ref *m)
+/* An allocator hooked late (as note_unseen) while a dlsym or dlclose had
+ * not waited for the scans (lock_within) since the last complete scan
+ * began: the program may have called it, through a pointer that dlsym
+ * gave or by name, before memtop hooked it (mimalloc and a linked-in
+ * jemalloc keep no count that would say how much).  Read after the hooks
+ * are in (seq_cst, as the give-up's add): a give-up this load does not
+ * see was counted after it, so after the hooks went in.  What makes that
+ * caller's later calls reach the hooks is not this ordering but the
+ * redirect's stop of the other threads (alloc_stop.c: each thread's
+ * handshake with the stopping one orders the rewritten code before
+ * whatever it runs next); the seq_cst pair only makes the count and the
+ * hooks agree on which give-ups came first. */
+static void note_gave_up(const module_ref *m, uint32_t from)
+{
+    if (__atomic_load_n(&g_alloc.giveups, __ATOMIC_SEQ_CST) == g_alloc.giveups_base)
+        return;
+    for (uint32_t i = from; i < g_alloc.found.count; i++) {
+        mt_shm_allocator *a = &g_alloc.found.a[i];
+        if (!(a->flags & MT_ALLOC_HOOKED) || (a->flags & MT_ALLOC_INEXACT))
+            continue;
+        char pre[PREFIX_MAX + 4] = "";
+        if (a->prefix[0])
+            snprintf(pre, sizeof pre, " (%s)", a->prefix);
+        snprintf(a->note, sizeof a->note,
+                 "%s%s in %.96s: calls before memtop hooked it were not seen", kind_name(a->kind),
+                 pre, base_name(m->path));
+        a->flags |= MT_ALLOC_INEXACT;
+        MT_HINT_SET(g_alloc.found.inexact, g_alloc.found.inexact + 1);
+        mt_log(MT_LOG_WARN, "NOT exact: %s (a dlsym or dlclose did not wait for the scan)",
+               a->note);
+    }
+}
+
+/* The reference this scan took for the module at (bias, lo), if any. */
+static loaded_ref *ref_of(scan_refs *refs, uint64_t bias, uint64_t lo)
+{
+    for (uint32_t i = 0; i < refs->n; i++)
+        if (refs->r[i].bias == bias && refs->r[i].lo == lo)
+            return &refs->r[i];
+    return NULL;
+}
+
+/* m's symbols: those read before the scan left m to wait for the loader
+ * (g_alloc.read), else from its file.  False: nothing to read. */
+static bool read_syms(const module_ref *m, mod_syms *y)
+{
+    if (g_alloc.read.valid && g_alloc.read.bias == m->bias && g_alloc.read.lo == m->lo &&
+        strcmp(g_alloc.read.path, m->path) == 0) {
+        g_alloc.read.valid = false;
+        *y = g_alloc.read.y;
+        return true;
+    }
+    memset(y, 0, sizeof *y);
+    return mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, y);
+}
+
+/* Scans one module; false: memtop would call into it (classify), and no
+ * reference of this scan shows it completely loaded yet.  dl_iterate_phdr
+ * lists a library from the moment it is mapped, before its relocations,
+ * while another thread's dlopen runs -- and until that dlopen fails, if it
+ * does (libjemalloc's "cannot allocate memory in static TLS block"): a
+ * call into it then jumps through an unrelocated GOT.  The caller then
+ * takes a reference with dlopen(RTLD_NOLOAD) outside the scan's lock
+ * (take_ref), which waits for the loader's lock, and scans m again. */
+static bool scan_module(module_ref *m, scan_refs *refs)
 {
     if (allocator_free(m))
-        return;
+        return true;
     mod_syms y;
-    memset(&y, 0, sizeof y);
-    if (!mt_elf_each_func(m->exe ? "/proc/self/exe" : m->path, m->bias, on_sym, &y))
-        return;
+    if (!read_syms(m, &y))
+        return true;
     if (!calls_into(&y) && !y.malloc_def && !y.pymalloc)
-        return; /* nothing classify would report */
+        return true; /* nothing classify would report */
     if (m->exe)
         mt_proc_exe(m->path, sizeof m->path);
-    if (calls_into(&y) && !fully_loaded(m)) {
-        if (still_listed(m)) { /* loaded, yet not in the default namespace: dlmopen */
+    m->ref = NULL;
+    if (calls_into(&y) && !m->exe) {
+        loaded_ref *r = ref_of(refs, m->bias, m->lo);
+        if (!r || (!r->h && r->adds != g_alloc.listed)) { /* none; or taken before a load */
+            g_alloc.read.valid = true;
+            g_alloc.read.bias = m->bias;
+            g_alloc.read.lo = m->lo;
+            memcpy(g_alloc.read.path, m->path, sizeof m->path);
+            g_alloc.read.y = y;
+            return false;
+        }
+        /* Listed now, and nothing loaded since before the dlopen that found
+         * no library by its name (take_ref reads the count first: a dlopen
+         * that failed after mapping it and another that mapped it again
+         * meanwhile count as loads): loaded, yet dlopen does not find it
+         * by the name dl_iterate_phdr gives (a relative name from another
+         * directory, say).  (dl_iterate_phdr lists the caller's namespace
+         * only: not another namespace's modules.) */
+        if (!r->h) {
             char note[MT_ALLOC_NOTE_MAX];
             snprintf(note, sizeof note,
-                     "allocator in %.64s not checked (not in the default namespace)",
+                     "allocator in %.64s not checked (listed, but dlopen does not find it by "
+                     "its name)",
                      base_name(m->path));
             add_entry(MT_ALLOC_KIND_OTHER, 0, NULL, m, m->path, note);
-            return;
+            return true;
         }
-        forget(m); /* its dlopen failed: gone */
-        return;
+        m->ref = r;
     }
     uint32_t from = g_alloc.found.count;
     classify(m, &y);
-    if (g_alloc.started)
+    if (m->ref)
+        m->ref->classified = true;
+    if (g_alloc.started) {
         note_unseen(m, from);
+        note_gave_up(m, from);
+    }
+    return true;
 }
 
 /* malloc must resolve to memtop's hook, or into an allocator memtop
@@ -943,13 +1036,17 @@ static void check_resolution(void)
 }
 
 /* Takes the scan's lock unless another thread holds it for longer than
- * ns (it may be waiting for the loader's lock, which our caller may hold). */
+ * ns.  No scan waits for the loader's lock while it holds this one
+ * (scan), so a caller inside a dlopen's constructors (which holds
+ * the loader's lock) is not what the patience is for; it bounds what
+ * remains: a scan that takes long (a big module's symbols, a stop of the
+ * other threads), the first scan's dlsym and dladdr (check_resolution).
+ * A caller inside dl_iterate_phdr does not wait at all: the holder's
+ * listing waits for the lock that caller holds. */
 static bool lock_within(int64_t ns)
 {
     for (int64_t waited = 0; !mt_spin_trylock(&g_alloc.lock); waited += 100000) {
-        /* the holder waits for the loader's lock: our caller (a dlsym or
-         * dlclose inside a dlopen's constructors) may hold it to its end */
-        if (waited >= ns || __atomic_load_n(&g_alloc.loader_wait, __ATOMIC_RELAXED))
+        if (waited >= ns || mt_tls_dl_depth)
             return false;
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
@@ -957,54 +1054,185 @@ static bool lock_within(int64_t ns)
     return true;
 }
 
-/* Waits for a dlopen or dlclose running in another thread to end (dlopen
- * with RTLD_NOLOAD of libmemtop.so itself takes the loader's lock), before
- * the publisher takes the scan's lock: a scan that held it while waiting
- * for the loader's lock (fully_loaded) made the program's dlsym right
- * after its dlopen give up on the scan (lock_within: loader_wait), and the
- * program called into the new library before memtop had hooked it. */
-static void loader_barrier(void)
+/* Sleeps ms milliseconds (the test knobs: core_config.h). */
+static void test_nap(uint32_t ms)
 {
-    Dl_info di;
-    if (!dladdr((const void *)(uintptr_t)loader_barrier, &di) || !di.dli_fname)
-        return;
-    void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    if (h)
-        dlclose(h); /* memtop's wrapper, inside memtop: passed on */
-    else
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* Takes a reference to the library listed at (bias, lo) by its path, outside the
+ * scan's lock: dlopen with RTLD_NOLOAD waits for the loader's lock, which
+ * a dlopen in another thread holds to its end -- or takes it at once,
+ * recursively, on the thread running that dlopen (a dlsym in a
+ * constructor: after the relocations).  A handle whose library is not the
+ * one at m's place (another found by that name) is given back.  The
+ * decoder that redirecting the module's entry points needs is loaded here
+ * too, for the same reason. */
+static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t lo, bool publisher)
+{
+    loaded_ref *r = ref_of(refs, bias, lo); /* one that found nothing, before a load: again */
+    if (!r)
+        r = &refs->r[refs->n++];
+    assert(!r->h); /* a handle shows the module loaded: scan_module never waits again */
+    memset(r, 0, sizeof *r);
+    r->bias = bias;
+    r->lo = lo;
+    if (publisher && mt_g.cfg.test_scan_loader_wait_ms)
+        test_nap(mt_g.cfg.test_scan_loader_wait_ms);
+#if defined(__x86_64__)
+    mt_patch_load_decoder(); /* its dlopen too: the redirect will need it */
+#endif
+    /* Before the dlopen: a library whose dlopen fails after mapping it
+     * (static TLS) may be mapped again at the same place by another
+     * thread's dlopen before this one returns; read after, the count would
+     * include that load, and scan_module would take the module found again
+     * for one dlopen cannot find by its name. */
+    r->adds = mt_loaded_adds();
+    r->h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (r->h)
+        __atomic_fetch_add(&g_alloc.refs_out, 1, __ATOMIC_RELAXED);
+    struct link_map *lm = NULL;
+    if (r->h && (dlinfo(r->h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || (uint64_t)lm->l_addr != bias)) {
+        dlclose(r->h); /* memtop's wrapper, inside memtop: passed on */
+        r->h = NULL;
+        __atomic_fetch_sub(&g_alloc.refs_out, 1, __ATOMIC_RELEASE);
+    }
+    if (!r->h)
         mt_dl_forget_error();
 }
 
-/* The scan proper: on the thread of a dlsym or dlclose, of the first hook
- * or the publisher.  It waits (nanosleep), reads modules (open, close) and
- * may stop the world, holding the scan's lock: with the thread's
- * cancellation disabled (core_nocancel.h). */
-static void scan_new(bool busy_ok)
+/* Gives one reference back, pinning its module first if classify pinned
+ * it (pin): outside the scan's lock, as it was taken.  If the pin fails,
+ * the reference is kept for good instead (never given back): the module
+ * may be hooked, and must not go away. */
+static void release_ref(loaded_ref *r)
 {
-    void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
-    if (!busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED))
-        loader_barrier(); /* the publisher (the first scan may run inside a dlopen) */
-    if (busy_ok) {
-        if (!lock_within(SCAN_PATIENCE_NS)) {
-            mt_dl_error_restore(program_error);
-            return; /* that scan, or the publisher's next poll, sees the new modules */
-        }
+    struct link_map *lm = NULL;
+    if (!r->h)
+        return;
+    if (r->pin && (dlinfo(r->h, RTLD_DI_LINKMAP, &lm) != 0 || !lm ||
+                   !dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE))) {
+        mt_dl_forget_error();
+        mt_log(MT_LOG_WARN, "could not pin a hooked allocator's library: its reference is kept");
     } else {
-        mt_spin_lock(&g_alloc.lock);
+        dlclose(r->h);
     }
+    r->h = NULL;
+    __atomic_fetch_sub(&g_alloc.refs_out, 1, __ATOMIC_RELEASE);
+}
+
+/* Gives back the references whose modules the last pass classified, as
+ * soon as it ends, so that a program's last dlclose of such a library
+ * (one memtop did not hook: not pinned) unloads it on the program's
+ * thread, but in the short time between a listing and this release; the
+ * others are kept for the passes to come. */
+static void release_classified(scan_refs *refs)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < refs->n; i++) {
+        if (refs->r[i].classified)
+            release_ref(&refs->r[i]);
+        else
+            refs->r[kept++] = refs->r[i];
+    }
+    refs->n = kept;
+}
+
+/* Gives all the references back (the scan's end, or no room left). */
+static void release_refs(scan_refs *refs)
+{
+    for (uint32_t i = 0; i < refs->n; i++)
+        release_ref(&refs->r[i]);
+    refs->n = 0;
+}
+
+/* One hold of the scan's lock: lists the modules not scanned yet and
+ * scans them, until one must wait for the loader (scan_module); that one
+ * and the rest of its batch are forgotten, to be listed again.  Returns
+ * false and sets *wait to that module then.  first: the scan's first hold
+ * (MEMTOP_TEST_SCAN_HOLD_MS holds the publisher's there). */
+static bool scan_pass(scan_refs *refs, module_ref *wait, bool first)
+{
     do {
         g_alloc.nbatch = 0;
         g_alloc.batch_full = false;
         dl_iterate_phdr(list_new, NULL);
+        if (first && g_alloc.publisher && g_alloc.nbatch && mt_g.cfg.test_scan_hold_ms)
+            test_nap(mt_g.cfg.test_scan_hold_ms);
         for (uint32_t i = 0; i < g_alloc.nbatch; i++)
-            scan_module(&g_alloc.batch[i]);
+            if (!scan_module(&g_alloc.batch[i], refs)) {
+                *wait = g_alloc.batch[i];
+                for (uint32_t j = i; j < g_alloc.nbatch; j++)
+                    forget(&g_alloc.batch[j]);
+                return false;
+            }
     } while (g_alloc.batch_full);
-    check_resolution();
-    MT_HINT_SET(g_alloc.started, true);
-    /* Only now: a dlsym that finds nothing new must not return while a scan
-     * it raced with is still redirecting the new library's entry points. */
-    __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
-    mt_spin_unlock(&g_alloc.lock);
+    return true;
+}
+
+/* A dlsym or dlclose that goes on without the scan: counted, so that an
+ * allocator the next scans hook late says its calls until then were not
+ * seen (note_gave_up).  seq_cst: see there. */
+static void gave_up(void)
+{
+    __atomic_fetch_add(&g_alloc.giveups, 1, __ATOMIC_SEQ_CST);
+    mt_log(MT_LOG_INFO, "a dlsym or dlclose did not wait for the allocator scan");
+}
+
+/* The scan never waits for the loader's lock while it holds its own: a
+ * dlsym called right after a dlopen returned (which does not hold the
+ * loader's lock) then always waits for a scan running in another thread
+ * and returns only after the new library's allocator is hooked, while a
+ * dlsym or dlclose called inside a dlopen's constructors (which does) is
+ * not made to wait for a scan that waits for it.  A module that must be
+ * shown loaded first (scan_module) is forgotten, the lock released, a
+ * reference taken (take_ref), and the lock taken again: any scan running
+ * meanwhile lists that module again and does the same, so none ends
+ * before it is hooked.  (Before, the scan waited for the loader's lock
+ * holding its own, and a dlsym that found it so gave up at once: it could
+ * not tell whether its own thread held the loader's lock; the program's
+ * dlsym right after its dlopen then called the new libmimalloc unseen,
+ * 1 run in 20, while the snapshot said exact.)  It waits (nanosleep), reads
+ * modules (open, close), dlopens and dlcloses and may stop the world: with
+ * the thread's cancellation disabled (core_nocancel.h, mt_alloc_scan). */
+__attribute__((noinline)) static void scan(bool busy_ok)
+{
+    void *program_error = mt_dl_error_stash(); /* core_dlerror.h */
+    bool publisher = !busy_ok && __atomic_load_n(&g_alloc.started, __ATOMIC_RELAXED);
+    scan_refs refs;
+    refs.n = 0;
+    bool done = false;
+    for (unsigned pass = 0; pass < SCAN_PASSES && !done; pass++) {
+        if (busy_ok && !lock_within(SCAN_PATIENCE_NS))
+            break; /* that scan, or the publisher's next poll, sees the new modules */
+        if (!busy_ok)
+            mt_spin_lock(&g_alloc.lock);
+        g_alloc.publisher = publisher;
+        uint32_t giveups = __atomic_load_n(&g_alloc.giveups, __ATOMIC_SEQ_CST);
+        module_ref wait;
+        done = scan_pass(&refs, &wait, pass == 0);
+        if (done) {
+            check_resolution();
+            MT_HINT_SET(g_alloc.started, true);
+            g_alloc.giveups_base = giveups;
+            /* Only now: a dlsym that finds nothing new must not return while
+             * a scan it raced with is still redirecting the new library's
+             * entry points. */
+            __atomic_store_n(&g_alloc.adds, g_alloc.listed, __ATOMIC_RELEASE);
+        }
+        mt_spin_unlock(&g_alloc.lock);
+        release_classified(&refs);
+        if (!done) {
+            if (refs.n == REFS && !ref_of(&refs, wait.bias, wait.lo))
+                release_refs(&refs);
+            take_ref(&refs, wait.path, wait.bias, wait.lo, publisher);
+        }
+    }
+    release_refs(&refs);
+    if (busy_ok && !done)
+        gave_up();
     mt_dl_error_restore(program_error);
 }
 
@@ -1015,7 +1243,7 @@ void mt_alloc_scan(bool busy_ok)
         adds == __atomic_load_n(&g_alloc.adds, __ATOMIC_ACQUIRE))
         return; /* nothing loaded since the last scan ended (the common case: a cheap check) */
     int cancel = mt_nocancel_begin();
-    scan_new(busy_ok);
+    scan(busy_ok); /* not inlined: this check's frame stays small (every dlsym) */
     mt_nocancel_end(cancel);
 }
 
@@ -1045,10 +1273,24 @@ uint32_t mt_alloc_inexact_count(void)
     return __atomic_load_n(&g_alloc.found.inexact, __ATOMIC_RELAXED);
 }
 
+void mt_alloc_refs_wait(void)
+{
+    for (int64_t waited = 0; __atomic_load_n(&g_alloc.refs_out, __ATOMIC_ACQUIRE);
+         waited += 100000) {
+        if (waited >= SCAN_PATIENCE_NS || mt_tls_dl_depth)
+            return;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 void mt_alloc_fork_child(void)
 {
     /* Only if a thread the child does not have held it: a page the child
-     * does not write is not copied. */
+     * does not write is not copied.  The references a parent's scan held
+     * are the child's for good (loaded_ref): not counted. */
     if (atomic_load_explicit(&g_alloc.lock.held, memory_order_relaxed))
         atomic_store_explicit(&g_alloc.lock.held, 0, memory_order_relaxed);
+    if (__atomic_load_n(&g_alloc.refs_out, __ATOMIC_RELAXED))
+        __atomic_store_n(&g_alloc.refs_out, 0, __ATOMIC_RELAXED);
 }

@@ -14,9 +14,12 @@
  * alloc_stop.h), and one warning is logged for each that memtop cannot
  * see.  Called at tracking start and after every dlopen, with the thread
  * marked inside memtop; never inside dl_iterate_phdr.  busy_ok: if another
- * thread is scanning, wait at most 100 ms, then return without scanning
- * (dlsym, dlclose: their thread may hold the loader's lock, which that
- * scan may need to load the decoder). */
+ * thread holds the scan's lock for more than 100 ms, return without
+ * scanning (dlsym, dlclose: they do not wait longer, nor at all inside
+ * dl_iterate_phdr); an allocator hooked late after such a give-up is
+ * NOT exact, saying so.  No scan holds its lock while it waits for the
+ * loader's, so a dlsym after its dlopen returned always waits for a scan
+ * that has the new library. */
 void mt_alloc_scan(bool busy_ok);
 
 /* Copies what was found into the segment header (publisher thread). */
@@ -25,6 +28,14 @@ void mt_alloc_publish(mt_shm_header *h);
 /* How many allocators memtop cannot see were found (for recordings:
  * TOTALS, docs/recording-format.md).  A relaxed read: any thread. */
 uint32_t mt_alloc_inexact_count(void);
+
+/* Before a program's dlclose: waits up to 100 ms (not at all inside
+ * dl_iterate_phdr) while a scan holds references it took with
+ * dlopen(RTLD_NOLOAD) (alloc_scan.c take_ref), so that the program's
+ * dlclose, not the scan's, is the last of a library memtop did not pin:
+ * its destructors then run on the program's thread, not on a scan's,
+ * where memtop does not see their frees.  One load when none is held. */
+void mt_alloc_refs_wait(void);
 
 /* In a fork child: a scan that another thread of the parent was running
  * is forgotten (its lock is released). */

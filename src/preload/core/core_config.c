@@ -174,5 +174,8 @@ void mt_config_load(mt_config *cfg, char **envp)
     cfg->test_writer_spin_ms = (uint32_t)env_number("MEMTOP_TEST_WRITER_SPIN_MS", 0, 10000, 0);
     cfg->test_handover = env_number("MEMTOP_TEST_HANDOVER", 0, 1, 0) == 1;
     cfg->test_je_hook_api = env_number("MEMTOP_TEST_JE_HOOK_API", 0, 1, 0) == 1;
+    cfg->test_scan_loader_wait_ms =
+        (uint32_t)env_number("MEMTOP_TEST_SCAN_LOADER_WAIT_MS", 0, 10000, 0);
+    cfg->test_scan_hold_ms = (uint32_t)env_number("MEMTOP_TEST_SCAN_HOLD_MS", 0, 10000, 0);
     mt_log_setup(cfg->log_level, cfg->log_file);
 }

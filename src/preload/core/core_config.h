@@ -45,6 +45,14 @@ typedef struct mt_config {
      * its hook API, never redirected (alloc_scan.c), as where the redirect
      * is refused. */
     bool test_je_hook_api;
+    /* MEMTOP_TEST_SCAN_LOADER_WAIT_MS, for tests: the publisher's allocator
+     * scan sleeps this long where it waits for the loader's lock (as if a
+     * dlopen in another thread held it that long: alloc_scan.c). */
+    uint32_t test_scan_loader_wait_ms;
+    /* MEMTOP_TEST_SCAN_HOLD_MS, for tests: the publisher's allocator scan
+     * that lists a new module sleeps this long holding the scan's lock (a
+     * scan slower than a dlsym's patience: alloc_scan.c). */
+    uint32_t test_scan_hold_ms;
 } mt_config;
 
 /* Fills cfg from the environment array envp (NULL: no variables, all

@@ -57,7 +57,8 @@ MT_EXPORT int dlclose(void *handle)
         /* the scan, the modules' names (/proc/self/maps): core_nocancel.h */
         int cancel = mt_nocancel_begin();
         (void)mt_in_hook_set(MT_IN_OWN);
-        mt_alloc_scan(true); /* a library loaded since the publisher's last poll */
+        mt_alloc_scan(true);  /* a library loaded since the publisher's last poll */
+        mt_alloc_refs_wait(); /* a scan's dlclose is not the last */
         mt_publisher_sync_modules();
         mt_in_hook_restore(0);
         mt_nocancel_end(cancel);
