@@ -841,6 +841,19 @@ static const char *kind_name(uint32_t kind)
  * whose own figures say the program already held blocks from it: its
  * constructors ran inside dlopen, before any scan could hook it, and so
  * may other threads' calls until the scan: those blocks are in no trace. */
+/* Marks allocator a of module m NOT exact, its note "KIND (PREFIX) in
+ * FILE: why". */
+static void mark_late_inexact(mt_shm_allocator *a, const module_ref *m, const char *why)
+{
+    char pre[PREFIX_MAX + 4] = "";
+    if (a->prefix[0])
+        snprintf(pre, sizeof pre, " (%s)", a->prefix);
+    snprintf(a->note, sizeof a->note, "%s%s in %.96s: %s", kind_name(a->kind), pre,
+             base_name(m->path), why);
+    a->flags |= MT_ALLOC_INEXACT;
+    MT_HINT_SET(g_alloc.found.inexact, g_alloc.found.inexact + 1);
+}
+
 static void note_unseen(const module_ref *m, uint32_t from)
 {
     for (uint32_t i = from; i < g_alloc.found.count; i++) {
@@ -848,14 +861,10 @@ static void note_unseen(const module_ref *m, uint32_t from)
         if (!(a->flags & MT_ALLOC_HOOKED) || (a->flags & MT_ALLOC_INEXACT) ||
             a->before_hooks == MT_UNKNOWN || a->before_hooks == 0)
             continue;
-        char pre[PREFIX_MAX + 4] = "";
-        if (a->prefix[0])
-            snprintf(pre, sizeof pre, " (%s)", a->prefix);
-        snprintf(a->note, sizeof a->note,
-                 "%s%s in %.96s: %llu bytes allocated before memtop hooked it", kind_name(a->kind),
-                 pre, base_name(m->path), (unsigned long long)a->before_hooks);
-        a->flags |= MT_ALLOC_INEXACT;
-        MT_HINT_SET(g_alloc.found.inexact, g_alloc.found.inexact + 1);
+        char why[64];
+        snprintf(why, sizeof why, "%llu bytes allocated before memtop hooked it",
+                 (unsigned long long)a->before_hooks);
+        mark_late_inexact(a, m, why);
         mt_log(MT_LOG_WARN, "NOT exact: %s", a->note);
     }
 }
@@ -902,14 +911,7 @@ static void note_gave_up(const module_ref *m, uint32_t from)
         mt_shm_allocator *a = &g_alloc.found.a[i];
         if (!(a->flags & MT_ALLOC_HOOKED) || (a->flags & MT_ALLOC_INEXACT))
             continue;
-        char pre[PREFIX_MAX + 4] = "";
-        if (a->prefix[0])
-            snprintf(pre, sizeof pre, " (%s)", a->prefix);
-        snprintf(a->note, sizeof a->note,
-                 "%s%s in %.96s: calls before memtop hooked it were not seen", kind_name(a->kind),
-                 pre, base_name(m->path));
-        a->flags |= MT_ALLOC_INEXACT;
-        MT_HINT_SET(g_alloc.found.inexact, g_alloc.found.inexact + 1);
+        mark_late_inexact(a, m, "calls before memtop hooked it were not seen");
         mt_log(MT_LOG_WARN, "NOT exact: %s (a dlsym or dlclose did not wait for the scan)",
                a->note);
     }
