@@ -85,7 +85,8 @@
  * end of the pass that classified its module (release_classified), or of
  * the scan (release_refs).  Meanwhile a program's last dlclose of that
  * library would not unload it, the scan's would, on the scan's thread:
- * so a program's dlclose first waits for them (mt_alloc_refs_wait).
+ * so a program's dlclose first waits for them, and no reference is taken
+ * while it runs (mt_alloc_close_begin, reserve_ref).
  * A fork child inherits the references of a scan its parent was running
  * (the handles' counts are the loader's, in the child's copy of memory):
  * nothing releases them, so the modules that were not pinned stay loaded
@@ -170,9 +171,14 @@ static struct {
     uint32_t giveups, giveups_base;
     /* The handles the scans hold (take_ref to release_ref): a program's
      * dlclose waits a little for them to be given back, so that its own is
-     * the last (mt_alloc_refs_wait).  Atomic: added to and taken from
+     * the last (mt_alloc_close_begin).  Atomic: added to and taken from
      * outside the lock (release after a dlclose, acquire by the waiter). */
     uint32_t refs_out;
+    /* Program dlcloses under way (mt_alloc_close_begin to _end): a scan
+     * takes no reference meanwhile.  With refs_out, a Dekker pair (seq_cst
+     * on both sides): a dlclose that sees no reference out, or a take_ref
+     * that sees no dlclose under way, but never both to each other's loss. */
+    uint32_t closing;
     module_ref batch[BATCH];
     struct {
         uint64_t bias, lo;
@@ -1064,6 +1070,27 @@ static void test_nap(uint32_t ms)
         ;
 }
 
+/* Counts a reference about to be taken, once no program dlclose is under
+ * way (one that began after this count waits for it: mt_alloc_close_begin),
+ * waiting for one at most SCAN_PATIENCE_NS: a dlopen(RTLD_NOLOAD) between
+ * a program's wait for the references and its real dlclose would keep the
+ * library loaded past that dlclose, for the scan's to unload on its
+ * thread.  False if a dlclose stayed under way (no reference then: the
+ * next listing, without the library if it went, decides). */
+static bool reserve_ref(void)
+{
+    for (int64_t waited = 0;; waited += 100000) {
+        __atomic_fetch_add(&g_alloc.refs_out, 1, __ATOMIC_SEQ_CST);
+        if (!__atomic_load_n(&g_alloc.closing, __ATOMIC_SEQ_CST))
+            return true;
+        __atomic_fetch_sub(&g_alloc.refs_out, 1, __ATOMIC_RELEASE);
+        if (waited >= SCAN_PATIENCE_NS)
+            return false;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Takes a reference to the library listed at (bias, lo) by its path, outside the
  * scan's lock: dlopen with RTLD_NOLOAD waits for the loader's lock, which
  * a dlopen in another thread holds to its end -- or takes it at once,
@@ -1092,9 +1119,13 @@ static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t 
      * include that load, and scan_module would take the module found again
      * for one dlopen cannot find by its name. */
     r->adds = mt_loaded_adds();
+    if (!reserve_ref()) {
+        r->adds = ~0ull; /* not tried: scan_module asks for a reference again */
+        return;
+    }
     r->h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-    if (r->h)
-        __atomic_fetch_add(&g_alloc.refs_out, 1, __ATOMIC_RELAXED);
+    if (!r->h)
+        __atomic_fetch_sub(&g_alloc.refs_out, 1, __ATOMIC_RELEASE);
     struct link_map *lm = NULL;
     if (r->h && (dlinfo(r->h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || (uint64_t)lm->l_addr != bias)) {
         dlclose(r->h); /* memtop's wrapper, inside memtop: passed on */
@@ -1275,15 +1306,22 @@ uint32_t mt_alloc_inexact_count(void)
     return __atomic_load_n(&g_alloc.found.inexact, __ATOMIC_RELAXED);
 }
 
-void mt_alloc_refs_wait(void)
+void mt_alloc_close_begin(void)
 {
-    for (int64_t waited = 0; __atomic_load_n(&g_alloc.refs_out, __ATOMIC_ACQUIRE);
+    __atomic_fetch_add(&g_alloc.closing, 1, __ATOMIC_SEQ_CST);
+    /* a scan's reference taken before this: the dlclose waits for it */
+    for (int64_t waited = 0; __atomic_load_n(&g_alloc.refs_out, __ATOMIC_SEQ_CST);
          waited += 100000) {
         if (waited >= SCAN_PATIENCE_NS || mt_tls_dl_depth)
             return;
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
     }
+}
+
+void mt_alloc_close_end(void)
+{
+    __atomic_fetch_sub(&g_alloc.closing, 1, __ATOMIC_SEQ_CST);
 }
 
 void mt_alloc_fork_child(void)
@@ -1295,4 +1333,6 @@ void mt_alloc_fork_child(void)
         atomic_store_explicit(&g_alloc.lock.held, 0, memory_order_relaxed);
     if (__atomic_load_n(&g_alloc.refs_out, __ATOMIC_RELAXED))
         __atomic_store_n(&g_alloc.refs_out, 0, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&g_alloc.closing, __ATOMIC_RELAXED)) /* another thread's dlclose */
+        __atomic_store_n(&g_alloc.closing, 0, __ATOMIC_RELAXED);
 }

@@ -29,13 +29,15 @@ void mt_alloc_publish(mt_shm_header *h);
  * TOTALS, docs/recording-format.md).  A relaxed read: any thread. */
 uint32_t mt_alloc_inexact_count(void);
 
-/* Before a program's dlclose: waits up to 100 ms (not at all inside
- * dl_iterate_phdr) while a scan holds references it took with
- * dlopen(RTLD_NOLOAD) (alloc_scan.c take_ref), so that the program's
- * dlclose, not the scan's, is the last of a library memtop did not pin:
- * its destructors then run on the program's thread, not on a scan's,
- * where memtop does not see their frees.  One load when none is held. */
-void mt_alloc_refs_wait(void);
+/* Around a program's dlclose.  Begin: no scan takes a reference with
+ * dlopen(RTLD_NOLOAD) (alloc_scan.c take_ref) until end, and it waits up
+ * to 100 ms (not at all inside dl_iterate_phdr) while scans hold
+ * references they took before, so that the program's dlclose, not a
+ * scan's, is the last of a library memtop did not pin: its destructors
+ * then run on the program's thread, not on a scan's, where memtop does
+ * not see their frees.  An add and a load when none is held. */
+void mt_alloc_close_begin(void);
+void mt_alloc_close_end(void);
 
 /* In a fork child: a scan that another thread of the parent was running
  * is forgotten (its lock is released). */

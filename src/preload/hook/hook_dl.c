@@ -53,17 +53,21 @@ static _Atomic(void *) g_real_dlclose;
 MT_EXPORT int dlclose(void *handle)
 {
     int (*real_dlclose)(void *) = (int (*)(void *))mt_next_fn(&g_real_dlclose, "dlclose");
+    bool closing = false;
     if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
         /* the scan, the modules' names (/proc/self/maps): core_nocancel.h */
         int cancel = mt_nocancel_begin();
         (void)mt_in_hook_set(MT_IN_OWN);
-        mt_alloc_scan(true);  /* a library loaded since the publisher's last poll */
-        mt_alloc_refs_wait(); /* a scan's dlclose is not the last */
+        mt_alloc_scan(true);    /* a library loaded since the publisher's last poll */
+        mt_alloc_close_begin(); /* a scan's dlclose is not the last */
+        closing = true;
         mt_publisher_sync_modules();
         mt_in_hook_restore(0);
         mt_nocancel_end(cancel);
     }
     int rc = real_dlclose ? real_dlclose(handle) : -1;
+    if (closing)
+        mt_alloc_close_end();
     mt_backtrace_flush();
     return rc;
 }
