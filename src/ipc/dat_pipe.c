@@ -11,7 +11,9 @@
  * empty (release, publish; the producer's end always), the seq_cst store
  * of the index and load of `sleepers` against the sleeper's seq_cst
  * increment and load of the index under the mutex: one of the two sees
- * the other.  Only one side can sleep at a time (the ring empty, or full),
+ * the other (the waker takes and drops the mutex, so that a sleeper that
+ * missed the index is inside pthread_cond_wait, then broadcasts: the
+ * woken side does not wait on a mutex the waker still holds).  Only one side can sleep at a time (the ring empty, or full),
  * and the other then moves its index past the half-way mark before it can
  * wait in turn. */
 #ifndef _GNU_SOURCE
@@ -128,8 +130,8 @@ static void wake(mt_dat_pipe *p)
 {
     if (atomic_load(&p->sleepers)) {
         pthread_mutex_lock(&p->mu);
-        pthread_cond_broadcast(&p->cv);
         pthread_mutex_unlock(&p->mu);
+        pthread_cond_broadcast(&p->cv);
     }
 }
 
