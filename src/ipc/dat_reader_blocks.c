@@ -4,6 +4,7 @@
 #include "dat_reader_blocks.h"
 
 #include "dat_format.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ void mt_dctx_free(mt_dctx *c)
     for (uint64_t i = 0; i < c->ntraces; i++)
         free(c->traces[i].ents);
     free(c->traces);
+    free(c->wide);
     memset(c, 0, sizeof *c);
 }
 
@@ -46,6 +48,7 @@ void mt_dctx_new_frame(mt_dctx *c)
         }
     }
     c->frame_allocs = 0;
+    c->nwide = c->wide_free = 0;
     if (++c->epoch != 0)
         return;
     for (uint64_t i = 0; i < c->ntraces; i++)
@@ -89,12 +92,51 @@ mt_errc mt_dctx_too_many(mt_err *err)
                       MT_DAT_FRAME_ALLOCS_MAX);
 }
 
+static mt_errc nomem(mt_err *err)
+{
+    return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
+}
+
+/* A wide entry for a block whose size or birth does not fit in an entry:
+ * its index, or UINT64_MAX when out of memory.  Reused through the free
+ * list. */
+static uint64_t wide_new(mt_dctx *c, uint64_t size, uint64_t birth_ms)
+{
+    uint64_t i = c->wide_free - 1;
+    if (c->wide_free)
+        c->wide_free = c->wide[i].size;
+    else if (mt_grow((void **)&c->wide, &c->wide_cap, c->nwide + 1, sizeof *c->wide) == 0)
+        i = c->nwide++;
+    else
+        return UINT64_MAX;
+    c->wide[i] = (mt_dwide){size, birth_ms};
+    return i;
+}
+
+mt_errc mt_dctx_alloc_wide(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t birth_ms, mt_err *err)
+{
+    uint64_t i = wide_new(c, size, birth_ms);
+    if (i == UINT64_MAX)
+        return nomem(err);
+    t->ents[t->count++] = MT_DENT_WIDE | i;
+    return MT_OK;
+}
+
+void mt_dctx_take_wide(mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *birth_ms)
+{
+    uint64_t i = e & ~MT_DENT_WIDE;
+    *size = c->wide[i].size;
+    *birth_ms = c->wide[i].birth_ms;
+    c->wide[i].size = c->wide_free;
+    c->wide_free = i + 1;
+}
+
 mt_errc mt_dctx_grow(mt_dtrace *t, mt_err *err)
 {
     uint64_t cap = t->cap ? t->cap * 2 : ENTS_MIN;
     mt_dent *e = realloc(t->ents, cap * sizeof *e);
     if (!e)
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for the live blocks of a frame");
+        return nomem(err);
     t->ents = e;
     t->cap = cap;
     return MT_OK;
@@ -115,9 +157,15 @@ static int give_all(mt_dctx *c, giving *g)
         if (t->epoch != c->epoch)
             continue;
         for (uint64_t k = t->given; k < t->count; k++) {
-            if (t->ents[k].birth_ms == MT_DENT_FREED)
+            mt_dent e = t->ents[k];
+            if (e == MT_DENT_FREED)
                 continue;
-            g->b[g->n++] = (mt_dat_block){(uint32_t)i, t->ents[k].size, t->ents[k].birth_ms};
+            uint64_t size = e & MT_DENT_SIZE_MASK, birth_ms = c->base_ms + (e >> MT_DENT_SIZE_BITS);
+            if (e & MT_DENT_WIDE) {
+                size = c->wide[e & ~MT_DENT_WIDE].size;
+                birth_ms = c->wide[e & ~MT_DENT_WIDE].birth_ms;
+            }
+            g->b[g->n++] = (mt_dat_block){(uint32_t)i, size, birth_ms};
             if (g->n < MT_DAT_BLOCKS_PER_CALL)
                 continue;
             g->n = 0;

@@ -12,15 +12,16 @@
  * docs/performance.md, "Reading, eleventh round").  Every state belongs
  * to an epoch, the reader's frame number: a new frame (or a seek, which
  * lands on a frame boundary) empties the context without touching the
- * arrays.  Memory: 64 bytes per trace, and 16 bytes per allocation of the
- * current frame, live or freed (at most MT_DAT_FRAME_ALLOCS_MAX: 8 MiB),
- * in arrays grown by doubling and kept for the next frame while it uses
- * a quarter of them (mt_dctx_new_frame): at most about four times the
- * entries of the frame before and the current one. */
+ * arrays.  Memory: 64 bytes per trace, and 8 bytes per allocation of the
+ * current frame, live or freed (at most MT_DAT_FRAME_ALLOCS_MAX: 4 MiB;
+ * 16 more for a live block whose size is 2^40 or more or whose birth is
+ * 2^22 ms or more from the frame's first), in arrays grown by doubling and
+ * kept for the next frame while it uses a quarter of them
+ * (mt_dctx_new_frame): at most about four times the entries of the frame
+ * before and of the current one. */
 #ifndef MEMTOP_DAT_READER_BLOCKS_H
 #define MEMTOP_DAT_READER_BLOCKS_H
 
-#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,13 +30,22 @@
 #include "dat_reader.h"
 #include "shm_error.h"
 
-/* A block of the frame: its size and birth; birth_ms MT_DENT_FREED once
- * freed (a birth is the ms of a u64 ns clock: below 2^45, never that). */
-typedef struct mt_dent {
-    uint64_t size, birth_ms;
-} mt_dent;
+/* A block of the frame, 8 bytes: its size (MT_DENT_SIZE_BITS) and its
+ * birth_ms - the context's base_ms above it; or MT_DENT_WIDE | an index
+ * into the context's wide blocks for a block whose size or birth does not
+ * fit; MT_DENT_FREED once freed. */
+typedef uint64_t mt_dent;
 
+#define MT_DENT_SIZE_BITS 40u
+#define MT_DENT_WIDE ((uint64_t)1 << 63)
 #define MT_DENT_FREED UINT64_MAX
+#define MT_DENT_SIZE_MASK (((uint64_t)1 << MT_DENT_SIZE_BITS) - 1)
+#define MT_DENT_SPAN ((uint64_t)1 << (63u - MT_DENT_SIZE_BITS)) /* births base_ms + [0, span) */
+
+/* A block whose size or birth does not fit in an entry. */
+typedef struct mt_dwide {
+    uint64_t size, birth_ms; /* in the free list: size is the next free index + 1 */
+} mt_dwide;
 
 /* A trace's state: one cache line (the hints read it 16 events ahead). */
 typedef struct mt_dtrace {
@@ -54,6 +64,10 @@ typedef struct mt_dctx {
     mt_dtrace *traces;
     uint64_t ntraces;      /* capacity */
     uint64_t frame_allocs; /* allocations in this frame (<= MT_DAT_FRAME_ALLOCS_MAX) */
+    uint64_t base_ms;      /* births in the entries are above it; set by a frame's first */
+    mt_dwide *wide;        /* [wide_cap], the first nwide used or in the free list */
+    size_t nwide, wide_cap;
+    uint64_t wide_free; /* free list head: index + 1, 0 = empty */
 } mt_dctx;
 
 void mt_dctx_init(mt_dctx *c);
@@ -78,6 +92,7 @@ static inline mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
  * (MT_E_CORRUPT); t's blocks grown (MT_E_NOMEM when out of memory). */
 mt_errc mt_dctx_too_many(mt_err *err);
 mt_errc mt_dctx_grow(mt_dtrace *t, mt_err *err);
+mt_errc mt_dctx_alloc_wide(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t birth_ms, mt_err *err);
 
 /* An allocation of trace (t: its state): the block (trace, t->count)
  * becomes live.  MT_E_NOMEM when out of memory, MT_E_CORRUPT past the
@@ -86,12 +101,16 @@ static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, ui
                                     uint64_t birth_ms, mt_err *err)
 {
     (void)trace;
-    assert(birth_ms != MT_DENT_FREED);
     if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
         return mt_dctx_too_many(err);
     if (t->count == t->cap && mt_dctx_grow(t, err))
         return MT_E_NOMEM;
-    t->ents[t->count++] = (mt_dent){size, birth_ms};
+    if (c->frame_allocs == 1) /* the frame's first: births are packed around it */
+        c->base_ms = birth_ms > MT_DENT_SPAN / 2 ? birth_ms - MT_DENT_SPAN / 2 : 0;
+    uint64_t off = birth_ms - c->base_ms; /* modulo 2^64: the unpacking adds it back */
+    if (size > MT_DENT_SIZE_MASK || off >= MT_DENT_SPAN)
+        return mt_dctx_alloc_wide(c, t, size, birth_ms, err);
+    t->ents[t->count++] = off << MT_DENT_SIZE_BITS | size;
     return MT_OK;
 }
 
@@ -120,19 +139,25 @@ mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace)
     __builtin_prefetch(&t->ents[t->count], 1);
 }
 
+/* mt_dctx_take of a wide entry: its block, and the entry to the free list. */
+void mt_dctx_take_wide(mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *birth_ms);
+
 /* A free naming (trace, serial), serial < t->count: true with its size
  * and birth, and the block is no longer live; false if it is not live. */
 static inline bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial,
                                 uint64_t *size, uint64_t *birth_ms)
 {
-    (void)c;
     (void)trace;
-    mt_dent *e = &t->ents[serial];
-    if (e->birth_ms == MT_DENT_FREED)
+    mt_dent e = t->ents[serial];
+    if (e == MT_DENT_FREED)
         return false;
-    *size = e->size;
-    *birth_ms = e->birth_ms;
-    e->birth_ms = MT_DENT_FREED;
+    t->ents[serial] = MT_DENT_FREED;
+    if (e & MT_DENT_WIDE) {
+        mt_dctx_take_wide(c, e, size, birth_ms);
+        return true;
+    }
+    *size = e & MT_DENT_SIZE_MASK;
+    *birth_ms = c->base_ms + (e >> MT_DENT_SIZE_BITS);
     return true;
 }
 

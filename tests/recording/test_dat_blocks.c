@@ -2,7 +2,8 @@
  * (src/ipc/dat_reader_blocks.c): each trace's blocks of the frame against
  * a model.  Many traces with the same serials, growth of their arrays,
  * frees in random order (each block once, then no longer live), sizes
- * and births of every width a recording can give, a new frame emptying
+ * and births of every width a recording can give (the wide entries, their
+ * reuse), a new frame emptying
  * the context, the arrays a frame no longer uses given back, the epoch
  * wrapping, and mt_dctx_give giving each live block once. */
 #include <setjmp.h>
@@ -124,11 +125,15 @@ static void all_widths(void **state)
     mt_dctx c;
     mt_dctx_init(&c);
     model_block *m = fill(&c, true);
+    assert_true(c.nwide > 0); /* sizes of 40 bits and more, births far apart */
+    size_t nwide = c.nwide;
     take_all_random(&c, m, NTRACES * PER_TRACE);
     free(m);
-    /* more blocks in this frame: serials go on after the freed ones */
+    /* more blocks in this frame: serials go on after the freed ones, and
+     * the freed wide entries are used again */
     m = fill(&c, true);
     assert_int_equal(m[0].serial, PER_TRACE);
+    assert_int_equal(c.nwide, nwide);
     take_all_random(&c, m, NTRACES * PER_TRACE);
     free(m);
     mt_dctx_free(&c);
