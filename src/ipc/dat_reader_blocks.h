@@ -103,10 +103,10 @@ static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, ui
     (void)trace;
     if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
         return mt_dctx_too_many(err);
-    if (t->count == t->cap && mt_dctx_grow(t, err))
-        return MT_E_NOMEM;
     if (c->frame_allocs == 1) /* the frame's first: births are packed around it */
         c->base_ms = birth_ms > MT_DENT_SPAN / 2 ? birth_ms - MT_DENT_SPAN / 2 : 0;
+    if (t->count == t->cap && mt_dctx_grow(t, err))
+        return MT_E_NOMEM;
     uint64_t off = birth_ms - c->base_ms; /* modulo 2^64: the unpacking adds it back */
     if (size > MT_DENT_SIZE_MASK || off >= MT_DENT_SPAN)
         return mt_dctx_alloc_wide(c, t, size, birth_ms, err);
