@@ -12,8 +12,7 @@
 #define TRACES_MIN 256u
 
 _Static_assert(sizeof(mt_dtrace) == 64, "a trace's state is one cache line");
-#define ENTS_MIN 16u
-#define ENTS_KEEP 64u /* entries a trace keeps across frames whatever its use */
+#define ENTS_MIN 4u /* an array's first entries: at most four per allocation */
 
 void mt_dctx_init(mt_dctx *c)
 {
@@ -23,30 +22,38 @@ void mt_dctx_init(mt_dctx *c)
 
 void mt_dctx_free(mt_dctx *c)
 {
-    for (uint64_t i = 0; i < c->ntraces; i++)
-        free(c->traces[i].ents);
+    for (size_t k = 0; k < c->nheld; k++)
+        free(c->traces[c->held[k]].ents);
+    free(c->held);
     free(c->traces);
     free(c->wide);
     memset(c, 0, sizeof *c);
 }
 
-/* A new epoch: every trace's state is of an older one.  A trace keeps its
- * blocks' array for the next frame when it holds at most ENTS_KEEP
- * entries or the frame that ends used a quarter of it: so the arrays
- * follow the last frames' allocations, not the largest count any trace
- * ever had, without being freed and grown again every frame.  Epoch 0 is
- * never current (the states' epochs are cleared when it wraps). */
+/* A new epoch: every trace's state is of an older one.  A held array is
+ * kept for the next frame when its trace allocated in the frame that ends
+ * and it has at most four entries per allocation, else freed: so the
+ * arrays follow the last frames' allocations (the bound in the .h), not
+ * the largest count any trace ever had, and a trace that allocates about
+ * as much every frame does not free and grow its array again.  Only the
+ * held traces are walked: a frame costs its allocations, not the number
+ * of traces.  Epoch 0 is never current (the states' epochs are cleared
+ * when it wraps). */
 void mt_dctx_new_frame(mt_dctx *c)
 {
-    for (uint64_t i = 0; i < c->ntraces; i++) {
-        mt_dtrace *t = &c->traces[i];
+    size_t n = 0;
+    for (size_t k = 0; k < c->nheld; k++) {
+        mt_dtrace *t = &c->traces[c->held[k]];
         uint64_t used = t->epoch == c->epoch ? t->count : 0;
-        if (t->cap > ENTS_KEEP && t->cap > 4 * used) {
-            free(t->ents);
-            t->ents = NULL;
-            t->cap = 0;
+        if (t->cap <= 4 * used) {
+            c->held[n++] = c->held[k];
+            continue;
         }
+        free(t->ents);
+        t->ents = NULL;
+        t->cap = 0;
     }
+    c->nheld = n;
     c->frame_allocs = 0;
     c->nwide = c->wide_free = 0;
     if (++c->epoch != 0)
@@ -131,12 +138,16 @@ void mt_dctx_take_wide(mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *birth_ms
     c->wide_free = i + 1;
 }
 
-mt_errc mt_dctx_grow(mt_dtrace *t, mt_err *err)
+mt_errc mt_dctx_grow(mt_dctx *c, mt_dtrace *t, mt_err *err)
 {
+    if (!t->cap && mt_grow((void **)&c->held, &c->held_cap, c->nheld + 1, sizeof *c->held))
+        return nomem(err);
     uint64_t cap = t->cap ? t->cap * 2 : ENTS_MIN;
     mt_dent *e = realloc(t->ents, cap * sizeof *e);
     if (!e)
         return nomem(err);
+    if (!t->cap)
+        c->held[c->nheld++] = (uint32_t)(t - c->traces);
     t->ents = e;
     t->cap = cap;
     return MT_OK;
@@ -152,7 +163,8 @@ typedef struct giving {
 
 static int give_all(mt_dctx *c, giving *g)
 {
-    for (uint64_t i = 0; i < c->ntraces; i++) {
+    for (size_t h = 0; h < c->nheld; h++) {
+        uint32_t i = c->held[h];
         const mt_dtrace *t = &c->traces[i];
         if (t->epoch != c->epoch)
             continue;
@@ -165,7 +177,7 @@ static int give_all(mt_dctx *c, giving *g)
                 size = c->wide[e & ~MT_DENT_WIDE].size;
                 birth_ms = c->wide[e & ~MT_DENT_WIDE].birth_ms;
             }
-            g->b[g->n++] = (mt_dat_block){(uint32_t)i, size, birth_ms};
+            g->b[g->n++] = (mt_dat_block){i, size, birth_ms};
             if (g->n < MT_DAT_BLOCKS_PER_CALL)
                 continue;
             g->n = 0;
@@ -183,8 +195,10 @@ int mt_dctx_give(mt_dctx *c, mt_dat_block_fn fn, void *ctx)
     int rc = give_all(c, &g);
     if (rc)
         return rc;
-    for (uint64_t i = 0; i < c->ntraces; i++)
-        if (c->traces[i].epoch == c->epoch)
-            c->traces[i].given = c->traces[i].count;
+    for (size_t h = 0; h < c->nheld; h++) {
+        mt_dtrace *t = &c->traces[c->held[h]];
+        if (t->epoch == c->epoch)
+            t->given = t->count;
+    }
     return 0;
 }

@@ -12,13 +12,23 @@
  * docs/performance.md, "Reading, eleventh round").  Every state belongs
  * to an epoch, the reader's frame number: a new frame (or a seek, which
  * lands on a frame boundary) empties the context without touching the
- * arrays.  Memory: 64 bytes per trace, and 8 bytes per allocation of the
- * current frame, live or freed (at most MT_DAT_FRAME_ALLOCS_MAX: 4 MiB;
- * 16 more for a live block whose size is 2^40 or more or whose birth is
- * 2^22 ms or more from the frame's first), in arrays grown by doubling and
- * kept for the next frame while it uses a quarter of them
- * (mt_dctx_new_frame): at most about four times the entries of the frame
- * before and of the current one. */
+ * arrays.  The traces that hold an array are listed (`held`), so that a
+ * frame's end and mt_dctx_give walk them, never every trace.
+ *
+ * Memory: 64 bytes per trace state (up to the highest trace id that had
+ * an event, the count rounded up to a power of two); the arrays, 8 bytes
+ * an entry; `held`, 4 bytes per array; the wide blocks, 16 bytes for each
+ * live block whose size is 2^40 or more or whose birth is 2^22 ms or more
+ * from the frame's first (`held` and the wide blocks keep the largest
+ * size they had: at most 4 and 8 MiB).  An array grows by doubling from
+ * ENTS_MIN (4) entries; at a frame's end (mt_dctx_new_frame) it is freed
+ * unless its trace allocated in that frame and it has at most four
+ * entries per allocation.  So an array has at most four entries per
+ * allocation of its trace in the frame before (kept) or in the current
+ * frame (grown: fewer than two, or the four of ENTS_MIN for one): at most
+ * 32 bytes per allocation of the current frame and of the one before,
+ * 2 * MT_DAT_FRAME_ALLOCS_MAX of them: 32 MiB, plus malloc's overhead per
+ * array; a trace that did not allocate in either frame has none. */
 #ifndef MEMTOP_DAT_READER_BLOCKS_H
 #define MEMTOP_DAT_READER_BLOCKS_H
 
@@ -68,6 +78,8 @@ typedef struct mt_dctx {
     mt_dwide *wide;        /* [wide_cap], the first nwide used or in the free list */
     size_t nwide, wide_cap;
     uint64_t wide_free; /* free list head: index + 1, 0 = empty */
+    uint32_t *held;     /* [held_cap]: the nheld traces whose ents are allocated */
+    size_t nheld, held_cap;
 } mt_dctx;
 
 void mt_dctx_init(mt_dctx *c);
@@ -89,23 +101,23 @@ static inline mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
 }
 
 /* mt_dctx_alloc's out-of-line parts: the frame's allocation limit passed
- * (MT_E_CORRUPT); t's blocks grown (MT_E_NOMEM when out of memory). */
+ * (MT_E_CORRUPT); t's blocks grown, t listed in `held` when it had none
+ * (MT_E_NOMEM when out of memory). */
 mt_errc mt_dctx_too_many(mt_err *err);
-mt_errc mt_dctx_grow(mt_dtrace *t, mt_err *err);
+mt_errc mt_dctx_grow(mt_dctx *c, mt_dtrace *t, mt_err *err);
 mt_errc mt_dctx_alloc_wide(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t birth_ms, mt_err *err);
 
 /* An allocation of trace (t: its state): the block (trace, t->count)
  * becomes live.  MT_E_NOMEM when out of memory, MT_E_CORRUPT past the
  * frame's allocation limit.  Inline: it is taken for every allocation. */
-static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t size,
-                                    uint64_t birth_ms, mt_err *err)
+static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t birth_ms,
+                                    mt_err *err)
 {
-    (void)trace;
     if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
         return mt_dctx_too_many(err);
     if (c->frame_allocs == 1) /* the frame's first: births are packed around it */
         c->base_ms = birth_ms > MT_DENT_SPAN / 2 ? birth_ms - MT_DENT_SPAN / 2 : 0;
-    if (t->count == t->cap && mt_dctx_grow(t, err))
+    if (t->count == t->cap && mt_dctx_grow(c, t, err))
         return MT_E_NOMEM;
     uint64_t off = birth_ms - c->base_ms; /* modulo 2^64: the unpacking adds it back */
     if (size > MT_DENT_SIZE_MASK || off >= MT_DENT_SPAN)
@@ -119,10 +131,9 @@ static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint32_t trace, ui
  * always inline: they are taken for every event, and a copy out of line
  * has no side effect (a prefetch has none), which GCC 12 then drops with
  * every call to it. */
-static inline __attribute__((always_inline)) void
-mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t ref)
+static inline __attribute__((always_inline)) void mt_dctx_prefetch(const mt_dctx *c,
+                                                                   const mt_dtrace *t, uint64_t ref)
 {
-    (void)trace;
     if (t->epoch != c->epoch || ref >= t->count)
         return;
     __builtin_prefetch(&t->ents[t->count - 1 - ref], 1);
@@ -130,10 +141,9 @@ mt_dctx_prefetch(const mt_dctx *c, const mt_dtrace *t, uint32_t trace, uint64_t 
 
 /* A hint: an allocation of trace t is coming; the entry it will write is
  * fetched into the cache (nothing else changes). */
-static inline __attribute__((always_inline)) void
-mt_dctx_prefetch_alloc(const mt_dctx *c, const mt_dtrace *t, uint32_t trace)
+static inline __attribute__((always_inline)) void mt_dctx_prefetch_alloc(const mt_dctx *c,
+                                                                         const mt_dtrace *t)
 {
-    (void)trace;
     if (t->epoch != c->epoch || t->count >= t->cap)
         return;
     __builtin_prefetch(&t->ents[t->count], 1);
@@ -144,10 +154,9 @@ void mt_dctx_take_wide(mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *birth_ms
 
 /* A free naming (trace, serial), serial < t->count: true with its size
  * and birth, and the block is no longer live; false if it is not live. */
-static inline bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint32_t trace, uint64_t serial,
-                                uint64_t *size, uint64_t *birth_ms)
+static inline bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint64_t serial, uint64_t *size,
+                                uint64_t *birth_ms)
 {
-    (void)trace;
     mt_dent e = t->ents[serial];
     if (e == MT_DENT_FREED)
         return false;

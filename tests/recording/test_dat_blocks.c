@@ -64,7 +64,7 @@ static model_block *fill(mt_dctx *c, bool odd)
         b->trace = trace;
         b->serial = t->count;
         b->live = true;
-        assert_int_equal(mt_dctx_alloc(c, t, trace, b->size, b->birth_ms, &err), MT_OK);
+        assert_int_equal(mt_dctx_alloc(c, t, b->size, b->birth_ms, &err), MT_OK);
     }
     return m;
 }
@@ -73,7 +73,7 @@ static void take_ok(mt_dctx *c, model_block *b)
 {
     uint64_t size = 0, birth = 0;
     mt_dtrace *t = mt_dctx_trace(c, b->trace);
-    assert_true(mt_dctx_take(c, t, b->trace, b->serial, &size, &birth));
+    assert_true(mt_dctx_take(c, t, b->serial, &size, &birth));
     assert_int_equal(size, b->size);
     assert_int_equal(birth, b->birth_ms);
     b->live = false;
@@ -83,7 +83,7 @@ static void take_gone(mt_dctx *c, const model_block *b)
 {
     uint64_t size, birth;
     mt_dtrace *t = mt_dctx_trace(c, b->trace);
-    assert_false(mt_dctx_take(c, t, b->trace, b->serial, &size, &birth));
+    assert_false(mt_dctx_take(c, t, b->serial, &size, &birth));
 }
 
 /* Frees every block in random order, each exactly once: a broken
@@ -194,7 +194,7 @@ static void frame_of(mt_dctx *c, unsigned n)
     assert_int_equal(t->count, 0);
     mt_err err;
     for (unsigned k = 0; k < n; k++)
-        assert_int_equal(mt_dctx_alloc(c, t, 1, 8 + k, 1000 + k, &err), MT_OK);
+        assert_int_equal(mt_dctx_alloc(c, t, 8 + k, 1000 + k, &err), MT_OK);
     unsigned given = 0;
     assert_int_equal(mt_dctx_give(c, count_fn, &given), 0);
     assert_int_equal(given, n);
@@ -218,8 +218,9 @@ static void frames_and_epoch_wrap(void **state)
 }
 
 /* A trace's array is kept while the frames use a quarter of it, and given
- * back after a frame that does not: the arrays follow the last frames,
- * not the largest count a trace ever had. */
+ * back after a frame that does not, or in which the trace does not
+ * allocate: the arrays follow the last frames, not the largest count a
+ * trace ever had. */
 static void arrays_follow_the_frames(void **state)
 {
     (void)state;
@@ -232,18 +233,61 @@ static void arrays_follow_the_frames(void **state)
     assert_int_equal(mt_dctx_trace(&c, 1)->cap, cap);
     frame_of(&c, 10); /* the frame of 1000 used less than a quarter: given back */
     assert_true(mt_dctx_trace(&c, 1)->cap < cap);
-    mt_dctx_new_frame(&c); /* trace 1 unused in that frame: small arrays stay */
+    frame_of(&c, 1); /* the frame of 10 used a quarter of its 16: kept */
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 16);
+    frame_of(&c, 1); /* the frame of 1 did not: given back, then 4 entries */
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4);
+    mt_dctx_new_frame(&c); /* four entries for the frame of 1: kept */
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4);
+    mt_dctx_new_frame(&c); /* trace 1 did not allocate in that frame: given back */
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 0);
+    assert_null(mt_dctx_trace(&c, 1)->ents);
+    assert_int_equal(c.nheld, 0);
+    mt_dctx_free(&c);
+}
+
+static uint64_t kept_entries(const mt_dctx *c)
+{
+    uint64_t n = 0;
+    for (uint32_t trace = 0; trace < c->ntraces; trace++)
+        n += c->traces[trace].cap;
+    return n;
+}
+
+/* The entries kept at a frame's end are at most four per allocation of
+ * that frame, whatever the traces allocated before: many traces with a
+ * few blocks each, then a frame in which one trace allocates once. */
+static void kept_entries_bounded_by_the_frame(void **state)
+{
+    (void)state;
+    mt_dctx c;
+    mt_dctx_init(&c);
+    mt_err err;
+    uint64_t allocs = 0;
+    for (uint32_t trace = 0; trace < 5000; trace++) {
+        mt_dtrace *t = mt_dctx_trace(&c, trace);
+        for (unsigned k = 0; k < 1 + trace % 40; k++, allocs++)
+            assert_int_equal(mt_dctx_alloc(&c, t, 8, 1000, &err), MT_OK);
+    }
     mt_dctx_new_frame(&c);
-    assert_true(mt_dctx_trace(&c, 1)->cap <= 64);
+    assert_true(kept_entries(&c) <= 4 * allocs);
+    mt_dctx_trace(&c, 4999); /* a state, no allocation */
+    assert_int_equal(mt_dctx_alloc(&c, mt_dctx_trace(&c, 1), 8, 1000, &err), MT_OK);
+    mt_dctx_new_frame(&c);
+    assert_int_equal(kept_entries(&c), 4); /* trace 1's */
+    assert_int_equal(c.nheld, 1);
     mt_dctx_free(&c);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(growth_and_random_frees),  cmocka_unit_test(all_widths),
-        cmocka_unit_test(give_each_once),           cmocka_unit_test(frames_and_epoch_wrap),
+        cmocka_unit_test(growth_and_random_frees),
+        cmocka_unit_test(all_widths),
+        cmocka_unit_test(give_each_once),
+        cmocka_unit_test(frames_and_epoch_wrap),
         cmocka_unit_test(arrays_follow_the_frames),
+        cmocka_unit_test(kept_entries_bounded_by_the_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
