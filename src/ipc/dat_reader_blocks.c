@@ -36,9 +36,9 @@ void mt_dctx_free(mt_dctx *c)
  * arrays follow the last frames' allocations (the bound in the .h), not
  * the largest count any trace ever had, and a trace that allocates about
  * as much every frame does not free and grow its array again.  Only the
- * held traces are walked: a frame costs its allocations, not the number
- * of traces.  Epoch 0 is never current (the states' epochs are cleared
- * when it wraps). */
+ * held traces are walked (at most one per allocation of this frame and
+ * the one before), never every trace.  Epoch 0 is never current (the
+ * states' epochs are cleared when it wraps). */
 void mt_dctx_new_frame(mt_dctx *c)
 {
     size_t n = 0;
