@@ -11,9 +11,12 @@
  * empty (release, publish; the producer's end always), the seq_cst store
  * of the index and load of `sleepers` against the sleeper's seq_cst
  * increment and load of the index under the mutex: one of the two sees
- * the other.  Only one side can sleep at a time (the ring empty, or full),
- * and the other then moves its index past the half-way mark before it can
- * wait in turn. */
+ * the other.  The waker takes and drops the mutex, then broadcasts
+ * (wake()): a sleeper that missed the index is then inside
+ * pthread_cond_wait, and the woken side does not wait for a mutex the
+ * waker still holds.  Only one side can sleep at a time (the ring empty,
+ * or full), and the other then moves its index past the half-way mark
+ * before it can wait in turn. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #endif
@@ -124,12 +127,19 @@ unsigned mt_dat_pipe_threads(void)
 
 /* --- waiting -------------------------------------------------------- */
 
+/* Wakes the other side if it sleeps or is about to.  The sleeper counts
+ * itself in `sleepers`, checks the index and calls pthread_cond_wait, all
+ * under the mutex; POSIX (pthread_cond_wait): if another thread acquires
+ * the mutex after the about-to-block thread released it, its later
+ * broadcast behaves as if issued after that thread blocked.  So once the
+ * waker has taken the mutex, a sleeper that missed the index is waiting,
+ * and the broadcast after the unlock wakes it. */
 static void wake(mt_dat_pipe *p)
 {
     if (atomic_load(&p->sleepers)) {
         pthread_mutex_lock(&p->mu);
-        pthread_cond_broadcast(&p->cv);
         pthread_mutex_unlock(&p->mu);
+        pthread_cond_broadcast(&p->cv);
     }
 }
 

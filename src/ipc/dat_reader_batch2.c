@@ -135,22 +135,21 @@ typedef struct carry {
 
 /* A FREE_REF's block against the frame context (the one-event decoder's
  * resolve()). */
-static inline __attribute__((always_inline)) mt_errc
-take(mt_dat_reader *r, uint32_t trace, mt_dtrace *t, uint64_t ref, mt_dat_ev *e, mt_err *err)
+static inline __attribute__((always_inline)) mt_errc take(mt_dat_reader *r, mt_dtrace *t,
+                                                          uint64_t ref, mt_dat_ev *e, mt_err *err)
 {
     if (ref >= t->count)
         return mt_dat_ev2_bad(r, "free of a block not allocated in its frame", err);
     uint64_t serial = t->count - 1 - ref;
-    if (!mt_dctx_take(&r->ctx, t, trace, serial, &e->size, &e->birth_ms))
+    if (!mt_dctx_take(&r->ctx, t, serial, &e->size, &e->birth_ms))
         return mt_dat_ev2_bad(r, "free of a block that is not live", err);
     e->deferred = r->defer_on && serial >= t->given;
     return MT_OK;
 }
 
 /* An ALLOC or FREE's size and block (the one-event decoder's body()). */
-static inline __attribute__((always_inline)) mt_errc alloc_or_free(mt_dat_reader *r, uint32_t trace,
-                                                                   mt_dtrace *t, const draw *w,
-                                                                   mt_dat_ev *e, mt_err *err)
+static inline __attribute__((always_inline)) mt_errc
+alloc_or_free(mt_dat_reader *r, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_err *err)
 {
     e->size = w->v;
     if ((w->tag & MT_DAT_EV_SAME_SIZE) && !t->has_size)
@@ -161,7 +160,7 @@ static inline __attribute__((always_inline)) mt_errc alloc_or_free(mt_dat_reader
     if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC)
         return MT_OK;
     e->deferred = r->defer_on;
-    return mt_dctx_alloc(&r->ctx, t, trace, e->size, w->birth, err);
+    return mt_dctx_alloc(&r->ctx, t, e->size, w->birth, err);
 }
 
 /* One scanned event against the frame context, into *h. */
@@ -185,8 +184,8 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
         return MT_E_NOMEM;
     mt_dat_ev *e = &h->ev;
     e->deferred = 0;
-    mt_errc rc = kind == MT_DAT_EV_FREE_REF ? take(r, k->trace, t, w->v, e, err)
-                                            : alloc_or_free(r, k->trace, t, w, e, err);
+    mt_errc rc =
+        kind == MT_DAT_EV_FREE_REF ? take(r, t, w->v, e, err) : alloc_or_free(r, t, w, e, err);
     if (rc)
         return rc;
     t->last_size = e->size;

@@ -173,7 +173,7 @@ static mt_errc resolve(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, mt_dat_ev *e,
     if (ref >= t->count)
         return bad(r, "free of a block not allocated in its frame", err);
     uint64_t serial = t->count - 1 - ref;
-    if (!mt_dctx_take(&r->ctx, t, d->trace, serial, &e->size, &e->birth_ms))
+    if (!mt_dctx_take(&r->ctx, t, serial, &e->size, &e->birth_ms))
         return bad(r, "free of a block that is not live", err);
     e->deferred = r->defer_on && serial >= t->given; /* not given to defer_fn yet */
     return MT_OK;
@@ -191,7 +191,7 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     if (kind == MT_DAT_EV_ALLOC) {
         e->birth_ms = ms;
         e->deferred = r->defer_on;
-        return mt_dctx_alloc(&r->ctx, t, d->trace, e->size, ms, err);
+        return mt_dctx_alloc(&r->ctx, t, e->size, ms, err);
     }
     if (get(r, d, MT_DCOL_AGES, &age, err))
         return MT_E_CORRUPT;
