@@ -407,6 +407,7 @@ void mt_recw_child_reset(void)
     MT_RESET_ATOMIC(mt_w.thread_running, false); /* one thread now */
     MT_RESET_ATOMIC(mt_w.thread_stop, false);
     MT_RESET_ATOMIC(mt_w.write_since, 0); /* a write of the parent's writer, never ended here */
+    MT_RESET_ATOMIC(mt_w.thread_tid, 0); /* the parent's writer: the hooks' wait cap asks of none */
     /* The parent's writer may have been resizing its zstd workspace or the
      * frame context's tables when another thread forked: forget them (the
      * child's copies leak, copy-on-write) rather than reuse them. */
