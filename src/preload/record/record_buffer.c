@@ -339,9 +339,10 @@ static void wait_for_writer(mt_rec_ring *r, uint64_t head)
 }
 
 /* Whether a hook that has waited `waited` ns for the writer gives up: at
- * MT_RING_WAIT_MAX_NS unless the writer worked (ran, or waited for a core)
- * at least half of the wait, judged from its first nap on and again every
- * MT_RING_LOOK_NS; at MT_RING_WAIT_WORK_MAX_NS in any case.  A writer that
+ * MT_RING_WAIT_MAX_NS unless the writer works -- is runnable then, or ran
+ * or waited for a core at least half of the wait from the hook's first nap
+ * on (mt_recw_worked) -- judged again every MT_RING_LOOK_NS; at
+ * MT_RING_WAIT_WORK_MAX_NS in any case.  A writer that
  * waits for a core is keeping up with the disk on a loaded machine, where
  * the 1 s cap alone dropped events; one that sleeps (a slow write, a block)
  * is given up on at 1 s.  judge: the wait at which to judge next. */

@@ -144,8 +144,8 @@ bool mt_recw_disk_behind(uint64_t now);
  * than sleeps (record_disk.c): a hook at its buffer's bound waits longer
  * for a writer that works (record_buffer.c).  A look at its schedstat
  * (CLOCK_MONOTONIC ns, the writer's ns running or waiting for a core);
- * mt_recw_worked: it worked at least half of the time since the look
- * (false if unknown: no writer thread, or it changed). */
+ * mt_recw_worked: it is runnable now, or worked at least half of the time
+ * since the look (false if unknown: no writer thread, or it changed). */
 typedef struct mt_recw_look {
     uint64_t t, busy;
     int tid;
