@@ -1043,6 +1043,19 @@ static void check_resolution(void)
     add_entry(MT_ALLOC_KIND_OTHER, 0, NULL, NULL, where, note);
 }
 
+/* One nap of 100 us of a wait bounded by ns: false, without a nap, once
+ * *waited (the naps so far, in ns) has reached ns.  The bounded waits of a
+ * program's dlsym or dlclose for the scans. */
+static bool patient_nap(int64_t *waited, int64_t ns)
+{
+    if (*waited >= ns)
+        return false;
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, NULL);
+    *waited += 100000;
+    return true;
+}
+
 /* Takes the scan's lock unless another thread holds it for longer than
  * ns.  No scan waits for the loader's lock while it holds this one
  * (scan), so a caller inside a dlopen's constructors (which holds
@@ -1053,12 +1066,9 @@ static void check_resolution(void)
  * listing waits for the lock that caller holds. */
 static bool lock_within(int64_t ns)
 {
-    for (int64_t waited = 0; !mt_spin_trylock(&g_alloc.lock); waited += 100000) {
-        if (waited >= ns || mt_tls_dl_depth)
+    for (int64_t waited = 0; !mt_spin_trylock(&g_alloc.lock);)
+        if (mt_tls_dl_depth || !patient_nap(&waited, ns))
             return false;
-        struct timespec ts = {0, 100000};
-        nanosleep(&ts, NULL);
-    }
     return true;
 }
 
@@ -1079,15 +1089,13 @@ static void test_nap(uint32_t ms)
  * next listing, without the library if it went, decides). */
 static bool reserve_ref(void)
 {
-    for (int64_t waited = 0;; waited += 100000) {
+    for (int64_t waited = 0;;) {
         __atomic_fetch_add(&g_alloc.refs_out, 1, __ATOMIC_SEQ_CST);
         if (!__atomic_load_n(&g_alloc.closing, __ATOMIC_SEQ_CST))
             return true;
         __atomic_fetch_sub(&g_alloc.refs_out, 1, __ATOMIC_RELEASE);
-        if (waited >= SCAN_PATIENCE_NS)
+        if (!patient_nap(&waited, SCAN_PATIENCE_NS))
             return false;
-        struct timespec ts = {0, 100000};
-        nanosleep(&ts, NULL);
     }
 }
 
@@ -1310,13 +1318,9 @@ void mt_alloc_close_begin(void)
 {
     __atomic_fetch_add(&g_alloc.closing, 1, __ATOMIC_SEQ_CST);
     /* a scan's reference taken before this: the dlclose waits for it */
-    for (int64_t waited = 0; __atomic_load_n(&g_alloc.refs_out, __ATOMIC_SEQ_CST);
-         waited += 100000) {
-        if (waited >= SCAN_PATIENCE_NS || mt_tls_dl_depth)
+    for (int64_t waited = 0; __atomic_load_n(&g_alloc.refs_out, __ATOMIC_SEQ_CST);)
+        if (mt_tls_dl_depth || !patient_nap(&waited, SCAN_PATIENCE_NS))
             return;
-        struct timespec ts = {0, 100000};
-        nanosleep(&ts, NULL);
-    }
 }
 
 void mt_alloc_close_end(void)
