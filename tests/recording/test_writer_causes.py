@@ -28,6 +28,9 @@ writer_causes.c is the target:
    end".  Skipped (said so) without gdb, on another architecture than
    x86-64 (the breakpoint's condition reads the size from rcx) or when
    libmemtop.so has no symbol table.
+And the live status's bound: a target stopped with the status's seqlock
+word left odd (a publisher that died mid-write) is read as "status not
+known" within the reader's bound, never as a torn set.
 """
 import json
 import os
@@ -86,25 +89,30 @@ def check_live_set(name, st, cause):
           "%s: the live status says %d dropped, all %s (%s)" % (name, n, cause, why))
 
 
-def check_everywhere(name, rec, cause, exact=None):
-    """The file, --batch and the JSON export attribute every drop to cause.
-    Returns the count."""
+def check_everywhere(name, rec, cause, exact=None, alone=True):
+    """The file, --batch and the JSON export attribute the drops of cause to
+    it: all of them (alone), or (not alone: a loaded machine may add drops
+    of another cause) as many as exact.  Returns the cause's count."""
     info, _, _ = dump(a, rec)
-    n = info["end_dropped"]
+    total = info["end_dropped"]
     file_why = {c: info.get("lost_why_%d" % i, 0) for i, c in enumerate(CAUSES)}
+    n = file_why[cause]
     print("%s: causes in the file: %s" % (name, file_why))
     check(n > 0 and (exact is None or n == exact),
-          "%s: events were dropped (%d%s)" % (name, n, "" if exact is None else ", %d expected"
-                                                 % exact))
-    check(file_why[cause] == n and sum(file_why.values()) == n and info["lost_unsaid"] == 0,
-          "%s: the file's LOST records give all %d the cause %s" % (name, n, cause))
-    check(info["lost_alloc"] + info["lost_free"] == n,
+          "%s: events were dropped for %s (%d%s)" % (name, cause, n, "" if exact is None
+                                                      else ", %d expected" % exact))
+    check(sum(file_why.values()) == total and info["lost_unsaid"] == 0 and (n == total or
+                                                                            not alone),
+          "%s: the file's LOST records give %d of %d the cause %s" % (name, n, total, cause))
+    check(info["lost_alloc"] + info["lost_free"] == total,
           "%s: the LOST records count every drop (%d + %d)" % (name, info["lost_alloc"],
                                                               info["lost_free"]))
-    words = "%d event%s dropped: %s %d" % (n, "" if n == 1 else "s", WORDS[cause], n)
+    words = ("%d event%s dropped: " % (total, "" if total == 1 else "s") if alone else "") + \
+        "%s %d" % (WORDS[cause], n)
     p = subprocess.run([a.memtop, "-f", rec, "--batch"], capture_output=True, text=True,
                        timeout=300)
-    check(p.returncode == 0 and "warning: recording inexact: " + words in p.stdout,
+    line = re.search(r"^warning: recording inexact: .*$", p.stdout, re.M)
+    check(p.returncode == 0 and line and words in line.group(0),
           "%s: --batch says %r (%s)" % (name, words, (p.stdout + p.stderr)[-600:]))
     out = rec + ".json"
     p = subprocess.run([a.memtop, "-f", rec, "--export", out], capture_output=True, text=True,
@@ -112,8 +120,8 @@ def check_everywhere(name, rec, cause, exact=None):
     check(p.returncode == 0, "%s: memtop -f --export exits 0 (%s)" % (name, p.stderr.strip()))
     r = json.load(open(out))["recording"]
     by = r["dropped_by_cause"]
-    check(r["events_dropped"] == n and by[cause] == n and sum(by.values()) == n,
-          "%s: the JSON export's dropped_by_cause gives all %d to %s (%s)" % (name, n, cause, by))
+    check(r["events_dropped"] == total and by[cause] == n and sum(by.values()) == total,
+          "%s: the JSON export's dropped_by_cause gives %d to %s (%s)" % (name, n, cause, by))
     return n
 
 
@@ -176,10 +184,12 @@ def initial_capture():
             break
         blocks *= 2
     check(m is not None, "%s: events were made during the capture" % name)
-    n = check_everywhere(name, rec, name)
-    check(n == int(m.group(1)), "%s: as many as the target counted (%s)" % (name, m.group(1)))
-    words = "inexact: %d events dropped: %s %d" % (n, WORDS[name], n)
-    check(words in r.stdout, "%s: memtop --record says %r (%r)" % (name, words, r.stdout))
+    # Two threads allocating flat out on a loaded machine may also make the
+    # writer drop for another cause: only this cause's count is checked.
+    n = check_everywhere(name, rec, name, exact=int(m.group(1)), alone=False)
+    words = "%s %d" % (WORDS[name], n)
+    check("inexact: " in r.stdout and words in r.stdout,
+          "%s: memtop --record says %r (%r)" % (name, words, r.stdout))
 
 
 def gdb_skip_reason():
@@ -240,6 +250,44 @@ def missed_at_end():
     check_everywhere(name, rec, name, exact=1)
 
 
+def stuck_publisher():
+    """A target stopped (SIGSTOP) with its status's seqlock word left odd, as
+    a publisher that died in the middle of a write leaves it: a viewer's
+    read gives up within its bound and says the status is not known, never
+    a torn set; once the target runs again its next publish makes the word
+    even and the status reads again."""
+    name = "stuck_publisher"
+    rec = fresh(name)
+    t = subprocess.Popen([prog, "live", "1000", "3"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=target_env(MEMTOP_RECORD=rec))
+    check(t.stdout.readline().startswith("ready "), "%s: the target runs" % name)
+    st = status(t.pid)
+    check(st.get("rec_state") == "1", "%s: recording (%s)" % (name, st))
+    os.kill(t.pid, signal.SIGSTOP)
+    try:
+        off = int(st["rec_seq_offset"])
+        with open(os.path.join(a.workdir, "memtop-%d" % t.pid), "r+b") as f:
+            f.seek(off)
+            seq = int.from_bytes(f.read(8), "little")
+            f.seek(off)
+            f.write((seq | 1).to_bytes(8, "little"))
+        t0 = time.time()
+        p = subprocess.run([a.ctl, a.workdir, str(t.pid), "status"], capture_output=True,
+                           text=True, timeout=60)
+        took = time.time() - t0
+        check("rec_error recording status not known: no stable read" in p.stdout
+              and "rec_dropped" not in p.stdout,
+              "%s: the read gives up and says the status is not known (%s)" % (name, p.stdout))
+        check(took < 5, "%s: within its bound (writer_ctl took %.2f s)" % (name, took))
+    finally:
+        os.kill(t.pid, signal.SIGCONT)
+    time.sleep(0.2)  # the next publish, every 20 ms
+    check(status(t.pid).get("rec_state") == "1", "%s: read again once the target runs" % name)
+    t.communicate(timeout=120)
+    check(t.returncode == 0, "%s: the target ends" % name)
+
+
+stuck_publisher()
 could_not_wait()
 no_buffer()
 initial_capture()

@@ -32,7 +32,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,6 +84,18 @@ static long vm_size(void)
     return p ? strtol(p + 7, NULL, 10) * 1024 : -1;
 }
 
+/* Until this process's segment exists (MEMTOP_SHM_DIR): the publisher's
+ * start (its segment, a probe thread's stack mapped and unmapped) is
+ * over, and its creation may stop the world for a moment, which waits for
+ * a thread held by a debugger until it gives up. */
+static void wait_segment(void)
+{
+    char seg[4096];
+    snprintf(seg, sizeof seg, "%s/memtop-%d", getenv("MEMTOP_SHM_DIR"), (int)getpid());
+    for (int i = 0; i < 1000 && access(seg, F_OK) != 0; i++)
+        usleep(10000);
+}
+
 static pthread_barrier_t g_go, g_done;
 
 static void *nobuf_thread(void *arg)
@@ -109,12 +123,25 @@ static int nobuf(void)
         return 1;
     printf("start\n");
     fflush(stdout);
+    wait_segment();
+    usleep(50000);
     struct rlimit old, low;
     getrlimit(RLIMIT_AS, &old);
     low = old;
-    low.rlim_cur = (rlim_t)vm_size() + (64 << 10); /* a buffer's chunk (256 KiB) does not fit */
-    if (setrlimit(RLIMIT_AS, &low) != 0)
-        return 1;
+    bool bites = false;
+    for (int i = 0; i < 20 && !bites; i++) {           /* memtop's threads may unmap meanwhile */
+        low.rlim_cur = (rlim_t)vm_size() + (64 << 10); /* a buffer's chunk (256 KiB) won't fit */
+        if (setrlimit(RLIMIT_AS, &low) != 0)
+            return 1;
+        void *p = mmap(NULL, 256 << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        bites = p == MAP_FAILED;
+        if (!bites) {
+            munmap(p, 256 << 10);
+            usleep(10000);
+        }
+    }
+    if (!bites)
+        return fprintf(stderr, "writer_causes: RLIMIT_AS leaves room for a chunk\n"), 1;
     pthread_barrier_wait(&g_go);
     pthread_barrier_wait(&g_done);
     setrlimit(RLIMIT_AS, &old);
@@ -166,12 +193,7 @@ static void *park_thread(void *arg)
 
 static int park(void)
 {
-    /* The segment first: its creation may stop the world for a moment,
-     * which waits for a thread held by a debugger until it gives up. */
-    char seg[4096];
-    snprintf(seg, sizeof seg, "%s/memtop-%d", getenv("MEMTOP_SHM_DIR"), (int)getpid());
-    for (int i = 0; i < 1000 && access(seg, F_OK) != 0; i++)
-        usleep(10000);
+    wait_segment();
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
     pthread_t t;

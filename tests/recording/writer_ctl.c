@@ -4,10 +4,12 @@
  *
  * Usage: writer_ctl SHM_DIR PID start PATH | stop | status
  * Prints "status N", "msg ...", then the recording status fields as
- * "key value" lines (rec_why_N: the dropped events of cause N).  Exit 0 when the command was
- * answered OK. */
+ * "key value" lines (rec_why_N: the dropped events of cause N;
+ * rec_seq_offset: where the status's seqlock word lies in the segment).  Exit 0 when the command
+ * was answered OK. */
 #include "memtop_ipc.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@ static void print_status(const mt_segment *seg)
     mt_shm_recording r;
     mt_err err;
     uint64_t why[MT_REC_WHY_MAX];
+    printf("rec_seq_offset %zu\n", offsetof(mt_shm_header, rec_seq));
     if (mt_segment_recording_why(seg, &r, why, &err) != MT_OK) {
         printf("rec_error %s\n", err.msg);
         return;
