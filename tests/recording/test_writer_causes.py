@@ -265,6 +265,11 @@ def stuck_publisher():
     check(st.get("rec_state") == "1", "%s: recording (%s)" % (name, st))
     os.kill(t.pid, signal.SIGSTOP)
     try:
+        for _ in range(500):  # stopped: no publish overwrites the word after us
+            with open("/proc/%d/stat" % t.pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                    break
+            time.sleep(0.01)
         off = int(st["rec_seq_offset"])
         with open(os.path.join(a.workdir, "memtop-%d" % t.pid), "r+b") as f:
             f.seek(off)
