@@ -250,6 +250,11 @@ def missed_at_end():
     check_everywhere(name, rec, name, exact=1)
 
 
+def stat_state(pid, tid):
+    with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
 def stuck_publisher():
     """A target stopped (SIGSTOP) with its status's seqlock word left odd, as
     a publisher that died in the middle of a write leaves it: a viewer's
@@ -265,10 +270,9 @@ def stuck_publisher():
     check(st.get("rec_state") == "1", "%s: recording (%s)" % (name, st))
     os.kill(t.pid, signal.SIGSTOP)
     try:
-        for _ in range(500):  # stopped: no publish overwrites the word after us
-            with open("/proc/%d/stat" % t.pid) as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "T":
-                    break
+        for _ in range(500):  # all stopped: no publish overwrites the word after us
+            if all(stat_state(t.pid, tid) == "T" for tid in os.listdir("/proc/%d/task" % t.pid)):
+                break
             time.sleep(0.01)
         off = int(st["rec_seq_offset"])
         with open(os.path.join(a.workdir, "memtop-%d" % t.pid), "r+b") as f:
