@@ -215,7 +215,10 @@ def missed_at_end():
         f.write("set pagination off\nset confirm off\nset non-stop on\n"
                 "set startup-with-shell off\nset breakpoint pending on\n"
                 "set environment LD_PRELOAD %s\n" % a.preload +
-                "break mt_rec_alloc if $rcx == 777777\nrun\necho PARKED\\n\nshell sleep 600\n")
+                "break mt_rec_alloc if $rcx == 777777\nrun\n"
+                # no trap left for another thread while gdb sleeps (it would
+                # wait there for ever); the held thread stays stopped
+                "delete\necho PARKED\\n\nshell sleep 600\n")
     e = dict(os.environ, MEMTOP_SHM_DIR=a.workdir, MEMTOP_RECORD=rec, MEMTOP_START_MS="0",
              MEMTOP_LOG="info")
     e.pop("LD_PRELOAD", None)
