@@ -114,8 +114,9 @@ typedef struct mt_shm_control {
  * viewer shows it.  All-zero (MT_REC_STATE_OFF) in a segment whose target
  * has never recorded, and in segments of targets built before recordings
  * existed (the header area beyond `control` was always zero).  `state` is
- * stored last with release after the other fields; numbers only grow while
- * a recording runs.  docs/recording-format.md describes the file. */
+ * stored last with release after the other fields, all under the seqlock
+ * header.rec_seq (with rec_dropped_why); numbers only grow while a
+ * recording runs.  docs/recording-format.md describes the file. */
 enum {
     MT_REC_STATE_OFF = 0,     /* never recorded */
     MT_REC_STATE_ON = 1,      /* recording into `path` */
@@ -255,6 +256,11 @@ typedef struct mt_shm_header {
      * cause, indexed by dat_format.h's MT_DAT_LOST_* (the rest 0), written
      * by the target with `recording`. */
     uint64_t rec_dropped_why[MT_REC_WHY_MAX];
+    /* Added without a bump too (0 in an older target's segment): a seqlock
+     * word over `recording` and rec_dropped_why, odd while the publisher
+     * writes them, so that a viewer reads a set of figures that existed
+     * together (docs/shm-protocol.md, "Recording status"). */
+    uint64_t rec_seq;
 } mt_shm_header;
 
 _Static_assert(sizeof(mt_shm_header) <= MT_HEADER_BYTES, "header must fit its area");

@@ -1,42 +1,111 @@
 /* shm_recording.c -- read and describe the recording status of a target
- * (header.recording): validated like every other byte of the segment, and
- * read under the guard (shm_guard.h) like every other byte of the mapping. */
+ * (header.recording and its dropped events by cause, rec_dropped_why):
+ * read as one set under the header's seqlock (rec_seq), validated like
+ * every other byte of the segment, and read under the guard (shm_guard.h)
+ * like every other byte of the mapping. */
 #include "shm_recording.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "dat_lost.h"
 #include "shm_guard.h"
 
-mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err)
+/* Bounded retries of the seqlock read: the publisher's write of the status
+ * takes microseconds, but it may be preempted in the middle, or have died
+ * there (seq odd for ever): the first tries come at once, the rest after a
+ * nap, in all at most ~TRIES * NAP_NS (10 ms), then "not known". */
+#define TRIES 64
+#define TRIES_AT_ONCE 4
+#define NAP_NS 150000L
+
+typedef struct rec_read {
+    const mt_shm_header *h;
+    mt_shm_recording out;
+    uint64_t why[MT_REC_WHY_MAX];
+    uint64_t seq; /* the even sequence the copy is consistent with; odd: retry */
+} rec_read;
+
+/* One seqlock read of the status and its causes, run under the SIGBUS
+ * guard (docs/shm-protocol.md): only loads and copies. */
+static void read_once(void *ctx)
 {
-    const mt_shm_header *h = mt_segment_header(seg);
-    const mt_shm_recording *r = &h->recording;
-    uint32_t state;
-    mt_errc rc = mt_segment_load32(seg, &r->state, &state, err);
-    if (!rc)
-        rc = mt_segment_copy(seg, out, r, sizeof *out, err);
+    rec_read *r = ctx;
+    uint64_t s1 = __atomic_load_n(&r->h->rec_seq, __ATOMIC_ACQUIRE);
+    r->seq = 1;
+    if (s1 & 1u)
+        return;
+    /* An older target stores state last with release: read it first. */
+    uint32_t state = __atomic_load_n(&r->h->recording.state, __ATOMIC_ACQUIRE);
+    memcpy(&r->out, &r->h->recording, sizeof r->out);
+    memcpy(r->why, r->h->rec_dropped_why, sizeof r->why);
+    r->out.state = state;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&r->h->rec_seq, __ATOMIC_RELAXED) == s1)
+        r->seq = s1;
+}
+
+static void nap(void)
+{
+    struct timespec ts = {0, NAP_NS};
+    nanosleep(&ts, NULL);
+}
+
+/* A consistent copy into r: seq even and unchanged over the copy; for
+ * seq 0 (an older target, which has no seqlock, or one that has not
+ * published yet) two copies in a row that agree.  MT_E_BUSY when none came
+ * within the retries. */
+static mt_errc read_stable(const mt_segment *seg, rec_read *r, mt_err *err)
+{
+    rec_read prev;
+    bool have_prev = false;
+    for (int i = 0; i < TRIES; i++) {
+        if (i >= TRIES_AT_ONCE)
+            nap();
+        mt_errc rc = mt_segment_guard(seg, read_once, r, err);
+        if (rc)
+            return rc;
+        if (r->seq & 1u)
+            continue;
+        if (r->seq != 0)
+            return MT_OK;
+        if (have_prev && memcmp(&prev.out, &r->out, sizeof r->out) == 0 &&
+            memcmp(prev.why, r->why, sizeof r->why) == 0)
+            return MT_OK;
+        prev = *r;
+        have_prev = true;
+    }
+    return mt_err_set(err, MT_E_BUSY,
+                      "recording status not known: no stable read (the target is writing it, "
+                      "or stopped while writing it)");
+}
+
+mt_errc mt_segment_recording_why(const mt_segment *seg, mt_shm_recording *out,
+                                 uint64_t why[MT_REC_WHY_MAX], mt_err *err)
+{
+    rec_read r = {.h = mt_segment_header(seg), .seq = 1};
+    mt_errc rc = read_stable(seg, &r, err);
     if (rc) {
         memset(out, 0, sizeof *out);
+        memset(why, 0, MT_REC_WHY_MAX * sizeof *why);
         return rc;
     }
-    out->state = state;
-    if (state > MT_REC_STATE_FAILED)
-        return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: recording state %u", state);
+    *out = r.out;
+    memcpy(why, r.why, sizeof r.why);
+    if (out->state > MT_REC_STATE_FAILED)
+        return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: recording state %u", out->state);
     if (!memchr(out->path, '\0', sizeof out->path) ||
         !memchr(out->message, '\0', sizeof out->message))
         return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: unterminated recording path");
     return MT_OK;
 }
 
-mt_errc mt_segment_recording_why(const mt_segment *seg, uint64_t why[MT_REC_WHY_MAX], mt_err *err)
+mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err)
 {
-    const mt_shm_header *h = mt_segment_header(seg);
-    mt_errc rc = mt_segment_copy(seg, why, h->rec_dropped_why, sizeof h->rec_dropped_why, err);
-    if (rc)
-        memset(why, 0, sizeof h->rec_dropped_why);
-    return rc;
+    uint64_t why[MT_REC_WHY_MAX];
+    return mt_segment_recording_why(seg, out, why, err);
 }
 
 void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
@@ -48,6 +117,10 @@ void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
         uint64_t *to = &w[i < MT_DAT_LOST_CAUSES ? i : MT_DAT_LOST_OTHER];
         *to = mt_dat_lost_add(*to, why[i]);
         sum = mt_dat_lost_add(sum, why[i]);
+    }
+    if (sum > r->events_dropped) { /* not one set (an older target's): the causes are not known */
+        memset(w, 0, MT_DAT_LOST_WHY_N * sizeof w[0]);
+        sum = 0;
     }
     if (r->events_dropped > sum)
         w[MT_DAT_LOST_NOT_SAID] = r->events_dropped - sum;

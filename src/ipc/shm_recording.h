@@ -6,21 +6,28 @@
 #include "dat_lost.h"
 #include "shm_segment.h"
 
-/* Copy the status out of the header: state read with acquire first, then
- * the fields; strings NUL-terminated within their fields.  MT_E_CORRUPT
- * for an unknown state or an unterminated string (a segment written by
- * something else than libmemtop.so). */
-mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err);
+/* Copy the status out of the header, with its dropped events by cause
+ * (header.rec_dropped_why, dat_format.h MT_DAT_LOST_*; all 0 in an older
+ * target's segment): one set that existed together, read under the
+ * header's seqlock (rec_seq; for a segment without it, two copies in a
+ * row that agree).  Strings NUL-terminated within their fields.
+ * MT_E_CORRUPT for an unknown state or an unterminated string (a segment
+ * written by something else than libmemtop.so); MT_E_BUSY when no stable
+ * read came within a bounded number of tries (~10 ms: a target that is
+ * writing the status, or died while writing it): the status is not known.
+ * On an error out and why are zeroed. */
+mt_errc mt_segment_recording_why(const mt_segment *seg, mt_shm_recording *out,
+                                 uint64_t why[MT_REC_WHY_MAX], mt_err *err);
 
-/* The recording's dropped events by cause (header.rec_dropped_why,
- * dat_format.h MT_DAT_LOST_*): all 0 in an older target's segment, or on
- * an error (a fault reading the mapping). */
-mt_errc mt_segment_recording_why(const mt_segment *seg, uint64_t why[MT_REC_WHY_MAX], mt_err *err);
+/* The same without the causes. */
+mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err);
 
 /* r's dropped events by cause into w (dat_lost.h indexes): the header's
  * causes (why, MT_REC_WHY_MAX counts; NULL: not known) with the ones this
  * viewer does not know as MT_DAT_LOST_OTHER, and what they do not cover of
- * r->events_dropped as MT_DAT_LOST_NOT_SAID (an older target's).  Sums
+ * r->events_dropped as MT_DAT_LOST_NOT_SAID (an older target's).  Causes
+ * that add up to more than events_dropped are no set that existed (an
+ * older target read its counters apart): not known, all NOT_SAID.  Sums
  * saturate: the counts are untrusted. */
 void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
                               uint64_t w[MT_DAT_LOST_WHY_N]);

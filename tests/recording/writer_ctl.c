@@ -1,12 +1,15 @@
 /* writer_ctl.c -- drive a target's recording through the control channel,
  * for the writer's tests: start PATH, stop, or status.  Uses the ipc
- * library like the viewer does (mt_control_send, mt_segment_recording).
+ * library like the viewer does (mt_control_send, mt_segment_recording_why).
  *
  * Usage: writer_ctl SHM_DIR PID start PATH | stop | status
  * Prints "status N", "msg ...", then the recording status fields as
- * "key value" lines.  Exit 0 when the command was answered OK. */
+ * "key value" lines (rec_why_N: the dropped events of cause N;
+ * rec_seq_offset: where the status's seqlock word lies in the segment).  Exit 0 when the command
+ * was answered OK. */
 #include "memtop_ipc.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +18,16 @@ static void print_status(const mt_segment *seg)
 {
     mt_shm_recording r;
     mt_err err;
-    if (mt_segment_recording(seg, &r, &err) != MT_OK) {
+    uint64_t why[MT_REC_WHY_MAX];
+    printf("rec_seq_offset %zu\n", offsetof(mt_shm_header, rec_seq));
+    if (mt_segment_recording_why(seg, &r, why, &err) != MT_OK) {
         printf("rec_error %s\n", err.msg);
         return;
     }
     char line[1024];
-    uint64_t why[MT_REC_WHY_MAX];
-    mt_segment_recording_why(seg, why, &err);
     mt_recording_line(&r, why, line, sizeof line);
+    for (unsigned i = 0; i < MT_REC_WHY_MAX; i++)
+        printf("rec_why_%u %llu\n", i, (unsigned long long)why[i]);
     printf("rec_state %u\nrec_error %d\nrec_bytes %llu\nrec_events %llu\nrec_dropped %llu\n"
            "rec_count %llu\nrec_path %s\nrec_message %s\nrec_line %s\n",
            r.state, r.error, (unsigned long long)r.bytes_written,

@@ -37,6 +37,7 @@ typedef struct {
     uint64_t recordings;
     uint64_t bytes, events, dropped; /* final figures once stopped */
     uint64_t why[MT_REC_WHY_MAX];    /* dropped by cause (MT_DAT_LOST_*), likewise */
+    uint64_t seq;                    /* header.rec_seq as we wrote it last (even) */
     char path[MT_PATH_MAX];
     char message[MT_REC_MSG_MAX];
     char pattern[MT_PATH_MAX]; /* MEMTOP_RECORD, "" if unset */
@@ -113,6 +114,19 @@ static void read_why(uint64_t why[MT_REC_WHY_MAX])
     why[MT_DAT_LOST_UNSEEN] = __atomic_load_n(&mt_w.unseen, __ATOMIC_RELAXED);
 }
 
+/* The events the causes count: the status says that many were dropped, so
+ * that the total and its causes are one set (the hooks count a drop's
+ * total and its cause apart, and the mid-run start's and the final
+ * state's own counts with them: read apart, they can differ by a drop in
+ * flight). */
+static uint64_t why_sum(const uint64_t why[MT_REC_WHY_MAX])
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < MT_REC_WHY_MAX; i++)
+        n += why[i];
+    return n;
+}
+
 /* Takes the final figures when a session ended (stop or error).  The
  * causes: once mt_recw_end returned (ended), the file's (its LOST
  * records'), whose sum is END's dropped; else (a write error seen while
@@ -129,8 +143,14 @@ static void record_final_figures(bool ended)
     if (ended && said == g_rc.dropped) /* mt_recw_end made dropped the LOST records' sum */
         for (unsigned i = 0; i < MT_DAT_LOST_CAUSES; i++)
             g_rc.why[i] = mt_w.sum_why[i];
+    g_rc.dropped = why_sum(g_rc.why); /* the same when ended; else the hooks' counts */
 }
 
+/* Writes the status under the header's seqlock (rec_seq: odd while the
+ * fields change; docs/shm-protocol.md), from our own copy of the word
+ * (whatever another process wrote there), so that a viewer reads the
+ * figures and their causes as one set.  The publisher only: the hooks
+ * never wait on it, and a viewer never waits on us. */
 void mt_rec_publish_status(mt_shm_header *h)
 {
     mt_shm_recording *r = &h->recording;
@@ -143,20 +163,26 @@ void mt_rec_publish_status(mt_shm_header *h)
         failed_message(e);
     }
     bool on = g_rc.state == MT_REC_STATE_ON;
+    uint64_t why[MT_REC_WHY_MAX];
+    if (on)
+        read_why(why);
+    else
+        memcpy(why, g_rc.why, sizeof why);
+    uint64_t s = g_rc.seq | 1u;
+    __atomic_store_n(&h->rec_seq, s, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     r->error = g_rc.error;
     r->start_unix_ns = g_rc.start_unix_ns;
     r->bytes_written = on ? __atomic_load_n(&mt_w.bytes, __ATOMIC_RELAXED) : g_rc.bytes;
     r->events_written = on ? atomic_load_explicit(&mt_w.events, memory_order_relaxed) : g_rc.events;
-    r->events_dropped =
-        on ? atomic_load_explicit(&mt_w.dropped, memory_order_relaxed) : g_rc.dropped;
+    r->events_dropped = why_sum(why);
     r->recordings = g_rc.recordings;
-    uint64_t why[MT_REC_WHY_MAX];
-    if (on)
-        read_why(why);
-    memcpy(h->rec_dropped_why, on ? why : g_rc.why, sizeof h->rec_dropped_why);
+    memcpy(h->rec_dropped_why, why, sizeof h->rec_dropped_why);
     memcpy(r->path, g_rc.path, sizeof r->path);
     memcpy(r->message, g_rc.message, sizeof r->message);
     __atomic_store_n(&r->state, g_rc.state, __ATOMIC_RELEASE);
+    g_rc.seq = s + 1;
+    __atomic_store_n(&h->rec_seq, g_rc.seq, __ATOMIC_RELEASE);
     mt_spin_unlock(&g_rc.lock);
 }
 

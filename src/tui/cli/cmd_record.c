@@ -23,15 +23,26 @@
 #define STREAM_TICK_S 0.1       /* relaying a stream: how often */
 #define STREAM_DRAIN_STALL_S 30 /* the end of a stream: give up when stdout takes nothing */
 
-/* The target's recording status, validated (a bad one reads as failed). */
-static void status_of(const mt_segment *seg, mt_shm_recording *out)
+/* The target's recording status and its dropped events by cause (why,
+ * MT_REC_WHY_MAX counts), validated (a bad one reads as failed).  False,
+ * out and why as they were, when it is not known now (no stable read: the
+ * target is writing it; a dead target ends the wait by its state). */
+static bool status_of(const mt_segment *seg, mt_shm_recording *out, uint64_t *why)
 {
     mt_err err;
-    if (mt_segment_recording(seg, out, &err) != MT_OK) {
-        memset(out, 0, sizeof *out);
-        out->state = MT_REC_STATE_FAILED;
-        snprintf(out->message, sizeof out->message, "%s", err.msg);
+    mt_shm_recording r;
+    uint64_t w[MT_REC_WHY_MAX];
+    mt_errc rc = mt_segment_recording_why(seg, &r, w, &err);
+    if (rc == MT_E_BUSY)
+        return false;
+    if (rc != MT_OK) {
+        memset(&r, 0, sizeof r);
+        r.state = MT_REC_STATE_FAILED;
+        snprintf(r.message, sizeof r.message, "%s", err.msg);
     }
+    *out = r;
+    memcpy(why, w, sizeof w);
+    return true;
 }
 
 /* The recording's bytes: the file's size, or those sent of a stream. */
@@ -44,29 +55,25 @@ static uint64_t file_bytes(const char *path, const mt_stream *st)
 }
 
 /* ", inexact: 9 events dropped: disk behind 9" after the event count
- * (the causes from the segment), or "". */
-static char *dropped_note(const mt_segment *seg, const mt_shm_recording *s, char *buf, size_t n)
+ * (why: the causes read with s), or "". */
+static char *dropped_note(const mt_shm_recording *s, const uint64_t *why, char *buf, size_t n)
 {
-    uint64_t why[MT_REC_WHY_MAX];
-    mt_err err;
-    char words[256];
+    char words[MT_DAT_LOST_LINE_MAX];
     buf[0] = '\0';
-    if (s->events_dropped) {
-        mt_segment_recording_why(seg, why, &err); /* all 0 on an error: not known */
+    if (s->events_dropped)
         snprintf(buf, n, ", inexact: %s", mt_recording_dropped(s, why, words, sizeof words));
-    }
     return buf;
 }
 
-static void print_status(const mt_segment *seg, const char *path, const mt_shm_recording *s,
+static void print_status(const uint64_t *why, const char *path, const mt_shm_recording *s,
                          const mt_stream *st)
 {
-    char size[32], dropped[300], behind[48] = "";
+    char size[32], dropped[MT_DAT_LOST_LINE_MAX + 16], behind[48] = "";
     if (st)
         snprintf(behind, sizeof behind, " sent, %" PRIu64 " bytes to send", mt_stream_backlog(st));
     fprintf(stderr, "memtop: recording %s: %s%s, %" PRIu64 " events%s\n", st ? "to stdout" : path,
             mt_fmt_bytes(file_bytes(path, st), size, sizeof size), behind, s->events_written,
-            dropped_note(seg, s, dropped, sizeof dropped));
+            dropped_note(s, why, dropped, sizeof dropped));
 }
 
 static int start(mt_view *v, const char *path, uint64_t cull_ms)
@@ -106,22 +113,26 @@ static int relay(mt_stream *st)
 
 /* Until a signal or a stream that must stop (1), the target's end or
  * failure of the recording (0). */
-static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, mt_stream *st)
+static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, uint64_t *why,
+                     mt_stream *st)
 {
+    memset(s, 0, sizeof *s); /* until the status is known: on (start said so) */
+    memset(why, 0, MT_REC_WHY_MAX * sizeof *why);
+    s->state = MT_REC_STATE_ON;
     sigset_t set, old;
     mt_sig_block(&set, &old, 0);
     siginfo_t info;
     int sig = 0, ticks = 0, per_status = st ? (int)(STATUS_EVERY_S / STREAM_TICK_S) : 1;
     for (;; ticks++) {
-        status_of(&v->seg, s);
+        bool known = status_of(&v->seg, s, why);
         if (s->state != MT_REC_STATE_ON || mt_segment_state(&v->seg) != MT_STATE_RUNNING)
             break;
         if (st && relay(st)) {
             sig = -1;
             break;
         }
-        if (ticks % per_status == 0)
-            print_status(&v->seg, path, s, st);
+        if (ticks % per_status == 0 && known)
+            print_status(why, path, s, st);
         if ((sig = mt_sig_wait(&set, st ? STREAM_TICK_S : STATUS_EVERY_S, &info)) != 0)
             break;
     }
@@ -167,7 +178,14 @@ static int stop(mt_view *v, const char *path)
 static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
 {
     mt_shm_recording s;
-    status_of(&v->seg, &s);
+    uint64_t why[MT_REC_WHY_MAX];
+    bool known = false;
+    for (int i = 0; i < 100 && !known; i++) /* each try ~10 ms at most: ~1 s */
+        known = status_of(&v->seg, &s, why);
+    if (!known) {
+        mt_errorf("%s: the recording's status is not known (no stable read of it)", path);
+        return MT_EXIT_FAIL;
+    }
     if (s.state == MT_REC_STATE_FAILED) {
         mt_errorf("%s: the recording failed: %s", path,
                   s.message[0] ? s.message : strerror(s.error));
@@ -178,12 +196,12 @@ static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
                 mt_segment_pid(&v->seg));
     if (st && drain(st) != 0)
         return MT_EXIT_FAIL;
-    char size[32], dropped[300];
+    char size[32], dropped[MT_DAT_LOST_LINE_MAX + 16];
     uint64_t bytes = file_bytes(path, st);
     fprintf(st ? stderr : stdout, "%srecorded %s: %" PRIu64 " bytes (%s), %" PRIu64 " events%s\n",
             st ? "memtop: " : "", st ? "to stdout" : path, bytes,
             mt_fmt_bytes(bytes, size, sizeof size), s.events_written,
-            dropped_note(&v->seg, &s, dropped, sizeof dropped));
+            dropped_note(&s, why, dropped, sizeof dropped));
     fflush(stdout);
     return MT_EXIT_OK;
 }
@@ -227,7 +245,8 @@ int mt_cmd_record(const mt_opts *o)
     mt_stream stream, *st = streaming ? &stream : NULL;
     if (begin(&v, path, sizeof path, o->cull_ms, st) == 0) {
         mt_shm_recording s;
-        bool signalled = wait_loop(&v, path, &s, st);
+        uint64_t why[MT_REC_WHY_MAX];
+        bool signalled = wait_loop(&v, path, &s, why, st);
         bool need_stop = signalled || s.state == MT_REC_STATE_ON;
         if (!need_stop || stop(&v, path) == 0)
             rc = finish(&v, path, signalled, st);

@@ -278,8 +278,8 @@ static void calc_init(calc *c, const mt_fleet_proc *p, long top)
     mt_shm_recording rec;
     uint64_t why[MT_REC_WHY_MAX];
     mt_err err;
-    c->have_rec = mt_segment_recording(&p->v.seg, &rec, &err) == MT_OK &&
-                  mt_segment_recording_why(&p->v.seg, why, &err) == MT_OK;
+    /* No series when the status is not known (no stable read): never a torn set. */
+    c->have_rec = mt_segment_recording_why(&p->v.seg, &rec, why, &err) == MT_OK;
     if (c->have_rec)
         mt_recording_dropped_why(&rec, why, c->rec_dropped);
     c->rows = mt_rows_build(&p->v.snap, MT_SORT_LEAK, &c->nrows);

@@ -267,13 +267,17 @@ static void draw_recording(mt_app *a, int *x)
     }
     mt_err err;
     char line[600];
-    if (!a->src.view.attached || mt_segment_recording(&a->src.view.seg, &rec, &err) != MT_OK ||
-        rec.state == MT_REC_STATE_OFF) {
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_errc rc = a->src.view.attached ? mt_segment_recording_why(&a->src.view.seg, &rec, why, &err)
+                                      : MT_E_GONE;
+    if (rc == MT_E_BUSY) { /* no stable read: say so rather than show a torn set */
+        field(t, 3, x, "Rec ", t->warn, "status not known (being written)");
+        return;
+    }
+    if (rc != MT_OK || rec.state == MT_REC_STATE_OFF) {
         field(t, 3, x, "Rec ", t->dim, "off (r)");
         return;
     }
-    uint64_t why[MT_REC_WHY_MAX];
-    mt_segment_recording_why(&a->src.view.seg, why, &err); /* all 0 on an error: not known */
     mt_recording_line(&rec, why, line, sizeof line);
     attr_t at = rec.state == MT_REC_STATE_ON       ? t->bad
                 : rec.state == MT_REC_STATE_FAILED ? t->warn
