@@ -5,8 +5,10 @@
  *                   prints its pid, then per second the iterations made.
  *   execfail        allocates, calls execv on a missing program, prints the
  *                   errno, then makes 2000 more events and exits.
- *   forkexec        forks; the child allocates then execs this program
- *                   ("image"), which makes 1000 events; prints the child pid.
+ *   forkexec [MS]   forks (after a nap of MS milliseconds: memtop's threads
+ *                   run meanwhile); the child allocates then execs this
+ *                   program ("image"), which makes 1000 events; prints the
+ *                   child pid.
  *   execrace        two threads exec at once (test_writer_exec_race.py, with
  *                   the exec spy of tests/pitfalls preloaded after
  *                   libmemtop.so): B's exec of a missing program enters
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static _Atomic unsigned long g_iters;
@@ -87,10 +90,13 @@ static int execfail(char **argv)
     return 0;
 }
 
-static int forkexec(const char *self)
+static int forkexec(const char *self, int nap_ms)
 {
     void *volatile p = malloc(10);
     free(p);
+    struct timespec nap = {nap_ms / 1000, (long)(nap_ms % 1000) * 1000000L};
+    if (nap_ms > 0)
+        nanosleep(&nap, NULL);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -165,11 +171,11 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "execfail") == 0)
         return execfail(argv);
     if (argc > 1 && strcmp(argv[1], "forkexec") == 0)
-        return forkexec("/proc/self/exe");
+        return forkexec("/proc/self/exe", argc > 2 ? atoi(argv[2]) : 0);
     if (argc > 1 && strcmp(argv[1], "image") == 0)
         return image();
     if (argc > 1 && strcmp(argv[1], "execrace") == 0)
         return execrace(environ);
-    fprintf(stderr, "usage: writer_scenarios dliter S|execfail|forkexec\n");
+    fprintf(stderr, "usage: writer_scenarios dliter S|execfail|forkexec [MS]\n");
     return 2;
 }

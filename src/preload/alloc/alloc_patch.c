@@ -33,6 +33,7 @@
 #include "alloc_stop.h"
 #include "core_procinfo.h"
 #include "core_dlerror.h"
+#include "core_loader_gate.h"
 
 #include <Zydis/Zydis.h>
 #include <dlfcn.h>
@@ -325,7 +326,7 @@ static int find_seg(struct dl_phdr_info *info, size_t size, void *arg)
 static int seg_prot(uint64_t addr)
 {
     seg_find f = {addr, -1};
-    dl_iterate_phdr(find_seg, &f);
+    mt_loader_iterate(find_seg, &f); /* a fork waits for it: core_loader_gate.c */
     return f.prot;
 }
 

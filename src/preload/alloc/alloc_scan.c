@@ -55,6 +55,7 @@
 #include "core_log.h"
 #include "core_common.h"
 #include "core_dlerror.h"
+#include "core_loader_gate.h"
 #include "core_procinfo.h"
 #include "core_state.h"
 #include "core_thread_state.h"
@@ -1199,7 +1200,7 @@ static bool scan_pass(scan_refs *refs, module_ref *wait, bool first)
     do {
         g_alloc.nbatch = 0;
         g_alloc.batch_full = false;
-        dl_iterate_phdr(list_new, NULL);
+        mt_loader_iterate(list_new, NULL); /* a fork waits for it: core_loader_gate.c */
         if (first && g_alloc.publisher && g_alloc.nbatch && mt_g.cfg.test_scan_hold_ms)
             test_nap(mt_g.cfg.test_scan_hold_ms);
         for (uint32_t i = 0; i < g_alloc.nbatch; i++)

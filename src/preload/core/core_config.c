@@ -177,5 +177,6 @@ void mt_config_load(mt_config *cfg, char **envp)
     cfg->test_scan_loader_wait_ms =
         (uint32_t)env_number("MEMTOP_TEST_SCAN_LOADER_WAIT_MS", 0, 10000, 0);
     cfg->test_scan_hold_ms = (uint32_t)env_number("MEMTOP_TEST_SCAN_HOLD_MS", 0, 10000, 0);
+    cfg->test_loader_hold_us = (uint32_t)env_number("MEMTOP_TEST_LOADER_HOLD_US", 0, 1000000, 0);
     mt_log_setup(cfg->log_level, cfg->log_file);
 }

@@ -53,6 +53,10 @@ typedef struct mt_config {
      * that lists a new module sleeps this long holding the scan's lock (a
      * scan slower than a dlsym's patience: alloc_scan.c). */
     uint32_t test_scan_hold_ms;
+    /* MEMTOP_TEST_LOADER_HOLD_US, for tests: memtop's own dl_iterate_phdr
+     * calls outside the publish lock nap this long holding the loader's
+     * lock (core_loader_gate.c), so that a fork meets such a hold. */
+    uint32_t test_loader_hold_us;
 } mt_config;
 
 /* Fills cfg from the environment array envp (NULL: no variables, all

@@ -55,6 +55,7 @@
 #include "table_trace.h"
 #include "unwind_cache.h"
 #include "unwind_libunwind.h"
+#include "core_loader_gate.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -84,12 +85,12 @@ static void fork_prepare(void)
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
     (void)mt_in_hook_set(MT_IN_OWN);
-    mt_libunwind_fork_prepare(); /* 0: no thread inside a libunwind walk */
-    mt_publisher_lock();         /* 1: the publisher */
-    mt_traces_lock_all();        /* 2: trace-index shards */
-    mt_ptrs_lock_all();          /* 3: block-table shards */
-    mt_threads_lock_all();       /* 4: thread records */
-    mt_ucache_lock();            /* 5: unwind cache */
+    mt_loader_fork_prepare(); /* 0: no thread holds the loader's lock for memtop */
+    mt_publisher_lock();      /* 1: the publisher */
+    mt_traces_lock_all();     /* 2: trace-index shards */
+    mt_ptrs_lock_all();       /* 3: block-table shards */
+    mt_threads_lock_all();    /* 4: thread records */
+    mt_ucache_lock();         /* 5: unwind cache */
     tls_fork_locked = true;
 }
 
@@ -109,8 +110,8 @@ static void fork_parent(void)
     if (!tls_fork_locked)
         return;
     fork_unlock();
-    mt_publisher_unlock();         /* 1 */
-    mt_libunwind_fork_done(false); /* 0 */
+    mt_publisher_unlock();      /* 1 */
+    mt_loader_fork_done(false); /* 0 */
 }
 
 /* The child's resets, the forking thread's cancel still pending if it
@@ -126,8 +127,9 @@ static void child_reset(void)
     if (mt_tls_thread) /* the child must not draw the parent's distances */
         mt_sample_seed(mt_tls_thread);
     mt_sfilter_fork_child();
-    mt_libunwind_fork_done(true); /* 0 */
-    mt_sample_disarm();           /* the child's first hook restarts tracking */
+    mt_libunwind_fork_child();
+    mt_loader_fork_done(true); /* 0 */
+    mt_sample_disarm();        /* the child's first hook restarts tracking */
     atomic_store_explicit(&mt_g.state, MT_ST_FORKED, memory_order_release);
 }
 

@@ -23,6 +23,7 @@
 #include "hook_loaded_sym.h"
 
 #include "core_dynsym.h"
+#include "core_loader_gate.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,13 +58,13 @@ static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
 unsigned long long mt_loaded_adds(void)
 {
     unsigned long long adds = 0;
-    dl_iterate_phdr(peek_adds, &adds);
+    mt_loader_iterate(peek_adds, &adds); /* a fork waits for it: core_loader_gate.c */
     return adds;
 }
 
 void *mt_loaded_sym(const char *name)
 {
     query q = {mt_dynsym_name(name, STT_FUNC), (uint64_t)(uintptr_t)&mt_loaded_sym, NULL};
-    dl_iterate_phdr(visit, &q);
+    mt_loader_iterate(visit, &q);
     return q.found;
 }

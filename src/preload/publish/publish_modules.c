@@ -181,18 +181,18 @@ static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-bool mt_module_scan_run(mt_module_scan *s, void (*visit_fn)(const mt_shm_module *rec, void *arg),
-                        void *arg)
+bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *),
+                        void (*visit_fn)(const mt_shm_module *rec, void *arg), void *arg)
 {
     unsigned long long c[2] = {0, 0};
-    dl_iterate_phdr(peek_counts, c);
+    iterate(peek_counts, c);
     if (s->scan && c[0] == s->adds && c[1] == s->subs)
         return false;
     s->adds = c[0];
     s->subs = c[1];
     s->scan++;
     walk_ctx w = {visit_fn, arg};
-    dl_iterate_phdr(walk_one, &w);
+    iterate(walk_one, &w);
     return true;
 }
 
@@ -204,7 +204,7 @@ unsigned long long mt_modules_unloads(const mt_published_modules *m)
 void mt_modules_sync(mt_published_modules *m, mt_shm_writer *w, uint64_t publish_seq)
 {
     scan_ctx ctx = {m, w, publish_seq};
-    if (!mt_module_scan_run(&m->walk, visit, &ctx))
+    if (!mt_module_scan_run(&m->walk, dl_iterate_phdr, visit, &ctx)) /* the publish lock held */
         return;
     for (uint32_t i = 0; i < m->n; i++) {
         known_module *k = &m->known[i];

@@ -2,6 +2,7 @@
 #ifndef MT_MODULES_H
 #define MT_MODULES_H
 
+#include "core_loader_gate.h"
 #include "publish_shm.h"
 
 #include <stdbool.h>
@@ -27,14 +28,16 @@ unsigned long long mt_modules_unloads(const mt_published_modules *m);
  * since the last walk; else `scan` is bumped and visit is called for each
  * module with a mapped range (its record described by mt_module_describe),
  * after which the caller marks unloaded every module of its list not
- * visited in this scan.  Runs with the loader's lock held (no fork must
- * catch it held: keep visit short). */
+ * visited in this scan.  Runs with the loader's lock held (keep visit
+ * short), through iterate: dl_iterate_phdr under the publish lock, which
+ * fork takes; mt_loader_iterate elsewhere (core_loader_gate.h: no fork
+ * must catch the lock held). */
 typedef struct mt_module_scan {
     unsigned long long adds, subs;
     uint32_t scan; /* walks done; 0: none yet */
 } mt_module_scan;
-bool mt_module_scan_run(mt_module_scan *s, void (*visit)(const mt_shm_module *rec, void *arg),
-                        void *arg);
+bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *),
+                        void (*visit)(const mt_shm_module *rec, void *arg), void *arg);
 
 /* Fills a module record from a dl_iterate_phdr entry (bias, address
  * range, build-id from the in-memory notes, path); also used by the

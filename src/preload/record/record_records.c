@@ -10,6 +10,7 @@
 #include "core_clock.h"
 #include "dat_format.h"
 #include "publish_modules.h"
+#include "core_loader_gate.h"
 #include "core_procinfo.h"
 #include "record_buffer.h"
 #include "record_writer.h"
@@ -104,7 +105,7 @@ static void visit(const mt_shm_module *rec, void *arg)
 
 void mt_rr_modules(uint64_t now)
 {
-    if (!mt_module_scan_run(&mt_w.modscan, visit, &now))
+    if (!mt_module_scan_run(&mt_w.modscan, mt_loader_iterate, visit, &now))
         return;
     for (uint32_t i = 0; i < mt_w.nmodules; i++) {
         mt_recw_module *m = &mt_w.modules[i];

@@ -20,7 +20,6 @@
 #define UNW_LOCAL_ONLY
 #include "unwind_libunwind.h"
 
-#include "core_clock.h"
 #include "core_log.h"
 #include "core_spinlock.h"
 #include "shm_layout.h"
@@ -28,10 +27,10 @@
 #include "core_thread_state.h"
 #include "core_dlerror.h"
 #include "core_nocancel.h"
+#include "core_loader_gate.h"
 
 #include <dlfcn.h>
 #include <libunwind.h>
-#include <sched.h>
 
 /* memtop's frames in libunwind's buffer: the hook, the tracker,
  * unwind_backtrace.c's (more in check mode), and a recording's detour. */
@@ -122,7 +121,7 @@ static _Atomic int g_policy;
 static MT_TLS bool tls_setting_policy;
 
 /* Whether libunwind may walk now: sets the policy first, once.  Called
- * inside walk_enter (a fork waits for it), before every walk, so no thread
+ * inside the loader gate (a fork waits for it), before every walk, so no thread
  * is inside unw_step while the policy changes (libunwind reads it again
  * to release its global cache's lock: a change in between would leave
  * that lock held).  Other threads wait for the first; false only in a
@@ -220,57 +219,19 @@ static bool walk_step_by_step(void)
 }
 
 /* fork.  libunwind looks unwind tables up with dl_iterate_phdr, which
- * takes the loader's dl_load_write_lock, and glibc (2.36) does not reset
+ * holds the loader's dl_load_write_lock, and glibc (2.36) does not reset
  * that lock in a fork child: a child forked while another thread was
  * walking would hang at its own first dl_iterate_phdr (its publisher's
- * module scan, or its first libunwind walk).  So fork waits, before it
- * takes memtop's locks, until no thread is inside a libunwind walk, and
- * walks that would start meanwhile wait for the fork to finish.  Walkers
- * hold no memtop lock, so the wait cannot deadlock on memtop; it is
- * bounded anyway (FORK_WAIT_NS), in case a walker waits for the loader
- * lock held by a thread that waits for the forking one. */
-#define FORK_WAIT_NS 1000000000ull
-static _Atomic unsigned g_walkers; /* threads inside a libunwind walk */
-static _Atomic bool g_fork_closed; /* a fork is waiting or under way */
-
-/* Sequentially consistent on both sides: either the walker sees the gate
- * closed, or fork_prepare sees the walker counted. */
-static void walk_enter(void)
+ * module scan, or its first libunwind walk).  So a walk is a section of
+ * the loader gate (core_loader_gate.c): fork waits, before it takes
+ * memtop's locks, until no thread is inside one, and walks that would
+ * start meanwhile wait for the fork to finish.  Walkers hold no memtop
+ * lock. */
+void mt_libunwind_fork_child(void)
 {
-    for (;;) {
-        while (atomic_load_explicit(&g_fork_closed, memory_order_seq_cst))
-            sched_yield();
-        atomic_fetch_add_explicit(&g_walkers, 1, memory_order_seq_cst);
-        if (!atomic_load_explicit(&g_fork_closed, memory_order_seq_cst))
-            return;
-        atomic_fetch_sub_explicit(&g_walkers, 1, memory_order_seq_cst);
-    }
-}
-
-static void walk_leave(void)
-{
-    atomic_fetch_sub_explicit(&g_walkers, 1, memory_order_seq_cst);
-}
-
-void mt_libunwind_fork_prepare(void)
-{
-    atomic_store_explicit(&g_fork_closed, true, memory_order_seq_cst);
-    uint64_t until = mt_mono_raw_ns(CLOCK_MONOTONIC) + FORK_WAIT_NS;
-    while (atomic_load_explicit(&g_walkers, memory_order_seq_cst) != 0 &&
-           mt_mono_raw_ns(CLOCK_MONOTONIC) < until)
-        sched_yield();
-}
-
-void mt_libunwind_fork_done(bool child)
-{
-    if (child) {
-        atomic_store_explicit(&g_walkers, 0,
-                              memory_order_seq_cst); /* the walkers are in the parent */
-        int setting = 1; /* by a parent's thread, past FORK_WAIT_NS: again in the child */
-        atomic_compare_exchange_strong_explicit(&g_policy, &setting, 0, memory_order_relaxed,
-                                                memory_order_relaxed);
-    }
-    atomic_store_explicit(&g_fork_closed, false, memory_order_seq_cst);
+    int setting = 1; /* by a parent's thread, past the gate's bound: again in the child */
+    atomic_compare_exchange_strong_explicit(&g_policy, &setting, 0, memory_order_relaxed,
+                                            memory_order_relaxed);
 }
 
 bool mt_libunwind_wants_probe(void)
@@ -297,10 +258,10 @@ void mt_libunwind_probe(void)
     if (!g_unw_backtrace || atomic_load_explicit(&g_probed, memory_order_relaxed))
         return;
     void *probe[4];
-    walk_enter(); /* a fork meanwhile must not copy a loader lock libunwind holds */
+    mt_loader_enter(); /* a fork meanwhile must not copy a loader lock libunwind holds */
     if (policy_ready() && !fast_cache_stale())
         g_unw_backtrace(probe, 4);
-    walk_leave();
+    mt_loader_leave();
     atomic_store_explicit(&g_probed, true, memory_order_release); /* the key */
     mt_log(MT_LOG_DEBUG, "libunwind probed (its per-thread cache key exists)");
 }
@@ -308,18 +269,18 @@ void mt_libunwind_probe(void)
 /* A hook's walk, on the program's thread: libunwind may read (its memory
  * validation's pipe), msync or open files in it, cancellation points, and
  * a cancel acted upon there would leave the walk counted for ever (every
- * fork would then wait FORK_WAIT_NS): with the thread's cancellation
+ * fork would then wait the gate's 1 s bound): with the thread's cancellation
  * disabled (core_nocancel.h). */
 uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated)
 {
     void *buf[MT_MAX_DEPTH + OWN_FRAMES_MAX + 1];
     int want = (int)depth + OWN_FRAMES_MAX + 1;
     int cancel = mt_nocancel_begin();
-    walk_enter();
+    mt_loader_enter();
     int n = !policy_ready()       ? 0
             : walk_step_by_step() ? step_backtrace(buf, want)
                                   : g_unw_backtrace(buf, want);
-    walk_leave();
+    mt_loader_leave();
     mt_nocancel_end(cancel);
     int i = 0;
     while (i < n && (uintptr_t)buf[i] >= mt_g.self_lo && (uintptr_t)buf[i] < mt_g.self_hi)

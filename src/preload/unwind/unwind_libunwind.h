@@ -30,10 +30,9 @@ uint32_t mt_libunwind_frames(uint64_t *frames, uint32_t depth, bool *truncated);
  * a hook. */
 void mt_libunwind_flush(void);
 
-/* fork: prepare waits (bounded) until no thread is inside a libunwind
- * walk and holds new walks back until done (see unwind_libunwind.c);
- * call prepare before taking memtop's locks. */
-void mt_libunwind_fork_prepare(void);
-void mt_libunwind_fork_done(bool child);
+/* fork child: a caching policy a parent's thread was still setting is set
+ * again by the child's first walk.  (A walk is a section of the loader
+ * gate, core_loader_gate.h: fork waits for walkers there.) */
+void mt_libunwind_fork_child(void);
 
 #endif
