@@ -45,11 +45,11 @@
 #include <unistd.h>
 
 #define FORK_WAIT_NS 1000000000ull
-static _Atomic unsigned g_inside;  /* threads inside a section */
-static _Atomic bool g_fork_closed; /* a fork is waiting or under way */
-static MT_TLS unsigned tls_depth;  /* this thread's nested sections */
-static MT_TLS bool tls_counted;    /* this thread's outermost section is in g_inside */
-static MT_TLS bool tls_forking;    /* this thread closed the gate: it never waits for itself */
+static _Atomic unsigned g_inside; /* threads inside a section */
+static _Atomic unsigned g_forks;  /* forks waiting or under way (two threads may fork at once) */
+static MT_TLS unsigned tls_depth; /* this thread's nested sections */
+static MT_TLS bool tls_counted;   /* this thread's outermost section is in g_inside */
+static MT_TLS bool tls_forking;   /* this thread closed the gate: it never waits for itself */
 
 /* Sequentially consistent on both sides (a Dekker pair): either the
  * entering thread sees the gate closed, or fork_prepare sees it counted. */
@@ -58,10 +58,10 @@ void mt_loader_enter(void)
     if (tls_depth++ != 0 || tls_forking)
         return;
     for (;;) {
-        while (atomic_load_explicit(&g_fork_closed, memory_order_seq_cst))
+        while (atomic_load_explicit(&g_forks, memory_order_seq_cst))
             sched_yield();
         atomic_fetch_add_explicit(&g_inside, 1, memory_order_seq_cst);
-        if (!atomic_load_explicit(&g_fork_closed, memory_order_seq_cst))
+        if (!atomic_load_explicit(&g_forks, memory_order_seq_cst))
             break;
         atomic_fetch_sub_explicit(&g_inside, 1, memory_order_seq_cst);
     }
@@ -113,7 +113,7 @@ int mt_loader_iterate(mt_dl_iter_cb cb, void *data)
 void mt_loader_fork_prepare(void)
 {
     tls_forking = true;
-    atomic_store_explicit(&g_fork_closed, true, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&g_forks, 1, memory_order_seq_cst);
     uint64_t until = mt_mono_raw_ns(CLOCK_MONOTONIC) + FORK_WAIT_NS;
     while (atomic_load_explicit(&g_inside, memory_order_seq_cst) != 0 &&
            mt_mono_raw_ns(CLOCK_MONOTONIC) < until)
@@ -122,8 +122,13 @@ void mt_loader_fork_prepare(void)
 
 void mt_loader_fork_done(bool child)
 {
-    if (child) /* the sections are the parent's threads' */
+    if (child) { /* the sections and the other forks are the parent's threads' */
         atomic_store_explicit(&g_inside, 0, memory_order_seq_cst);
-    atomic_store_explicit(&g_fork_closed, false, memory_order_seq_cst);
+        atomic_store_explicit(&g_forks, 0, memory_order_seq_cst);
+    } else {
+        /* a count, not a flag: the first of two forks to finish must not
+         * open the gate while the second is still waiting or forking */
+        atomic_fetch_sub_explicit(&g_forks, 1, memory_order_seq_cst);
+    }
     tls_forking = false;
 }
