@@ -16,6 +16,7 @@
 #include "core_log.h"
 #include "record_buffer.h"
 #include "record_cull.h"
+#include "record_order.h"
 #include "record_path.h"
 #include "record_writer.h"
 #include "core_spinlock.h"
@@ -252,6 +253,7 @@ static void env_start(char **envp, bool mid_run)
     g_rc.env_checked = true;
     mt_cull_env(env_get(envp, "MEMTOP_RECORD_MODE"), env_get(envp, "MEMTOP_CULL_SECS"),
                 env_get(envp, "MEMTOP_CULL_BLOCKS"));
+    mt_rec_order_env(env_get(envp, "MEMTOP_RECORD_ORDER"));
     const char *pat = env_get(envp, "MEMTOP_RECORD");
     if (!pat || !*pat)
         return;

@@ -30,7 +30,10 @@
 #include "record_blocks.h"
 #include "record_buffer.h"
 #include "record_cull.h"
+#include "record_tick.h"
 #include "record_writer.h"
+
+#include <string.h>
 
 #define PREFETCH_AHEAD 8u
 #define MT_RR_BATCH 1024u
@@ -165,7 +168,11 @@ static unsigned put_trace(mt_rr_open *o, const mt_rec_event *e)
         return MT_DAT_EV_NEXT_TRACE;
     if (p)
         p->next = trace + 1u;
-    put_col(MT_COL_TRACES, trace);
+    /* tick order: the difference from the trace the column gave last
+     * (dat_format.h), small in a run sorted by trace */
+    put_col(MT_COL_TRACES,
+            mt_w.tick_order ? mt_dat_zigzag((int64_t)trace - (int64_t)o->col_trace) : trace);
+    o->col_trace = trace;
     return 0;
 }
 
@@ -217,6 +224,31 @@ void mt_rr_encode_one(uint32_t tid, const mt_rec_event *e)
     encode_at(tid, e, true);
 }
 
+/* Tick order (record_tick.h): the events copied out of the ring, then
+ * each run of one time written in the order mt_rt_order gives, the frame
+ * context's slots prefetched ahead in that order. */
+static void encode_ticks(uint32_t tid, const mt_rec_ring *r, uint64_t from, uint32_t n)
+{
+    mt_rec_event *ev = mt_rt_events();
+    uint64_t len;
+    for (uint32_t i = 0; i < n; i += (uint32_t)len) {
+        const mt_rec_event *span = mt_ring_span(r, from + i, n - i, &len);
+        memcpy(ev + i, span, len * sizeof *ev);
+    }
+    for (uint32_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && ev[j].t_ns == ev[i].t_ns; j++)
+            ;
+        const uint32_t *order = mt_rt_order(ev + i, j - i);
+        for (uint32_t k = 0; k < j - i; k++) {
+            if (k + PREFETCH_AHEAD < j - i) {
+                const mt_rec_event *a = &ev[i + order[k + PREFETCH_AHEAD]];
+                mt_rb_prefetch(a->addr, mt_rev_trace(a));
+            }
+            encode_at(tid, &ev[i + order[k]], false);
+        }
+    }
+}
+
 /* A chunk's span at a time; the frame context's map slot and trace state
  * of the event PREFETCH_AHEAD on are loaded meanwhile (both missed the
  * cache natively: perf, docs/performance.md "Recording").  The thread id
@@ -227,6 +259,10 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
     bool culled = mt_cull_on();
     uint32_t tid = (uint32_t)r->tid;
     uint64_t len;
+    if (!culled && mt_w.tick_order && n <= MT_RT_EVENTS_MAX && mt_rt_ready()) {
+        encode_ticks(tid, r, from, (uint32_t)n);
+        return;
+    }
     for (uint64_t i = 0; i < n; i += len) {
         const mt_rec_event *ev = mt_ring_span(r, from + i, n - i, &len);
         for (uint64_t k = 0; k < len; k++) {
@@ -322,10 +358,37 @@ static bool due(const mt_rec_ring *r, uint64_t head, uint64_t now)
     return now > t0 && now - t0 >= MT_RR_BATCH_NS;
 }
 
+/* Tick order: where a pass that may stop at upto in r should stop so that
+ * the runs it writes are whole ticks.  The newest run is held back while
+ * it may still grow (its tick is the clock's current one, or the events
+ * past upto continue it), unless it is all there is and fills a scratch
+ * (a tick of more events is written in parts, each in tick order).  The
+ * thread's times never decrease, so the run's start is a binary search
+ * away.  A tick held back in error (a thread that stamped it late) is only
+ * split. */
+static uint64_t tick_end(const mt_rec_ring *r, uint64_t tail, uint64_t upto, uint64_t head,
+                         uint64_t now)
+{
+    uint64_t last = mt_ring_at(r, upto - 1)->t_ns;
+    bool open = upto < head ? mt_ring_at(r, upto)->t_ns == last : last >= now;
+    if (!open)
+        return upto;
+    uint64_t lo = tail, hi = upto - 1;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (mt_ring_at(r, mid)->t_ns < last)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == tail && upto - tail >= MT_RT_EVENTS_MAX ? upto : lo;
+}
+
 bool mt_rr_drain_rings(bool all)
 {
     bool any = false;
     uint64_t now = mt_now_ns();
+    bool ticks = mt_w.tick_order && !mt_cull_on();
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         uint64_t st = mt_ring_state(r); /* before draining: RETIRING covers every event */
         uint64_t head = head_of(r);
@@ -334,6 +397,8 @@ bool mt_rr_drain_rings(bool all)
              * gets chunks back soon when all are behind. */
             uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
             uint64_t upto = all || head - tail <= MT_RR_PASS_MAX ? head : tail + MT_RR_PASS_MAX;
+            if (!all && ticks && upto != tail && MT_RING_STATE(st) == MT_RING_OWNED)
+                upto = tick_end(r, tail, upto, head, now);
             any |= drain_ring(r, upto);
             if (upto != head)
                 continue; /* the rest next pass (its lost counts with it, it is not free) */
