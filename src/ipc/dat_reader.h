@@ -168,6 +168,9 @@ typedef struct mt_dat_pos {
     uint64_t t_ns;
     uint64_t lost_events; /* LOST records' events before it */
     bool started;         /* the PROCESS record was read */
+    /* what it said, which the records after it are read by (a reader
+     * opened afresh and sent here has not read it) */
+    bool culled, tick_order;
 } mt_dat_pos;
 
 typedef struct mt_dat_info {
