@@ -358,22 +358,21 @@ static bool due(const mt_rec_ring *r, uint64_t head, uint64_t now)
     return now > t0 && now - t0 >= MT_RR_BATCH_NS;
 }
 
-/* Tick order: where a pass that may stop at upto in r should stop so that
+/* Tick order: where a pass over r's events up to head should stop so that
  * the runs it writes are whole ticks.  The newest run is held back while
- * it may still grow (its tick is the clock's current one, or the events
- * past upto continue it), unless it is all there is and fills a scratch
- * (a tick of more events is written in parts, each in tick order).  The
- * thread's times never decrease, so the run's start is a binary search
- * away.  A tick held back in error (a thread that stamped it late) is only
- * split. */
-static uint64_t tick_end(const mt_rec_ring *r, uint64_t tail, uint64_t upto, uint64_t head,
-                         uint64_t now)
+ * its tick is the clock's current one (the thread may add to it), unless
+ * it is all there is and fills a scratch (a tick of more events is written
+ * in parts, each in tick order).  A pass that stops short of head (the
+ * ring is behind) holds nothing back: it must hand whole chunks back to
+ * hooks that may wait for one.  The thread's times never decrease, so the
+ * run's start is a binary search away; a tick held back in error (a thread
+ * that stamped it late) is only split. */
+static uint64_t tick_end(const mt_rec_ring *r, uint64_t tail, uint64_t head, uint64_t now)
 {
-    uint64_t last = mt_ring_at(r, upto - 1)->t_ns;
-    bool open = upto < head ? mt_ring_at(r, upto)->t_ns == last : last >= now;
-    if (!open)
-        return upto;
-    uint64_t lo = tail, hi = upto - 1;
+    uint64_t last = mt_ring_at(r, head - 1)->t_ns;
+    if (last < now)
+        return head;
+    uint64_t lo = tail, hi = head - 1;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (mt_ring_at(r, mid)->t_ns < last)
@@ -381,7 +380,7 @@ static uint64_t tick_end(const mt_rec_ring *r, uint64_t tail, uint64_t upto, uin
         else
             hi = mid;
     }
-    return lo == tail && upto - tail >= MT_RT_EVENTS_MAX ? upto : lo;
+    return lo == tail && head - tail >= MT_RT_EVENTS_MAX ? head : lo;
 }
 
 bool mt_rr_drain_rings(bool all)
@@ -397,8 +396,8 @@ bool mt_rr_drain_rings(bool all)
              * gets chunks back soon when all are behind. */
             uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
             uint64_t upto = all || head - tail <= MT_RR_PASS_MAX ? head : tail + MT_RR_PASS_MAX;
-            if (!all && ticks && upto != tail && MT_RING_STATE(st) == MT_RING_OWNED)
-                upto = tick_end(r, tail, upto, head, now);
+            if (!all && ticks && upto == head && head != tail && MT_RING_STATE(st) == MT_RING_OWNED)
+                upto = tick_end(r, tail, head, now);
             any |= drain_ring(r, upto);
             if (upto != head)
                 continue; /* the rest next pass (its lost counts with it, it is not free) */
