@@ -63,10 +63,12 @@ def extras(path):
 def same_end(full, culled, what):
     fi, frows, _ = dump(a, full, traces=True)
     ci, crows, _ = dump(a, culled, traces=True)
-    check(ci["version"] == 4 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000,
-          "%s: culled file: version 4, mode culled, 1 s" % what)
-    check(fi["version"] == 4 and fi["record_mode"] == 0, "%s: full file: version 4, mode full"
-          % what)
+    # a culled recording keeps the threads' order (version 4); a full one is
+    # in tick order by default (version 5, PROCESS order 1)
+    check(ci["version"] == 4 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000 and
+          ci["tick_order"] == 0, "%s: culled file: version 4, mode culled, 1 s" % what)
+    check(fi["version"] == 5 and fi["record_mode"] == 0 and fi["tick_order"] == 1,
+          "%s: full file: version 5, mode full, tick order" % what)
     for info, rows, kind in ((fi, frows, "full"), (ci, crows, "culled")):
         bad = [r for r in rows if r[3] != r[4]]
         check(info["finalized"] == 1 and not bad and info["end_dropped"] == 0,
