@@ -369,9 +369,9 @@ int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
     size_t n = strnlen(arg, sizeof buf - 1);
     memcpy(buf, arg, n); /* the segment can change under us: copy once */
     buf[n] = '\0';
-    const char *path = mt_cull_cmd(buf); /* read by the next session only */
+    const char *path = mt_cull_cmd(mt_rec_order_cmd(buf)); /* read by the next session only */
     if (!path) {
-        snprintf(msg, cap, "bad recording mode '%.200s' (cull[=SECS] PATH)", buf);
+        snprintf(msg, cap, "bad recording mode '%.200s' ([thread-order] [cull[=SECS]] PATH)", buf);
         return MT_CTRL_FAILED;
     }
     if (path[0] != '/') {

@@ -14,7 +14,12 @@
 /* The environment's value (NULL: unset).  Recording control only. */
 void mt_rec_order_env(const char *v);
 
-/* The setting: tick order (true) or the thread's (false). */
+/* A control start's argument (MT_CMD_RECORD_START): "thread-order " first
+ * asks the threads' order for that session, else the environment's order
+ * applies.  Returns the argument after it. */
+const char *mt_rec_order_cmd(const char *arg);
+
+/* The next session's order: tick order (true) or the threads' (false). */
 bool mt_rec_order_ticks(void);
 
 #endif
