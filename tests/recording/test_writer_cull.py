@@ -16,7 +16,7 @@ import signal
 import subprocess
 import time
 
-from test_writer_common import args, check, dump, env, functions, name_of
+from test_writer_common import args, check, dump, env, functions, name_of, record_attached
 
 a = args()
 prog = os.path.join(a.progs, "writer_cull")
@@ -130,15 +130,10 @@ check(r.returncode == 0 and "culled recording: " in r.stdout and "freed within 1
 t = subprocess.Popen([prog, "forever"], env=env(a))
 time.sleep(1.0)
 viaf = os.path.join(a.workdir, "via_ctl.dat")
-menv = dict(os.environ, MEMTOP_SHM_DIR=a.workdir)
-m = subprocess.Popen([a.memtop, "-p", str(t.pid), "--record", viaf, "--cull=1"], env=menv,
-                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-time.sleep(3.0)
-m.send_signal(signal.SIGINT)
-out, errs = m.communicate(timeout=60)
+rc, out, errs = record_attached(a, t.pid, viaf, ["--cull=1"], seconds=3.0)
 t.kill()
 t.wait()
-check(m.returncode == 0, "memtop -p --record --cull=1 ran: %s %s" % (out, errs))
+check(rc == 0, "memtop -p --record --cull=1 ran: %s %s" % (out, errs))
 vi, vrows, _ = dump(a, viaf, traces=True)
 bad = [r for r in vrows if r[3] != r[4]]
 check(vi["version"] == 4 and vi["record_mode"] == 1 and vi["cull_ms"] == 1000 and

@@ -11,28 +11,16 @@ however it is started (MEMTOP_RECORD_ORDER, memtop --thread-order):
     FINAL for every trace), and says its order in --batch and the JSON.
 Fails without the control channel's "thread-order " (memtop -p would record
 in tick order) or without --thread-order."""
-import atexit
 import json
 import os
-import signal
 import subprocess
 import time
 
-from test_writer_common import args, check, dump, env
+from test_writer_common import args, check, dump, env, record_attached, start
 
 a = args()
 prog = os.path.join(a.progs, "writer_cull")
 menv = dict(os.environ, MEMTOP_SHM_DIR=a.workdir)
-procs = []
-
-
-@atexit.register
-def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-
 
 def says(path, want_tick, what):
     """The file's version, PROCESS order, replay and what memtop says."""
@@ -73,19 +61,13 @@ for value, want_tick, warn in ((None, True, False), ("thread", False, False),
 # 2. memtop -p PID --record, with and without --thread-order, on a target
 # whose environment says tick.
 def attach(extra, name):
-    t = subprocess.Popen([prog, "forever"], env=env(a, MEMTOP_RECORD_ORDER="tick"))
-    procs.append(t)
+    t = start([prog, "forever"], env=env(a, MEMTOP_RECORD_ORDER="tick"))
     time.sleep(1.0)
     path = os.path.join(a.workdir, name)
-    m = subprocess.Popen([a.memtop, "-p", str(t.pid), "--record", path] + extra, env=menv,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    procs.append(m)
-    time.sleep(2.5)
-    m.send_signal(signal.SIGINT)
-    _, err = m.communicate(timeout=60)
+    rc, _, err = record_attached(a, t.pid, path, extra)
     t.kill()
     t.wait()
-    check(m.returncode == 0, "memtop -p --record %s: exits 0 (%s)" % (extra, err.strip()[-200:]))
+    check(rc == 0, "memtop -p --record %s: exits 0 (%s)" % (extra, err.strip()[-200:]))
     return path
 
 
