@@ -358,19 +358,32 @@ static bool due(const mt_rec_ring *r, uint64_t head, uint64_t now)
     return now > t0 && now - t0 >= MT_RR_BATCH_NS;
 }
 
+/* Is the chunk that holds event head - 1 full?  Then the thread's next
+ * event needs another chunk, which at the buffer's bound is this one once
+ * the writer has drained all of it (record_buffer.c try_next_chunk). */
+static bool chunk_full(const mt_rec_ring *r, uint64_t head)
+{
+    const mt_rec_chunk *c = r->rchunk;
+    while (head - 1 - c->base >= MT_RING_CHUNK)
+        c = atomic_load_explicit(&c->next, memory_order_acquire);
+    return head - c->base == MT_RING_CHUNK;
+}
+
 /* Tick order: where a pass over r's events up to head should stop so that
  * the runs it writes are whole ticks.  The newest run is held back while
  * its tick is the clock's current one (the thread may add to it), unless
  * it is all there is and fills a scratch (a tick of more events is written
- * in parts, each in tick order).  A pass that stops short of head (the
- * ring is behind) holds nothing back: it must hand whole chunks back to
- * hooks that may wait for one.  The thread's times never decrease, so the
- * run's start is a binary search away; a tick held back in error (a thread
- * that stamped it late) is only split. */
+ * in parts, each in tick order), or it ends a full chunk (a hook waiting
+ * at the buffer's bound waits for all of it, as in thread order).  A pass
+ * that stops short of head (the ring is behind) holds nothing back: it
+ * must hand whole chunks back to hooks that may wait for one.  The
+ * thread's times never decrease, so the run's start is a binary search
+ * away; a tick held back in error (a thread that stamped it late) is only
+ * split. */
 static uint64_t tick_end(const mt_rec_ring *r, uint64_t tail, uint64_t head, uint64_t now)
 {
     uint64_t last = mt_ring_at(r, head - 1)->t_ns;
-    if (last < now)
+    if (last < now || chunk_full(r, head))
         return head;
     uint64_t lo = tail, hi = head - 1;
     while (lo < hi) {
@@ -396,10 +409,11 @@ bool mt_rr_drain_rings(bool all)
              * gets chunks back soon when all are behind. */
             uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
             uint64_t upto = all || head - tail <= MT_RR_PASS_MAX ? head : tail + MT_RR_PASS_MAX;
-            if (!all && ticks && upto == head && head != tail && MT_RING_STATE(st) == MT_RING_OWNED)
-                upto = tick_end(r, tail, head, now);
+            bool behind = upto != head;
+            if (!all && ticks && !behind && head != tail && MT_RING_STATE(st) == MT_RING_OWNED)
+                upto = tick_end(r, tail, head, now); /* OWNED: never made free below */
             any |= drain_ring(r, upto);
-            if (upto != head)
+            if (behind)
                 continue; /* the rest next pass (its lost counts with it, it is not free) */
         }
         emit_lost((uint32_t)r->tid, &r->lost, false);
