@@ -104,6 +104,8 @@ void db_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak);
  * blocks (of either record of the frame), frees in full; blocks still
  * live at the TOTALS and at the frame's end. */
 void db_long(db_file *f, unsigned frames, unsigned events);
+/* The same in tick order (PROCESS order 1): the traces column holds steps. */
+void db_long_ticks(db_file *f, unsigned frames, unsigned events);
 
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u
