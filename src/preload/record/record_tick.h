@@ -20,7 +20,7 @@
  * run after all, is written in full (record_blocks.h: the map does not
  * hold it yet), which costs bytes, never accuracy.
  *
- * Memory: ~0.5 MiB from mmap on first use (MT_RING_CHUNK events).  Writer
+ * Memory: 672 KiB from mmap on first use (MT_RING_CHUNK events).  Writer
  * thread only (the writer's lock held).
  */
 #ifndef MT_RECORD_TICK_H
