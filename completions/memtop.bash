@@ -99,7 +99,7 @@ _memtop()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local opts="-p --pid -b --batch -n --iterations -d --delay -s --sort --top
-        -e --export -g --group -f --file --output --record --cull --at --strict --sample --tree
+        -e --export -g --group -f --file --output --record --cull --thread-order --at --strict --sample --tree
         --reverse --threshold --no-symbols --ascii
         --no-color -l --list --clean --serve -h --help -V --version --"
     COMPREPLY=()

@@ -114,6 +114,7 @@ complete -c memtop $np -s e -l export -r -F -d 'Write one snapshot (.json, .csv,
 complete -c memtop $np -l output -r -F -d "Where PROG's stdout and stderr go"
 complete -c memtop $np -l record -r -F -d 'Record the allocations to FILE (.dat)'
 complete -c memtop $np -l cull -d 'Record culled: blocks freed within SECS (default 10) only counted'
+complete -c memtop $np -l thread-order -d "Record each thread's order within a clock tick"
 complete -c memtop $np -s f -l file -x -k -a '(__memtop_dat_files)' -d 'Open a recording (.dat)'
 complete -c memtop $np -l at -x -d 'With -f: the moment of the recording, in seconds'
 complete -c memtop $np -l strict -d 'With --export: exit 3 if the data is not exact'

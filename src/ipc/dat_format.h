@@ -28,14 +28,17 @@
 #ifndef MEMTOP_DAT_FORMAT_H
 #define MEMTOP_DAT_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 4u /* the newest: what the writer writes (any recording) */
+#define MT_DAT_VERSION 5u /* the newest: a recording in tick order */
 /* Older versions, still read: 2 a full, exact recording, 3 a sampled or a
- * culled one (PROCESS's appended fields), both without NEXT_TRACE. */
+ * culled one (PROCESS's appended fields), both without NEXT_TRACE; 4 any
+ * recording in the threads' order, as the writer still writes it. */
+#define MT_DAT_VERSION_ORDERED 4u
 #define MT_DAT_VERSION_FULL 2u
 #define MT_DAT_VERSION_MODES 3u
 #define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
@@ -97,6 +100,7 @@ enum {
      * young blocks, else 0), v sample_rate_bytes (MEMTOP_SAMPLE: > 0 when
      * the events are samples, 0 when exact).  A reader that does not know
      * version 3 must refuse it: its events may be samples or culled.
+     * Version 5 appends v order (MT_DAT_ORDER_*).
      * Exactly one, the first record of the file. */
     MT_DAT_REC_PROCESS = 1,
     /* v index, t seen, v bias, v start, v end, s build_id (raw bytes, <= 40),
@@ -184,6 +188,12 @@ enum {
 enum {
     MT_DAT_MODE_FULL = 0,   /* every event written */
     MT_DAT_MODE_CULLED = 1, /* short-lived blocks counted in CULLED records */
+};
+
+/* PROCESS order (version 5's appended field; absent: the threads' order). */
+enum {
+    MT_DAT_ORDER_THREAD = 0, /* each thread's events in the order it made them */
+    MT_DAT_ORDER_TICK = 1,   /* within a tick, sorted (EVENTS2 "Tick order") */
 };
 
 /* MT_DAT_REC_PROCESS flags. */
@@ -287,5 +297,25 @@ enum {
 #define MT_DAT_TOTALS_FIELDS 20u
 #define MT_DAT_TOTALS_ALLOC_INEXACT 19u
 _Static_assert(MT_DAT_TOTALS_FIELDS <= MT_DAT_TOTALS_FIELDS_MAX, "TOTALS within its limit");
+
+/* Tick order's traces column (EVENTS2 in a version-5 file in tick order):
+ * each trace as its difference from the trace the column gave before in
+ * the record (0 before the first), zigzag-encoded as "z". */
+static inline uint64_t mt_dat_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/* The trace that column value v gives after prev: false unless it is in
+ * [0, ndefs) (any v, from an untrusted file, is safe). */
+static inline bool mt_dat_trace_step(uint32_t prev, uint64_t v, uint64_t ndefs, uint32_t *trace)
+{
+    uint64_t m = (v >> 1) + (v & 1); /* |difference| (odd v: -(v >> 1) - 1) */
+    uint64_t t = v & 1 ? (uint64_t)prev - m : (uint64_t)prev + m;
+    if (v & 1 ? m > prev : m >= ndefs || t >= ndefs)
+        return false;
+    *trace = (uint32_t)t;
+    return true;
+}
 
 #endif

@@ -287,6 +287,8 @@ bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
     pos->t_ns = r->t_last;
     pos->lost_events = r->lost_events;
     pos->started = r->have_process;
+    pos->culled = r->culled;
+    pos->tick_order = r->tick_order;
     return true;
 }
 
@@ -309,5 +311,7 @@ mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
     r->t_last = pos->t_ns;
     r->lost_events = pos->lost_events;
     r->have_process = pos->started;
+    r->culled = pos->culled;
+    r->tick_order = pos->tick_order;
     return MT_OK;
 }

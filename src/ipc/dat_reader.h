@@ -59,6 +59,7 @@ typedef struct mt_dat_process {
     char exe[MT_PATH_MAX];
     char cmdline[MT_CMDLINE_MAX];
     uint64_t sample_rate_bytes; /* version 3: > 0, the events are samples; else 0 (exact) */
+    bool tick_order; /* version 5: within a tick, a thread's events are sorted, not in order */
 } mt_dat_process;
 
 typedef struct mt_dat_module {
@@ -167,6 +168,9 @@ typedef struct mt_dat_pos {
     uint64_t t_ns;
     uint64_t lost_events; /* LOST records' events before it */
     bool started;         /* the PROCESS record was read */
+    /* what it said, which the records after it are read by (a reader
+     * opened afresh and sent here has not read it) */
+    bool culled, tick_order;
 } mt_dat_pos;
 
 typedef struct mt_dat_info {

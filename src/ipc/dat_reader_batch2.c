@@ -52,10 +52,9 @@ _Static_assert(MT_DAT_EV_NEXT_TRACE == 1u << MT_DAT_EV_FLAGS_SHIFT, "NEXT_TRACE:
 
 /* The columns of one event into *w; false if any check fails (the
  * cursors are then part-way through the event). */
-static inline __attribute__((always_inline)) bool scan_one(mt_dcur (*col)[2], unsigned tag,
-                                                           uint64_t ndefs, unsigned valid,
-                                                           uint64_t *t, bool *have, uint32_t *guess,
-                                                           const mt_dctx *c, draw *w)
+static inline __attribute__((always_inline)) bool
+scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool tick, uint64_t *t,
+         bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
     if (!(tag_ok[tag] & valid))
@@ -72,9 +71,9 @@ static inline __attribute__((always_inline)) bool scan_one(mt_dcur (*col)[2], un
     } else if (mt_dis_next_trace(tag)) {
         *guess = mt_dctx_guess_next(c, *guess);
     } else {
-        if (!mt_dsplit_v(&col[MT_DCOL_TRACES][0], &col[MT_DCOL_TRACES][1], &x) || x >= ndefs)
+        if (!mt_dsplit_v(&col[MT_DCOL_TRACES][0], &col[MT_DCOL_TRACES][1], &x) ||
+            !mt_dcol_trace(tick, x, ndefs, col_trace, guess))
             return false;
-        *guess = (uint32_t)x;
         *have = true;
     }
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
@@ -108,15 +107,16 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
     uint64_t t = d->t, ndefs = r->ndefs;
     bool have = d->have_trace;
     unsigned valid = r->info.version >= 4 ? 2 : 1; /* tag_ok's bit */
-    uint32_t guess = d->trace;
+    uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)
-        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, &t, &have, &guess, &r->ctx,
-                      &w[i]))
+        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &have,
+                      &guess, &col_trace, &r->ctx, &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
     d->t = t;
     d->have_trace = have;
+    d->col_trace = col_trace;
     return k;
 }
 

@@ -49,11 +49,11 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
     if (mt_dis_next_trace(tag)) {
         d->ahead_trace = mt_dctx_guess_next(&r->ctx, d->ahead_trace);
     } else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
-        if (!mt_dsplit_v(&d->ahead[1][0], &d->ahead[1][1], &v) || v >= r->ndefs) {
+        if (!mt_dsplit_v(&d->ahead[1][0], &d->ahead[1][1], &v) ||
+            !mt_dcol_trace(r->tick_order, v, r->ndefs, &d->ahead_col, &d->ahead_trace)) {
             d->ahead_on = false;
             return;
         }
-        d->ahead_trace = (uint32_t)v;
     }
     uint64_t ref = 0;
     if ((tag & MT_DAT_EV_KIND_MASK) == MT_DAT_EV_FREE_REF &&
@@ -71,6 +71,7 @@ static void ahead_start(mt_dat_reader *r, mt_drec *d)
     memcpy(d->ahead[2], d->col[MT_DCOL_REFS], sizeof d->ahead[2]);
     d->ahead_on = true;
     d->ahead_trace = UINT32_MAX; /* none yet */
+    d->ahead_col = 0;
     for (unsigned i = 0; i < MT_DAHEAD; i++)
         ahead_step(r, d);
 }
@@ -146,9 +147,8 @@ static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err
         return mt_dat_ev2_next_trace(r, d->prev_alloc, &d->trace, err);
     if (get(r, d, MT_DCOL_TRACES, &trace, err))
         return MT_E_CORRUPT;
-    if (trace >= r->ndefs)
+    if (!mt_dcol_trace(r->tick_order, trace, r->ndefs, &d->col_trace, &d->trace))
         return bad(r, "event of an undefined trace", err);
-    d->trace = (uint32_t)trace;
     d->have_trace = true;
     return MT_OK;
 }

@@ -40,6 +40,20 @@ static inline __attribute__((always_inline)) bool mt_dsplit_v(mt_dcur *lead, mt_
     return mt_dsplit_long(b, tail, out);
 }
 
+/* A value v of the traces column as a trace: the id itself, or in tick
+ * order a step from *col, the trace the column gave last (dat_format.h);
+ * false unless a defined trace.  *col becomes it. */
+static inline __attribute__((always_inline)) bool
+mt_dcol_trace(bool tick, uint64_t v, uint64_t ndefs, uint32_t *col, uint32_t *trace)
+{
+    if (tick ? !mt_dat_trace_step(*col, v, ndefs, trace) : v >= ndefs)
+        return false;
+    if (!tick)
+        *trace = (uint32_t)v;
+    *col = *trace;
+    return true;
+}
+
 /* An ALLOC whose trace is next(P) of the previous event's (version 4). */
 static inline bool mt_dis_next_trace(unsigned tag)
 {

@@ -37,7 +37,8 @@ typedef struct mt_drec {
     uint64_t t;
     uint32_t trace;
     bool have_trace;
-    bool prev_alloc; /* EVENTS2: the previous event is an ALLOC (of `trace`) */
+    bool prev_alloc;    /* EVENTS2: the previous event is an ALLOC (of `trace`) */
+    uint32_t col_trace; /* EVENTS2 in tick order: the trace the column gave last */
     /* EVENTS2: the tags ([MT_DCOL_TAGS][0]); the lead [c][0] and tail
      * [c][1] parts of each varint column */
     mt_dcur col[MT_DCOL_N][2];
@@ -45,7 +46,7 @@ typedef struct mt_drec {
      * refs columns read MT_DAHEAD events ahead, unvalidated, only to
      * prefetch the block a coming free names */
     mt_dcur ahead[3][2];
-    uint32_t ahead_trace;
+    uint32_t ahead_trace, ahead_col; /* ahead_col: as col_trace */
     bool ahead_on;
     /* CULLED: the record's figures */
     uint64_t early, young;
@@ -67,7 +68,8 @@ struct mt_dat_reader {
     uint64_t records; /* records read */
     uint64_t skipped; /* of unknown types */
     bool have_process;
-    bool culled; /* the PROCESS record says culled: CULLED records may come */
+    bool culled;     /* the PROCESS record says culled: CULLED records may come */
+    bool tick_order; /* the PROCESS record says tick order: EVENTS2 traces are steps */
     uint64_t ndefs, nmodules;
     uint64_t t_last;
     uint64_t lost_events; /* the LOST records' events so far: their sum must fit (dec_lost) */

@@ -53,6 +53,15 @@ static mt_errc dec_process_v3(mt_dat_reader *r, mt_dcur *c, mt_dat_process *p, m
         return bad(r, "PROCESS record mode out of range", err);
     p->record_mode = (uint32_t)mode;
     r->culled = mode == MT_DAT_MODE_CULLED;
+    if (r->info.version < 5)
+        return MT_OK;
+    uint64_t order;
+    if (!mt_dcur_v(c, &order))
+        return bad(r, "PROCESS record order cut short", err);
+    if (order > MT_DAT_ORDER_TICK)
+        return bad(r, "PROCESS record order out of range", err);
+    p->tick_order = order == MT_DAT_ORDER_TICK;
+    r->tick_order = p->tick_order;
     return MT_OK;
 }
 

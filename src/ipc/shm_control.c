@@ -150,12 +150,14 @@ mt_errc mt_control_send(mt_segment *seg, uint32_t cmd, const char *arg, int time
     return rc;
 }
 
-bool mt_control_record_arg(char *out, size_t n, const char *path, uint64_t cull_ms)
+bool mt_control_record_arg(char *out, size_t n, const char *path, mt_record_kind kind)
 {
     if (n > MT_CTRL_ARG_MAX)
         n = MT_CTRL_ARG_MAX;
-    int k = cull_ms ? snprintf(out, n, "cull=%llu.%03llu %s", (unsigned long long)(cull_ms / 1000),
-                               (unsigned long long)(cull_ms % 1000), path)
-                    : snprintf(out, n, "%s", path);
+    const char *order = kind.thread_order ? MT_CTRL_THREAD_ORDER " " : "";
+    uint64_t ms = kind.cull_ms;
+    int k = ms ? snprintf(out, n, "%scull=%llu.%03llu %s", order, (unsigned long long)(ms / 1000),
+                          (unsigned long long)(ms % 1000), path)
+               : snprintf(out, n, "%s%s", order, path);
     return k >= 0 && (size_t)k < n;
 }

@@ -17,9 +17,17 @@ typedef struct mt_ctrl_reply {
 mt_errc mt_control_send(mt_segment *seg, uint32_t cmd, const char *arg, int timeout_ms,
                         mt_ctrl_reply *reply, mt_err *err);
 
+/* What a recording started through the control channel keeps: culled
+ * with this threshold (cull_ms > 0), the threads' order within a tick
+ * (thread_order; else the target's MEMTOP_RECORD_ORDER, tick by default). */
+typedef struct mt_record_kind {
+    uint64_t cull_ms;
+    bool thread_order;
+} mt_record_kind;
+
 /* The argument of MT_CMD_RECORD_START: the absolute path, after
- * "cull=SECS " for a culled recording (cull_ms > 0; docs/shm-protocol.md).
+ * "thread-order " and "cull=SECS " as kind says (docs/shm-protocol.md).
  * False if it does not fit in MT_CTRL_ARG_MAX. */
-bool mt_control_record_arg(char *out, size_t n, const char *path, uint64_t cull_ms);
+bool mt_control_record_arg(char *out, size_t n, const char *path, mt_record_kind kind);
 
 #endif

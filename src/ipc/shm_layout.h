@@ -87,6 +87,10 @@ enum {
     MT_CMD_RECORD_STOP = 4,  /* finalize the recording; answer OK with the bytes written */
 };
 
+/* MT_CMD_RECORD_START's arg: [thread-order SP] [cull[=SECS] SP] /path
+ * (docs/shm-protocol.md). */
+#define MT_CTRL_THREAD_ORDER "thread-order"
+
 /* Control channel status (target -> viewer). */
 enum {
     MT_CTRL_OK = 0,

@@ -15,15 +15,17 @@
 #endif
 
 /* --record FILE with PROG: PROG records itself from its start through
- * MEMTOP_RECORD (which libmemtop.so reads), into FILE made absolute. */
-static int record_from_start(const char *file, uint64_t cull_ms)
+ * MEMTOP_RECORD (which libmemtop.so reads), into FILE made absolute;
+ * --thread-order through MEMTOP_RECORD_ORDER (else PROG's own setting). */
+static int record_from_start(const char *file, uint64_t cull_ms, bool thread_order)
 {
     char path[4096], secs[32];
     snprintf(secs, sizeof secs, "%llu.%03llu", (unsigned long long)(cull_ms / 1000),
              (unsigned long long)(cull_ms % 1000));
     if (mt_abs_path(file, path, sizeof path) != 0 || setenv("MEMTOP_RECORD", path, 1) != 0 ||
         setenv("MEMTOP_RECORD_MODE", cull_ms ? "culled" : "full", 1) != 0 ||
-        (cull_ms && setenv("MEMTOP_CULL_SECS", secs, 1) != 0)) {
+        (cull_ms && setenv("MEMTOP_CULL_SECS", secs, 1) != 0) ||
+        (thread_order && setenv("MEMTOP_RECORD_ORDER", "thread", 1) != 0)) {
         mt_errorf("--record: cannot use %s", file);
         return -1;
     }
@@ -64,7 +66,8 @@ int main(int argc, char **argv)
         return mt_cmd_list(&o);
     if (o.sample_given && o.prog_argv && sample_from_start(o.sample_bytes) != 0)
         return MT_EXIT_USAGE;
-    if (o.record_path && o.prog_argv && record_from_start(o.record_path, o.cull_ms) != 0)
+    if (o.record_path && o.prog_argv &&
+        record_from_start(o.record_path, o.cull_ms, o.thread_order) != 0)
         return MT_EXIT_FAIL;
     bool report = o.batch || o.export_path;
     if (o.record_path && o.pid && !report)

@@ -64,7 +64,7 @@ typedef struct {
     uint64_t end_reason, end_error, end_events, end_dropped, totals_last_alloc_count,
         totals_nfields;
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
-    uint64_t record_mode, cull_ms, culled_blocks, culled_bytes, written_early, young;
+    uint64_t record_mode, tick_order, cull_ms, culled_blocks, culled_bytes, written_early, young;
     uint64_t ref_frees, full_frees, next_traces, frame; /* EVENTS2 */
     ftrace *ft;
     bool has_end, has_final;
@@ -254,7 +254,7 @@ static void print_sizes(void)
 static void events2(dump *d, cur *c)
 {
     get_v(c); /* tid */
-    uint64_t t = get_v(c), n = get_v(c), trace = 0, len[11];
+    uint64_t t = get_v(c), n = get_v(c), trace = 0, len[11], col_trace = 0;
     bool prev_alloc = false;
     len[0] = n;
     for (int i = 1; i < 11; i++)
@@ -283,8 +283,10 @@ static void events2(dump *d, cur *c)
             c->bad = true;
         else if (next)
             trace = frame_trace(d, prev)->next - 1;
-        else if (!(tag & MT_DAT_EV_SAME_TRACE))
-            trace = get_sv(traces);
+        else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
+            uint64_t v = get_sv(traces); /* tick order: a zigzag step from the last one */
+            trace = col_trace = d->tick_order == 1 ? col_trace + ((v >> 1) ^ -(v & 1)) : v;
+        }
         if (kind > MT_DAT_EV_FREE_REF || !trace_ok(d, trace) || c->bad) {
             c->bad = true;
             return;
@@ -373,10 +375,14 @@ static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
         get_s(c, d->exe, sizeof d->exe);
         char cmdline[64];
         get_s(c, cmdline, sizeof cmdline);
-        if (c->p < c->end) { /* versions 3 and 4: the mode */
+        if (c->p < c->end) { /* versions 3 to 5: the mode */
             d->record_mode = get_v(c);
             d->cull_ms = get_v(c);
+            get_v(c); /* young_max */
+            get_v(c); /* sample_rate_bytes */
         }
+        if (c->p < c->end) /* version 5: the order */
+            d->tick_order = get_v(c);
         break;
     }
     case MT_DAT_REC_CULLED:
@@ -657,6 +663,7 @@ static void print_counts(const dump *d, unsigned version, uint64_t frames, uint6
     P(totals_nfields);
     P(bad_trace_refs);
     P(record_mode);
+    P(tick_order);
     P(cull_ms);
     P(culled_blocks);
     P(culled_bytes);

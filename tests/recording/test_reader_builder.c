@@ -125,7 +125,8 @@ int db_memfd(const db_file *f)
 }
 
 /* mode: NULL, or the version-3 fields appended to PROCESS (3 values). */
-static void std_head_mode(db_file *f, const uint64_t *mode, uint64_t record_start)
+/* mode: version 3's four fields (NULL: none); order: version 5's (-1: none). */
+static void std_head_mode(db_file *f, const uint64_t *mode, int order, uint64_t record_start)
 {
     db_buf b = {0};
     db_v(&b, 4242), db_v(&b, 1), db_v(&b, 1000), db_v(&b, 12345), db_v(&b, 1700000000000000000ull);
@@ -133,6 +134,8 @@ static void std_head_mode(db_file *f, const uint64_t *mode, uint64_t record_star
     db_v(&b, 1000), db_v(&b, 0), db_s(&b, "/usr/bin/prog"), db_s(&b, "prog --flag");
     for (unsigned i = 0; mode && i < 4; i++) /* version 3: mode, cull_ms, young_max, rate */
         db_v(&b, mode[i]);
+    if (order >= 0)
+        db_v(&b, (uint64_t)order);
     db_rec(f, MT_DAT_REC_PROCESS, &b, 1);
     for (unsigned i = 0; i < 2; i++) {
         b.n = 0;
@@ -282,14 +285,19 @@ static void std_final(db_file *f, unsigned rounds, unsigned reason)
 
 static void std_head(db_file *f, uint64_t record_start)
 {
-    std_head_mode(f, NULL, record_start);
+    std_head_mode(f, NULL, -1, record_start);
 }
 
 void db_culled_head(db_file *f, uint32_t version, uint64_t mode, uint64_t cull_ms)
 {
+    db_order_head(f, version, mode, cull_ms, version >= 5 ? MT_DAT_ORDER_THREAD : -1);
+}
+
+void db_order_head(db_file *f, uint32_t version, uint64_t mode, uint64_t cull_ms, int order)
+{
     uint64_t m[4] = {mode, cull_ms, 16, 0};
     db_file_init(f, version, MT_DAT_ENDIAN_MARK);
-    std_head_mode(f, m, 0);
+    std_head_mode(f, m, order, 0);
     std_totals(f, 0, 0, 0);
     db_flush(f);
 }

@@ -82,6 +82,8 @@ void db_standard_from(db_file *f, unsigned seconds, unsigned reason, uint64_t re
 /* A culled recording (version, PROCESS record_mode, cull_ms as given;
  * young_max 16): db_standard's head, then a TOTALS, one frame. */
 void db_culled_head(db_file *f, uint32_t version, uint64_t mode, uint64_t cull_ms);
+/* The same with PROCESS's version-5 order field (-1: none, a cut field). */
+void db_order_head(db_file *f, uint32_t version, uint64_t mode, uint64_t cull_ms, int order);
 /* A CULLED record at t (written_early 7, young 3) of n entries: id_delta,
  * count, bytes, temporary_count, temporary_bytes. */
 void db_culled_rec(db_file *f, uint64_t t, const uint64_t (*e)[5], size_t n);
@@ -102,6 +104,8 @@ void db_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak);
  * blocks (of either record of the frame), frees in full; blocks still
  * live at the TOTALS and at the frame's end. */
 void db_long(db_file *f, unsigned frames, unsigned events);
+/* The same in tick order (PROCESS order 1): the traces column holds steps. */
+void db_long_ticks(db_file *f, unsigned frames, unsigned events);
 
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u

@@ -585,13 +585,78 @@ static void next_trace_corrupt(void **state)
     }
 }
 
+/* Tick order (version 5): the traces column holds each trace as its step
+ * from the one the column gave before in the record (zigzag), from 0 at
+ * each record; a step outside the defined traces is corrupt, as are a
+ * PROCESS order cut short or out of range. */
+static void tick_steps(void **state)
+{
+    (void)state;
+    db_file f;
+    db_order_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0, MT_DAT_ORDER_TICK);
+    db_ev2 e = {0};
+    static const uint64_t steps[] = {4, 0, 1, 0, 2}; /* +2, 0, -1, 0, +1: 2 2 1 1 2 */
+    for (unsigned i = 0; i < 5; i++) {
+        db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+        db_ev2_put(&e, DB_TRACES, steps[i]);
+        db_ev2_put(&e, DB_SIZES, 8);
+    }
+    db_ev2_record(&f, &e, 9, 2000 * MS);
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME); /* a new record: from 0 */
+    db_ev2_put(&e, DB_TRACES, 2);
+    db_ev2_put(&e, DB_SIZES, 8);
+    db_ev2_record(&f, &e, 9, 2000 * MS);
+    db_flush(&f);
+    uint32_t got[16], want[] = {2, 2, 1, 1, 2, 1};
+    mt_err err = {MT_OK, ""};
+    mt_errc end;
+    assert_int_equal(traces_of(&f, got, 16, &end, &err), 6);
+    assert_int_equal(end, MT_E_EMPTY);
+    assert_memory_equal(got, want, sizeof want);
+    db_file_free(&f);
+    /* below trace 0, past the last trace (3 defined), huge */
+    static const uint64_t bad_steps[] = {1, 6, UINT64_MAX, UINT64_MAX - 1};
+    for (unsigned k = 0; k < 4; k++) {
+        db_order_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0, MT_DAT_ORDER_TICK);
+        db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
+        db_ev2_put(&e, DB_TRACES, bad_steps[k]);
+        db_ev2_put(&e, DB_SIZES, 8);
+        db_ev2_record(&f, &e, 9, 2000 * MS);
+        db_flush(&f);
+        assert_int_equal(traces_of(&f, got, 16, &end, &err), 0);
+        assert_int_equal(end, MT_E_CORRUPT);
+        assert_non_null(strstr(err.msg, "undefined trace"));
+        db_file_free(&f);
+    }
+    static const char *const msg[] = {"order cut short", "order out of range"};
+    for (unsigned k = 0; k < 2; k++) {
+        db_order_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0, k ? 2 : -1);
+        db_flush(&f);
+        traces_of(&f, got, 16, &end, &err);
+        assert_int_equal(end, MT_E_CORRUPT);
+        if (!strstr(err.msg, msg[k]))
+            fail_msg("message '%s' lacks '%s'", err.msg, msg[k]);
+        db_file_free(&f);
+    }
+}
+
 /* --- runs: mt_dat_next_batch against mt_dat_next ------------------------- */
 
 #define RUN_N 600u
 
 typedef struct run_model {
     uint64_t count1, oldest1; /* trace 1: allocations, its oldest block live */
+    bool ticks;               /* a file in tick order: traces as steps */
+    uint32_t col;             /* the trace the record's column gave last */
 } run_model;
+
+/* A trace into the traces column: the id, or in tick order its step from
+ * the one before in the record (dat_format.h). */
+static void put_trace(db_ev2 *e, run_model *m, uint32_t trace)
+{
+    db_ev2_put(e, DB_TRACES, m->ticks ? mt_dat_zigzag((int64_t)trace - m->col) : trace);
+    m->col = trace;
+}
 
 /* Event i of a long record of traces 1 and 2 (every kind, SAME_*,
  * NEXT_TRACE, varints of 1 to 6 bytes, frees of old blocks), or at
@@ -610,7 +675,7 @@ static void run_event(db_ev2 *e, run_model *m, unsigned i, unsigned bad, unsigne
         db_ev2_tag(e, tags[spoil - 1]);
         db_ev2_put(e, DB_TIMES, 3);
         if (spoil != 1 && spoil != 6)
-            db_ev2_put(e, DB_TRACES, spoil == 4 ? 77 : 1);
+            put_trace(e, m, spoil == 4 ? 77 : 1);
         if (spoil == 2 || spoil == 3) /* a block never allocated, one freed */
             db_ev2_put(e, DB_REFS, spoil == 2 ? m->count1 : m->count1 - m->oldest1);
         if (spoil >= 4)
@@ -623,7 +688,7 @@ static void run_event(db_ev2 *e, run_model *m, unsigned i, unsigned bad, unsigne
     case 0: /* ALLOC of 1 */
     case 5: /* again, SAME_SIZE */
         db_ev2_tag(e, MT_DAT_EV_ALLOC | (i % 6 ? MT_DAT_EV_SAME_SIZE : 0));
-        db_ev2_put(e, DB_TIMES, (uint64_t)i * i * 1000), db_ev2_put(e, DB_TRACES, 1);
+        db_ev2_put(e, DB_TIMES, (uint64_t)i * i * 1000), put_trace(e, m, 1);
         if (i % 6 == 0)
             db_ev2_put(e, DB_SIZES, size);
         m->count1++;
@@ -631,7 +696,7 @@ static void run_event(db_ev2 *e, run_model *m, unsigned i, unsigned bad, unsigne
     case 1: /* ALLOC of 2: next(1) from the second time on */
         db_ev2_tag(e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME | (i > 6 ? MT_DAT_EV_NEXT_TRACE : 0));
         if (i < 6)
-            db_ev2_put(e, DB_TRACES, 2);
+            put_trace(e, m, 2);
         db_ev2_put(e, DB_SIZES, size + 1);
         return;
     case 2: /* FREE_REF of 2's newest */
@@ -640,12 +705,12 @@ static void run_event(db_ev2 *e, run_model *m, unsigned i, unsigned bad, unsigne
         return;
     case 3: /* FREE_REF of 1's oldest live block: from the block table */
         db_ev2_tag(e, MT_DAT_EV_FREE_REF | (MT_DAT_EVF_TEMPORARY << 4));
-        db_ev2_put(e, DB_TIMES, 1), db_ev2_put(e, DB_TRACES, 1);
+        db_ev2_put(e, DB_TIMES, 1), put_trace(e, m, 1);
         db_ev2_put(e, DB_REFS, m->count1 - 1 - m->oldest1++);
         return;
     default: /* a FREE written in full */
         db_ev2_tag(e, MT_DAT_EV_FREE | MT_DAT_EV_SAME_TIME);
-        db_ev2_put(e, DB_TRACES, 2), db_ev2_put(e, DB_SIZES, size * 3), db_ev2_put(e, DB_AGES, 2);
+        put_trace(e, m, 2), db_ev2_put(e, DB_SIZES, size * 3), db_ev2_put(e, DB_AGES, 2);
         return;
     }
 }
@@ -674,21 +739,25 @@ static size_t read_runs(const db_file *f, size_t per, mt_dat_hev *out, mt_errc *
 
 /* The runs of dat_reader_batch2.c give what the one-event decoder gives:
  * the same events, the same first error at any event of a run (its
- * first, last, across runs, the record's last), after the same events. */
+ * first, last, across runs, the record's last), after the same events;
+ * in the threads' order and in tick order. */
 static void runs_like_single(void **state)
 {
     (void)state;
     static const unsigned at[] = {0, 1, 2, 3, 4, 5, 17, 255, 256, 257, 258, 300, 511, 598, 599};
     static mt_dat_hev a[2 * RUN_N], b[2 * RUN_N];
-    for (unsigned how = 0; how <= 6; how++) {
-        for (unsigned p = 0; p < sizeof at / sizeof at[0] && (how || !p); p++) {
+    for (unsigned how = 0; how <= 13; how++) {
+        for (unsigned p = 0; p < sizeof at / sizeof at[0] && (how % 7 || !p); p++) {
             db_file f;
-            db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+            bool ticks = how >= 7;
+            db_order_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0,
+                          ticks ? MT_DAT_ORDER_TICK : MT_DAT_ORDER_THREAD);
             db_ev2 e = {0};
-            run_model m = {0, 0};
+            run_model m = {.ticks = ticks};
             for (unsigned i = 0; i < RUN_N; i++)
-                run_event(&e, &m, i, at[p], how);
+                run_event(&e, &m, i, at[p], how % 7);
             db_ev2_record(&f, &e, 9, 2000 * MS);
+            m.col = 0;
             for (unsigned i = 0; i < 50; i++) /* another record of the frame */
                 run_event(&e, &m, i + 6, RUN_N, 0);
             db_ev2_record(&f, &e, 9, 2000 * MS);
@@ -696,7 +765,7 @@ static void runs_like_single(void **state)
             mt_err ea = {MT_OK, ""};
             mt_errc enda;
             size_t na = read_runs(&f, 0, a, &enda, &ea);
-            if (!how)
+            if (!(how % 7))
                 assert_true(na == RUN_N + 50 && enda == MT_E_EMPTY);
             else /* a spoilt event may still be one that fits (NEXT_TRACE) */
                 assert_true(enda == MT_E_CORRUPT || enda == MT_E_EMPTY);
@@ -729,7 +798,7 @@ int main(void)
         cmocka_unit_test(frame_local),       cmocka_unit_test(many_blocks),
         cmocka_unit_test(frame_alloc_limit), cmocka_unit_test(deferred_blocks),
         cmocka_unit_test(next_trace),        cmocka_unit_test(next_trace_corrupt),
-        cmocka_unit_test(runs_like_single),
+        cmocka_unit_test(runs_like_single),  cmocka_unit_test(tick_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

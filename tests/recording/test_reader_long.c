@@ -1,5 +1,6 @@
-/* test_reader_long.c -- db_long (test_reader_builder.h): a version-4
- * recording of long EVENTS2 records, written from a model of the frame
+/* test_reader_long.c -- db_long (test_reader_builder.h): a recording of
+ * long EVENTS2 records (version 5, in the threads' order or, db_long_ticks,
+ * in tick order: the traces column holds steps), written from a model of the frame
  * context (per trace: allocations, live blocks, last size, next trace).
  *
  * Why: the other builders' records hold 3 events, so the reader's run
@@ -30,6 +31,8 @@ typedef struct long_model {
     long_trace tr[LONG_TRACES];
     uint64_t rng, t;      /* the record's time, ns */
     uint32_t prev;        /* the previous event's trace */
+    bool ticks;           /* tick order: traces as steps (dat_format.h mt_dat_trace_step) */
+    uint32_t col;         /* the trace the record's traces column gave last */
     int have, prev_alloc; /* a trace given in this record; the previous event an ALLOC */
 } long_model;
 
@@ -45,6 +48,13 @@ static uint64_t long_size(long_model *m)
     return sizes[long_rand(m) % 7] + long_rand(m) % 3;
 }
 
+/* A trace into the traces column: its id, or in tick order its step. */
+static void put_trace(db_ev2 *e, long_model *m, uint32_t trace)
+{
+    db_ev2_put(e, DB_TRACES, m->ticks ? mt_dat_zigzag((int64_t)trace - (int64_t)m->col) : trace);
+    m->col = trace;
+}
+
 /* The time column (dt, or SAME_TIME) and the trace column (SAME_TRACE,
  * or NEXT_TRACE for an ALLOC when next(prev) is trace). */
 static unsigned long_head(db_ev2 *e, long_model *m, unsigned kind, uint32_t trace)
@@ -58,7 +68,7 @@ static unsigned long_head(db_ev2 *e, long_model *m, unsigned kind, uint32_t trac
     if (dt)
         db_ev2_put(e, DB_TIMES, dt);
     if (!next && !(tag & MT_DAT_EV_SAME_TRACE)) /* bit 4 of a free is a flag */
-        db_ev2_put(e, DB_TRACES, trace);
+        put_trace(e, m, trace);
     m->t += dt;
     if (kind == MT_DAT_EV_ALLOC && m->prev_alloc && m->prev != trace)
         m->tr[m->prev].next = trace + 1;
@@ -127,6 +137,7 @@ static void long_record(db_file *f, long_model *m, uint64_t tid, uint64_t base, 
     db_ev2 e = {0};
     m->t = base;
     m->have = m->prev_alloc = 0;
+    m->col = 0;
     for (unsigned i = 0; i < n; i++) {
         uint32_t trace = (uint32_t)(long_rand(m) % LONG_TRACES);
         unsigned what = (unsigned)(long_rand(m) % 20);
@@ -138,12 +149,14 @@ static void long_record(db_file *f, long_model *m, uint64_t tid, uint64_t base, 
     db_ev2_record(f, &e, tid, base);
 }
 
-void db_long(db_file *f, unsigned frames, unsigned events)
+static void long_file(db_file *f, unsigned frames, unsigned events, bool ticks)
 {
     long_model m;
     memset(&m, 0, sizeof m);
     m.rng = 0x9e3779b97f4a7c15ull;
-    db_culled_head(f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+    m.ticks = ticks;
+    db_order_head(f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0,
+                  ticks ? MT_DAT_ORDER_TICK : MT_DAT_ORDER_THREAD);
     for (unsigned i = 0; i < frames; i++) {
         uint64_t base = (uint64_t)(i + 1) * 1000000000ull;
         memset(m.tr, 0, sizeof m.tr); /* a new frame: a new context */
@@ -152,4 +165,14 @@ void db_long(db_file *f, unsigned frames, unsigned events)
         long_record(f, &m, 6, base + 700000000ull, events / 2);
         db_flush(f);
     }
+}
+
+void db_long(db_file *f, unsigned frames, unsigned events)
+{
+    long_file(f, frames, events, false);
+}
+
+void db_long_ticks(db_file *f, unsigned frames, unsigned events)
+{
+    long_file(f, frames, events, true);
 }

@@ -11,10 +11,11 @@
  * records (db_long: hundreds of events each, frees naming old blocks,
  * blocks live at each TOTALS and frame end), which reaches the run
  * decoder (dat_reader_batch2.c) and the block table; the exercise's batch
- * pass defers the frames' blocks every other time.
+ * pass defers the frames' blocks every other time; and the same in tick
+ * order (version 5: the traces column's steps, PROCESS's order field).
  *
  * `test_reader_mutation --seeds DIR` instead writes the standard recording
- * (version 1 and EVENTS2 events), the culled one and the long one into DIR as seeds for
+ * (version 1 and EVENTS2 events), the culled one and the long ones into DIR as seeds for
  * the libFuzzer harness (test_reader_fuzz.c): as a file, and as a record
  * stream. */
 #include <stdio.h>
@@ -118,9 +119,9 @@ static int write_seeds(const char *dir, const char *name, const db_file *f, cons
     return rc ? 1 : 0;
 }
 
-/* The recordings mutated: k = 0 standard, 1 culled, 2 long records
- * (`frames` rounds or frames each). */
-#define NPRISTINE 3
+/* The recordings mutated: k = 0 standard, 1 culled, 2 long records, 3
+ * long records in tick order (`frames` rounds or frames each). */
+#define NPRISTINE 4
 
 static void pristine(db_file *f, int k, unsigned frames)
 {
@@ -128,15 +129,17 @@ static void pristine(db_file *f, int k, unsigned frames)
         db_standard(f, frames, 1);
     else if (k == 1)
         db_culled(f, frames, 1);
-    else
+    else if (k == 2)
         db_long(f, frames, 400);
+    else
+        db_long_ticks(f, frames, 400);
 }
 
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--seeds") == 0) {
         int rc = 0;
-        static const char *const names[NPRISTINE] = {"standard", "culled", "long"};
+        static const char *const names[NPRISTINE] = {"standard", "culled", "long", "long-tick"};
         for (int k = 0; k < NPRISTINE; k++) {
             db_file f;
             pristine(&f, k, 3);

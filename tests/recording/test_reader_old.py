@@ -12,7 +12,9 @@ When the viewer's output changes on purpose, regenerate the expected files
 with that commit's build and this one's (the same outputs) -- never from the
 reader under test alone.  The export sha256s were regenerated once so (branch
 lostcause): main's build and this one's exports differed only in the JSON's
-new recording.dropped_by_cause (all 0: nothing was dropped).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+new recording.dropped_by_cause (all 0: nothing was dropped); tick order
+(format version 5) added recording.order ("thread" for these files), and
+nothing else.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

@@ -132,7 +132,9 @@ static void header_errors(void **state)
     expect_open_error(p, 20, MT_E_TRUNCATED, "truncated");
     db_file g;
     db_file_init(&g, MT_DAT_VERSION + 1, MT_DAT_ENDIAN_MARK);
-    expect_open_error(g.out.p, g.out.n, MT_E_FOREIGN, "foreign version 5");
+    char foreign[32];
+    snprintf(foreign, sizeof foreign, "foreign version %u", MT_DAT_VERSION + 1);
+    expect_open_error(g.out.p, g.out.n, MT_E_FOREIGN, foreign);
     db_file_free(&g);
     db_file_init(&g, MT_DAT_VERSION_MIN - 1, MT_DAT_ENDIAN_MARK);
     expect_open_error(g.out.p, g.out.n, MT_E_FOREIGN, "foreign version 0");

@@ -7,37 +7,19 @@ take "-" for a file name, or refuse it):
   - into a pipe nobody reads: the target goes on running (it never waits
     for memtop), its memory stays bounded, and memtop stops the recording
     once MEMTOP_STREAM_BACKLOG bytes wait unsent, saying so."""
-import atexit
 import os
 import signal
 import subprocess
 import threading
 import time
 
-from test_writer_common import args, check, dump, env
+from test_writer_common import args, check, dump, env, start
 
 a = args()
 prog = os.path.join(a.progs, "writer_cull")
 tmp = os.path.join(a.workdir, "tmp")
 os.makedirs(tmp)
 menv = dict(os.environ, MEMTOP_SHM_DIR=a.workdir, TMPDIR=tmp)
-procs = []
-
-
-@atexit.register
-def cleanup():
-    """A failed check exits: no process of ours may outlive the test."""
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-
-
-def start(argv, **kw):
-    p = subprocess.Popen(argv, **kw)
-    procs.append(p)
-    return p
-
 
 def cpu_ticks(pid):
     f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()

@@ -3,9 +3,11 @@
 libmemtop.so, decoding a recording with dat_dump, mapping trace addresses
 to function names with nm.  Not a test itself."""
 import argparse
+import atexit
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -21,6 +23,37 @@ def args():
     shutil.rmtree(a.workdir, ignore_errors=True)
     os.makedirs(a.workdir)
     return a
+
+
+_procs = []
+
+
+@atexit.register
+def _kill_started():
+    """A failed check exits: no process that start() made may outlive the test."""
+    for p in _procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def start(argv, **kw):
+    """subprocess.Popen, killed at the test's exit if still running."""
+    p = subprocess.Popen(argv, **kw)
+    _procs.append(p)
+    return p
+
+
+def record_attached(a, pid, path, extra=(), seconds=2.5):
+    """memtop -p PID --record PATH [extra] for `seconds`, then Ctrl-C:
+    (exit status, stdout, stderr)."""
+    menv = dict(os.environ, MEMTOP_SHM_DIR=a.workdir)
+    m = start([a.memtop, "-p", str(pid), "--record", path] + list(extra), env=menv,
+              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(seconds)
+    m.send_signal(signal.SIGINT)
+    out, err = m.communicate(timeout=60)
+    return m.returncode, out, err
 
 
 def fail(msg):

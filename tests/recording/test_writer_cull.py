@@ -16,7 +16,7 @@ import signal
 import subprocess
 import time
 
-from test_writer_common import args, check, dump, env, functions, name_of
+from test_writer_common import args, check, dump, env, functions, name_of, record_attached
 
 a = args()
 prog = os.path.join(a.progs, "writer_cull")
@@ -63,10 +63,12 @@ def extras(path):
 def same_end(full, culled, what):
     fi, frows, _ = dump(a, full, traces=True)
     ci, crows, _ = dump(a, culled, traces=True)
-    check(ci["version"] == 4 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000,
-          "%s: culled file: version 4, mode culled, 1 s" % what)
-    check(fi["version"] == 4 and fi["record_mode"] == 0, "%s: full file: version 4, mode full"
-          % what)
+    # a culled recording keeps the threads' order (version 4); a full one is
+    # in tick order by default (version 5, PROCESS order 1)
+    check(ci["version"] == 4 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000 and
+          ci["tick_order"] == 0, "%s: culled file: version 4, mode culled, 1 s" % what)
+    check(fi["version"] == 5 and fi["record_mode"] == 0 and fi["tick_order"] == 1,
+          "%s: full file: version 5, mode full, tick order" % what)
     for info, rows, kind in ((fi, frows, "full"), (ci, crows, "culled")):
         bad = [r for r in rows if r[3] != r[4]]
         check(info["finalized"] == 1 and not bad and info["end_dropped"] == 0,
@@ -128,15 +130,10 @@ check(r.returncode == 0 and "culled recording: " in r.stdout and "freed within 1
 t = subprocess.Popen([prog, "forever"], env=env(a))
 time.sleep(1.0)
 viaf = os.path.join(a.workdir, "via_ctl.dat")
-menv = dict(os.environ, MEMTOP_SHM_DIR=a.workdir)
-m = subprocess.Popen([a.memtop, "-p", str(t.pid), "--record", viaf, "--cull=1"], env=menv,
-                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-time.sleep(3.0)
-m.send_signal(signal.SIGINT)
-out, errs = m.communicate(timeout=60)
+rc, out, errs = record_attached(a, t.pid, viaf, ["--cull=1"], seconds=3.0)
 t.kill()
 t.wait()
-check(m.returncode == 0, "memtop -p --record --cull=1 ran: %s %s" % (out, errs))
+check(rc == 0, "memtop -p --record --cull=1 ran: %s %s" % (out, errs))
 vi, vrows, _ = dump(a, viaf, traces=True)
 bad = [r for r in vrows if r[3] != r[4]]
 check(vi["version"] == 4 and vi["record_mode"] == 1 and vi["cull_ms"] == 1000 and

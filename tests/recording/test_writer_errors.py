@@ -79,10 +79,16 @@ check(info["finalized"] == 1 and info["end_reason"] == 4 and info["end_error"] =
       (info["finalized"], info["end_reason"], info["end_error"]))
 check(os.path.getsize(full) <= 2500, "nothing was written past the error")
 
-# The sweep: a limit every 7 bytes across a `memtop-demo 0` recording (about
-# 1 KB, 4 frames: definitions, events, final state, END).
+# The sweep: a limit every few bytes across a `memtop-demo 0` recording (4
+# frames: definitions, events, final state, END), so that about 150 limits
+# fall short of the whole file, whatever its size (tick order made it
+# smaller: MEMTOP_RECORD_ORDER).
+whole = os.path.join(a.workdir, "whole.dat")
+check(run(whole).returncode == 0 and os.path.exists(whole), "an unlimited recording")
+size = os.path.getsize(whole)
+step = max(1, (size - 100) // 150)
 swept = errors = 0
-for limit in range(100, 1300, 7):
+for limit in range(100, size + 200, step):
     path = os.path.join(a.workdir, "limit-%d.dat" % limit)
     r = run(path, preexec=limited(limit))
     if r.returncode != 0:

@@ -30,6 +30,7 @@
 #include "record.h"
 #include "record_blocks.h"
 #include "record_buffer.h"
+#include "record_order.h"
 #include "record_writer.h"
 #include "core_state.h"
 #include "core_thread_state.h"
@@ -79,6 +80,8 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_cstr(b, "test_writer_frames");
     mt_put_cstr(b, "");
     mt_put_v(b, MT_DAT_MODE_FULL), mt_put_v(b, 0), mt_put_v(b, 0), mt_put_v(b, 0); /* version 4 */
+    if (mt_w.tick_order)
+        mt_put_v(b, MT_DAT_ORDER_TICK); /* version 5 */
     mt_recw_emit(MT_DAT_REC_PROCESS);
 }
 
@@ -177,6 +180,8 @@ typedef struct block {
 typedef struct tmodel {
     want *w;
     size_t n, cap;
+    want *got; /* what the reader gave back */
+    size_t ngot, got_cap;
     int tid;
     uint64_t t; /* its clock */
     block *live;
@@ -222,6 +227,7 @@ typedef struct recipe {
     unsigned bogus_pct;   /* a free with other values than its block's */
     unsigned unknown_pct; /* a free of a block the recording never saw */
     unsigned dt_max;      /* ns between steps: 0..dt_max */
+    unsigned tick_steps;  /* else: a coarse clock, 4 ms every ~tick_steps steps (0: dt_max) */
     unsigned drain_every; /* drain synchronously every so many steps (0: never) */
 } recipe;
 
@@ -311,7 +317,10 @@ static void steps(tmodel *m, const recipe *rc)
     uint64_t *freed = malloc((rc->steps + 1) * sizeof *freed);
     size_t nfreed = 0;
     for (uint64_t s = 0; s < rc->steps; s++) {
-        m->t += rc->dt_max ? rnd() % (rc->dt_max + 1u) : 0;
+        if (rc->tick_steps)
+            m->t += rnd() % rc->tick_steps ? 0 : 4000000u;
+        else
+            m->t += rc->dt_max ? rnd() % (rc->dt_max + 1u) : 0;
         if (rnd() % 100 < rc->alloc_pct)
             one_alloc(m, rc, freed, &nfreed);
         else
@@ -384,11 +393,13 @@ static void batch(unsigned i, const recipe *rc)
 /* --- recording and reading back ------------------------------------------ */
 
 static char g_path[64];
+static uint64_t g_lost; /* events a test counted as dropped itself */
 
 static void begin(uint32_t ntraces)
 {
     for (unsigned i = 0; i < g_nth; i++) {
         free(g_th[i].w);
+        free(g_th[i].got);
         free(g_th[i].live);
     }
     memset(g_th, 0, sizeof g_th);
@@ -404,12 +415,70 @@ static void begin(uint32_t ntraces)
     }
 }
 
+static int want_cmp(const void *pa, const void *pb)
+{
+    const want *x = pa, *y = pb;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->trace != y->trace)
+        return x->trace < y->trace ? -1 : 1;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    if (x->birth_ms != y->birth_ms)
+        return x->birth_ms < y->birth_ms ? -1 : 1;
+    return (int)x->flags - (int)y->flags;
+}
+
+static void fail_event(const char *label, unsigned th, size_t k, const want *g, const want *w)
+{
+    fail("%s: thread %u event %zu: read kind %d t %llu trace %u size %llu birth %llu flags %u, "
+         "recorded kind %d t %llu trace %u size %llu birth %llu flags %u",
+         label, th, k, g->kind, (unsigned long long)g->t_ns, g->trace, (unsigned long long)g->size,
+         (unsigned long long)g->birth_ms, g->flags, w->kind, (unsigned long long)w->t_ns, w->trace,
+         (unsigned long long)w->size, (unsigned long long)w->birth_ms, w->flags);
+}
+
+/* Thread th's events as read against those it recorded: the same, in
+ * order; in tick order, the same times at each place and each run of one
+ * time the same events in any order.  *moved counts the events read at
+ * another place than recorded. */
+static void compare_thread(const char *label, unsigned th, bool ticks, uint64_t *moved)
+{
+    tmodel *m = &g_th[th];
+    for (size_t i = 0, j; i < m->n && i < m->ngot; i = j) {
+        for (j = i + 1; ticks && j < m->n && m->w[j].t_ns == m->w[i].t_ns; j++)
+            ;
+        for (size_t k = i; k < j; k++) {
+            if (k >= m->ngot || m->got[k].t_ns != m->w[k].t_ns) {
+                fail_event(label, th, k, &m->got[k < m->ngot ? k : i], &m->w[k]);
+                return;
+            }
+            *moved += want_cmp(&m->got[k], &m->w[k]) != 0;
+        }
+        qsort(m->got + i, j - i, sizeof *m->got, want_cmp);
+        want *sorted = malloc((j - i) * sizeof *sorted);
+        memcpy(sorted, m->w + i, (j - i) * sizeof *sorted);
+        qsort(sorted, j - i, sizeof *sorted, want_cmp);
+        for (size_t k = 0; k < j - i; k++)
+            if (want_cmp(&m->got[i + k], &sorted[k]) != 0) {
+                fail_event(label, th, i + k, &m->got[i + k], &sorted[k]);
+                free(sorted);
+                return;
+            }
+        free(sorted);
+    }
+    if (m->ngot != m->n)
+        fail("%s: thread %u: %zu events read of %zu recorded", label, th, m->ngot, m->n);
+}
+
 /* Reads the file back: it must open, no frame may hold more allocations
  * than MT_DAT_FRAME_ALLOCS_MAX, and each thread's events must be those it
- * recorded, in order.  Returns the largest number of allocations found in
- * one frame. */
-static uint64_t check_file(const char *label)
+ * recorded, in order (in tick order: within each tick in any order).
+ * Returns the largest number of allocations found in one frame; *moved
+ * (if not NULL) the events read at another place than recorded. */
+static uint64_t check_file(const char *label, uint64_t *moved)
 {
+    bool ticks = mt_w.tick_order;
     mt_recw_end(MT_DAT_END_EXIT);
     stop_workers();
     mt_err err = {0};
@@ -418,8 +487,7 @@ static uint64_t check_file(const char *label)
         fail("%s: open: %s", label, err.msg);
         return 0;
     }
-    size_t *at = calloc(MAX_THREADS, sizeof *at);
-    uint64_t frame_allocs = 0, most = 0, last_off = UINT64_MAX;
+    uint64_t frame_allocs = 0, most = 0, last_off = UINT64_MAX, nmoved = 0;
     bool ended = false;
     mt_dat_event ev;
     mt_errc rc;
@@ -433,6 +501,9 @@ static uint64_t check_file(const char *label)
             break;
         if (ev.kind == MT_DAT_END)
             ended = true;
+        if (ev.kind == MT_DAT_PROCESS && ev.u.proc.tick_order != ticks)
+            fail("%s: the file says tick order %d, the writer wrote %d", label,
+                 ev.u.proc.tick_order, ticks);
         if (ev.kind != MT_DAT_ALLOC && ev.kind != MT_DAT_FREE)
             continue;
         if (ev.kind == MT_DAT_ALLOC && ++frame_allocs > most)
@@ -440,22 +511,14 @@ static uint64_t check_file(const char *label)
         unsigned i = 0;
         while (i < g_nth && (uint32_t)g_th[i].tid != ev.u.ev.tid)
             i++;
-        if (i == g_nth || at[i] >= g_th[i].n) {
+        if (i == g_nth || g_th[i].ngot >= g_th[i].n) {
             fail("%s: an event of thread %u that it did not make", label, ev.u.ev.tid);
             break;
         }
-        const want *w = &g_th[i].w[at[i]++];
-        if (ev.kind != w->kind || ev.t_ns != w->t_ns || ev.u.ev.trace != w->trace ||
-            ev.u.ev.size != w->size || ev.u.ev.birth_ms != w->birth_ms ||
-            ev.u.ev.flags != w->flags) {
-            fail("%s: thread %u event %zu: read kind %d t %llu trace %u size %llu birth %llu "
-                 "flags %u, recorded kind %d t %llu trace %u size %llu birth %llu flags %u",
-                 label, ev.u.ev.tid, at[i] - 1, ev.kind, (unsigned long long)ev.t_ns, ev.u.ev.trace,
-                 (unsigned long long)ev.u.ev.size, (unsigned long long)ev.u.ev.birth_ms,
-                 ev.u.ev.flags, w->kind, (unsigned long long)w->t_ns, w->trace,
-                 (unsigned long long)w->size, (unsigned long long)w->birth_ms, w->flags);
-            break;
-        }
+        tmodel *m = &g_th[i];
+        m->got = grow(m->got, &m->got_cap, m->ngot + 1, sizeof *m->got);
+        m->got[m->ngot++] = (want){ev.t_ns,       ev.u.ev.size,     ev.u.ev.birth_ms,
+                                   ev.u.ev.trace, (uint8_t)ev.kind, (uint8_t)ev.u.ev.flags};
     }
     if (rc != MT_E_EMPTY)
         fail("%s: reading: %s", label, err.msg);
@@ -463,12 +526,15 @@ static uint64_t check_file(const char *label)
         fail("%s: no END record", label);
     if (most > MT_DAT_FRAME_ALLOCS_MAX)
         fail("%s: %llu allocations in one frame", label, (unsigned long long)most);
-    for (unsigned i = 0; i < g_nth && rc == MT_E_EMPTY; i++)
-        if (at[i] != g_th[i].n)
-            fail("%s: thread %u: %zu events read of %zu recorded", label, i, at[i], g_th[i].n);
-    if (atomic_load(&mt_w.dropped))
+    for (unsigned i = 0; i < g_nth && rc == MT_E_EMPTY && !failures; i++)
+        compare_thread(label, i, ticks, &nmoved);
+    if (!ticks && nmoved)
+        fail("%s: %llu events out of order in thread order", label, (unsigned long long)nmoved);
+    if (moved)
+        *moved += nmoved;
+    if (atomic_load(&mt_w.dropped) != g_lost)
         fail("%s: %llu events dropped", label, (unsigned long long)atomic_load(&mt_w.dropped));
-    free(at);
+    g_lost = 0;
     mt_dat_close(r);
     unlink(g_path);
     return most;
@@ -491,7 +557,7 @@ static uint64_t one_pass_allocs(uint64_t n, const char *label)
         batch(i, &rc);
     }
     mt_recw_drain_sync();
-    uint64_t most = check_file(label);
+    uint64_t most = check_file(label, NULL);
     if (getenv("MT_TEST_VERBOSE"))
         printf("%s: %llu allocations, most in one frame %llu\n", label, (unsigned long long)n,
                (unsigned long long)most);
@@ -522,6 +588,90 @@ static void frame_allocs_limits(void)
     }
 }
 
+/* One tick of one thread: 400 random allocations and frees of traces 0 to
+ * 3, addresses reused.  Tick order reads them back sorted, so some are
+ * read at another place than recorded (check_file: the same events in the
+ * tick); thread order reads each where it was made. */
+static void tick_order_sorts(void)
+{
+    for (unsigned ticks = 0; ticks < 2; ticks++) {
+        mt_rec_order_env(ticks ? "tick" : "thread");
+        begin(3);
+        recipe rc = {.steps = 400, .alloc_pct = 60, .ntraces = 3, .reuse_pct = 50};
+        start_workers(1);
+        batch(0, &rc);
+        mt_recw_drain_sync();
+        uint64_t moved = 0;
+        check_file(ticks ? "one tick, tick order" : "one tick, thread order", &moved);
+        if (ticks && !moved)
+            fail("one tick, tick order: every event read where it was made");
+    }
+}
+
+/* Model thread th's ring (owned by its worker). */
+static mt_rec_ring *ring_of(unsigned th)
+{
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next)
+        if (r->tid == g_th[th].tid && MT_RING_STATE(mt_ring_state(r)) == MT_RING_OWNED)
+            return r;
+    return NULL;
+}
+
+/* A writer pass as the writer thread makes it (not `all`). */
+static void writer_pass(void)
+{
+    mt_spin_lock(&mt_w.lock);
+    mt_rr_drain_rings(false);
+    mt_spin_unlock(&mt_w.lock);
+}
+
+/* n allocations of model thread 0 at time t (traces 1 to 3). */
+static void allocs_at(uint64_t t, uint64_t n)
+{
+    g_th[0].t = t;
+    recipe rc = {.steps = n, .alloc_pct = 100, .ntraces = 3, .tick_steps = UINT32_MAX};
+    batch(0, &rc);
+}
+
+/* Tick order holds back a ring's newest run while its tick is the
+ * clock's current one (record_events.c tick_end), but: the ring's LOST
+ * counts are still written at that pass, as in thread order (a thread
+ * that allocates in every tick would otherwise keep them to its end);
+ * and a full chunk is never held back (a hook at the buffer's bound waits
+ * for tail == head to reuse it, record_buffer.c try_next_chunk). */
+static void tick_order_hands_back(void)
+{
+    mt_rec_order_env("tick");
+    begin(3);
+    start_workers(1);
+    uint64_t t = mt_now_ns() + 60000000000ull; /* the clock's current tick for the test */
+    allocs_at(t, 2000);                        /* a batch: the ring is due */
+    allocs_at(t + 4000000u, 100);              /* the newest run, held back */
+    mt_rec_ring *r = ring_of(0);
+    if (!r) {
+        fail("tick order hands back: no ring");
+        return;
+    }
+    atomic_fetch_add(&r->lost.why[MT_DAT_LOST_NOWAIT], 1); /* as count_lost does */
+    atomic_fetch_add(&r->lost.n[MT_LOST_AB], 16);
+    atomic_fetch_add(&r->lost.n[MT_LOST_AC], 1);
+    g_lost = 1;
+    writer_pass();
+    uint64_t head = atomic_load(&r->head), tail = atomic_load(&r->tail);
+    if (head - tail != 100)
+        fail("tick order hands back: %llu events left, not the newest run's 100",
+             (unsigned long long)(head - tail));
+    if (mt_w.sum_lost[MT_LOST_AC] != 1)
+        fail("tick order hands back: the ring's LOST count not written at the pass");
+    allocs_at(t + 4000000u, MT_RING_CHUNK - (head - r->wbase)); /* its chunk full */
+    writer_pass();
+    head = atomic_load(&r->head);
+    if (atomic_load(&r->tail) != head)
+        fail("tick order hands back: %llu events of a full chunk held back",
+             (unsigned long long)(head - atomic_load(&r->tail)));
+    check_file("tick order hands back", NULL);
+}
+
 static void random_workloads(unsigned rounds)
 {
     for (unsigned k = 0; k < rounds; k++) {
@@ -533,7 +683,9 @@ static void random_workloads(unsigned rounds)
             .bogus_pct = (unsigned)(rnd() % 4 ? 0 : rnd() % 30),
             .unknown_pct = (unsigned)(rnd() % 3 ? 0 : rnd() % 20),
             .dt_max = (unsigned)(rnd() % 3 ? rnd() % 3000 : rnd() % 50000000),
+            .tick_steps = rnd() % 2 ? 1 + (unsigned)(rnd() % 20000) : 0,
         };
+        mt_rec_order_env(k % 2 ? "thread" : "tick"); /* the writer's setting: both */
         begin(base.ntraces);
         unsigned nthreads = 1 + (unsigned)(rnd() % 6);
         start_workers(nthreads);
@@ -548,9 +700,10 @@ static void random_workloads(unsigned rounds)
             if (rnd() % 3 == 0)
                 mt_recw_drain_sync();
         }
-        char label[64];
-        snprintf(label, sizeof label, "random workload, seed %llu", (unsigned long long)seed);
-        check_file(label);
+        char label[96];
+        snprintf(label, sizeof label, "random workload, seed %llu, %s order",
+                 (unsigned long long)seed, k % 2 ? "thread" : "tick");
+        check_file(label, NULL);
         if (failures)
             return;
     }
@@ -566,6 +719,10 @@ int main(int argc, char **argv)
     printf("seed %llu (MT_TEST_SEED)\n", (unsigned long long)rng);
     mt_clock_origin_ns = mt_mono_raw_ns(CLOCK_MONOTONIC_COARSE) - 1000000000ull;
     frame_allocs_limits();
+    if (!failures)
+        tick_order_sorts();
+    if (!failures)
+        tick_order_hands_back();
     if (!failures)
         random_workloads(rounds);
     printf("%s\n", failures ? "FAIL" : "ok");

@@ -16,6 +16,7 @@
 #include "core_log.h"
 #include "record_buffer.h"
 #include "record_cull.h"
+#include "record_order.h"
 #include "record_path.h"
 #include "record_writer.h"
 #include "core_spinlock.h"
@@ -278,6 +279,7 @@ static void env_start(char **envp, bool mid_run)
     g_rc.env_checked = true;
     mt_cull_env(env_get(envp, "MEMTOP_RECORD_MODE"), env_get(envp, "MEMTOP_CULL_SECS"),
                 env_get(envp, "MEMTOP_CULL_BLOCKS"));
+    mt_rec_order_env(env_get(envp, "MEMTOP_RECORD_ORDER"));
     const char *pat = env_get(envp, "MEMTOP_RECORD");
     if (!pat || !*pat)
         return;
@@ -393,9 +395,9 @@ int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
     size_t n = strnlen(arg, sizeof buf - 1);
     memcpy(buf, arg, n); /* the segment can change under us: copy once */
     buf[n] = '\0';
-    const char *path = mt_cull_cmd(buf); /* read by the next session only */
+    const char *path = mt_cull_cmd(mt_rec_order_cmd(buf)); /* read by the next session only */
     if (!path) {
-        snprintf(msg, cap, "bad recording mode '%.200s' (cull[=SECS] PATH)", buf);
+        snprintf(msg, cap, "bad recording mode '%.200s' ([thread-order] [cull[=SECS]] PATH)", buf);
         return MT_CTRL_FAILED;
     }
     if (path[0] != '/') {

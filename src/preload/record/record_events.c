@@ -30,7 +30,10 @@
 #include "record_blocks.h"
 #include "record_buffer.h"
 #include "record_cull.h"
+#include "record_tick.h"
 #include "record_writer.h"
+
+#include <string.h>
 
 #define PREFETCH_AHEAD 8u
 #define MT_RR_BATCH 1024u
@@ -165,7 +168,11 @@ static unsigned put_trace(mt_rr_open *o, const mt_rec_event *e)
         return MT_DAT_EV_NEXT_TRACE;
     if (p)
         p->next = trace + 1u;
-    put_col(MT_COL_TRACES, trace);
+    /* tick order: the difference from the trace the column gave last
+     * (dat_format.h), small in a run sorted by trace */
+    put_col(MT_COL_TRACES,
+            mt_w.tick_order ? mt_dat_zigzag((int64_t)trace - (int64_t)o->col_trace) : trace);
+    o->col_trace = trace;
     return 0;
 }
 
@@ -217,6 +224,31 @@ void mt_rr_encode_one(uint32_t tid, const mt_rec_event *e)
     encode_at(tid, e, true);
 }
 
+/* Tick order (record_tick.h): the events copied out of the ring, then
+ * each run of one time written in the order mt_rt_order gives, the frame
+ * context's slots prefetched ahead in that order. */
+static void encode_ticks(uint32_t tid, const mt_rec_ring *r, uint64_t from, uint32_t n)
+{
+    mt_rec_event *ev = mt_rt_events();
+    uint64_t len;
+    for (uint32_t i = 0; i < n; i += (uint32_t)len) {
+        const mt_rec_event *span = mt_ring_span(r, from + i, n - i, &len);
+        memcpy(ev + i, span, len * sizeof *ev);
+    }
+    for (uint32_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && ev[j].t_ns == ev[i].t_ns; j++)
+            ;
+        const uint32_t *order = mt_rt_order(ev + i, j - i);
+        for (uint32_t k = 0; k < j - i; k++) {
+            if (k + PREFETCH_AHEAD < j - i) {
+                const mt_rec_event *a = &ev[i + order[k + PREFETCH_AHEAD]];
+                mt_rb_prefetch(a->addr, mt_rev_trace(a));
+            }
+            encode_at(tid, &ev[i + order[k]], false);
+        }
+    }
+}
+
 /* A chunk's span at a time; the frame context's map slot and trace state
  * of the event PREFETCH_AHEAD on are loaded meanwhile (both missed the
  * cache natively: perf, docs/performance.md "Recording").  The thread id
@@ -227,6 +259,10 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
     bool culled = mt_cull_on();
     uint32_t tid = (uint32_t)r->tid;
     uint64_t len;
+    if (!culled && mt_w.tick_order && n <= MT_RT_EVENTS_MAX && mt_rt_ready()) {
+        encode_ticks(tid, r, from, (uint32_t)n);
+        return;
+    }
     for (uint64_t i = 0; i < n; i += len) {
         const mt_rec_event *ev = mt_ring_span(r, from + i, n - i, &len);
         for (uint64_t k = 0; k < len; k++) {
@@ -322,10 +358,49 @@ static bool due(const mt_rec_ring *r, uint64_t head, uint64_t now)
     return now > t0 && now - t0 >= MT_RR_BATCH_NS;
 }
 
+/* Is the chunk that holds event head - 1 full?  Then the thread's next
+ * event needs another chunk, which at the buffer's bound is this one once
+ * the writer has drained all of it (record_buffer.c try_next_chunk). */
+static bool chunk_full(const mt_rec_ring *r, uint64_t head)
+{
+    const mt_rec_chunk *c = r->rchunk;
+    while (head - 1 - c->base >= MT_RING_CHUNK)
+        c = atomic_load_explicit(&c->next, memory_order_acquire);
+    return head - c->base == MT_RING_CHUNK;
+}
+
+/* Tick order: where a pass over r's events up to head should stop so that
+ * the runs it writes are whole ticks.  The newest run is held back while
+ * its tick is the clock's current one (the thread may add to it), unless
+ * it is all there is and fills a scratch (a tick of more events is written
+ * in parts, each in tick order), or it ends a full chunk (a hook waiting
+ * at the buffer's bound waits for all of it, as in thread order).  A pass
+ * that stops short of head (the ring is behind) holds nothing back: it
+ * must hand whole chunks back to hooks that may wait for one.  The
+ * thread's times never decrease, so the run's start is a binary search
+ * away; a tick held back in error (a thread that stamped it late) is only
+ * split. */
+static uint64_t tick_end(const mt_rec_ring *r, uint64_t tail, uint64_t head, uint64_t now)
+{
+    uint64_t last = mt_ring_at(r, head - 1)->t_ns;
+    if (last < now || chunk_full(r, head))
+        return head;
+    uint64_t lo = tail, hi = head - 1;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (mt_ring_at(r, mid)->t_ns < last)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == tail && head - tail >= MT_RT_EVENTS_MAX ? head : lo;
+}
+
 bool mt_rr_drain_rings(bool all)
 {
     bool any = false;
     uint64_t now = mt_now_ns();
+    bool ticks = mt_w.tick_order && !mt_cull_on();
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         uint64_t st = mt_ring_state(r); /* before draining: RETIRING covers every event */
         uint64_t head = head_of(r);
@@ -334,8 +409,11 @@ bool mt_rr_drain_rings(bool all)
              * gets chunks back soon when all are behind. */
             uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
             uint64_t upto = all || head - tail <= MT_RR_PASS_MAX ? head : tail + MT_RR_PASS_MAX;
+            bool behind = upto != head;
+            if (!all && ticks && !behind && head != tail && MT_RING_STATE(st) == MT_RING_OWNED)
+                upto = tick_end(r, tail, head, now); /* OWNED: never made free below */
             any |= drain_ring(r, upto);
-            if (upto != head)
+            if (behind)
                 continue; /* the rest next pass (its lost counts with it, it is not free) */
         }
         emit_lost((uint32_t)r->tid, &r->lost, false);

@@ -59,6 +59,8 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_v(b, culled ? mt_cull_threshold_ms() : 0u);
     mt_put_v(b, culled ? mt_cull_max_blocks() : 0u);
     mt_put_v(b, mt_g.cfg.sample_rate);
+    if (mt_w.tick_order) /* version 5's appended field */
+        mt_put_v(b, MT_DAT_ORDER_TICK);
     mt_recw_emit(MT_DAT_REC_PROCESS);
 }
 

@@ -17,6 +17,7 @@
 #include "record_blocks.h"
 #include "record_buffer.h"
 #include "record_cull.h"
+#include "record_order.h"
 #include "record_zstd_lib.h"
 
 #include <errno.h>
@@ -110,6 +111,7 @@ static void reset_session(int fd)
     for (unsigned c = 0; c < MT_COL_N; c++)
         mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
     mt_w.open_rec.n = 0;
+    mt_w.tick_order = mt_rec_order_ticks() && !mt_cull_on(); /* mt_cull_begin came first */
     mt_rb_new_frame();
     mt_rb_reset_stats();
     atomic_store_explicit(&mt_w.events, 0, memory_order_relaxed);

@@ -39,6 +39,7 @@ typedef struct mt_rr_open {
     uint32_t n; /* events in it; 0: none open */
     uint32_t tid;
     uint64_t base, prev_t, prev_trace;
+    uint32_t col_trace; /* the trace the traces column gave last (0: none yet) */
     bool prev_alloc;    /* the previous event (of this record) is an allocation */
     uint64_t opened_ns; /* mt_now_ns() when it was opened */
 } mt_rr_open;
@@ -69,6 +70,7 @@ typedef struct mt_recw {
      * varint column's lead bytes in [c][0], tail bytes in [c][1]. */
     mt_rec_buf cols[MT_COL_N][2];
     mt_rr_open open_rec;
+    bool tick_order; /* this session writes each run of one time in tick order (record_tick.h) */
     bool frame_open;
     uint64_t frame_t0;    /* when the open frame got its first record */
     uint64_t frame_raw;   /* uncompressed bytes given to the open frame */

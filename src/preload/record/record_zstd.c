@@ -329,7 +329,9 @@ void mt_recw_write_file_header(void)
     mt_dat_file_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
-    h.version = MT_DAT_VERSION; /* full, culled or sampled: PROCESS says which */
+    /* full, culled or sampled: PROCESS says which; thread order: a version
+     * 4 reader reads it */
+    h.version = mt_w.tick_order ? MT_DAT_VERSION : MT_DAT_VERSION_ORDERED;
     h.header_bytes = MT_DAT_HEADER_BYTES;
     h.endian_mark = MT_DAT_ENDIAN_MARK;
     h.flags = MT_DAT_FILE_ZSTD;

@@ -26,6 +26,7 @@ enum {
     OPT_STRICT,
     OPT_SAMPLE,
     OPT_CULL,
+    OPT_THREAD_ORDER,
     OPT_TREE,
     OPT_REVERSE,
     OPT_THRESHOLD,
@@ -55,6 +56,7 @@ static const struct option long_opts[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"sample", required_argument, NULL, OPT_SAMPLE},
     {"cull", optional_argument, NULL, OPT_CULL},
+    {"thread-order", no_argument, NULL, OPT_THREAD_ORDER},
     {"tree", no_argument, NULL, OPT_TREE},
     {"reverse", no_argument, NULL, OPT_REVERSE},
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
@@ -242,6 +244,9 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
         o->cull_ms = (uint64_t)llround(s * 1000.0);
         return 0;
     }
+    case OPT_THREAD_ORDER:
+        o->thread_order = true;
+        return 0;
     case OPT_SERVE:
         return set_path(&o->serve_addr, arg, "--serve", err, n);
     case 'f':
@@ -327,6 +332,9 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
         return rc;
     if (o->cull_ms && (o->replay_path || o->list || o->clean))
         return usage_err(err, n, "--cull is for recording: with --record, or r/R in the viewer");
+    if (o->thread_order && (o->replay_path || o->list || o->clean))
+        return usage_err(err, n,
+                         "--thread-order is for recording: with --record, or r/R in the viewer");
     if (o->at_s >= 0 && !o->replay_path)
         return usage_err(err, n, "--at needs -f FILE");
     /* The call tree is made of every trace's frames: neither cut nor grouped. */

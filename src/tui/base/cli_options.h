@@ -55,6 +55,7 @@ typedef struct mt_opts {
     uint64_t sample_bytes;   /* --sample BYTES: MEMTOP_SAMPLE for PROG (0 = exact) */
     bool sample_given;
     uint64_t cull_ms;        /* --cull[=SECS]: record culled with this threshold; 0: full */
+    bool thread_order;       /* --thread-order: record each thread's order within a tick */
     const char *replay_path; /* -f FILE.dat */
     const char *serve_addr;  /* --serve [ADDR:]PORT: the exporter (fleet/) */
     double at_s;             /* --at SECONDS into the recording; < 0 = the end */

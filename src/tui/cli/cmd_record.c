@@ -76,12 +76,12 @@ static void print_status(const uint64_t *why, const char *path, const mt_shm_rec
             dropped_note(s, why, dropped, sizeof dropped));
 }
 
-static int start(mt_view *v, const char *path, uint64_t cull_ms)
+static int start(mt_view *v, const char *path, mt_record_kind kind)
 {
     mt_ctrl_reply reply;
     mt_err err;
     char arg[MT_CTRL_ARG_MAX];
-    if (!mt_control_record_arg(arg, sizeof arg, path, cull_ms)) {
+    if (!mt_control_record_arg(arg, sizeof arg, path, kind)) {
         mt_errorf("%s: path too long for the control channel", path);
         return -1;
     }
@@ -207,7 +207,7 @@ static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
 }
 
 /* Starts the recording into path, or into a stream's file (then opened). */
-static int begin(mt_view *v, char *path, size_t n, uint64_t cull_ms, mt_stream *st)
+static int begin(mt_view *v, char *path, size_t n, mt_record_kind kind, mt_stream *st)
 {
     char msg[600];
     if (st && mt_stream_prepare(st, v->seg.owner, msg, sizeof msg) != 0) {
@@ -216,7 +216,7 @@ static int begin(mt_view *v, char *path, size_t n, uint64_t cull_ms, mt_stream *
     }
     if (st && strlen(st->path) < n) /* it always fits: both are MT_PATH_MAX */
         memcpy(path, st->path, strlen(st->path) + 1);
-    if (start(v, path, cull_ms) != 0)
+    if (start(v, path, kind) != 0)
         return -1;
     if (st && mt_stream_open(st, v->seg.owner, msg, sizeof msg) != 0) {
         mt_errorf("%s", msg);
@@ -243,7 +243,8 @@ int mt_cmd_record(const mt_opts *o)
     }
     int rc = MT_EXIT_FAIL;
     mt_stream stream, *st = streaming ? &stream : NULL;
-    if (begin(&v, path, sizeof path, o->cull_ms, st) == 0) {
+    mt_record_kind kind = {o->cull_ms, o->thread_order};
+    if (begin(&v, path, sizeof path, kind, st) == 0) {
         mt_shm_recording s;
         uint64_t why[MT_REC_WHY_MAX];
         bool signalled = wait_loop(&v, path, &s, why, st);

@@ -69,6 +69,9 @@ typedef struct mt_replay_info {
      * full or address reused: exact, only a bigger file). */
     bool culled;
     uint64_t cull_ms, culled_blocks, written_early;
+    /* Tick order (format version 5): within a clock tick each thread's
+     * events are sorted, not in the order made (peaks within it unseen). */
+    bool tick_order;
 } mt_replay_info;
 
 /* Open and read through path.  NULL with a one-line message in err. */

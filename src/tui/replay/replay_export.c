@@ -48,4 +48,5 @@ void mt_replay_export_rec(const mt_replay *r, mt_export_rec *out)
         out->dropped_why[MT_DAT_LOST_NOT_SAID] += out->events_dropped - said;
     out->inexact_start = in->inexact_start;
     out->cull_ms = in->culled ? in->cull_ms : 0;
+    out->tick_order = in->tick_order;
 }

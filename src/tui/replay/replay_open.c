@@ -326,6 +326,7 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
     memcpy(r->info.lost_why, r->st.s.lost_why, sizeof r->info.lost_why);
     r->info.culled = r->proc.record_mode == MT_DAT_MODE_CULLED;
     r->info.cull_ms = r->proc.cull_ms;
+    r->info.tick_order = r->proc.tick_order;
     r->info.culled_blocks = r->st.s.culled_blocks;
     r->info.written_early = r->st.s.written_early;
     r->info.final_state = r->final_complete;

@@ -132,6 +132,8 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
     char d[MT_DAT_LOST_LINE_MAX];
     if (mt_replay_dropped(in))
         fprintf(f, "warning: recording inexact: %s\n", mt_replay_dropped_text(in, d, sizeof d));
+    if (in->tick_order)
+        fputs(MT_TICK_ORDER_NOTE "\n", f);
     print_culled(f, in);
 }
 

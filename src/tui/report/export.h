@@ -34,7 +34,13 @@ typedef struct mt_export_rec {
     uint64_t dropped_why[MT_DAT_LOST_WHY_N];
     bool inexact_start; /* a mid-run recording without its initial state */
     uint64_t cull_ms;   /* a culled recording's threshold, else 0 */
+    bool tick_order;    /* within a clock tick, a thread's events are sorted */
 } mt_export_rec;
+
+/* What tick order means, for people (the text export, --batch). */
+#define MT_TICK_ORDER_NOTE                                                                         \
+    "order: within a clock tick (1-4 ms) each thread's events are sorted, not in the order "       \
+    "made (totals exact; a peak inside a tick is not seen)"
 
 /* A culled recording's live blocks are inexact at this snapshot: before
  * its end, or at the end of a file that was not finalized (young blocks

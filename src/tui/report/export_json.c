@@ -113,6 +113,7 @@ static void put_recording(FILE *f, const mt_export_rec *r)
         fprintf(f, "%" PRIu64 ".%03" PRIu64, r->cull_ms / 1000u, r->cull_ms % 1000u);
     else
         fputs("null", f);
+    fprintf(f, ", \"order\": \"%s\"", r->tick_order ? "tick" : "thread");
     /* Every cause, 0 or not: a fixed set of keys (they sum to events_dropped). */
     fputs(", \"dropped_by_cause\": {", f);
     for (unsigned i = 0; i < MT_DAT_LOST_WHY_N; i++)

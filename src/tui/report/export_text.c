@@ -99,6 +99,8 @@ static void put_recording(FILE *f, const mt_export_rec *r)
         fprintf(f, "warning: recording inexact: %s\n",
                 mt_dat_lost_line(r->events_dropped, r->dropped_why, d, sizeof d));
     }
+    if (r->tick_order)
+        fputs(MT_TICK_ORDER_NOTE "\n", f);
     if (r->inexact_start)
         fputs("warning: the recording's initial state is missing: blocks from before it are not "
               "counted\n",

@@ -109,7 +109,8 @@ static void record(mt_app *a, bool culled)
     uint64_t cull_ms = a->o->cull_ms ? a->o->cull_ms : MT_DAT_CULL_MS_DEFAULT;
     if (!on) {
         mt_export_default_path(a->src.pid, ".dat", path, sizeof path);
-        if (!mt_control_record_arg(arg, sizeof arg, path, culled ? cull_ms : 0)) {
+        mt_record_kind kind = {culled ? cull_ms : 0, a->o->thread_order};
+        if (!mt_control_record_arg(arg, sizeof arg, path, kind)) {
             mt_app_status(a, true, "recording: path too long: %s", path);
             return;
         }

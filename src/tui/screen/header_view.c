@@ -246,8 +246,9 @@ static void draw_replay_file(mt_app *a, int *x)
     const mt_replay_info *in = mt_replay_get_info(a->src.replay);
     char buf[600];
     char thr[32];
-    snprintf(buf, sizeof buf, "%s, %s events%s%s", in->path,
-             mt_fmt_count(in->events, (char[32]){0}, 32), in->culled ? ", culled <" : "",
+    snprintf(buf, sizeof buf, "%s, %s events%s%s%s", in->path,
+             mt_fmt_count(in->events, (char[32]){0}, 32), in->tick_order ? ", tick order" : "",
+             in->culled ? ", culled <" : "",
              in->culled ? mt_replay_cull_secs(in, thr, sizeof thr) : "");
     field(t, 3, x, "File ", A_NORMAL, buf);
     if (mt_replay_dropped(in)) {

@@ -1,0 +1,46 @@
+/* record_tick.h -- the order in which a recording in tick order (the
+ * default; MEMTOP_RECORD_ORDER) writes the events of one thread that carry
+ * the same time: a *run*, at most one tick of the hooks' coarse clock.
+ *
+ * Why: every event of a run has the same time, and the per-trace counters
+ * at the run's end are the same in any order; only the order within the
+ * tick is lost (docs/recording-format.md, "Tick order").  Sorted by trace,
+ * the run's events name their trace once per trace instead of once per
+ * event, which is most of what an exact, ordered recording spends
+ * (docs/performance.md, "Issue 12's size, third round").
+ *
+ * The order: the frees of blocks allocated before the run, by trace; then
+ * the allocations, by trace, each followed at once by the free of its
+ * block when that free is in the run too.  Within a trace, events keep
+ * the thread's order.  So every free still comes after its block's
+ * allocation, and the frame context (record_blocks.h) names blocks as it
+ * does in thread order.  A free is paired with the run's allocation at its
+ * address only if it charged that block's trace, size and birth; a free
+ * that is not paired goes first and, when its block was allocated in the
+ * run after all, is written in full (record_blocks.h: the map does not
+ * hold it yet), which costs bytes, never accuracy.
+ *
+ * Memory: 672 KiB from mmap on first use (MT_RING_CHUNK events).  Writer
+ * thread only (the writer's lock held).
+ */
+#ifndef MT_RECORD_TICK_H
+#define MT_RECORD_TICK_H
+
+#include "record_buffer.h"
+
+#include <stdbool.h>
+
+/* Room for the events of one chunk (what encode_events takes per call). */
+#define MT_RT_EVENTS_MAX MT_RING_CHUNK
+
+/* Copies of the events being ordered; NULL until mt_rt_ready. */
+mt_rec_event *mt_rt_events(void);
+
+/* Maps the scratch memory; false when there is none (then: thread order). */
+bool mt_rt_ready(void);
+
+/* The indexes of ev[0..n), one run (every t_ns the same, n <=
+ * MT_RT_EVENTS_MAX), in tick order; valid until the next call. */
+const uint32_t *mt_rt_order(const mt_rec_event *ev, uint32_t n);
+
+#endif
