@@ -39,7 +39,7 @@ typedef struct mt_export_rec {
 
 /* What tick order means, for people (the text export, --batch). */
 #define MT_TICK_ORDER_NOTE                                                                         \
-    "order: within a clock tick (1-4 ms) each thread's events are sorted, not in the order "       \
+    "order: within a clock tick (1-10 ms) each thread's events are sorted, not in the order "      \
     "made (totals exact; a peak inside a tick is not seen)"
 
 /* A culled recording's live blocks are inexact at this snapshot: before
