@@ -259,7 +259,7 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
     bool culled = mt_cull_on();
     uint32_t tid = (uint32_t)r->tid;
     uint64_t len;
-    if (!culled && mt_w.tick_order && n <= MT_RT_EVENTS_MAX && mt_rt_ready()) {
+    if (mt_w.tick_order && n <= MT_RT_EVENTS_MAX && mt_rt_ready()) { /* never culled */
         encode_ticks(tid, r, from, (uint32_t)n);
         return;
     }
@@ -400,7 +400,6 @@ bool mt_rr_drain_rings(bool all)
 {
     bool any = false;
     uint64_t now = mt_now_ns();
-    bool ticks = mt_w.tick_order && !mt_cull_on();
     for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
         uint64_t st = mt_ring_state(r); /* before draining: RETIRING covers every event */
         uint64_t head = head_of(r);
@@ -410,7 +409,8 @@ bool mt_rr_drain_rings(bool all)
             uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
             uint64_t upto = all || head - tail <= MT_RR_PASS_MAX ? head : tail + MT_RR_PASS_MAX;
             bool behind = upto != head;
-            if (!all && ticks && !behind && head != tail && MT_RING_STATE(st) == MT_RING_OWNED)
+            if (!all && mt_w.tick_order && !behind && head != tail &&
+                MT_RING_STATE(st) == MT_RING_OWNED)
                 upto = tick_end(r, tail, head, now); /* OWNED: never made free below */
             any |= drain_ring(r, upto);
             if (behind)

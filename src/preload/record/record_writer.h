@@ -70,7 +70,9 @@ typedef struct mt_recw {
      * varint column's lead bytes in [c][0], tail bytes in [c][1]. */
     mt_rec_buf cols[MT_COL_N][2];
     mt_rr_open open_rec;
-    bool tick_order; /* this session writes each run of one time in tick order (record_tick.h) */
+    /* this session writes each run of one time in tick order (record_tick.h);
+     * never a culled one (reset_session) */
+    bool tick_order;
     bool frame_open;
     uint64_t frame_t0;    /* when the open frame got its first record */
     uint64_t frame_raw;   /* uncompressed bytes given to the open frame */
