@@ -26,6 +26,12 @@
  * walk waiting for the loader's lock held by a dlopen on the forking
  * thread, which then forks from a constructor).
  *
+ * Both sides wait as memtop's spin lock does (mt_spin_wait: pause, yield,
+ * then nap): a waiter of higher real-time priority on the CPU of the
+ * thread it waits for would yield to nobody with sched_yield alone, and
+ * spin for ever (a section waiting for a fork) or for the fork's whole
+ * bound (a fork waiting for a section).
+ *
  * MEMTOP_TEST_LOADER_HOLD_US, for tests: every mt_loader_iterate naps
  * this long in its first callback, holding the loader's lock, so that a
  * fork meets a hold far more often than by chance.
@@ -35,10 +41,10 @@
 
 #include "core_clock.h"
 #include "core_common.h"
+#include "core_spinlock.h"
 #include "core_state.h"
 
 #include <link.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -57,9 +63,9 @@ void mt_loader_enter(void)
 {
     if (tls_depth++ != 0 || tls_forking)
         return;
-    for (;;) {
+    for (unsigned spins = 0;;) {
         while (atomic_load_explicit(&g_forks, memory_order_seq_cst))
-            sched_yield();
+            mt_spin_wait(spins++);
         atomic_fetch_add_explicit(&g_inside, 1, memory_order_seq_cst);
         if (!atomic_load_explicit(&g_forks, memory_order_seq_cst))
             break;
@@ -115,9 +121,9 @@ void mt_loader_fork_prepare(void)
     tls_forking = true;
     atomic_fetch_add_explicit(&g_forks, 1, memory_order_seq_cst);
     uint64_t until = mt_mono_raw_ns(CLOCK_MONOTONIC) + FORK_WAIT_NS;
-    while (atomic_load_explicit(&g_inside, memory_order_seq_cst) != 0 &&
-           mt_mono_raw_ns(CLOCK_MONOTONIC) < until)
-        sched_yield();
+    for (unsigned spins = 0; atomic_load_explicit(&g_inside, memory_order_seq_cst) != 0 &&
+                             mt_mono_raw_ns(CLOCK_MONOTONIC) < until;)
+        mt_spin_wait(spins++);
 }
 
 void mt_loader_fork_done(bool child)

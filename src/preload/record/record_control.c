@@ -22,7 +22,6 @@
 #include "core_spinlock.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -56,12 +55,12 @@ static rec_control g_rc;
  * of such calls as dropped: the initial state is then approximate). */
 void mt_rec_gate_wait(void)
 {
-    while (mt_rec_paused()) {
+    for (unsigned spins = 0; mt_rec_paused();) {
         if (mt_now_ns() >= atomic_load_explicit(&mt_w.pause_until, memory_order_relaxed)) {
             atomic_fetch_add_explicit(&mt_w.gate_giveups, 1, memory_order_relaxed);
             return;
         }
-        sched_yield();
+        mt_spin_wait(spins++); /* naps: a real-time hook must not starve the writer */
     }
 }
 

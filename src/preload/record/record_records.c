@@ -15,12 +15,12 @@
 #include "record_buffer.h"
 #include "record_writer.h"
 #include "core_sample.h"
+#include "core_spinlock.h"
 #include "core_state.h"
 #include "table_trace.h"
 #include "core_os_memory.h"
 
 #include <link.h>
-#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,8 +151,8 @@ void mt_rr_defs(void)
     uint32_t count = mt_trace_count();
     while (mt_w.defs < count) {
         mt_trace *t = mt_trace_get(mt_w.defs);
-        while (!mt_trace_ready(t))
-            sched_yield();
+        for (unsigned spins = 0; !mt_trace_ready(t);)
+            mt_spin_wait(spins++); /* naps: the creator may be of lower priority */
         emit_def(mt_w.defs, mt_trace_def_get(mt_w.defs));
         mt_w.defs++;
     }

@@ -18,9 +18,9 @@
 
 #include "core_clock.h"
 #include "core_log.h"
+#include "core_spinlock.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <stdatomic.h>
 
 #define CLAIM_WAIT_NS 1000000000ull
@@ -64,10 +64,10 @@ bool mt_zstd_load(void)
             atomic_store_explicit(&g_loaded, true, memory_order_release); /* mt_zstd */
         }
         uint64_t until = mt_mono_raw_ns(CLOCK_MONOTONIC) + CLAIM_WAIT_NS;
-        while (!atomic_load_explicit(&g_loaded, memory_order_acquire)) {
+        for (unsigned spins = 0; !atomic_load_explicit(&g_loaded, memory_order_acquire);) {
             if (mt_mono_raw_ns(CLOCK_MONOTONIC) > until)
                 return false;
-            sched_yield();
+            mt_spin_wait(spins++); /* naps: the claimer may be of lower priority */
         }
         return true;
     }
