@@ -18,20 +18,20 @@
  * or full), and the other then moves its index past the half-way mark
  * before it can wait in turn.
  *
- * A batch is decoded into the producer's own buffer (its cache) and then
- * streamed into its slot with non-temporal stores (stream_copy).  Decoded
- * in the slot itself, every line of it the consumer had read was still in
- * the consumer's cache, and each store took the line over from the other
- * core first: on an idle 2-core machine the producer then took more CPU
- * than the whole pass on one thread, and two threads were slower by wall
- * time than one (docs/performance.md, "Reading, twelfth round"). */
+ * The ring is larger than a core's L2 (256 slots, 3 MB; L2 is 0.5-2 MB):
+ * by the time the producer decodes into a slot again, the consumer's core
+ * has evicted its lines, and the producer's stores find them in the
+ * shared L3 rather than taking each over from the other core.  With 32
+ * slots (0.4 MB) every store did, and on an idle 2-core machine the
+ * producer took more CPU than the whole pass on one thread: two threads
+ * were slower by wall time than one (docs/performance.md, "Reading,
+ * twelfth round", which also measured streaming stores instead). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #endif
 #include "dat_pipe.h"
 #include "shm_guard.h"
 
-#include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -42,10 +42,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 #define SLOTS MT_DAT_PIPE_SLOTS
 #define SPINS 256u /* pauses (~10 us) before a side sleeps */
@@ -64,8 +60,8 @@ typedef struct slot {
     bool told; /* mt_dat_tell after the call, and its position */
     mt_dat_pos pos;
     size_t n;
-    mt_err err;          /* rc neither MT_OK nor MT_E_EMPTY */
-    _Alignas(16) union { /* aligned for stream_copy */
+    mt_err err; /* rc neither MT_OK nor MT_E_EMPTY */
+    union {
         mt_dat_event ev;
         mt_dat_hev hev[MT_DAT_PIPE_BATCH];
         mt_dat_block blk[BLOCKS_PER_SLOT];
@@ -77,7 +73,7 @@ struct mt_dat_pipe {
     mt_dat_block_fn fn;
     void *ctx;
     bool threaded;
-    /* the batch's room: the one thread's, or the producer's before its slot */
+    /* one thread: the batch's room and the reader's own tell */
     mt_dat_hev *hev;
     /* the pipeline */
     pthread_t th;
@@ -235,34 +231,6 @@ static slot *take(mt_dat_pipe *p, enum slot_type type)
     return s;
 }
 
-/* Copies results into a slot with stores that bypass the cache (x86-64:
- * SSE2's movntdq, 16 bytes at a time, or movnti, 8), then fences them:
- * x86 orders non-temporal stores only at a fence, and publish's store of
- * head must come after them.  Elsewhere, or unaligned, memcpy. */
-static void stream_copy(void *dst, const void *src, size_t bytes)
-{
-#if defined(__x86_64__)
-    uintptr_t a = (uintptr_t)dst | (uintptr_t)src | bytes;
-    if (!(a & 15)) {
-        __m128i *d = dst;
-        const __m128i *v = src;
-        for (size_t i = 0; i < bytes / 16; i++)
-            _mm_stream_si128(d + i, _mm_loadu_si128(v + i));
-        _mm_sfence();
-        return;
-    }
-    if (!(a & 7)) {
-        long long *d = dst;
-        const long long *v = src;
-        for (size_t i = 0; i < bytes / 8; i++)
-            _mm_stream_si64(d + i, v[i]);
-        _mm_sfence();
-        return;
-    }
-#endif
-    memcpy(dst, src, bytes);
-}
-
 static void publish(mt_dat_pipe *p)
 {
     atomic_store(&p->head, atomic_load_explicit(&p->head, memory_order_relaxed) + 1);
@@ -288,7 +256,7 @@ static int put_blocks(void *ctx, const mt_dat_block *b, size_t n)
             return 1; /* stopped: the reader's call fails, the producer ends */
         slot *s = p->fill;
         size_t k = BLOCKS_PER_SLOT - s->n < n ? BLOCKS_PER_SLOT - s->n : n;
-        stream_copy(&s->u.blk[s->n], b, k * sizeof *b);
+        memcpy(&s->u.blk[s->n], b, k * sizeof *b);
         s->n += k;
         b += k;
         n -= k;
@@ -332,11 +300,10 @@ static bool batches(mt_dat_pipe *p)
 {
     for (;;) {
         end_blocks(p);
-        slot *s = take(p, S_BATCH); /* a batch gives no blocks */
+        slot *s = take(p, S_BATCH); /* a batch gives no blocks: decoded in place */
         if (!s)
             return false;
-        mt_errc rc = mt_dat_next_batch(p->r, p->hev, MT_DAT_PIPE_BATCH, &s->n, &s->err);
-        stream_copy(s->u.hev, p->hev, s->n * sizeof *p->hev);
+        mt_errc rc = mt_dat_next_batch(p->r, s->u.hev, MT_DAT_PIPE_BATCH, &s->n, &s->err);
         s->rc = rc;
         bool told = s->told = rc == MT_OK && mt_dat_tell(p->r, &s->pos);
         size_t n = s->n;
@@ -556,9 +523,7 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
     if ((threads ? threads : mt_dat_pipe_threads()) >= 2) {
         p->told = mt_dat_tell(r, &p->pos);
         p->ring = malloc(SLOTS * sizeof *p->ring);
-        p->hev = malloc(MT_DAT_PIPE_BATCH * sizeof *p->hev);
-        assert(!p->ring || !((uintptr_t)p->ring->u.hev & 15)); /* malloc's 16 on x86-64 */
-        if (p->ring && p->hev && !pthread_mutex_init(&p->mu, NULL)) {
+        if (p->ring && !pthread_mutex_init(&p->mu, NULL)) {
             if (!pthread_cond_init(&p->cv, NULL)) {
                 mt_dat_defer_blocks(r, fn ? put_blocks : NULL, p);
                 /* the viewer's signals stay the caller's; faults stay deliverable so
@@ -576,7 +541,6 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
         }
         free(p->ring); /* no thread: read on this one */
         p->ring = NULL;
-        free(p->hev);
     }
     p->hev = malloc(MT_DAT_PIPE_BATCH * sizeof *p->hev);
     if (!p->hev) {

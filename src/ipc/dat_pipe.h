@@ -22,8 +22,8 @@
  *
  * Memory: the one reader as before, plus the ring: MT_DAT_PIPE_SLOTS slots
  * of one event, one batch of up to MT_DAT_PIPE_BATCH events or
- * MT_DAT_PIPE_BLOCKS blocks each (sizeof(mt_dat_pipe_slot), ~12 KB: under
- * 0.5 MB in all), and the producer's own batch (12 KB), whatever the file.
+ * MT_DAT_PIPE_BLOCKS blocks each (sizeof(mt_dat_pipe_slot), ~12 KB: 3 MB
+ * in all), whatever the file.
  *
  * Threads: MEMTOP_READ_THREADS=1 in the environment reads on the calling
  * thread (the calls then go straight to the reader), =2 on two; the default
@@ -36,7 +36,8 @@
 #include "dat_reader.h"
 
 #define MT_DAT_PIPE_BATCH 256u
-#define MT_DAT_PIPE_SLOTS 32u
+/* More than a core's L2 holds (dat_pipe.c says why) */
+#define MT_DAT_PIPE_SLOTS 256u
 
 typedef struct mt_dat_pipe mt_dat_pipe;
 
