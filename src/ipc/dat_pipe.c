@@ -15,9 +15,8 @@
  * (wake()): a sleeper that missed the index is then inside
  * pthread_cond_wait, and the woken side does not wait for a mutex the
  * waker still holds.  Only one side can sleep at a time (the ring empty,
- * or more than half full: a producer that found it full waits for half
- * of it, room()), and the other then moves its index past the half-way
- * mark before it can wait in turn.
+ * or full), and the other then moves its index past the half-way mark
+ * before it can wait in turn.
  *
  * The ring is larger than most cores' L2 (256 slots, 3.2 MB): by the time
  * the producer decodes into a slot again, the consumer's core has evicted
@@ -161,25 +160,23 @@ static uint64_t used(mt_dat_pipe *p)
 }
 
 /* Producer: true when slot head % SLOTS is free, false when asked to stop.
- * A full ring is filled again from half empty on: the slot the consumer
- * has just given back is still in its core's cache (the consumer is the
- * slower side, as on a sampled recording), the one given back half a ring
- * ago no longer is. */
+ * When the consumer is the slower side (a sampled recording) the ring
+ * stays full and a slot is filled again right after it is given back, its
+ * lines still in the consumer's cache; waiting for half of the ring
+ * instead measured no faster (docs/performance.md, twelfth round). */
 static bool room(mt_dat_pipe *p, uint64_t head)
 {
-    if (head - atomic_load_explicit(&p->tail, memory_order_acquire) < SLOTS)
-        return true;
     for (unsigned i = 0; i < SPINS; i++) {
         if (atomic_load_explicit(&p->stop, memory_order_relaxed))
             return false;
-        if (head - atomic_load_explicit(&p->tail, memory_order_acquire) <= SLOTS / 2)
+        if (head - atomic_load_explicit(&p->tail, memory_order_acquire) < SLOTS)
             return true;
         __builtin_ia32_pause();
     }
     p->waits[0]++;
     pthread_mutex_lock(&p->mu);
     atomic_fetch_add(&p->sleepers, 1);
-    while (!atomic_load(&p->stop) && head - atomic_load(&p->tail) > SLOTS / 2)
+    while (!atomic_load(&p->stop) && head - atomic_load(&p->tail) >= SLOTS)
         pthread_cond_wait(&p->cv, &p->mu);
     atomic_fetch_sub(&p->sleepers, 1);
     pthread_mutex_unlock(&p->mu);
