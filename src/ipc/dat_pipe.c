@@ -18,13 +18,13 @@
  * or full), and the other then moves its index past the half-way mark
  * before it can wait in turn.
  *
- * The ring is larger than a core's L2 (256 slots, 3 MB; L2 is 0.5-2 MB):
- * by the time the producer decodes into a slot again, the consumer's core
- * has evicted its lines, and the producer's stores find them in the
- * shared L3 rather than taking each over from the other core.  With 32
- * slots (0.4 MB) every store did, and on an idle 2-core machine the
- * producer took more CPU than the whole pass on one thread: two threads
- * were slower by wall time than one (docs/performance.md, "Reading,
+ * The ring is larger than most cores' L2 (256 slots, 3.2 MB): by the time
+ * the producer decodes into a slot again, the consumer's core has evicted
+ * its lines, and the producer's stores find them in the shared L3 rather
+ * than taking each over from the other core.  With 32 slots (0.4 MB)
+ * every store did, and on an idle 2-core machine the producer took more
+ * CPU than the whole pass on one thread: two threads were no faster than
+ * one, and slower on most recordings (docs/performance.md, "Reading,
  * twelfth round", which also measured streaming stores instead). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RUSAGE_THREAD */
@@ -159,7 +159,11 @@ static uint64_t used(mt_dat_pipe *p)
            atomic_load_explicit(&p->tail, memory_order_relaxed);
 }
 
-/* Producer: true when slot head % SLOTS is free, false when asked to stop. */
+/* Producer: true when slot head % SLOTS is free, false when asked to stop.
+ * When the consumer is the slower side (a sampled recording) the ring
+ * stays full and a slot is filled again right after it is given back, its
+ * lines still in the consumer's cache; waiting for half of the ring
+ * instead measured no faster (docs/performance.md, twelfth round). */
 static bool room(mt_dat_pipe *p, uint64_t head)
 {
     for (unsigned i = 0; i < SPINS; i++) {

@@ -21,22 +21,22 @@
  * prune finds the same negative groups (replay_state.h).
  *
  * Memory: the one reader as before, plus the ring: MT_DAT_PIPE_SLOTS slots
- * of one event, one batch of up to MT_DAT_PIPE_BATCH events or
- * MT_DAT_PIPE_BLOCKS blocks each (sizeof(mt_dat_pipe_slot), ~12 KB: 3 MB
- * in all), whatever the file.
+ * of one event, one batch of up to MT_DAT_PIPE_BATCH events or as many
+ * bytes of blocks each (dat_pipe.c's `slot`, ~12.6 KB: 3.2 MB in all),
+ * whatever the file.
  *
  * Threads: MEMTOP_READ_THREADS=1 in the environment reads on the calling
  * thread (the calls then go straight to the reader), =2 on two; the default
- * is the pipeline when two or more CPUs are online and the last minute's
- * load average leaves one of them free (mt_dat_pipe_threads).  MEMTOP_READ_STATS=1 prints
- * each thread's CPU time and waits on stderr when the pass ends. */
+ * is the pipeline when this process may run on two or more CPUs and the
+ * last minute's load average leaves one of them free (mt_dat_pipe_threads).  MEMTOP_READ_STATS=1
+ * prints each thread's CPU time and waits on stderr when the pass ends. */
 #ifndef MEMTOP_DAT_PIPE_H
 #define MEMTOP_DAT_PIPE_H
 
 #include "dat_reader.h"
 
 #define MT_DAT_PIPE_BATCH 256u
-/* More than a core's L2 holds (dat_pipe.c says why) */
+/* More than most cores' L2 holds (dat_pipe.c says why) */
 #define MT_DAT_PIPE_SLOTS 256u
 
 typedef struct mt_dat_pipe mt_dat_pipe;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <zstd.h>
@@ -323,12 +324,15 @@ static void both_checks(void **state)
     }
 }
 
-/* Ended after one event: the producer, stopped on a full ring, ends. */
+/* Ended after one event: the producer, stopped on a full ring, ends.  The
+ * file holds over three rings' worth of slots (48 frames of 2,250
+ * events: ~900), and the producer is given time to fill the ring and wait
+ * in room(). */
 static void early_end(void **state)
 {
     (void)state;
     db_file f;
-    db_long(&f, 12, 1500);
+    db_long(&f, 48, 1500);
     mt_err err = {0};
     mt_dat_reader *r = mt_dat_open_fd(db_memfd(&f), "t.dat", &err);
     assert_non_null(r);
@@ -339,6 +343,7 @@ static void early_end(void **state)
     mt_dat_event ev;
     assert_int_equal(mt_dat_pipe_next(p, &ev, &err), MT_OK);
     assert_int_equal(ev.kind, MT_DAT_PROCESS);
+    usleep(100000);
     mt_dat_pipe_end(p);
     mt_dat_close(r);
     fclose(l.f);

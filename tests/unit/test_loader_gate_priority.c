@@ -29,9 +29,10 @@
 
 #include <cmocka.h>
 
-mt_global mt_g; /* core_state.c is not linked: the gate reads its test knob only */
+mt_global
+    mt_g; /* core_lifecycle.c, which defines it, is not linked: the gate reads its test knob */
 
-static sem_t g_step;
+static sem_t g_step, g_ready;
 static _Atomic int g_fifo_refused;
 static _Atomic bool g_fork_done, g_section_done;
 
@@ -70,6 +71,7 @@ static void *section_high(void *arg)
 {
     (void)arg;
     on_cpu0_fifo(2);
+    sem_post(&g_ready);
     sem_wait(&g_step);
     mt_loader_enter();
     bool after = atomic_load(&g_fork_done);
@@ -95,6 +97,7 @@ static void *forker_high(void *arg)
 {
     (void)arg;
     on_cpu0_fifo(2);
+    sem_post(&g_ready);
     sem_wait(&g_step);
     mt_loader_fork_prepare();
     bool after = atomic_load(&g_section_done);
@@ -102,7 +105,8 @@ static void *forker_high(void *arg)
     return (void *)(uintptr_t)after;
 }
 
-/* Runs `high` (started first, waiting on g_step) and `low`; high's result. */
+/* Runs `high` (started first, at its priority before `low` starts) and
+ * `low`; high's result. */
 static bool run_pair(void *(*high)(void *), void *(*low)(void *))
 {
     struct sched_param sp = {.sched_priority = 1};
@@ -112,10 +116,11 @@ static bool run_pair(void *(*high)(void *), void *(*low)(void *))
     sched_setscheduler(0, SCHED_OTHER, &sp);
     alarm(20); /* starved: SIGALRM kills the test */
     sem_init(&g_step, 0, 0);
+    sem_init(&g_ready, 0, 0);
     pthread_t h, l;
     void *res = NULL;
     assert_int_equal(pthread_create(&h, NULL, high, NULL), 0);
-    usleep(10000); /* high waits for the semaphore */
+    sem_wait(&g_ready); /* high runs at its priority on CPU 0: low cannot get ahead of it */
     assert_int_equal(pthread_create(&l, NULL, low, NULL), 0);
     pthread_join(l, NULL);
     pthread_join(h, &res);

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 static mt_spinlock g_lock;
-static sem_t g_held;
+static sem_t g_held, g_ready;
 static _Atomic int g_fifo_refused;
 
 static void on_cpu0_fifo(int prio)
@@ -50,6 +50,7 @@ static void *waiter(void *arg)
 {
     (void)arg;
     on_cpu0_fifo(2);
+    sem_post(&g_ready);
     sem_wait(&g_held);
     mt_spin_lock(&g_lock);
     mt_spin_unlock(&g_lock);
@@ -66,9 +67,10 @@ static void test_no_starvation(void **state)
     sched_setscheduler(0, SCHED_OTHER, &sp);
     alarm(20); /* starved: SIGALRM kills the test */
     sem_init(&g_held, 0, 0);
+    sem_init(&g_ready, 0, 0);
     pthread_t w, h;
     assert_int_equal(pthread_create(&w, NULL, waiter, NULL), 0);
-    usleep(10000); /* the waiter is waiting for the semaphore */
+    sem_wait(&g_ready); /* the waiter runs at its priority: the holder cannot get ahead of it */
     assert_int_equal(pthread_create(&h, NULL, holder, NULL), 0);
     pthread_join(h, NULL);
     pthread_join(w, NULL);

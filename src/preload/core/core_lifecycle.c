@@ -57,6 +57,7 @@
 #include "unwind_libunwind.h"
 #include "core_loader_gate.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -84,6 +85,7 @@ static void fork_prepare(void)
      * shard; glibc's malloc has the same limitation). */
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
+    int saved = errno; /* the waits below may nap, and a signal then sets EINTR */
     (void)mt_in_hook_set(MT_IN_OWN);
     mt_loader_fork_prepare(); /* 0: no thread holds the loader's lock for memtop */
     mt_publisher_lock();      /* 1: the publisher */
@@ -92,6 +94,7 @@ static void fork_prepare(void)
     mt_threads_lock_all();    /* 4: thread records */
     mt_ucache_lock();         /* 5: unwind cache */
     tls_fork_locked = true;
+    errno = saved;
 }
 
 /* Releases 5..2 of fork_prepare, in reverse order (1 and 0 by the caller). */
