@@ -24,8 +24,8 @@
  * than taking each over from the other core.  With 32 slots (0.4 MB)
  * every store did, and on an idle 2-core machine the producer took more
  * CPU than the whole pass on one thread: two threads were no faster than
- * one, and slower on most recordings (docs/performance.md, "Reading,
- * twelfth round", which also measured streaming stores instead). */
+ * one, and slower on two of the four recordings timed (docs/performance.md,
+ * "Reading, twelfth round", which also measured streaming stores instead). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #endif
