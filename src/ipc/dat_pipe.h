@@ -28,8 +28,9 @@
  * Threads: MEMTOP_READ_THREADS=1 in the environment reads on the calling
  * thread (the calls then go straight to the reader), =2 on two; the default
  * is the pipeline when this process may run on two or more CPUs and the
- * last minute's load average leaves one of them free (mt_dat_pipe_threads).  MEMTOP_READ_STATS=1
- * prints each thread's CPU time and waits on stderr when the pass ends. */
+ * last minute's load average leaves one of them free (mt_dat_pipe_threads).
+ * MEMTOP_READ_STATS=1 prints each thread's CPU time and waits on stderr
+ * when the pass ends. */
 #ifndef MEMTOP_DAT_PIPE_H
 #define MEMTOP_DAT_PIPE_H
 

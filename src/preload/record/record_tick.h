@@ -7,14 +7,14 @@
  * tick is lost (docs/recording-format.md, "Tick order").  Sorted by trace,
  * the run's events name their trace once per trace instead of once per
  * event, which is most of what an exact, ordered recording spends
- * (docs/performance.md, "Issue 12's size, third round").
+ * (docs/performance.md, "Tick order").
  *
  * The order: the frees of blocks allocated before the run, by trace; then
- * the allocations, by trace, each followed at once by the free of its
- * block when that free is in the run too.  Within a trace, events keep
- * the thread's order.  So every free still comes after its block's
- * allocation, and the frame context (record_blocks.h) names blocks as it
- * does in thread order.  A free is paired with the run's allocation at its
+ * the blocks both allocated and freed in the run, by trace, each
+ * allocation followed at once by its free; then the run's other
+ * allocations, by trace.  Within a trace, events keep the thread's order.
+ * So every free still comes after its block's allocation, and the frame
+ * context (record_blocks.h) names blocks as it does in thread order.  A free is paired with the run's allocation at its
  * address only if it charged that block's trace, size and birth; a free
  * that is not paired goes first and, when its block was allocated in the
  * run after all, is written in full (record_blocks.h: the map does not
