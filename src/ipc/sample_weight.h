@@ -40,16 +40,26 @@ static inline uint64_t mt_sample_key(uint32_t trace, uint64_t birth_ms)
     return ((uint64_t)trace << 40) ^ birth_ms;
 }
 
-/* The weight of a sampled block of size bytes with key (mt_sample_key).
- * rate 0 (exact): every block stands for itself. */
-static inline mt_sample_weight mt_sample_weigh(uint64_t size, uint64_t rate, uint64_t key)
+/* The part of a weight that depends on the size and the rate alone: what a
+ * caller weighing many blocks of few sizes (the replay) may keep per size.
+ * size > 0, rate > 0. */
+typedef struct mt_sample_scale {
+    double inv;     /* 1 / p */
+    uint64_t bytes; /* s / p, rounded */
+} mt_sample_scale;
+
+static inline mt_sample_scale mt_sample_scale_of(uint64_t size, uint64_t rate)
 {
-    if (!rate)
-        return (mt_sample_weight){size, 1};
-    if (!size) /* never sampled: a zero-byte block holds no sample point */
-        return (mt_sample_weight){0, 1};
     double inv = 1.0 / mt_sample_prob(size, rate);
     double bytes = (double)size * inv;
+    return (mt_sample_scale){inv, (uint64_t)(bytes + 0.5)};
+}
+
+/* The weight from a block's scale (mt_sample_scale_of of its size), size
+ * and key: the count rounded by the block's own fraction. */
+static inline mt_sample_weight mt_sample_round(mt_sample_scale sc, uint64_t size, uint64_t key)
+{
+    double inv = sc.inv;
     /* floor(inv), inv >= 1: from 2^52 on every double is a whole number
      * (and a rate read from a file may make inv too large to convert). */
     double whole = inv < 0x1p52 ? (double)(uint64_t)inv : inv;
@@ -62,7 +72,18 @@ static inline mt_sample_weight mt_sample_weigh(uint64_t size, uint64_t rate, uin
     x ^= x >> 33;
     double u = (double)(x >> 11) * 0x1p-53;
     uint64_t count = (uint64_t)whole + (u < inv - whole ? 1u : 0u);
-    return (mt_sample_weight){(uint64_t)(bytes + 0.5), count ? count : 1};
+    return (mt_sample_weight){sc.bytes, count ? count : 1};
+}
+
+/* The weight of a sampled block of size bytes with key (mt_sample_key).
+ * rate 0 (exact): every block stands for itself. */
+static inline mt_sample_weight mt_sample_weigh(uint64_t size, uint64_t rate, uint64_t key)
+{
+    if (!rate)
+        return (mt_sample_weight){size, 1};
+    if (!size) /* never sampled: a zero-byte block holds no sample point */
+        return (mt_sample_weight){0, 1};
+    return mt_sample_round(mt_sample_scale_of(size, rate), size, key);
 }
 
 #endif

@@ -2,7 +2,7 @@
  * replay_state.h). */
 #include "replay_state.h"
 
-#include "sample_weight.h"
+#include "replay_weights.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@ void mt_rstate_free(mt_rstate *st)
 {
     free(st->traces);
     mt_rlive_free(&st->live);
+    mt_rweights_free(&st->weights);
     mt_rstate_init(st);
 }
 
@@ -86,13 +87,14 @@ static inline __attribute__((always_inline)) void raise_peaks(hot *h, mt_rtrace 
 }
 
 /* What a block stands for: itself, or in a sampled recording the weight
- * the target gave it (the same function, sample_weight.h). */
+ * the target gave it (the same function, sample_weight.h, by way of the
+ * per-size table: replay_weights.h). */
 static inline __attribute__((always_inline)) mt_sample_weight
-weigh(const mt_rstate *st, uint64_t size, uint32_t trace, uint64_t birth_ms)
+weigh(mt_rstate *st, uint64_t size, uint32_t trace, uint64_t birth_ms)
 {
     if (!st->s.sample_rate) /* exact: inline (the call cost more than the rest of it) */
         return (mt_sample_weight){size, 1};
-    return mt_sample_weigh(size, st->s.sample_rate, mt_sample_key(trace, birth_ms));
+    return mt_rweights_weigh(&st->weights, size, st->s.sample_rate, mt_sample_key(trace, birth_ms));
 }
 
 static inline __attribute__((always_inline)) int on_alloc(mt_rstate *st, hot *h, const mt_dat_ev *e,

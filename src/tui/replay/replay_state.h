@@ -18,6 +18,7 @@
 
 #include "dat_reader.h"
 #include "replay_live.h"
+#include "replay_weights.h"
 
 /* Per-trace counters; live = alloc - free. */
 typedef struct mt_rtrace {
@@ -56,6 +57,7 @@ typedef struct mt_rstate {
     size_t traces_cap;
     mt_rlive live;
     mt_rscalars s;
+    mt_rweights weights; /* a sampled file's weights per size: a cache, not state */
 } mt_rstate;
 
 /* Which events a pass applies: lo < t <= hi (no lower bound without lo). */
