@@ -112,6 +112,7 @@ void mt_rr_state(unsigned kind, uint64_t now)
 {
     (void)kind, (void)now;
 }
+void mt_rr_state_release(void) {}
 
 void mt_rr_end(unsigned reason, int error, uint64_t now)
 {

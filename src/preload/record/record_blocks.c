@@ -146,6 +146,21 @@ void mt_rb_child_reset(void)
     zero_if_set(&mt_rb_h, sizeof mt_rb_h);
 }
 
+void mt_rb_release(void)
+{
+    if (mt_rb_h.map)
+        mt_os_free(mt_rb_h.map, map_bytes(mt_rb_h.bits));
+    if (mt_rb_h.traces)
+        mt_os_free(mt_rb_h.traces, (size_t)mt_rb_h.ntraces * sizeof *mt_rb_h.traces);
+    /* the epoch stays: a new array's states (epoch 0) are never current */
+    mt_rb_h.map = NULL;
+    mt_rb_h.bits = 0;
+    mt_rb_h.traces = NULL;
+    mt_rb_h.ntraces = 0;
+    g.count = g.peak = 0;
+    g.have_base = false;
+}
+
 static bool grow_traces(uint32_t trace)
 {
     uint32_t cap = mt_rb_h.ntraces ? mt_rb_h.ntraces : TRACES_MIN;

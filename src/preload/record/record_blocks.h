@@ -56,6 +56,10 @@ void mt_rb_new_frame(void);
  * writer may have been replacing one when the fork happened). */
 void mt_rb_child_reset(void);
 
+/* Unmaps the map and the trace array (a session ended): the next
+ * session's first frame maps them again. */
+void mt_rb_release(void);
+
 /* A slot of the address map (record_blocks.c packs a block into it). */
 typedef struct mt_rb_slot {
     uint64_t key;

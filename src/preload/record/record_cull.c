@@ -88,6 +88,11 @@ static void release(void)
     g.index = NULL;
 }
 
+void mt_cull_release(void)
+{
+    release();
+}
+
 /* Forgets the deltas not written (a fork child's copy of its parent's). */
 static void clear_dirty(void)
 {

@@ -44,6 +44,7 @@ void mt_cull_write_deltas(uint64_t now);
 /* The end: every young block written, then the deltas. */
 void mt_cull_flush_all(uint64_t now);
 void mt_cull_child_reset(void);
+void mt_cull_release(void); /* a session ended: its FIFO and index unmapped */
 
 /* record_cull_config.c.  The environment's values (NULL: unset) for
  * MEMTOP_RECORD (warnings for bad ones). */

@@ -338,6 +338,14 @@ uint64_t mt_recw_end(unsigned reason)
     }
     mt_spin_unlock(&mt_w.lock);
     mt_recw_wait_writer_exit(); /* a start right after this one gets a writer of its own */
+    /* The target as before the session: its ~10 MiB of buffers back.  Every
+     * user of them holds the lock and needs a session open (a writer that
+     * has not left yet, a hook's drain), and a start in between sets its
+     * own up and keeps them. */
+    mt_spin_lock(&mt_w.lock);
+    if (!mt_w.open)
+        mt_recw_free_memory();
+    mt_spin_unlock(&mt_w.lock);
     mt_in_hook_restore(was);
     return bytes;
 }

@@ -79,9 +79,16 @@ static void block_entry(batch *bt, const mt_rr_bcopy *blk)
         flush_batch(bt, MT_DAT_REC_LIVE_BLOCKS);
 }
 
+static batch bt; /* writer lock held: one user at a time */
+
+void mt_rr_state_release(void)
+{
+    if (bt.entries.p)
+        mt_rbuf_free(&bt.entries);
+}
+
 static batch *begin_set(unsigned kind, uint64_t now)
 {
-    static batch bt; /* writer lock held: one user at a time */
     if (!bt.entries.p && !mt_rbuf_init(&bt.entries, ENTRIES_PER_RECORD * ENTRY_BYTES_MAX))
         return NULL;
     bt.total = 0;

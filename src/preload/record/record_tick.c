@@ -51,6 +51,13 @@ bool mt_rt_ready(void)
     return g_rt != NULL;
 }
 
+void mt_rt_release(void)
+{
+    if (g_rt)
+        mt_os_free(g_rt, sizeof *g_rt);
+    g_rt = NULL;
+}
+
 mt_rec_event *mt_rt_events(void)
 {
     return g_rt ? g_rt->ev : NULL;

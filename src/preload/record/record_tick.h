@@ -14,14 +14,15 @@
  * allocation followed at once by its free; then the run's other
  * allocations, by trace.  Within a trace, events keep the thread's order.
  * So every free still comes after its block's allocation, and the frame
- * context (record_blocks.h) names blocks as it does in thread order.  A free is paired with the run's allocation at its
- * address only if it charged that block's trace, size and birth; a free
+ * context (record_blocks.h) names blocks as it does in thread order.  A free is paired with the
+ * run's allocation at its address only if it charged that block's trace, size and birth; a free
  * that is not paired goes first and, when its block was allocated in the
  * run after all, is written in full (record_blocks.h: the map does not
  * hold it yet), which costs bytes, never accuracy.
  *
- * Memory: 672 KiB from mmap on first use (MT_RING_CHUNK events).  Writer
- * thread only (the writer's lock held).
+ * Memory: 672 KiB from mmap on a session's first use (MT_RING_CHUNK
+ * events), unmapped when the session ends.  Writer thread only (the
+ * writer's lock held).
  */
 #ifndef MT_RECORD_TICK_H
 #define MT_RECORD_TICK_H
@@ -38,6 +39,9 @@ mt_rec_event *mt_rt_events(void);
 
 /* Maps the scratch memory; false when there is none (then: thread order). */
 bool mt_rt_ready(void);
+
+/* Unmaps it: a session ended (record_session.c, mt_recw_free_memory). */
+void mt_rt_release(void);
 
 /* The indexes of ev[0..n), one run (every t_ns the same, n <=
  * MT_RT_EVENTS_MAX), in tick order; valid until the next call. */

@@ -260,6 +260,7 @@ uint64_t mt_rr_capture_skipped(void);
 void mt_rr_capture_sums(uint64_t sums[4]);
 void mt_rr_capture_write(unsigned kind); /* MT_DAT_STATE_INITIAL or _FINAL */
 void mt_rr_capture_release(void);
+void mt_rr_state_release(void); /* a session ended: the state sets' buffer unmapped */
 void mt_rr_end(unsigned reason, int error, uint64_t now); /* error: errno for MT_DAT_END_ERROR */
 
 #endif

@@ -32,6 +32,7 @@
 #include "record.h"
 #include "record_blocks.h"
 #include "record_buffer.h"
+#include "record_tick.h"
 
 #include "record_zstd_lib.h"
 
@@ -322,6 +323,26 @@ bool mt_recw_setup_memory(void)
     mt_w.out.len = mt_w.pay.len = mt_w.zbuf.len = 0; /* a fork child's copy holds its parent's */
     mt_w.frame_raw = 0;
     return true;
+}
+
+void mt_recw_free_memory(void)
+{
+    MT_ASSERT(!mt_w.open);
+    mt_rec_buf *bufs[] = {&mt_w.out, &mt_w.pay, &mt_w.zbuf};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        if (bufs[i]->p)
+            mt_rbuf_free(bufs[i]);
+    for (unsigned c = 0; c < MT_COL_N; c++)
+        for (unsigned k = 0; k < 2; k++)
+            if (mt_w.cols[c][k].p)
+                mt_rbuf_free(&mt_w.cols[c][k]);
+    if (mt_w.cctx) /* its memory is z_alloc's: mmap */
+        mt_zstd.free_cctx(mt_w.cctx);
+    mt_w.cctx = NULL;
+    mt_rb_release();
+    mt_rt_release();
+    mt_cull_release();
+    mt_rr_state_release();
 }
 
 void mt_recw_write_file_header(void)

@@ -33,14 +33,15 @@ static _Atomic bool g_loaded, g_claimed, g_failed;
 static bool lookup(void *h, mt_zstd_api *z)
 {
     *(void **)&z->create_cctx = dlsym(h, "ZSTD_createCCtx_advanced");
+    *(void **)&z->free_cctx = dlsym(h, "ZSTD_freeCCtx");
     *(void **)&z->cctx_reset = dlsym(h, "ZSTD_CCtx_reset");
     *(void **)&z->set_parameter = dlsym(h, "ZSTD_CCtx_setParameter");
     *(void **)&z->compress_stream2 = dlsym(h, "ZSTD_compressStream2");
     *(void **)&z->out_size = dlsym(h, "ZSTD_CStreamOutSize");
     *(void **)&z->is_error = dlsym(h, "ZSTD_isError");
     *(void **)&z->error_name = dlsym(h, "ZSTD_getErrorName");
-    return z->create_cctx && z->cctx_reset && z->set_parameter && z->compress_stream2 &&
-           z->out_size && z->is_error && z->error_name;
+    return z->create_cctx && z->free_cctx && z->cctx_reset && z->set_parameter &&
+           z->compress_stream2 && z->out_size && z->is_error && z->error_name;
 }
 
 bool mt_zstd_load(void)

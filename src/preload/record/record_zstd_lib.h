@@ -15,6 +15,7 @@
 
 typedef struct mt_zstd_api {
     ZSTD_CCtx *(*create_cctx)(ZSTD_customMem);
+    size_t (*free_cctx)(ZSTD_CCtx *);
     size_t (*cctx_reset)(ZSTD_CCtx *, ZSTD_ResetDirective);
     size_t (*set_parameter)(ZSTD_CCtx *, ZSTD_cParameter, int);
     size_t (*compress_stream2)(ZSTD_CCtx *, ZSTD_outBuffer *, ZSTD_inBuffer *, ZSTD_EndDirective);
