@@ -5,8 +5,9 @@ it stops, for a recording in tick order, a culled one and one in thread
 order, one after the other in the same target: after each, the writer's
 buffers, zstd context, frame context, sort scratch and cull FIFO are gone
 (~10 MiB before this test existed, ~20 MiB while a culled session's FIFO
-stayed).  What may stay: the rings' chunks (256 KiB each) of the threads
-that recorded and the slab of ring headers.  Each recording must still be
+stayed), and so are the rings' spare chunks.  What may stay: the chunk the
+target's one allocating thread appends to (256 KiB: only that thread may let
+it go) and the slab of ring headers (64 KiB).  Each recording must still be
 whole (finalized), so the next session set its memory up again."""
 import json
 import os
@@ -19,7 +20,7 @@ a = args()
 prog = os.path.join(a.progs, "writer_cull")
 t = start([prog, "busy"], env=env(a))
 time.sleep(1.0)
-STAYS = 1 << 20  # the rings' chunks and headers
+STAYS = 448 << 10  # a ring's chunk, the headers' slab, and room
 
 
 def tracker_bytes():

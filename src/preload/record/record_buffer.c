@@ -621,6 +621,15 @@ uint64_t mt_ring_discard_as_lost(mt_rec_ring *r, unsigned why)
     return head - tail;
 }
 
+void mt_rings_free_spares(void)
+{
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        mt_rec_chunk *c = atomic_exchange_explicit(&r->spare, NULL, memory_order_acquire);
+        if (c)
+            chunk_free(r, c);
+    }
+}
+
 uint64_t mt_rings_discard_as_lost(unsigned why)
 {
     uint64_t total = 0;

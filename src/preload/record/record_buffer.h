@@ -271,4 +271,10 @@ void mt_rings_discard(void);
  * (LOST records follow); returns how many. */
 uint64_t mt_rings_discard_as_lost(unsigned why);
 
+/* Writer side, a session ended: every ring's spare chunk unmapped (the
+ * chunk a thread appends to stays: only its thread may let it go).  An
+ * owner that takes its spare at the same time takes it whole: both sides
+ * exchange it. */
+void mt_rings_free_spares(void);
+
 #endif

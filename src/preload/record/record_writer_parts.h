@@ -27,10 +27,10 @@ void mt_recw_release_reserve(void);
 /* Buffers and the zstd context (mmap-backed), reset for a new session;
  * false if there is no memory. */
 bool mt_recw_setup_memory(void);
-/* Gives all of the writer's memory back (mt_recw_setup_memory's, the
- * frame context's, the tick order's, the cull's, the state sets'): lock
- * held, no session open, the writer thread gone.  The next session maps
- * it again. */
+/* Gives the writer's memory back (mt_recw_setup_memory's, the frame
+ * context's, the tick order's, the cull's, the state sets', the rings'
+ * spare chunks): lock held, no session open.  The next session maps it
+ * again. */
 void mt_recw_free_memory(void);
 void mt_recw_write_file_header(void);
 /* After a write error: END(ERROR) at the end of the last complete frame. */

@@ -343,6 +343,7 @@ void mt_recw_free_memory(void)
     mt_rt_release();
     mt_cull_release();
     mt_rr_state_release();
+    mt_rings_free_spares();
 }
 
 void mt_recw_write_file_header(void)
