@@ -51,8 +51,10 @@ typedef struct mt_sample_scale {
 static inline mt_sample_scale mt_sample_scale_of(uint64_t size, uint64_t rate)
 {
     double inv = 1.0 / mt_sample_prob(size, rate);
-    double bytes = (double)size * inv;
-    return (mt_sample_scale){inv, (uint64_t)(bytes + 0.5)};
+    double bytes = (double)size * inv + 0.5;
+    /* saturated past 2^64 (a size or rate near it, read from a file): the
+     * conversion of a larger double is undefined */
+    return (mt_sample_scale){inv, bytes < 0x1p64 ? (uint64_t)bytes : UINT64_MAX};
 }
 
 /* The weight from a block's scale (mt_sample_scale_of of its size), size
@@ -71,7 +73,8 @@ static inline mt_sample_weight mt_sample_round(mt_sample_scale sc, uint64_t size
     x *= 0xc4ceb9fe1a85ec53ull;
     x ^= x >> 33;
     double u = (double)(x >> 11) * 0x1p-53;
-    uint64_t count = (uint64_t)whole + (u < inv - whole ? 1u : 0u);
+    uint64_t count = whole < 0x1p64 ? (uint64_t)whole : UINT64_MAX; /* as the bytes */
+    count += u < inv - whole ? 1u : 0u; /* inv - whole is 0 from 2^52 on: no overflow */
     return (mt_sample_weight){sc.bytes, count ? count : 1};
 }
 

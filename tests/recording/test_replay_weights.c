@@ -5,7 +5,9 @@
  * that share a slot (size and size + k * slots), the rate changing under
  * a filled table, sizes 0, 1 and past 2^52 (where the weight's whole part
  * is no longer converted), random keys, and a table that could not be
- * allocated. */
+ * allocated; and weights pinned from before mt_sample_weigh was split in
+ * two (commit b06047b), so that a change to the split itself, which both
+ * sides share, fails too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,6 +85,37 @@ static void edges(void **state)
     mt_rweights_free(&w);
 }
 
+/* Weights of the function before its split (b06047b's sample_weight.h),
+ * rounding by the key included: {size, rate, key, bytes, count}. */
+static void pinned(void **state)
+{
+    (void)state;
+    static const uint64_t want[][5] = {
+        {1u, 4096u, 0x1234u, 4097u, 4096u},
+        {16u, 4096u, 0xdeadbeefu, 4104u, 256u},
+        {100u, 4096u, 0x7u, 4146u, 42u},
+        {4095u, 4096u, 0x9e3779b97f4a7c15u, 6479u, 2u},
+        {4096u, 4096u, 0x2au, 6480u, 1u},
+        {65536u, 4096u, 0x1u, 65536u, 1u},
+        {1000u, 524288u, 0xabcdefu, 524788u, 525u},
+        {123457u, 524288u, 0x63u, 588437u, 4u},
+        {1048576u, 524288u, 0x5u, 1212697u, 1u},
+        {24u, 1048576u, 0x5555u, 1048588u, 43691u},
+        {3000u, 1048576u, 0xffffffffffffu, 1050077u, 350u},
+        {48u, 512u, 0x3u, 536u, 11u},
+    };
+    mt_rweights w = {0};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        mt_sample_weight d = mt_sample_weigh(want[i][0], want[i][1], want[i][2]);
+        mt_sample_weight t = mt_rweights_weigh(&w, want[i][0], want[i][1], want[i][2]);
+        assert_int_equal(d.bytes, want[i][3]);
+        assert_int_equal(d.count, want[i][4]);
+        assert_int_equal(t.bytes, want[i][3]);
+        assert_int_equal(t.count, want[i][4]);
+    }
+    mt_rweights_free(&w);
+}
+
 /* Without memory for the table every block is weighed directly. */
 static void no_table(void **state)
 {
@@ -97,10 +130,8 @@ static void no_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(random_sizes),
-        cmocka_unit_test(rate_changes),
-        cmocka_unit_test(edges),
-        cmocka_unit_test(no_table),
+        cmocka_unit_test(random_sizes), cmocka_unit_test(rate_changes), cmocka_unit_test(edges),
+        cmocka_unit_test(pinned),       cmocka_unit_test(no_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,10 @@ failed, at most 60 s).  The target runs on and exits 0.  Asserts:
     finalized true;
   - `memtop -p PID --record FILE` on a running target: fails (exit 1) with
     the target's status "disk full: No space left on device (ENOSPC)", and
-    its file is finalized the same way."""
+    its file is finalized the same way; the failed session's memory is given
+    back (no stop follows a failure): memtop's own memory in the target
+    (tracker_bytes) after it is within 448 KiB of what it was before (a
+    ring's chunk stays, test_writer_release.py; ~10 MiB stayed)."""
 import errno
 import json
 import os
@@ -100,18 +103,28 @@ check("No space left on device" in r.stderr, "the target warns once of the full 
 check_file(saved, "MEMTOP_RECORD")
 check_reader(saved, "MEMTOP_RECORD")
 
-# memtop -p PID --record on a running target.
+# memtop -p PID --record on a running target, memtop's memory in it read
+# before and after (the target runs 10 s past the failure; memtop is killed
+# with it if it still runs).
 saved = os.path.join(a.workdir, "live.dat")
+before, after = os.path.join(a.workdir, "before.json"), os.path.join(a.workdir, "after.json")
 r = in_small_fs(
-    "LD_PRELOAD=%s %s 60 >/dev/null & pid=$!; "
-    "while [ ! -s %s/memtop-$pid ]; do sleep 0.05; done; "
-    "%s -p $pid --record %s/live.dat; rc=$?; wait $pid; cp %s/live.dat %s; exit $rc" %
+    "LD_PRELOAD=%s %s 60 10 >/dev/null & pid=$!; "
+    "while [ ! -s %s/memtop-$pid ]; do sleep 0.05; done; sleep 0.5; "
+    "%s -p $pid --export %s >/dev/null 2>&1; "
+    "%s -p $pid --record %s/live.dat; rc=$?; "
+    "%s -p $pid --export %s >/dev/null 2>&1; kill $pid; wait $pid; cp %s/live.dat %s; exit $rc" %
     (shlex.quote(a.preload), shlex.quote(fill), shlex.quote(shm), shlex.quote(a.memtop),
-     shlex.quote(mnt), shlex.quote(mnt), shlex.quote(saved)))
+     shlex.quote(before), shlex.quote(a.memtop), shlex.quote(mnt), shlex.quote(a.memtop),
+     shlex.quote(after), shlex.quote(mnt), shlex.quote(saved)))
 print(r.stderr.strip().splitlines()[-3:])
 check(r.returncode == 1, "--record exits 1 when the recording fails (%d)" % r.returncode)
 check("the recording failed: disk full: No space left on device (ENOSPC)" in r.stderr,
       "--record says the disk was full: %s" % r.stderr.strip().splitlines()[-1:])
 check_file(saved, "--record")
 check_reader(saved, "--record")
+mem = [json.load(open(p))["totals"]["tracker_bytes"] for p in (before, after)]
+check(mem[1] - mem[0] <= 448 << 10,
+      "the failed session gave its memory back: memtop holds %d bytes in the target, %d before"
+      % (mem[1], mem[0]))
 sys.exit(0)

@@ -8,18 +8,21 @@ buffers, zstd context, frame context, sort scratch and cull FIFO are gone
 stayed), and so are the rings' spare chunks.  What may stay: the chunk the
 target's one allocating thread appends to (256 KiB: only that thread may let
 it go) and the slab of ring headers (64 KiB).  Each recording must still be
-whole (finalized), so the next session set its memory up again."""
+whole (finalized) and replay to its final state, so the next session set
+its memory up again."""
 import json
 import os
 import subprocess
 import time
 
-from test_writer_common import args, check, dump, env, record_attached, start
+from test_writer_common import (args, check, consistent, dump, env, record_attached, start,
+                                wait_segment)
 
 a = args()
 prog = os.path.join(a.progs, "writer_cull")
 t = start([prog, "busy"], env=env(a))
-time.sleep(1.0)
+wait_segment(a, t.pid)
+time.sleep(0.5)  # past the first allocations' growth of the tables
 STAYS = 448 << 10  # a ring's chunk, the headers' slab, and room
 
 
@@ -38,9 +41,11 @@ for i, extra in enumerate([[], ["--cull=1"], ["--thread-order"]]):
     path = os.path.join(a.workdir, "r%d.dat" % i)
     rc, _, err = record_attached(a, t.pid, path, extra, seconds=2.0)
     check(rc == 0, "recording %d %s made: %s" % (i, extra, err.strip()[-200:]))
-    info, _, _ = dump(a, path)
+    info, rows, _ = dump(a, path, traces=True)
     check(info["finalized"] == 1 and info["truncated"] == 0,
           "recording %d %s whole (%d bytes)" % (i, extra, os.path.getsize(path)))
+    bad = consistent(info, rows)
+    check(bad is None, "recording %d %s replays to its final state: %s" % (i, extra, bad))
     after = tracker_bytes()
     check(after - before <= STAYS,
           "after recording %d %s memtop holds %d bytes in the target, %d before (at most %d "

@@ -2,11 +2,12 @@
  * recording compresses poorly (pseudo-random sizes, interleaved frees), to
  * fill a small file system.
  *
- * Usage: writer_fill SECONDS
+ * Usage: writer_fill SECONDS [AFTER]
  * Allocates and frees, keeping up to 4096 blocks live, until its own
- * segment ($MEMTOP_SHM_DIR/memtop-PID) says the recording failed, then 1.5 s
- * more (a `memtop --record` polling once a second sees the failure while
- * the process runs); at most SECONDS.  Then frees every block and prints
+ * segment ($MEMTOP_SHM_DIR/memtop-PID) says the recording failed, then
+ * AFTER seconds more (default 1.5: a `memtop --record` polling once a
+ * second sees the failure while the process runs; longer, a test reads
+ * the target after it); at most SECONDS.  Then frees every block and prints
  * "fill done N failed F" (N: allocations, F: 1 if the failure was seen). */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -45,6 +46,7 @@ static int recording_failed(void)
 int main(int argc, char **argv)
 {
     double start = now_s(), end = start + (argc > 1 ? atof(argv[1]) : 1.0), next = start;
+    double after = argc > 2 ? atof(argv[2]) : 1.5;
     static void *live[LIVE];
     uint64_t x = 88172645463325252ull, n = 0;
     int failed = 0;
@@ -60,8 +62,8 @@ int main(int argc, char **argv)
         }
         if (!failed && now_s() >= next) {
             next = now_s() + 0.05;
-            if ((failed = recording_failed()) != 0 && now_s() + 1.5 < end)
-                end = now_s() + 1.5;
+            if ((failed = recording_failed()) != 0 && now_s() + after < end)
+                end = now_s() + after;
         }
     }
     for (unsigned i = 0; i < LIVE; i++)

@@ -24,6 +24,7 @@
 #include "table_trace.h"
 
 #include <string.h>
+#include <sys/mman.h>
 
 typedef struct young {
     mt_rec_event e;
@@ -80,17 +81,28 @@ uint32_t mt_cull_max_blocks(void)
 
 static void release(void)
 {
-    if (g.fifo)
-        mt_os_free(g.fifo, g.fifo_bytes);
-    if (g.index)
-        mt_os_free(g.index, g.index_bytes);
-    g.fifo = NULL;
+    young *fifo = g.fifo;
+    uint32_t *index = g.index;
+    g.fifo = NULL; /* first, as mt_rbuf_free */
     g.index = NULL;
+    if (fifo)
+        mt_os_free(fifo, g.fifo_bytes);
+    if (index)
+        mt_os_free(index, g.index_bytes);
 }
 
 void mt_cull_release(void)
 {
     release();
+    g.active = false;
+    /* The deltas' and the bitmap's touched pages back; they read as zeros
+     * again, as clear_dirty leaves them (a session ends with its deltas
+     * written). */
+    if (g.deltas)
+        madvise(g.deltas, (size_t)MT_TRACE_MAX * sizeof(delta), MADV_DONTNEED);
+    if (g.dirty)
+        madvise(g.dirty, (size_t)MT_TRACE_MAX / 8u, MADV_DONTNEED);
+    g.ndirty = g.max_dirty = 0;
 }
 
 /* Forgets the deltas not written (a fork child's copy of its parent's). */

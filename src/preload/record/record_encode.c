@@ -17,9 +17,13 @@ bool mt_rbuf_init(mt_rec_buf *b, size_t cap)
 
 void mt_rbuf_free(mt_rec_buf *b)
 {
-    mt_os_free(b->p, b->cap);
+    /* NULL before the unmap: a fork in between (fork_prepare does not take
+     * the writer's lock) leaves the child no pointer to a gone mapping */
+    void *p = b->p;
+    size_t cap = b->cap;
     b->p = NULL;
     b->cap = b->len = 0;
+    mt_os_free(p, cap);
 }
 
 void mt_put_bytes(mt_rec_buf *b, const void *s, size_t n)

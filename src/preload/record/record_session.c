@@ -298,10 +298,12 @@ bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
             mt_w.open = false;
             close(fd);
             mt_w.fd = -1;
+            mt_recw_free_memory();
         }
     } else {
         *err = ENOMEM;
         close(fd);
+        mt_recw_free_memory(); /* what setup_memory got before it failed */
     }
     mt_spin_unlock(&mt_w.lock);
     mt_in_hook_restore(was);
@@ -396,6 +398,7 @@ bool mt_recw_unseal(void)
         close(mt_w.fd);
         mt_w.fd = -1;
         mt_w.open = false;
+        mt_recw_free_memory(); /* the session is over: no stop follows */
     }
     mt_spin_unlock(&mt_w.lock);
     mt_in_hook_restore(was);

@@ -154,6 +154,7 @@ static void serve(void)
             close(mt_w.fd);
             mt_w.fd = -1;
             mt_w.open = false;
+            mt_recw_free_memory(); /* no stop follows a failed recording */
         }
         mt_spin_unlock(&mt_w.lock);
         if (!live)

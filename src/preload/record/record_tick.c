@@ -53,9 +53,10 @@ bool mt_rt_ready(void)
 
 void mt_rt_release(void)
 {
-    if (g_rt)
-        mt_os_free(g_rt, sizeof *g_rt);
-    g_rt = NULL;
+    rt_scratch *s = g_rt;
+    g_rt = NULL; /* first, as mt_rbuf_free */
+    if (s)
+        mt_os_free(s, sizeof *s);
 }
 
 mt_rec_event *mt_rt_events(void)

@@ -336,9 +336,10 @@ void mt_recw_free_memory(void)
         for (unsigned k = 0; k < 2; k++)
             if (mt_w.cols[c][k].p)
                 mt_rbuf_free(&mt_w.cols[c][k]);
-    if (mt_w.cctx) /* its memory is z_alloc's: mmap */
-        mt_zstd.free_cctx(mt_w.cctx);
-    mt_w.cctx = NULL;
+    ZSTD_CCtx *cctx = mt_w.cctx;
+    mt_w.cctx = NULL; /* first, as mt_rbuf_free */
+    if (cctx)         /* its memory is z_alloc's: mmap */
+        mt_zstd.free_cctx(cctx);
     mt_rb_release();
     mt_rt_release();
     mt_cull_release();
