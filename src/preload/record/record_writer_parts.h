@@ -29,8 +29,8 @@ void mt_recw_release_reserve(void);
 bool mt_recw_setup_memory(void);
 /* Gives the writer's memory back (mt_recw_setup_memory's, the frame
  * context's, the tick order's, the cull's, the state sets', the rings'
- * spare chunks): lock held, no session open.  The next session maps it
- * again. */
+ * events left over and spare chunks): lock held, no session open.  The
+ * next session maps it again. */
 void mt_recw_free_memory(void);
 void mt_recw_write_file_header(void);
 /* After a write error: END(ERROR) at the end of the last complete frame. */

@@ -344,6 +344,10 @@ void mt_recw_free_memory(void)
     mt_rt_release();
     mt_cull_release();
     mt_rr_state_release();
+    /* Events still in the rings belong to no recording (a write error
+     * stopped the draining; a stop's came after its cut): their chunks
+     * back, then the spares. */
+    mt_rings_discard();
     mt_rings_free_spares();
 }
 
