@@ -14,11 +14,12 @@
  * allocation followed at once by its free; then the run's other
  * allocations, by trace.  Within a trace, events keep the thread's order.
  * So every free still comes after its block's allocation, and the frame
- * context (record_blocks.h) names blocks as it does in thread order.  A free is paired with the
- * run's allocation at its address only if it charged that block's trace, size and birth; a free
- * that is not paired goes first and, when its block was allocated in the
- * run after all, is written in full (record_blocks.h: the map does not
- * hold it yet), which costs bytes, never accuracy.
+ * context (record_blocks.h) names blocks as it does in thread order.  A
+ * free is paired with the run's allocation at its address only if it
+ * charged that block's trace, size and birth; a free that is not paired
+ * goes first and, when its block was allocated in the run after all, is
+ * written in full (record_blocks.h: the map does not hold it yet), which
+ * costs bytes, never accuracy.
  *
  * Memory: 672 KiB from mmap on a session's first use (MT_RING_CHUNK
  * events), unmapped when the session ends.  Writer thread only (the
