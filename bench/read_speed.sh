@@ -1,0 +1,98 @@
+#!/bin/sh
+# read_speed.sh -- how fast `memtop -f` reads a recording (issue 12's goal:
+# at least 30 M events/s).  Records four files once -- big (alloc-bench, 1
+# thread, 2 M steps), mt4 (4 threads, 500 k steps each), many (many-traces,
+# 1,000 sites, 3 s at full speed) and samp (sampled at 4 KiB, 2 threads, 4 M
+# steps) -- then times the first pass over each, `memtop -f F --batch
+# --no-symbols` with MEMTOP_READ_STATS=1, on one and on two reading threads
+# (MEMTOP_READ_THREADS; the default takes two only while the load leaves a
+# CPU free), for each build given, the runs interleaved round by round so
+# that the machine's noise falls on all of them alike.  Prints per file,
+# threads and build the median of the pass's wall time and the events per
+# second by it, and the median ratio of each build to the first (paired by
+# round).
+#
+# Usage: bench/read_speed.sh [-b BUILD] [-B OTHER_BUILD]... [-k ROUNDS] [-d DIR]
+#   -b    the build whose libmemtop.so records and whose memtop reads first
+#         (default build)
+#   -B    another build whose memtop reads the same files (repeatable)
+#   -k    rounds (default 11)
+#   -d    where the recordings are kept: reused if there (default a new
+#         directory under /tmp)
+set -eu
+build=build others="" rounds=11 dir=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    -b) build=$2; shift 2 ;;
+    -B) others="$others $2"; shift 2 ;;
+    -k) rounds=$2; shift 2 ;;
+    -d) dir=$2; shift 2 ;;
+    *) echo "usage: $0 [-b BUILD] [-B OTHER_BUILD]... [-k ROUNDS] [-d DIR]" >&2; exit 2 ;;
+    esac
+done
+[ -n "$dir" ] || dir=$(mktemp -d /tmp/memtop-read.XXXXXX)
+mkdir -p "$dir"
+lib=$build/lib/libmemtop.so bin=$build/bin
+
+record() { # NAME ENV... -- CMD...: records CMD into $dir/NAME.dat unless it is there
+    name=$1
+    shift
+    [ -s "$dir/$name.dat" ] && return 0
+    env MEMTOP_SHM_DIR="$dir" MEMTOP_RECORD="$dir/$name.dat" LD_PRELOAD="$lib" "$@" >/dev/null
+}
+record big "$bin/memtop-alloc-bench" -t 1 -n 2000000
+record mt4 "$bin/memtop-alloc-bench" -t 4 -n 500000
+record many "$bin/memtop-many-traces" -n 1000 --rate 0 --seconds 3
+record samp MEMTOP_SAMPLE=4096 "$bin/memtop-alloc-bench" -t 2 -n 4000000
+
+# Events per file: allocations and frees, from the writer tests' decoder.
+events() {
+    "$bin/dat_dump" "$1" | awk '$1 == "allocs" || $1 == "ref_frees" || $1 == "full_frees" {
+        n += $2 } END { print n }'
+}
+files="big mt4 many samp"
+builds="$build$others"
+echo "rounds=$rounds dir=$dir builds: $builds load_before=$(cut -d' ' -f1 /proc/loadavg)"
+runs=$dir/runs # lines: round file threads build wall_s
+: >"$runs"
+for r in $(seq 1 "$rounds"); do
+    for f in $files; do
+        for t in 1 2; do
+            for b in $builds; do
+                wall=$(MEMTOP_READ_STATS=1 MEMTOP_READ_THREADS=$t "$b/bin/memtop" -f "$dir/$f.dat" \
+                    --batch --no-symbols 2>&1 >/dev/null |
+                    sed -n 's/.*read pass:.* wall \([0-9.]*\) s;.*/\1/p' | tail -1)
+                echo "$r $f $t $b ${wall:-FAIL}" >>"$runs"
+            done
+        done
+    done
+done
+echo "load_after=$(cut -d' ' -f1 /proc/loadavg)"
+printf '%-5s %10s %7s %-28s %9s %10s %9s\n' file events threads build median_s M_ev/s vs_first
+for f in $files; do
+    n=$(events "$dir/$f.dat")
+    for t in 1 2; do
+        awk -v f="$f" -v t="$t" -v n="$n" -v first="$build" -v order="$builds" '
+            function median(a, k,   i, j, x) { # sorts a[1..k] in place
+                for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--)
+                    a[j + 1] = a[j]; a[j + 1] = x }
+                return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+            $2 == f && $3 == t && $5 != "FAIL" { w[$4, $1] = $5; rounds[$1] = 1 }
+            END {
+                nb = split(order, bs, " ")
+                for (i = 1; i <= nb; i++) {
+                    b = bs[i]; k = 0; kr = 0
+                    for (r in rounds) {
+                        kb = b SUBSEP r; kf = first SUBSEP r
+                        if (kb in w) v[++k] = w[kb]
+                        if ((kb in w) && (kf in w) && w[kf] > 0) q[++kr] = w[kb] / w[kf]
+                    }
+                    if (!k) { printf "%-5s %10d %7d %-28s %9s\n", f, n, t, b, "FAIL"; continue }
+                    m = median(v, k)
+                    rate = m > 0 ? n / m / 1e6 : 0 # (a ">" in printf would redirect)
+                    printf "%-5s %10d %7d %-28s %9.3f %10.1f %9.3f\n", f, n, t, b, m, rate,
+                        kr ? median(q, kr) : 0
+                }
+            }' "$runs"
+    done
+done
