@@ -150,7 +150,7 @@ void mt_rb_release(void)
 {
     slot *map = mt_rb_h.map;
     mt_rb_trace *traces = mt_rb_h.traces;
-    size_t map_len = map ? map_bytes(mt_rb_h.bits) : 0;
+    size_t map_len = map_bytes(mt_rb_h.bits);
     size_t traces_len = (size_t)mt_rb_h.ntraces * sizeof *traces;
     /* the pointers first, as mt_rbuf_free; the epoch stays: a new
      * array's states (epoch 0) are never current */
@@ -160,10 +160,8 @@ void mt_rb_release(void)
     mt_rb_h.ntraces = 0;
     g.count = g.peak = 0;
     g.have_base = false;
-    if (map)
-        mt_os_free(map, map_len);
-    if (traces)
-        mt_os_free(traces, traces_len);
+    mt_os_free(map, map_len); /* NULL: nothing */
+    mt_os_free(traces, traces_len);
 }
 
 static bool grow_traces(uint32_t trace)

@@ -85,10 +85,8 @@ static void release(void)
     uint32_t *index = g.index;
     g.fifo = NULL; /* first, as mt_rbuf_free */
     g.index = NULL;
-    if (fifo)
-        mt_os_free(fifo, g.fifo_bytes);
-    if (index)
-        mt_os_free(index, g.index_bytes);
+    mt_os_free(fifo, g.fifo_bytes); /* NULL: nothing */
+    mt_os_free(index, g.index_bytes);
 }
 
 void mt_cull_release(void)

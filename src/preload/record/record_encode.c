@@ -18,7 +18,8 @@ bool mt_rbuf_init(mt_rec_buf *b, size_t cap)
 void mt_rbuf_free(mt_rec_buf *b)
 {
     /* NULL before the unmap: a fork in between (fork_prepare does not take
-     * the writer's lock) leaves the child no pointer to a gone mapping */
+     * the writer's lock) leaves the child no pointer to a gone mapping.
+     * A buffer that holds nothing stays so (mt_os_free ignores NULL). */
     void *p = b->p;
     size_t cap = b->cap;
     b->p = NULL;

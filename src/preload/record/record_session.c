@@ -294,12 +294,8 @@ bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
         atomic_store_explicit(&mt_rec_mode, ok ? MT_RECMODE_ON : MT_RECMODE_OFF,
                               memory_order_seq_cst);
         *err = mt_w.err;
-        if (!ok) {
-            mt_w.open = false;
-            close(fd);
-            mt_w.fd = -1;
-            mt_recw_free_memory();
-        }
+        if (!ok)
+            mt_recw_close();
     } else {
         *err = ENOMEM;
         close(fd);
@@ -308,6 +304,17 @@ bool mt_recw_begin(int fd, bool mid_run, bool fork_child, int *err)
     mt_spin_unlock(&mt_w.lock);
     mt_in_hook_restore(was);
     return ok;
+}
+
+void mt_recw_close(void)
+{
+    close(mt_w.fd);
+    mt_w.fd = -1;
+    mt_w.open = false;
+    /* The target as before the session: its ~10 MiB of buffers back.  Every
+     * user of them holds the lock and needs a session open (a writer that
+     * has not left yet, a hook's drain), and a start sets up its own. */
+    mt_recw_free_memory();
 }
 
 uint64_t mt_recw_end(unsigned reason)
@@ -333,21 +340,11 @@ uint64_t mt_recw_end(unsigned reason)
             mt_recw_error_end();
         atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
         mt_recw_release_reserve();
-        close(mt_w.fd);
-        mt_w.fd = -1;
-        mt_w.open = false;
+        mt_recw_close();
         bytes = mt_w.bytes;
     }
     mt_spin_unlock(&mt_w.lock);
     mt_recw_wait_writer_exit(); /* a start right after this one gets a writer of its own */
-    /* The target as before the session: its ~10 MiB of buffers back.  Every
-     * user of them holds the lock and needs a session open (a writer that
-     * has not left yet, a hook's drain), and a start in between sets its
-     * own up and keeps them. */
-    mt_spin_lock(&mt_w.lock);
-    if (!mt_w.open)
-        mt_recw_free_memory();
-    mt_spin_unlock(&mt_w.lock);
     mt_in_hook_restore(was);
     return bytes;
 }
@@ -395,10 +392,7 @@ bool mt_recw_unseal(void)
         MT_HINT_SET(mt_w.unseen, 0);
     } else if (mt_w.open && mt_w.pid == getpid()) {
         atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_seq_cst);
-        close(mt_w.fd);
-        mt_w.fd = -1;
-        mt_w.open = false;
-        mt_recw_free_memory(); /* the session is over: no stop follows */
+        mt_recw_close(); /* the session is over: no stop follows */
     }
     mt_spin_unlock(&mt_w.lock);
     mt_in_hook_restore(was);

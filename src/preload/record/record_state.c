@@ -83,8 +83,7 @@ static batch bt; /* writer lock held: one user at a time */
 
 void mt_rr_state_release(void)
 {
-    if (bt.entries.p)
-        mt_rbuf_free(&bt.entries);
+    mt_rbuf_free(&bt.entries);
 }
 
 static batch *begin_set(unsigned kind, uint64_t now)

@@ -151,10 +151,7 @@ static void serve(void)
             work = cycle(false);
         if (mt_w.open && mt_w.err && mt_w.pid == getpid()) {
             mt_recw_error_end(); /* a write error ended the session */
-            close(mt_w.fd);
-            mt_w.fd = -1;
-            mt_w.open = false;
-            mt_recw_free_memory(); /* no stop follows a failed recording */
+            mt_recw_close();     /* no stop follows a failed recording */
         }
         mt_spin_unlock(&mt_w.lock);
         if (!live)

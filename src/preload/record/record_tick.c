@@ -55,8 +55,7 @@ void mt_rt_release(void)
 {
     rt_scratch *s = g_rt;
     g_rt = NULL; /* first, as mt_rbuf_free */
-    if (s)
-        mt_os_free(s, sizeof *s);
+    mt_os_free(s, sizeof *s);
 }
 
 mt_rec_event *mt_rt_events(void)

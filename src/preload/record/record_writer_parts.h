@@ -36,6 +36,11 @@ void mt_recw_write_file_header(void);
 /* After a write error: END(ERROR) at the end of the last complete frame. */
 void mt_recw_error_end(void);
 
+/* record_session.c */
+/* Closes the session's file and gives the writer's memory back
+ * (mt_recw_free_memory): every path that ends a session.  Lock held. */
+void mt_recw_close(void);
+
 /* record_thread.c */
 /* Whether this process owns an open, healthy, unsealed file. */
 bool mt_recw_owned(void);

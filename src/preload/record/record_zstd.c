@@ -328,14 +328,12 @@ bool mt_recw_setup_memory(void)
 void mt_recw_free_memory(void)
 {
     MT_ASSERT(!mt_w.open);
-    mt_rec_buf *bufs[] = {&mt_w.out, &mt_w.pay, &mt_w.zbuf};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-        if (bufs[i]->p)
-            mt_rbuf_free(bufs[i]);
+    mt_rbuf_free(&mt_w.out); /* each: nothing when it holds nothing */
+    mt_rbuf_free(&mt_w.pay);
+    mt_rbuf_free(&mt_w.zbuf);
     for (unsigned c = 0; c < MT_COL_N; c++)
         for (unsigned k = 0; k < 2; k++)
-            if (mt_w.cols[c][k].p)
-                mt_rbuf_free(&mt_w.cols[c][k]);
+            mt_rbuf_free(&mt_w.cols[c][k]);
     ZSTD_CCtx *cctx = mt_w.cctx;
     mt_w.cctx = NULL; /* first, as mt_rbuf_free */
     if (cctx)         /* its memory is z_alloc's: mmap */
