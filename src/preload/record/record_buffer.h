@@ -277,4 +277,12 @@ uint64_t mt_rings_discard_as_lost(unsigned why);
  * exchange it. */
 void mt_rings_free_spares(void);
 
+/* Writer side, after mt_rings_discard and mt_rings_free_spares: each
+ * ring's drained chunk keeps mapped but gives its pages back to the
+ * kernel, but for its header and the slots an append in flight may still
+ * write (~12 KiB of 256 stay resident per thread that recorded, until it
+ * records again).  tracker_bytes counts what is mapped: it does not
+ * change. */
+void mt_rings_trim(void);
+
 #endif
