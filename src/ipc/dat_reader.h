@@ -59,7 +59,7 @@ typedef struct mt_dat_process {
     char exe[MT_PATH_MAX];
     char cmdline[MT_CMDLINE_MAX];
     uint64_t sample_rate_bytes; /* version 3: > 0, the events are samples; else 0 (exact) */
-    bool tick_order; /* version 5: within a tick, a thread's events are sorted, not in order */
+    bool tick_order; /* version 5 on: within a tick, a thread's events are sorted, not in order */
 } mt_dat_process;
 
 typedef struct mt_dat_module {

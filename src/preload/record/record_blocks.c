@@ -8,7 +8,8 @@
  * addresses of a frame's allocations rather than the live ones; a growth
  * drops the dead entries, and the frame's end empties the map anyway, after
  * copying its entries that are not dead into the previous frame's map
- * (the same layout, rebuilt at every frame's end, at most half full).
+ * (the same layout, rebuilt at every frame's end: two to four slots per
+ * entry, the old map reused when it has that many).
  * Per-trace state belongs to an epoch, the current frame's number: a
  * trace of another epoch is reset lazily (its count becoming prev_count
  * when that epoch was the frame before), so a new frame does not touch

@@ -25,8 +25,8 @@
  * does not fit one is not kept: its free is written in full), at most
  * 70 % full, for the distinct addresses of the blocks allocated in the
  * current frame (a free leaves a dead entry); the previous frame's map,
- * at most half full with the blocks of that frame still in the map at
- * its end; 32 bytes per trace.  All from mmap, the maps on huge pages from
+ * two to four slots per entry the current map held at that frame's end
+ * (at most 2^20 slots); 32 bytes per trace.  All from mmap, the maps on huge pages from
  * 2 MiB on; the current map is emptied at a frame boundary (shrunk when
  * the last frame used little of it).  Writer thread only (the writer's
  * lock held).
