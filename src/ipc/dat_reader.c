@@ -308,7 +308,9 @@ bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
  * frame context only (nothing given, no other record read): the frame
  * before a seek's target, whose blocks its FREE_PREVs name.  Stops at the
  * frame's end, where a frame of the file ends, with the reader as if it
- * had read the frame in order. */
+ * had read the frame in order.  Its events are checked against the
+ * definitions at the target (the first reading checked them against
+ * those before each event), and its records count in r->records. */
 static mt_errc rebuild_frame(mt_dat_reader *r, mt_err *err)
 {
     mt_dat_hev b[64];
@@ -373,6 +375,8 @@ mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
     r->culled = pos->culled;
     r->tick_order = pos->tick_order;
     r->defer_on = false;
+    r->t_last = pos->t_ns; /* before the frame before, so that a failure leaves them too */
+    r->lost_events = pos->lost_events;
     if (before) {
         r->rebuilding = true;
         rc = rebuild_frame(r, err);
@@ -386,7 +390,6 @@ mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
     /* the frame before's blocks were given when it was read first */
     r->defer_on = r->defer_fn != NULL;
     r->given_allocs = r->ctx.frame_allocs;
-    r->t_last = pos->t_ns;
-    r->lost_events = pos->lost_events;
+    r->t_last = pos->t_ns; /* the frame before's events moved it */
     return MT_OK;
 }

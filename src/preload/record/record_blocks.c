@@ -8,8 +8,9 @@
  * addresses of a frame's allocations rather than the live ones; a growth
  * drops the dead entries, and the frame's end empties the map anyway, after
  * copying its entries that are not dead into the previous frame's map
- * (the same layout, rebuilt at every frame's end: two to four slots per
- * entry, the old map reused when it has that many).
+ * (the same layout, rebuilt at every frame's end: made with two to four
+ * slots per entry, at least 1024; the old map reused while it has two to
+ * eight).
  * Per-trace state belongs to an epoch, the current frame's number: a
  * trace of another epoch is reset lazily (its count becoming prev_count
  * when that epoch was the frame before), so a new frame does not touch
@@ -417,5 +418,6 @@ void mt_rb_reset_stats(void)
 uint64_t mt_rb_bytes(void)
 {
     return (mt_rb_h.map ? map_bytes(mt_rb_h.bits) : 0) +
+           (mt_rb_h.pmap ? map_bytes(mt_rb_h.pbits) : 0) +
            (uint64_t)mt_rb_h.ntraces * sizeof(mt_rb_trace);
 }

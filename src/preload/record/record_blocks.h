@@ -25,11 +25,10 @@
  * does not fit one is not kept: its free is written in full), at most
  * 70 % full, for the distinct addresses of the blocks allocated in the
  * current frame (a free leaves a dead entry); the previous frame's map,
- * two to four slots per entry the current map held at that frame's end
- * (at most 2^20 slots); 32 bytes per trace.  All from mmap, the maps on huge pages from
- * 2 MiB on; the current map is emptied at a frame boundary (shrunk when
- * the last frame used little of it).  Writer thread only (the writer's
- * lock held).
+ * two to eight slots per entry the current map held at that frame's end
+ * (at least 1024, at most 2^20 slots); 32 bytes per trace.  All from mmap, the maps on huge pages
+ * from 2 MiB on; the current map is emptied at a frame boundary (shrunk when the last frame used
+ * little of it).  Writer thread only (the writer's lock held).
  */
 #ifndef MT_RECORD_BLOCKS_H
 #define MT_RECORD_BLOCKS_H
