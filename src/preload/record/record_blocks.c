@@ -6,11 +6,9 @@
  * and the next allocation at that address, which allocators hand out
  * again soon, takes the slot back.  So the map fills with the distinct
  * addresses of a frame's allocations rather than the live ones; a growth
- * drops the dead entries, and the frame's end empties the map anyway, after
- * copying its entries that are not dead into the previous frame's map
- * (the same layout, rebuilt at every frame's end: made with two to four
- * slots per entry, at least 1024; the old map reused while it has two to
- * eight).
+ * drops the dead entries, and at the frame's end the map becomes the
+ * previous frame's map as it is, and the frame before's, emptied, the
+ * current one.
  * Per-trace state belongs to an epoch, the current frame's number: a
  * trace of another epoch is reset lazily (its count becoming prev_count
  * when that epoch was the frame before), so a new frame does not touch
@@ -25,7 +23,6 @@
 #include <string.h>
 
 #define MAP_MIN_BITS 14u /* 16 Ki slots, 256 KiB */
-#define PMAP_MIN_BITS 10u
 #define MAP_MAX_BITS 30u
 #define TRACES_MIN 1024u
 
@@ -103,11 +100,19 @@ static slot *new_map(unsigned bits)
 
 /* Shrinks the map at a frame boundary when the frame that ended used
  * little of it; true if it did (the new map is empty). */
-static bool maybe_shrink(void)
+/* The size of map a frame like one that stored `peak` entries wants:
+ * room for twice as many at 70 %. */
+static unsigned want_bits(uint64_t peak)
 {
     unsigned want = MAP_MIN_BITS;
-    while (want < mt_rb_h.bits && ((uint64_t)1 << want) * 7 / 10 < g.peak * 2)
+    while (want < MAP_MAX_BITS && ((uint64_t)1 << want) * 7 / 10 < peak * 2)
         want++;
+    return want;
+}
+
+static bool maybe_shrink(void)
+{
+    unsigned want = want_bits(g.peak);
     if (!mt_rb_h.map || want >= mt_rb_h.bits)
         return false;
     slot *m = new_map(want);
@@ -347,40 +352,39 @@ bool mt_rb_take_prev(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birt
     return true;
 }
 
-/* The current map's entries that are not dead into a new previous
- * frame's map (the old one goes): the blocks of the frame that ends which
- * a free in the next frame may still name.  Without the memory for it,
- * the next frame has no frame before (its frees are written in full). */
-static void keep_as_prev(void)
+/* The frame that ends becomes the frame before: its map, as it is (dead
+ * entries and all: a look-up passes over them), is the previous frame's
+ * map, and the old one of the frame before, emptied, the next frame's:
+ * kept when it has the size the frame that ends wants (maybe_shrink's
+ * rule), else replaced.  No entry is copied: copying the live entries
+ * into a compact map cost a pass and a random store per live block at
+ * every frame's end (docs/performance.md, "References into the frame
+ * before"). */
+static void swap_to_prev(void)
 {
-    uint64_t live = g.peak ? count_live() : 0;
-    unsigned bits = PMAP_MIN_BITS;
-    while (((uint64_t)1 << bits) < live * 2)
-        bits++;
-    if (!live || (mt_rb_h.pmap && (mt_rb_h.pbits < bits || mt_rb_h.pbits > bits + 1)))
-        drop_prev(); /* none to keep, or the old map is not the size for them */
-    if (!live)
-        return;
-    if (mt_rb_h.pmap) {
-        memset(mt_rb_h.pmap, 0, map_bytes(mt_rb_h.pbits));
-    } else if ((mt_rb_h.pmap = new_map(bits)) != NULL) {
-        mt_rb_h.pbits = bits;
-    } else {
+    if (!g.peak) { /* the frame stored nothing: its map is empty, no block to keep */
+        drop_prev();
         return;
     }
-    for (uint64_t i = 0; i < ((uint64_t)1 << mt_rb_h.bits); i++)
-        if (mt_rb_h.map[i].key && !dead(&mt_rb_h.map[i]))
-            *find_in(mt_rb_h.pmap, mt_rb_h.pbits, key_addr(mt_rb_h.map[i].key)) = mt_rb_h.map[i];
+    slot *old = mt_rb_h.pmap;
+    unsigned old_bits = mt_rb_h.pbits, want = want_bits(g.peak);
+    mt_rb_h.pmap = mt_rb_h.map;
+    mt_rb_h.pbits = mt_rb_h.bits;
     g.pbase_ms = g.base_ms;
+    if (old && old_bits == want) {
+        memset(old, 0, map_bytes(old_bits));
+    } else {
+        mt_os_free(old, map_bytes(old_bits)); /* NULL: nothing */
+        old = new_map(want);                  /* NULL: the next allocation maps one */
+        old_bits = old ? want : 0;
+    }
+    mt_rb_h.map = old;
+    mt_rb_h.bits = old_bits;
 }
 
-/* The current frame's context emptied, a new epoch. */
+/* A new epoch, the current frame's counts at zero (its map is empty). */
 static void empty_frame(void)
 {
-    /* The map is emptied (no epoch in a slot: 16 bytes); a frame that
-     * stored nothing left it empty. */
-    if (!maybe_shrink() && mt_rb_h.map && g.peak)
-        memset(mt_rb_h.map, 0, map_bytes(mt_rb_h.bits));
     g.count = g.peak = mt_rb_h.frame_allocs = 0;
     g.have_base = false;
     if (++mt_rb_h.epoch == 0) { /* wrapped: old trace states could look current */
@@ -394,13 +398,17 @@ static void empty_frame(void)
 
 void mt_rb_new_frame(void)
 {
-    keep_as_prev();
+    swap_to_prev();
     empty_frame();
 }
 
 void mt_rb_new_file(void)
 {
     drop_prev();
+    /* The map is emptied (no epoch in a slot: 16 bytes); a frame that
+     * stored nothing left it empty. */
+    if (!maybe_shrink() && mt_rb_h.map && g.peak)
+        memset(mt_rb_h.map, 0, map_bytes(mt_rb_h.bits));
     empty_frame();
     empty_frame(); /* an epoch between: no trace state takes a count as prev_count */
 }

@@ -7,10 +7,10 @@
  * two, where a full free takes four or more.  The writer keeps an address
  * -> block map of the allocations it wrote in the current frame (trace,
  * per-trace serial, size, birth ms), per trace the count of allocations
- * and the last size written, and, for the frame before, a map of its
- * blocks that no free named in it and each trace's count there.  Ending
- * a frame moves the current map's entries to the previous frame's map and
- * empties the current one; a new file (a session, a rewind) empties both,
+ * and the last size written, and, for the frame before, its map as it
+ * was at its end and each trace's count there.  Ending a frame makes the
+ * current map the previous frame's and gives the frame after an empty
+ * one; a new file (a session, a rewind) empties both,
  * so a reader can restart at any frame with the frame before it.
  *
  * Exactness: a free is written as a reference only when the map entry at
@@ -24,11 +24,12 @@
  * Memory: 16 bytes per map slot (a block whose address, size or birth
  * does not fit one is not kept: its free is written in full), at most
  * 70 % full, for the distinct addresses of the blocks allocated in the
- * current frame (a free leaves a dead entry); the previous frame's map,
- * two to eight slots per entry the current map held at that frame's end
- * (at least 1024, at most 2^20 slots); 32 bytes per trace.  All from mmap, the maps on huge pages
- * from 2 MiB on; the current map is emptied at a frame boundary (shrunk when the last frame used
- * little of it).  Writer thread only (the writer's lock held).
+ * current frame (a free leaves a dead entry): at most 2^21 slots, 32
+ * MiB; the previous frame's map, that frame's map as it was at its end;
+ * 32 bytes per trace.  All from mmap, the maps on huge pages from 2 MiB
+ * on.  At a frame boundary the two maps change places, and the one that
+ * becomes current is emptied, or replaced by one of the size the frame
+ * that ended wants.  Writer thread only (the writer's lock held).
  */
 #ifndef MT_RECORD_BLOCKS_H
 #define MT_RECORD_BLOCKS_H
