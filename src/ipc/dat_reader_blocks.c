@@ -35,6 +35,25 @@ void mt_dctx_free(mt_dctx *c)
     memset(c, 0, sizeof *c);
 }
 
+/* A trace's array for the next frame, when it has fewer entries than the
+ * frame that ends allocated: one of that many (rounded up to a power of
+ * two) at once, rather than doublings that copy it; its contents are of
+ * no use (new serials overwrite them).  Out of memory: as it was. */
+static void presize(mt_dtrace *t, uint64_t used)
+{
+    uint64_t want = ENTS_MIN;
+    while (want < used)
+        want *= 2;
+    if (t->cap >= want)
+        return;
+    mt_dent *e = malloc(want * sizeof *e);
+    if (!e)
+        return;
+    free(t->ents);
+    t->ents = e;
+    t->cap = want;
+}
+
 /* Trace i at a frame's end: when it allocated in the frame that ends,
  * its array becomes its array of the frame before, and the old one of the
  * frame before its array for the next frame if it has at most four
@@ -59,6 +78,7 @@ static bool hand_over(mt_dctx *c, uint32_t i)
             t->cap = old_cap;
             old = NULL;
         }
+        presize(t, used);
     } else {
         free(t->ents);
         t->ents = NULL;

@@ -227,9 +227,10 @@ static uint64_t prev_cap(const mt_dctx *c, uint32_t trace)
 
 /* A frame's end hands each trace's array to the frame before, and gives
  * the trace the old array of the frame before while it has at most four
- * entries per allocation of the frame that ends; a trace that did not
- * allocate gives both back: the arrays follow the last frames, not the
- * largest count a trace ever had. */
+ * entries per allocation of the frame that ends, made as large as that
+ * frame's count at once; a trace that did not allocate gives both back:
+ * the arrays follow the last frames, not the largest count a trace ever
+ * had. */
 static void arrays_follow_the_frames(void **state)
 {
     (void)state;
@@ -237,19 +238,22 @@ static void arrays_follow_the_frames(void **state)
     mt_dctx_init(&c);
     frame_of(&c, 4000);
     assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4096);
-    frame_of(&c, 1000); /* 4096 to the frame before; none to reuse: grown */
-    assert_int_equal(prev_cap(&c, 1), 4096);
+    mt_dent *first = mt_dctx_trace(&c, 1)->ents;
+    frame_of(&c, 1100); /* 4096 to the frame before; none to reuse: one of 4096 made */
+    assert_ptr_equal(c.prev[1].ents, first);
     assert_int_equal(c.prev[1].count, 4000);
-    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 1024);
-    frame_of(&c, 300); /* 4096 > 4 * 1000: given back */
-    assert_int_equal(prev_cap(&c, 1), 1024);
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4096);
+    frame_of(&c, 1100); /* the first array again: 4096 <= 4 * 1100 */
+    assert_ptr_equal(mt_dctx_trace(&c, 1)->ents, first);
+    frame_of(&c, 300); /* the second again */
+    assert_int_equal(prev_cap(&c, 1), 4096);
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4096);
+    frame_of(&c, 200); /* 4096 > 4 * 300: given back, one of 512 made */
+    assert_int_equal(prev_cap(&c, 1), 4096);
     assert_int_equal(mt_dctx_trace(&c, 1)->cap, 512);
-    frame_of(&c, 200); /* 1024 <= 4 * 300: reused */
+    mt_dctx_new_frame(&c); /* 4096 > 4 * 200: given back, 256 made */
     assert_int_equal(prev_cap(&c, 1), 512);
-    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 1024);
-    mt_dctx_new_frame(&c); /* 512 <= 4 * 200: reused */
-    assert_int_equal(prev_cap(&c, 1), 1024);
-    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 512);
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 256);
     mt_dctx_new_frame(&c); /* trace 1 did not allocate in that frame: both given back */
     assert_int_equal(mt_dctx_trace(&c, 1)->cap, 0);
     assert_null(mt_dctx_trace(&c, 1)->ents);
@@ -267,8 +271,8 @@ static uint64_t kept_entries(const mt_dctx *c)
 }
 
 /* The entries kept at a frame's end are at most eight per allocation of
- * that frame (four in the frame before's arrays, four in those kept for
- * the next), whatever the traces allocated before: many traces with a
+ * that frame (four in the frame before's arrays, four in those kept or
+ * made for the next), whatever the traces allocated before: many traces with a
  * few blocks each, then a frame in which one trace allocates once. */
 static void kept_entries_bounded_by_the_frame(void **state)
 {
