@@ -34,11 +34,14 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 5u /* the newest: a recording in tick order */
+#define MT_DAT_VERSION 6u /* the newest: every recording written now (FREE_PREV) */
 /* Older versions, still read: 2 a full, exact recording, 3 a sampled or a
  * culled one (PROCESS's appended fields), both without NEXT_TRACE; 4 any
- * recording in the threads' order, as the writer still writes it. */
+ * recording in the threads' order; 5 one in tick order (both without
+ * FREE_PREV). */
 #define MT_DAT_VERSION_ORDERED 4u
+#define MT_DAT_VERSION_TICKS 5u
+#define MT_DAT_VERSION_PREV 6u /* the first with FREE_PREV */
 #define MT_DAT_VERSION_FULL 2u
 #define MT_DAT_VERSION_MODES 3u
 #define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
@@ -236,7 +239,8 @@ enum {
 enum {
     MT_DAT_EV_ALLOC = 0,
     MT_DAT_EV_FREE = 1,
-    MT_DAT_EV_FREE_REF = 2, /* EVENTS2 only: a free naming its block */
+    MT_DAT_EV_FREE_REF = 2,  /* EVENTS2 only: a free naming its block */
+    MT_DAT_EV_FREE_PREV = 3, /* EVENTS2, version 6: one naming a block of the frame before */
     MT_DAT_EV_KIND_MASK = 3,
     MT_DAT_EV_SAME_TIME = 1u << 2,
     MT_DAT_EV_SAME_TRACE = 1u << 3,
@@ -249,11 +253,12 @@ enum {
 /* EVENTS2 (MT_DAT_REC_EVENTS2).  The same tag byte, in the tags column,
  * with these differences:
  *
- *   bits 0-1  kind: ALLOC, FREE, or FREE_REF (3: reserved)
+ *   bits 0-1  kind: ALLOC, FREE, FREE_REF, or (version 6) FREE_PREV
  *   bit 3     SAME_TRACE, on any kind: the trace of the previous event in
- *             this record (for a FREE_REF, its block's trace)
+ *             this record (for a FREE_REF or FREE_PREV, its block's trace)
  *   bit 7     MT_DAT_EV_SAME_SIZE (ALLOC, FREE): size omitted, it is the
- *             last size of this trace in this frame; 0 on a FREE_REF
+ *             last size of this trace in this frame; 0 on a FREE_REF or
+ *             a FREE_PREV
  *   bit 4     MT_DAT_EV_NEXT_TRACE (version 4; ALLOC, whose bits 4-6 are
  *             otherwise 0, right after an ALLOC of the same record, without
  *             SAME_TRACE): trace omitted, it is next(P) of that ALLOC's
@@ -261,18 +266,21 @@ enum {
  *
  * Fields go to their columns: dt (unless SAME_TIME) to times, trace
  * (unless SAME_TRACE) to traces, size (ALLOC and FREE, unless SAME_SIZE)
- * to sizes, ref (FREE_REF) to refs, age_ms (FREE) to ages.  A varint
+ * to sizes, ref (FREE_REF, FREE_PREV) to refs, age_ms (FREE) to ages.  A varint
  * column is stored split: the first byte of each of its varints in its
  * lead part, the other bytes of each, in order, in its tail part (so the
  * low 7 bits and the high bits of the values compress apart).
  *
  * The frame context: decoding an EVENTS2 record depends on the EVENTS2
- * records before it in the same zstd frame (never on an earlier frame, so
- * every frame still decodes on its own given the definitions):
+ * records before it in the same zstd frame and (version 6) on the live
+ * blocks of the frame right before it in the file, never on an earlier
+ * one (so a frame decodes given the definitions and the frame before):
  *   - n(T): the allocations of trace T in this frame so far, in file
  *     order; an ALLOC of T is the block (T, n(T)), then n(T) += 1;
  *   - the last size of T: the size of the previous event of T in this
- *     frame (an ALLOC, FREE, or the size of the block a FREE_REF names);
+ *     frame (an ALLOC, FREE, or the size of the block a FREE_REF names;
+ *     a FREE_PREV leaves it, so that a frame's decoding depends on the
+ *     frame before only for the blocks FREE_PREV names);
  *   - the live blocks: every (T, k) allocated in this frame that no
  *     FREE_REF has named yet, with its size and birth_ms;
  *   - next(P) (version 4): the trace Q != P of the last ALLOC in this
@@ -280,9 +288,14 @@ enum {
  *     at the start of the frame.
  * A FREE_REF of trace T with ref r names the block (T, n(T) - 1 - r),
  * which must be live; the target charged the free of exactly that size
- * and birth to T, and the block is no longer live.  A FREE carries its
- * size and age as in EVENTS (its block was allocated in an earlier frame,
- * before the recording, or was not found) and changes no live block. */
+ * and birth to T, and the block is no longer live.  A FREE_PREV of T
+ * with ref r (version 6) names the block (T, p(T) - 1 - r) of the frame
+ * before, p(T) being n(T) at that frame's end; the block must still be
+ * live there (no FREE_REF named it in its frame, no FREE_PREV since), and
+ * it is then no longer live.  The first frame of a file has no frame
+ * before.  A FREE carries its size and age as in EVENTS (its block was
+ * allocated earlier, before the recording, or was not found) and changes
+ * no live block. */
 
 /* Free flags (tag bits 4-6, after shifting down by MT_DAT_EV_FLAGS_SHIFT). */
 enum {

@@ -74,6 +74,9 @@ static mt_errc scan(mt_dat_reader *r, uint64_t frames_at, mt_err *err)
     r->buf = malloc(r->cap);
     if (!r->buf)
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the recording buffer");
+    r->frame_start = MT_DAT_NO_FRAME;
+    r->next_start = frames_at;
+    r->at_boundary = true;
     return mt_zstream_open(&r->z, r->fd, frames_at, zs.end, err);
 }
 
@@ -192,6 +195,14 @@ static mt_errc fill(mt_dat_reader *r, mt_err *err)
     rc = mt_zstream_read(&r->z, r->buf + r->len, r->cap - r->len, &n, &fe, err);
     if (rc)
         return rc;
+    if (r->at_boundary && (n || fe)) { /* the first bytes of a frame */
+        r->frame_start = r->next_start;
+        r->at_boundary = false;
+    }
+    if (fe) {
+        r->next_start = mt_zstream_tell(&r->z);
+        r->at_boundary = true;
+    }
     r->len += n;
     r->frame_done = fe;
     if (n == 0 && !fe)
@@ -282,6 +293,7 @@ bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
     if (r->in_rec || r->pos != r->len || r->z.mid_frame || r->in_set)
         return false;
     pos->offset = mt_zstream_tell(&r->z);
+    pos->prev_frame = r->frame_start;
     pos->ndefs = r->ndefs;
     pos->nmodules = r->nmodules;
     pos->t_ns = r->t_last;
@@ -292,26 +304,92 @@ bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
     return true;
 }
 
+/* The EVENTS2 records of the frame at the reader's position, into the
+ * frame context only (nothing given, no other record read): the frame
+ * before a seek's target, whose blocks its FREE_PREVs name.  Stops at the
+ * frame's end, where a frame of the file ends, with the reader as if it
+ * had read the frame in order.  Its events are checked against the
+ * definitions at the target (the first reading checked them against
+ * those before each event), and its records count in r->records. */
+static mt_errc rebuild_frame(mt_dat_reader *r, mt_err *err)
+{
+    mt_dat_hev b[64];
+    mt_dat_event ev;
+    size_t n;
+    for (;;) {
+        uint64_t type = 0;
+        mt_dcur payload = {NULL, NULL};
+        int h = r->pos < r->len ? parse_header(r, &type, &payload) : 0;
+        if (h < 0)
+            return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: bad header of record %llu",
+                              (unsigned long long)r->records + 1);
+        if (h == 0) {
+            if (r->frame_done)
+                break; /* parse_header wants more, and the frame has no more */
+            mt_errc rc = fill(r, err);
+            if (rc == MT_E_EMPTY)
+                return mt_err_set(err, MT_E_CORRUPT,
+                                  "corrupt recording: the frame before a position ends early");
+            if (rc)
+                return rc;
+            continue;
+        }
+        r->pos = (size_t)(payload.end - r->buf);
+        r->records++;
+        if (type != MT_DAT_REC_EVENTS2)
+            continue;
+        mt_errc rc = mt_dat_decode(r, type, payload, &ev, err);
+        while (rc == MT_OK && r->in_rec)
+            if ((rc = mt_dat_next_batch(r, b, sizeof b / sizeof *b, &n, err)) == MT_OK && !n)
+                rc = mt_dat_decode_item(r, &ev, err);
+        if (rc != MT_OK && rc != MT_E_EMPTY)
+            return rc;
+    }
+    if (r->pos != r->len)
+        return mt_err_set(err, MT_E_CORRUPT,
+                          "corrupt recording: a record runs past the end of its frame");
+    return MT_OK;
+}
+
 mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
 {
+    /* a FREE_PREV of the frame at pos names a block of the frame before:
+     * that one is decoded first (version 6) */
+    bool before = pos->prev_frame != MT_DAT_NO_FRAME && r->info.version >= MT_DAT_VERSION_PREV;
     mt_errc rc = mt_dat_flush_blocks(r, err);
     if (!rc)
-        rc = mt_zstream_seek(&r->z, pos->offset, err);
+        rc = mt_zstream_seek(&r->z, before ? pos->prev_frame : pos->offset, err);
     if (rc)
         return rc;
-    r->defer_on = r->defer_fn != NULL;
-    r->given_allocs = 0;
     r->pos = r->len = 0;
     r->frame_done = false;
+    r->frame_start = MT_DAT_NO_FRAME;
+    r->next_start = before ? pos->prev_frame : pos->offset;
+    r->at_boundary = true;
     r->in_rec = false;
     r->in_set = false;
-    mt_dctx_new_frame(&r->ctx);
+    mt_dctx_forget(&r->ctx);
     r->ndefs = pos->ndefs;
     r->nmodules = pos->nmodules;
-    r->t_last = pos->t_ns;
-    r->lost_events = pos->lost_events;
     r->have_process = pos->started;
     r->culled = pos->culled;
     r->tick_order = pos->tick_order;
+    r->defer_on = false;
+    r->t_last = pos->t_ns; /* before the frame before, so that a failure leaves them too */
+    r->lost_events = pos->lost_events;
+    if (before) {
+        r->rebuilding = true;
+        rc = rebuild_frame(r, err);
+        r->rebuilding = false;
+        if (!rc && (mt_zstream_tell(&r->z) != pos->offset || r->in_rec))
+            rc = mt_err_set(err, MT_E_CORRUPT,
+                            "corrupt recording: the frame before a position does not end there");
+        if (rc)
+            return rc;
+    }
+    /* the frame before's blocks were given when it was read first */
+    r->defer_on = r->defer_fn != NULL;
+    r->given_allocs = r->ctx.frame_allocs;
+    r->t_last = pos->t_ns; /* the frame before's events moved it */
     return MT_OK;
 }

@@ -59,7 +59,7 @@ typedef struct mt_dat_process {
     char exe[MT_PATH_MAX];
     char cmdline[MT_CMDLINE_MAX];
     uint64_t sample_rate_bytes; /* version 3: > 0, the events are samples; else 0 (exact) */
-    bool tick_order; /* version 5: within a tick, a thread's events are sorted, not in order */
+    bool tick_order; /* version 5 on: within a tick, a thread's events are sorted, not in order */
 } mt_dat_process;
 
 typedef struct mt_dat_module {
@@ -162,8 +162,11 @@ typedef struct mt_dat_hev {
 
 /* A restartable position: the start of a zstd frame, outside any state
  * set, with the number of definitions and modules read before it. */
+#define MT_DAT_NO_FRAME UINT64_MAX
+
 typedef struct mt_dat_pos {
     uint64_t offset;
+    uint64_t prev_frame; /* where the frame before it begins, or MT_DAT_NO_FRAME */
     uint64_t ndefs, nmodules;
     uint64_t t_ns;
     uint64_t lost_events; /* LOST records' events before it */

@@ -25,23 +25,25 @@
 /* An event's fields as its columns give them. */
 typedef struct draw {
     uint64_t t;     /* its time */
-    uint64_t v;     /* ALLOC, FREE: size (unless SAME_SIZE); FREE_REF: ref */
+    uint64_t v;     /* ALLOC, FREE: size (unless SAME_SIZE); FREE_REF, FREE_PREV: ref */
     uint64_t birth; /* ALLOC, FREE: birth ms */
     uint32_t trace; /* the trace given; after SAME_TRACE or NEXT_TRACE, a guess (hints only) */
     uint32_t tag;
 } draw;
 
 /* The tag checks of the one-event decoder (check_tag) as a table: bit 0,
- * the tag is valid in every version; bit 1, from version 4 on (an ALLOC's
- * NEXT_TRACE without SAME_TRACE).  A lookup instead of the branches. */
+ * the tag is valid in versions 1 to 3; bit 1, in 4 and 5 (an ALLOC's
+ * NEXT_TRACE without SAME_TRACE as well); bit 2, from 6 on (FREE_PREV as
+ * well).  A lookup instead of the branches. */
 #define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
 #define TAG_ALLOC_OK(x)                                                                            \
-    (TAG_FLAGS(x) == 0 ? 3 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 2 : 0)
+    (TAG_FLAGS(x) == 0 ? 7 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 6 : 0)
 #define TAG_OK(x)                                                                                  \
-    (((x)&3) == MT_DAT_EV_ALLOC                                    ? TAG_ALLOC_OK(x)               \
-     : ((x)&3) == MT_DAT_EV_FREE                                   ? 3                             \
-     : ((x)&3) == MT_DAT_EV_FREE_REF && !((x)&MT_DAT_EV_SAME_SIZE) ? 3                             \
-                                                                   : 0)
+    (((x)&3) == MT_DAT_EV_ALLOC      ? TAG_ALLOC_OK(x)                                             \
+     : ((x)&3) == MT_DAT_EV_FREE     ? 7                                                           \
+     : ((x)&MT_DAT_EV_SAME_SIZE)     ? 0                                                           \
+     : ((x)&3) == MT_DAT_EV_FREE_REF ? 7                                                           \
+                                     : 4)
 #define TAG_OK4(x) TAG_OK(x), TAG_OK((x) + 1), TAG_OK((x) + 2), TAG_OK((x) + 3)
 #define TAG_OK16(x) TAG_OK4(x), TAG_OK4((x) + 4), TAG_OK4((x) + 8), TAG_OK4((x) + 12)
 #define TAG_OK64(x) TAG_OK16(x), TAG_OK16((x) + 16), TAG_OK16((x) + 32), TAG_OK16((x) + 48)
@@ -77,7 +79,7 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
         *have = true;
     }
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
-    if (kind == MT_DAT_EV_FREE_REF) {
+    if (mt_dis_ref(tag)) {
         if (!mt_dsplit_v(&col[MT_DCOL_REFS][0], &col[MT_DCOL_REFS][1], &x))
             return false;
     } else {
@@ -106,7 +108,9 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
     memcpy(col, d->col, sizeof col);
     uint64_t t = d->t, ndefs = r->ndefs;
     bool have = d->have_trace;
-    unsigned valid = r->info.version >= 4 ? 2 : 1; /* tag_ok's bit */
+    unsigned valid = r->info.version >= MT_DAT_VERSION_PREV ? 4
+                     : r->info.version >= 4                 ? 2
+                                                            : 1; /* tag_ok's bit */
     uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)
@@ -184,12 +188,15 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
         return MT_E_NOMEM;
     mt_dat_ev *e = &h->ev;
     e->deferred = 0;
-    mt_errc rc =
-        kind == MT_DAT_EV_FREE_REF ? take(r, t, w->v, e, err) : alloc_or_free(r, t, w, e, err);
+    mt_errc rc = kind == MT_DAT_EV_FREE_REF    ? take(r, t, w->v, e, err)
+                 : kind == MT_DAT_EV_FREE_PREV ? mt_dat_ev2_take_prev(r, k->trace, w->v, e, err)
+                                               : alloc_or_free(r, t, w, e, err);
     if (rc)
         return rc;
-    t->last_size = e->size;
-    t->has_size = 1;
+    if (kind != MT_DAT_EV_FREE_PREV) { /* a FREE_PREV leaves it (dat_format.h) */
+        t->last_size = e->size;
+        t->has_size = 1;
+    }
     e->tid = k->tid;
     e->trace = k->trace;
     e->flags = alloc ? 0u : (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;

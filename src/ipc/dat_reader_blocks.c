@@ -1,6 +1,7 @@
 /* dat_reader_blocks.c -- the reader's EVENTS2 frame context (see .h):
  * per trace its state and its blocks of the frame, an array indexed by
- * serial; a state of another epoch is empty. */
+ * serial, and its blocks of the frame before; a state of another epoch is
+ * empty. */
 #include "dat_reader_blocks.h"
 
 #include "dat_format.h"
@@ -22,45 +23,111 @@ void mt_dctx_init(mt_dctx *c)
 
 void mt_dctx_free(mt_dctx *c)
 {
-    for (size_t k = 0; k < c->nheld; k++)
+    for (size_t k = 0; k < c->nheld; k++) {
         free(c->traces[c->held[k]].ents);
+        free(c->prev[c->held[k]].ents);
+    }
     free(c->held);
     free(c->traces);
+    free(c->prev);
     free(c->wide);
+    free(c->pwide);
     memset(c, 0, sizeof *c);
 }
 
-/* A new epoch: every trace's state is of an older one.  A held array is
- * kept for the next frame when its trace allocated in the frame that ends
- * and it has at most four entries per allocation, else freed: so the
- * arrays follow the last frames' allocations (the bound in the .h), not
- * the largest count any trace ever had, and a trace that allocates about
- * as much every frame does not free and grow its array again.  Only the
- * held traces are walked (at most one per allocation of this frame and
- * the one before), never every trace.  Epoch 0 is never current (the
- * states' epochs are cleared when it wraps). */
-void mt_dctx_new_frame(mt_dctx *c)
+/* A trace's array for the next frame, when it has fewer entries than the
+ * frame that ends allocated: one of that many (rounded up to a power of
+ * two) at once, rather than doublings that copy it; its contents are of
+ * no use (new serials overwrite them).  Out of memory: as it was. */
+static void presize(mt_dtrace *t, uint64_t used)
 {
-    size_t n = 0;
-    for (size_t k = 0; k < c->nheld; k++) {
-        mt_dtrace *t = &c->traces[c->held[k]];
-        uint64_t used = t->epoch == c->epoch ? t->count : 0;
-        if (t->cap <= 4 * used) {
-            c->held[n++] = c->held[k];
-            continue;
+    uint64_t want = ENTS_MIN;
+    while (want < used)
+        want *= 2;
+    if (t->cap >= want)
+        return;
+    mt_dent *e = malloc(want * sizeof *e);
+    if (!e)
+        return;
+    free(t->ents);
+    t->ents = e;
+    t->cap = want;
+}
+
+/* Trace i at a frame's end: when it allocated in the frame that ends,
+ * its array becomes its array of the frame before, and the old one of the
+ * frame before its array for the next frame if it has at most four
+ * entries per allocation of the frame that ends (a trace that allocates
+ * about as much every frame does not free and grow an array again), else
+ * it is freed; when it did not, both are freed.  True if it still holds
+ * one.  The frame before's epoch is set by the caller. */
+static bool hand_over(mt_dctx *c, uint32_t i)
+{
+    mt_dtrace *t = &c->traces[i];
+    mt_dprev *p = &c->prev[i];
+    uint64_t used = t->epoch == c->epoch ? t->count : 0;
+    mt_dent *old = p->ents;
+    uint64_t old_cap = p->cap;
+    *p = (mt_dprev){0, 0, NULL, 0};
+    if (used) {
+        *p = (mt_dprev){c->epoch, used, t->ents, t->cap};
+        t->ents = NULL;
+        t->cap = 0;
+        if (old_cap <= 4 * used) {
+            t->ents = old;
+            t->cap = old_cap;
+            old = NULL;
         }
+        presize(t, used);
+    } else {
         free(t->ents);
         t->ents = NULL;
         t->cap = 0;
     }
+    free(old);
+    return t->ents || p->ents;
+}
+
+/* A new epoch: every trace's state is of an older one, and the frame
+ * before's are the arrays hand_over kept.  Only the held traces are
+ * walked (at most one per allocation of this frame and the one before),
+ * never every trace.  Epoch 0 is never current (the states' epochs are
+ * cleared when it wraps, and the frame before's set to 1). */
+void mt_dctx_new_frame(mt_dctx *c)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < c->nheld; k++)
+        if (hand_over(c, c->held[k]))
+            c->held[n++] = c->held[k];
     c->nheld = n;
+    mt_dwide *w = c->pwide; /* the wide blocks too */
+    size_t cap = c->pwide_cap;
+    c->pwide = c->wide;
+    c->pwide_cap = c->wide_cap;
+    c->npwide = c->nwide;
+    c->wide = w;
+    c->wide_cap = cap;
+    c->prev_base_ms = c->base_ms;
     c->frame_allocs = 0;
     c->nwide = c->wide_free = 0;
-    if (++c->epoch != 0)
+    uint32_t was = c->epoch;
+    if (++c->epoch != 0) {
+        for (size_t k = 0; k < c->nheld; k++) /* hand_over set the old epoch */
+            if (c->prev[c->held[k]].epoch == was)
+                c->prev[c->held[k]].epoch = c->epoch;
         return;
-    for (uint64_t i = 0; i < c->ntraces; i++)
+    }
+    for (uint64_t i = 0; i < c->ntraces; i++) {
         c->traces[i].epoch = 0;
+        c->prev[i].epoch = c->prev[i].epoch == was ? 1 : 0;
+    }
     c->epoch++;
+}
+
+void mt_dctx_forget(mt_dctx *c)
+{
+    mt_dctx_new_frame(c); /* the frame before is then the empty one between */
+    mt_dctx_new_frame(c);
 }
 
 mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
@@ -72,11 +139,17 @@ mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
         /* one cache line per trace: the hints load a trace's state 16
          * events ahead, and a state across two lines missed twice */
         mt_dtrace *t = aligned_alloc(sizeof *t, cap * sizeof *t);
-        if (!t)
+        mt_dprev *p = realloc(c->prev, cap * sizeof *p);
+        if (p)
+            c->prev = p; /* its old size still counts: ntraces grows with traces */
+        if (!t || !p) {
+            free(t);
             return NULL;
+        }
         if (c->ntraces)
             memcpy(t, c->traces, c->ntraces * sizeof *t);
         memset(t + c->ntraces, 0, (cap - c->ntraces) * sizeof *t);
+        memset(p + c->ntraces, 0, (cap - c->ntraces) * sizeof *p);
         free(c->traces);
         c->traces = t;
         c->ntraces = cap;
@@ -129,6 +202,13 @@ mt_errc mt_dctx_alloc_wide(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t bir
     return MT_OK;
 }
 
+void mt_dctx_take_pwide(const mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *birth_ms)
+{
+    const mt_dwide *w = &c->pwide[e & ~MT_DENT_WIDE]; /* no free list: the frame is done */
+    *size = w->size;
+    *birth_ms = w->birth_ms;
+}
+
 void mt_dctx_take_wide(mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *birth_ms)
 {
     uint64_t i = e & ~MT_DENT_WIDE;
@@ -140,13 +220,14 @@ void mt_dctx_take_wide(mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *birth_ms
 
 mt_errc mt_dctx_grow(mt_dctx *c, mt_dtrace *t, mt_err *err)
 {
-    if (!t->cap && mt_grow((void **)&c->held, &c->held_cap, c->nheld + 1, sizeof *c->held))
+    bool listed = t->cap || c->prev[t - c->traces].ents; /* held lists it once */
+    if (!listed && mt_grow((void **)&c->held, &c->held_cap, c->nheld + 1, sizeof *c->held))
         return nomem(err);
     uint64_t cap = t->cap ? t->cap * 2 : ENTS_MIN;
     mt_dent *e = realloc(t->ents, cap * sizeof *e);
     if (!e)
         return nomem(err);
-    if (!t->cap)
+    if (!listed)
         c->held[c->nheld++] = (uint32_t)(t - c->traces);
     t->ents = e;
     t->cap = cap;

@@ -1,7 +1,8 @@
 /* dat_reader_blocks.h -- the reader's side of the EVENTS2 frame context
  * (dat_format.h): per trace, the allocations of the current zstd frame
  * and the last size; each allocation's block by (trace, serial), so that
- * a free naming its block gets that block's size and birth.
+ * a free naming its block gets that block's size and birth; and (version
+ * 6) the same blocks of the frame before, for a FREE_PREV.
  *
  * Why: frees written as references carry no size or age; the reader
  * resolves them here.  A trace's blocks of the frame are an array indexed
@@ -10,25 +11,30 @@
  * (the open-addressing table of live blocks that this replaced cost ~80
  * instructions per event and a second cache line on long probe runs;
  * docs/performance.md, "Reading, eleventh round").  Every state belongs
- * to an epoch, the reader's frame number: a new frame (or a seek, which
- * lands on a frame boundary) empties the context without touching the
- * arrays.  The traces that hold an array are listed (`held`), so that a
- * frame's end and mt_dctx_give walk them, never every trace.
+ * to an epoch, the reader's frame number: a new frame empties the context
+ * without touching the arrays.  A frame's end hands each trace's array
+ * to its state of the frame before (mt_dprev) and gives it that state's
+ * old array to fill, so no entry is copied.  The traces that hold an
+ * array of either frame are listed (`held`), so that a frame's end and
+ * mt_dctx_give walk them, never every trace.
  *
- * Memory: 64 bytes per trace state (up to the highest trace id that had
- * an event, the count rounded up to a power of two); the arrays, 8 bytes
- * an entry; `held`, 4 bytes per array; the wide blocks, 16 bytes for each
- * live block whose size is 2^40 or more or whose birth is 2^22 ms or more
- * from the frame's first (`held` and the wide blocks keep the largest
- * size they had: at most 4 and 8 MiB).  An array grows by doubling from
- * ENTS_MIN (4) entries; at a frame's end (mt_dctx_new_frame) it is freed
- * unless its trace allocated in that frame and it has at most four
- * entries per allocation.  So an array has at most four entries per
- * allocation of its trace in the frame before (kept) or in the current
- * frame (grown: fewer than two, or the four of ENTS_MIN for one): at most
- * 32 bytes per allocation of the current frame and of the one before,
- * 2 * MT_DAT_FRAME_ALLOCS_MAX of them: 32 MiB, plus malloc's overhead per
- * array; a trace that did not allocate in either frame has none. */
+ * Memory: 64 + 32 bytes per trace state (up to the highest trace id that
+ * had an event, the count rounded up to a power of two); the arrays, 8
+ * bytes an entry; `held`, 4 bytes per listed trace; the wide blocks, 16
+ * bytes for each block of the two frames whose size is 2^40 or more or
+ * whose birth is 2^22 ms or more from its frame's first (`held` and the
+ * wide blocks keep the largest size they had: at most 4 and 16 MiB).  An
+ * array grows by doubling from ENTS_MIN (4) entries.  At a frame's end
+ * (mt_dctx_new_frame) the frame before's array of a trace that allocated
+ * in the frame that ends is kept for the next frame if it has at most
+ * four entries per allocation of that frame, else freed; the arrays of a
+ * trace that did not allocate in it are freed.  So an array holds at most
+ * four entries per allocation of its trace in the frame before the one it
+ * serves, or two per allocation in the frame it serves (four for one):
+ * for the current frame and the one before, at most 6 + 6 entries per
+ * allocation of a frame, 12 * 8 * MT_DAT_FRAME_ALLOCS_MAX bytes: 48 MiB,
+ * plus malloc's overhead per array; a trace that did not allocate in the
+ * last two frames has none. */
 #ifndef MEMTOP_DAT_READER_BLOCKS_H
 #define MEMTOP_DAT_READER_BLOCKS_H
 
@@ -69,24 +75,42 @@ typedef struct mt_dtrace {
     uint64_t cap;
 } __attribute__((aligned(64))) mt_dtrace;
 
+/* A trace's blocks of the frame before (version 6: FREE_PREV). */
+typedef struct mt_dprev {
+    uint32_t epoch; /* the context's when these are its frame before's */
+    uint64_t count; /* p(trace): the trace's allocations in that frame */
+    mt_dent *ents;  /* [cap]: its block k at k */
+    uint64_t cap;
+} mt_dprev;
+
 typedef struct mt_dctx {
     uint32_t epoch;
     mt_dtrace *traces;
+    mt_dprev *prev;        /* [ntraces] */
     uint64_t ntraces;      /* capacity */
     uint64_t frame_allocs; /* allocations in this frame (<= MT_DAT_FRAME_ALLOCS_MAX) */
     uint64_t base_ms;      /* births in the entries are above it; set by a frame's first */
     mt_dwide *wide;        /* [wide_cap], the first nwide used or in the free list */
     size_t nwide, wide_cap;
     uint64_t wide_free; /* free list head: index + 1, 0 = empty */
-    uint32_t *held;     /* [held_cap]: the nheld traces whose ents are allocated */
+    /* the frame before's: its base_ms and wide blocks (none reused) */
+    uint64_t prev_base_ms;
+    mt_dwide *pwide;
+    size_t npwide, pwide_cap;
+    uint32_t *held; /* [held_cap]: the nheld traces whose ents are allocated */
     size_t nheld, held_cap;
 } mt_dctx;
 
 void mt_dctx_init(mt_dctx *c);
 void mt_dctx_free(mt_dctx *c);
 
-/* A new frame: the context is empty. */
+/* A new frame: the current frame's blocks become the frame before's, and
+ * the context is empty. */
 void mt_dctx_new_frame(mt_dctx *c);
+
+/* A new frame with no frame before it (a file's first, a seek): both are
+ * empty. */
+void mt_dctx_forget(mt_dctx *c);
 
 /* The state of trace (< the definitions read so far) in this frame, or
  * NULL when out of memory.  Inline when the trace already has one (an
@@ -168,6 +192,46 @@ static inline bool mt_dctx_take(mt_dctx *c, mt_dtrace *t, uint64_t serial, uint6
     *size = e & MT_DENT_SIZE_MASK;
     *birth_ms = c->base_ms + (e >> MT_DENT_SIZE_BITS);
     return true;
+}
+
+/* mt_dctx_take_prev's answers. */
+enum { MT_DPREV_OK, MT_DPREV_NONE, MT_DPREV_FREED };
+
+/* mt_dctx_take_prev of a wide entry. */
+void mt_dctx_take_pwide(const mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *birth_ms);
+
+/* A FREE_PREV of trace (< ntraces: its state exists) naming ref: its
+ * block's size and birth, and the block is no longer live (MT_DPREV_OK);
+ * MT_DPREV_NONE when the frame before holds no block ref of the trace,
+ * MT_DPREV_FREED when that block is not live. */
+static inline int mt_dctx_take_prev(mt_dctx *c, uint32_t trace, uint64_t ref, uint64_t *size,
+                                    uint64_t *birth_ms)
+{
+    mt_dprev *p = &c->prev[trace];
+    if (p->epoch != c->epoch || ref >= p->count)
+        return MT_DPREV_NONE;
+    mt_dent *at = &p->ents[p->count - 1 - ref], e = *at;
+    if (e == MT_DENT_FREED)
+        return MT_DPREV_FREED;
+    *at = MT_DENT_FREED;
+    if (e & MT_DENT_WIDE) {
+        mt_dctx_take_pwide(c, e, size, birth_ms);
+        return MT_DPREV_OK;
+    }
+    *size = e & MT_DENT_SIZE_MASK;
+    *birth_ms = c->prev_base_ms + (e >> MT_DENT_SIZE_BITS);
+    return MT_DPREV_OK;
+}
+
+/* A hint: the free of block ref of trace's blocks of the frame before is
+ * coming (as mt_dctx_prefetch). */
+static inline __attribute__((always_inline)) void
+mt_dctx_prefetch_prev(const mt_dctx *c, uint32_t trace, uint64_t ref)
+{
+    const mt_dprev *p = &c->prev[trace];
+    if (p->epoch != c->epoch || ref >= p->count)
+        return;
+    __builtin_prefetch(&p->ents[p->count - 1 - ref], 1);
 }
 
 /* Give fn every live block of the frame not given before (any order, up

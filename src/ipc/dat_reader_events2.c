@@ -2,8 +2,8 @@
  * one per call, each validated against its columns and the frame context
  * (dat_reader_blocks.h): tag bits, time overflow, trace ids, SAME_SIZE
  * only after a size of the trace in this frame, a reference only to a
- * live block of this frame; after the last event every column must be
- * used up exactly. */
+ * live block of this frame (FREE_REF) or of the frame before (FREE_PREV);
+ * after the last event every column must be used up exactly. */
 #include "dat_reader_events2.h"
 
 #include <string.h>
@@ -56,8 +56,7 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
         }
     }
     uint64_t ref = 0;
-    if ((tag & MT_DAT_EV_KIND_MASK) == MT_DAT_EV_FREE_REF &&
-        !mt_dsplit_v(&d->ahead[2][0], &d->ahead[2][1], &ref)) {
+    if (mt_dis_ref(tag) && !mt_dsplit_v(&d->ahead[2][0], &d->ahead[2][1], &ref)) {
         d->ahead_on = false;
         return;
     }
@@ -116,8 +115,9 @@ static bool alloc_bits_ok(const mt_dat_reader *r, unsigned tag)
 static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
 {
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
-    if (kind > MT_DAT_EV_FREE_REF || (kind == MT_DAT_EV_ALLOC && !alloc_bits_ok(r, tag)) ||
-        (kind == MT_DAT_EV_FREE_REF && (tag & MT_DAT_EV_SAME_SIZE)))
+    if ((kind == MT_DAT_EV_FREE_PREV && r->info.version < MT_DAT_VERSION_PREV) ||
+        (kind == MT_DAT_EV_ALLOC && !alloc_bits_ok(r, tag)) ||
+        (mt_dis_ref(tag) && (tag & MT_DAT_EV_SAME_SIZE)))
         return bad(r, "bad event tag", err);
     return MT_OK;
 }
@@ -179,6 +179,15 @@ static mt_errc resolve(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, mt_dat_ev *e,
     return MT_OK;
 }
 
+/* The block of the frame before a FREE_PREV names. */
+static mt_errc resolve_prev(mt_dat_reader *r, mt_drec *d, mt_dat_ev *e, mt_err *err)
+{
+    uint64_t ref = 0; /* = 0: as trace above */
+    if (get(r, d, MT_DCOL_REFS, &ref, err))
+        return MT_E_CORRUPT;
+    return mt_dat_ev2_take_prev(r, d->trace, ref, e, err);
+}
+
 static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt_dat_ev *e,
                     mt_err *err)
 {
@@ -186,6 +195,8 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     uint64_t ms = d->t / 1000000u, age = 0;
     if (kind == MT_DAT_EV_FREE_REF)
         return resolve(r, d, t, e, err);
+    if (kind == MT_DAT_EV_FREE_PREV)
+        return resolve_prev(r, d, e, err);
     if (size_of(r, d, tag, t, &e->size, err))
         return MT_E_CORRUPT;
     if (kind == MT_DAT_EV_ALLOC) {
@@ -235,8 +246,10 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
     mt_errc rc = body(r, d, tag, t, e, err);
     if (rc)
         return rc;
-    t->last_size = e->size;
-    t->has_size = 1;
+    if (kind != MT_DAT_EV_FREE_PREV) { /* a FREE_PREV leaves it (dat_format.h) */
+        t->last_size = e->size;
+        t->has_size = 1;
+    }
     if (d->left == 1 && !columns_used_up(d))
         return bad(r, "EVENTS2 columns hold more than their events", err);
     e->tid = d->tid;

@@ -82,10 +82,37 @@ mt_dctx_prefetch_ev(const mt_dctx *c, unsigned tag, uint32_t trace, uint64_t ref
         mt_dctx_prefetch_alloc(c, &c->traces[trace]);
     else if (kind == MT_DAT_EV_FREE_REF)
         mt_dctx_prefetch(c, &c->traces[trace], ref);
+    else if (kind == MT_DAT_EV_FREE_PREV)
+        mt_dctx_prefetch_prev(c, trace, ref);
+}
+
+/* Whether a tag's kind takes a ref (FREE_REF, FREE_PREV). */
+static inline bool mt_dis_ref(unsigned tag)
+{
+    return (tag & MT_DAT_EV_KIND_MASK) >= MT_DAT_EV_FREE_REF;
 }
 
 /* "corrupt recording: what (record N)". */
 mt_errc mt_dat_ev2_bad(const mt_dat_reader *r, const char *what, mt_err *err);
+
+/* A FREE_PREV's block (trace's state exists): its size and birth, and
+ * e->deferred 0 (a block of the frame before was given at that frame's
+ * end, or never deferred).  While a seek rebuilds the frame before its
+ * target (r->rebuilding), the frame before that one is not known: the
+ * event is accepted and changes nothing (a FREE_PREV leaves the last
+ * size, so the frame's own context is still right). */
+static inline mt_errc mt_dat_ev2_take_prev(mt_dat_reader *r, uint32_t trace, uint64_t ref,
+                                           mt_dat_ev *e, mt_err *err)
+{
+    int k = mt_dctx_take_prev(&r->ctx, trace, ref, &e->size, &e->birth_ms);
+    e->deferred = 0;
+    if (k == MT_DPREV_OK || r->rebuilding)
+        return MT_OK;
+    return mt_dat_ev2_bad(r,
+                          k == MT_DPREV_NONE ? "free of a block not allocated in the frame before"
+                                             : "free of a block that is not live",
+                          err);
+}
 
 /* NEXT_TRACE: *trace, the previous event's (an ALLOC if prev_alloc),
  * becomes next(*trace); an error if there is none. */

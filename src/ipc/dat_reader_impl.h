@@ -63,6 +63,13 @@ struct mt_dat_reader {
     unsigned char *buf; /* decompressed bytes [pos, len) not consumed yet */
     size_t cap, pos, len;
     bool frame_done; /* buf ends where a frame ended */
+    /* where the frame read last began (MT_DAT_NO_FRAME: none read since
+     * the open or a seek without the frame before), where the next one
+     * begins, and whether no byte of that one was read yet: mt_dat_tell's
+     * frame before */
+    uint64_t frame_start, next_start;
+    bool at_boundary;
+    bool rebuilding; /* a seek decodes the frame before its target (mt_dat_seek) */
     bool in_rec;     /* rec has items left */
     mt_drec rec;
     uint64_t records; /* records read */

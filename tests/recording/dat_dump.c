@@ -49,6 +49,8 @@ typedef struct {
     uint64_t frame; /* the fields belong to this frame */
     fblock *b;
     uint64_t n, cap;
+    fblock *pb; /* its blocks of the frame before (version 6: FREE_PREV) */
+    uint64_t pn, pcap;
     uint64_t last_size;
     bool has_size;
     uint64_t next; /* next(trace) + 1 in this frame (version 4), 0: none */
@@ -65,7 +67,8 @@ typedef struct {
         totals_nfields;
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
     uint64_t record_mode, tick_order, cull_ms, culled_blocks, culled_bytes, written_early, young;
-    uint64_t ref_frees, full_frees, next_traces, frame; /* EVENTS2 */
+    uint64_t ref_frees, prev_frees, full_frees, next_traces, frame; /* EVENTS2 */
+    uint32_t version;
     ftrace *ft;
     bool has_end, has_final;
     counters *replay, *final;
@@ -177,6 +180,14 @@ static ftrace *frame_trace(dump *d, uint64_t id)
 {
     ftrace *t = &d->ft[id];
     if (t->frame != d->frame) {
+        fblock *b = t->b; /* the frame before's blocks: this frame's if it was that one */
+        uint64_t cap = t->cap;
+        bool before = t->frame + 1 == d->frame;
+        t->pn = before ? t->n : 0;
+        t->b = t->pb;
+        t->cap = t->pcap;
+        t->pb = b;
+        t->pcap = cap;
         t->frame = d->frame;
         t->n = 0;
         t->has_size = false;
@@ -198,9 +209,18 @@ static uint64_t get_sv(cur *col)
     return (uint64_t)(b & 0x7f) | (b & 0x80 ? get_v(tail) << 7 : 0);
 }
 
-/* An EVENTS2 event's block: ALLOC appends it, FREE_REF takes it back. */
+/* An EVENTS2 event's block: ALLOC appends it, FREE_REF takes it back,
+ * FREE_PREV takes back one of the frame before. */
 static bool frame_block(ftrace *t, unsigned kind, cur *refs, uint64_t *size, uint64_t birth_ms)
 {
+    if (kind == MT_DAT_EV_FREE_PREV) {
+        uint64_t ref = get_sv(refs);
+        if (refs[0].bad || refs[1].bad || ref >= t->pn || !t->pb[t->pn - 1 - ref].live)
+            return false;
+        t->pb[t->pn - 1 - ref].live = false;
+        *size = t->pb[t->pn - 1 - ref].size;
+        return true;
+    }
     if (kind == MT_DAT_EV_ALLOC) {
         if (t->n == t->cap) {
             t->cap = t->cap ? t->cap * 2 : 16;
@@ -287,7 +307,9 @@ static void events2(dump *d, cur *c)
             uint64_t v = get_sv(traces); /* tick order: a zigzag step from the last one */
             trace = col_trace = d->tick_order == 1 ? col_trace + ((v >> 1) ^ -(v & 1)) : v;
         }
-        if (kind > MT_DAT_EV_FREE_REF || !trace_ok(d, trace) || c->bad) {
+        bool ref = kind >= MT_DAT_EV_FREE_REF;
+        if ((kind == MT_DAT_EV_FREE_PREV && d->version < MT_DAT_VERSION_PREV) ||
+            !trace_ok(d, trace) || c->bad) {
             c->bad = true;
             return;
         }
@@ -296,19 +318,24 @@ static void events2(dump *d, cur *c)
         prev_alloc = kind == MT_DAT_EV_ALLOC;
         ftrace *ft = frame_trace(d, trace);
         uint64_t size = ft->last_size;
-        if (kind != MT_DAT_EV_FREE_REF && !(tag & MT_DAT_EV_SAME_SIZE))
+        if (ref && (tag & MT_DAT_EV_SAME_SIZE))
+            c->bad = true;
+        else if (!ref && !(tag & MT_DAT_EV_SAME_SIZE))
             size = get_sv(sizes);
-        else if (kind != MT_DAT_EV_FREE_REF && !ft->has_size)
+        else if (!ref && !ft->has_size)
             c->bad = true;
         if (kind == MT_DAT_EV_FREE)
             get_sv(ages); /* age_ms */
         if (kind != MT_DAT_EV_FREE && !frame_block(ft, kind, refs, &size, t / 1000000u))
             c->bad = true;
         d->ref_frees += kind == MT_DAT_EV_FREE_REF;
+        d->prev_frees += kind == MT_DAT_EV_FREE_PREV;
         d->next_traces += next;
         d->full_frees += kind == MT_DAT_EV_FREE;
-        ft->last_size = size;
-        ft->has_size = true;
+        if (kind != MT_DAT_EV_FREE_PREV) { /* it leaves the last size */
+            ft->last_size = size;
+            ft->has_size = true;
+        }
         count_event(d, kind == MT_DAT_EV_ALLOC ? MT_DAT_EV_ALLOC : MT_DAT_EV_FREE, flags, trace,
                     size);
     }
@@ -499,7 +526,7 @@ static bool walk(dump *d, const unsigned char *p, size_t n)
 {
     static unsigned state_kind;
     cur c = {p, p + n, false};
-    d->frame++; /* EVENTS2 references stay inside their frame */
+    d->frame++; /* EVENTS2 references reach this frame and the one before */
     while (c.p < c.end && !c.bad) {
         unsigned type = (unsigned)get_v(&c);
         uint64_t len = get_v(&c);
@@ -561,8 +588,10 @@ static void dump_free(dump *d)
 {
     if (!d)
         return;
-    for (uint64_t i = 0; d->ft && i < MAX_TRACES; i++)
+    for (uint64_t i = 0; d->ft && i < MAX_TRACES; i++) {
         free(d->ft[i].b);
+        free(d->ft[i].pb);
+    }
     free(d->ft);
     free(d->frame0);
     free(d->final);
@@ -643,6 +672,7 @@ static void print_counts(const dump *d, unsigned version, uint64_t frames, uint6
     P(allocs);
     P(frees);
     P(ref_frees);
+    P(prev_frees);
     P(next_traces);
     P(full_frees);
     P(temps);
@@ -729,8 +759,10 @@ int main(int argc, char **argv)
     if (!rc && (!d || !d->replay || !d->final || !d->frame0 || !d->ft))
         rc = fail("out of memory");
     uint64_t frames, tail;
-    if (!rc)
+    if (!rc) {
+        d->version = h.version;
         rc = decode(d, file + h.header_bytes, size - h.header_bytes, &frames, &tail);
+    }
     if (!rc) {
         print_counts(d, h.version, frames, tail);
         if (g_sizes)

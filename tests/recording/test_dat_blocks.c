@@ -5,7 +5,10 @@
  * and births of every width a recording can give (the wide entries, their
  * reuse), a new frame emptying
  * the context, the arrays a frame no longer uses given back, the epoch
- * wrapping, and mt_dctx_give giving each live block once. */
+ * wrapping, mt_dctx_give giving each live block once, and the blocks of
+ * the frame before (FREE_PREV): each once, with its values, only those
+ * still live at the frame's end, none of an earlier frame or after a
+ * forget, across the epoch's wrap. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,31 +220,44 @@ static void frames_and_epoch_wrap(void **state)
     mt_dctx_free(&c);
 }
 
-/* A trace's array is kept while the frames use a quarter of it, and given
- * back after a frame that does not, or in which the trace does not
- * allocate: the arrays follow the last frames, not the largest count a
- * trace ever had. */
+static uint64_t prev_cap(const mt_dctx *c, uint32_t trace)
+{
+    return c->prev[trace].cap;
+}
+
+/* A frame's end hands each trace's array to the frame before, and gives
+ * the trace the old array of the frame before while it has at most four
+ * entries per allocation of the frame that ends, made as large as that
+ * frame's count at once; a trace that did not allocate gives both back:
+ * the arrays follow the last frames, not the largest count a trace ever
+ * had. */
 static void arrays_follow_the_frames(void **state)
 {
     (void)state;
     mt_dctx c;
     mt_dctx_init(&c);
     frame_of(&c, 4000);
-    uint64_t cap = mt_dctx_trace(&c, 1)->cap;
-    assert_true(cap >= 4000);
-    frame_of(&c, 1000); /* a quarter: kept */
-    assert_int_equal(mt_dctx_trace(&c, 1)->cap, cap);
-    frame_of(&c, 10); /* the frame of 1000 used less than a quarter: given back */
-    assert_true(mt_dctx_trace(&c, 1)->cap < cap);
-    frame_of(&c, 1); /* the frame of 10 used a quarter of its 16: kept */
-    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 16);
-    frame_of(&c, 1); /* the frame of 1 did not: given back, then 4 entries */
-    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4);
-    mt_dctx_new_frame(&c); /* four entries for the frame of 1: kept */
-    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4);
-    mt_dctx_new_frame(&c); /* trace 1 did not allocate in that frame: given back */
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4096);
+    mt_dent *first = mt_dctx_trace(&c, 1)->ents;
+    frame_of(&c, 1100); /* 4096 to the frame before; none to reuse: one of 4096 made */
+    assert_ptr_equal(c.prev[1].ents, first);
+    assert_int_equal(c.prev[1].count, 4000);
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4096);
+    frame_of(&c, 1100); /* the first array again: 4096 <= 4 * 1100 */
+    assert_ptr_equal(mt_dctx_trace(&c, 1)->ents, first);
+    frame_of(&c, 300); /* the second again */
+    assert_int_equal(prev_cap(&c, 1), 4096);
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 4096);
+    frame_of(&c, 200); /* 4096 > 4 * 300: given back, one of 512 made */
+    assert_int_equal(prev_cap(&c, 1), 4096);
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 512);
+    mt_dctx_new_frame(&c); /* 4096 > 4 * 200: given back, 256 made */
+    assert_int_equal(prev_cap(&c, 1), 512);
+    assert_int_equal(mt_dctx_trace(&c, 1)->cap, 256);
+    mt_dctx_new_frame(&c); /* trace 1 did not allocate in that frame: both given back */
     assert_int_equal(mt_dctx_trace(&c, 1)->cap, 0);
     assert_null(mt_dctx_trace(&c, 1)->ents);
+    assert_null(c.prev[1].ents);
     assert_int_equal(c.nheld, 0);
     mt_dctx_free(&c);
 }
@@ -250,12 +266,13 @@ static uint64_t kept_entries(const mt_dctx *c)
 {
     uint64_t n = 0;
     for (uint32_t trace = 0; trace < c->ntraces; trace++)
-        n += c->traces[trace].cap;
+        n += c->traces[trace].cap + c->prev[trace].cap;
     return n;
 }
 
-/* The entries kept at a frame's end are at most four per allocation of
- * that frame, whatever the traces allocated before: many traces with a
+/* The entries kept at a frame's end are at most eight per allocation of
+ * that frame (four in the frame before's arrays, four in those kept or
+ * made for the next), whatever the traces allocated before: many traces with a
  * few blocks each, then a frame in which one trace allocates once. */
 static void kept_entries_bounded_by_the_frame(void **state)
 {
@@ -270,12 +287,79 @@ static void kept_entries_bounded_by_the_frame(void **state)
             assert_int_equal(mt_dctx_alloc(&c, t, 8, 1000, &err), MT_OK);
     }
     mt_dctx_new_frame(&c);
-    assert_true(kept_entries(&c) <= 4 * allocs);
+    assert_true(kept_entries(&c) <= 8 * allocs);
     mt_dctx_trace(&c, 4999); /* a state, no allocation */
     assert_int_equal(mt_dctx_alloc(&c, mt_dctx_trace(&c, 1), 8, 1000, &err), MT_OK);
     mt_dctx_new_frame(&c);
-    assert_int_equal(kept_entries(&c), 4); /* trace 1's */
+    assert_int_equal(kept_entries(&c), 8); /* trace 1's: 4 before, 4 reused */
     assert_int_equal(c.nheld, 1);
+    mt_dctx_free(&c);
+}
+
+/* FREE_PREV of the model's block b, which the frame before holds. */
+static int take_prev(mt_dctx *c, const model_block *b, uint64_t *size, uint64_t *birth)
+{
+    mt_dctx_trace(c, b->trace); /* the decoder has the state of every event's trace */
+    uint64_t count = c->prev[b->trace].count;
+    return mt_dctx_take_prev(c, b->trace, count - 1 - b->serial, size, birth);
+}
+
+/* The blocks a frame did not free are its next frame's frame before: each
+ * taken once with its values (wide ones too), whatever the new frame
+ * allocates; a block freed in its frame, a ref past the count, and every
+ * block once another frame came or the context was forgotten, are not. */
+static void prev_frame_blocks(void **state)
+{
+    (void)state;
+    mt_dctx c;
+    mt_dctx_init(&c);
+    model_block *m = fill(&c, true);
+    for (size_t i = 0; i < NTRACES * PER_TRACE; i += 3)
+        take_ok(&c, &m[i]);
+    mt_dctx_new_frame(&c);
+    free(fill(&c, true)); /* the new frame's own blocks, the same serials */
+    uint64_t size, birth;
+    for (size_t i = 0; i < NTRACES * PER_TRACE; i++) {
+        if (!m[i].live) {
+            assert_int_equal(take_prev(&c, &m[i], &size, &birth), MT_DPREV_FREED);
+            continue;
+        }
+        assert_int_equal(take_prev(&c, &m[i], &size, &birth), MT_DPREV_OK);
+        assert_int_equal(size, m[i].size);
+        assert_int_equal(birth, m[i].birth_ms);
+        assert_int_equal(take_prev(&c, &m[i], &size, &birth), MT_DPREV_FREED);
+    }
+    assert_int_equal(mt_dctx_take_prev(&c, 0, PER_TRACE, &size, &birth), MT_DPREV_NONE);
+    mt_dctx_new_frame(&c);
+    mt_dctx_new_frame(&c); /* the frame before now allocated nothing */
+    assert_int_equal(take_prev(&c, &m[1], &size, &birth), MT_DPREV_NONE);
+    free(m);
+    m = fill(&c, false);
+    mt_dctx_forget(&c);
+    assert_int_equal(take_prev(&c, &m[1], &size, &birth), MT_DPREV_NONE);
+    assert_int_equal(c.nheld, 0);
+    free(m);
+    mt_dctx_free(&c);
+}
+
+/* The frame before stays the frame before when the epoch wraps. */
+static void prev_frame_across_the_wrap(void **state)
+{
+    (void)state;
+    mt_dctx c;
+    mt_dctx_init(&c);
+    c.epoch = UINT32_MAX;
+    model_block *m = fill(&c, false);
+    mt_dctx_new_frame(&c);
+    assert_int_equal(c.epoch, 1);
+    uint64_t size, birth;
+    for (size_t i = 0; i < NTRACES * PER_TRACE; i += 7) {
+        assert_int_equal(take_prev(&c, &m[i], &size, &birth), MT_DPREV_OK);
+        assert_int_equal(size, m[i].size);
+    }
+    mt_dctx_new_frame(&c);
+    assert_int_equal(take_prev(&c, &m[1], &size, &birth), MT_DPREV_NONE);
+    free(m);
     mt_dctx_free(&c);
 }
 
@@ -288,6 +372,8 @@ int main(void)
         cmocka_unit_test(frames_and_epoch_wrap),
         cmocka_unit_test(arrays_follow_the_frames),
         cmocka_unit_test(kept_entries_bounded_by_the_frame),
+        cmocka_unit_test(prev_frame_blocks),
+        cmocka_unit_test(prev_frame_across_the_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

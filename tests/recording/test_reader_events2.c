@@ -203,6 +203,15 @@ static void corrupt(void **state)
 
 /* The context is the frame's: a new frame knows no earlier block, count
  * or size. */
+/* Before version 6, kind 3 is reserved. */
+static void prev_kind_reserved(void **state)
+{
+    (void)state;
+    db_ev2 e = {0};
+    alloc_then(&e, MT_DAT_EV_FREE_PREV), db_ev2_put(&e, DB_REFS, 0);
+    expect_corrupt(&e, "bad event tag");
+}
+
 static void frame_local(void **state)
 {
     (void)state;
@@ -233,6 +242,107 @@ static void frame_local(void **state)
     }
 }
 
+/* --- FREE_PREV (version 6) ----------------------------------------------- */
+
+#define F 0x100u    /* in a list of tags: the frame ends */
+#define EOFR 0x200u /* ... and the file */
+
+/* A version-6 file: its head frame, then the frames of thread 9's events
+ * in tags (each of trace 1 at the frame's time, its field in vals, in
+ * order: an ALLOC's size unless SAME_SIZE, a ref); what the reader gives
+ * in out, the code that ended the reading returned. */
+static mt_errc read_prev(const unsigned *tags, const uint64_t *vals, mt_dat_event *out, size_t *n,
+                         mt_err *err)
+{
+    db_file f;
+    db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+    db_ev2 e = {0};
+    for (uint64_t fr = 0; *tags != EOFR; fr++, tags++) {
+        for (; *tags != F; tags++) {
+            unsigned kind = *tags & MT_DAT_EV_KIND_MASK;
+            db_ev2_tag(&e, *tags | MT_DAT_EV_SAME_TIME);
+            db_ev2_put(&e, DB_TRACES, 1);
+            if (kind == MT_DAT_EV_ALLOC && !(*tags & MT_DAT_EV_SAME_SIZE))
+                db_ev2_put(&e, DB_SIZES, *vals++);
+            else if (kind != MT_DAT_EV_ALLOC)
+                db_ev2_put(&e, DB_REFS, *vals++);
+        }
+        db_ev2_record(&f, &e, 9, (2000 + fr) * MS);
+        db_flush(&f);
+    }
+    mt_dat_reader *r = open_mem(&f, err);
+    assert_non_null(r);
+    mt_errc end;
+    mt_dat_event ev;
+    *n = 0;
+    while ((end = mt_dat_next(r, &ev, err)) == MT_OK)
+        if ((ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE) && *n < 8)
+            out[(*n)++] = ev;
+    mt_dat_close(r);
+    db_file_free(&f);
+    return end;
+}
+
+#define A MT_DAT_EV_ALLOC
+#define R MT_DAT_EV_FREE_REF
+#define P MT_DAT_EV_FREE_PREV
+
+/* A FREE_PREV names a block the frame before left live: its size and
+ * birth, the newest first; it leaves the trace's last size (SAME_SIZE
+ * after it repeats the size before). */
+static void prev_frame_refs(void **state)
+{
+    (void)state;
+    const unsigned tags[] = {A, A, A, R, F, A, P, P, A | MT_DAT_EV_SAME_SIZE, F, EOFR};
+    const uint64_t vals[] = {8, 16, 24, 0, 40, 1, 2};
+    mt_dat_event ev[8];
+    size_t n;
+    mt_err err;
+    mt_errc end = read_prev(tags, vals, ev, &n, &err);
+    if (end != MT_E_EMPTY)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, 8);
+    expect_ev(&ev[3], MT_DAT_FREE, 2000 * MS, 1, 24, 2000, 0); /* in its frame */
+    expect_ev(&ev[5], MT_DAT_FREE, 2001 * MS, 1, 16, 2000, 0); /* ref 1 (0 is the freed one) */
+    expect_ev(&ev[6], MT_DAT_FREE, 2001 * MS, 1, 8, 2000, 0);  /* ref 2 */
+    expect_ev(&ev[7], MT_DAT_ALLOC, 2001 * MS, 1, 40, 2001, 0);
+}
+
+/* What the reader rejects of FREE_PREV, each with its message. */
+static void prev_frame_corrupt(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned tags[12];
+        uint64_t vals[6];
+        const char *msg;
+    } cases[] = {
+        /* the first frame after the head: its frame before has no block */
+        {{P, F, EOFR}, {0}, "not allocated in the frame before"},
+        {{A, F, P, F, EOFR}, {8, 1}, "not allocated in the frame before"}, /* ref past */
+        {{A, R, F, P, F, EOFR}, {8, 0, 0}, "not live"},                    /* freed in its frame */
+        {{A, F, P, P, F, EOFR}, {8, 0, 0}, "not live"},                    /* named twice */
+        {{A, F, A, F, P, F, EOFR}, {8, 9, 1}, "not allocated in the frame before"},
+        {{A, F, A, F, F, P, F, EOFR}, {8, 9, 0}, "not allocated in the frame before"},
+        {{A, F, P | MT_DAT_EV_SAME_SIZE, F, EOFR}, {8, 0}, "bad event tag"},
+        {{A, F, P, A | MT_DAT_EV_SAME_SIZE, F, EOFR}, {8, 0}, "SAME_SIZE before"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mt_dat_event ev[8];
+        size_t n;
+        mt_err err = {MT_OK, ""};
+        assert_int_equal(read_prev(cases[i].tags, cases[i].vals, ev, &n, &err), MT_E_CORRUPT);
+        if (!strstr(err.msg, cases[i].msg))
+            fail_msg("case %zu: message '%s' lacks '%s'", i, err.msg, cases[i].msg);
+    }
+}
+
+#undef A
+#undef R
+#undef P
+#undef F
+#undef EOFR
+
 /* --- thousands of blocks against a model -------------------------------- */
 
 typedef struct model_block {
@@ -244,6 +354,12 @@ typedef struct model {
     model_block *live;
     size_t nlive;
     uint64_t count[64];
+    /* version 6: the blocks the frame before left live, and its counts;
+     * a third of the frees name one of them (FREE_PREV) */
+    bool prev;
+    model_block *plive;
+    size_t nplive;
+    uint64_t pcount[64];
     uint64_t rng;
     uint64_t t;
     mt_dat_event *want; /* every event, in file order */
@@ -270,9 +386,11 @@ static void model_event(model *m, db_ev2 *e)
 {
     uint64_t dt = rnd(m) % 3 ? 0 : rnd(m) % (3 * MS);
     m->t += dt;
-    db_ev2_tag(e, (dt ? 0 : MT_DAT_EV_SAME_TIME) |
-                      (m->nlive && rnd(m) % 100 < 50 ? MT_DAT_EV_FREE_REF : MT_DAT_EV_ALLOC));
-    unsigned kind = e->col[0][0].p[e->n - 1] & MT_DAT_EV_KIND_MASK;
+    unsigned kind =
+        (m->nlive || m->nplive) && rnd(m) % 100 < 50 ? MT_DAT_EV_FREE_REF : MT_DAT_EV_ALLOC;
+    if (kind == MT_DAT_EV_FREE_REF && m->nplive && (!m->nlive || rnd(m) % 3 == 0))
+        kind = MT_DAT_EV_FREE_PREV;
+    db_ev2_tag(e, (dt ? 0 : MT_DAT_EV_SAME_TIME) | kind);
     if (dt)
         db_ev2_put(e, DB_TIMES, dt);
     if (kind == MT_DAT_EV_ALLOC) {
@@ -283,10 +401,14 @@ static void model_event(model *m, db_ev2 *e)
         want(m, MT_DAT_ALLOC, trace, size, m->t / MS);
         return;
     }
-    size_t i = rnd(m) % m->nlive;
-    model_block b = m->live[i];
-    m->live[i] = m->live[--m->nlive];
-    db_ev2_put(e, DB_TRACES, b.trace), db_ev2_put(e, DB_REFS, m->count[b.trace] - 1 - b.serial);
+    bool before = kind == MT_DAT_EV_FREE_PREV;
+    model_block *live = before ? m->plive : m->live;
+    size_t *n = before ? &m->nplive : &m->nlive;
+    size_t i = rnd(m) % *n;
+    model_block b = live[i];
+    live[i] = live[--*n];
+    uint64_t count = before ? m->pcount[b.trace] : m->count[b.trace];
+    db_ev2_put(e, DB_TRACES, b.trace), db_ev2_put(e, DB_REFS, count - 1 - b.serial);
     want(m, MT_DAT_FREE, b.trace, b.size, b.birth_ms);
 }
 
@@ -344,13 +466,24 @@ static void frame_alloc_limit(void **state)
 
 enum { FRAMES = 3, PER_FRAME = 30000, PER_RECORD = 7000 };
 
-/* FRAMES frames of random allocations and frees into f, m's events. */
+/* FRAMES frames of random allocations and frees into f, m's events; with
+ * m->prev, a version-6 file whose frames also free blocks of the frame
+ * before. */
 static void random_frames(model *m, db_file *f)
 {
     m->live = calloc(PER_FRAME, sizeof *m->live);
+    m->plive = calloc(PER_FRAME, sizeof *m->plive);
     m->want = calloc(FRAMES * PER_FRAME, sizeof *m->want);
-    db_standard(f, 1, 0);
+    if (m->prev)
+        db_culled_head(f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+    else
+        db_standard(f, 1, 0);
     for (int fr = 0; fr < FRAMES; fr++) { /* each frame starts with no live block */
+        if (m->prev) {                    /* the frame before's, for FREE_PREV */
+            memcpy(m->plive, m->live, m->nlive * sizeof *m->live);
+            m->nplive = m->nlive;
+            memcpy(m->pcount, m->count, sizeof m->count);
+        }
         m->nlive = 0;
         memset(m->count, 0, sizeof m->count);
         db_ev2 e = {0};
@@ -402,10 +535,9 @@ static void add_ev(groups *gs, const mt_dat_event *ev)
  * blocks given to fn are those of every event, wherever the deferral was
  * flushed (within each frame, as before a TOTALS, and at each frame's
  * end); deferral goes on after a flush. */
-static void deferred_blocks(void **state)
+static void deferred_blocks_in(bool prev)
 {
-    (void)state;
-    model m = {.rng = 0x9e3779b97f4a7c15ull, .t = 1000 * MS};
+    model m = {.rng = 0x9e3779b97f4a7c15ull, .t = 1000 * MS, .prev = prev};
     db_file f;
     random_frames(&m, &f);
     size_t n = 4 * (m.t / MS + 1);
@@ -435,14 +567,21 @@ static void deferred_blocks(void **state)
     assert_int_equal(k, m.nwant);
     assert_true(deferred > 2 * k / 3); /* deferral goes on after a flush */
     mt_dat_close(r);
-    free(all.g), free(part.g), free(m.live), free(m.want);
+    free(all.g), free(part.g), free(m.live), free(m.plive), free(m.want);
     db_file_free(&f);
 }
 
-static void many_blocks(void **state)
+/* Also with FREE_PREV, whose blocks were given at their frame's end. */
+static void deferred_blocks(void **state)
 {
     (void)state;
-    model m = {.rng = 0x9e3779b97f4a7c15ull, .t = 1000 * MS};
+    deferred_blocks_in(false);
+    deferred_blocks_in(true);
+}
+
+static void many_blocks_in(bool prev)
+{
+    model m = {.rng = 0x9e3779b97f4a7c15ull, .t = 1000 * MS, .prev = prev};
     db_file f;
     random_frames(&m, &f);
     mt_dat_event *got = calloc(m.nwant, sizeof *got);
@@ -481,7 +620,34 @@ static void many_blocks(void **state)
     mt_dat_close(r);
     free(got);
     free(m.live);
+    free(m.plive);
     free(m.want);
+    db_file_free(&f);
+}
+
+static size_t read_runs(const db_file *f, size_t per, mt_dat_hev *out, mt_errc *end, mt_err *err);
+
+/* Also with FREE_PREV: a restart decodes the frame before its position
+ * first, for the blocks the frees name there; and the runs of
+ * dat_reader_batch2.c give the same FREE_PREVs as the one-event decoder. */
+static void many_blocks(void **state)
+{
+    (void)state;
+    many_blocks_in(false);
+    many_blocks_in(true);
+    model m = {.rng = 0x9e3779b97f4a7c15ull, .t = 1000 * MS, .prev = true};
+    db_file f;
+    random_frames(&m, &f); /* thread 9's events only */
+    mt_dat_hev *got = calloc(m.nwant, sizeof *got);
+    mt_err err;
+    mt_errc end;
+    assert_int_equal(read_runs(&f, 37, got, &end, &err), m.nwant);
+    assert_int_equal(end, MT_E_EMPTY);
+    for (size_t i = 0; i < m.nwant; i++) {
+        assert_int_equal(got[i].ev.size, m.want[i].u.ev.size);
+        assert_int_equal(got[i].ev.birth_ms, m.want[i].u.ev.birth_ms);
+    }
+    free(got), free(m.live), free(m.plive), free(m.want);
     db_file_free(&f);
 }
 
@@ -794,11 +960,19 @@ static void runs_like_single(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(decoded),           cmocka_unit_test(corrupt),
-        cmocka_unit_test(frame_local),       cmocka_unit_test(many_blocks),
-        cmocka_unit_test(frame_alloc_limit), cmocka_unit_test(deferred_blocks),
-        cmocka_unit_test(next_trace),        cmocka_unit_test(next_trace_corrupt),
-        cmocka_unit_test(runs_like_single),  cmocka_unit_test(tick_steps),
+        cmocka_unit_test(decoded),
+        cmocka_unit_test(corrupt),
+        cmocka_unit_test(frame_local),
+        cmocka_unit_test(many_blocks),
+        cmocka_unit_test(frame_alloc_limit),
+        cmocka_unit_test(deferred_blocks),
+        cmocka_unit_test(next_trace),
+        cmocka_unit_test(next_trace_corrupt),
+        cmocka_unit_test(runs_like_single),
+        cmocka_unit_test(tick_steps),
+        cmocka_unit_test(prev_frame_refs),
+        cmocka_unit_test(prev_frame_corrupt),
+        cmocka_unit_test(prev_kind_reserved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,11 @@
  * free may name its block exactly when the model's entry at its address
  * holds the same trace, size and birth, and then with that entry's serial;
  * an allocation at an address replaces the entry there; a new frame
- * forgets everything, and counts at most MT_DAT_FRAME_ALLOCS_MAX
- * allocations.  Exit 0 when every answer matches. */
+ * keeps the entries not named as the frame before's, where a free its own
+ * frame does not name may name its block (with the trace's count of that
+ * frame), and forgets the older ones; a new file forgets both; a frame
+ * counts at most MT_DAT_FRAME_ALLOCS_MAX allocations.  Exit 0 when every
+ * answer matches. */
 #include "record_blocks.h"
 
 #include "dat_format.h"
@@ -25,7 +28,8 @@ typedef struct entry {
     uint64_t serial, size, birth_ms;
 } entry;
 
-static entry model[MAX_ADDRS];
+static entry model[MAX_ADDRS], prev[MAX_ADDRS]; /* this frame's, the frame before's */
+static uint64_t count[6], prev_count[6];        /* per trace */
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t rnd(void)
@@ -73,20 +77,54 @@ static uint64_t some_birth(uint64_t t_ms, uint64_t base_ms)
     return k < 994 ? base_ms + (uint64_t)edge[k - 990] : t_ms + (1ull << 32);
 }
 
-static void new_frame(uint64_t *base_ms, bool *have_base)
+static void new_frame(uint64_t *base_ms, bool *have_base, bool file)
 {
-    mt_rb_new_frame();
+    if (file)
+        mt_rb_new_file();
+    else
+        mt_rb_new_frame();
+    memcpy(prev, model, sizeof model);
+    memcpy(prev_count, count, sizeof count);
+    if (file) {
+        memset(prev, 0, sizeof prev);
+        memset(prev_count, 0, sizeof prev_count);
+    }
     memset(model, 0, sizeof model);
+    memset(count, 0, sizeof count);
     *have_base = false;
     (void)base_ms;
 }
 
-/* One frame of n operations on `addrs` addresses. */
-static void frame(uint64_t n, uint64_t addrs, uint64_t *op)
+/* A free its frame did not name: whether the frame before's map names
+ * it, as the model says. */
+static void take_prev(uint64_t i, const entry *v, uint64_t op)
+{
+    mt_rb_trace *ts = mt_rb_trace_get(v->trace);
+    expect(ts && ts->prev_count == prev_count[v->trace], "the trace's count of the frame before",
+           op);
+    const entry *p = &prev[i];
+    bool match =
+        p->present && v->trace == p->trace && v->size == p->size && v->birth_ms == p->birth_ms;
+    uint64_t serial = UINT64_MAX;
+    bool got =
+        ts && mt_rb_take_prev(addr_of(i), v->trace, v->size, v->birth_ms, ts->prev_count, &serial);
+    expect(got == match,
+           got ? "named a block of the frame before it should not"
+               : "missed its block of the frame before",
+           op);
+    if (got && match)
+        expect(serial == p->serial, "wrong serial in the frame before", op);
+    if (got)
+        prev[i].present = false;
+}
+
+/* One frame of n operations on `addrs` addresses (a new file's first if
+ * file). */
+static void frame(uint64_t n, uint64_t addrs, uint64_t *op, bool file)
 {
     uint64_t base_ms = 0, t_ms = 1000 + rnd() % 100000;
     bool have_base = false;
-    new_frame(&base_ms, &have_base);
+    new_frame(&base_ms, &have_base, file);
     for (uint64_t k = 0; k < n; k++, (*op)++) {
         uint64_t i = rnd() % addrs;
         entry *m = &model[i];
@@ -102,13 +140,16 @@ static void frame(uint64_t n, uint64_t addrs, uint64_t *op)
                 have_base = true;
             }
             uint64_t serial = ts->count++;
+            count[trace]++;
             mt_rb_note_alloc(addr_of(i), trace, serial, size, birth);
             bool kept = fits(addr_of(i), size, (int64_t)(birth - base_ms));
             *m = (entry){kept, trace, serial, size, birth};
             continue;
         }
         entry v = *m; /* a free: the block's own values, or another block's */
-        if (!v.present || rnd() % 4 == 0) {
+        if (!v.present && prev[i].present && rnd() % 4)
+            v = prev[i]; /* the frame before's block at the address */
+        else if (!v.present || rnd() % 4 == 0) {
             v.trace = (uint32_t)(rnd() % 6);
             v.size = 16 * (1 + rnd() % 4);
             v.birth_ms = t_ms - rnd() % 3;
@@ -125,6 +166,8 @@ static void frame(uint64_t n, uint64_t addrs, uint64_t *op)
             expect(serial == m->serial, "wrong serial", *op);
         if (got)
             m->present = false;
+        else
+            take_prev(i, &v, *op);
     }
 }
 
@@ -145,17 +188,18 @@ int main(void)
     uint64_t op = 0;
     frame_alloc_limit();
     const mt_rb_stats *st = mt_rb_get_stats();
-    frame(200000, 300, &op);        /* heavy reuse, long clusters */
-    frame(2000000, MAX_ADDRS, &op); /* growth */
-    frame(100000, 1000, &op);       /* after a big frame: shrinks */
-    for (int f = 0; f < 20; f++)    /* many small frames: the map empties each time */
-        frame(5000 + rnd() % 5000, 50 + rnd() % 5000, &op);
-    frame(1000000, 100000, &op);
-    printf("%llu operations: %llu frees named their block, %llu not found, %llu another block; "
-           "%llu bytes\n",
-           (unsigned long long)op, (unsigned long long)st->refs, (unsigned long long)st->not_found,
-           (unsigned long long)st->mismatched, (unsigned long long)mt_rb_bytes());
-    if (st->refs == 0 || st->mismatched == 0 || st->not_found == 0)
+    frame(200000, 300, &op, true);         /* heavy reuse, long clusters */
+    frame(2000000, MAX_ADDRS, &op, false); /* growth */
+    frame(100000, 1000, &op, false);       /* after a big frame: shrinks */
+    for (int f = 0; f < 20; f++)           /* many small frames: the map empties each time */
+        frame(5000 + rnd() % 5000, 50 + rnd() % 5000, &op, f == 10);
+    frame(1000000, 100000, &op, false);
+    printf("%llu operations: %llu frees named their block (%llu in the frame before), %llu not "
+           "found, %llu another block; %llu bytes\n",
+           (unsigned long long)op, (unsigned long long)st->refs, (unsigned long long)st->prev_refs,
+           (unsigned long long)st->not_found, (unsigned long long)st->mismatched,
+           (unsigned long long)mt_rb_bytes());
+    if (st->refs == 0 || st->prev_refs == 0 || st->mismatched == 0 || st->not_found == 0)
         return fprintf(stderr, "the test did not reach every case\n"), 1;
     if (failures)
         fprintf(stderr, "%d wrong answers\n", failures);

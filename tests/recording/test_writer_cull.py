@@ -63,12 +63,12 @@ def extras(path):
 def same_end(full, culled, what):
     fi, frows, _ = dump(a, full, traces=True)
     ci, crows, _ = dump(a, culled, traces=True)
-    # a culled recording keeps the threads' order (version 4); a full one is
-    # in tick order by default (version 5, PROCESS order 1)
-    check(ci["version"] == 4 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000 and
-          ci["tick_order"] == 0, "%s: culled file: version 4, mode culled, 1 s" % what)
-    check(fi["version"] == 5 and fi["record_mode"] == 0 and fi["tick_order"] == 1,
-          "%s: full file: version 5, mode full, tick order" % what)
+    # a culled recording keeps the threads' order (PROCESS order 0); a full
+    # one is in tick order by default (order 1); both version 6
+    check(ci["version"] == 6 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000 and
+          ci["tick_order"] == 0, "%s: culled file: version 6, mode culled, 1 s" % what)
+    check(fi["version"] == 6 and fi["record_mode"] == 0 and fi["tick_order"] == 1,
+          "%s: full file: version 6, mode full, tick order" % what)
     for info, rows, kind in ((fi, frows, "full"), (ci, crows, "culled")):
         bad = [r for r in rows if r[3] != r[4]]
         check(info["finalized"] == 1 and not bad and info["end_dropped"] == 0,
@@ -136,9 +136,9 @@ t.wait()
 check(rc == 0, "memtop -p --record --cull=1 ran: %s %s" % (out, errs))
 vi, vrows, _ = dump(a, viaf, traces=True)
 bad = [r for r in vrows if r[3] != r[4]]
-check(vi["version"] == 4 and vi["record_mode"] == 1 and vi["cull_ms"] == 1000 and
+check(vi["version"] == 6 and vi["record_mode"] == 1 and vi["cull_ms"] == 1000 and
       vi["culled_blocks"] > 0 and vi["finalized"] == 1 and not bad,
-      "a mid-run culled recording: version 4, 1 s, replay == FINAL (%d culled) %s"
+      "a mid-run culled recording: version 6, 1 s, replay == FINAL (%d culled) %s"
       % (vi["culled_blocks"], bad[:2]))
 
 # 7. The export says culled, and is inexact before the end (live misses young blocks).

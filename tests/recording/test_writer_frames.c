@@ -80,8 +80,7 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_cstr(b, "test_writer_frames");
     mt_put_cstr(b, "");
     mt_put_v(b, MT_DAT_MODE_FULL), mt_put_v(b, 0), mt_put_v(b, 0), mt_put_v(b, 0); /* version 4 */
-    if (mt_w.tick_order)
-        mt_put_v(b, MT_DAT_ORDER_TICK); /* version 5 */
+    mt_put_v(b, mt_w.tick_order ? MT_DAT_ORDER_TICK : MT_DAT_ORDER_THREAD); /* version 5 on */
     mt_recw_emit(MT_DAT_REC_PROCESS);
 }
 

@@ -36,8 +36,9 @@ def target_env(**extra):
 
 
 def block_stats(stderr):
-    m = re.search(r"(\d+) frees named their block, (\d+) written in full \((\d+): no block of "
-                  r"their frame at the address, (\d+): another block there\)", stderr)
+    m = re.search(r"(\d+) frees named their block \((\d+) of them in the frame before\), (\d+) "
+                  r"written in full; of the frees their own frame did not name, (\d+) found no "
+                  r"block at the address, (\d+) another block there", stderr)
     return tuple(int(x) for x in m.groups()) if m else None
 
 
@@ -111,7 +112,8 @@ for kind in ("start", "mid"):
             break
     else:
         fail("%s: events were dropped in 3 runs: no exact comparison possible" % kind)
-    refs, full, not_found, other = stats
-    print("%s: %d frees named their block, %d in full (%d: no block of their frame at the "
-          "address, %d: another block there)" % (kind, refs, full, not_found, other))
+    refs, prev, full, not_found, other = stats
+    print("%s: %d frees named their block (%d in the frame before), %d in full (not named in "
+          "their frame: %d no block at the address, %d another block there)" % (
+              kind, refs, prev, full, not_found, other))
     check(refs > 0 and other > 0, "%s: the address-reuse race happened and was handled" % kind)

@@ -6,9 +6,13 @@
  * and the next allocation at that address, which allocators hand out
  * again soon, takes the slot back.  So the map fills with the distinct
  * addresses of a frame's allocations rather than the live ones; a growth
- * drops the dead entries, and the frame's end empties the map anyway.  Per-trace
- * state belongs to an epoch, the current frame's number: a trace of
- * another epoch is reset lazily, so a new frame does not touch the array.
+ * drops the dead entries, and at the frame's end the map becomes the
+ * previous frame's map as it is, and the frame before's, emptied, the
+ * current one.
+ * Per-trace state belongs to an epoch, the current frame's number: a
+ * trace of another epoch is reset lazily (its count becoming prev_count
+ * when that epoch was the frame before), so a new frame does not touch
+ * the array.
  */
 #include "record_blocks.h"
 
@@ -47,6 +51,7 @@ static struct {
     uint64_t count, peak; /* entries of this frame; most this frame */
     bool have_base;
     uint64_t base_ms;
+    uint64_t pbase_ms;   /* base_ms of the frame before: its entries' births are above it */
     uint32_t full_epoch; /* the array could not grow in this epoch */
     mt_rb_stats stats;
 } g;
@@ -95,11 +100,19 @@ static slot *new_map(unsigned bits)
 
 /* Shrinks the map at a frame boundary when the frame that ended used
  * little of it; true if it did (the new map is empty). */
-static bool maybe_shrink(void)
+/* The size of map a frame like one that stored `peak` entries wants:
+ * room for twice as many at 70 %. */
+static unsigned want_bits(uint64_t peak)
 {
     unsigned want = MAP_MIN_BITS;
-    while (want < mt_rb_h.bits && ((uint64_t)1 << want) * 7 / 10 < g.peak * 2)
+    while (want < MAP_MAX_BITS && ((uint64_t)1 << want) * 7 / 10 < peak * 2)
         want++;
+    return want;
+}
+
+static bool maybe_shrink(void)
+{
+    unsigned want = want_bits(g.peak);
     if (!mt_rb_h.map || want >= mt_rb_h.bits)
         return false;
     slot *m = new_map(want);
@@ -111,20 +124,14 @@ static bool maybe_shrink(void)
     return true;
 }
 
-void mt_rb_new_frame(void)
+/* The previous frame's map goes: no block of the frame before is named. */
+static void drop_prev(void)
 {
-    /* The map is emptied (no epoch in a slot: 16 bytes); a frame that
-     * stored nothing left it empty. */
-    if (!maybe_shrink() && mt_rb_h.map && g.peak)
-        memset(mt_rb_h.map, 0, map_bytes(mt_rb_h.bits));
-    g.count = g.peak = mt_rb_h.frame_allocs = 0;
-    g.have_base = false;
-    if (++mt_rb_h.epoch == 0) { /* wrapped: old trace states could look current */
-        if (mt_rb_h.traces)
-            memset(mt_rb_h.traces, 0, (size_t)mt_rb_h.ntraces * sizeof *mt_rb_h.traces);
-        g.full_epoch = 0;
-        mt_rb_h.epoch = 1;
-    }
+    slot *m = mt_rb_h.pmap;
+    size_t len = map_bytes(mt_rb_h.pbits);
+    mt_rb_h.pmap = NULL; /* first, as mt_rb_release */
+    mt_rb_h.pbits = 0;
+    mt_os_free(m, len); /* NULL: nothing */
 }
 
 /* Clears n bytes at p unless they are all zero already. */
@@ -156,6 +163,7 @@ void mt_rb_release(void)
      * array's states (epoch 0) are never current */
     mt_rb_h.map = NULL;
     mt_rb_h.bits = 0;
+    drop_prev();
     mt_rb_h.traces = NULL;
     mt_rb_h.ntraces = 0;
     g.count = g.peak = 0;
@@ -193,20 +201,27 @@ mt_rb_trace *mt_rb_trace_slow(uint32_t trace)
         return NULL;
     }
     mt_rb_trace *t = &mt_rb_h.traces[trace];
-    if (t->epoch != mt_rb_h.epoch)
-        *t = (mt_rb_trace){.epoch = mt_rb_h.epoch};
+    if (t->epoch != mt_rb_h.epoch) /* its count is the frame before's if that was its epoch */
+        *t = (mt_rb_trace){.epoch = mt_rb_h.epoch,
+                           .prev_count = t->epoch + 1u == mt_rb_h.epoch ? t->count : 0};
     return t;
 }
 
-/* The slot holding addr (!= 0), or the empty slot where it would go. */
-static slot *find(uint64_t addr)
+/* The slot of map m (2^bits slots, never full) holding addr (!= 0), or
+ * the empty slot where it would go. */
+static slot *find_in(slot *m, unsigned bits, uint64_t addr)
 {
-    uint64_t mask = LOW(mt_rb_h.bits);
-    for (uint64_t i = home(addr, mt_rb_h.bits);; i = (i + 1) & mask) {
-        slot *s = &mt_rb_h.map[i];
+    uint64_t mask = LOW(bits);
+    for (uint64_t i = home(addr, bits);; i = (i + 1) & mask) {
+        slot *s = &m[i];
         if (!s->key || key_addr(s->key) == addr)
             return s;
     }
+}
+
+static slot *find(uint64_t addr)
+{
+    return find_in(mt_rb_h.map, mt_rb_h.bits, addr);
 }
 
 /* The live entries of the map. */
@@ -288,6 +303,20 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
     *s = v;
 }
 
+/* Whether slot s holds the block (trace, size, birth_ms), its birth
+ * above base_ms. */
+static bool holds(const slot *s, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t base_ms)
+{
+    uint64_t v = s->val;
+    return (v & LOW(TRACE_BITS)) == trace && v >> (TRACE_BITS + SERIAL_BITS) == size &&
+           base_ms + (uint64_t)key_birth(s->key) == birth_ms;
+}
+
+static uint64_t serial_of(const slot *s)
+{
+    return s->val >> TRACE_BITS & LOW(SERIAL_BITS);
+}
+
 bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t *serial)
 {
     slot *s = mt_rb_h.map && g.have_base && addr_fits(addr) ? find(addr) : NULL;
@@ -295,16 +324,93 @@ bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms,
         g.stats.not_found++;
         return false;
     }
-    uint64_t v = s->val;
-    if ((v & LOW(TRACE_BITS)) != trace || v >> (TRACE_BITS + SERIAL_BITS) != size ||
-        g.base_ms + (uint64_t)key_birth(s->key) != birth_ms) {
+    if (!holds(s, trace, size, birth_ms, g.base_ms)) {
         g.stats.mismatched++; /* another block lives at addr now: keep it */
         return false;
     }
-    *serial = v >> TRACE_BITS & LOW(SERIAL_BITS);
+    *serial = serial_of(s);
     kill(s);
     g.stats.refs++;
     return true;
+}
+
+bool mt_rb_take_prev(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms,
+                     uint32_t prev_count, uint64_t *serial)
+{
+    if (!mt_rb_h.pmap || !addr_fits(addr))
+        return false;
+    slot *s = find_in(mt_rb_h.pmap, mt_rb_h.pbits, addr);
+    /* the count check is the trace states' and the map's agreement
+     * (both of the frame before), kept in release builds: a reference
+     * past it would be a corrupt file */
+    if (!s->key || dead(s) || !holds(s, trace, size, birth_ms, g.pbase_ms) ||
+        serial_of(s) >= prev_count)
+        return false;
+    *serial = serial_of(s);
+    kill(s);
+    g.stats.prev_refs++;
+    return true;
+}
+
+/* The frame that ends becomes the frame before: its map, as it is (dead
+ * entries and all: a look-up passes over them), is the previous frame's
+ * map, and the old one of the frame before, emptied, the next frame's:
+ * kept when it has the size the frame that ends wants (maybe_shrink's
+ * rule), else replaced.  No entry is copied: copying the live entries
+ * into a compact map cost a pass and a random store per live block at
+ * every frame's end (docs/performance.md, "References into the frame
+ * before"). */
+static void swap_to_prev(void)
+{
+    if (!g.peak) { /* the frame stored nothing: its map is empty, no block to keep */
+        drop_prev();
+        return;
+    }
+    slot *old = mt_rb_h.pmap;
+    unsigned old_bits = mt_rb_h.pbits, want = want_bits(g.peak);
+    mt_rb_h.pmap = mt_rb_h.map;
+    mt_rb_h.pbits = mt_rb_h.bits;
+    g.pbase_ms = g.base_ms;
+    if (old && old_bits == want) {
+        memset(old, 0, map_bytes(old_bits));
+    } else {
+        mt_os_free(old, map_bytes(old_bits)); /* NULL: nothing */
+        old = new_map(want);                  /* NULL: the next allocation maps one */
+        old_bits = old ? want : 0;
+    }
+    mt_rb_h.map = old;
+    mt_rb_h.bits = old_bits;
+}
+
+/* A new epoch, the current frame's counts at zero (its map is empty). */
+static void empty_frame(void)
+{
+    g.count = g.peak = mt_rb_h.frame_allocs = 0;
+    g.have_base = false;
+    if (++mt_rb_h.epoch == 0) { /* wrapped: old trace states could look current */
+        if (mt_rb_h.traces)
+            memset(mt_rb_h.traces, 0, (size_t)mt_rb_h.ntraces * sizeof *mt_rb_h.traces);
+        g.full_epoch = 0;
+        mt_rb_h.epoch = 1;
+        drop_prev(); /* the states' prev_count went with them */
+    }
+}
+
+void mt_rb_new_frame(void)
+{
+    swap_to_prev();
+    empty_frame();
+}
+
+void mt_rb_new_file(void)
+{
+    drop_prev();
+    /* The map is emptied (no epoch in a slot: 16 bytes); a frame that
+     * stored nothing left it empty. */
+    if (!maybe_shrink() && mt_rb_h.map && g.peak)
+        memset(mt_rb_h.map, 0, map_bytes(mt_rb_h.bits));
+    empty_frame();
+    empty_frame(); /* an epoch between: no trace state takes a count as prev_count */
 }
 
 const mt_rb_stats *mt_rb_get_stats(void)
@@ -320,5 +426,6 @@ void mt_rb_reset_stats(void)
 uint64_t mt_rb_bytes(void)
 {
     return (mt_rb_h.map ? map_bytes(mt_rb_h.bits) : 0) +
+           (mt_rb_h.pmap ? map_bytes(mt_rb_h.pbits) : 0) +
            (uint64_t)mt_rb_h.ntraces * sizeof(mt_rb_trace);
 }

@@ -3,12 +3,15 @@
  * its trace, size and age, and which sizes can be left out.
  *
  * Why: a free names "the r-th newest allocation of its trace in this zstd
- * frame" in a byte or two, where a full free takes four or more.  The
- * writer keeps, per frame, an address -> block map of the allocations it
- * wrote (trace, per-trace serial, size, birth ms) and per trace the count
- * of allocations and the last size written.  Everything belongs to the
- * current frame: ending a frame empties it, so a reader can restart at
- * any frame with an empty context.
+ * frame" (FREE_REF) or "... in the frame before" (FREE_PREV) in a byte or
+ * two, where a full free takes four or more.  The writer keeps an address
+ * -> block map of the allocations it wrote in the current frame (trace,
+ * per-trace serial, size, birth ms), per trace the count of allocations
+ * and the last size written, and, for the frame before, its map as it
+ * was at its end and each trace's count there.  Ending a frame makes the
+ * current map the previous frame's and gives the frame after an empty
+ * one; a new file (a session, a rewind) empties both,
+ * so a reader can restart at any frame with the frame before it.
  *
  * Exactness: a free is written as a reference only when the map entry at
  * its address holds exactly the trace, size and birth ms the target
@@ -21,9 +24,12 @@
  * Memory: 16 bytes per map slot (a block whose address, size or birth
  * does not fit one is not kept: its free is written in full), at most
  * 70 % full, for the distinct addresses of the blocks allocated in the
- * current frame (a free leaves a dead entry); 32 bytes per trace.  All from mmap, the map on huge
- * pages from 2 MiB on; it is emptied at a frame boundary (shrunk when the last frame used little of
- * it).  Writer thread only (the writer's lock held).
+ * current frame (a free leaves a dead entry): at most 2^21 slots, 32
+ * MiB; the previous frame's map, that frame's map as it was at its end;
+ * 32 bytes per trace.  All from mmap, the maps on huge pages from 2 MiB
+ * on.  At a frame boundary the two maps change places, and the one that
+ * becomes current is emptied, or replaced by one of the size the frame
+ * that ended wants.  Writer thread only (the writer's lock held).
  */
 #ifndef MT_RECORD_BLOCKS_H
 #define MT_RECORD_BLOCKS_H
@@ -35,22 +41,31 @@
 
 /* Per trace, for the current frame. */
 typedef struct mt_rb_trace {
-    uint32_t epoch;     /* the frame these fields belong to */
-    uint32_t has_size;  /* last_size is set */
-    uint64_t count;     /* allocations of the trace written in this frame */
-    uint64_t last_size; /* size of the trace's previous event in this frame */
-    uint32_t next;      /* next(trace) + 1 in this frame (dat_format.h), 0: none */
+    uint32_t epoch;      /* the frame these fields belong to */
+    uint32_t has_size;   /* last_size is set */
+    uint32_t count;      /* allocations of the trace written in this frame */
+    uint32_t prev_count; /* ... in the frame before: p(trace), dat_format.h */
+    uint64_t last_size;  /* size of the trace's previous event in this frame */
+    uint32_t next;       /* next(trace) + 1 in this frame (dat_format.h), 0: none */
 } mt_rb_trace;
+
+_Static_assert(MT_DAT_FRAME_ALLOCS_MAX <= UINT32_MAX, "a frame's count fits 32 bits");
 
 /* What the writer did with frees, for the log and the tests. */
 typedef struct mt_rb_stats {
     uint64_t refs;       /* frees that named their block */
+    uint64_t prev_refs;  /* ... a block of the frame before */
     uint64_t not_found;  /* no entry at the address in this frame */
     uint64_t mismatched; /* the entry at the address was another block */
 } mt_rb_stats;
 
-/* A new frame begins (and a new session): the context is empty. */
+/* A new frame begins: the current frame's context becomes the frame
+ * before's, and the current one is empty. */
 void mt_rb_new_frame(void);
+
+/* A new frame with no frame before it (a new file, or the file cut back
+ * to a frame end other than the last one's): both are empty. */
+void mt_rb_new_file(void);
 
 /* fork child: forgets the tables without unmapping them (the parent's
  * writer may have been replacing one when the fork happened). */
@@ -73,6 +88,8 @@ typedef struct mt_rb_slot {
 typedef struct mt_rb_hot {
     mt_rb_slot *map;
     unsigned bits;         /* the map has 2^bits slots */
+    mt_rb_slot *pmap;      /* the frame before's blocks, or NULL when none */
+    unsigned pbits;        /* pmap has 2^pbits slots */
     uint32_t epoch;        /* the frame's number, for the trace array */
     mt_rb_trace *traces;   /* per trace, for the current frame */
     uint32_t ntraces;      /* capacity */
@@ -113,6 +130,13 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
  * block, removes it from the map and returns true with *serial set. */
 bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t *serial);
 
+/* A free at addr that no entry of this frame names (mt_rb_take false),
+ * of a trace with prev_count allocations in the frame before: if it may
+ * name its block of that frame, removes it from the previous frame's map
+ * and returns true with *serial (< prev_count) set. */
+bool mt_rb_take_prev(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms,
+                     uint32_t prev_count, uint64_t *serial);
+
 /* The home slot of addr in a map of 2^bits slots (Fibonacci hashing). */
 static inline uint64_t mt_rb_home(uint64_t addr, unsigned bits)
 {
@@ -132,11 +156,19 @@ static inline __attribute__((always_inline)) void mt_rb_prefetch(uint64_t addr, 
         __builtin_prefetch(&mt_rb_h.traces[trace]);
 }
 
+/* The same for a free's slot in the previous frame's map, where it looks
+ * when this frame's map does not name its block. */
+static inline __attribute__((always_inline)) void mt_rb_prefetch_prev(uint64_t addr)
+{
+    if (mt_rb_h.pmap)
+        __builtin_prefetch(&mt_rb_h.pmap[mt_rb_home(addr, mt_rb_h.pbits)]);
+}
+
 /* Counters since the session began; mt_rb_reset_stats at its start. */
 const mt_rb_stats *mt_rb_get_stats(void);
 void mt_rb_reset_stats(void);
 
-/* Bytes the context holds (map and trace array). */
+/* Bytes the context holds (maps and trace array). */
 uint64_t mt_rb_bytes(void);
 
 #endif

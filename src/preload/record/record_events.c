@@ -20,8 +20,8 @@
  * Encoding (EVENTS2): each field goes to its column (tags, times, traces,
  * sizes, refs, ages), which zstd compresses better than the fields
  * interleaved; a free whose block was allocated earlier in the same frame
- * names it (record_blocks.h), and a size equal to the trace's last size
- * in the frame is left out.
+ * or in the frame before names it (record_blocks.h), and a size equal to
+ * the trace's last size in the frame is left out.
  */
 #define _GNU_SOURCE
 #include "core_assert.h"
@@ -84,6 +84,11 @@ static unsigned put_free(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t)
     if (ts && mt_rb_take(e->addr, mt_rev_trace(e), size, birth, &serial)) {
         put_col(MT_COL_REFS, ts->count - 1 - serial);
         return tag | MT_DAT_EV_FREE_REF;
+    }
+    if (ts && ts->prev_count &&
+        mt_rb_take_prev(e->addr, mt_rev_trace(e), size, birth, ts->prev_count, &serial)) {
+        put_col(MT_COL_REFS, ts->prev_count - 1 - serial);
+        return tag | MT_DAT_EV_FREE_PREV;
     }
     tag |= MT_DAT_EV_FREE | put_size(ts, size);
     put_col(MT_COL_AGES, t / 1000000u - birth);
@@ -186,7 +191,9 @@ static void encode_event(mt_rr_open *o, const mt_rec_event *e)
     mt_rb_trace *ts = mt_rb_trace_get(mt_rev_trace(e));
     bool is_free = mt_rev_kind(e) == MT_DAT_EV_FREE;
     tag |= is_free ? put_free(e, ts, t) : put_alloc(e, ts, t);
-    if (ts) {
+    /* a FREE_PREV leaves the last size (dat_format.h: a frame decodes
+     * without the blocks of the frame before, but for FREE_PREV's own) */
+    if (ts && (tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_FREE_PREV) {
         ts->last_size = mt_rev_size(e);
         ts->has_size = 1;
     }
@@ -224,6 +231,15 @@ void mt_rr_encode_one(uint32_t tid, const mt_rec_event *e)
     encode_at(tid, e, true);
 }
 
+/* The frame context an event will touch, loaded ahead: its map slot and
+ * trace state, and for a free its slot in the previous frame's map. */
+static inline __attribute__((always_inline)) void prefetch_event(const mt_rec_event *a)
+{
+    mt_rb_prefetch(a->addr, mt_rev_trace(a));
+    if (mt_rev_kind(a) != MT_DAT_EV_ALLOC)
+        mt_rb_prefetch_prev(a->addr);
+}
+
 /* Tick order (record_tick.h): the events copied out of the ring, then
  * each run of one time written in the order mt_rt_order gives, the frame
  * context's slots prefetched ahead in that order. */
@@ -241,8 +257,7 @@ static void encode_ticks(uint32_t tid, const mt_rec_ring *r, uint64_t from, uint
         const uint32_t *order = mt_rt_order(ev + i, j - i);
         for (uint32_t k = 0; k < j - i; k++) {
             if (k + PREFETCH_AHEAD < j - i) {
-                const mt_rec_event *a = &ev[i + order[k + PREFETCH_AHEAD]];
-                mt_rb_prefetch(a->addr, mt_rev_trace(a));
+                prefetch_event(&ev[i + order[k + PREFETCH_AHEAD]]);
             }
             encode_at(tid, &ev[i + order[k]], false);
         }
@@ -267,7 +282,7 @@ static void encode_events(const mt_rec_ring *r, uint64_t from, uint64_t n)
         const mt_rec_event *ev = mt_ring_span(r, from + i, n - i, &len);
         for (uint64_t k = 0; k < len; k++) {
             if (k + PREFETCH_AHEAD < len)
-                mt_rb_prefetch(ev[k + PREFETCH_AHEAD].addr, mt_rev_trace(&ev[k + PREFETCH_AHEAD]));
+                prefetch_event(&ev[k + PREFETCH_AHEAD]);
             if (culled && mt_cull_event(tid, &ev[k]))
                 continue; /* young, or culled with its allocation */
             encode_at(tid, &ev[k], culled);

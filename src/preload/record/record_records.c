@@ -59,8 +59,8 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_put_v(b, culled ? mt_cull_threshold_ms() : 0u);
     mt_put_v(b, culled ? mt_cull_max_blocks() : 0u);
     mt_put_v(b, mt_g.cfg.sample_rate);
-    if (mt_w.tick_order) /* version 5's appended field */
-        mt_put_v(b, MT_DAT_ORDER_TICK);
+    /* version 5's appended field, in every file from version 6 on */
+    mt_put_v(b, mt_w.tick_order ? MT_DAT_ORDER_TICK : MT_DAT_ORDER_THREAD);
     mt_recw_emit(MT_DAT_REC_PROCESS);
 }
 

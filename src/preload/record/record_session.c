@@ -112,7 +112,7 @@ static void reset_session(int fd)
         mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
     mt_w.open_rec.n = 0;
     mt_w.tick_order = mt_rec_order_ticks() && !mt_cull_on(); /* mt_cull_begin came first */
-    mt_rb_new_frame();
+    mt_rb_new_file();
     mt_rb_reset_stats();
     atomic_store_explicit(&mt_w.events, 0, memory_order_relaxed);
     atomic_store_explicit(&mt_w.dropped, 0, memory_order_relaxed);
@@ -242,12 +242,14 @@ static uint64_t final_excess(void)
 static void log_block_stats(void)
 {
     const mt_rb_stats *st = mt_rb_get_stats();
+    uint64_t missed = st->not_found + st->mismatched; /* not named in their own frame */
     mt_log(MT_LOG_INFO,
-           "recording: %llu frees named their block, %llu written in full (%llu: no block of "
-           "their frame at the address, %llu: another block there); %llu bytes of block map",
-           (unsigned long long)st->refs, (unsigned long long)(st->not_found + st->mismatched),
-           (unsigned long long)st->not_found, (unsigned long long)st->mismatched,
-           (unsigned long long)mt_rb_bytes());
+           "recording: %llu frees named their block (%llu of them in the frame before), %llu "
+           "written in full; of the frees their own frame did not name, %llu found no block at "
+           "the address, %llu another block there; %llu bytes of block maps",
+           (unsigned long long)(st->refs + st->prev_refs), (unsigned long long)st->prev_refs,
+           (unsigned long long)(missed - st->prev_refs), (unsigned long long)st->not_found,
+           (unsigned long long)st->mismatched, (unsigned long long)mt_rb_bytes());
 }
 
 /* After final_capture: the excess, the FINAL set, END.  Lock held. */

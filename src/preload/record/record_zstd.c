@@ -294,7 +294,7 @@ void mt_recw_end_frame(void)
         mt_w.frame_mark = mt_w.bytes;
     }
     mt_w.frame_open = false;
-    mt_rb_new_frame(); /* EVENTS2 references stay inside their frame */
+    mt_rb_new_frame(); /* EVENTS2 references reach this frame and the next */
     set_level(mt_w.frame_raw < MT_RECW_SMALL_FRAME);
     mt_w.frame_raw = 0;
 }
@@ -355,9 +355,9 @@ void mt_recw_write_file_header(void)
     mt_dat_file_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
-    /* full, culled or sampled: PROCESS says which; thread order: a version
-     * 4 reader reads it */
-    h.version = mt_w.tick_order ? MT_DAT_VERSION : MT_DAT_VERSION_ORDERED;
+    /* full, culled or sampled, tick or thread order: PROCESS says which;
+     * any of them may hold FREE_PREV */
+    h.version = MT_DAT_VERSION;
     h.header_bytes = MT_DAT_HEADER_BYTES;
     h.endian_mark = MT_DAT_ENDIAN_MARK;
     h.flags = MT_DAT_FILE_ZSTD;
@@ -382,7 +382,7 @@ static bool rewind_to(uint64_t mark)
     mt_w.open_rec.n = 0;
     mt_w.frame_open = false;
     mt_w.frame_raw = 0;
-    mt_rb_new_frame();
+    mt_rb_new_file(); /* the frame before `mark` is not the one the context holds */
     MT_HINT_SET(mt_w.bytes, mark);
     MT_HINT_SET(mt_w.err, 0);
     return true;

@@ -69,7 +69,7 @@ typedef struct mt_replay_info {
      * full or address reused: exact, only a bigger file). */
     bool culled;
     uint64_t cull_ms, culled_blocks, written_early;
-    /* Tick order (format version 5): within a clock tick each thread's
+    /* Tick order (format version 5 on): within a clock tick each thread's
      * events are sorted, not in the order made (peaks within it unseen). */
     bool tick_order;
 } mt_replay_info;
