@@ -41,7 +41,9 @@
  * then every event of it is written already) and retires it again after
  * the event.  Ring headers (small) are therefore never unmapped; only the
  * chunks are.  Memory: one header per ring ever needed at once, one chunk
- * (plus a spare, plus what a backlog needs) per thread alive, plus
+ * (plus a spare, plus what a backlog needs) per thread alive -- after a
+ * session, that one chunk mapped with ~3 of its pages resident
+ * (mt_rings_trim) --, plus
  * retiring ones the writer has not reached yet, plus at most
  * MT_RING_FREE_MAX free rings with one chunk each.
  */
