@@ -6,8 +6,9 @@ order, one after the other in the same target: after each, the writer's
 buffers, zstd context, frame context, sort scratch and cull FIFO are gone
 (~10 MiB before this test existed, ~20 MiB while a culled session's FIFO
 stayed), and so are the rings' spare chunks.  What may stay: the chunk the
-target's one allocating thread appends to (256 KiB: only that thread may let
-it go) and the slab of ring headers (64 KiB).  Each recording must still be
+target's one allocating thread appends to (256 KiB mapped, which
+tracker_bytes counts: only that thread may let it go; its pages go back,
+test_writer_trim.py) and the slab of ring headers (64 KiB).  Each recording must still be
 whole (finalized) and replay to its final state, so the next session set
 its memory up again."""
 import json

@@ -39,6 +39,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -627,6 +628,40 @@ void mt_rings_free_spares(void)
         mt_rec_chunk *c = atomic_exchange_explicit(&r->spare, NULL, memory_order_acquire);
         if (c)
             chunk_free(r, c);
+    }
+}
+
+/* The pages of drained chunk c that hold no event to come go back to the
+ * kernel (MADV_DONTNEED: zero-filled when touched again), all but the
+ * first, which holds the chunk's header (the owner may link a next chunk
+ * or start this one over, and slot 0 is there), and the pages of slots k
+ * and k + 1: k is head's slot, where an append in flight when the session
+ * ended may still write (one event: a nested one is dropped).  Only the
+ * owner writes the other slots, and only in a later session, after they
+ * were zero-filled again. */
+static void chunk_trim(mt_rec_chunk *c, uint64_t k)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)c;
+    uintptr_t lo = at + page, hi = (at + MT_RING_CHUNK_BYTES) & ~(page - 1);
+    uintptr_t keep_lo = hi, keep_hi = hi;
+    if (k < MT_RING_CHUNK) {
+        keep_lo = (uintptr_t)&c->ev[k] & ~(page - 1);
+        uint64_t last = k + 1 < MT_RING_CHUNK ? k + 1 : k;
+        keep_hi = ((uintptr_t)(&c->ev[last] + 1) + page - 1) & ~(page - 1);
+    }
+    if (keep_lo > lo)
+        madvise((void *)lo, keep_lo - lo, MADV_DONTNEED);
+    if (hi > keep_hi && keep_hi > lo)
+        madvise((void *)keep_hi, hi - keep_hi, MADV_DONTNEED);
+}
+
+void mt_rings_trim(void)
+{
+    for (mt_rec_ring *r = mt_ring_first(); r; r = r->next) {
+        mt_rec_chunk *c = r->rchunk; /* the only one left, or the full one before the owner's */
+        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (c && atomic_load_explicit(&r->tail, memory_order_relaxed) == head)
+            chunk_trim(c, head - c->base);
     }
 }
 

@@ -41,7 +41,9 @@
  * then every event of it is written already) and retires it again after
  * the event.  Ring headers (small) are therefore never unmapped; only the
  * chunks are.  Memory: one header per ring ever needed at once, one chunk
- * (plus a spare, plus what a backlog needs) per thread alive, plus
+ * (plus a spare, plus what a backlog needs) per thread alive -- after a
+ * session, that one chunk mapped with ~3 of its pages resident
+ * (mt_rings_trim) --, plus
  * retiring ones the writer has not reached yet, plus at most
  * MT_RING_FREE_MAX free rings with one chunk each.
  */
@@ -276,5 +278,13 @@ uint64_t mt_rings_discard_as_lost(unsigned why);
  * owner that takes its spare at the same time takes it whole: both sides
  * exchange it. */
 void mt_rings_free_spares(void);
+
+/* Writer side, after mt_rings_discard and mt_rings_free_spares: each
+ * ring's drained chunk keeps mapped but gives its pages back to the
+ * kernel, but for its header and the slots an append in flight may still
+ * write (~12 KiB of 256 stay resident per thread that recorded, until it
+ * records again).  tracker_bytes counts what is mapped: it does not
+ * change. */
+void mt_rings_trim(void);
 
 #endif

@@ -347,6 +347,7 @@ void mt_recw_free_memory(void)
      * back, then the spares. */
     mt_rings_discard();
     mt_rings_free_spares();
+    mt_rings_trim();
 }
 
 void mt_recw_write_file_header(void)
