@@ -165,14 +165,21 @@ static int given_fn(void *ctx, const mt_dat_block *g, size_t n)
     return 0;
 }
 
+/* A context of fill(odd) whose every third block was freed: its model. */
+static model_block *filled_third_freed(mt_dctx *c)
+{
+    mt_dctx_init(c);
+    model_block *m = fill(c, true);
+    for (size_t i = 0; i < NTRACES * PER_TRACE; i += 3)
+        take_ok(c, &m[i]);
+    return m;
+}
+
 static void give_each_once(void **state)
 {
     (void)state;
     mt_dctx c;
-    mt_dctx_init(&c);
-    model_block *m = fill(&c, true);
-    for (size_t i = 0; i < NTRACES * PER_TRACE; i += 3)
-        take_ok(&c, &m[i]);
+    model_block *m = filled_third_freed(&c);
     assert_int_equal(mt_dctx_give(&c, given_fn, m), 0);
     for (size_t i = 0; i < NTRACES * PER_TRACE; i++)
         assert_false(m[i].live);
@@ -312,10 +319,7 @@ static void prev_frame_blocks(void **state)
 {
     (void)state;
     mt_dctx c;
-    mt_dctx_init(&c);
-    model_block *m = fill(&c, true);
-    for (size_t i = 0; i < NTRACES * PER_TRACE; i += 3)
-        take_ok(&c, &m[i]);
+    model_block *m = filled_third_freed(&c);
     mt_dctx_new_frame(&c);
     free(fill(&c, true)); /* the new frame's own blocks, the same serials */
     uint64_t size, birth;

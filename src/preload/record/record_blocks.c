@@ -98,8 +98,6 @@ static slot *new_map(unsigned bits)
     return mt_os_alloc_huge(map_bytes(bits));
 }
 
-/* Shrinks the map at a frame boundary when the frame that ended used
- * little of it; true if it did (the new map is empty). */
 /* The size of map a frame like one that stored `peak` entries wants:
  * room for twice as many at 70 %. */
 static unsigned want_bits(uint64_t peak)
@@ -110,6 +108,8 @@ static unsigned want_bits(uint64_t peak)
     return want;
 }
 
+/* Shrinks the map at a new file when the frame that ended used little of
+ * it; true if it did (the new map is empty). */
 static bool maybe_shrink(void)
 {
     unsigned want = want_bits(g.peak);
