@@ -37,8 +37,9 @@
 #define MT_DAT_VERSION 6u /* the newest: every recording written now (FREE_PREV) */
 /* Older versions, still read: 2 a full, exact recording, 3 a sampled or a
  * culled one (PROCESS's appended fields), both without NEXT_TRACE; 4 any
- * recording in the threads' order; 5 one in tick order (both without
- * FREE_PREV). */
+ * recording in the threads' order (the first with NEXT_TRACE); 5 one in
+ * tick order (the first with PROCESS's order field); both without
+ * FREE_PREV. */
 #define MT_DAT_VERSION_ORDERED 4u
 #define MT_DAT_VERSION_TICKS 5u
 #define MT_DAT_VERSION_PREV 6u /* the first with FREE_PREV */

@@ -230,8 +230,10 @@ static int parse_header(mt_dat_reader *r, uint64_t *type, mt_dcur *payload)
     return 1;
 }
 
-/* The next whole record: its type and payload (inside r->buf). */
-static mt_errc next_record(mt_dat_reader *r, uint64_t *type, mt_dcur *payload, mt_err *err)
+/* The next whole record of the current frame: its type and payload
+ * (inside r->buf); MT_E_EMPTY with r->frame_done when the frame is read
+ * whole, or without it at the end of the data. */
+static mt_errc record_in_frame(mt_dat_reader *r, uint64_t *type, mt_dcur *payload, mt_err *err)
 {
     for (;;) {
         int h = r->pos < r->len ? parse_header(r, type, payload) : 0;
@@ -243,8 +245,22 @@ static mt_errc next_record(mt_dat_reader *r, uint64_t *type, mt_dcur *payload, m
             r->records++;
             return MT_OK;
         }
+        if (r->frame_done && r->pos == r->len)
+            return MT_E_EMPTY; /* fill would start the next frame */
         mt_errc rc = fill(r, err);
         if (rc)
+            return rc;
+    }
+}
+
+/* The next whole record, in this frame or the ones after. */
+static mt_errc next_record(mt_dat_reader *r, uint64_t *type, mt_dcur *payload, mt_err *err)
+{
+    for (;;) {
+        mt_errc rc = record_in_frame(r, type, payload, err);
+        if (rc != MT_E_EMPTY || !r->frame_done)
+            return rc;
+        if ((rc = fill(r, err)) != MT_OK) /* the next frame begins */
             return rc;
     }
 }
@@ -316,39 +332,23 @@ static mt_errc rebuild_frame(mt_dat_reader *r, mt_err *err)
     mt_dat_hev b[64];
     mt_dat_event ev;
     size_t n;
-    for (;;) {
-        uint64_t type = 0;
-        mt_dcur payload = {NULL, NULL};
-        int h = r->pos < r->len ? parse_header(r, &type, &payload) : 0;
-        if (h < 0)
-            return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: bad header of record %llu",
-                              (unsigned long long)r->records + 1);
-        if (h == 0) {
-            if (r->frame_done)
-                break; /* parse_header wants more, and the frame has no more */
-            mt_errc rc = fill(r, err);
-            if (rc == MT_E_EMPTY)
-                return mt_err_set(err, MT_E_CORRUPT,
-                                  "corrupt recording: the frame before a position ends early");
-            if (rc)
-                return rc;
-            continue;
-        }
-        r->pos = (size_t)(payload.end - r->buf);
-        r->records++;
+    uint64_t type = 0;
+    mt_dcur payload = {NULL, NULL};
+    mt_errc rc;
+    while ((rc = record_in_frame(r, &type, &payload, err)) == MT_OK) {
         if (type != MT_DAT_REC_EVENTS2)
             continue;
-        mt_errc rc = mt_dat_decode(r, type, payload, &ev, err);
+        rc = mt_dat_decode(r, type, payload, &ev, err);
         while (rc == MT_OK && r->in_rec)
             if ((rc = mt_dat_next_batch(r, b, sizeof b / sizeof *b, &n, err)) == MT_OK && !n)
                 rc = mt_dat_decode_item(r, &ev, err);
         if (rc != MT_OK && rc != MT_E_EMPTY)
             return rc;
     }
-    if (r->pos != r->len)
+    if (rc == MT_E_EMPTY && !r->frame_done)
         return mt_err_set(err, MT_E_CORRUPT,
-                          "corrupt recording: a record runs past the end of its frame");
-    return MT_OK;
+                          "corrupt recording: the frame before a position ends early");
+    return rc == MT_E_EMPTY ? MT_OK : rc;
 }
 
 mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)

@@ -108,9 +108,9 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
     memcpy(col, d->col, sizeof col);
     uint64_t t = d->t, ndefs = r->ndefs;
     bool have = d->have_trace;
-    unsigned valid = r->info.version >= MT_DAT_VERSION_PREV ? 4
-                     : r->info.version >= 4                 ? 2
-                                                            : 1; /* tag_ok's bit */
+    unsigned valid = r->info.version >= MT_DAT_VERSION_PREV      ? 4
+                     : r->info.version >= MT_DAT_VERSION_ORDERED ? 2
+                                                                 : 1; /* tag_ok's bit */
     uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)

@@ -108,7 +108,7 @@ static bool alloc_bits_ok(const mt_dat_reader *r, unsigned tag)
 {
     unsigned flags = (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
     if (flags << MT_DAT_EV_FLAGS_SHIFT == MT_DAT_EV_NEXT_TRACE)
-        return r->info.version >= 4 && !(tag & MT_DAT_EV_SAME_TRACE);
+        return r->info.version >= MT_DAT_VERSION_ORDERED && !(tag & MT_DAT_EV_SAME_TRACE);
     return !flags;
 }
 

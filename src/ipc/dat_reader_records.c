@@ -53,7 +53,7 @@ static mt_errc dec_process_v3(mt_dat_reader *r, mt_dcur *c, mt_dat_process *p, m
         return bad(r, "PROCESS record mode out of range", err);
     p->record_mode = (uint32_t)mode;
     r->culled = mode == MT_DAT_MODE_CULLED;
-    if (r->info.version < 5)
+    if (r->info.version < MT_DAT_VERSION_TICKS)
         return MT_OK;
     uint64_t order;
     if (!mt_dcur_v(c, &order))
