@@ -2,6 +2,7 @@
 #include "header_view.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -138,7 +139,10 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
                           ? 100.0 * (double)(to->allocator_bytes - to->live_bytes) /
                                 (double)to->allocator_bytes
                           : 0.0;
-        snprintf(buf, sizeof buf, "%s, %.0f%% not live", B(to->allocator_bytes), frag);
+        int n = snprintf(buf, sizeof buf, "%s, %.0f%% not live", B(to->allocator_bytes), frag);
+        uint64_t age = mt_view_allocator_age_s(&a->src.view);
+        if (age && n > 0 && (size_t)n < sizeof buf) /* glibc's, taken at a pace */
+            snprintf(buf + n, sizeof buf - (size_t)n, " (%" PRIu64 " s ago)", age);
         const mt_shm_allocator *m = mt_allocators_main(&a->src.view.allocs);
         char label[96] = "Allocator ";
         if (m) { /* "Allocator jemalloc 5.3.0 (static): 12.4 MiB, 9% not live" */
