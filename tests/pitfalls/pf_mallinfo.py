@@ -11,7 +11,8 @@ must have walked at most twice (after a 40 ms walk the next is due 40 s
 later, core_allocator_figures.c), not at every publish and TOTALS (about
 30 times).  The figures it shows meanwhile must say how old they are: the
 live export's allocator_age_ms, the --batch report's and the viewer's
-header's "(N s ago)", and the recording's, read back at its end."""
+header's "(N s ago)", and the recording's, read back at its end.  With
+MEMTOP_MALLINFO=off it never walks, and the figure is unknown."""
 import json
 import os
 import shutil
@@ -67,4 +68,21 @@ if t.check(res.rc == 0, "the recording does not open", res):
     t.check(tot.get("allocator_age_ms", -1) >= 2000,
             "the recording's last TOTALS says how old its allocator figures are: %s ms"
             % tot.get("allocator_age_ms"))
+
+# MEMTOP_MALLINFO=off: no walk at all, and the figure unknown (null), not 0.
+os.unlink(pidfile)
+p = t.popen_preloaded([t.prog("pf_longrun"), pidfile], shm,
+                      {"LD_PRELOAD": t.lib + " " + spy, "MEMTOP_INTERVAL_MS": "100",
+                       "MEMTOP_MALLINFO": "off"})
+pid = wait_for(lambda: os.path.exists(pidfile) and open(pidfile).read().strip())
+time.sleep(1)
+res = t.run([t.memtop, "-p", pid, "--export", t.path("off.json")], "memtop --export", env=env)
+off = json.load(open(t.path("off.json")))["totals"] if res.rc == 0 else {}
+t.check(res.rc == 0 and "allocator_bytes" in off and off["allocator_bytes"] is None,
+        "MEMTOP_MALLINFO=off: the allocator's figure is unknown: %s" % off.get("allocator_bytes"),
+        res)
+out, err = p.communicate("", timeout=60)
+t.check(p.returncode == 0 and "spy-mallinfo" not in err and "memtop" not in err.lower(),
+        "MEMTOP_MALLINFO=off: exit %d, no walk and no warning expected: %s"
+        % (p.returncode, err[-2000:]))
 t.finish()

@@ -12,7 +12,9 @@
  * due only MT_MALLINFO_PACE times its own duration after the last one
  * began (and the callers' own periods still apply); in between, callers
  * get the last walk's figures with the time they were taken, which the
- * viewer shows once they are older than an interval.
+ * viewer shows once they are 2 s old or more.  MEMTOP_MALLINFO=off: no
+ * walk at all (the figures unknown), for a program that cannot wait even
+ * that rarely.
  *
  * Threads: the publisher and the recording's writer.  Whoever finds a
  * walk due and none running walks (an exchange on `walking`, acquire);
@@ -27,6 +29,7 @@
 #include "hook_real_alloc.h"
 
 #include "core_clock.h"
+#include "core_state.h"
 #include "shm_layout.h"
 
 #include <malloc.h>
@@ -96,7 +99,7 @@ void mt_allocator_bytes(uint64_t *held, uint64_t *inuse, uint64_t *at_ns)
         return; /* a hooked jemalloc: its resident and allocated bytes */
     if (mt_alloc_stats_main(held, inuse))
         return; /* tcmalloc's or mimalloc's, as the publisher last asked */
-    if (mt_real.is_glibc)
+    if (mt_real.is_glibc && !mt_g.cfg.mallinfo_off) /* off: unknown, no walk ever */
         mallinfo_paced(held, inuse, at_ns);
 }
 
