@@ -1,9 +1,9 @@
 /* core_allocator_figures.c -- the allocator's own figures
  * (core_allocator_figures.h), glibc's taken at a pace.
  *
- * Why the pace: mallinfo2 walks the free lists of every arena while it holds that
- * arena's lock, so every thread of the target that allocates from the
- * arena waits for the whole walk.  The walk grows with the heap's free
+ * Why the pace: mallinfo2 walks the free lists of every arena while it
+ * holds that arena's lock, so every thread of the target that allocates
+ * from the arena waits for the whole walk.  The walk grows with the heap's free
  * chunks: a thread allocating beside it was held 1.5 ms with 65,536 live
  * blocks of the bench's sizes and 9 to 14 ms with 1 M (docs/performance.md,
  * "mallinfo2 holds the target").  The publisher asked at every interval
@@ -29,6 +29,7 @@
 #include "hook_real_alloc.h"
 
 #include "core_clock.h"
+#include "core_spinlock.h"
 #include "core_state.h"
 #include "shm_layout.h"
 
@@ -56,7 +57,7 @@ static void store_figures(uint64_t held, uint64_t inuse, uint64_t at_ns)
 
 static void load_figures(uint64_t *held, uint64_t *inuse, uint64_t *at_ns)
 {
-    for (;;) {
+    for (unsigned spins = 0;; mt_spin_wait(spins++)) {
         uint64_t s = atomic_load_explicit(&g_mi.seq, memory_order_acquire);
         *held = atomic_load_explicit(&g_mi.held, memory_order_relaxed);
         *inuse = atomic_load_explicit(&g_mi.inuse, memory_order_relaxed);
@@ -77,18 +78,26 @@ static void walk(void)
     atomic_store_explicit(&g_mi.next_ns, t0 + (t1 - t0) * MT_MALLINFO_PACE, memory_order_relaxed);
 }
 
+static bool due(void)
+{
+    return mt_now_precise_ns() >= atomic_load_explicit(&g_mi.next_ns, memory_order_relaxed);
+}
+
 /* glibc's figures: a new walk when one is due and no other thread is in
- * one, else the last walk's. */
+ * one, else the last walk's (unknown, as of now, before the first). */
 static void mallinfo_paced(uint64_t *held, uint64_t *inuse, uint64_t *at_ns)
 {
-    if (mt_now_precise_ns() >= atomic_load_explicit(&g_mi.next_ns, memory_order_relaxed) &&
-        !atomic_exchange_explicit(&g_mi.walking, true, memory_order_acquire)) {
-        walk();
+    if (due() && !atomic_exchange_explicit(&g_mi.walking, true, memory_order_acquire)) {
+        if (due()) /* again: a walk that just ended set next_ns (its release, our acquire) */
+            walk();
         atomic_store_explicit(&g_mi.walking, false, memory_order_release);
     }
+    uint64_t now = *at_ns;
     load_figures(held, inuse, at_ns);
-    if (!*at_ns)
+    if (!*at_ns) {
         *held = *inuse = MT_UNKNOWN;
+        *at_ns = now;
+    }
 }
 
 void mt_allocator_bytes(uint64_t *held, uint64_t *inuse, uint64_t *at_ns)
@@ -100,7 +109,7 @@ void mt_allocator_bytes(uint64_t *held, uint64_t *inuse, uint64_t *at_ns)
     if (mt_alloc_stats_main(held, inuse))
         return; /* tcmalloc's or mimalloc's, as the publisher last asked */
     if (mt_real.is_glibc && !mt_g.cfg.mallinfo_off) /* off: unknown, no walk ever */
-        mallinfo_paced(held, inuse, at_ns);
+        mallinfo_paced(held, inuse, at_ns);         /* *at_ns: now, as it comes in */
 }
 
 void mt_allocator_figures_child_reset(void)

@@ -299,7 +299,7 @@ static void add_to_totals(mt_shm_totals *t, const mt_shm_trace *r)
 }
 
 /* The totals beyond the traces' sums; returns when the allocator's
- * figures were taken (core_procinfo.h). */
+ * figures were taken (core_allocator_figures.h). */
 static uint64_t finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool dropping)
 {
     uint64_t allocator_at;

@@ -132,7 +132,10 @@ static value uptime_of(const calc *c)
 
 static value allocator_age_of(const calc *c)
 {
-    return dblv((double)mt_snapshot_allocator_age_ns(&c->p->v.snap) / 1e9);
+    const mt_snapshot *s = &c->p->v.snap;
+    if (s->slot.totals.allocator_bytes == MT_UNKNOWN) /* no figures: no age either */
+        return u64v(MT_UNKNOWN);
+    return dblv((double)mt_snapshot_allocator_age_ns(s) / 1e9);
 }
 
 static value time_of(const calc *c)
