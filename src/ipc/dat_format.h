@@ -305,11 +305,13 @@ enum {
     MT_DAT_EVF_MISSED = 1u << 2,    /* charged when the address was reused: free not seen */
 };
 
-/* Number of fields a writer (version 1 or 2) puts in TOTALS: the 19 of
- * mt_shm_totals, then the number of allocators memtop cannot see in the
- * process (docs/allocators.md; older writers wrote 19 fields: not known). */
-#define MT_DAT_TOTALS_FIELDS 20u
+/* Number of fields a writer puts in TOTALS: the 19 of mt_shm_totals, then
+ * the number of allocators memtop cannot see in the process
+ * (docs/allocators.md; older writers wrote 19 fields: not known), then how
+ * old fields 13 and 14 are in ms (older writers wrote 20: taken with it). */
+#define MT_DAT_TOTALS_FIELDS 21u
 #define MT_DAT_TOTALS_ALLOC_INEXACT 19u
+#define MT_DAT_TOTALS_ALLOCATOR_AGE 20u /* ms: how old fields 13 and 14 are (0 before it) */
 _Static_assert(MT_DAT_TOTALS_FIELDS <= MT_DAT_TOTALS_FIELDS_MAX, "TOTALS within its limit");
 
 /* Tick order's traces column (EVENTS2 in a version-5 file in tick order):

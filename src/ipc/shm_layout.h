@@ -265,6 +265,15 @@ typedef struct mt_shm_header {
      * writes them, so that a viewer reads a set of figures that existed
      * together (docs/shm-protocol.md, "Recording status"). */
     uint64_t rec_seq;
+    /* Added without a bump too (0 in an older target's segment: taken with
+     * the slot): when the newest slot's totals.allocator_bytes and
+     * allocator_inuse_bytes were taken, in slot.t_ns's clock.  glibc's
+     * figures come from a walk of its arenas that holds each arena's lock,
+     * so the target takes them at a pace (docs/shm-protocol.md, "Totals")
+     * and they can be older than the slot.  Stored before the slot is
+     * published: a viewer that reads it after its slot may see a newer
+     * slot's, by at most one interval. */
+    uint64_t allocator_at_ns;
 } mt_shm_header;
 
 _Static_assert(sizeof(mt_shm_header) <= MT_HEADER_BYTES, "header must fit its area");

@@ -151,8 +151,9 @@ mt_errc mt_snapshot_read(const mt_segment *seg, unsigned opts, mt_snapshot *out,
         return rc;
     for (int round = 0; round < SNAP_ROUNDS; round++) {
         slot_result r = read_pass(seg, opts, out, err);
-        if (r == SLOT_OK &&
-            mt_segment_load32(seg, &mt_segment_header(seg)->flags, &out->flags, err) == MT_OK)
+        const mt_shm_header *h = mt_segment_header(seg);
+        if (r == SLOT_OK && mt_segment_load32(seg, &h->flags, &out->flags, err) == MT_OK &&
+            mt_segment_load64(seg, &h->allocator_at_ns, &out->allocator_at_ns, err) == MT_OK)
             return MT_OK;
         if (r == SLOT_OK)
             r = SLOT_BAD;

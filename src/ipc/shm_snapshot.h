@@ -14,7 +14,19 @@ typedef struct mt_snapshot {
     mt_shm_trace *traces;   /* slot.ntraces records, or NULL */
     unsigned slot_index;
     uint32_t flags; /* header flags loaded after the copy */
+    /* When totals.allocator_* were taken, in slot.t_ns's clock (the
+     * header's allocator_at_ns, loaded after the copy; a replay's from its
+     * TOTALS); 0: with the slot. */
+    uint64_t allocator_at_ns;
 } mt_snapshot;
+
+/* How old the snapshot's allocator figures are, in ns: 0 when taken with
+ * it or when the time given is not before the slot's (a foreign value). */
+static inline uint64_t mt_snapshot_allocator_age_ns(const mt_snapshot *s)
+{
+    uint64_t at = s->allocator_at_ns, t = s->slot.t_ns;
+    return at && at < t ? t - at : 0;
+}
 
 enum {
     MT_SNAP_TOTALS_ONLY = 1u << 0, /* copy the slot header only */

@@ -13,7 +13,7 @@ from mtplib import Test  # noqa: E402
 BAD = (("MEMTOP_DEPTH", "abc"), ("MEMTOP_DEPTH", "100000"), ("MEMTOP_DEPTH", "0"),
        ("MEMTOP_TEMP_MS", "-5"), ("MEMTOP_INTERVAL_MS", "0"),
        ("MEMTOP_INTERVAL_MS", "99999999999999999999999"), ("MEMTOP_LOG", "bogus"),
-       ("MEMTOP_UNWIND", "fast"), ("MEMTOP_MAX_TRACES", "100"),
+       ("MEMTOP_UNWIND", "fast"), ("MEMTOP_MALLINFO", "never"), ("MEMTOP_MAX_TRACES", "100"),
        ("MEMTOP_MAX_TRACES", "4194305"), ("MEMTOP_MAX_TRACES", "-1"))
 DEFAULTS = {"max_depth": 32, "interval_ms": 1000, "temporary_ns": 100 * 1000 * 1000}
 

@@ -14,7 +14,8 @@ reader under test alone.  The export sha256s were regenerated once so (branch
 lostcause): main's build and this one's exports differed only in the JSON's
 new recording.dropped_by_cause (all 0: nothing was dropped); tick order
 (format version 5) added recording.order ("thread" for these files), and
-nothing else.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+nothing else; branch mallinfo added totals.allocator_age_ms (0, or 1 ms when
+the file's last TOTALS came 1 ms before its end), and nothing else.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

@@ -402,6 +402,59 @@ static void peak_within_recording(void **state)
     mt_replay_close(r);
 }
 
+/* A mid-run recording whose one TOTALS, at 7 s, of `nfields` fields, says
+ * the allocator held 1 MiB as of `age_ms` before it; the view at its end. */
+static void open_allocator_age(mt_view *v, unsigned nfields, uint64_t age_ms)
+{
+    db_file f;
+    db_file_init(&f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
+    db_buf b = {0};
+    mid_run_head(&f, &b);
+    b.n = 0;
+    db_v(&b, MT_DAT_STATE_INITIAL), db_v(&b, 0), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_STATE_END, &b, 1);
+    b.n = 0;
+    db_v(&b, 7 * S), db_v(&b, 0), db_v(&b, nfields);
+    for (unsigned i = 0; i < nfields; i++)
+        db_v(&b, i == 13 ? 1u << 20 : i == MT_DAT_TOTALS_ALLOCATOR_AGE ? age_ms : 0);
+    db_v(&b, 0), db_v(&b, 0);
+    db_rec(&f, MT_DAT_REC_TOTALS, &b, 1);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "age.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    mt_view_init(v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, v, &err), MT_OK);
+    assert_int_equal(v->snap.slot.totals.allocator_bytes, 1u << 20);
+    mt_replay_close(r);
+    db_buf_free(&b);
+    db_file_free(&f);
+}
+
+/* A TOTALS' allocator figures are as old as its 21st field says: the
+ * view dates them from the TOTALS' time; an older writer's 20 fields date
+ * them at the TOTALS; an age beyond the recording's clock (a crafted file)
+ * dates them at its start instead of wrapping to "fresh". */
+static void allocator_age(void **state)
+{
+    (void)state;
+    mt_view v;
+    open_allocator_age(&v, MT_DAT_TOTALS_FIELDS, 3000);
+    assert_int_equal(v.snap.allocator_at_ns, 4 * S);
+    assert_int_equal(mt_snapshot_allocator_age_ns(&v.snap), v.snap.slot.t_ns - 4 * S);
+    assert_true(mt_view_allocator_age_s(&v) >= 3);
+    mt_replay_view_free(&v);
+    open_allocator_age(&v, MT_DAT_TOTALS_FIELDS - 1, 0);
+    assert_int_equal(v.snap.allocator_at_ns, 7 * S);
+    assert_int_equal(mt_view_allocator_age_s(&v), 0);
+    mt_replay_view_free(&v);
+    open_allocator_age(&v, MT_DAT_TOTALS_FIELDS, UINT64_MAX / 2);
+    assert_int_equal(v.snap.allocator_at_ns, 1);
+    assert_int_equal(mt_snapshot_allocator_age_ns(&v.snap), v.snap.slot.t_ns - 1);
+    mt_replay_view_free(&v);
+}
+
 /* The viewer's data health names what the recording lost: dropped events
  * (LOST records), a mid-run start without its initial state. */
 static void inexact_text(void **state)
@@ -723,6 +776,7 @@ int main(void)
         cmocka_unit_test(summary_leaked_only_at_exit),
         cmocka_unit_test(peak_within_recording),
         cmocka_unit_test(inexact_text),
+        cmocka_unit_test(allocator_age),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -37,29 +37,12 @@
 
 #include <cmocka.h>
 
-#include "alloc_jemalloc.h"
-#include "alloc_stats.h"
 #include "alloc_patch.h"
 #include "alloc_stop.h"
 #include "core_state.h"
-#include "hook_real_alloc.h"
 
-/* core_procinfo.c's allocator figures are not under test; core_loader_gate.c
- * reads its test knob in mt_g (zero). */
-mt_real_fns mt_real;
+/* core_loader_gate.c reads its test knob in mt_g (zero). */
 mt_global mt_g;
-bool mt_je_main_bytes(uint64_t *held, uint64_t *inuse)
-{
-    (void)held;
-    (void)inuse;
-    return false;
-}
-bool mt_alloc_stats_main(uint64_t *held, uint64_t *inuse)
-{
-    (void)held;
-    (void)inuse;
-    return false;
-}
 
 #define FN(name, body)                                                                             \
     ".globl " #name "\n.type " #name ",@function\n" #name ":\n" body ".globl " #name               \

@@ -130,6 +130,18 @@ static int env_unwind(void)
     return MT_UNWIND_AUTO;
 }
 
+/* MEMTOP_MALLINFO: paced (default) or off (core_allocator_figures.c). */
+static bool env_mallinfo_off(void)
+{
+    const char *s = env_get("MEMTOP_MALLINFO");
+    if (!s || strcmp(s, "paced") == 0)
+        return false;
+    if (strcmp(s, "off") == 0)
+        return true;
+    mt_log(MT_LOG_WARN, "warning: MEMTOP_MALLINFO='%.64s' is not paced or off; using paced", s);
+    return false;
+}
+
 static bool env_disabled(void)
 {
     const char *s = env_get("MEMTOP_DISABLE");
@@ -167,6 +179,7 @@ void mt_config_load(mt_config *cfg, char **envp)
     uint64_t kp = 0;
     cfg->keep_pid = (keep && parse_u64(keep, 1, 0x7fffffff, &kp)) ? (int)kp : 0;
     cfg->unwind = env_unwind();
+    cfg->mallinfo_off = env_mallinfo_off();
     cfg->max_traces = (uint32_t)env_number("MEMTOP_MAX_TRACES", MT_TRACE_MAX_MIN, MT_TRACE_MAX,
                                            MT_TRACE_MAX_DEFAULT);
     cfg->test_write_delay_us = (uint32_t)env_number("MEMTOP_TEST_WRITE_DELAY_US", 0, 1000000, 0);

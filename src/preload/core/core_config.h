@@ -25,6 +25,7 @@ typedef struct mt_config {
                             * its environ (perl's $0, setproctitle) */
     int keep_pid;          /* MEMTOP_KEEP_PID, 0 if unset */
     int unwind;            /* MEMTOP_UNWIND: MT_UNWIND_* */
+    bool mallinfo_off;     /* MEMTOP_MALLINFO=off: never call glibc's mallinfo2 */
     uint32_t max_traces;   /* MEMTOP_MAX_TRACES: trace table bound (table_trace.h) */
     /* MEMTOP_TEST_WRITE_DELAY_US, for tests: the recording writer sleeps
      * this long before each write to the file (a disk that cannot keep up). */

@@ -41,6 +41,7 @@
 #include "core_dlerror.h"
 #include "dat_format.h"
 #include "core_log.h"
+#include "core_allocator_figures.h"
 #include "core_nocancel.h"
 #include "core_sample.h"
 #include "table_ptr.h"
@@ -125,6 +126,7 @@ static void child_reset(void)
     mt_exec_child_reset();      /* the parent's threads' execs */
     mt_publisher_child_reset(); /* 1: the publisher thread is the parent's */
     mt_start_child_reset();
+    mt_allocator_figures_child_reset(); /* a walk the parent's publisher or writer was in */
     mt_alloc_fork_child();
     mt_rec_child_reset();
     if (mt_tls_thread) /* the child must not draw the parent's distances */

@@ -1,23 +1,17 @@
-/* core_procinfo.c -- facts about this process from /proc and the allocator.
+/* core_procinfo.c -- facts about this process from /proc.
  *
  * Read by the publisher thread only.  Uses open/read/close into stack
- * buffers (no stdio, which would allocate).  Fragmentation is shown as the
- * gap between live heap (memtop's own count), what the allocator holds
- * (mallinfo2: main arena + mmapped chunks), and RSS.
+ * buffers (no stdio, which would allocate).  What the allocator itself
+ * says it holds: core_allocator_figures.c.
  */
 #define _GNU_SOURCE
 #include "core_procinfo.h"
 
-#include "alloc_jemalloc.h"
-#include "alloc_stats.h"
-
-#include "hook_real_alloc.h"
 #include "proc_stat.h"
 #include "shm_layout.h"
 
 #include <fcntl.h>
 #include <stdbool.h>
-#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -135,18 +129,4 @@ uint64_t mt_proc_rss_bytes(void)
     for (p++; *p >= '0' && *p <= '9'; p++)
         pages = pages * 10 + (uint64_t)(*p - '0');
     return pages * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-void mt_allocator_bytes(uint64_t *held, uint64_t *inuse)
-{
-    *held = *inuse = MT_UNKNOWN;
-    if (mt_je_main_bytes(held, inuse))
-        return; /* a hooked jemalloc: its resident and allocated bytes */
-    if (mt_alloc_stats_main(held, inuse))
-        return; /* tcmalloc's or mimalloc's, as the publisher last asked */
-    if (!mt_real.is_glibc)
-        return;
-    struct mallinfo2 mi = mallinfo2();
-    *held = mi.arena + mi.hblkhd;
-    *inuse = mi.uordblks + mi.hblkhd;
 }

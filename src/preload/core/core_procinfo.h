@@ -1,4 +1,4 @@
-/* core_procinfo.h -- facts about this process from /proc and the allocator. */
+/* core_procinfo.h -- facts about this process from /proc. */
 #ifndef MT_PROCINFO_H
 #define MT_PROCINFO_H
 
@@ -24,10 +24,5 @@ uint32_t mt_proc_threads(void);
  * (/proc/self/maps); false if none (anonymous memory, [vdso]) or it does
  * not fit.  No allocation. */
 bool mt_proc_mapped_file(uint64_t addr, char *out, size_t cap);
-
-/* Bytes the allocator holds from the kernel and bytes it reports in use:
- * a hooked jemalloc's resident and allocated bytes, glibc's mallinfo2, or
- * MT_UNKNOWN for another allocator. */
-void mt_allocator_bytes(uint64_t *held, uint64_t *inuse);
 
 #endif

@@ -45,6 +45,7 @@
 #include "core_clock.h"
 #include "publish_modules.h"
 #include "core_os_memory.h"
+#include "core_allocator_figures.h"
 #include "core_procinfo.h"
 #include "table_ptr.h"
 #include "core_state.h"
@@ -297,8 +298,11 @@ static void add_to_totals(mt_shm_totals *t, const mt_shm_trace *r)
     t->temporary_bytes += r->temporary_bytes;
 }
 
-static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool dropping)
+/* The totals beyond the traces' sums; returns when the allocator's
+ * figures were taken (core_allocator_figures.h). */
+static uint64_t finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool dropping)
 {
+    uint64_t allocator_at;
     t->peak_live_bytes = atomic_load_explicit(&mt_g.peak_live_bytes, memory_order_relaxed);
     if (t->peak_live_bytes < t->live_bytes)
         t->peak_live_bytes = t->live_bytes;
@@ -308,7 +312,7 @@ static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool d
     t->missed_free_count = atomic_load_explicit(&mt_g.missed_free_count, memory_order_relaxed);
     t->thread_count = atomic_load_explicit(&mt_g.thread_count, memory_order_relaxed);
     t->dropped_traces = dropping && count > ntr ? count - ntr : 0; /* folded into id 0 */
-    mt_allocator_bytes(&t->allocator_bytes, &t->allocator_inuse_bytes);
+    mt_allocator_bytes(&t->allocator_bytes, &t->allocator_inuse_bytes, &allocator_at);
     t->rss_bytes = mt_proc_rss_bytes();
     t->tracker_bytes = mt_os_bytes();
     t->trace_count = ntr;
@@ -318,6 +322,7 @@ static void finish_totals(mt_shm_totals *t, uint32_t count, uint32_t ntr, bool d
         t->alloc_bytes = ex.bytes;
         t->free_count = ex.frees;
     }
+    return allocator_at;
 }
 
 /* Writes the slot's payload; the caller holds its seqlock odd. */
@@ -346,7 +351,10 @@ static void fill_slot(mt_snapshot_state *s, const mt_shm_writer *w, unsigned cha
             fold_into(&tr[MT_TRACE_OVERFLOW], &r);
     }
     fill_ages(s, w, tr, ntr, scan, now);
-    finish_totals(&tot, count, ntr, s->dropping);
+    uint64_t allocator_at = finish_totals(&tot, count, ntr, s->dropping);
+    /* before the slot's release: a figure taken during this publish is the slot's own */
+    __atomic_store_n(&w->hdr->allocator_at_ns, allocator_at < now ? allocator_at : now,
+                     __ATOMIC_RELAXED);
     pt = (mt_shm_point){now,
                         tot.live_bytes,
                         tot.live_count,

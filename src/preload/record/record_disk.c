@@ -45,7 +45,7 @@ static struct {
 /* Reads /proc/self/task/TID/NAME (tid 0: /proc/thread-self/NAME) into buf,
  * NUL-terminated; the bytes read, 0 or less if unreadable.  Open, read and
  * close only: the writer calls it around its writes, and mt_proc_read_file
- * (core_procinfo.c) would bring the allocator's statistics into the tests
+ * (core_procinfo.c) would bring more of /proc's readers into the tests
  * that build this file alone.  Hooks call it on the program's thread (the
  * drop policy's questions): open, read and close are cancellation points
  * (core_nocancel.h). */

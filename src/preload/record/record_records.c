@@ -11,6 +11,7 @@
 #include "dat_format.h"
 #include "publish_modules.h"
 #include "core_loader_gate.h"
+#include "core_allocator_figures.h"
 #include "core_procinfo.h"
 #include "record_buffer.h"
 #include "record_writer.h"
@@ -208,7 +209,9 @@ void mt_rr_totals(uint64_t now)
 
 void mt_rr_totals_emit(uint64_t now, uint64_t *f)
 {
-    mt_allocator_bytes(&f[13], &f[14]);
+    uint64_t at;
+    mt_allocator_bytes(&f[13], &f[14], &at);
+    f[MT_DAT_TOTALS_ALLOCATOR_AGE] = now > at ? (now - at) / 1000000u : 0;
     f[15] = mt_proc_rss_bytes();
     f[16] = mt_os_bytes();
     mt_rec_buf *b = &mt_w.pay;

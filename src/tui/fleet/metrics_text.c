@@ -130,6 +130,14 @@ static value uptime_of(const calc *c)
     return u64v(mt_view_uptime_s(&c->p->v));
 }
 
+static value allocator_age_of(const calc *c)
+{
+    const mt_snapshot *s = &c->p->v.snap;
+    if (s->slot.totals.allocator_bytes == MT_UNKNOWN) /* no figures: no age either */
+        return u64v(MT_UNKNOWN);
+    return dblv((double)mt_snapshot_allocator_age_ns(s) / 1e9);
+}
+
 static value time_of(const calc *c)
 {
     return dblv((double)c->p->v.snap.slot.unix_ns / 1e9);
@@ -156,6 +164,10 @@ static const struct pmetric {
      TOTAL(allocator_bytes)},
     {{"memtop_allocator_inuse_bytes", false, "Bytes in use as the allocator counts them."},
      TOTAL(allocator_inuse_bytes)},
+    {{"memtop_allocator_age_seconds", false,
+      "How old the two allocator figures are (glibc's are taken at a pace: its statistics "
+      "hold the allocator while they run)."},
+     CALC(allocator_age_of)},
     {{"memtop_rss_bytes", false, "Resident memory of the process."}, TOTAL(rss_bytes)},
     {{"memtop_tracker_bytes", false, "memtop's own bookkeeping memory in the process."},
      TOTAL(tracker_bytes)},

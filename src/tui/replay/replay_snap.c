@@ -207,6 +207,13 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr)
     sl->ntraces = ntr;
     sl->defs_count = ntr;
     sl->modules_count = r->st.s.nmodules < r->mods.count ? r->st.s.nmodules : r->mods.count;
+    /* the allocator's figures are the newest TOTALS', as old as it says
+     * (field 20; older than the recording's clock: from its start, 1) */
+    uint64_t age_ms = field(&r->st.s, MT_DAT_TOTALS_ALLOCATOR_AGE, 0);
+    uint64_t totals_t = r->st.s.last_totals_t;
+    snap->allocator_at_ns = !r->st.s.have_totals           ? 0
+                            : age_ms < totals_t / 1000000u ? totals_t - age_ms * 1000000u
+                                                           : 1;
     snap->flags = mt_replay_flags(r);
     if (r->proc.flags & MT_DAT_PROC_FORK_CHILD)
         snap->flags |= MT_FLAG_FORK_CHILD;

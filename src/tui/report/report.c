@@ -1,6 +1,7 @@
 /* report.c -- the batch report (see report.h). */
 #include "report.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,11 +39,14 @@ static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
         name[0] = ' ';
     }
     const char *e = mt_est_mark(mt_view_sample_rate(v)); /* "~": estimated */
+    char age[48] = "";                                   /* glibc's figures are taken at a pace */
+    if (mt_view_allocator_age_s(v))
+        snprintf(age, sizeof age, " (%" PRIu64 " s ago)", mt_view_allocator_age_s(v));
     fprintf(f,
-            "heap: %s%s live in %s%s blocks, peak %s%s | allocator%s %s, in use %s | RSS %s | "
+            "heap: %s%s live in %s%s blocks, peak %s%s | allocator%s %s, in use %s%s | RSS %s | "
             "memtop %s\n",
             e, B(t->live_bytes), e, C(t->live_count), e, B(t->peak_live_bytes), name,
-            B(t->allocator_bytes), B(t->allocator_inuse_bytes), B(t->rss_bytes),
+            B(t->allocator_bytes), B(t->allocator_inuse_bytes), age, B(t->rss_bytes),
             B(t->tracker_bytes));
 }
 

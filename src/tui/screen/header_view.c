@@ -2,6 +2,7 @@
 #include "header_view.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -138,7 +139,15 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
                           ? 100.0 * (double)(to->allocator_bytes - to->live_bytes) /
                                 (double)to->allocator_bytes
                           : 0.0;
-        snprintf(buf, sizeof buf, "%s, %.0f%% not live", B(to->allocator_bytes), frag);
+        /* glibc's figures are taken at a pace: an old one against today's
+         * live bytes is no share of anything, so it stands alone, dated */
+        uint64_t age = mt_view_allocator_age_s(&a->src.view);
+        if (age) {
+            snprintf(buf, sizeof buf, "%s (%" PRIu64 " s ago)", B(to->allocator_bytes), age);
+            frag = 0;
+        } else {
+            snprintf(buf, sizeof buf, "%s, %.0f%% not live", B(to->allocator_bytes), frag);
+        }
         const mt_shm_allocator *m = mt_allocators_main(&a->src.view.allocs);
         char label[96] = "Allocator ";
         if (m) { /* "Allocator jemalloc 5.3.0 (static): 12.4 MiB, 9% not live" */

@@ -42,6 +42,17 @@ static inline uint64_t mt_view_sample_rate(const mt_view *v)
     return v->seg.id.sample_rate_bytes;
 }
 
+/* How many whole seconds old the snapshot's allocator figures are, when
+ * at least MT_VIEW_ALLOCATOR_STALE_S (glibc's are taken at a pace:
+ * docs/shm-protocol.md, "Totals"), else 0.  The one place every report,
+ * export and screen asks whether to say so. */
+#define MT_VIEW_ALLOCATOR_STALE_S 2u
+static inline uint64_t mt_view_allocator_age_s(const mt_view *v)
+{
+    uint64_t s = mt_snapshot_allocator_age_ns(&v->snap) / 1000000000u;
+    return v->have_snap && s >= MT_VIEW_ALLOCATOR_STALE_S ? s : 0;
+}
+
 /* Open the segment at path (validated).  For a file the caller made or
  * chose; a target found by pid goes through mt_view_attach_pid. */
 mt_errc mt_view_attach(mt_view *v, const char *path, mt_err *err);
