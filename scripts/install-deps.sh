@@ -43,8 +43,9 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # reads the pprof profiles), golang-go (go tool pprof must agree with the
 # JSON), prometheus (a real server scrapes --serve; promtool checks /metrics),
 # systemd (systemd-analyze verify checks the exporter's unit, tests/fleet);
-# xz-utils (tests/alloc's MiniDebugInfo: xz compresses the .gnu_debugdata it adds).
-test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps xz-utils
+# xz-utils (tests/alloc's MiniDebugInfo: xz compresses the .gnu_debugdata it adds);
+# strace (tests/pitfalls' pitfall_syscalls counts a thread's system calls).
+test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps xz-utils strace
     libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
     libmimalloc-dev libgoogle-perftools-dev redis-server dwz protobuf-compiler golang-go
     prometheus systemd)
