@@ -269,10 +269,10 @@ typedef struct mt_shm_header {
      * the slot): when the newest slot's totals.allocator_bytes and
      * allocator_inuse_bytes were taken, in slot.t_ns's clock.  glibc's
      * figures come from a walk of its arenas that holds each arena's lock,
-     * so the target takes them at a pace (docs/shm-protocol.md, "Totals")
-     * and they can be older than the slot.  Stored before the slot is
-     * published: a viewer that reads it after its slot may see a newer
-     * slot's, by at most one interval. */
+     * so the target takes them at a pace and they can be older than the
+     * slot (docs/shm-protocol.md, "The allocator's figures, at a pace").
+     * Stored before the slot is published: a viewer that reads it after
+     * its slot may see a newer slot's, by at most one interval. */
     uint64_t allocator_at_ns;
 } mt_shm_header;
 

@@ -33,9 +33,7 @@ def test(args):
     with seclib.throwaway_users(ctx, 2) as (owner, other):
         shm = seclib.shared_dir(ctx, "shm")
         env = ctx.env_with(MEMTOP_SHM_DIR=shm)
-        demo = seclib.start_as(owner, [args.demo, "300"],
-                               ctx.env_with(MEMTOP_SHM_DIR=shm, LD_PRELOAD=args.preload,
-                                            MEMTOP_LOG="info"))
+        demo = seclib.start_demo(ctx, args, owner, shm, MEMTOP_LOG="info")
         try:
             e2elib.wait_for(lambda: reads(None, args, env, demo.pid), "root reads the demo")
             check(reads(owner, args, env, demo.pid), "the target's user cannot read it")

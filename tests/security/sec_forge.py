@@ -85,8 +85,7 @@ def test(args):
     with seclib.throwaway_users(ctx, 2) as (attacker, victim_user):
         shm = seclib.shared_dir(ctx, "shm")
         env = ctx.env_with(MEMTOP_SHM_DIR=shm)
-        demo = seclib.start_as(attacker, [args.demo, "300"],
-                               ctx.env_with(MEMTOP_SHM_DIR=shm, LD_PRELOAD=args.preload))
+        demo = seclib.start_demo(ctx, args, attacker, shm)
         sleeps = [seclib.start_as(victim_user, ["sleep", "300"], env),
                   seclib.start_as(None, ["sleep", "300"], env)]
         suid = setuid_sleep(ctx, attacker, env)  # the attacker's real uid, root's effective

@@ -114,6 +114,13 @@ def start_as(user, cmd, env, **kwargs):
                             stderr=subprocess.PIPE, text=True, **extra)
 
 
+def start_demo(ctx, args, user, shm, **extra):
+    """Starts memtop-demo (300 s) as user (None: root), preloaded, publishing
+    into shm; extra: more environment."""
+    env = ctx.env_with(MEMTOP_SHM_DIR=shm, LD_PRELOAD=args.preload, **extra)
+    return start_as(user, [args.demo, "300"], env)
+
+
 @contextlib.contextmanager
 def sysctl(path, value):
     """Sets a /proc/sys value for the block and restores it after."""

@@ -3,10 +3,10 @@
  *
  * Why the pace: mallinfo2 walks the free lists of every arena while it
  * holds that arena's lock, so every thread of the target that allocates
- * from the arena waits for the whole walk.  The walk grows with the heap's free
- * chunks: a thread allocating beside it was held 1.5 ms with 65,536 live
- * blocks of the bench's sizes and 9 to 14 ms with 1 M (docs/performance.md,
- * "mallinfo2 holds the target").  The publisher asked at every interval
+ * from the arena waits for the whole walk.  The walk grows with the heap's
+ * free chunks: a thread allocating beside it was held 1.5 ms with 65,536
+ * live blocks of the bench's sizes and 9 to 14 ms with 1 M
+ * (docs/performance.md, "mallinfo2 holds the target").  The publisher asked at every interval
  * and a recording's TOTALS every second, so a service with a large heap
  * stalled twice a second for as long as memtop watched it.  Now a walk is
  * due only MT_MALLINFO_PACE times its own duration after the last one

@@ -39,7 +39,8 @@ static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
         name[0] = ' ';
     }
     const char *e = mt_est_mark(mt_view_sample_rate(v)); /* "~": estimated */
-    char age[48] = "";                                   /* glibc's figures are taken at a pace */
+    /* glibc's figures are taken at a pace: say how old they are */
+    char age[48] = "";
     if (mt_view_allocator_age_s(v))
         snprintf(age, sizeof age, " (%" PRIu64 " s ago)", mt_view_allocator_age_s(v));
     fprintf(f,

@@ -44,7 +44,7 @@ static inline uint64_t mt_view_sample_rate(const mt_view *v)
 
 /* How many whole seconds old the snapshot's allocator figures are, when
  * at least MT_VIEW_ALLOCATOR_STALE_S (glibc's are taken at a pace:
- * docs/shm-protocol.md, "Totals"), else 0.  The one place every report,
+ * docs/shm-protocol.md, "The allocator's figures, at a pace"), else 0.  The one place every report,
  * export and screen asks whether to say so. */
 #define MT_VIEW_ALLOCATOR_STALE_S 2u
 static inline uint64_t mt_view_allocator_age_s(const mt_view *v)
