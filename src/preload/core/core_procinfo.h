@@ -7,12 +7,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* This process's start time in clock ticks (field 22 of /proc/self/stat,
- * what the viewer's mt_proc_start_ticks(pid) reads back); 0 if unknown. */
 /* The start of a small file (of /proc) in buf, NUL-terminated; its
  * length, or -1 if it cannot be opened (system calls only). */
 ssize_t mt_proc_read_file(const char *path, char *buf, size_t cap);
+
+/* This process's start time in clock ticks (field 22 of /proc/self/stat,
+ * what the viewer's mt_proc_start_ticks(pid) reads back); 0 if unknown. */
 uint64_t mt_self_start_ticks(void);
+
 void mt_proc_exe(char *out, size_t cap);
 void mt_proc_cmdline(char *out, size_t cap);
 uint64_t mt_proc_rss_bytes(void);
