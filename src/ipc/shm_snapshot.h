@@ -20,11 +20,14 @@ typedef struct mt_snapshot {
     uint64_t allocator_at_ns;
 } mt_snapshot;
 
-/* How old the snapshot's allocator figures are, in ns: 0 when taken with
- * it or when the time given is not before the slot's (a foreign value). */
+/* How old the snapshot's allocator figures are, in ns: MT_UNKNOWN when
+ * the figures are; 0 when taken with it or when the time given is not
+ * before the slot's (a foreign value). */
 static inline uint64_t mt_snapshot_allocator_age_ns(const mt_snapshot *s)
 {
     uint64_t at = s->allocator_at_ns, t = s->slot.t_ns;
+    if (s->slot.totals.allocator_bytes == MT_UNKNOWN)
+        return MT_UNKNOWN;
     return at && at < t ? t - at : 0;
 }
 

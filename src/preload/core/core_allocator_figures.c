@@ -78,21 +78,21 @@ static void walk(void)
     atomic_store_explicit(&g_mi.next_ns, t0 + (t1 - t0) * MT_MALLINFO_PACE, memory_order_relaxed);
 }
 
-static bool due(void)
+static bool due(uint64_t now)
 {
-    return mt_now_precise_ns() >= atomic_load_explicit(&g_mi.next_ns, memory_order_relaxed);
+    return now >= atomic_load_explicit(&g_mi.next_ns, memory_order_relaxed);
 }
 
-/* glibc's figures: a new walk when one is due and no other thread is in
- * one, else the last walk's (unknown, as of now, before the first). */
-static void mallinfo_paced(uint64_t *held, uint64_t *inuse, uint64_t *at_ns)
+/* glibc's figures as of *at_ns: a new walk when one is due at `now` and no
+ * other thread is in one, else the last walk's (unknown, as of now, before
+ * the first). */
+static void mallinfo_paced(uint64_t now, uint64_t *held, uint64_t *inuse, uint64_t *at_ns)
 {
-    if (due() && !atomic_exchange_explicit(&g_mi.walking, true, memory_order_acquire)) {
-        if (due()) /* again: a walk that just ended set next_ns (its release, our acquire) */
+    if (due(now) && !atomic_exchange_explicit(&g_mi.walking, true, memory_order_acquire)) {
+        if (due(now)) /* again: a walk that just ended set next_ns (its release, our acquire) */
             walk();
         atomic_store_explicit(&g_mi.walking, false, memory_order_release);
     }
-    uint64_t now = *at_ns;
     load_figures(held, inuse, at_ns);
     if (!*at_ns) {
         *held = *inuse = MT_UNKNOWN;
@@ -109,7 +109,7 @@ void mt_allocator_bytes(uint64_t *held, uint64_t *inuse, uint64_t *at_ns)
     if (mt_alloc_stats_main(held, inuse))
         return; /* tcmalloc's or mimalloc's, as the publisher last asked */
     if (mt_real.is_glibc && !mt_g.cfg.mallinfo_off) /* off: unknown, no walk ever */
-        mallinfo_paced(held, inuse, at_ns);         /* *at_ns: now, as it comes in */
+        mallinfo_paced(*at_ns, held, inuse, at_ns);
 }
 
 void mt_allocator_figures_child_reset(void)

@@ -132,10 +132,8 @@ static value uptime_of(const calc *c)
 
 static value allocator_age_of(const calc *c)
 {
-    const mt_snapshot *s = &c->p->v.snap;
-    if (s->slot.totals.allocator_bytes == MT_UNKNOWN) /* no figures: no age either */
-        return u64v(MT_UNKNOWN);
-    return dblv((double)mt_snapshot_allocator_age_ns(s) / 1e9);
+    uint64_t age = mt_snapshot_allocator_age_ns(&c->p->v.snap);
+    return age == MT_UNKNOWN ? u64v(age) : dblv((double)age / 1e9); /* no figures: no age */
 }
 
 static value time_of(const calc *c)

@@ -181,10 +181,8 @@ static void put_totals(FILE *f, const mt_export_src *x)
     put_opt(f, "allocator_bytes", t->allocator_bytes, true);
     put_opt(f, "allocator_inuse_bytes", t->allocator_inuse_bytes, true);
     /* how old the two above are: glibc's are taken at a pace (shm-protocol.md) */
-    put_opt(f, "allocator_age_ms",
-            t->allocator_bytes == MT_UNKNOWN ? MT_UNKNOWN
-                                             : mt_snapshot_allocator_age_ns(&x->v->snap) / 1000000u,
-            true);
+    uint64_t age = mt_snapshot_allocator_age_ns(&x->v->snap);
+    put_opt(f, "allocator_age_ms", age == MT_UNKNOWN ? age : age / 1000000u, true);
     put_opt(f, "rss_bytes", t->rss_bytes, true);
     put_opt(f, "tracker_bytes", t->tracker_bytes, true);
     put_u64(f, "trace_count", t->trace_count, true);

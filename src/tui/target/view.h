@@ -49,8 +49,8 @@ static inline uint64_t mt_view_sample_rate(const mt_view *v)
 #define MT_VIEW_ALLOCATOR_STALE_S 2u
 static inline uint64_t mt_view_allocator_age_s(const mt_view *v)
 {
-    uint64_t s = mt_snapshot_allocator_age_ns(&v->snap) / 1000000000u;
-    return v->have_snap && s >= MT_VIEW_ALLOCATOR_STALE_S ? s : 0;
+    uint64_t ns = mt_snapshot_allocator_age_ns(&v->snap), s = ns / 1000000000u;
+    return v->have_snap && ns != MT_UNKNOWN && s >= MT_VIEW_ALLOCATOR_STALE_S ? s : 0;
 }
 
 /* Open the segment at path (validated).  For a file the caller made or
