@@ -140,10 +140,15 @@ bool mt_segment_grow_error(const mt_segment *seg, char *why, size_t n)
 
 bool mt_segment_replaced(const mt_segment *seg)
 {
+    /* O_PATH, resolved as the segment was opened: a link planted in a
+     * container's directory is not followed out of it, even to stat */
     struct stat st;
-    if (lstat(seg->path, &st) != 0)
+    int fd = mt_open_in_root(seg->path, O_PATH | O_NOFOLLOW);
+    if (fd < 0)
         return false;
-    return st.st_dev != seg->dev || st.st_ino != seg->ino;
+    int rc = fstat(fd, &st);
+    close(fd);
+    return rc == 0 && (st.st_dev != seg->dev || st.st_ino != seg->ino);
 }
 
 mt_errc mt_segment_check_size(const mt_segment *seg, mt_err *err)
