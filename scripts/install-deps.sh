@@ -44,11 +44,13 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # JSON), prometheus (a real server scrapes --serve; promtool checks /metrics),
 # systemd (systemd-analyze verify checks the exporter's unit, tests/fleet);
 # xz-utils (tests/alloc's MiniDebugInfo: xz compresses the .gnu_debugdata it adds);
-# strace (tests/pitfalls' pitfall_syscalls counts a thread's system calls).
+# strace (tests/pitfalls' pitfall_syscalls counts a thread's system calls);
+# postgresql-15 (tests/realprogs/rp_postgres.py: a forking server, initdb and
+# pgbench, all preloaded).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps xz-utils strace
     libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
     libmimalloc-dev libgoogle-perftools-dev redis-server dwz protobuf-compiler golang-go
-    prometheus systemd)
+    prometheus systemd postgresql-15)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 

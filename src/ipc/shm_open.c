@@ -3,8 +3,11 @@
  * The file lives in a directory every user can write to: it is opened
  * without following a link and without blocking (a planted FIFO must not
  * hang the viewer), and fstat must show a regular file before anything
- * else.  Refuses other users' segments (unless root) before mapping
- * anything, maps exactly the file's size, and leaves the header checks to
+ * else.  A segment in a container's directory, "/proc/PID/root/...", is
+ * resolved inside that root (proc_root.h): a directory on the way that the
+ * target's user swapped for a symlink cannot lead to the viewer's files.
+ * Refuses other users' segments (unless root) before mapping anything,
+ * maps exactly the file's size, and leaves the header checks to
  * shm_validate.c and the owner-versus-process check to shm_owner.c. */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proc_root.h"
 #include "shm_guard.h"
 #include "shm_owner.h"
 #include "shm_path.h"
@@ -63,11 +67,11 @@ mt_errc mt_segment_open_fd(mt_segment *seg, int fd, bool writable, const char *l
 mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
 {
     bool writable = true;
-    const int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
-    int fd = open(path, O_RDWR | flags);
+    const int flags = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+    int fd = mt_open_in_root(path, O_RDWR | flags);
     if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
         writable = false;
-        fd = open(path, O_RDONLY | flags);
+        fd = mt_open_in_root(path, O_RDONLY | flags);
     }
     if (fd < 0) {
         memset(seg, 0, sizeof *seg);
@@ -80,6 +84,10 @@ mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
             return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (symbolic link)");
         if (errno == ENXIO || errno == EISDIR)
             return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (not a regular file)");
+        if (errno == ENOSYS)
+            return mt_err_set(err, MT_E_IO,
+                              "open: a segment inside another root needs "
+                              "openat2 (Linux 5.6 or later)");
         return mt_err_set(err, MT_E_IO, "open: %s", strerror(errno));
     }
     return mt_segment_open_fd(seg, fd, writable, path, err);
@@ -132,10 +140,15 @@ bool mt_segment_grow_error(const mt_segment *seg, char *why, size_t n)
 
 bool mt_segment_replaced(const mt_segment *seg)
 {
+    /* O_PATH, resolved as the segment was opened: a link planted in a
+     * container's directory is not followed out of it, even to stat */
     struct stat st;
-    if (lstat(seg->path, &st) != 0)
+    int fd = mt_open_in_root(seg->path, O_PATH | O_NOFOLLOW);
+    if (fd < 0)
         return false;
-    return st.st_dev != seg->dev || st.st_ino != seg->ino;
+    int rc = fstat(fd, &st);
+    close(fd);
+    return rc == 0 && (st.st_dev != seg->dev || st.st_ino != seg->ino);
 }
 
 mt_errc mt_segment_check_size(const mt_segment *seg, mt_err *err)

@@ -6,12 +6,12 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
-#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+
+#include "proc_root.h"
 
 #define FUSE_MAGIC 0x65735546
 
@@ -45,34 +45,10 @@ bool mt_path_trusted(const char *canon)
     return true;
 }
 
-/* O_PATH of path.  A path inside another process's root, "/proc/PID/root/
- * REST", is resolved in that root (openat2 RESOLVE_IN_ROOT): an absolute
- * symlink or ".." planted there stays inside it instead of reaching the
- * viewer's own files; without openat2 (Linux < 5.6) it is not opened. */
-static int open_path(const char *path)
-{
-    int at = 0;
-    if (sscanf(path, "/proc/%*u/root%n", &at) != 0 || at == 0 || path[at] != '/')
-        return open(path, O_PATH | O_CLOEXEC);
-    char root[32];
-    if (at >= (int)sizeof root)
-        return -1;
-    memcpy(root, path, (size_t)at);
-    root[at] = '\0';
-    int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0)
-        return -1;
-    struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-                           .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-    int fd = (int)syscall(SYS_openat2, dir, path + at + 1, &how, sizeof how);
-    close(dir);
-    return fd;
-}
-
 int mt_open_regular(const char *path, struct stat *st, const char **why)
 {
     *why = "file deleted";
-    int where = open_path(path);
+    int where = mt_open_in_root(path, O_PATH); /* a container's link stays inside */
     if (where < 0)
         return -1;
     int fd = -1;

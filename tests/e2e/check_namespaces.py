@@ -99,9 +99,7 @@ def load_quiet(path):
 
 
 def test(args):
-    if os.geteuid() != 0:
-        print("SKIP: needs root for unshare", flush=True)
-        sys.exit(e2elib.SKIP)  # not a pass: nothing was checked
+    e2elib.skip_unless_root()
     ctx = e2elib.Ctx(args)
     proc, pid = e2elib.start_in_namespaces(ctx, [args.demo, "120"])
     try:

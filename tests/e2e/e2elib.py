@@ -44,6 +44,8 @@ def parse_args(description, argv=None):
     p.add_argument("--many-stacks", help="memtop-many-stacks")
     p.add_argument("--call-paths", help="memtop-call-paths")
     p.add_argument("--hammer", help="torn_hammer (check_torn.py)")
+    p.add_argument("--make-segment", help="make_segment (sec_shrinking_segment.py)")
+    p.add_argument("--open-loop", help="open_loop (sec_rootlink.py)")
     p.add_argument("--workdir", required=True, help="private scratch directory (wiped)")
     p.add_argument("--source-dir", help="the repository root")
     p.add_argument("--build-dir", help="the CMake build tree")
@@ -136,6 +138,24 @@ SEGMENT_MAP = re.compile(r"/memtop-[0-9]+(-[0-9a-f]+)?$", re.M)
 PRELOAD_MAP = re.compile(r"/libmemtop\.so$", re.M)
 
 
+def skip_unless_root(why="needs root for unshare"):
+    """Exits SKIP (not a pass: nothing was checked) unless run as root."""
+    if os.geteuid() != 0:
+        print("SKIP: " + why, flush=True)
+        sys.exit(SKIP)
+
+
+def unshare_ended(proc):
+    """An `unshare` (proc, its stderr piped) that ended before its target
+    came up: SKIP where / is no mount point (a chroot: no private mount
+    namespace here), else the failure."""
+    err = proc.stderr.read()
+    if "cannot change root filesystem propagation" in err:
+        print("SKIP: %s" % err.strip(), flush=True)
+        sys.exit(SKIP)
+    fail("unshare exited (%s): %s" % (proc.returncode, err))
+
+
 def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m", env=None, until=None):
     """cmd preloaded inside `unshare -m [-p -f]` with a private tmpfs as its
     MEMTOP_SHM_DIR (a tmpfs of `size`) that the host does not see, as in a
@@ -153,12 +173,7 @@ def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m", env=None, until=None)
 
     def target():
         if proc.poll() is not None:
-            err = proc.stderr.read()
-            if "cannot change root filesystem propagation" in err:
-                # / is no mount point (a chroot): no private mount namespace here
-                print("SKIP: %s" % err.strip(), flush=True)
-                sys.exit(SKIP)
-            fail("unshare exited (%s): %s" % (proc.returncode, err))
+            unshare_ended(proc)
         pid = proc.pid
         if pid_ns:
             with open("/proc/%d/task/%d/children" % (pid, pid)) as f:

@@ -26,9 +26,7 @@ def series(base):
 
 
 def test(args):
-    if os.geteuid() != 0:
-        print("SKIP: containers need root (unshare)", flush=True)
-        raise SystemExit(fleetlib.SKIP)
+    e2elib.skip_unless_root("containers need root (unshare)")
     fleetlib.need("protoc", "protobuf-compiler")
     ctx = e2elib.Ctx(args)
     ready = ctx.path("ready-ns")

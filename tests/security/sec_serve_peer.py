@@ -7,13 +7,19 @@ read what `memtop -p` refuses them.  Root runs memtop-demo and
 `memtop --serve 127.0.0.1:PORT` with MEMTOP_SERVE_USERS naming user B (the
 local Prometheus's user, say).  User A's connection must be closed without
 an answer; user B and root get /metrics with the demo's pid.  An unknown
-name in MEMTOP_SERVE_USERS is a one-line error and exit 2.  And an exporter
+name in MEMTOP_SERVE_USERS is a one-line error and exit 2.  User A cannot
+keep the others out either: A opens 16 connections from each of
+127.0.0.1 to 127.0.0.5 (80, past the exporter's 64) and sends half a
+request on each; each must be closed within 5 s (before, A held all 64
+until the idle timeout, and every scrape was refused meanwhile), and root's
+scrape is answered while A tries.  And an exporter
 run by user A exports A's own demo but not root's (counted as denied), as
 `memtop -p` would refuse it.
 """
 
 import os
 import socket
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -31,6 +37,54 @@ try:
 except Exception as e:
     print("REFUSED", type(e).__name__)
 """
+
+
+# User A's connections: 16 from each of five local addresses, half a
+# request sent on each, then how many the server closed within 5 s (half its
+# 10 s idle timeout, which would close them anyway).
+HOLD = """
+import socket, sys, time
+port, held = int(sys.argv[1]), []
+for a in range(1, 6):
+    for _ in range(16):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=3,
+                                         source_address=("127.0.0.%d" % a, 0))
+            s.sendall(b"GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n")
+            held.append(s)
+        except OSError:
+            pass  # refused: not held either
+print("READY", flush=True)
+closed, end = 0, time.monotonic() + 5
+for s in held:
+    s.settimeout(max(0.01, end - time.monotonic()))
+    try:
+        closed += s.recv(64) == b""
+    except socket.timeout:
+        pass
+    except OSError:
+        closed += 1
+print("HELD", len(held) - closed, "OF", len(held), flush=True)
+time.sleep(5)
+"""
+
+
+def hold_slots(attacker, env, port, url, pid):
+    """User A tries to hold every connection slot; root must be served meanwhile."""
+    hold = seclib.start_as(attacker, ["python3", "-c", HOLD, str(port)], env,
+                           stdout=subprocess.PIPE)
+    try:
+        check(hold.stdout.readline().strip() == "READY", "user A's client failed: %s" %
+              (hold.poll() is not None and hold.stderr.read()))
+        got = scrape(None, env, url, pid)
+        check(got == "ANSWER 1", "root was not served while user A held connections: %r" % got)
+        held = hold.stdout.readline().split()
+        check(held[:1] == ["HELD"] and held[1] == "0",
+              "user A's connections stayed open: %s" % " ".join(held))
+        print("ok: user A's %s connections were closed at once; root was served meanwhile" %
+              held[3])
+    finally:
+        e2elib.stop(hold)
 
 
 def free_port():
@@ -89,6 +143,7 @@ def test(args):
             check(serve.poll() is None, "the exporter died")
             print("ok: root and the allowed user read /metrics; another user's connection is "
                   "closed (%s)" % got)
+            hold_slots(attacker, env, port, url, demo.pid)
             user_exporter(ctx, env, args, attacker, demo)
         finally:
             e2elib.stop(serve)

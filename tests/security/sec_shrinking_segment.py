@@ -110,11 +110,4 @@ def test(args):
 
 
 if __name__ == "__main__":
-    # make_segment is not among the paths every security test gets.
-    argv = sys.argv[1:]
-    i = argv.index("--make-segment")
-    make_segment = argv.pop(i + 1)
-    argv.pop(i)
-    sys.argv[1:] = argv
-
-    seclib.main(test, __doc__.splitlines()[0], make_segment=make_segment)
+    seclib.main(test, __doc__.splitlines()[0])

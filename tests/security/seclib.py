@@ -107,11 +107,13 @@ def run_as(user, cmd, env, timeout=e2elib.RUN_TIMEOUT_S, **kwargs):
 
 
 def start_as(user, cmd, env, **kwargs):
-    """Starts cmd as user (None: as root) in the background."""
-    extra = user.popen_kwargs() if user else {}
-    extra.update(kwargs)
-    return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, **extra)
+    """Starts cmd as user (None: as root) in the background; kwargs: more
+    of Popen's (stdout=subprocess.PIPE, say)."""
+    opts = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                text=True)
+    opts.update(user.popen_kwargs() if user else {})
+    opts.update(kwargs)
+    return subprocess.Popen(cmd, env=env, **opts)
 
 
 def start_demo(ctx, args, user, shm, **extra):

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -505,6 +506,60 @@ static void test_all_slots_odd_is_busy(void **state)
     assert_int_equal(read_snap(f, &s), MT_E_BUSY);
 }
 
+/* A publish that lands while the reader copies slot 1 (deterministic: the
+ * page of the slot's traces is made unreadable, and the fault's handler
+ * plays the publisher: it bumps the slot's seq by two and writes trace ids
+ * no definition has, then lets the copy go on).  The copy is torn: seq
+ * differs, so slot 1 is "busy" and the reader takes slot 0; without the
+ * seq check it would keep the torn copy (and report it corrupt). */
+static struct {
+    unsigned char *page;
+    mt_shm_header *h;
+    mt_shm_trace *traces;
+    uint64_t ntraces;
+    int faults;
+} tear;
+
+static void tear_on_fault(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)uc;
+    unsigned char *at = si->si_addr;
+    if (tear.faults++ || at < tear.page || at >= tear.page + 4096)
+        abort(); /* not the fault this test planted */
+    mprotect(tear.page, 4096, PROT_READ | PROT_WRITE);
+    __atomic_store_n(&tear.h->slots[1].seq, tear.h->slots[1].seq + 2, __ATOMIC_RELEASE);
+    for (uint64_t i = 0; i < tear.ntraces; i++)
+        tear.traces[i].id = 1000000u;
+}
+
+static void test_publish_during_copy_is_retried(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(reopen(f), MT_OK);
+    long pg = sysconf(_SC_PAGESIZE);
+    assert_int_equal(pg, 4096);
+    const mt_shm_slot *slot = (const mt_shm_slot *)(f->rd.base + f->rd.lay.slot_off[1]);
+    unsigned char *traces =
+        (unsigned char *)slot + sizeof *slot + (size_t)slot->ntimeline * sizeof(mt_shm_point);
+    tear = (typeof(tear)){.page = (unsigned char *)((uintptr_t)traces & ~(uintptr_t)4095),
+                          .h = (mt_shm_header *)f->rd.base,
+                          .traces = (mt_shm_trace *)traces,
+                          .ntraces = slot->ntraces};
+    assert_true(tear.page > (unsigned char *)&tear.h->slots[1].seq); /* seq stays readable */
+    struct sigaction sa = {.sa_sigaction = tear_on_fault, .sa_flags = SA_SIGINFO}, old;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGSEGV, &sa, &old), 0);
+    assert_int_equal(mprotect(tear.page, 4096, PROT_NONE), 0);
+    mt_snapshot s;
+    mt_errc rc = mt_snapshot_read(&f->rd, 0, &s, &f->err);
+    sigaction(SIGSEGV, &old, NULL);
+    assert_int_equal(tear.faults, 1); /* the publish did land during the copy */
+    assert_int_equal(rc, MT_OK);
+    assert_int_equal(s.slot_index, 0);
+    assert_int_equal(s.slot.publish_seq, 1);
+    mt_snapshot_free(&s);
+}
+
 static void test_no_snapshot_yet(void **state)
 {
     fixture *f = *state;
@@ -834,6 +889,7 @@ int main(void)
         T(test_latest_slot_range),
         T(test_slot_stuck_odd_falls_back),
         T(test_all_slots_odd_is_busy),
+        T(test_publish_during_copy_is_retried),
         T(test_no_snapshot_yet),
         T(test_ntraces_too_big),
         T(test_ntimeline_too_big),

@@ -196,6 +196,20 @@ static bool peer_ok(const mt_server *s, struct MHD_Connection *c)
                            (const struct sockaddr *)&local, llen);
 }
 
+/* A connection begins: one from a local user who may not read us is shut
+ * down at once (libmicrohttpd closes it at its next poll), so that such a
+ * user cannot hold the connection slots with requests that never end and
+ * keep every scraper out; route checks each request again. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)socket_ctx;
+    const union MHD_ConnectionInfo *fi =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED && fi && !peer_ok(cls, c))
+        shutdown(fi->connect_fd, SHUT_RDWR);
+}
+
 static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *url,
                              const char *method, const char *version, const char *upload,
                              size_t *upload_size, void **req)
@@ -230,7 +244,8 @@ int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *
                                  (const struct sockaddr *)&a->sa, MHD_OPTION_CONNECTION_LIMIT,
                                  (unsigned)MT_SERVE_MAX_CONNS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                                  (unsigned)MT_SERVE_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)MT_SERVE_TIMEOUT_S, MHD_OPTION_END);
+                                 (unsigned)MT_SERVE_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+                                 on_connection, s, MHD_OPTION_END);
     if (!s->daemon) {
         snprintf(err, n, "--serve: cannot listen on %s: %s", a->text,
                  errno ? strerror(errno) : "libmicrohttpd failed");
