@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -20,8 +21,25 @@ static int root_prefix(const char *path)
     return at;
 }
 
+/* openat2 failed with err (ENOSYS, or EPERM from a seccomp filter that
+ * knows it not): whether the call itself is refused, tried on the root
+ * itself, where nothing else can say EPERM. */
+static bool openat2_refused(int dir, int err)
+{
+    if (err != ENOSYS && err != EPERM)
+        return false;
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC};
+    int fd = (int)syscall(SYS_openat2, dir, ".", &how, sizeof how);
+    if (fd >= 0)
+        close(fd);
+    return fd < 0 && (errno == ENOSYS || errno == EPERM);
+}
+
 int mt_open_in_root(const char *path, int flags)
 {
+    /* openat2 refuses flags that open ignores with O_PATH (O_NONBLOCK...) */
+    if (flags & O_PATH)
+        flags &= O_PATH | O_NOFOLLOW | O_DIRECTORY;
     flags |= O_CLOEXEC;
     int at = root_prefix(path);
     if (at == 0)
@@ -46,7 +64,7 @@ int mt_open_in_root(const char *path, int flags)
         if (fd >= 0 || errno != EAGAIN)
             break;
     }
-    int saved = errno;
+    int saved = fd < 0 && openat2_refused(dir, errno) ? ENOSYS : errno;
     close(dir);
     errno = saved;
     return fd;

@@ -123,6 +123,8 @@ class Pg:
             if self.run([self.cmd("psql"), "-Atc", "SELECT 1"], preloaded=False).stdout == "1\n":
                 return
             time.sleep(0.1)
+        self.proc.kill()  # before its data directory goes
+        self.proc.wait()
         fail("postgres does not answer:\n" + self.server_log())
 
     def sql(self, query):
@@ -179,7 +181,7 @@ def cmdline(pid):
 
 def watch_backend(pg, memtop):
     """A client sleeps in a query; its backend and the postmaster are seen and exported."""
-    sleeper = subprocess.Popen([pg.cmd("psql"), "-Atc", "SELECT pg_sleep(6)"],
+    sleeper = subprocess.Popen([pg.cmd("psql"), "-Atc", "SELECT pg_sleep(300)"],
                                env={k: v for k, v in pg.env.items() if k != "LD_PRELOAD"},
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, **pg.as_user())
@@ -207,13 +209,14 @@ def watch_backend(pg, memtop):
         helpers = [c for c in children(pg.proc.pid) if c in rows]
         check(len(helpers) >= 4, "--list shows %d of the postmaster's children:\n%s" %
               (len(helpers), p.stdout))
-        pm = memtop_export(memtop, pg, pg.proc.pid, "postmaster.json")
         be = memtop_export(memtop, pg, backend, "backend.json")
+        pm = memtop_export(memtop, pg, pg.proc.pid, "postmaster.json")
         print("ok: --list shows the postmaster and %d of its processes; exports of the "
               "postmaster (%d allocations) and backend %d (%d) are tracked and consistent" %
               (len(helpers), pm["totals"]["alloc_count"], backend, be["totals"]["alloc_count"]),
               flush=True)
     finally:
+        sleeper.terminate()  # the client; its backend ends with the connection
         sleeper.wait(timeout=30)
 
 

@@ -111,6 +111,9 @@ def test(args):
         crossed = 0
         for _ in range(ROUNDS):
             outcomes = swap_round(args, proc.pid, top, empty, ctx.path("stop"))
+            if any("needs openat2" in m for m in outcomes):
+                print("SKIP: no openat2 here: %s" % outcomes, flush=True)
+                sys.exit(e2elib.SKIP)  # such segments are not opened at all
             reached = {m: c for m, c in outcomes.items() if m not in ("ok", "no such segment")}
             check(not reached, "the viewer left the target's root for the host's plant "
                   "(or failed otherwise): %s" % outcomes)

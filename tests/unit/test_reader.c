@@ -536,8 +536,8 @@ static void test_publish_during_copy_is_retried(void **state)
 {
     fixture *f = *state;
     assert_int_equal(reopen(f), MT_OK);
-    long pg = sysconf(_SC_PAGESIZE);
-    assert_int_equal(pg, 4096);
+    if (sysconf(_SC_PAGESIZE) != 4096)
+        skip(); /* the page arithmetic below is for 4 KiB pages */
     const mt_shm_slot *slot = (const mt_shm_slot *)(f->rd.base + f->rd.lay.slot_off[1]);
     unsigned char *traces =
         (unsigned char *)slot + sizeof *slot + (size_t)slot->ntimeline * sizeof(mt_shm_point);

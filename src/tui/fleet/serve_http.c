@@ -204,9 +204,11 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx
                           enum MHD_ConnectionNotificationCode code)
 {
     (void)socket_ctx;
+    if (code != MHD_CONNECTION_NOTIFY_STARTED)
+        return;
     const union MHD_ConnectionInfo *fi =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (code == MHD_CONNECTION_NOTIFY_STARTED && fi && !peer_ok(cls, c))
+    if (fi && !peer_ok(cls, c))
         shutdown(fi->connect_fd, SHUT_RDWR);
 }
 
