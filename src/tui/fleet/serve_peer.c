@@ -1,7 +1,11 @@
 /* serve_peer.c -- see serve_peer.h.  The client's socket is found by its
  * exact four-tuple through sock_diag (NETLINK_SOCK_DIAG, one request and
  * one answer: what `ss` uses), not by reading /proc/net/tcp, whose read
- * walks every socket of the host (tens of milliseconds on a busy one). */
+ * walks every socket of the host (tens of milliseconds on a busy one).
+ * sock_diag answers "no such socket" (ENOENT) also when the kernel has no
+ * TCP handler for it (tcp_diag not built, or a container that may not load
+ * the module); our own end of the connection, which surely exists, tells
+ * the two apart, and without the handler /proc/net/tcp is read instead. */
 #include "serve_peer.h"
 
 #include <errno.h>
@@ -124,10 +128,63 @@ static long owner_of(const end *c, const end *s)
         } else if (ans.nh.nlmsg_type == SOCK_DIAG_BY_FAMILY &&
                    ans.nh.nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
             const struct inet_diag_msg *m = NLMSG_DATA(&ans.nh);
-            uid = m->idiag_uid;
+            uid = m->idiag_inode ? (long)m->idiag_uid : -2; /* no inode: see owner_line */
         }
     }
     close(fd);
+    return uid;
+}
+
+/* One line of /proc/net/tcp or tcp6: whether it is the socket with local
+ * end l and remote end r, and then its owner in *uid.  Addresses are the
+ * kernel's words as they lie in memory, printed in hex; ports in host
+ * order.  A socket without an inode (a time-wait or orphaned one: its
+ * owner is gone and the line says uid 0) has no owner to trust: -2. */
+static bool owner_line(const char *line, const end *l, const end *r, long *uid)
+{
+    unsigned a[2][4], port[2];
+    unsigned long u, inode;
+    size_t words = l->family == AF_INET ? 1 : 4;
+    int n;
+    if (words == 1)
+        n = sscanf(line, "%*u: %8X:%4X %8X:%4X %*x %*x:%*x %*x:%*x %*x %lu %*d %lu", &a[0][0],
+                   &port[0], &a[1][0], &port[1], &u, &inode);
+    else
+        n = sscanf(line,
+                   "%*u: %8X%8X%8X%8X:%4X %8X%8X%8X%8X:%4X %*x %*x:%*x %*x:%*x %*x %lu %*d %lu",
+                   &a[0][0], &a[0][1], &a[0][2], &a[0][3], &port[0], &a[1][0], &a[1][1], &a[1][2],
+                   &a[1][3], &port[1], &u, &inode);
+    if (n != (int)(4 + 2 * words))
+        return false;
+    const end *e[2] = {l, r};
+    for (int k = 0; k < 2; k++) {
+        if (port[k] != ntohs(e[k]->port))
+            return false;
+        for (size_t w = 0; w < words; w++)
+            if (a[k][w] != e[k]->addr[w])
+                return false;
+    }
+    *uid = inode ? (long)u : -2;
+    return true;
+}
+
+/* The owner of the socket with local end l and remote end r by
+ * /proc/net/tcp (tcp6): -1 when this network namespace has no such socket,
+ * -2 when the file cannot be read. */
+static long owner_from_proc(const end *l, const end *r)
+{
+    const char *path = l->family == AF_INET ? "/proc/self/net/tcp" : "/proc/self/net/tcp6";
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -2;
+    char line[512];
+    long uid = -1;
+    while (fgets(line, sizeof line, f))
+        if (owner_line(line, l, r, &uid))
+            break;
+    if (ferror(f))
+        uid = -2;
+    fclose(f);
     return uid;
 }
 
@@ -143,6 +200,10 @@ bool mt_peer_allowed(const mt_peer_policy *p, const struct sockaddr *client, soc
         s.addr[1] = s.addr[2] = s.addr[3] = 0;
     }
     long uid = owner_of(&c, &s);
+    if (uid == -1) { /* no such socket, or no TCP handler: ask for our own end */
+        long ours = owner_of(&s, &c);
+        uid = ours == -1 ? owner_from_proc(&c, &s) : ours >= 0 ? -1 : -2;
+    }
     if (uid == -1)
         return true; /* not a socket of this host: another host's client */
     for (size_t i = 0; uid >= 0 && i < p->nusers; i++)
