@@ -21,6 +21,41 @@ static int root_prefix(const char *path)
     return at;
 }
 
+/* Without openat2: rest walked from dir one name at a time, each
+ * directory opened O_PATH | O_NOFOLLOW | O_DIRECTORY and the last name
+ * with O_NOFOLLOW, so that no link and no ".." is followed at all (ELOOP):
+ * stricter than RESOLVE_IN_ROOT, which follows a link inside the root, and
+ * enough for what memtop opens there, the kernel's own names from the
+ * target's maps, which hold neither.  Takes dir. */
+static int walk_in_root(int dir, const char *rest, int flags)
+{
+    char name[256];
+    for (;;) {
+        while (*rest == '/')
+            rest++;
+        size_t len = strcspn(rest, "/");
+        if (len >= sizeof name || (len == 2 && rest[0] == '.' && rest[1] == '.')) {
+            close(dir);
+            errno = len >= sizeof name ? ENAMETOOLONG : ELOOP;
+            return -1;
+        }
+        memcpy(name, len ? rest : ".", len ? len : 1);
+        name[len ? len : 1] = '\0';
+        rest += len;
+        bool last = !rest[strspn(rest, "/")];
+        int next = openat(
+            dir, name, last ? flags | O_NOFOLLOW : O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+        int err = errno;
+        close(dir);
+        if (last || next < 0) {
+            /* a link where a directory should be: ENOTDIR from O_DIRECTORY */
+            errno = next < 0 && !last && err == ENOTDIR ? ELOOP : err;
+            return next;
+        }
+        dir = next;
+    }
+}
+
 /* openat2 failed with err (ENOSYS, or EPERM from a seccomp filter that
  * knows it not): whether the call itself is refused, tried on the root
  * itself, where nothing else can say EPERM. */
@@ -64,7 +99,9 @@ int mt_open_in_root(const char *path, int flags)
         if (fd >= 0 || errno != EAGAIN)
             break;
     }
-    int saved = fd < 0 && openat2_refused(dir, errno) ? ENOSYS : errno;
+    if (fd < 0 && openat2_refused(dir, errno))
+        return walk_in_root(dir, path + at + 1, flags);
+    int saved = errno;
     close(dir);
     errno = saved;
     return fd;
