@@ -9,9 +9,11 @@ every local user was served.  nodiag.c plays that kernel inside root's
 `memtop --serve` (it must say so on stderr, or the test proves nothing).
 The exporter listens on a veth address, 10.231.7.1, whose other end is in
 a network namespace of its own, the "other host".  User A on this host
-must be refused; user B (MEMTOP_SERVE_USERS) and root served; and user A
-from the other host (whom no local table lists) served, as any remote
-client is.  The same on [::1] (/proc/net/tcp6), where this host has IPv6.
+must be refused, also from an IPv6 socket connected to ::ffff:10.231.7.1
+(listed in /proc/net/tcp6, not tcp); user B (MEMTOP_SERVE_USERS) and root
+served; and user A from the other host (whom no local table lists)
+served, as any remote client is.  The same again without the shim (the
+remote client through sock_diag's own answers).  The same on [::1] (/proc/net/tcp6), where this host has IPv6.
 """
 
 import os
@@ -81,6 +83,51 @@ def ipv6_loopback(ctx, env, args, attacker, demo):
         e2elib.stop(serve)
 
 
+def have_ipv6():
+    try:
+        with socket.socket(socket.AF_INET6):
+            return True
+    except OSError:
+        return False
+
+
+def exporter(ctx, env, args, holder, users, demo, shim):
+    """Root's exporter on HOST, with the shim or without it: root and user
+    B served, user A refused from an IPv4 socket and from an IPv6 one (to
+    ::ffff:HOST, listed in tcp6, not tcp), user A of the other host served."""
+    attacker, scraper = users
+    port = free_port()
+    extra = dict(MEMTOP_SERVE_USERS=scraper.name)
+    if shim:
+        extra["LD_PRELOAD"] = args.nodiag
+    serve = seclib.start_as(None, [args.memtop, "--serve", "%s:%d" % (HOST, port)],
+                            ctx.env_with(**extra))
+    url = "http://%s:%d/metrics" % (HOST, port)
+    how = "sock_diag answering ENOENT" if shim else "sock_diag"
+    try:
+        e2elib.wait_for(lambda: scrape(None, env, url, demo.pid) == "ANSWER 1",
+                        "root's scrape to show the demo", timeout=20, step=0.2)
+        got = scrape(scraper, env, url, demo.pid)
+        check(got == "ANSWER 1", "%s: user B (MEMTOP_SERVE_USERS) got %r" % (how, got))
+        got = scrape(attacker, env, url, demo.pid)
+        check(got.startswith("REFUSED"), "%s: user A read root's exporter: %r" % (how, got))
+        if have_ipv6():
+            mapped = "http://[::ffff:%s]:%d/metrics" % (HOST, port)
+            got6 = scrape(attacker, env, mapped, demo.pid)
+            check(got6.startswith("REFUSED"),
+                  "%s: user A read root's exporter from an IPv6 socket: %r" % (how, got6))
+        remote = scrape_from_other_host(holder, attacker, env, url, demo.pid)
+        check(remote == "ANSWER 1", "%s: the other host's client got %r" % (how, remote))
+    finally:
+        e2elib.stop(serve)
+    if shim:
+        err = serve.stderr.read()
+        check("nodiag: sock_diag answers ENOENT" in err,
+              "the shim did not take hold in the exporter: %r" % err)
+    print("ok: with %s, root and user B are served, user A is refused (%s; from an IPv6 "
+          "socket too), and a client of the other host is served" % (how, got), flush=True)
+
+
 def test(args):
     ctx = seclib.Ctx(args)
     e2elib.skip_unless_root("a network namespace and a veth pair need root")
@@ -88,38 +135,20 @@ def test(args):
     if probe.returncode != 0:
         print("SKIP: cannot make a network namespace here: %s" % probe.stderr.decode().strip())
         sys.exit(e2elib.SKIP)
-    with seclib.throwaway_users(ctx, 2) as (attacker, scraper):
+    with seclib.throwaway_users(ctx, 2) as users:
         ctx.shm_dir = seclib.shared_dir(ctx, "shm")
         ctx.env = env = ctx.env_with(MEMTOP_SHM_DIR=ctx.shm_dir)
         holder = other_host()
-        demo = serve = None
+        demo = None
         try:
             demo = e2elib.start_preloaded(ctx, [args.demo, "60"])
             e2elib.wait_segment(ctx, demo)
-            port = free_port()
-            serve = seclib.start_as(None, [args.memtop, "--serve", "%s:%d" % (HOST, port)],
-                                    ctx.env_with(MEMTOP_SERVE_USERS=scraper.name,
-                                                 LD_PRELOAD=args.nodiag))
-            url = "http://%s:%d/metrics" % (HOST, port)
-            e2elib.wait_for(lambda: scrape(None, env, url, demo.pid) == "ANSWER 1",
-                            "root's scrape to show the demo", timeout=20, step=0.2)
-            got = scrape(scraper, env, url, demo.pid)
-            check(got == "ANSWER 1", "user B (MEMTOP_SERVE_USERS) got %r" % got)
-            got = scrape(attacker, env, url, demo.pid)
-            check(got.startswith("REFUSED"), "user A read root's exporter: %r" % got)
-            remote = scrape_from_other_host(holder, attacker, env, url, demo.pid)
-            check(remote == "ANSWER 1", "the other host's client got %r" % remote)
-            e2elib.stop(serve)
-            err = serve.stderr.read()
-            check("nodiag: sock_diag answers ENOENT" in err,
-                  "the shim did not take hold in the exporter: %r" % err)
-            print("ok: with sock_diag answering ENOENT, root and user B are served, user A is "
-                  "refused (%s), and a client of the other host is served" % got)
-            ipv6_loopback(ctx, env, args, attacker, demo)
+            for shim in (True, False):
+                exporter(ctx, env, args, holder, users, demo, shim)
+            ipv6_loopback(ctx, env, args, users[0], demo)
         finally:
-            for p in (serve, demo):
-                if p:
-                    e2elib.stop(p)
+            if demo:
+                e2elib.stop(demo)
             e2elib.stop(holder)
             subprocess.run(["ip", "link", "del", VETH], capture_output=True)
 

@@ -132,6 +132,14 @@ static void test_no_link_is_followed(void **state)
     expect(state, ENOSYS, "lf", O_RDONLY, -ELOOP, NULL); /* the last name, O_NOFOLLOW or not */
 }
 
+static void test_what_is_refused_says_why(void **state)
+{
+    expect(state, ENOSYS, "lf", O_PATH | O_NOFOLLOW, -ELOOP, NULL); /* not the link itself */
+    expect(state, ENOSYS, "d/f/x", O_RDONLY, -ENOTDIR, NULL);        /* a file, not a link */
+    expect(state, ENOSYS, "d/f/", O_RDONLY, -ENOTDIR, NULL);         /* "name/": a directory */
+    expect(state, ENOSYS, "d/", O_PATH | O_DIRECTORY, 0, NULL);
+}
+
 static void test_no_dotdot(void **state)
 {
     expect(state, ENOSYS, "d/../d/f", O_RDONLY, -ELOOP, NULL);
@@ -143,6 +151,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_plain_path_opens, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_link_is_followed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_what_is_refused_says_why, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_dotdot, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

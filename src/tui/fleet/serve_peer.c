@@ -9,6 +9,7 @@
 #include "serve_peer.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -168,12 +169,11 @@ static bool owner_line(const char *line, const end *l, const end *r, long *uid)
     return true;
 }
 
-/* The owner of the socket with local end l and remote end r by
- * /proc/net/tcp (tcp6): -1 when this network namespace has no such socket,
- * -2 when the file cannot be read. */
-static long owner_from_proc(const end *l, const end *r)
+/* The owner of the socket with local end l and remote end r by one of
+ * /proc/net/tcp and tcp6: -1 when it lists no such socket, -2 when it
+ * cannot be read. */
+static long owner_in(const char *path, const end *l, const end *r)
 {
-    const char *path = l->family == AF_INET ? "/proc/self/net/tcp" : "/proc/self/net/tcp6";
     FILE *f = fopen(path, "re");
     if (!f)
         return -2;
@@ -186,6 +186,60 @@ static long owner_from_proc(const end *l, const end *r)
         uid = -2;
     fclose(f);
     return uid;
+}
+
+/* e as an IPv4-mapped IPv6 end (::ffff:a.b.c.d). */
+static end mapped(const end *e)
+{
+    end m = *e;
+    m.family = AF_INET6;
+    m.addr[0] = m.addr[1] = 0;
+    m.addr[2] = htonl(0xffff);
+    m.addr[3] = e->addr[0];
+    return m;
+}
+
+/* The owner of the socket with local end l and remote end r by
+ * /proc/net/tcp (tcp6): -1 when this network namespace has no such socket,
+ * -2 when it cannot tell.  An IPv4 client may have connected from an IPv6
+ * socket (to ::ffff:a.b.c.d), listed in tcp6 with mapped addresses. */
+static long owner_from_proc(const end *l, const end *r)
+{
+    if (l->family == AF_INET6)
+        return owner_in("/proc/self/net/tcp6", l, r);
+    long uid = owner_in("/proc/self/net/tcp", l, r);
+    if (uid != -1)
+        return uid;
+    end ml = mapped(l), mr = mapped(r);
+    return owner_in("/proc/self/net/tcp6", &ml, &mr);
+}
+
+/* Whether a is an address of this host (this network namespace): in
+ * 127.0.0.0/8, ::1, or on one of its interfaces.  A client from such an
+ * address is a local process, whatever sock_diag or /proc found. */
+static bool is_local_address(const end *a)
+{
+    if (a->family == AF_INET && (ntohl(a->addr[0]) >> 24) == 127)
+        return true;
+    if (a->family == AF_INET6 && !a->addr[0] && !a->addr[1] && !a->addr[2] &&
+        a->addr[3] == htonl(1))
+        return true;
+    struct ifaddrs *all;
+    if (getifaddrs(&all) != 0)
+        return true; /* cannot tell: as local, refused */
+    bool local = false;
+    for (struct ifaddrs *i = all; i && !local; i = i->ifa_next) {
+        const struct sockaddr *sa = i->ifa_addr;
+        end e;
+        if (sa && sa->sa_family == a->family &&
+            end_of(sa,
+                   sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                             : sizeof(struct sockaddr_in),
+                   &e))
+            local = memcmp(e.addr, a->addr, sizeof e.addr) == 0;
+    }
+    freeifaddrs(all);
+    return local;
 }
 
 bool mt_peer_allowed(const mt_peer_policy *p, const struct sockaddr *client, socklen_t clen,
@@ -204,6 +258,8 @@ bool mt_peer_allowed(const mt_peer_policy *p, const struct sockaddr *client, soc
         long ours = owner_of(&s, &c);
         uid = ours == -1 ? owner_from_proc(&c, &s) : ours >= 0 ? -1 : -2;
     }
+    if (uid == -1 && is_local_address(&c))
+        uid = -2; /* a local client whose socket was not found (gone, or missed) */
     if (uid == -1)
         return true; /* not a socket of this host: another host's client */
     for (size_t i = 0; uid >= 0 && i < p->nusers; i++)
