@@ -33,7 +33,8 @@ if snap:
     t.check_marker(snap, 5011, "the calloc'ed arena block realloc'ed", alloc=1, free=1, live=0)
 if t.have_lib:
     # Sampled: free's fast path must not take an arena block for a real,
-    # unsampled one (the sample filter pins the arena's blocks).  A sampled
+    # unsampled one (the sample filter pins the arena's blocks; the aligned
+    # functions' blocks are in the arena for certain).  A sampled
     # snapshot's traces do not add up to its totals: exit, output and
     # silence are checked.
     plain = t.run_plain(cmd)

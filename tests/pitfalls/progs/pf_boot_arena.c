@@ -72,8 +72,13 @@ int main(void)
     char *f = memalign(4096, 10);
     if (state) {
         atomic_store(state, RESOLVE_DONE);
-        void *all[] = {a, b, c, d, e, f};
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        /* Sampled (MEMTOP_SAMPLE): malloc, calloc and realloc have fast
+         * paths that go straight to the real allocator for a block not to
+         * be sampled (no such path runs before resolution ends, so only
+         * this test's window sees them); the aligned functions have none. */
+        int sampled = getenv("MEMTOP_SAMPLE") != NULL;
+        void *all[] = {c, e, f, a, b, d};
+        for (size_t i = 0; i < (sampled ? 3u : 6u); i++)
             PF_CHECK(in_arena(arena, all[i]), "block %zu (%p) is not in the arena", i, all[i]);
     }
     PF_CHECK(a && b && c && d && rc == 0 && e && f, "allocations");
