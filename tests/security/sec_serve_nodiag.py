@@ -25,7 +25,7 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import seclib  # noqa: E402
 from seclib import check, e2elib  # noqa: E402
-from sec_serve_peer import GET, free_port, scrape  # noqa: E402
+from sec_serve_peer import GET, free_port, scrape, start_root_exporter  # noqa: E402
 
 HOST, REMOTE, VETH = "10.231.7.1", "10.231.7.2", "mtnodiag0"
 
@@ -70,12 +70,9 @@ def ipv6_loopback(ctx, env, args, attacker, demo):
     except OSError as e:
         print("note: no IPv6 loopback here (%s): [::1] not checked" % e)
         return
-    serve = seclib.start_as(None, [args.memtop, "--serve", "[::1]:%d" % port],
-                            ctx.env_with(LD_PRELOAD=args.nodiag))
-    url = "http://[::1]:%d/metrics" % port
+    serve, url = start_root_exporter(ctx, args, env, "[::1]:%d" % port, demo,
+                                     LD_PRELOAD=args.nodiag)
     try:
-        e2elib.wait_for(lambda: scrape(None, env, url, demo.pid) == "ANSWER 1",
-                        "root's scrape on [::1]", timeout=20, step=0.2)
         got = scrape(attacker, env, url, demo.pid)
         check(got.startswith("REFUSED"), "user A read root's exporter on [::1]: %r" % got)
         print("ok: on [::1] too, root is served and user A refused")
@@ -100,13 +97,9 @@ def exporter(ctx, env, args, holder, users, demo, shim):
     extra = dict(MEMTOP_SERVE_USERS=scraper.name)
     if shim:
         extra["LD_PRELOAD"] = args.nodiag
-    serve = seclib.start_as(None, [args.memtop, "--serve", "%s:%d" % (HOST, port)],
-                            ctx.env_with(**extra))
-    url = "http://%s:%d/metrics" % (HOST, port)
+    serve, url = start_root_exporter(ctx, args, env, "%s:%d" % (HOST, port), demo, **extra)
     how = "sock_diag answering ENOENT" if shim else "sock_diag"
     try:
-        e2elib.wait_for(lambda: scrape(None, env, url, demo.pid) == "ANSWER 1",
-                        "root's scrape to show the demo", timeout=20, step=0.2)
         got = scrape(scraper, env, url, demo.pid)
         check(got == "ANSWER 1", "%s: user B (MEMTOP_SERVE_USERS) got %r" % (how, got))
         got = scrape(attacker, env, url, demo.pid)
