@@ -90,7 +90,7 @@ static mt_errc try_once(mt_view *v, const char *dir, int pid, mt_err *err)
     return rc;
 }
 
-int mt_attach_pid(mt_view *v, const char *dir, int pid, char *msg, size_t n)
+int mt_attach_pid(mt_view *v, const char *dir, int pid, bool stale_ok, char *msg, size_t n)
 {
     mt_err err = {MT_OK, ""};
     mt_errc rc = MT_OK;
@@ -108,7 +108,7 @@ int mt_attach_pid(mt_view *v, const char *dir, int pid, char *msg, size_t n)
     }
     if (rc)
         return describe(rc, &err, dir, v->path, pid, msg, n);
-    if (mt_view_state(v) == MT_STATE_STALE) {
+    if (!stale_ok && mt_view_state(v) == MT_STATE_STALE) {
         snprintf(msg, n,
                  "%s is stale: process %d is gone or its pid was reused (memtop --clean "
                  "removes it)",
