@@ -114,8 +114,38 @@ if [ "$(id -u)" -ne 0 ]; then
     sudo_cmd=(sudo)
 fi
 
+# Three test packages are services that Debian starts and enables when it
+# installs them: redis on 127.0.0.1:6379 without a password, prometheus on
+# port 9090 of every interface, a PostgreSQL cluster on 5432.  The tests run
+# their own instances, so on a developer's machine none is started here
+# (a policy-rc.d that refuses, for the length of the install, unless the
+# machine has one) nor enabled for the next boot.
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# install-deps.sh: no service starts while it installs\nexit 101\n' |
+        "${sudo_cmd[@]}" tee "$policy" >/dev/null
+    "${sudo_cmd[@]}" chmod 755 "$policy"
+    made_policy=1
+    trap '[ "$made_policy" = 1 ] && "${sudo_cmd[@]}" rm -f "$policy"' EXIT
+fi
+
 echo "install-deps.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -qq update </dev/null
 "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -qq -y \
     -o Dpkg::Use-Pty=0 install --no-install-recommends "${missing[@]}" </dev/null >/dev/null
+
+# The services of packages installed just now, disabled where systemd runs.
+if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+    for pkg in "${missing[@]}"; do
+        case "$pkg" in
+        redis-server) unit=redis-server ;;
+        prometheus) unit=prometheus ;;
+        postgresql-15) unit=postgresql ;;
+        *) continue ;;
+        esac
+        "${sudo_cmd[@]}" systemctl disable --quiet "$unit" 2>/dev/null || true
+        echo "install-deps.sh: $unit is installed for the tests, not started nor enabled" >&2
+    done
+fi

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,6 +20,57 @@ static int root_prefix(const char *path)
     if (sscanf(path, "/proc/%*u/root%n", &at) != 0 || at == 0 || path[at] != '/')
         return 0;
     return at;
+}
+
+/* Without openat2: rest walked from dir one name at a time, each
+ * directory opened O_PATH | O_NOFOLLOW | O_DIRECTORY and the last name
+ * with O_NOFOLLOW, so that no link and no ".." is followed at all (ELOOP):
+ * stricter than RESOLVE_IN_ROOT, which follows a link inside the root.
+ * Enough for the segment and the modules, whose paths are the kernel's
+ * own names from the target's maps; a debug file the symbolizer looks
+ * for by build-id (.build-id/xx/yyy.debug, a link on Fedora and RHEL) is
+ * not found this way.  Takes dir. */
+static int walk_in_root(int dir, const char *rest, int flags)
+{
+    char name[256];
+    for (;;) {
+        while (*rest == '/')
+            rest++;
+        size_t len = strcspn(rest, "/");
+        if (len >= sizeof name || (len == 2 && rest[0] == '.' && rest[1] == '.')) {
+            close(dir);
+            errno = len >= sizeof name ? ENAMETOOLONG : ELOOP;
+            return -1;
+        }
+        memcpy(name, len ? rest : ".", len ? len : 1);
+        name[len ? len : 1] = '\0';
+        rest += len;
+        bool last = !rest[strspn(rest, "/")];
+        int how = !last ? O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC
+                        : flags | O_NOFOLLOW | (*rest ? O_DIRECTORY : 0); /* "name/" */
+        int next = openat(dir, name, how);
+        struct stat st;
+        int err = errno;
+        /* ENOTDIR from O_DIRECTORY: a link, or a file, where a directory
+         * should be (a directory again by now: a link that was swapped
+         * back); O_PATH opens a link itself instead of saying ELOOP */
+        if (next < 0 && err == ENOTDIR)
+            err = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode) &&
+                          !S_ISDIR(st.st_mode)
+                      ? ENOTDIR
+                      : ELOOP;
+        if (next >= 0 && last && (how & O_PATH) && fstat(next, &st) == 0 && S_ISLNK(st.st_mode)) {
+            close(next);
+            next = -1;
+            err = ELOOP;
+        }
+        close(dir);
+        if (last || next < 0) {
+            errno = err;
+            return next;
+        }
+        dir = next;
+    }
 }
 
 /* openat2 failed with err (ENOSYS, or EPERM from a seccomp filter that
@@ -64,7 +116,9 @@ int mt_open_in_root(const char *path, int flags)
         if (fd >= 0 || errno != EAGAIN)
             break;
     }
-    int saved = fd < 0 && openat2_refused(dir, errno) ? ENOSYS : errno;
+    if (fd < 0 && openat2_refused(dir, errno))
+        return walk_in_root(dir, path + at + 1, flags);
+    int saved = errno;
     close(dir);
     errno = saved;
     return fd;

@@ -14,7 +14,8 @@
  * inside that root (openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS): a
  * link or ".." planted in REST stays inside the target's root.  Without
  * openat2 (Linux before 5.6, or a seccomp filter that refuses it with
- * ENOSYS or EPERM) such a path is not opened: -1, errno ENOSYS.  With
+ * ENOSYS or EPERM) REST is walked one name at a time and no link or ".."
+ * in it is followed at all: -1, errno ELOOP where one is met.  With
  * O_PATH only O_NOFOLLOW and O_DIRECTORY are kept (openat2 rejects the
  * flags open ignores then).  flags must not hold O_CREAT (no mode is
  * passed).  -1 with errno on error. */

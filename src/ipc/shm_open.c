@@ -84,10 +84,6 @@ mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
             return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (symbolic link)");
         if (errno == ENXIO || errno == EISDIR)
             return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (not a regular file)");
-        if (errno == ENOSYS)
-            return mt_err_set(err, MT_E_IO,
-                              "open: a segment inside another root needs openat2 (Linux "
-                              "5.6 or later, not refused by a seccomp filter)");
         return mt_err_set(err, MT_E_IO, "open: %s", strerror(errno));
     }
     return mt_segment_open_fd(seg, fd, writable, path, err);

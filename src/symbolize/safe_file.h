@@ -11,8 +11,9 @@
  * So: a path is opened O_PATH first and reopened for reading (through
  * /proc/self/fd) only when fstat shows a regular file, O_NONBLOCK.  A path
  * under a target's root (/proc/PID/root/..., a container's files) is
- * resolved inside that root (openat2 RESOLVE_IN_ROOT), so a symlink the
- * target's user planted there cannot name the viewer's own files.  A file
+ * resolved inside that root (openat2 RESOLVE_IN_ROOT; without openat2 no
+ * link on it is followed, src/ipc/proc_root.h), so a symlink the target's
+ * user planted there cannot name the viewer's own files.  A file
  * that only root or the viewer can change is used as it is (the fast path:
  * /usr/lib, the viewer's own builds).  Any other file is copied into a
  * memfd sealed against every change (F_SEAL_SHRINK|GROW|WRITE|SEAL), and

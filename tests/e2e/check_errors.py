@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -53,6 +54,35 @@ def corrupt_segment(ctx, args):
         e2elib.stop(sleeper)
 
 
+def nothing_to_wait_for(ctx, args):
+    """A thread's id, and a process that started with MEMTOP_DISABLE=1: each
+    said at once, not waited for as a segment still to come (2 s) and then
+    called a process whose segment is yet to be made."""
+    demo = e2elib.start_preloaded(ctx, [args.demo, "60"])
+    try:
+        e2elib.wait_segment(ctx, demo)
+        tid = max(int(t) for t in os.listdir("/proc/%d/task" % demo.pid))
+        check(tid != demo.pid, "the preloaded demo has a thread (its publisher)")
+        expect_error(ctx, [args.memtop, "-p", str(tid), "--batch", "-n", "1"], "a thread's id", 1,
+                     r"memtop: %d is a thread of process %d: memtop -p %d" %
+                     (tid, demo.pid, demo.pid))
+    finally:
+        e2elib.stop(demo)
+    off = e2elib.start_preloaded(ctx, [args.demo, "60"], MEMTOP_DISABLE="1")
+    try:
+        e2elib.wait_for(lambda: any("libmemtop" in line for line in
+                                    open("/proc/%d/maps" % off.pid)), "the library mapped")
+        t0 = time.monotonic()
+        expect_error(ctx, [args.memtop, "-p", str(off.pid), "--batch", "-n", "1"],
+                     "MEMTOP_DISABLE=1", 1,
+                     r"memtop: process %d runs libmemtop.so with MEMTOP_DISABLE=1: it tracks "
+                     r"nothing and creates no segment" % off.pid)
+        took = time.monotonic() - t0
+        check(took < 1.5, "MEMTOP_DISABLE=1 said without waiting (%.2f s)" % took)
+    finally:
+        e2elib.stop(off)
+
+
 def test(args):
     ctx = e2elib.Ctx(args)
     m = args.memtop
@@ -79,6 +109,7 @@ def test(args):
                  r"memtop: -g groups the table's rows, not --tree \(one node per function\)" +
                  help_)
     corrupt_segment(ctx, args)
+    nothing_to_wait_for(ctx, args)
 
 
 if __name__ == "__main__":

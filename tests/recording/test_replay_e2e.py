@@ -11,6 +11,8 @@
    finalized, and holds events up to the last flush.
  - record: `memtop -p PID --record FILE` (mt_cmd_record) on a running
    target, stopped with SIGINT: a finalized recording that opens.
+ - record_prog_refused: `memtop --record FILE -- PROG` over an existing
+   file or into a missing directory: exit 1 and one line before PROG runs.
  - errors: missing, empty, foreign, corrupt, truncated and non-recording
    files: exit 1 and one line on stderr.
 """
@@ -256,6 +258,22 @@ def test_record(a):
         t.wait()
 
 
+def test_record_prog_refused(a):
+    """`memtop --record FILE -- PROG`: what PROG's libmemtop.so would refuse
+    (an existing file, a missing directory) is an error before PROG runs,
+    not a line among PROG's output and an exit 0 without a recording."""
+    old = path(a, "exists.dat")
+    open(old, "w").close()
+    out = path(a, "refused.json")
+    for rec, what in ((old, "exists"), (path(a, "no-dir/x.dat"), "cannot create a file in")):
+        p = run([a.memtop, "--record", rec, "--export", out, "--", a.demo, "1"], env_for(a))
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 1 and len(lines) == 1 and what in lines[0] and rec.split("/")[-2]
+              in lines[0] and not os.path.exists(out),
+              "--record %s -- PROG: exit 1, one line, PROG not run (%r)" % (rec, p.stderr))
+    check(os.path.getsize(old) == 0, "the existing file is untouched")
+
+
 def expect_error(a, name, data, what):
     f = path(a, name)
     if data is not None:
@@ -304,6 +322,7 @@ def main():
     test_kill(a)
     test_exec(a)
     test_record(a)
+    test_record_prog_refused(a)
     test_errors(a)
     if failures:
         print("%d check(s) failed" % len(failures))

@@ -1,17 +1,19 @@
 /* open_loop.c -- opens one pid's segment as the viewer does, many times.
  *
- *   open_loop PID DIR COUNT
+ *   open_loop PID DIR COUNT [no-openat2]
  *
  * Calls mt_segment_open_pid (what `memtop -p PID` and --list do) COUNT
- * times and prints, per outcome, a line "<count> ok" or "<count> <error
- * message>".  sec_rootlink.py runs it while the target's user swaps a
- * directory on the segment's path for a symlink: a race between reading the
- * target's maps and opening the path it names, too short to hit with
- * whole memtop runs. */
+ * times (with no-openat2: in a process where openat2 answers ENOSYS, as on
+ * Linux before 5.6, so that the path is walked a name at a time) and prints, per outcome, a line
+ * "<count> ok" or "<count> <error message>".  sec_rootlink.py runs it while the target's user swaps
+ * a directory on the segment's path for a symlink: a race between reading the target's maps and
+ * opening the path it names, too short to hit with whole memtop runs. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "no_openat2.h"
 #include "shm_segment.h"
 
 #define MAX_KINDS 16
@@ -40,9 +42,13 @@ static void add(tally *t, const char *msg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: open_loop PID DIR COUNT\n");
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "no-openat2") == 0)) {
+        fprintf(stderr, "usage: open_loop PID DIR COUNT [no-openat2]\n");
         return 2;
+    }
+    if (argc == 5 && refuse_openat2(ENOSYS) != 0) {
+        perror("open_loop: seccomp");
+        return 1;
     }
     int pid = atoi(argv[1]);
     long count = atol(argv[3]);

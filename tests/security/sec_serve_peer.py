@@ -93,6 +93,20 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_root_exporter(ctx, args, env, bind, demo, **more_env):
+    """Root's `memtop --serve BIND` (more_env: MEMTOP_SERVE_USERS, LD_PRELOAD),
+    once root's scrape shows the demo; returns (the process, its URL)."""
+    serve = seclib.start_as(None, [args.memtop, "--serve", bind], ctx.env_with(**more_env))
+    url = "http://%s/metrics" % bind
+    try:
+        e2elib.wait_for(lambda: scrape(None, env, url, demo.pid) == "ANSWER 1",
+                        "root's scrape of %s to show the demo" % bind, timeout=20, step=0.2)
+    except BaseException:
+        e2elib.stop(serve)
+        raise
+    return serve, url
+
+
 def scrape(user, env, url, pid, *more):
     p = seclib.run_as(user, ["python3", "-c", GET, url, str(pid)] + list(more), env)
     check(p.returncode == 0, "the client failed: %s" % p.stderr)
@@ -130,12 +144,9 @@ def test(args):
         demo = e2elib.start_preloaded(ctx, [args.demo, "60"])
         e2elib.wait_segment(ctx, demo)
         port = free_port()
-        serve = seclib.start_as(None, [args.memtop, "--serve", "127.0.0.1:%d" % port],
-                                ctx.env_with(MEMTOP_SERVE_USERS=scraper.name))
-        url = "http://127.0.0.1:%d/metrics" % port
+        serve, url = start_root_exporter(ctx, args, env, "127.0.0.1:%d" % port, demo,
+                                         MEMTOP_SERVE_USERS=scraper.name)
         try:
-            e2elib.wait_for(lambda: scrape(None, env, url, demo.pid) == "ANSWER 1",
-                            "root's scrape to show the demo", timeout=20, step=0.2)
             got = scrape(scraper, env, url, demo.pid)
             check(got == "ANSWER 1", "user B (MEMTOP_SERVE_USERS) got %r" % got)
             got = scrape(attacker, env, url, demo.pid)

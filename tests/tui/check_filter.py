@@ -4,6 +4,7 @@ Asserts: `/` then typing "cache" narrows the table, as you type, to rows
 whose location matches (cache_fill only); Enter keeps the filter, and it still
 holds after more data refreshes; Esc brings every row back.  A filter that
 matches nothing says so ("no rows match"); Esc in the search line drops it.
+A character beyond ASCII is kept as typed, and Backspace takes it off whole.
 """
 import re
 
@@ -48,6 +49,18 @@ def test(t):
     check(not rows, "rows shown for a filter matching nothing: %r" % rows)
     t.keys("Escape")
     t.wait_rows(all_back, "every row back after Esc in the search line")
+
+    # A name with characters beyond ASCII (C++ and Rust allow them): the
+    # filter line shows them as typed, and Backspace takes a whole one off.
+    t.keys("/")
+    t.keys_literal("cacé")
+    t.wait_for("Filter: cacé", "'Filter: cacé' as typed (UTF-8 bytes kept)")
+    t.keys("BSpace")
+    t.wait_for(lambda s: "Filter: cac" in s and "Filter: cacé" not in s and "\ufffd" not in s,
+               "Backspace taking off the whole 'é'")
+    t.wait_rows(only("cache_fill"), "only cache_fill rows for /cac")
+    t.keys("Escape")
+    t.wait_rows(all_back, "every row back after Esc")
 
 
 tuilib.main(test, __doc__)

@@ -7,7 +7,8 @@ segment of an exited process, a stale one (process gone), a foreign
 version, a truncated file, a snapshot naming an undefined trace, and a
 running target that never answers the control channel.  make_segment
 writes each one into a private MEMTOP_SHM_DIR; memtop must export the good
-ones and refuse the bad ones with one line on stderr and exit status 1.
+ones (a stale one's last snapshot, said to be so) and refuse the bad ones
+with one line on stderr and exit status 1.
 """
 
 import csv
@@ -67,6 +68,28 @@ def check_exports(memtop, env, pid):
           "batch report of an exited process", proc)
 
 
+def check_stale(memtop, env, pid):
+    """A process gone without its final snapshot (SIGKILL, an OOM kill): its
+    segment is kept for its last snapshot, which -p shows and exports as
+    stale (said once on stderr); recording it is refused."""
+    out = os.path.join(env["WORK"], "stale.json")
+    proc = run(memtop, env, "-p", str(pid), "--export", out)
+    lines = proc.stderr.strip().splitlines()
+    check(proc.returncode == 0 and os.path.exists(out) and
+          any("ended without publishing its final state" in ln for ln in lines),
+          "export of a stale segment: its last snapshot, said so", proc)
+    if os.path.exists(out):
+        with open(out) as f:
+            snap = json.load(f)
+        check(snap["state"] == "stale" and snap["pid"] == pid, "state stale in JSON")
+    proc = run(memtop, env, "-p", str(pid), "--batch")
+    check(proc.returncode == 0 and " stale" in proc.stdout, "batch report of a stale segment",
+          proc)
+    proc = run(memtop, env, "-p", str(pid), "--record", os.path.join(env["WORK"], "s.dat"))
+    check(proc.returncode == 1 and "stale" in proc.stderr, "recording a stale segment: refused",
+          proc)
+
+
 def check_unanswered(memtop, env, mk):
     """A 'running' target (this script) that never answers PUBLISH_NOW."""
     me = os.getpid()
@@ -92,7 +115,7 @@ def main():
         pids[mode] = dead_pid()
         subprocess.run([mk, shm, str(pids[mode]), mode], check=True)
     check_exports(memtop, env, pids["exited"])
-    expect_error(memtop, env, pids["stale"], "stale")
+    check_stale(memtop, env, pids["stale"])
     expect_error(memtop, env, pids["foreign"], "foreign version 7 (this memtop reads versions 1 and 2)")
     expect_error(memtop, env, pids["truncated"], "truncated")
     expect_error(memtop, env, pids["garbled"], "corrupt")

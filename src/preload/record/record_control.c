@@ -292,7 +292,11 @@ static void env_start(char **envp, bool mid_run)
     else
         err = start(memcpy(g_rc.pattern, pat, len + 1), mid_run, false, msg, sizeof msg);
     if (err) {
-        mt_log(MT_LOG_ERROR, "memtop: MEMTOP_RECORD: %s; not recording", msg);
+        /* the usual way to get there: an image before an exec recorded
+         * into the same name (a wrapper: env, a shell script, a shim) */
+        mt_log(MT_LOG_ERROR, "memtop: MEMTOP_RECORD: %s; not recording%s", msg,
+               err == EEXIST ? " (to record each program a process execs, put %n in the name)"
+                             : "");
         set_status(MT_REC_STATE_FAILED, err, NULL, msg);
     }
 }

@@ -11,13 +11,25 @@
 
 #define PUBLISH_TIMEOUT_MS 2000
 
+/* A stale segment's snapshot is shown or exported: say what it is. */
+static void say_stale(const mt_view *v)
+{
+    int pid = mt_segment_pid(&v->seg);
+    if (mt_pid_exists(pid))
+        mt_errorf("%s: the last snapshot of an earlier process %d, which ended without publishing "
+                  "its final state (the pid is another process's now)",
+                  v->path, pid);
+    else
+        mt_errorf("process %d ended without publishing its final state: its last snapshot", pid);
+}
+
 /* One report; false when this was the last one. */
 static bool report(mt_view *v, const mt_opts *o, const mt_locator *loc, long *reports)
 {
     mt_state st = mt_view_state(v);
     mt_batch_report(v, st, o, loc);
     if (st == MT_STATE_STALE)
-        mt_errorf("process %d ended without publishing its final state", mt_segment_pid(&v->seg));
+        say_stale(v);
     ++*reports;
     /* An exec'd state is final only if no tracked program takes over the
      * pid: go on while the process lives (its segment may be replaced). */
@@ -74,7 +86,7 @@ int mt_cmd_pid(const mt_opts *o)
     mt_view v;
     mt_view_init(&v);
     char msg[600];
-    if (mt_attach_pid(&v, mt_shm_dir(), o->pid, msg, sizeof msg) != 0) {
+    if (mt_attach_pid(&v, mt_shm_dir(), o->pid, true, msg, sizeof msg) != 0) {
         mt_errorf("%s", msg);
         return MT_EXIT_FAIL;
     }
@@ -90,6 +102,8 @@ int mt_cmd_pid(const mt_opts *o)
         if (v.attached && v.have_snap)
             freshen(&v);
         if (v.attached && v.have_snap) { /* freshen may have re-attached */
+            if (!o->batch && mt_view_state(&v) == MT_STATE_STALE)
+                say_stale(&v);
             rc = mt_batch_export(&v, mt_view_state(&v), o, &loc, NULL);
         } else {
             mt_errorf("%s: no snapshot to export", v.path);

@@ -237,7 +237,7 @@ int mt_cmd_record(const mt_opts *o)
     mt_view v;
     mt_view_init(&v);
     char msg[600];
-    if (mt_attach_pid(&v, mt_shm_dir(), o->pid, msg, sizeof msg) != 0) {
+    if (mt_attach_pid(&v, mt_shm_dir(), o->pid, false, msg, sizeof msg) != 0) {
         mt_errorf("%s", msg);
         return MT_EXIT_FAIL;
     }

@@ -22,7 +22,7 @@ static int cursor_of(const mt_opts *o, const mt_replay *r, uint64_t *t_ns)
         return 0;
     double span = (double)(in->duration_ns - in->start_ns) / 1e9;
     if (!isfinite(o->at_s) || o->at_s > span + 1e-9) {
-        mt_errorf("%s: --at %.3f is past the end of the recording (%.3f s)", in->path, o->at_s,
+        mt_errorf("%s: --at %.6g is past the end of the recording (%.3f s)", in->path, o->at_s,
                   span);
         return -1;
     }

@@ -171,7 +171,7 @@ static const struct pmetric {
      TOTAL(tracker_bytes)},
     {{"memtop_traces", false, "Distinct allocation backtraces seen."}, TOTAL(trace_count)},
     {{"memtop_growth_bytes_per_second", false,
-      "Change of live bytes per second over memtop's growth window (30-60 s)."},
+      "Change of live bytes per second over memtop's growth window (30-36 s)."},
      CALC(growth_of)},
     {{"memtop_allocations_per_second", false, "Allocations per second between two snapshots."},
      RATE(allocs_per_s)},

@@ -196,20 +196,32 @@ static bool peer_ok(const mt_server *s, struct MHD_Connection *c)
                            (const struct sockaddr *)&local, llen);
 }
 
-/* A connection begins: one from a local user who may not read us is shut
- * down at once (libmicrohttpd closes it at its next poll), so that such a
- * user cannot hold the connection slots with requests that never end and
- * keep every scraper out; route checks each request again. */
+/* A connection begins: its client is checked once, here.  One from a
+ * local user who may not read us is shut down at once (libmicrohttpd closes
+ * it at its next poll), so that such a user cannot hold the connection
+ * slots with requests that never end and keep every scraper out.  An
+ * allowed one gets the server as its socket context, which route asks for:
+ * a socket's owner never changes, and asking the kernel again per request
+ * would cost a round trip (or a read of /proc/net/tcp, serve_peer.c). */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
                           enum MHD_ConnectionNotificationCode code)
 {
-    (void)socket_ctx;
     if (code != MHD_CONNECTION_NOTIFY_STARTED)
         return;
     const union MHD_ConnectionInfo *fi =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (fi && !peer_ok(cls, c))
+    if (fi && peer_ok(cls, c))
+        *socket_ctx = cls;
+    else if (fi)
         shutdown(fi->connect_fd, SHUT_RDWR);
+}
+
+/* Whether on_connection let this connection's client in. */
+static bool peer_allowed(const mt_server *s, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *si =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return si && si->socket_context == s;
 }
 
 static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *url,
@@ -218,7 +230,7 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
 {
     (void)version, (void)upload, (void)req;
     mt_server *s = cls;
-    if (*upload_size || !peer_ok(s, c))
+    if (*upload_size || !peer_allowed(s, c))
         return MHD_NO; /* a body, or a user who may not read: drop the connection */
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");

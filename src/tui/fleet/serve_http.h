@@ -12,9 +12,9 @@
  *
  *
  * Requests from this host are answered only for the users serve_peer.h
- * allows (checked per request, with the connection's own addresses, and
- * once when the connection is accepted: anyone else's is shut down then,
- * before it can take a connection slot for long).  Routes: /metrics,
+ * allows (checked once, with the connection's own addresses, when the
+ * connection is accepted: anyone else's is shut down then, before it can
+ * take a connection slot for long).  Routes: /metrics,
  * /pprof/heap?pid=N (or ?exe=NAME: the lowest pid whose executable's path or base name is NAME), /
  * (what is there). Only GET and HEAD. */
 #ifndef MEMTOP_SERVE_HTTP_H

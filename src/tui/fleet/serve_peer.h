@@ -2,11 +2,13 @@
  * yet a root exporter shows every user's processes: any local user could
  * read through it what `memtop -p` refuses them (docs/security.md).  So a
  * client on this host (the kernel's sock_diag finds its socket in this
- * network namespace) is served only when that socket's owner is root,
- * the exporter's own user, or a user named in MEMTOP_SERVE_USERS (names or
- * uids, comma-separated: the local Prometheus's user, say).  A client from
+ * network namespace; without sock_diag's TCP handler, /proc/net/tcp and
+ * tcp6 do) is served only when that socket's owner is root, the exporter's
+ * own user, or a user named in MEMTOP_SERVE_USERS (names or uids,
+ * comma-separated: the local Prometheus's user, say).  A client from
  * another host has no local user: it is served (what reaches a
- * non-loopback address is the operator's choice, docs/fleet.md). */
+ * non-loopback address is the operator's choice, docs/fleet.md); a client
+ * from an address of this host whose socket is not found is refused. */
 #ifndef MEMTOP_SERVE_PEER_H
 #define MEMTOP_SERVE_PEER_H
 

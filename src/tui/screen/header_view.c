@@ -286,6 +286,15 @@ static void draw_recording(mt_app *a, int *x)
         field(t, 3, x, "Rec ", t->dim, "off (r)");
         return;
     }
+    if (rec.state == MT_REC_STATE_ON && a->src.phase == MT_SRC_GONE) {
+        /* killed while recording: its status stays "on" for ever; the file
+         * holds what was flushed, readable, not finalized */
+        char size[32];
+        snprintf(line, sizeof line, "recorded %s (%s, not finalized: the process died)", rec.path,
+                 mt_fmt_bytes(rec.bytes_written, size, sizeof size));
+        field(t, 3, x, "", t->warn, line);
+        return;
+    }
     mt_recording_line(&rec, why, line, sizeof line);
     attr_t at = rec.state == MT_REC_STATE_ON       ? t->bad
                 : rec.state == MT_REC_STATE_FAILED ? t->warn

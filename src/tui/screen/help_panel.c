@@ -7,7 +7,7 @@
 static const char *const columns[][2] = {
     {"LIVE", "bytes allocated here and not freed yet (with a baseline: the change)"},
     {"BLOCKS", "live blocks (allocations not freed)"},
-    {"GROWTH/s", "change of LIVE per second over the last 30-60 s (else the last interval)"},
+    {"GROWTH/s", "change of LIVE per second over the last 30-36 s (else the last interval)"},
     {"ALLOC/s", "allocations per second between the last two refreshes"},
     {"TEMP%", "frees that came within MEMTOP_TEMP_MS of their allocation"},
     {"LEAK", "leak suspicion 0-100: sustained growth, bytes kept per second, blocks that age"},

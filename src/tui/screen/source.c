@@ -23,10 +23,13 @@ void mt_source_init(mt_source *s)
 int mt_source_attach(mt_source *s, int pid, char *msg, size_t n)
 {
     s->pid = pid;
-    if (mt_attach_pid(&s->view, mt_shm_dir(), pid, msg, n) != 0)
+    if (mt_attach_pid(&s->view, mt_shm_dir(), pid, true, msg, n) != 0)
         return -1;
     s->version++; /* attaching read a first snapshot */
-    s->phase = mt_view_state(&s->view) == MT_STATE_EXITED ? MT_SRC_EXITED : MT_SRC_LIVE;
+    mt_state st = mt_view_state(&s->view);
+    s->phase = st == MT_STATE_EXITED  ? MT_SRC_EXITED
+               : st == MT_STATE_STALE ? MT_SRC_GONE
+                                      : MT_SRC_LIVE;
     return 0;
 }
 

@@ -124,10 +124,14 @@ mt_key_result mt_search_key(mt_app *a, int ch)
         a->ui.searching = false;
         a->dirty = true;
     } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-        if (len)
-            a->ui.filter[len - 1] = 0;
+        while (len && ((unsigned char)a->ui.filter[len - 1] & 0xc0) == 0x80)
+            len--; /* a UTF-8 character's continuation bytes, then its first */
+        a->ui.filter[len ? len - 1 : 0] = 0;
         mt_app_rows_changed(a);
-    } else if (ch >= 32 && ch < 127 && len + 1 < sizeof a->ui.filter) {
+    } else if (((ch >= 32 && ch < 127) || (ch >= 128 && ch <= 255)) &&
+               len + 1 < sizeof a->ui.filter) {
+        /* 128-255: the bytes of a UTF-8 character (a C++ or Rust name's),
+         * one getch each; names are matched byte for byte */
         a->ui.filter[len] = (char)ch;
         a->ui.filter[len + 1] = 0;
         mt_app_rows_changed(a);

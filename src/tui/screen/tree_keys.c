@@ -31,6 +31,8 @@ bool mt_act_tree(mt_app *a, double unused)
             a, false,
             "call tree %s: Right/+ opens, Left/- closes, I inverts, e exports it, t: back",
             a->panels.tree.reverse ? "bottom-up" : "top-down");
+    } else {
+        mt_app_status(a, false, "the table"); /* not the tree's keys any more */
     }
     a->rebuild = true; /* the table per trace for the tree, grouped again without */
     return true;

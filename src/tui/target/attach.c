@@ -4,15 +4,42 @@
  * lived MEMTOP_START_MS (100 ms by default: publish_thread.c, "Short
  * processes"), so a pid without a segment that maps libmemtop.so is waited
  * for like a segment still being set up, unless its library says that it
- * could not create it (preload_probe.h): then that is the reason given. */
+ * could not create it (preload_probe.h): then that is the reason given;
+ * nor is one that started with MEMTOP_DISABLE=1, or a thread's id. */
 #include "attach.h"
 
+#include "proc_file.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define ATTACH_TRIES 100
 #define ATTACH_PAUSE_NS 20000000L
+
+/* pid is a thread, not a process (its /proc entry exists, hidden from
+ * listings, and maps what its process maps): the process's pid, else 0. */
+static int process_of_thread(int pid)
+{
+    char buf[4096];
+    const char *p = mt_proc_read(pid, "status", buf, sizeof buf) > 0 ? strstr(buf, "\nTgid:") : 0;
+    int tgid = p ? atoi(p + 6) : 0;
+    return tgid > 0 && tgid != pid ? tgid : 0;
+}
+
+/* pid started with MEMTOP_DISABLE=1 (by its first environment, readable by
+ * whoever may attach): its libmemtop.so tracks nothing and never creates a
+ * segment, so there is nothing to wait for. */
+static bool started_disabled(int pid)
+{
+    char env[16384];
+    ssize_t len = mt_proc_read(pid, "environ", env, sizeof env);
+    for (ssize_t i = 0; i < len; i += (ssize_t)strlen(env + i) + 1)
+        if (strcmp(env + i, "MEMTOP_DISABLE=1") == 0)
+            return true;
+    return false;
+}
 
 static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *path, int pid,
                     char *msg, size_t n)
@@ -23,6 +50,11 @@ static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *
         snprintf(msg, n, "no such process: %d", pid);
     else if (rc == MT_E_NOENT && lib == MT_PRELOAD_FAILED)
         snprintf(msg, n, "process %d runs libmemtop.so but has no segment: %s", pid, why);
+    else if (rc == MT_E_NOENT && lib != MT_PRELOAD_ABSENT && started_disabled(pid))
+        snprintf(msg, n,
+                 "process %d runs libmemtop.so with MEMTOP_DISABLE=1: it tracks nothing and "
+                 "creates no segment",
+                 pid);
     else if (rc == MT_E_NOENT && lib != MT_PRELOAD_ABSENT)
         snprintf(msg, n,
                  "process %d runs libmemtop.so but has no segment in %s yet (it creates it "
@@ -44,7 +76,7 @@ static bool segment_to_come(int pid)
 {
     char why[8];
     mt_preload_state st = mt_preload_probe(pid, why, sizeof why, NULL, 0);
-    return st == MT_PRELOAD_PENDING || st == MT_PRELOAD_UNKNOWN;
+    return (st == MT_PRELOAD_PENDING || st == MT_PRELOAD_UNKNOWN) && !started_disabled(pid);
 }
 
 /* Open and read once; MT_E_NOTREADY / MT_E_EMPTY mean "try again". */
@@ -58,10 +90,15 @@ static mt_errc try_once(mt_view *v, const char *dir, int pid, mt_err *err)
     return rc;
 }
 
-int mt_attach_pid(mt_view *v, const char *dir, int pid, char *msg, size_t n)
+int mt_attach_pid(mt_view *v, const char *dir, int pid, bool stale_ok, char *msg, size_t n)
 {
     mt_err err = {MT_OK, ""};
     mt_errc rc = MT_OK;
+    int process = process_of_thread(pid);
+    if (process) {
+        snprintf(msg, n, "%d is a thread of process %d: memtop -p %d", pid, process, process);
+        return -1;
+    }
     for (int i = 0; i < ATTACH_TRIES; i++) {
         rc = try_once(v, dir, pid, &err);
         if (rc != MT_E_NOTREADY && rc != MT_E_EMPTY && (rc != MT_E_NOENT || !segment_to_come(pid)))
@@ -71,7 +108,7 @@ int mt_attach_pid(mt_view *v, const char *dir, int pid, char *msg, size_t n)
     }
     if (rc)
         return describe(rc, &err, dir, v->path, pid, msg, n);
-    if (mt_view_state(v) == MT_STATE_STALE) {
+    if (!stale_ok && mt_view_state(v) == MT_STATE_STALE) {
         snprintf(msg, n,
                  "%s is stale: process %d is gone or its pid was reused (memtop --clean "
                  "removes it)",
