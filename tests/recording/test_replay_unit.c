@@ -764,7 +764,8 @@ static const char *json_of(const mt_replay *r, const mt_view *v, const char *nam
  * the FINAL set's TOTALS (the target's exact counts: 2, 3, 4 here), not the
  * sums of the weighted samples, and the JSON lists them as exact; at a
  * cursor before the end the file holds no exact counts: the sums,
- * listed as estimated. */
+ * listed as estimated, and the rates from the TOTALS records alone (every
+ * one says 2 allocations: 0/s), never an estimate less an exact count. */
 static void sampled_counts(void **state)
 {
     (void)state;
@@ -799,6 +800,8 @@ static void sampled_counts(void **state)
                            "\"exact\": [], \"estimated\": [\"totals.alloc_count\", "
                            "\"totals.alloc_bytes\", \"totals.free_count\", "
                            "\"totals.live_bytes\""));
+    assert_true(v.rates.valid);
+    assert_true(v.rates.allocs_per_s == 0.0 && v.rates.frees_per_s == 0.0);
     mt_replay_view_free(&v);
     mt_replay_close(r);
 }

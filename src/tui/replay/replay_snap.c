@@ -175,18 +175,22 @@ static void fill_identity(const mt_replay *r, mt_view *out)
 }
 
 /* Rates between the last two timeline points (the cursor's and the one
- * before it). */
+ * before it).  Where a sampled recording's counts at the cursor are
+ * estimates, the cursor's point is left out: the others are TOTALS
+ * records, exact, and an estimate less an exact count is no rate. */
 #define RATE_WINDOW_NS 1000000000ull
 
 static void fill_rates(mt_view *out)
 {
     const mt_snapshot *s = &out->snap;
     memset(&out->rates, 0, sizeof out->rates);
-    if (s->slot.ntimeline < 2)
+    uint32_t n = s->slot.ntimeline - (s->slot.ntimeline && !mt_view_totals_exact(out));
+    if (n < 2)
         return;
-    /* Over the last second or more before the cursor: the last point is the
+    /* Over the last second or more before the cursor (before the newest
+     * TOTALS when the cursor's point is left out): the last point is the
      * cursor itself, often only microseconds after the one before it. */
-    const mt_shm_point *q = &s->timeline[s->slot.ntimeline - 1], *p = q - 1;
+    const mt_shm_point *q = &s->timeline[n - 1], *p = q - 1;
     while (p > s->timeline && q->t_ns - p->t_ns < RATE_WINDOW_NS)
         p--;
     if (q->t_ns <= p->t_ns)
