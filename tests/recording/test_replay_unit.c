@@ -806,6 +806,38 @@ static void sampled_counts(void **state)
     mt_replay_close(r);
 }
 
+/* The text export of a sampled recording marks every figure of every trace
+ * "~". */
+static void sampled_text(void **state)
+{
+    (void)state;
+    db_file f;
+    db_sampled(&f, 3, 65536);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sampled.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_file_free(&f);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
+    mt_export_rec rec;
+    mt_replay_export_rec(r, &rec);
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
+    char path[256], msg[256];
+    snprintf(path, sizeof path, "%s/sampled.txt", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    const char *text = slurp(path);
+    assert_non_null(strstr(text, "2 traces, sorted by live (~: estimated from samples)\n"));
+    assert_non_null(strstr(text, "#1 trace 1: live ~300 B in ~3 blocks, peak ~307 B, growth ~"));
+    assert_non_null(strstr(text, "   allocs ~6 (~321 B), frees ~3, temporary ~3\n"));
+    assert_non_null(strstr(text, "#2 trace 2: live ~30 B in ~3 blocks, peak ~80 B, growth ~"));
+    assert_non_null(strstr(text, "   allocs ~6 (~180 B), frees ~3, temporary ~0\n"));
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -838,6 +870,7 @@ int main(void)
         cmocka_unit_test(inexact_text),
         cmocka_unit_test(allocator_age),
         cmocka_unit_test(sampled_counts),
+        cmocka_unit_test(sampled_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
