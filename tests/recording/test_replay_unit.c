@@ -807,7 +807,9 @@ static void sampled_counts(void **state)
 }
 
 /* The text export of a sampled recording marks every figure of every trace
- * "~". */
+ * "~", and its header's temporary count and share; the share (3 temporary
+ * blocks, an estimate, over the 2 allocations the FINAL TOTALS counts) is
+ * at most 100 %. */
 static void sampled_text(void **state)
 {
     (void)state;
@@ -829,6 +831,7 @@ static void sampled_text(void **state)
     snprintf(path, sizeof path, "%s/sampled.txt", dir);
     assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
     const char *text = slurp(path);
+    assert_non_null(strstr(text, " | total 2 allocs (3 B), 4 frees | temporary ~3 (~100.0%)\n"));
     assert_non_null(strstr(text, "2 traces, sorted by live (~: estimated from samples)\n"));
     assert_non_null(strstr(text, "#1 trace 1: live ~300 B in ~3 blocks, peak ~307 B, growth ~"));
     assert_non_null(strstr(text, "   allocs ~6 (~321 B), frees ~3, temporary ~3\n"));
