@@ -2,7 +2,7 @@
 
 memtop --sample 64k -- memtop-demo.  Asserts: the Data field says "sampled
 1/64 KiB" (never "exact"); the header's heap, peak and growth figures carry
-"~"; the table's headings are "~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s";
+"~"; the table's headings are "~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s", "~TEMP%";
 rows still come (cache_fill, the demo's cache); the detail view of a row says
 its counters are estimated and marks them "~".
 """
@@ -23,7 +23,7 @@ def test(t):
     heading = tuilib.find_heading(s.split("\n"))
     check(heading is not None, "no table heading:\n" + frame(s))
     line = s.split("\n")[heading]
-    for col in ("~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s"):
+    for col in ("~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s", "~TEMP%"):
         check(col in line, "heading lacks %r: %r" % (col, line))
     t.keys("/")
     t.keys_literal("cache_fill")

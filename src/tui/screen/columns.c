@@ -11,7 +11,7 @@ const mt_column mt_columns[MT_COLS] = {
     [MT_COL_BLOCKS] = {"BLOCKS", true, 8, MT_SORT_COUNT},
     [MT_COL_GROWTH] = {"GROWTH/s", false, 11, MT_SORT_GROWTH},
     [MT_COL_ALLOCS] = {"ALLOC/s", false, 8, MT_SORT_ALLOCS},
-    [MT_COL_TEMP] = {"TEMP%", false, 5, MT_SORT_TEMPORARY},
+    [MT_COL_TEMP] = {"TEMP%", false, 6, MT_SORT_TEMPORARY},
     [MT_COL_LEAK] = {"LEAK", false, 4, MT_SORT_LEAK},
 };
 

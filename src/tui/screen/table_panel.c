@@ -20,8 +20,8 @@ static void draw_heading(mt_app *a, int y)
         const mt_column *col = &mt_columns[c];
         char h[32];
         /* "~LIVE": the columns are estimates when sampled (the exact
-         * process totals are in the header); TEMP% and LEAK, ratios and a
-         * score of those, have no room for the mark */
+         * process totals are in the header), "~TEMP%" a share of two;
+         * LEAK, a score, has no room for the mark */
         const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
         bool d = delta && col->has_delta; /* one cell, whatever its bytes */
         if ((int)(strlen(est) + d + strlen(col->heading)) > col->width)
