@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "format.h"
 
@@ -21,6 +22,13 @@ int mt_columns_width(void)
     for (int c = 0; c < MT_COLS; c++)
         w += mt_columns[c].width + 1;
     return w + 1;
+}
+
+void mt_column_heading(const char *h, int w, bool est, const char *delta, char *buf, size_t n)
+{
+    bool d = delta != NULL;
+    const char *e = est && 1 + (int)d + (int)strlen(h) <= w ? "~" : "";
+    snprintf(buf, n, "%s%s%s", e, d ? delta : "", h);
 }
 
 typedef char *(*fmt_fn)(uint64_t v, char *buf, size_t n);
