@@ -3,7 +3,7 @@
 
 Why it exists: sampled figures are estimates and must never be called
 exact.  Checks: --batch says "data: sampled 1/512 KiB" and marks the
-estimated figures "~"; the JSON export has "sampling": {"rate_bytes": N}
+estimated figures "~", --batch --tree its call tree's headings; the JSON export has "sampling": {"rate_bytes": N}
 with which figures are exact and which estimated, health.exact false and
 --strict exits 3; memtop says "(sampled 1/512 KiB: estimates)" when it
 writes any export (a CSV has no field for it); the text export marks every
@@ -36,6 +36,12 @@ def test(args):
         check(want in final, "--batch lacks %r:\n%s" % (want, final))
     check("data: exact" not in p.stdout, "--batch calls sampled data exact")
     check("site_sixty" in final, "no site_sixty row:\n" + final)
+    p = e2elib.run([args.memtop, "--sample", "512k", "--batch", "--tree", "--"] + sites(args),
+                   ctx.env)
+    check(p.returncode == 0, e2elib.describe(p))
+    head = [ln for ln in p.stdout.splitlines() if "CALL TREE (" in ln]
+    check(head and re.match(r"\s*~LIVE\s+~OWN\s+~BLOCKS\s+~GROWTH\s+LEAK\s", head[-1]),
+          "--batch --tree does not mark its estimated columns:\n" + p.stdout)
 
     out = ctx.path("s.json")
     p = e2elib.run([args.memtop, "--sample", "512k", "--export", out, "--strict", "--"] +
