@@ -328,6 +328,21 @@ void db_culled(db_file *f, unsigned seconds, int finalize)
     }
 }
 
+void db_sampled(db_file *f, unsigned seconds, uint64_t rate)
+{
+    uint64_t m[4] = {MT_DAT_MODE_FULL, 0, 16, rate};
+    db_file_init(f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    std_head_mode(f, m, MT_DAT_ORDER_THREAD, 0);
+    std_totals(f, 0, 0, 0);
+    db_flush(f);
+    for (unsigned i = 0; i < seconds; i++) {
+        std_round(f, i);
+        db_flush(f);
+    }
+    std_final(f, seconds, MT_DAT_END_EXIT);
+    db_flush(f);
+}
+
 void db_standard(db_file *f, unsigned seconds, int finalize)
 {
     db_standard_end(f, seconds, finalize ? MT_DAT_END_EXIT : 0);

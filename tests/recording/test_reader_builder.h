@@ -92,6 +92,12 @@ void db_culled_rec(db_file *f, uint64_t t, const uint64_t (*e)[5], size_t n);
  * bytes), trace 2 one of 8. */
 void db_culled(db_file *f, unsigned seconds, int finalize);
 
+/* db_standard's rounds, FINAL and END(exit) in a sampled recording: a
+ * version-6 PROCESS (full mode, thread order) whose sample_rate_bytes is
+ * rate.  Every TOTALS, the FINAL set's too, has alloc_count 2, alloc_bytes
+ * 3 and free_count 4 (field i holds i), the target's exact counts there. */
+void db_sampled(db_file *f, unsigned seconds, uint64_t rate);
+
 /* A TOTALS record at t (live bytes, peak as given; the other fields
  * db_standard's). */
 void db_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak);

@@ -1,8 +1,9 @@
 /* test_replay_unit.c -- unit tests of the replay (src/tui/replay) on
  * hand-built recordings: the end state, the state at a cursor, ages,
  * seeking back and forth against fresh replays, a cut-off file, a
- * recording started mid-run, events of threads out of order, and the
- * exports (.json, .folded) of a replayed snapshot. */
+ * recording started mid-run, events of threads out of order, the
+ * exports (.json, .folded) of a replayed snapshot, and which counts of a
+ * sampled recording are exact. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -746,6 +747,100 @@ static void summary_leaked_only_at_exit(void **state)
     assert_null(strstr(s, "(leaked)"));
 }
 
+/* The JSON export of v, as a string (in a static buffer). */
+static const char *json_of(const mt_replay *r, const mt_view *v, const char *name)
+{
+    mt_locator loc = {&v->mods, NULL, NULL, NULL, NULL};
+    mt_export_rec rec;
+    mt_replay_export_rec(r, &rec);
+    mt_export_src src = {v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
+    char path[256], msg[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    return slurp(path);
+}
+
+/* A sampled recording: at the end, the counts of allocations and frees are
+ * the FINAL set's TOTALS (the target's exact counts: 2, 3, 4 here), not the
+ * sums of the weighted samples, and the JSON lists them as exact; at a
+ * cursor before the end the file holds no exact counts: the sums,
+ * listed as estimated, and the rates from the TOTALS records alone (every
+ * one says 2 allocations: 0/s), never an estimate less an exact count. */
+static void sampled_counts(void **state)
+{
+    (void)state;
+    db_file f;
+    db_sampled(&f, 3, 65536);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sampled.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_file_free(&f);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    const mt_shm_totals *t = &v.snap.slot.totals;
+    assert_int_equal(mt_view_sample_rate(&v), 65536);
+    assert_true(mt_view_totals_exact(&v));
+    assert_int_equal(t->alloc_count, 2);
+    assert_int_equal(t->alloc_bytes, 3);
+    assert_int_equal(t->free_count, 4);
+    assert_non_null(strstr(json_of(r, &v, "s_end.json"),
+                           "\"exact\": [\"totals.alloc_count\", \"totals.alloc_bytes\", "
+                           "\"totals.free_count\"], \"estimated\": [\"totals.live_bytes\""));
+    assert_int_equal(mt_replay_seek(r, S + S / 2, &v, &err), MT_OK);
+    t = &v.snap.slot.totals;
+    assert_false(mt_view_totals_exact(&v));
+    uint64_t allocs = 0;
+    for (uint32_t i = 0; i < v.snap.slot.ntraces; i++)
+        allocs += v.snap.traces[i].alloc_count;
+    assert_int_equal(t->alloc_count, allocs);
+    assert_true(allocs > 100); /* a few small blocks stand for many */
+    assert_non_null(strstr(json_of(r, &v, "s_mid.json"),
+                           "\"exact\": [], \"estimated\": [\"totals.alloc_count\", "
+                           "\"totals.alloc_bytes\", \"totals.free_count\", "
+                           "\"totals.live_bytes\""));
+    assert_true(v.rates.valid);
+    assert_true(v.rates.allocs_per_s == 0.0 && v.rates.frees_per_s == 0.0);
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+}
+
+/* The text export of a sampled recording marks every figure of every trace
+ * "~", and its header's temporary count and share; the share (3 temporary
+ * blocks, an estimate, over the 2 allocations the FINAL TOTALS counts) is
+ * at most 100 %. */
+static void sampled_text(void **state)
+{
+    (void)state;
+    db_file f;
+    db_sampled(&f, 3, 65536);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sampled.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_file_free(&f);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
+    mt_export_rec rec;
+    mt_replay_export_rec(r, &rec);
+    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
+    char path[256], msg[256];
+    snprintf(path, sizeof path, "%s/sampled.txt", dir);
+    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
+    const char *text = slurp(path);
+    assert_non_null(strstr(text, " | total 2 allocs (3 B), 4 frees | temporary ~3 (~100.0%)\n"));
+    assert_non_null(strstr(text, "2 traces, sorted by live (~: estimated from samples)\n"));
+    assert_non_null(strstr(text, "#1 trace 1: live ~300 B in ~3 blocks, peak ~307 B, growth ~"));
+    assert_non_null(strstr(text, "   allocs ~6 (~321 B), frees ~3, temporary ~3\n"));
+    assert_non_null(strstr(text, "#2 trace 2: live ~30 B in ~3 blocks, peak ~80 B, growth ~"));
+    assert_non_null(strstr(text, "   allocs ~6 (~180 B), frees ~3, temporary ~0\n"));
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -777,6 +872,8 @@ int main(void)
         cmocka_unit_test(peak_within_recording),
         cmocka_unit_test(inexact_text),
         cmocka_unit_test(allocator_age),
+        cmocka_unit_test(sampled_counts),
+        cmocka_unit_test(sampled_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,7 +12,12 @@ sample_sites: the file's header says version 6; `memtop -f rec.dat
 rec.dat --export` has "sampling": {"rate_bytes": 65536} and, per call site,
 exactly the live bytes and blocks of the live export taken at exit; and the
 events replayed add up to the target's final counters (else the replay
-warns that they differ from the final state).
+warns that they differ from the final state).  The process's counts of
+allocations and frees: at the end, the target's exact ones (its final
+TOTALS), equal to the live export's and listed as exact, the --batch
+"total" unmarked; at a cursor halfway, where the file holds no exact
+counts, estimates: listed as estimated in the JSON and marked "~" in
+--batch and the text export.
 """
 
 import struct
@@ -57,7 +62,49 @@ def test(args):
             print("%-12s %-10s live export %d, replay %d" % (s, key, x, y))
             check(x == y and x > 0, "%s %s: the replay (%d) differs from the target's (%d)"
                   % (s, key, y, x))
+    check_counts(args, ctx, rec, a, b)
     print("ok")
+
+
+COUNTS = ("totals.alloc_count", "totals.alloc_bytes", "totals.free_count")
+
+
+def total_line(text):
+    """The report header's "rate: ... | total ... | temporary ..." line."""
+    lines = [ln for ln in text.splitlines() if ln.startswith("rate: ")]
+    check(lines, "no rate/total line:\n" + text)
+    return lines[-1]
+
+
+def check_counts(args, ctx, rec, live, end):
+    """Exact counts at the end (the final TOTALS), estimates said so halfway."""
+    for f in COUNTS:
+        key = f.split(".")[1]
+        x, y = live["totals"][key], end["totals"][key]
+        print("%-20s live export %d, replay at the end %d" % (f, x, y))
+        check(x == y, "%s: the replay's end (%d) is not the target's exact count (%d)" % (f, y, x))
+    check(end["sampling"]["exact"] == list(COUNTS) and
+          not set(COUNTS) & set(end["sampling"]["estimated"]),
+          "replay's end: sampling %r" % end["sampling"])
+    p = e2elib.run([args.memtop, "-f", rec, "--batch"], ctx.env)
+    line = total_line(p.stdout)
+    check("total ~" not in line and " | total " in line,
+          "the end's exact totals are marked estimated: %r" % line)
+    half = "%.3f" % (end["recording"]["duration_s"] / 2)
+    mid, txt = ctx.path("mid.json"), ctx.path("mid.txt")
+    for out in (mid, txt):
+        p = e2elib.run([args.memtop, "-f", rec, "--at", half, "--export", out], ctx.env)
+        check(p.returncode == 0, e2elib.describe(p))
+    m = e2elib.load_json(mid)
+    check(m["recording"]["at_end"] is False, "--at %s is at the end" % half)
+    check(m["sampling"]["exact"] == [] and
+          set(COUNTS) <= set(m["sampling"]["estimated"]),
+          "halfway, the counts are estimates but the JSON says %r" % m["sampling"])
+    p = e2elib.run([args.memtop, "-f", rec, "--at", half, "--batch"], ctx.env)
+    for text, what in ((p.stdout, "--batch"), (open(txt).read(), "the text export")):
+        line = total_line(text)
+        check(" | total ~" in line and "allocs (~" in line and ", ~" in line,
+              "halfway, %s does not mark the estimated totals: %r" % (what, line))
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 memtop --sample 64k -- memtop-demo.  Asserts: the Data field says "sampled
 1/64 KiB" (never "exact"); the header's heap, peak and growth figures carry
-"~"; the table's headings are "~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s";
-rows still come (cache_fill, the demo's cache); the detail view of a row says
-its counters are estimated and marks them "~".
+"~"; the table's headings are "~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s",
+"~TEMP%", the call tree's (t) the same and "~OWN"; rows still come
+(cache_fill, the demo's cache); the detail view of a row says its counters
+are estimated and marks them "~".
 """
 import re
 
@@ -23,8 +24,16 @@ def test(t):
     heading = tuilib.find_heading(s.split("\n"))
     check(heading is not None, "no table heading:\n" + frame(s))
     line = s.split("\n")[heading]
-    for col in ("~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s"):
+    for col in ("~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s", "~TEMP%"):
         check(col in line, "heading lacks %r: %r" % (col, line))
+    t.keys("t")
+    s = t.wait_for(lambda s: "CALL TREE" in s, "the call tree (t)")
+    line = next(ln for ln in s.split("\n") if "CALL TREE" in ln)
+    for col in ("~LIVE", "~OWN", "~BLOCKS", "~GROWTH/s", "~ALLOC/s", "~TEMP%"):
+        check(col in line, "the call tree's heading lacks %r: %r" % (col, line))
+    t.keys("t")
+    t.wait_for(lambda s: "CALL TREE" not in s and tuilib.find_heading(s.split("\n")) is not None,
+               "the table again (t)")
     t.keys("/")
     t.keys_literal("cache_fill")
     t.keys("Enter")

@@ -39,6 +39,10 @@ struct mt_replay {
     mt_rtrace *final; /* the FINAL state set's counters [final_n], or NULL */
     uint64_t final_n;
     bool final_complete;
+    /* The FINAL state set's TOTALS: in a sampled recording, the exact
+     * counts of allocations and frees at its end (fields 2-4). */
+    mt_dat_totals final_totals;
+    bool final_totals_seen;
     bool initial_complete; /* the INITIAL state set was read to its STATE_END */
     /* The target's own peak (TOTALS peak_live_bytes, a lifetime high-water
      * mark): in the first TOTALS read, the highest, and the first TOTALS

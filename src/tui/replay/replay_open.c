@@ -41,7 +41,12 @@ static mt_errc note_final(mt_replay *r, const mt_dat_event *ev, mt_err *err)
         r->final_n = r->defs.count;
         r->final = calloc(r->final_n ? r->final_n : 1, sizeof *r->final);
         r->final_complete = false;
+        r->final_totals_seen = false;
         return r->final ? MT_OK : nomem(err);
+    }
+    if (ev->kind == MT_DAT_TOTALS && r->final && r->st.s.set_kind == MT_DAT_STATE_FINAL) {
+        r->final_totals = ev->u.totals;
+        r->final_totals_seen = true;
     }
     if (ev->kind == MT_DAT_TRACE_STATE && r->final && r->st.s.set_kind == MT_DAT_STATE_FINAL &&
         ev->u.ts.id < r->final_n) {

@@ -8,7 +8,9 @@
  * 30 s and 300 s before the cursor); ages from the live groups at the
  * cursor (age_scan_ns = the cursor); process figures the events cannot
  * give (RSS, allocator, unknown frees) from the newest TOTALS record:
- * RSS, memtop's own bytes and threads are unknown before the first. */
+ * RSS, memtop's own bytes and threads are unknown before the first.  A
+ * sampled recording's counts of allocations and frees: the target's exact
+ * ones at its end, estimates (marked so) elsewhere. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,10 +96,28 @@ static uint64_t field(const mt_rscalars *s, unsigned i, uint64_t dflt)
     return s->have_totals && s->last_totals.nfields > i ? s->last_totals.f[i] : dflt;
 }
 
-static void fill_totals(const mt_replay *r, mt_shm_totals *t, const mt_shm_trace *tr, size_t ntr)
+/* A sampled recording: the traces' sums of allocations and frees are
+ * estimates; the target's exact counts (TOTALS fields 2-4,
+ * docs/recording-format.md) replace them where the file holds them for the
+ * cursor, at the end of a complete FINAL state set (whose traces the view
+ * shows then).  False where they stay estimates (mt_view_totals_exact). */
+static bool exact_counts(const mt_replay *r, mt_shm_totals *t)
+{
+    const mt_dat_totals *ft = &r->final_totals;
+    if (!r->final_complete || !mt_replay_at_end(r) || !r->final_totals_seen || ft->nfields < 5)
+        return false;
+    t->alloc_count = ft->f[2];
+    t->alloc_bytes = ft->f[3];
+    t->free_count = ft->f[4];
+    return true;
+}
+
+static void fill_totals(const mt_replay *r, mt_shm_totals *t, const mt_shm_trace *tr, size_t ntr,
+                        bool *estimated)
 {
     memset(t, 0, sizeof *t);
     sum_totals(t, tr, ntr);
+    *estimated = r->proc.sample_rate_bytes && !exact_counts(r, t);
     const mt_rscalars *s = &r->st.s;
     uint64_t peak = s->peak_live_bytes > s->totals_peak ? s->peak_live_bytes : s->totals_peak;
     if (r->final_complete && mt_replay_at_end(r) && s->totals_peak)
@@ -155,18 +175,22 @@ static void fill_identity(const mt_replay *r, mt_view *out)
 }
 
 /* Rates between the last two timeline points (the cursor's and the one
- * before it). */
+ * before it).  Where a sampled recording's counts at the cursor are
+ * estimates, the cursor's point is left out: the others are TOTALS
+ * records, exact, and an estimate less an exact count is no rate. */
 #define RATE_WINDOW_NS 1000000000ull
 
 static void fill_rates(mt_view *out)
 {
     const mt_snapshot *s = &out->snap;
     memset(&out->rates, 0, sizeof out->rates);
-    if (s->slot.ntimeline < 2)
+    uint32_t n = s->slot.ntimeline - (s->slot.ntimeline && !mt_view_totals_exact(out));
+    if (n < 2)
         return;
-    /* Over the last second or more before the cursor: the last point is the
+    /* Over the last second or more before the cursor (before the newest
+     * TOTALS when the cursor's point is left out): the last point is the
      * cursor itself, often only microseconds after the one before it. */
-    const mt_shm_point *q = &s->timeline[s->slot.ntimeline - 1], *p = q - 1;
+    const mt_shm_point *q = &s->timeline[n - 1], *p = q - 1;
     while (p > s->timeline && q->t_ns - p->t_ns < RATE_WINDOW_NS)
         p--;
     if (q->t_ns <= p->t_ns)
@@ -193,7 +217,7 @@ static void fill_traces(const mt_replay *r, mt_shm_trace *tr, size_t ntr)
     }
 }
 
-static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr)
+static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr, bool *estimated)
 {
     mt_shm_slot *sl = &snap->slot;
     sl->t_ns = mt_replay_cursor(r);
@@ -203,7 +227,7 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr)
     fill_traces(r, snap->traces, ntr);
     fill_ages(r, snap->traces, ntr, sl->t_ns);
     fill_growth(r, sl, snap->traces, ntr);
-    fill_totals(r, &sl->totals, snap->traces, ntr);
+    fill_totals(r, &sl->totals, snap->traces, ntr, estimated);
     sl->ntraces = ntr;
     sl->defs_count = ntr;
     sl->modules_count = r->st.s.nmodules < r->mods.count ? r->st.s.nmodules : r->mods.count;
@@ -245,7 +269,7 @@ mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)
     snap->traces = calloc(ntr ? ntr : 1, sizeof *snap->traces);
     if (!snap->traces)
         return mt_err_set(err, MT_E_NOMEM, "out of memory for %zu traces", ntr);
-    fill_slot(r, snap, ntr);
+    fill_slot(r, snap, ntr, &out->counts_estimated);
     mt_errc rc = fill_timeline(r, snap, err);
     if (rc) {
         mt_replay_view_free(out);

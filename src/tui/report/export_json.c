@@ -42,21 +42,25 @@ static void put_secs(FILE *f, const char *key, uint64_t ns)
 }
 
 /* "sampling": null for an exact target; else the rate and which figures
- * are exact and which estimated (docs/sampling.md).  The one test is
- * mt_view_sample_rate, as everywhere. */
-static void put_sampling(FILE *f, uint64_t rate)
+ * are exact and which estimated (docs/sampling.md): the counts of
+ * allocations and frees are exact unless mt_view_totals_exact says not (a
+ * sampled recording where it holds no exact counts).  The tests are
+ * mt_view_sample_rate and mt_view_totals_exact, as everywhere. */
+static void put_sampling(FILE *f, const mt_view *v)
 {
+    uint64_t rate = mt_view_sample_rate(v);
     if (!rate) {
         fputs("\"sampling\": null,\n", f);
         return;
     }
-    fprintf(
-        f,
-        "\"sampling\": {\"rate_bytes\": %" PRIu64 ", \"exact\": [\"totals.alloc_count\", "
-        "\"totals.alloc_bytes\", \"totals.free_count\"], \"estimated\": [\"totals.live_bytes\", "
-        "\"totals.live_count\", \"totals.peak_live_bytes\", \"totals.free_bytes\", "
-        "\"totals.temporary_count\", \"totals.temporary_bytes\", \"traces\"]},\n",
-        rate);
+    const char *counts = "\"totals.alloc_count\", \"totals.alloc_bytes\", \"totals.free_count\"";
+    bool exact = mt_view_totals_exact(v);
+    fprintf(f,
+            "\"sampling\": {\"rate_bytes\": %" PRIu64 ", \"exact\": [%s], \"estimated\": [%s%s"
+            "\"totals.live_bytes\", \"totals.live_count\", \"totals.peak_live_bytes\", "
+            "\"totals.free_bytes\", \"totals.temporary_count\", \"totals.temporary_bytes\", "
+            "\"traces\"]},\n",
+            rate, exact ? counts : "", exact ? "" : counts, exact ? "" : ", ");
 }
 
 static void put_head(FILE *f, const mt_export_src *x)
@@ -88,7 +92,7 @@ static void put_head(FILE *f, const mt_export_src *x)
     /* MEMTOP_MAX_TRACES: unknown (null) from older targets and recordings */
     put_opt(f, "max_traces", s->slot.max_traces ? s->slot.max_traces : MT_UNKNOWN, false);
     fputs("},\n", f);
-    put_sampling(f, mt_view_sample_rate(x->v));
+    put_sampling(f, x->v);
 }
 
 /* A recording's snapshot: where it comes from and how far to trust it. */

@@ -1,6 +1,6 @@
 /* export_text.c -- a snapshot for people: the batch header, then every
  * trace with all of its frames (with --top, the top ones and the rest
- * summed as "(other)"). */
+ * summed as "(other)"); a sampled target's figures marked "~". */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,21 +26,32 @@ static void put_frame(FILE *f, const mt_locator *loc, unsigned i, uint64_t addr)
     }
 }
 
+/* A trace's figures, each marked "~" when sampled (every per-trace figure
+ * is then an estimate, docs/sampling.md). */
+static void put_figures(FILE *f, const mt_export_src *x, const mt_row *r)
+{
+    const mt_shm_trace *t = r->t;
+    const char *e = mt_est_mark(mt_view_sample_rate(x->v));
+    char a[32], b[32], c[32], d[32];
+    fprintf(f, "live %s%s in %s%" PRIu64 " blocks, peak %s%s, growth %s%s\n", e,
+            mt_fmt_bytes(t->live_bytes, a, sizeof a), e, t->live_count, e,
+            mt_fmt_bytes(t->peak_live_bytes, b, sizeof b), e, mt_fmt_rate(r->growth, c, sizeof c));
+    fprintf(f, "   allocs %s%" PRIu64 " (%s%s), frees %s%" PRIu64 ", temporary %s%" PRIu64 "\n", e,
+            t->alloc_count, e, mt_fmt_bytes(t->alloc_bytes, d, sizeof d), e, t->free_count, e,
+            t->temporary_count);
+}
+
 /* A trace; folded > 0: the "(other)" row of that many traces. */
 static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t rank, size_t folded)
 {
     const mt_shm_trace *t = r->t;
-    char a[32], b[32], c[32], d[32], what[64];
+    char what[64];
     if (folded)
         snprintf(what, sizeof what, "(other: %zu traces)", folded);
     else
         snprintf(what, sizeof what, "trace %u", t->id);
-    fprintf(f, "\n#%zu %s: live %s in %" PRIu64 " blocks, peak %s, growth %s\n", rank, what,
-            mt_fmt_bytes(t->live_bytes, a, sizeof a), t->live_count,
-            mt_fmt_bytes(t->peak_live_bytes, b, sizeof b), mt_fmt_rate(r->growth, c, sizeof c));
-    fprintf(f, "   allocs %" PRIu64 " (%s), frees %" PRIu64 ", temporary %" PRIu64 "\n",
-            t->alloc_count, mt_fmt_bytes(t->alloc_bytes, d, sizeof d), t->free_count,
-            t->temporary_count);
+    fprintf(f, "\n#%zu %s: ", rank, what);
+    put_figures(f, x, r);
     unsigned n = 0;
     const uint64_t *frames = folded ? NULL : mt_defs_frames(&x->v->defs, t->id, &n);
     if (!folded && t->id == 0 && !n)
@@ -120,11 +131,12 @@ void mt_export_text(FILE *f, const mt_export_src *x)
     mt_row *rows = mt_rows_build(&x->v->snap, x->sort, &n);
     mt_rows_cut cut;
     mt_rows_cut_at(rows, n, x->top, &cut);
+    const char *est = mt_view_sample_rate(x->v) ? " (~: estimated from samples)" : "";
     if (cut.folded)
-        fprintf(f, "\n%zu traces, sorted by %s; the top %zu, then the other %zu summed\n", n,
-                mt_sort_name(x->sort), cut.kept, cut.folded);
+        fprintf(f, "\n%zu traces, sorted by %s; the top %zu, then the other %zu summed%s\n", n,
+                mt_sort_name(x->sort), cut.kept, cut.folded, est);
     else
-        fprintf(f, "\n%zu traces, sorted by %s\n", n, mt_sort_name(x->sort));
+        fprintf(f, "\n%zu traces, sorted by %s%s\n", n, mt_sort_name(x->sort), est);
     for (size_t i = 0; i < cut.kept; i++)
         put_trace(f, x, &rows[i], i + 1, 0);
     if (cut.folded)

@@ -3,7 +3,8 @@
  * the snapshot is in it, as in the flat JSON export, so the roots sum to
  * the same totals.  Names are function names (inlined functions nodes of
  * their own, "inlined": true), else module+offset.  Figures are exact
- * integers except growth_bytes_per_s and leak_score. */
+ * integers except growth_bytes_per_s and leak_score (a sampled target's
+ * estimates: the JSON's "exact" false, the text's headings "~LIVE"...). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -165,8 +166,10 @@ void mt_export_tree_text(FILE *f, const mt_export_src *x)
         fputs("\n(out of memory building the call tree)\n", f);
         return;
     }
-    fprintf(f, "\n%10s %10s %9s %12s %5s  CALL TREE (%s, sorted by %s, folded under %s)\n", "LIVE",
-            "OWN", "BLOCKS", "GROWTH", "LEAK", x->reverse ? "bottom-up" : "top-down",
+    bool est = mt_view_sample_rate(x->v) != 0; /* every figure estimated, as in --batch */
+    fprintf(f, "\n%10s %10s %9s %12s %5s  CALL TREE (%s, sorted by %s, folded under %s)\n",
+            est ? "~LIVE" : "LIVE", est ? "~OWN" : "OWN", est ? "~BLOCKS" : "BLOCKS",
+            est ? "~GROWTH" : "GROWTH", "LEAK", x->reverse ? "bottom-up" : "top-down",
             mt_sort_name(x->sort), B(x->threshold));
     put_text(f, ct, mt_calltree_first_root(ct));
     mt_calltree_free(ct);

@@ -59,11 +59,16 @@ static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t)
     else
         fputs("rate: n/a", f);
     double pct = t->alloc_count ? 100.0 * (double)t->temporary_count / (double)t->alloc_count : 0;
-    /* sampled: the totals of allocations and frees stay exact, the
-     * temporary count is estimated (and so is its share) */
-    const char *e = mt_est_mark(mt_view_sample_rate(v));
-    fprintf(f, " | total %s allocs (%s), %s frees | temporary %s%s (%s%.1f%%)\n", C(t->alloc_count),
-            B(t->alloc_bytes), C(t->free_count), e, C(t->temporary_count), e, pct);
+    /* sampled: the totals of allocations and frees are exact where
+     * mt_view_totals_exact says so, the temporary count is estimated (and
+     * so is its share); an estimate over an exact count can pass 100 %,
+     * which no share can */
+    if (pct > 100.0)
+        pct = 100.0;
+    const char *e = mt_est_mark(mt_view_sample_rate(v)), *ec = mt_view_totals_exact(v) ? "" : "~";
+    fprintf(f, " | total %s%s allocs (%s%s), %s%s frees | temporary %s%s (%s%.1f%%)\n", ec,
+            C(t->alloc_count), ec, B(t->alloc_bytes), ec, C(t->free_count), e,
+            C(t->temporary_count), e, pct);
 }
 
 /* Why some blocks are counted in the overflow trace rather than their own:

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "format.h"
 
@@ -11,7 +12,7 @@ const mt_column mt_columns[MT_COLS] = {
     [MT_COL_BLOCKS] = {"BLOCKS", true, 8, MT_SORT_COUNT},
     [MT_COL_GROWTH] = {"GROWTH/s", false, 11, MT_SORT_GROWTH},
     [MT_COL_ALLOCS] = {"ALLOC/s", false, 8, MT_SORT_ALLOCS},
-    [MT_COL_TEMP] = {"TEMP%", false, 5, MT_SORT_TEMPORARY},
+    [MT_COL_TEMP] = {"TEMP%", false, 6, MT_SORT_TEMPORARY},
     [MT_COL_LEAK] = {"LEAK", false, 4, MT_SORT_LEAK},
 };
 
@@ -21,6 +22,13 @@ int mt_columns_width(void)
     for (int c = 0; c < MT_COLS; c++)
         w += mt_columns[c].width + 1;
     return w + 1;
+}
+
+void mt_column_heading(const char *h, int w, bool est, const char *delta, char *buf, size_t n)
+{
+    bool d = delta != NULL;
+    const char *e = est && 1 + (int)d + (int)strlen(h) <= w ? "~" : "";
+    snprintf(buf, n, "%s%s%s", e, d ? delta : "", h);
 }
 
 typedef char *(*fmt_fn)(uint64_t v, char *buf, size_t n);

@@ -20,13 +20,10 @@ static void draw_heading(mt_app *a, int y)
         const mt_column *col = &mt_columns[c];
         char h[32];
         /* "~LIVE": the columns are estimates when sampled (the exact
-         * process totals are in the header); TEMP% and LEAK, ratios and a
-         * score of those, have no room for the mark */
-        const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
-        bool d = delta && col->has_delta; /* one cell, whatever its bytes */
-        if ((int)(strlen(est) + d + strlen(col->heading)) > col->width)
-            est = "";
-        snprintf(h, sizeof h, "%s%s%s", est, delta && col->has_delta ? t->delta : "", col->heading);
+         * process totals are in the header), "~TEMP%" a share of two;
+         * LEAK, a score, has no room for the mark */
+        mt_column_heading(col->heading, col->width, mt_view_sample_rate(&a->src.view) != 0,
+                          delta && col->has_delta ? t->delta : NULL, h, sizeof h);
         attr_t at = col->sort == a->ui.sort ? t->heading | A_BOLD | A_UNDERLINE : t->heading;
         mt_draw_right(t, y, x + col->width, col->width, at, h);
         x += col->width + 1;

@@ -23,9 +23,9 @@ static void draw_heading(mt_app *a, int y)
         bool own = c == 1;
         const mt_column *col = &mt_columns[c > 1 ? c - 1 : c];
         int w = own ? OWN_W : col->width;
-        char h[32];
-        snprintf(h, sizeof h, "%s%s", delta && (own || col->has_delta) ? t->delta : "",
-                 own ? "OWN" : col->heading);
+        char h[32]; /* "~LIVE", "~OWN": estimates when sampled, as in the table */
+        mt_column_heading(own ? "OWN" : col->heading, w, mt_view_sample_rate(&a->src.view) != 0,
+                          delta && (own || col->has_delta) ? t->delta : NULL, h, sizeof h);
         attr_t at =
             !own && col->sort == a->ui.sort ? t->heading | A_BOLD | A_UNDERLINE : t->heading;
         mt_draw_right(t, y, x + w, w, at, h);

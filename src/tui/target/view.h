@@ -30,6 +30,10 @@ typedef struct mt_view {
     mt_shm_allocators allocs;
     mt_proc_live live; /* the running target's own argv and uptime, read
                         * with each snapshot */
+    /* Sampled only: totals.alloc_count, alloc_bytes and free_count are
+     * estimates too (a sampled recording at a cursor where the file holds
+     * no exact counts: replay_snap.c).  Ask mt_view_totals_exact. */
+    bool counts_estimated;
 } mt_view;
 
 void mt_view_init(mt_view *v);
@@ -40,6 +44,17 @@ void mt_view_init(mt_view *v);
 static inline uint64_t mt_view_sample_rate(const mt_view *v)
 {
     return v->seg.id.sample_rate_bytes;
+}
+
+/* Whether the process totals of allocations and frees (totals.alloc_count,
+ * alloc_bytes, free_count) are exact: always in exact mode and for a live
+ * sampled target (counted on its fast path); in a sampled recording where
+ * the file holds them (at the end of a complete FINAL state set), not
+ * elsewhere.  The one place every report, export and screen asks whether
+ * to mark them "~" (docs/sampling.md). */
+static inline bool mt_view_totals_exact(const mt_view *v)
+{
+    return !mt_view_sample_rate(v) || !v->counts_estimated;
 }
 
 /* How many whole seconds old the snapshot's allocator figures are, when
