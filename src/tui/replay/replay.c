@@ -32,7 +32,9 @@ static void finish_info(mt_replay *r)
     in->cmdline = r->proc.cmdline;
     in->start_unix_ns = r->proc.start_unix_ns;
     in->start_ns = r->proc.record_start;
-    in->duration_ns = r->st.s.t_ns;
+    /* A recording cut before its first timed record ends where it began,
+     * never before (its last event's time is then 0). */
+    in->duration_ns = r->st.s.t_ns > in->start_ns ? r->st.s.t_ns : in->start_ns;
     in->invalid_tail = di->invalid_tail;
     /* Bytes that are not a frame after a finalized recording's END are
      * junk appended to a complete file, not a cut: nothing is missing. */
