@@ -213,6 +213,28 @@ static void seek_walk(void **state)
     mt_replay_close(walk);
 }
 
+/* --at SECONDS (mt_replay_at): from the start, up to the duration as it
+ * is printed (to the ms); past it, or a number too big for ns, is refused. */
+static void at_seconds(void **state)
+{
+    (void)state;
+    mt_replay *r = open_std(5, 1); /* 0 s to 5 s */
+    uint64_t t = 1;
+    char msg[160];
+    assert_int_equal(mt_replay_at(r, 0, &t, msg, sizeof msg), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(mt_replay_at(r, 2.5, &t, msg, sizeof msg), 0);
+    assert_int_equal(t, 5 * S / 2);
+    assert_int_equal(mt_replay_at(r, 5.0004, &t, msg, sizeof msg), 0);
+    assert_int_equal(t, 5 * S);
+    assert_int_equal(mt_replay_at(r, 5.0006, &t, msg, sizeof msg), -1);
+    assert_string_equal(msg, "--at 5.001 is past the end of the recording (5.000 s)");
+    assert_int_equal(mt_replay_at(r, 1e30, &t, msg, sizeof msg), -1);
+    assert_string_equal(msg, "--at 1e+30 is past the end of the recording (5.000 s)");
+    assert_int_equal(mt_replay_at(r, 18446744073.8, &t, msg, sizeof msg), -1);
+    mt_replay_close(r);
+}
+
 static void cut_short(void **state)
 {
     (void)state;
@@ -803,6 +825,7 @@ int main(void)
         cmocka_unit_test(events_before_start),
         cmocka_unit_test(seek_walk),
         cmocka_unit_test(cut_short),
+        cmocka_unit_test(at_seconds),
         cmocka_unit_test(mid_run),
         cmocka_unit_test(threads_out_of_order),
         cmocka_unit_test(dropped_allocations),
