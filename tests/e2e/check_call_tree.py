@@ -8,7 +8,8 @@ helper; see tests/workloads/call_paths.c) and checks, for every node of
 those paths, inclusive and own live bytes and blocks, top-down and bottom-up
 (--reverse); that recursion counts each block once per node; that the roots
 sum to the flat JSON export's totals; that --threshold folds small nodes
-into "(other)"; and that `--batch --tree` prints the same tree as text.
+into "(other)"; that `--batch --tree` prints the same tree as text; and that
+a recording of the run prints it too (`-f FILE --batch --tree`).
 """
 
 import os
@@ -105,6 +106,38 @@ def check_totals(tree, flat, where):
           "%s: root blocks differ from the flat export's" % where)
 
 
+def tree_rows(text):
+    """(LIVE, OWN, BLOCKS, indented name) of the last tree printed in text
+    (GROWTH and LEAK left out: a replay computes its own)."""
+    blocks = text.split("CALL TREE (")
+    check(len(blocks) > 1, "no tree header:\n" + text)
+    rows = []
+    for ln in blocks[-1].splitlines()[1:]:  # "%10s %10s %9s %12s %5.1f  NAME" (export_tree.c)
+        if not ln.strip():
+            break
+        rows.append((ln[0:10].strip(), ln[11:21].strip(), ln[22:31].strip(), ln[52:]))
+    return rows
+
+
+def check_recording(ctx, args):
+    """`-f FILE --batch --tree` prints the recording's tree at its end, the
+    rows the live `--batch --tree` printed at the exit; --reverse turns it."""
+    rec = ctx.path("paths.dat")
+    cmd = [args.memtop, "--record", rec, "--batch", "--tree", "-n", "1", "--", args.call_paths]
+    live = e2elib.run(cmd, ctx.env_with(MEMTOP_TEMP_MS=0))
+    check(live.returncode == 0, e2elib.describe(live))
+    cmd = [args.memtop, "-f", rec, "--batch", "--tree"]
+    replay = e2elib.run(cmd, ctx.env)
+    check(replay.returncode == 0 and "leaked)" in replay.stdout, e2elib.describe(replay))
+    want, got = tree_rows(live.stdout), tree_rows(replay.stdout)
+    check(len(want) >= len(TOP_DOWN) and got == want, "-f --batch --tree printed\n%s\nthe live run\n%s" %
+          ("\n".join(map(str, got)), "\n".join(map(str, want))))
+    up = e2elib.run(cmd + ["--reverse"], ctx.env)
+    check(up.returncode == 0 and "CALL TREE (bottom-up" in up.stdout and
+          tree_rows(up.stdout)[0][3] == "shared_helper", e2elib.describe(up))
+    print("ok: -f FILE --batch --tree prints the recording's tree (%d rows)" % len(got))
+
+
 def test(args):
     ctx = e2elib.Ctx(args)
     flat = export(ctx, args, "flat.json")
@@ -143,6 +176,7 @@ def test(args):
     check(any(ln.rstrip().endswith("    shared_helper") for ln in lines),
           "no indented shared_helper line:\n" + proc.stdout)
     print("ok: --batch --tree prints the tree")
+    check_recording(ctx, args)
     check(not ctx.segments(), "segments left behind: %s" % ctx.segments())
 
 

@@ -108,6 +108,10 @@ def test(args):
     expect_error(ctx, [m, "-p", "1", "--batch", "--tree", "-g", "file"], "-g with --tree", 2,
                  r"memtop: -g groups the table's rows, not --tree \(one node per function\)" +
                  help_)
+    paced = (r"memtop: -n and -d pace the reports of a running target; -f FILE reports one "
+             r"moment \(--at SECONDS\)" + help_)
+    for opts in (["--batch", "-n", "3"], ["--batch", "-d", "2"], ["--export", "/dev/null", "-n", "1"]):
+        expect_error(ctx, [m, "-f", ctx.path("x.dat")] + opts, "-f with %s" % opts[-2], 2, paced)
     corrupt_segment(ctx, args)
     nothing_to_wait_for(ctx, args)
 

@@ -214,6 +214,28 @@ static void seek_walk(void **state)
     mt_replay_close(walk);
 }
 
+/* --at SECONDS (mt_replay_at): from the start, up to the duration as it
+ * is printed (to the ms); past it, or a number too big for ns, is refused. */
+static void at_seconds(void **state)
+{
+    (void)state;
+    mt_replay *r = open_std(5, 1); /* 0 s to 5 s */
+    uint64_t t = 1;
+    char msg[160];
+    assert_int_equal(mt_replay_at(r, 0, &t, msg, sizeof msg), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(mt_replay_at(r, 2.5, &t, msg, sizeof msg), 0);
+    assert_int_equal(t, 5 * S / 2);
+    assert_int_equal(mt_replay_at(r, 5.0004, &t, msg, sizeof msg), 0);
+    assert_int_equal(t, 5 * S);
+    assert_int_equal(mt_replay_at(r, 5.0006, &t, msg, sizeof msg), -1);
+    assert_string_equal(msg, "--at 5.001 is past the end of the recording (5.000 s)");
+    assert_int_equal(mt_replay_at(r, 1e30, &t, msg, sizeof msg), -1);
+    assert_string_equal(msg, "--at 1e+30 is past the end of the recording (5.000 s)");
+    assert_int_equal(mt_replay_at(r, 18446744073.8, &t, msg, sizeof msg), -1);
+    mt_replay_close(r);
+}
+
 static void cut_short(void **state)
 {
     (void)state;
@@ -693,17 +715,15 @@ static void exports_provenance(void **state)
     db_file_free(&f);
 }
 
-/* The --batch summary of db_standard's recording ended by `reason` (0: not
- * finalized), at the end; a static buffer. */
-static const char *summary_of(unsigned reason)
+/* The --batch summary of the recording f (freed), at the end; a static
+ * buffer. */
+static const char *summary_of_file(db_file *f)
 {
-    db_file f;
-    db_standard_end(&f, 3, reason);
     mt_err err;
-    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sum.dat"), &err);
+    mt_replay *r = mt_replay_open(write_tmp(f, 0, "sum.dat"), &err);
     if (!r)
         fail_msg("%s", err.msg);
-    db_file_free(&f);
+    db_file_free(f);
     mt_view v;
     mt_view_init(&v);
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
@@ -720,6 +740,43 @@ static const char *summary_of(unsigned reason)
     mt_replay_view_free(&v);
     mt_replay_close(r);
     return buf;
+}
+
+/* The --batch summary of db_standard's recording ended by `reason` (0: not
+ * finalized), at the end; a static buffer. */
+static const char *summary_of(unsigned reason)
+{
+    db_file f;
+    db_standard_end(&f, 3, reason);
+    return summary_of_file(&f);
+}
+
+/* A recording cut before its first timed record (no TOTALS, no event: the
+ * last time seen is 0) ends where it began, 5 s in: it lasts 0 s, its peak
+ * is dated at its start, and --batch says so (not 2^64 ns). */
+static void no_timed_record(void **state)
+{
+    (void)state;
+    db_file f;
+    db_file_init(&f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
+    db_buf b = {0};
+    mid_run_head(&f, &b);
+    db_buf_free(&b);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "untimed.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    const mt_replay_info *in = mt_replay_get_info(r);
+    assert_int_equal(in->start_ns, 5 * S);
+    assert_int_equal(in->duration_ns, 5 * S);
+    assert_int_equal(in->peak_t_ns, 5 * S);
+    mt_replay_close(r);
+    const char *s = summary_of_file(&f);
+    assert_non_null(strstr(s, "\nduration: 0.000s (5.000s to 5.000s), 0 allocations, 0 frees, "
+                              "not finalized\n"));
+    assert_non_null(strstr(s, "\npeak: 0 B live at 5.000s\n"));
+    assert_non_null(strstr(s, "\nat the end, 5.000s: 0 B live in 0 blocks"));
 }
 
 /* Live blocks at the end are leaks only when the process ended the
@@ -863,12 +920,14 @@ int main(void)
         cmocka_unit_test(events_before_start),
         cmocka_unit_test(seek_walk),
         cmocka_unit_test(cut_short),
+        cmocka_unit_test(at_seconds),
         cmocka_unit_test(mid_run),
         cmocka_unit_test(threads_out_of_order),
         cmocka_unit_test(dropped_allocations),
         cmocka_unit_test(exports),
         cmocka_unit_test(exports_provenance),
         cmocka_unit_test(summary_leaked_only_at_exit),
+        cmocka_unit_test(no_timed_record),
         cmocka_unit_test(peak_within_recording),
         cmocka_unit_test(inexact_text),
         cmocka_unit_test(allocator_age),

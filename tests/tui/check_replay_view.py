@@ -20,9 +20,10 @@ memtop-demo runs 6 s with MEMTOP_RECORD=demo-%p.dat (from its start).
   - a copy cut in the middle opens; its header says ": end (file truncated)"
     or ": end (not finalized)" (never "leaked"), and after `<` (the start)
     still says "(file truncated)" or "(not finalized)"; q exits 0;
-  - a corrupt file (the 32-byte header, then random bytes): in a terminal,
-    exit 1 with exactly one "memtop: ..." line, and the alternate screen is
-    never taken.
+  - a corrupt file (the 32-byte header, then random bytes), a missing one,
+    one that is no recording, and --at past the end (1e30 s): in a terminal,
+    exit 1 with exactly one "memtop: FILE: ..." line (the file named, as
+    --batch does), and the alternate screen is never taken.
 """
 import os
 import random
@@ -237,29 +238,43 @@ def test_truncated(t, name):
     check(rc == 0, "memtop -f %s exited %d after q" % (cut, rc))
 
 
-def test_corrupt(t, name):
-    data = open(t.path(name), "rb").read()
-    rnd = random.Random(1234)
-    corrupt = t.path("corrupt.dat")
-    with open(corrupt, "wb") as f:
-        f.write(data[:32] + bytes(rnd.getrandbits(8) for _ in range(4096)))
+def one_line_in_terminal(t, args, path, what):
+    """`memtop ARGS` in a shell in a terminal: exit 1 with exactly one line,
+    "memtop: PATH: " and WHAT in it, and the alternate screen never taken."""
+    cmd = "memtop %s" % args
     t.start_shell(width=250)
     prompts = t.screen().count(tuilib.PROMPT)
-    t.run_in_shell("%s -f %s; echo rc=$?" % (t.memtop, corrupt))
+    t.run_in_shell("%s %s; echo rc=$?" % (t.memtop, args))
     deadline = time.monotonic() + tuilib.WAIT_S
     while True:  # the alternate screen must never come up: look while waiting
-        check(not t.alternate_on(), "memtop -f corrupt.dat switched to the alternate screen")
+        check(not t.alternate_on(), "%s switched to the alternate screen" % cmd)
         s = t.screen()
         if re.search(r"^rc=\d+$", s, re.M) and s.count(tuilib.PROMPT) > prompts:
             break
-        check(time.monotonic() < deadline, "memtop -f corrupt.dat did not finish:\n" + frame(s))
+        check(time.monotonic() < deadline, "%s did not finish:\n%s" % (cmd, frame(s)))
         time.sleep(0.05)
     lines = s.split("\n")
     i = next(k for k, ln in enumerate(lines) if ln.startswith("rc="))
-    check(lines[i] == "rc=1", "memtop -f corrupt.dat: %s, expected rc=1" % lines[i])
-    check(lines[i - 1].startswith("memtop: ") and "corrupt" in lines[i - 1] and
+    check(lines[i] == "rc=1", "%s: %s, expected rc=1" % (cmd, lines[i]))
+    check(lines[i - 1].startswith("memtop: %s: " % path) and what in lines[i - 1] and
           tuilib.PROMPT in lines[i - 2],
-          "expected exactly one 'memtop: ... corrupt ...' line before rc=:\n" + frame(s))
+          "%s: expected exactly one 'memtop: %s: ...%s...' line before rc=:\n%s" %
+          (cmd, path, what, frame(s)))
+
+
+def test_bad_files(t, name):
+    """A corrupt, a missing and a foreign file, and --at past the end: one
+    line that names the file, as --batch says it."""
+    data = open(t.path(name), "rb").read()
+    rnd = random.Random(1234)
+    with open(t.path("corrupt.dat"), "wb") as f:
+        f.write(data[:32] + bytes(rnd.getrandbits(8) for _ in range(4096)))
+    one_line_in_terminal(t, "-f corrupt.dat", "corrupt.dat", "corrupt")
+    one_line_in_terminal(t, "-f missing.dat", "missing.dat", "No such file")
+    with open(t.path("garbage.dat"), "w") as f:
+        f.write("this is not a recording\n" * 4)
+    one_line_in_terminal(t, "-f garbage.dat", "garbage.dat", "not a memtop recording")
+    one_line_in_terminal(t, "-f %s --at 1e30" % name, name, "past the end of the recording")
 
 
 def test(t):
@@ -267,7 +282,7 @@ def test(t):
     ref = export_ref(t, name, "ref.json")
     test_replay(t, name, ref)
     test_truncated(t, name)
-    test_corrupt(t, name)
+    test_bad_files(t, name)
 
 
 tuilib.main(test, __doc__)

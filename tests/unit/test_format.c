@@ -169,6 +169,9 @@ static void test_options(void **state)
         parse(&o, (const char *[]){"-f", "x.dat", "--at", "2.5", "--export", "o.folded", NULL}), 0);
     assert_true(o.at_s == 2.5);
     assert_string_equal(o.replay_path, "x.dat");
+    /* the viewer's refresh delay, on a recording too */
+    assert_int_equal(parse(&o, (const char *[]){"-f", "x.dat", "-d", "0.5", NULL}), 0);
+    assert_true(o.delay_given && o.delay_s == 0.5);
     const char *const *bad[] = {
         (const char *[]){"-p", "abc", "--batch", NULL},
         (const char *[]){"-p", "0", "--batch", NULL},
@@ -188,6 +191,10 @@ static void test_options(void **state)
         (const char *[]){"--list", "--record", "x.dat", NULL},
         (const char *[]){"--record", "x.dat", NULL},
         (const char *[]){"-p", "1", "--record", "x.dat", "--batch", NULL},
+        /* a recording's report is of one moment: nothing to repeat or pace */
+        (const char *[]){"-f", "x.dat", "--batch", "-n", "3", NULL},
+        (const char *[]){"-f", "x.dat", "--batch", "-d", "2", NULL},
+        (const char *[]){"-f", "x.dat", "--export", "o.json", "-n", "1", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(parse(&o, bad[i]), 2);

@@ -197,6 +197,7 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
     case 'd':
         if (!parse_delay(arg, &o->delay_s))
             return usage_err(err, n, "-d: not a delay in seconds (0.01..86400): '%s'", arg);
+        o->delay_given = true;
         return 0;
     case 's':
         if (!mt_sort_parse(arg, &o->sort))
@@ -337,6 +338,11 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
                          "--thread-order is for recording: with --record, or r/R in the viewer");
     if (o->at_s >= 0 && !o->replay_path)
         return usage_err(err, n, "--at needs -f FILE");
+    /* A recording's --batch and --export report one moment: nothing to repeat. */
+    if (o->replay_path && (o->batch || o->export_path) && (o->iterations || o->delay_given))
+        return usage_err(err, n,
+                         "-n and -d pace the reports of a running target; -f FILE reports one "
+                         "moment (--at SECONDS)");
     /* The call tree is made of every trace's frames: neither cut nor grouped. */
     if (o->tree && o->top_given)
         return usage_err(err, n,

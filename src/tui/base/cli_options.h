@@ -39,6 +39,7 @@ typedef struct mt_opts {
     bool no_symbols;         /* --no-symbols: module + offset only */
     long iterations;         /* -n; 0 = until the target exits */
     double delay_s;          /* -d */
+    bool delay_given;        /* -d was given (not the default) */
     mt_sort_key sort;        /* -s */
     long top;                /* --top; rows per report */
     bool top_given;          /* --top was given: it also bounds --export */

@@ -1,8 +1,6 @@
 /* cmd_replay.c -- `memtop -f FILE.dat --batch|--export OUT [--at S]`:
  * reports from a recording, of its end or of S seconds into it, through
  * the same report and export code as a live target. */
-#include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,17 +14,14 @@
 /* The cursor for --at (seconds from the start of the recording). */
 static int cursor_of(const mt_opts *o, const mt_replay *r, uint64_t *t_ns)
 {
-    const mt_replay_info *in = mt_replay_get_info(r);
     *t_ns = UINT64_MAX;
+    char msg[160];
     if (o->at_s < 0)
         return 0;
-    double span = (double)(in->duration_ns - in->start_ns) / 1e9;
-    if (!isfinite(o->at_s) || o->at_s > span + 1e-9) {
-        mt_errorf("%s: --at %.6g is past the end of the recording (%.3f s)", in->path, o->at_s,
-                  span);
+    if (mt_replay_at(r, o->at_s, t_ns, msg, sizeof msg) != 0) {
+        mt_errorf("%s: %s", mt_replay_get_info(r)->path, msg);
         return -1;
     }
-    *t_ns = in->start_ns + (uint64_t)llround(o->at_s * 1e9);
     return 0;
 }
 

@@ -32,7 +32,9 @@ static void finish_info(mt_replay *r)
     in->cmdline = r->proc.cmdline;
     in->start_unix_ns = r->proc.start_unix_ns;
     in->start_ns = r->proc.record_start;
-    in->duration_ns = r->st.s.t_ns;
+    /* A recording cut before its first timed record ends where it began,
+     * never before (its last event's time is then 0). */
+    in->duration_ns = r->st.s.t_ns > in->start_ns ? r->st.s.t_ns : in->start_ns;
     in->invalid_tail = di->invalid_tail;
     /* Bytes that are not a frame after a finalized recording's END are
      * junk appended to a complete file, not a cut: nothing is missing. */
@@ -102,6 +104,26 @@ const mt_shm_point *mt_replay_timeline(const mt_replay *r, size_t *n)
 {
     *n = r->tl.n;
     return r->tl.pts;
+}
+
+/* Accepted past the exact end: what rounds to the duration as it is
+ * printed (to the millisecond) is the end. */
+#define AT_SLACK_S 0.0005
+
+int mt_replay_at(const mt_replay *r, double at_s, uint64_t *t_ns, char *msg, size_t n)
+{
+    const mt_replay_info *in = &r->info;
+    uint64_t span = in->duration_ns - in->start_ns; /* end >= start: finish_info */
+    if (!(at_s >= 0 && at_s < (double)span / 1e9 + AT_SLACK_S)) {
+        snprintf(msg, n,
+                 at_s < 1e9 ? "--at %.3f is past the end of the recording (%.3f s)"
+                            : "--at %.3g is past the end of the recording (%.3f s)",
+                 at_s, (double)span / 1e9);
+        return -1;
+    }
+    double ns = at_s * 1e9 + 0.5; /* rounded; compared in double: never wraps */
+    *t_ns = ns >= (double)span ? in->duration_ns : in->start_ns + (uint64_t)ns;
+    return 0;
 }
 
 uint64_t mt_replay_cursor(const mt_replay *r)

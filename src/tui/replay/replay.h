@@ -92,6 +92,11 @@ const mt_shm_point *mt_replay_timeline(const mt_replay *r, size_t *n);
  * output (its snapshot is replaced; free with mt_replay_view_free). */
 mt_errc mt_replay_seek(mt_replay *r, uint64_t t_ns, mt_view *out, mt_err *err);
 
+/* The cursor's time for --at S (seconds from the recording's start, S >= 0):
+ * 0 with *t_ns, or -1 with a one-line message in msg when S is past the
+ * end (the batch and the viewer both say it so). */
+int mt_replay_at(const mt_replay *r, double at_s, uint64_t *t_ns, char *msg, size_t n);
+
 /* The cursor's time after the last seek (the end right after opening). */
 uint64_t mt_replay_cursor(const mt_replay *r);
 

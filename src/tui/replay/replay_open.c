@@ -150,7 +150,8 @@ static void peak_time(mt_replay *r)
     const mt_rscalars *s = &r->st.s;
     mt_replay_info *in = &r->info;
     in->peak_live_bytes = s->peak_live_bytes;
-    in->peak_t_ns = s->peak_t_ns;
+    /* No event, no peak: dated at the start, not at time 0 before it. */
+    in->peak_t_ns = s->peak_t_ns > r->proc.record_start ? s->peak_t_ns : r->proc.record_start;
     if (r->tpeak <= in->peak_live_bytes)
         return;
     bool mid_run = r->proc.flags & MT_DAT_PROC_MID_RUN;

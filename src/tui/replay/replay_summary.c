@@ -144,16 +144,10 @@ static void table(FILE *f, const char *title, const mt_view *v, const mt_locator
     mt_report_rows(f, v, loc, key, g, top);
 }
 
-void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_opts *o,
-                       const mt_locator *base)
+/* The report's tables of the state at the cursor. */
+static void tables(FILE *f, const mt_replay *r, const mt_view *v, const mt_locator *loc,
+                   const mt_opts *o)
 {
-    mt_addr_set wrappers; /* the shape rule's, over the recording's traces */
-    mt_locator shaped = mt_wrapper_locator(base, &v->defs, &v->snap, &wrappers), *loc = &shaped;
-    print_head(f, r, v);
-    fputc('\n', f);
-    mt_export_rec rec; /* the data line says what the recording lacks */
-    mt_replay_export_rec(r, &rec);
-    mt_report_header(f, v, mt_replay_state(r), &rec);
     long top = o->top;
     const char *why = mt_replay_not_leaked_why(r);
     char title[160];
@@ -168,6 +162,25 @@ void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_o
     table(f, "top allocators:", v, loc, MT_SORT_ALLOCS, o->group, top);
     if (o->sort != MT_SORT_LIVE && o->sort != MT_SORT_TEMPORARY && o->sort != MT_SORT_ALLOCS)
         table(f, "by the chosen order:", v, loc, o->sort, o->group, top);
+}
+
+void mt_replay_summary(FILE *f, const mt_replay *r, const mt_view *v, const mt_opts *o,
+                       const mt_locator *base)
+{
+    mt_addr_set wrappers; /* the shape rule's, over the recording's traces */
+    mt_locator shaped = mt_wrapper_locator(base, &v->defs, &v->snap, &wrappers), *loc = &shaped;
+    print_head(f, r, v);
+    fputc('\n', f);
+    mt_export_rec rec; /* the data line says what the recording lacks */
+    mt_replay_export_rec(r, &rec);
+    mt_state st = mt_replay_state(r);
+    mt_report_header(f, v, st, &rec);
+    if (o->tree) { /* as the live --batch --tree: the tree instead of the tables */
+        mt_export_src src = {v, st, loc, o->sort, &rec, 0, o->reverse, (double)o->threshold};
+        mt_export_tree_text(f, &src);
+    } else {
+        tables(f, r, v, loc, o);
+    }
     fputc('\n', f);
     fflush(f);
     mt_addr_set_free(&wrappers);

@@ -27,13 +27,9 @@
  * recording began, as the header counts). */
 static int seek_at(mt_app *a, double at_s, char *msg, size_t n)
 {
-    const mt_replay_info *in = mt_replay_get_info(a->src.replay);
-    uint64_t t = in->start_ns + (uint64_t)(at_s * 1e9);
-    if (t > in->duration_ns) {
-        snprintf(msg, n, "--at %.3f: the recording lasts %.3f s", at_s,
-                 (double)(in->duration_ns - in->start_ns) / 1e9);
+    uint64_t t;
+    if (mt_replay_at(a->src.replay, at_s, &t, msg, n) != 0)
         return -1;
-    }
     return mt_source_seek(&a->src, t, msg, n) ? 0 : -1;
 }
 
@@ -47,7 +43,7 @@ static int start_target(mt_app *a, const mt_opts *o)
                     (long long)(st.st_size >> 20));
         if (mt_source_open_replay(&a->src, o->replay_path, msg, sizeof msg) != 0 ||
             (o->at_s >= 0 && seek_at(a, o->at_s, msg, sizeof msg) != 0)) {
-            mt_errorf("%s", msg);
+            mt_errorf("%s: %s", o->replay_path, msg); /* as --batch says it */
             return MT_EXIT_FAIL;
         }
         return MT_EXIT_OK;
