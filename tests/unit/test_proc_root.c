@@ -135,8 +135,8 @@ static void test_no_link_is_followed(void **state)
 static void test_what_is_refused_says_why(void **state)
 {
     expect(state, ENOSYS, "lf", O_PATH | O_NOFOLLOW, -ELOOP, NULL); /* not the link itself */
-    expect(state, ENOSYS, "d/f/x", O_RDONLY, -ENOTDIR, NULL);        /* a file, not a link */
-    expect(state, ENOSYS, "d/f/", O_RDONLY, -ENOTDIR, NULL);         /* "name/": a directory */
+    expect(state, ENOSYS, "d/f/x", O_RDONLY, -ENOTDIR, NULL);       /* a file, not a link */
+    expect(state, ENOSYS, "d/f/", O_RDONLY, -ENOTDIR, NULL);        /* "name/": a directory */
     expect(state, ENOSYS, "d/", O_PATH | O_DIRECTORY, 0, NULL);
 }
 
