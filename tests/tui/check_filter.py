@@ -56,7 +56,7 @@ def test(t):
     t.keys_literal("cacé")
     t.wait_for("Filter: cacé", "'Filter: cacé' as typed (UTF-8 bytes kept)")
     t.keys("BSpace")
-    t.wait_for(lambda s: "Filter: cac" in s and "Filter: cacé" not in s and "\ufffd" not in s,
+    t.wait_for(lambda s: "Filter: cac" in s and "Filter: cacé" not in s and "Filter: cac?" not in s,
                "Backspace taking off the whole 'é'")
     t.wait_rows(only("cache_fill"), "only cache_fill rows for /cac")
     t.keys("Escape")

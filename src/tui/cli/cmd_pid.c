@@ -11,16 +11,12 @@
 
 #define PUBLISH_TIMEOUT_MS 2000
 
-/* A stale segment's snapshot is shown or exported: say what it is. */
+/* A stale segment's snapshot is shown or exported: say what it is (never
+ * the segment of a pid that is another process's now: mt_attach_pid). */
 static void say_stale(const mt_view *v)
 {
-    int pid = mt_segment_pid(&v->seg);
-    if (mt_pid_exists(pid))
-        mt_errorf("%s: the last snapshot of an earlier process %d, which ended without publishing "
-                  "its final state (the pid is another process's now)",
-                  v->path, pid);
-    else
-        mt_errorf("process %d ended without publishing its final state: its last snapshot", pid);
+    mt_errorf("process %d ended without publishing its final state: its last snapshot",
+              mt_segment_pid(&v->seg));
 }
 
 /* One report; false when this was the last one. */

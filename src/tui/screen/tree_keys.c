@@ -4,6 +4,7 @@
 #include "tree_keys.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "calltree.h"
 #include "keymap.h"
@@ -31,8 +32,9 @@ bool mt_act_tree(mt_app *a, double unused)
             a, false,
             "call tree %s: Right/+ opens, Left/- closes, I inverts, e exports it, t: back",
             a->panels.tree.reverse ? "bottom-up" : "top-down");
-    } else {
-        mt_app_status(a, false, "the table"); /* not the tree's keys any more */
+    } else if (strncmp(a->status, "call tree ", 10) == 0) {
+        a->status[0] = 0; /* the tree's key hint: not the table's keys */
+        a->status_until = 0;
     }
     a->rebuild = true; /* the table per trace for the tree, grouped again without */
     return true;

@@ -9,6 +9,7 @@
 #include "attach.h"
 
 #include "proc_file.h"
+#include "shm_liveness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +37,18 @@ static bool started_disabled(int pid)
     char env[16384];
     ssize_t len = mt_proc_read(pid, "environ", env, sizeof env);
     for (ssize_t i = 0; i < len; i += (ssize_t)strlen(env + i) + 1)
-        if (strcmp(env + i, "MEMTOP_DISABLE=1") == 0)
-            return true;
+        if (strncmp(env + i, "MEMTOP_DISABLE=", 15) == 0)
+            return strcmp(env + i + 15, "1") == 0; /* the first one: the library's */
     return false;
+}
+
+/* The segment's pid is now another live process's (not the one that made
+ * it: another start time).  A zombie of its own process is not. */
+static bool pid_reused(const mt_segment *seg)
+{
+    uint64_t ticks = 0;
+    int pid = seg->host_pid ? seg->host_pid : seg->id.pid;
+    return mt_proc_start_ticks(pid, &ticks, NULL) == 0 && ticks != seg->id.proc_start_ticks;
 }
 
 static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *path, int pid,
@@ -95,20 +105,25 @@ int mt_attach_pid(mt_view *v, const char *dir, int pid, bool stale_ok, char *msg
     mt_err err = {MT_OK, ""};
     mt_errc rc = MT_OK;
     int process = process_of_thread(pid);
-    if (process) {
-        snprintf(msg, n, "%d is a thread of process %d: memtop -p %d", pid, process, process);
-        return -1;
-    }
     for (int i = 0; i < ATTACH_TRIES; i++) {
         rc = try_once(v, dir, pid, &err);
-        if (rc != MT_E_NOTREADY && rc != MT_E_EMPTY && (rc != MT_E_NOENT || !segment_to_come(pid)))
+        if (rc != MT_E_NOTREADY && rc != MT_E_EMPTY &&
+            (rc != MT_E_NOENT || process || !segment_to_come(pid)))
             break;
         struct timespec ts = {0, ATTACH_PAUSE_NS};
         nanosleep(&ts, NULL);
     }
+    if (rc == MT_E_NOENT && process) {
+        snprintf(msg, n, "%d is a thread of process %d: memtop -p %d", pid, process, process);
+        return -1;
+    }
     if (rc)
         return describe(rc, &err, dir, v->path, pid, msg, n);
-    if (!stale_ok && mt_view_state(v) == MT_STATE_STALE) {
+    /* A stale segment is shown only while its pid is its process's (gone,
+     * or a zombie not yet reaped): once the pid is another live process's,
+     * that process may be about to publish its own, and the file is left
+     * to --clean. */
+    if (mt_view_state(v) == MT_STATE_STALE && (!stale_ok || pid_reused(&v->seg))) {
         snprintf(msg, n,
                  "%s is stale: process %d is gone or its pid was reused (memtop --clean "
                  "removes it)",
