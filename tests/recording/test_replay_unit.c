@@ -817,6 +817,21 @@ static const char *json_of(const mt_replay *r, const mt_view *v, const char *nam
     return slurp(path);
 }
 
+/* The hand-built sampled recording (db_sampled) opened, v at its end. */
+static mt_replay *open_sampled_end(mt_view *v)
+{
+    db_file f;
+    db_sampled(&f, 3, 65536);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sampled.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_file_free(&f);
+    mt_view_init(v);
+    assert_int_equal(mt_replay_seek(r, UINT64_MAX, v, &err), MT_OK);
+    return r;
+}
+
 /* A sampled recording: at the end, the counts of allocations and frees are
  * the FINAL set's TOTALS (the target's exact counts: 2, 3, 4 here), not the
  * sums of the weighted samples, and the JSON lists them as exact; at a
@@ -826,16 +841,9 @@ static const char *json_of(const mt_replay *r, const mt_view *v, const char *nam
 static void sampled_counts(void **state)
 {
     (void)state;
-    db_file f;
-    db_sampled(&f, 3, 65536);
-    mt_err err;
-    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sampled.dat"), &err);
-    if (!r)
-        fail_msg("%s", err.msg);
-    db_file_free(&f);
     mt_view v;
-    mt_view_init(&v);
-    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_err err;
+    mt_replay *r = open_sampled_end(&v);
     const mt_shm_totals *t = &v.snap.slot.totals;
     assert_int_equal(mt_view_sample_rate(&v), 65536);
     assert_true(mt_view_totals_exact(&v));
@@ -870,16 +878,8 @@ static void sampled_counts(void **state)
 static void sampled_text(void **state)
 {
     (void)state;
-    db_file f;
-    db_sampled(&f, 3, 65536);
-    mt_err err;
-    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "sampled.dat"), &err);
-    if (!r)
-        fail_msg("%s", err.msg);
-    db_file_free(&f);
     mt_view v;
-    mt_view_init(&v);
-    assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
+    mt_replay *r = open_sampled_end(&v);
     mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
