@@ -65,7 +65,8 @@ static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t)
      * which no share can */
     if (pct > 100.0)
         pct = 100.0;
-    const char *e = mt_est_mark(mt_view_sample_rate(v)), *ec = mt_view_totals_exact(v) ? "" : "~";
+    const char *e = mt_est_mark(mt_view_sample_rate(v)),
+               *ec = mt_est_mark(!mt_view_totals_exact(v));
     fprintf(f, " | total %s%s allocs (%s%s), %s%s frees | temporary %s%s (%s%.1f%%)\n", ec,
             C(t->alloc_count), ec, B(t->alloc_bytes), ec, C(t->free_count), e,
             C(t->temporary_count), e, pct);

@@ -129,7 +129,7 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
         const mt_shm_totals *b = &a->ui.baseline;
         double d = (double)to->live_bytes - (double)b->live_bytes;
         char sign = d < 0 ? '-' : '+';
-        const char *ec = mt_view_totals_exact(&a->src.view) ? "" : "~";
+        const char *ec = mt_est_mark(!mt_view_totals_exact(&a->src.view));
         snprintf(buf, sizeof buf, " (%s%s%c%s, %s%s allocs since)", est, a->theme.delta, sign,
                  B((uint64_t)(d < 0 ? -d : d)), ec,
                  mt_fmt_count(to->alloc_count - b->alloc_count, (char[32]){0}, 32));
