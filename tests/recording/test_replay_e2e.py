@@ -265,13 +265,34 @@ def test_record_prog_refused(a):
     old = path(a, "exists.dat")
     open(old, "w").close()
     out = path(a, "refused.json")
-    for rec, what in ((old, "exists"), (path(a, "no-dir/x.dat"), "cannot create a file in")):
+    for rec, what in ((old, "exists"), (path(a, "no-dir/x.dat"), "cannot create a file in"),
+                      (path(a, "bad%x.dat"), "bad file name"),
+                      (path(a, "x" * 500 + "%p.dat"), "too long")):
         p = run([a.memtop, "--record", rec, "--export", out, "--", a.demo, "1"], env_for(a))
         lines = p.stderr.strip().splitlines()
         check(p.returncode == 1 and len(lines) == 1 and what in lines[0] and rec.split("/")[-2]
               in lines[0] and not os.path.exists(out),
-              "--record %s -- PROG: exit 1, one line, PROG not run (%r)" % (rec, p.stderr))
+              "--record %s -- PROG: exit 1, one line, PROG not run (%r)" % (rec[-60:], p.stderr))
     check(os.path.getsize(old) == 0, "the existing file is untouched")
+
+
+def test_record_cwd_percent(a):
+    """A relative --record name in a directory whose name holds '%': the
+    target reads the absolute name as a pattern, so the directory's '%'
+    must reach it as "%%" (before: "%n" in the directory's name became a
+    counter, and the file went elsewhere or nowhere)."""
+    d = path(a, "w%nq%%")
+    os.makedirs(d, exist_ok=True)
+    p = subprocess.run([a.memtop, "--record", "r.%n.dat", "--export", path(a, "pct.json"), "--",
+                        a.demo, "1"], env=env_for(a), cwd=d, capture_output=True, text=True,
+                       timeout=60)
+    made = sorted(os.listdir(d))
+    check(p.returncode == 0 and made == ["r.0.dat"],
+          "recorded into the directory named with '%%': %r (%s)" % (made, p.stderr.strip()))
+    p = run([a.record_drv, "-p", "1", "--record", "bad%q.dat"], env_for(a), timeout=30)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 1 and len(lines) == 1 and "bad file name 'bad%q.dat'" in lines[0],
+          "-p PID --record with a bad name: exit 1, one line naming it (%r)" % p.stderr)
 
 
 def expect_error(a, name, data, what):
@@ -323,6 +344,7 @@ def main():
     test_exec(a)
     test_record(a)
     test_record_prog_refused(a)
+    test_record_cwd_percent(a)
     test_errors(a)
     if failures:
         print("%d check(s) failed" % len(failures))

@@ -18,6 +18,7 @@
 #include "record_cull.h"
 #include "record_order.h"
 #include "record_path.h"
+#include "record_pattern.h"
 #include "record_writer.h"
 #include "core_spinlock.h"
 
@@ -295,8 +296,9 @@ static void env_start(char **envp, bool mid_run)
         /* the usual way to get there: an image before an exec recorded
          * into the same name (a wrapper: env, a shell script, a shim) */
         mt_log(MT_LOG_ERROR, "memtop: MEMTOP_RECORD: %s; not recording%s", msg,
-               err == EEXIST ? " (to record each program a process execs, put %n in the name)"
-                             : "");
+               err == EEXIST && !mt_rec_pattern_has(pat, 'n')
+                   ? " (to record each program a process execs, put %n in the name)"
+                   : "");
         set_status(MT_REC_STATE_FAILED, err, NULL, msg);
     }
 }

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "abs_path.h"
+#include "record_name.h"
 #include "attach.h"
 #include "commands.h"
 #include "format.h"
@@ -230,10 +230,12 @@ int mt_cmd_record(const mt_opts *o)
 {
     char path[MT_PATH_MAX];
     bool streaming = strcmp(o->record_path, "-") == 0;
-    if (!streaming && mt_abs_path(o->record_path, path, sizeof path) != 0) {
+    if (!streaming && mt_record_name_abs(o->record_path, path, sizeof path) != 0) {
         mt_errorf("%s: path too long", o->record_path);
         return MT_EXIT_FAIL;
     }
+    if (!streaming && mt_record_name_check("--record", o->record_path, path, "") != 0)
+        return MT_EXIT_FAIL;
     mt_view v;
     mt_view_init(&v);
     char msg[600];
