@@ -58,7 +58,7 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     mt_lines_add(l, A_NORMAL, "  live        %s%s in %s%s blocks", est, live, est, blocks);
     mt_lines_add(l, A_NORMAL, "  allocated   %s%s in %s%s allocations", est,
                  B((uint64_t)r->alloc_bytes), est, mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
-    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of frees)", est,
+    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of the allocations)", est,
                  mt_fmt_count((uint64_t)r->free_count, c1, 32),
                  mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
     const mt_snapshot *s = mt_app_snapshot(a);

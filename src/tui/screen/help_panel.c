@@ -9,7 +9,7 @@ static const char *const columns[][2] = {
     {"BLOCKS", "live blocks (allocations not freed)"},
     {"GROWTH/s", "change of LIVE per second over the last 30-36 s (else the last interval)"},
     {"ALLOC/s", "allocations per second between the last two refreshes"},
-    {"TEMP%", "frees that came within MEMTOP_TEMP_MS of their allocation"},
+    {"TEMP%", "allocations freed within MEMTOP_TEMP_MS of being made"},
     {"LEAK", "leak suspicion 0-100: sustained growth, bytes kept per second, blocks that age"},
     {"LOCATION", "first frame that is not allocator plumbing: function (file:line)"},
     {"OWN", "call tree (t): live bytes allocated in the node itself; the rest is inclusive"},
