@@ -117,6 +117,9 @@ static void test_count_and_duration(void **state)
     why[MT_REC_WHY_MAX - 1] = 9;
     assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
                         "9 events dropped: other cause 9");
+    assert_string_equal(mt_plural(1), ""); /* "1 trace", not "1 traces" */
+    assert_string_equal(mt_plural(0), "s");
+    assert_string_equal(mt_plural(2), "s");
     assert_string_equal(FMT(mt_fmt_duration, 45), "45s");
     assert_string_equal(FMT(mt_fmt_duration, 723), "12m03s");
     assert_string_equal(FMT(mt_fmt_duration, 5 * 3600 + 120), "5h02m");

@@ -25,6 +25,13 @@ static inline const char *mt_est_mark(uint64_t rate)
     return rate ? "~" : "";
 }
 
+/* The plural ending of a count's noun: "" for 1, else "s" ("1 trace",
+ * "2 traces"). */
+static inline const char *mt_plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 /* "45s", "12m03s", "5h02m", "3d05h". */
 char *mt_fmt_duration(uint64_t seconds, char *buf, size_t n);
 

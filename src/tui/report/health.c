@@ -67,7 +67,8 @@ void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_
     if (to->missed_free_count)
         add(buf, n, &k, "%llu missed frees", (unsigned long long)to->missed_free_count);
     if (to->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
-        add(buf, n, &k, "%llu traces dropped", (unsigned long long)to->dropped_traces);
+        add(buf, n, &k, "%llu trace%s dropped", (unsigned long long)to->dropped_traces,
+            mt_plural(to->dropped_traces));
     if (rec && rec->events_dropped) {
         char d[MT_DAT_LOST_LINE_MAX];
         add(buf, n, &k, "recording: %s",

@@ -87,7 +87,8 @@ static void print_folding(FILE *f, const mt_view *v, const mt_shm_totals *t)
             fputs(" | trace table full: new backtraces counted in (overflow)", f);
     }
     if (t->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
-        fprintf(f, " | segment full: %s traces folded into (overflow)", C(t->dropped_traces));
+        fprintf(f, " | segment full: %s trace%s folded into (overflow)", C(t->dropped_traces),
+                mt_plural(t->dropped_traces));
 }
 
 /* "data: exact", or what makes it not: the exports' health (health.c).  A

@@ -58,8 +58,8 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     mt_lines_add(l, A_NORMAL, "  live        %s%s in %s%s blocks", est, live, est, blocks);
     mt_lines_add(l, A_NORMAL, "  allocated   %s%s in %s%s allocations", est,
                  B((uint64_t)r->alloc_bytes), est, mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
-    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of the allocations)", est,
-                 mt_fmt_count((uint64_t)r->free_count, c1, 32),
+    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of the allocations)",
+                 est, mt_fmt_count((uint64_t)r->free_count, c1, 32),
                  mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
     const mt_snapshot *s = mt_app_snapshot(a);
     double w = s ? mt_growth_window_s(&s->slot) : 0;
@@ -174,7 +174,8 @@ static void add_backtrace(mt_app *a, mt_text_lines *l, uint32_t id)
     unsigned n = 0;
     const uint64_t *frames = mt_defs_frames(&a->src.view.defs, id, &n);
     const mt_def_info *di = id < a->src.view.defs.count ? &a->src.view.defs.items[id] : NULL;
-    mt_lines_add(l, t->title, "Backtrace of trace #%u, innermost first (%u frames%s)", id, n,
+    mt_lines_add(l, t->title, "Backtrace of trace #%u, innermost first (%u frame%s%s)", id, n,
+                 mt_plural(n),
                  di && (di->flags & MT_DEF_TRUNCATED) ? ", truncated at MEMTOP_DEPTH" : "");
     for (unsigned i = 0; frames && i < n; i++)
         add_frame_lines(a, l, i, frames[i]);
@@ -196,10 +197,10 @@ static void build(mt_app *a, mt_text_lines *l)
         mt_lines_add(l, t->value, "%s", r->label ? r->label : "?");
     else
         mt_lines_add(l, t->value,
-                     "%s %s: %u traces; the backtrace and ages below are of its "
+                     "%s %s: %u trace%s; the backtrace and ages below are of its "
                      "largest, #%u",
                      mt_group_name(mt_app_group(a)), r->label ? r->label : "?", r->ntraces,
-                     r->trace_id);
+                     mt_plural(r->ntraces), r->trace_id);
     mt_lines_add(l, A_NORMAL, "%s", "");
     add_counters(a, l, r);
     add_leak(a, l, r);

@@ -199,7 +199,8 @@ static void health_text(const mt_shm_totals *to, uint32_t flags, char *buf, size
     if ((flags & MT_FLAG_TRACES_FULL) && k < n)
         k += (size_t)snprintf(buf + k, n - k, "trace table full ");
     if ((to->dropped_traces || (flags & MT_FLAG_SEGMENT_FULL)) && k < n)
-        snprintf(buf + k, n - k, "%llu traces folded ", (unsigned long long)to->dropped_traces);
+        snprintf(buf + k, n - k, "%llu trace%s folded ", (unsigned long long)to->dropped_traces,
+                 mt_plural(to->dropped_traces));
 }
 
 /* Row 2: rates, growth, health. */
@@ -324,7 +325,7 @@ static void draw_notes(mt_app *a)
         field(t, 3, &x, "Output ", A_NORMAL, a->src.out_path);
     size_t pending = a->names.w ? mt_symworker_pending(a->names.w) : 0;
     if (pending) {
-        snprintf(buf, sizeof buf, "%zu addresses", pending);
+        snprintf(buf, sizeof buf, "%zu address%s", pending, pending == 1 ? "" : "es");
         field(t, 3, &x, "Resolving ", t->dim, buf);
     }
 }

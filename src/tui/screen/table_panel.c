@@ -43,7 +43,8 @@ static void row_location(mt_app *a, const mt_table_row *r, char *buf, size_t n)
     if (a->ui.group == MT_GROUP_TRACE || r->ntraces <= 1)
         snprintf(buf, n, "%s", r->label ? r->label : "?");
     else
-        snprintf(buf, n, "%s  (%u traces)", r->label ? r->label : "?", r->ntraces);
+        snprintf(buf, n, "%s  (%u trace%s)", r->label ? r->label : "?", r->ntraces,
+                 mt_plural(r->ntraces));
 }
 
 static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)

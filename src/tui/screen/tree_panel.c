@@ -8,6 +8,7 @@
 #include "app.h"
 #include "calltree.h"
 #include "columns.h"
+#include "format.h"
 #include "draw.h"
 #include "tree_keys.h"
 
@@ -85,7 +86,8 @@ static void draw_line(mt_app *a, int y, const mt_tree_row *row, bool selected)
     snprintf(text, sizeof text, "%*s%s%s%s", (int)(2 * nd->depth), "", mark,
              mt_calltree_name(tp->tree, nd), nd->inlined ? " [inlined]" : "");
     if (nd->other)
-        snprintf(text + strlen(text), sizeof text - strlen(text), "  (%u traces)", nd->ntraces);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "  (%u trace%s)", nd->ntraces,
+                 mt_plural(nd->ntraces));
     mt_draw_text(&a->theme, y, x + 1, COLS - x - 1, base, text);
 }
 
