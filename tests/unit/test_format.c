@@ -198,6 +198,8 @@ static void test_options(void **state)
         (const char *[]){"-f", "x.dat", "--batch", "-n", "3", NULL},
         (const char *[]){"-f", "x.dat", "--batch", "-d", "2", NULL},
         (const char *[]){"-f", "x.dat", "--export", "o.json", "-n", "1", NULL},
+        (const char *[]){"-p", "1", "-n", "3", NULL}, /* the viewer: it ignored -n */
+        (const char *[]){"-p", "1", "--export", "o.json", "-n", "3", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(parse(&o, bad[i]), 2);

@@ -343,6 +343,10 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
         return usage_err(err, n,
                          "-n and -d pace the reports of a running target; -f FILE reports one "
                          "moment (--at SECONDS)");
+    /* The viewer runs until q, an export is one snapshot: only --batch
+     * counts reports (the viewer took -n and ignored it). */
+    if (o->iterations && !o->batch)
+        return usage_err(err, n, "-n N counts the reports of --batch");
     /* The call tree is made of every trace's frames: neither cut nor grouped. */
     if (o->tree && o->top_given)
         return usage_err(err, n,
