@@ -290,10 +290,11 @@ static void draw_recording(mt_app *a, int *x)
     }
     if (rec.state == MT_REC_STATE_ON && a->src.phase == MT_SRC_GONE) {
         /* killed while recording: its status stays "on" for ever; the file
-         * holds what was flushed, readable, not finalized */
+         * holds what was flushed, readable, not finalized; the size is the
+         * last the target published (up to an interval behind the file) */
         char size[32];
-        snprintf(line, sizeof line, "recorded %s (%s, not finalized: the process died)", rec.path,
-                 mt_fmt_bytes(rec.bytes_written, size, sizeof size));
+        snprintf(line, sizeof line, "recorded %s (at least %s, not finalized: the process died)",
+                 rec.path, mt_fmt_bytes(rec.bytes_written, size, sizeof size));
         field(t, 3, x, "", t->warn, line);
         return;
     }
