@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "draw.h"
+#include "format.h"
 #include "keymap.h"
 #include "rows.h"
 
@@ -46,7 +47,7 @@ static void draw_summary(mt_app *a, int y)
     if (w > 0)
         snprintf(win, sizeof win, ", growth/s over the last %.0f s", w < 1 ? 1 : w);
     mt_draw_fmt(t, y, 0, COLS, t->dim, "%zu row%s by %s, sorted by %s%s%s  (? for help)", n,
-                n == 1 ? "" : "s", mt_group_name(a->ui.group), mt_sort_name(a->ui.sort), filt, win);
+                mt_plural(n), mt_group_name(a->ui.group), mt_sort_name(a->ui.sort), filt, win);
 }
 
 void mt_bars_draw(mt_app *a)
