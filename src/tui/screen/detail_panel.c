@@ -163,8 +163,8 @@ static void add_frame_lines(mt_app *a, mt_text_lines *l, unsigned idx, uint64_t 
         if (i == 0)
             mt_lines_add(l, at, "  #%-3u %s   [%s+0x%llx]%s", idx, where, mod,
                          (unsigned long long)f[i].offset, final ? "" : " resolving...");
-        else
-            mt_lines_add(l, at, "        inlined: %s", where);
+        else /* the chain's frame before was inlined into this one */
+            mt_lines_add(l, at, "        inlined into %s", where);
     }
 }
 
