@@ -117,6 +117,12 @@ static void test_count_and_duration(void **state)
     why[MT_REC_WHY_MAX - 1] = 9;
     assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
                         "9 events dropped: other cause 9");
+    /* the growth window as it is: a 3 ms program's is not "1 s" */
+    assert_string_equal(FMT(mt_fmt_window, 0.003), "3 ms");
+    assert_string_equal(FMT(mt_fmt_window, 0.0004), "0.40 ms");
+    assert_string_equal(FMT(mt_fmt_window, 1.06), "1.1 s");
+    assert_string_equal(FMT(mt_fmt_window, 35.6), "36 s");
+    assert_string_equal(FMT(mt_fmt_window, 0), "no window yet");
     assert_string_equal(mt_plural(1), ""); /* "1 trace", not "1 traces" */
     assert_string_equal(mt_plural(0), "s");
     assert_string_equal(mt_plural(2), "s");

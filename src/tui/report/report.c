@@ -156,9 +156,8 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
 static const char *growth_window(const mt_shm_slot *slot, char *buf, size_t n)
 {
     double w = mt_growth_window_s(slot);
-    if (w <= 0)
-        return "no window yet";
-    snprintf(buf, n, "the last %.0f s", w < 1 ? 1 : w);
+    char span[32];
+    snprintf(buf, n, "%s%s", w > 0 ? "the last " : "", mt_fmt_window(w, span, sizeof span));
     return buf;
 }
 

@@ -63,9 +63,9 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
                  mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
     const mt_snapshot *s = mt_app_snapshot(a);
     double w = s ? mt_growth_window_s(&s->slot) : 0;
-    mt_lines_add(l, A_NORMAL,
-                 "  rates       %s%s live growth over the last %.0f s, %s%.1f allocations/s", est,
-                 mt_fmt_rate(r->growth_bps, c1, 32), w, est, r->allocs_ps);
+    mt_lines_add(l, A_NORMAL, "  rates       %s%s live growth over %s%s, %s%.1f allocations/s", est,
+                 mt_fmt_rate(r->growth_bps, c1, 32), w > 0 ? "the last " : "",
+                 mt_fmt_window(w, c2, 32), est, r->allocs_ps);
 }
 
 static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
