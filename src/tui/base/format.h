@@ -33,9 +33,9 @@ static inline const char *mt_plural(uint64_t n)
 }
 
 /* A window of time as the growth columns' headings give it: "3 ms" below
- * a second (a short program's growth is over its whole run; "0.40 ms" below
- * a millisecond), "4.5 s"
- * below ten, else "36 s"; "no window yet" for 0. */
+ * a second (a short program's growth is over its whole run), "0.40 ms"
+ * below a millisecond, "4.5 s" below ten, else "36 s"; "no window yet"
+ * for 0. */
 char *mt_fmt_window(double seconds, char *buf, size_t n);
 
 /* "45s", "12m03s", "5h02m", "3d05h". */
