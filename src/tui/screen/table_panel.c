@@ -70,12 +70,18 @@ static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)
     mt_draw_text(t, y, x + 1, COLS - x - 1, base, loc);
 }
 
+/* With a baseline, the rows are the traces that changed since it: a trace
+ * that did not is hidden, not missing. */
 static void draw_empty(mt_app *a, int y)
 {
     const mt_theme *t = &a->theme;
+    bool base = mt_table_has_baseline(a->table);
     if (a->ui.filter[0])
-        mt_draw_fmt(t, y, 2, COLS - 2, t->dim, "no rows match \"%s\" (Esc in search clears it)",
-                    a->ui.filter);
+        mt_draw_fmt(t, y, 2, COLS - 2, t->dim, "no rows match \"%s\"%s (Esc in search clears it)",
+                    a->ui.filter, base ? " among those that changed since the baseline (b)" : "");
+    else if (base && mt_app_snapshot(a))
+        mt_draw_text(t, y, 2, COLS - 2, t->dim,
+                     "nothing allocated or freed since the baseline (b clears it)");
     else if (mt_app_snapshot(a))
         mt_draw_text(t, y, 2, COLS - 2, t->dim, "no allocations seen yet");
     else
