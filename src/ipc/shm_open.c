@@ -11,6 +11,7 @@
  * shm_validate.c and the owner-versus-process check to shm_owner.c. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -25,7 +26,31 @@
 
 #define MT_MAX_MAP_BYTES (1ull << 40)
 
-static const char perm_msg[] = "permission denied: run as the target's user or root";
+static const char perm_msg[] = "permission denied: run as the user the process started as, or root";
+
+/* MT_E_PERM for a segment of owner uid, who is named: a process that
+ * changed its user after it started (setuid) keeps the segment of the user
+ * it started as, which the one it is now cannot read. */
+static mt_errc perm_of(uid_t uid, mt_err *err)
+{
+    const struct passwd *pw = getpwuid(uid);
+    return mt_err_set(err, MT_E_PERM,
+                      "permission denied: the segment belongs to %s%s(uid %u), the user the "
+                      "process started as: run as that user or root",
+                      pw ? pw->pw_name : "", pw ? " " : "", (unsigned)uid);
+}
+
+/* MT_E_PERM for the segment at path, which could not be opened: its owner
+ * named when an O_PATH open (no read permission needed) shows it. */
+static mt_errc perm_at(const char *path, mt_err *err)
+{
+    struct stat st;
+    int fd = mt_open_in_root(path, O_PATH | O_NOFOLLOW);
+    bool known = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (fd >= 0)
+        close(fd);
+    return known ? perm_of(st.st_uid, err) : mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+}
 
 static mt_errc map_checked(mt_segment *seg, const struct stat *st, mt_err *err)
 {
@@ -33,7 +58,7 @@ static mt_errc map_checked(mt_segment *seg, const struct stat *st, mt_err *err)
     if (!S_ISREG(st->st_mode))
         return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (not a regular file)");
     if (st->st_uid != geteuid() && geteuid() != 0)
-        return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+        return perm_of(st->st_uid, err);
     if (st->st_size == 0)
         return mt_err_set(err, MT_E_NOTREADY, "segment is empty (being created?)");
     if ((uint64_t)st->st_size > MT_MAX_MAP_BYTES)
@@ -79,7 +104,7 @@ mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
         if (errno == ENOENT)
             return mt_err_set(err, MT_E_NOENT, "no such segment");
         if (errno == EACCES || errno == EPERM)
-            return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+            return perm_at(path, err);
         if (errno == ELOOP)
             return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (symbolic link)");
         if (errno == ENXIO || errno == EISDIR)
