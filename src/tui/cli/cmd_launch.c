@@ -17,6 +17,7 @@
 
 #define ATTACH_GIVE_UP 100 /* consecutive hard failures (~2 s) */
 #define POLL_S 0.02
+#define REPEAT_S 3.0 /* three of the target's publishing intervals (1 s) */
 #define PATH_MAX_MSG 8400
 
 typedef struct launch {
@@ -27,6 +28,8 @@ typedef struct launch {
     mt_locator loc;
     sigset_t set;
     long reports;
+    uint64_t last_seq;    /* the snapshot last reported */
+    double last_report_s; /* when (mt_now_s) */
     int failures;
     bool gave_up;
     bool no_segment; /* PROG could not create its segment: said why once */
@@ -73,18 +76,36 @@ static bool have_snapshot(const launch *L)
     return L->view.attached && L->view.have_snap;
 }
 
+/* A report for each new snapshot, a delay apart: one reported already is
+ * not printed again before two delays and REPEAT_S have passed (a wait
+ * that ended just before PROG's next publication printed the same snapshot
+ * twice; with -d below PROG's publishing interval, many times). */
+static bool report_due(launch *L)
+{
+    const mt_opts *o = L->o;
+    double now = mt_now_s();
+    uint64_t seq = L->view.snap.slot.publish_seq;
+    if (!o->batch || (o->iterations && L->reports >= o->iterations) ||
+        (L->reports && seq == L->last_seq &&
+         (now - L->last_report_s < 2 * o->delay_s || now - L->last_report_s < REPEAT_S)))
+        return false;
+    L->last_seq = seq;
+    L->last_report_s = now;
+    return true;
+}
+
 static void monitor(launch *L)
 {
     const mt_opts *o = L->o;
     while (!mt_child_poll(&L->child)) {
         step(L);
-        bool have = have_snapshot(L);
-        if (o->batch && have && (!o->iterations || L->reports < o->iterations)) {
+        bool have = have_snapshot(L), due = have && report_due(L);
+        if (due) {
             mt_batch_report(&L->view, mt_view_state(&L->view), o, &L->loc);
             L->reports++;
         }
-        siginfo_t info;
-        int sig = mt_sig_wait(&L->set, have ? o->delay_s : POLL_S, &info);
+        siginfo_t info; /* not due: soon again, for the next snapshot */
+        int sig = mt_sig_wait(&L->set, due ? o->delay_s : have ? o->delay_s / 4 : POLL_S, &info);
         if (sig && sig != SIGCHLD)
             mt_child_forward(&L->child, sig, &info);
     }
