@@ -2,16 +2,20 @@
 #include "bars.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "draw.h"
 #include "format.h"
 #include "keymap.h"
 #include "rows.h"
 
+/* A key and its label, padded to 6 columns where there is room (htop's
+ * bar): the last label of a full 80-column bar is not cut ("F10Quit…"). */
 static int draw_fkey(const mt_theme *t, int y, int x, const char *key, const char *label)
 {
     x += mt_draw_text(t, y, x, COLS - x, t->fkey, key);
-    return x + mt_draw_fmt(t, y, x, COLS - x, t->fkey_label, "%-6s", label);
+    int w = (int)strlen(label), pad = w < 6 && x + 6 <= COLS ? 6 : w;
+    return x + mt_draw_fmt(t, y, x, COLS - x, t->fkey_label, "%-*s", pad, label);
 }
 
 static void draw_fkeys(mt_app *a, int y)
