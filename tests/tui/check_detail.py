@@ -40,6 +40,7 @@ def test(t):
     s = t.wait_for(lambda s: "resolving..." not in s and s, "the backtrace resolved")
     check(inl.search(s) and "inlined: " not in s,
           "no 'inlined into main (demo.c:N)' under an inlined frame:\n" + frame(s))
+    check("the walk ended in" not in s, "a whole backtrace called cut:\n" + frame(s))
     t.keys("Escape")
     t.wait_rows(lambda rows, s: "Backtrace" not in s and
                 tuilib.row_for(rows, "session_log_append"),

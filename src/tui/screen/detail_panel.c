@@ -12,6 +12,7 @@
 #include "format.h"
 #include "graph.h"
 #include "rows.h"
+#include "stack_start.h"
 #include "text_lines.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
@@ -168,6 +169,22 @@ static void add_frame_lines(mt_app *a, mt_text_lines *l, unsigned idx, uint64_t 
     }
 }
 
+/* A backtrace that ends in a named function no stack starts in was cut
+ * (stack_start.h): said under it, once its outermost frame is symbolized. */
+static void add_cut_note(mt_app *a, mt_text_lines *l, uint64_t outermost)
+{
+    mt_frame f[MT_MAX_CHAIN];
+    bool final = true;
+    unsigned n = mt_symworker_frames(a->names.w, outermost, f, MT_MAX_CHAIN, &final);
+    const char *fn = n ? f[n - 1].function : NULL; /* the machine frame's own function */
+    if (!final || !fn || mt_stack_start(fn))
+        return;
+    mt_lines_add(l, a->theme.warn,
+                 "  (the walk ended in %s, not at the program's or a thread's start: callers "
+                 "without unwind tables or frame pointers are missing)",
+                 fn);
+}
+
 static void add_backtrace(mt_app *a, mt_text_lines *l, uint32_t id)
 {
     const mt_theme *t = &a->theme;
@@ -179,6 +196,8 @@ static void add_backtrace(mt_app *a, mt_text_lines *l, uint32_t id)
                  di && (di->flags & MT_DEF_TRUNCATED) ? ", truncated at MEMTOP_DEPTH" : "");
     for (unsigned i = 0; frames && i < n; i++)
         add_frame_lines(a, l, i, frames[i]);
+    if (frames && n && !(di && (di->flags & MT_DEF_TRUNCATED)))
+        add_cut_note(a, l, frames[n - 1]);
 }
 
 static void build(mt_app *a, mt_text_lines *l)
