@@ -64,15 +64,15 @@ static void put_sampling(FILE *f, const mt_view *v)
             rate, exact ? counts : "", exact ? "" : counts, exact ? "" : ", ");
 }
 
-/* How old the snapshot is (null for a recording's), whether its running
- * target publishes nothing (view.h: "stale") and why, as /proc says. */
+/* How old a segment's snapshot is, whether its running target publishes
+ * nothing (view.h: "stale") and why, as /proc says.  Not in a recording's
+ * export: it keeps what was recorded (and the bytes older readers wrote). */
 static void put_staleness(FILE *f, const mt_view *v)
 {
+    if (!v->attached || !v->have_snap)
+        return;
     mt_staleness st = mt_view_staleness(v);
-    if (v->attached && v->have_snap)
-        put_secs(f, "snapshot_age_s", st.age_ns);
-    else
-        fputs("\"snapshot_age_s\": null,\n", f);
+    put_secs(f, "snapshot_age_s", st.age_ns);
     fprintf(f, "\"stale\": %s,\n\"stale_why\": ", st.stale ? "true" : "false");
     if (st.stale)
         mt_json_string(f, mt_staleness_why(&st));
