@@ -28,7 +28,8 @@ typedef struct calc {
     char (*top)[2200];  /* labels of rows[i], trace_id and location added */
     double growth;      /* live bytes per second, all traces */
     bool exact;
-    bool have_rec; /* the recording status read: rec_dropped holds its drops by cause */
+    mt_staleness stale; /* view.h: while stale, no rates (they would be the last ones) */
+    bool have_rec;      /* the recording status read: rec_dropped holds its drops by cause */
     uint64_t rec_dropped[MT_DAT_LOST_WHY_N];
 } calc;
 
@@ -141,12 +142,23 @@ static value time_of(const calc *c)
     return dblv((double)c->p->v.snap.slot.unix_ns / 1e9);
 }
 
+static value age_of(const calc *c)
+{
+    return dblv((double)c->stale.age_ns / 1e9);
+}
+
+static value stale_of(const calc *c)
+{
+    return u64v(c->stale.stale);
+}
+
 #define TOTAL(field) false, offsetof(mt_shm_totals, field), NULL
 #define RATE(field) true, offsetof(mt_rates, field), NULL
 #define CALC(fn) false, 0, fn
 
 /* Per-process families: a field of the totals (uint64_t), one of the
- * view's rates (double, while valid), or computed. */
+ * view's rates (double, while valid and the snapshot not stale), or
+ * computed. */
 static const struct pmetric {
     family fam;
     bool rate;
@@ -202,6 +214,13 @@ static const struct pmetric {
     {{"memtop_uptime_seconds", false, "Seconds the process has run."}, CALC(uptime_of)},
     {{"memtop_snapshot_timestamp_seconds", false, "When the snapshot was published (Unix time)."},
      CALC(time_of)},
+    {{"memtop_snapshot_age_seconds", false,
+      "How old the snapshot is: about one publish interval while the process publishes."},
+     CALC(age_of)},
+    {{"memtop_snapshot_stale", false,
+      "1 when the running process published nothing for 3 intervals and at least 3 s "
+      "(stopped, traced or hung): its rates are then absent, its other figures its last."},
+     CALC(stale_of)},
 };
 
 static value pmetric_value(const struct pmetric *m, const calc *c)
@@ -212,7 +231,7 @@ static value pmetric_value(const struct pmetric *m, const calc *c)
         const mt_rates *r = &c->p->v.rates;
         double d;
         memcpy(&d, (const char *)r + m->off, sizeof d);
-        return r->valid ? dblv(d) : (value){0};
+        return r->valid && !c->stale.stale ? dblv(d) : (value){0};
     }
     uint64_t u;
     memcpy(&u, (const char *)&c->p->v.snap.slot.totals + m->off, sizeof u);
@@ -285,6 +304,7 @@ static void calc_init(calc *c, const mt_fleet_proc *p, long top)
     snprintf(c->labels, sizeof c->labels, "pid=\"%d\",exe=\"%s\",container=\"%s\"", p->pid, exe,
              cont);
     c->exact = mt_health_exact(&p->v, NULL);
+    c->stale = mt_view_staleness(&p->v);
     mt_shm_recording rec;
     uint64_t why[MT_REC_WHY_MAX];
     mt_err err;

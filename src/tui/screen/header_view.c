@@ -56,6 +56,21 @@ static const char *replay_text(const mt_app *a, char *buf, size_t n)
     return buf;
 }
 
+/* A running target that publishes nothing (view.h): "STOPPED (T):
+ * snapshot 12s old", "TRACED (t): ...", "STALE: ..." for a hung one. */
+static const char *stale_text(const mt_app *a, attr_t *attr, char *buf, size_t n)
+{
+    const mt_staleness *st = &a->ui.stale;
+    char age[32];
+    mt_fmt_duration(st->age_ns / 1000000000u, age, sizeof age);
+    const char *what = st->proc_state == 'T'   ? "STOPPED (T)"
+                       : st->proc_state == 't' ? "TRACED (t)"
+                                               : "STALE";
+    snprintf(buf, n, "%s: snapshot %s old", what, age);
+    *attr = a->theme.bad;
+    return buf;
+}
+
 static const char *phase_text(const mt_app *a, attr_t *attr, char *buf, size_t n)
 {
     const mt_theme *t = &a->theme;
@@ -80,7 +95,7 @@ static const char *phase_text(const mt_app *a, attr_t *attr, char *buf, size_t n
         *attr = t->warn;
         return replay_text(a, buf, n);
     default:
-        return "RUNNING";
+        return a->ui.stale.stale ? stale_text(a, attr, buf, n) : "RUNNING";
     }
 }
 
@@ -210,7 +225,10 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
     const mt_view *v = &a->src.view;
     char buf[480];
     int x = 0;
-    if (v->rates.valid)
+    if (a->ui.stale.stale) /* the last rates are not the present ones */
+        snprintf(buf, sizeof buf, "unknown (no snapshot for %s)",
+                 mt_fmt_duration(a->ui.stale.silent_ns / 1000000000u, (char[32]){0}, 32));
+    else if (v->rates.valid)
         snprintf(buf, sizeof buf, "%s/s allocs, %s/s frees",
                  mt_fmt_count((uint64_t)(v->rates.allocs_per_s + 0.5), (char[32]){0}, 32),
                  mt_fmt_count((uint64_t)(v->rates.frees_per_s + 0.5), (char[32]){0}, 32));

@@ -163,6 +163,8 @@ bool mt_source_poll(mt_source *s)
         } else if (rc == MT_E_NOENT && s->launched && !s->error[0]) {
             no_segment(s);
         }
+    } else { /* nothing new: the header's uptime and state still move */
+        mt_view_refresh_live(&s->view);
     }
     return update_phase(s) || changed;
 }
