@@ -62,6 +62,9 @@ def check_stopped(t, demo):
           (snap["stale"], snap["stale_why"]))
     check(snap["snapshot_age_s"] >= 3, "snapshot_age_s %r, expected >= 3" % snap["snapshot_age_s"])
     check("s old" in err, "the export's warning does not say how old the snapshot is:\n" + err)
+    rc, out, err = t.run_memtop(["--list"])
+    check(rc == 0 and re.search(r"^\s*%d\s+stopped\s" % demo.pid, out, re.M),
+          "--list does not say the process is stopped:\n%s%s" % (out, err))
     return head, m.group(1), snap["snapshot_age_s"]
 
 
@@ -71,6 +74,9 @@ def check_running_again(t, demo):
     out = batch(t, demo.pid)
     check("STALE" not in out and re.search(r"^rate: \d+ allocs/s", out, re.M),
           "--batch after SIGCONT still says stale or has no rate:\n" + out)
+    rc, out, _ = t.run_memtop(["--list"])
+    check(re.search(r"^\s*%d\s+running\s" % demo.pid, out, re.M),
+          "--list after SIGCONT does not say running:\n" + out)
     snap, _ = export(t, demo.pid, "running.json")
     check(snap["stale"] is False and snap["stale_why"] is None and snap["snapshot_age_s"] < 3,
           "the export after SIGCONT: stale=%r why=%r age=%r" %

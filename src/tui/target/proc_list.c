@@ -34,6 +34,8 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
         e->ok = false; /* shown with its reason: a full /dev/shm */
     mt_proc_live live;
     mt_proc_live_read(&seg, &live);
+    if (live.valid && strcmp(e->state, "running") == 0 && (live.state == 'T' || live.state == 't'))
+        e->state = live.state == 'T' ? "stopped" : "traced"; /* as the viewer's STOPPED (T) */
     mt_snapshot snap;
     if (mt_snapshot_read(&seg, MT_SNAP_TOTALS_ONLY, &snap, NULL) == MT_OK) {
         e->have_totals = true;
