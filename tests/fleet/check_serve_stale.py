@@ -7,11 +7,11 @@ two snapshots (or worse, from two points of its timeline).  An operator's
 alert must be able to tell.
 
 Asserts, on memtop-demo (a steady allocation rate) under the preload: while
-it runs, memtop_snapshot_age_seconds is small, memtop_snapshot_stale 0 and
+it runs, memtop_snapshot_age_seconds is small, memtop_publishing 1 and
 memtop_allocations_per_second present; within a few seconds of SIGSTOP,
-memtop_snapshot_stale is 1, the age 3 s or more and growing, and the three
+memtop_publishing is 0, the age 3 s or more and growing, and the three
 rate gauges are absent (not the last rate); the counters stay (their last
-values).  After SIGCONT: stale 0 again and the rates back.
+values).  After SIGCONT: publishing 1 again and the rates back.
 """
 
 import os
@@ -51,12 +51,14 @@ def wait_scrape(base, pid, pred, what):
 
 
 def running(m):
-    return (m.get("memtop_snapshot_stale") == 0 and all(r in m for r in RATES) and
+    return (m.get("memtop_publishing") == 1 and all(r in m for r in RATES) and
+            "memtop_growth_bytes_per_second" in m and
             m["memtop_allocations_per_second"] > 0 and m.get("memtop_snapshot_age_seconds", 99) < 3)
 
 
 def stale(m):
-    return (m.get("memtop_snapshot_stale") == 1 and not any(r in m for r in RATES) and
+    return (m.get("memtop_publishing") == 0 and not any(r in m for r in RATES) and
+            "memtop_growth_bytes_per_second" not in m and
             m.get("memtop_snapshot_age_seconds", 0) >= 3 and "memtop_allocations_total" in m)
 
 
@@ -80,7 +82,8 @@ def test(args):
         os.kill(demo.pid, signal.SIGCONT)
         stopped = False
         wait_scrape(base, demo.pid, running, "the continued demo exported live again")
-        print("ok: pid %d stopped: stale 1, age %.1f then %.1f s, no rates; continued: live" %
+        print("ok: pid %d stopped: publishing 0, age %.1f then %.1f s, no rates or growth; "
+              "continued: live" %
               (demo.pid, first["memtop_snapshot_age_seconds"],
                later["memtop_snapshot_age_seconds"]))
     finally:

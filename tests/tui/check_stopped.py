@@ -9,9 +9,9 @@ export said nothing.
 Asserts, on a demo started with LD_PRELOAD by hand and watched with
 `memtop -p PID`: after SIGSTOP, within a few seconds, the header says
 "STOPPED (T): snapshot Ns old" (not RUNNING), the Rate field "unknown" and
-the ALLOC/s column "-"; `--batch` prints a "STALE: snapshot #N is N s old
+the ALLOC/s column "-"; `--batch` prints a "NOT PUBLISHING: snapshot #N is N s old
 ... stopped (state T)" line and "rate: unknown", and not the last rate; a
-JSON export has "stale": true, "stale_why" "stopped (state T)" and a
+JSON export has "publishing": false, "not_publishing" "stopped (state T)" and a
 snapshot_age_s of 3 s or more.  After SIGCONT the header says RUNNING again
 with a rate, and --batch and the export no longer say stale.
 """
@@ -51,15 +51,16 @@ def check_stopped(t, demo):
     head = s.split("\n")[0]
     check("RUNNING" not in head, "a stopped target's header says RUNNING:\n" + frame(s))
     out = batch(t, demo.pid)
-    m = re.search(r"^STALE: snapshot #\d+ is (\d+) s old, none published since: "
+    m = re.search(r"^NOT PUBLISHING: snapshot #\d+ is (\d+) s old, none published since: "
                   r"process stopped \(state T\)", out, re.M)
     check(m and int(m.group(1)) >= 3, "--batch does not say the snapshot is stale:\n" + out)
     check(re.search(r"^rate: unknown", out, re.M) and "allocs/s" not in out,
           "--batch shows a stopped target's last rate:\n" + out)
     snap, err = export(t, demo.pid, "stopped.json")
-    check(snap["stale"] is True and snap["stale_why"] == "stopped (state T)",
-          "the export does not say stale / stopped: stale=%r stale_why=%r" %
-          (snap["stale"], snap["stale_why"]))
+    check(snap["publishing"] is False and snap["not_publishing"] == "stopped (state T)" and
+          snap["state"] == "running",
+          "the export does not say not publishing / stopped: publishing=%r not_publishing=%r" %
+          (snap["publishing"], snap["not_publishing"]))
     check(snap["snapshot_age_s"] >= 3, "snapshot_age_s %r, expected >= 3" % snap["snapshot_age_s"])
     check("s old" in err, "the export's warning does not say how old the snapshot is:\n" + err)
     rc, out, err = t.run_memtop(["--list"])
@@ -72,15 +73,16 @@ def check_running_again(t, demo):
     s = t.wait_for(lambda s: "RUNNING" in s.split("\n")[0] and "Rate unknown" not in s,
                    "the header to say RUNNING again after SIGCONT", STALE_WAIT_S)
     out = batch(t, demo.pid)
-    check("STALE" not in out and re.search(r"^rate: \d+ allocs/s", out, re.M),
+    check("NOT PUBLISHING" not in out and re.search(r"^rate: \d+ allocs/s", out, re.M),
           "--batch after SIGCONT still says stale or has no rate:\n" + out)
     rc, out, _ = t.run_memtop(["--list"])
     check(re.search(r"^\s*%d\s+running\s" % demo.pid, out, re.M),
           "--list after SIGCONT does not say running:\n" + out)
     snap, _ = export(t, demo.pid, "running.json")
-    check(snap["stale"] is False and snap["stale_why"] is None and snap["snapshot_age_s"] < 3,
-          "the export after SIGCONT: stale=%r why=%r age=%r" %
-          (snap["stale"], snap["stale_why"], snap["snapshot_age_s"]))
+    check(snap["publishing"] is True and snap["not_publishing"] is None and
+          snap["snapshot_age_s"] < 3,
+          "the export after SIGCONT: publishing=%r not_publishing=%r age=%r" %
+          (snap["publishing"], snap["not_publishing"], snap["snapshot_age_s"]))
     return s.split("\n")[0]
 
 

@@ -116,9 +116,16 @@ static void put_sample(FILE *f, const family *fam, const char *labels, value v)
     put_value(f, v);
 }
 
+/* Not while the process publishes nothing: its window's growth is its
+ * last (a growth alert would go on firing for a stopped process). */
 static value growth_of(const calc *c)
 {
-    return dblv(c->growth);
+    return c->stale.stale ? (value){0} : dblv(c->growth);
+}
+
+static value sample_of(const calc *c)
+{
+    return u64v(mt_view_sample_rate(&c->p->v));
 }
 
 static value exact_of(const calc *c)
@@ -147,9 +154,9 @@ static value age_of(const calc *c)
     return dblv((double)c->stale.age_ns / 1e9);
 }
 
-static value stale_of(const calc *c)
+static value publishing_of(const calc *c)
 {
-    return u64v(c->stale.stale);
+    return u64v(!c->stale.stale);
 }
 
 #define TOTAL(field) false, offsetof(mt_shm_totals, field), NULL
@@ -207,6 +214,10 @@ static const struct pmetric {
     {{"memtop_missed_frees", true, "Blocks whose free was not seen."}, TOTAL(missed_free_count)},
     {{"memtop_dropped_traces", true, "Traces not published (segment full), folded into one."},
      TOTAL(dropped_traces)},
+    {{"memtop_sample_bytes", false,
+      "Mean bytes between samples when the process is sampled (MEMTOP_SAMPLE: its figures are "
+      "estimates, memtop_data_exact 0); 0 when every allocation is counted."},
+     CALC(sample_of)},
     {{"memtop_data_exact", false,
       "1 when every figure is exact, 0 when memtop could not see everything (memtop_* "
       "health counters, an allocator it does not hook)."},
@@ -217,10 +228,11 @@ static const struct pmetric {
     {{"memtop_snapshot_age_seconds", false,
       "How old the snapshot is: about one publish interval while the process publishes."},
      CALC(age_of)},
-    {{"memtop_snapshot_stale", false,
-      "1 when the running process published nothing for 3 intervals and at least 3 s "
-      "(stopped, traced or hung): its rates are then absent, its other figures its last."},
-     CALC(stale_of)},
+    {{"memtop_publishing", false,
+      "0 when the running process published nothing for 3 intervals and at least 3 s "
+      "(stopped, traced or hung): its rates and growth are then absent, its other figures "
+      "its last; else 1."},
+     CALC(publishing_of)},
 };
 
 static value pmetric_value(const struct pmetric *m, const calc *c)
@@ -249,15 +261,15 @@ static const family tfams[T_FAMILIES] = {
      "Leak suspicion 0-100 (docs/leak-score.md), from the segment's checkpoints."},
 };
 
-static value tvalue(int fam, const mt_row *r)
+static value tvalue(int fam, const mt_row *r, bool stale)
 {
     switch (fam) {
     case T_LIVE:
         return u64v(r->t->live_bytes);
     case T_BLOCKS:
         return u64v(r->t->live_count);
-    case T_GROWTH:
-        return dblv(r->growth);
+    case T_GROWTH: /* as growth_of */
+        return stale ? (value){0} : dblv(r->growth);
     default:
         return dblv(r->key); /* rows by MT_SORT_LEAK: the score */
     }
@@ -373,7 +385,8 @@ void mt_metrics_write(FILE *out, const mt_fleet *f, long top, bool om)
         put_family(out, &tfams[t], om);
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < cs[i].ntop; k++)
-                put_sample(out, &tfams[t], cs[i].top[k], tvalue(t, &cs[i].rows[k]));
+                put_sample(out, &tfams[t], cs[i].top[k],
+                           tvalue(t, &cs[i].rows[k], cs[i].stale.stale));
     }
     if (om)
         fputs("# EOF\n", out);

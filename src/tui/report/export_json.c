@@ -73,7 +73,9 @@ static void put_staleness(FILE *f, const mt_view *v)
         return;
     mt_staleness st = mt_view_staleness(v);
     put_secs(f, "snapshot_age_s", st.age_ns);
-    fprintf(f, "\"stale\": %s,\n\"stale_why\": ", st.stale ? "true" : "false");
+    /* "publishing", not "stale": the state "stale" is a process gone
+     * without its final snapshot (shm_liveness.c) */
+    fprintf(f, "\"publishing\": %s,\n\"not_publishing\": ", st.stale ? "false" : "true");
     if (st.stale)
         mt_json_string(f, mt_staleness_why(&st));
     else

@@ -39,7 +39,7 @@ static void print_stale(FILE *f, const mt_view *v, const mt_staleness *st)
     if (!st->stale)
         return;
     mt_staleness_text(v, st, why, sizeof why);
-    fprintf(f, "STALE: %s; rates unknown\n", why);
+    fprintf(f, "NOT PUBLISHING: %s; rates unknown\n", why);
 }
 
 static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)

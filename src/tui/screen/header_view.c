@@ -57,7 +57,8 @@ static const char *replay_text(const mt_app *a, char *buf, size_t n)
 }
 
 /* A running target that publishes nothing (view.h): "STOPPED (T):
- * snapshot 12s old", "TRACED (t): ...", "STALE: ..." for a hung one. */
+ * snapshot 12s old", "TRACED (t): ...", "NOT PUBLISHING: ..." for a hung
+ * one (not "STALE": GONE's segments are the stale ones, --list). */
 static const char *stale_text(const mt_app *a, attr_t *attr, char *buf, size_t n)
 {
     const mt_staleness *st = &a->ui.stale;
@@ -65,7 +66,7 @@ static const char *stale_text(const mt_app *a, attr_t *attr, char *buf, size_t n
     mt_fmt_duration(st->age_ns / 1000000000u, age, sizeof age);
     const char *what = st->proc_state == 'T'   ? "STOPPED (T)"
                        : st->proc_state == 't' ? "TRACED (t)"
-                                               : "STALE";
+                                               : "NOT PUBLISHING";
     snprintf(buf, n, "%s: snapshot %s old", what, age);
     *attr = a->theme.bad;
     return buf;
