@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "lib_locate.h"
+#include "rec_stop.h"
 #include "signals.h"
 #include "symbols.h"
 
@@ -73,6 +74,17 @@ static bool have_snapshot(const launch *L)
     return L->view.attached && L->view.have_snap;
 }
 
+/* A signal memtop passes on ends PROG as it ends memtop: PROG's recording
+ * is stopped first (rec_stop.h), or its file would not be finalized. */
+static void forward(launch *L, int sig, const siginfo_t *info)
+{
+    char msg[MT_PATH_MAX + 200];
+    if (mt_child_forwards(&L->child, info) && L->view.attached &&
+        mt_rec_stop_before_end(&L->view.seg, MT_REC_STOP_WAIT_MS, msg, sizeof msg) != 0)
+        mt_errorf("%s", msg);
+    mt_child_forward(&L->child, sig, info);
+}
+
 static void monitor(launch *L)
 {
     const mt_opts *o = L->o;
@@ -86,7 +98,7 @@ static void monitor(launch *L)
         siginfo_t info;
         int sig = mt_sig_wait(&L->set, have ? o->delay_s : POLL_S, &info);
         if (sig && sig != SIGCHLD)
-            mt_child_forward(&L->child, sig, &info);
+            forward(L, sig, &info);
     }
 }
 
