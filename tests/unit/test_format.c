@@ -175,6 +175,18 @@ static void test_options(void **state)
     /* the viewer's refresh delay, on a recording too */
     assert_int_equal(parse(&o, (const char *[]){"-f", "x.dat", "-d", "0.5", NULL}), 0);
     assert_true(o.delay_given && o.delay_s == 0.5);
+    /* --sample's "up to 1T" includes 1T; --threshold takes the same suffixes */
+    assert_int_equal(parse(&o, (const char *[]){"--sample", "1T", "--", "true", NULL}), 0);
+    assert_true(o.sample_given && o.sample_bytes == 1ull << 40);
+    assert_int_equal(parse(&o, (const char *[]){"--sample", "512k", "--", "true", NULL}), 0);
+    assert_true(o.sample_bytes == 512u << 10);
+    assert_int_equal(
+        parse(&o, (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "1k", NULL}), 0);
+    assert_int_equal(o.threshold, 1024);
+    assert_int_equal(parse(&o, (const char *[]){"-p", "1", "--export", "x.tree.json", "--threshold",
+                                                "2M", NULL}),
+                     0);
+    assert_int_equal(o.threshold, 2 << 20);
     const char *const *bad[] = {
         (const char *[]){"-p", "abc", "--batch", NULL},
         (const char *[]){"-p", "0", "--batch", NULL},
@@ -200,6 +212,10 @@ static void test_options(void **state)
         (const char *[]){"-f", "x.dat", "--export", "o.json", "-n", "1", NULL},
         (const char *[]){"-p", "1", "-n", "3", NULL}, /* the viewer: it ignored -n */
         (const char *[]){"-p", "1", "--export", "o.json", "-n", "3", NULL},
+        (const char *[]){"--sample", "2T", "--", "true", NULL},
+        (const char *[]){"--sample", "1025G", "--", "true", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "1kb", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "-1", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(parse(&o, bad[i]), 2);

@@ -3,9 +3,9 @@
  * Parsing stops at the first non-option ("+"), so `memtop --batch prog -x`
  * runs prog with -x, as does `memtop --batch -- prog -x`. */
 #include "cli_options.h"
+#include "byte_count.h"
 #include "dat_format.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -131,23 +131,13 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-/* Bytes with an optional k, M or G suffix (powers of 1024), up to 1 TiB:
- * the syntax of MEMTOP_SAMPLE (libmemtop's core_config.c). */
-static bool parse_bytes(const char *s, uint64_t *out)
+/* --threshold: a byte count (byte_count.h), as --sample takes. */
+static bool parse_threshold(const char *s, long *out)
 {
-    char *end;
-    if (!isdigit((unsigned char)s[0]))
+    uint64_t v;
+    if (!mt_parse_byte_count(s, LONG_MAX, &v))
         return false;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned shift = 0;
-    if (*end && !end[1])
-        shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : strchr("gG", *end) ? 30 : 99;
-    else if (*end)
-        shift = 99;
-    if (errno || shift == 99 || v > ((1ull << 40) >> shift))
-        return false;
-    *out = (uint64_t)v << shift;
+    *out = (long)v;
     return true;
 }
 
@@ -221,8 +211,9 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
         o->top_given = true;
         return 0;
     case OPT_THRESHOLD:
-        if (!parse_long(arg, 0, LONG_MAX, &o->threshold))
-            return usage_err(err, n, "--threshold: not a byte count (0 = none): '%s'", arg);
+        if (!parse_threshold(arg, &o->threshold))
+            return usage_err(err, n, "--threshold: not a byte count (like 64k, 1M; 0 = none): '%s'",
+                             arg);
         return 0;
     case 'e':
         return set_path(&o->export_path, arg, "--export", err, n);
@@ -231,7 +222,7 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
     case OPT_RECORD:
         return set_path(&o->record_path, arg, "--record", err, n);
     case OPT_SAMPLE:
-        if (!parse_bytes(arg, &o->sample_bytes))
+        if (!mt_parse_byte_count(arg, MT_SAMPLE_MAX_BYTES, &o->sample_bytes))
             return usage_err(err, n,
                              "--sample: not a byte count (like 512k, 1M; 0 = exact) up to 1T: '%s'",
                              arg);
