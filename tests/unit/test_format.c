@@ -187,6 +187,21 @@ static void test_options(void **state)
                                                 "2M", NULL}),
                      0);
     assert_int_equal(o.threshold, 2 << 20);
+    /* where --reverse, --threshold and -g are used: the tree export, --batch
+     * --tree, the viewer's t (it opens with them), --batch's rows */
+    const char *const *good[] = {
+        (const char *[]){"-p", "1", "--export", "-.tree.json", "--reverse", NULL},
+        (const char *[]){"-f", "x.dat", "--export", "X.TREE.JSON", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--reverse", NULL},
+        (const char *[]){"-f", "x.dat", "--batch", "--tree", "--threshold", "1k", NULL},
+        (const char *[]){"-p", "1", "--batch", "--export", "x.tree.json", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--reverse", "--threshold", "1M", NULL},
+        (const char *[]){"-p", "1", "--batch", "-g", "module", "--export", "x.json", NULL},
+        (const char *[]){"-f", "x.dat", "--batch", "-g", "function", NULL},
+        (const char *[]){"--serve", "9100", "--top", "5", "--no-symbols", NULL},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_int_equal(parse(&o, good[i]), 0);
     const char *const *bad[] = {
         (const char *[]){"-p", "abc", "--batch", NULL},
         (const char *[]){"-p", "0", "--batch", NULL},
@@ -216,6 +231,25 @@ static void test_options(void **state)
         (const char *[]){"--sample", "1025G", "--", "true", NULL},
         (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "1kb", NULL},
         (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "-1", NULL},
+        /* --serve serves every process's metrics: it ignored all these */
+        (const char *[]){"--serve", "9100", "-s", "growth", NULL},
+        (const char *[]){"--serve", "9100", "-g", "module", NULL},
+        (const char *[]){"--serve", "9100", "-n", "3", NULL},
+        (const char *[]){"--serve", "9100", "-d", "5", NULL},
+        (const char *[]){"--serve", "9100", "--tree", NULL},
+        (const char *[]){"--serve", "9100", "--reverse", NULL},
+        (const char *[]){"--serve", "9100", "--threshold", "1k", NULL},
+        (const char *[]){"--serve", "9100", "--cull", NULL},
+        (const char *[]){"--serve", "9100", "--thread-order", NULL},
+        /* --reverse and --threshold shape a tree: not the table's rows */
+        (const char *[]){"-p", "1", "--batch", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--batch", "--threshold", "1k", NULL},
+        (const char *[]){"-p", "1", "--export", "x.json", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--export", "x.csv", "--threshold", "1M", NULL},
+        (const char *[]){"-f", "x.dat", "--export", "x.folded", "--reverse", NULL},
+        /* no export format groups its traces */
+        (const char *[]){"-p", "1", "--export", "x.json", "-g", "module", NULL},
+        (const char *[]){"-p", "1", "--export", "x.csv", "-g", "function", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(parse(&o, bad[i]), 2);
