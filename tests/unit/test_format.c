@@ -181,6 +181,33 @@ static void test_options(void **state)
     /* the viewer's refresh delay, on a recording too */
     assert_int_equal(parse(&o, (const char *[]){"-f", "x.dat", "-d", "0.5", NULL}), 0);
     assert_true(o.delay_given && o.delay_s == 0.5);
+    /* --sample's "up to 1T" includes 1T; --threshold takes the same suffixes */
+    assert_int_equal(parse(&o, (const char *[]){"--sample", "1T", "--", "true", NULL}), 0);
+    assert_true(o.sample_given && o.sample_bytes == 1ull << 40);
+    assert_int_equal(parse(&o, (const char *[]){"--sample", "512k", "--", "true", NULL}), 0);
+    assert_true(o.sample_bytes == 512u << 10);
+    assert_int_equal(
+        parse(&o, (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "1k", NULL}), 0);
+    assert_int_equal(o.threshold, 1024);
+    assert_int_equal(parse(&o, (const char *[]){"-p", "1", "--export", "x.tree.json", "--threshold",
+                                                "2M", NULL}),
+                     0);
+    assert_int_equal(o.threshold, 2 << 20);
+    /* where --reverse, --threshold and -g are used: the tree export, --batch
+     * --tree, the viewer's t (it opens with them), --batch's rows */
+    const char *const *good[] = {
+        (const char *[]){"-p", "1", "--export", "-.tree.json", "--reverse", NULL},
+        (const char *[]){"-f", "x.dat", "--export", "X.TREE.JSON", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--reverse", NULL},
+        (const char *[]){"-f", "x.dat", "--batch", "--tree", "--threshold", "1k", NULL},
+        (const char *[]){"-p", "1", "--batch", "--export", "x.tree.json", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--reverse", "--threshold", "1M", NULL},
+        (const char *[]){"-p", "1", "--batch", "-g", "module", "--export", "x.json", NULL},
+        (const char *[]){"-f", "x.dat", "--batch", "-g", "function", NULL},
+        (const char *[]){"--serve", "9100", "--top", "5", "--no-symbols", NULL},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_int_equal(parse(&o, good[i]), 0);
     const char *const *bad[] = {
         (const char *[]){"-p", "abc", "--batch", NULL},
         (const char *[]){"-p", "0", "--batch", NULL},
@@ -206,6 +233,29 @@ static void test_options(void **state)
         (const char *[]){"-f", "x.dat", "--export", "o.json", "-n", "1", NULL},
         (const char *[]){"-p", "1", "-n", "3", NULL}, /* the viewer: it ignored -n */
         (const char *[]){"-p", "1", "--export", "o.json", "-n", "3", NULL},
+        (const char *[]){"--sample", "2T", "--", "true", NULL},
+        (const char *[]){"--sample", "1025G", "--", "true", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "1kb", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "-1", NULL},
+        /* --serve serves every process's metrics: it ignored all these */
+        (const char *[]){"--serve", "9100", "-s", "growth", NULL},
+        (const char *[]){"--serve", "9100", "-g", "module", NULL},
+        (const char *[]){"--serve", "9100", "-n", "3", NULL},
+        (const char *[]){"--serve", "9100", "-d", "5", NULL},
+        (const char *[]){"--serve", "9100", "--tree", NULL},
+        (const char *[]){"--serve", "9100", "--reverse", NULL},
+        (const char *[]){"--serve", "9100", "--threshold", "1k", NULL},
+        (const char *[]){"--serve", "9100", "--cull", NULL},
+        (const char *[]){"--serve", "9100", "--thread-order", NULL},
+        /* --reverse and --threshold shape a tree: not the table's rows */
+        (const char *[]){"-p", "1", "--batch", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--batch", "--threshold", "1k", NULL},
+        (const char *[]){"-p", "1", "--export", "x.json", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--export", "x.csv", "--threshold", "1M", NULL},
+        (const char *[]){"-f", "x.dat", "--export", "x.folded", "--reverse", NULL},
+        /* no export format groups its traces */
+        (const char *[]){"-p", "1", "--export", "x.json", "-g", "module", NULL},
+        (const char *[]){"-p", "1", "--export", "x.csv", "-g", "function", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(parse(&o, bad[i]), 2);

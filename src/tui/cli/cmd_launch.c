@@ -12,12 +12,12 @@
 #include "commands.h"
 #include "launch.h"
 #include "lib_locate.h"
+#include "rec_stop.h"
 #include "signals.h"
 #include "symbols.h"
 
 #define ATTACH_GIVE_UP 100 /* consecutive hard failures (~2 s) */
 #define POLL_S 0.02
-#define REPEAT_S 3.0 /* three of the target's publishing intervals (1 s) */
 #define PATH_MAX_MSG 8400
 
 typedef struct launch {
@@ -76,22 +76,40 @@ static bool have_snapshot(const launch *L)
     return L->view.attached && L->view.have_snap;
 }
 
+/* Whether --batch still wants a report (-n N not reached). */
+static bool reports_wanted(const launch *L)
+{
+    return L->o->batch && (!L->o->iterations || L->reports < L->o->iterations);
+}
+
 /* A report for each new snapshot, a delay apart: one reported already is
- * not printed again before two delays and REPEAT_S have passed (a wait
- * that ended just before PROG's next publication printed the same snapshot
- * twice; with -d below PROG's publishing interval, many times). */
+ * printed again only after two delays, and once PROG counts as not
+ * publishing (view.h), when the report says so (a wait that ended just
+ * before PROG's next publication printed the same snapshot twice; with -d
+ * below PROG's publishing interval, many times). */
 static bool report_due(launch *L)
 {
     const mt_opts *o = L->o;
-    double now = mt_now_s();
+    double now = mt_now_s(), since = now - L->last_report_s;
     uint64_t seq = L->view.snap.slot.publish_seq;
-    if (!o->batch || (o->iterations && L->reports >= o->iterations) ||
+    if (!reports_wanted(L) ||
         (L->reports && seq == L->last_seq &&
-         (now - L->last_report_s < 2 * o->delay_s || now - L->last_report_s < REPEAT_S)))
+         (since < 2 * o->delay_s || since * 1e9 < (double)mt_view_stale_after_ns(&L->view))))
         return false;
     L->last_seq = seq;
     L->last_report_s = now;
     return true;
+}
+
+/* A signal memtop passes on ends PROG as it ends memtop: PROG's recording
+ * is stopped first (rec_stop.h), or its file would not be finalized. */
+static void forward(launch *L, int sig, const siginfo_t *info)
+{
+    char msg[MT_PATH_MAX + 200];
+    if (mt_child_forwards(&L->child, info) && L->view.attached &&
+        mt_rec_stop_before_end(&L->view.seg, MT_REC_STOP_WAIT_MS, msg, sizeof msg) != 0)
+        mt_errorf("%s", msg);
+    mt_child_forward(&L->child, sig, info);
 }
 
 static void monitor(launch *L)
@@ -104,10 +122,14 @@ static void monitor(launch *L)
             mt_batch_report(&L->view, mt_view_state(&L->view), o, &L->loc);
             L->reports++;
         }
-        siginfo_t info; /* not due: soon again, for the next snapshot */
-        int sig = mt_sig_wait(&L->set, due ? o->delay_s : have ? o->delay_s / 4 : POLL_S, &info);
+        siginfo_t info; /* a report wanted but not due: soon again, for the next snapshot */
+        double wait = due                         ? o->delay_s
+                      : have && reports_wanted(L) ? o->delay_s / 4
+                      : have                      ? o->delay_s
+                                                  : POLL_S;
+        int sig = mt_sig_wait(&L->set, wait, &info);
         if (sig && sig != SIGCHLD)
-            mt_child_forward(&L->child, sig, &info);
+            forward(L, sig, &info);
     }
 }
 

@@ -119,7 +119,7 @@ static uint64_t last_publish_ns(const mt_view *v)
     return hb > v->snap.slot.unix_ns ? hb : v->snap.slot.unix_ns;
 }
 
-static uint64_t stale_after_ns(const mt_view *v)
+uint64_t mt_view_stale_after_ns(const mt_view *v)
 {
     uint64_t ms = v->seg.id.publish_interval_ms ? v->seg.id.publish_interval_ms : 1000u;
     ms *= MT_VIEW_STALE_INTERVALS;
@@ -136,8 +136,8 @@ mt_staleness mt_view_staleness(const mt_view *v)
     s.silent_ns = since(now, last_publish_ns(v));
     s.proc_state = v->live.valid ? v->live.state : 0;
     /* live.valid: the segment's creator runs (not exited, not gone) */
-    s.stale =
-        v->live.valid && !(v->snap.flags & MT_FLAG_EXITED) && s.silent_ns >= stale_after_ns(v);
+    s.stale = v->live.valid && !(v->snap.flags & MT_FLAG_EXITED) &&
+              s.silent_ns >= mt_view_stale_after_ns(v);
     return s;
 }
 

@@ -79,9 +79,13 @@ static inline uint64_t mt_view_allocator_age_s(const mt_view *v)
  * target may be late by an interval, never by three.  Only a live
  * target's: an exited or gone process and a recording have their own
  * states.  The one definition every screen, report, export and the
- * exporter use. */
+ * exporter use; the outputs call it "not publishing" ("stale" is the
+ * state of a process gone without its final snapshot). */
 #define MT_VIEW_STALE_INTERVALS 3u
 #define MT_VIEW_STALE_MIN_MS 3000u
+
+/* How long v's target may publish nothing before it counts as stale. */
+uint64_t mt_view_stale_after_ns(const mt_view *v);
 
 typedef struct mt_staleness {
     bool stale;         /* running, yet nothing published for the threshold */
