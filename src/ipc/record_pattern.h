@@ -39,11 +39,13 @@ static inline const char *mt_rec_seq(char c, const mt_rec_vals *v)
 }
 
 /* Expands pattern into out[cap].  False if the pattern is empty, holds
- * another % sequence, or does not fit. */
+ * another % sequence, or does not fit (out is then "" or cut). */
 static inline bool mt_rec_pattern_expand(const char *pattern, const mt_rec_vals *v, char *out,
                                          size_t cap)
 {
     size_t len = 0;
+    if (cap)
+        out[0] = '\0';
     if (!pattern || !*pattern || cap == 0)
         return false;
     for (const char *p = pattern; *p; p++) {
@@ -56,8 +58,26 @@ static inline bool mt_rec_pattern_expand(const char *pattern, const mt_rec_vals 
             return false;
         memcpy(out + len, piece, n);
         len += n;
+        out[len] = '\0';
     }
     out[len] = '\0';
+    return true;
+}
+
+/* Appends the literal text s to out[cap] at *len as a pattern naming it:
+ * each '%' doubled (a directory named "w%nq" must not become "w0q");
+ * false if it does not fit. */
+static inline bool mt_rec_pattern_escape(const char *s, char *out, size_t cap, size_t *len)
+{
+    for (; *s; s++) {
+        size_t k = *s == '%' ? 2 : 1;
+        if (*len + k + 1 > cap)
+            return false;
+        memset(out + *len, *s, k);
+        *len += k;
+    }
+    if (*len < cap)
+        out[*len] = '\0';
     return true;
 }
 

@@ -14,20 +14,6 @@
 #include "record_pattern.h"
 #include "shm_layout.h"
 
-/* Appends s to out[n] at *len, each '%' doubled; false if it does not fit. */
-static bool put_escaped(char *out, size_t n, size_t *len, const char *s)
-{
-    for (; *s; s++) {
-        size_t k = *s == '%' ? 2 : 1;
-        if (*len + k + 1 > n)
-            return false;
-        memset(out + *len, *s, k);
-        *len += k;
-    }
-    out[*len] = '\0';
-    return true;
-}
-
 int mt_record_name_abs(const char *in, char *out, size_t n)
 {
     char cwd[PATH_MAX];
@@ -35,8 +21,8 @@ int mt_record_name_abs(const char *in, char *out, size_t n)
     if (n == 0)
         return -1;
     out[0] = '\0';
-    if (in[0] != '/' && (!getcwd(cwd, sizeof cwd) || !put_escaped(out, n, &len, cwd) ||
-                         !put_escaped(out, n, &len, "/")))
+    if (in[0] != '/' && (!getcwd(cwd, sizeof cwd) || !mt_rec_pattern_escape(cwd, out, n, &len) ||
+                         !mt_rec_pattern_escape("/", out, n, &len)))
         return -1;
     return snprintf(out + len, n - len, "%s", in) < (int)(n - len) ? 0 : -1;
 }
