@@ -11,7 +11,6 @@
  * shm_validate.c and the owner-versus-process check to shm_owner.c. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -28,28 +27,33 @@
 
 static const char perm_msg[] = "permission denied: run as the user the process started as, or root";
 
-/* MT_E_PERM for a segment of owner uid, who is named: a process that
- * changed its user after it started (setuid) keeps the segment of the user
- * it started as, which the one it is now cannot read. */
+/* MT_E_PERM for a segment of owner uid, who is named by number (no user
+ * database look-up for each denied segment of a --list or an exporter's
+ * scan): a process that changed its user after it started (setuid) keeps
+ * the segment of the user it started as, which the one it is now cannot
+ * read.  mt_segment_open_pid calls a file of an owner it does not trust
+ * foreign instead. */
 static mt_errc perm_of(uid_t uid, mt_err *err)
 {
-    const struct passwd *pw = getpwuid(uid);
     return mt_err_set(err, MT_E_PERM,
-                      "permission denied: the segment belongs to %s%s(uid %u), the user the "
-                      "process started as: run as that user or root",
-                      pw ? pw->pw_name : "", pw ? " " : "", (unsigned)uid);
+                      "permission denied: the segment belongs to uid %u: run as that user or root",
+                      (unsigned)uid);
 }
 
 /* MT_E_PERM for the segment at path, which could not be opened: its owner
- * named when an O_PATH open (no read permission needed) shows it. */
-static mt_errc perm_at(const char *path, mt_err *err)
+ * named (and kept in seg->owner) when an O_PATH open, which needs no read
+ * permission, shows it. */
+static mt_errc perm_at(mt_segment *seg, const char *path, mt_err *err)
 {
     struct stat st;
     int fd = mt_open_in_root(path, O_PATH | O_NOFOLLOW);
     bool known = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (fd >= 0)
         close(fd);
-    return known ? perm_of(st.st_uid, err) : mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+    if (!known)
+        return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+    seg->owner = st.st_uid;
+    return perm_of(st.st_uid, err);
 }
 
 static mt_errc map_checked(mt_segment *seg, const struct stat *st, mt_err *err)
@@ -104,7 +108,7 @@ mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
         if (errno == ENOENT)
             return mt_err_set(err, MT_E_NOENT, "no such segment");
         if (errno == EACCES || errno == EPERM)
-            return perm_at(path, err);
+            return perm_at(seg, path, err);
         if (errno == ELOOP)
             return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (symbolic link)");
         if (errno == ENXIO || errno == EISDIR)
@@ -122,7 +126,16 @@ mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *e
         seg->fd = -1;
         return mt_err_set(err, MT_E_IO, "segment path too long");
     }
+    return mt_segment_open_for(seg, path, pid, err);
+}
+
+mt_errc mt_segment_open_for(mt_segment *seg, const char *path, int pid, mt_err *err)
+{
     mt_errc rc = mt_segment_open_path(seg, path, err);
+    /* a file we may not read, of an owner who is not pid's user or root:
+     * planted, not "run as that user" (its owner check needs no header) */
+    if (rc == MT_E_PERM && mt_owner_rank_for(seg->owner, pid) == MT_OWNER_FOREIGN)
+        rc = mt_segment_check_owner(seg, pid, err);
     if (rc == MT_OK && (rc = mt_segment_check_owner(seg, pid, err)) != MT_OK)
         mt_segment_close(seg);
     seg->host_pid = rc == MT_OK ? pid : 0;

@@ -38,10 +38,7 @@ mt_errc mt_view_attach_pid(mt_view *v, const char *dir, int pid, mt_err *err)
     mt_view_target(v, dir, pid);
     if (mt_shm_locate(dir, pid, v->path, sizeof v->path) != 0)
         return mt_err_set(err, MT_E_IO, "segment directory name too long: %s", dir);
-    mt_errc rc = mt_segment_open_path(&v->seg, v->path, err);
-    if (rc == MT_OK && (rc = mt_segment_check_owner(&v->seg, pid, err)) != MT_OK)
-        mt_segment_close(&v->seg);
-    v->seg.host_pid = rc == MT_OK ? pid : 0;
+    mt_errc rc = mt_segment_open_for(&v->seg, v->path, pid, err);
     v->attached = rc == MT_OK;
     return rc;
 }
