@@ -122,6 +122,8 @@ static void test_count_and_duration(void **state)
     assert_string_equal(FMT(mt_fmt_window, 0.0004), "0.40 ms");
     assert_string_equal(FMT(mt_fmt_window, 1.06), "1.1 s");
     assert_string_equal(FMT(mt_fmt_window, 35.6), "36 s");
+    assert_string_equal(FMT(mt_fmt_window, 0.9996), "1.0 s"); /* not "1000 ms" */
+    assert_string_equal(FMT(mt_fmt_window, 9.96), "10 s");    /* not "10.0 s" */
     assert_string_equal(FMT(mt_fmt_window, 0), "no window yet");
     assert_string_equal(mt_plural(1), ""); /* "1 trace", not "1 traces" */
     assert_string_equal(mt_plural(0), "s");

@@ -106,8 +106,7 @@ static void fill_figures(mt_table_row *r, const mt_shm_trace *s, const mt_base_f
     r->temporary_count = (double)s->temporary_count - (double)b->temporary_count;
     /* of the allocations, as the tree and the header count it (a trace
      * that keeps most of its blocks is not called all temporary) */
-    double share = r->alloc_count > 0 ? r->temporary_count / r->alloc_count : 0.0;
-    r->temp_share = share > 1 ? 1 : share > 0 ? share : 0.0;
+    r->temp_share = mt_temp_share(r->temporary_count, r->alloc_count);
 }
 
 /* Row `e` from its source; its leak score from t->growth when with_leak,

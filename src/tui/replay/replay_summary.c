@@ -108,7 +108,7 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
     /* a culled block's allocation and free are counted, not written: the
      * events' counts alone read as a program that hardly allocated */
     uint64_t culled = in->culled ? in->culled_blocks : 0;
-    char parts[96] = "";
+    char parts[160] = "";
     if (culled)
         snprintf(parts, sizeof parts, " (%s and %s written, %s blocks culled)", C(in->allocs),
                  C(in->frees), C(culled));

@@ -152,7 +152,7 @@ static void put_types(pp_out *o, uint64_t sample_rate, Perftools__Profiles__Prof
     /* exact: every allocation counted (1); sampled: the mean bytes between
      * samples, as Go's heap profiles give theirs, the values being already
      * scaled to estimates (the comments say so) */
-    p->period = sample_rate ? (int64_t)sample_rate : 1;
+    p->period = !sample_rate ? 1 : sample_rate > INT64_MAX ? INT64_MAX : (int64_t)sample_rate;
 }
 
 /* What the profile is and how far to trust it, as comments. */

@@ -20,7 +20,7 @@
 void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n);
 
 /* The longest line mt_health_line makes (a longer one is cut). */
-#define MT_HEALTH_LINE_MAX 1024
+#define MT_HEALTH_LINE_MAX 2048 /* the exports' buffers */
 
 static inline bool mt_health_exact(const mt_view *v, const mt_export_rec *rec)
 {

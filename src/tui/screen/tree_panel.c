@@ -48,7 +48,7 @@ static mt_table_row row_of(const mt_ct_fig *f)
     r.temporary_count = f->temporary_count;
     r.allocs_ps = f->allocs_ps;
     r.growth_bps = f->growth_bps;
-    r.temp_share = f->alloc_count > 0 ? f->temporary_count / f->alloc_count : 0;
+    r.temp_share = mt_temp_share(f->temporary_count, f->alloc_count);
     r.leak.score = f->leak;
     return r;
 }
