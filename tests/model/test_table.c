@@ -256,7 +256,7 @@ static void test_allocs_ps_and_temp_share(void **state)
     mt_table_observe(t, b, a);
     r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_ALLOCS, NULL, 5);
     assert_int_equal(r[0].trace_id, 4);
-    assert_double_equal(r[0].allocs_ps, 20, 1e-6); /* 40 in 2 s */
+    assert_double_equal(r[0].allocs_ps, 20, 1e-6);             /* 40 in 2 s */
     assert_double_equal(r[0].temp_share, 49.0 / 140.0, 1e-12); /* of allocations, not frees */
     assert_double_equal(r[1].allocs_ps, 0, 0);
     r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 5);
