@@ -25,7 +25,36 @@
 
 #define MT_MAX_MAP_BYTES (1ull << 40)
 
-static const char perm_msg[] = "permission denied: run as the target's user or root";
+static const char perm_msg[] = "permission denied: run as the user the process started as, or root";
+
+/* MT_E_PERM for a segment of owner uid, who is named by number (no user
+ * database look-up for each denied segment of a --list or an exporter's
+ * scan): a process that changed its user after it started (setuid) keeps
+ * the segment of the user it started as, which the one it is now cannot
+ * read.  mt_segment_open_pid calls a file of an owner it does not trust
+ * foreign instead. */
+static mt_errc perm_of(uid_t uid, mt_err *err)
+{
+    return mt_err_set(err, MT_E_PERM,
+                      "permission denied: the segment belongs to uid %u: run as that user or root",
+                      (unsigned)uid);
+}
+
+/* MT_E_PERM for the segment at path, which could not be opened: its owner
+ * named (and kept in seg->owner) when an O_PATH open, which needs no read
+ * permission, shows it. */
+static mt_errc perm_at(mt_segment *seg, const char *path, mt_err *err)
+{
+    struct stat st;
+    int fd = mt_open_in_root(path, O_PATH | O_NOFOLLOW);
+    bool known = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (fd >= 0)
+        close(fd);
+    if (!known)
+        return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+    seg->owner = st.st_uid;
+    return perm_of(st.st_uid, err);
+}
 
 static mt_errc map_checked(mt_segment *seg, const struct stat *st, mt_err *err)
 {
@@ -33,7 +62,7 @@ static mt_errc map_checked(mt_segment *seg, const struct stat *st, mt_err *err)
     if (!S_ISREG(st->st_mode))
         return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (not a regular file)");
     if (st->st_uid != geteuid() && geteuid() != 0)
-        return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+        return perm_of(st->st_uid, err);
     if (st->st_size == 0)
         return mt_err_set(err, MT_E_NOTREADY, "segment is empty (being created?)");
     if ((uint64_t)st->st_size > MT_MAX_MAP_BYTES)
@@ -79,7 +108,7 @@ mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err)
         if (errno == ENOENT)
             return mt_err_set(err, MT_E_NOENT, "no such segment");
         if (errno == EACCES || errno == EPERM)
-            return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
+            return perm_at(seg, path, err);
         if (errno == ELOOP)
             return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (symbolic link)");
         if (errno == ENXIO || errno == EISDIR)
@@ -97,7 +126,16 @@ mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *e
         seg->fd = -1;
         return mt_err_set(err, MT_E_IO, "segment path too long");
     }
+    return mt_segment_open_for(seg, path, pid, err);
+}
+
+mt_errc mt_segment_open_for(mt_segment *seg, const char *path, int pid, mt_err *err)
+{
     mt_errc rc = mt_segment_open_path(seg, path, err);
+    /* a file we may not read, of an owner who is not pid's user or root:
+     * planted, not "run as that user" (its owner check needs no header) */
+    if (rc == MT_E_PERM && mt_owner_rank_for(seg->owner, pid) == MT_OWNER_FOREIGN)
+        rc = mt_segment_check_owner(seg, pid, err);
     if (rc == MT_OK && (rc = mt_segment_check_owner(seg, pid, err)) != MT_OK)
         mt_segment_close(seg);
     seg->host_pid = rc == MT_OK ? pid : 0;

@@ -65,8 +65,13 @@ mt_errc mt_validate_header(const unsigned char *base, uint64_t file_bytes, mt_la
  * process the file stands for: see mt_segment_check_owner. */
 mt_errc mt_segment_open_path(mt_segment *seg, const char *path, mt_err *err);
 
-/* Open pid's segment in dir (mt_shm_locate) and check that it stands for
- * pid (mt_segment_check_owner). */
+/* Open the segment at path (pid's, as mt_shm_locate found it) and check
+ * that it stands for pid (mt_segment_check_owner); a file memtop may not
+ * read whose owner is not pid's user or root is MT_E_UNTRUSTED (planted),
+ * not MT_E_PERM. */
+mt_errc mt_segment_open_for(mt_segment *seg, const char *path, int pid, mt_err *err);
+
+/* mt_segment_open_for of pid's segment in dir (mt_shm_locate). */
 mt_errc mt_segment_open_pid(mt_segment *seg, const char *dir, int pid, mt_err *err);
 
 /* Same as open_path on an open descriptor, which seg takes over (closed on

@@ -23,7 +23,10 @@ const char *const mt_plumbing_builtin[] = {
     "std::_Rb_tree", "std::_Hashtable", "std::__detail::", "std::__shared_count",
     "std::__shared_ptr", "std::shared_ptr", "std::make_shared", "std::allocate_shared",
     "std::__make_shared", "std::__allocate_shared", "std::_Sp_counted*", "std::__allocated_ptr",
-    "std::make_unique",
+    "std::make_unique", "std::map", "std::multimap", "std::set", "std::multiset",
+    "std::unordered_map", "std::unordered_multimap", "std::unordered_set",
+    "std::unordered_multiset", "std::forward_list", "std::_Fwd_list_base",
+    "__cxa_allocate_exception", "__cxa_allocate_dependent_exception",
     /* Rust */
     "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_*", "__rg_*", "alloc::",
     "core::", "std::alloc::", "std::sys::", "hashbrown::", "std::collections::", "str>::", "[",

@@ -1,15 +1,13 @@
 /* main.c -- memtop's entry point: parse the command line and run the
  * command it names: a report (--batch, --export), a listing, or else the
  * interactive viewer. */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "abs_path.h"
+#include "record_name.h"
 
 #include "cli_options.h"
 #include "commands.h"
@@ -18,46 +16,20 @@
 #define MEMTOP_VERSION "unknown"
 #endif
 
-/* What PROG's libmemtop.so would refuse, said before PROG starts: there it
- * is one line among PROG's output, PROG runs unrecorded and memtop would
- * exit 0 with no recording.  An existing file (without a %-pattern: the
- * target never overwrites one) or a directory that is missing or not
- * writable: -1 after a one-line error; else 0. */
-static int record_path_usable(const char *path)
-{
-    struct stat st;
-    if (!strchr(path, '%') && lstat(path, &st) == 0) {
-        mt_errorf("--record: %s exists: memtop never overwrites a recording", path);
-        return -1;
-    }
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/'); /* path is absolute */
-    slash[slash == dir] = '\0';
-    if (strchr(dir, '%'))
-        return 0; /* a pattern in the directory: the target's to resolve */
-    int err = stat(dir, &st) != 0             ? errno
-              : !S_ISDIR(st.st_mode)          ? ENOTDIR
-              : access(dir, W_OK | X_OK) != 0 ? errno
-                                              : 0;
-    if (err)
-        mt_errorf("--record: cannot create a file in %s: %s", dir, strerror(err));
-    return err ? -1 : 0;
-}
-
 /* --record FILE with PROG: PROG records itself from its start through
  * MEMTOP_RECORD (which libmemtop.so reads), into FILE made absolute;
  * --thread-order through MEMTOP_RECORD_ORDER (else PROG's own setting). */
-static int record_from_start(const char *file, uint64_t cull_ms, bool thread_order)
+static int record_from_start(const char *file, const char *prog, uint64_t cull_ms,
+                             bool thread_order)
 {
     char path[4096], secs[32];
     snprintf(secs, sizeof secs, "%llu.%03llu", (unsigned long long)(cull_ms / 1000),
              (unsigned long long)(cull_ms % 1000));
-    if (mt_abs_path(file, path, sizeof path) != 0) {
+    if (mt_record_name_abs(file, path, sizeof path) != 0) {
         mt_errorf("--record: cannot use %s", file);
         return -1;
     }
-    if (record_path_usable(path) != 0)
+    if (mt_record_name_check("--record", file, path, prog) != 0 || mt_record_name_usable(path) != 0)
         return -1;
     if (setenv("MEMTOP_RECORD", path, 1) != 0 ||
         setenv("MEMTOP_RECORD_MODE", cull_ms ? "culled" : "full", 1) != 0 ||
@@ -104,7 +76,7 @@ int main(int argc, char **argv)
     if (o.sample_given && o.prog_argv && sample_from_start(o.sample_bytes) != 0)
         return MT_EXIT_USAGE;
     if (o.record_path && o.prog_argv &&
-        record_from_start(o.record_path, o.cull_ms, o.thread_order) != 0)
+        record_from_start(o.record_path, o.prog_argv[0], o.cull_ms, o.thread_order) != 0)
         return MT_EXIT_FAIL;
     bool report = o.batch || o.export_path;
     if (o.record_path && o.pid && !report)

@@ -35,6 +35,16 @@ def test(args):
           e2elib.describe(proc))
     check(not ctx.segments(), "segments left behind: %s" % ctx.segments())
     print("ok: %d row lines, e.g. %r" % (len(rows), rows[-1].strip()))
+    # -d below the target's publishing interval (1 s): a report per new
+    # snapshot, never the same snapshot twice in a row (it printed snapshot
+    # #3 two or three times, as if new)
+    cmd = [args.memtop, "--batch", "-d", "0.2", "--", args.demo, "3"]
+    proc = e2elib.run(cmd, ctx.env)
+    seqs = re.findall(r"^memtop - .*snapshot #(\d+)$", proc.stdout, re.M)
+    check(proc.returncode == 0 and len(seqs) >= 3 and
+          all(a != b for a, b in zip(seqs, seqs[1:])),
+          "-d 0.2: the reports' snapshots %s repeat one:\n%s" % (seqs, e2elib.describe(proc)))
+    print("ok: -d 0.2 reports snapshots %s, none twice" % " ".join(seqs))
 
 
 if __name__ == "__main__":

@@ -65,10 +65,24 @@ def check_text(ctx, args):
     print("ok: text with %d lines" % len(lines))
 
 
+def check_stdout(ctx, args):
+    """`--export -` is standard output (text), `-.json` JSON there; no file
+    named '-' or '-.json' is made (before: a file named '-')."""
+    for name, starts in (("-", "memtop"), ("-.json", "{")):
+        cmd = [args.memtop, "--export", name, "--", args.exact, ctx.path("so.ground.json")]
+        proc = e2elib.run(cmd, ctx.env_with(MEMTOP_TEMP_MS=0), cwd=ctx.path(""))
+        check(proc.returncode == 0 and proc.stdout.lstrip().startswith(starts)
+              and "memtop-exact" in proc.stdout and "wrote standard output" in proc.stderr,
+              "--export %s: the snapshot on stdout\n%s" % (name, e2elib.describe(proc)))
+        check(not os.path.exists(ctx.path(name)), "--export %s made a file named %s" % (name, name))
+    print("ok: --export - and -.json write to standard output")
+
+
 def test(args):
     ctx = e2elib.Ctx(args)
     check_csv(ctx, args)
     check_text(ctx, args)
+    check_stdout(ctx, args)
     check(not ctx.segments(), "segments left behind: %s" % ctx.segments())
 
 

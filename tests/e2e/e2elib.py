@@ -87,11 +87,11 @@ def show_cmd(cmd):
     return shlex.join(str(c) for c in cmd)
 
 
-def run(cmd, env, timeout=RUN_TIMEOUT_S):
+def run(cmd, env, timeout=RUN_TIMEOUT_S, cwd=None):
     """Runs cmd to completion with no stdin; returns CompletedProcess (text)."""
     try:
         return subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, timeout=timeout)
+                              stderr=subprocess.PIPE, text=True, timeout=timeout, cwd=cwd)
     except subprocess.TimeoutExpired as e:
         fail("timed out after %ds: %s\nstdout:\n%s\nstderr:\n%s" %
              (timeout, show_cmd(cmd), e.stdout, e.stderr))

@@ -168,6 +168,13 @@ def test(args):
           other[0]["values"] == [top["traces"][3][k] for k in VALUE_KEYS],
           "--top 3: samples %r, JSON (other) %r" % (prof.samples, top["traces"][3:]))
     print("ok: --top 3 keeps 3 traces and one (other) sample like the JSON")
+    check(prof.period == 1, "an exact profile's period: %r, want 1" % prof.period)
+    sampled = fleetlib.decode_pprof(export(ctx, args, ["--sample", "64k", "--", args.demo, "1"],
+                                           "sampled.pb.gz"))
+    check(sampled.period == 65536 and any("sampled 1/64 KiB" in c for c in sampled.comments),
+          "a sampled profile's period %r (want 65536) and comments %r" %
+          (sampled.period, sampled.comments))
+    print("ok: period 1 when exact, the sampling's 65536 bytes when sampled at 64k")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ exactness flag, and per top trace (trace_id, location) its live bytes;
 leak_site's trace grows.  `promtool check metrics` must pass on /metrics in
 the text format, and the OpenMetrics answer must end in "# EOF".  A second
 leaker runs from a file whose name is not UTF-8 (Prometheus refuses a whole
-scrape over one such label): its exe label must be the JSON's (U+FFFD).
+scrape over one such label): its exe label must be the JSON's (U+FFFD).  A
+third, sampled, must read memtop_data_exact 0.
 """
 
 import json
@@ -142,6 +143,31 @@ def check_odd(api, ctx, args, odd):
     print("ok: a non-UTF-8 executable path is labelled as the JSON names it: %r" % snap["exe"])
 
 
+def exact_flag(base, pid):
+    status, _, body = fleetlib.http_get(base + "/metrics")
+    check(status == 200, "/metrics: %s" % status)
+    got = [v for (name, labels), v in fleetlib.metric_samples(body.decode()).items()
+           if name == "memtop_data_exact" and ("pid", str(pid)) in labels]
+    return got[0] if len(got) == 1 else None
+
+
+def check_sampled(ctx, base, leaker):
+    """A sampled process's figures are estimates: memtop_data_exact 0, as
+    its JSON's health says (before: 1 for every process, whatever it was)."""
+    ready = ctx.path("ready-sampled")
+    proc = e2elib.start_preloaded(ctx, [fleetlib.LEAKER, ready, "20", "0"], MEMTOP_SAMPLE="64k")
+    try:
+        e2elib.wait_for(lambda: os.path.exists(ready), "the sampled leaker")
+        flag = e2elib.wait_for(lambda: exact_flag(base, proc.pid) is not None and
+                               [exact_flag(base, proc.pid)], "the sampled leaker in /metrics")[0]
+        check(flag == 0, "memtop_data_exact of a sampled process: %r, want 0" % flag)
+        check(exact_flag(base, leaker.pid) == 1, "memtop_data_exact of the exact leaker: %r" %
+              exact_flag(base, leaker.pid))
+    finally:
+        e2elib.stop(proc)
+    print("ok: memtop_data_exact 0 for a sampled process, 1 for an exact one")
+
+
 def test(args):
     ctx = e2elib.Ctx(args)
     fleetlib.need("prometheus", "prometheus")
@@ -161,6 +187,7 @@ def test(args):
         up = query(api, 'up{job="memtop"}')
         check(up and up[0][1] == 1, "up{job=memtop}: %r" % up)
         check_odd(api, ctx, args, odd)
+        check_sampled(ctx, base, leaker)
     finally:
         for p in (prom, serve, leaker, odd):
             if p:

@@ -119,6 +119,7 @@ class Profile:
         self.default_type = s(one(p, "default_sample_type"))
         self.comments = [s(c) for c in p.get("comment", [])]
         self.time_nanos = one(p, "time_nanos")
+        self.period = one(p, "period")
         self.duration_nanos = one(p, "duration_nanos")
         self.functions = {one(f, "id"): (s(one(f, "name")), s(one(f, "filename")))
                           for f in p.get("function", [])}

@@ -220,7 +220,7 @@ static void test_baseline_deltas(void **state)
     assert_double_equal(r[0].alloc_count, 10, 0);
     assert_int_equal(r[1].trace_id, 6);
     assert_double_equal(r[1].live_bytes, 32, 0);
-    assert_double_equal(r[1].temp_share, 1.0, 0);
+    assert_double_equal(r[1].temp_share, 0.5, 0); /* of the 2 allocations, not of the 1 free */
     assert_int_equal(r[2].trace_id, 1);
     assert_double_equal(r[2].live_bytes, -400, 0);
     assert_double_equal(r[2].live_count, -4, 0);
@@ -256,12 +256,12 @@ static void test_allocs_ps_and_temp_share(void **state)
     mt_table_observe(t, b, a);
     r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_ALLOCS, NULL, 5);
     assert_int_equal(r[0].trace_id, 4);
-    assert_double_equal(r[0].allocs_ps, 20, 1e-6); /* 40 in 2 s */
-    assert_double_equal(r[0].temp_share, 49.0 / 138.0, 1e-12);
+    assert_double_equal(r[0].allocs_ps, 20, 1e-6);             /* 40 in 2 s */
+    assert_double_equal(r[0].temp_share, 49.0 / 140.0, 1e-12); /* of allocations, not frees */
     assert_double_equal(r[1].allocs_ps, 0, 0);
     r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_LIVE, NULL, 5);
     assert_int_equal(r[4].trace_id, 3);
-    assert_double_equal(r[4].temp_share, 0, 0); /* no frees */
+    assert_double_equal(r[4].temp_share, 0, 0); /* no temporaries */
     r = build(&nm, t, b, MT_GROUP_FILE, MT_SORT_LIVE, NULL, 3);
     assert_string_equal(r[0].label, "gfx.c");
     assert_double_equal(r[0].allocs_ps, 20, 1e-6);

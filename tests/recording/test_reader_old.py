@@ -15,7 +15,13 @@ lostcause): main's build and this one's exports differed only in the JSON's
 new recording.dropped_by_cause (all 0: nothing was dropped); tick order
 (format version 5) added recording.order ("thread" for these files), and
 nothing else; branch mallinfo added totals.allocator_age_ms (0, or 1 ms when
-the file's last TOTALS came 1 ms before its end), and nothing else.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+the file's last TOTALS came 1 ms before its end), and nothing else.  The
+batch.txt of v2_demo and v3_culled were edited once (branch leftovers): the
+growth window below 10 s is given to a tenth ("the last 1.1 s", before "the
+last 1 s"), and v3_culled's duration line counts the culled blocks'
+allocations and frees (6286 allocations, as its snapshot's totals, of which
+286 written; before: 286); this build's output and the old files differed in
+those lines only (diff).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

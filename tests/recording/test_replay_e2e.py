@@ -11,6 +11,9 @@
    finalized, and holds events up to the last flush.
  - record: `memtop -p PID --record FILE` (mt_cmd_record) on a running
    target, stopped with SIGINT: a finalized recording that opens.
+ - record_prog_signal: `memtop --record FILE --batch -- PROG` ended by
+   SIGINT, and `--export` by SIGTERM, to memtop: memtop stops PROG's
+   recording before it passes the signal on, so FILE is finalized.
  - record_prog_refused: `memtop --record FILE -- PROG` over an existing
    file or into a missing directory: exit 1 and one line before PROG runs.
  - errors: missing, empty, foreign, corrupt, truncated and non-recording
@@ -258,6 +261,30 @@ def test_record(a):
         t.wait()
 
 
+def test_record_prog_signal(a):
+    """memtop ends PROG with the signal it got; libmemtop.so has no handler
+    for it (the target's own come first), so memtop must stop the recording
+    first or FILE stays "not finalized" without its last events."""
+    for sig, report in ((signal.SIGINT, ["--batch", "-d", "1"]),
+                        (signal.SIGTERM, ["--export", path(a, "sig.json")])):
+        rec = path(a, "sig%d.dat" % sig)
+        m = subprocess.Popen([a.memtop, "--record", rec] + report + ["--", a.demo, "600"],
+                             env=env_for(a), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+        for _ in range(100):
+            if os.path.exists(rec) and os.path.getsize(rec) > 0:
+                break
+            time.sleep(0.05)
+        time.sleep(1)
+        m.send_signal(sig)
+        _, err = m.communicate(timeout=30)
+        p = run([a.memtop, "-f", rec, "--batch"])
+        check(p.returncode == 0 and "not finalized" not in p.stdout + p.stderr
+              and re.search(r"^duration: .*stopped$", p.stdout, re.M),
+              "%s to memtop %s -- PROG: the recording is finalized (%s; %s)"
+              % (signal.Signals(sig).name, report[0], p.stdout[:300], err.strip()[-200:]))
+
+
 def test_record_prog_refused(a):
     """`memtop --record FILE -- PROG`: what PROG's libmemtop.so would refuse
     (an existing file, a missing directory) is an error before PROG runs,
@@ -265,13 +292,34 @@ def test_record_prog_refused(a):
     old = path(a, "exists.dat")
     open(old, "w").close()
     out = path(a, "refused.json")
-    for rec, what in ((old, "exists"), (path(a, "no-dir/x.dat"), "cannot create a file in")):
+    for rec, what in ((old, "exists"), (path(a, "no-dir/x.dat"), "cannot create a file in"),
+                      (path(a, "bad%x.dat"), "bad file name"),
+                      (path(a, "x" * 500 + "%p.dat"), "too long")):
         p = run([a.memtop, "--record", rec, "--export", out, "--", a.demo, "1"], env_for(a))
         lines = p.stderr.strip().splitlines()
         check(p.returncode == 1 and len(lines) == 1 and what in lines[0] and rec.split("/")[-2]
               in lines[0] and not os.path.exists(out),
-              "--record %s -- PROG: exit 1, one line, PROG not run (%r)" % (rec, p.stderr))
+              "--record %s -- PROG: exit 1, one line, PROG not run (%r)" % (rec[-60:], p.stderr))
     check(os.path.getsize(old) == 0, "the existing file is untouched")
+
+
+def test_record_cwd_percent(a):
+    """A relative --record name in a directory whose name holds '%': the
+    target reads the absolute name as a pattern, so the directory's '%'
+    must reach it as "%%" (before: "%n" in the directory's name became a
+    counter, and the file went elsewhere or nowhere)."""
+    d = path(a, "w%nq%%")
+    os.makedirs(d, exist_ok=True)
+    p = subprocess.run([a.memtop, "--record", "r.%n.dat", "--export", path(a, "pct.json"), "--",
+                        a.demo, "1"], env=env_for(a), cwd=d, capture_output=True, text=True,
+                       timeout=60)
+    made = sorted(os.listdir(d))
+    check(p.returncode == 0 and made == ["r.0.dat"],
+          "recorded into the directory named with '%%': %r (%s)" % (made, p.stderr.strip()))
+    p = run([a.record_drv, "-p", "1", "--record", "bad%q.dat"], env_for(a), timeout=30)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 1 and len(lines) == 1 and "bad file name 'bad%q.dat'" in lines[0],
+          "-p PID --record with a bad name: exit 1, one line naming it (%r)" % p.stderr)
 
 
 def expect_error(a, name, data, what):
@@ -322,7 +370,9 @@ def main():
     test_kill(a)
     test_exec(a)
     test_record(a)
+    test_record_prog_signal(a)
     test_record_prog_refused(a)
+    test_record_cwd_percent(a)
     test_errors(a)
     if failures:
         print("%d check(s) failed" % len(failures))

@@ -46,6 +46,20 @@ check("File name too long (ENAMETOOLONG)" in r.stderr and "(errno)" not in r.std
       "not recording" in r.stderr,
       "5000-character pattern: the error is named: %s" % r.stderr.strip()[-160:])
 
+# The recording's variables warn as every other: "memtop[PID]: warning:
+# NAME='value' is not ...; using DEFAULT" (before: "memtop[PID]: memtop:
+# NAME=value: not ...; tick", and MEMTOP_RECORD's error "memtop: memtop:").
+r = subprocess.run([a.demo, "0"], env=env(a, MEMTOP_RECORD_ORDER="bogus", MEMTOP_RECORD_MODE="zz",
+                                          MEMTOP_CULL_SECS="x", MEMTOP_CULL_BLOCKS="y"),
+                   capture_output=True, text=True, timeout=60)
+for want in ("warning: MEMTOP_RECORD_ORDER='bogus' is not tick or thread; using tick",
+             "warning: MEMTOP_RECORD_MODE='zz' is not full or culled; using full",
+             "warning: MEMTOP_CULL_SECS='x' is not a number of seconds",
+             "warning: MEMTOP_CULL_BLOCKS='y' is not a whole number"):
+    check(want in r.stderr, "the warning %r in %r" % (want, r.stderr))
+check("memtop: memtop" not in r.stderr and "memtop: memtop" not in run(
+    os.path.join(a.workdir, "bad-%q.dat")).stderr, "no doubled 'memtop:' prefix")
+
 existing = os.path.join(a.workdir, "existing.dat")
 open(existing, "w").write("precious")
 r = run(existing)

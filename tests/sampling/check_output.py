@@ -76,6 +76,17 @@ def test(args):
     check(p.returncode == 0, e2elib.describe(p))
     check(e2elib.load_json(out)["sampling"]["rate_bytes"] == 1 << 20, "MEMTOP_SAMPLE=1M ignored")
 
+    # "up to 1T" includes 1T, in the environment and on the command line
+    out = ctx.path("env1t.json")
+    p = e2elib.run([args.memtop, "--export", out, "--"] + sites(args),
+                   ctx.env_with(MEMTOP_SAMPLE="1T"))
+    check(p.returncode == 0 and "MEMTOP_SAMPLE" not in p.stderr, e2elib.describe(p))
+    check(e2elib.load_json(out)["sampling"]["rate_bytes"] == 1 << 40, "MEMTOP_SAMPLE=1T ignored")
+    out = ctx.path("opt1t.json")
+    p = e2elib.run([args.memtop, "--sample", "1T", "--export", out, "--"] + sites(args), ctx.env)
+    check(p.returncode == 0, e2elib.describe(p))
+    check(e2elib.load_json(out)["sampling"]["rate_bytes"] == 1 << 40, "--sample 1T ignored")
+
     out = ctx.path("bad.json")
     p = e2elib.run([args.memtop, "--export", out, "--"] + sites(args),
                    ctx.env_with(MEMTOP_SAMPLE="12q"))

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import seclib  # noqa: E402
 from seclib import check, e2elib  # noqa: E402
 
-PERM = "permission denied: run as the target's user or root"
+PERM = "permission denied: "  # and who may: "... or root"
 
 
 def reads(user, args, env, pid):
@@ -43,7 +43,11 @@ def test(args):
                                ("--record", ["--record", out + ".dat"])):
                 p = seclib.run_as(other, [args.memtop, "-p", str(demo.pid)] + opts, env)
                 lines = p.stderr.strip().splitlines()
-                check(p.returncode != 0 and len(lines) == 1 and PERM in lines[0],
+                # the owner named: after a setuid the process's user is not
+                # the segment's, which is the one to run as
+                check(p.returncode != 0 and len(lines) == 1 and PERM in lines[0] and
+                      lines[0].endswith("or root") and
+                      "belongs to uid %d" % owner.uid in lines[0],
                       "another user's %s: exit %d, stderr should be one line saying %r:\n%s"
                       % (what, p.returncode, PERM, p.stderr))
                 check("session_log_append" not in p.stdout,

@@ -119,6 +119,15 @@ def test(args):
                           "root's memtop -p %d %s accepted the forged segment (exit %d):\n%s%s" %
                           (s.pid, cmd[0], p.returncode, p.stdout, p.stderr))
             print("ok: -p says: %s" % p.stderr.strip())
+            # the victim cannot read the planted file (0600, the attacker's):
+            # it is foreign, not "permission denied: run as that user"
+            p = seclib.run_as(victim_user, [args.memtop, "-p", str(sleeps[0].pid), "--batch",
+                                            "-n", "1"], env)
+            check(p.returncode != 0 and "foreign owner" in p.stderr and
+                  "uid %d" % attacker.uid in p.stderr and "run as that user" not in p.stderr,
+                  "the victim's memtop -p %d on a planted file it cannot read:\n%s" %
+                  (sleeps[0].pid, p.stderr))
+            print("ok: the victim's -p says: %s" % p.stderr.strip())
             for pid, path in fakes.items():
                 check(header(path) == before[pid],
                       "root's memtop wrote into the attacker's forged memtop-%d" % pid)

@@ -115,21 +115,20 @@ static void test_plumbing(void **state)
     mt_plumbing p;
     assert_true(mt_plumbing_init(&p, " my_alloc , pool::,"));
     const char *yes[] = {
-        "malloc",
-        "operator new(unsigned long)",
-        "operator new[](unsigned long)",
+        "malloc", "operator new(unsigned long)", "operator new[](unsigned long)",
         "void std::vector<int, std::allocator<int> >::_M_realloc_insert<int>(int&&)",
         "std::__new_allocator<int>::allocate(unsigned long, void const*)",
-        "alloc::raw_vec::RawVec<T,A>::grow_one",
-        "<alloc::raw_vec::RawVec<u8>>::grow_one",
-        "alloc::alloc::exchange_malloc",
-        "__rust_alloc",
-        "__rdl_alloc",
+        "alloc::raw_vec::RawVec<T,A>::grow_one", "<alloc::raw_vec::RawVec<u8>>::grow_one",
+        "alloc::alloc::exchange_malloc", "__rust_alloc", "__rdl_alloc",
         "<T as alloc::slice::<impl [T]>::to_vec_in::ConvertVec>::to_vec",
-        "core::iter::traits::iterator::Iterator::collect",
-        "g_malloc0",
-        "my_alloc",
-        "pool::grow(int)"};
+        "core::iter::traits::iterator::Iterator::collect", "g_malloc0",
+        /* a map's operator[] and a throw allocate for their caller */
+        "std::map<int, std::__cxx11::basic_string<char, std::char_traits<char>, "
+        "std::allocator<char> >, std::less<int>, std::allocator<std::pair<int const, "
+        "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > > > "
+        ">::operator[](int const&)",
+        "std::unordered_map<int, int>::operator[](int const&)", "__cxa_allocate_exception",
+        "my_alloc", "pool::grow(int)"};
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         assert_true(mt_plumbing_match(&p, yes[i]));
     const char *no[] = {"main",
@@ -138,6 +137,7 @@ static void test_plumbing(void **state)
                         "my_alloc_stats",
                         "void ns::tmpl<int>(int)",
                         "user::push(std::vector<int>&)",
+                        "user::fill(std::map<int, int>&)",
                         "(anonymous namespace)::f()",
                         "<symrust::Thing as core::clone::Clone>::clone",
                         NULL};

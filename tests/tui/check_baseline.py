@@ -49,6 +49,17 @@ def test(t):
           (cache.text if cache else None))
     check("Baseline" in s, "the header does not mention the baseline:\n" + frame(s))
     leak_delta = parse_bytes(leak.cells["LIVE"])
+    # A trace that did not change since the mark is hidden, not missing: a
+    # filter that finds no row says so (before: "no rows match" alone, while
+    # cache_fill existed)
+    t.keys("/")
+    t.keys_literal("zzz_no_such_name")
+    s = t.wait_for("no rows match", "'no rows match' for a filter matching nothing")
+    check("changed since the baseline" in s,
+          "the empty filter's line does not say rows are those changed since the baseline:\n" +
+          frame(s))
+    t.keys("Escape")
+    t.wait_rows(lambda rows, s: row_for(rows, LEAKER) is not None, "the rows back after Esc")
 
     t.keys("b")
 

@@ -2,7 +2,8 @@
 
 Narrows the table to the leaker (/session_log_append, Enter), then Enter.
 Asserts the detail view shows the row's name, "Backtrace" with the frames
-session_log_append and main (demo.c), the counters, and "Leak suspicion N /
+session_log_append and main (demo.c, as "inlined into main": run() is
+inlined into it), the counters, and "Leak suspicion N /
 100" with its parts (sustained growth, retention, aging); Esc returns to the
 table with its heading and rows.
 """
@@ -33,6 +34,13 @@ def test(t):
     for part in ("sustained growth", "retention", "aging"):
         check(part in s, "the leak score's part %r is not shown:\n%s" % (part, frame(s)))
     check("Counters" in s, "no Counters section:\n" + frame(s))
+    # run() is inlined into main(): the line under run's frame names the
+    # function it was inlined into (it said "inlined: main", as if main were)
+    inl = re.compile(r"\n\s+inlined into main \(demo\.c:\d+\)")
+    s = t.wait_for(lambda s: "resolving..." not in s and s, "the backtrace resolved")
+    check(inl.search(s) and "inlined: " not in s,
+          "no 'inlined into main (demo.c:N)' under an inlined frame:\n" + frame(s))
+    check("the walk ended in" not in s, "a whole backtrace called cut:\n" + frame(s))
     t.keys("Escape")
     t.wait_rows(lambda rows, s: "Backtrace" not in s and
                 tuilib.row_for(rows, "session_log_append"),

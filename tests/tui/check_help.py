@@ -25,7 +25,7 @@ def listed_keys(s):
 
 
 def test(t):
-    t.start([t.memtop, "--", t.demo, "60"], width=100, height=40)
+    t.start([t.memtop, "--", t.demo, "60"], width=100, height=60)
     t.wait_symbolized()
     for key in ("?", "h", "F1"):
         t.keys(key)
@@ -36,6 +36,10 @@ def test(t):
                 check(k in listed, "the help does not list %r:\n%s" % (k, frame(s)))
             for col in tuilib.COLUMNS:
                 check(col in s, "the help does not explain column %s" % col)
+            # long lines wrap under their text rather than end in "…" (e's
+            # and R's did at 120 columns, more at 100)
+            check("\u2026" not in s and "FILE.tree.json" in s,
+                  "a help line is cut:\n%s" % frame(s))
         t.keys("Escape")
         t.wait_rows(lambda rows, s: "memtop keys" not in s and rows,
                     "the table again after Esc")

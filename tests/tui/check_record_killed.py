@@ -4,7 +4,7 @@
 Its recording status in the segment stays "on" for ever (nothing finalizes
 it), and the header went on showing "● REC <path> <size>" under "GONE".
 Asserts: the header says GONE without a final snapshot and, on the
-recording's row, "recorded <path> (<size>, not finalized: the process
+recording's row, "recorded <path> (at least <size>, not finalized: the process
 died)", no "REC"; the file opens with `memtop -f --batch`, which says it
 was not finalized; q exits 0.
 """
@@ -23,10 +23,10 @@ def test(t):
     t.wait_for(lambda s: os.path.getsize(dat) > 0, "the recording's first bytes")
     demo.send_signal(signal.SIGKILL)
     demo.wait()
-    done = re.compile(r"recorded (\S+\.dat) \(([\d.]+ ?(?:B|KiB|MiB)), not finalized: the process "
+    done = re.compile(r"recorded (\S+\.dat) \(at least ([\d.]+ ?(?:B|KiB|MiB)), not finalized: the process "
                       r"died\)")
     s = t.wait_for(lambda s: "GONE" in header_line(s, 0) and done.search(header_line(s, 3)) and s,
-                   "GONE and 'recorded <path> (<size>, not finalized...)' in the header")
+                   "GONE and 'recorded <path> (at least <size>, not finalized...)' in the header")
     check("REC " not in header_line(s, 3), "the header still says REC:\n" + frame(s))
     check(done.search(header_line(s, 3)).group(1) == shown,
           "the header names another file:\n" + frame(s))

@@ -29,6 +29,9 @@ def assert_renders(t, width, height):
     headings = [ln for ln in lines if tuilib.find_heading([ln]) is not None]
     check(len(headings) == 1, "%d heading rows at %dx%d:\n%s" % (len(headings), width, height,
                                                                  frame(s)))
+    # the bar's last key whole from 80 columns on ("F10Quit…" before)
+    check(width < 80 or (lines[-1].rstrip().endswith("F10Quit") and "\u2026" not in lines[-1]),
+          "the function bar at %dx%d: %r" % (width, height, lines[-1]))
     for i, ln in enumerate(lines):
         check(tuilib.display_width(ln) <= width,
               "line %d is %d columns wide at %dx%d:\n%s" %

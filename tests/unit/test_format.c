@@ -117,6 +117,17 @@ static void test_count_and_duration(void **state)
     why[MT_REC_WHY_MAX - 1] = 9;
     assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
                         "9 events dropped: other cause 9");
+    /* the growth window as it is: a 3 ms program's is not "1 s" */
+    assert_string_equal(FMT(mt_fmt_window, 0.003), "3 ms");
+    assert_string_equal(FMT(mt_fmt_window, 0.0004), "0.40 ms");
+    assert_string_equal(FMT(mt_fmt_window, 1.06), "1.1 s");
+    assert_string_equal(FMT(mt_fmt_window, 35.6), "36 s");
+    assert_string_equal(FMT(mt_fmt_window, 0.9996), "1.0 s"); /* not "1000 ms" */
+    assert_string_equal(FMT(mt_fmt_window, 9.96), "10 s");    /* not "10.0 s" */
+    assert_string_equal(FMT(mt_fmt_window, 0), "no window yet");
+    assert_string_equal(mt_plural(1), ""); /* "1 trace", not "1 traces" */
+    assert_string_equal(mt_plural(0), "s");
+    assert_string_equal(mt_plural(2), "s");
     assert_string_equal(FMT(mt_fmt_duration, 45), "45s");
     assert_string_equal(FMT(mt_fmt_duration, 723), "12m03s");
     assert_string_equal(FMT(mt_fmt_duration, 5 * 3600 + 120), "5h02m");
@@ -172,6 +183,33 @@ static void test_options(void **state)
     /* the viewer's refresh delay, on a recording too */
     assert_int_equal(parse(&o, (const char *[]){"-f", "x.dat", "-d", "0.5", NULL}), 0);
     assert_true(o.delay_given && o.delay_s == 0.5);
+    /* --sample's "up to 1T" includes 1T; --threshold takes the same suffixes */
+    assert_int_equal(parse(&o, (const char *[]){"--sample", "1T", "--", "true", NULL}), 0);
+    assert_true(o.sample_given && o.sample_bytes == 1ull << 40);
+    assert_int_equal(parse(&o, (const char *[]){"--sample", "512k", "--", "true", NULL}), 0);
+    assert_true(o.sample_bytes == 512u << 10);
+    assert_int_equal(
+        parse(&o, (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "1k", NULL}), 0);
+    assert_int_equal(o.threshold, 1024);
+    assert_int_equal(parse(&o, (const char *[]){"-p", "1", "--export", "x.tree.json", "--threshold",
+                                                "2M", NULL}),
+                     0);
+    assert_int_equal(o.threshold, 2 << 20);
+    /* where --reverse, --threshold and -g are used: the tree export, --batch
+     * --tree, the viewer's t (it opens with them), --batch's rows */
+    const char *const *good[] = {
+        (const char *[]){"-p", "1", "--export", "-.tree.json", "--reverse", NULL},
+        (const char *[]){"-f", "x.dat", "--export", "X.TREE.JSON", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--reverse", NULL},
+        (const char *[]){"-f", "x.dat", "--batch", "--tree", "--threshold", "1k", NULL},
+        (const char *[]){"-p", "1", "--batch", "--export", "x.tree.json", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--reverse", "--threshold", "1M", NULL},
+        (const char *[]){"-p", "1", "--batch", "-g", "module", "--export", "x.json", NULL},
+        (const char *[]){"-f", "x.dat", "--batch", "-g", "function", NULL},
+        (const char *[]){"--serve", "9100", "--top", "5", "--no-symbols", NULL},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_int_equal(parse(&o, good[i]), 0);
     const char *const *bad[] = {
         (const char *[]){"-p", "abc", "--batch", NULL},
         (const char *[]){"-p", "0", "--batch", NULL},
@@ -195,6 +233,31 @@ static void test_options(void **state)
         (const char *[]){"-f", "x.dat", "--batch", "-n", "3", NULL},
         (const char *[]){"-f", "x.dat", "--batch", "-d", "2", NULL},
         (const char *[]){"-f", "x.dat", "--export", "o.json", "-n", "1", NULL},
+        (const char *[]){"-p", "1", "-n", "3", NULL}, /* the viewer: it ignored -n */
+        (const char *[]){"-p", "1", "--export", "o.json", "-n", "3", NULL},
+        (const char *[]){"--sample", "2T", "--", "true", NULL},
+        (const char *[]){"--sample", "1025G", "--", "true", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "1kb", NULL},
+        (const char *[]){"-p", "1", "--batch", "--tree", "--threshold", "-1", NULL},
+        /* --serve serves every process's metrics: it ignored all these */
+        (const char *[]){"--serve", "9100", "-s", "growth", NULL},
+        (const char *[]){"--serve", "9100", "-g", "module", NULL},
+        (const char *[]){"--serve", "9100", "-n", "3", NULL},
+        (const char *[]){"--serve", "9100", "-d", "5", NULL},
+        (const char *[]){"--serve", "9100", "--tree", NULL},
+        (const char *[]){"--serve", "9100", "--reverse", NULL},
+        (const char *[]){"--serve", "9100", "--threshold", "1k", NULL},
+        (const char *[]){"--serve", "9100", "--cull", NULL},
+        (const char *[]){"--serve", "9100", "--thread-order", NULL},
+        /* --reverse and --threshold shape a tree: not the table's rows */
+        (const char *[]){"-p", "1", "--batch", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--batch", "--threshold", "1k", NULL},
+        (const char *[]){"-p", "1", "--export", "x.json", "--reverse", NULL},
+        (const char *[]){"-p", "1", "--export", "x.csv", "--threshold", "1M", NULL},
+        (const char *[]){"-f", "x.dat", "--export", "x.folded", "--reverse", NULL},
+        /* no export format groups its traces */
+        (const char *[]){"-p", "1", "--export", "x.json", "-g", "module", NULL},
+        (const char *[]){"-p", "1", "--export", "x.csv", "-g", "function", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(parse(&o, bad[i]), 2);

@@ -6,6 +6,8 @@
  */
 #include "core_config.h"
 
+#include "byte_count.h"
+
 #include "core_log.h"
 #include "core_common.h"
 #include "shm_layout.h"
@@ -61,40 +63,16 @@ static uint64_t env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t 
     return def;
 }
 
-/* MEMTOP_SAMPLE: bytes with an optional k, M or G suffix (powers of
- * 1024), at most 1 TiB; unset, empty or 0: exact. */
+/* MEMTOP_SAMPLE: a byte count (byte_count.h: like 512k, 1M) of at most
+ * 1 TiB; unset, empty or 0: exact. */
 static uint64_t env_sample(void)
 {
     const char *s = env_get("MEMTOP_SAMPLE");
+    uint64_t v;
     if (!s || !*s)
         return 0;
-    char digits[24];
-    size_t n = strlen(s);
-    unsigned shift = 0;
-    switch (n ? s[n - 1] : 0) {
-    case 'k':
-    case 'K':
-        shift = 10;
-        n--;
-        break;
-    case 'm':
-    case 'M':
-        shift = 20;
-        n--;
-        break;
-    case 'g':
-    case 'G':
-        shift = 30;
-        n--;
-        break;
-    }
-    uint64_t v;
-    if (n && n < sizeof digits) {
-        memcpy(digits, s, n);
-        digits[n] = '\0';
-        if (parse_u64(digits, 0, (1ull << 40) >> shift, &v))
-            return v << shift;
-    }
+    if (mt_parse_byte_count(s, MT_SAMPLE_MAX_BYTES, &v))
+        return v;
     mt_log(MT_LOG_WARN,
            "warning: MEMTOP_SAMPLE='%.64s' is not a byte count (like 512k, 1M) up to 1T; "
            "tracking every allocation",

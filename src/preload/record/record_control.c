@@ -18,6 +18,7 @@
 #include "record_cull.h"
 #include "record_order.h"
 #include "record_path.h"
+#include "record_pattern.h"
 #include "record_writer.h"
 #include "core_spinlock.h"
 
@@ -294,9 +295,10 @@ static void env_start(char **envp, bool mid_run)
     if (err) {
         /* the usual way to get there: an image before an exec recorded
          * into the same name (a wrapper: env, a shell script, a shim) */
-        mt_log(MT_LOG_ERROR, "memtop: MEMTOP_RECORD: %s; not recording%s", msg,
-               err == EEXIST ? " (to record each program a process execs, put %n in the name)"
-                             : "");
+        mt_log(MT_LOG_ERROR, "MEMTOP_RECORD: %s; not recording%s", msg,
+               err == EEXIST && !mt_rec_pattern_has(pat, 'n')
+                   ? " (to record each program a process execs, put %n in the name)"
+                   : "");
         set_status(MT_REC_STATE_FAILED, err, NULL, msg);
     }
 }
@@ -340,8 +342,7 @@ void mt_rec_child_start(void)
     char msg[MT_CTRL_MSG_MAX];
     int err = start(g_rc.pattern, true, true, msg, sizeof msg);
     if (err) {
-        mt_log(MT_LOG_WARN, "memtop: MEMTOP_RECORD in child %d: %s; not recording", (int)getpid(),
-               msg);
+        mt_log(MT_LOG_WARN, "MEMTOP_RECORD in child %d: %s; not recording", (int)getpid(), msg);
         set_status(MT_REC_STATE_FAILED, err, NULL, msg);
         return;
     }

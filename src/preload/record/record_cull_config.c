@@ -42,8 +42,8 @@ static uint64_t env_secs(const char *v)
     uint64_t ms = v ? parse_secs(v, &end) : 0;
     if (v && (!ms || *end)) {
         mt_log(MT_LOG_WARN,
-               "memtop: MEMTOP_CULL_SECS=%s: not a number of seconds > 0 (at most "
-               "a week); using %u",
+               "warning: MEMTOP_CULL_SECS='%.64s' is not a number of seconds above 0 (at "
+               "most a week); using %u",
                v, MT_DAT_CULL_MS_DEFAULT / 1000u);
         ms = 0;
     }
@@ -59,13 +59,14 @@ void mt_cull_env(const char *mode, const char *secs, const char *blocks)
             g_blocks = (uint32_t)n;
         else
             mt_log(MT_LOG_WARN,
-                   "memtop: MEMTOP_CULL_BLOCKS=%s: not a number from %u to %u; "
+                   "warning: MEMTOP_CULL_BLOCKS='%.64s' is not a whole number from %u to %u; "
                    "using %u",
                    blocks, MT_CULL_BLOCKS_MIN, 1u << 26, g_blocks);
     }
     bool culled = mode && strcmp(mode, "culled") == 0;
     if (mode && !culled && strcmp(mode, "full") != 0)
-        mt_log(MT_LOG_WARN, "memtop: MEMTOP_RECORD_MODE=%s: not 'full' or 'culled'; full", mode);
+        mt_log(MT_LOG_WARN, "warning: MEMTOP_RECORD_MODE='%.64s' is not full or culled; using full",
+               mode);
     mt_cull_configure(culled, env_secs(secs), g_blocks);
 }
 

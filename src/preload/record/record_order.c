@@ -18,7 +18,8 @@ void mt_rec_order_env(const char *v)
 {
     bool thread = v && strcmp(v, "thread") == 0;
     if (v && !thread && strcmp(v, "tick") != 0)
-        mt_log(MT_LOG_WARN, "memtop: MEMTOP_RECORD_ORDER=%s: not 'tick' or 'thread'; tick", v);
+        mt_log(MT_LOG_WARN,
+               "warning: MEMTOP_RECORD_ORDER='%.64s' is not tick or thread; using tick", v);
     atomic_store_explicit(&g_env_thread, thread, memory_order_relaxed);
     atomic_store_explicit(&g_next_thread, thread, memory_order_relaxed);
 }

@@ -12,6 +12,7 @@
 #include "record_path.h"
 
 #include "core_procinfo.h"
+#include "record_pattern.h"
 #include "shm_layout.h"
 
 #include <errno.h>
@@ -24,16 +25,6 @@
 
 #define MAX_COUNTER 100000u
 
-static bool append(char *out, size_t cap, size_t *len, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n + 1 > cap)
-        return false;
-    memcpy(out + *len, s, n + 1);
-    *len += n;
-    return true;
-}
-
 static void exe_base(char *out, size_t cap)
 {
     char exe[MT_PATH_MAX];
@@ -44,66 +35,29 @@ static void exe_base(char *out, size_t cap)
         snprintf(out, cap, "unknown");
 }
 
-bool mt_rec_expand(const char *pattern, unsigned n, char *out, size_t cap)
+/* The values of the sequences but %n's, taken once per file created. */
+typedef struct {
+    char pid[16], exe[MT_PATH_MAX], time[24];
+} fixed_vals;
+
+static void fixed_get(fixed_vals *f)
 {
-    size_t len = 0;
-    char tmp[MT_PATH_MAX];
-    if (!pattern || !*pattern || cap == 0)
-        return false;
-    out[0] = '\0';
-    for (const char *p = pattern; *p; p++) {
-        char one[2] = {*p, 0};
-        const char *piece = one;
-        if (*p == '%') {
-            switch (*++p) {
-            case 'p':
-                snprintf(tmp, sizeof tmp, "%d", (int)getpid());
-                break;
-            case 'e':
-                exe_base(tmp, sizeof tmp);
-                break;
-            case 't':
-                snprintf(tmp, sizeof tmp, "%lld", (long long)time(NULL));
-                break;
-            case 'n':
-                snprintf(tmp, sizeof tmp, "%u", n);
-                break;
-            case '%':
-                snprintf(tmp, sizeof tmp, "%%");
-                break;
-            default:
-                return false; /* unknown sequence, or a lone % at the end */
-            }
-            piece = tmp;
-        }
-        if (!append(out, cap, &len, piece))
-            return false;
-    }
-    return true;
+    snprintf(f->pid, sizeof f->pid, "%d", (int)getpid());
+    exe_base(f->exe, sizeof f->exe);
+    snprintf(f->time, sizeof f->time, "%lld", (long long)time(NULL));
+}
+
+static bool expand(const char *pattern, const fixed_vals *f, unsigned n, char *out, size_t cap)
+{
+    char num[16];
+    snprintf(num, sizeof num, "%u", n);
+    mt_rec_vals v = {f->pid, f->exe, f->time, num};
+    return mt_rec_pattern_expand(pattern, &v, out, cap);
 }
 
 bool mt_rec_pattern_per_process(const char *pattern)
 {
-    for (const char *p = pattern; p && *p; p++) {
-        if (*p != '%')
-            continue;
-        p++;
-        if (*p == 'p' || *p == 'n')
-            return true;
-        if (!*p)
-            break;
-    }
-    return false;
-}
-
-static bool has_counter(const char *pattern)
-{
-    for (const char *p = pattern; *p; p++)
-        if (*p == '%' && *++p == 'n')
-            return true;
-        else if (!*p)
-            break;
-    return false;
+    return mt_rec_pattern_has(pattern, 'p') || mt_rec_pattern_has(pattern, 'n');
 }
 
 /* ".fork" before the extension of the last component, or at its end. */
@@ -124,9 +78,11 @@ static bool fork_name(char *path, size_t cap)
 
 int mt_rec_create(const char *pattern, bool fork_child, char *path, size_t cap)
 {
-    unsigned limit = has_counter(pattern) ? MAX_COUNTER : 1;
+    unsigned limit = mt_rec_pattern_has(pattern, 'n') ? MAX_COUNTER : 1;
+    fixed_vals f;
+    fixed_get(&f);
     for (unsigned n = 0; n < limit; n++) {
-        if (!mt_rec_expand(pattern, n, path, cap) || (fork_child && !fork_name(path, cap)))
+        if (!expand(pattern, &f, n, path, cap) || (fork_child && !fork_name(path, cap)))
             return -EINVAL;
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0) {

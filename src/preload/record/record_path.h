@@ -1,15 +1,10 @@
-/* record_path.h -- recording file names: MEMTOP_RECORD patterns and
- * creating the file safely. */
+/* record_path.h -- recording file names: MEMTOP_RECORD patterns (their
+ * grammar: record_pattern.h) and creating the file safely. */
 #ifndef MT_RECORD_PATH_H
 #define MT_RECORD_PATH_H
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Expands pattern with %p (pid), %e (executable base name), %t (unix time,
- * seconds), %n (counter), %% ('%') into out, with `n` for %n.  False if
- * the pattern is empty, has another % sequence, or does not fit. */
-bool mt_rec_expand(const char *pattern, unsigned n, char *out, size_t cap);
 
 /* True if the pattern names a distinct file per process (%p or %n). */
 bool mt_rec_pattern_per_process(const char *pattern);

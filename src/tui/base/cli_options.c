@@ -3,9 +3,9 @@
  * Parsing stops at the first non-option ("+"), so `memtop --batch prog -x`
  * runs prog with -x, as does `memtop --batch -- prog -x`. */
 #include "cli_options.h"
+#include "byte_count.h"
 #include "dat_format.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum {
     OPT_CLEAN = 1000,
@@ -131,23 +132,13 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-/* Bytes with an optional k, M or G suffix (powers of 1024), up to 1 TiB:
- * the syntax of MEMTOP_SAMPLE (libmemtop's core_config.c). */
-static bool parse_bytes(const char *s, uint64_t *out)
+/* --threshold: a byte count (byte_count.h), as --sample takes. */
+static bool parse_threshold(const char *s, long *out)
 {
-    char *end;
-    if (!isdigit((unsigned char)s[0]))
+    uint64_t v;
+    if (!mt_parse_byte_count(s, LONG_MAX, &v))
         return false;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned shift = 0;
-    if (*end && !end[1])
-        shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : strchr("gG", *end) ? 30 : 99;
-    else if (*end)
-        shift = 99;
-    if (errno || shift == 99 || v > ((1ull << 40) >> shift))
-        return false;
-    *out = (uint64_t)v << shift;
+    *out = (long)v;
     return true;
 }
 
@@ -205,11 +196,13 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
                              "-s: unknown sort key '%s' (live, count, allocs, "
                              "temporary, growth, leak)",
                              arg);
+        o->sort_given = true;
         return 0;
     case 'g':
         if (!mt_group_parse(arg, &o->group))
             return usage_err(err, n, "-g: unknown grouping '%s' (trace, function, file, module)",
                              arg);
+        o->group_given = true;
         return 0;
     case OPT_AT:
         if (!parse_seconds(arg, &o->at_s))
@@ -221,8 +214,10 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
         o->top_given = true;
         return 0;
     case OPT_THRESHOLD:
-        if (!parse_long(arg, 0, LONG_MAX, &o->threshold))
-            return usage_err(err, n, "--threshold: not a byte count (0 = none): '%s'", arg);
+        if (!parse_threshold(arg, &o->threshold))
+            return usage_err(err, n, "--threshold: not a byte count (like 64k, 1M; 0 = none): '%s'",
+                             arg);
+        o->threshold_given = true;
         return 0;
     case 'e':
         return set_path(&o->export_path, arg, "--export", err, n);
@@ -231,7 +226,7 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
     case OPT_RECORD:
         return set_path(&o->record_path, arg, "--record", err, n);
     case OPT_SAMPLE:
-        if (!parse_bytes(arg, &o->sample_bytes))
+        if (!mt_parse_byte_count(arg, MT_SAMPLE_MAX_BYTES, &o->sample_bytes))
             return usage_err(err, n,
                              "--sample: not a byte count (like 512k, 1M; 0 = exact) up to 1T: '%s'",
                              arg);
@@ -324,11 +319,52 @@ static int check_target(const mt_opts *o, char *err, size_t n)
     return 0;
 }
 
+/* --serve answers scrapes with every process's metrics (its rows cut by
+ * --top): nothing to sort, group, pace, count, draw as a tree or record. */
+static int check_serve(const mt_opts *o, char *err, size_t n)
+{
+    if (o->serve_addr &&
+        (o->sort_given || o->group_given || o->iterations || o->delay_given || o->tree ||
+         o->reverse || o->threshold_given || o->cull_ms || o->thread_order))
+        return usage_err(err, n,
+                         "--serve takes no -s, -g, -n, -d, --tree, --reverse, --threshold, "
+                         "--cull or --thread-order (only --top and --no-symbols)");
+    return 0;
+}
+
+/* FILE.tree.json: the call tree export (as export.c reads the name). */
+static bool tree_export(const char *path)
+{
+    size_t len = path ? strlen(path) : 0, e = strlen(".tree.json");
+    return len > e && strcasecmp(path + len - e, ".tree.json") == 0;
+}
+
+/* What reports ignored: --reverse and --threshold shape a call tree (the
+ * viewer's t, --tree, FILE.tree.json); -g the rows of --batch and the
+ * viewer (no export format groups: each holds every trace). */
+static int check_report(const mt_opts *o, char *err, size_t n)
+{
+    bool report = o->batch || o->export_path;
+    if (report && (o->reverse || o->threshold_given) && !o->tree && !tree_export(o->export_path))
+        return usage_err(err, n,
+                         "--reverse and --threshold shape a call tree: --batch --tree or "
+                         "--export FILE.tree.json");
+    if (o->group_given && o->export_path && !o->batch)
+        return usage_err(err, n,
+                         "-g groups the rows of --batch and the viewer; an export holds "
+                         "every trace");
+    return 0;
+}
+
 static int check_combination(const mt_opts *o, char *err, size_t n)
 {
     if (o->help || o->version)
         return 0;
     int rc = check_target(o, err, n);
+    if (!rc)
+        rc = check_serve(o, err, n);
+    if (!rc)
+        rc = check_report(o, err, n);
     if (rc)
         return rc;
     if (o->cull_ms && (o->replay_path || o->list || o->clean))
@@ -343,6 +379,10 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
         return usage_err(err, n,
                          "-n and -d pace the reports of a running target; -f FILE reports one "
                          "moment (--at SECONDS)");
+    /* The viewer runs until q, an export is one snapshot: only --batch
+     * counts reports (the viewer took -n and ignored it). */
+    if (o->iterations && !o->batch)
+        return usage_err(err, n, "-n N counts the reports of --batch");
     /* The call tree is made of every trace's frames: neither cut nor grouped. */
     if (o->tree && o->top_given)
         return usage_err(err, n,

@@ -41,6 +41,7 @@ typedef struct mt_opts {
     double delay_s;          /* -d */
     bool delay_given;        /* -d was given (not the default) */
     mt_sort_key sort;        /* -s */
+    bool sort_given;         /* -s was given */
     long top;                /* --top; rows per report */
     bool top_given;          /* --top was given: it also bounds --export */
     const char *export_path; /* -e */
@@ -48,7 +49,9 @@ typedef struct mt_opts {
     bool tree;               /* --tree: call tree (batch text; the viewer opens on it) */
     bool reverse;            /* --reverse: the call tree bottom-up */
     long threshold;          /* --threshold BYTES: tree nodes below it fold into (other) */
+    bool threshold_given;    /* --threshold was given */
     mt_group_key group;      /* -g */
+    bool group_given;        /* -g was given */
     const char *output_path; /* --output: PROG's stdout and stderr in the TUI */
     bool ascii;              /* --ascii: no UTF-8 line drawing even if the locale has it */
     bool no_color;           /* --no-color */

@@ -106,3 +106,18 @@ char *mt_fmt_sanitize(char *s)
             *p = '?';
     return s;
 }
+
+char *mt_fmt_window(double seconds, char *buf, size_t n)
+{
+    if (!(seconds > 0))
+        snprintf(buf, n, "no window yet");
+    else if (seconds < 0.000995) /* thresholds where the rounding changes the unit */
+        snprintf(buf, n, "%.2f ms", seconds * 1000);
+    else if (seconds < 0.9995)
+        snprintf(buf, n, "%.0f ms", seconds * 1000);
+    else if (seconds < 9.95)
+        snprintf(buf, n, "%.1f s", seconds);
+    else
+        snprintf(buf, n, "%.0f s", seconds);
+    return buf;
+}

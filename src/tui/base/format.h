@@ -25,6 +25,19 @@ static inline const char *mt_est_mark(uint64_t rate)
     return rate ? "~" : "";
 }
 
+/* The plural ending of a count's noun: "" for 1, else "s" ("1 trace",
+ * "2 traces"). */
+static inline const char *mt_plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* A window of time as the growth columns' headings give it: "3 ms" below
+ * a second (a short program's growth is over its whole run), "0.40 ms"
+ * below a millisecond, "4.5 s" below ten, else "36 s"; "no window yet"
+ * for 0. */
+char *mt_fmt_window(double seconds, char *buf, size_t n);
+
 /* "45s", "12m03s", "5h02m", "3d05h". */
 char *mt_fmt_duration(uint64_t seconds, char *buf, size_t n);
 

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "lib_locate.h"
+#include "rec_stop.h"
 #include "signals.h"
 #include "symbols.h"
 
@@ -27,6 +28,8 @@ typedef struct launch {
     mt_locator loc;
     sigset_t set;
     long reports;
+    uint64_t last_seq;    /* the snapshot last reported */
+    double last_report_s; /* when (mt_now_s) */
     int failures;
     bool gave_up;
     bool no_segment; /* PROG could not create its segment: said why once */
@@ -73,20 +76,60 @@ static bool have_snapshot(const launch *L)
     return L->view.attached && L->view.have_snap;
 }
 
+/* Whether --batch still wants a report (-n N not reached). */
+static bool reports_wanted(const launch *L)
+{
+    return L->o->batch && (!L->o->iterations || L->reports < L->o->iterations);
+}
+
+/* A report for each new snapshot, a delay apart: one reported already is
+ * printed again only after two delays, and once PROG counts as not
+ * publishing (view.h), when the report says so (a wait that ended just
+ * before PROG's next publication printed the same snapshot twice; with -d
+ * below PROG's publishing interval, many times). */
+static bool report_due(launch *L)
+{
+    const mt_opts *o = L->o;
+    double now = mt_now_s(), since = now - L->last_report_s;
+    uint64_t seq = L->view.snap.slot.publish_seq;
+    if (!reports_wanted(L) ||
+        (L->reports && seq == L->last_seq &&
+         (since < 2 * o->delay_s || since * 1e9 < (double)mt_view_stale_after_ns(&L->view))))
+        return false;
+    L->last_seq = seq;
+    L->last_report_s = now;
+    return true;
+}
+
+/* A signal memtop passes on ends PROG as it ends memtop: PROG's recording
+ * is stopped first (rec_stop.h), or its file would not be finalized. */
+static void forward(launch *L, int sig, const siginfo_t *info)
+{
+    char msg[MT_PATH_MAX + 200];
+    if (mt_child_forwards(&L->child, info) && L->view.attached &&
+        mt_rec_stop_before_end(&L->view.seg, MT_REC_STOP_WAIT_MS, msg, sizeof msg) != 0)
+        mt_errorf("%s", msg);
+    mt_child_forward(&L->child, sig, info);
+}
+
 static void monitor(launch *L)
 {
     const mt_opts *o = L->o;
     while (!mt_child_poll(&L->child)) {
         step(L);
-        bool have = have_snapshot(L);
-        if (o->batch && have && (!o->iterations || L->reports < o->iterations)) {
+        bool have = have_snapshot(L), due = have && report_due(L);
+        if (due) {
             mt_batch_report(&L->view, mt_view_state(&L->view), o, &L->loc);
             L->reports++;
         }
-        siginfo_t info;
-        int sig = mt_sig_wait(&L->set, have ? o->delay_s : POLL_S, &info);
+        siginfo_t info; /* a report wanted but not due: soon again, for the next snapshot */
+        double wait = due                         ? o->delay_s
+                      : have && reports_wanted(L) ? o->delay_s / 4
+                      : have                      ? o->delay_s
+                                                  : POLL_S;
+        int sig = mt_sig_wait(&L->set, wait, &info);
         if (sig && sig != SIGCHLD)
-            mt_child_forward(&L->child, sig, &info);
+            forward(L, sig, &info);
     }
 }
 

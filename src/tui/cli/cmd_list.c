@@ -15,14 +15,14 @@ static void list_row(const mt_proc_entry *e)
 {
     char live[32] = "-", up[32] = "-";
     if (!e->ok) {
-        printf("%8d  %-8s %10s %8s  (%s)\n", e->pid, e->state, "-", "-", e->why);
+        printf("%8d  %-8s %10s %8s  (%s)\n", e->pid, e->shown, "-", "-", e->why);
         return;
     }
     if (e->have_totals) {
         mt_fmt_bytes(e->live_bytes, live, sizeof live);
         mt_fmt_duration(e->uptime_s, up, sizeof up);
     }
-    printf("%8d  %-8s %10s %8s  %s\n", e->pid, e->state, live, up, e->cmd);
+    printf("%8d  %-8s %10s %8s  %s\n", e->pid, e->shown, live, up, e->cmd);
 }
 
 static int list(const char *dir)

@@ -69,8 +69,12 @@ static void freshen(mt_view *v)
     mt_ctrl_reply reply;
     mt_err err;
     if (mt_control_send(&v->seg, MT_CMD_PUBLISH_NOW, NULL, PUBLISH_TIMEOUT_MS, &reply, &err)) {
-        mt_errorf("%s; exporting the latest snapshot (#%llu)", err.msg,
-                  (unsigned long long)v->snap.slot.publish_seq);
+        mt_staleness st = mt_view_staleness(v);
+        char why[160] = "";
+        if (st.stale) /* "snapshot #199 is 12 s old, ...: process stopped (state T)" */
+            mt_staleness_text(v, &st, why, sizeof why);
+        mt_errorf("%s; exporting the latest snapshot (#%llu)%s%s", err.msg,
+                  (unsigned long long)v->snap.slot.publish_seq, why[0] ? ": " : "", why);
         return;
     }
     if (mt_view_refresh(v, &err) != MT_OK)

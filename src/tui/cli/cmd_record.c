@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "abs_path.h"
+#include "record_name.h"
 #include "attach.h"
 #include "commands.h"
 #include "format.h"
@@ -45,13 +45,24 @@ static bool status_of(const mt_segment *seg, mt_shm_recording *out, uint64_t *wh
     return true;
 }
 
-/* The recording's bytes: the file's size, or those sent of a stream. */
-static uint64_t file_bytes(const char *path, const mt_stream *st)
+/* The file the target records into, as it named it (its status, checked
+ * terminated): `path` is the pattern memtop sent (%p unexpanded, a '%' of
+ * the working directory doubled). */
+static const char *rec_name(const mt_shm_recording *s, const char *path)
+{
+    return s->path[0] ? s->path : path;
+}
+
+/* The recording's bytes: the file's size (the target's count where memtop
+ * cannot see the file: another mount namespace), or those sent of a
+ * stream. */
+static uint64_t file_bytes(const mt_shm_recording *s, const char *path, const mt_stream *st)
 {
     struct stat sb;
     if (st)
         return st->sent;
-    return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    return stat(rec_name(s, path), &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size
+                                                                    : s->bytes_written;
 }
 
 /* ", inexact: 9 events dropped: disk behind 9" after the event count
@@ -71,8 +82,9 @@ static void print_status(const uint64_t *why, const char *path, const mt_shm_rec
     char size[32], dropped[MT_DAT_LOST_LINE_MAX + 16], behind[48] = "";
     if (st)
         snprintf(behind, sizeof behind, " sent, %" PRIu64 " bytes to send", mt_stream_backlog(st));
-    fprintf(stderr, "memtop: recording %s: %s%s, %" PRIu64 " events%s\n", st ? "to stdout" : path,
-            mt_fmt_bytes(file_bytes(path, st), size, sizeof size), behind, s->events_written,
+    fprintf(stderr, "memtop: recording %s: %s%s, %" PRIu64 " events%s\n",
+            st ? "to stdout" : rec_name(s, path),
+            mt_fmt_bytes(file_bytes(s, path, st), size, sizeof size), behind, s->events_written,
             dropped_note(s, why, dropped, sizeof dropped));
 }
 
@@ -197,9 +209,9 @@ static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
     if (st && drain(st) != 0)
         return MT_EXIT_FAIL;
     char size[32], dropped[MT_DAT_LOST_LINE_MAX + 16];
-    uint64_t bytes = file_bytes(path, st);
+    uint64_t bytes = file_bytes(&s, path, st);
     fprintf(st ? stderr : stdout, "%srecorded %s: %" PRIu64 " bytes (%s), %" PRIu64 " events%s\n",
-            st ? "memtop: " : "", st ? "to stdout" : path, bytes,
+            st ? "memtop: " : "", st ? "to stdout" : rec_name(&s, path), bytes,
             mt_fmt_bytes(bytes, size, sizeof size), s.events_written,
             dropped_note(&s, why, dropped, sizeof dropped));
     fflush(stdout);
@@ -230,10 +242,12 @@ int mt_cmd_record(const mt_opts *o)
 {
     char path[MT_PATH_MAX];
     bool streaming = strcmp(o->record_path, "-") == 0;
-    if (!streaming && mt_abs_path(o->record_path, path, sizeof path) != 0) {
+    if (!streaming && mt_record_name_abs(o->record_path, path, sizeof path) != 0) {
         mt_errorf("%s: path too long", o->record_path);
         return MT_EXIT_FAIL;
     }
+    if (!streaming && mt_record_name_check("--record", o->record_path, path, "") != 0)
+        return MT_EXIT_FAIL;
     mt_view v;
     mt_view_init(&v);
     char msg[600];

@@ -20,7 +20,7 @@ void mt_sig_restore(const sigset_t *old)
     sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-static double now_s(void)
+double mt_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -29,9 +29,9 @@ static double now_s(void)
 
 int mt_sig_wait(const sigset_t *set, double secs, siginfo_t *info)
 {
-    double end = now_s() + secs;
+    double end = mt_now_s() + secs;
     for (;;) {
-        double left = end - now_s();
+        double left = end - mt_now_s();
         if (left <= 0)
             return 0;
         struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};

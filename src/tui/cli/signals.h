@@ -15,4 +15,7 @@ void mt_sig_restore(const sigset_t *old);
 /* Wait up to secs for a signal of set: its number (info filled), or 0. */
 int mt_sig_wait(const sigset_t *set, double secs, siginfo_t *info);
 
+/* Seconds on the monotonic clock (the clock mt_sig_wait counts on). */
+double mt_now_s(void);
+
 #endif

@@ -28,7 +28,8 @@ typedef struct calc {
     char (*top)[2200];  /* labels of rows[i], trace_id and location added */
     double growth;      /* live bytes per second, all traces */
     bool exact;
-    bool have_rec; /* the recording status read: rec_dropped holds its drops by cause */
+    mt_staleness stale; /* view.h: while stale, no rates (they would be the last ones) */
+    bool have_rec;      /* the recording status read: rec_dropped holds its drops by cause */
     uint64_t rec_dropped[MT_DAT_LOST_WHY_N];
 } calc;
 
@@ -115,9 +116,16 @@ static void put_sample(FILE *f, const family *fam, const char *labels, value v)
     put_value(f, v);
 }
 
+/* Not while the process publishes nothing: its window's growth is its
+ * last (a growth alert would go on firing for a stopped process). */
 static value growth_of(const calc *c)
 {
-    return dblv(c->growth);
+    return c->stale.stale ? (value){0} : dblv(c->growth);
+}
+
+static value sample_of(const calc *c)
+{
+    return u64v(mt_view_sample_rate(&c->p->v));
 }
 
 static value exact_of(const calc *c)
@@ -141,12 +149,23 @@ static value time_of(const calc *c)
     return dblv((double)c->p->v.snap.slot.unix_ns / 1e9);
 }
 
+static value age_of(const calc *c)
+{
+    return dblv((double)c->stale.age_ns / 1e9);
+}
+
+static value publishing_of(const calc *c)
+{
+    return u64v(!c->stale.stale);
+}
+
 #define TOTAL(field) false, offsetof(mt_shm_totals, field), NULL
 #define RATE(field) true, offsetof(mt_rates, field), NULL
 #define CALC(fn) false, 0, fn
 
 /* Per-process families: a field of the totals (uint64_t), one of the
- * view's rates (double, while valid), or computed. */
+ * view's rates (double, while valid and the snapshot not stale), or
+ * computed. */
 static const struct pmetric {
     family fam;
     bool rate;
@@ -195,6 +214,10 @@ static const struct pmetric {
     {{"memtop_missed_frees", true, "Blocks whose free was not seen."}, TOTAL(missed_free_count)},
     {{"memtop_dropped_traces", true, "Traces not published (segment full), folded into one."},
      TOTAL(dropped_traces)},
+    {{"memtop_sample_bytes", false,
+      "Mean bytes between samples when the process is sampled (MEMTOP_SAMPLE: its figures are "
+      "estimates, memtop_data_exact 0); 0 when every allocation is counted."},
+     CALC(sample_of)},
     {{"memtop_data_exact", false,
       "1 when every figure is exact, 0 when memtop could not see everything (memtop_* "
       "health counters, an allocator it does not hook)."},
@@ -202,6 +225,14 @@ static const struct pmetric {
     {{"memtop_uptime_seconds", false, "Seconds the process has run."}, CALC(uptime_of)},
     {{"memtop_snapshot_timestamp_seconds", false, "When the snapshot was published (Unix time)."},
      CALC(time_of)},
+    {{"memtop_snapshot_age_seconds", false,
+      "How old the snapshot is: about one publish interval while the process publishes."},
+     CALC(age_of)},
+    {{"memtop_publishing", false,
+      "0 when the running process published nothing for 3 intervals and at least 3 s "
+      "(stopped, traced or hung): its rates and growth are then absent, its other figures "
+      "its last; else 1."},
+     CALC(publishing_of)},
 };
 
 static value pmetric_value(const struct pmetric *m, const calc *c)
@@ -212,7 +243,7 @@ static value pmetric_value(const struct pmetric *m, const calc *c)
         const mt_rates *r = &c->p->v.rates;
         double d;
         memcpy(&d, (const char *)r + m->off, sizeof d);
-        return r->valid ? dblv(d) : (value){0};
+        return r->valid && !c->stale.stale ? dblv(d) : (value){0};
     }
     uint64_t u;
     memcpy(&u, (const char *)&c->p->v.snap.slot.totals + m->off, sizeof u);
@@ -230,15 +261,15 @@ static const family tfams[T_FAMILIES] = {
      "Leak suspicion 0-100 (docs/leak-score.md), from the segment's checkpoints."},
 };
 
-static value tvalue(int fam, const mt_row *r)
+static value tvalue(int fam, const mt_row *r, bool stale)
 {
     switch (fam) {
     case T_LIVE:
         return u64v(r->t->live_bytes);
     case T_BLOCKS:
         return u64v(r->t->live_count);
-    case T_GROWTH:
-        return dblv(r->growth);
+    case T_GROWTH: /* as growth_of */
+        return stale ? (value){0} : dblv(r->growth);
     default:
         return dblv(r->key); /* rows by MT_SORT_LEAK: the score */
     }
@@ -285,6 +316,7 @@ static void calc_init(calc *c, const mt_fleet_proc *p, long top)
     snprintf(c->labels, sizeof c->labels, "pid=\"%d\",exe=\"%s\",container=\"%s\"", p->pid, exe,
              cont);
     c->exact = mt_health_exact(&p->v, NULL);
+    c->stale = mt_view_staleness(&p->v);
     mt_shm_recording rec;
     uint64_t why[MT_REC_WHY_MAX];
     mt_err err;
@@ -353,7 +385,8 @@ void mt_metrics_write(FILE *out, const mt_fleet *f, long top, bool om)
         put_family(out, &tfams[t], om);
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < cs[i].ntop; k++)
-                put_sample(out, &tfams[t], cs[i].top[k], tvalue(t, &cs[i].rows[k]));
+                put_sample(out, &tfams[t], cs[i].top[k],
+                           tvalue(t, &cs[i].rows[k], cs[i].stale.stale));
     }
     if (om)
         fputs("# EOF\n", out);

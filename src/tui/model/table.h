@@ -37,6 +37,15 @@ typedef struct mt_namer {
     void *ctx;
 } mt_namer;
 
+/* The temporary share of a row or a call-tree node: temporaries of its
+ * allocations, 0..1 (0 without allocations; a baseline's deltas may make
+ * either side negative). */
+static inline double mt_temp_share(double temporary, double allocs)
+{
+    double share = allocs > 0 ? temporary / allocs : 0.0;
+    return share > 1 ? 1 : share > 0 ? share : 0.0;
+}
+
 typedef struct mt_table_row {
     uint32_t trace_id; /* TRACE grouping: the trace; else the member with the most live bytes */
     uint32_t ntraces;  /* traces in this row */
@@ -47,7 +56,7 @@ typedef struct mt_table_row {
     double growth_bps;  /* live bytes per second (checkpoint windows, as mt_trace_growth) */
     double allocs_ps;   /* allocations per second between the previous and current snapshot; 0 if
                            unknown */
-    double temp_share;  /* temporary_count / free_count (0..1); 0 if no frees */
+    double temp_share;  /* mt_temp_share: of the allocations (0..1) */
     mt_leak_parts leak; /* filled for every row only when sorted by MT_SORT_LEAK; otherwise
                            all zero until mt_table_leak(t, row) computes it (then it holds the
                            same values as that returns).  Read it through mt_table_leak. */

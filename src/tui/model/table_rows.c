@@ -104,8 +104,9 @@ static void fill_figures(mt_table_row *r, const mt_shm_trace *s, const mt_base_f
     r->alloc_bytes = (double)s->alloc_bytes - (double)b->alloc_bytes;
     r->free_count = (double)s->free_count - (double)b->free_count;
     r->temporary_count = (double)s->temporary_count - (double)b->temporary_count;
-    double share = r->free_count > 0 ? r->temporary_count / r->free_count : 0.0;
-    r->temp_share = share > 1 ? 1 : share > 0 ? share : 0.0;
+    /* of the allocations, as the tree and the header count it (a trace
+     * that keeps most of its blocks is not called all temporary) */
+    r->temp_share = mt_temp_share(r->temporary_count, r->alloc_count);
 }
 
 /* Row `e` from its source; its leak score from t->growth when with_leak,

@@ -105,10 +105,17 @@ static void print_head(FILE *f, const mt_replay *r, const mt_view *v)
     if (rate)
         fprintf(f, "%s: the events are samples, the figures marked ~ estimates\n",
                 mt_fmt_sampling(rate, (char[48]){0}, 48));
-    fprintf(f, "duration: %.3fs (%.3fs to %.3fs), %s %sallocations, %s %sfrees, %s\n",
+    /* a culled block's allocation and free are counted, not written: the
+     * events' counts alone read as a program that hardly allocated */
+    uint64_t culled = in->culled ? in->culled_blocks : 0;
+    char parts[160] = "";
+    if (culled)
+        snprintf(parts, sizeof parts, " (%s and %s written, %s blocks culled)", C(in->allocs),
+                 C(in->frees), C(culled));
+    fprintf(f, "duration: %.3fs (%.3fs to %.3fs), %s %sallocations, %s %sfrees%s, %s\n",
             secs(in->duration_ns - in->start_ns), secs(in->start_ns), secs(in->duration_ns),
-            C(in->allocs), rate ? "sampled " : "", C(in->frees), rate ? "sampled " : "",
-            in->finalized ? end_name(in) : "not finalized");
+            C(in->allocs + culled), rate ? "sampled " : "", C(in->frees + culled),
+            rate ? "sampled " : "", parts, in->finalized ? end_name(in) : "not finalized");
     fprintf(f, "peak: %s%s live %s %.3fs", e, B(in->peak_live_bytes), in->peak_t_by ? "by" : "at",
             secs(in->peak_t_ns));
     if (in->peak_t_by)

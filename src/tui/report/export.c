@@ -17,9 +17,18 @@ static bool has_ext(const char *path, const char *ext)
     return n > e && strcasecmp(path + n - e, ext) == 0;
 }
 
+bool mt_export_stdout(const char *path)
+{
+    return path[0] == '-' && (path[1] == '\0' || path[1] == '.');
+}
+
 int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n)
 {
-    int fd = mt_out_open_named(path);
+    if (mt_export_stdout(path))
+        fflush(stdout); /* after what --batch printed there */
+    int fd = mt_export_stdout(path) ? dup(STDOUT_FILENO) : mt_out_open_named(path);
+    if (fd < 0 && mt_export_stdout(path))
+        fd = -errno;
     if (fd < 0) {
         snprintf(err, n, "cannot write %s: %s", path, mt_out_strerror(-fd));
         return -1;

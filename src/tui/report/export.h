@@ -61,9 +61,14 @@ typedef struct mt_export_src {
     double threshold; /* FILE.tree.json: live bytes under which nodes fold (--threshold) */
 } mt_export_src;
 
+/* Whether path names standard output: "-" (text), or "-" and a format's
+ * extension ("-.json", "-.pb.gz"...); ./-.json is a file. */
+bool mt_export_stdout(const char *path);
+
 /* Writes to a file the user named (created 0600, or an existing regular
- * file of the user's, emptied: out_file.h's mt_out_open_named).  0, or -1
- * with a one-line message in err. */
+ * file of the user's, emptied: out_file.h's mt_out_open_named), or to
+ * standard output (mt_export_stdout).  0, or -1 with a one-line message in
+ * err. */
 int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n);
 /* The same into fd, a new empty file (taken over: closed); path gives the
  * format and the messages. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "format.h"
 #include "rows.h"
 
 static const char header[] =
@@ -73,7 +74,7 @@ static void put_row(FILE *f, const mt_export_src *x, const mt_row *r, size_t fol
     }
     fputs("\",\"", f);
     if (folded)
-        fprintf(f, "(other: %zu traces)", folded);
+        fprintf(f, "(other: %zu trace%s)", folded, mt_plural(folded));
     else if (t->id == 0 && !n)
         fputs("(overflow)", f);
     else

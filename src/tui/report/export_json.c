@@ -1,6 +1,7 @@
 /* export_json.c -- the JSON snapshot (shape documented in issue 2 and
  * docs/): every number an exact integer except time_unix, uptime_s,
- * tracking_s and growth_bytes_per_s; frames innermost first; unknown values null. */
+ * tracking_s, snapshot_age_s and growth_bytes_per_s; frames innermost first; unknown values null.
+ */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -63,6 +64,25 @@ static void put_sampling(FILE *f, const mt_view *v)
             rate, exact ? counts : "", exact ? "" : counts, exact ? "" : ", ");
 }
 
+/* How old a segment's snapshot is, whether its running target publishes
+ * nothing (view.h: "stale") and why, as /proc says.  Not in a recording's
+ * export: it keeps what was recorded (and the bytes older readers wrote). */
+static void put_staleness(FILE *f, const mt_view *v)
+{
+    if (!v->attached || !v->have_snap)
+        return;
+    mt_staleness st = mt_view_staleness(v);
+    put_secs(f, "snapshot_age_s", st.age_ns);
+    /* "publishing", not "stale": the state "stale" is a process gone
+     * without its final snapshot (shm_liveness.c) */
+    fprintf(f, "\"publishing\": %s,\n\"not_publishing\": ", st.stale ? "false" : "true");
+    if (st.stale)
+        mt_json_string(f, mt_staleness_why(&st));
+    else
+        fputs("null", f);
+    fputs(",\n", f);
+}
+
 static void put_head(FILE *f, const mt_export_src *x)
 {
     const mt_identity *id = &x->v->seg.id;
@@ -83,6 +103,7 @@ static void put_head(FILE *f, const mt_export_src *x)
     put_secs(f, "time_unix", s->slot.unix_ns);
     put_secs(f, "uptime_s", mt_view_uptime_ns(x->v));
     put_secs(f, "tracking_s", s->slot.t_ns);
+    put_staleness(f, x->v);
     fprintf(f, "\"publish_seq\": %" PRIu64 ",\n\"segment_full\": %s,\n", s->slot.publish_seq,
             s->flags & MT_FLAG_SEGMENT_FULL ? "true" : "false");
     /* the window of every growth_bytes_per_s (the present rate, rows.h) */

@@ -7,9 +7,10 @@
  * inuse_objects (live bytes and blocks at the snapshot), alloc_space and
  * alloc_objects (everything allocated since tracking started, which
  * duration_nanos spans); inuse_space is the default.  Each sample carries
- * the trace's id as the numeric label "trace_id".  memtop counts every
- * allocation, so nothing is scaled (period 1); the comments say whether
- * the data is exact, and if not, why (health.h). */
+ * the trace's id as the numeric label "trace_id".  Exact, memtop counts
+ * every allocation (period 1); sampled, the values are its estimates and
+ * the period the sampling's mean bytes; the comments say whether the data
+ * is exact, and if not, why (health.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -127,7 +128,7 @@ static void free_out(pp_out *o)
     free(o->loc_ids);
 }
 
-static void put_types(pp_out *o, Perftools__Profiles__Profile *p)
+static void put_types(pp_out *o, uint64_t sample_rate, Perftools__Profiles__Profile *p)
 {
     static const char *const names[NVALUES][2] = {{"inuse_space", "bytes"},
                                                   {"inuse_objects", "count"},
@@ -148,7 +149,10 @@ static void put_types(pp_out *o, Perftools__Profiles__Profile *p)
     pt.unit = str(o, "bytes");
     o->period_type = pt;
     p->period_type = &o->period_type;
-    p->period = 1; /* every allocation counted: nothing to scale */
+    /* exact: every allocation counted (1); sampled: the mean bytes between
+     * samples, as Go's heap profiles give theirs, the values being already
+     * scaled to estimates (the comments say so) */
+    p->period = !sample_rate ? 1 : sample_rate > INT64_MAX ? INT64_MAX : (int64_t)sample_rate;
 }
 
 /* What the profile is and how far to trust it, as comments. */
@@ -198,7 +202,7 @@ static int pack(const mt_export_src *x, uint8_t **buf, size_t *len)
         add_trace(&o, x, rows[i].t);
     if (!o.bad && cut.folded)
         add_sample(&o, &cut.other, NULL, 0, "(other)", "other_traces", cut.folded);
-    put_types(&o, &p);
+    put_types(&o, mt_view_sample_rate(x->v), &p);
     put_comments(&o, x, &cut, &p);
     p.time_nanos = (int64_t)x->v->snap.slot.unix_ns;
     p.duration_nanos = (int64_t)x->v->snap.slot.t_ns;

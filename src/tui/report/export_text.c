@@ -47,7 +47,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t r
     const mt_shm_trace *t = r->t;
     char what[64];
     if (folded)
-        snprintf(what, sizeof what, "(other: %zu traces)", folded);
+        snprintf(what, sizeof what, "(other: %zu trace%s)", folded, mt_plural(folded));
     else
         snprintf(what, sizeof what, "trace %u", t->id);
     fprintf(f, "\n#%zu %s: ", rank, what);
@@ -133,10 +133,10 @@ void mt_export_text(FILE *f, const mt_export_src *x)
     mt_rows_cut_at(rows, n, x->top, &cut);
     const char *est = mt_view_sample_rate(x->v) ? " (~: estimated from samples)" : "";
     if (cut.folded)
-        fprintf(f, "\n%zu traces, sorted by %s; the top %zu, then the other %zu summed%s\n", n,
-                mt_sort_name(x->sort), cut.kept, cut.folded, est);
+        fprintf(f, "\n%zu trace%s, sorted by %s; the top %zu, then the other %zu summed%s\n", n,
+                mt_plural(n), mt_sort_name(x->sort), cut.kept, cut.folded, est);
     else
-        fprintf(f, "\n%zu traces, sorted by %s%s\n", n, mt_sort_name(x->sort), est);
+        fprintf(f, "\n%zu trace%s, sorted by %s%s\n", n, mt_plural(n), mt_sort_name(x->sort), est);
     for (size_t i = 0; i < cut.kept; i++)
         put_trace(f, x, &rows[i], i + 1, 0);
     if (cut.folded)

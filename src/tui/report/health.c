@@ -49,13 +49,9 @@ static void prefix_sampling(uint64_t rate, char *buf, size_t n)
     buf[w + sep + rest] = '\0';
 }
 
-void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n)
+/* mt_health_line into a buffer of n > HEAD_LEN + 1 bytes. */
+static void line_into(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n)
 {
-    if (!n)
-        return;
-    buf[0] = '\0';
-    if (n <= HEAD_LEN + 1)
-        return;
     memcpy(buf, head, HEAD_LEN + 1);
     mt_allocators_inexact_text(&v->allocs, buf + HEAD_LEN, n - HEAD_LEN);
     size_t k = HEAD_LEN + strlen(buf + HEAD_LEN);
@@ -67,7 +63,8 @@ void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_
     if (to->missed_free_count)
         add(buf, n, &k, "%llu missed frees", (unsigned long long)to->missed_free_count);
     if (to->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
-        add(buf, n, &k, "%llu traces dropped", (unsigned long long)to->dropped_traces);
+        add(buf, n, &k, "%llu trace%s dropped", (unsigned long long)to->dropped_traces,
+            mt_plural(to->dropped_traces));
     if (rec && rec->events_dropped) {
         char d[MT_DAT_LOST_LINE_MAX];
         add(buf, n, &k, "recording: %s",
@@ -81,4 +78,15 @@ void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_
     if (k == HEAD_LEN)
         buf[0] = '\0'; /* nothing to say: exact */
     prefix_sampling(mt_view_sample_rate(v), buf, n);
+}
+
+void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n)
+{
+    /* made whole, then cut to n: data that is not exact never reads as
+     * exact ("") for want of room (mt_health_exact asked with 8 bytes, and
+     * memtop --serve called every process exact) */
+    char whole[MT_HEALTH_LINE_MAX];
+    line_into(v, rec, whole, sizeof whole);
+    if (n)
+        snprintf(buf, n, "%s", whole);
 }

@@ -30,6 +30,18 @@ static void print_who(FILE *f, const mt_view *v, mt_state st)
     fprintf(f, "command: %s\n", mt_fmt_sanitize(cmd));
 }
 
+/* A running target that publishes nothing (view.h): say how old its
+ * snapshot is, each report, so that a report repeated from it does not
+ * read as new. */
+static void print_stale(FILE *f, const mt_view *v, const mt_staleness *st)
+{
+    char why[160];
+    if (!st->stale)
+        return;
+    mt_staleness_text(v, st, why, sizeof why);
+    fprintf(f, "NOT PUBLISHING: %s; rates unknown\n", why);
+}
+
 static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
 {
     const mt_shm_allocator *m = mt_allocators_main(&v->allocs);
@@ -51,9 +63,12 @@ static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
             B(t->tracker_bytes));
 }
 
-static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t)
+static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t, const mt_staleness *st)
 {
-    if (v->rates.valid)
+    if (st->stale) /* the last rates are not the present ones */
+        fprintf(f, "rate: unknown (no snapshot for %llu s)",
+                (unsigned long long)(st->silent_ns / 1000000000u));
+    else if (v->rates.valid)
         fprintf(f, "rate: %.0f allocs/s (%s), %.0f frees/s", v->rates.allocs_per_s,
                 mt_fmt_rate(v->rates.alloc_bytes_per_s, (char[32]){0}, 32), v->rates.frees_per_s);
     else
@@ -87,7 +102,8 @@ static void print_folding(FILE *f, const mt_view *v, const mt_shm_totals *t)
             fputs(" | trace table full: new backtraces counted in (overflow)", f);
     }
     if (t->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
-        fprintf(f, " | segment full: %s traces folded into (overflow)", C(t->dropped_traces));
+        fprintf(f, " | segment full: %s trace%s folded into (overflow)", C(t->dropped_traces),
+                mt_plural(t->dropped_traces));
 }
 
 /* "data: exact", or what makes it not: the exports' health (health.c).  A
@@ -125,9 +141,11 @@ static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t,
 void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_rec *rec)
 {
     const mt_shm_totals *t = &v->snap.slot.totals;
+    mt_staleness stale = mt_view_staleness(v);
     print_who(f, v, st);
+    print_stale(f, v, &stale);
     print_memory(f, v, t);
-    print_rates(f, v, t);
+    print_rates(f, v, t, &stale);
     print_health(f, v, t, rec);
 }
 
@@ -155,9 +173,8 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
 static const char *growth_window(const mt_shm_slot *slot, char *buf, size_t n)
 {
     double w = mt_growth_window_s(slot);
-    if (w <= 0)
-        return "no window yet";
-    snprintf(buf, n, "the last %.0f s", w < 1 ? 1 : w);
+    char span[32];
+    snprintf(buf, n, "%s%s", w > 0 ? "the last " : "", mt_fmt_window(w, span, sizeof span));
     return buf;
 }
 

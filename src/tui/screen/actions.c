@@ -6,6 +6,7 @@
 
 #include "dat_format.h"
 #include "export_job.h"
+#include "record_pattern.h"
 #include "replay_export.h"
 
 void mt_action_sort(mt_app *a, mt_sort_key key)
@@ -110,7 +111,10 @@ static void record(mt_app *a, bool culled)
     if (!on) {
         mt_export_default_path(a->src.pid, ".dat", path, sizeof path);
         mt_record_kind kind = {culled ? cull_ms : 0, a->o->thread_order};
-        if (!mt_control_record_arg(arg, sizeof arg, path, kind)) {
+        char pattern[sizeof path * 2]; /* the target reads a pattern: '%' as "%%" */
+        size_t len = 0;
+        if (!mt_rec_pattern_escape(path, pattern, sizeof pattern, &len) ||
+            !mt_control_record_arg(arg, sizeof arg, pattern, kind)) {
             mt_app_status(a, true, "recording: path too long: %s", path);
             return;
         }

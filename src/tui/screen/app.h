@@ -33,6 +33,7 @@ typedef struct mt_ui {
     uint64_t baseline_t_ns; /* when the baseline was marked (0: none) */
     mt_shm_totals baseline; /* the process totals then, for the header's changes */
     bool rates_known;       /* the table's per-row rates come from two snapshots */
+    mt_staleness stale;     /* the target's, at the last poll: rates unknown while stale */
     bool seek_pending;      /* -f: cursor keys moved the cursor to seek_to */
     uint64_t seek_to;       /* (UINT64_MAX: the end) */
 } mt_ui;

@@ -2,15 +2,20 @@
 #include "bars.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "draw.h"
+#include "format.h"
 #include "keymap.h"
 #include "rows.h"
 
+/* A key and its label, padded to 6 columns where there is room (htop's
+ * bar): the last label of a full 80-column bar is not cut ("F10Quit…"). */
 static int draw_fkey(const mt_theme *t, int y, int x, const char *key, const char *label)
 {
     x += mt_draw_text(t, y, x, COLS - x, t->fkey, key);
-    return x + mt_draw_fmt(t, y, x, COLS - x, t->fkey_label, "%-6s", label);
+    int w = (int)strlen(label), pad = w < 6 && x + 6 <= COLS ? 6 : w;
+    return x + mt_draw_fmt(t, y, x, COLS - x, t->fkey_label, "%-*s", pad, label);
 }
 
 static void draw_fkeys(mt_app *a, int y)
@@ -44,9 +49,10 @@ static void draw_summary(mt_app *a, int y)
     const mt_snapshot *s = mt_app_snapshot(a);
     double w = s ? mt_growth_window_s(&s->slot) : 0;
     if (w > 0)
-        snprintf(win, sizeof win, ", growth/s over the last %.0f s", w < 1 ? 1 : w);
+        snprintf(win, sizeof win, ", growth/s over the last %s",
+                 mt_fmt_window(w, (char[32]){0}, 32));
     mt_draw_fmt(t, y, 0, COLS, t->dim, "%zu row%s by %s, sorted by %s%s%s  (? for help)", n,
-                n == 1 ? "" : "s", mt_group_name(a->ui.group), mt_sort_name(a->ui.sort), filt, win);
+                mt_plural(n), mt_group_name(a->ui.group), mt_sort_name(a->ui.sort), filt, win);
 }
 
 void mt_bars_draw(mt_app *a)

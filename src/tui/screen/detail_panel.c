@@ -12,6 +12,7 @@
 #include "format.h"
 #include "graph.h"
 #include "rows.h"
+#include "stack_start.h"
 #include "text_lines.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
@@ -58,14 +59,14 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     mt_lines_add(l, A_NORMAL, "  live        %s%s in %s%s blocks", est, live, est, blocks);
     mt_lines_add(l, A_NORMAL, "  allocated   %s%s in %s%s allocations", est,
                  B((uint64_t)r->alloc_bytes), est, mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
-    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of frees)", est,
-                 mt_fmt_count((uint64_t)r->free_count, c1, 32),
+    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of the allocations)",
+                 est, mt_fmt_count((uint64_t)r->free_count, c1, 32),
                  mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
     const mt_snapshot *s = mt_app_snapshot(a);
     double w = s ? mt_growth_window_s(&s->slot) : 0;
-    mt_lines_add(l, A_NORMAL,
-                 "  rates       %s%s live growth over the last %.0f s, %s%.1f allocations/s", est,
-                 mt_fmt_rate(r->growth_bps, c1, 32), w, est, r->allocs_ps);
+    mt_lines_add(l, A_NORMAL, "  rates       %s%s live growth over %s%s, %s%.1f allocations/s", est,
+                 mt_fmt_rate(r->growth_bps, c1, 32), w > 0 ? "the last " : "",
+                 mt_fmt_window(w, c2, 32), est, r->allocs_ps);
 }
 
 static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
@@ -163,9 +164,25 @@ static void add_frame_lines(mt_app *a, mt_text_lines *l, unsigned idx, uint64_t 
         if (i == 0)
             mt_lines_add(l, at, "  #%-3u %s   [%s+0x%llx]%s", idx, where, mod,
                          (unsigned long long)f[i].offset, final ? "" : " resolving...");
-        else
-            mt_lines_add(l, at, "        inlined: %s", where);
+        else /* the chain's frame before was inlined into this one */
+            mt_lines_add(l, at, "        inlined into %s", where);
     }
+}
+
+/* A backtrace that ends in a named function no stack starts in was cut
+ * (stack_start.h): said under it, once its outermost frame is symbolized. */
+static void add_cut_note(mt_app *a, mt_text_lines *l, uint64_t outermost)
+{
+    mt_frame f[MT_MAX_CHAIN];
+    bool final = true;
+    unsigned n = mt_symworker_frames(a->names.w, outermost, f, MT_MAX_CHAIN, &final);
+    const char *fn = n ? f[n - 1].function : NULL; /* the machine frame's own function */
+    if (!final || !fn || mt_stack_start(fn))
+        return;
+    mt_lines_add(l, a->theme.warn,
+                 "  (the walk ended in %s, not at the program's or a thread's start: callers "
+                 "without unwind tables or frame pointers are missing)",
+                 fn);
 }
 
 static void add_backtrace(mt_app *a, mt_text_lines *l, uint32_t id)
@@ -174,10 +191,13 @@ static void add_backtrace(mt_app *a, mt_text_lines *l, uint32_t id)
     unsigned n = 0;
     const uint64_t *frames = mt_defs_frames(&a->src.view.defs, id, &n);
     const mt_def_info *di = id < a->src.view.defs.count ? &a->src.view.defs.items[id] : NULL;
-    mt_lines_add(l, t->title, "Backtrace of trace #%u, innermost first (%u frames%s)", id, n,
+    mt_lines_add(l, t->title, "Backtrace of trace #%u, innermost first (%u frame%s%s)", id, n,
+                 mt_plural(n),
                  di && (di->flags & MT_DEF_TRUNCATED) ? ", truncated at MEMTOP_DEPTH" : "");
     for (unsigned i = 0; frames && i < n; i++)
         add_frame_lines(a, l, i, frames[i]);
+    if (frames && n && !(di && (di->flags & MT_DEF_TRUNCATED)))
+        add_cut_note(a, l, frames[n - 1]);
 }
 
 static void build(mt_app *a, mt_text_lines *l)
@@ -196,10 +216,10 @@ static void build(mt_app *a, mt_text_lines *l)
         mt_lines_add(l, t->value, "%s", r->label ? r->label : "?");
     else
         mt_lines_add(l, t->value,
-                     "%s %s: %u traces; the backtrace and ages below are of its "
+                     "%s %s: %u trace%s; the backtrace and ages below are of its "
                      "largest, #%u",
                      mt_group_name(mt_app_group(a)), r->label ? r->label : "?", r->ntraces,
-                     r->trace_id);
+                     mt_plural(r->ntraces), r->trace_id);
     mt_lines_add(l, A_NORMAL, "%s", "");
     add_counters(a, l, r);
     add_leak(a, l, r);

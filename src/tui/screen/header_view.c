@@ -56,6 +56,22 @@ static const char *replay_text(const mt_app *a, char *buf, size_t n)
     return buf;
 }
 
+/* A running target that publishes nothing (view.h): "STOPPED (T):
+ * snapshot 12s old", "TRACED (t): ...", "NOT PUBLISHING: ..." for a hung
+ * one (not "STALE": GONE's segments are the stale ones, --list). */
+static const char *stale_text(const mt_app *a, attr_t *attr, char *buf, size_t n)
+{
+    const mt_staleness *st = &a->ui.stale;
+    char age[32];
+    mt_fmt_duration(st->age_ns / 1000000000u, age, sizeof age);
+    const char *what = st->proc_state == 'T'   ? "STOPPED (T)"
+                       : st->proc_state == 't' ? "TRACED (t)"
+                                               : "NOT PUBLISHING";
+    snprintf(buf, n, "%s: snapshot %s old", what, age);
+    *attr = a->theme.bad;
+    return buf;
+}
+
 static const char *phase_text(const mt_app *a, attr_t *attr, char *buf, size_t n)
 {
     const mt_theme *t = &a->theme;
@@ -80,7 +96,7 @@ static const char *phase_text(const mt_app *a, attr_t *attr, char *buf, size_t n
         *attr = t->warn;
         return replay_text(a, buf, n);
     default:
-        return "RUNNING";
+        return a->ui.stale.stale ? stale_text(a, attr, buf, n) : "RUNNING";
     }
 }
 
@@ -199,7 +215,8 @@ static void health_text(const mt_shm_totals *to, uint32_t flags, char *buf, size
     if ((flags & MT_FLAG_TRACES_FULL) && k < n)
         k += (size_t)snprintf(buf + k, n - k, "trace table full ");
     if ((to->dropped_traces || (flags & MT_FLAG_SEGMENT_FULL)) && k < n)
-        snprintf(buf + k, n - k, "%llu traces folded ", (unsigned long long)to->dropped_traces);
+        snprintf(buf + k, n - k, "%llu trace%s folded ", (unsigned long long)to->dropped_traces,
+                 mt_plural(to->dropped_traces));
 }
 
 /* Row 2: rates, growth, health. */
@@ -209,7 +226,10 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
     const mt_view *v = &a->src.view;
     char buf[480];
     int x = 0;
-    if (v->rates.valid)
+    if (a->ui.stale.stale) /* the last rates are not the present ones */
+        snprintf(buf, sizeof buf, "unknown (no snapshot for %s)",
+                 mt_fmt_duration(a->ui.stale.silent_ns / 1000000000u, (char[32]){0}, 32));
+    else if (v->rates.valid)
         snprintf(buf, sizeof buf, "%s/s allocs, %s/s frees",
                  mt_fmt_count((uint64_t)(v->rates.allocs_per_s + 0.5), (char[32]){0}, 32),
                  mt_fmt_count((uint64_t)(v->rates.frees_per_s + 0.5), (char[32]){0}, 32));
@@ -289,10 +309,11 @@ static void draw_recording(mt_app *a, int *x)
     }
     if (rec.state == MT_REC_STATE_ON && a->src.phase == MT_SRC_GONE) {
         /* killed while recording: its status stays "on" for ever; the file
-         * holds what was flushed, readable, not finalized */
+         * holds what was flushed, readable, not finalized; the size is the
+         * last the target published (up to an interval behind the file) */
         char size[32];
-        snprintf(line, sizeof line, "recorded %s (%s, not finalized: the process died)", rec.path,
-                 mt_fmt_bytes(rec.bytes_written, size, sizeof size));
+        snprintf(line, sizeof line, "recorded %s (at least %s, not finalized: the process died)",
+                 rec.path, mt_fmt_bytes(rec.bytes_written, size, sizeof size));
         field(t, 3, x, "", t->warn, line);
         return;
     }
@@ -324,7 +345,7 @@ static void draw_notes(mt_app *a)
         field(t, 3, &x, "Output ", A_NORMAL, a->src.out_path);
     size_t pending = a->names.w ? mt_symworker_pending(a->names.w) : 0;
     if (pending) {
-        snprintf(buf, sizeof buf, "%zu addresses", pending);
+        snprintf(buf, sizeof buf, "%zu address%s", pending, pending == 1 ? "" : "es");
         field(t, 3, &x, "Resolving ", t->dim, buf);
     }
 }

@@ -1,5 +1,7 @@
 /* help_panel.c -- `?`, `h` or F1: every key of the viewer (from the key
  * table, keymap.c), and what the columns mean. */
+#include <string.h>
+
 #include "app.h"
 #include "keymap.h"
 #include "text_lines.h"
@@ -9,11 +11,32 @@ static const char *const columns[][2] = {
     {"BLOCKS", "live blocks (allocations not freed)"},
     {"GROWTH/s", "change of LIVE per second over the last 30-36 s (else the last interval)"},
     {"ALLOC/s", "allocations per second between the last two refreshes"},
-    {"TEMP%", "frees that came within MEMTOP_TEMP_MS of their allocation"},
+    {"TEMP%", "allocations freed within MEMTOP_TEMP_MS of being made"},
     {"LEAK", "leak suspicion 0-100: sustained growth, bytes kept per second, blocks that age"},
     {"LOCATION", "first frame that is not allocator plumbing: function (file:line)"},
     {"OWN", "call tree (t): live bytes allocated in the node itself; the rest is inclusive"},
 };
+
+/* "  NAME                   text", the text wrapped at spaces to the
+ * screen's width under its first line (it was cut at 120 columns). */
+static void add_item(mt_text_lines *l, const char *name, const char *text)
+{
+    int width = COLS - 26 > 30 ? COLS - 26 : 30;
+    for (bool first = true; *text; first = false) {
+        int n = (int)strlen(text);
+        if (n > width) {
+            n = width;
+            while (n > 0 && text[n] != ' ')
+                n--;
+            if (n == 0)
+                n = width; /* one word longer than the line: cut */
+        }
+        mt_lines_add(l, A_NORMAL, "  %-22s %.*s", first ? name : "", n, text);
+        text += n;
+        while (*text == ' ')
+            text++;
+    }
+}
 
 static void build(mt_app *a, mt_text_lines *l)
 {
@@ -24,11 +47,11 @@ static void build(mt_app *a, mt_text_lines *l)
     const mt_binding *b = mt_bindings(&n);
     for (size_t i = 0; i < n; i++)
         if (b[i].shown)
-            mt_lines_add(l, A_NORMAL, "  %-22s %s", b[i].shown, b[i].help);
+            add_item(l, b[i].shown, b[i].help);
     mt_lines_add(l, A_NORMAL, "%s", "");
     mt_lines_add(l, t->title, "Columns");
     for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++)
-        mt_lines_add(l, A_NORMAL, "  %-22s %s", columns[i][0], columns[i][1]);
+        add_item(l, columns[i][0], columns[i][1]);
     mt_lines_add(l, A_NORMAL, "%s", "");
     mt_lines_add(l, t->title, "Header");
     mt_lines_add(l, A_NORMAL,

@@ -19,7 +19,7 @@ static void draw_entry(mt_app *a, int y, const mt_proc_entry *e, bool selected)
         mt_fmt_duration(e->uptime_s, up, sizeof up);
     }
     mt_draw_fill(y, 0, COLS, at);
-    mt_draw_fmt(t, y, 0, COLS, at, "%8d  %-8s %10s %8s  %s", e->pid, e->state, live, up,
+    mt_draw_fmt(t, y, 0, COLS, at, "%8d  %-8s %10s %8s  %s", e->pid, e->shown, live, up,
                 e->ok ? e->cmd : e->why);
 }
 

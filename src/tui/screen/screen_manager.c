@@ -92,6 +92,20 @@ static void take_data(mt_app *a, loop *L)
     a->dirty = true;
 }
 
+/* The target's staleness (view.h) at this poll; true when what the
+ * header says of it changed: stale or not, its /proc state, its age in
+ * whole seconds (a stopped target's snapshot does not change, yet its age
+ * on screen must). */
+static bool poll_stale(mt_app *a)
+{
+    mt_staleness was = a->ui.stale, now = mt_view_staleness(&a->src.view);
+    a->ui.stale = now;
+    if (!now.stale && !was.stale)
+        return false;
+    return now.stale != was.stale || now.proc_state != was.proc_state ||
+           now.age_ns / 1000000000u != was.age_ns / 1000000000u;
+}
+
 static void poll_data(mt_app *a, loop *L)
 {
     if (a->now < L->next_data || a->ui.paused || !a->src.pid || a->control.running) {
@@ -101,6 +115,8 @@ static void poll_data(mt_app *a, loop *L)
     bool waiting = a->src.phase == MT_SRC_WAITING;
     L->next_data = a->now + (waiting ? 0.05 : a->o->delay_s);
     if (mt_source_poll(&a->src))
+        a->dirty = true;
+    if (poll_stale(a))
         a->dirty = true;
     take_data(a, L);
 }

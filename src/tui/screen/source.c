@@ -11,6 +11,7 @@
 
 #include "attach.h"
 #include "memtop_ipc.h"
+#include "rec_stop.h"
 
 #define GIVE_UP_FAILURES 100 /* consecutive hard refresh failures */
 
@@ -163,6 +164,8 @@ bool mt_source_poll(mt_source *s)
         } else if (rc == MT_E_NOENT && s->launched && !s->error[0]) {
             no_segment(s);
         }
+    } else { /* nothing new: the header's uptime and state still move */
+        mt_view_refresh_live(&s->view);
     }
     return update_phase(s) || changed;
 }
@@ -181,9 +184,12 @@ static void signal_prog(const mt_source *s, int sig)
     kill(s->child.pid, sig);
 }
 
-/* SIGTERM, then SIGKILL if PROG is still there after grace_s. */
+/* PROG's recording first (rec_stop.h; a hung PROG: noted), then
+ * SIGTERM, then SIGKILL if PROG is still there after grace_s. */
 static void end_child(mt_source *s, double grace_s)
 {
+    if (s->view.attached)
+        mt_rec_stop_before_end(&s->view.seg, MT_REC_STOP_WAIT_MS, s->note, sizeof s->note);
     signal_prog(s, SIGTERM);
     for (double waited = 0; waited < grace_s; waited += 0.02) {
         if (mt_child_poll(&s->child))

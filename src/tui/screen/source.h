@@ -29,6 +29,7 @@ typedef struct mt_source {
     mt_child child;
     char out_path[4096]; /* launch mode: PROG's stdout and stderr */
     char error[4700];    /* the last hard error, for the status line */
+    char note[4700];     /* mt_source_close: PROG's recording may not be finalized */
     int failures;        /* consecutive failed refreshes */
     uint64_t version;    /* increases with every new state in view */
     uint64_t image;      /* increases when the target's segment is a new one (exec) */
@@ -60,7 +61,8 @@ bool mt_source_poll(mt_source *s);
 /* The target's published snapshot count: cheap, for "is there news?". */
 bool mt_source_ready(const mt_source *s);
 
-/* Detach; in launch mode end PROG if it still runs (SIGTERM, SIGKILL after
+/* Detach; in launch mode end PROG if it still runs (its recording stopped
+ * first, rec_stop.h: if that failed, note says so; then SIGTERM, SIGKILL after
  * grace_s), remove its segment, and return its exit status as memtop's;
  * -1 when memtop chose the status (PROG was ended by quitting, or there
  * was no PROG). */

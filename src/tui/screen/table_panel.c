@@ -43,7 +43,8 @@ static void row_location(mt_app *a, const mt_table_row *r, char *buf, size_t n)
     if (a->ui.group == MT_GROUP_TRACE || r->ntraces <= 1)
         snprintf(buf, n, "%s", r->label ? r->label : "?");
     else
-        snprintf(buf, n, "%s  (%u traces)", r->label ? r->label : "?", r->ntraces);
+        snprintf(buf, n, "%s  (%u trace%s)", r->label ? r->label : "?", r->ntraces,
+                 mt_plural(r->ntraces));
 }
 
 static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)
@@ -55,7 +56,7 @@ static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)
     int x = 0;
     for (int c = 0; c < MT_COLS; c++) {
         char buf[48];
-        mt_column_text(c, r, delta, a->ui.rates_known, buf, sizeof buf);
+        mt_column_text(c, r, delta, a->ui.rates_known && !a->ui.stale.stale, buf, sizeof buf);
         attr_t at = base;
         if (!selected && c == MT_COL_LEAK && r->leak.score >= 60)
             at = t->bad;
@@ -69,12 +70,18 @@ static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)
     mt_draw_text(t, y, x + 1, COLS - x - 1, base, loc);
 }
 
+/* With a baseline, the rows are the traces that changed since it: a trace
+ * that did not is hidden, not missing. */
 static void draw_empty(mt_app *a, int y)
 {
     const mt_theme *t = &a->theme;
+    bool base = mt_table_has_baseline(a->table);
     if (a->ui.filter[0])
-        mt_draw_fmt(t, y, 2, COLS - 2, t->dim, "no rows match \"%s\" (Esc in search clears it)",
-                    a->ui.filter);
+        mt_draw_fmt(t, y, 2, COLS - 2, t->dim, "no rows match \"%s\"%s (Esc in search clears it)",
+                    a->ui.filter, base ? " among those that changed since the baseline (b)" : "");
+    else if (base && mt_app_snapshot(a))
+        mt_draw_text(t, y, 2, COLS - 2, t->dim,
+                     "nothing allocated or freed since the baseline (b clears it)");
     else if (mt_app_snapshot(a))
         mt_draw_text(t, y, 2, COLS - 2, t->dim, "no allocations seen yet");
     else

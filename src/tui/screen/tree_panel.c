@@ -8,6 +8,7 @@
 #include "app.h"
 #include "calltree.h"
 #include "columns.h"
+#include "format.h"
 #include "draw.h"
 #include "tree_keys.h"
 
@@ -47,7 +48,7 @@ static mt_table_row row_of(const mt_ct_fig *f)
     r.temporary_count = f->temporary_count;
     r.allocs_ps = f->allocs_ps;
     r.growth_bps = f->growth_bps;
-    r.temp_share = f->alloc_count > 0 ? f->temporary_count / f->alloc_count : 0;
+    r.temp_share = mt_temp_share(f->temporary_count, f->alloc_count);
     r.leak.score = f->leak;
     return r;
 }
@@ -60,8 +61,8 @@ static int draw_figures(mt_app *a, int y, const mt_ct_node *nd, attr_t base)
     for (int c = 0; c <= MT_COLS; c++) {
         char buf[48];
         int col = c > 1 ? c - 1 : c, w = c == 1 ? OWN_W : mt_columns[col].width;
-        mt_column_text(c == 1 ? MT_COL_LIVE : col, c == 1 ? &own : &in, delta, a->ui.rates_known,
-                       buf, sizeof buf);
+        mt_column_text(c == 1 ? MT_COL_LIVE : col, c == 1 ? &own : &in, delta,
+                       a->ui.rates_known && !a->ui.stale.stale, buf, sizeof buf);
         attr_t at = base;
         if (base == A_NORMAL && col == MT_COL_LEAK && c > 1 && nd->incl.leak >= 60)
             at = a->theme.bad;
@@ -85,7 +86,8 @@ static void draw_line(mt_app *a, int y, const mt_tree_row *row, bool selected)
     snprintf(text, sizeof text, "%*s%s%s%s", (int)(2 * nd->depth), "", mark,
              mt_calltree_name(tp->tree, nd), nd->inlined ? " [inlined]" : "");
     if (nd->other)
-        snprintf(text + strlen(text), sizeof text - strlen(text), "  (%u traces)", nd->ntraces);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "  (%u trace%s)", nd->ntraces,
+                 mt_plural(nd->ntraces));
     mt_draw_text(&a->theme, y, x + 1, COLS - x - 1, base, text);
 }
 

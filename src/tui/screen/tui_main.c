@@ -121,6 +121,8 @@ static int finish(mt_app *a, int sig)
     char out[sizeof a->src.out_path];
     snprintf(out, sizeof out, "%s", a->src.out_path);
     int status = mt_source_close(&a->src, GRACE_S);
+    if (a->src.note[0])
+        mt_errorf("%s", a->src.note);
     if (launched)
         fprintf(stderr, "memtop: the output of %s is in %s\n", prog, out);
     if (status >= 0)

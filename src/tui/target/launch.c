@@ -142,11 +142,15 @@ bool mt_child_poll(mt_child *c)
     return true;
 }
 
+bool mt_child_forwards(const mt_child *c, const siginfo_t *info)
+{
+    return !c->exited && info->si_code != SI_KERNEL;
+}
+
 void mt_child_forward(const mt_child *c, int sig, const siginfo_t *info)
 {
-    if (c->exited || info->si_code == SI_KERNEL)
-        return;
-    kill(c->pid, sig);
+    if (mt_child_forwards(c, info))
+        kill(c->pid, sig);
 }
 
 int mt_child_reap(mt_child *c)

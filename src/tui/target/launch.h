@@ -42,6 +42,11 @@ void mt_spawn_out_path(const mt_spawn_io *io, int pid, char *buf, size_t n);
 /* Has the child exited?  (does not reap) */
 bool mt_child_poll(mt_child *c);
 
+/* Would mt_child_forward pass this signal on?  Not to an exited child,
+ * nor one the terminal sent to the whole foreground group (the child
+ * already has it). */
+bool mt_child_forwards(const mt_child *c, const siginfo_t *info);
+
 /* Pass on a signal memtop received, unless the terminal sent it to the
  * whole foreground group (then the child already has it). */
 void mt_child_forward(const mt_child *c, int sig, const siginfo_t *info);

@@ -24,6 +24,7 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
                    : rc == MT_E_NOTREADY  ? "starting"
                    : rc == MT_E_UNTRUSTED ? "foreign"
                                           : "invalid";
+        e->shown = e->state;
         snprintf(e->why, sizeof e->why, "%s", err.msg);
         return;
     }
@@ -34,6 +35,9 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
         e->ok = false; /* shown with its reason: a full /dev/shm */
     mt_proc_live live;
     mt_proc_live_read(&seg, &live);
+    bool halted = live.valid && strcmp(e->state, "running") == 0 &&
+                  (live.state == 'T' || live.state == 't'); /* the viewer's STOPPED (T) */
+    e->shown = !halted ? e->state : live.state == 'T' ? "stopped" : "traced";
     mt_snapshot snap;
     if (mt_snapshot_read(&seg, MT_SNAP_TOTALS_ONLY, &snap, NULL) == MT_OK) {
         e->have_totals = true;
@@ -111,7 +115,7 @@ static int add_failed(const char *dir, int pid, mt_proc_list *l, size_t *cap)
     mt_proc_entry *e = &l->items[l->count++];
     memset(e, 0, sizeof *e);
     e->pid = pid;
-    e->state = "running";
+    e->state = e->shown = "running";
     snprintf(e->why, sizeof e->why, "%s", why);
     return 0;
 }

@@ -16,6 +16,9 @@ typedef struct mt_proc_entry {
     bool ok;           /* the segment opened; else `why` says what is wrong */
     const char *state; /* "running", "exited", "stale", "denied", "starting", "invalid",
                         * "foreign" (owner is not the process's user) */
+    const char *shown; /* what --list and the picker show: state, or for a running
+                        * process that a signal or a debugger stopped (/proc/PID/stat
+                        * T or t) "stopped" or "traced" */
     bool have_totals;  /* live_bytes and uptime_s are known */
     uint64_t live_bytes;
     uint64_t uptime_s;

@@ -64,5 +64,6 @@ void mt_proc_live_read(const mt_segment *seg, mt_proc_live *live)
         live->cmdline[0] = '\0';
     live->uptime_s = up > 0 ? (uint64_t)up : 0;
     live->uptime_ns = up > 0 ? (uint64_t)(up * 1e9) : 0;
+    live->state = st;
     live->valid = true;
 }

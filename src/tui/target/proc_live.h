@@ -20,6 +20,7 @@ typedef struct mt_proc_live {
     char cmdline[MT_CMDLINE_MAX]; /* arguments joined by spaces; "" if empty */
     uint64_t uptime_s;            /* since the process started */
     uint64_t uptime_ns;           /* the same in ns (to the clock tick of its start) */
+    char state;                   /* /proc/PID/stat's state letter: 'T' stopped, 't' traced... */
 } mt_proc_live;
 
 /* Fill live for the process seg stands for (mt_segment_pid), if it is the

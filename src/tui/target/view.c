@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 void mt_view_init(mt_view *v)
 {
@@ -37,10 +38,7 @@ mt_errc mt_view_attach_pid(mt_view *v, const char *dir, int pid, mt_err *err)
     mt_view_target(v, dir, pid);
     if (mt_shm_locate(dir, pid, v->path, sizeof v->path) != 0)
         return mt_err_set(err, MT_E_IO, "segment directory name too long: %s", dir);
-    mt_errc rc = mt_segment_open_path(&v->seg, v->path, err);
-    if (rc == MT_OK && (rc = mt_segment_check_owner(&v->seg, pid, err)) != MT_OK)
-        mt_segment_close(&v->seg);
-    v->seg.host_pid = rc == MT_OK ? pid : 0;
+    mt_errc rc = mt_segment_open_for(&v->seg, v->path, pid, err);
     v->attached = rc == MT_OK;
     return rc;
 }
@@ -94,6 +92,66 @@ uint64_t mt_view_uptime_ns(const mt_view *v)
     return v->live.valid ? v->live.uptime_ns : v->snap.slot.t_ns;
 }
 
+static uint64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* now - then, 0 for a time in the future (a clock set back). */
+static uint64_t since(uint64_t now, uint64_t then)
+{
+    return then && now > then ? now - then : 0;
+}
+
+/* The target's last publish: the header's heartbeat (read now, so that a
+ * viewer that does not refresh, paused or between -d reports, does not
+ * make its target stale), else the snapshot's own time. */
+static uint64_t last_publish_ns(const mt_view *v)
+{
+    uint64_t hb = 0;
+    if (mt_segment_load64(&v->seg, &mt_segment_header(&v->seg)->heartbeat_unix_ns, &hb, NULL))
+        hb = 0;
+    return hb > v->snap.slot.unix_ns ? hb : v->snap.slot.unix_ns;
+}
+
+uint64_t mt_view_stale_after_ns(const mt_view *v)
+{
+    uint64_t ms = v->seg.id.publish_interval_ms ? v->seg.id.publish_interval_ms : 1000u;
+    ms *= MT_VIEW_STALE_INTERVALS;
+    return (ms < MT_VIEW_STALE_MIN_MS ? MT_VIEW_STALE_MIN_MS : ms) * 1000000u;
+}
+
+mt_staleness mt_view_staleness(const mt_view *v)
+{
+    mt_staleness s = {0};
+    if (!v->attached || !v->have_snap)
+        return s;
+    uint64_t now = wall_ns();
+    s.age_ns = since(now, v->snap.slot.unix_ns);
+    s.silent_ns = since(now, last_publish_ns(v));
+    s.proc_state = v->live.valid ? v->live.state : 0;
+    /* live.valid: the segment's creator runs (not exited, not gone) */
+    s.stale = v->live.valid && !(v->snap.flags & MT_FLAG_EXITED) &&
+              s.silent_ns >= mt_view_stale_after_ns(v);
+    return s;
+}
+
+const char *mt_staleness_why(const mt_staleness *s)
+{
+    return s->proc_state == 'T'   ? "stopped (state T)"
+           : s->proc_state == 't' ? "traced (state t)"
+                                  : "not publishing";
+}
+
+void mt_staleness_text(const mt_view *v, const mt_staleness *s, char *buf, size_t n)
+{
+    snprintf(buf, n, "snapshot #%llu is %llu s old, none published since: process %s",
+             (unsigned long long)v->snap.slot.publish_seq,
+             (unsigned long long)(s->age_ns / 1000000000u), mt_staleness_why(s));
+}
+
 /* Rates between two snapshots, else from the last two timeline points. */
 static void update_rates(mt_view *v)
 {
@@ -117,6 +175,12 @@ static void update_rates(mt_view *v)
     v->rates.allocs_per_s = ((double)c1 - (double)c0) / dt;
     v->rates.alloc_bytes_per_s = ((double)by1 - (double)by0) / dt;
     v->rates.frees_per_s = ((double)f1 - (double)f0) / dt;
+}
+
+void mt_view_refresh_live(mt_view *v)
+{
+    if (v->attached && v->have_snap)
+        mt_proc_live_read(&v->seg, &v->live);
 }
 
 bool mt_view_transient(mt_errc rc)

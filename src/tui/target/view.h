@@ -5,6 +5,7 @@
 #define MEMTOP_VIEW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "memtop_ipc.h"
 #include "proc_live.h"
@@ -68,6 +69,42 @@ static inline uint64_t mt_view_allocator_age_s(const mt_view *v)
     return v->have_snap && ns != MT_UNKNOWN && s >= MT_VIEW_ALLOCATOR_STALE_S ? s : 0;
 }
 
+/* A running target that publishes nothing new: stopped (SIGSTOP, state
+ * T), held by a debugger (t), or hung (a deadlock inside malloc stops its
+ * publishing thread too).  Its snapshot stays readable and looks like any
+ * other, so every output asks here and says how old it is instead of
+ * showing its rates as current.  Stale when the target's last publish
+ * (the header's heartbeat) is MT_VIEW_STALE_INTERVALS publish intervals
+ * old (MEMTOP_INTERVAL_MS) and at least MT_VIEW_STALE_MIN_MS: a busy
+ * target may be late by an interval, never by three.  Only a live
+ * target's: an exited or gone process and a recording have their own
+ * states.  The one definition every screen, report, export and the
+ * exporter use; the outputs call it "not publishing" ("stale" is the
+ * state of a process gone without its final snapshot). */
+#define MT_VIEW_STALE_INTERVALS 3u
+#define MT_VIEW_STALE_MIN_MS 3000u
+
+/* How long v's target may publish nothing before it counts as stale. */
+uint64_t mt_view_stale_after_ns(const mt_view *v);
+
+typedef struct mt_staleness {
+    bool stale;         /* running, yet nothing published for the threshold */
+    uint64_t silent_ns; /* since the target's last publish (0: not known) */
+    uint64_t age_ns;    /* of the snapshot held, by the wall clock */
+    char proc_state;    /* /proc/PID/stat's state at the last refresh; 0: not known */
+} mt_staleness;
+
+/* The staleness of v's snapshot now (all zero without one). */
+mt_staleness mt_view_staleness(const mt_view *v);
+
+/* Why a stale target publishes nothing, as far as /proc says:
+ * "stopped (state T)", "traced (state t)", else "not publishing". */
+const char *mt_staleness_why(const mt_staleness *s);
+
+/* "snapshot #199 is 12 s old, none published since: process stopped
+ * (state T)": what --batch, the text export and messages say. */
+void mt_staleness_text(const mt_view *v, const mt_staleness *s, char *buf, size_t n);
+
 /* Open the segment at path (validated).  For a file the caller made or
  * chose; a target found by pid goes through mt_view_attach_pid. */
 mt_errc mt_view_attach(mt_view *v, const char *path, mt_err *err);
@@ -86,6 +123,11 @@ mt_errc mt_view_attach_pid(mt_view *v, const char *dir, int pid, mt_err *err);
  * segment was replaced (the target exec'd) or an earlier attach failed;
  * MT_E_NOENT / MT_E_NOTREADY / MT_E_EMPTY / MT_E_BUSY are transient. */
 mt_errc mt_view_refresh(mt_view *v, mt_err *err);
+
+/* Read what /proc says of the target now (v->live: its command line,
+ * uptime and state) without a new snapshot: a target that publishes
+ * nothing (stopped, hung) is still shown as it is. */
+void mt_view_refresh_live(mt_view *v);
 
 /* Unmaps and frees everything but the target (path, dir, pid). */
 void mt_view_detach(mt_view *v);
