@@ -10,8 +10,9 @@ Asserts, on memtop-demo (a steady allocation rate) under the preload: while
 it runs, memtop_snapshot_age_seconds is small, memtop_publishing 1 and
 memtop_allocations_per_second present; within a few seconds of SIGSTOP,
 memtop_publishing is 0, the age 3 s or more and growing, and the three
-rate gauges are absent (not the last rate); the counters stay (their last
-values).  After SIGCONT: publishing 1 again and the rates back.
+rate gauges and the growth are absent (not the last rate); the counters stay
+(their last values); /pprof/heap's profile has a "not publishing: ..." comment.
+After SIGCONT: publishing 1 again and the rates back.
 """
 
 import os
@@ -74,6 +75,13 @@ def test(args):
         os.kill(demo.pid, signal.SIGSTOP)
         stopped = True
         first = wait_scrape(base, demo.pid, stale, "the stopped demo exported as stale, no rates")
+        # its pprof profile says so too, in a comment
+        status, _, body = fleetlib.http_get(base + "/pprof/heap?pid=%d" % demo.pid)
+        with open(ctx.path("stopped.pb.gz"), "wb") as f:
+            f.write(body)
+        comments = fleetlib.decode_pprof(ctx.path("stopped.pb.gz")).comments if status == 200 else []
+        check(any(c.startswith("not publishing: snapshot #") and "stopped (state T)" in c
+                  for c in comments), "the stopped demo's profile does not say so: %r" % comments)
         time.sleep(1.5)
         later = wait_scrape(base, demo.pid, stale, "the stopped demo still stale")
         check(later["memtop_snapshot_age_seconds"] > first["memtop_snapshot_age_seconds"],

@@ -234,6 +234,7 @@ static void test_options(void **state)
         (const char *[]){"-f", "x.dat", "--batch", "-d", "2", NULL},
         (const char *[]){"-f", "x.dat", "--export", "o.json", "-n", "1", NULL},
         (const char *[]){"-p", "1", "-n", "3", NULL}, /* the viewer: it ignored -n */
+        (const char *[]){"-p", "1", "--tree", "--export", "o.json", NULL}, /* ignored --tree */
         (const char *[]){"-p", "1", "--export", "o.json", "-n", "3", NULL},
         (const char *[]){"--sample", "2T", "--", "true", NULL},
         (const char *[]){"--sample", "1025G", "--", "true", NULL},

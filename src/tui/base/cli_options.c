@@ -349,6 +349,10 @@ static int check_report(const mt_opts *o, char *err, size_t n)
         return usage_err(err, n,
                          "--reverse and --threshold shape a call tree: --batch --tree or "
                          "--export FILE.tree.json");
+    if (o->tree && o->export_path && !o->batch)
+        return usage_err(err, n,
+                         "--tree prints the call tree with --batch; an export's call tree is "
+                         "--export FILE.tree.json");
     if (o->group_given && o->export_path && !o->batch)
         return usage_err(err, n,
                          "-g groups the rows of --batch and the viewer; an export holds "

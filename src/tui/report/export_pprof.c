@@ -28,7 +28,7 @@
 #endif
 
 #define NVALUES 4
-#define NCOMMENTS 5
+#define NCOMMENTS 6
 
 typedef Perftools__Profiles__Sample mt_pp_sample;
 typedef Perftools__Profiles__Label mt_pp_label;
@@ -171,6 +171,13 @@ static void put_comments(pp_out *o, const mt_export_src *x, const mt_rows_cut *c
     o->comments[n++] = str(o, line);
     o->comments[n++] = str(o, "inuse_*: live at the snapshot; alloc_*: since tracking started "
                               "(duration_nanos); sample label trace_id: the trace's id");
+    mt_staleness st = x->rec ? (mt_staleness){0} : mt_view_staleness(x->v);
+    if (st.stale) { /* its last snapshot, not the present (view.h) */
+        char why[160];
+        mt_staleness_text(x->v, &st, why, sizeof why);
+        snprintf(line, sizeof line, "not publishing: %s", why);
+        o->comments[n++] = str(o, line);
+    }
     if (x->rec) {
         snprintf(line, sizeof line,
                  "from recording %s at %" PRIu64 ".%09" PRIu64 " s of %" PRIu64 ".%09" PRIu64 " s",

@@ -64,10 +64,7 @@ static const char *stale_text(const mt_app *a, attr_t *attr, char *buf, size_t n
     const mt_staleness *st = &a->ui.stale;
     char age[32];
     mt_fmt_duration(st->age_ns / 1000000000u, age, sizeof age);
-    const char *what = st->proc_state == 'T'   ? "STOPPED (T)"
-                       : st->proc_state == 't' ? "TRACED (t)"
-                                               : "NOT PUBLISHING";
-    snprintf(buf, n, "%s: snapshot %s old", what, age);
+    snprintf(buf, n, "%s: snapshot %s old", mt_staleness_label(st), age);
     *attr = a->theme.bad;
     return buf;
 }

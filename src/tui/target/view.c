@@ -145,6 +145,13 @@ const char *mt_staleness_why(const mt_staleness *s)
                                   : "not publishing";
 }
 
+const char *mt_staleness_label(const mt_staleness *s)
+{
+    return s->proc_state == 'T'   ? "STOPPED (T)"
+           : s->proc_state == 't' ? "TRACED (t)"
+                                  : "NOT PUBLISHING";
+}
+
 void mt_staleness_text(const mt_view *v, const mt_staleness *s, char *buf, size_t n)
 {
     snprintf(buf, n, "snapshot #%llu is %llu s old, none published since: process %s",

@@ -101,6 +101,10 @@ mt_staleness mt_view_staleness(const mt_view *v);
  * "stopped (state T)", "traced (state t)", else "not publishing". */
 const char *mt_staleness_why(const mt_staleness *s);
 
+/* The same as the viewer's state: "STOPPED (T)", "TRACED (t)", else
+ * "NOT PUBLISHING". */
+const char *mt_staleness_label(const mt_staleness *s);
+
 /* "snapshot #199 is 12 s old, none published since: process stopped
  * (state T)": what --batch, the text export and messages say. */
 void mt_staleness_text(const mt_view *v, const mt_staleness *s, char *buf, size_t n);
