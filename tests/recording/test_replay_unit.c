@@ -804,8 +804,9 @@ static void summary_leaked_only_at_exit(void **state)
     assert_null(strstr(s, "(leaked)"));
 }
 
-/* The JSON export of v, as a string (in a static buffer). */
-static const char *json_of(const mt_replay *r, const mt_view *v, const char *name)
+/* The export of v into the file name (its format by the extension, JSON
+ * for *.json), as a string (in a static buffer). */
+static const char *export_of(const mt_replay *r, const mt_view *v, const char *name)
 {
     mt_locator loc = {&v->mods, NULL, NULL, NULL, NULL};
     mt_export_rec rec;
@@ -850,7 +851,7 @@ static void sampled_counts(void **state)
     assert_int_equal(t->alloc_count, 2);
     assert_int_equal(t->alloc_bytes, 3);
     assert_int_equal(t->free_count, 4);
-    assert_non_null(strstr(json_of(r, &v, "s_end.json"),
+    assert_non_null(strstr(export_of(r, &v, "s_end.json"),
                            "\"exact\": [\"totals.alloc_count\", \"totals.alloc_bytes\", "
                            "\"totals.free_count\"], \"estimated\": [\"totals.live_bytes\""));
     assert_int_equal(mt_replay_seek(r, S + S / 2, &v, &err), MT_OK);
@@ -861,7 +862,7 @@ static void sampled_counts(void **state)
         allocs += v.snap.traces[i].alloc_count;
     assert_int_equal(t->alloc_count, allocs);
     assert_true(allocs > 100); /* a few small blocks stand for many */
-    assert_non_null(strstr(json_of(r, &v, "s_mid.json"),
+    assert_non_null(strstr(export_of(r, &v, "s_mid.json"),
                            "\"exact\": [], \"estimated\": [\"totals.alloc_count\", "
                            "\"totals.alloc_bytes\", \"totals.free_count\", "
                            "\"totals.live_bytes\""));
@@ -880,14 +881,7 @@ static void sampled_text(void **state)
     (void)state;
     mt_view v;
     mt_replay *r = open_sampled_end(&v);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
-    mt_export_rec rec;
-    mt_replay_export_rec(r, &rec);
-    mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
-    char path[256], msg[256];
-    snprintf(path, sizeof path, "%s/sampled.txt", dir);
-    assert_int_equal(mt_export_file(path, &src, msg, sizeof msg), 0);
-    const char *text = slurp(path);
+    const char *text = export_of(r, &v, "sampled.txt");
     assert_non_null(strstr(text, " | total 2 allocs (3 B), 4 frees | temporary ~3 (~100.0%)\n"));
     assert_non_null(strstr(text, "2 traces, sorted by live (~: estimated from samples)\n"));
     assert_non_null(strstr(text, "#1 trace 1: live ~300 B in ~3 blocks, peak ~307 B, growth ~"));
