@@ -136,6 +136,34 @@ static int visit_segment(int pid, const mt_map_entry *m, void *ctx)
     return 1;
 }
 
+#define DELETED " (deleted)"
+
+typedef struct gone_q {
+    int nspid;
+    char *buf;
+    size_t n;
+} gone_q;
+
+static int visit_deleted(int pid, const mt_map_entry *m, void *ctx)
+{
+    (void)pid;
+    const gone_q *q = ctx;
+    size_t len = strlen(m->path), dlen = sizeof DELETED - 1;
+    if (m->path[0] != '/' || len <= dlen || len - dlen >= q->n ||
+        strcmp(m->path + len - dlen, DELETED) != 0)
+        return 0;
+    memcpy(q->buf, m->path, len - dlen);
+    q->buf[len - dlen] = '\0';
+    const char *base = strrchr(q->buf, '/');
+    return mt_shm_parse_name(base + 1) == q->nspid;
+}
+
+bool mt_maps_segment_deleted(int pid, char *buf, size_t n)
+{
+    gone_q q = {mt_proc_nspid(pid), buf, n};
+    return n > 0 && q.nspid > 0 && mt_maps_scan(pid, visit_deleted, &q) == 1;
+}
+
 bool mt_maps_is_preload(const char *path)
 {
     const char *base = strrchr(path, '/');

@@ -46,6 +46,13 @@ int mt_maps_holder(dev_t dev, ino_t ino, uint64_t start_ticks);
  * whether to ask it why (preload_probe.h). */
 int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino, bool *preload);
 
+/* Whether pid maps a segment of its own number whose file is gone from
+ * its directory ("... (deleted)" in the maps: removed by hand, or a
+ * process with the same pid in another PID namespace sharing the
+ * directory replaced it, as targets before the segment lock did); its
+ * path in the target's mount namespace, without the suffix, into buf. */
+bool mt_maps_segment_deleted(int pid, char *buf, size_t n);
+
 /* True if path names libmemtop.so (any directory, any version suffix). */
 bool mt_maps_is_preload(const char *path);
 

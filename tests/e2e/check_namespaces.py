@@ -11,6 +11,13 @@ host's own, empty directory: found in the maps) shows it running once,
 under its host pid, with its PID namespace, --clean keeps it (and the file stays), `memtop -p HOSTPID` finds
 it through the target's maps and shows the host pid, and the target is
 unharmed; then the same for a private /dev/shm without a PID namespace.
+Then two targets, each pid 1 of its own PID namespace, sharing the host's
+segment directory (the containers of one pod share /dev/shm): the second
+must publish beside the first's memtop-1, not over it (it did, and the first
+could no longer be attached: "no segment yet"), both attach, the second's
+exit leaves the first's name, and a third pid 1 after the first was killed
+takes memtop-1 over again (a leftover of a dead process is still replaced);
+with that file removed, `memtop -p` says so in one line.
 Last, memtop-exact in mount and PID namespaces, held alive after its work:
 `memtop -p HOSTPID --export` must match its ground truth to the byte (as
 check_exact.py does for a launched one), and `--batch` must show the same
@@ -89,6 +96,58 @@ def exact_counts(args, ctx):
         e2elib.stop(proc)
 
 
+def maps_segment(pid):
+    """The segment name in pid's maps ("memtop-1", "memtop-1-<hex>"), or
+    None (none, or one whose file was replaced: "... (deleted)")."""
+    with open("/proc/%d/maps" % pid) as f:
+        m = e2elib.SEGMENT_MAP.search(f.read())
+    return m.group(0).lstrip("/") if m else None
+
+
+def pod(args, ctx):
+    """Two pid 1 targets sharing one segment directory, then a third."""
+    a_proc, a = e2elib.start_in_namespaces(ctx, [args.demo, "120"], shared=True)
+    b_proc = c_proc = None
+    try:
+        check(maps_segment(a) == "memtop-1", "the first pid 1 maps %r" % maps_segment(a))
+        b_proc, b = e2elib.start_in_namespaces(ctx, [args.demo, "8"], shared=True)
+        sb = maps_segment(b)
+        check(sb is not None and sb.startswith("memtop-1-"),
+              "the second pid 1 (host pid %d) published as %r, not beside memtop-1" % (b, sb))
+        check(maps_segment(a) == "memtop-1",
+              "the second pid 1 took the first's segment: pid %d maps %r (%s)" %
+              (a, maps_segment(a), ctx.segments()))
+        attach(args, ctx, a)
+        attach(args, ctx, b)
+        listed = e2elib.run([args.memtop, "--list"], ctx.env, timeout=60)
+        shown = {ln.split()[0] for ln in listed.stdout.splitlines() if " running " in ln}
+        check(listed.returncode == 0 and {str(a), str(b)} <= shown,
+              "--list does not show pids %d and %d running:\n%s" %
+              (a, b, e2elib.describe(listed)))
+        b_proc.wait(timeout=60)  # the demo's 8 s, then its normal exit
+        check("memtop-1" in ctx.segments(), "the second's exit removed the first's memtop-1: %s" %
+              ctx.segments())
+        attach(args, ctx, a)
+        e2elib.stop(a_proc)  # killed: its memtop-1 stays, a leftover
+        c_proc, c = e2elib.start_in_namespaces(ctx, [args.demo, "120"], shared=True)
+        check(maps_segment(c) == "memtop-1",
+              "a new pid 1 did not replace the dead one's leftover memtop-1: it maps %r (%s)" %
+              (maps_segment(c), ctx.segments()))
+        attach(args, ctx, c)
+        os.unlink(os.path.join(ctx.shm_dir, "memtop-1"))
+        gone = e2elib.run([args.memtop, "-p", str(c), "--batch", "-n", "1"], ctx.env, timeout=60)
+        check(gone.returncode == 1 and "was removed or replaced" in gone.stderr and
+              len(gone.stderr.strip().splitlines()) == 1,
+              "-p of a target whose segment file was removed does not say so in one line:\n%s" %
+              e2elib.describe(gone))
+        print("ok: two pid 1 targets sharing %s: memtop-1 and %s, both attached; a third "
+              "replaced the dead one's leftover" % (ctx.shm_dir, sb))
+    finally:
+        for p in (a_proc, b_proc, c_proc):
+            if p:
+                e2elib.stop(p)
+
+
 def load_quiet(path):
     """The JSON in path, or None while it is being written."""
     try:
@@ -137,6 +196,7 @@ def test(args):
         print("ok: private /dev/shm, pid %d attached from the host" % pid)
     finally:
         e2elib.stop(proc)
+    pod(args, ctx)
     exact_counts(args, ctx)
 
 

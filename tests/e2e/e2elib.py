@@ -157,16 +157,19 @@ def unshare_ended(proc):
     fail("unshare exited (%s): %s" % (proc.returncode, err))
 
 
-def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m", env=None, until=None):
+def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m", env=None, until=None, shared=False):
     """cmd preloaded inside `unshare -m [-p -f]` with a private tmpfs as its
     MEMTOP_SHM_DIR (a tmpfs of `size`) that the host does not see, as in a
     container (needs root); returns (the unshare process, the target's host
     pid, once it maps its segment).  Stop it with stop(): unshare kills a
     forked child with it.  env: the environment (default ctx.env); until: a
     regular expression on its maps to wait for instead of its segment (e.g.
-    PRELOAD_MAP, for a target that cannot create one)."""
-    inner = "mount -t tmpfs -o size=%s memtop-ns %s && exec env LD_PRELOAD=%s %s" % (
-        size, shlex.quote(ctx.shm_dir), shlex.quote(ctx.args.preload), shlex.join(cmd))
+    PRELOAD_MAP, for a target that cannot create one); shared: no tmpfs, the
+    host's MEMTOP_SHM_DIR (as the containers of one pod share /dev/shm)."""
+    mount = "" if shared else "mount -t tmpfs -o size=%s memtop-ns %s && " % (
+        size, shlex.quote(ctx.shm_dir))
+    inner = "%sexec env LD_PRELOAD=%s %s" % (
+        mount, shlex.quote(ctx.args.preload), shlex.join(cmd))
     flags = ["-m", "-p", "-f", "--kill-child"] if pid_ns else ["-m"]
     proc = subprocess.Popen(["unshare"] + flags + ["sh", "-c", inner], env=env or ctx.env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

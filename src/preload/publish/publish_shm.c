@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -176,10 +177,31 @@ static void fill_identity(mt_shm_header *h, int pid)
     mt_proc_cmdline(h->cmdline, sizeof h->cmdline);
 }
 
+/* Whether a running process holds the segment file `name` (relative to
+ * dfd): every target keeps a shared flock on its own segment from its
+ * creation (mt_shm_create) until it unmaps it or ends, so an exclusive
+ * try fails.  That tells a leftover of a dead process of ours with our
+ * pid, which may be replaced, from the live segment of a process with the
+ * same pid in another PID namespace sharing this directory (containers of
+ * one pod), which must not be.  Never blocks: O_NONBLOCK opens a planted
+ * FIFO at once, LOCK_NB. */
+static bool segment_in_use(int dfd, const char *name)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) != 0 &&
+                errno == EWOULDBLOCK;
+    close(fd); /* and our lock, if we took it */
+    return busy;
+}
+
 /* Our own memtop-<pid>-<suffix> in dir, if there is one: the name our
  * pre-exec image published under (reusing it lets a viewer see the exec),
- * or a leftover of a dead process of ours with our pid.  getdents64, not
- * opendir: no allocation in the target. */
+ * or a leftover of a dead process of ours with our pid; not one a running
+ * process holds (segment_in_use).  getdents64, not opendir: no allocation
+ * in the target. */
 static bool find_own_aside(const char *dir, int pid, char *out, size_t n)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -196,7 +218,7 @@ static bool find_own_aside(const char *dir, int pid, char *out, size_t n)
             struct stat st;
             found = strncmp(d->d_name, prefix, plen) == 0 &&
                     fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-                    st.st_uid == geteuid();
+                    st.st_uid == geteuid() && !segment_in_use(dfd, d->d_name);
             if (found) {
                 int r = snprintf(out, n, "%s/%s", dir, d->d_name);
                 found = r > 0 && (size_t)r < n;
@@ -207,12 +229,15 @@ static bool find_own_aside(const char *dir, int pid, char *out, size_t n)
     return found;
 }
 
-/* Another user's file holds the name memtop-<pid> (squatted, or a
- * leftover of their process with our pid): publish as
- * memtop-<pid>-<16 random hex digits> instead, a name nobody can take
- * first, and say which file was in the way (once per program image).  Readers find it by its
- * owner (docs/shm-protocol.md, "Naming and trust"). */
-static bool publish_aside(mt_shm_writer *w, const struct stat *in_way)
+/* The name memtop-<pid> is not ours to take: another user's file holds it
+ * (squatted, or a leftover of their process with our pid), or (busy) the
+ * live segment of a process of ours with the same pid in another PID
+ * namespace.  Publish as memtop-<pid>-<16 random hex digits> instead, a
+ * name nobody can take first, and say which file was in the way (once per
+ * program image; only with MEMTOP_LOG=info when busy: containers of a pod
+ * meet it on every start).  Readers find it by its owner and the target's
+ * maps (docs/shm-protocol.md, "Naming and trust"). */
+static bool publish_aside(mt_shm_writer *w, const struct stat *in_way, bool busy)
 {
     char dir[sizeof w->path], aside[sizeof w->path];
     snprintf(dir, sizeof dir, "%s", w->path);
@@ -240,25 +265,36 @@ static bool publish_aside(mt_shm_writer *w, const struct stat *in_way)
         mt_status_fail(MT_STATUS_PUBLISH, e, aside);
         return false;
     }
-    mt_log(MT_LOG_WARN,
-           "%s is in the way (owned by uid %u, not by this process's user): "
-           "publishing as %s",
-           w->path, (unsigned)in_way->st_uid, aside);
+    if (busy)
+        mt_log(MT_LOG_INFO,
+               "%s is the segment of a running process with this pid (another PID namespace): "
+               "publishing as %s",
+               w->path, aside);
+    else
+        mt_log(MT_LOG_WARN,
+               "%s is in the way (owned by uid %u, not by this process's user): "
+               "publishing as %s",
+               w->path, (unsigned)in_way->st_uid, aside);
     snprintf(w->path, sizeof w->path, "%s", aside);
     return true;
 }
 
 /* Makes the header valid: everything else first, the magic last (release),
  * so a reader that sees the magic sees a complete header.  Then gives the
- * file its name: memtop-<pid> when that is free or our own (rename replaces
- * a leftover of a dead process of ours with our pid, or of our own
- * pre-exec image, atomically), else a name of our own (publish_aside). */
+ * file its name: memtop-<pid> when that is free or our own and held by no
+ * running process (rename replaces a leftover of a dead process of ours
+ * with our pid, or of our own pre-exec image, atomically), else a name of
+ * our own (publish_aside).  Two processes of one pid sealing at the same
+ * moment, a leftover in the way, can still both take the name: the second
+ * rename wins, and the first is then found by neither name (a window of
+ * microseconds, at start). */
 bool mt_shm_seal(mt_shm_writer *w)
 {
     __atomic_store_n(&w->hdr->magic, MT_SHM_MAGIC, __ATOMIC_RELEASE);
     struct stat st;
     bool taken = lstat(w->path, &st) == 0 && st.st_uid != geteuid();
-    if (!taken) {
+    bool busy = !taken && segment_in_use(AT_FDCWD, w->path);
+    if (!taken && !busy) {
         if (rename(w->tmp_path, w->path) == 0)
             return true;
         int e = errno;
@@ -271,7 +307,7 @@ bool mt_shm_seal(mt_shm_writer *w)
             mt_status_fail(MT_STATUS_PUBLISH, e, w->path);
         }
     }
-    if (taken && publish_aside(w, &st))
+    if ((taken || busy) && publish_aside(w, &st, busy))
         return true;
     unlink(w->tmp_path);
     return false;
@@ -303,6 +339,10 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
         return false;
     }
     fchmod(fd, 0600); /* whatever the umask did: owner only */
+    /* Held while the file is mapped or open, by this process only (a fork
+     * child drops both at once, exec closes and unmaps them): see
+     * segment_in_use.  Without it (no flock), the name is taken as before. */
+    flock(fd, LOCK_SH | LOCK_NB);
     void *base = MAP_FAILED;
     int rc = ftruncate(fd, (off_t)total) == 0 ? posix_fallocate(fd, 0, MT_HEADER_BYTES) : errno;
     if (rc == 0)

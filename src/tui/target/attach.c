@@ -10,6 +10,7 @@
 
 #include "proc_file.h"
 #include "shm_liveness.h"
+#include "shm_maps.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,10 +55,16 @@ static bool pid_reused(const mt_segment *seg)
 static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *path, int pid,
                     char *msg, size_t n)
 {
-    char why[400] = "";
+    char why[400] = "", gone[256];
     mt_preload_state lib = rc == MT_E_NOENT ? mt_preload_probe(pid, why, sizeof why, NULL, 0) : 0;
     if (rc == MT_E_NOENT && !mt_pid_exists(pid))
         snprintf(msg, n, "no such process: %d", pid);
+    else if (rc == MT_E_NOENT && mt_maps_segment_deleted(pid, gone, sizeof gone))
+        snprintf(msg, n,
+                 "process %d publishes into %s, but that file was removed or replaced (by hand, "
+                 "or by an older libmemtop.so in a process with the same pid in another PID "
+                 "namespace sharing the directory): restart it to attach",
+                 pid, gone);
     else if (rc == MT_E_NOENT && lib == MT_PRELOAD_FAILED)
         snprintf(msg, n, "process %d runs libmemtop.so but has no segment: %s", pid, why);
     else if (rc == MT_E_NOENT && lib != MT_PRELOAD_ABSENT && started_disabled(pid))
