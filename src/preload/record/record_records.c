@@ -90,15 +90,24 @@ static void emit_module(const mt_shm_module *rec, uint32_t index, uint64_t now)
     mt_recw_emit(MT_DAT_REC_MODULE);
 }
 
+/* A slot for a new module: an unloaded module's (its UNLOAD is written),
+ * else a fresh one; NULL if every slot holds a loaded module. */
+static mt_recw_module *free_slot(void)
+{
+    for (uint32_t i = 0; i < mt_w.nmodules; i++)
+        if (!mt_w.modules[i].loaded)
+            return &mt_w.modules[i];
+    return mt_w.nmodules < MT_RECW_MODULES_MAX ? &mt_w.modules[mt_w.nmodules++] : NULL;
+}
+
 static void visit(const mt_shm_module *rec, void *arg)
 {
     uint64_t now = *(const uint64_t *)arg;
     mt_recw_module *m = find_loaded(rec->bias, rec->start);
-    if (!m && mt_w.nmodules < MT_RECW_MODULES_MAX) {
-        m = &mt_w.modules[mt_w.nmodules];
+    if (!m && (m = free_slot()) != NULL) {
         m->bias = rec->bias;
         m->start = rec->start;
-        m->index = mt_w.nmodules++;
+        m->index = mt_w.module_records++;
         m->loaded = true;
         emit_module(rec, m->index, now);
     }
