@@ -13,6 +13,7 @@
 #include "core_loader_gate.h"
 #include "core_allocator_figures.h"
 #include "core_procinfo.h"
+#include "record.h"
 #include "record_buffer.h"
 #include "record_writer.h"
 #include "core_sample.h"
@@ -155,10 +156,20 @@ static void emit_def(uint32_t id, const mt_trace_def *t)
 
 /* Defines every trace handed out so far, in id order.  A trace being
  * created on another thread is waited for (it is ready within its
- * creator's shard lock): an event may refer to a later id. */
+ * creator's shard lock): an event may refer to a later id.
+ * The modules first, listed after the count was read: a library loaded
+ * after the pass's listing (or after the last drain's) and allocated from
+ * would else have its traces defined before its MODULE.  Each of these
+ * traces' frames was taken before its id, so its module is listed here,
+ * or, unloaded meanwhile, was listed by its dlclose under mt_w.lock
+ * (record_thread.c mt_rec_before_dlclose).  Not during a pause, which must
+ * not take the loader's lock (record_session.c; no definition is made in
+ * one). */
 void mt_rr_defs(void)
 {
     uint32_t count = mt_trace_count();
+    if (mt_w.defs < count && !mt_rec_paused())
+        mt_rr_modules(mt_recw_now());
     while (mt_w.defs < count) {
         mt_trace *t = mt_trace_get(mt_w.defs);
         for (unsigned spins = 0; !mt_trace_ready(t);)
