@@ -52,23 +52,59 @@ static int cmp_start(const void *a, const void *b, void *ctx)
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-mt_errc mt_modules_reindex(mt_modules *m, mt_err *err)
+/* order and max_end with room for n entries (doubling). */
+static mt_errc index_room(mt_modules *m, size_t n, mt_err *err)
 {
-    size_t *order = realloc(m->order, (m->count ? m->count : 1) * sizeof *order);
+    if (n <= m->index_cap && m->order)
+        return MT_OK;
+    size_t cap = m->index_cap * 2 > n ? m->index_cap * 2 : (n ? n : 1);
+    size_t *order = realloc(m->order, cap * sizeof *order);
     if (order)
         m->order = order;
-    uint64_t *max_end = realloc(m->max_end, (m->count ? m->count : 1) * sizeof *max_end);
-    if (max_end)
-        m->max_end = max_end;
-    if (!order || !max_end)
+    uint64_t *max_end = order ? realloc(m->max_end, cap * sizeof *max_end) : NULL;
+    if (!max_end)
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the module map");
-    for (size_t i = 0; i < m->count; i++)
-        order[i] = i;
-    qsort_r(order, m->count, sizeof *order, cmp_start, m->items);
-    for (size_t k = 0; k < m->count; k++) {
-        uint64_t end = m->items[order[k]].end;
-        max_end[k] = k && max_end[k - 1] > end ? max_end[k - 1] : end;
+    m->max_end = max_end;
+    m->index_cap = cap;
+    return MT_OK;
+}
+
+/* max_end from position k of order on. */
+static void max_end_from(mt_modules *m, size_t k)
+{
+    for (; k < m->count; k++) {
+        uint64_t end = m->items[m->order[k]].end;
+        m->max_end[k] = k && m->max_end[k - 1] > end ? m->max_end[k - 1] : end;
     }
+}
+
+mt_errc mt_modules_reindex(mt_modules *m, mt_err *err)
+{
+    if (index_room(m, m->count, err))
+        return MT_E_NOMEM;
+    for (size_t i = 0; i < m->count; i++)
+        m->order[i] = i;
+    qsort_r(m->order, m->count, sizeof *m->order, cmp_start, m->items);
+    max_end_from(m, 0);
+    return MT_OK;
+}
+
+mt_errc mt_modules_index_last(mt_modules *m, mt_err *err)
+{
+    if (index_room(m, m->count, err))
+        return MT_E_NOMEM;
+    size_t last = m->count - 1, lo = 0, hi = last; /* first k with start > last's */
+    uint64_t start = m->items[last].start;
+    while (lo < hi) { /* equal starts stay in index order, as cmp_start has them */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->items[m->order[mid]].start <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&m->order[lo + 1], &m->order[lo], (last - lo) * sizeof *m->order);
+    m->order[lo] = last;
+    max_end_from(m, lo);
     return MT_OK;
 }
 

@@ -21,6 +21,7 @@ typedef struct mt_modules {
     size_t count, cap;
     size_t *order;     /* indices sorted by start */
     uint64_t *max_end; /* max_end[k] = max end of order[0..k] */
+    size_t index_cap;  /* entries order and max_end have room for */
     int pid;           /* the process mapping them, as we see it (mt_segment_pid); 0: none */
 } mt_modules;
 
@@ -33,6 +34,11 @@ mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err);
 
 /* Rebuild the address index after items were appended. */
 mt_errc mt_modules_reindex(mt_modules *m, mt_err *err);
+
+/* The same after one item was appended, in time linear in the modules
+ * that start after it, not a sort of all: a recording of a service that
+ * loads and unloads a plugin all day holds thousands of modules. */
+mt_errc mt_modules_index_last(mt_modules *m, mt_err *err);
 
 /* The module containing addr (a loaded one is preferred over an unloaded
  * one, then the latest), or NULL. */

@@ -19,6 +19,8 @@ def args():
         p.add_argument("--" + name, required=True)
     p.add_argument("--progs", default="")
     p.add_argument("--memtop", default="")
+    p.add_argument("--plugin", default="")
+    p.add_argument("--plugin-b", default="")
     a = p.parse_args()
     shutil.rmtree(a.workdir, ignore_errors=True)
     os.makedirs(a.workdir)

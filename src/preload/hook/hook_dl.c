@@ -1,9 +1,11 @@
 /* hook_dl.c -- the loader functions memtop interposes on.
  *
- * dlclose: the publisher records modules once per interval.  A library
- * loaded, used for allocations and unloaded between two publishes would
- * leave addresses no module explains, so dlclose records the module map
- * before the library goes away, and the allocator scan (alloc_scan.c)
+ * dlclose: the publisher records modules once per interval, and a
+ * recording's writer once per pass.  A library loaded, used for
+ * allocations and unloaded between two of them would leave addresses no
+ * module explains, so dlclose records the module map, in the segment and
+ * in the recording (record_thread.c mt_rec_before_dlclose), before the
+ * library goes away, and the allocator scan (alloc_scan.c)
  * looks at it before it goes.  (Modules are never removed from the
  * segment: they are only marked unloaded.)  After the real dlclose, the
  * unwinders' rule caches are flushed (mt_backtrace_flush): the unloaded
@@ -41,6 +43,7 @@
 #include "core_common.h"
 #include "core_nocancel.h"
 #include "publish_thread.h"
+#include "record.h"
 #include "core_state.h"
 #include "core_thread_state.h"
 #include "hook_next.h"
@@ -62,6 +65,7 @@ MT_EXPORT int dlclose(void *handle)
         mt_alloc_close_begin(); /* a scan's dlclose is not the last */
         closing = true;
         mt_publisher_sync_modules();
+        mt_rec_before_dlclose(); /* the recording's module map, likewise */
         mt_in_hook_restore(0);
         mt_nocancel_end(cancel);
     }

@@ -65,6 +65,11 @@ bool mt_rec_exec_mine(void);
 bool mt_rec_exec_prepare(void);
 void mt_rec_exec_undo(int err);
 
+/* dlclose, before the real one (hook_dl.c): the recording's module map
+ * brought up to date, so that the library about to go has its MODULE
+ * record (record_thread.c). */
+void mt_rec_before_dlclose(void);
+
 /* Control channel (publisher thread).  Fill msg; return MT_CTRL_*. */
 int mt_rec_cmd_start(const char *arg, char *msg, size_t cap);
 int mt_rec_cmd_stop(char *msg, size_t cap);

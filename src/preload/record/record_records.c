@@ -13,6 +13,7 @@
 #include "core_loader_gate.h"
 #include "core_allocator_figures.h"
 #include "core_procinfo.h"
+#include "record.h"
 #include "record_buffer.h"
 #include "record_writer.h"
 #include "core_sample.h"
@@ -90,15 +91,24 @@ static void emit_module(const mt_shm_module *rec, uint32_t index, uint64_t now)
     mt_recw_emit(MT_DAT_REC_MODULE);
 }
 
+/* A slot for a new module: an unloaded module's (its UNLOAD is written),
+ * else a fresh one; NULL if every slot holds a loaded module. */
+static mt_recw_module *free_slot(void)
+{
+    for (uint32_t i = 0; i < mt_w.nmodules; i++)
+        if (!mt_w.modules[i].loaded)
+            return &mt_w.modules[i];
+    return mt_w.nmodules < MT_RECW_MODULES_MAX ? &mt_w.modules[mt_w.nmodules++] : NULL;
+}
+
 static void visit(const mt_shm_module *rec, void *arg)
 {
     uint64_t now = *(const uint64_t *)arg;
     mt_recw_module *m = find_loaded(rec->bias, rec->start);
-    if (!m && mt_w.nmodules < MT_RECW_MODULES_MAX) {
-        m = &mt_w.modules[mt_w.nmodules];
+    if (!m && (m = free_slot()) != NULL) {
         m->bias = rec->bias;
         m->start = rec->start;
-        m->index = mt_w.nmodules++;
+        m->index = mt_w.module_records++;
         m->loaded = true;
         emit_module(rec, m->index, now);
     }
@@ -146,10 +156,20 @@ static void emit_def(uint32_t id, const mt_trace_def *t)
 
 /* Defines every trace handed out so far, in id order.  A trace being
  * created on another thread is waited for (it is ready within its
- * creator's shard lock): an event may refer to a later id. */
+ * creator's shard lock): an event may refer to a later id.
+ * The modules first, listed after the count was read: a library loaded
+ * after the pass's listing (or after the last drain's) and allocated from
+ * would else have its traces defined before its MODULE.  Each of these
+ * traces' frames was taken before its id, so its module is listed here,
+ * or, unloaded meanwhile, was listed by its dlclose under mt_w.lock
+ * (record_thread.c mt_rec_before_dlclose).  Not during a pause, which must
+ * not take the loader's lock (record_session.c; no definition is made in
+ * one). */
 void mt_rr_defs(void)
 {
     uint32_t count = mt_trace_count();
+    if (mt_w.defs < count && !mt_rec_paused())
+        mt_rr_modules(mt_recw_now());
     while (mt_w.defs < count) {
         mt_trace *t = mt_trace_get(mt_w.defs);
         for (unsigned spins = 0; !mt_trace_ready(t);)

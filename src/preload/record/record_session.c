@@ -105,6 +105,7 @@ static void reset_session(int fd)
     memset(mt_w.sum_why, 0, sizeof mt_w.sum_why);
     memset(&mt_w.modscan, 0, sizeof mt_w.modscan);
     mt_w.nmodules = 0;
+    mt_w.module_records = 0;
     MT_HINT_SET(mt_w.approx, 0);
     MT_HINT_SET(mt_w.unseen, 0);
     mt_w.sealed = false;

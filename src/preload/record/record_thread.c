@@ -30,9 +30,10 @@
 #ifndef MT_RECW_FLUSH_NS /* a measuring build may set it (docs/performance.md, "reccost5") */
 #define MT_RECW_FLUSH_NS 950000000ull /* end a frame at least once a second */
 #endif
-#define MT_RECW_TOTALS_NS 1000000000ull   /* TOTALS once a second */
-#define MT_RECW_IDLE_NS 5000000ull        /* writer sleep when there was nothing to do */
-#define MT_RECW_EXIT_WAIT_NS 200000000ull /* bound on waiting for the writer to exit */
+#define MT_RECW_TOTALS_NS 1000000000ull       /* TOTALS once a second */
+#define MT_RECW_IDLE_NS 5000000ull            /* writer sleep when there was nothing to do */
+#define MT_RECW_EXIT_WAIT_NS 200000000ull     /* bound on waiting for the writer to exit */
+#define MT_RECW_DLCLOSE_WAIT_NS 1000000000ull /* bound on a dlclose's wait for mt_w.lock */
 
 /* One pass: definitions first, then events (of the rings that are due,
  * or all), periodic totals, flush.  Lock held.  True if there were
@@ -86,6 +87,37 @@ bool mt_recw_drain_sync(void)
     mt_spin_unlock(&mt_w.lock);
     mt_nocancel_end(cancel);
     return ok;
+}
+
+/* dlclose (hook_dl.c), before the real one, inside memtop with
+ * cancellation disabled: the writer's module pass, on the program's
+ * thread.  The writer learns modules by listing the loaded ones at each
+ * pass (mt_rr_modules); a library dlopen'ed, allocated from and dlclose'd
+ * between two passes was never listed, so the traces into it had no
+ * MODULE record and replayed as bare addresses.  Listing here, before the
+ * library goes, writes its MODULE (the next pass sees it gone and writes
+ * its UNLOAD), as mt_publisher_sync_modules does for the segment.
+ * mt_w.lock is held by a writer's pass, which may wait for the disk, so
+ * the wait is bounded like a hook's for a ring (record_buffer.h); and not
+ * at all inside dl_iterate_phdr: the holder's listing would wait for the
+ * loader's lock that this thread holds (a dlclose in a destructor or
+ * constructor holds it too: that case is what the bound is for).  Given
+ * up: the library's MODULE is missing, as before (counted in the log). */
+void mt_rec_before_dlclose(void)
+{
+    if (!mt_rec_on())
+        return;
+    for (uint64_t waited = 0; !mt_spin_trylock(&mt_w.lock); waited += 100000) {
+        if (mt_tls_dl_depth || waited >= MT_RECW_DLCLOSE_WAIT_NS) {
+            mt_log(MT_LOG_INFO, "recording: a dlclose did not wait for the writer: the module "
+                                "map may lack the library it unloads");
+            return;
+        }
+        mt_recw_sleep_ns(100000);
+    }
+    if (mt_recw_owned() && mt_rec_on() && !mt_rec_paused())
+        mt_rr_modules(mt_recw_now());
+    mt_spin_unlock(&mt_w.lock);
 }
 
 /* The writer sleeps on a futex when idle; producers wake it when a ring

@@ -84,9 +84,13 @@ typedef struct mt_recw {
     uint64_t reserved_to; /* file offset allocated up to (FALLOC_FL_KEEP_SIZE) */
     uint32_t defs;        /* traces defined in the file so far */
     uint64_t last_totals_ns;
-    /* Module map of the file. */
+    /* Module map of the file: the modules loaded (and slots of unloaded
+     * ones, taken again by the next new module: a service that loads and
+     * unloads a plugin all day writes a MODULE per load, and must not run
+     * out of slots), and the MODULE records written (the next index). */
     mt_module_scan modscan;
     uint32_t nmodules;
+    uint32_t module_records;
     mt_recw_module modules[MT_RECW_MODULES_MAX];
     /* Shared with the hooks and the status. */
     _Atomic uint64_t events;

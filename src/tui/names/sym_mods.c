@@ -24,7 +24,7 @@ mt_symw_mods *mt_symw_mods_copy(const mt_modules *src, uint64_t gen)
     s->map.items = dup_array(n ? src->items : NULL, n, sizeof *s->map.items);
     s->map.order = dup_array(n ? src->order : NULL, n, sizeof *s->map.order);
     s->map.max_end = dup_array(n ? src->max_end : NULL, n, sizeof *s->map.max_end);
-    s->map.count = s->map.cap = n;
+    s->map.count = s->map.cap = s->map.index_cap = n;
     s->map.pid = src ? src->pid : 0;
     if (!s->map.items || !s->map.order || !s->map.max_end) {
         mt_symw_mods_free(s);

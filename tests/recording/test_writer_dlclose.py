@@ -1,0 +1,71 @@
+"""test_writer_dlclose.py -- a library dlopen'ed, allocated from and
+dlclose'd at once has its MODULE record (and its UNLOAD) in the recording,
+so that its traces replay with their functions' names, however often it
+is loaded again.
+
+The writer learns modules by listing the loaded ones once per pass; a
+library whose whole life fell between two passes was never listed, and
+the traces into it (its constructor's, plug_alloc's) replayed as bare
+addresses while the live export named them.  The dlclose hook now lists
+them for the recording before the library goes (record_thread.c
+mt_rec_before_dlclose).  "one": MEMTOP_TEST_WRITER_STALL_MS makes the
+writer sleep 1 s after each pass, and the target lets the first pass (at
+its start) end before it begins, so every life of the plugin falls between
+two passes (the race the tester met by chance, every time).
+
+"many": 5000 lives one pass apart each write a MODULE and an UNLOAD (a
+service that runs a plugin every few seconds); the writer's slots of
+unloaded modules are taken again (record_records.c free_slot), so a
+library loaded after MT_RECW_MODULES_MAX (4096) lives still gets its
+MODULE: a second plugin loaded beside the first, whose functions must be
+named.  (About 30 s: the target naps 6 ms between lives.)"""
+import os
+import subprocess
+
+from test_writer_common import args, check, dump, env
+
+a = args()
+
+
+def record(name, argv, **extra):
+    rec = os.path.join(a.workdir, name + ".dat")
+    p = subprocess.run([os.path.join(a.progs, "writer_dlplug")] + argv,
+                       env=env(a, MEMTOP_RECORD=rec, **extra), capture_output=True, text=True,
+                       timeout=200)
+    check(p.returncode == 0, "%s: the target exits 0 (%s)" % (name, p.stderr.strip()[-200:]))
+    info, rows, _ = dump(a, rec, traces=True)
+    check(info.get("finalized") == 1, "%s: the recording is finalized" % name)
+    r = subprocess.run([a.memtop, "-f", rec, "--export", "-", "--top", "0"], capture_output=True,
+                       text=True, timeout=120)
+    check(r.returncode == 0,
+          "%s: memtop -f --export - reads it (%s)" % (name, r.stderr.strip()[-200:]))
+    return info, rows, r.stdout
+
+
+def traces_in(rows, plugin):
+    return [r for r in rows if os.path.basename(r[1]) == os.path.basename(plugin)]
+
+
+# One plugin, 20 lives between two passes: each needs the MODULE written at its dlclose.
+N = 20
+info, rows, text = record("one", ["100", str(N), "0", a.plugin], MEMTOP_TEST_WRITER_STALL_MS=1000)
+in_plugin = traces_in(rows, a.plugin)
+check(len(in_plugin) >= 2,
+      "one: the plugin's traces (its constructor's, plug_alloc's) start in its MODULE "
+      "(%d traces do; modules %s, unloads %s)"
+      % (len(in_plugin), info.get("modules"), info.get("unloads")))
+check(info.get("unloads", 0) >= 1, "one: the plugin's unload is recorded (%s)" % info.get("unloads"))
+allocs = sum(r[3][0] for r in in_plugin)
+check(allocs == 2 * N, "one: %d allocations from the plugin's code, replayed: %d" % (2 * N, allocs))
+check("plug_alloc" in text, "one: the replay names plug_alloc")
+check("plug_init" in text, "one: the replay names plug_init (the constructor)")
+
+# 5000 lives one pass apart, then a second plugin beside the first.
+N = 5000
+info, rows, text = record("many", ["100", str(N), "6000", a.plugin, a.plugin_b])
+# (dat_dump keeps the first 4096 modules only: the replay is the judge.)
+for fn in ("plug_b_alloc", "plug_b_init"):
+    check(fn in text, "many: the replay names " + fn)
+lives = info.get("unloads", 0)
+check(lives > 4096, "many: more lives recorded than the writer has module slots (%d MODULE, %d "
+      "UNLOAD)" % (info.get("modules", 0), lives))

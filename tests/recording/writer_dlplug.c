@@ -1,0 +1,61 @@
+/* writer_dlplug.c -- target of test_writer_dlclose.py: a plugin loaded,
+ * allocated from and unloaded at once, N times, as a service that runs a
+ * plugin now and then; then, optionally, a second plugin loaded beside the
+ * first.  Each life of the plugin is far shorter than the recording
+ * writer's pass, so only a module map written at the dlclose names the
+ * library in the recording.
+ *
+ * Usage: writer_dlplug WAIT_MS N GAP_US PLUGIN.so [PLUGIN_B.so]
+ * Waits WAIT_MS first (the writer's first pass, at the start, is then
+ * over: with MEMTOP_TEST_WRITER_STALL_MS the next is far off).  Each of
+ * the N rounds: dlopen PLUGIN (its constructor keeps a block),
+ * plug_alloc(777) kept, dlclose, a nap of GAP_US.  Then, with PLUGIN_B:
+ * dlopen PLUGIN and PLUGIN_B (which cannot be loaded where PLUGIN is),
+ * PLUGIN_B's plug_alloc(777) kept, dlclose both.  Exits 0, or 1 if a
+ * plugin fails. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static void nap_us(long us)
+{
+    struct timespec ts = {us / 1000000, us % 1000000 * 1000L};
+    nanosleep(&ts, NULL);
+}
+
+static void *(*plug_alloc_of(void *h))(size_t)
+{
+    return h ? (void *(*)(size_t))dlsym(h, "plug_alloc") : NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 5 && argc != 6)
+        return fprintf(stderr, "usage: writer_dlplug WAIT_MS N GAP_US PLUGIN.so [PLUGIN_B.so]\n"),
+               2;
+    int n = atoi(argv[2]);
+    long gap_us = atol(argv[3]);
+    nap_us(atol(argv[1]) * 1000);
+    void *volatile *kept = calloc((size_t)n + 1, sizeof *kept);
+    for (int i = 0; i < n; i++) {
+        void *h = dlopen(argv[4], RTLD_NOW);
+        void *(*plug_alloc)(size_t) = plug_alloc_of(h);
+        if (!plug_alloc)
+            return fprintf(stderr, "writer_dlplug: %s\n", dlerror()), 1;
+        kept[i] = plug_alloc(777);
+        dlclose(h);
+        if (gap_us)
+            nap_us(gap_us);
+    }
+    if (argc == 6) {
+        void *h = dlopen(argv[4], RTLD_NOW), *hb = dlopen(argv[5], RTLD_NOW);
+        void *(*plug_alloc)(size_t) = plug_alloc_of(hb);
+        if (!h || !plug_alloc)
+            return fprintf(stderr, "writer_dlplug: %s\n", dlerror()), 1;
+        kept[n] = plug_alloc(777);
+        dlclose(hb);
+        dlclose(h);
+    }
+    return 0;
+}
