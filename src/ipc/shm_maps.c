@@ -136,7 +136,14 @@ static int visit_segment(int pid, const mt_map_entry *m, void *ctx)
     return 1;
 }
 
-#define DELETED " (deleted)"
+bool mt_maps_path_deleted(const char *path, size_t *len)
+{
+    static const char suffix[] = " (deleted)";
+    size_t n = strlen(path), cut = sizeof suffix - 1;
+    bool gone = n > cut && strcmp(path + n - cut, suffix) == 0;
+    *len = gone ? n - cut : n;
+    return gone;
+}
 
 typedef struct gone_q {
     int nspid;
@@ -148,12 +155,11 @@ static int visit_deleted(int pid, const mt_map_entry *m, void *ctx)
 {
     (void)pid;
     const gone_q *q = ctx;
-    size_t len = strlen(m->path), dlen = sizeof DELETED - 1;
-    if (m->path[0] != '/' || len <= dlen || len - dlen >= q->n ||
-        strcmp(m->path + len - dlen, DELETED) != 0)
+    size_t len;
+    if (m->path[0] != '/' || !mt_maps_path_deleted(m->path, &len) || len >= q->n)
         return 0;
-    memcpy(q->buf, m->path, len - dlen);
-    q->buf[len - dlen] = '\0';
+    memcpy(q->buf, m->path, len);
+    q->buf[len] = '\0';
     const char *base = strrchr(q->buf, '/');
     return mt_shm_parse_name(base + 1) == q->nspid;
 }

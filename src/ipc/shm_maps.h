@@ -53,6 +53,10 @@ int mt_maps_segment(int pid, char *buf, size_t n, dev_t *dev, ino_t *ino, bool *
  * path in the target's mount namespace, without the suffix, into buf. */
 bool mt_maps_segment_deleted(int pid, char *buf, size_t n);
 
+/* Whether a maps path ends in " (deleted)" (its file is gone); *len: its
+ * length without that suffix. */
+bool mt_maps_path_deleted(const char *path, size_t *len);
+
 /* True if path names libmemtop.so (any directory, any version suffix). */
 bool mt_maps_is_preload(const char *path);
 

@@ -3,6 +3,7 @@
  * that shrinks is an error, not a SIGBUS. */
 #include "shm_modules.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,7 @@ mt_errc mt_modules_reindex(mt_modules *m, mt_err *err)
 
 mt_errc mt_modules_index_last(mt_modules *m, mt_err *err)
 {
+    assert(m->count > 0); /* an item was appended */
     if (index_room(m, m->count, err))
         return MT_E_NOMEM;
     size_t last = m->count - 1, lo = 0, hi = last; /* first k with start > last's */

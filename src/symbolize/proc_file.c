@@ -1,5 +1,6 @@
 /* proc_file.c -- see proc_file.h. */
 #include "proc_file.h"
+#include "shm_maps.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define DELETED " (deleted)"
 #define MAPS_LINES_MAX 100000 /* a hostile maps file is still read in bounded time */
 
 /* Whether a and b are the same file; true when either cannot be read. */
@@ -60,9 +60,8 @@ int mt_proc_module_alts(int pid, const char *path, uint64_t start, uint64_t end,
 {
     if (pid <= 0 || path[0] != '/')
         return 0;
-    size_t len = strlen(path), cut = strlen(DELETED);
-    if (len > cut && strcmp(path + len - cut, DELETED) == 0)
-        len -= cut;
+    size_t len;
+    mt_maps_path_deleted(path, &len);
     int n = 0;
     if (snprintf(out[n], PATH_MAX, "/proc/%d/root%.*s", pid, (int)len, path) < PATH_MAX)
         n++;
