@@ -18,7 +18,16 @@ service that runs a plugin every few seconds); the writer's slots of
 unloaded modules are taken again (record_records.c free_slot), so a
 library loaded after MT_RECW_MODULES_MAX (4096) lives still gets its
 MODULE: a second plugin loaded beside the first, whose functions must be
-named.  (About 30 s: the target naps 6 ms between lives.)"""
+named.  (About 30 s: the target naps 6 ms between lives.)
+
+"slowdisk": each write(2) to the file takes a second
+(MEMTOP_TEST_WRITE_DELAY_US).  A dlclose must not wait for it: under the
+writer's lock it only appends its MODULE to the records not yet
+compressed (record_zstd.c, mt_w.no_io), never compresses or writes, and it
+gives up at once when the lock's holder is inside a slow write.  Before,
+the MODULE that filled the slow stream's small frame (24 KiB) ended it,
+and that dlclose -- on the program's thread, maybe inside the loader's
+lock -- waited for the disk: the longest took over a second."""
 import os
 import subprocess
 
@@ -39,7 +48,7 @@ def record(name, argv, **extra):
                        text=True, timeout=120)
     check(r.returncode == 0,
           "%s: memtop -f --export - reads it (%s)" % (name, r.stderr.strip()[-200:]))
-    return info, rows, r.stdout
+    return info, rows, r.stdout, p.stdout
 
 
 def traces_in(rows, plugin):
@@ -48,7 +57,7 @@ def traces_in(rows, plugin):
 
 # One plugin, 20 lives between two passes: each needs the MODULE written at its dlclose.
 N = 20
-info, rows, text = record("one", ["100", str(N), "0", a.plugin], MEMTOP_TEST_WRITER_STALL_MS=1000)
+info, rows, text, _ = record("one", ["100", str(N), "0", a.plugin], MEMTOP_TEST_WRITER_STALL_MS=1000)
 in_plugin = traces_in(rows, a.plugin)
 check(len(in_plugin) >= 2,
       "one: the plugin's traces (its constructor's, plug_alloc's) start in its MODULE "
@@ -62,10 +71,24 @@ check("plug_init" in text, "one: the replay names plug_init (the constructor)")
 
 # 5000 lives one pass apart, then a second plugin beside the first.
 N = 5000
-info, rows, text = record("many", ["100", str(N), "6000", a.plugin, a.plugin_b])
+info, rows, text, _ = record("many", ["100", str(N), "6000", a.plugin, a.plugin_b])
 # (dat_dump keeps the first 4096 modules only: the replay is the judge.)
 for fn in ("plug_b_alloc", "plug_b_init"):
     check(fn in text, "many: the replay names " + fn)
 lives = info.get("unloads", 0)
 check(lives > 4096, "many: more lives recorded than the writer has module slots (%d MODULE, %d "
       "UNLOAD)" % (info.get("modules", 0), lives))
+
+# A second per write(2): 1500 lives a millisecond apart, ~110 bytes of MODULE each.
+N = 1500
+info, rows, text, out = record("slowdisk", ["100", str(N), "1000", a.plugin],
+                               MEMTOP_TEST_WRITER_STALL_MS=1000,
+                               MEMTOP_TEST_WRITE_DELAY_US=1000000)
+longest = [int(l.split()[2]) for l in out.splitlines() if l.startswith("longest dlclose:")]
+check(len(longest) == 1, "slowdisk: the target says its longest dlclose (%r)" % out[-200:])
+check(longest[0] < 500000,
+      "slowdisk: no dlclose waits for a write that takes a second (the longest: %d us)"
+      % longest[0])
+check(len(traces_in(rows, a.plugin)) >= 1,
+      "slowdisk: the lives between the writer's writes name the plugin (modules %s)"
+      % info.get("modules"))

@@ -101,11 +101,23 @@ static mt_recw_module *free_slot(void)
     return mt_w.nmodules < MT_RECW_MODULES_MAX ? &mt_w.modules[mt_w.nmodules++] : NULL;
 }
 
+/* The largest MODULE and MODULE_UNLOAD payloads (emit_module: five
+ * varints, a build id and a path with their lengths). */
+#define MT_RR_MODULE_MAX (5 * 10 + 10 + MT_BUILD_ID_MAX + 10 + MT_PATH_MAX)
+#define MT_RR_UNLOAD_MAX (2 * 10)
+
+/* Without I/O (mt_w.no_io), a record is written only if `out` has room:
+ * a module left out is listed by the next pass. */
+static bool can_emit(size_t payload_max)
+{
+    return !mt_w.no_io || mt_recw_room(payload_max);
+}
+
 static void visit(const mt_shm_module *rec, void *arg)
 {
     uint64_t now = *(const uint64_t *)arg;
     mt_recw_module *m = find_loaded(rec->bias, rec->start);
-    if (!m && (m = free_slot()) != NULL) {
+    if (!m && can_emit(MT_RR_MODULE_MAX) && (m = free_slot()) != NULL) {
         m->bias = rec->bias;
         m->start = rec->start;
         m->index = mt_w.module_records++;
@@ -122,7 +134,7 @@ void mt_rr_modules(uint64_t now)
         return;
     for (uint32_t i = 0; i < mt_w.nmodules; i++) {
         mt_recw_module *m = &mt_w.modules[i];
-        if (!m->loaded || m->seen == mt_w.modscan.scan)
+        if (!m->loaded || m->seen == mt_w.modscan.scan || !can_emit(MT_RR_UNLOAD_MAX))
             continue;
         m->loaded = false;
         mt_put_v(&mt_w.pay, m->index);
