@@ -19,6 +19,7 @@
 
 #include "core_os_memory.h"
 #include "core_procinfo.h"
+#include "hash_fnv.h"
 
 #include <elf.h>
 #include <link.h>
@@ -28,7 +29,7 @@
 #define MAX_KNOWN 4096u
 
 typedef struct {
-    uint64_t bias, start;
+    uint64_t bias, start, ident;
     int64_t shm_index; /* -1: could not be published */
     uint32_t seen;
 } known_module;
@@ -111,11 +112,27 @@ void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
     read_build_id(info, out);
 }
 
-static known_module *find_known(mt_published_modules *m, uint64_t bias, uint64_t start)
+uint64_t mt_module_ident(const mt_shm_module *rec)
 {
-    for (uint32_t i = 0; i < m->n; i++)
-        if (m->known[i].bias == bias && m->known[i].start == start && m->known[i].shm_index != -2)
-            return &m->known[i];
+    uint64_t h = mt_fnv_str(MT_FNV_SEED, rec->path);
+    uint64_t size = rec->end - rec->start;
+    h = mt_fnv_bytes(h, rec->build_id,
+                     rec->build_id_len <= MT_BUILD_ID_MAX ? rec->build_id_len : 0);
+    return mt_fnv_bytes(h, &size, sizeof size);
+}
+
+/* The entry of a module loaded at rec's place (not marked unloaded), if
+ * any; *same: it is rec's module, not another one loaded there before. */
+static known_module *find_known(mt_published_modules *m, const mt_shm_module *rec, uint64_t ident,
+                                bool *same)
+{
+    for (uint32_t i = 0; i < m->n; i++) {
+        known_module *k = &m->known[i];
+        if (k->bias == rec->bias && k->start == rec->start && k->shm_index != -2) {
+            *same = k->ident == ident;
+            return k;
+        }
+    }
     return NULL;
 }
 
@@ -139,15 +156,30 @@ static known_module *free_entry(mt_published_modules *m)
     return k;
 }
 
+/* Marks k's module unloaded in the segment (its record stays). */
+static void unload(known_module *k, mt_shm_writer *w, uint64_t seq)
+{
+    if (k->shm_index >= 0)
+        mt_shm_mark_unloaded(w, k->shm_index, seq);
+    k->shm_index = -2; /* a reload at the same place is a new module */
+}
+
 static void visit(const mt_shm_module *rec, void *arg)
 {
     scan_ctx *c = arg;
-    known_module *k = find_known(c->m, rec->bias, rec->start);
+    uint64_t ident = mt_module_ident(rec);
+    bool same = false;
+    known_module *k = find_known(c->m, rec, ident, &same);
+    if (k && !same) { /* another library where one was: that one is gone */
+        unload(k, c->w, c->seq);
+        k = NULL;
+    }
     if (!k)
         k = free_entry(c->m);
     if (k && k->shm_index == -3) {
         k->bias = rec->bias;
         k->start = rec->start;
+        k->ident = ident;
         mt_shm_module copy = *rec;
         copy.load_seq = c->seq;
         k->shm_index = mt_shm_append_module(c->w, &copy);
@@ -208,9 +240,7 @@ void mt_modules_sync(mt_published_modules *m, mt_shm_writer *w, uint64_t publish
         return;
     for (uint32_t i = 0; i < m->n; i++) {
         known_module *k = &m->known[i];
-        if (k->seen == m->walk.scan || k->shm_index < 0)
-            continue;
-        mt_shm_mark_unloaded(w, k->shm_index, publish_seq);
-        k->shm_index = -2; /* unloaded; a reload at the same place is a new module */
+        if (k->seen != m->walk.scan && k->shm_index >= 0)
+            unload(k, w, publish_seq);
     }
 }

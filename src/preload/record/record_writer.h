@@ -23,7 +23,7 @@
 #define MT_RECW_MODULES_MAX 4096u
 
 typedef struct mt_recw_module {
-    uint64_t bias, start;
+    uint64_t bias, start, ident; /* ident: mt_module_ident */
     uint32_t index;
     uint32_t seen;
     bool loaded;
