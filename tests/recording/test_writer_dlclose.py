@@ -33,14 +33,21 @@ lock -- waited for the disk: the longest took over a second.
 (writer_dlswap) is a module of its own, live and in the recording: both
 the publisher and the writer knew a module by its address alone, so the
 second plugin's frames were named from the first one's file (plug_alloc
-for plug_b_alloc).  A module is now known by its address, file, build-id
+for plug_b_alloc).  A module is now known by its address, build-id
 and size (publish_modules.c mt_module_ident).  Only the recording's check
 fails without it: live, the publisher sees the first plugin gone before
 the second comes in this sequence.  (Not checked: the first
 plugin's traces, whose frames the viewer names from the module loaded
 at that address -- the second one -- since a trace does not say when its
-frames were mapped: docs/recording-format.md, "Modules".)"""
+frames were mapped: docs/recording-format.md, "Modules".)
+
+"deleted": a module stays one module when its path, read again at each
+walk, changes: a service whose binary an upgrade replaced reads
+"/usr/sbin/x (deleted)" from /proc/self/exe.  A module is known by its
+build-id, not its path, when it has one; else the main program was
+unloaded and loaded again at the next walk (a MODULE and an UNLOAD more)."""
 import os
+import shutil
 import subprocess
 
 from test_writer_common import args, check, dump, env, start
@@ -130,3 +137,22 @@ r = subprocess.run([a.memtop, "-f", rec, "--export", "-", "--top", "0"], capture
                    text=True, timeout=60)
 ok, row = named_b(r.stdout)
 check(ok, "swap: replayed, the second plugin's allocation is named plug_b_alloc (%r)" % row)
+
+
+# The main program's file removed under it (an upgrade): as many modules and unloads as with it.
+def swap_counts(name, extra):
+    exe = os.path.join(a.workdir, "dlswap-" + name)
+    shutil.copy(os.path.join(a.progs, "writer_dlswap"), exe)
+    rec = os.path.join(a.workdir, name + ".dat")
+    p = subprocess.run([exe, a.plugin, a.plugin_b, "0"] + extra, env=env(a, MEMTOP_RECORD=rec),
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "deleted: %s: the target exits 0 (%s)" % (name, p.stderr.strip()))
+    info, _, _ = dump(a, rec)
+    return info.get("modules"), info.get("unloads")
+
+
+kept, gone = swap_counts("kept", []), swap_counts("gone", ["unlink-self"])
+check(not os.path.exists(os.path.join(a.workdir, "dlswap-gone")),
+      "deleted: the target removed its own file")
+check(gone == kept, "deleted: (MODULE, UNLOAD) records with the program's file removed %s, "
+      "kept %s" % (gone, kept))

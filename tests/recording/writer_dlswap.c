@@ -4,18 +4,22 @@
  * name the second one's functions, not the first one's at the same
  * offsets.
  *
- * Usage: writer_dlswap PLUGIN.so PLUGIN_B.so HOLD_MS
- * dlopen PLUGIN, its plug_alloc(777) kept, dlclose; dlopen PLUGIN_B, its
- * plug_alloc(555) kept (plug_b_alloc(556)); prints "same place" if the
- * loader put PLUGIN_B where PLUGIN was (else "elsewhere"), then "ready",
- * sleeps HOLD_MS (a viewer looks), dlcloses PLUGIN_B.  Exits 0, or 1 if a
- * plugin fails. */
+ * Usage: writer_dlswap PLUGIN.so PLUGIN_B.so HOLD_MS [unlink-self]
+ * With unlink-self, first (after 300 ms: the publisher and the recording
+ * have listed the modules once) removes its own executable, as an upgrade that
+ * replaces a running service's binary does: the main program's path then
+ * reads " (deleted)", and it must stay one module.  Then: dlopen PLUGIN, its plug_alloc(777) kept,
+ * dlclose; dlopen PLUGIN_B, its plug_alloc(555) kept (plug_b_alloc(556)); prints "same place" if
+ * the loader put PLUGIN_B where PLUGIN was (else "elsewhere"), then "ready", sleeps HOLD_MS (a
+ * viewer looks), dlcloses PLUGIN_B.  Exits 0, or 1 if a plugin fails. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void *volatile kept[2];
 
@@ -32,10 +36,26 @@ static void *load_and_alloc(const char *path, size_t n, void *volatile *keep, El
     return h;
 }
 
+static int unlink_self(void)
+{
+    struct timespec ts = {0, 300000000L};
+    nanosleep(&ts, NULL);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return 0;
+    self[n] = '\0';
+    return unlink(self) == 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4)
-        return fprintf(stderr, "usage: writer_dlswap PLUGIN.so PLUGIN_B.so HOLD_MS\n"), 2;
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "unlink-self") == 0))
+        return fprintf(stderr, "usage: writer_dlswap PLUGIN.so PLUGIN_B.so HOLD_MS "
+                               "[unlink-self]\n"),
+               2;
+    if (argc == 5 && !unlink_self())
+        return perror("writer_dlswap: unlink-self"), 1;
     ElfW(Addr) bias_a = 0, bias_b = 0;
     void *a = load_and_alloc(argv[1], 777, &kept[0], &bias_a);
     if (!a)

@@ -112,13 +112,20 @@ void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
     read_build_id(info, out);
 }
 
+/* The build-id when there is one, not the path: a path is read again at
+ * each walk, and may change under a module that stays -- the main
+ * program's from /proc/self/exe gets " (deleted)" when its file is
+ * replaced by an upgrade, a relative dlopen's from /proc/self/maps falls
+ * back to "[vdso]" when that cannot be opened (a process at its file
+ * limit) -- and a module that changed identity would be unloaded and
+ * loaded again at every such walk. */
 uint64_t mt_module_ident(const mt_shm_module *rec)
 {
-    uint64_t h = mt_fnv_str(MT_FNV_SEED, rec->path);
     uint64_t size = rec->end - rec->start;
-    h = mt_fnv_bytes(h, rec->build_id,
-                     rec->build_id_len <= MT_BUILD_ID_MAX ? rec->build_id_len : 0);
-    return mt_fnv_bytes(h, &size, sizeof size);
+    uint64_t h = mt_fnv_bytes(MT_FNV_SEED, &size, sizeof size);
+    if (rec->build_id_len && rec->build_id_len <= MT_BUILD_ID_MAX)
+        return mt_fnv_bytes(h, rec->build_id, rec->build_id_len);
+    return mt_fnv_str(h, rec->path);
 }
 
 /* The entry of a module loaded at rec's place (not marked unloaded), if

@@ -45,9 +45,10 @@ bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *)
 struct dl_phdr_info;
 void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out);
 
-/* What tells two modules loaded at one address apart (its file, build-id
- * and size; a hash): a library unloaded and another loaded where it was,
- * between two walks, is a new module, not the first one still loaded. */
+/* What tells two modules loaded at one address apart (a hash of its size
+ * and build-id, or its path when it has none): a library unloaded and
+ * another loaded where it was, between two walks, is a new module, not the
+ * first one still loaded. */
 uint64_t mt_module_ident(const mt_shm_module *rec);
 
 #endif
