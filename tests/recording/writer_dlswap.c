@@ -5,13 +5,16 @@
  * offsets.
  *
  * Usage: writer_dlswap PLUGIN.so PLUGIN_B.so HOLD_MS [unlink-self]
- * With unlink-self, first (after 300 ms: the publisher and the recording
- * have listed the modules once) removes its own executable, as an upgrade that
+ * First naps 300 ms: the segment exists (MEMTOP_START_MS) and the
+ * publisher and the recording have listed the modules once.  With
+ * unlink-self, then removes its own executable, as an upgrade that
  * replaces a running service's binary does: the main program's path then
- * reads " (deleted)", and it must stay one module.  Then: dlopen PLUGIN, its plug_alloc(777) kept,
- * dlclose; dlopen PLUGIN_B, its plug_alloc(555) kept (plug_b_alloc(556)); prints "same place" if
- * the loader put PLUGIN_B where PLUGIN was (else "elsewhere"), then "ready", sleeps HOLD_MS (a
- * viewer looks), dlcloses PLUGIN_B.  Exits 0, or 1 if a plugin fails. */
+ * reads " (deleted)", and it must stay one module.  Then: dlopen PLUGIN,
+ * its plug_alloc(777) kept, dlclose; dlopen PLUGIN_B, its plug_alloc(555)
+ * kept (plug_b_alloc(556)); prints "same place" if the loader put
+ * PLUGIN_B where PLUGIN was (else "elsewhere"), then "ready", sleeps
+ * HOLD_MS (a viewer looks), dlcloses PLUGIN_B.  Exits 0, or 1 if a plugin
+ * fails. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -38,8 +41,6 @@ static void *load_and_alloc(const char *path, size_t n, void *volatile *keep, El
 
 static int unlink_self(void)
 {
-    struct timespec ts = {0, 300000000L};
-    nanosleep(&ts, NULL);
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
         return fprintf(stderr, "usage: writer_dlswap PLUGIN.so PLUGIN_B.so HOLD_MS "
                                "[unlink-self]\n"),
                2;
+    struct timespec first = {0, 300000000L};
+    nanosleep(&first, NULL);
     if (argc == 5 && !unlink_self())
         return perror("writer_dlswap: unlink-self"), 1;
     ElfW(Addr) bias_a = 0, bias_b = 0;

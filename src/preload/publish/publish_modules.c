@@ -112,20 +112,21 @@ void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
     read_build_id(info, out);
 }
 
-/* The build-id when there is one, not the path: a path is read again at
- * each walk, and may change under a module that stays -- the main
- * program's from /proc/self/exe gets " (deleted)" when its file is
- * replaced by an upgrade, a relative dlopen's from /proc/self/maps falls
- * back to "[vdso]" when that cannot be opened (a process at its file
- * limit) -- and a module that changed identity would be unloaded and
- * loaded again at every such walk. */
-uint64_t mt_module_ident(const mt_shm_module *rec)
+/* What tells two modules loaded at one address apart: its size and
+ * build-id, or, without one, the loader's name of it (fixed for the life
+ * of its link map), not the path: a path is read again at each walk and
+ * may change under a module that stays -- the main program's from
+ * /proc/self/exe gets " (deleted)" when an upgrade replaces its file, a
+ * relative dlopen's from /proc/self/maps falls back to "[vdso]" when that
+ * cannot be opened (a process at its file limit) -- and a module whose
+ * identity changed would be unloaded and loaded again at such a walk. */
+static uint64_t module_ident(const struct dl_phdr_info *info, const mt_shm_module *rec)
 {
     uint64_t size = rec->end - rec->start;
     uint64_t h = mt_fnv_bytes(MT_FNV_SEED, &size, sizeof size);
     if (rec->build_id_len && rec->build_id_len <= MT_BUILD_ID_MAX)
         return mt_fnv_bytes(h, rec->build_id, rec->build_id_len);
-    return mt_fnv_str(h, rec->path);
+    return mt_fnv_str(h, info->dlpi_name ? info->dlpi_name : "");
 }
 
 /* The entry of a module loaded at rec's place (not marked unloaded), if
@@ -171,10 +172,9 @@ static void unload(known_module *k, mt_shm_writer *w, uint64_t seq)
     k->shm_index = -2; /* a reload at the same place is a new module */
 }
 
-static void visit(const mt_shm_module *rec, void *arg)
+static void visit(const mt_shm_module *rec, uint64_t ident, void *arg)
 {
     scan_ctx *c = arg;
-    uint64_t ident = mt_module_ident(rec);
     bool same = false;
     known_module *k = find_known(c->m, rec, ident, &same);
     if (k && !same) { /* another library where one was: that one is gone */
@@ -196,7 +196,7 @@ static void visit(const mt_shm_module *rec, void *arg)
 }
 
 typedef struct {
-    void (*visit)(const mt_shm_module *rec, void *arg);
+    void (*visit)(const mt_shm_module *rec, uint64_t ident, void *arg);
     void *arg;
 } walk_ctx;
 
@@ -207,7 +207,7 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
     mt_shm_module rec;
     mt_module_describe(info, &rec);
     if (rec.end != 0) /* nothing mapped */
-        w->visit(&rec, w->arg);
+        w->visit(&rec, module_ident(info, &rec), w->arg);
     return 0;
 }
 
@@ -221,7 +221,8 @@ static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *),
-                        void (*visit_fn)(const mt_shm_module *rec, void *arg), void *arg)
+                        void (*visit_fn)(const mt_shm_module *rec, uint64_t ident, void *arg),
+                        void *arg)
 {
     unsigned long long c[2] = {0, 0};
     iterate(peek_counts, c);

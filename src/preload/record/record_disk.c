@@ -222,7 +222,9 @@ static bool slow_since(uint64_t at, uint64_t now)
 
 bool mt_recw_write_slow(uint64_t now)
 {
-    return slow_since(atomic_load_explicit(&mt_w.write_since, memory_order_relaxed), now);
+    int tid = atomic_load_explicit(&mt_w.write_tid, memory_order_relaxed);
+    return slow_since(atomic_load_explicit(&mt_w.write_since, memory_order_relaxed), now) &&
+           thread_sleeps(tid);
 }
 
 bool mt_recw_disk_behind(uint64_t now)

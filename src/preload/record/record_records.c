@@ -125,10 +125,9 @@ static bool can_emit(size_t payload_max)
     return false;
 }
 
-static void visit(const mt_shm_module *rec, void *arg)
+static void visit(const mt_shm_module *rec, uint64_t ident, void *arg)
 {
     uint64_t now = *(const uint64_t *)arg;
-    uint64_t ident = mt_module_ident(rec);
     mt_recw_module *m = find_loaded(rec->bias, rec->start);
     if (m && m->ident != ident) { /* another library where one was: that one is gone */
         if (!can_emit(MT_RR_UNLOAD_MAX + MT_RR_MODULE_MAX))

@@ -23,7 +23,7 @@
 #define MT_RECW_MODULES_MAX 4096u
 
 typedef struct mt_recw_module {
-    uint64_t bias, start, ident; /* ident: mt_module_ident */
+    uint64_t bias, start, ident; /* ident: mt_module_scan_run's */
     uint32_t index;
     uint32_t seen;
     bool loaded;
@@ -152,7 +152,8 @@ void mt_recw_note_write(uint64_t ns);
  * write(2) to the file that has lasted 100 ms, and slept inside writes
  * for at least half of the last 1-2 s.  now: CLOCK_MONOTONIC ns. */
 bool mt_recw_disk_behind(uint64_t now);
-/* A write(2) to the file has been under way for 100 ms or longer (now:
+/* A write(2) to the file has been under way for 100 ms or longer and the
+ * writer sleeps in it (a slow disk, not a writer waiting for a core; now:
  * CLOCK_MONOTONIC ns). */
 bool mt_recw_write_slow(uint64_t now);
 /* Whether the writer thread works -- runs, or waits for a core -- rather
