@@ -32,7 +32,10 @@ mt_errc mt_dat_modules_add(mt_modules *m, const mt_dat_module *mod, uint64_t loa
     o->build_id_len = mod->build_id_len;
     memcpy(o->build_id, mod->build_id, sizeof o->build_id);
     memcpy(o->path, mod->path, sizeof o->path);
-    return mt_modules_index_last(m, err);
+    mt_errc rc = mt_modules_index_last(m, err);
+    if (rc)
+        m->count--; /* not indexed: lookups see the modules before it, all indexed */
+    return rc;
 }
 
 void mt_dat_modules_unload(mt_modules *m, uint64_t start, uint64_t seq)

@@ -230,6 +230,10 @@ static mt_errc bad_bytes(mt_fbuf *b, mt_zscan *out, uint64_t last, mt_err *err)
     uint64_t next = next_frame(b, out->end, &rc, err);
     if (rc)
         return rc;
+    if (next && frame_decodes(b->fd, last, out->end - last) == 0)
+        return mt_err_set(err, MT_E_CORRUPT,
+                          "corrupt recording: the frame at byte %llu does not decompress",
+                          (unsigned long long)last); /* its header misled the walk */
     if (next)
         return mt_err_set(err, MT_E_CORRUPT,
                           "corrupt recording: %llu bytes at byte %llu are not a zstd frame, and "

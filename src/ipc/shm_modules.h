@@ -37,7 +37,9 @@ mt_errc mt_modules_reindex(mt_modules *m, mt_err *err);
 
 /* The same after one item was appended, in time linear in the modules
  * that start after it, not a sort of all: a recording of a service that
- * loads and unloads a plugin all day holds thousands of modules. */
+ * loads and unloads a plugin all day holds thousands of modules.  Out of
+ * memory, the item is not indexed: the caller takes it back out of count
+ * (lookups would read an order entry never written). */
 mt_errc mt_modules_index_last(mt_modules *m, mt_err *err);
 
 /* The module containing addr (a loaded one is preferred over an unloaded

@@ -1,5 +1,6 @@
 /* module_table.c -- see module_table.h. */
 #include "module_table.h"
+#include "hash_fnv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,7 @@ void mt_module_table_free(mt_module_table *t)
 
 static size_t hash(const mt_sym_module *m)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)m->path; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    for (unsigned i = 0; i < m->build_id_len; i++)
-        h = (h ^ m->build_id[i]) * 1099511628211ull;
-    return (size_t)h;
+    return (size_t)mt_fnv_bytes(mt_fnv_str(MT_FNV_SEED, m->path), m->build_id, m->build_id_len);
 }
 
 static bool same(const mt_sym_modfile *f, const mt_sym_module *m)

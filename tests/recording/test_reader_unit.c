@@ -519,6 +519,48 @@ static void damaged_last_frame(void **state)
     db_file_free(&f);
 }
 
+/* A zstd frame header's size (RFC 8878 3.1.1.1: magic, descriptor, window,
+ * dictionary id, content size). */
+static size_t frame_header_size(const unsigned char *p)
+{
+    static const size_t dict[4] = {0, 1, 2, 4}, fcs[4] = {0, 2, 4, 8};
+    unsigned fhd = p[4], single = (fhd >> 5) & 1, fcs_flag = fhd >> 6;
+    return 5 + !single + dict[fhd & 3] + (fcs_flag || !single ? fcs[fcs_flag] : 1);
+}
+
+/* A frame whose first block's size was damaged: the walk by block sizes
+ * lands inside the frame's data.  The message names that frame, not the
+ * place the misled walk reached (bytes "not a zstd frame" further on), nor,
+ * for a first frame the walk takes past the end, a cut file. */
+static void damaged_block_size(void **state)
+{
+    (void)state;
+    for (unsigned which = 0; which < 2; which++) {
+        db_file f;
+        db_standard(&f, 3, 1);
+        size_t start = f.frame_end[0]; /* frame 1; frame 0 starts after the file header */
+        if (!which)
+            for (start = 0; memcmp(f.out.p + start, "\x28\xb5\x2f\xfd", 4) != 0;)
+                start++;
+        size_t fhs = frame_header_size(f.out.p + start);
+        unsigned char *bh = f.out.p + start + fhs; /* block header: 3 bytes, size from bit 3 */
+        uint32_t h = bh[0] | (uint32_t)bh[1] << 8 | (uint32_t)bh[2] << 16;
+        uint32_t size = h >> 3;
+        assert_true(size > 16);
+        h = (h & 7u) | (size - 9) << 3;
+        bh[0] = (unsigned char)h, bh[1] = (unsigned char)(h >> 8), bh[2] = (unsigned char)(h >> 16);
+        size_t n;
+        mt_dat_info info = {0};
+        mt_err err = {MT_OK, ""};
+        assert_int_equal(read_all_info(&f, &err, &n, &info), MT_E_CORRUPT);
+        char at[64];
+        snprintf(at, sizeof at, "at byte %zu", start);
+        if (!strstr(err.msg, at))
+            fail_msg("frame %u at byte %zu: %s", which, start, err.msg);
+        db_file_free(&f);
+    }
+}
+
 static void bad_tail(void **state)
 {
     (void)state;
@@ -657,6 +699,7 @@ int main(void)
         cmocka_unit_test(seek_back),
         cmocka_unit_test(bad_tail),
         cmocka_unit_test(damaged_last_frame),
+        cmocka_unit_test(damaged_block_size),
         cmocka_unit_test(modules_index_last),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 
 #include "core_os_memory.h"
 #include "core_procinfo.h"
+#include "hash_fnv.h"
 
 #include <elf.h>
 #include <link.h>
@@ -28,7 +29,7 @@
 #define MAX_KNOWN 4096u
 
 typedef struct {
-    uint64_t bias, start;
+    uint64_t bias, start, ident;
     int64_t shm_index; /* -1: could not be published */
     uint32_t seen;
 } known_module;
@@ -111,11 +112,35 @@ void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
     read_build_id(info, out);
 }
 
-static known_module *find_known(mt_published_modules *m, uint64_t bias, uint64_t start)
+/* What tells two modules loaded at one address apart: its size and
+ * build-id, or, without one, the loader's name of it (fixed for the life
+ * of its link map), not the path: a path is read again at each walk and
+ * may change under a module that stays -- the main program's from
+ * /proc/self/exe gets " (deleted)" when an upgrade replaces its file, a
+ * relative dlopen's from /proc/self/maps falls back to "[vdso]" when that
+ * cannot be opened (a process at its file limit) -- and a module whose
+ * identity changed would be unloaded and loaded again at such a walk. */
+static uint64_t module_ident(const struct dl_phdr_info *info, const mt_shm_module *rec)
 {
-    for (uint32_t i = 0; i < m->n; i++)
-        if (m->known[i].bias == bias && m->known[i].start == start && m->known[i].shm_index != -2)
-            return &m->known[i];
+    uint64_t size = rec->end - rec->start;
+    uint64_t h = mt_fnv_bytes(MT_FNV_SEED, &size, sizeof size);
+    if (rec->build_id_len && rec->build_id_len <= MT_BUILD_ID_MAX)
+        return mt_fnv_bytes(h, rec->build_id, rec->build_id_len);
+    return mt_fnv_str(h, info->dlpi_name ? info->dlpi_name : "");
+}
+
+/* The entry of a module loaded at rec's place (not marked unloaded), if
+ * any; *same: it is rec's module, not another one loaded there before. */
+static known_module *find_known(mt_published_modules *m, const mt_shm_module *rec, uint64_t ident,
+                                bool *same)
+{
+    for (uint32_t i = 0; i < m->n; i++) {
+        known_module *k = &m->known[i];
+        if (k->bias == rec->bias && k->start == rec->start && k->shm_index != -2) {
+            *same = k->ident == ident;
+            return k;
+        }
+    }
     return NULL;
 }
 
@@ -139,15 +164,29 @@ static known_module *free_entry(mt_published_modules *m)
     return k;
 }
 
-static void visit(const mt_shm_module *rec, void *arg)
+/* Marks k's module unloaded in the segment (its record stays). */
+static void unload(known_module *k, mt_shm_writer *w, uint64_t seq)
+{
+    if (k->shm_index >= 0)
+        mt_shm_mark_unloaded(w, k->shm_index, seq);
+    k->shm_index = -2; /* a reload at the same place is a new module */
+}
+
+static void visit(const mt_shm_module *rec, uint64_t ident, void *arg)
 {
     scan_ctx *c = arg;
-    known_module *k = find_known(c->m, rec->bias, rec->start);
+    bool same = false;
+    known_module *k = find_known(c->m, rec, ident, &same);
+    if (k && !same) { /* another library where one was: that one is gone */
+        unload(k, c->w, c->seq);
+        k = NULL;
+    }
     if (!k)
         k = free_entry(c->m);
     if (k && k->shm_index == -3) {
         k->bias = rec->bias;
         k->start = rec->start;
+        k->ident = ident;
         mt_shm_module copy = *rec;
         copy.load_seq = c->seq;
         k->shm_index = mt_shm_append_module(c->w, &copy);
@@ -157,7 +196,7 @@ static void visit(const mt_shm_module *rec, void *arg)
 }
 
 typedef struct {
-    void (*visit)(const mt_shm_module *rec, void *arg);
+    void (*visit)(const mt_shm_module *rec, uint64_t ident, void *arg);
     void *arg;
 } walk_ctx;
 
@@ -168,7 +207,7 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
     mt_shm_module rec;
     mt_module_describe(info, &rec);
     if (rec.end != 0) /* nothing mapped */
-        w->visit(&rec, w->arg);
+        w->visit(&rec, module_ident(info, &rec), w->arg);
     return 0;
 }
 
@@ -182,7 +221,8 @@ static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *),
-                        void (*visit_fn)(const mt_shm_module *rec, void *arg), void *arg)
+                        void (*visit_fn)(const mt_shm_module *rec, uint64_t ident, void *arg),
+                        void *arg)
 {
     unsigned long long c[2] = {0, 0};
     iterate(peek_counts, c);
@@ -208,9 +248,7 @@ void mt_modules_sync(mt_published_modules *m, mt_shm_writer *w, uint64_t publish
         return;
     for (uint32_t i = 0; i < m->n; i++) {
         known_module *k = &m->known[i];
-        if (k->seen == m->walk.scan || k->shm_index < 0)
-            continue;
-        mt_shm_mark_unloaded(w, k->shm_index, publish_seq);
-        k->shm_index = -2; /* unloaded; a reload at the same place is a new module */
+        if (k->seen != m->walk.scan && k->shm_index >= 0)
+            unload(k, w, publish_seq);
     }
 }

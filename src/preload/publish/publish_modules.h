@@ -26,8 +26,10 @@ unsigned long long mt_modules_unloads(const mt_published_modules *m);
  * modules it has told about and an mt_module_scan.  The walk is skipped
  * (returns false) when dl_iterate_phdr's adds/subs counters did not move
  * since the last walk; else `scan` is bumped and visit is called for each
- * module with a mapped range (its record described by mt_module_describe),
- * after which the caller marks unloaded every module of its list not
+ * module with a mapped range (its record described by mt_module_describe,
+ * and its identity: a hash that tells two modules loaded at one address
+ * apart, so that a library loaded where another was is a new module, not
+ * the first one still loaded), after which the caller marks unloaded every module of its list not
  * visited in this scan.  Runs with the loader's lock held (keep visit
  * short), through iterate: dl_iterate_phdr under the publish lock, which
  * fork takes; mt_loader_iterate elsewhere (core_loader_gate.h: no fork
@@ -37,7 +39,8 @@ typedef struct mt_module_scan {
     uint32_t scan; /* walks done; 0: none yet */
 } mt_module_scan;
 bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *),
-                        void (*visit)(const mt_shm_module *rec, void *arg), void *arg);
+                        void (*visit)(const mt_shm_module *rec, uint64_t ident, void *arg),
+                        void *arg);
 
 /* Fills a module record from a dl_iterate_phdr entry (bias, address
  * range, build-id from the in-memory notes, path); also used by the

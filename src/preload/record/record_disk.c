@@ -214,11 +214,24 @@ static void read_pace(uint64_t *since, uint64_t *slept)
     *since = *slept = 0; /* the writer keeps updating: judge by the write under way alone */
 }
 
+/* A write(2) that began at `at` (0: none) has lasted MT_DISK_SLOW_NS. */
+static bool slow_since(uint64_t at, uint64_t now)
+{
+    return at && now > at && now - at >= MT_DISK_SLOW_NS;
+}
+
+bool mt_recw_write_slow(uint64_t now)
+{
+    int tid = atomic_load_explicit(&mt_w.write_tid, memory_order_relaxed);
+    return slow_since(atomic_load_explicit(&mt_w.write_since, memory_order_relaxed), now) &&
+           thread_sleeps(tid);
+}
+
 bool mt_recw_disk_behind(uint64_t now)
 {
     int tid = atomic_load_explicit(&mt_w.write_tid, memory_order_relaxed);
     uint64_t at = atomic_load_explicit(&mt_w.write_since, memory_order_relaxed);
-    if (!at || now <= at || now - at < MT_DISK_SLOW_NS || !thread_sleeps(tid))
+    if (!slow_since(at, now) || !thread_sleeps(tid))
         return false;
     uint64_t since, slept;
     read_pace(&since, &slept);

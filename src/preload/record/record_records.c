@@ -78,6 +78,14 @@ static mt_recw_module *find_loaded(uint64_t bias, uint64_t start)
     return NULL;
 }
 
+static void emit_unload(mt_recw_module *m, uint64_t now)
+{
+    m->loaded = false;
+    mt_put_v(&mt_w.pay, m->index);
+    mt_put_v(&mt_w.pay, now);
+    mt_recw_emit(MT_DAT_REC_MODULE_UNLOAD);
+}
+
 static void emit_module(const mt_shm_module *rec, uint32_t index, uint64_t now)
 {
     mt_rec_buf *b = &mt_w.pay;
@@ -101,13 +109,36 @@ static mt_recw_module *free_slot(void)
     return mt_w.nmodules < MT_RECW_MODULES_MAX ? &mt_w.modules[mt_w.nmodules++] : NULL;
 }
 
-static void visit(const mt_shm_module *rec, void *arg)
+/* The largest MODULE and MODULE_UNLOAD payloads (emit_module: five
+ * varints, a build id and a path with their lengths). */
+#define MT_RR_MODULE_MAX (5 * 10 + 10 + MT_BUILD_ID_MAX + 10 + MT_PATH_MAX)
+#define MT_RR_UNLOAD_MAX (2 * 10)
+
+/* Without I/O (mt_w.no_io), a record is written only if `out` has room;
+ * a module left out is listed by the next pass, which walks the modules
+ * again although the loader's counters did not move. */
+static bool can_emit(size_t payload_max)
+{
+    if (!mt_w.no_io || mt_recw_room(payload_max))
+        return true;
+    mt_w.modscan.adds = ~0ull; /* no count the loader gives: the next walk is not skipped */
+    return false;
+}
+
+static void visit(const mt_shm_module *rec, uint64_t ident, void *arg)
 {
     uint64_t now = *(const uint64_t *)arg;
     mt_recw_module *m = find_loaded(rec->bias, rec->start);
-    if (!m && (m = free_slot()) != NULL) {
+    if (m && m->ident != ident) { /* another library where one was: that one is gone */
+        if (!can_emit(MT_RR_UNLOAD_MAX + MT_RR_MODULE_MAX))
+            return;
+        emit_unload(m, now);
+        m = NULL;
+    }
+    if (!m && can_emit(MT_RR_MODULE_MAX) && (m = free_slot()) != NULL) {
         m->bias = rec->bias;
         m->start = rec->start;
+        m->ident = ident;
         m->index = mt_w.module_records++;
         m->loaded = true;
         emit_module(rec, m->index, now);
@@ -122,12 +153,8 @@ void mt_rr_modules(uint64_t now)
         return;
     for (uint32_t i = 0; i < mt_w.nmodules; i++) {
         mt_recw_module *m = &mt_w.modules[i];
-        if (!m->loaded || m->seen == mt_w.modscan.scan)
-            continue;
-        m->loaded = false;
-        mt_put_v(&mt_w.pay, m->index);
-        mt_put_v(&mt_w.pay, now);
-        mt_recw_emit(MT_DAT_REC_MODULE_UNLOAD);
+        if (m->loaded && m->seen != mt_w.modscan.scan && can_emit(MT_RR_UNLOAD_MAX))
+            emit_unload(m, now);
     }
 }
 

@@ -98,6 +98,7 @@ static void reset_session(int fd)
     mt_w.reserved_to = 0;
     mt_w.defs = 0;
     mt_w.frame_open = false;
+    mt_w.no_io = false;
     mt_w.last_totals_ns = MT_RECW_TOTALS_DUE;
     memset(mt_w.sum_initial, 0, sizeof mt_w.sum_initial);
     memset(mt_w.sum_events, 0, sizeof mt_w.sum_events);
@@ -413,6 +414,7 @@ void mt_recw_child_reset(void)
     MT_RESET(mt_w.open, false);
     MT_RESET(mt_w.fd, -1);
     MT_RESET(mt_w.frame_open, false);
+    MT_RESET(mt_w.no_io, false); /* a fork during a dlclose's listing (record_thread.c) */
     MT_RESET(mt_w.sealed, false);
     MT_RESET_ATOMIC(mt_w.thread_running, false); /* one thread now */
     MT_RESET_ATOMIC(mt_w.thread_stop, false);

@@ -95,28 +95,41 @@ bool mt_recw_drain_sync(void)
  * pass (mt_rr_modules); a library dlopen'ed, allocated from and dlclose'd
  * between two passes was never listed, so the traces into it had no
  * MODULE record and replayed as bare addresses.  Listing here, before the
- * library goes, writes its MODULE (the next pass sees it gone and writes
- * its UNLOAD), as mt_publisher_sync_modules does for the segment.
- * mt_w.lock is held by a writer's pass, which may wait for the disk, so
- * the wait is bounded like a hook's for a ring (record_buffer.h); and not
- * at all inside dl_iterate_phdr: the holder's listing would wait for the
- * loader's lock that this thread holds (a dlclose in a destructor or
- * constructor holds it too: that case is what the bound is for).  Given
- * up: the library's MODULE is missing, as before (counted in the log). */
+ * library goes, appends its MODULE to the records not yet compressed (the
+ * next pass sees it gone and writes its UNLOAD), as
+ * mt_publisher_sync_modules does for the segment.
+ * The program's thread never waits for the disk here: under the lock the
+ * listing only appends (mt_w.no_io: no zstd, no write(2), even when the
+ * MODULE fills a frame), and the wait for the lock, which a writer's pass
+ * holds across its writes, is bounded (MT_RECW_DLCLOSE_WAIT_NS), ends at
+ * once when that pass is inside a write of 100 ms or more (a slow or hung
+ * disk), and does not begin inside dl_iterate_phdr: the holder's listing
+ * would wait for the loader's lock that this thread holds (a dlclose in a
+ * destructor or constructor may hold it too).  Given up: the library's
+ * MODULE is missing and its frames replay as addresses; each time is
+ * logged (MEMTOP_LOG=info) with the process's count. */
 void mt_rec_before_dlclose(void)
 {
+    static _Atomic uint32_t given_up;
     if (!mt_rec_on())
         return;
     for (uint64_t waited = 0; !mt_spin_trylock(&mt_w.lock); waited += 100000) {
-        if (mt_tls_dl_depth || waited >= MT_RECW_DLCLOSE_WAIT_NS) {
-            mt_log(MT_LOG_INFO, "recording: a dlclose did not wait for the writer: the module "
-                                "map may lack the library it unloads");
+        if (mt_tls_dl_depth || waited >= MT_RECW_DLCLOSE_WAIT_NS ||
+            mt_recw_write_slow(mt_mono_raw_ns(CLOCK_MONOTONIC))) {
+            uint32_t n = atomic_fetch_add_explicit(&given_up, 1, memory_order_relaxed) + 1;
+            mt_log(MT_LOG_INFO,
+                   "recording: a dlclose did not wait for the writer (%u so far): "
+                   "the module map may lack the library it unloads",
+                   n);
             return;
         }
         mt_recw_sleep_ns(100000);
     }
-    if (mt_recw_owned() && mt_rec_on() && !mt_rec_paused())
+    if (mt_recw_owned() && mt_rec_on() && !mt_rec_paused()) {
+        mt_w.no_io = true;
         mt_rr_modules(mt_recw_now());
+        mt_w.no_io = false;
+    }
     mt_spin_unlock(&mt_w.lock);
 }
 

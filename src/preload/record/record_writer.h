@@ -23,7 +23,7 @@
 #define MT_RECW_MODULES_MAX 4096u
 
 typedef struct mt_recw_module {
-    uint64_t bias, start;
+    uint64_t bias, start, ident; /* ident: mt_module_scan_run's */
     uint32_t index;
     uint32_t seen;
     bool loaded;
@@ -74,6 +74,10 @@ typedef struct mt_recw {
      * never a culled one (reset_session) */
     bool tick_order;
     bool frame_open;
+    /* Records go to `out` only: never compressed or written (lock held).
+     * A pass on the program's thread that must not wait for the disk
+     * (mt_rec_before_dlclose); it checks the room first (mt_recw_room). */
+    bool no_io;
     uint64_t frame_t0;    /* when the open frame got its first record */
     uint64_t frame_raw;   /* uncompressed bytes given to the open frame */
     bool small;           /* the open frame uses the strong level (slow stream) */
@@ -148,6 +152,10 @@ void mt_recw_note_write(uint64_t ns);
  * write(2) to the file that has lasted 100 ms, and slept inside writes
  * for at least half of the last 1-2 s.  now: CLOCK_MONOTONIC ns. */
 bool mt_recw_disk_behind(uint64_t now);
+/* A write(2) to the file has been under way for 100 ms or longer and the
+ * writer sleeps in it (a slow disk, not a writer waiting for a core; now:
+ * CLOCK_MONOTONIC ns). */
+bool mt_recw_write_slow(uint64_t now);
 /* Whether the writer thread works -- runs, or waits for a core -- rather
  * than sleeps (record_disk.c): a hook at its buffer's bound waits longer
  * for a writer that works (record_buffer.c).  A look at its schedstat
@@ -194,6 +202,8 @@ bool mt_recw_sched_times(int tid, uint64_t *run, uint64_t *wait);
 
 /* Output stage (record_zstd.c), lock held. */
 void mt_recw_emit(unsigned type); /* the payload in mt_w.pay becomes a record */
+/* `out` has room for a record of this payload without compressing. */
+bool mt_recw_room(size_t payload);
 /* A record whose payload is mt_w.pay followed by the n parts (not
  * copied: zstd reads them where they are when the record is large),
  * compressed so that a zstd block ends after each part marked `cut`:

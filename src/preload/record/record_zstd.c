@@ -182,6 +182,7 @@ static void write_z(void)
  * at the end of the frame. */
 static void compress(const unsigned char *p, size_t n, ZSTD_EndDirective how)
 {
+    MT_ASSERT(!mt_w.no_io);
     ZSTD_inBuffer in = {p, n, 0};
     mt_w.frame_raw += n;
     while (!mt_w.err) {
@@ -212,10 +213,17 @@ static void feed(ZSTD_EndDirective how)
 
 static void set_level(bool small);
 
-/* Makes room for the payload in the output and opens a frame if none is. */
+bool mt_recw_room(size_t payload)
+{
+    return mt_w.out.len + payload + 32 <= mt_w.out.cap;
+}
+
+/* Makes room for the payload in the output and opens a frame if none is.
+ * Under no_io the caller made sure of the room (mt_recw_room). */
 static void begin_record(void)
 {
-    if (mt_w.out.len + mt_w.pay.len + 32 > mt_w.out.cap)
+    MT_ASSERT(!mt_w.no_io || mt_recw_room(mt_w.pay.len));
+    if (!mt_recw_room(mt_w.pay.len))
         feed(ZSTD_e_continue);
     if (!mt_w.frame_open) {
         mt_w.frame_open = true;
@@ -229,6 +237,8 @@ void mt_recw_emit(unsigned type)
     mt_put_record(&mt_w.out, type, &mt_w.pay);
     mt_w.pay.len = 0;
     mt_w.pay.overflow = false;
+    if (mt_w.no_io) /* the next record or pass ends the frame or feeds it */
+        return;
     if (mt_w.small && mt_w.frame_raw + mt_w.out.len >= MT_RECW_SMALL_FRAME) {
         /* The stream got fast: back to the fast level -- for this frame
          * too when zstd has none of it yet (its parameters are then still

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "hash_fnv.h"
 
 void mt_groups_init(mt_groups *g)
 {
@@ -77,10 +78,7 @@ long mt_groups_add(mt_groups *g, const char *label)
 
 uint64_t mt_label_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return mt_fnv_str(MT_FNV_SEED, s);
 }
 
 /* Room for one more hashed row (the table stays at most half full); the

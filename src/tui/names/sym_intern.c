@@ -1,6 +1,7 @@
 /* sym_intern.c -- see sym_intern.h: an open-addressing hash set of owned
  * strings that grows at half load. */
 #include "sym_intern.h"
+#include "hash_fnv.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,10 +24,7 @@ void mt_intern_free(mt_interner *t)
 
 static uint64_t hash_str(const char *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
+    return mt_fnv_str(MT_FNV_SEED, s);
 }
 
 /* The slot holding s, or the empty slot where it belongs (cap > used). */
