@@ -83,6 +83,19 @@ def nothing_to_wait_for(ctx, args):
         e2elib.stop(off)
 
 
+def bad_library(ctx, args):
+    """MEMTOP_LIBRARY naming a file that is not a shared library: one line
+    before PROG runs, not PROG run untracked and "exited without a memtop
+    segment" after it (the loader only warned on PROG's stderr)."""
+    env = ctx.env
+    for path in ("/etc/passwd", "/dev/null"):
+        ctx.env = dict(env, MEMTOP_LIBRARY=path)
+        expect_error(ctx, [args.memtop, "--batch", "--", "true"], "MEMTOP_LIBRARY=" + path, 1,
+                     r"memtop: MEMTOP_LIBRARY: %s: not a 64-bit ELF shared library"
+                     % re.escape(path))
+    ctx.env = env
+
+
 def test(args):
     ctx = e2elib.Ctx(args)
     m = args.memtop
@@ -114,6 +127,7 @@ def test(args):
         expect_error(ctx, [m, "-f", ctx.path("x.dat")] + opts, "-f with %s" % opts[-2], 2, paced)
     corrupt_segment(ctx, args)
     nothing_to_wait_for(ctx, args)
+    bad_library(ctx, args)
 
 
 if __name__ == "__main__":

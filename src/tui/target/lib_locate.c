@@ -6,8 +6,11 @@
  * moved. */
 #include "lib_locate.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +25,32 @@
 
 #define LIB_NAME "libmemtop.so"
 
-/* Resolve path; 0 if it is a readable file LD_PRELOAD can carry. */
+/* Whether the file at path begins as an ELF shared object of this
+ * machine's class: the loader ignores anything else in LD_PRELOAD with a
+ * line on PROG's stderr, and PROG runs untracked. */
+static bool shared_object(const char *path)
+{
+    Elf64_Ehdr eh;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    bool ok = fd >= 0 && read(fd, &eh, sizeof eh) == (ssize_t)sizeof eh &&
+              memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+              eh.e_type == ET_DYN;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+/* Resolve path; 0 if it is a readable shared object LD_PRELOAD can carry. */
 static int usable(const char *path, char *out, size_t n, char *err, size_t errn)
 {
     char real[PATH_MAX];
     if (!realpath(path, real) || access(real, R_OK) != 0) {
         snprintf(err, errn, "%s: %s", path, strerror(errno));
         return -1;
+    }
+    if (!shared_object(real)) {
+        snprintf(err, errn, "%s: not a 64-bit ELF shared library", real);
+        return -2;
     }
     if (strpbrk(real, " :\t\n")) {
         snprintf(err, errn, "%s: LD_PRELOAD cannot carry a path with spaces or colons", real);
