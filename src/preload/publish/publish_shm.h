@@ -50,9 +50,11 @@ bool mt_shm_own_exists(const char *dir, int pid);
 
 /* Publishes the header's magic once the caller has filled the settings,
  * and renames the segment to its final name: memtop-<pid>, or when another
- * user's file holds that name, memtop-<pid>-<random> (logged once; path
- * then holds that name).  False (and the segment is gone) if it cannot be
- * renamed. */
+ * user's file or the live segment of a process of ours with this pid
+ * (another PID namespace) holds that name, memtop-<pid>-<random> (path
+ * then holds that name).  Never replaces a running process's segment,
+ * even when it seals at the same moment.  False (and the segment is gone)
+ * if it cannot be renamed. */
 bool mt_shm_seal(mt_shm_writer *w);
 
 /* Appends one trace definition; false when the region is full. */
