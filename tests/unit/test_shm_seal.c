@@ -17,6 +17,11 @@
  * not libc's): another sealer replaces the leftover between this one's
  * open and its lock, or removes it without the lock (rm) and a third
  * takes the name between this one's check and its rename.
+ *
+ * And the lock's holder: a child made without the atfork handlers (a raw
+ * clone, _Fork) must not keep the segment's lock once the target is gone,
+ * or the next target with that pid would publish aside for as long as the
+ * child lives.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -36,6 +41,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -45,6 +51,7 @@
 #include "core_log.h"
 #include "core_procinfo.h"
 #include "publish_shm.h"
+#include "shm_lock.h"
 
 #define PID 4242
 #define ROUNDS 400
@@ -345,6 +352,8 @@ static void forced(void (**at)(void), void (*hook)(void), bool no_exchange)
     assert_true(holds(g_other.path, other.st_ino));
     assert_string_not_equal(w.path, g_other.path);
     assert_true(holds(w.path, mine.st_ino));
+    munmap(w.base, w.bytes); /* mt_shm_forget leaves it to a fork child */
+    munmap(g_other.base, g_other.bytes);
     mt_shm_forget(&w);
     mt_shm_forget(&g_other);
     g_no_exchange = false;
@@ -376,6 +385,97 @@ static void test_name_retaken_before_our_rename(void **state)
     forced(&g_before_exchange, other_seals_after_rm, false);
 }
 
+/* --- children made without the atfork handlers --------------------------- */
+
+static pid_t raw_clone(void)
+{
+    return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+}
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+static pid_t glibc_fork(void)
+{
+    return _Fork();
+}
+#endif
+
+/* The target (a child of ours): creates and seals its segment, makes a
+ * child with make_child that only sleeps, sends its pid, and ends (no
+ * unlink: as when killed) when `go` says so. */
+static void target(pid_t (*make_child)(void), int out, int go)
+{
+    mt_shm_writer w;
+    if (!mt_shm_create(&w, g_dir, PID + 1) || !mt_shm_seal(&w))
+        _exit(2);
+    pid_t child = make_child();
+    if (child == 0)
+        for (;;)
+            pause();
+    char c;
+    if (write(out, &child, sizeof child) != (ssize_t)sizeof child || read(go, &c, 1) != 1)
+        _exit(3);
+    _exit(0);
+}
+
+/* Busy (mt_shm_lock_leftover) while the target lives, free once it has
+ * ended, though its child still lives. */
+static void lock_outlives_target(pid_t (*make_child)(void))
+{
+    empty_dir();
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0); /* the grandchild is ours to reap */
+    int out[2], go[2];
+    assert_int_equal(pipe(out), 0);
+    assert_int_equal(pipe(go), 0);
+    pid_t t = fork();
+    assert_true(t >= 0);
+    if (t == 0)
+        target(make_child, out[1], go[0]);
+    pid_t child = -1;
+    assert_int_equal(read(out[0], &child, sizeof child), sizeof child);
+    char name[64];
+    snprintf(name, sizeof name, "memtop-%d", PID + 1);
+    int dfd = open(g_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    bool busy;
+    int fd = mt_shm_lock_leftover(dfd, name, &busy);
+    bool busy_while_target = fd < 0 && busy;
+    assert_int_equal(write(go[1], "x", 1), 1);
+    assert_int_equal(waitpid(t, NULL, 0), t);
+    bool child_lives = kill(child, 0) == 0;
+    if (fd < 0)
+        fd = mt_shm_lock_leftover(dfd, name, &busy);
+    bool free_after = fd >= 0;
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    if (fd >= 0)
+        close(fd);
+    close(dfd);
+    close(out[0]);
+    close(out[1]);
+    close(go[0]);
+    close(go[1]);
+    assert_true(busy_while_target);
+    assert_true(child_lives);
+    if (!free_after)
+        fail_msg("%s is still locked after its target ended: its child %d holds it", name,
+                 (int)child);
+}
+
+static void test_raw_clone_child_keeps_no_lock(void **state)
+{
+    (void)state;
+    lock_outlives_target(raw_clone);
+}
+
+static void test_fork_without_handlers_keeps_no_lock(void **state)
+{
+    (void)state;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+    lock_outlives_target(glibc_fork);
+#else
+    skip(); /* no _Fork before glibc 2.34 */
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +485,8 @@ int main(void)
         cmocka_unit_test(test_leftover_replaced_before_our_lock),
         cmocka_unit_test(test_leftover_replaced_before_our_lock_no_exchange),
         cmocka_unit_test(test_name_retaken_before_our_rename),
+        cmocka_unit_test(test_raw_clone_child_keeps_no_lock),
+        cmocka_unit_test(test_fork_without_handlers_keeps_no_lock),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

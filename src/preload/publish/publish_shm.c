@@ -396,6 +396,34 @@ bool mt_shm_seal(mt_shm_writer *w)
     return false;
 }
 
+/* The lock that says "live" (docs/shm-protocol.md, "Held while live")
+ * is taken through fd, the descriptor the segment was created and mapped
+ * with; once fd is closed the mapping alone holds it: a flock belongs to
+ * the open file description, which the mapping keeps open.  MADV_DONTFORK
+ * keeps the mapping out of every child, made by fork() or not (_Fork,
+ * clone: no atfork handler runs in them), so the lock ends with this
+ * process's mapping (munmap, exit, exec).  The descriptor kept to grow the
+ * file (mt_shm_commit) is a second open of it, a description without the
+ * lock: a child that inherits it holds nothing.  Returns that descriptor;
+ * fd itself where either step fails (then a child that inherits fd, or the
+ * mapping, keeps the lock while it lives, as before). */
+static int hold_live(mt_shm_writer *w, int fd)
+{
+    w->dontfork = madvise(w->base, w->bytes, MADV_DONTFORK) == 0;
+    if (!w->dontfork)
+        return fd;
+    /* Our unpredictable temporary name: nobody else has it; checked anyway. */
+    int grow = open(w->tmp_path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat a, b;
+    if (grow >= 0 && fstat(fd, &a) == 0 && fstat(grow, &b) == 0 && mt_same_file(&a, &b)) {
+        close(fd);
+        return grow;
+    }
+    if (grow >= 0)
+        close(grow);
+    return fd;
+}
+
 bool mt_shm_own_exists(const char *dir, int pid)
 {
     char path[MT_PATH_MAX + 32];
@@ -422,9 +450,7 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
         return false;
     }
     fchmod(fd, 0600); /* whatever the umask did: owner only */
-    /* Held while the file is mapped or open, by this process only (a fork
-     * child drops both at once, exec closes and unmaps them): see
-     * mt_shm_lock_leftover.  Without it (no flock), the name is taken as
+    /* Held while live (hold_live).  Without flock, the name is taken as
      * before. */
     flock(fd, LOCK_SH | LOCK_NB);
     void *base = MAP_FAILED;
@@ -440,9 +466,9 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
         unlink(w->tmp_path);
         return false;
     }
-    w->fd = fd;
     w->base = base;
     w->bytes = total;
+    w->fd = hold_live(w, fd);
     w->hdr = base;
     store_layout(w->hdr, &w->p);
     w->hdr->segment_bytes = total;
@@ -516,5 +542,5 @@ void mt_shm_unlink(mt_shm_writer *w)
 
 void mt_shm_forget(mt_shm_writer *w)
 {
-    release(w, true);
+    release(w, !w->dontfork);
 }
