@@ -14,6 +14,7 @@
 #include "core_log.h"
 #include "core_procinfo.h"
 #include "publish_status.h"
+#include "shm_lock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -177,56 +178,146 @@ static void fill_identity(mt_shm_header *h, int pid)
     mt_proc_cmdline(h->cmdline, sizeof h->cmdline);
 }
 
-/* Whether a running process holds the segment file `name` (relative to
- * dfd): every target keeps a shared flock on its own segment from its
- * creation (mt_shm_create) until it unmaps it or ends, so an exclusive
- * try fails.  That tells a leftover of a dead process of ours with our
- * pid, which may be replaced, from the live segment of a process with the
- * same pid in another PID namespace sharing this directory (containers of
- * one pod), which must not be.  Never blocks: O_NONBLOCK opens a planted
- * FIFO at once, LOCK_NB. */
-static bool segment_in_use(int dfd, const char *name)
+/* Replaces dest with our segment, if dest is still `expect`: a leftover
+ * of ours whose exclusive lock the caller holds (mt_shm_lock_leftover), or
+ * a FIFO or link of ours (never a segment).  Under that lock no other
+ * target replaces the leftover: one that finds the name taken must lock
+ * it first, one that finds it free renames with RENAME_NOREPLACE.  Only a
+ * removal without the lock (rm, an older memtop) could free the name for
+ * such a one between our check and our rename, so the names are
+ * exchanged, and the file that comes out under our temporary name must be
+ * `expect` (then removed); anything else is put back.  1: done; 0: dest is
+ * no longer `expect` (look again); -1: failed (errno). */
+static int replace_file(mt_shm_writer *w, const char *dest, const struct stat *expect)
 {
-    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return false;
     struct stat st;
-    bool busy = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) != 0 &&
-                errno == EWOULDBLOCK;
-    close(fd); /* and our lock, if we took it */
-    return busy;
+    if (lstat(dest, &st) != 0 || !mt_same_file(expect, &st))
+        return 0;
+    if (renameat2(AT_FDCWD, w->tmp_path, AT_FDCWD, dest, RENAME_EXCHANGE) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        if (errno != EINVAL && errno != ENOSYS)
+            return -1;
+        /* No exchange in this file system: checked just above, under the lock. */
+        return rename(w->tmp_path, dest) == 0 ? 1 : -1;
+    }
+    if (lstat(w->tmp_path, &st) == 0 && mt_same_file(expect, &st)) {
+        unlink(w->tmp_path); /* the leftover, now under our temporary name */
+        return 1;
+    }
+    /* Someone's segment: give its name back (if even that fails, it stays
+     * under our unpredictable temporary name, and we under its name). */
+    return renameat2(AT_FDCWD, w->tmp_path, AT_FDCWD, dest, RENAME_EXCHANGE) == 0 ? 0 : 1;
+}
+
+/* replace_file for the leftover whose exclusive lock fd holds; closes fd
+ * (the lock goes with it: on the file replaced, now unlinked, or left). */
+static int replace_locked(mt_shm_writer *w, int fd, const char *dest)
+{
+    struct stat locked;
+    int rc = fstat(fd, &locked) == 0 ? replace_file(w, dest, &locked) : -1;
+    close(fd);
+    return rc;
+}
+
+/* Replaces the file in_way (lstat of dest, of our user) if nobody holds
+ * it: a leftover under its exclusive lock, a FIFO or link as it is.  A
+ * directory stays.  As replace_file; 0 with *busy when a running process
+ * holds it. */
+static int replace_own(mt_shm_writer *w, const char *dest, const struct stat *in_way, bool *busy)
+{
+    *busy = false;
+    if (S_ISDIR(in_way->st_mode))
+        return 0;
+    if (!S_ISREG(in_way->st_mode))
+        return replace_file(w, dest, in_way);
+    int fd = mt_shm_lock_leftover(AT_FDCWD, dest, busy);
+    return fd < 0 ? 0 : replace_locked(w, fd, dest);
+}
+
+/* Gives our segment the name dest: when no file has it
+ * (RENAME_NOREPLACE: of two targets with one pid sealing at once, the
+ * second finds the first's file), or when the file there is a leftover of
+ * ours that no running process holds (replace_own).  1: done; 0: in the
+ * way (*in_way: the file there; *busy: a running process of ours holds
+ * it); -1: failed (errno).  Where the file system has no RENAME_NOREPLACE
+ * (not tmpfs, a kernel before 3.15), a free name is taken by rename. */
+static int take_name(mt_shm_writer *w, const char *dest, struct stat *in_way, bool *busy)
+{
+    *busy = false;
+    for (int tries = 0; tries < 4; tries++) {
+        if (renameat2(AT_FDCWD, w->tmp_path, AT_FDCWD, dest, RENAME_NOREPLACE) == 0)
+            return 1;
+        bool noreplace = errno == EEXIST;
+        if (!noreplace && errno != EINVAL && errno != ENOSYS)
+            return -1;
+        if (lstat(dest, in_way) != 0) {
+            if (errno != ENOENT)
+                return -1;
+            if (!noreplace) /* free, and no other way to take it */
+                return rename(w->tmp_path, dest) == 0 ? 1 : -1;
+            continue; /* removed meanwhile */
+        }
+        if (in_way->st_uid != geteuid())
+            return 0;
+        int rc = replace_own(w, dest, in_way, busy);
+        if (rc != 0 || *busy || S_ISDIR(in_way->st_mode))
+            return rc;
+    }
+    return 0; /* changing under us all along: publish aside */
 }
 
 /* Our own memtop-<pid>-<suffix> in dir, if there is one: the name our
  * pre-exec image published under (reusing it lets a viewer see the exec),
  * or a leftover of a dead process of ours with our pid; not one a running
- * process holds (segment_in_use).  getdents64, not opendir: no allocation
- * in the target. */
-static bool find_own_aside(const char *dir, int pid, char *out, size_t n)
+ * process holds.  Returns the descriptor holding its exclusive lock
+ * (mt_shm_lock_leftover: no other target takes it meanwhile), its path in
+ * out; -1 if none.  getdents64, not opendir: no allocation in the target. */
+static int find_own_aside(const char *dir, int pid, char *out, size_t n)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
-        return false;
+        return -1;
     char prefix[32], buf[4096] __attribute__((aligned(8)));
     size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%s%d-", MT_SHM_PREFIX, pid);
-    bool found = false;
+    int found = -1;
     ssize_t got;
-    while (!found && (got = getdents64(dfd, buf, sizeof buf)) > 0) {
-        for (ssize_t off = 0; off < got && !found;) {
+    while (found < 0 && (got = getdents64(dfd, buf, sizeof buf)) > 0) {
+        for (ssize_t off = 0; off < got && found < 0;) {
             const struct dirent64 *d = (const struct dirent64 *)(buf + off);
             off += d->d_reclen;
             struct stat st;
-            found = strncmp(d->d_name, prefix, plen) == 0 &&
-                    fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-                    st.st_uid == geteuid() && !segment_in_use(dfd, d->d_name);
-            if (found) {
-                int r = snprintf(out, n, "%s/%s", dir, d->d_name);
-                found = r > 0 && (size_t)r < n;
+            bool busy;
+            if (strncmp(d->d_name, prefix, plen) != 0 ||
+                fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+                st.st_uid != geteuid() || (found = mt_shm_lock_leftover(dfd, d->d_name, &busy)) < 0)
+                continue;
+            int r = snprintf(out, n, "%s/%s", dir, d->d_name);
+            if (r < 0 || (size_t)r >= n) {
+                close(found);
+                found = -1;
             }
         }
     }
     close(dfd);
     return found;
+}
+
+/* Moves our segment to a name of its own, memtop-<pid>-<suffix>, in dir:
+ * our leftover found by find_own_aside, replaced under its lock, else a
+ * new random one (RENAME_NOREPLACE).  The name into aside; false (errno)
+ * if neither can be had. */
+static bool move_aside(mt_shm_writer *w, const char *dir, char *aside, size_t n)
+{
+    int fd = find_own_aside(dir, w->p.pid, aside, n);
+    if (fd >= 0 && replace_locked(w, fd, aside) > 0)
+        return true;
+    char hex[17];
+    random_hex(hex);
+    int r = snprintf(aside, n, "%s/%s%d-%s", dir, MT_SHM_PREFIX, w->p.pid, hex);
+    errno = ENAMETOOLONG;
+    return r > 0 && (size_t)r < n &&
+           renameat2(AT_FDCWD, w->tmp_path, AT_FDCWD, aside, RENAME_NOREPLACE) == 0;
 }
 
 /* The name memtop-<pid> is not ours to take: another user's file holds it
@@ -244,19 +335,7 @@ static bool publish_aside(mt_shm_writer *w, const struct stat *in_way, bool busy
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    int rc;
-    if (find_own_aside(dir, w->p.pid, aside, sizeof aside)) {
-        rc = rename(w->tmp_path, aside); /* ours: replace it */
-    } else {
-        char hex[17];
-        random_hex(hex);
-        int r = snprintf(aside, sizeof aside, "%s/%s%d-%s", dir, MT_SHM_PREFIX, w->p.pid, hex);
-        errno = ENAMETOOLONG;
-        rc = r < 0 || (size_t)r >= sizeof aside
-                 ? -1
-                 : renameat2(AT_FDCWD, w->tmp_path, AT_FDCWD, aside, RENAME_NOREPLACE);
-    }
-    if (rc != 0) {
+    if (!move_aside(w, dir, aside, sizeof aside)) {
         int e = errno;
         mt_log(MT_LOG_WARN,
                "%s is in the way (owned by uid %u) and %s cannot be created: %s; memtop "
@@ -271,46 +350,78 @@ static bool publish_aside(mt_shm_writer *w, const struct stat *in_way, bool busy
                "publishing as %s",
                w->path, aside);
     else
-        mt_log(MT_LOG_WARN,
-               "%s is in the way (owned by uid %u, not by this process's user): "
-               "publishing as %s",
-               w->path, (unsigned)in_way->st_uid, aside);
+        mt_log(MT_LOG_WARN, "%s is in the way (owned by uid %u, %s): publishing as %s", w->path,
+               (unsigned)in_way->st_uid,
+               in_way->st_uid != geteuid() ? "not by this process's user" : "not a segment", aside);
     snprintf(w->path, sizeof w->path, "%s", aside);
     return true;
 }
 
+/* Unmaps (if `unmap`) and closes the segment, and forgets it. */
+static void release(mt_shm_writer *w, bool unmap)
+{
+    if (w->base) {
+        if (unmap)
+            munmap(w->base, w->bytes);
+        close(w->fd);
+    }
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+}
+
 /* Makes the header valid: everything else first, the magic last (release),
  * so a reader that sees the magic sees a complete header.  Then gives the
- * file its name: memtop-<pid> when that is free or our own and held by no
- * running process (rename replaces a leftover of a dead process of ours
- * with our pid, or of our own pre-exec image, atomically), else a name of
- * our own (publish_aside).  Two processes of one pid sealing at the same
- * moment, a leftover in the way, can still both take the name: the second
- * rename wins, and the first is then found by neither name (a window of
- * microseconds, at start). */
+ * file its name: memtop-<pid> when that is free, or our own and held by no
+ * running process (take_name: a leftover of a dead process of ours with
+ * our pid, or of our own pre-exec image, replaced atomically under its
+ * lock), else a name of our own (publish_aside).  Of two processes with
+ * one pid sealing at once, one takes the name and the other finds it held:
+ * neither replaces the other's segment. */
 bool mt_shm_seal(mt_shm_writer *w)
 {
     __atomic_store_n(&w->hdr->magic, MT_SHM_MAGIC, __ATOMIC_RELEASE);
-    struct stat st;
-    bool taken = lstat(w->path, &st) == 0 && st.st_uid != geteuid();
-    bool busy = !taken && segment_in_use(AT_FDCWD, w->path);
-    if (!taken && !busy) {
-        if (rename(w->tmp_path, w->path) == 0)
-            return true;
-        int e = errno;
-        /* Another user's file may have appeared since lstat: in a sticky
-         * directory, rename over it fails with EPERM. */
-        taken = (e == EPERM || e == EACCES) && lstat(w->path, &st) == 0 && st.st_uid != geteuid();
-        if (!taken) {
-            mt_log(MT_LOG_WARN, "cannot publish %s: %s; memtop shows this process without data",
-                   w->path, strerror(e));
-            mt_status_fail(MT_STATUS_PUBLISH, e, w->path);
-        }
-    }
-    if ((taken || busy) && publish_aside(w, &st, busy))
+    struct stat in_way;
+    bool busy;
+    int rc = take_name(w, w->path, &in_way, &busy);
+    if (rc > 0 || (rc == 0 && publish_aside(w, &in_way, busy)))
         return true;
+    if (rc < 0) {
+        int e = errno;
+        mt_log(MT_LOG_WARN, "cannot publish %s: %s; memtop shows this process without data",
+               w->path, strerror(e));
+        mt_status_fail(MT_STATUS_PUBLISH, e, w->path);
+    }
     unlink(w->tmp_path);
+    release(w, true);
     return false;
+}
+
+/* The lock that says "live" (docs/shm-protocol.md, "Held while live")
+ * is taken through fd, the descriptor the segment was created and mapped
+ * with; once fd is closed the mapping alone holds it: a flock belongs to
+ * the open file description, which the mapping keeps open.  MADV_DONTFORK
+ * keeps the mapping out of every child, made by fork() or not (_Fork,
+ * clone: no atfork handler runs in them), so the lock ends with this
+ * process's mapping (munmap, exit, exec).  The descriptor kept to grow the
+ * file (mt_shm_commit) is a second open of it, a description without the
+ * lock: a child that inherits it holds nothing.  Returns that descriptor;
+ * fd itself where either step fails (then a child that inherits fd, or the
+ * mapping, keeps the lock while it lives, as before). */
+static int hold_live(mt_shm_writer *w, int fd)
+{
+    w->dontfork = madvise(w->base, w->bytes, MADV_DONTFORK) == 0;
+    if (!w->dontfork)
+        return fd;
+    /* Our unpredictable temporary name: nobody else has it; checked anyway. */
+    int grow = open(w->tmp_path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat a, b;
+    if (grow >= 0 && fstat(fd, &a) == 0 && fstat(grow, &b) == 0 && mt_same_file(&a, &b)) {
+        close(fd);
+        return grow;
+    }
+    if (grow >= 0)
+        close(grow);
+    return fd;
 }
 
 bool mt_shm_own_exists(const char *dir, int pid)
@@ -339,9 +450,8 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
         return false;
     }
     fchmod(fd, 0600); /* whatever the umask did: owner only */
-    /* Held while the file is mapped or open, by this process only (a fork
-     * child drops both at once, exec closes and unmaps them): see
-     * segment_in_use.  Without it (no flock), the name is taken as before. */
+    /* Held while live (hold_live).  Without flock, the name is taken as
+     * before. */
     flock(fd, LOCK_SH | LOCK_NB);
     void *base = MAP_FAILED;
     int rc = ftruncate(fd, (off_t)total) == 0 ? posix_fallocate(fd, 0, MT_HEADER_BYTES) : errno;
@@ -356,9 +466,9 @@ bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid)
         unlink(w->tmp_path);
         return false;
     }
-    w->fd = fd;
     w->base = base;
     w->bytes = total;
+    w->fd = hold_live(w, fd);
     w->hdr = base;
     store_layout(w->hdr, &w->p);
     w->hdr->segment_bytes = total;
@@ -432,10 +542,5 @@ void mt_shm_unlink(mt_shm_writer *w)
 
 void mt_shm_forget(mt_shm_writer *w)
 {
-    if (w->base) {
-        munmap(w->base, w->bytes);
-        close(w->fd);
-    }
-    memset(w, 0, sizeof *w);
-    w->fd = -1;
+    release(w, !w->dontfork);
 }

@@ -26,8 +26,9 @@ typedef struct mt_shm_private {
 } mt_shm_private;
 
 typedef struct mt_shm_writer {
-    int fd;
+    int fd;              /* to grow the file; not the one that holds the lock */
     unsigned char *base; /* NULL when there is no segment */
+    bool dontfork;       /* no child inherits the mapping (MADV_DONTFORK) */
     uint64_t bytes;
     mt_shm_header *hdr; /* write-only, see mt_shm_private */
     mt_shm_private p;
@@ -39,7 +40,8 @@ typedef struct mt_shm_writer {
 } mt_shm_writer;
 
 /* Creates the segment for $dir/memtop-<pid> (0600) under an unpredictable
- * temporary name; mt_shm_seal puts it in place.  Returns false and logs on
+ * temporary name, its shared flock held by its mapping alone (no child
+ * inherits it); mt_shm_seal puts it in place.  Returns false and logs on
  * failure. */
 bool mt_shm_create(mt_shm_writer *w, const char *dir, int pid);
 
@@ -50,9 +52,11 @@ bool mt_shm_own_exists(const char *dir, int pid);
 
 /* Publishes the header's magic once the caller has filled the settings,
  * and renames the segment to its final name: memtop-<pid>, or when another
- * user's file holds that name, memtop-<pid>-<random> (logged once; path
- * then holds that name).  False (and the segment is gone) if it cannot be
- * renamed. */
+ * user's file or the live segment of a process of ours with this pid
+ * (another PID namespace) holds that name, memtop-<pid>-<random> (path
+ * then holds that name).  Never replaces a running process's segment,
+ * even when it seals at the same moment.  False (and the segment is gone)
+ * if it cannot be renamed. */
 bool mt_shm_seal(mt_shm_writer *w);
 
 /* Appends one trace definition; false when the region is full. */
@@ -76,7 +80,10 @@ uint64_t mt_shm_committed(mt_shm_writer *w, uint64_t off);
 void mt_shm_change_flags(mt_shm_writer *w, uint32_t set, uint32_t clear);
 void mt_shm_set_flag(mt_shm_writer *w, uint32_t flag);
 void mt_shm_unlink(mt_shm_writer *w);
-/* Forgets the segment without touching it (fork child: it is the parent's). */
+/* Forgets the segment without touching it (fork child: it is the
+ * parent's): closes the inherited descriptor, and unmaps the mapping only
+ * where the child has it (MADV_DONTFORK failed).  Unmapping in a child
+ * without it could unmap whatever was mapped there since the fork. */
 void mt_shm_forget(mt_shm_writer *w);
 
 #endif

@@ -1,6 +1,7 @@
 /* cmd_list.c -- `memtop --list` (what can be attached) and `memtop --clean`
  * (remove segments whose process is gone). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include "format.h"
 #include "memtop_ipc.h"
 #include "proc_list.h"
+#include "shm_lock.h"
 
 static void list_row(const mt_proc_entry *e)
 {
@@ -70,6 +72,28 @@ typedef struct clean_ctx {
     int rc;
 } clean_ctx;
 
+/* The exclusive lock of the segment file at path (mt_shm_lock_leftover),
+ * held while it is removed, so that no target replaces it meanwhile; the
+ * file locked and the name's, after the lock, must both still be `st`.
+ * -1 to keep the file: a running process holds its lock (one this viewer
+ * cannot see: another PID namespace sharing the directory, as the
+ * containers of one pod share /dev/shm; said), or it changed or cannot be
+ * opened. */
+static int lock_unchanged(const char *path, const struct stat *st, const char *why)
+{
+    bool busy;
+    int fd = mt_shm_lock_leftover(AT_FDCWD, path, &busy);
+    struct stat locked, named;
+    if (busy)
+        printf("kept %s (%s, but a running process holds its lock)\n", path, why);
+    if (fd >= 0 && (fstat(fd, &locked) != 0 || !mt_same_file(&locked, st) ||
+                    lstat(path, &named) != 0 || !mt_same_file(&named, st))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 static int clean_one(const char *path, int pid, int *removed)
 {
     struct stat before, now;
@@ -86,7 +110,13 @@ static int clean_one(const char *path, int pid, int *removed)
         printf("kept %s (%s, but process %d maps it)\n", path, why, holder);
         return 0;
     }
-    if (unlink(path) != 0) {
+    int lock = S_ISREG(now.st_mode) ? lock_unchanged(path, &now, why) : -1;
+    if (S_ISREG(now.st_mode) && lock < 0)
+        return 0;
+    int rc = unlink(path);
+    if (lock >= 0)
+        close(lock);
+    if (rc != 0) {
         mt_errorf("cannot remove %s: %s", path, strerror(errno));
         return -1;
     }
