@@ -16,8 +16,13 @@ lease (the recording runs on for ever after memtop's death):
      with END reason 5;
   5. recordings no viewer holds are untouched over 2x the bound: one
      started with RECORD_START (what a viewer older than leases sends) and
-     one from MEMTOP_RECORD."""
+     one from MEMTOP_RECORD.
+A running recording is visible (3 and 5): `memtop --list`'s REC column
+(the size, '*' when a viewer holds it), --batch's "recording:" line and
+the JSON export's "live_recording" (held_by_viewer)."""
+import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -71,6 +76,32 @@ def still_publishing(t):
     n2 = int(status(t.pid)["publish_count"])
     check(t.poll() is None and n2 > n1,
           "the target still runs and publishes (%d -> %d snapshots)" % (n1, n2))
+
+
+def shown(pid, held, path):
+    """--list, --batch and the JSON export show pid's running recording,
+    held by a viewer or not."""
+    lst = subprocess.run([a.memtop, "--list"], env=menv, capture_output=True, text=True, timeout=60)
+    head = lst.stdout.splitlines()[0].split()
+    row = [l for l in lst.stdout.splitlines() if l.split()[:1] == [str(pid)]]
+    sizes = re.findall(r"[\d.]+ (?:B|[KMGT]iB)(\*?)", row[0]) if len(row) == 1 else []
+    check(head[4] == "REC" and len(sizes) == 2 and (sizes[1] == "*") == held,
+          "--list's REC column shows the recording%s: %s" % (" held (*)" if held else "", row))
+    b = subprocess.run([a.memtop, "-p", str(pid), "--batch", "-n", "1"], env=menv,
+                       capture_output=True, text=True, timeout=60)
+    line = [l for l in b.stdout.splitlines() if l.startswith("recording: " + path)]
+    want = "held by a viewer" if held else "held by no viewer"
+    check(len(line) == 1 and want in line[0], "--batch says: %s" % line)
+    out = os.path.join(a.workdir, "snap-%d.json" % pid)
+    if os.path.exists(out):
+        os.unlink(out)
+    e = subprocess.run([a.memtop, "-p", str(pid), "--export", out], env=menv, capture_output=True,
+                       text=True, timeout=60)
+    lr = json.load(open(out)).get("live_recording") if e.returncode == 0 else None
+    check(lr and lr["state"] == "on" and lr["path"] == path and lr["bytes"] > 0 and
+          lr["held_by_viewer"] == held and
+          (lr["lease_s"] == LEASE_S if held else lr["lease_s"] is None),
+          "the JSON export's live_recording: %s" % lr)
 
 
 def finalized_by_lease(path):
@@ -134,6 +165,7 @@ end, states = time.time() + 3 * LEASE_S + 0.5, set()
 while time.time() < end:
     states.add(status(t.pid)["rec_state"])
     time.sleep(0.2)
+shown(t.pid, True, f3)
 check(states == {"1"}, "recording all along for %.0f s, 3x the bound (states seen: %s)"
       % (3 * LEASE_S, sorted(states)))
 m.send_signal(signal.SIGINT)
@@ -167,6 +199,7 @@ t2 = target(MEMTOP_RECORD=f6)
 check(status(t2.pid).get("rec_lease_ms") == "0", "MEMTOP_RECORD: a recording without a lease")
 time.sleep(2 * LEASE_S + 1)
 check(status(t.pid)["rec_state"] == "1", "the unleased recording runs on after 2x the bound")
+shown(t.pid, False, f5)
 check(status(t2.pid)["rec_state"] == "1", "MEMTOP_RECORD's recording runs on after 2x the bound")
 rc, out = ctl(a, t.pid, "stop")
 check(rc == 0 and out.get("rec_end_reason") == "1", "stopped by the control channel")
