@@ -115,6 +115,9 @@ def finalized_by_lease(path):
 t = target()
 f1 = os.path.join(a.workdir, "killed.dat")
 m = memtop_record(t, f1)
+rc, out = ctl(a, t.pid, "start", os.path.join(a.workdir, "second.dat"))
+check(rc != 0 and "already recording" in out.get("msg", "") and out.get("rec_lease_ms") == "2000",
+      "a second start is refused, and leaves the running recording's lease")
 time.sleep(1.0)
 m.kill()
 m.wait()

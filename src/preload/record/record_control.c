@@ -445,7 +445,8 @@ int mt_rec_cmd_start(const char *arg, const uint64_t *beat, char *msg, size_t ca
         snprintf(msg, cap, "the recording path must be absolute: '%.200s'", path);
         return MT_CTRL_FAILED;
     }
-    g_lease.ms = 0;
+    /* a refused start ("already recording") leaves the running one's lease
+     * as it is; a session started unleased is told apart by its number */
     if (start(path, true, false, msg, cap) != 0)
         return MT_CTRL_FAILED;
     if (beat)
@@ -479,7 +480,9 @@ void mt_rec_lease_check(const uint64_t *beat)
     unsigned ms = g_lease.ms;
     g_lease.ms = 0;
     stop(MT_DAT_END_LEASE);
-    mt_log(MT_LOG_WARN,
+    /* info, not a warning: the target's stderr is the program's (the
+     * status and the file's END say it) */
+    mt_log(MT_LOG_INFO,
            "recording %s stopped: the viewer that started it did not renew it for %u.%03u s",
            g_rc.path, ms / 1000, ms % 1000);
     mt_spin_lock(&g_rc.lock);
