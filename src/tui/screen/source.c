@@ -203,6 +203,7 @@ static void end_child(mt_source *s, double grace_s)
  * (finalized) as memtop quits, not left to end at its lease's bound. */
 static void stop_held(mt_source *s)
 {
+    s->lease.next_ms = 0; /* renew now: it checks the recording is still ours */
     if (s->lease.held && s->view.attached && mt_lease_renew(&s->lease, &s->view.seg))
         mt_rec_stop_before_end(&s->view.seg, MT_REC_STOP_WAIT_MS, s->note, sizeof s->note);
     s->lease.held = false;
