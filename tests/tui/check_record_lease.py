@@ -10,7 +10,10 @@ lease").  Asserts:
   - a second viewer's `r`, then SIGKILL of that memtop: within the bound
     (plus slack) the file is finalized by the target itself, with the end
     "stopped: the viewer that started it was gone" (END reason lease);
-    the demo still runs.
+    the demo still runs;
+  - a third viewer's `r`, then SIGSTOP of that memtop: the target finalizes
+    the file after the bound; after SIGCONT the viewer's status line says
+    "recording ended: the target stopped it ..." (no crash), and q exits 0.
 Fails without the lease: after the SIGKILL the file stays "not finalized"
 (the recording runs on)."""
 import os
@@ -71,6 +74,24 @@ def test(t):
     wait_batch(t, dat2, "stopped: the viewer that started it was gone", LEASE_S + 6)
     check(time.monotonic() - killed >= LEASE_S - 0.5, "not before the bound")
     check(demo.poll() is None, "the demo still runs")
+
+    t.start([t.memtop, "-p", str(demo.pid)], width=200)
+    t.wait_for(lambda s: "RUNNING" in header_line(s, 0) and "recorded " in header_line(s, 3),
+               "RUNNING and the last recording in the header")
+    time.sleep(1.1)  # the default file name has the second in it
+    t.keys("r")
+    m = t.wait_for(lambda s: REC.search(header_line(s, 3)), "'● REC <path> <size>' after r")
+    dat3 = t.default_file(m.group(1), demo.pid, ".dat", "the header")
+    viewers = t.procs_with_argv0(t.memtop)
+    check(len(viewers) == 1, "one memtop viewer: %s" % viewers)
+    os.kill(viewers[0], signal.SIGSTOP)
+    wait_batch(t, dat3, "stopped: the viewer that started it was gone", LEASE_S + 6)
+    os.kill(viewers[0], signal.SIGCONT)
+    t.wait_for(lambda s: "recording ended: the target stopped it" in s,
+               "the status line saying the target ended the recording")
+    t.keys("q")
+    rc = t.wait_dead()
+    check(rc == 0, "memtop exited %d after q" % rc)
 
 
 tuilib.main(test, __doc__)
