@@ -44,6 +44,15 @@ def wait_batch(t, dat, text, timeout):
         time.sleep(0.2)
 
 
+def viewer(t):
+    """The memtop of this test's tmux pane (other tests may run memtop too):
+    [its pid]."""
+    pane = t.pane_pid()
+    mine = [p for p in [pane] + t.children_of(pane) if p in t.procs_with_argv0(t.memtop)]
+    check(len(mine) == 1, "one memtop viewer in the pane: %s" % mine)
+    return mine
+
+
 def test(t):
     t.env["MEMTOP_TEST_LEASE_MS"] = str(int(LEASE_S * 1000))
     demo = t.start_preloaded_demo(120)
@@ -67,8 +76,7 @@ def test(t):
     dat2 = t.default_file(m.group(1), demo.pid, ".dat", "the header")
     check(dat2 != dat, "a second file")
     time.sleep(0.5)
-    viewers = t.procs_with_argv0(t.memtop)
-    check(len(viewers) == 1, "one memtop viewer: %s" % viewers)
+    viewers = viewer(t)
     os.kill(viewers[0], signal.SIGKILL)
     killed = time.monotonic()
     wait_batch(t, dat2, "stopped: the viewer that started it was gone", LEASE_S + 6)
@@ -82,8 +90,7 @@ def test(t):
     t.keys("r")
     m = t.wait_for(lambda s: REC.search(header_line(s, 3)), "'● REC <path> <size>' after r")
     dat3 = t.default_file(m.group(1), demo.pid, ".dat", "the header")
-    viewers = t.procs_with_argv0(t.memtop)
-    check(len(viewers) == 1, "one memtop viewer: %s" % viewers)
+    viewers = viewer(t)
     os.kill(viewers[0], signal.SIGSTOP)
     wait_batch(t, dat3, "stopped: the viewer that started it was gone", LEASE_S + 6)
     os.kill(viewers[0], signal.SIGCONT)

@@ -57,7 +57,8 @@ static int list(const char *dir)
     }
     if (recording)
         printf("REC: a recording runs (bytes so far); *: a viewer holds it, it stops when that "
-               "viewer is gone; else it runs until stopped (MEMTOP_RECORD, an older viewer)\n");
+               "viewer is gone; else it runs until stopped (MEMTOP_RECORD, or an older memtop or "
+               "libmemtop.so)\n");
     mt_proc_list_free(&l);
     return MT_EXIT_OK;
 }

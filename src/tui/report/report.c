@@ -162,7 +162,9 @@ static void print_live_recording(FILE *f, const mt_view *v, const mt_export_rec 
         fprintf(f, "held by a viewer (it stops %u.%03u s after that viewer is gone)\n",
                 lr.lease.ms / 1000, lr.lease.ms % 1000);
     else
-        fputs("held by no viewer (MEMTOP_RECORD or an older viewer): it runs until stopped\n", f);
+        fputs("held by no viewer (MEMTOP_RECORD, or an older memtop or libmemtop.so): it runs "
+              "until stopped\n",
+              f);
 }
 
 void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_rec *rec)
