@@ -218,6 +218,10 @@ enum {
     MT_DAT_END_EXIT = 2,  /* the process exited (exit, return from main, _exit) */
     MT_DAT_END_EXEC = 3,  /* the process called exec */
     MT_DAT_END_ERROR = 4, /* a write error (error = errno, e.g. ENOSPC) */
+    /* the viewer that started it stopped renewing its lease (it died, hung
+     * or was stopped: docs/shm-protocol.md, "Recording lease"); older
+     * readers call it an unknown end */
+    MT_DAT_END_LEASE = 5,
 };
 
 /* One event inside MT_DAT_REC_EVENTS (version 1 layout; EVENTS2 below).

@@ -10,6 +10,7 @@
 #include "shm_defs.h"
 #include "shm_error.h"
 #include "shm_guard.h"
+#include "shm_lease.h"
 #include "shm_layout.h"
 #include "shm_liveness.h"
 #include "shm_maps.h"

@@ -85,6 +85,12 @@ enum {
     MT_CMD_RECORD_START = 3, /* arg: absolute path of a new .dat file; answer OK with the path,
                               * or FAILED with the reason (exists, EACCES, already recording) */
     MT_CMD_RECORD_STOP = 4,  /* finalize the recording; answer OK with the bytes written */
+    /* As RECORD_START (same arg and answer), but the recording is held by
+     * the viewer that asked: it must bump header.rec_lease_beat, or the
+     * target stops it after header.rec_lease_ms (docs/shm-protocol.md,
+     * "Recording lease").  Added without a bump: an older target answers
+     * MT_CTRL_UNKNOWN_CMD, and the viewer falls back to RECORD_START. */
+    MT_CMD_RECORD_START_LEASED = 5,
 };
 
 /* MT_CMD_RECORD_START's arg: [thread-order SP] [cull[=SECS] SP] /path
@@ -129,6 +135,13 @@ enum {
 };
 
 #define MT_REC_MSG_MAX 256u
+/* A leased recording (MT_CMD_RECORD_START_LEASED) ends when its viewer
+ * has not renewed the lease for this long (the target's
+ * MEMTOP_TEST_LEASE_MS in tests): room for a viewer on a loaded machine
+ * (it renews every MT_REC_LEASE_RENEW_MS), and a bound on what a dead
+ * viewer's recording writes to the disk. */
+#define MT_REC_LEASE_MS_DEFAULT 10000u
+#define MT_REC_LEASE_RENEW_MS 250u
 #define MT_REC_WHY_MAX 8u /* causes of dropped events in the header (rec_dropped_why) */
 
 typedef struct mt_shm_recording {
@@ -274,6 +287,21 @@ typedef struct mt_shm_header {
      * Stored before the slot is published: a viewer that reads it after
      * its slot may see a newer slot's, by at most one interval. */
     uint64_t allocator_at_ns;
+    /* Recording lease (docs/shm-protocol.md, "Recording lease"); added
+     * without a bump too (0 in an older target's segment: no lease, end
+     * reason not known).  rec_lease_beat: written by the viewer that holds
+     * the lease (an atomic relaxed add of 1, at least once a second), read
+     * by the target's publisher (relaxed) on its own clock: a value that
+     * has not changed for rec_lease_ms ends the recording
+     * (MT_DAT_END_LEASE).  Only its changes count, never its value: no
+     * clock or pid is shared.  rec_lease_ms and rec_end_reason are written
+     * by the target with `recording`, under rec_seq: the bound of the
+     * running (or last) recording, 0 when it has no lease (MEMTOP_RECORD,
+     * RECORD_START); the MT_DAT_END_* the last recording ended with, 0
+     * while none has ended. */
+    uint64_t rec_lease_beat;
+    uint32_t rec_lease_ms;
+    uint32_t rec_end_reason;
 } mt_shm_header;
 
 _Static_assert(sizeof(mt_shm_header) <= MT_HEADER_BYTES, "header must fit its area");

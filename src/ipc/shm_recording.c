@@ -25,7 +25,8 @@ typedef struct rec_read {
     const mt_shm_header *h;
     mt_shm_recording out;
     uint64_t why[MT_REC_WHY_MAX];
-    uint64_t seq; /* the even sequence the copy is consistent with; odd: retry */
+    mt_rec_lease_info lease; /* header.rec_lease_ms, rec_end_reason (0 in an older target's) */
+    uint64_t seq;            /* the even sequence the copy is consistent with; odd: retry */
 } rec_read;
 
 /* One seqlock read of the status and its causes, run under the SIGBUS
@@ -41,6 +42,8 @@ static void read_once(void *ctx)
     uint32_t state = __atomic_load_n(&r->h->recording.state, __ATOMIC_ACQUIRE);
     memcpy(&r->out, &r->h->recording, sizeof r->out);
     memcpy(r->why, r->h->rec_dropped_why, sizeof r->why);
+    r->lease.ms = r->h->rec_lease_ms;
+    r->lease.end_reason = r->h->rec_end_reason;
     r->out.state = state;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__atomic_load_n(&r->h->rec_seq, __ATOMIC_RELAXED) == s1)
@@ -72,7 +75,8 @@ static mt_errc read_stable(const mt_segment *seg, rec_read *r, mt_err *err)
         if (r->seq != 0)
             return MT_OK;
         if (have_prev && memcmp(&prev.out, &r->out, sizeof r->out) == 0 &&
-            memcmp(prev.why, r->why, sizeof r->why) == 0)
+            memcmp(prev.why, r->why, sizeof r->why) == 0 &&
+            memcmp(&prev.lease, &r->lease, sizeof r->lease) == 0)
             return MT_OK;
         prev = *r;
         have_prev = true;
@@ -82,11 +86,14 @@ static mt_errc read_stable(const mt_segment *seg, rec_read *r, mt_err *err)
                       "or stopped while writing it)");
 }
 
-mt_errc mt_segment_recording_why(const mt_segment *seg, mt_shm_recording *out,
-                                 uint64_t why[MT_REC_WHY_MAX], mt_err *err)
+mt_errc mt_segment_recording_lease(const mt_segment *seg, mt_shm_recording *out,
+                                   uint64_t why[MT_REC_WHY_MAX], mt_rec_lease_info *lease,
+                                   mt_err *err)
 {
     rec_read r = {.h = mt_segment_header(seg), .seq = 1};
     mt_errc rc = read_stable(seg, &r, err);
+    if (lease)
+        *lease = rc ? (mt_rec_lease_info){0, 0} : r.lease;
     if (rc) {
         memset(out, 0, sizeof *out);
         memset(why, 0, MT_REC_WHY_MAX * sizeof *why);
@@ -100,6 +107,12 @@ mt_errc mt_segment_recording_why(const mt_segment *seg, mt_shm_recording *out,
         !memchr(out->message, '\0', sizeof out->message))
         return mt_err_set(err, MT_E_CORRUPT, "corrupt segment: unterminated recording path");
     return MT_OK;
+}
+
+mt_errc mt_segment_recording_why(const mt_segment *seg, mt_shm_recording *out,
+                                 uint64_t why[MT_REC_WHY_MAX], mt_err *err)
+{
+    return mt_segment_recording_lease(seg, out, why, NULL, err);
 }
 
 mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err)

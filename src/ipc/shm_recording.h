@@ -19,6 +19,20 @@
 mt_errc mt_segment_recording_why(const mt_segment *seg, mt_shm_recording *out,
                                  uint64_t why[MT_REC_WHY_MAX], mt_err *err);
 
+/* The lease of the recording (header.rec_lease_ms, rec_end_reason; both
+ * 0 in an older target's segment): ms, its bound, 0 when no viewer holds
+ * it (MEMTOP_RECORD, MT_CMD_RECORD_START); end_reason, the MT_DAT_END_*
+ * the last recording ended with, 0 while none has. */
+typedef struct mt_rec_lease_info {
+    uint32_t ms;
+    uint32_t end_reason;
+} mt_rec_lease_info;
+
+/* The same with the lease, read in the same set (lease may be NULL). */
+mt_errc mt_segment_recording_lease(const mt_segment *seg, mt_shm_recording *out,
+                                   uint64_t why[MT_REC_WHY_MAX], mt_rec_lease_info *lease,
+                                   mt_err *err);
+
 /* The same without the causes. */
 mt_errc mt_segment_recording(const mt_segment *seg, mt_shm_recording *out, mt_err *err);
 

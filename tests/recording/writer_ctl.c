@@ -2,7 +2,10 @@
  * for the writer's tests: start PATH, stop, or status.  Uses the ipc
  * library like the viewer does (mt_control_send, mt_segment_recording_why).
  *
- * Usage: writer_ctl SHM_DIR PID start PATH | stop | status
+ * Usage: writer_ctl SHM_DIR PID start PATH | start-leased PATH | stop | status
+ * (start: MT_CMD_RECORD_START, as a viewer older than leases sends it;
+ * start-leased: MT_CMD_RECORD_START_LEASED, a lease this program never
+ * renews, so that it lapses at once: docs/shm-protocol.md)
  * Prints "status N", "msg ...", then the recording status fields as
  * "key value" lines (rec_why_N: the dropped events of cause N;
  * rec_seq_offset: where the status's seqlock word lies in the segment).  Exit 0 when the command
@@ -19,8 +22,12 @@ static void print_status(const mt_segment *seg)
     mt_shm_recording r;
     mt_err err;
     uint64_t why[MT_REC_WHY_MAX];
+    mt_rec_lease_info lease;
+    uint64_t published = 0;
     printf("rec_seq_offset %zu\n", offsetof(mt_shm_header, rec_seq));
-    if (mt_segment_recording_why(seg, &r, why, &err) != MT_OK) {
+    if (mt_segment_load64(seg, &mt_segment_header(seg)->publish_count, &published, &err) == MT_OK)
+        printf("publish_count %llu\n", (unsigned long long)published);
+    if (mt_segment_recording_lease(seg, &r, why, &lease, &err) != MT_OK) {
         printf("rec_error %s\n", err.msg);
         return;
     }
@@ -33,6 +40,7 @@ static void print_status(const mt_segment *seg)
            r.state, r.error, (unsigned long long)r.bytes_written,
            (unsigned long long)r.events_written, (unsigned long long)r.events_dropped,
            (unsigned long long)r.recordings, r.path, r.message, line);
+    printf("rec_lease_ms %u\nrec_end_reason %u\n", lease.ms, lease.end_reason);
 }
 
 int main(int argc, char **argv)
@@ -45,7 +53,9 @@ int main(int argc, char **argv)
         return fprintf(stderr, "writer_ctl: %s\n", err.msg), 2;
     int rc = 0;
     if (strcmp(argv[3], "status") != 0) {
-        uint32_t cmd = strcmp(argv[3], "start") == 0 ? MT_CMD_RECORD_START : MT_CMD_RECORD_STOP;
+        uint32_t cmd = strcmp(argv[3], "start") == 0          ? MT_CMD_RECORD_START
+                       : strcmp(argv[3], "start-leased") == 0 ? MT_CMD_RECORD_START_LEASED
+                                                              : MT_CMD_RECORD_STOP;
         mt_ctrl_reply reply;
         memset(&reply, 0, sizeof reply);
         mt_errc e = mt_control_send(&seg, cmd, argc > 4 ? argv[4] : "", 10000, &reply, &err);

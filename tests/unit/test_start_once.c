@@ -164,12 +164,18 @@ void mt_rec_publish_status(mt_shm_header *h)
     (void)h;
 }
 
-int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
+int mt_rec_cmd_start(const char *arg, const uint64_t *beat, char *msg, size_t cap)
 {
     (void)arg;
+    (void)beat;
     (void)msg;
     (void)cap;
     return 0;
+}
+
+void mt_rec_lease_check(const uint64_t *beat)
+{
+    (void)beat;
 }
 
 int mt_rec_cmd_stop(char *msg, size_t cap)

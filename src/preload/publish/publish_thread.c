@@ -9,7 +9,8 @@
  * writes into the control area is trusted: the command is checked and
  * unknown commands are answered with an error.
  * Recording commands are handed to record_control.c, and the recording
- * status is copied into the header at every poll.  Every poll also looks
+ * status is copied into the header at every poll, after the lease of a
+ * recording a viewer started is checked (mt_rec_lease_check).  Every poll also looks
  * for newly loaded allocators (alloc_scan.c), published with each snapshot.
  *
  * Short processes (bench/proc_start.sh, docs/performance.md "Process start
@@ -155,6 +156,7 @@ static void serve_control(void)
 {
     if (!own_segment())
         return;
+    mt_rec_lease_check(&g_pub.w.hdr->rec_lease_beat); /* a viewer gone: stop what it started */
     mt_rec_publish_status(g_pub.w.hdr); /* a recording's size grows between publishes */
     mt_shm_control *c = &g_pub.w.hdr->control;
     uint64_t req = __atomic_load_n(&c->req_seq, __ATOMIC_ACQUIRE);
@@ -173,10 +175,13 @@ static void serve_control(void)
         answer(c, req, MT_CTRL_OK, "published");
         break;
     case MT_CMD_RECORD_START:
+    case MT_CMD_RECORD_START_LEASED:
     case MT_CMD_RECORD_STOP: {
         char msg[MT_CTRL_MSG_MAX];
-        int st = cmd == MT_CMD_RECORD_START ? mt_rec_cmd_start(c->arg, msg, sizeof msg)
-                                            : mt_rec_cmd_stop(msg, sizeof msg);
+        const uint64_t *beat =
+            cmd == MT_CMD_RECORD_START_LEASED ? &g_pub.w.hdr->rec_lease_beat : NULL;
+        int st = cmd == MT_CMD_RECORD_STOP ? mt_rec_cmd_stop(msg, sizeof msg)
+                                           : mt_rec_cmd_start(c->arg, beat, msg, sizeof msg);
         mt_rec_publish_status(g_pub.w.hdr);
         answer(c, req, st, msg);
         break;

@@ -70,9 +70,16 @@ void mt_rec_exec_undo(int err);
  * record (record_thread.c). */
 void mt_rec_before_dlclose(void);
 
-/* Control channel (publisher thread).  Fill msg; return MT_CTRL_*. */
-int mt_rec_cmd_start(const char *arg, char *msg, size_t cap);
+/* Control channel (publisher thread).  Fill msg; return MT_CTRL_*.
+ * beat: the header's rec_lease_beat for MT_CMD_RECORD_START_LEASED (the
+ * recording is held by the viewer that asked), NULL for RECORD_START. */
+int mt_rec_cmd_start(const char *arg, const uint64_t *beat, char *msg, size_t cap);
 int mt_rec_cmd_stop(char *msg, size_t cap);
+
+/* Ends a leased recording whose beat (the header's rec_lease_beat) has
+ * not changed for its bound, with END(lease) (publisher thread, at each
+ * poll; nothing to do for a recording without a lease). */
+void mt_rec_lease_check(const uint64_t *beat);
 
 /* Copies the recording status into the segment header (publisher). */
 void mt_rec_publish_status(mt_shm_header *h);

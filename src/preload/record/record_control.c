@@ -5,13 +5,17 @@
  * STOP, on the publisher thread: a mid-run start with an initial state),
  * and a fork child whose MEMTOP_RECORD names a file per process (%p, %n).
  * Ways out: stop, exit/_exit (our destructor), exec (hook_exec.c), a
- * write error.  The status is kept here and copied into the segment header
- * by the publisher (the hooks never touch the segment).
+ * write error, and a lease that its viewer stopped renewing (a recording
+ * started by MT_CMD_RECORD_START_LEASED: mt_rec_lease_check, on the
+ * publisher, so that a viewer killed, hung or stopped never leaves a
+ * recording running behind it; docs/shm-protocol.md, "Recording lease").  The status is kept here
+ * and copied into the segment header by the publisher (the hooks never touch the segment).
  */
 #define _GNU_SOURCE
 #include "record.h"
 
 #include "core_clock.h"
+#include "core_state.h"
 #include "dat_format.h"
 #include "core_log.h"
 #include "record_buffer.h"
@@ -39,6 +43,8 @@ typedef struct {
     uint64_t bytes, events, dropped; /* final figures once stopped */
     uint64_t why[MT_REC_WHY_MAX];    /* dropped by cause (MT_DAT_LOST_*), likewise */
     uint64_t seq;                    /* header.rec_seq as we wrote it last (even) */
+    uint32_t lease_ms;               /* header.rec_lease_ms: the session's lease, 0 none */
+    uint32_t end_reason;             /* header.rec_end_reason: the last end's MT_DAT_END_* */
     char path[MT_PATH_MAX];
     char message[MT_REC_MSG_MAX];
     char pattern[MT_PATH_MAX]; /* MEMTOP_RECORD, "" if unset */
@@ -47,6 +53,16 @@ typedef struct {
 } rec_control;
 
 static rec_control g_rc;
+
+/* The lease of a recording a viewer started: the publisher thread's only
+ * (armed by mt_rec_cmd_start, checked by mt_rec_lease_check, both there).
+ * ms 0: none.  rec: g_rc.recordings of the leased session (any other
+ * session, e.g. a later MEMTOP_RECORD child's, has none).  seen: the
+ * beat last read; at_ns: when it last changed, on our own clock. */
+static struct {
+    uint32_t ms;
+    uint64_t rec, seen, at_ns;
+} g_lease;
 
 /* --- events (hooks) ----------------------------------------------------- */
 
@@ -159,6 +175,7 @@ void mt_rec_publish_status(mt_shm_header *h)
     int e = __atomic_load_n(&mt_w.err, __ATOMIC_RELAXED); /* a hint: mt_w.lock not held */
     if (g_rc.state == MT_REC_STATE_ON && e) {
         record_final_figures(false);
+        g_rc.end_reason = MT_DAT_END_ERROR;
         g_rc.state = MT_REC_STATE_FAILED;
         g_rc.error = e;
         failed_message(e);
@@ -181,6 +198,8 @@ void mt_rec_publish_status(mt_shm_header *h)
     memcpy(h->rec_dropped_why, why, sizeof h->rec_dropped_why);
     memcpy(r->path, g_rc.path, sizeof r->path);
     memcpy(r->message, g_rc.message, sizeof r->message);
+    h->rec_lease_ms = g_rc.lease_ms;
+    h->rec_end_reason = g_rc.end_reason;
     __atomic_store_n(&r->state, g_rc.state, __ATOMIC_RELEASE);
     g_rc.seq = s + 1;
     __atomic_store_n(&h->rec_seq, g_rc.seq, __ATOMIC_RELEASE);
@@ -223,6 +242,7 @@ static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, 
     }
     mt_spin_lock(&g_rc.lock);
     g_rc.recordings++;
+    g_rc.lease_ms = 0; /* a leased start sets it (arm_lease) */
     mt_spin_unlock(&g_rc.lock);
     atomic_store_explicit(&g_rc.finishing, false, memory_order_release);
     snprintf(msg, cap, "%s", path);
@@ -253,6 +273,7 @@ static uint64_t stop(unsigned reason)
     mt_spin_lock(&g_rc.lock);
     record_final_figures(true);
     g_rc.bytes = bytes;
+    g_rc.end_reason = mt_w.err ? MT_DAT_END_ERROR : reason;
     if (mt_w.err) {
         g_rc.state = MT_REC_STATE_FAILED;
         g_rc.error = mt_w.err;
@@ -326,6 +347,9 @@ void mt_rec_child_reset(void)
     MT_RESET(g_rc.state, MT_REC_STATE_OFF);
     MT_RESET(g_rc.error, 0);
     MT_RESET(g_rc.recordings, 0);
+    MT_RESET(g_rc.lease_ms, 0);
+    MT_RESET(g_rc.end_reason, 0);
+    MT_RESET(g_lease.ms, 0); /* the parent's viewer holds no lease on our recordings */
     MT_RESET(g_rc.path[0], '\0');
     MT_RESET(g_rc.message[0], '\0');
     MT_RESET(g_rc.bytes, 0);
@@ -393,7 +417,20 @@ void mt_rec_exec_undo(int err)
     mt_spin_unlock(&g_rc.lock);
 }
 
-int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
+/* Arms the lease of the session just started (beat: the header's
+ * rec_lease_beat): it runs from now, on our clock. */
+static void arm_lease(const uint64_t *beat)
+{
+    g_lease.ms = mt_g.cfg.lease_ms;
+    g_lease.seen = __atomic_load_n(beat, __ATOMIC_RELAXED);
+    g_lease.at_ns = mt_now_precise_ns();
+    mt_spin_lock(&g_rc.lock);
+    g_lease.rec = g_rc.recordings;
+    g_rc.lease_ms = g_lease.ms;
+    mt_spin_unlock(&g_rc.lock);
+}
+
+int mt_rec_cmd_start(const char *arg, const uint64_t *beat, char *msg, size_t cap)
 {
     char buf[MT_CTRL_ARG_MAX];
     size_t n = strnlen(arg, sizeof buf - 1);
@@ -408,10 +445,53 @@ int mt_rec_cmd_start(const char *arg, char *msg, size_t cap)
         snprintf(msg, cap, "the recording path must be absolute: '%.200s'", path);
         return MT_CTRL_FAILED;
     }
+    /* a refused start ("already recording") leaves the running one's lease
+     * as it is; a session started unleased is told apart by its number */
     if (start(path, true, false, msg, cap) != 0)
         return MT_CTRL_FAILED;
+    if (beat)
+        arm_lease(beat);
     mt_recw_start_thread();
     return MT_CTRL_OK;
+}
+
+/* Only a change of the beat renews: its value, and the viewer's clock and
+ * pid, mean nothing here.  The beat is read before the clock, so that a
+ * target that was itself stopped (SIGSTOP) for longer than the bound sees
+ * the renewals made meanwhile before it looks at the time. */
+void mt_rec_lease_check(const uint64_t *beat)
+{
+    if (!g_lease.ms)
+        return;
+    if (g_rc.state != MT_REC_STATE_ON || g_rc.recordings != g_lease.rec) {
+        g_lease.ms = 0; /* that session ended some other way */
+        return;
+    }
+    uint64_t b = __atomic_load_n(beat, __ATOMIC_RELAXED);
+    uint64_t now = mt_now_precise_ns();
+    if (b != g_lease.seen) {
+        g_lease.seen = b;
+        g_lease.at_ns = now;
+        return;
+    }
+    uint64_t bound = (uint64_t)g_lease.ms * 1000000ull;
+    if (now - g_lease.at_ns < bound)
+        return;
+    unsigned ms = g_lease.ms;
+    g_lease.ms = 0;
+    stop(MT_DAT_END_LEASE);
+    /* info, not a warning: the target's stderr is the program's (the
+     * status and the file's END say it) */
+    mt_log(MT_LOG_INFO,
+           "recording %s stopped: the viewer that started it did not renew it for %u.%03u s",
+           g_rc.path, ms / 1000, ms % 1000);
+    mt_spin_lock(&g_rc.lock);
+    if (g_rc.state == MT_REC_STATE_STOPPED)
+        snprintf(g_rc.message, sizeof g_rc.message,
+                 "stopped: the viewer that started it did not renew it for %u.%03u s (it died, "
+                 "hung or was stopped)",
+                 ms / 1000, ms % 1000);
+    mt_spin_unlock(&g_rc.lock);
 }
 
 int mt_rec_cmd_stop(char *msg, size_t cap)

@@ -2,7 +2,10 @@
  * record into FILE over the control channel, report the file's growth once
  * a second on stderr, and stop the recording on Ctrl-C / SIGTERM / SIGHUP
  * (or notice that the target ended it by exiting or failing).  FILE "-":
- * the recording goes to standard output as it grows (record_stream.h). */
+ * the recording goes to standard output as it grows (record_stream.h).
+ * The recording is held by this memtop (a lease, shm_lease.h): the wait
+ * loop renews it at every tick, so that a memtop killed, hung or stopped
+ * (SIGKILL, SIGSTOP) leaves no recording running in the target. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -14,12 +17,14 @@
 #include "record_name.h"
 #include "attach.h"
 #include "commands.h"
+#include "dat_format.h"
 #include "format.h"
 #include "record_stream.h"
 #include "signals.h"
 
 #define CTRL_TIMEOUT_MS 5000
 #define STATUS_EVERY_S 1.0
+#define FILE_TICK_S 0.25        /* recording into a file: the lease renewed this often */
 #define STREAM_TICK_S 0.1       /* relaying a stream: how often */
 #define STREAM_DRAIN_STALL_S 30 /* the end of a stream: give up when stdout takes nothing */
 
@@ -27,12 +32,14 @@
  * MT_REC_WHY_MAX counts), validated (a bad one reads as failed).  False,
  * out and why as they were, when it is not known now (no stable read: the
  * target is writing it; a dead target ends the wait by its state). */
-static bool status_of(const mt_segment *seg, mt_shm_recording *out, uint64_t *why)
+static bool status_of(const mt_segment *seg, mt_shm_recording *out, uint64_t *why,
+                      mt_rec_lease_info *lease)
 {
     mt_err err;
     mt_shm_recording r;
     uint64_t w[MT_REC_WHY_MAX];
-    mt_errc rc = mt_segment_recording_why(seg, &r, w, &err);
+    mt_rec_lease_info li;
+    mt_errc rc = mt_segment_recording_lease(seg, &r, w, &li, &err);
     if (rc == MT_E_BUSY)
         return false;
     if (rc != MT_OK) {
@@ -42,6 +49,8 @@ static bool status_of(const mt_segment *seg, mt_shm_recording *out, uint64_t *wh
     }
     *out = r;
     memcpy(why, w, sizeof w);
+    if (lease)
+        *lease = li;
     return true;
 }
 
@@ -88,7 +97,7 @@ static void print_status(const uint64_t *why, const char *path, const mt_shm_rec
             dropped_note(s, why, dropped, sizeof dropped));
 }
 
-static int start(mt_view *v, const char *path, mt_record_kind kind)
+static int start(mt_view *v, const char *path, mt_record_kind kind, mt_rec_lease *lease)
 {
     mt_ctrl_reply reply;
     mt_err err;
@@ -97,7 +106,12 @@ static int start(mt_view *v, const char *path, mt_record_kind kind)
         mt_errorf("%s: path too long for the control channel", path);
         return -1;
     }
-    mt_errc rc = mt_control_send(&v->seg, MT_CMD_RECORD_START, arg, CTRL_TIMEOUT_MS, &reply, &err);
+    mt_errc rc = mt_lease_record_start(&v->seg, arg, CTRL_TIMEOUT_MS, &reply, lease, &err);
+    if (rc == MT_OK && lease->old_target)
+        fprintf(stderr,
+                "memtop: process %d's libmemtop.so is older than recording leases: if this memtop "
+                "is killed, the recording goes on until it is stopped\n",
+                mt_segment_pid(&v->seg));
     if (rc == MT_E_TARGET) {
         mt_errorf("%s: cannot record: %s", path, reply.msg[0] ? reply.msg : "refused");
         return -1;
@@ -126,7 +140,7 @@ static int relay(mt_stream *st)
 /* Until a signal or a stream that must stop (1), the target's end or
  * failure of the recording (0). */
 static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, uint64_t *why,
-                     mt_stream *st)
+                     mt_stream *st, mt_rec_lease *lease)
 {
     memset(s, 0, sizeof *s); /* until the status is known: on (start said so) */
     memset(why, 0, MT_REC_WHY_MAX * sizeof *why);
@@ -134,18 +148,20 @@ static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, uint64_t
     sigset_t set, old;
     mt_sig_block(&set, &old, 0);
     siginfo_t info;
-    int sig = 0, ticks = 0, per_status = st ? (int)(STATUS_EVERY_S / STREAM_TICK_S) : 1;
+    double tick = st ? STREAM_TICK_S : FILE_TICK_S;
+    int sig = 0, ticks = 0, per_status = (int)(STATUS_EVERY_S / tick);
     for (;; ticks++) {
-        bool known = status_of(&v->seg, s, why);
+        bool known = status_of(&v->seg, s, why, NULL);
         if (s->state != MT_REC_STATE_ON || mt_segment_state(&v->seg) != MT_STATE_RUNNING)
             break;
+        mt_lease_renew(lease, &v->seg);
         if (st && relay(st)) {
             sig = -1;
             break;
         }
         if (ticks % per_status == 0 && known)
             print_status(why, path, s, st);
-        if ((sig = mt_sig_wait(&set, st ? STREAM_TICK_S : STATUS_EVERY_S, &info)) != 0)
+        if ((sig = mt_sig_wait(&set, tick, &info)) != 0)
             break;
     }
     mt_sig_restore(&old);
@@ -191,9 +207,10 @@ static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
 {
     mt_shm_recording s;
     uint64_t why[MT_REC_WHY_MAX];
+    mt_rec_lease_info lease = {0, 0};
     bool known = false;
     for (int i = 0; i < 100 && !known; i++) /* each try ~10 ms at most: ~1 s */
-        known = status_of(&v->seg, &s, why);
+        known = status_of(&v->seg, &s, why, &lease);
     if (!known) {
         mt_errorf("%s: the recording's status is not known (no stable read of it)", path);
         return MT_EXIT_FAIL;
@@ -203,7 +220,13 @@ static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
                   s.message[0] ? s.message : strerror(s.error));
         return MT_EXIT_FAIL;
     }
-    if (!stopped)
+    bool lapsed = !stopped && lease.end_reason == MT_DAT_END_LEASE;
+    if (lapsed) /* this memtop was stopped (SIGSTOP) or too busy to renew for the bound */
+        fprintf(stderr,
+                "memtop: process %d stopped the recording: this memtop did not renew it for "
+                "%u.%03u s (was it stopped?); the file is finalized\n",
+                mt_segment_pid(&v->seg), lease.ms / 1000, lease.ms % 1000);
+    else if (!stopped)
         fprintf(stderr, "memtop: process %d ended; the recording is complete\n",
                 mt_segment_pid(&v->seg));
     if (st && drain(st) != 0)
@@ -215,11 +238,12 @@ static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
             mt_fmt_bytes(bytes, size, sizeof size), s.events_written,
             dropped_note(&s, why, dropped, sizeof dropped));
     fflush(stdout);
-    return MT_EXIT_OK;
+    return lapsed ? MT_EXIT_FAIL : MT_EXIT_OK;
 }
 
 /* Starts the recording into path, or into a stream's file (then opened). */
-static int begin(mt_view *v, char *path, size_t n, mt_record_kind kind, mt_stream *st)
+static int begin(mt_view *v, char *path, size_t n, mt_record_kind kind, mt_stream *st,
+                 mt_rec_lease *lease)
 {
     char msg[600];
     if (st && mt_stream_prepare(st, v->seg.owner, msg, sizeof msg) != 0) {
@@ -228,7 +252,7 @@ static int begin(mt_view *v, char *path, size_t n, mt_record_kind kind, mt_strea
     }
     if (st && strlen(st->path) < n) /* it always fits: both are MT_PATH_MAX */
         memcpy(path, st->path, strlen(st->path) + 1);
-    if (start(v, path, kind) != 0)
+    if (start(v, path, kind, lease) != 0)
         return -1;
     if (st && mt_stream_open(st, v->seg.owner, msg, sizeof msg) != 0) {
         mt_errorf("%s", msg);
@@ -258,10 +282,11 @@ int mt_cmd_record(const mt_opts *o)
     int rc = MT_EXIT_FAIL;
     mt_stream stream, *st = streaming ? &stream : NULL;
     mt_record_kind kind = {o->cull_ms, o->thread_order};
-    if (begin(&v, path, sizeof path, kind, st) == 0) {
+    mt_rec_lease lease = {false, false, 0, 0, 0};
+    if (begin(&v, path, sizeof path, kind, st, &lease) == 0) {
         mt_shm_recording s;
         uint64_t why[MT_REC_WHY_MAX];
-        bool signalled = wait_loop(&v, path, &s, why, st);
+        bool signalled = wait_loop(&v, path, &s, why, st, &lease);
         bool need_stop = signalled || s.state == MT_REC_STATE_ON;
         if (!need_stop || stop(&v, path) == 0)
             rc = finish(&v, path, signalled, st);

@@ -31,6 +31,8 @@ typedef struct calc {
     mt_staleness stale; /* view.h: while stale, no rates (they would be the last ones) */
     bool have_rec;      /* the recording status read: rec_dropped holds its drops by cause */
     uint64_t rec_dropped[MT_DAT_LOST_WHY_N];
+    bool rec_on, rec_held; /* a recording runs; a viewer holds it (its lease) */
+    uint64_t rec_bytes;    /* its bytes so far */
 } calc;
 
 typedef struct value {
@@ -321,9 +323,13 @@ static void calc_init(calc *c, const mt_fleet_proc *p, long top)
     uint64_t why[MT_REC_WHY_MAX];
     mt_err err;
     /* No series when the status is not known (no stable read): never a torn set. */
-    c->have_rec = mt_segment_recording_why(&p->v.seg, &rec, why, &err) == MT_OK;
+    mt_rec_lease_info lease;
+    c->have_rec = mt_segment_recording_lease(&p->v.seg, &rec, why, &lease, &err) == MT_OK;
     if (c->have_rec)
         mt_recording_dropped_why(&rec, why, c->rec_dropped);
+    c->rec_on = c->have_rec && rec.state == MT_REC_STATE_ON;
+    c->rec_held = c->rec_on && lease.ms != 0;
+    c->rec_bytes = c->rec_on ? rec.bytes_written : 0;
     c->rows = mt_rows_build(&p->v.snap, MT_SORT_LEAK, &c->nrows);
     for (size_t i = 0; i < c->nrows; i++)
         c->growth += c->rows[i].growth;
@@ -368,6 +374,33 @@ static void put_rec_dropped(FILE *out, const calc *cs, size_t n, bool om)
     }
 }
 
+/* Whether a recording runs (1) or not (0), with held_by_viewer: a
+ * viewer's lease holds it (it stops when that viewer is gone) or nothing
+ * does (MEMTOP_RECORD, an older viewer: it runs until stopped); and its
+ * bytes so far.  For every process whose recording status could be read. */
+static void put_rec_active(FILE *out, const calc *cs, size_t n, bool om)
+{
+    static const family on = {"memtop_recording_active", false,
+                              "1 while a recording runs in the process (held_by_viewer: it stops "
+                              "when the viewer that started it is gone), else 0."};
+    static const family bytes = {"memtop_recording_bytes", false,
+                                 "Bytes the running recording has written so far (0: none runs)."};
+    if (!n)
+        return;
+    put_family(out, &on, om);
+    for (size_t i = 0; i < n; i++) {
+        char labels[sizeof cs[i].labels + 32];
+        snprintf(labels, sizeof labels, "%s,held_by_viewer=\"%s\"", cs[i].labels,
+                 cs[i].rec_held ? "true" : "false");
+        if (cs[i].have_rec)
+            put_sample(out, &on, labels, u64v(cs[i].rec_on));
+    }
+    put_family(out, &bytes, om);
+    for (size_t i = 0; i < n; i++)
+        if (cs[i].have_rec)
+            put_sample(out, &bytes, cs[i].labels, u64v(cs[i].rec_bytes));
+}
+
 void mt_metrics_write(FILE *out, const mt_fleet *f, long top, bool om)
 {
     calc *cs = f->count ? calloc(f->count, sizeof *cs) : NULL;
@@ -381,6 +414,7 @@ void mt_metrics_write(FILE *out, const mt_fleet *f, long top, bool om)
             put_sample(out, &pmetrics[m].fam, cs[i].labels, pmetric_value(&pmetrics[m], &cs[i]));
     }
     put_rec_dropped(out, cs, n, om);
+    put_rec_active(out, cs, n, om);
     for (int t = 0; n && t < T_FAMILIES; t++) {
         put_family(out, &tfams[t], om);
         for (size_t i = 0; i < n; i++)

@@ -170,6 +170,7 @@ const char *mt_replay_not_leaked_why(const mt_replay *r)
     case MT_DAT_END_EXEC:
         return NULL;
     case MT_DAT_END_STOP:
+    case MT_DAT_END_LEASE:
         return "the recording was stopped while the process ran";
     case MT_DAT_END_ERROR:
         return mt_replay_disk_full(&r->info)

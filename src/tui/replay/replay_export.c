@@ -19,6 +19,8 @@ static const char *reason_name(const mt_replay_info *in)
         return "exec";
     case MT_DAT_END_ERROR:
         return mt_replay_disk_full(in) ? "disk_full" : "write_error";
+    case MT_DAT_END_LEASE:
+        return "lease_expired";
     default:
         return "unknown";
     }

@@ -29,6 +29,8 @@ static const char *end_name(const mt_replay_info *in)
         return "process called exec";
     case MT_DAT_END_ERROR:
         return "write error";
+    case MT_DAT_END_LEASE:
+        return "stopped: the viewer that started it was gone (lease not renewed)";
     default:
         return "unknown end";
     }

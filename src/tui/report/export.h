@@ -25,6 +25,7 @@ typedef struct mt_export_rec {
     uint64_t duration_ns;     /* the recording's length */
     bool finalized;           /* it has its END record */
     const char *end_reason;   /* "stopped", "exited", "exec", "disk_full", "write_error",
+                               * "lease_expired",
                                * "unknown"; NULL when not finalized */
     bool truncated;           /* the file was cut: its end is its last complete frame */
     bool invalid_tail;        /* bytes after the last complete frame are not a frame */

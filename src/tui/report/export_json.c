@@ -9,6 +9,7 @@
 #include "export.h"
 #include "health.h"
 #include "json_escape.h"
+#include "report.h"
 #include "rows.h"
 
 static void put_u64(FILE *f, const char *key, uint64_t v, bool comma)
@@ -320,10 +321,53 @@ static void put_other(FILE *f, const mt_export_src *x, const mt_rows_cut *cut)
     fputs("\"truncated\": false,\n \"location\": \"(other)\",\n \"frames\": []}", f);
 }
 
+static const char *rec_state_name(uint32_t state)
+{
+    switch (state) {
+    case MT_REC_STATE_ON:
+        return "on";
+    case MT_REC_STATE_STOPPED:
+        return "stopped";
+    case MT_REC_STATE_FAILED:
+        return "failed";
+    default:
+        return "off";
+    }
+}
+
+/* A live target's own recording (not in a recording's export: "recording"
+ * says where that snapshot comes from): "live_recording": {"state", "path",
+ * "bytes", "events", "held_by_viewer", "lease_s"}, null when its status
+ * cannot be read now.  held_by_viewer: it stops lease_s after the viewer
+ * that started it is gone; false for MEMTOP_RECORD and older viewers'. */
+static void put_live_recording(FILE *f, const mt_export_src *x)
+{
+    mt_live_rec lr;
+    if (x->rec)
+        return;
+    fputs("\"live_recording\": ", f);
+    if (!mt_report_live_rec(x->v, &lr)) {
+        fputs("null,\n", f);
+        return;
+    }
+    fprintf(f, "{\"state\": \"%s\", \"path\": ", rec_state_name(lr.r.state));
+    if (lr.r.path[0])
+        mt_json_string(f, lr.r.path);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"bytes\": %" PRIu64 ", \"events\": %" PRIu64 ", \"held_by_viewer\": %s, ",
+            lr.r.bytes_written, lr.r.events_written, lr.lease.ms ? "true" : "false");
+    if (lr.lease.ms)
+        fprintf(f, "\"lease_s\": %u.%03u},\n", lr.lease.ms / 1000, lr.lease.ms % 1000);
+    else
+        fputs("\"lease_s\": null},\n", f);
+}
+
 void mt_export_json(FILE *f, const mt_export_src *x)
 {
     put_head(f, x);
     put_recording(f, x->rec);
+    put_live_recording(f, x);
     put_totals(f, x);
     size_t n;
     mt_row *rows = mt_rows_build(&x->v->snap, MT_SORT_LIVE, &n);

@@ -81,6 +81,8 @@ static const char *ended(const mt_export_rec *r)
         return "stopped by a write error";
     if (!strcmp(r->end_reason, "disk_full"))
         return "stopped: the disk was full";
+    if (!strcmp(r->end_reason, "lease_expired"))
+        return "stopped when the viewer that started it was gone";
     return "ended for an unknown reason";
 }
 

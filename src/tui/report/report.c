@@ -138,6 +138,35 @@ static void print_health(FILE *f, const mt_view *v, const mt_shm_totals *t,
     fprintf(f, "traces: %llu, threads: %s\n", (unsigned long long)t->trace_count, threads);
 }
 
+bool mt_report_live_rec(const mt_view *v, mt_live_rec *out)
+{
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_err err;
+    memset(out, 0, sizeof *out);
+    return v->attached && v->seg.base &&
+           mt_segment_recording_lease(&v->seg, &out->r, why, &out->lease, &err) == MT_OK;
+}
+
+/* A recording running in a live target: it fills a disk while it runs,
+ * whoever started it, so the report says so, and whether it stops by
+ * itself when the viewer that started it is gone. */
+static void print_live_recording(FILE *f, const mt_view *v, const mt_export_rec *rec)
+{
+    mt_live_rec lr;
+    if (rec || !mt_report_live_rec(v, &lr) || lr.r.state != MT_REC_STATE_ON)
+        return;
+    char path[MT_PATH_MAX];
+    snprintf(path, sizeof path, "%s", lr.r.path);
+    fprintf(f, "recording: %s, %s so far, ", mt_fmt_sanitize(path), B(lr.r.bytes_written));
+    if (lr.lease.ms)
+        fprintf(f, "held by a viewer (it stops %u.%03u s after that viewer is gone)\n",
+                lr.lease.ms / 1000, lr.lease.ms % 1000);
+    else
+        fputs("held by no viewer (MEMTOP_RECORD, or an older memtop or libmemtop.so): it runs "
+              "until stopped\n",
+              f);
+}
+
 void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_rec *rec)
 {
     const mt_shm_totals *t = &v->snap.slot.totals;
@@ -147,6 +176,7 @@ void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_re
     print_memory(f, v, t);
     print_rates(f, v, t, &stale);
     print_health(f, v, t, rec);
+    print_live_recording(f, v, rec);
 }
 
 static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt_row *r,

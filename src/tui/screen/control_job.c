@@ -12,8 +12,13 @@
 static void *run(void *arg)
 {
     mt_control_job *j = arg;
-    j->rc = mt_control_send(j->seg, j->cmd, j->arg[0] ? j->arg : NULL, ANSWER_TIMEOUT_MS, &j->reply,
-                            &j->err);
+    memset(&j->lease, 0, sizeof j->lease);
+    if (j->cmd == MT_CMD_RECORD_START)
+        j->rc =
+            mt_lease_record_start(j->seg, j->arg, ANSWER_TIMEOUT_MS, &j->reply, &j->lease, &j->err);
+    else
+        j->rc = mt_control_send(j->seg, j->cmd, j->arg[0] ? j->arg : NULL, ANSWER_TIMEOUT_MS,
+                                &j->reply, &j->err);
     __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }

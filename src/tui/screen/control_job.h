@@ -23,9 +23,11 @@ typedef struct mt_control_job {
     mt_errc rc;
     mt_ctrl_reply reply;
     mt_err err;
+    mt_rec_lease lease; /* a START's: the recording it started, held by this viewer */
 } mt_control_job;
 
-/* Send cmd/arg to seg in the background.  0, or -1 (a job is running, or
+/* Send cmd/arg to seg in the background (MT_CMD_RECORD_START: a recording
+ * held by this viewer, mt_lease_record_start; j->lease once DONE).  0, or -1 (a job is running, or
  * no thread) with a message. */
 int mt_control_job_start(mt_control_job *j, mt_segment *seg, uint32_t cmd, const char *arg,
                          char *msg, size_t n);

@@ -17,6 +17,7 @@
 
 #include "actions.h"
 #include "bars.h"
+#include "dat_format.h"
 #include "draw.h"
 #include "header_view.h"
 #include "keymap.h"
@@ -171,13 +172,41 @@ static void poll_jobs(mt_app *a)
         snprintf(cull, sizeof cull, "%.*s", (int)strcspn(a->control.arg + 5, " "),
                  a->control.arg + 5);
     st = mt_control_job_poll(&a->control, msg, sizeof msg);
-    if (st == MT_JOB_DONE && cull[0])
+    if (st == MT_JOB_DONE && !stop)
+        a->src.lease = a->control.lease; /* renewed by renew_lease from now on */
+    if (st == MT_JOB_DONE && !stop && a->control.lease.old_target)
+        mt_app_status(a, false,
+                      "recording: %s (an older libmemtop.so: it goes on if this viewer is killed)",
+                      msg);
+    else if (st == MT_JOB_DONE && cull[0])
         mt_app_status(a, false, "culled recording: %s (blocks freed within %s s only counted)", msg,
                       cull);
     else if (st == MT_JOB_DONE)
         mt_app_status(a, false, stop ? "recording stopped: %s" : "recording: %s", msg);
     else if (st == MT_JOB_FAILED)
         mt_app_status(a, true, "recording %s failed: %s", stop ? "stop" : "start", msg);
+}
+
+/* The recording `r` started is renewed from here, every pass of the loop
+ * (at least every TICK_MS plus the pass's work: far below the lease's
+ * bound).  Once it is no longer on, a recording the target ended because
+ * this viewer did not renew it (it was stopped, SIGSTOP) is said once. */
+static void renew_lease(mt_app *a)
+{
+    if (!a->src.lease.held || a->src.phase != MT_SRC_LIVE || !a->src.view.attached)
+        return;
+    if (mt_lease_renew(&a->src.lease, &a->src.view.seg))
+        return;
+    mt_shm_recording r;
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_rec_lease_info li;
+    mt_err err;
+    if (mt_segment_recording_lease(&a->src.view.seg, &r, why, &li, &err) == MT_OK &&
+        li.end_reason == MT_DAT_END_LEASE)
+        mt_app_status(a, true,
+                      "recording ended: the target stopped it, this viewer did not renew it for "
+                      "%u.%03u s (was it stopped?); %s is finalized",
+                      li.ms / 1000, li.ms % 1000, r.path);
 }
 
 static void draw(mt_app *a)
@@ -271,6 +300,7 @@ int mt_screen_run(mt_app *a)
         poll_data(a, &L);
         build_rows(a, &L);
         poll_jobs(a);
+        renew_lease(a);
         if (a->status[0] && a->now >= a->status_until && a->status_until > 0) {
             a->status_until = 0;
             a->dirty = true;

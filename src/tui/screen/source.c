@@ -199,6 +199,16 @@ static void end_child(mt_source *s, double grace_s)
     signal_prog(s, SIGKILL);
 }
 
+/* A recording this viewer started (`r`) does not outlive it: stopped
+ * (finalized) as memtop quits, not left to end at its lease's bound. */
+static void stop_held(mt_source *s)
+{
+    s->lease.next_ms = 0; /* renew now: it checks the recording is still ours */
+    if (s->lease.held && s->view.attached && mt_lease_renew(&s->lease, &s->view.seg))
+        mt_rec_stop_before_end(&s->view.seg, MT_REC_STOP_WAIT_MS, s->note, sizeof s->note);
+    s->lease.held = false;
+}
+
 int mt_source_close(mt_source *s, double grace_s)
 {
     int status = -1;
@@ -209,6 +219,8 @@ int mt_source_close(mt_source *s, double grace_s)
         mt_view_init(&s->view);
         return status;
     }
+    if (!s->launched)
+        stop_held(s);
     if (s->launched) {
         bool ran_to_end = mt_child_poll(&s->child);
         if (!ran_to_end)

@@ -34,6 +34,7 @@ typedef struct mt_source {
     uint64_t version;    /* increases with every new state in view */
     uint64_t image;      /* increases when the target's segment is a new one (exec) */
     mt_replay *replay;   /* -f: the recording; view holds the state at its cursor */
+    mt_rec_lease lease;  /* the recording `r` started, held and renewed (shm_lease.h) */
 } mt_source;
 
 void mt_source_init(mt_source *s);

@@ -12,6 +12,21 @@
 #include "format.h"
 #include "proc_live.h"
 
+/* Whether a recording runs in the target, how big, and whether a viewer
+ * holds it (shm_recording.h); a status not known now reads as none. */
+static void read_recording(const mt_segment *seg, mt_proc_entry *e)
+{
+    mt_shm_recording r;
+    uint64_t why[MT_REC_WHY_MAX];
+    mt_rec_lease_info li;
+    mt_err err;
+    if (mt_segment_recording_lease(seg, &r, why, &li, &err) != MT_OK || r.state != MT_REC_STATE_ON)
+        return;
+    e->recording = true;
+    e->rec_held = li.ms != 0;
+    e->rec_bytes = r.bytes_written;
+}
+
 static void read_entry(const char *dir, int pid, mt_proc_entry *e)
 {
     memset(e, 0, sizeof *e);
@@ -44,6 +59,7 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
         e->live_bytes = snap.slot.totals.live_bytes;
         e->uptime_s = live.valid ? live.uptime_s : snap.slot.t_ns / 1000000000ull;
     }
+    read_recording(&seg, e);
     e->dev = seg.dev;
     e->ino = seg.ino;
     const char *cmd = live.valid && live.cmdline[0] ? live.cmdline

@@ -25,7 +25,13 @@ typedef struct mt_proc_entry {
     char cmd[MT_CMDLINE_MAX]; /* sanitized: no control characters; "[pid N in
                                * pid:[INODE]] " first for a process in another
                                * PID namespace */
-    dev_t dev;                /* the segment file (ok only), to list it once */
+    /* A recording running in the target (ok only): its bytes so far, and
+     * whether a viewer holds it (a lease: it stops when that viewer is
+     * gone) or not (MEMTOP_RECORD, an older viewer: it runs until stopped). */
+    bool recording;
+    bool rec_held;
+    uint64_t rec_bytes;
+    dev_t dev; /* the segment file (ok only), to list it once */
     ino_t ino;
     char why[256];
 } mt_proc_entry;
