@@ -6,8 +6,9 @@
  * /tmp).  A name memtop makes up is predictable (pid and time), so another
  * user can plant a symlink or a file under it first, and swap it between a
  * check and an open.  So nothing is checked beforehand: a made-up name is
- * created with O_CREAT|O_EXCL|O_NOFOLLOW (it fails on anything there, a
- * dangling symlink included) and a taken name makes us try the next one.
+ * taken only where nothing is (O_CREAT|O_EXCL|O_NOFOLLOW, or a rename
+ * that replaces nothing: both fail on anything there, a dangling symlink
+ * included) and a taken name makes us try the next one.
  * A name the user gave may exist and is then overwritten, but only if the
  * descriptor opened without following a symlink shows (fstat) a regular
  * file with one link owned by our effective user: never another user's
@@ -19,9 +20,10 @@
  * its name (.memtop-XXXXXX.tmp, random, O_CREAT|O_EXCL|O_NOFOLLOW, 0600),
  * renamed into place once written, removed if the writing fails, so a
  * full disk leaves neither a cut file nor an empty one, and an older file
- * under that name as it was.  A name the user gave is checked by the
- * rules above, on a descriptor opened without following a symlink, before
- * the temporary file is made and again just before the rename (which
+ * under that name as it was.  A made-up name is taken by a rename that
+ * replaces nothing (RENAME_NOREPLACE, else link()) once the export is
+ * whole; a name the user gave is checked by the rules above, on a descriptor opened without
+ * following a symlink, before the temporary file is made and again just before the rename (which
  * replaces the name, never writes through it).
  */
 #include "out_file.h"
@@ -37,22 +39,14 @@
 
 #define MT_OUT_TRIES 1000
 
-int mt_out_create_fresh(const char *dir, const char *stem, const char *ext, char *buf, size_t n)
+/* dir/stem<ext> for k == 1, else dir/stem-k<ext>; -ENAMETOOLONG if buf is
+ * too small. */
+static int fresh_name(const char *dir, const char *stem, int k, const char *ext, char *buf,
+                      size_t n)
 {
-    for (int k = 1; k < MT_OUT_TRIES; k++) {
-        int len = k == 1 ? snprintf(buf, n, "%s/%s%s", dir, stem, ext)
-                         : snprintf(buf, n, "%s/%s-%d%s", dir, stem, k, ext);
-        if (len < 0 || (size_t)len >= n)
-            return -ENAMETOOLONG;
-        int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            fchmod(fd, 0600); /* whatever the umask */
-            return fd;
-        }
-        if (errno != EEXIST)
-            return -errno;
-    }
-    return -EEXIST;
+    int len = k == 1 ? snprintf(buf, n, "%s/%s%s", dir, stem, ext)
+                     : snprintf(buf, n, "%s/%s-%d%s", dir, stem, k, ext);
+    return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }
 
 int mt_out_temp(const char *dir, char *buf, size_t n)
@@ -69,6 +63,34 @@ int mt_out_temp(const char *dir, char *buf, size_t n)
     }
     fchmod(fd, 0600); /* whatever the umask */
     return fd;
+}
+
+/* Gives tmp the name dst unless dst exists (anything, a dangling symlink
+ * included); 0 or -errno. */
+static int place_new(const char *tmp, const char *dst)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dst, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS) /* a file system without it: link */
+        return -errno;
+    if (link(tmp, dst) != 0)
+        return -errno;
+    unlink(tmp);
+    return 0;
+}
+
+int mt_out_commit_fresh(const char *tmp, const char *dir, const char *stem, const char *ext,
+                        char *buf, size_t n)
+{
+    int rc = -EEXIST;
+    for (int k = 1; k < MT_OUT_TRIES && rc == -EEXIST; k++) {
+        rc = fresh_name(dir, stem, k, ext, buf, n);
+        if (rc == 0)
+            rc = place_new(tmp, buf);
+    }
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
 }
 
 /* 0, or the -errno that refuses to overwrite what fd shows; *dev: a
