@@ -21,7 +21,9 @@ growth window below 10 s is given to a tenth ("the last 1.1 s", before "the
 last 1 s"), and v3_culled's duration line counts the culled blocks'
 allocations and frees (6286 allocations, as its snapshot's totals, of which
 286 written; before: 286); this build's output and the old files differed in
-those lines only (diff).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+those lines only (diff).  The rate line of all three was edited once
+(branch rates15): it says its window ("... frees/s over the last 1.0 s"),
+and differed in that only (diff).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

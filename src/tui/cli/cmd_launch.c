@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd_batch.h"
 #include "commands.h"
 #include "launch.h"
 #include "lib_locate.h"
+#include "preload_never.h"
 #include "rec_stop.h"
 #include "signals.h"
 #include "symbols.h"
@@ -33,7 +35,10 @@ typedef struct launch {
     int failures;
     bool gave_up;
     bool no_segment; /* PROG could not create its segment: said why once */
-    int rc;          /* memtop's own status */
+    bool never;      /* PROG's program will never run libmemtop.so: said once */
+    dev_t never_dev; /* for this executable */
+    ino_t never_ino;
+    int rc; /* memtop's own status */
 } launch;
 
 static void note_failure(launch *L, mt_errc rc, const mt_err *err)
@@ -48,6 +53,46 @@ static void note_failure(launch *L, mt_errc rc, const mt_err *err)
     mt_view_detach(&L->view);
     L->gave_up = true;
     L->rc = MT_EXIT_FAIL;
+}
+
+static bool have_snapshot(const launch *L)
+{
+    return L->view.attached && L->view.have_snap;
+}
+
+/* ", now /path/prog" when the program pid runs (link: /proc/PID/exe) is
+ * not the PROG memtop started (it exec'd another), else "". */
+static const char *now_running(const char *argv0, const char *link, char *buf, size_t n)
+{
+    char prog[4096];
+    ssize_t len = readlink(link, prog, sizeof prog - 1);
+    prog[len > 0 ? len : 0] = '\0';
+    const char *b = strrchr(prog, '/'), *a = strrchr(argv0, '/');
+    bool same = strcmp(b ? b + 1 : prog, a ? a + 1 : argv0) == 0;
+    snprintf(buf, n, "%s%s", same || !prog[0] ? "" : ", now ", same ? "" : prog);
+    return buf;
+}
+
+/* PROG's present program will never run libmemtop.so (statically linked,
+ * setuid...: preload_never.h): said at once, once per program it execs,
+ * rather than waiting for a snapshot that never comes.  PROG runs on
+ * (memtop does not end it) and memtop then exits MT_EXIT_FAIL, unless a
+ * program PROG execs later is tracked. */
+static void say_never(launch *L)
+{
+    char exe[64], why[300], now[4200];
+    struct stat st;
+    snprintf(exe, sizeof exe, "/proc/%d/exe", (int)L->child.pid);
+    if (stat(exe, &st) != 0 || (L->never && st.st_dev == L->never_dev && st.st_ino == L->never_ino))
+        return;
+    if (!mt_preload_never((int)L->child.pid, why, sizeof why))
+        return;
+    const char *prog = L->o->prog_argv[0];
+    mt_errorf("%s (pid %d%s) does not run libmemtop.so: %s; nothing to report", prog,
+              (int)L->child.pid, now_running(prog, exe, now, sizeof now), why);
+    L->never = true;
+    L->never_dev = st.st_dev;
+    L->never_ino = st.st_ino;
 }
 
 /* Attach if needed, then read the newest snapshot. */
@@ -69,11 +114,11 @@ static void step(launch *L)
                   (int)L->child.pid, why);
         L->no_segment = true;
     }
-}
-
-static bool have_snapshot(const launch *L)
-{
-    return L->view.attached && L->view.have_snap;
+    bool execd = have_snapshot(L) && (L->view.snap.flags & MT_FLAG_EXECED);
+    if (rc == MT_OK && !execd)
+        L->never = false; /* the present program is tracked */
+    else if ((rc == MT_E_NOENT && !L->view.attached && !L->no_segment) || execd)
+        say_never(L); /* no segment yet, or the one of a program PROG exec'd from */
 }
 
 /* Whether --batch still wants a report (-n N not reached). */
@@ -149,14 +194,16 @@ static void finish(launch *L)
     const mt_opts *o = L->o;
     step(L);
     if (!have_snapshot(L)) {
-        if (!L->gave_up && !L->no_segment)
+        if (!L->gave_up && !L->no_segment && !L->never)
             mt_errorf("%s exited without a memtop segment (statically linked, setuid, or "
                       "MEMTOP_DISABLE set?)",
                       o->prog_argv[0]);
-        if (o->export_path)
+        if (o->export_path || L->never) /* nothing reported: not a pass */
             L->rc = MT_EXIT_FAIL;
         return;
     }
+    if (L->never) /* a report of what PROG ran before the untracked program */
+        L->rc = MT_EXIT_FAIL;
     mt_state st = mt_view_state(&L->view);
     if (st != MT_STATE_EXITED)
         explain_no_final(L);

@@ -197,6 +197,7 @@ static void fill_rates(mt_view *out)
         return;
     double dt = (double)(q->t_ns - p->t_ns) / 1e9;
     out->rates.valid = true;
+    out->rates.window_s = dt;
     out->rates.allocs_per_s = ((double)q->alloc_count - (double)p->alloc_count) / dt;
     out->rates.alloc_bytes_per_s = ((double)q->alloc_bytes - (double)p->alloc_bytes) / dt;
     out->rates.frees_per_s = ((double)q->free_count - (double)p->free_count) / dt;

@@ -1,6 +1,7 @@
 /* export.c -- choosing the export format and writing the file (see
  * export.h).  The file is opened by out_file.c's rules: a named file is
- * never reached through a symlink nor taken from another user. */
+ * never reached through a symlink nor taken from another user, and is
+ * written whole or not at all (a temporary file renamed into place). */
 #include "export.h"
 
 #include "out_file.h"
@@ -22,15 +23,35 @@ bool mt_export_stdout(const char *path)
     return path[0] == '-' && (path[1] == '\0' || path[1] == '.');
 }
 
-int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n)
+/* To a file path names, written whole or not at all (out_file.h):
+ * 0, or -1 with a message in err. */
+static int export_whole(const char *path, const mt_export_src *src, char *err, size_t n)
 {
-    if (mt_export_stdout(path))
-        fflush(stdout); /* after what --batch printed there */
-    int fd = mt_export_stdout(path) ? dup(STDOUT_FILENO) : mt_out_open_named(path);
-    if (fd < 0 && mt_export_stdout(path))
-        fd = -errno;
+    char tmp[4096];
+    int fd = mt_out_open_whole(path, tmp, sizeof tmp);
     if (fd < 0) {
         snprintf(err, n, "cannot write %s: %s", path, mt_out_strerror(-fd));
+        return -1;
+    }
+    if (mt_export_fd(fd, path, src, err, n) != 0) {
+        if (tmp[0])
+            unlink(tmp);
+        return -1;
+    }
+    int rc = tmp[0] ? mt_out_commit_whole(tmp, path) : 0;
+    if (rc != 0)
+        snprintf(err, n, "cannot write %s: %s", path, mt_out_strerror(-rc));
+    return rc ? -1 : 0;
+}
+
+int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n)
+{
+    if (!mt_export_stdout(path))
+        return export_whole(path, src, err, n);
+    fflush(stdout); /* after what --batch printed there */
+    int fd = dup(STDOUT_FILENO);
+    if (fd < 0) {
+        snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return mt_export_fd(fd, path, src, err, n);

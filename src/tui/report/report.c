@@ -63,14 +63,24 @@ static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
             B(t->tracker_bytes));
 }
 
+/* "the last 1.0 s", "its whole life, 0.4 s": what the rates are over. */
+static const char *rates_window(const mt_rates *r, char *buf, size_t n)
+{
+    char span[32];
+    mt_fmt_window(r->window_s, span, sizeof span);
+    snprintf(buf, n, "%s%s", r->whole_life ? "its whole life, " : "the last ", span);
+    return buf;
+}
+
 static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t, const mt_staleness *st)
 {
     if (st->stale) /* the last rates are not the present ones */
         fprintf(f, "rate: unknown (no snapshot for %llu s)",
                 (unsigned long long)(st->silent_ns / 1000000000u));
     else if (v->rates.valid)
-        fprintf(f, "rate: %.0f allocs/s (%s), %.0f frees/s", v->rates.allocs_per_s,
-                mt_fmt_rate(v->rates.alloc_bytes_per_s, (char[32]){0}, 32), v->rates.frees_per_s);
+        fprintf(f, "rate: %.0f allocs/s (%s), %.0f frees/s over %s", v->rates.allocs_per_s,
+                mt_fmt_rate(v->rates.alloc_bytes_per_s, (char[32]){0}, 32), v->rates.frees_per_s,
+                rates_window(&v->rates, (char[48]){0}, 48));
     else
         fputs("rate: n/a", f);
     double pct = t->alloc_count ? 100.0 * (double)t->temporary_count / (double)t->alloc_count : 0;

@@ -70,7 +70,8 @@ static void export_now(mt_app *a, const char *ext)
         return;
     }
     char path[4096], msg[512];
-    int out = mt_export_create_default(a->src.pid, ext, path, sizeof path);
+    mt_export_dest dest;
+    int out = mt_export_create_default(a->src.pid, ext, &dest, path, sizeof path);
     if (out < 0) {
         mt_app_status(a, true, "export failed: cannot create %s: %s", path, strerror(-out));
         return;
@@ -84,7 +85,7 @@ static void export_now(mt_app *a, const char *ext)
         mt_replay_export_rec(a->src.replay, &rec);
     mt_export_how how = {a->ui.sort, !a->o->no_symbols, a->panels.tree.reverse,
                          a->panels.tree.threshold};
-    if (mt_export_start(&a->export, v, st, a->src.replay ? &rec : NULL, &how, out, path, msg,
+    if (mt_export_start(&a->export, v, st, a->src.replay ? &rec : NULL, &how, out, &dest, path, msg,
                         sizeof msg))
         mt_app_status(a, true, "export failed: %s", msg);
     else

@@ -48,15 +48,20 @@ void mt_export_default_path(int pid, const char *ext, char *buf, size_t n)
         snprintf(buf, n, "%s/%s-%d%s", dir, stem, k, ext);
 }
 
-int mt_export_create_default(int pid, const char *ext, char *buf, size_t n)
+int mt_export_create_default(int pid, const char *ext, mt_export_dest *d, char *path, size_t n)
 {
-    char cwd[4096], stem[64];
+    char cwd[4096];
     const char *dir = default_dir(cwd, sizeof cwd);
-    default_stem(pid, stem, sizeof stem);
-    int fd = mt_out_create_fresh(dir, stem, ext, buf, n);
+    default_stem(pid, d->stem, sizeof d->stem);
+    snprintf(d->ext, sizeof d->ext, "%s", ext);
+    int fd = mt_out_temp(dir, d->tmp, sizeof d->tmp);
     const char *tmp = getenv("TMPDIR");
-    if (fd == -EACCES || fd == -EROFS) /* the working directory said writable, but is not */
-        fd = mt_out_create_fresh(tmp && tmp[0] == '/' ? tmp : "/tmp", stem, ext, buf, n);
+    if (fd == -EACCES || fd == -EROFS) { /* the working directory said writable, but is not */
+        dir = tmp && tmp[0] == '/' ? tmp : "/tmp";
+        fd = mt_out_temp(dir, d->tmp, sizeof d->tmp);
+    }
+    snprintf(d->dir, sizeof d->dir, "%s", dir);
+    snprintf(path, n, "%s/%s%s", dir, d->stem, ext); /* the name it should take */
     return fd;
 }
 
@@ -88,17 +93,20 @@ static void child_export(int fd, int out, const mt_view *v, mt_state st, const m
 }
 
 int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_export_rec *rec,
-                    const mt_export_how *how, int out, const char *path, char *msg, size_t n)
+                    const mt_export_how *how, int out, const mt_export_dest *d, const char *path,
+                    char *msg, size_t n)
 {
     if (j->pid) {
         snprintf(msg, n, "an export to %s is still being written", j->path);
         close(out);
+        unlink(d->tmp);
         return -1;
     }
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         snprintf(msg, n, "pipe: %s", strerror(errno));
         close(out);
+        unlink(d->tmp);
         return -1;
     }
     pid_t pid = fork();
@@ -107,6 +115,7 @@ int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_ex
         close(fds[0]);
         close(fds[1]);
         close(out);
+        unlink(d->tmp);
         return -1;
     }
     if (pid == 0) {
@@ -119,8 +128,28 @@ int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_ex
     close(fds[1]);
     close(out);
     j->pid = pid;
+    j->dest = *d; /* its temporary file, put in place or removed at the end */
     j->fd = fds[0];
     snprintf(j->path, sizeof j->path, "%s", path);
+    return 0;
+}
+
+/* A finished export's temporary file put in place (its name in j->path),
+ * or removed when it failed; 0, or -1 with a message in msg. */
+static int settle(mt_export_job *j, bool ok, char *msg, size_t n)
+{
+    const mt_export_dest *d = &j->dest;
+    if (!ok) {
+        unlink(d->tmp);
+        return -1;
+    }
+    char name[sizeof j->path];
+    int rc = mt_out_commit_fresh(d->tmp, d->dir, d->stem, d->ext, name, sizeof name);
+    if (rc != 0) {
+        snprintf(msg, n, "cannot write %s: %s", j->path, strerror(-rc));
+        return -1;
+    }
+    snprintf(j->path, sizeof j->path, "%s", name);
     return 0;
 }
 
@@ -132,13 +161,14 @@ static mt_job_state collect(mt_export_job *j, int status, char *msg, size_t n)
     close(j->fd);
     j->pid = 0;
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (ok)
-        snprintf(msg, n, "%s", j->path);
-    else if (buf[0])
+    if (buf[0])
         snprintf(msg, n, "%s", buf);
     else
         snprintf(msg, n, "the export of %s died (status %d)", j->path, status);
-    return ok ? MT_JOB_DONE : MT_JOB_FAILED;
+    if (settle(j, ok, msg, n) != 0)
+        return MT_JOB_FAILED;
+    snprintf(msg, n, "%s", j->path);
+    return MT_JOB_DONE;
 }
 
 mt_job_state mt_export_poll(mt_export_job *j, char *msg, size_t n)

@@ -14,10 +14,18 @@
 #include "export.h"
 #include "view.h"
 
+/* Where an export goes: written into tmp, then given the first free name
+ * of dir/stem<ext>, -2, -3... once whole (out_file.h). */
+typedef struct mt_export_dest {
+    char tmp[4096], dir[4096];
+    char stem[64], ext[16];
+} mt_export_dest;
+
 typedef struct mt_export_job {
     pid_t pid; /* 0: none running */
     int fd;    /* read end of the child's message pipe */
     char path[4096];
+    mt_export_dest dest;
 } mt_export_job;
 
 typedef enum mt_job_state { MT_JOB_IDLE, MT_JOB_RUNNING, MT_JOB_DONE, MT_JOB_FAILED } mt_job_state;
@@ -28,10 +36,13 @@ typedef enum mt_job_state { MT_JOB_IDLE, MT_JOB_RUNNING, MT_JOB_DONE, MT_JOB_FAI
  * target creates it exclusively. */
 void mt_export_default_path(int pid, const char *ext, char *buf, size_t n);
 
-/* Creates a new file with such a name for an export, exclusively
- * (O_EXCL|O_NOFOLLOW, 0600: the next name if one is taken, nothing
- * followed).  The descriptor, with the name in buf, or -errno. */
-int mt_export_create_default(int pid, const char *ext, char *buf, size_t n);
+/* Creates the temporary file of an export of pid in the directory of
+ * mt_export_default_path (out_file.h's mt_out_temp: random,
+ * O_EXCL|O_NOFOLLOW, 0600), where it is written and then named
+ * memtop-PID-YYYYmmdd-HHMMSS<ext> (or -2, -3, ...) once whole.  The
+ * descriptor with d filled and the name it should take in path, or
+ * -errno. */
+int mt_export_create_default(int pid, const char *ext, mt_export_dest *d, char *path, size_t n);
 
 /* How to write it: the row order, names or module+offset, and for a
  * FILE.tree.json the call tree view's direction and fold threshold. */
@@ -42,14 +53,17 @@ typedef struct mt_export_how {
     double threshold; /* live bytes under which tree nodes fold; 0: none */
 } mt_export_how;
 
-/* Start writing v's snapshot into out, a new file named path (rec: the
- * recording it comes from, or NULL; the format follows path's extension,
- * mt_export_fd); out is taken over (closed here).  0, or -1 with a
- * message. */
+/* Start writing v's snapshot into out, d's temporary file, to be named
+ * path or the next free name once whole (rec: the recording it comes
+ * from, or NULL; the format follows path's extension, mt_export_fd); out
+ * and d's temporary file are taken over (closed, and removed unless the
+ * export succeeds).  0, or -1 with a message. */
 int mt_export_start(mt_export_job *j, const mt_view *v, mt_state st, const mt_export_rec *rec,
-                    const mt_export_how *how, int out, const char *path, char *msg, size_t n);
+                    const mt_export_how *how, int out, const mt_export_dest *d, const char *path,
+                    char *msg, size_t n);
 
-/* Check on a running export; DONE or FAILED once (msg filled), then IDLE. */
+/* Check on a running export; DONE (msg: the file's name) or FAILED (msg:
+ * why; no file left) once, then IDLE. */
 mt_job_state mt_export_poll(mt_export_job *j, char *msg, size_t n);
 
 /* Wait for a running export to finish (at quit). */

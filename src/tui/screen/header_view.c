@@ -227,9 +227,10 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
         snprintf(buf, sizeof buf, "unknown (no snapshot for %s)",
                  mt_fmt_duration(a->ui.stale.silent_ns / 1000000000u, (char[32]){0}, 32));
     else if (v->rates.valid)
-        snprintf(buf, sizeof buf, "%s/s allocs, %s/s frees",
+        snprintf(buf, sizeof buf, "%s/s allocs, %s/s frees%s",
                  mt_fmt_count((uint64_t)(v->rates.allocs_per_s + 0.5), (char[32]){0}, 32),
-                 mt_fmt_count((uint64_t)(v->rates.frees_per_s + 0.5), (char[32]){0}, 32));
+                 mt_fmt_count((uint64_t)(v->rates.frees_per_s + 0.5), (char[32]){0}, 32),
+                 v->rates.whole_life ? " (whole life)" : "");
     else
         snprintf(buf, sizeof buf, "n/a");
     field(t, 2, &x, "Rate ", t->value, buf);

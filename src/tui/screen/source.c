@@ -11,6 +11,7 @@
 
 #include "attach.h"
 #include "memtop_ipc.h"
+#include "preload_never.h"
 #include "rec_stop.h"
 
 #define GIVE_UP_FAILURES 100 /* consecutive hard refresh failures */
@@ -78,14 +79,18 @@ static void hard_failure(mt_source *s, const mt_err *err)
     snprintf(s->error, sizeof s->error, "%s: %s", s->view.path, err->msg);
 }
 
-/* PROG runs libmemtop.so but could not create its segment: say why on
- * the status line (preload_probe.h), while it runs (after, its memory is
- * gone). */
+/* PROG runs libmemtop.so but could not create its segment, or its
+ * present program never will run it (statically linked, setuid...:
+ * preload_never.h): say why on the status line (preload_probe.h), while
+ * it runs (after, its memory is gone).  Asked again while there is no
+ * error: after an exec into another program. */
 static void no_segment(mt_source *s)
 {
     char why[400];
     if (mt_preload_probe(s->pid, why, sizeof why, NULL, 0) == MT_PRELOAD_FAILED)
         snprintf(s->error, sizeof s->error, "pid %d has no segment: %s", s->pid, why);
+    else if (mt_preload_never(s->pid, why, sizeof why))
+        snprintf(s->error, sizeof s->error, "pid %d does not run libmemtop.so: %s", s->pid, why);
 }
 
 /* Where the target stands after a refresh. */
@@ -161,12 +166,14 @@ bool mt_source_poll(mt_source *s)
             s->version += changed;
         } else if (!mt_view_transient(rc)) {
             hard_failure(s, &err);
-        } else if (rc == MT_E_NOENT && s->launched && !s->error[0]) {
-            no_segment(s);
         }
     } else { /* nothing new: the header's uptime and state still move */
         mt_view_refresh_live(&s->view);
     }
+    /* no segment yet, or the one of a program PROG exec'd from */
+    execd = s->view.have_snap && (s->view.snap.flags & MT_FLAG_EXECED);
+    if (s->launched && !s->error[0] && (!s->view.attached || execd))
+        no_segment(s);
     return update_phase(s) || changed;
 }
 

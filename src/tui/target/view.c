@@ -159,29 +159,65 @@ void mt_staleness_text(const mt_view *v, const mt_staleness *s, char *buf, size_
              (unsigned long long)(s->age_ns / 1000000000u), mt_staleness_why(s));
 }
 
-/* Rates between two snapshots, else from the last two timeline points. */
+/* Counters at one moment, a rate's ends. */
+typedef struct rate_point {
+    uint64_t t_ns, allocs, bytes, frees;
+} rate_point;
+
+static rate_point slot_point(const mt_shm_slot *s)
+{
+    return (rate_point){s->t_ns, s->totals.alloc_count, s->totals.alloc_bytes,
+                        s->totals.free_count};
+}
+
+/* The shortest window a rate is taken over (mt_rates): MT_RATE_WINDOW_MS
+ * and one publish interval, less a tenth of an interval for jitter (a
+ * target publishing each second is taken over 0.9 s or more). */
+static uint64_t rate_window_ns(const mt_view *v)
+{
+    uint64_t iv = v->seg.id.publish_interval_ms ? v->seg.id.publish_interval_ms : 1000u;
+    uint64_t ms = iv > MT_RATE_WINDOW_MS ? iv : MT_RATE_WINDOW_MS;
+    return ms * 1000000u - iv * 100000u;
+}
+
+/* The newest point at least w before the snapshot: the previous snapshot
+ * or a timeline point, whichever is newer; false if there is none. */
+static bool rate_base(const mt_view *v, uint64_t w, rate_point *out)
+{
+    uint64_t t1 = v->snap.slot.t_ns;
+    if (t1 < w)
+        return false;
+    bool found = v->have_prev && v->prev.slot.t_ns <= t1 - w;
+    if (found)
+        *out = slot_point(&v->prev.slot);
+    const mt_shm_point *tl = v->snap.timeline;
+    for (uint32_t i = tl ? v->snap.slot.ntimeline : 0; i-- > 0;) {
+        const mt_shm_point *p = &tl[i];
+        if (p->t_ns > t1 - w)
+            continue;
+        if (!found || p->t_ns > out->t_ns)
+            *out = (rate_point){p->t_ns, p->alloc_count, p->alloc_bytes, p->free_count};
+        return true;
+    }
+    return found;
+}
+
+/* Rates over at least the window (mt_rates), else over the whole life:
+ * from tracking's start, when every count was 0. */
 static void update_rates(mt_view *v)
 {
-    const mt_shm_slot *a = v->have_prev ? &v->prev.slot : NULL, *b = &v->snap.slot;
-    uint64_t t0, t1, c0, c1, by0, by1, f0, f1;
-    if (a && b->t_ns > a->t_ns) {
-        t0 = a->t_ns, c0 = a->totals.alloc_count, by0 = a->totals.alloc_bytes;
-        f0 = a->totals.free_count, t1 = b->t_ns, c1 = b->totals.alloc_count;
-        by1 = b->totals.alloc_bytes, f1 = b->totals.free_count;
-    } else if (!a && b->ntimeline >= 2 && v->snap.timeline) {
-        const mt_shm_point *p = &v->snap.timeline[b->ntimeline - 2], *q = p + 1;
-        if (q->t_ns <= p->t_ns)
-            return;
-        t0 = p->t_ns, c0 = p->alloc_count, by0 = p->alloc_bytes, f0 = p->free_count;
-        t1 = q->t_ns, c1 = q->alloc_count, by1 = q->alloc_bytes, f1 = q->free_count;
-    } else {
+    memset(&v->rates, 0, sizeof v->rates);
+    rate_point a = {0}, b = slot_point(&v->snap.slot);
+    bool life = !rate_base(v, rate_window_ns(v), &a);
+    if (b.t_ns <= a.t_ns)
         return;
-    }
-    double dt = (double)(t1 - t0) / 1e9;
+    double dt = (double)(b.t_ns - a.t_ns) / 1e9;
     v->rates.valid = true;
-    v->rates.allocs_per_s = ((double)c1 - (double)c0) / dt;
-    v->rates.alloc_bytes_per_s = ((double)by1 - (double)by0) / dt;
-    v->rates.frees_per_s = ((double)f1 - (double)f0) / dt;
+    v->rates.whole_life = life;
+    v->rates.window_s = dt;
+    v->rates.allocs_per_s = ((double)b.allocs - (double)a.allocs) / dt;
+    v->rates.alloc_bytes_per_s = ((double)b.bytes - (double)a.bytes) / dt;
+    v->rates.frees_per_s = ((double)b.frees - (double)a.frees) / dt;
 }
 
 void mt_view_refresh_live(mt_view *v)

@@ -10,8 +10,19 @@
 #include "memtop_ipc.h"
 #include "proc_live.h"
 
+/* The process's rates over the last window_s seconds: from the newest
+ * point the viewer holds (its previous snapshot or a point of the
+ * segment's timeline) at least MT_RATE_WINDOW_MS and one publish interval
+ * older than the snapshot, less a tenth of an interval for the
+ * publisher's jitter.  A snapshot published on demand (an export's) comes
+ * milliseconds after the one before: two such points make a burst or 0,
+ * not a rate.  Without such a point (a target younger than the window),
+ * over the target's whole life (whole_life), and each output says which. */
+#define MT_RATE_WINDOW_MS 1000u
 typedef struct mt_rates {
     bool valid;
+    bool whole_life; /* window_s is the target's whole life */
+    double window_s;
     double allocs_per_s, alloc_bytes_per_s, frees_per_s;
 } mt_rates;
 
