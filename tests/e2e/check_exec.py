@@ -59,8 +59,9 @@ def list_row(ctx, pid):
 
 
 def command_of(ctx, pid):
-    row = list_row(ctx, pid).split(None, 5)  # pid, state, live (2 words), uptime, command
-    return row[5] if len(row) == 6 else ""
+    # pid, state, live (2 words), uptime, rec, command
+    row = list_row(ctx, pid).split(None, 6)
+    return row[6] if len(row) == 7 else ""
 
 
 def state_of(ctx, pid):
