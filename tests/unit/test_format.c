@@ -134,6 +134,19 @@ static void test_count_and_duration(void **state)
     assert_string_equal(FMT(mt_fmt_duration, 3 * 86400 + 5 * 3600), "3d05h");
 }
 
+/* mt_fmt_fixed: a '.' whatever the locale (the e2e check runs it under
+ * de_DE), no radix for 0 decimals, 0 for what is not finite, cut to n. */
+static void test_fixed(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(mt_fmt_fixed(34.0, 3, b, sizeof b), "34.000");
+    assert_string_equal(mt_fmt_fixed(-2.25, 1, b, sizeof b), "-2.2");
+    assert_string_equal(mt_fmt_fixed(7.6, 0, b, sizeof b), "8");
+    assert_string_equal(mt_fmt_fixed(0.0 / 0.0, 3, b, sizeof b), "0.000");
+    assert_string_equal(mt_fmt_fixed(123.456, 3, b, 4), "123");
+}
+
 static void test_sanitize(void **state)
 {
     (void)state;
@@ -389,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_count_and_duration),
+        cmocka_unit_test(test_fixed),
         cmocka_unit_test(test_sanitize),
         cmocka_unit_test(test_options),
         cmocka_unit_test_setup_teardown(test_export_json, exp_setup, exp_teardown),

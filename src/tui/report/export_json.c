@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "format.h"
 #include "health.h"
 #include "json_escape.h"
 #include "rows.h"
@@ -29,11 +30,7 @@ static void put_opt(FILE *f, const char *key, uint64_t v, bool comma)
 static void put_double(FILE *f, const char *key, double v)
 {
     char num[64];
-    snprintf(num, sizeof num, "%.3f", isfinite(v) ? v : 0.0);
-    for (char *p = num; *p; p++)
-        if (*p != '-' && (*p < '0' || *p > '9'))
-            *p = '.';
-    fprintf(f, "\"%s\": %s, ", key, num);
+    fprintf(f, "\"%s\": %s, ", key, mt_fmt_fixed(v, 3, num, sizeof num));
 }
 
 /* Exact decimal seconds from nanoseconds. */
@@ -107,7 +104,9 @@ static void put_head(FILE *f, const mt_export_src *x)
     fprintf(f, "\"publish_seq\": %" PRIu64 ",\n\"segment_full\": %s,\n", s->slot.publish_seq,
             s->flags & MT_FLAG_SEGMENT_FULL ? "true" : "false");
     /* the window of every growth_bytes_per_s (the present rate, rows.h) */
-    fprintf(f, "\"growth_window_s\": %.3f,\n", mt_growth_window_s(&s->slot));
+    char win[64];
+    fprintf(f, "\"growth_window_s\": %s,\n",
+            mt_fmt_fixed(mt_growth_window_s(&s->slot), 3, win, sizeof win));
     fprintf(f, "\"settings\": {\"depth\": %u, \"temporary_ms\": %" PRIu64 ", \"interval_ms\": %u, ",
             id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
     /* MEMTOP_MAX_TRACES: unknown (null) from older targets and recordings */
