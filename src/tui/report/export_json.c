@@ -71,9 +71,12 @@ static void put_staleness(FILE *f, const mt_view *v)
     mt_staleness st = mt_view_staleness(v);
     put_secs(f, "snapshot_age_s", st.age_ns);
     /* "publishing", not "stale": the state "stale" is a process gone
-     * without its final snapshot (shm_liveness.c) */
-    fprintf(f, "\"publishing\": %s,\n\"not_publishing\": ", st.stale ? "false" : "true");
-    if (st.stale)
+     * without its final snapshot (shm_liveness.c).  Neither a stopped nor
+     * an exited nor a gone process publishes: its growth_bytes_per_s are
+     * of its last window. */
+    fprintf(f,
+            "\"publishing\": %s,\n\"not_publishing\": ", st.stale || st.ended ? "false" : "true");
+    if (st.stale || st.ended)
         mt_json_string(f, mt_staleness_why(&st));
     else
         fputs("null", f);
