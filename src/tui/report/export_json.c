@@ -74,9 +74,8 @@ static void put_staleness(FILE *f, const mt_view *v)
      * without its final snapshot (shm_liveness.c).  Neither a stopped nor
      * an exited nor a gone process publishes: its growth_bytes_per_s are
      * of its last window. */
-    fprintf(f,
-            "\"publishing\": %s,\n\"not_publishing\": ", st.stale || st.ended ? "false" : "true");
-    if (st.stale || st.ended)
+    fprintf(f, "\"publishing\": %s,\n\"not_publishing\": ", st.ended ? "false" : "true");
+    if (st.ended)
         mt_json_string(f, mt_staleness_why(&st));
     else
         fputs("null", f);

@@ -136,7 +136,10 @@ mt_staleness mt_view_staleness(const mt_view *v)
     s.stale = v->live.valid && !(v->snap.flags & MT_FLAG_EXITED) &&
               s.silent_ns >= mt_view_stale_after_ns(v);
     mt_state st = mt_view_state(v);
-    s.ended = st == MT_STATE_EXITED ? "exited" : st == MT_STATE_STALE ? "died" : NULL;
+    s.ended = st == MT_STATE_EXITED  ? "exited"
+              : st == MT_STATE_STALE ? "died"
+              : s.stale              ? "stopped"
+                                     : NULL;
     return s;
 }
 

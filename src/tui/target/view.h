@@ -93,9 +93,10 @@ typedef struct mt_staleness {
     uint64_t age_ns;    /* of the snapshot held, by the wall clock */
     char proc_state;    /* /proc/PID/stat's state at the last refresh; 0: not known */
     /* Why the rates and growth are not the present ones, as "until it ..."
-     * goes on: "exited", "died" (gone without its final snapshot); NULL
-     * while it runs.  A dead process allocates nothing:
-     * its rates are none, its growth that of its last window. */
+     * goes on: "exited", "died" (gone without its final snapshot),
+     * "stopped" (stale: stopped, traced or hung); NULL while it runs and
+     * publishes.  A dead process allocates nothing: its rates are none; a
+     * stopped one's unknown; the growth of either is its last window's. */
     const char *ended;
 } mt_staleness;
 
