@@ -166,6 +166,36 @@ static int parse(mt_opts *o, const char *const *args)
     return mt_opts_parse(argc, argv, o, err, sizeof err);
 }
 
+/* The message of a refused option names it as typed: "--export", not its
+ * short alias "-e"; a short one by its letter, in a cluster too. */
+static void assert_refused(const char *const *args, const char *want)
+{
+    char *argv[16], err[256] = "";
+    int argc = 0;
+    argv[argc++] = "memtop";
+    while (*args)
+        argv[argc++] = (char *)*args++;
+    argv[argc] = NULL;
+    mt_opts o;
+    assert_int_not_equal(mt_opts_parse(argc, argv, &o, err, sizeof err), 0);
+    if (!strstr(err, want))
+        fail_msg("%s: want \"%s\"", err, want);
+}
+
+static void test_option_refused(void **state)
+{
+    (void)state;
+    assert_refused((const char *[]){"--export", NULL}, "missing value: --export");
+    assert_refused((const char *[]){"--file", NULL}, "missing value: --file");
+    assert_refused((const char *[]){"--pid", NULL}, "missing value: --pid");
+    assert_refused((const char *[]){"--batch", "--delay", NULL}, "missing value: --delay");
+    assert_refused((const char *[]){"--exp", NULL}, "missing value: --exp");
+    assert_refused((const char *[]){"-e", NULL}, "missing value: -e");
+    assert_refused((const char *[]){"--batch", "-bx", NULL}, "missing value: -x");
+    assert_refused((const char *[]){"--batch", "-xb", NULL}, "missing value: -x");
+    assert_refused((const char *[]){"--no-such=3", NULL}, "missing value: --no-such");
+}
+
 static void test_options(void **state)
 {
     (void)state;
@@ -405,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_fixed),
         cmocka_unit_test(test_sanitize),
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_option_refused),
         cmocka_unit_test_setup_teardown(test_export_json, exp_setup, exp_teardown),
         cmocka_unit_test_setup_teardown(test_export_json_live, exp_setup, exp_teardown),
         cmocka_unit_test_setup_teardown(test_export_csv, exp_setup, exp_teardown),
