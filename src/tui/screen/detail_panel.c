@@ -108,18 +108,24 @@ static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const 
 }
 
 /* Live bytes at the segment's checkpoints: history from before memtop
- * attached (minutes back), as one line. */
+ * attached (minutes back), as one line.  Early in a process's life the
+ * windows share their oldest point: each moment is said once, and none
+ * that reads "0s ago" (that is "now"). */
 static void add_checkpoints(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr,
                             const mt_snapshot *s)
 {
-    char line[MT_LINE_BYTES] = "  earlier:", ago[32];
+    char line[MT_LINE_BYTES] = "  earlier:", ago[32], said[32] = "";
     const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
     size_t k = strlen(line);
     for (int i = MT_CKPTS - 1; i >= 0; i--) {
         uint64_t at = s->slot.ckpt_ns[i];
         if (!at || at > s->slot.t_ns || k >= sizeof line)
             continue;
-        mt_fmt_duration((s->slot.t_ns - at) / 1000000000ull, ago, sizeof ago);
+        uint64_t secs = (s->slot.t_ns - at) / 1000000000ull;
+        mt_fmt_duration(secs, ago, sizeof ago);
+        if (!secs || strcmp(ago, said) == 0)
+            continue;
+        snprintf(said, sizeof said, "%s", ago);
         k += (size_t)snprintf(line + k, sizeof line - k, " %s ago %s%s,", ago, est,
                               B(tr->ckpt_live_bytes[i]));
     }
