@@ -5,12 +5,32 @@ Asserts the detail view shows the row's name, "Backtrace" with the frames
 session_log_append and main (demo.c, as "inlined into main": run() is
 inlined into it), the counters, and "Leak suspicion N /
 100" with its parts (sustained growth, retention, aging); Esc returns to the
-table with its heading and rows.
+table with its heading and rows.  Early in the demo's life the "earlier:"
+checkpoints name each moment once, never "0s ago".
 """
 import re
+import time
 
 import tuilib
 from tuilib import check, frame
+
+
+def check_checkpoints(t):
+    """Early in the demo's life its checkpoint windows share their oldest
+    point: watched for 4 s, the "earlier:" line names each moment once and
+    never "0s ago" (that is "now")."""
+    until = time.monotonic() + 4.0
+    seen = 0
+    while time.monotonic() < until:
+        s = t.screen()
+        m = re.search(r"earlier:(.*)", s)
+        check(m, "no 'earlier:' line in the detail view:\n" + frame(s))
+        agos = re.findall(r"(\S+) ago", m.group(1))
+        check(len(agos) == len(set(agos)) and "0s" not in agos,
+              "the checkpoints repeat a moment or say '0s ago': %r" % m.group(0))
+        seen += bool(agos)
+        time.sleep(0.2)
+    check(seen, "no checkpoint was shown in 4 s")
 
 
 def test(t):
@@ -41,6 +61,7 @@ def test(t):
     check(inl.search(s) and "inlined: " not in s,
           "no 'inlined into main (demo.c:N)' under an inlined frame:\n" + frame(s))
     check("the walk ended in" not in s, "a whole backtrace called cut:\n" + frame(s))
+    check_checkpoints(t)
     t.keys("Escape")
     t.wait_rows(lambda rows, s: "Backtrace" not in s and
                 tuilib.row_for(rows, "session_log_append"),

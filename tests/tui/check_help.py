@@ -2,9 +2,12 @@
 
 Asserts the help lists every key the issue requires (arrows, PgUp/PgDn,
 Home/End, Enter, s/F6, L, M, G, /, g, b, e, r, Space, q, ?/h) and the column
-names; Esc closes it and the table is back; `h` and F1 open it too.
+names; Esc closes it and the table is back; `h` and F1 open it too.  The
+help of "Esc, Left" says Esc (only) clears the table's filter, and so it
+is: Left leaves it, Esc clears it.
 """
 import re
+import time
 
 import tuilib
 from tuilib import check, frame
@@ -40,9 +43,27 @@ def test(t):
             # and R's did at 120 columns, more at 100)
             check("\u2026" not in s and "FILE.tree.json" in s,
                   "a help line is cut:\n%s" % frame(s))
+            esc = next((ln for ln in s.split("\n") if "Esc, Left" in ln), "")
+            check("Esc clears the filter" in esc,
+                  "the help of Esc, Left does not say only Esc clears the filter: %r" % esc)
         t.keys("Escape")
         t.wait_rows(lambda rows, s: "memtop keys" not in s and rows,
                     "the table again after Esc")
+    check_left_keeps_filter(t)
+
+
+def check_left_keeps_filter(t):
+    """As the help says: in the live table Left leaves the filter, Esc clears it."""
+    t.keys("/")
+    t.keys_literal("cache_fill")
+    t.keys("Enter")
+    t.wait_for(lambda s: 'filter "cache_fill"' in s, "the filter in the table's note")
+    t.keys("Left")
+    time.sleep(0.5)  # memtop ticks every 100 ms
+    s = t.screen()
+    check('filter "cache_fill"' in s, "Left cleared the filter:\n" + frame(s))
+    t.keys("Escape")
+    t.wait_for(lambda s: 'filter "' not in s, "the filter cleared by Esc")
 
 
 tuilib.main(test, __doc__)

@@ -5,7 +5,9 @@ memtop --sample 64k -- memtop-demo.  Asserts: the Data field says "sampled
 "~"; the table's headings are "~LIVE", "~BLOCKS", "~GROWTH/s", "~ALLOC/s",
 "~TEMP%", the call tree's (t) the same and "~OWN"; rows still come
 (cache_fill, the demo's cache); the detail view of a row says its counters
-are estimated and marks them "~".
+are estimated and marks them "~", and every other estimate in it: the
+temporary count and share, the kept rate of the leak score, the age
+buckets, the peak, the graph's scale and the checkpoints.
 """
 import re
 
@@ -43,6 +45,20 @@ def test(t):
     s = t.wait_for(lambda s: "Counters" in s and "Backtrace" in s, "the detail view")
     check("Counters (~: estimated from samples)" in s and re.search(r"live +~[\d.]+ \S+ in ~\d+", s),
           "the detail view does not mark its counters:\n" + frame(s))
+    # every estimated figure in it: the counters, the kept rate, the ages,
+    # the graph's scale and the checkpoints ("earlier: 14s ago ~1.0 MiB")
+    s = t.wait_for(lambda s: re.search(r"earlier: .*ago", s) and "samples)" in s and
+                   not re.search(r"\(\d samples\)", s), "checkpoints and a graph", timeout=30)
+    for want in (r"freed +~\S+ frees, ~\S+ temporary \(~\d+%", r"magnitude \S+ \(~[^)]* kept\)",
+                 r"peak live +~\S+", r"earlier:( \S+ ago ~[\d.]+ \S+,)+ now ~[\d.]+ \S+"):
+        check(re.search(want, s), "the detail view lacks %r:\n%s" % (want, frame(s)))
+    lines = s.split("\n")
+    at = next(i for i, ln in enumerate(lines) if "Live bytes since memtop attached" in ln)
+    check(re.match(r" ~[\d.]+ \S+ ", lines[at + 1]),
+          "the graph's scale lacks ~: %r" % lines[at + 1])
+    ages = [ln for ln in lines if re.match(r"\s+(<|>=)\d+[smhd] ", ln)]
+    check(ages and all(re.match(r"\s+\S+ +~[\d.]+ \S+", ln) for ln in ages),
+          "an age bucket lacks ~: %r" % ages)
     t.keys("q")
     check(t.wait_dead() == 0, "memtop did not exit 0 after q")
 

@@ -8,9 +8,11 @@ export said nothing.
 
 Asserts, on a demo started with LD_PRELOAD by hand and watched with
 `memtop -p PID`: after SIGSTOP, within a few seconds, the header says
-"STOPPED (T): snapshot Ns old" (not RUNNING), the Rate field "unknown" and
-the ALLOC/s column "-"; `--batch` prints a "NOT PUBLISHING: snapshot #N is N s old
-... stopped (state T)" line and "rate: unknown", and not the last rate; a
+"STOPPED (T): snapshot Ns old" (not RUNNING), the Rate field "unknown",
+the ALLOC/s column "-" and the growth (header and rows' note) "until it
+stopped", as --serve drops its growth gauges; `--batch` prints a "NOT PUBLISHING: snapshot #N is N s old
+... stopped (state T)" line and "rate: unknown", and not the last rate, and its growth heading "until it
+stopped"; a
 JSON export has "publishing": false, "not_publishing" "stopped (state T)" and a
 snapshot_age_s of 3 s or more.  After SIGCONT the header says RUNNING again
 with a rate, and --batch and the export no longer say stale.
@@ -50,12 +52,17 @@ def check_stopped(t, demo):
                    "the header to say STOPPED (T) and the rates unknown", STALE_WAIT_S)
     head = s.split("\n")[0]
     check("RUNNING" not in head, "a stopped target's header says RUNNING:\n" + frame(s))
+    check(re.search(r"Growth \S+ until it stopped ", tuilib.header_line(s, 2)) and
+          re.search(r"growth/s over the last .* until it stopped", s),
+          "a stopped target's growth is not labelled 'until it stopped':\n" + frame(s))
     out = batch(t, demo.pid)
     m = re.search(r"^NOT PUBLISHING: snapshot #\d+ is (\d+) s old, none published since: "
                   r"process stopped \(state T\)", out, re.M)
     check(m and int(m.group(1)) >= 3, "--batch does not say the snapshot is stale:\n" + out)
     check(re.search(r"^rate: unknown", out, re.M) and "allocs/s" not in out,
           "--batch shows a stopped target's last rate:\n" + out)
+    check(re.search(r"growth/s over the last .* until it stopped\)", out),
+          "--batch does not label the growth 'until it stopped':\n" + out)
     snap, err = export(t, demo.pid, "stopped.json")
     check(snap["publishing"] is False and snap["not_publishing"] == "stopped (state T)" and
           snap["state"] == "running",
@@ -72,6 +79,8 @@ def check_stopped(t, demo):
 def check_running_again(t, demo):
     s = t.wait_for(lambda s: "RUNNING" in s.split("\n")[0] and "Rate unknown" not in s,
                    "the header to say RUNNING again after SIGCONT", STALE_WAIT_S)
+    check("until it" not in s, "the growth is still labelled 'until it' after SIGCONT:\n" +
+          frame(s))
     out = batch(t, demo.pid)
     check("NOT PUBLISHING" not in out and re.search(r"^rate: \d+ allocs/s", out, re.M),
           "--batch after SIGCONT still says stale or has no rate:\n" + out)

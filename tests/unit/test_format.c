@@ -134,6 +134,19 @@ static void test_count_and_duration(void **state)
     assert_string_equal(FMT(mt_fmt_duration, 3 * 86400 + 5 * 3600), "3d05h");
 }
 
+/* mt_fmt_fixed: a '.' whatever the locale (the e2e check runs it under
+ * de_DE), no radix for 0 decimals, 0 for what is not finite, cut to n. */
+static void test_fixed(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(mt_fmt_fixed(34.0, 3, b, sizeof b), "34.000");
+    assert_string_equal(mt_fmt_fixed(-2.25, 1, b, sizeof b), "-2.2");
+    assert_string_equal(mt_fmt_fixed(7.6, 0, b, sizeof b), "8");
+    assert_string_equal(mt_fmt_fixed(0.0 / 0.0, 3, b, sizeof b), "0.000");
+    assert_string_equal(mt_fmt_fixed(123.456, 3, b, 4), "123");
+}
+
 static void test_sanitize(void **state)
 {
     (void)state;
@@ -151,6 +164,36 @@ static int parse(mt_opts *o, const char *const *args)
     argv[argc] = NULL;
     char err[256];
     return mt_opts_parse(argc, argv, o, err, sizeof err);
+}
+
+/* The message of a refused option names it as typed: "--export", not its
+ * short alias "-e"; a short one by its letter, in a cluster too. */
+static void assert_refused(const char *const *args, const char *want)
+{
+    char *argv[16], err[256] = "";
+    int argc = 0;
+    argv[argc++] = "memtop";
+    while (*args)
+        argv[argc++] = (char *)*args++;
+    argv[argc] = NULL;
+    mt_opts o;
+    assert_int_not_equal(mt_opts_parse(argc, argv, &o, err, sizeof err), 0);
+    if (!strstr(err, want))
+        fail_msg("%s: want \"%s\"", err, want);
+}
+
+static void test_option_refused(void **state)
+{
+    (void)state;
+    assert_refused((const char *[]){"--export", NULL}, "missing value: --export");
+    assert_refused((const char *[]){"--file", NULL}, "missing value: --file");
+    assert_refused((const char *[]){"--pid", NULL}, "missing value: --pid");
+    assert_refused((const char *[]){"--batch", "--delay", NULL}, "missing value: --delay");
+    assert_refused((const char *[]){"--exp", NULL}, "missing value: --exp");
+    assert_refused((const char *[]){"-e", NULL}, "missing value: -e");
+    assert_refused((const char *[]){"--batch", "-bx", NULL}, "missing value: -x");
+    assert_refused((const char *[]){"--batch", "-xb", NULL}, "missing value: -x");
+    assert_refused((const char *[]){"--no-such=3", NULL}, "missing value: --no-such");
 }
 
 static void test_options(void **state)
@@ -389,8 +432,10 @@ int main(void)
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_count_and_duration),
+        cmocka_unit_test(test_fixed),
         cmocka_unit_test(test_sanitize),
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_option_refused),
         cmocka_unit_test_setup_teardown(test_export_json, exp_setup, exp_teardown),
         cmocka_unit_test_setup_teardown(test_export_json_live, exp_setup, exp_teardown),
         cmocka_unit_test_setup_teardown(test_export_csv, exp_setup, exp_teardown),

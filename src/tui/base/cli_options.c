@@ -401,6 +401,22 @@ static int check_combination(const mt_opts *o, char *err, size_t n)
     return 0;
 }
 
+/* What getopt_long refused, as the user typed it: a long option
+ * ("--export", even as an abbreviation, without "=VALUE") or a short one
+ * ("-e", the letter of a cluster).  at: optind before the call, the word
+ * it started in ("+": no permutation); the word is that one while getopt
+ * is inside a cluster, else the one it has just passed. */
+static int refused(char **argv, int at, char *err, size_t n)
+{
+    const char *word = optind > at ? argv[optind - 1] : argv[optind];
+    if (word && strncmp(word, "--", 2) == 0)
+        return usage_err(err, n, "bad option or missing value: %.*s", (int)strcspn(word, "="),
+                         word);
+    if (optopt && optopt < OPT_CLEAN)
+        return usage_err(err, n, "bad option or missing value: -%c", optopt);
+    return usage_err(err, n, "bad option or missing value: %s", word ? word : "?");
+}
+
 int mt_opts_parse(int argc, char **argv, mt_opts *o, char *err, size_t n)
 {
     memset(o, 0, sizeof *o);
@@ -408,14 +424,12 @@ int mt_opts_parse(int argc, char **argv, mt_opts *o, char *err, size_t n)
     o->top = 20;
     o->at_s = -1;
     opterr = 0;
-    optind = 1;
-    int c;
+    optind = 0; /* a whole new scan: not inside the cluster of a parse before */
+    int c, at = 1;
     while ((c = getopt_long(argc, argv, "+p:bn:d:s:e:g:f:lhV", long_opts, NULL)) != -1) {
-        if (c == '?' || c == ':') {
-            if (optopt && optopt < OPT_CLEAN)
-                return usage_err(err, n, "bad option or missing value: -%c", optopt);
-            return usage_err(err, n, "bad option or missing value: %s", argv[optind - 1]);
-        }
+        if (c == '?' || c == ':')
+            return refused(argv, at, err, n);
+        at = optind;
         if (apply_flag(c, o))
             continue;
         int rc = apply(c, optarg, o, err, n);

@@ -2,6 +2,7 @@
 #include "format.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "shm_layout.h"
@@ -28,6 +29,21 @@ static void fmt_scaled(double v, const char *sign, const char *suffix, char *buf
         snprintf(buf, n, "%s%.0f B%s", sign, floor(v), suffix);
     else
         snprintf(buf, n, "%s%.1f %s%s", sign, v, units[u], suffix);
+}
+
+char *mt_fmt_fixed(double v, int decimals, char *buf, size_t n)
+{
+    char num[400]; /* DBL_MAX in full, a radix of several bytes */
+    snprintf(num, sizeof num, "%.*f", decimals, isfinite(v) ? v : 0.0);
+    size_t k = 0;
+    for (const char *p = num; *p && k + 1 < n; p++) {
+        bool digit = *p == '-' || (*p >= '0' && *p <= '9');
+        if (digit || k == 0 || buf[k - 1] != '.')
+            buf[k++] = digit ? *p : '.'; /* the radix, one byte or more */
+    }
+    if (n)
+        buf[k] = '\0';
+    return buf;
 }
 
 char *mt_fmt_bytes(uint64_t bytes, char *buf, size_t n)

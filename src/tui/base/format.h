@@ -38,6 +38,11 @@ static inline const char *mt_plural(uint64_t n)
  * for 0. */
 char *mt_fmt_window(double seconds, char *buf, size_t n);
 
+/* v with `decimals` digits after a '.' whatever LC_NUMERIC says (the
+ * viewer runs under the user's locale): for JSON, CSV and metrics.  A
+ * non-finite v gives "0". */
+char *mt_fmt_fixed(double v, int decimals, char *buf, size_t n);
+
 /* "45s", "12m03s", "5h02m", "3d05h". */
 char *mt_fmt_duration(uint64_t seconds, char *buf, size_t n);
 

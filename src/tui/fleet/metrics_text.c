@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "health.h"
 #include "json_escape.h"
 #include "rows.h"
@@ -89,12 +90,8 @@ static void put_value(FILE *f, value v)
         fputs(v.d > 0 ? "+Inf\n" : "-Inf\n", f);
         return;
     }
-    char num[64];
-    snprintf(num, sizeof num, "%.6f", v.d);
-    for (char *p = num; *p; p++) /* '.' whatever LC_NUMERIC says */
-        if (*p == ',')
-            *p = '.';
-    fprintf(f, "%s\n", num);
+    char num[400];
+    fprintf(f, "%s\n", mt_fmt_fixed(v.d, 6, num, sizeof num));
 }
 
 typedef struct family {

@@ -54,10 +54,7 @@ static void put_row(FILE *f, const mt_export_src *x, const mt_row *r, size_t fol
 {
     const mt_shm_trace *t = r->t;
     char growth[64];
-    snprintf(growth, sizeof growth, "%.3f", isfinite(r->growth) ? r->growth : 0.0);
-    for (char *p = growth; *p; p++)
-        if (*p != '-' && (*p < '0' || *p > '9'))
-            *p = '.';
+    mt_fmt_fixed(r->growth, 3, growth, sizeof growth);
     if (!folded)
         fprintf(f, "%u", t->id);
     fprintf(f,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "format.h"
 #include "health.h"
 #include "json_escape.h"
 #include "report.h"
@@ -30,11 +31,7 @@ static void put_opt(FILE *f, const char *key, uint64_t v, bool comma)
 static void put_double(FILE *f, const char *key, double v)
 {
     char num[64];
-    snprintf(num, sizeof num, "%.3f", isfinite(v) ? v : 0.0);
-    for (char *p = num; *p; p++)
-        if (*p != '-' && (*p < '0' || *p > '9'))
-            *p = '.';
-    fprintf(f, "\"%s\": %s, ", key, num);
+    fprintf(f, "\"%s\": %s, ", key, mt_fmt_fixed(v, 3, num, sizeof num));
 }
 
 /* Exact decimal seconds from nanoseconds. */
@@ -75,9 +72,11 @@ static void put_staleness(FILE *f, const mt_view *v)
     mt_staleness st = mt_view_staleness(v);
     put_secs(f, "snapshot_age_s", st.age_ns);
     /* "publishing", not "stale": the state "stale" is a process gone
-     * without its final snapshot (shm_liveness.c) */
-    fprintf(f, "\"publishing\": %s,\n\"not_publishing\": ", st.stale ? "false" : "true");
-    if (st.stale)
+     * without its final snapshot (shm_liveness.c).  Neither a stopped nor
+     * an exited nor a gone process publishes: its growth_bytes_per_s are
+     * of its last window. */
+    fprintf(f, "\"publishing\": %s,\n\"not_publishing\": ", st.ended ? "false" : "true");
+    if (st.ended)
         mt_json_string(f, mt_staleness_why(&st));
     else
         fputs("null", f);
@@ -108,7 +107,9 @@ static void put_head(FILE *f, const mt_export_src *x)
     fprintf(f, "\"publish_seq\": %" PRIu64 ",\n\"segment_full\": %s,\n", s->slot.publish_seq,
             s->flags & MT_FLAG_SEGMENT_FULL ? "true" : "false");
     /* the window of every growth_bytes_per_s (the present rate, rows.h) */
-    fprintf(f, "\"growth_window_s\": %.3f,\n", mt_growth_window_s(&s->slot));
+    char win[64];
+    fprintf(f, "\"growth_window_s\": %s,\n",
+            mt_fmt_fixed(mt_growth_window_s(&s->slot), 3, win, sizeof win));
     fprintf(f, "\"settings\": {\"depth\": %u, \"temporary_ms\": %" PRIu64 ", \"interval_ms\": %u, ",
             id->max_depth, id->temporary_ns / 1000000u, id->publish_interval_ms);
     /* MEMTOP_MAX_TRACES: unknown (null) from older targets and recordings */

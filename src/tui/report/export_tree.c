@@ -70,13 +70,7 @@ static mt_calltree *tree_of(const mt_export_src *x)
 static void put_num(FILE *f, const char *sep, const char *key, double v, bool integer)
 {
     char num[64];
-    if (integer)
-        snprintf(num, sizeof num, "%.0f", isfinite(v) ? v : 0.0);
-    else
-        snprintf(num, sizeof num, "%.3f", isfinite(v) ? v : 0.0);
-    for (char *p = num; *p; p++)
-        if (*p != '-' && (*p < '0' || *p > '9'))
-            *p = '.';
+    mt_fmt_fixed(v, integer ? 0 : 3, num, sizeof num);
     fprintf(f, "%s\"%s\": %s", sep, key, num);
 }
 

@@ -77,6 +77,8 @@ static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t, const
     if (st->stale) /* the last rates are not the present ones */
         fprintf(f, "rate: unknown (no snapshot for %llu s)",
                 (unsigned long long)(st->silent_ns / 1000000000u));
+    else if (st->ended) /* a dead process allocates nothing */
+        fprintf(f, "rate: none (process %s)", st->ended);
     else if (v->rates.valid)
         fprintf(f, "rate: %.0f allocs/s (%s), %.0f frees/s over %s", v->rates.allocs_per_s,
                 mt_fmt_rate(v->rates.alloc_bytes_per_s, (char[32]){0}, 32), v->rates.frees_per_s,
@@ -209,12 +211,15 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
             mt_fmt_rate(r->growth, (char[32]){0}, 32), mt_fmt_sanitize(where));
 }
 
-/* "the last 55 s" (the window of the GROWTH column), "no window yet". */
-static const char *growth_window(const mt_shm_slot *slot, char *buf, size_t n)
+/* "the last 55 s" (the window of the GROWTH column), "no window yet";
+ * "the last 55 s until it exited" when that is not the present growth. */
+static const char *growth_window(const mt_view *v, char *buf, size_t n)
 {
-    double w = mt_growth_window_s(slot);
+    double w = mt_growth_window_s(&v->snap.slot);
+    const char *end = mt_view_staleness(v).ended;
     char span[32];
-    snprintf(buf, n, "%s%s", w > 0 ? "the last " : "", mt_fmt_window(w, span, sizeof span));
+    snprintf(buf, n, "%s%s%s%s", w > 0 ? "the last " : "", mt_fmt_window(w, span, sizeof span),
+             end && w > 0 ? " until it " : "", end && w > 0 ? end : "");
     return buf;
 }
 
@@ -240,7 +245,7 @@ void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_ke
             est ? "~TEMP" : "TEMP", est ? "~GROWTH" : "GROWTH",
             column_of[grouped ? g : MT_GROUP_TRACE], mt_sort_name(key), shown, n,
             grouped ? ", grouped by " : "", grouped ? mt_group_name(g) : "",
-            growth_window(&v->snap.slot, (char[48]){0}, 48));
+            growth_window(v, (char[64]){0}, 64));
     for (size_t i = 0; i < shown; i++)
         print_row(f, v, loc, &rows[i], grouped ? &grp : NULL);
     free(rows);

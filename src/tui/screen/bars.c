@@ -49,8 +49,9 @@ static void draw_summary(mt_app *a, int y)
     const mt_snapshot *s = mt_app_snapshot(a);
     double w = s ? mt_growth_window_s(&s->slot) : 0;
     if (w > 0)
-        snprintf(win, sizeof win, ", growth/s over the last %s",
-                 mt_fmt_window(w, (char[32]){0}, 32));
+        snprintf(win, sizeof win, ", growth/s over the last %s%s%s",
+                 mt_fmt_window(w, (char[32]){0}, 32), a->ui.stale.ended ? " until it " : "",
+                 a->ui.stale.ended ? a->ui.stale.ended : "");
     mt_draw_fmt(t, y, 0, COLS, t->dim, "%zu row%s by %s, sorted by %s%s%s  (? for help)", n,
                 mt_plural(n), mt_group_name(a->ui.group), mt_sort_name(a->ui.sort), filt, win);
 }

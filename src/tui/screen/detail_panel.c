@@ -59,9 +59,10 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     mt_lines_add(l, A_NORMAL, "  live        %s%s in %s%s blocks", est, live, est, blocks);
     mt_lines_add(l, A_NORMAL, "  allocated   %s%s in %s%s allocations", est,
                  B((uint64_t)r->alloc_bytes), est, mt_fmt_count((uint64_t)r->alloc_count, c1, 32));
-    mt_lines_add(l, A_NORMAL, "  freed       %s%s frees, %s temporary (%.0f%% of the allocations)",
-                 est, mt_fmt_count((uint64_t)r->free_count, c1, 32),
-                 mt_fmt_count((uint64_t)r->temporary_count, c2, 32), 100.0 * r->temp_share);
+    mt_lines_add(l, A_NORMAL,
+                 "  freed       %s%s frees, %s%s temporary (%s%.0f%% of the allocations)", est,
+                 mt_fmt_count((uint64_t)r->free_count, c1, 32), est,
+                 mt_fmt_count((uint64_t)r->temporary_count, c2, 32), est, 100.0 * r->temp_share);
     const mt_snapshot *s = mt_app_snapshot(a);
     double w = s ? mt_growth_window_s(&s->slot) : 0;
     mt_lines_add(l, A_NORMAL, "  rates       %s%s live growth over %s%s, %s%.1f allocations/s", est,
@@ -75,10 +76,10 @@ static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     mt_lines_add(l, t->title, "Leak suspicion %.0f / 100  (docs/leak-score.md)", r->leak.score);
     char rate[32];
     mt_lines_add(l, A_NORMAL,
-                 "  sustained growth %.2f   magnitude %.2f (%s kept)   aging %.2f   "
+                 "  sustained growth %.2f   magnitude %.2f (%s%s kept)   aging %.2f   "
                  "retention (few frees, not scored) %.2f",
-                 r->leak.growth, r->leak.magnitude, mt_fmt_rate(r->leak.rate, rate, sizeof rate),
-                 r->leak.aging, r->leak.retention);
+                 r->leak.growth, r->leak.magnitude, mt_est_mark(mt_view_sample_rate(&a->src.view)),
+                 mt_fmt_rate(r->leak.rate, rate, sizeof rate), r->leak.aging, r->leak.retention);
 }
 
 static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const mt_snapshot *s)
@@ -99,30 +100,38 @@ static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const 
         int cells = total ? (int)(40.0 * (double)tr->age_bytes[i] / (double)total + 0.5) : 0;
         for (int k = 0; k < cells && strlen(bar) + 4 < sizeof bar; k++)
             strcat(bar, t->bar);
-        mt_lines_add(l, A_NORMAL, "  %-5s %10s %s", age_names[i], B(tr->age_bytes[i]), bar);
+        char b[40];
+        snprintf(b, sizeof b, "%s%s", est, B(tr->age_bytes[i]));
+        mt_lines_add(l, A_NORMAL, "  %-5s %11s %s", age_names[i], b, bar);
     }
     mt_lines_add(l, A_NORMAL, "  peak live   %s%s", est, B(tr->peak_live_bytes));
 }
 
 /* Live bytes at the segment's checkpoints: history from before memtop
- * attached (minutes back), as one line. */
+ * attached (minutes back), as one line.  Early in a process's life the
+ * windows share their oldest point: each moment is said once, and none
+ * that reads "0s ago" (that is "now"). */
 static void add_checkpoints(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr,
                             const mt_snapshot *s)
 {
-    char line[MT_LINE_BYTES] = "  earlier:", ago[32];
+    char line[MT_LINE_BYTES] = "  earlier:", ago[32], said[32] = "";
+    const char *est = mt_est_mark(mt_view_sample_rate(&a->src.view));
     size_t k = strlen(line);
     for (int i = MT_CKPTS - 1; i >= 0; i--) {
         uint64_t at = s->slot.ckpt_ns[i];
         if (!at || at > s->slot.t_ns || k >= sizeof line)
             continue;
-        mt_fmt_duration((s->slot.t_ns - at) / 1000000000ull, ago, sizeof ago);
-        k += (size_t)snprintf(line + k, sizeof line - k, " %s ago %s,", ago,
+        uint64_t secs = (s->slot.t_ns - at) / 1000000000ull;
+        mt_fmt_duration(secs, ago, sizeof ago);
+        if (!secs || strcmp(ago, said) == 0)
+            continue;
+        snprintf(said, sizeof said, "%s", ago);
+        k += (size_t)snprintf(line + k, sizeof line - k, " %s ago %s%s,", ago, est,
                               B(tr->ckpt_live_bytes[i]));
     }
     if (k < sizeof line)
-        snprintf(line + k, sizeof line - k, " now %s", B(tr->live_bytes));
+        snprintf(line + k, sizeof line - k, " now %s%s", est, B(tr->live_bytes));
     mt_lines_add(l, A_NORMAL, "%s", line);
-    (void)a;
 }
 
 /* The row's live bytes at the last refreshes: the trace's, or for a group
@@ -145,8 +154,11 @@ static void add_history(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     char lines[MT_GRAPH_MAX_H][MT_GRAPH_LINE_BYTES];
     mt_graph_style st = {t->utf8, COLS - 14 < 200 ? COLS - 14 : 200, 3, -1};
     double max = mt_graph_render(vals, n, &st, lines);
+    char top[40];
+    snprintf(top, sizeof top, "%s%s", mt_est_mark(mt_view_sample_rate(&a->src.view)),
+             B((uint64_t)max));
     for (int r = 0; r < st.height; r++)
-        mt_lines_add(l, t->graph, "%-11s %s", r == 0 ? B((uint64_t)max) : "", lines[r]);
+        mt_lines_add(l, t->graph, "%-11s %s", r == 0 ? top : "", lines[r]);
 }
 
 static void add_frame_lines(mt_app *a, mt_text_lines *l, unsigned idx, uint64_t addr)

@@ -226,6 +226,8 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
     if (a->ui.stale.stale) /* the last rates are not the present ones */
         snprintf(buf, sizeof buf, "unknown (no snapshot for %s)",
                  mt_fmt_duration(a->ui.stale.silent_ns / 1000000000u, (char[32]){0}, 32));
+    else if (a->ui.stale.ended) /* a dead process allocates nothing */
+        snprintf(buf, sizeof buf, "none (process %s)", a->ui.stale.ended);
     else if (v->rates.valid)
         snprintf(buf, sizeof buf, "%s/s allocs, %s/s frees%s",
                  mt_fmt_count((uint64_t)(v->rates.allocs_per_s + 0.5), (char[32]){0}, 32),
@@ -237,8 +239,11 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
     uint64_t win;
     double g = minute_growth(s, &win);
     char label[48], w[32];
-    snprintf(label, sizeof label, "Growth %s ",
-             win >= 55 ? "1m" : mt_fmt_duration(win, w, sizeof w));
+    /* of the last window before the process stopped or ended */
+    const char *end = a->ui.stale.ended;
+    snprintf(label, sizeof label, "Growth %s%s%s ",
+             win >= 55 ? "1m" : mt_fmt_duration(win, w, sizeof w), end ? " until it " : "",
+             end ? end : "");
     snprintf(buf, sizeof buf, "%s", mt_est_mark(mt_view_sample_rate(v)));
     mt_fmt_rate(g, buf + strlen(buf), sizeof buf - strlen(buf));
     field(t, 2, &x, label, g > 0 ? t->warn : t->value, buf);

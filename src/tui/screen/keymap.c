@@ -47,7 +47,7 @@ static const mt_binding bindings[] = {
      {ESC},
      NULL,
      "Esc, Left",
-     "back from details, help or a menu; in the table, clear the filter",
+     "back from details, help or a menu; in the table, Esc clears the filter",
      mt_act_clear_filter,
      0},
     {MT_KEYS_TREE, {ESC}, NULL, NULL, NULL, mt_act_tree_close, 0},

@@ -101,9 +101,9 @@ static bool poll_stale(mt_app *a)
 {
     mt_staleness was = a->ui.stale, now = mt_view_staleness(&a->src.view);
     a->ui.stale = now;
-    if (!now.stale && !was.stale)
+    if (!now.stale && !was.stale && now.ended == was.ended)
         return false;
-    return now.stale != was.stale || now.proc_state != was.proc_state ||
+    return now.stale != was.stale || now.ended != was.ended || now.proc_state != was.proc_state ||
            now.age_ns / 1000000000u != was.age_ns / 1000000000u;
 }
 

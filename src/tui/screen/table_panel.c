@@ -56,7 +56,7 @@ static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)
     int x = 0;
     for (int c = 0; c < MT_COLS; c++) {
         char buf[48];
-        mt_column_text(c, r, delta, a->ui.rates_known && !a->ui.stale.stale, buf, sizeof buf);
+        mt_column_text(c, r, delta, a->ui.rates_known && !a->ui.stale.ended, buf, sizeof buf);
         attr_t at = base;
         if (!selected && c == MT_COL_LEAK && r->leak.score >= 60)
             at = t->bad;

@@ -72,6 +72,14 @@ static void install_crash_handlers(void)
     mt_guard_install(); /* on top: a segment that shrinks is an error, not a crash */
 }
 
+/* Whether the terminal setupterm found can move the cursor anywhere
+ * ("cup"): the screen is drawn by addressing; "dumb" cannot. */
+static bool can_address(void)
+{
+    const char *cup = tigetstr("cup");
+    return cup && cup != (const char *)-1 && cup[0];
+}
+
 bool mt_term_start(char *msg, size_t n)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -84,6 +92,14 @@ bool mt_term_start(char *msg, size_t n)
     const char *term = getenv("TERM");
     if (setupterm(term, STDOUT_FILENO, &err) != OK) {
         snprintf(msg, n, "unknown terminal type '%s' (set TERM, or use --batch)", term ? term : "");
+        return false;
+    }
+    if (!can_address()) {
+        snprintf(msg, n,
+                 "terminal type '%s' cannot move the cursor (set TERM, or use --batch for text "
+                 "output)",
+                 term ? term : "");
+        del_curterm(cur_term);
         return false;
     }
     leave_prepare();

@@ -62,7 +62,7 @@ static int draw_figures(mt_app *a, int y, const mt_ct_node *nd, attr_t base)
         char buf[48];
         int col = c > 1 ? c - 1 : c, w = c == 1 ? OWN_W : mt_columns[col].width;
         mt_column_text(c == 1 ? MT_COL_LIVE : col, c == 1 ? &own : &in, delta,
-                       a->ui.rates_known && !a->ui.stale.stale, buf, sizeof buf);
+                       a->ui.rates_known && !a->ui.stale.ended, buf, sizeof buf);
         attr_t at = base;
         if (base == A_NORMAL && col == MT_COL_LEAK && c > 1 && nd->incl.leak >= 60)
             at = a->theme.bad;

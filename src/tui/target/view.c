@@ -135,11 +135,18 @@ mt_staleness mt_view_staleness(const mt_view *v)
     /* live.valid: the segment's creator runs (not exited, not gone) */
     s.stale = v->live.valid && !(v->snap.flags & MT_FLAG_EXITED) &&
               s.silent_ns >= mt_view_stale_after_ns(v);
+    mt_state st = mt_view_state(v);
+    s.ended = st == MT_STATE_EXITED  ? "exited"
+              : st == MT_STATE_STALE ? "died"
+              : s.stale              ? "stopped"
+                                     : NULL;
     return s;
 }
 
 const char *mt_staleness_why(const mt_staleness *s)
 {
+    if (!s->stale && s->ended)
+        return strcmp(s->ended, "exited") ? "gone without a final snapshot" : "exited";
     return s->proc_state == 'T'   ? "stopped (state T)"
            : s->proc_state == 't' ? "traced (state t)"
                                   : "not publishing";

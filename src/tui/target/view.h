@@ -103,13 +103,20 @@ typedef struct mt_staleness {
     uint64_t silent_ns; /* since the target's last publish (0: not known) */
     uint64_t age_ns;    /* of the snapshot held, by the wall clock */
     char proc_state;    /* /proc/PID/stat's state at the last refresh; 0: not known */
+    /* Why the rates and growth are not the present ones, as "until it ..."
+     * goes on: "exited", "died" (gone without its final snapshot),
+     * "stopped" (stale: stopped, traced or hung); NULL while it runs and
+     * publishes.  A dead process allocates nothing: its rates are none; a
+     * stopped one's unknown; the growth of either is its last window's. */
+    const char *ended;
 } mt_staleness;
 
 /* The staleness of v's snapshot now (all zero without one). */
 mt_staleness mt_view_staleness(const mt_view *v);
 
 /* Why a stale target publishes nothing, as far as /proc says:
- * "stopped (state T)", "traced (state t)", else "not publishing". */
+ * "stopped (state T)", "traced (state t)", else "not publishing"; why an
+ * ended one does not: "exited", "gone without a final snapshot". */
 const char *mt_staleness_why(const mt_staleness *s);
 
 /* The same as the viewer's state: "STOPPED (T)", "TRACED (t)", else

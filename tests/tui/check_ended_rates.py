@@ -1,0 +1,58 @@
+"""check_ended_rates.py -- an exited or killed target has no present rates.
+
+A dead process allocates nothing: its last rates are not current, and it
+publishes nothing.
+
+Asserts, for `memtop -- memtop-demo 4` once it EXITED (a final snapshot)
+and for `memtop -p PID` once the demo was killed with SIGKILL (GONE, no
+final snapshot): the header reads "Rate none (process exited|died)", the
+growth is labelled "until it exited|died" in the header and in the rows'
+note, ALLOC/s reads "-"; `e` exports JSON with "publishing": false and
+"not_publishing" "exited" | "gone without a final snapshot".
+"""
+import os
+import re
+import signal
+
+import tuilib
+from tuilib import check, frame
+
+
+def check_ended(t, word, why, taken):
+    s = t.wait_for(lambda s: "Rate none (process %s)" % word in tuilib.header_line(s, 2) and s,
+                   "'Rate none (process %s)' in the header" % word)
+    check("until it %s" % word in tuilib.header_line(s, 2),
+          "the header's growth is not labelled 'until it %s':\n%s" % (word, frame(s)))
+    check(re.search(r"growth/s over the last .* until it %s" % word, s),
+          "the rows' note does not say the growth is until it %s:\n%s" % (word, frame(s)))
+    _, rows = tuilib.parse_table(s)
+    leak = tuilib.row_for(rows, "session_log_append")
+    check(leak is not None and leak.cells["ALLOC/s"] == "-",
+          "ALLOC/s of a dead process is not '-':\n%s" % frame(s))
+    _, snap = t.export_key(taken)
+    check(snap["publishing"] is False and snap["not_publishing"] == why,
+          "JSON of a %s process: publishing %r, not_publishing %r" %
+          (word, snap["publishing"], snap["not_publishing"]))
+
+
+def test(t):
+    taken = set()
+    t.start([t.memtop, "--", t.demo, "4"])
+    t.wait_symbolized()
+    t.wait_for(lambda s: "EXITED" in tuilib.header_line(s, 0), "EXITED in the header")
+    check_ended(t, "exited", "exited", taken)
+    t.keys("q")
+    t.wait_dead()
+
+    demo = t.start_preloaded_demo(300)
+    t.start([t.memtop, "-p", demo.pid])
+    t.wait_symbolized()
+    t.wait_for(lambda s: "Rate " in s and "/s allocs" in tuilib.header_line(s, 2),
+               "the demo's present rates")
+    os.kill(demo.pid, signal.SIGKILL)
+    demo.wait()
+    t.wait_for(lambda s: "GONE" in tuilib.header_line(s, 0), "GONE in the header")
+    check_ended(t, "died", "gone without a final snapshot", taken)
+
+
+tuilib.main(test, __doc__)
