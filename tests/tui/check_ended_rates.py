@@ -47,8 +47,8 @@ def test(t):
     demo = t.start_preloaded_demo(300)
     t.start([t.memtop, "-p", demo.pid])
     t.wait_symbolized()
-    t.wait_for(lambda s: "Rate " in s and "/s allocs" in tuilib.header_line(s, 2),
-               "the demo's present rates")
+    t.wait_for(lambda s: "Rate " in s and "/s allocs" in tuilib.header_line(s, 2) and
+               "growth/s over the last" in s, "the demo's present rates and a growth window")
     os.kill(demo.pid, signal.SIGKILL)
     demo.wait()
     t.wait_for(lambda s: "GONE" in tuilib.header_line(s, 0), "GONE in the header")

@@ -99,8 +99,10 @@ def test(t):
     demo = t.start_preloaded_demo(120)
     t.start([t.memtop, "-p", demo.pid])
     t.wait_symbolized()
-    t.wait_for(lambda s: "RUNNING" in s.split("\n")[0] and "/s allocs" in s,
-               "the header to say RUNNING with a rate")
+    # a growth window too: a rate shows at once (over the whole life), a
+    # growth window from the second publish on
+    t.wait_for(lambda s: "RUNNING" in s.split("\n")[0] and "/s allocs" in s and
+               "growth/s over the last" in s, "RUNNING with a rate and a growth window")
     os.kill(demo.pid, signal.SIGSTOP)
     try:
         head, batch_age, json_age = check_stopped(t, demo)
