@@ -193,6 +193,29 @@ check("Traceback" not in err and "Segmentation" not in err, "no crash")
 finalized_by_lease(f4)
 still_publishing(t)
 
+# 4b. A stopped memtop whose recording ended, and another memtop's started since: after
+# SIGCONT the first says its own ended and exits 1, and leaves the second's running (it
+# stopped and reported the new one as its own before).
+f4b, f4c = (os.path.join(a.workdir, n) for n in ("lost.dat", "next.dat"))
+m = memtop_record(t, f4b)
+time.sleep(0.5)
+m.send_signal(signal.SIGSTOP)
+wait_state(t.pid, "2", LEASE_S + SLACK_S, "the target stopped a SIGSTOP'd memtop's recording")
+m2 = memtop_record(t, f4c)
+m.send_signal(signal.SIGCONT)
+_, err = m.communicate(timeout=30)
+check(m.returncode == 1 and "ended this memtop's recording" in err and f4c not in err,
+      "after SIGCONT the first memtop says its recording ended, exit 1 (rc %d): %s"
+      % (m.returncode, err[-300:]))
+time.sleep(1.0)
+st = status(t.pid)
+check(st["rec_state"] == "1" and st.get("rec_path", f4c) == f4c,
+      "the second memtop's recording still runs (status %s)" % st)
+m2.send_signal(signal.SIGINT)
+_, err2 = m2.communicate(timeout=30)
+check(m2.returncode == 0, "the second memtop stops its own, exit 0: %s" % err2[-300:])
+finalized_by_lease(f4b)
+
 # 5. No lease: a RECORD_START (an older viewer's) and MEMTOP_RECORD.
 f5 = os.path.join(a.workdir, "unleased.dat")
 rc, out = ctl(a, t.pid, "start", f5)

@@ -412,6 +412,7 @@ void mt_rec_exec_undo(int err)
     record_final_figures(false);
     g_rc.state = MT_REC_STATE_FAILED;
     g_rc.error = err;
+    g_rc.end_reason = MT_DAT_END_EXEC; /* not the previous session's */
     snprintf(g_rc.message, sizeof g_rc.message,
              "exec failed (%s): the recording ended at the exec attempt", errno_name(err));
     mt_spin_unlock(&g_rc.lock);
@@ -467,6 +468,10 @@ void mt_rec_lease_check(const uint64_t *beat)
         g_lease.ms = 0; /* that session ended some other way */
         return;
     }
+    /* An exec's seal (resumed if the exec fails) or an exit is ending the
+     * session: the lease stays armed and is looked at again next poll. */
+    if (atomic_load_explicit(&g_rc.finishing, memory_order_acquire))
+        return;
     uint64_t b = __atomic_load_n(beat, __ATOMIC_RELAXED);
     uint64_t now = mt_now_precise_ns();
     if (b != g_lease.seen) {
@@ -478,20 +483,26 @@ void mt_rec_lease_check(const uint64_t *beat)
     if (now - g_lease.at_ns < bound)
         return;
     unsigned ms = g_lease.ms;
-    g_lease.ms = 0;
     stop(MT_DAT_END_LEASE);
-    /* info, not a warning: the target's stderr is the program's (the
-     * status and the file's END say it) */
-    mt_log(MT_LOG_INFO,
-           "recording %s stopped: the viewer that started it did not renew it for %u.%03u s",
-           g_rc.path, ms / 1000, ms % 1000);
+    /* Ours only if this stop ended it: an exit or an exec's seal that won
+     * the race keeps its own reason and message (and the lease stays
+     * armed until the session is seen to be over, or resumed). */
     mt_spin_lock(&g_rc.lock);
-    if (g_rc.state == MT_REC_STATE_STOPPED)
+    bool ours = g_rc.state == MT_REC_STATE_STOPPED && g_rc.end_reason == MT_DAT_END_LEASE;
+    if (ours) {
+        g_lease.ms = 0;
         snprintf(g_rc.message, sizeof g_rc.message,
                  "stopped: the viewer that started it did not renew it for %u.%03u s (it died, "
                  "hung or was stopped)",
                  ms / 1000, ms % 1000);
+    }
     mt_spin_unlock(&g_rc.lock);
+    /* info, not a warning: the target's stderr is the program's (the
+     * status and the file's END say it) */
+    if (ours)
+        mt_log(MT_LOG_INFO,
+               "recording %s stopped: the viewer that started it did not renew it for %u.%03u s",
+               g_rc.path, ms / 1000, ms % 1000);
 }
 
 int mt_rec_cmd_stop(char *msg, size_t cap)

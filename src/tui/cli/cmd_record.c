@@ -138,10 +138,14 @@ static int relay(mt_stream *st)
 }
 
 /* Until a signal or a stream that must stop (1), the target's end or
- * failure of the recording (0). */
+ * failure of the recording (0).  *lost: the lease this memtop held was let
+ * go because its recording is no longer the one running (ended by the
+ * target while this memtop was stopped, and maybe another started since:
+ * that one is not ours to report or stop). */
 static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, uint64_t *why,
-                     mt_stream *st, mt_rec_lease *lease)
+                     mt_stream *st, mt_rec_lease *lease, bool *lost)
 {
+    *lost = false;
     memset(s, 0, sizeof *s); /* until the status is known: on (start said so) */
     memset(why, 0, MT_REC_WHY_MAX * sizeof *why);
     s->state = MT_REC_STATE_ON;
@@ -154,7 +158,10 @@ static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, uint64_t
         bool known = status_of(&v->seg, s, why, NULL);
         if (s->state != MT_REC_STATE_ON || mt_segment_state(&v->seg) != MT_STATE_RUNNING)
             break;
-        mt_lease_renew(lease, &v->seg);
+        if (lease->held && !mt_lease_renew(lease, &v->seg)) {
+            *lost = true;
+            break;
+        }
         if (st && relay(st)) {
             sig = -1;
             break;
@@ -201,6 +208,19 @@ static int stop(mt_view *v, const char *path)
         return -1;
     }
     return 0;
+}
+
+/* The recording this memtop held ended without it (wait_loop's *lost):
+ * say so, and nothing of the recording that may run now. */
+static int lost_lease(mt_view *v, const char *path, const mt_rec_lease *lease, mt_stream *st)
+{
+    fprintf(stderr,
+            "memtop: process %d ended this memtop's recording %s: it was not renewed for "
+            "%u.%03u s (was this memtop stopped?); the file is finalized\n",
+            mt_segment_pid(&v->seg), st ? "(to stdout)" : path, lease->ms / 1000, lease->ms % 1000);
+    if (st)
+        drain(st);
+    return MT_EXIT_FAIL;
 }
 
 static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
@@ -286,9 +306,12 @@ int mt_cmd_record(const mt_opts *o)
     if (begin(&v, path, sizeof path, kind, st, &lease) == 0) {
         mt_shm_recording s;
         uint64_t why[MT_REC_WHY_MAX];
-        bool signalled = wait_loop(&v, path, &s, why, st, &lease);
-        bool need_stop = signalled || s.state == MT_REC_STATE_ON;
-        if (!need_stop || stop(&v, path) == 0)
+        bool lost;
+        bool signalled = wait_loop(&v, path, &s, why, st, &lease, &lost);
+        bool need_stop = !lost && (signalled || s.state == MT_REC_STATE_ON);
+        if (lost)
+            rc = lost_lease(&v, path, &lease, st);
+        else if (!need_stop || stop(&v, path) == 0)
             rc = finish(&v, path, signalled, st);
     }
     if (st)

@@ -157,8 +157,10 @@ bool mt_source_poll(mt_source *s)
         /* Attaches first if need be (launch mode, or after an exec). */
         uint64_t ino = s->view.attached ? (uint64_t)s->view.seg.ino : 0;
         mt_errc rc = mt_view_refresh(&s->view, &err);
-        if (s->view.attached && (uint64_t)s->view.seg.ino != ino)
-            s->image++; /* trace ids and names start again */
+        if (s->view.attached && (uint64_t)s->view.seg.ino != ino) {
+            s->image++;            /* trace ids and names start again */
+            s->lease.held = false; /* its recordings, counted from 0 again, are not ours */
+        }
         if (rc == MT_OK) {
             s->failures = 0;
             s->error[0] = 0;
