@@ -130,16 +130,13 @@ static uint64_t module_ident(const struct dl_phdr_info *info, const mt_shm_modul
 }
 
 /* The entry of a module loaded at rec's place (not marked unloaded), if
- * any; *same: it is rec's module, not another one loaded there before. */
-static known_module *find_known(mt_published_modules *m, const mt_shm_module *rec, uint64_t ident,
-                                bool *same)
+ * any: rec's module, or another one loaded there before (its ident). */
+static known_module *find_known(mt_published_modules *m, const mt_shm_module *rec)
 {
     for (uint32_t i = 0; i < m->n; i++) {
         known_module *k = &m->known[i];
-        if (k->bias == rec->bias && k->start == rec->start && k->shm_index != -2) {
-            *same = k->ident == ident;
+        if (k->bias == rec->bias && k->start == rec->start && k->shm_index != -2)
             return k;
-        }
     }
     return NULL;
 }
@@ -175,9 +172,8 @@ static void unload(known_module *k, mt_shm_writer *w, uint64_t seq)
 static void visit(const mt_shm_module *rec, uint64_t ident, void *arg)
 {
     scan_ctx *c = arg;
-    bool same = false;
-    known_module *k = find_known(c->m, rec, ident, &same);
-    if (k && !same) { /* another library where one was: that one is gone */
+    known_module *k = find_known(c->m, rec);
+    if (k && k->ident != ident) { /* another library where one was: that one is gone */
         unload(k, c->w, c->seq);
         k = NULL;
     }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* "0 B", "1023 B", "1.5 KiB", "12.3 MiB"; MT_UNKNOWN -> "?". */
 char *mt_fmt_bytes(uint64_t bytes, char *buf, size_t n);
@@ -42,6 +43,14 @@ char *mt_fmt_window(double seconds, char *buf, size_t n);
  * viewer runs under the user's locale): for JSON, CSV and metrics.  A
  * non-finite v gives "0". */
 char *mt_fmt_fixed(double v, int decimals, char *buf, size_t n);
+
+/* The last component of path ("libc.so.6" of "/lib/x/libc.so.6"); path
+ * itself when it has no '/' or ends with one. */
+static inline const char *mt_path_base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
 
 /* "45s", "12m03s", "5h02m", "3d05h". */
 char *mt_fmt_duration(uint64_t seconds, char *buf, size_t n);

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "export.h"
+#include "format.h"
 #include "metrics_text.h"
 
 #ifndef MEMTOP_VERSION
@@ -90,12 +91,6 @@ static enum MHD_Result metrics(mt_server *s, struct MHD_Connection *c)
     return answer(c, MHD_HTTP_OK, om ? MT_METRICS_OM_TYPE : MT_METRICS_TEXT_TYPE, b->data, b->len);
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* The process a /pprof/heap request names: ?pid=N, or ?exe=NAME. */
 static mt_fleet_proc *pick(const mt_fleet *f, struct MHD_Connection *c)
 {
@@ -108,7 +103,7 @@ static mt_fleet_proc *pick(const mt_fleet *f, struct MHD_Connection *c)
     }
     for (size_t i = 0; exe && i < f->count; i++) {
         const char *path = f->procs[i]->v.seg.id.exe;
-        if (strcmp(path, exe) == 0 || strcmp(base_name(path), exe) == 0)
+        if (strcmp(path, exe) == 0 || strcmp(mt_path_base(path), exe) == 0)
             return f->procs[i];
     }
     return NULL;

@@ -50,31 +50,25 @@ void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n
     mt_locate(loc, frames[0], out);
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash && slash[1] ? slash + 1 : path;
-}
-
 char *mt_frame_short(const mt_frame *f, char *buf, size_t n)
 {
     unsigned long long off = (unsigned long long)f->offset;
     if (!f->module)
         snprintf(buf, n, "0x%llx", (unsigned long long)f->address);
     else if (f->function && f->file && f->line)
-        snprintf(buf, n, "%s (%s:%u)", f->function, base_name(f->file), f->line);
+        snprintf(buf, n, "%s (%s:%u)", f->function, mt_path_base(f->file), f->line);
     else if (f->function)
-        snprintf(buf, n, "%s (%s+0x%llx)", f->function, base_name(f->module), off);
+        snprintf(buf, n, "%s (%s+0x%llx)", f->function, mt_path_base(f->module), off);
     else if (f->unresolved)
-        snprintf(buf, n, "%s+0x%llx [%s]", base_name(f->module), off, f->unresolved);
+        snprintf(buf, n, "%s+0x%llx [%s]", mt_path_base(f->module), off, f->unresolved);
     else
-        snprintf(buf, n, "%s+0x%llx", base_name(f->module), off);
+        snprintf(buf, n, "%s+0x%llx", mt_path_base(f->module), off);
     return mt_fmt_sanitize(buf);
 }
 
 char *mt_frame_group_label(const mt_frame *f, mt_group_key g, char *buf, size_t n)
 {
-    const char *mod = f->module ? base_name(f->module) : "[unknown]";
+    const char *mod = f->module ? mt_path_base(f->module) : "[unknown]";
     unsigned long long off = (unsigned long long)f->offset;
     if (g == MT_GROUP_FUNCTION && f->function)
         snprintf(buf, n, "%s", f->function);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "format.h"
 #include "rows.h"
 
 static void put_name(FILE *f, const char *s)
@@ -27,18 +28,12 @@ static void put_name(FILE *f, const char *s)
     }
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash && slash[1] ? slash + 1 : path;
-}
-
 static void put_frame(FILE *f, const mt_frame *fr)
 {
     if (fr->function) {
         put_name(f, fr->function);
     } else if (fr->module) {
-        put_name(f, base_name(fr->module));
+        put_name(f, mt_path_base(fr->module));
         fprintf(f, "+0x%" PRIx64, fr->offset);
     } else {
         fprintf(f, "0x%" PRIx64, fr->address);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "shm_maps.h"
 
 #define MAX_PHDRS 4096
@@ -67,17 +68,11 @@ typedef struct seen {
     bool preload, other;      /* libmemtop.so; another library */
 } seen;
 
-static const char *base_of(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 static int visit(int pid, const mt_map_entry *m, void *ctx)
 {
     (void)pid;
     seen *s = ctx;
-    const char *b = base_of(m->path);
+    const char *b = mt_path_base(m->path);
     if (mt_maps_is_preload(m->path))
         s->preload = true;
     else if (m->path[0] == '/' && strcmp(b, s->exe) != 0 && strcmp(b, s->interp) != 0)
@@ -95,7 +90,7 @@ static bool loaded_without(int pid, const char *interp)
     if (len <= 0)
         return false;
     exe[len] = '\0';
-    seen s = {base_of(exe), base_of(interp), false, false};
+    seen s = {mt_path_base(exe), mt_path_base(interp), false, false};
     return mt_maps_scan(pid, visit, &s) == 0 && s.other && !s.preload;
 }
 
