@@ -46,11 +46,13 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # xz-utils (tests/alloc's MiniDebugInfo: xz compresses the .gnu_debugdata it adds);
 # strace (tests/pitfalls' pitfall_syscalls counts a thread's system calls);
 # postgresql-15 (tests/realprogs/rp_postgres.py: a forking server, initdb and
-# pgbench, all preloaded).
+# pgbench, all preloaded); locales (the locale sources localedef builds
+# de_DE.UTF-8 from: tests/tui's export_locale checks the exports under a
+# comma-decimal locale, and skips without them).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps xz-utils strace
     libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
     libmimalloc-dev libgoogle-perftools-dev redis-server dwz protobuf-compiler golang-go
-    prometheus systemd postgresql-15)
+    prometheus systemd postgresql-15 locales)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 
