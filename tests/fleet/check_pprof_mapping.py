@@ -10,7 +10,9 @@ each frame then resolved to another function.  fleet-mapleak, linked by
 lld, is recorded under the preload and exported with --no-symbols; each of
 its locations, mapped that way (program headers from readelf -lW, name from
 addr2line), must name the function the symbolized export names at that
-address, and must lie inside its Mapping.
+address, and must lie inside its Mapping.  And Mapping 1, which pprof takes
+for the main binary (`File:`), is the program, though the profile's first
+location is in libc (strdup's).
 """
 
 import os
@@ -90,6 +92,8 @@ def test(args):
               "memtop names %r" % (addr, name, want[addr], lines[0][0]))
     check({"copy_site", "leak_site", "main"} <= set(names.values()),
           "fleet-mapleak's frames: %r" % sorted(set(names.values())))
+    check(bare.mappings.get(1, {}).get("file") == prog,
+          "mapping 1 (pprof's main binary) is %r, not the program" % bare.mappings.get(1))
     print("ok: %d locations of %s lead through their mapping to memtop's function" %
           (len(names), os.path.basename(prog)))
 

@@ -102,6 +102,20 @@ static uint64_t mapping_of(mt_pp_builder *b, const mt_module_info *m)
     return mp.id;
 }
 
+int mt_pp_main_mapping(mt_pp_builder *b, const char *exe)
+{
+    const mt_modules *mods = b->loc->mods;
+    if (!mods || !mods->count)
+        return 0;
+    const mt_module_info *main = &mods->items[0];
+    for (size_t i = 0; exe && exe[0] && i < mods->count; i++)
+        if (strcmp(mods->items[i].path, exe) == 0) {
+            main = &mods->items[i];
+            break;
+        }
+    return mapping_of(b, main) ? 0 : -1;
+}
+
 /* The Function named name in file (made on first use); 0 when out of
  * memory. */
 static uint64_t function_of(mt_pp_builder *b, const char *name, const char *file)
