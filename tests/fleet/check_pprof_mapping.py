@@ -10,13 +10,16 @@ each frame then resolved to another function.  fleet-mapleak, linked by
 lld, is recorded under the preload and exported with --no-symbols; each of
 its locations, mapped that way (program headers from readelf -lW, name from
 addr2line), must name the function the symbolized export names at that
-address, and must lie inside its Mapping.  And Mapping 1, which pprof takes
+address, and must lie inside its Mapping; so must the name Go's `go tool
+pprof -symbolize=local` gives (when go is installed), which ignores
+file_offset (it names nothing in _start, which has no line table).  And Mapping 1, which pprof takes
 for the main binary (`File:`), is the program, though the profile's first
 location is in libc (strdup's).
 """
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -50,11 +53,26 @@ def addr2line(path, addrs):
     return out[0::2]
 
 
+def go_names(ctx, path):
+    """{address: the function `go tool pprof -symbolize=local` names there}
+    (Go's own pprof: it takes memory_start - the code segment's p_vaddr for
+    the load bias, ignoring file_offset), or None without go."""
+    go = shutil.which("go")
+    if not go:
+        print("go missing (Debian golang-go): go tool pprof not asked")
+        return None
+    env = ctx.env_with(HOME=ctx.workdir, PPROF_TMPDIR=ctx.workdir, GOCACHE=ctx.path("gocache"))
+    proc = e2elib.run([go, "tool", "pprof", "-raw", "-symbolize=local", path], env, timeout=120)
+    check(proc.returncode == 0, "go tool pprof -raw failed:\n%s" % e2elib.describe(proc))
+    return {int(m.group(1), 16): m.group(2) for m in
+            re.finditer(r"^\s*\d+: (0x[0-9a-f]+) M=\d+ (\S+)", proc.stdout, re.M)}
+
+
 def export(ctx, args, extra, name):
     out = ctx.path(name)
     proc = e2elib.run([args.memtop, "--export", out] + extra, ctx.env_with(MEMTOP_TEMP_MS=0))
     check(proc.returncode == 0, "memtop %s --export %s:\n%s" % (extra, name, e2elib.describe(proc)))
-    return fleetlib.decode_pprof(out)
+    return fleetlib.decode_pprof(out), out
 
 
 def test(args):
@@ -72,8 +90,8 @@ def test(args):
     ctx = e2elib.Ctx(args)
     rec = ctx.path("mapleak.dat")
     export(ctx, args, ["--record", rec, "--", prog], "live.pb.gz")
-    bare = export(ctx, args, ["-f", rec, "--no-symbols"], "bare.pb.gz")
-    named = export(ctx, args, ["-f", rec], "named.pb.gz")
+    bare, bare_path = export(ctx, args, ["-f", rec, "--no-symbols"], "bare.pb.gz")
+    named, _ = export(ctx, args, ["-f", rec], "named.pb.gz")
     named_at = {loc["address"]: loc["lines"] for loc in named.locations.values()}
     ours = [(loc["address"], bare.mappings[loc["mapping"]]) for loc in bare.locations.values()
             if loc["mapping"] and bare.mappings[loc["mapping"]]["file"] == prog]
@@ -90,6 +108,10 @@ def test(args):
         check(lines, "0x%x is not named in the symbolized profile" % addr)
         check(lines[0][0] == name, "0x%x: pprof's way through the mapping leads to %r (ELF 0x%x), "
               "memtop names %r" % (addr, name, want[addr], lines[0][0]))
+    go = go_names(ctx, bare_path)
+    for addr, name in names.items() if go is not None else ():
+        check(go.get(addr) in (name, None) and (go.get(addr) or name == "_start"),
+              "0x%x: go tool pprof names %r, memtop %r" % (addr, go.get(addr), name))
     check({"copy_site", "leak_site", "main"} <= set(names.values()),
           "fleet-mapleak's frames: %r" % sorted(set(names.values())))
     check(bare.mappings.get(1, {}).get("file") == prog,

@@ -49,14 +49,16 @@ static void build_id_hex(const mt_module_info *m, char *buf, size_t n)
         snprintf(buf + 2 * i, n - 2 * i, "%02x", m->build_id[i]);
 }
 
-/* Where pprof is told module m lies: what the r-xp line of /proc/PID/maps
- * shows for it (its executable segment, page-aligned as mmap maps it, and
- * that page's file offset), since pprof, Parca and Pyroscope find a
- * frame's ELF address as address - memory_start + file_offset, then
- * through the program headers.  When the segment cannot be read from m's
- * file (build-id checked) or does not fit the module as loaded: m's whole
- * range from file offset 0, right only when the code's file offset equals
- * its address (GNU ld's layouts, not lld's). */
+/* Where pprof is told module m lies: its executable segment (bias +
+ * p_vaddr up to p_memsz) and the segment's file offset, since pprof, Parca
+ * and Pyroscope find a frame's ELF address as address - memory_start +
+ * file_offset (a file offset), then through the program headers.  The same
+ * byte as the r-xp line of /proc/PID/maps names, not its page: Go's own
+ * `go tool pprof` ignores file_offset and takes memory_start - the
+ * segment's p_vaddr for the load bias.  When the segment cannot be read
+ * from m's file (build-id checked) or does not fit the module as loaded:
+ * m's whole range from file offset 0, right only when the code's file
+ * offset equals its address (GNU ld's layouts, not lld's). */
 static void place_mapping(const mt_pp_builder *b, const mt_module_info *m, mt_pp_mapping *mp)
 {
     mp->memory_start = m->start;
@@ -66,16 +68,13 @@ static void place_mapping(const mt_pp_builder *b, const mt_module_info *m, mt_pp
     mt_exec_segment seg;
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     if (!mt_exec_segment_of(&sm, &seg) || (seg.vaddr ^ seg.offset) & (page - 1))
-        return;
-    uint64_t lo = seg.vaddr & ~(page - 1), end = seg.vaddr + seg.memsz;
-    if (end > UINT64_MAX - page || m->bias > UINT64_MAX - (end + page))
-        return;
-    uint64_t start = m->bias + lo, limit = m->bias + ((end + page - 1) & ~(page - 1));
-    if (start < (m->start & ~(page - 1)) || limit > ((m->end + page - 1) & ~(page - 1)))
+        return;                           /* not mappable: p_vaddr = p_offset modulo the page */
+    uint64_t end = seg.vaddr + seg.memsz; /* no overflow: mt_exec_segment_of */
+    if (m->bias > UINT64_MAX - end || m->bias + seg.vaddr < m->start || m->bias + end > m->end)
         return; /* not the file loaded there */
-    mp->memory_start = start;
-    mp->memory_limit = limit;
-    mp->file_offset = seg.offset & ~(page - 1);
+    mp->memory_start = m->bias + seg.vaddr;
+    mp->memory_limit = m->bias + end;
+    mp->file_offset = seg.offset;
 }
 
 /* The Mapping of module m (made on first use); 0 when out of memory. */
