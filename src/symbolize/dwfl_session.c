@@ -133,10 +133,7 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* A descriptor of the file at name for libdwfl, or -1 with *why; *trusted:
- * the file and every directory above it are root's or ours (canon: name
- * resolved then).  Names through /proc/PID are never canonical. */
-static int open_file(const char *name, bool resolve, char *canon, bool *trusted, const char **why)
+int mt_dwfl_open_file(const char *name, bool resolve, char *canon, bool *trusted, const char **why)
 {
     *trusted = false;
     if (resolve && (ends_with(name, " (deleted)") || !realpath(name, canon))) {
@@ -211,7 +208,7 @@ static bool open_through_target(mt_dwfl_session *s, const mt_sym_module *m, bool
     int n = m->build_id_len ? mt_proc_module_alts(m->pid, m->path, m->start, m->end, alts) : 0;
     for (int i = 0; i < n; i++) {
         const char *why;
-        int fd = open_file(alts[i], false, NULL, trusted, &why);
+        int fd = mt_dwfl_open_file(alts[i], false, NULL, trusted, &why);
         if (fd >= 0 && report(s, m, alts[0], fd, false, &why))
             return true;
     }
@@ -235,7 +232,7 @@ void mt_dwfl_open(mt_dwfl_session *s, const mt_sym_module *m, mt_debuginfod *d)
     char canon[PATH_MAX];
     bool trusted = false;
     const char *why = NULL;
-    int fd = open_file(m->path, true, canon, &trusted, &why);
+    int fd = mt_dwfl_open_file(m->path, true, canon, &trusted, &why);
     bool ok = fd >= 0 && report(s, m, canon, fd, trusted, &why);
     if (!ok && !open_through_target(s, m, &trusted))
         s->unresolved = why;

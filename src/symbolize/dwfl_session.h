@@ -41,6 +41,13 @@ void mt_dwfl_open(mt_dwfl_session *s, const mt_sym_module *m, mt_debuginfod *d);
  * debug file was not fetched. */
 const char *mt_dwfl_no_symbols(const mt_dwfl_session *s);
 
+/* A descriptor of the file at name that its owner cannot change under the
+ * reader (safe_file.h), or -1 with *why; resolve: name is a path the
+ * target named, resolved into canon (PATH_MAX bytes) first; else a
+ * /proc/PID name of the file (proc_file.h), always copied.  *trusted: the
+ * file and every directory above canon are root's or ours. */
+int mt_dwfl_open_file(const char *name, bool resolve, char *canon, bool *trusted, const char **why);
+
 /* Drops the module's libdwfl session (s->unresolved, s->debug stay). */
 void mt_dwfl_close(mt_dwfl_session *s);
 

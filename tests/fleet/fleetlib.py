@@ -126,7 +126,8 @@ class Profile:
         self.mappings = {one(m, "id"): {"file": s(one(m, "filename")),
                                         "build_id": s(one(m, "build_id")),
                                         "start": one(m, "memory_start"),
-                                        "limit": one(m, "memory_limit")}
+                                        "limit": one(m, "memory_limit"),
+                                        "offset": one(m, "file_offset")}
                          for m in p.get("mapping", [])}
         self.locations = {}
         for loc in p.get("location", []):

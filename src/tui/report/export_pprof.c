@@ -204,7 +204,8 @@ static int pack(const mt_export_src *x, uint8_t **buf, size_t *len)
     mt_rows_cut cut;
     mt_rows_cut_at(rows, n, x->top, &cut);
     Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-    o.bad = mt_pp_init(&o.b, x->loc) != 0 || alloc_samples(&o, cut.kept + 1) != 0;
+    o.bad = mt_pp_init(&o.b, x->loc) != 0 || mt_pp_main_mapping(&o.b, x->v->seg.id.exe) != 0 ||
+            alloc_samples(&o, cut.kept + 1) != 0;
     for (size_t i = 0; !o.bad && i < cut.kept; i++)
         add_trace(&o, x, rows[i].t);
     if (!o.bad && cut.folded)

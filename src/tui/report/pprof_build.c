@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "exec_segment.h"
 #include "grow.h"
 
 int mt_pp_init(mt_pp_builder *b, const mt_locator *loc)
@@ -47,11 +49,35 @@ static void build_id_hex(const mt_module_info *m, char *buf, size_t n)
         snprintf(buf + 2 * i, n - 2 * i, "%02x", m->build_id[i]);
 }
 
-/* The Mapping of module m (made on first use); 0 when out of memory.
- * memory_start/limit are the module's address range and file_offset 0:
- * its lowest loadable segment starts the file, as in every ELF linker
- * layout; frames are symbolized already (has_functions), so nothing needs
- * the mapping to find them again. */
+/* Where pprof is told module m lies: its executable segment (bias +
+ * p_vaddr up to p_memsz) and the segment's file offset, since pprof, Parca
+ * and Pyroscope find a frame's ELF address as address - memory_start +
+ * file_offset (a file offset), then through the program headers.  The same
+ * byte as the r-xp line of /proc/PID/maps names, not its page: Go's own
+ * `go tool pprof` ignores file_offset and takes memory_start - the
+ * segment's p_vaddr for the load bias.  When the segment cannot be read
+ * from m's file (build-id checked) or does not fit the module as loaded:
+ * m's whole range from file offset 0, right only when the code's file
+ * offset equals its address (GNU ld's layouts, not lld's). */
+static void place_mapping(const mt_pp_builder *b, const mt_module_info *m, mt_pp_mapping *mp)
+{
+    mp->memory_start = m->start;
+    mp->memory_limit = m->end;
+    unsigned len = m->build_id_len < MT_BUILD_ID_MAX ? m->build_id_len : MT_BUILD_ID_MAX;
+    mt_sym_module sm = {m->path, m->build_id, len, b->loc->mods->pid, m->start, m->end};
+    mt_exec_segment seg;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    if (!mt_exec_segment_of(&sm, &seg) || (seg.vaddr ^ seg.offset) & (page - 1))
+        return;                           /* not mappable: p_vaddr = p_offset modulo the page */
+    uint64_t end = seg.vaddr + seg.memsz; /* no overflow: mt_exec_segment_of */
+    if (m->bias > UINT64_MAX - end || m->bias + seg.vaddr < m->start || m->bias + end > m->end)
+        return; /* not the file loaded there */
+    mp->memory_start = m->bias + seg.vaddr;
+    mp->memory_limit = m->bias + end;
+    mp->file_offset = seg.offset;
+}
+
+/* The Mapping of module m (made on first use); 0 when out of memory. */
 static uint64_t mapping_of(mt_pp_builder *b, const mt_module_info *m)
 {
     uint64_t key = (uint64_t)(m - b->loc->mods->items) + 1;
@@ -64,8 +90,7 @@ static uint64_t mapping_of(mt_pp_builder *b, const mt_module_info *m)
     build_id_hex(m, hex, sizeof hex);
     mt_pp_mapping mp = PERFTOOLS__PROFILES__MAPPING__INIT;
     mp.id = b->nmaps + 1;
-    mp.memory_start = m->start;
-    mp.memory_limit = m->end;
+    place_mapping(b, m, &mp);
     mp.filename = mt_pp_string(&b->str, m->path);
     mp.build_id = mt_pp_string(&b->str, hex);
     bool names = b->loc->symbolize != NULL;
@@ -74,6 +99,20 @@ static uint64_t mapping_of(mt_pp_builder *b, const mt_module_info *m)
         return 0;
     b->maps[b->nmaps++] = mp;
     return mp.id;
+}
+
+int mt_pp_main_mapping(mt_pp_builder *b, const char *exe)
+{
+    const mt_modules *mods = b->loc->mods;
+    if (!mods || !mods->count)
+        return 0;
+    const mt_module_info *main = &mods->items[0];
+    for (size_t i = 0; exe && exe[0] && i < mods->count; i++)
+        if (strcmp(mods->items[i].path, exe) == 0) {
+            main = &mods->items[i];
+            break;
+        }
+    return mapping_of(b, main) ? 0 : -1;
 }
 
 /* The Function named name in file (made on first use); 0 when out of

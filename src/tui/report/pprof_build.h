@@ -50,6 +50,13 @@ typedef struct mt_pp_builder {
 int mt_pp_init(mt_pp_builder *b, const mt_locator *loc);
 void mt_pp_free(mt_pp_builder *b);
 
+/* Makes the main program's Mapping the first one (pprof takes mapping 1
+ * for the main binary: `File:` in go tool pprof), even if no frame is in
+ * it: the module whose path is exe, else the first module the target
+ * published (dl_iterate_phdr's first, the main program).  Call before any
+ * location is added.  0, or -1 when out of memory. */
+int mt_pp_main_mapping(mt_pp_builder *b, const char *exe);
+
 /* The id of the Location of the machine frame at address (made on first
  * use); 0 when out of memory. */
 uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address);
