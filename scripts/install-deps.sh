@@ -48,11 +48,13 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # postgresql-15 (tests/realprogs/rp_postgres.py: a forking server, initdb and
 # pgbench, all preloaded); locales (the locale sources localedef builds
 # de_DE.UTF-8 from: tests/tui's export_locale checks the exports under a
-# comma-decimal locale, and skips without them).
+# comma-decimal locale, and skips without them); lld (tests/fleet's
+# pprof_mapping links a program whose code lies at a file offset other than
+# its address, as lld and rustc lay it out; skips without it).
 test_pkgs=(libcmocka-dev binutils elfutils python3 perl git sqlite3 zstd tmux procps xz-utils strace
     libunwind-14 bash-completion fish zsh groff-base man-db libjemalloc-dev rustc
     libmimalloc-dev libgoogle-perftools-dev redis-server dwz protobuf-compiler golang-go
-    prometheus systemd postgresql-15 locales)
+    prometheus systemd postgresql-15 locales lld)
 bench_pkgs=(heaptrack)
 fuzz_pkgs=(clang)
 
