@@ -132,6 +132,11 @@ static value exact_of(const calc *c)
     return u64v(c->exact);
 }
 
+static value table_full_of(const calc *c)
+{
+    return u64v((c->p->v.snap.flags & MT_FLAG_TRACES_FULL) != 0);
+}
+
 static value uptime_of(const calc *c)
 {
     return u64v(mt_view_uptime_s(&c->p->v));
@@ -221,9 +226,13 @@ static const struct pmetric {
       "Mean bytes between samples when the process is sampled (MEMTOP_SAMPLE: its figures are "
       "estimates, memtop_data_exact 0); 0 when every allocation is counted."},
      CALC(sample_of)},
+    {{"memtop_trace_table_full", false,
+      "1 when the trace table reached its bound (MEMTOP_MAX_TRACES): backtraces seen since are "
+      "counted in one overflow trace, not their own (totals stay exact; memtop_data_exact 0)."},
+     CALC(table_full_of)},
     {{"memtop_data_exact", false,
       "1 when every figure is exact, 0 when memtop could not see everything (memtop_* "
-      "health counters, an allocator it does not hook)."},
+      "health counters, an allocator it does not hook, a full trace table)."},
      CALC(exact_of)},
     {{"memtop_uptime_seconds", false, "Seconds the process has run."}, CALC(uptime_of)},
     {{"memtop_snapshot_timestamp_seconds", false, "When the snapshot was published (Unix time)."},

@@ -15,7 +15,8 @@
  * estimates, mt_view_sample_rate), then the allocators memtop cannot see ("NOT exact: statically
  * linked jemalloc
  * (_rjem_) in x not hooked"), then the health counters ("3 unknown
- * frees"), a full segment, and what a recording lost (rec, may be NULL).
+ * frees"), a full trace table or segment (blocks counted in the overflow
+ * trace, not their own), and what a recording lost (rec, may be NULL).
  * Cut to n bytes; never "" (exact) for data that is not, if n >= 2. */
 void mt_health_line(const mt_view *v, const mt_export_rec *rec, char *buf, size_t n);
 
