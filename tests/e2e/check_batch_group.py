@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2elib  # noqa: E402
 from e2elib import check  # noqa: E402
 
-HEADER = re.compile(r"^\s+LIVE\s+BLOCKS\s+ALLOCS\s+TEMP\s+GROWTH\s+(\S+)\s+\((.*)\)$")
+HEADER = re.compile(r"^\s+LIVE\s+BLOCKS\s+ALLOCS\s+TEMP\s+GROWTH\s+LEAK\s+(\S+)\s+\((.*)\)$")
 
 
 def table(text):
@@ -35,9 +35,10 @@ def table(text):
 
 
 def where(row):
-    """The LOCATION/FUNCTION/... cell: everything after the rate ("/s")."""
+    """The LOCATION/FUNCTION/... cell: everything after the rate ("/s") and
+    the LEAK score."""
     line = " ".join(row)
-    return line[line.index("/s") + 2:].strip()
+    return line[line.index("/s") + 2:].split(None, 1)[1].strip()
 
 
 def run(args, ctx, group):

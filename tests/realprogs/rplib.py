@@ -41,8 +41,8 @@ def check_tracked(t, snap, what, min_allocs=1):
     t.check(any(tr.get("frames") for tr in traces), "%s: no trace has frames" % what)
 
 
-# A `memtop --batch` row: LIVE BLOCKS ALLOCS TEMP GROWTH LOCATION.
-ROW = re.compile(r"^\s*([\d.]+ \S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+ ?\S*/s)\s+(.*)$")
+# A `memtop --batch` row: LIVE BLOCKS ALLOCS TEMP GROWTH LEAK LOCATION.
+ROW = re.compile(r"^\s*([\d.]+ \S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+ ?\S*/s)\s+(\d+)\s+(.*)$")
 
 
 def rows_of(text):
@@ -52,7 +52,7 @@ def rows_of(text):
         m = ROW.match(line)
         if m:
             rows.append({"blocks": int(m.group(2)), "growth": m.group(5),
-                         "where": m.group(6).strip()})
+                         "leak": int(m.group(6)), "where": m.group(7).strip()})
     return rows
 
 

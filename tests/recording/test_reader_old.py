@@ -23,7 +23,10 @@ allocations and frees (6286 allocations, as its snapshot's totals, of which
 286 written; before: 286); this build's output and the old files differed in
 those lines only (diff).  The rate line of all three was edited once
 (branch rates15): it says its window ("... frees/s over the last 1.0 s"),
-and differed in that only (diff).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+and differed in that only (diff).  The batch.txt of all three were
+regenerated once (branch leakcol): --batch gained a LEAK column before
+LOCATION; with that column taken out, this build's output is the old
+files' to the byte.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

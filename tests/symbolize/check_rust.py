@@ -75,7 +75,8 @@ def main():
     for s in SITES:
         check(USER + s in report, "--batch: no row located in %s%s:\n%s" % (USER, s, report))
     for line in report.splitlines()[1:]:
-        where = line.split("B/s", 1)[-1].strip().lstrip("<")
+        tail = line.split("B/s", 1)[-1].split(None, 1)  # LEAK, then the location
+        where = tail[1].strip().lstrip("<") if len(tail) > 1 else ""
         check(not where.startswith(PLUMBING), "--batch row located in plumbing: %s" % line)
     print("ok: --batch and CSV rows located in user code (%d user traces: %s)" %
           (len(ids), sorted(found)))

@@ -9,6 +9,7 @@
 #include "format.h"
 #include "group_rows.h"
 #include "health.h"
+#include "leak_score.h"
 #include "rows.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
@@ -206,9 +207,11 @@ static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt
         mt_trace_location(loc, frames, n, &fr);
         mt_frame_short(&fr, where, sizeof where);
     }
-    fprintf(f, "%10s %9s %9s %9s %12s  %s\n", B(r->t->live_bytes), C(r->t->live_count),
+    mt_leak_parts leak; /* from the segment's checkpoints alone, as -s leak sorts */
+    mt_leak_score(&v->snap.slot, r->t, NULL, &leak);
+    fprintf(f, "%10s %9s %9s %9s %12s %5.0f  %s\n", B(r->t->live_bytes), C(r->t->live_count),
             C(r->t->alloc_count), C(r->t->temporary_count),
-            mt_fmt_rate(r->growth, (char[32]){0}, 32), mt_fmt_sanitize(where));
+            mt_fmt_rate(r->growth, (char[32]){0}, 32), leak.score, mt_fmt_sanitize(where));
 }
 
 /* "the last 55 s" (the window of the GROWTH column), "no window yet";
@@ -240,9 +243,10 @@ void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_ke
                    : mt_rows_build(&v->snap, key, &n);
     size_t shown = top > 0 && (size_t)top < n ? (size_t)top : n;
     bool est = mt_view_sample_rate(v) != 0; /* every column estimated */
-    fprintf(f, "\n%10s %9s %9s %9s %12s  %s   (sorted by %s, %zu of %zu%s%s, growth/s over %s)\n",
+    fprintf(f,
+            "\n%10s %9s %9s %9s %12s %5s  %s   (sorted by %s, %zu of %zu%s%s, growth/s over %s)\n",
             est ? "~LIVE" : "LIVE", est ? "~BLOCKS" : "BLOCKS", est ? "~ALLOCS" : "ALLOCS",
-            est ? "~TEMP" : "TEMP", est ? "~GROWTH" : "GROWTH",
+            est ? "~TEMP" : "TEMP", est ? "~GROWTH" : "GROWTH", est ? "~LEAK" : "LEAK",
             column_of[grouped ? g : MT_GROUP_TRACE], mt_sort_name(key), shown, n,
             grouped ? ", grouped by " : "", grouped ? mt_group_name(g) : "",
             growth_window(v, (char[64]){0}, 64));
