@@ -287,13 +287,15 @@ def test_record_prog_signal(a):
 
 def test_record_prog_refused(a):
     """`memtop --record FILE -- PROG`: what PROG's libmemtop.so would refuse
-    (an existing file, a missing directory) is an error before PROG runs,
+    (an existing file, a missing directory, /proc, where root passes the
+    access check) is an error before PROG runs,
     not a line among PROG's output and an exit 0 without a recording."""
     old = path(a, "exists.dat")
     open(old, "w").close()
     out = path(a, "refused.json")
     for rec, what in ((old, "exists"), (path(a, "no-dir/x.dat"), "cannot create a file in"),
                       (path(a, "bad%x.dat"), "bad file name"),
+                      ("/proc/memtop-x.dat", "cannot create a file in /proc: it is the proc"),
                       (path(a, "x" * 500 + "%p.dat"), "too long")):
         p = run([a.memtop, "--record", rec, "--export", out, "--", a.demo, "1"], env_for(a))
         lines = p.stderr.strip().splitlines()

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "errors.h"
@@ -58,6 +60,35 @@ static bool fixed_name(const char *pattern, char *out, size_t n)
            mt_rec_pattern_expand(pattern, &none, out, n);
 }
 
+/* The kernel's file system of dir when no file can be made in it ("the
+ * proc file system"), else NULL.  root passes faccessat's W_OK there (its
+ * permission checks are overridden), and the target's O_CREAT then fails
+ * after PROG has started. */
+static const char *pseudo_fs(const char *dir)
+{
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } kinds[] = {
+        {PROC_SUPER_MAGIC, "the proc file system"},
+        {SYSFS_MAGIC, "sysfs"},
+        {CGROUP_SUPER_MAGIC, "a cgroup file system"},
+        {CGROUP2_SUPER_MAGIC, "a cgroup2 file system"},
+        {DEBUGFS_MAGIC, "debugfs"},
+        {TRACEFS_MAGIC, "tracefs"},
+        {SECURITYFS_MAGIC, "securityfs"},
+        {BPF_FS_MAGIC, "the bpf file system"},
+        {DEVPTS_SUPER_MAGIC, "devpts"},
+    };
+    struct statfs fs;
+    if (statfs(dir, &fs) != 0)
+        return NULL; /* not known: the target's open says */
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if ((unsigned long)fs.f_type == kinds[i].magic)
+            return kinds[i].name;
+    return NULL;
+}
+
 int mt_record_name_usable(const char *pattern)
 {
     char path[MT_PATH_MAX], dir[MT_PATH_MAX];
@@ -75,7 +106,10 @@ int mt_record_name_usable(const char *pattern)
               : !S_ISDIR(st.st_mode)                               ? ENOTDIR
               : faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) ? errno
                                                                    : 0;
+    const char *pseudo = err ? NULL : pseudo_fs(path);
     if (err)
         mt_errorf("--record: cannot create a file in %s: %s", path, strerror(err));
-    return err ? -1 : 0;
+    else if (pseudo)
+        mt_errorf("--record: cannot create a file in %s: it is %s, not a disk", path, pseudo);
+    return err || pseudo ? -1 : 0;
 }
