@@ -111,7 +111,8 @@ def clean_from_another_pid_ns(args, ctx, pids):
     """`memtop --clean` as a container beside the targets sees them: in a
     PID namespace of its own with its own /proc (it is pid 1 there, the
     targets' pid 1 is not, and no maps show their segments): judged stale,
-    the segments are kept because their targets hold their locks."""
+    the segments are kept because their targets hold their locks; --list
+    there shows them running, not stale."""
     before = ctx.segments()
     cleaned = e2elib.run(["unshare", "-p", "-f", "--mount-proc", args.memtop, "--clean"],
                          ctx.env, timeout=60)
@@ -123,6 +124,17 @@ def clean_from_another_pid_ns(args, ctx, pids):
     for pid in pids:
         check(maps_segment(pid) in before, "pid %d lost its segment to --clean: it maps %r" %
               (pid, maps_segment(pid)))
+    # --list there: running (their locks are held), not stale, and says why
+    # their pids are not its own.  Both pid 1s' files name pid 1, and --list
+    # lists by pid: one row (the second file is listed only where its
+    # process is seen)
+    listed = e2elib.run(["unshare", "-p", "-f", "--mount-proc", args.memtop, "--list"],
+                        ctx.env, timeout=60)
+    rows = [ln for ln in listed.stdout.splitlines() if "namespace not seen here" in ln]
+    check(listed.returncode == 0 and len(rows) == 1 and
+          all(ln.split()[1] == "running" for ln in rows) and " stale " not in listed.stdout,
+          "--list from another PID namespace does not show pid 1 running:\n%s" %
+          e2elib.describe(listed))
 
 
 def pod(args, ctx):

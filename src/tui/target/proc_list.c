@@ -2,6 +2,7 @@
 #include "proc_list.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "format.h"
 #include "proc_live.h"
+#include "shm_lock.h"
 
 /* Whether a recording runs in the target, how big, and whether a viewer
  * holds it (shm_recording.h); a status not known now reads as none. */
@@ -25,6 +27,19 @@ static void read_recording(const mt_segment *seg, mt_proc_entry *e)
     e->recording = true;
     e->rec_held = li.ms != 0;
     e->rec_bytes = r.bytes_written;
+}
+
+/* Whether a running process holds seg's file lock (shm_lock.h): the
+ * segment of a process this viewer cannot see, in another PID namespace
+ * sharing the directory (a pod's /dev/shm), judged stale by pid alone.
+ * The exclusive try lets go at once when it is granted (a leftover). */
+static bool held_by_a_process(const mt_segment *seg)
+{
+    bool busy;
+    int fd = mt_shm_lock_leftover(AT_FDCWD, seg->path, &busy);
+    if (fd >= 0)
+        close(fd);
+    return busy;
 }
 
 static void read_entry(const char *dir, int pid, mt_proc_entry *e)
@@ -53,6 +68,9 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
     bool halted = live.valid && strcmp(e->state, "running") == 0 &&
                   (live.state == 'T' || live.state == 't'); /* the viewer's STOPPED (T) */
     e->shown = !halted ? e->state : live.state == 'T' ? "stopped" : "traced";
+    bool unseen = strcmp(e->state, "stale") == 0 && held_by_a_process(&seg);
+    if (unseen) /* a pod neighbour: its pid is another PID namespace's */
+        e->shown = "running";
     mt_snapshot snap;
     if (mt_snapshot_read(&seg, MT_SNAP_TOTALS_ONLY, &snap, NULL) == MT_OK) {
         e->have_totals = true;
@@ -66,7 +84,10 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
                       : seg.id.cmdline[0]           ? seg.id.cmdline
                                                     : seg.id.exe;
     uint64_t ns = mt_proc_pidns(pid);
-    if (seg.id.pid != pid || (ns && ns != mt_proc_pidns(getpid())))
+    if (unseen)
+        snprintf(e->cmd, sizeof e->cmd, "[pid %d of a PID namespace not seen here] %.960s",
+                 (int)seg.id.pid, cmd);
+    else if (seg.id.pid != pid || (ns && ns != mt_proc_pidns(getpid())))
         snprintf(e->cmd, sizeof e->cmd, "[pid %d in pid:[%llu]] %.960s", (int)seg.id.pid,
                  (unsigned long long)ns, cmd);
     else
