@@ -161,3 +161,11 @@ bool mt_control_record_arg(char *out, size_t n, const char *path, mt_record_kind
                : snprintf(out, n, "%s%s", order, path);
     return k >= 0 && (size_t)k < n;
 }
+
+bool mt_control_stop_arg(char *out, size_t n, uint64_t recording)
+{
+    int k = recording
+                ? snprintf(out, n, MT_CTRL_STOP_RECORDING "%llu", (unsigned long long)recording)
+                : snprintf(out, n, "%s", "");
+    return k >= 0 && (size_t)k < n;
+}

@@ -30,4 +30,10 @@ typedef struct mt_record_kind {
  * False if it does not fit in MT_CTRL_ARG_MAX. */
 bool mt_control_record_arg(char *out, size_t n, const char *path, mt_record_kind kind);
 
+/* The argument of MT_CMD_RECORD_STOP that stops only the process's
+ * recording number `recording` (recording.recordings when the viewer saw
+ * it run), not one another viewer started since; 0: whatever runs ("").
+ * False if it does not fit in n. */
+bool mt_control_stop_arg(char *out, size_t n, uint64_t recording);
+
 #endif

@@ -84,7 +84,10 @@ enum {
     MT_CMD_PUBLISH_NOW = 2,  /* publish a snapshot now; answer after it is visible */
     MT_CMD_RECORD_START = 3, /* arg: absolute path of a new .dat file; answer OK with the path,
                               * or FAILED with the reason (exists, EACCES, already recording) */
-    MT_CMD_RECORD_STOP = 4,  /* finalize the recording; answer OK with the bytes written */
+    MT_CMD_RECORD_STOP = 4,  /* finalize the recording; answer OK with the bytes written.
+                              * arg "" or MT_CTRL_STOP_RECORDING N: only if the
+                              * running one is recording.recordings N (added
+                              * without a bump: an older target ignores arg) */
     /* As RECORD_START (same arg and answer), but the recording is held by
      * the viewer that asked: it must bump header.rec_lease_beat, or the
      * target stops it after header.rec_lease_ms (docs/shm-protocol.md,
@@ -96,6 +99,8 @@ enum {
 /* MT_CMD_RECORD_START's arg: [thread-order SP] [cull[=SECS] SP] /path
  * (docs/shm-protocol.md). */
 #define MT_CTRL_THREAD_ORDER "thread-order"
+/* MT_CMD_RECORD_STOP's arg, followed by N in decimal (N > 0). */
+#define MT_CTRL_STOP_RECORDING "recording="
 
 /* Control channel status (target -> viewer). */
 enum {

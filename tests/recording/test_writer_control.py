@@ -3,7 +3,9 @@ target through the control channel (MT_CMD_RECORD_START/STOP), as the
 viewer's `r` key does.  Checks: the answer names the file; the header's
 recording status (state, path, growing size, events); a second start is
 refused ("already recording"); an existing file is never overwritten; a
-relative path is refused; the stopped file is finalized (END reason stop)
+relative path is refused; a stop naming another recording number, or a
+malformed one, is refused and the recording runs on; the stopped file is
+finalized (END reason stop)
 with an initial state (mid-run), and replaying initial state + events gives
 exactly the FINAL counters of every trace; the file is mode 0600."""
 import os
@@ -41,7 +43,16 @@ check(int(st2["rec_events"]) > int(st1["rec_events"]) > 0, "events written grow:
 check(int(st2["rec_bytes"]) > 32, "bytes written shown: %s" % st2["rec_bytes"])
 check(st2["rec_line"].startswith("REC " + rec), "status line: " + st2["rec_line"])
 
-rc, out = ctl(a, target.pid, "stop")
+# a stop for another recording number (a viewer that saw recording 2, not
+# this first one) or a malformed one leaves it running
+for arg, want in (("recording=2", "recording 2 is over (recording 1 runs"),
+                  ("recording=x", "bad argument"), ("recording=", "bad argument"),
+                  ("/tmp/x.dat", "bad argument")):
+    rc, out = ctl(a, target.pid, "stop", arg)
+    check(rc != 0 and want in out.get("msg", "") and out.get("rec_state") == "1",
+          "stop %r is refused (%r) and the recording runs on (state %s)" %
+          (arg, out.get("msg"), out.get("rec_state")))
+rc, out = ctl(a, target.pid, "stop", "recording=1")
 check(rc == 0 and "bytes written" in out.get("msg", ""), "stop answers with the size: %s"
       % out.get("msg"))
 check(out.get("rec_state") == "2", "the header shows stopped")

@@ -178,8 +178,9 @@ void mt_rec_lease_check(const uint64_t *beat)
     (void)beat;
 }
 
-int mt_rec_cmd_stop(char *msg, size_t cap)
+int mt_rec_cmd_stop(const char *arg, char *msg, size_t cap)
 {
+    (void)arg;
     (void)msg;
     (void)cap;
     return 0;

@@ -180,7 +180,7 @@ static void serve_control(void)
         char msg[MT_CTRL_MSG_MAX];
         const uint64_t *beat =
             cmd == MT_CMD_RECORD_START_LEASED ? &g_pub.w.hdr->rec_lease_beat : NULL;
-        int st = cmd == MT_CMD_RECORD_STOP ? mt_rec_cmd_stop(msg, sizeof msg)
+        int st = cmd == MT_CMD_RECORD_STOP ? mt_rec_cmd_stop(c->arg, msg, sizeof msg)
                                            : mt_rec_cmd_start(c->arg, beat, msg, sizeof msg);
         mt_rec_publish_status(g_pub.w.hdr);
         answer(c, req, st, msg);

@@ -74,7 +74,8 @@ void mt_rec_before_dlclose(void);
  * beat: the header's rec_lease_beat for MT_CMD_RECORD_START_LEASED (the
  * recording is held by the viewer that asked), NULL for RECORD_START. */
 int mt_rec_cmd_start(const char *arg, const uint64_t *beat, char *msg, size_t cap);
-int mt_rec_cmd_stop(char *msg, size_t cap);
+/* arg: "" stops whatever runs; MT_CTRL_STOP_RECORDING N only the Nth. */
+int mt_rec_cmd_stop(const char *arg, char *msg, size_t cap);
 
 /* Ends a leased recording whose beat (the header's rec_lease_beat) has
  * not changed for its bound, with END(lease) (publisher thread, at each

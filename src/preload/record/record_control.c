@@ -505,10 +505,44 @@ void mt_rec_lease_check(const uint64_t *beat)
                g_rc.path, ms / 1000, ms % 1000);
 }
 
-int mt_rec_cmd_stop(char *msg, size_t cap)
+/* RECORD_STOP's arg: "" (whatever runs), or MT_CTRL_STOP_RECORDING N (only
+ * the process's Nth recording) into *n (0: any); false if malformed. */
+static bool stop_arg(const char *arg, uint64_t *n)
 {
+    size_t k = sizeof MT_CTRL_STOP_RECORDING - 1;
+    *n = 0;
+    if (!arg[0])
+        return true;
+    if (strncmp(arg, MT_CTRL_STOP_RECORDING, k) != 0 || !arg[k])
+        return false;
+    for (const char *c = arg + k; *c; c++) {
+        if (*c < '0' || *c > '9' || *n > (UINT64_MAX - 9) / 10)
+            return false;
+        *n = *n * 10 + (uint64_t)(*c - '0');
+    }
+    return *n != 0;
+}
+
+int mt_rec_cmd_stop(const char *arg, char *msg, size_t cap)
+{
+    char buf[MT_CTRL_ARG_MAX];
+    size_t len = strnlen(arg, sizeof buf - 1);
+    memcpy(buf, arg, len); /* the segment can change under us: copy once */
+    buf[len] = '\0';
+    uint64_t n;
+    if (!stop_arg(buf, &n)) {
+        snprintf(msg, cap, "bad argument: not \"\" or \"" MT_CTRL_STOP_RECORDING "N\"");
+        return MT_CTRL_FAILED;
+    }
     if (g_rc.state != MT_REC_STATE_ON) {
         snprintf(msg, cap, "not recording");
+        return MT_CTRL_FAILED;
+    }
+    /* A viewer stops the recording it saw: not one started since by
+     * another viewer (between its status read and this command). */
+    if (n && n != g_rc.recordings) {
+        snprintf(msg, cap, "recording %llu is over (recording %llu runs: not stopped)",
+                 (unsigned long long)n, (unsigned long long)g_rc.recordings);
         return MT_CTRL_FAILED;
     }
     uint64_t bytes = stop(MT_DAT_END_STOP);

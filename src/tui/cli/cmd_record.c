@@ -195,11 +195,15 @@ static int drain(mt_stream *st)
     return -1;
 }
 
-static int stop(mt_view *v, const char *path)
+/* Stops this memtop's recording (lease->recording, its number; 0: not
+ * known, whatever runs), never one another viewer started since. */
+static int stop(mt_view *v, const char *path, const mt_rec_lease *lease)
 {
     mt_ctrl_reply reply;
     mt_err err;
-    mt_errc rc = mt_control_send(&v->seg, MT_CMD_RECORD_STOP, NULL, CTRL_TIMEOUT_MS, &reply, &err);
+    char arg[MT_CTRL_ARG_MAX];
+    mt_control_stop_arg(arg, sizeof arg, lease->recording); /* always fits */
+    mt_errc rc = mt_control_send(&v->seg, MT_CMD_RECORD_STOP, arg, CTRL_TIMEOUT_MS, &reply, &err);
     if (rc == MT_E_GONE)
         return 0; /* it finalized the file as it exited */
     if (rc) {
@@ -276,7 +280,7 @@ static int begin(mt_view *v, char *path, size_t n, mt_record_kind kind, mt_strea
         return -1;
     if (st && mt_stream_open(st, v->seg.owner, msg, sizeof msg) != 0) {
         mt_errorf("%s", msg);
-        stop(v, path);
+        stop(v, path, lease);
         return -1;
     }
     return 0;
@@ -311,7 +315,7 @@ int mt_cmd_record(const mt_opts *o)
         bool need_stop = !lost && (signalled || s.state == MT_REC_STATE_ON);
         if (lost)
             rc = lost_lease(&v, path, &lease, st);
-        else if (!need_stop || stop(&v, path) == 0)
+        else if (!need_stop || stop(&v, path, &lease) == 0)
             rc = finish(&v, path, signalled, st);
     }
     if (st)

@@ -120,6 +120,8 @@ static void record(mt_app *a, bool culled)
             return;
         }
     }
+    if (on) /* the recording the user saw run, not one another viewer starts meanwhile */
+        mt_control_stop_arg(arg, sizeof arg, rec.recordings);
     uint32_t cmd = on ? MT_CMD_RECORD_STOP : MT_CMD_RECORD_START;
     if (mt_control_job_start(&a->control, &a->src.view.seg, cmd, arg, msg, sizeof msg) != 0)
         mt_app_status(a, true, "recording: %s", msg);

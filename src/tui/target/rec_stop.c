@@ -57,7 +57,9 @@ int mt_rec_stop_before_end(mt_segment *seg, int timeout_ms, char *msg, size_t n)
         return 0;
     mt_ctrl_reply reply;
     mt_err err = {MT_OK, ""};
-    mt_errc rc = mt_control_send(seg, MT_CMD_RECORD_STOP, NULL, timeout_ms, &reply, &err);
+    char arg[MT_CTRL_ARG_MAX]; /* the one seen running, not one started since */
+    mt_control_stop_arg(arg, sizeof arg, known ? r.recordings : 0);
+    mt_errc rc = mt_control_send(seg, MT_CMD_RECORD_STOP, arg, timeout_ms, &reply, &err);
     if (rc == MT_E_GONE || wait_stopped(seg, deadline, &r) == 0)
         return 0;
     const char *why = r.state == MT_REC_STATE_FAILED ? (r.message[0] ? r.message : "it failed")
