@@ -34,8 +34,8 @@ build_pkgs=(build-essential cmake pkg-config libunwind-dev libdw-dev libelf-dev
 # whose completions run for real (bash-completion, fish, zsh) and groff-base
 # and man-db (render memtop(1) with warnings on), and for tests/alloc: programs on
 # jemalloc, static (libjemalloc.a) and shared (libjemalloc-dev), and a Rust program on an
-# _rjem_-prefixed jemalloc (rustc, which tests/symbolize's sym_rust also needs: it
-# skips without it); mimalloc (libmimalloc-dev) and static tcmalloc
+# _rjem_-prefixed jemalloc (rustc, which tests/symbolize's sym_rust and tests/fleet's
+# pprof_names also need: they skip without it); mimalloc (libmimalloc-dev) and static tcmalloc
 # (libgoogle-perftools-dev), which memtop finds and reports; redis-server, a real
 # service whose allocator wrappers (zmalloc) the location must see past
 # (tests/realprogs/rp_redis.py); dwz (tests/security shares a program's DWARF out

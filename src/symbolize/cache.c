@@ -89,6 +89,7 @@ void mt_sym_result_free(mt_sym_result *r)
     mt_sym_frame *f = (mt_sym_frame *)(r + 1);
     for (unsigned i = 0; i < r->nframes; i++) {
         free((char *)f[i].function);
+        free((char *)f[i].linkage);
         free((char *)f[i].file);
     }
     free(r);

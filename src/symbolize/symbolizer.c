@@ -77,6 +77,8 @@ static mt_sym_result *own(const mt_raw_frame *raw, unsigned n)
     bool ok = true;
     for (unsigned i = 0; i < n; i++) {
         f[i].function = raw[i].name ? mt_demangle(raw[i].name) : NULL;
+        if (f[i].function && strcmp(f[i].function, raw[i].name) != 0)
+            ok = ok && (f[i].linkage = strdup(raw[i].name)) != NULL;
         f[i].file = raw[i].file ? join(raw[i].dir, raw[i].file) : NULL;
         f[i].line = raw[i].line;
         f[i].inlined = raw[i].inlined;

@@ -29,6 +29,8 @@ typedef struct mt_sym_module {
 /* One source-level frame.  Strings belong to the symbolizer. */
 typedef struct mt_sym_frame {
     const char *function; /* demangled; NULL if unknown */
+    const char *linkage;  /* the symbol's mangled (linkage) name when it has one
+                           * other than function (C++, Rust); else NULL */
     const char *file;     /* NULL if unknown */
     unsigned line;        /* 0 if unknown */
     bool inlined;         /* inlined into the next frame of the chain */

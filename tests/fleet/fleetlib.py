@@ -123,6 +123,7 @@ class Profile:
         self.duration_nanos = one(p, "duration_nanos")
         self.functions = {one(f, "id"): (s(one(f, "name")), s(one(f, "filename")))
                           for f in p.get("function", [])}
+        self.system_names = {one(f, "id"): s(one(f, "system_name")) for f in p.get("function", [])}
         self.mappings = {one(m, "id"): {"file": s(one(m, "filename")),
                                         "build_id": s(one(m, "build_id")),
                                         "start": one(m, "memory_start"),

@@ -2,7 +2,8 @@
  * the --serve address parser (what is bound is exactly what was written,
  * anything else a one-line error), the pprof string and id tables (index 0
  * is "", every string once, ids survive growth), the gzip writer (zlib
- * reads back what it wrote) and the peer policy's MEMTOP_SERVE_USERS. */
+ * reads back what it wrote), the peer policy's MEMTOP_SERVE_USERS and
+ * /metrics' short location labels (C++ and Rust names, the byte bound). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,9 +16,11 @@
 #include <zlib.h>
 
 #include "gzip_out.h"
+#include "json_escape.h"
 #include "pprof_tables.h"
 #include "serve_addr.h"
 #include "serve_peer.h"
+#include "site_label.h"
 
 static void addr_ok(const char *arg, const char *text, bool v6)
 {
@@ -143,12 +146,113 @@ static void test_peer_users(void **state)
     assert_non_null(strstr(err, "no such user"));
 }
 
+static void brief(const char *name, const char *want)
+{
+    char buf[1024];
+    assert_string_equal(mt_name_brief(name, buf, sizeof buf), want);
+}
+
+static void test_name_brief(void **state)
+{
+    (void)state;
+    brief("main", "main");
+    brief("fleet::grab(int)", "fleet::grab");
+    brief("std::vector<int, std::allocator<int> >::push_back(int const&)",
+          "std::vector<...>::push_back");
+    brief("fleet::Store<std::__cxx11::basic_string<char, std::char_traits<char>, "
+          "std::allocator<char> >, std::vector<std::map<int, int> > >::put(std::__cxx11::"
+          "basic_string<char, std::char_traits<char>, std::allocator<char> > const&)",
+          "fleet::Store<...>::put");
+    brief("std::_Rb_tree_node<std::pair<int const, int> >* std::_Rb_tree<int>::_M_clone_node"
+          "<false>(std::_Rb_tree_node<int>*) const [clone .isra.0]",
+          "std::_Rb_tree_node<...>* std::_Rb_tree<...>::_M_clone_node<...>");
+    brief("Foo::operator<(Foo const&) const", "Foo::operator<");
+    brief("std::operator<<(std::ostream&, char const*)", "std::operator<<");
+    brief("Foo<int>::operator->() const", "Foo<...>::operator->");
+    brief("Foo::operator()(int) const", "Foo::operator()");
+    brief("std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > "
+          "std::operator+<char, std::char_traits<char>, std::allocator<char> >(std::__cxx11::"
+          "basic_string<char, std::char_traits<char>, std::allocator<char> >&&, char const*)",
+          "std::__cxx11::basic_string<...> std::operator+<...>");
+    brief("std::basic_ostream<char, std::char_traits<char> >& std::operator<< "
+          "<std::char_traits<char> >(std::basic_ostream<char, std::char_traits<char> >&, char)",
+          "std::basic_ostream<...>& std::operator<< <...>");
+    brief("bool std::operator< <int>(Foo<int> const&, Foo<int> const&)",
+          "bool std::operator< <...>");
+    brief("X::operator<=>(X const&) const", "X::operator<=>");
+    brief("X::operator unsigned long() const", "X::operator unsigned long");
+    brief("operator new(unsigned long)", "operator new");
+    brief("(anonymous namespace)::make(int)", "(anonymous namespace)::make");
+    brief("main::{lambda(int)#1}::operator()(int) const", "main::{lambda(int)#1}::operator()");
+    /* Rust: a qualified path <T as Trait> stays, generics go */
+    brief("<alloc::string::String as core::clone::Clone>::clone",
+          "<alloc::string::String as core::clone::Clone>::clone");
+    brief("<alloc::vec::Vec<T,A> as alloc::vec::spec_extend::SpecExtend<T,I>>::spec_extend",
+          "<alloc::vec::Vec<...> as alloc::vec::spec_extend::SpecExtend<...>>::spec_extend");
+    brief("<&dyn core::ops::function::Fn<(), Output = i32> + core::marker::Sync as "
+          "core::ops::function::FnOnce<()>>::call_once",
+          "<&dyn core::ops::function::Fn<...> + core::marker::Sync as "
+          "core::ops::function::FnOnce<...>>::call_once");
+    brief("names_rust::Bag<T>::push_many", "names_rust::Bag<...>::push_many");
+    brief("std::panic::catch_unwind::<std::rt::lang_start_internal::{closure#0}, isize>",
+          "std::panic::catch_unwind::<...>");
+    brief("<[u8]>::to_vec_in::<alloc::alloc::Global>", "<[u8]>::to_vec_in::<...>");
+    brief("names_rust::main::{{closure}}", "names_rust::main::{{closure}}");
+    brief("unbalanced<int(", "unbalanced<int(");
+}
+
+/* Whether s is valid UTF-8 of at most MT_SITE_LABEL_MAX bytes. */
+static void label_ok(const char *s)
+{
+    size_t k = 0;
+    while (s[k]) {
+        int len = mt_utf8_len((const unsigned char *)s + k);
+        assert_true(len > 0);
+        k += (size_t)len;
+    }
+    assert_true(k <= MT_SITE_LABEL_MAX);
+}
+
+static void test_site_label(void **state)
+{
+    (void)state;
+    char name[400], buf[MT_SITE_LABEL_MAX + 1];
+    mt_frame f = {.address = 0x401000,
+                  .module = "/bin/prog",
+                  .offset = 0x1000,
+                  .file = "/src/names_cxx.cpp",
+                  .line = 17};
+    f.function = "fleet::grab(int)";
+    assert_string_equal(mt_site_label(&f, buf, sizeof buf), "fleet::grab (names_cxx.cpp:17)");
+    memset(name, 'a', 300); /* a name too long even when brief: cut, file:line kept */
+    strcpy(name + 300, "::f(int)");
+    f.function = name;
+    mt_site_label(&f, buf, sizeof buf);
+    label_ok(buf);
+    assert_int_equal(strlen(buf), MT_SITE_LABEL_MAX);
+    assert_non_null(strstr(buf, "\xE2\x80\xA6 (names_cxx.cpp:17)"));
+    for (int i = 0; i < 150; i++) /* 2-byte characters: cut between them */
+        memcpy(name + 2 * i, "\xC3\xA9", 2);
+    name[300] = '\0';
+    mt_site_label(&f, buf, sizeof buf);
+    label_ok(buf);
+    memset(name, 0xFF, 300); /* not UTF-8: U+FFFD each, still within the bound */
+    f.function = name;
+    mt_site_label(&f, buf, sizeof buf);
+    label_ok(buf);
+    f.file = NULL; /* no line: "name (module+0x...)" */
+    f.function = "std::vector<int, std::allocator<int> >::push_back(int const&)";
+    assert_string_equal(mt_site_label(&f, buf, sizeof buf),
+                        "std::vector<...>::push_back (prog+0x1000)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serve_addr), cmocka_unit_test(test_strings),
         cmocka_unit_test(test_ids),        cmocka_unit_test(test_gzip),
-        cmocka_unit_test(test_peer_users),
+        cmocka_unit_test(test_peer_users), cmocka_unit_test(test_name_brief),
+        cmocka_unit_test(test_site_label),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

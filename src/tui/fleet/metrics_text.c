@@ -15,6 +15,7 @@
 #include "json_escape.h"
 #include "rows.h"
 #include "shm_recording.h"
+#include "site_label.h"
 
 #ifndef MEMTOP_VERSION
 #define MEMTOP_VERSION "unknown"
@@ -287,7 +288,8 @@ static value tvalue(int fam, const mt_row *r, bool stale)
     }
 }
 
-/* The location label of row r: the frame views show (JSON's "location"). */
+/* The location label of row r: the site the frame views show (JSON's
+ * "location"), made short (site_label.h). */
 static void location_of(const mt_fleet_proc *p, const mt_row *r, char *buf, size_t n)
 {
     unsigned nf;
@@ -298,7 +300,7 @@ static void location_of(const mt_fleet_proc *p, const mt_row *r, char *buf, size
     }
     mt_frame fr;
     mt_trace_location(&p->loc, frames, nf, &fr);
-    mt_frame_short(&fr, buf, n);
+    mt_site_label(&fr, buf, n);
 }
 
 static void calc_top(calc *c, long top)

@@ -8,7 +8,8 @@
  * rate() of these) and memtop's own rates, growth, the health counters and
  * whether the data is exact.  Per process too, its top traces by leak
  * score (then live bytes; memtop --batch -s leak's order), labelled
- * trace_id and location: live bytes and blocks, growth and leak score.
+ * trace_id and location (site_label.h: short, at most 120 bytes): live
+ * bytes and blocks, growth and leak score.
  * Cardinality is bounded by the fleet table's limit times top. */
 #ifndef MEMTOP_METRICS_TEXT_H
 #define MEMTOP_METRICS_TEXT_H

@@ -25,6 +25,7 @@ typedef struct mt_frame {
     const char *module;          /* path, or NULL if no module contains address */
     uint64_t offset;             /* address - module bias */
     const char *function, *file; /* NULL until symbolized */
+    const char *linkage;         /* function's mangled name, or NULL (mt_sym_frame) */
     unsigned line;               /* 0 = unknown */
     bool inlined;                /* inlined into the next frame of the chain */
     const char *unresolved;      /* why function is NULL after symbolizing, or NULL */

@@ -12,7 +12,7 @@
 
 bool mt_symw_intern_frame(mt_symworker *w, mt_frame *f)
 {
-    const char **s[] = {&f->module, &f->function, &f->file, &f->unresolved};
+    const char **s[] = {&f->module, &f->function, &f->linkage, &f->file, &f->unresolved};
     bool ok = true;
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         if (*s[i]) {

@@ -14,6 +14,7 @@ static unsigned symbolize(void *ctx, const mt_module_info *m, int pid, mt_frame 
     for (unsigned i = 0; i < n; i++) {
         f[i] = f[0];
         f[i].function = r->frames[i].function;
+        f[i].linkage = r->frames[i].linkage;
         f[i].file = r->frames[i].file;
         f[i].line = r->frames[i].line;
         f[i].inlined = r->frames[i].inlined;

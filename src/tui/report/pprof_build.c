@@ -115,14 +115,21 @@ int mt_pp_main_mapping(mt_pp_builder *b, const char *exe)
     return mapping_of(b, main) ? 0 : -1;
 }
 
-/* The Function named name in file (made on first use); 0 when out of
- * memory. */
-static uint64_t function_of(mt_pp_builder *b, const char *name, const char *file)
+/* The Function of frame fr (made on first use); 0 when out of memory.
+ * profile.proto's convention: name is the readable name (memtop's, as
+ * every export shows it), system_name the symbol's linkage name (mangled
+ * C++ or Rust) when the symbolizer has one, else the same as name.  A
+ * name that differs from system_name is one pprof takes as demangled and
+ * shows as it is; pprof's own shortening of a demangled name (cutting
+ * every (...) and <...>) turns Rust's <T as Trait>::f into ::f, and
+ * -symbolize=demangle=templates (or =full) re-demangles system_name. */
+static uint64_t function_of(mt_pp_builder *b, const mt_frame *fr)
 {
-    int64_t n = mt_pp_string(&b->str, name), f = mt_pp_string(&b->str, file);
-    if (n < 0 || f < 0)
+    int64_t n = mt_pp_string(&b->str, fr->function), f = mt_pp_string(&b->str, fr->file);
+    int64_t sys = fr->linkage ? mt_pp_string(&b->str, fr->linkage) : n;
+    if (n < 0 || f < 0 || sys < 0)
         return 0;
-    uint64_t key = (uint64_t)n << 32 | (uint64_t)f;
+    uint64_t key = (uint64_t)sys << 32 | (uint64_t)f; /* one linkage name, one function */
     uint64_t id = mt_pp_id_get(&b->fn_ids, key);
     if (id)
         return id;
@@ -130,7 +137,8 @@ static uint64_t function_of(mt_pp_builder *b, const char *name, const char *file
         return 0;
     mt_pp_function fn = PERFTOOLS__PROFILES__FUNCTION__INIT;
     fn.id = b->nfns + 1;
-    fn.name = fn.system_name = n;
+    fn.name = n;
+    fn.system_name = sys;
     fn.filename = f;
     if (mt_pp_id_put(&b->fn_ids, key, fn.id) != 0)
         return 0;
@@ -138,15 +146,16 @@ static uint64_t function_of(mt_pp_builder *b, const char *name, const char *file
     return fn.id;
 }
 
-/* Append a Line to the location being made; -1 when out of memory. */
-static int add_line(mt_pp_builder *b, const char *fn_name, const char *file, unsigned line)
+/* Append a Line of frame fr to the location being made; -1 when out of
+ * memory. */
+static int add_line(mt_pp_builder *b, const mt_frame *fr)
 {
-    uint64_t fn = function_of(b, fn_name, file);
+    uint64_t fn = function_of(b, fr);
     if (!fn || mt_grow((void **)&b->lines, &b->lines_cap, b->nlines + 1, sizeof *b->lines) != 0)
         return -1;
     mt_pp_line l = PERFTOOLS__PROFILES__LINE__INIT;
     l.function_id = fn;
-    l.line = line;
+    l.line = fr->line;
     b->lines[b->nlines++] = l;
     return 0;
 }
@@ -183,7 +192,7 @@ uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address)
     for (unsigned i = 0; i < n; i++) {
         if (!chain[i].function)
             continue;
-        if (add_line(b, chain[i].function, chain[i].file, chain[i].line) != 0)
+        if (add_line(b, &chain[i]) != 0)
             return 0;
         l = &b->locs[b->nlocs - 1];
         l->n_line++;
@@ -194,7 +203,7 @@ uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address)
 uint64_t mt_pp_pseudo_location(mt_pp_builder *b, const char *name)
 {
     mt_pp_location *l = new_location(b);
-    if (!l || add_line(b, name, NULL, 0) != 0)
+    if (!l || add_line(b, &(mt_frame){.function = name}) != 0)
         return 0;
     l = &b->locs[b->nlocs - 1];
     l->n_line = 1;
