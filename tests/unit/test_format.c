@@ -80,6 +80,22 @@ static void test_bytes(void **state)
     assert_string_equal(FMT(mt_fmt_bytes, MT_UNKNOWN), "?");
 }
 
+/* The Allocator field never reads "0% not live" beside a heap above the
+ * allocator's figure (a replay's cursor past the last totals). */
+static void test_allocator_share(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_true(mt_fmt_allocator_share(4096, 1024, 0, buf, sizeof buf) == 75.0);
+    assert_string_equal(buf, "4.0 KiB, 75% not live");
+    assert_true(mt_fmt_allocator_share(4096, 4096, 0, buf, sizeof buf) == 0.0);
+    assert_string_equal(buf, "4.0 KiB, 0% not live");
+    assert_true(mt_fmt_allocator_share(1024, 4096, 0, buf, sizeof buf) < 0);
+    assert_string_equal(buf, "1.0 KiB (below the live heap)");
+    assert_true(mt_fmt_allocator_share(4096, 1024, 3, buf, sizeof buf) < 0);
+    assert_string_equal(buf, "4.0 KiB (3 s ago)");
+}
+
 static void test_rate(void **state)
 {
     (void)state;
@@ -430,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_json_specials),
         cmocka_unit_test(test_json_utf8),
         cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_allocator_share),
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_count_and_duration),
         cmocka_unit_test(test_fixed),

@@ -137,3 +137,21 @@ char *mt_fmt_window(double seconds, char *buf, size_t n)
         snprintf(buf, n, "%.0f s", seconds);
     return buf;
 }
+
+double mt_fmt_allocator_share(uint64_t allocator, uint64_t live, uint64_t age_s, char *buf,
+                              size_t n)
+{
+    char b[32];
+    mt_fmt_bytes(allocator, b, sizeof b);
+    if (age_s) {
+        snprintf(buf, n, "%s (%llu s ago)", b, (unsigned long long)age_s);
+        return -1;
+    }
+    if (allocator < live) {
+        snprintf(buf, n, "%s (below the live heap)", b);
+        return -1;
+    }
+    double share = allocator ? 100.0 * (double)(allocator - live) / (double)allocator : 0.0;
+    snprintf(buf, n, "%s, %.0f%% not live", b, share);
+    return share;
+}

@@ -13,6 +13,16 @@ char *mt_fmt_bytes(uint64_t bytes, char *buf, size_t n);
 /* Signed bytes per second: "+1.2 KiB/s", "-3.0 MiB/s", "0 B/s". */
 char *mt_fmt_rate(double bytes_per_s, char *buf, size_t n);
 
+/* The Allocator figure beside the live heap: "12.4 MiB, 9% not live"
+ * (fragmentation and free lists); "12.4 MiB (3 s ago)" when the
+ * allocator's figures are age_s > 0 seconds older than the heap's (no
+ * share of anything); "12.4 MiB (below the live heap)" when allocator <
+ * live (taken at another time, as a replay's cursor between two totals,
+ * or not every allocator counted): never "0% not live" there.  Returns the
+ * percentage not live, or -1 when none is shown. */
+double mt_fmt_allocator_share(uint64_t allocator, uint64_t live, uint64_t age_s, char *buf,
+                              size_t n);
+
 /* Exact below one million, else "1.2M", "3.4G". */
 char *mt_fmt_count(uint64_t count, char *buf, size_t n);
 

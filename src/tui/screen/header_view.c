@@ -151,15 +151,9 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
     if (to->allocator_bytes != MT_UNKNOWN && to->allocator_bytes) {
         /* glibc's figures are taken at a pace: an old one against today's
          * live bytes is no share of anything, so it stands alone, dated */
-        uint64_t age = mt_view_allocator_age_s(&a->src.view);
-        double frag = !age && to->allocator_bytes > to->live_bytes
-                          ? 100.0 * (double)(to->allocator_bytes - to->live_bytes) /
-                                (double)to->allocator_bytes
-                          : 0.0;
-        if (age)
-            snprintf(buf, sizeof buf, "%s (%" PRIu64 " s ago)", B(to->allocator_bytes), age);
-        else
-            snprintf(buf, sizeof buf, "%s, %.0f%% not live", B(to->allocator_bytes), frag);
+        double frag =
+            mt_fmt_allocator_share(to->allocator_bytes, to->live_bytes,
+                                   mt_view_allocator_age_s(&a->src.view), buf, sizeof buf);
         const mt_shm_allocator *m = mt_allocators_main(&a->src.view.allocs);
         char label[96] = "Allocator ";
         if (m) { /* "Allocator jemalloc 5.3.0 (static): 12.4 MiB, 9% not live" */
