@@ -12,7 +12,7 @@ up (the loader gate, core_loader_gate.c, only ever waits for a fork); a fork
 does, for as long as it lasts: fork_prepare holds the publish lock and
 closes the gate until fork_parent, and the kernel restarts a fork whenever
 a signal is pending, so under the storm one fork takes up to ~0.1 s plainly
-and ~0.4 s here.
+and up to ~0.7 s here.
 
 After the storm memtop's counts of the handler's blocks must account for
 every run once: counted, or untracked with its free unknown.  Handler runs
@@ -28,7 +28,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test, marker  # noqa: E402
 
 STORM_SIZE = 1031   # the handler's block (pf_sigstorm.c)
-STALL_MAX_MS = 3000  # forks under the storm: ~0.4 s seen on a loaded 2-core machine
+STALL_MAX_MS = 5000  # forks under the storm: up to ~0.8 s seen on a loaded 2-core machine
 SECONDS = "6"
 
 t = Test("sigstorm")

@@ -7,8 +7,8 @@
  * it), which takes the loader's lock for each frame.  The main thread and
  * `threads` idle threads receive the signals; the main thread, between
  * handler runs, looks at its own segment's publish count (pf_segpeek.c)
- * and remembers the longest time it did not move (and, if asked, every
- * 20 looks forks a child that exits at once).  After the storm it
+ * and remembers the longest time it did not move (and, if asked, forks
+ * a child that exits at once every 100 ms).  After the storm it
  * prints "stall MS", "handler N" and "ready PID", waits for a line on stdin
  * (the driver exports the live process meanwhile) and exits 0.  Without
  * the preload there is no segment: the stall is 0.
@@ -95,7 +95,7 @@ static double watch(double secs, bool forks)
 {
     double start = now_s(), end = start + secs, moved = start, worst = 0;
     uint64_t last = 0;
-    unsigned polls = 0;
+    double forked = start;
     for (double t = start; t < end; t = now_s()) {
         uint32_t flags;
         uint64_t n;
@@ -109,8 +109,10 @@ static double watch(double secs, bool forks)
         } else {
             moved = t; /* no segment (yet): nothing to watch */
         }
-        if (forks && ++polls % 20 == 0)
+        if (forks && t - forked >= 0.1) { /* the storm cuts the naps short */
             fork_one();
+            forked = now_s();
+        }
         struct timespec ts = {0, 5000000};
         nanosleep(&ts, NULL); /* cut short by the storm: fine */
     }
