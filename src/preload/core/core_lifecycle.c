@@ -87,7 +87,13 @@ static void fork_prepare(void)
     if (mt_tls_in_hook || atomic_load_explicit(&mt_g.state, memory_order_acquire) != MT_ST_READY)
         return;
     int saved = errno; /* the waits below may nap, and a signal then sets EINTR */
-    (void)mt_in_hook_set(MT_IN_OWN);
+    /* Not MT_IN_OWN: nothing here allocates, so an allocation on this
+     * thread until fork_unlock is a signal handler's (the gate's wait
+     * below may last up to 1 s), counted as untracked, its free as a
+     * free or an unknown one (hook_libc.c free_nested).  As memtop's own
+     * such calls were counted nowhere, the data still exact
+     * (pitfall_sigstorm, with forks). */
+    (void)mt_in_hook_set(MT_IN_FORK);
     mt_loader_fork_prepare(); /* 0: no thread holds the loader's lock for memtop */
     mt_publisher_lock();      /* 1: the publisher */
     mt_traces_lock_all();     /* 2: trace-index shards */

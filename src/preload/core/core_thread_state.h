@@ -52,8 +52,12 @@ typedef struct mt_thread {
  * safe.  MT_IN_HOOK: inside an allocation hook (a nested allocation is the
  * program's, e.g. from a signal handler, and is counted as untracked);
  * MT_IN_OWN: memtop's own work (publisher, start-up), whose allocations
- * are memtop's and not counted.  Initial-exec TLS: see core_common.h. */
-enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2 };
+ * are memtop's and not counted; MT_IN_FORK: memtop's fork handlers
+ * (core_lifecycle.c), which call no allocator, so that an allocation
+ * there is a signal handler's, the program's: counted as untracked, its
+ * free matched at once when it can be (hook_libc.c free_nested).
+ * Initial-exec TLS: see core_common.h. */
+enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2, MT_IN_FORK = 3 };
 
 /* What every hook reads first, in one initial-exec TLS block so that a
  * hook finds all of it with one GOT load: mt_tls_in_hook and mt_tls_thread

@@ -148,6 +148,19 @@ static void free_nested(void *p)
         }
         if (MT_UNLIKELY(mt_g.cfg.sample_rate))
             mt_count_nested_free(); /* the program's free, not queued */
+    } else if (mt_tls_in_hook == MT_IN_FORK) {
+        /* No hook will leave to drain a queue, and the block must go back
+         * to the thread cache now: glibc's fork may hold the arena locks
+         * (a handler run as fork returns).  With the block table held by
+         * fork (busy), counted as an unknown free: right for a block the
+         * handler allocated meanwhile (untracked); a tracked one's record
+         * stays, and is found as a missed free when its address is reused. */
+        if (!(MT_LIKELY(t) ? mt_try_on_free(t, p) : try_on_free_unowned(p))) {
+            if (MT_UNLIKELY(mt_g.cfg.sample_rate))
+                mt_count_nested_free();
+            else
+                atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+        }
     }
     mt_real.free(p);
 }
