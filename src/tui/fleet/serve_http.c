@@ -147,8 +147,9 @@ static int write_index(FILE *f, void *arg)
             "                      the Accept header asks for application/openmetrics-text)\n"
             "/pprof/heap?pid=N     pprof heap profile of process N (gzip'd profile.proto)\n"
             "/pprof/heap?exe=NAME  the same, of the lowest pid whose executable is NAME\n\n"
-            "%zu processes (%zu more not readable by this user, %zu not running):\n",
-            MEMTOP_VERSION, fl->count, fl->denied, fl->not_running);
+            "%zu processes (%zu more starting, %zu not readable by this user, %zu not "
+            "running, %zu in error):\n",
+            MEMTOP_VERSION, fl->count, fl->starting, fl->denied, fl->not_running, fl->errors);
     for (size_t i = 0; i < fl->count; i++) {
         const mt_fleet_proc *p = fl->procs[i];
         fprintf(f, "  /pprof/heap?pid=%-8d %s%s%s%s\n", p->pid, p->v.seg.id.exe,
