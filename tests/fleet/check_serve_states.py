@@ -9,11 +9,13 @@ process.  For several seconds, short-lived programs start and exit under
 the preload, several at once, while /metrics is scraped repeatedly: error
 stays 0 at every scrape.  Then a real failure, a segment file of this user
 holding garbage for a live process, is an error (1), and no longer once the
-file is removed.
+file is removed.  Last, SIGHUP stops the exporter with exit 0, as the man
+page says (SIGTERM: check_serve_churn.py).
 """
 
 import os
 import random
+import signal
 import subprocess
 import threading
 import time
@@ -100,6 +102,10 @@ def test(args):
     try:
         churn(ctx, base)
         planted(ctx, base)
+        serve.send_signal(signal.SIGHUP)
+        serve.wait(timeout=20)
+        check(serve.returncode == 0, "memtop --serve exited %s on SIGHUP" % serve.returncode)
+        print("ok: SIGHUP stops memtop --serve, exit 0")
     finally:
         e2elib.stop(serve)
 
