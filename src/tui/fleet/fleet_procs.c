@@ -124,6 +124,14 @@ static void visit(mt_fleet *f, const mt_proc_entry *e)
         p->seen = true;
         return;
     }
+    if (f->min_age_s && (!e->have_totals || e->uptime_s < f->min_age_s)) {
+        /* no snapshot yet: not old enough to be known old enough */
+        if (e->have_totals)
+            f->too_young++;
+        else
+            f->starting++;
+        return;
+    }
     if (f->count >= MT_FLEET_MAX_PROCS) {
         f->skipped++;
         return;
@@ -145,7 +153,8 @@ static void list(mt_fleet *f)
 {
     mt_proc_list l = {0};
     mt_err err;
-    f->listed = f->starting = f->denied = f->not_running = f->skipped = f->errors = 0;
+    f->listed = f->starting = f->too_young = f->denied = f->not_running = 0;
+    f->skipped = f->errors = 0;
     if (mt_proc_list_read(f->dir, &l, &err) != MT_OK)
         return;
     f->listed = l.count;

@@ -48,8 +48,11 @@ typedef struct mt_fleet {
     size_t count, cap;
     uint64_t refreshed_ns; /* CLOCK_MONOTONIC of the last refresh; 0: never */
     uint64_t generation;   /* refreshes done */
+    /* --serve-min-age: a process is attached once it has run this long
+     * (bounds the series of short-lived processes); 0: at once */
+    uint64_t min_age_s;
     /* what the last listing found besides the processes kept */
-    size_t listed, starting, denied, not_running, skipped, errors;
+    size_t listed, starting, too_young, denied, not_running, skipped, errors;
 } mt_fleet;
 
 /* What a listed process that is not kept counts as. */
