@@ -29,7 +29,8 @@ _memtop_takes_arg()
 {
     case $1 in
     --pid | --iterations | --delay | --sort | --top | --export | --group | \
-        --output | --record | --file | --at | --sample | --threshold | --serve)
+        --output | --record | --file | --at | --sample | --threshold | --serve | \
+        --serve-min-age)
         return 0 ;;
     --*) return 1 ;;
     -*)
@@ -91,7 +92,7 @@ _memtop_value()
     -e | --export | --output | --record) _memtop_files "$cur" "" ;;
     -f | --file) _memtop_files "$cur" dat ;;
     --sample) mapfile -t COMPREPLY < <(compgen -W "0 64k 512k 1M" -- "$cur") ;;
-    *) COMPREPLY=() ;; # -n, -d, --top, --at, --threshold: a number; --serve: [ADDR:]PORT
+    *) COMPREPLY=() ;; # -n, -d, --top, --at, --threshold, --serve-min-age: a number; --serve: [ADDR:]PORT
     esac
 }
 
@@ -101,7 +102,7 @@ _memtop()
     local opts="-p --pid -b --batch -n --iterations -d --delay -s --sort --top
         -e --export -g --group -f --file --output --record --cull --thread-order --at --strict --sample --tree
         --reverse --threshold --no-symbols --ascii
-        --no-color -l --list --clean --serve -h --help -V --version --"
+        --no-color -l --list --clean --serve --serve-min-age -h --help -V --version --"
     COMPREPLY=()
 
     local start

@@ -44,7 +44,7 @@ function __memtop_state
             case --
                 printf '%s\n' cmd $words
                 return
-            case --pid --iterations --delay --sort --top --export --group --output --record --file --at --sample --threshold --serve
+            case --pid --iterations --delay --sort --top --export --group --output --record --file --at --sample --threshold --serve --serve-min-age
                 set pending 1
             case '--*'
             case '-*'
@@ -128,5 +128,6 @@ complete -c memtop $np -l no-color -d 'No colours'
 complete -c memtop $np -s l -l list -d 'List processes memtop can attach to'
 complete -c memtop $np -l clean -d 'Remove stale segments of processes that are gone'
 complete -c memtop $np -l serve -x -d 'Serve /metrics and /pprof/heap over HTTP ([ADDR:]PORT)'
+complete -c memtop $np -l serve-min-age -x -d 'With --serve: export only processes that have run SECS seconds'
 complete -c memtop $np -s h -l help -d 'Show the help'
 complete -c memtop $np -s V -l version -d 'Show the version'

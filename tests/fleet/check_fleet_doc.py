@@ -6,7 +6,8 @@ Prometheus configuration and alert rules of docs/fleet.md must pass
 `promtool check config` and `promtool check rules`; the Grafana dashboard
 must be JSON whose every PromQL expression names only memtop_* series that a
 running `memtop --serve` really exports (and every metric the doc's table
-lists must be served); the configured memtop-exporter.service must pass
+lists must be served, and every state of memtop_exporter_processes
+explained in its table of states); the configured memtop-exporter.service must pass
 `systemd-analyze verify` without a warning, running `memtop --serve` on
 127.0.0.1.
 """
@@ -42,18 +43,28 @@ def promtool_checks(ctx, found):
 
 
 def served_names(ctx, args):
-    """The metric names a running exporter serves, with a leaking target."""
+    """The samples a running exporter serves, with a leaking target."""
     leaker = fleetlib.start_leaker(ctx, args, ctx.path("ready"))
     serve = None
     try:
         serve, base = fleetlib.start_serve(ctx, args)
         status, _, body = fleetlib.http_get(base + "/metrics")
         check(status == 200, "/metrics: %s" % status)
-        return {k[0] for k in fleetlib.metric_samples(body.decode())}
+        return fleetlib.metric_samples(body.decode())
     finally:
         for p in (serve, leaker):
             if p:
                 e2elib.stop(p)
+
+
+def check_states(doc, samples):
+    """The table of states lists exactly the states served."""
+    served = {dict(k[1])["state"] for k in samples if k[0] == "memtop_exporter_processes"}
+    m = re.search(r"\| state \| what it counts \|\n\|---\|---\|\n((?:\|.*\n)+)", doc)
+    check(m, "docs/fleet.md has no table of memtop_exporter_processes states")
+    listed = set(re.findall(r"^\| `(\w+)` \|", m.group(1), re.M))
+    check(listed == served, "states served %s, explained %s" % (sorted(served), sorted(listed)))
+    print("ok: the %d states of memtop_exporter_processes are explained" % len(served))
 
 
 def check_names(doc, found, names):
@@ -95,7 +106,9 @@ def test(args):
         doc = f.read()
     found = blocks(doc)
     promtool_checks(ctx, found)
-    check_names(doc, found, served_names(ctx, args))
+    samples = served_names(ctx, args)
+    check_names(doc, found, {k[0] for k in samples})
+    check_states(doc, samples)
     check_unit(ctx, args)
 
 

@@ -2,8 +2,10 @@
  * the --serve address parser (what is bound is exactly what was written,
  * anything else a one-line error), the pprof string and id tables (index 0
  * is "", every string once, ids survive growth), the gzip writer (zlib
- * reads back what it wrote), the peer policy's MEMTOP_SERVE_USERS and
- * /metrics' short location labels (C++ and Rust names, the byte bound). */
+ * reads back what it wrote), the peer policy's MEMTOP_SERVE_USERS,
+ * /metrics' short location labels (C++ and Rust names, the byte bound) and
+ * what a process that is not exported counts as (a start or an exit is
+ * never an error). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "fleet_procs.h"
 #include "gzip_out.h"
 #include "json_escape.h"
 #include "pprof_tables.h"
@@ -130,6 +133,31 @@ static void test_gzip(void **state)
     free(buf);
     free(in);
     free(back);
+}
+
+static void test_classify(void **state)
+{
+    (void)state;
+    /* the races of a process starting or exiting */
+    assert_int_equal(mt_fleet_classify(MT_E_NOTREADY, true), MT_FLEET_STARTING);
+    assert_int_equal(mt_fleet_classify(MT_E_EMPTY, true), MT_FLEET_STARTING);
+    assert_int_equal(mt_fleet_classify(MT_E_BUSY, true), MT_FLEET_STARTING);
+    assert_int_equal(mt_fleet_classify(MT_E_NOENT, true), MT_FLEET_GONE);
+    assert_int_equal(mt_fleet_classify(MT_E_NOENT, false), MT_FLEET_GONE);
+    assert_int_equal(mt_fleet_classify(MT_E_GONE, false), MT_FLEET_GONE);
+    assert_int_equal(mt_fleet_classify(MT_OK, false), MT_FLEET_NOT_RUNNING);
+    assert_int_equal(mt_fleet_classify(MT_E_EMPTY, false), MT_FLEET_NOT_RUNNING);
+    assert_int_equal(mt_fleet_classify(MT_E_UNTRUSTED, false), MT_FLEET_NOT_RUNNING);
+    /* another user's */
+    assert_int_equal(mt_fleet_classify(MT_E_PERM, true), MT_FLEET_DENIED);
+    assert_int_equal(mt_fleet_classify(MT_E_UNTRUSTED, true), MT_FLEET_DENIED);
+    /* real failures, whether or not the process is there */
+    static const mt_errc bad[] = {MT_E_IO,      MT_E_NOTMEMTOP, MT_E_FOREIGN, MT_E_TRUNCATED,
+                                  MT_E_CORRUPT, MT_E_NOMEM,     MT_E_FULL};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(mt_fleet_classify(bad[i], true), MT_FLEET_ERROR);
+        assert_int_equal(mt_fleet_classify(bad[i], false), MT_FLEET_ERROR);
+    }
 }
 
 static void test_peer_users(void **state)
@@ -252,7 +280,7 @@ int main(void)
         cmocka_unit_test(test_serve_addr), cmocka_unit_test(test_strings),
         cmocka_unit_test(test_ids),        cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_peer_users), cmocka_unit_test(test_name_brief),
-        cmocka_unit_test(test_site_label),
+        cmocka_unit_test(test_site_label), cmocka_unit_test(test_classify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -266,9 +266,13 @@ static void test_options(void **state)
         (const char *[]){"-p", "1", "--batch", "-g", "module", "--export", "x.json", NULL},
         (const char *[]){"-f", "x.dat", "--batch", "-g", "function", NULL},
         (const char *[]){"--serve", "9100", "--top", "5", "--no-symbols", NULL},
+        (const char *[]){"--serve", "9100", "--serve-min-age", "0", NULL},
+        (const char *[]){"--serve-min-age", "31622400", "--serve", "9100", NULL},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         assert_int_equal(parse(&o, good[i]), 0);
+    assert_int_equal(parse(&o, (const char *[]){"--serve", "1", "--serve-min-age", "30", NULL}), 0);
+    assert_int_equal(o.serve_min_age_s, 30);
     const char *const *bad[] = {
         (const char *[]){"-p", "abc", "--batch", NULL},
         (const char *[]){"-p", "0", "--batch", NULL},
@@ -309,6 +313,13 @@ static void test_options(void **state)
         (const char *[]){"--serve", "9100", "--threshold", "1k", NULL},
         (const char *[]){"--serve", "9100", "--cull", NULL},
         (const char *[]){"--serve", "9100", "--thread-order", NULL},
+        /* --serve-min-age: whole seconds up to a year, for --serve only */
+        (const char *[]){"--serve", "9100", "--serve-min-age", "x", NULL},
+        (const char *[]){"--serve", "9100", "--serve-min-age", "-1", NULL},
+        (const char *[]){"--serve", "9100", "--serve-min-age", "1.5", NULL},
+        (const char *[]){"--serve", "9100", "--serve-min-age", "31622401", NULL},
+        (const char *[]){"--serve-min-age", "5", NULL},
+        (const char *[]){"-p", "1", "--batch", "--serve-min-age", "5", NULL},
         /* --reverse and --threshold shape a tree: not the table's rows */
         (const char *[]){"-p", "1", "--batch", "--reverse", NULL},
         (const char *[]){"-p", "1", "--batch", "--threshold", "1k", NULL},

@@ -32,6 +32,7 @@ enum {
     OPT_REVERSE,
     OPT_THRESHOLD,
     OPT_SERVE,
+    OPT_SERVE_MIN_AGE,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +63,7 @@ static const struct option long_opts[] = {
     {"reverse", no_argument, NULL, OPT_REVERSE},
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
     {"serve", required_argument, NULL, OPT_SERVE},
+    {"serve-min-age", required_argument, NULL, OPT_SERVE_MIN_AGE},
     {NULL, 0, NULL, 0},
 };
 
@@ -245,6 +247,12 @@ static int apply(int c, const char *arg, mt_opts *o, char *err, size_t n)
         return 0;
     case OPT_SERVE:
         return set_path(&o->serve_addr, arg, "--serve", err, n);
+    case OPT_SERVE_MIN_AGE:
+        if (!parse_long(arg, 0, MT_SERVE_MIN_AGE_MAX_S, &o->serve_min_age_s))
+            return usage_err(err, n, "--serve-min-age: not a number of seconds (0 to a year): '%s'",
+                             arg);
+        o->serve_min_age_given = true;
+        return 0;
     case 'f':
         return set_path(&o->replay_path, arg, "-f", err, n);
     }
@@ -323,12 +331,15 @@ static int check_target(const mt_opts *o, char *err, size_t n)
  * --top): nothing to sort, group, pace, count, draw as a tree or record. */
 static int check_serve(const mt_opts *o, char *err, size_t n)
 {
+    if (o->serve_min_age_given && !o->serve_addr)
+        return usage_err(err, n, "--serve-min-age SECS is for --serve [ADDR:]PORT");
     if (o->serve_addr &&
         (o->sort_given || o->group_given || o->iterations || o->delay_given || o->tree ||
          o->reverse || o->threshold_given || o->cull_ms || o->thread_order))
         return usage_err(err, n,
                          "--serve takes no -s, -g, -n, -d, --tree, --reverse, --threshold, "
-                         "--cull or --thread-order (only --top and --no-symbols)");
+                         "--cull or --thread-order (only --top, --no-symbols and "
+                         "--serve-min-age)");
     return 0;
 }
 

@@ -29,6 +29,9 @@ typedef enum mt_group_key {
     MT_GROUP_KEYS      /* how many */
 } mt_group_key;
 
+/* --serve-min-age's largest value: a year. */
+#define MT_SERVE_MIN_AGE_MAX_S (366L * 86400)
+
 typedef struct mt_opts {
     int pid;                 /* -p; 0 = none */
     bool batch;              /* -b */
@@ -62,8 +65,10 @@ typedef struct mt_opts {
     bool thread_order;       /* --thread-order: record each thread's order within a tick */
     const char *replay_path; /* -f FILE.dat */
     const char *serve_addr;  /* --serve [ADDR:]PORT: the exporter (fleet/) */
-    double at_s;             /* --at SECONDS into the recording; < 0 = the end */
-    char **prog_argv;        /* PROG ARGS (after --), NULL-terminated, or NULL */
+    long serve_min_age_s;    /* --serve-min-age SECS: export processes this old only */
+    bool serve_min_age_given;
+    double at_s;      /* --at SECONDS into the recording; < 0 = the end */
+    char **prog_argv; /* PROG ARGS (after --), NULL-terminated, or NULL */
 } mt_opts;
 
 /* 0 on success; 2 with a message in err on a usage error. */

@@ -33,7 +33,8 @@ int mt_cmd_serve(const mt_opts *o)
     signal(SIGPIPE, SIG_IGN);
     mt_server s;
     long top = o->top_given ? o->top : SERVE_TOP_DEFAULT;
-    if (mt_server_start(&s, &a, &peers, mt_shm_dir(), !o->no_symbols, top, err, sizeof err) != 0) {
+    if (mt_server_start(&s, &a, &peers, mt_shm_dir(), !o->no_symbols, top,
+                        (uint64_t)o->serve_min_age_s, err, sizeof err) != 0) {
         mt_errorf("%s", err);
         mt_sig_restore(&old);
         return MT_EXIT_FAIL;

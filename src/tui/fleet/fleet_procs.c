@@ -47,17 +47,55 @@ mt_fleet_proc *mt_fleet_find(const mt_fleet *f, int pid)
     return NULL;
 }
 
-/* Attach to pid once, without waiting; NULL if it cannot be (yet). */
-static mt_fleet_proc *proc_new(mt_fleet *f, int pid)
+mt_fleet_class mt_fleet_classify(mt_errc rc, bool alive)
 {
+    switch (rc) {
+    case MT_OK: /* read, but exited or stale by now */
+        return MT_FLEET_NOT_RUNNING;
+    case MT_E_NOENT: /* removed at exit between the listing and the open */
+    case MT_E_GONE:
+        return MT_FLEET_GONE;
+    /* The process is gone but its file is there: a crash's leftover, or
+     * an exit caught before the file was removed. */
+    case MT_E_NOTREADY: /* being created, or no consistent snapshot yet */
+    case MT_E_EMPTY:
+    case MT_E_BUSY:
+        return alive ? MT_FLEET_STARTING : MT_FLEET_NOT_RUNNING;
+    case MT_E_PERM: /* a gone process's file cannot be checked against it */
+    case MT_E_UNTRUSTED:
+        return alive ? MT_FLEET_DENIED : MT_FLEET_NOT_RUNNING;
+    default:
+        return MT_FLEET_ERROR;
+    }
+}
+
+static void count(mt_fleet *f, mt_fleet_class c)
+{
+    size_t *n[] = {[MT_FLEET_GONE] = NULL,
+                   [MT_FLEET_STARTING] = &f->starting,
+                   [MT_FLEET_NOT_RUNNING] = &f->not_running,
+                   [MT_FLEET_DENIED] = &f->denied,
+                   [MT_FLEET_ERROR] = &f->errors};
+    if (n[c])
+        (*n[c])++;
+}
+
+/* Attach to pid once, without waiting; NULL if it cannot be (yet), with
+ * what it is in *cls. */
+static mt_fleet_proc *proc_new(mt_fleet *f, int pid, mt_fleet_class *cls)
+{
+    *cls = MT_FLEET_ERROR;
     mt_fleet_proc *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->pid = pid;
     mt_view_init(&p->v);
     mt_err err;
-    if (mt_view_attach_pid(&p->v, f->dir, pid, &err) != MT_OK ||
-        mt_view_refresh(&p->v, &err) != MT_OK || mt_view_state(&p->v) != MT_STATE_RUNNING) {
+    mt_errc rc = mt_view_attach_pid(&p->v, f->dir, pid, &err);
+    if (rc == MT_OK)
+        rc = mt_view_refresh(&p->v, &err);
+    if (rc != MT_OK || mt_view_state(&p->v) != MT_STATE_RUNNING) {
+        *cls = mt_fleet_classify(rc, mt_pid_exists(pid));
         mt_view_detach(&p->v);
         free(p);
         return NULL;
@@ -86,13 +124,25 @@ static void visit(mt_fleet *f, const mt_proc_entry *e)
         p->seen = true;
         return;
     }
+    if (f->min_age_s && (!e->have_totals || e->uptime_s < f->min_age_s)) {
+        /* no snapshot yet: not old enough to be known old enough */
+        if (e->have_totals)
+            f->too_young++;
+        else
+            f->starting++;
+        return;
+    }
     if (f->count >= MT_FLEET_MAX_PROCS) {
         f->skipped++;
         return;
     }
-    if (mt_grow((void **)&f->procs, &f->cap, f->count + 1, sizeof *f->procs) != 0 ||
-        !(p = proc_new(f, e->pid))) {
-        f->errors++;
+    if (mt_grow((void **)&f->procs, &f->cap, f->count + 1, sizeof *f->procs) != 0) {
+        f->errors++; /* out of memory */
+        return;
+    }
+    mt_fleet_class cls;
+    if (!(p = proc_new(f, e->pid, &cls))) {
+        count(f, cls);
         return;
     }
     p->seen = true;
@@ -103,18 +153,19 @@ static void list(mt_fleet *f)
 {
     mt_proc_list l = {0};
     mt_err err;
-    f->listed = f->denied = f->not_running = f->skipped = f->errors = 0;
+    f->listed = f->starting = f->too_young = f->denied = f->not_running = 0;
+    f->skipped = f->errors = 0;
     if (mt_proc_list_read(f->dir, &l, &err) != MT_OK)
         return;
     f->listed = l.count;
     for (size_t i = 0; i < l.count; i++) {
         const mt_proc_entry *e = &l.items[i];
-        if (!e->ok)
-            f->denied += strcmp(e->state, "denied") == 0 || strcmp(e->state, "foreign") == 0;
         if (e->ok && strcmp(e->state, "running") == 0)
             visit(f, e);
+        else if (e->ok)
+            f->not_running++;
         else
-            f->not_running += e->ok;
+            count(f, mt_fleet_classify(e->rc, mt_pid_exists(e->pid)));
     }
     mt_proc_list_free(&l);
 }

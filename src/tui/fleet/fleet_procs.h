@@ -10,7 +10,12 @@
  * still setting up is tried again at the next refresh), refreshes the
  * others (a copy of the segment's latest snapshot: the target is never
  * waited for nor slowed) and forgets the ones that exited or went away.
- * At most MT_FLEET_MAX_PROCS processes are kept; the rest are counted. */
+ * At most MT_FLEET_MAX_PROCS processes are kept; the rest are counted.
+ *
+ * Every listed process that is not kept is counted by what it is
+ * (mt_fleet_classify): processes start and exit all the time, so the races
+ * of a segment being set up or going away are "starting" or "gone", never
+ * errors: an operator alerts on errors. */
 #ifndef MEMTOP_FLEET_PROCS_H
 #define MEMTOP_FLEET_PROCS_H
 
@@ -19,6 +24,7 @@
 #include <stdint.h>
 
 #include "location.h"
+#include "memtop_ipc.h"
 #include "symbols.h"
 #include "view.h"
 
@@ -42,9 +48,28 @@ typedef struct mt_fleet {
     size_t count, cap;
     uint64_t refreshed_ns; /* CLOCK_MONOTONIC of the last refresh; 0: never */
     uint64_t generation;   /* refreshes done */
+    /* --serve-min-age: a process is attached once it has run this long
+     * (bounds the series of short-lived processes); 0: at once */
+    uint64_t min_age_s;
     /* what the last listing found besides the processes kept */
-    size_t listed, denied, not_running, skipped, errors;
+    size_t listed, starting, too_young, denied, not_running, skipped, errors;
 } mt_fleet;
+
+/* What a listed process that is not kept counts as. */
+typedef enum mt_fleet_class {
+    MT_FLEET_GONE,        /* exited, its segment removed meanwhile: not counted */
+    MT_FLEET_STARTING,    /* its segment is being set up, or has no snapshot yet */
+    MT_FLEET_NOT_RUNNING, /* exited or stale: its file is left, its process gone */
+    MT_FLEET_DENIED,      /* a live process of another user, or a file of an
+                           * untrusted owner */
+    MT_FLEET_ERROR,       /* a real failure: corrupt, foreign layout, I/O, no memory */
+} mt_fleet_class;
+
+/* The class of a process whose segment failed to open or read with rc
+ * (MT_OK: it read, but the process no longer runs); alive: the process is
+ * still there (a file not ready or refused of a gone process is a
+ * leftover, not a process starting or another user's). */
+mt_fleet_class mt_fleet_classify(mt_errc rc, bool alive);
 
 /* symbols: false for --no-symbols; skip_env: MEMTOP_SKIP_FUNCS or NULL.
  * 0, or -1 when out of memory. */

@@ -355,6 +355,8 @@ static void put_exporter(FILE *out, const mt_fleet *f, bool om)
                                  "did with them."};
     put_family(out, &procs, om);
     fprintf(out, "memtop_exporter_processes{state=\"exported\"} %zu\n", f->count);
+    fprintf(out, "memtop_exporter_processes{state=\"starting\"} %zu\n", f->starting);
+    fprintf(out, "memtop_exporter_processes{state=\"too_young\"} %zu\n", f->too_young);
     fprintf(out, "memtop_exporter_processes{state=\"denied\"} %zu\n", f->denied);
     fprintf(out, "memtop_exporter_processes{state=\"not_running\"} %zu\n", f->not_running);
     fprintf(out, "memtop_exporter_processes{state=\"over_limit\"} %zu\n", f->skipped);

@@ -147,8 +147,10 @@ static int write_index(FILE *f, void *arg)
             "                      the Accept header asks for application/openmetrics-text)\n"
             "/pprof/heap?pid=N     pprof heap profile of process N (gzip'd profile.proto)\n"
             "/pprof/heap?exe=NAME  the same, of the lowest pid whose executable is NAME\n\n"
-            "%zu processes (%zu more not readable by this user, %zu not running):\n",
-            MEMTOP_VERSION, fl->count, fl->denied, fl->not_running);
+            "%zu processes (%zu more starting, %zu younger than --serve-min-age, %zu not "
+            "readable by this user, %zu not running, %zu in error):\n",
+            MEMTOP_VERSION, fl->count, fl->starting, fl->too_young, fl->denied, fl->not_running,
+            fl->errors);
     for (size_t i = 0; i < fl->count; i++) {
         const mt_fleet_proc *p = fl->procs[i];
         fprintf(f, "  /pprof/heap?pid=%-8d %s%s%s%s\n", p->pid, p->v.seg.id.exe,
@@ -239,7 +241,8 @@ static enum MHD_Result route(void *cls, struct MHD_Connection *c, const char *ur
 }
 
 int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *peers,
-                    const char *shm_dir, bool symbols, long top, char *err, size_t n)
+                    const char *shm_dir, bool symbols, long top, uint64_t min_age_s, char *err,
+                    size_t n)
 {
     memset(s, 0, sizeof *s);
     s->peers = *peers;
@@ -248,6 +251,7 @@ int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *
         return -1;
     }
     s->top = top;
+    s->fleet.min_age_s = min_age_s;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (a->ipv6 ? MHD_USE_IPv6 : 0);
     s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, route, s, MHD_OPTION_SOCK_ADDR,
                                  (const struct sockaddr *)&a->sa, MHD_OPTION_CONNECTION_LIMIT,

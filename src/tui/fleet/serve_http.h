@@ -47,10 +47,12 @@ typedef struct mt_server {
     mt_peer_policy peers;
 } mt_server;
 
-/* Serve on a the clients peers allows (serve_peer.h).  0, or -1 with a
- * one-line message in err. */
+/* Serve on a the clients peers allows (serve_peer.h): the processes that
+ * have run at least min_age_s seconds (mt_fleet.min_age_s).  0, or -1
+ * with a one-line message in err. */
 int mt_server_start(mt_server *s, const mt_serve_addr *a, const mt_peer_policy *peers,
-                    const char *shm_dir, bool symbols, long top, char *err, size_t n);
+                    const char *shm_dir, bool symbols, long top, uint64_t min_age_s, char *err,
+                    size_t n);
 void mt_server_stop(mt_server *s);
 
 #endif

@@ -55,14 +55,17 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
                    : rc == MT_E_UNTRUSTED ? "foreign"
                                           : "invalid";
         e->shown = e->state;
+        e->rc = rc;
         snprintf(e->why, sizeof e->why, "%s", err.msg);
         return;
     }
     e->ok = true;
     uint32_t flags = mt_segment_flags(&seg); /* one read: state and label agree */
     e->state = mt_state_label(mt_segment_state_flags(&seg, flags), flags);
-    if (mt_segment_grow_error(&seg, e->why, sizeof e->why))
+    if (mt_segment_grow_error(&seg, e->why, sizeof e->why)) {
         e->ok = false; /* shown with its reason: a full /dev/shm */
+        e->rc = MT_E_FULL;
+    }
     mt_proc_live live;
     mt_proc_live_read(&seg, &live);
     bool halted = live.valid && strcmp(e->state, "running") == 0 &&
@@ -153,6 +156,7 @@ static int add_failed(const char *dir, int pid, mt_proc_list *l, size_t *cap)
     memset(e, 0, sizeof *e);
     e->pid = pid;
     e->state = e->shown = "running";
+    e->rc = MT_E_FULL;
     snprintf(e->why, sizeof e->why, "%s", why);
     return 0;
 }

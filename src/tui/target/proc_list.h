@@ -34,6 +34,8 @@ typedef struct mt_proc_entry {
     dev_t dev; /* the segment file (ok only), to list it once */
     ino_t ino;
     char why[256];
+    mt_errc rc; /* not ok: why in a word (MT_E_FULL: it cannot create or grow
+                 * its segment); MT_OK when ok */
 } mt_proc_entry;
 
 typedef struct mt_proc_list {
