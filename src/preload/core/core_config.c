@@ -30,9 +30,7 @@ static const char *env_get(const char *name)
     return NULL;
 }
 
-/* Parses a whole decimal number in [lo, hi].  Returns false on anything
- * else (empty, sign, junk, overflow). */
-static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+bool mt_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
     if (!s || !*s)
         return false;
@@ -56,7 +54,7 @@ static uint64_t env_number(const char *name, uint64_t lo, uint64_t hi, uint64_t 
     uint64_t v;
     if (!s)
         return def;
-    if (parse_u64(s, lo, hi, &v))
+    if (mt_parse_u64(s, lo, hi, &v))
         return v;
     mt_log(MT_LOG_WARN, "warning: %s='%.64s' is not a whole number from %llu to %llu; using %llu",
            name, s, (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)def);
@@ -155,7 +153,7 @@ void mt_config_load(mt_config *cfg, char **envp)
     memcpy(cfg->shm_dir, dir, strlen(dir) + 1);
     const char *keep = env_get("MEMTOP_KEEP_PID");
     uint64_t kp = 0;
-    cfg->keep_pid = (keep && parse_u64(keep, 1, 0x7fffffff, &kp)) ? (int)kp : 0;
+    cfg->keep_pid = (keep && mt_parse_u64(keep, 1, 0x7fffffff, &kp)) ? (int)kp : 0;
     cfg->unwind = env_unwind();
     cfg->mallinfo_off = env_mallinfo_off();
     cfg->max_traces = (uint32_t)env_number("MEMTOP_MAX_TRACES", MT_TRACE_MAX_MIN, MT_TRACE_MAX,

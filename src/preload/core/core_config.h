@@ -69,4 +69,8 @@ typedef struct mt_config {
  * Never allocates. */
 void mt_config_load(mt_config *cfg, char **envp);
 
+/* Parses a whole decimal number in [lo, hi].  Returns false on anything
+ * else (empty, sign, junk, overflow). */
+bool mt_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+
 #endif

@@ -15,6 +15,7 @@
 #include "record.h"
 
 #include "core_clock.h"
+#include "core_config.h"
 #include "core_state.h"
 #include "dat_format.h"
 #include "core_log.h"
@@ -511,16 +512,8 @@ static bool stop_arg(const char *arg, uint64_t *n)
 {
     size_t k = sizeof MT_CTRL_STOP_RECORDING - 1;
     *n = 0;
-    if (!arg[0])
-        return true;
-    if (strncmp(arg, MT_CTRL_STOP_RECORDING, k) != 0 || !arg[k])
-        return false;
-    for (const char *c = arg + k; *c; c++) {
-        if (*c < '0' || *c > '9' || *n > (UINT64_MAX - 9) / 10)
-            return false;
-        *n = *n * 10 + (uint64_t)(*c - '0');
-    }
-    return *n != 0;
+    return !arg[0] || (strncmp(arg, MT_CTRL_STOP_RECORDING, k) == 0 &&
+                       mt_parse_u64(arg + k, 1, UINT64_MAX, n));
 }
 
 int mt_rec_cmd_stop(const char *arg, char *msg, size_t cap)

@@ -47,33 +47,29 @@ static void finish_info(mt_replay *r)
     r->cursor = UINT64_MAX;
 }
 
+/* A file with something to show: a PROCESS record, and for a recording
+ * begun mid-run, its initial state (the heap when it began, written before
+ * any event) whole or events after it.  One cut inside that state holds a
+ * part of the heap and nothing else: every figure would be a fraction of
+ * the heap read as all of it ("0 B live"). */
 static mt_errc check_content(const mt_replay *r, mt_err *err)
 {
     const mt_dat_info *di = mt_dat_get_info(r->rd);
-    if (r->proc.exe[0] || r->proc.pid)
-        return MT_OK;
-    if (di->truncated)
+    unsigned long long dropped = di->dropped_bytes;
+    if (!r->proc.exe[0] && !r->proc.pid)
+        return di->truncated ? mt_err_set(err, MT_E_TRUNCATED,
+                                          "truncated recording: no complete frame (%llu bytes "
+                                          "dropped)",
+                                          dropped)
+                             : mt_err_set(err, MT_E_EMPTY, "empty recording: no PROCESS record");
+    if (di->truncated && (r->proc.flags & MT_DAT_PROC_MID_RUN) && !r->initial_complete &&
+        !r->st.s.events)
         return mt_err_set(err, MT_E_TRUNCATED,
-                          "truncated recording: no complete frame (%llu bytes dropped)",
-                          (unsigned long long)di->dropped_bytes);
-    return mt_err_set(err, MT_E_EMPTY, "empty recording: no PROCESS record");
-}
-
-/* A recording begun mid-run and cut inside its initial state (the heap
- * when it began, written before any event) holds part of that state and
- * nothing else: every figure would be a fraction of the heap read as all
- * of it ("0 B live"), so there is nothing to show. */
-static mt_errc check_start(const mt_replay *r, mt_err *err)
-{
-    const mt_dat_info *di = mt_dat_get_info(r->rd);
-    if (!di->truncated || !(r->proc.flags & MT_DAT_PROC_MID_RUN) || r->initial_complete ||
-        r->st.s.events)
-        return MT_OK;
-    return mt_err_set(err, MT_E_TRUNCATED,
-                      "truncated recording: cut inside its initial state (the heap when the "
-                      "recording began; still being written, or lost with the rest): nothing to "
-                      "show (%llu bytes dropped)",
-                      (unsigned long long)di->dropped_bytes);
+                          "truncated recording: cut inside its initial state (the heap when the "
+                          "recording began; still being written, or lost with the rest): nothing "
+                          "to show (%llu bytes dropped)",
+                          dropped);
+    return MT_OK;
 }
 
 mt_replay *mt_replay_open(const char *path, mt_err *err)
@@ -90,8 +86,7 @@ mt_replay *mt_replay_open(const char *path, mt_err *err)
     mt_rckpts_init(&r->ckpts, CKPT_SPACING_NS);
     mt_rtl_init(&r->tl);
     r->rd = mt_dat_open(path, err);
-    if (!r->rd || mt_replay_read_all(r, err) != MT_OK || check_content(r, err) != MT_OK ||
-        check_start(r, err) != MT_OK) {
+    if (!r->rd || mt_replay_read_all(r, err) != MT_OK || check_content(r, err) != MT_OK) {
         mt_replay_close(r);
         return NULL;
     }
