@@ -154,6 +154,11 @@ def check_recording(ctx):
     if snap.get("health", {}).get("trace_table_full") is not True:
         errs.append("the recording's health does not say the trace table was full: %r" %
                     snap.get("health"))
+    # a recording does not store the bound: never "(0 traces)"
+    why = snap.get("health", {}).get("not_exact") or ""
+    if "trace table full" not in why or "(0 traces)" in why:
+        errs.append("the recording's not_exact does not say the table was full, or says it "
+                    "held 0 traces: %r" % why)
     if errs:
         fail("%s:\n%s" % (out, "\n".join(errs)))
     print("recording: totals exact, %d traces" % len(snap["traces"]))

@@ -64,9 +64,11 @@ static void line_into(const mt_view *v, const mt_export_rec *rec, char *buf, siz
         add(buf, n, &k, "%llu missed frees", (unsigned long long)to->missed_free_count);
     /* the table's bound: backtraces seen since are counted in (overflow),
      * totals exact but not which code holds what */
-    if (v->snap.flags & MT_FLAG_TRACES_FULL)
+    if ((v->snap.flags & MT_FLAG_TRACES_FULL) && v->snap.slot.max_traces)
         add(buf, n, &k, "trace table full (%llu traces): new backtraces counted in (overflow)",
             (unsigned long long)v->snap.slot.max_traces);
+    else if (v->snap.flags & MT_FLAG_TRACES_FULL) /* an older target: its bound not said */
+        add(buf, n, &k, "trace table full: new backtraces counted in (overflow)");
     if (to->dropped_traces || (v->snap.flags & MT_FLAG_SEGMENT_FULL))
         add(buf, n, &k, "%llu trace%s dropped", (unsigned long long)to->dropped_traces,
             mt_plural(to->dropped_traces));
