@@ -195,3 +195,11 @@ mt_errc mt_segment_check_size(const mt_segment *seg, mt_err *err)
                           (long long)st.st_size);
     return MT_OK;
 }
+
+uint64_t mt_segment_held_bytes(const mt_segment *seg)
+{
+    struct stat st;
+    if (seg->fd < 0 || fstat(seg->fd, &st) != 0)
+        return MT_UNKNOWN;
+    return (uint64_t)st.st_blocks * 512u; /* st_blocks counts 512-byte units whatever the fs */
+}

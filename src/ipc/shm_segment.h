@@ -109,4 +109,11 @@ bool mt_segment_replaced(const mt_segment *seg);
 /* MT_E_TRUNCATED if the file shrank below the validated size since open. */
 mt_errc mt_segment_check_size(const mt_segment *seg, mt_err *err);
 
+/* The memory the segment file holds now: its allocated blocks (fstat's
+ * st_blocks), not its size.  The target sizes the file sparse (about
+ * 1 GiB) and commits what it writes (publish_shm.c), so this is what the
+ * segment costs the machine: on /dev/shm, RAM (the target's RssShmem is
+ * the part it touched).  MT_UNKNOWN without an open file. */
+uint64_t mt_segment_held_bytes(const mt_segment *seg);
+
 #endif

@@ -26,7 +26,10 @@ those lines only (diff).  The rate line of all three was edited once
 and differed in that only (diff).  The batch.txt of all three were
 regenerated once (branch leakcol): --batch gained a LEAK column before
 LOCATION; with that column taken out, this build's output is the old
-files' to the byte.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+files' to the byte.  And once more (branch segmem): the heap line's
+"memtop" figure says "+ segment unknown" (a recording does not store what
+the segment held) and the export gained totals.segment_bytes (null); with
+those taken out, this build's output is the old files' to the byte.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

@@ -338,7 +338,8 @@ static void mid_run(void **state)
     char text[8192];
     text[fread(text, 1, sizeof text - 1, fp)] = '\0';
     fclose(fp);
-    assert_non_null(strstr(text, "\"rss_bytes\": null, \"tracker_bytes\": null"));
+    assert_non_null(
+        strstr(text, "\"rss_bytes\": null, \"tracker_bytes\": null, \"segment_bytes\": null"));
     assert_non_null(strstr(text, "\"thread_count\": null}"));
     mt_replay_view_free(&v);
     mt_replay_close(r);

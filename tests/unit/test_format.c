@@ -96,6 +96,19 @@ static void test_allocator_share(void **state)
     assert_string_equal(buf, "4.0 KiB (3 s ago)");
 }
 
+/* memtop's own memory names its two parts, and says when the segment's is
+ * not known (a recording) instead of showing the bookkeeping alone. */
+static void test_own_memory(void **state)
+{
+    (void)state;
+    char buf[80];
+    mt_fmt_own_memory(30 << 20, 54 << 20, buf, sizeof buf);
+    assert_string_equal(buf, "30.0 MiB + 54.0 MiB segment");
+    mt_fmt_own_memory(22 << 20, MT_UNKNOWN, buf, sizeof buf);
+    assert_string_equal(buf, "22.0 MiB + segment unknown");
+    assert_string_equal(mt_fmt_own_memory(MT_UNKNOWN, 4096, buf, sizeof buf), "unknown");
+}
+
 static void test_rate(void **state)
 {
     (void)state;
@@ -458,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_json_utf8),
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_allocator_share),
+        cmocka_unit_test(test_own_memory),
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_count_and_duration),
         cmocka_unit_test(test_fixed),

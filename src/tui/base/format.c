@@ -155,3 +155,16 @@ double mt_fmt_allocator_share(uint64_t allocator, uint64_t live, uint64_t age_s,
     snprintf(buf, n, "%s, %.0f%% not live", b, share);
     return share;
 }
+
+const char *mt_fmt_own_memory(uint64_t tracker, uint64_t segment, char *buf, size_t n)
+{
+    char t[32], g[32];
+    if (tracker == MT_UNKNOWN)
+        snprintf(buf, n, "unknown");
+    else if (segment == MT_UNKNOWN)
+        snprintf(buf, n, "%s + segment unknown", mt_fmt_bytes(tracker, t, sizeof t));
+    else
+        snprintf(buf, n, "%s + %s segment", mt_fmt_bytes(tracker, t, sizeof t),
+                 mt_fmt_bytes(segment, g, sizeof g));
+    return buf;
+}

@@ -23,6 +23,14 @@ char *mt_fmt_rate(double bytes_per_s, char *buf, size_t n);
 double mt_fmt_allocator_share(uint64_t allocator, uint64_t live, uint64_t age_s, char *buf,
                               size_t n);
 
+/* memtop's own memory in the target: "29.6 MiB + 54.3 MiB segment" (its
+ * bookkeeping, totals.tracker_bytes, and what its shared segment holds,
+ * mt_view.segment_bytes), "22.4 MiB + segment unknown" when the second is
+ * MT_UNKNOWN (a recording does not store it), "unknown" without the first.
+ * The two are apart: the segment is shared memory, in the target's RSS
+ * only where it touched it. */
+const char *mt_fmt_own_memory(uint64_t tracker, uint64_t segment, char *buf, size_t n);
+
 /* Exact below one million, else "1.2M", "3.4G". */
 char *mt_fmt_count(uint64_t count, char *buf, size_t n);
 

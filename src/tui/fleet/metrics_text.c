@@ -138,6 +138,12 @@ static value table_full_of(const calc *c)
     return u64v((c->p->v.snap.flags & MT_FLAG_TRACES_FULL) != 0);
 }
 
+static value segment_of(const calc *c)
+{
+    uint64_t b = c->p->v.segment_bytes;
+    return b == MT_UNKNOWN ? (value){0} : u64v(b);
+}
+
 static value uptime_of(const calc *c)
 {
     return u64v(mt_view_uptime_s(&c->p->v));
@@ -191,8 +197,13 @@ static const struct pmetric {
       "hold the allocator while they run)."},
      CALC(allocator_age_of)},
     {{"memtop_rss_bytes", false, "Resident memory of the process."}, TOTAL(rss_bytes)},
-    {{"memtop_tracker_bytes", false, "memtop's own bookkeeping memory in the process."},
+    {{"memtop_tracker_bytes", false,
+      "memtop's own bookkeeping memory in the process (memtop_segment_bytes apart)."},
      TOTAL(tracker_bytes)},
+    {{"memtop_segment_bytes", false,
+      "Memory memtop's shared segment holds (its file's allocated blocks; on /dev/shm, RAM): "
+      "memtop's cost in the process beside memtop_tracker_bytes."},
+     CALC(segment_of)},
     {{"memtop_traces", false, "Distinct allocation backtraces seen."}, TOTAL(trace_count)},
     {{"memtop_growth_bytes_per_second", false,
       "Change of live bytes per second over memtop's growth window (30-36 s)."},

@@ -212,6 +212,7 @@ static void put_totals(FILE *f, const mt_export_src *x)
     put_opt(f, "allocator_age_ms", age == MT_UNKNOWN ? age : age / 1000000u, true);
     put_opt(f, "rss_bytes", t->rss_bytes, true);
     put_opt(f, "tracker_bytes", t->tracker_bytes, true);
+    put_opt(f, "segment_bytes", x->v->segment_bytes, true); /* not in a recording: null */
     put_u64(f, "trace_count", t->trace_count, true);
     put_opt(f, "thread_count", t->thread_count, false);
     fputs("},\n\"health\": {", f);

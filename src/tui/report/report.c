@@ -61,7 +61,7 @@ static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
             "memtop %s\n",
             e, B(t->live_bytes), e, C(t->live_count), e, B(t->peak_live_bytes), name,
             B(t->allocator_bytes), B(t->allocator_inuse_bytes), age, B(t->rss_bytes),
-            B(t->tracker_bytes));
+            mt_fmt_own_memory(t->tracker_bytes, v->segment_bytes, (char[80]){0}, 80));
 }
 
 /* "the last 1.0 s", "its whole life, 0.4 s": what the rates are over. */

@@ -128,7 +128,8 @@ static void field(const mt_theme *t, int y, int *x, const char *label, attr_t va
     *x += mt_draw_text(t, y, *x, COLS - *x, va, val);
 }
 
-/* Row 1: heap, allocator, RSS and what that means for fragmentation. */
+/* Row 1: heap, allocator, RSS and what that means for fragmentation, and
+ * what memtop itself costs the target. */
 static void draw_memory(mt_app *a, const mt_shm_totals *to)
 {
     const mt_theme *t = &a->theme;
@@ -168,6 +169,9 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
     field(t, 1, &x, "RSS ", t->value, B(to->rss_bytes));
     snprintf(buf, sizeof buf, "%s%s", est, B(to->peak_live_bytes));
     field(t, 1, &x, "peak ", A_NORMAL, buf);
+    /* last: cut first on a narrow terminal */
+    field(t, 1, &x, "memtop ", t->dim,
+          mt_fmt_own_memory(to->tracker_bytes, a->src.view.segment_bytes, buf, sizeof buf));
 }
 
 /* Live-bytes growth per second over the last minute (or the whole run

@@ -10,6 +10,7 @@ void mt_view_init(mt_view *v)
 {
     memset(v, 0, sizeof *v);
     v->seg.fd = -1;
+    v->segment_bytes = MT_UNKNOWN;
     mt_defs_init(&v->defs);
     mt_modules_init(&v->mods);
 }
@@ -288,6 +289,7 @@ mt_errc mt_view_refresh(mt_view *v, mt_err *err)
     if (arc == MT_OK)
         v->allocs = allocs;
     mt_proc_live_read(&v->seg, &v->live);
+    v->segment_bytes = mt_segment_held_bytes(&v->seg);
     update_rates(v);
     return MT_OK;
 }

@@ -46,6 +46,10 @@ typedef struct mt_view {
      * estimates too (a sampled recording at a cursor where the file holds
      * no exact counts: replay_snap.c).  Ask mt_view_totals_exact. */
     bool counts_estimated;
+    /* The memory the segment holds (mt_segment_held_bytes), read with each
+     * snapshot: memtop's cost in the target beside totals.tracker_bytes.
+     * MT_UNKNOWN for a recording (not stored) or before a snapshot. */
+    uint64_t segment_bytes;
 } mt_view;
 
 void mt_view_init(mt_view *v);
