@@ -25,6 +25,12 @@
  * whole; a name the user gave is checked by the rules above, on a descriptor opened without
  * following a symlink, before the temporary file is made and again just before the rename (which
  * replaces the name, never writes through it).
+ * One exception to whole-or-nothing: where the directory refuses us the
+ * temporary file (EACCES, EPERM: a user's own file in a directory only
+ * root may write) but the name the user gave is a file that passed the
+ * checks above, that file is emptied and written in place, on the checked
+ * descriptor, as a shell's `>` would: not atomically, so a full disk can
+ * leave it cut.  A name that does not exist gets the refusal.
  */
 #include "out_file.h"
 
@@ -162,6 +168,15 @@ static int dir_of(const char *path, char *buf, size_t n)
     return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }
 
+/* Whether mt_out_temp's -errno says the directory refuses us a new file
+ * (not writable by us, or immutable) rather than that the disk is full:
+ * then an existing file of ours in it may still be written in place.
+ * EROFS is not one: the file itself could not have been opened to write. */
+static bool dir_refuses(int err)
+{
+    return err == -EACCES || err == -EPERM;
+}
+
 int mt_out_open_whole(const char *path, char *tmp, size_t n)
 {
     bool dev = false;
@@ -169,13 +184,22 @@ int mt_out_open_whole(const char *path, char *tmp, size_t n)
     int fd = open_checked(path, 0, &dev);
     if (fd >= 0 && dev)
         return ready_named(fd, dev, false); /* written as it is */
-    if (fd >= 0)
-        close(fd);
-    else if (fd != -ENOENT)
+    if (fd < 0 && fd != -ENOENT)
         return fd;
     char dir[4096];
-    int rc = dir_of(path, dir, sizeof dir);
-    return rc ? rc : mt_out_temp(dir, tmp, n);
+    int t = dir_of(path, dir, sizeof dir);
+    if (t == 0)
+        t = mt_out_temp(dir, tmp, n);
+    /* No temporary file allowed beside an existing file of ours (a file
+     * the user may write in a directory they may not, as `>` would): it is
+     * written in place on the descriptor checked above, never reopened by
+     * name, so not atomically (a full disk leaves it cut).  A name that
+     * does not exist yet (fd -ENOENT) gets the directory's refusal. */
+    if (fd >= 0 && t < 0 && dir_refuses(t))
+        return ready_named(fd, false, true);
+    if (fd >= 0)
+        close(fd);
+    return t;
 }
 
 int mt_out_commit_whole(const char *tmp, const char *path)

@@ -34,8 +34,11 @@ const char *mt_out_strerror(int err);
  * checked as mt_out_open_named checks it (without creating or emptying
  * it), then a temporary file is made beside it (mt_out_temp, its name in
  * tmp) and its descriptor returned; mt_out_commit_whole puts it in place.
- * A character device is opened and returned as it is (tmp ""). -errno
- * as mt_out_open_named's. */
+ * A character device is opened and returned as it is (tmp "").  When the
+ * directory refuses the temporary file (EACCES, EPERM) but path is an
+ * existing file that passed the checks, that file is returned emptied, to
+ * be written in place, not atomically (tmp ""); a new name gets the
+ * refusal.  -errno as mt_out_open_named's. */
 int mt_out_open_whole(const char *path, char *tmp, size_t n);
 
 /* Renames tmp to path once written, after checking path again by the same

@@ -1,7 +1,9 @@
 /* export.c -- choosing the export format and writing the file (see
  * export.h).  The file is opened by out_file.c's rules: a named file is
  * never reached through a symlink nor taken from another user, and is
- * written whole or not at all (a temporary file renamed into place). */
+ * written whole or not at all (a temporary file renamed into place), but
+ * in place, not atomically, where its directory refuses a temporary file
+ * and it is the user's own (out_file.c). */
 #include "export.h"
 
 #include "out_file.h"
@@ -23,8 +25,9 @@ bool mt_export_stdout(const char *path)
     return path[0] == '-' && (path[1] == '\0' || path[1] == '.');
 }
 
-/* To a file path names, written whole or not at all (out_file.h):
- * 0, or -1 with a message in err. */
+/* To a file path names, written whole or not at all (out_file.h; tmp "":
+ * a device or the in-place fallback, nothing to rename): 0, or -1 with a
+ * message in err. */
 static int export_whole(const char *path, const mt_export_src *src, char *err, size_t n)
 {
     char tmp[4096];

@@ -69,8 +69,9 @@ bool mt_export_stdout(const char *path);
 /* Writes to a file the user named (created 0600, or replacing an existing
  * regular file of the user's: out_file.h's mt_out_open_whole), whole or
  * not at all (a failed export leaves no file, and an older one as it
- * was), or to standard output (mt_export_stdout).  0, or -1 with a
- * one-line message in err. */
+ * was; but an older file of the user's in a directory that refuses a
+ * temporary file is written in place, not atomically), or to standard
+ * output (mt_export_stdout).  0, or -1 with a one-line message in err. */
 int mt_export_file(const char *path, const mt_export_src *src, char *err, size_t n);
 /* The same into fd, a new empty file (taken over: closed); path gives the
  * format and the messages. */
