@@ -55,10 +55,7 @@ def test(args):
     prog = e2elib.start_preloaded(ctx, [STACKS_PROG, ready, str(STACKS)])
     serve = None
     try:
-        e2elib.wait_for(lambda: os.path.exists(ready) or prog.poll() is not None,
-                        "fleet-stacks to write %s" % ready)
-        if prog.poll() is not None:  # its stderr only once it ended: never a blocking read
-            check(False, "fleet-stacks exited: %s" % prog.stderr.read())
+        fleetlib.wait_ready(prog, ready, "fleet-stacks")
         seg = e2elib.wait_segment(ctx, prog)
 
         lo = held(seg)

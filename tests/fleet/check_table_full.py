@@ -40,10 +40,7 @@ def test(args):
     leaker = fleetlib.start_leaker(ctx, args, ctx.path("ready"))
     serve = None
     try:
-        e2elib.wait_for(lambda: os.path.exists(ready) or full.poll() is not None,
-                        "fleet-stacks to write %s" % ready)
-        if full.poll() is not None:  # its stderr only once it ended: never a blocking read
-            check(False, "fleet-stacks exited: %s" % full.stderr.read())
+        fleetlib.wait_ready(full, ready, "fleet-stacks")
         snap = fleetlib.export_json(ctx, args, full.pid, "full.json")
         check(snap["health"]["trace_table_full"] is True,
               "JSON health: %r" % snap["health"])

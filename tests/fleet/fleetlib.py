@@ -208,14 +208,20 @@ def export_json(ctx, args, pid, name):
     return e2elib.load_json(out)
 
 
+def wait_ready(proc, ready, name):
+    """Waits until proc writes the file ready; fails if it exits first (its
+    stderr read only then: never a blocking read of a live child's)."""
+    e2elib.wait_for(lambda: os.path.exists(ready) or proc.poll() is not None,
+                    "%s to write %s" % (name, ready))
+    if proc.poll() is not None:
+        fail("%s exited early (%s): %s" % (name, proc.returncode, proc.stderr.read()))
+
+
 def start_leaker(ctx, args, ready, blocks=100, hold=0):
     """fleet-leaker under the preload; once ready exists when ready is a path."""
     proc = e2elib.start_preloaded(ctx, [LEAKER, ready or "-", str(blocks), str(hold)])
     if ready:
-        e2elib.wait_for(lambda: os.path.exists(ready) or proc.poll() is not None,
-                        "fleet-leaker to write %s" % ready)
-        if proc.poll() is not None:
-            fail("fleet-leaker exited early (%s): %s" % (proc.returncode, proc.stderr.read()))
+        wait_ready(proc, ready, "fleet-leaker")
     return proc
 
 
