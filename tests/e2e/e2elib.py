@@ -193,11 +193,21 @@ def start_in_namespaces(ctx, cmd, pid_ns=True, size="64m", env=None, until=None,
         except OSError:
             return None
 
+    # Its target is pid 1 of a PID namespace, where a signal it has no
+    # handler for is ignored: unshare passes SIGTERM on, nothing ends, and
+    # stop() waited its 10 s each time (e2e_namespaces took 51 s, up to the
+    # timeout under load).  stop() kills it (unshare --kill-child's SIGKILL).
+    proc.pid1 = pid_ns
     return proc, wait_for(target, "the namespaced target's segment")
 
 
 def stop(proc):
-    """Ends a background process this test started (by its own handle)."""
+    """Ends a background process this test started (by its own handle):
+    SIGTERM, SIGKILL after 10 s; at once for pid 1 of a PID namespace
+    (start_in_namespaces), which would ignore SIGTERM."""
+    if proc.poll() is None and getattr(proc, "pid1", False):
+        proc.kill()
+        proc.wait()
     if proc.poll() is None:
         proc.terminate()
         try:
