@@ -59,7 +59,10 @@ static void build(mt_app *a, mt_text_lines *l)
                  "from the kernel");
     mt_lines_add(l, A_NORMAL,
                  "  (\"not live\" = fragmentation and free lists); RSS: resident memory "
-                 "of the process.");
+                 "of the process;");
+    mt_lines_add(l, A_NORMAL,
+                 "  memtop: its own memory in the process, bookkeeping + what its shared "
+                 "segment holds.");
     mt_lines_add(l, A_NORMAL,
                  "  Data: \"exact\", or what memtop could not see (unknown frees are "
                  "frees of blocks");
