@@ -20,7 +20,8 @@
  *  - run with a MEMTOP_TEMP_MS longer than the whole run, every free() is
  *    temporary and the free half of a realloc never is: the ground truth
  *    gives those figures as temporary_{count,bytes}_long_threshold.
- *    realloc(p, 0) counts as a realloc's free half;
+ *    realloc(p, 0), which frees p, counts as a free() (temporary by the
+ *    same rules);
  *  - failed calls (calloc/reallocarray overflow, bad posix_memalign
  *    alignment, huge malloc) count nothing, and an allocation always follows
  *    them before the next free.
@@ -364,6 +365,15 @@ static void release(struct thr *t, struct block *b, int temporary)
     b->p = NULL;
 }
 
+/* realloc(p, 0) freed b: a free like free()'s, checked against the rule
+ * the same way (a spacer was allocated after it: not temporary at
+ * MEMTOP_TEMP_MS=0; temporary under a long threshold). */
+static void freed_by_realloc_zero(struct thr *t, struct block *b)
+{
+    count_free(t, b, b->p == t->last, 1);
+    b->p = NULL;
+}
+
 /* The free half of a realloc: never temporary. */
 static void realloc_freed(struct thr *t, const struct block *old)
 {
@@ -446,7 +456,7 @@ static void phase_realloc(struct thr *t)
     if (site_realloc_zero(r.p) != NULL) {
         die("realloc(p, 0) did not free");
     }
-    realloc_freed(t, &r);
+    freed_by_realloc_zero(t, &r);
     struct block r2 = got(t, S_site_realloc_null, site_realloc_null(50), 50);
     release(t, &spacer, NOT_TEMP);
     (void)r2; /* leaked */

@@ -136,7 +136,9 @@ static inline void hook_unwound(const hook_guard *g)
 
 /* realloc's rule (hook_libc.c): the old block freed, never temporary, the new
  * one allocated at the call site; a failure leaves the old block live,
- * except for a function that frees it then (mi_reallocf). */
+ * except for a function that frees it then (mi_reallocf).  realloc(p, 0)
+ * that returns NULL (glibc's, jemalloc's) is a free, temporary by the same
+ * rule as free()'s: the block's life ended there, nothing took its place. */
 static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_block *b, void *p,
                                  size_t size, bool frees_on_failure, const mt_hook_frame *start)
 {
@@ -146,7 +148,7 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
             mt_untake(old, b);
     } else {
         if (known)
-            mt_charge_free(t, old, b, false);
+            mt_charge_free(t, old, b, !p && size == 0);
         mt_count_realloc_free(t, old);
         if (p)
             mt_on_alloc(t, p, size, start);

@@ -13,7 +13,8 @@
  *
  * Accounting of realloc: the old block is freed (charged to its own trace,
  * never temporary) and the new one allocated at realloc's call site, even
- * when the address does not change.
+ * when the address does not change.  realloc(p, 0) returning NULL is a
+ * free of p, temporary by free()'s rule (realloc_done).
  *
  * Where backtraces start: every exported hook that records a block takes
  * its own frame address (HOOK_FRAME), which makes GCC give it a frame
