@@ -3,7 +3,10 @@
  * opens arguments (skipped to their '>', "<...>" written), any other '<'
  * a qualified path (kept); the last '(' group at depth 0 with no "::"
  * after it is the parameter list.  An operator's name (operator<<,
- * operator->, operator()) is copied as it is, never taken for brackets. */
+ * operator->, operator()) is copied as it is, never taken for brackets.
+ * The name comes from the target's ELF files: the searches for the '>' of
+ * each '<' share one budget, so that a name of unclosed '<' ("a<a<a<...",
+ * any length) costs linear time, not quadratic (a /metrics scrape). */
 #include "site_label.h"
 
 #include <ctype.h>
@@ -14,7 +17,8 @@
 #include "json_escape.h"
 
 #define MAX_DEPTH 64
-#define MARK "\xE2\x80\xA6" /* U+2026 HORIZONTAL ELLIPSIS */
+#define SCAN_BUDGET (1u << 20) /* bytes angle_end may read in one name, in all */
+#define MARK "\xE2\x80\xA6"    /* U+2026 HORIZONTAL ELLIPSIS */
 
 typedef struct out {
     char *buf;
@@ -32,12 +36,16 @@ static bool ident(char c)
     return isalnum((unsigned char)c) || c == '_' || c == '$';
 }
 
-/* Just past the '>' closing the '<' at s[i]; 0 when none does.  An arrow's
- * '>' ("fn() -> T") closes nothing. */
-static size_t angle_end(const char *s, size_t i)
+/* Just past the '>' closing the '<' at s[i]; 0 when none does, or when
+ * *budget (bytes left to read) runs out first.  An arrow's '>' ("fn() ->
+ * T") closes nothing. */
+static size_t angle_end(const char *s, size_t i, size_t *budget)
 {
     int depth = 0;
     for (; s[i]; i++) {
+        if (*budget == 0)
+            return 0;
+        --*budget;
         if (s[i] == '<')
             depth++;
         else if (s[i] == '>' && s[i - 1] != '-' && --depth == 0)
@@ -83,7 +91,7 @@ char *mt_name_brief(const char *name, char *buf, size_t n)
     char stack[MAX_DEPTH];
     int depth = 0;
     size_t params = SIZE_MAX, params_end = 0; /* the last depth-0 (...) written */
-    size_t after_operator = SIZE_MAX;
+    size_t after_operator = SIZE_MAX, budget = SCAN_BUDGET;
     for (size_t i = 0; name[i];) {
         char c = name[i];
         size_t len = operator_len(name, i), end;
@@ -94,7 +102,7 @@ char *mt_name_brief(const char *name, char *buf, size_t n)
             continue;
         }
         if (c == '<' && opens_arguments(name, i, after_operator) &&
-            (end = angle_end(name, i)) != 0) {
+            (end = angle_end(name, i, &budget)) != 0) {
             put(&o, "<...>", 5);
             i = end;
             continue;
