@@ -2,7 +2,8 @@
 """Pitfall 3, counted: a program whose SIGPROF and SIGALRM handlers (every
 20 us) allocate and free through its own async-signal-safe allocator
 (progs/pf_sigbump.c, which memtop interposes in front of) while its main
-loop allocates and frees (progs/pf_sigcount.c).  The program counts every
+loop allocates and frees (progs/pf_sigcount.c), and realloc blocks the
+main loop allocated (tracked) and hands them.  The program counts every
 call it makes between two exports of the live process; memtop's process
 totals must account for each exactly once, in exact mode and sampled
 (MEMTOP_SAMPLE=4k and 64k).  A handler's call that interrupted memtop itself
@@ -10,7 +11,8 @@ cannot be tracked (it may not take the locks the interrupted code may
 hold): its allocation is counted as untracked, its free as unknown (exact
 mode) or as a free (sampled mode, where frees are counted, not matched),
 its bytes nowhere (so the bytes missing must be those of the untracked
-handler blocks).  Everything else is counted exactly, to the byte.
+handler blocks); such a call's realloc of a tracked block frees it, counted
+as any free (it was once counted nowhere, its record left live).  Everything else is counted exactly, to the byte.
 Sampled, the allocations of the loop's last quarter (its own call site,
 late_alloc) must be sampled too: an estimate within 25 % of what it
 allocated (a thread whose countdown a handler left at or below 0 sampled

@@ -376,7 +376,7 @@ void mt_on_free(mt_thread *t, void *p)
     take_and_charge(t, p, false);
 }
 
-bool mt_try_on_free(mt_thread *t, void *p)
+bool mt_try_on_free(mt_thread *t, void *p, bool temporary_ok)
 {
     bool rec = mt_rec_on();
     if (rec && mt_rec_paused())
@@ -401,9 +401,9 @@ bool mt_try_on_free(mt_thread *t, void *p)
         if (sampled)
             mt_count_nested_free();
         if (rec)
-            charge_recorded(t, p, &b, true, false);
+            charge_recorded(t, p, &b, temporary_ok, false);
         else
-            charge_block(t, p, &b, true, mt_now_ns(), sampled);
+            charge_block(t, p, &b, temporary_ok, temporary_ok ? mt_now_ns() : 0, sampled);
         return true;
     }
     return false;

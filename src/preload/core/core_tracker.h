@@ -27,8 +27,9 @@ void mt_untake(void *p, const mt_block *b);
 
 /* mt_on_free for a free that arrived while this thread was inside a hook
  * (a signal handler): false, with nothing done, if the block's shard is
- * locked (perhaps by the interrupted code) and the free must be deferred. */
-bool mt_try_on_free(mt_thread *t, void *p);
+ * locked (perhaps by the interrupted code) and the free must be deferred.
+ * temporary_ok: false for the free half of a realloc (never temporary). */
+bool mt_try_on_free(mt_thread *t, void *p, bool temporary_ok);
 
 /* Sampled mode: the exact count of frees that have no thread to count
  * them (from a signal handler: the interrupted code may be updating its

@@ -115,11 +115,59 @@ MT_EXPORT void *calloc(size_t n, size_t m)
  * that interrupted the thread's first hook while it acquires one
  * (hook_enter), which cannot be made here.  A zeroed stand-in serves: only
  * the "newest block" test reads it, and it names no block. */
-static __attribute__((noinline, cold)) bool try_on_free_unowned(void *p)
+static __attribute__((noinline, cold)) bool try_on_free_unowned(void *p, bool temporary_ok)
 {
     mt_thread none;
     memset(&none, 0, sizeof none);
-    return mt_try_on_free(&none, p);
+    return mt_try_on_free(&none, p, temporary_ok);
+}
+
+/* The free of p by a call made inside a hook, accounted now if its shard is
+ * free (mt_try_on_free); false if it is busy. */
+static inline bool try_free_now(void *p, bool temporary_ok)
+{
+    mt_thread *t = mt_tls_thread;
+    return MT_LIKELY(t) ? mt_try_on_free(t, p, temporary_ok) : try_on_free_unowned(p, temporary_ok);
+}
+
+/* Queues p for the outer hook, which accounts it and frees it on leaving
+ * (mt_drain_deferred); false when the queue is full or the thread has
+ * none.  Only inside a hook (MT_IN_HOOK): a fork handler has no hook to
+ * leave. */
+static bool defer_free(mt_thread *t, void *p)
+{
+    uint32_t n = t ? atomic_load_explicit(&t->ndeferred, memory_order_relaxed) : MT_DEFER_MAX;
+    while (n < MT_DEFER_MAX) {
+        t->deferred[n] = p;
+        if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
+/* A nested free that could be neither matched nor queued: sampled mode
+ * counts every free (not matched); in exact mode, inside a hook, the stale
+ * record is found when the address is reused (a missed free); inside
+ * memtop's fork handlers, with the block table held by the fork, it is
+ * counted as an unknown free (right for a block the handler allocated
+ * meanwhile, untracked; a tracked one's record stays, found as a missed
+ * free when its address is reused). */
+static void free_unmatched(int in)
+{
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate))
+        mt_count_nested_free();
+    else if (in == MT_IN_FORK)
+        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+}
+
+/* Whether a call that found this thread inside memtop is the program's (a
+ * signal handler's, interrupting a hook or memtop's fork handlers, which
+ * call no allocator), whose frees are accounted; not memtop's own work
+ * (MT_IN_OWN) nor a call before tracking. */
+static inline bool nested_is_program(int in)
+{
+    return in == MT_IN_HOOK || in == MT_IN_FORK;
 }
 
 /* Frees a block that arrived while this thread was inside a hook (from a
@@ -128,42 +176,58 @@ static __attribute__((noinline, cold)) bool try_on_free_unowned(void *p)
  * allocator's thread cache, which a handler's next malloc may need (taking
  * the arena lock instead would deadlock against an interrupted malloc).
  * If the shard is locked (maybe by the interrupted code), queue it for the
- * outer hook; if the queue is full (or the thread has none yet), free it
- * now and let its stale record be found when the address is reused
- * (counted as a missed free).  Either way it is counted once: a handler's
- * free is the program's. */
+ * outer hook; if it cannot be queued, free it now (free_unmatched).  Either
+ * way it is counted once: a handler's free is the program's.  Inside
+ * memtop's fork handlers nothing is queued: no hook will leave to drain the
+ * queue, and the block must go back now (glibc's fork may hold the arena
+ * locks for a handler run as fork returns). */
 static void free_nested(void *p)
 {
-    mt_thread *t = mt_tls_thread;
-    if (mt_tls_in_hook == MT_IN_HOOK) {
-        if (MT_LIKELY(t) ? mt_try_on_free(t, p) : try_on_free_unowned(p)) {
-            mt_real.free(p);
+    int in = mt_tls_in_hook;
+    if (nested_is_program(in) && !try_free_now(p, true)) {
+        if (in == MT_IN_HOOK && defer_free(mt_tls_thread, p))
             return;
-        }
-        uint32_t n = t ? atomic_load_explicit(&t->ndeferred, memory_order_relaxed) : MT_DEFER_MAX;
-        while (n < MT_DEFER_MAX) {
-            t->deferred[n] = p;
-            if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1,
-                                                      memory_order_relaxed, memory_order_relaxed))
-                return;
-        }
-        if (MT_UNLIKELY(mt_g.cfg.sample_rate))
-            mt_count_nested_free(); /* the program's free, not queued */
-    } else if (mt_tls_in_hook == MT_IN_FORK) {
-        /* No hook will leave to drain a queue, and the block must go back
-         * to the thread cache now: glibc's fork may hold the arena locks
-         * (a handler run as fork returns).  With the block table held by
-         * fork (busy), counted as an unknown free: right for a block the
-         * handler allocated meanwhile (untracked); a tracked one's record
-         * stays, and is found as a missed free when its address is reused. */
-        if (!(MT_LIKELY(t) ? mt_try_on_free(t, p) : try_on_free_unowned(p))) {
-            if (MT_UNLIKELY(mt_g.cfg.sample_rate))
-                mt_count_nested_free();
-            else
-                atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
-        }
+        free_unmatched(in);
     }
     mt_real.free(p);
+}
+
+/* realloc by a call made inside memtop (a signal handler's, as for
+ * free_nested): the new block is untracked, as every nested allocation;
+ * the old one's free is the program's and accounted as free_nested
+ * accounts one (it was once counted nowhere, its record left live).  Its
+ * shard busy, the old block cannot go to the real realloc, which would
+ * free it before the outer hook accounts for it (another thread may take
+ * the address meanwhile): the new block is made apart (malloc and copy, as
+ * a moving realloc) and the old one queued like a free.  A failed realloc
+ * whose old block was accounted leaves it live in the program, its later
+ * free an unknown one. */
+static void *realloc_nested(void *old, size_t size)
+{
+    int in = mt_tls_in_hook;
+    if (nested_is_program(in) && !try_free_now(old, size == 0)) {
+        mt_thread *t = mt_tls_thread;
+        if (in == MT_IN_HOOK && t && mt_real.malloc_usable_size &&
+            atomic_load_explicit(&t->ndeferred, memory_order_relaxed) < MT_DEFER_MAX) {
+            void *p = size ? mt_real.malloc(size) : NULL;
+            if (size && !p)
+                return NULL; /* failed: the old block stays, and its record */
+            if (p) {
+                size_t n = mt_real.malloc_usable_size(old);
+                memcpy(p, old, n < size ? n : size);
+            }
+            count_untracked(p);
+            if (defer_free(t, old))
+                return p;
+            free_unmatched(in); /* a handler of the handler filled the queue */
+            mt_real.free(old);
+            return p;
+        }
+        free_unmatched(in);
+    }
+    void *p = mt_real.realloc(old, size);
+    count_untracked(p);
+    return p;
 }
 
 static void free_tracked(void *p);
@@ -231,11 +295,8 @@ static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *star
     if (MT_UNLIKELY(!mt_real_ready()))
         return NULL;
     mt_thread *t = hook_enter();
-    if (!t) {
-        void *p = mt_real.realloc(old, size);
-        count_untracked(p);
-        return p;
-    }
+    if (!t)
+        return realloc_nested(old, size);
     return realloc_tracked(t, old, size, start);
 }
 

@@ -30,7 +30,7 @@
 void pf_sigbump_handler_enter(void);
 void pf_sigbump_handler_leave(void);
 
-enum { RING = 64, HANDLER_BLOCKS = 3 };
+enum { RING = 64, HANDLER_BLOCKS = 3, HANDOFF_SIZE = 700 };
 
 typedef struct counts {
     uint64_t allocs, bytes, frees;
@@ -59,11 +59,38 @@ static void arm_real(long usec)
     setitimer(ITIMER_REAL, &it, NULL);
 }
 
+/* A block the main loop allocated (tracked) and hands to the handlers,
+ * which realloc it (its free and a new block) and free the new one: a
+ * handler's realloc of a tracked block while it interrupts a hook was
+ * once counted as a new untracked block only, the old one's free nowhere
+ * (its record left live).  Set by the main loop only while empty, taken by
+ * a handler only while full: the two never race. */
+static void *volatile g_handoff;
+
+static void realloc_handoff(uint64_t r)
+{
+    void *h = g_handoff;
+    if (!h)
+        return;
+    g_handoff = NULL;
+    size_t n = 8 + (size_t)((r >> 40) & 511);
+    void *q = realloc(h, n);
+    if (!q)
+        _exit(98);
+    memset(q, 0x5a, n);
+    g_handler.allocs++;
+    g_handler.bytes += n;
+    g_handler.frees++; /* the old block */
+    free(pf_escape(q));
+    g_handler.frees++;
+}
+
 static void on_signal(int sig)
 {
     pf_sigbump_handler_enter();
     void *b[HANDLER_BLOCKS];
     uint64_t r = g_hrng = xorshift(g_hrng);
+    realloc_handoff(r);
     for (int i = 0; i < HANDLER_BLOCKS; i++) {
         size_t n = 8 + (size_t)((r >> (i * 10)) & 511);
         b[i] = malloc(n);
@@ -169,6 +196,7 @@ static void set_timers(long usec)
 SITE(early_alloc, malloc(n))
 SITE(early_calloc, calloc(1, n))
 SITE(late_alloc, malloc(n))
+SITE(handoff_alloc, malloc(n))
 
 static void put(void **slot, void *p, size_t n)
 {
@@ -200,6 +228,13 @@ static void run(long steps)
         else
             p = early_alloc(n);
         put(&ring[(r >> 20) % RING], p, n);
+        if (i % 64 == 0 && !g_handoff) { /* for a handler's realloc */
+            void *h = handoff_alloc(HANDOFF_SIZE);
+            PF_CHECK(h, "handoff");
+            g_main.allocs++;
+            g_main.bytes += HANDOFF_SIZE;
+            g_handoff = h;
+        }
     }
     for (int i = 0; i < RING; i++)
         if (ring[i]) {
@@ -242,6 +277,11 @@ int main(int argc, char **argv)
     run(steps);
     pf_block_timer_signals(1); /* a signal pending now stays pending */
     set_timers(0);
+    if (g_handoff) { /* signals blocked: no handler takes it now */
+        free(g_handoff);
+        g_handoff = NULL;
+        g_main.frees++;
+    }
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     uint64_t allocs = g_main.allocs + g_handler.allocs + g_thread.allocs,
