@@ -9,7 +9,11 @@ child that allocates (its segment is made) and then sets $0 (perl rewrites
 its argv, and environ, in place), and then --batch on
 the child must show the new title and an uptime at least 4 s shorter than
 the parent's (read after it: no timing assumption), and --list and the JSON
-export (`cmdline`, `uptime_s`) likewise.
+export (`cmdline`, `uptime_s`) likewise.  And its growth window
+(`growth_window_s`, --batch's "growth/s over the last ..."), the viewer's
+graph and the leak score's checkpoints start at the fork: the parent's
+checkpoints and timeline, copied into the child, made a postgres backend
+"up 4s" show growth over 8 s and its start-up blocks leak suspects.
 """
 
 import os
@@ -50,12 +54,18 @@ def batch_head(args, ctx, pid):
 
 
 def export_head(args, ctx, pid):
-    """uptime_s and cmdline of `memtop -p PID --export FILE.json`."""
+    """uptime_s and cmdline of `memtop -p PID --export FILE.json`; the
+    growth window must lie within the process's life (a publish interval
+    of slack: uptime is read with the export, the window with the
+    snapshot)."""
     out = ctx.path("snap-%d.json" % pid)
     proc = e2elib.run([args.memtop, "-p", str(pid), "--export", out], ctx.env, timeout=60)
     check(proc.returncode == 0, "memtop -p %d --export failed:\n%s" % (pid, e2elib.describe(proc)))
     snap = e2elib.load_json(out)
-    return float(snap["uptime_s"]), snap["cmdline"]
+    up, window = float(snap["uptime_s"]), float(snap["growth_window_s"])
+    check(window <= up + 1.0, "pid %d, up %.2f s, has a growth window of %.2f s (its parent's "
+          "past)" % (pid, up, window))
+    return up, snap["cmdline"]
 
 
 def test(args):

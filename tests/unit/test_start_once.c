@@ -70,7 +70,7 @@ mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms)
     return (mt_snapshot_state *)&g_snapshot_state;
 }
 
-void mt_snapshot_state_reset_defs(mt_snapshot_state *s)
+void mt_snapshot_state_reset_for_child(mt_snapshot_state *s)
 {
     (void)s;
 }

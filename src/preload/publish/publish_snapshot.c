@@ -85,6 +85,7 @@ struct mt_snapshot_state {
     bool dropping; /* some trace could not be published (segment full) */
     mt_published_modules *modules;
     mt_timeline timeline;
+    uint64_t timeline_step_ns; /* its first spacing (it doubles as it fills) */
 };
 
 mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms)
@@ -99,16 +100,26 @@ mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms)
     s->step_ns[0] = (uint64_t)interval_ms * 900000ull; /* 0.9 interval: tolerate jitter */
     s->step_ns[1] = 6ull * 1000000000ull;
     s->step_ns[2] = 300ull * 1000000000ull;
-    mt_timeline_init(&s->timeline, (uint64_t)interval_ms * 1000000ull);
+    s->timeline_step_ns = (uint64_t)interval_ms * 1000000ull;
+    mt_timeline_init(&s->timeline, s->timeline_step_ns);
     return s;
 }
 
-void mt_snapshot_state_reset_defs(mt_snapshot_state *s)
+void mt_snapshot_state_reset_for_child(mt_snapshot_state *s)
 {
     s->aged_off = 0; /* a new segment: its first publish scans */
     s->defs_published = 0;
     s->dropping = false;
     mt_modules_reset(s->modules);
+    /* Its history starts now: the parent's checkpoints and timeline made
+     * a child's growth window longer than its life ("up 4s", growth over
+     * 8 s), its graph the parent's past, and blocks it allocated at its
+     * start a rising segment of the leak score against the parent's
+     * values from before the fork. */
+    memset(s->ring_t, 0, sizeof s->ring_t);
+    memset(s->head, 0, sizeof s->head);
+    memset(s->last_t, 0, sizeof s->last_t);
+    mt_timeline_init(&s->timeline, s->timeline_step_ns);
 }
 
 static uint64_t unix_ns(void)

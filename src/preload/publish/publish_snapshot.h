@@ -10,7 +10,10 @@
 typedef struct mt_snapshot_state mt_snapshot_state;
 
 mt_snapshot_state *mt_snapshot_state_new(uint32_t interval_ms);
-void mt_snapshot_state_reset_defs(mt_snapshot_state *s);
+/* A fork child's copy of its parent's state, before its first segment:
+ * definitions and modules to publish again, its checkpoints and timeline
+ * from now on. */
+void mt_snapshot_state_reset_for_child(mt_snapshot_state *s);
 
 void mt_snapshot_sync_modules(mt_snapshot_state *s, mt_shm_writer *w);
 

@@ -119,10 +119,11 @@ typedef struct {
     int (*join)(pthread_t, void **, const struct timespec *);
     mt_shm_writer w;
     mt_snapshot_state *snap;
-    /* snap's published definitions and modules are a fork parent's: reset
-     * them before this process's first segment (create_segment), not in
-     * fork_child, where the writes cost every fork child that execs two
-     * copy-on-write faults (snap's page and the modules' page). */
+    /* snap's published definitions, modules and history are a fork
+     * parent's: reset them before this process's first segment
+     * (create_segment), not in fork_child, where the writes cost every fork
+     * child that execs two copy-on-write faults (snap's page and the
+     * modules' page). */
     bool snap_parents;
 } mt_publisher;
 
@@ -206,7 +207,7 @@ static bool create_segment(bool fork_child)
     mt_alloc_stats_refresh(); /* before the lock (alloc_stats.h) */
     mt_spin_lock(&g_pub.lock);
     if (g_pub.snap_parents && g_pub.snap == snap)
-        mt_snapshot_state_reset_defs(snap); /* a new segment: all definitions, modules again */
+        mt_snapshot_state_reset_for_child(snap); /* definitions, modules again; history */
     g_pub.snap_parents = false;
     g_pub.snap = snap; /* under the lock: publish_locked, a fork's copy */
     /* The thread's deferred creation racing the exit: whoever takes the
