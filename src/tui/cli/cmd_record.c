@@ -250,6 +250,11 @@ static int finish(mt_view *v, const char *path, bool stopped, mt_stream *st)
                 "memtop: process %d stopped the recording: this memtop did not renew it for "
                 "%u.%03u s (was it stopped?); the file is finalized\n",
                 mt_segment_pid(&v->seg), lease.ms / 1000, lease.ms % 1000);
+    else if (!stopped && lease.end_reason == MT_DAT_END_STOP) /* another viewer's r */
+        fprintf(stderr,
+                "memtop: another memtop stopped the recording of process %d; the file is "
+                "finalized\n",
+                mt_segment_pid(&v->seg));
     else if (!stopped)
         fprintf(stderr, "memtop: process %d ended; the recording is complete\n",
                 mt_segment_pid(&v->seg));

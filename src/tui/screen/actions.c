@@ -92,21 +92,49 @@ static void export_now(mt_app *a, const char *ext)
         mt_app_status(a, false, "exporting to %s ...", path);
 }
 
+#define MT_STOP_CONFIRM_S 3.0
+
+/* Whether r may stop the running recording rec now: the one this viewer
+ * started (its lease), or another's that the user asked for twice.  A
+ * recording another memtop holds (its viewer or `memtop --record`) or that
+ * the process makes of itself (MEMTOP_RECORD) was stopped by one r of any
+ * viewer, and its owner learnt nothing or the wrong thing ("the process
+ * ended"): the first r now says whose it is and what a second r does. */
+static bool may_stop(mt_app *a, const mt_shm_recording *rec, const mt_rec_lease_info *li)
+{
+    if (a->src.lease.held && a->src.lease.recording == rec->recordings)
+        return true;
+    if (a->ui.stop_asked_rec == rec->recordings && a->now < a->ui.stop_asked_until)
+        return true;
+    a->ui.stop_asked_rec = rec->recordings;
+    a->ui.stop_asked_until = a->now + MT_STOP_CONFIRM_S;
+    mt_app_status(a, true, "%s records into %s: r again within %.0f s stops it",
+                  li->ms ? "another memtop" : "the process itself (MEMTOP_RECORD)", rec->path,
+                  MT_STOP_CONFIRM_S);
+    return false;
+}
+
 /* r: start recording into a new file (R: a culled recording, with --cull's
- * threshold or the default), or stop the running recording. */
+ * threshold or the default), or stop the running recording (another's
+ * after asking: may_stop). */
 static void record(mt_app *a, bool culled)
 {
     mt_shm_recording rec;
+    mt_rec_lease_info li = {0, 0};
+    uint64_t why[MT_REC_WHY_MAX];
     mt_err err;
     if (a->src.phase != MT_SRC_LIVE || !a->src.view.attached) {
         mt_app_status(a, true, "recording needs a running target");
         return;
     }
-    if (mt_segment_recording(&a->src.view.seg, &rec, &err) != MT_OK) {
+    if (mt_segment_recording_lease(&a->src.view.seg, &rec, why, &li, &err) != MT_OK) {
         mt_app_status(a, true, "recording: %s", err.msg);
         return;
     }
     bool on = rec.state == MT_REC_STATE_ON;
+    if (on && !may_stop(a, &rec, &li))
+        return;
+    a->ui.stop_asked_until = 0;
     char path[4096] = "", arg[MT_CTRL_ARG_MAX] = "", msg[512];
     uint64_t cull_ms = a->o->cull_ms ? a->o->cull_ms : MT_DAT_CULL_MS_DEFAULT;
     if (!on) {

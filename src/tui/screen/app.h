@@ -36,6 +36,10 @@ typedef struct mt_ui {
     mt_staleness stale;     /* the target's, at the last poll: rates unknown while stale */
     bool seek_pending;      /* -f: cursor keys moved the cursor to seek_to */
     uint64_t seek_to;       /* (UINT64_MAX: the end) */
+    /* r on a recording this viewer did not start asks first: which one
+     * (recording.recordings) a second r within MT_STOP_CONFIRM_S stops. */
+    uint64_t stop_asked_rec;
+    double stop_asked_until;
 } mt_ui;
 
 typedef struct mt_app {
