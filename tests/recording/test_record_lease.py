@@ -16,7 +16,10 @@ lease (the recording runs on for ever after memtop's death):
      with END reason 5;
   5. recordings no viewer holds are untouched over 2x the bound: one
      started with RECORD_START (what a viewer older than leases sends) and
-     one from MEMTOP_RECORD.
+     one from MEMTOP_RECORD;
+  6. Ctrl-C while memtop waits for the target to answer its start (the
+     target stopped meanwhile): once the target runs again, memtop stops
+     the recording itself (END reason stop, exit 0), not left to the lease.
 A running recording is visible (3 and 5): `memtop --list`'s REC column
 (the size, '*' when a viewer holds it), --batch's "recording:" line and
 the JSON export's "live_recording" (held_by_viewer)."""
@@ -215,6 +218,30 @@ m2.send_signal(signal.SIGINT)
 _, err2 = m2.communicate(timeout=30)
 check(m2.returncode == 0, "the second memtop stops its own, exit 0: %s" % err2[-300:])
 finalized_by_lease(f4b)
+
+# 6. Ctrl-C before the target answered the start (stopped meanwhile): memtop stops the
+# recording as soon as it runs (it was killed by the SIGINT, and the recording ran on until
+# the lease's bound).
+f7 = os.path.join(a.workdir, "early.dat")
+t.send_signal(signal.SIGSTOP)
+m = start([a.memtop, "-p", str(t.pid), "--record", f7], env=menv, stderr=subprocess.PIPE,
+          text=True)
+time.sleep(0.5)  # memtop waits for the start's answer
+m.send_signal(signal.SIGINT)
+time.sleep(0.3)
+t.send_signal(signal.SIGCONT)
+_, err = m.communicate(timeout=30)
+end = time.time() + LEASE_S + SLACK_S
+while True:  # its own status, not the last recording's (stopped too)
+    st = status(t.pid)
+    if (st.get("rec_path") == f7 and st.get("rec_state") == "2") or time.time() > end:
+        break
+    time.sleep(0.1)
+check(st.get("rec_path") == f7 and st.get("rec_state") == "2",
+      "the early Ctrl-C'd recording stopped (status %s)" % st)
+check(m.returncode == 0 and st["rec_end_reason"] == "1",
+      "a Ctrl-C during the start stops the recording at once (exit %d, END reason %s, not the "
+      "lease's 5): %s" % (m.returncode, st["rec_end_reason"], err[-300:]))
 
 # 5. No lease: a RECORD_START (an older viewer's) and MEMTOP_RECORD.
 f5 = os.path.join(a.workdir, "unleased.dat")

@@ -11,13 +11,27 @@ that `memtop -p PID --record` records:
     header still shows "● REC" a second later;
   - a second r within the 3 s stops it: the header no longer shows
     "● REC", and the recorder exits 0 saying "another memtop stopped the
-    recording of process N" (not that the process ended; the demo runs).
+    recording of process N" (not that the process ended; the demo runs);
+  - r and q at once (q before the target answered r): the recording the
+    viewer started is stopped as it quits (it ran on until its lease's
+    bound, 10 s, and held off any other recording meanwhile).
 """
 import subprocess
 import time
 
 import tuilib
 from tuilib import check, frame, header_line
+
+
+def r_then_q(t, demo):
+    t.start([t.memtop, "-p", str(demo.pid)], width=200)
+    t.wait_for(lambda s: "RUNNING" in header_line(s, 0) and "● REC" not in header_line(s, 3),
+               "RUNNING, no recording")
+    t.keys("r", "q")
+    check(t.wait_dead() == 0, "memtop exited non-zero after r q")
+    rc, out, err = t.run_memtop(["-p", str(demo.pid), "--batch", "-n", "1"])
+    running = [ln for ln in out.splitlines() if ln.startswith("recording:") and "so far" in ln]
+    check(rc == 0 and not running, "after r q the recording runs on: %s" % (running or err))
 
 
 def test(t):
@@ -48,6 +62,7 @@ def test(t):
         check(demo.poll() is None, "the demo still runs")
         t.keys("q")
         check(t.wait_dead() == 0, "memtop exited non-zero after q")
+        r_then_q(t, demo)
     finally:
         if rec.poll() is None:
             rec.kill()

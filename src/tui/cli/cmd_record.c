@@ -312,6 +312,11 @@ int mt_cmd_record(const mt_opts *o)
     mt_stream stream, *st = streaming ? &stream : NULL;
     mt_record_kind kind = {o->cull_ms, o->thread_order};
     mt_rec_lease lease = {false, false, 0, 0, 0};
+    /* Blocked from before the start: a Ctrl-C while the target starts the
+     * recording is taken by wait_loop, which stops it (it once killed
+     * memtop there and left the recording to run out its lease). */
+    sigset_t sigs, old;
+    mt_sig_block(&sigs, &old, 0);
     if (begin(&v, path, sizeof path, kind, st, &lease) == 0) {
         mt_shm_recording s;
         uint64_t why[MT_REC_WHY_MAX];
@@ -326,5 +331,6 @@ int mt_cmd_record(const mt_opts *o)
     if (st)
         mt_stream_close(st);
     mt_view_detach(&v);
+    mt_sig_restore(&old); /* a signal still pending (begin failed) acts now */
     return rc;
 }

@@ -76,9 +76,9 @@ mt_job_state mt_control_job_poll(mt_control_job *j, char *msg, size_t n)
     return collect(j, msg, n);
 }
 
-void mt_control_job_finish(mt_control_job *j)
+bool mt_control_job_finish(mt_control_job *j)
 {
     char msg[64];
-    if (j->running)
-        collect(j, msg, sizeof msg);
+    return j->running && collect(j, msg, sizeof msg) == MT_JOB_DONE &&
+           j->cmd == MT_CMD_RECORD_START;
 }

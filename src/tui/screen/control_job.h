@@ -36,7 +36,10 @@ int mt_control_job_start(mt_control_job *j, mt_segment *seg, uint32_t cmd, const
  * then IDLE. */
 mt_job_state mt_control_job_poll(mt_control_job *j, char *msg, size_t n);
 
-/* Wait for a running job (at quit). */
-void mt_control_job_finish(mt_control_job *j);
+/* Wait for a running job (at quit).  True if it was a START that
+ * succeeded: j->lease holds the recording it started, which the viewer
+ * must stop as it quits (`r` then `q` at once once left it running until
+ * its lease ran out). */
+bool mt_control_job_finish(mt_control_job *j);
 
 #endif

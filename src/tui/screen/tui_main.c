@@ -104,7 +104,8 @@ static int setup(mt_app *a, const mt_opts *o)
 static void teardown(mt_app *a)
 {
     mt_export_finish(&a->export);
-    mt_control_job_finish(&a->control);
+    if (mt_control_job_finish(&a->control)) /* r, then q before its answer */
+        a->src.lease = a->control.lease;    /* stopped as the source closes */
     mt_names_free(&a->names);
     mt_symworker_stop(a->sym);
     mt_table_free(a->table);
