@@ -86,6 +86,11 @@ def test_exact(a):
               "free_bytes", "temporary_count", "temporary_bytes", "peak_live_bytes"]:
         check(lv["totals"][k] == ev["totals"][k], "totals.%s equal" % k)
     check(ev["state"] == "exited" and ev["pid"] == lv["pid"], "state exited, same pid")
+    # the final snapshot's wall-clock time, live and replayed: the replay adds its t to when
+    # tracking began, which the target once gave to the second (time(NULL), up to 1 s early)
+    check(abs(lv["time_unix"] - ev["time_unix"]) < 0.05,
+          "the replay's time_unix %.3f is the live export's %.3f" %
+          (ev["time_unix"], lv["time_unix"]))
     rc = ev.get("recording", {})
     check(rc.get("finalized") is True and rc.get("end_reason") == "exited" and rc.get("at_end")
           and rc.get("truncated") is False and rc.get("events_dropped") == 0,

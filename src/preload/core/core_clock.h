@@ -33,4 +33,18 @@ static inline uint64_t mt_now_precise_ns(void)
     return t > c ? t : c; /* never behind what the hooks have stamped */
 }
 
+/* The wall clock (CLOCK_REALTIME), in ns since the epoch. */
+static inline uint64_t mt_unix_ns(void)
+{
+    return mt_mono_raw_ns(CLOCK_REALTIME);
+}
+
+/* When tracking began, by the wall clock: what times since tracking began
+ * (t_ns) are added to.  A fork child's is its parent's (its clock origin
+ * is inherited). */
+static inline uint64_t mt_tracking_start_unix_ns(void)
+{
+    return mt_unix_ns() - mt_now_precise_ns();
+}
+
 #endif

@@ -122,13 +122,6 @@ void mt_snapshot_state_reset_for_child(mt_snapshot_state *s)
     mt_timeline_init(&s->timeline, s->timeline_step_ns);
 }
 
-static uint64_t unix_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void publish_defs(mt_snapshot_state *s, mt_shm_writer *w, uint32_t count)
 {
     while (s->defs_published < count) {
@@ -377,7 +370,7 @@ static void fill_slot(mt_snapshot_state *s, const mt_shm_writer *w, unsigned cha
     s->timeline.pts[s->timeline.n - 1] = pt;
     memcpy(tl, s->timeline.pts, s->timeline.n * sizeof *tl);
     h->t_ns = now;
-    h->unix_ns = unix_ns();
+    h->unix_ns = mt_unix_ns();
     for (unsigned k = 0; k < MT_CKPTS; k++)
         h->ckpt_ns[k] = at[k] >= 0 ? s->ring_t[at[k]] : 0;
     h->age_scan_ns = s->age_scan_ns;
@@ -470,5 +463,5 @@ void mt_snapshot_publish(mt_snapshot_state *s, mt_shm_writer *w)
     p->publish_count = seq_no;
     __atomic_store_n(&w->hdr->latest_slot, i, __ATOMIC_RELEASE);
     __atomic_store_n(&w->hdr->publish_count, seq_no, __ATOMIC_RELEASE);
-    __atomic_store_n(&w->hdr->heartbeat_unix_ns, unix_ns(), __ATOMIC_RELEASE);
+    __atomic_store_n(&w->hdr->heartbeat_unix_ns, mt_unix_ns(), __ATOMIC_RELEASE);
 }

@@ -226,7 +226,10 @@ static bool create_segment(bool fork_child)
             h->sample_rate_bytes = mt_g.cfg.sample_rate;
             h->version = MT_SHM_VERSION_SAMPLED;
         }
-        h->start_unix_ns = (uint64_t)time(NULL) * 1000000000ull;
+        /* when tracking began, to the ns (times in the segment and a
+         * recording count from it): time(NULL) at this moment was up to a
+         * second early or MEMTOP_START_MS late */
+        h->start_unix_ns = mt_tracking_start_unix_ns();
         if (fork_child)
             mt_shm_set_flag(&g_pub.w, MT_FLAG_FORK_CHILD);
         publish_locked();

@@ -84,13 +84,6 @@ void mt_rec_gate_wait(void)
 
 /* --- status --------------------------------------------------------------- */
 
-static uint64_t unix_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void set_status(uint32_t state, int err, const char *path, const char *msg)
 {
     mt_spin_lock(&g_rc.lock);
@@ -235,7 +228,7 @@ static int start(const char *pattern, bool mid_run, bool fork_child, char *msg, 
         return -fd;
     }
     int err = 0;
-    g_rc.start_unix_ns = unix_ns();
+    g_rc.start_unix_ns = mt_unix_ns();
     if (!mt_recw_begin(fd, mid_run, fork_child, &err)) {
         unlink(path);
         snprintf(msg, cap, "cannot write %.400s: %s (%s)", path, strerror(err), errno_name(err));

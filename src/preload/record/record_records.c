@@ -27,26 +27,21 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t unix_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
 {
     mt_rec_buf *b = &mt_w.pay;
     char exe[MT_PATH_MAX], cmdline[MT_CMDLINE_MAX];
     mt_proc_exe(exe, sizeof exe);
     mt_proc_cmdline(cmdline, sizeof cmdline);
-    uint64_t unix_now = unix_now_ns();
-    uint64_t tracking_start = (unix_now - (now < unix_now ? now : 0)) / 1000000000ull;
+    uint64_t unix_now = mt_unix_ns();
+    /* to the ns, as the segment's: rounded down to the second, a replay's
+     * wall-clock times were up to 1 s early */
+    uint64_t tracking_start = unix_now - (now < unix_now ? now : 0);
     mt_put_v(b, (uint64_t)getpid());
     mt_put_v(b, (uint64_t)getppid());
     mt_put_v(b, (uint64_t)getuid());
     mt_put_v(b, mt_self_start_ticks());
-    mt_put_v(b, tracking_start * 1000000000ull); /* seconds, like the segment's */
+    mt_put_v(b, tracking_start);
     mt_put_v(b, now);
     mt_put_v(b, unix_now);
     mt_put_v(b, mt_g.cfg.depth);
@@ -263,7 +258,7 @@ void mt_rr_totals_emit(uint64_t now, uint64_t *f)
     f[16] = mt_os_bytes();
     mt_rec_buf *b = &mt_w.pay;
     mt_put_v(b, now);
-    mt_put_v(b, unix_now_ns());
+    mt_put_v(b, mt_unix_ns());
     mt_put_v(b, MT_DAT_TOTALS_FIELDS);
     for (unsigned i = 0; i < MT_DAT_TOTALS_FIELDS; i++)
         mt_put_v(b, f[i]);
@@ -276,7 +271,7 @@ void mt_rr_end(unsigned reason, int error, uint64_t now)
 {
     mt_rec_buf *b = &mt_w.pay;
     mt_put_v(b, now);
-    mt_put_v(b, unix_now_ns());
+    mt_put_v(b, mt_unix_ns());
     mt_put_v(b, reason);
     mt_put_v(b, (uint64_t)error);
     mt_put_v(b, atomic_load_explicit(&mt_w.events, memory_order_relaxed));

@@ -5,6 +5,7 @@
  * reader can check its replay against (from such a copy too, or, if there
  * was no memory for one, read live).
  */
+#include "core_clock.h"
 #include "dat_format.h"
 #include "record_writer.h"
 #include "table_trace.h"
@@ -17,13 +18,6 @@
 
 _Static_assert(ENTRIES_PER_RECORD <= MT_DAT_ENTRIES_MAX, "a state record within its limit");
 _Static_assert(ENTRIES_PER_RECORD *ENTRY_BYTES_MAX <= MT_DAT_RECORD_MAX, "and its bytes");
-
-static uint64_t unix_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Entries are built in a second buffer, counted, then prefixed with n. */
 typedef struct {
@@ -93,7 +87,7 @@ static batch *begin_set(unsigned kind, uint64_t now)
     bt.total = 0;
     mt_put_v(&mt_w.pay, kind);
     mt_put_v(&mt_w.pay, now);
-    mt_put_v(&mt_w.pay, unix_now_ns());
+    mt_put_v(&mt_w.pay, mt_unix_ns());
     mt_recw_emit(MT_DAT_REC_STATE_BEGIN);
     return &bt;
 }
