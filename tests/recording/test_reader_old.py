@@ -29,7 +29,9 @@ LOCATION; with that column taken out, this build's output is the old
 files' to the byte.  And once more (branch segmem): the heap line's
 "memtop" figure says "+ segment unknown" (a recording does not store what
 the segment held) and the export gained totals.segment_bytes (null); with
-those taken out, this build's output is the old files' to the byte.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+those taken out, this build's output is the old files' to the byte.  And
+the rate line's allocation volume lost its '+' ("(651.9 KiB/s)": a
+volume, not growth).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

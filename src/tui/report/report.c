@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -81,9 +82,11 @@ static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t, const
     else if (st->ended) /* a dead process allocates nothing */
         fprintf(f, "rate: none (process %s)", st->ended);
     else if (v->rates.valid)
-        fprintf(f, "rate: %.0f allocs/s (%s), %.0f frees/s over %s", v->rates.allocs_per_s,
-                mt_fmt_rate(v->rates.alloc_bytes_per_s, (char[32]){0}, 32), v->rates.frees_per_s,
-                rates_window(&v->rates, (char[48]){0}, 48));
+        /* a volume, not a change: no '+' (it read as growth) */
+        fprintf(
+            f, "rate: %.0f allocs/s (%s/s), %.0f frees/s over %s", v->rates.allocs_per_s,
+            mt_fmt_bytes((uint64_t)llround(fmax(v->rates.alloc_bytes_per_s, 0)), (char[32]){0}, 32),
+            v->rates.frees_per_s, rates_window(&v->rates, (char[48]){0}, 48));
     else
         fputs("rate: n/a", f);
     double pct = t->alloc_count ? 100.0 * (double)t->temporary_count / (double)t->alloc_count : 0;
