@@ -8,7 +8,9 @@ and for `memtop -p PID` once the demo was killed with SIGKILL (GONE, no
 final snapshot): the header reads "Rate none (process exited|died)", the
 growth is labelled "until it exited|died" in the header and in the rows'
 note, ALLOC/s reads "-"; `e` exports JSON with "publishing": false and
-"not_publishing" "exited" | "gone without a final snapshot".
+"not_publishing" "exited" | "gone without a final snapshot".  And
+`memtop -- memtop-demo` whose demo is killed by SIGKILL says by what:
+"GONE: killed by signal 9 (SIGKILL), no final snapshot".
 """
 import os
 import re
@@ -53,6 +55,21 @@ def test(t):
     demo.wait()
     t.wait_for(lambda s: "GONE" in tuilib.header_line(s, 0), "GONE in the header")
     check_ended(t, "died", "gone without a final snapshot", taken)
+    t.keys("q")
+    t.wait_dead()
+
+    # PROG, memtop's child, killed: the header says by what (--batch did, the viewer only
+    # "GONE without a final snapshot")
+    t.start([t.memtop, "--", t.demo, "300"], width=200)
+    t.wait_symbolized()
+    pane = t.pane_pid()
+    viewers = [p for p in [pane] + t.children_of(pane) if p in t.procs_with_argv0(t.memtop)]
+    demos = t.procs_with_argv0(t.demo)
+    kids = [k for v in viewers for k in t.children_of(v) if k in demos]
+    check(len(kids) == 1, "one memtop-demo under this test's viewer: %s" % kids)
+    os.kill(kids[0], signal.SIGKILL)
+    t.wait_for(lambda s: "GONE: killed by signal 9 (SIGKILL)" in tuilib.header_line(s, 0),
+               "'GONE: killed by signal 9 (SIGKILL)' in the header")
 
 
 tuilib.main(test, __doc__)

@@ -88,6 +88,13 @@ static const char *phase_text(const mt_app *a, attr_t *attr, char *buf, size_t n
                    : "EXITED: live = leaked at exit";
     case MT_SRC_GONE:
         *attr = t->bad;
+        if (a->src.launched && a->src.child.exited && a->src.child.signo) {
+            /* PROG, memtop's child: how it ended is known (--batch says it) */
+            snprintf(buf, n, "GONE: killed by signal %d (SIG%s), no final snapshot",
+                     a->src.child.signo,
+                     sigabbrev_np(a->src.child.signo) ? sigabbrev_np(a->src.child.signo) : "?");
+            return buf;
+        }
         return "GONE without a final snapshot";
     case MT_SRC_REPLAY:
         *attr = t->warn;
