@@ -304,9 +304,10 @@ mt_errc mt_replay_seek(mt_replay *r, uint64_t t_ns, mt_view *out, mt_err *err)
             rc = pass(r, &from, &f, err);
         }
     }
-    if (rc) {
+    if (rc) { /* back to the start, and out shows it: the view and the cursor agree */
         rewind_to(r, &r->ckpts.items[0], 0, NULL);
         r->cursor = 0;
+        (void)mt_replay_fill(r, out, NULL);
         return rc;
     }
     r->cursor = t_ns;

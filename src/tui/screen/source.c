@@ -133,7 +133,11 @@ bool mt_source_seek(mt_source *s, uint64_t t_ns, char *msg, size_t n)
 {
     mt_err err = {MT_OK, ""};
     if (mt_replay_seek(s->replay, t_ns, &s->view, &err) != MT_OK) {
-        snprintf(msg, n, "%s", err.msg);
+        /* the file changed under us (cut, overwritten): say which, and
+         * what is shown now (mt_replay_seek went back to the start) */
+        snprintf(msg, n, "cannot read %s: %s; shown at its start",
+                 mt_replay_get_info(s->replay)->path, err.msg);
+        s->version++;
         return false;
     }
     s->version++;
