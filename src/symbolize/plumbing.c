@@ -16,20 +16,16 @@ const char *const mt_plumbing_builtin[] = {
     /* GLib */
     "g_malloc*", "g_try_malloc*", "g_realloc*", "g_try_realloc*", "g_slice_alloc*", "g_strdup*",
     "g_strndup", "g_memdup*",
-    /* C++ */
-    "operator new", "std::__new_allocator", "__gnu_cxx::new_allocator", "std::allocator",
-    "std::allocator_traits", "std::vector", "std::_Vector_base", "std::__cxx11::basic_string",
-    "std::basic_string", "std::__cxx11::list", "std::_List_base", "std::deque", "std::_Deque_base",
-    "std::_Rb_tree", "std::_Hashtable", "std::__detail::", "std::__shared_count",
-    "std::__shared_ptr", "std::shared_ptr", "std::make_shared", "std::allocate_shared",
-    "std::__make_shared", "std::__allocate_shared", "std::_Sp_counted*", "std::__allocated_ptr",
-    "std::make_unique", "std::map", "std::multimap", "std::set", "std::multiset",
-    "std::unordered_map", "std::unordered_multimap", "std::unordered_set",
-    "std::unordered_multiset", "std::forward_list", "std::_Fwd_list_base",
-    "__cxa_allocate_exception", "__cxa_allocate_dependent_exception",
-    /* Rust */
-    "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_*", "__rg_*", "alloc::",
-    "core::", "std::alloc::", "std::sys::", "hashbrown::", "std::collections::", "str>::", "[",
+    /* C++: the standard library, all of it (containers, strings, pairs and
+     * tuples that copy strings, operator+, threads, streams...): the row
+     * shows the program's code that called it.  Its inlined members carry
+     * no "std::" in their DWARF names ("_M_realloc_insert<...>"): the
+     * frame's file, a C++ library header, says it (location.c). */
+    "operator new", "std::", "__gnu_cxx::", "__cxa_allocate_exception",
+    "__cxa_allocate_dependent_exception",
+    /* Rust (its std:: is the line above's) */
+    "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_*", "__rg_*",
+    "alloc::", "core::", "hashbrown::", "str>::", "[",
     NULL}; /* "<str>::repeat", "<[u8]>::to_vec": inherent impls of the std */
 
 static bool ident_char(char c)

@@ -1,13 +1,19 @@
 // sym_cxx.cpp -- a C++ program for the symbolization tests: an
 // always_inline helper that allocates with new, a template function in a
 // namespace, a static function, and std::vector growth (allocator plumbing
-// between the program and malloc).  Leaks so every site stays in the final
-// snapshot.  Built -O2 -g by check_addr2line.py.
+// between the program and malloc), and a std::map of std::string built
+// with operator+ (the string copies happen in std::pair's constructor and
+// std::operator+, inlined members of the library's headers: the location
+// must still be the program's function).  Leaks so every site stays in the
+// final snapshot.  Built -O2 -g by check_addr2line.py.
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <string>
 #include <vector>
 
-namespace symtest {
+namespace symtest
+{
 
 static inline __attribute__((always_inline)) char *inline_create(std::size_t n)
 {
@@ -34,6 +40,25 @@ static __attribute__((noinline)) std::vector<long> *static_grow(int n)
     return v;
 }
 
+// A vector of a lambda's type: its growth (_M_realloc_insert) is inlined
+// here under an unqualified DWARF name, in a library header (vector.tcc).
+static __attribute__((noinline)) std::size_t lambdas(int n)
+{
+    auto f = [n] { return n; };
+    auto *v = new std::vector<decltype(f)>;
+    for (int i = 0; i < 3 + n; i++)
+        v->emplace_back(f);
+    return v->size();
+}
+
+static __attribute__((noinline)) std::map<std::string, std::string> *keyed(int n)
+{
+    auto *m = new std::map<std::string, std::string>;
+    std::string k = "session:" + std::to_string(n) + std::string(40, 'k');
+    (*m)[k] = std::string(100 + n, 'x');
+    return m;
+}
+
 __attribute__((noinline)) char *exported_create(std::size_t n)
 {
     return symtest::inline_create(n + 8);
@@ -46,6 +71,9 @@ int main(int argc, char **)
     double *c = symtest::make_array<double>(60 + argc);
     std::vector<long> *v = static_grow(1000 + argc);
     char *d = symtest::inline_create(300 + argc);
-    std::printf("%p %p %p %zu %p\n", (void *)a, (void *)b, (void *)c, v->size(), (void *)d);
+    std::map<std::string, std::string> *m = keyed(argc);
+    std::size_t l = lambdas(argc);
+    std::printf("%p %p %p %zu %p %zu %zu\n", (void *)a, (void *)b, (void *)c, v->size(), (void *)d,
+                m->size(), l);
     return 0;
 }

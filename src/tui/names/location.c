@@ -27,12 +27,22 @@ void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out)
     mt_locate_all(loc, address, out, 1);
 }
 
+/* A frame of the C++ standard library's headers (libstdc++'s
+ * /usr/include/c++/12/..., libc++'s .../include/c++/v1/...): an inlined
+ * member's DWARF name is unqualified ("_M_realloc_insert<...>",
+ * "thread<...>"), so the "std::" entry cannot see it. */
+static bool in_cxx_library_header(const mt_frame *f)
+{
+    return f->file && strstr(f->file, "/include/c++/");
+}
+
 bool mt_frame_is_plumbing(const mt_locator *loc, uint64_t addr, const mt_frame *f)
 {
     if (loc->skip && mt_plumbing_match(loc->skip, f->function))
         return true;
-    return mt_addr_set_has(loc->wrappers, addr) &&
-           !(loc->skip && mt_plumbing_kept(loc->skip, f->function));
+    bool kept = loc->skip && mt_plumbing_kept(loc->skip, f->function);
+    return !kept &&
+           ((loc->skip && in_cxx_library_header(f)) || mt_addr_set_has(loc->wrappers, addr));
 }
 
 void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out)
