@@ -9,7 +9,8 @@ Asserts, on a recording of memtop-demo (MEMTOP_RECORD) opened at its end:
 after `truncate -s 1000 FILE`, `<` (the start, no read) then `}` (a read
 that fails): the status line names FILE ("cannot read FILE: ...; shown at
 its start"), the header's cursor is 0.0 s, and the heap line is no longer
-the end state's; q exits 0.
+the end state's; q exits 0.  Before, its detail view says no per-row rate
+("- allocations/s", not "0.0") and no "since memtop attached".
 """
 import os
 import subprocess
@@ -31,6 +32,14 @@ def test(t):
     s = t.wait_for(lambda s: "REPLAY" in header_line(s, 0) and ": end" in header_line(s, 0) and s,
                    "the replay at its end")
     end_heap = header_line(s, 1)
+    # the detail view of a replay: no per-row rate without two snapshots ("-", as the
+    # table's ALLOC/s; it said "0.0 allocations/s"), no "since memtop attached"
+    t.keys("Enter")
+    d = t.wait_for(lambda s: "Backtrace" in s and s, "the detail view")
+    check(" - allocations/s" in d and "since memtop attached" not in d and
+          "Live bytes at the cursor's last positions" in d,
+          "the replay's detail view:\n%s" % frame(d))
+    t.keys("Escape")
     with open(dat, "r+b") as f:
         f.truncate(1000)
     t.keys("<")

@@ -65,9 +65,14 @@ static void add_counters(mt_app *a, mt_text_lines *l, const mt_table_row *r)
                  mt_fmt_count((uint64_t)r->temporary_count, c2, 32), est, 100.0 * r->temp_share);
     const mt_snapshot *s = mt_app_snapshot(a);
     double w = s ? mt_growth_window_s(&s->slot) : 0;
-    mt_lines_add(l, A_NORMAL, "  rates       %s%s live growth over %s%s, %s%.1f allocations/s", est,
+    /* the table's ALLOC/s rule: no rate without two snapshots (a replay,
+     * the first refresh) or from a process that ended: "-", never "0.0" */
+    char aps[48] = "-";
+    if (a->ui.rates_known && !a->ui.stale.ended)
+        snprintf(aps, sizeof aps, "%s%.1f", est, r->allocs_ps);
+    mt_lines_add(l, A_NORMAL, "  rates       %s%s live growth over %s%s, %s allocations/s", est,
                  mt_fmt_rate(r->growth_bps, c1, 32), w > 0 ? "the last " : "",
-                 mt_fmt_window(w, c2, 32), est, r->allocs_ps);
+                 mt_fmt_window(w, c2, 32), aps);
 }
 
 static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
@@ -146,7 +151,10 @@ static void add_history(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     size_t n = mt_app_group(a) == MT_GROUP_TRACE
                    ? mt_table_history(a->table, r->trace_id, vals, ts, HISTORY_MAX)
                    : mt_table_row_history(a->table, (size_t)(r - rows), vals, ts, HISTORY_MAX);
-    mt_lines_add(l, t->title, "Live bytes since memtop attached (%zu samples)", n);
+    mt_lines_add(l, t->title,
+                 a->src.replay ? "Live bytes at the cursor's last positions (%zu samples)"
+                               : "Live bytes since memtop attached (%zu samples)",
+                 n);
     if (n < 2) {
         mt_lines_add(l, t->dim, "  (a graph appears after a few refreshes)");
         return;
