@@ -110,6 +110,28 @@ static const char *trait_of(const char *s)
     return NULL;
 }
 
+/* In "<std::path::PathBuf as mycrate::Tr>::f", the trait after " as " when
+ * it is a path ("mycrate::Tr"), whatever the self type; else NULL. */
+static const char *path_trait_of(const char *s)
+{
+    if (*s != '<')
+        return NULL;
+    int depth = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && --depth == 0)
+            return NULL;
+        else if (depth == 1 && strncmp(p, " as ", 4) == 0) {
+            const char *t = past_marks(p + 4);
+            size_t len = strcspn(t, "<>");
+            const char *sep = strstr(t, "::");
+            return sep && (size_t)(sep - t) < len ? t : NULL;
+        }
+    }
+    return NULL;
+}
+
 /* Entries starting with '!' (user exceptions) when neg, the others else. */
 static bool any_matches(const mt_plumbing *p, const char *name, bool neg)
 {
@@ -235,6 +257,12 @@ bool mt_plumbing_match(const mt_plumbing *p, const char *function)
 {
     if (!function || mt_plumbing_kept(p, function))
         return false; /* the user's "!name": never plumbing */
+    /* the program's impl of its own trait on a std type ("<std::path::
+     * PathBuf as mycrate::Tr>::f") is the program's code, whatever "std::"
+     * says of the self type */
+    const char *ptrait = path_trait_of(function);
+    if (ptrait && !any_matches(p, ptrait, false))
+        return false;
     const char *name = name_start(function), *trait = trait_of(function);
     return any_matches(p, name, false) || (trait && any_matches(p, trait, false)) ||
            mt_plumbing_name_rule(name);

@@ -82,6 +82,10 @@ static void test_plumbing_name_rule(void **state)
                                       "write_fmt::SpecWriteFmt>::spec_write_fmt"));
     assert_true(mt_plumbing_match(&p, "<u8 as <[_]>::to_vec_in::ConvertVec>::to_vec::<Global>"));
     assert_false(mt_plumbing_match(&p, "<&mut myapp::Buf as core::fmt::Write>::write_str"));
+    /* the program's own trait on a std type is its code ("std::" is plumbing) */
+    assert_false(mt_plumbing_match(&p, "<std::path::PathBuf as mycrate::Tr>::f"));
+    assert_false(mt_plumbing_match(&p, "<&std::ffi::OsString as mycrate::Tr<u8>>::f"));
+    assert_true(mt_plumbing_match(&p, "<std::path::PathBuf as core::clone::Clone>::clone"));
     const char *no[] = {"allocate_session",
                         "realloc_buffer_for_client",
                         "malloc_stats",

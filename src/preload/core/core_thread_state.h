@@ -37,7 +37,9 @@ typedef struct mt_thread {
     bool transient; /* borrowed after the thread's key destructor ran */
     /* Frees that arrived while inside a hook (from a signal handler on this
      * thread).  Pushed and popped with compare-and-swap: a handler can
-     * interrupt the drain loop between its load and store. */
+     * interrupt the drain loop between its load and store.  An entry with
+     * bit MT_DEFER_REALLOC set is the old block of a handler's realloc:
+     * charged as realloc's free half (never temporary). */
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
     struct mt_thread *next_free;
@@ -57,6 +59,8 @@ typedef struct mt_thread {
  * there is a signal handler's, the program's: counted as untracked, its
  * free matched at once when it can be (hook_libc.c free_nested).
  * Initial-exec TLS: see core_common.h. */
+#define MT_DEFER_REALLOC ((uintptr_t)1) /* blocks are at least 8-aligned */
+
 enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2, MT_IN_FORK = 3 };
 
 /* What every hook reads first, in one initial-exec TLS block so that a

@@ -434,8 +434,16 @@ void mt_drain_deferred(mt_thread *t)
         void *p = t->deferred[n - 1];
         if (!atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n - 1, memory_order_relaxed,
                                                    memory_order_relaxed))
-            continue; /* a handler pushed meanwhile: n was reloaded */
-        mt_on_free(t, p);
+            continue;                          /* a handler pushed meanwhile: n was reloaded */
+        if ((uintptr_t)p & MT_DEFER_REALLOC) { /* realloc's free half (realloc_done) */
+            p = (void *)((uintptr_t)p & ~MT_DEFER_REALLOC);
+            mt_block b;
+            if (mt_take(p, &b))
+                mt_charge_free(t, p, &b, false);
+            mt_count_realloc_free(t, p);
+        } else {
+            mt_on_free(t, p);
+        }
         mt_real.free(p);
         n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
     }

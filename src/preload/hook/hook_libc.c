@@ -41,6 +41,7 @@
 #include "core_thread_state.h"
 #include "table_ptr.h"
 #include "core_tracker.h"
+#include "core_assert.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -134,8 +135,11 @@ static inline bool try_free_now(void *p, bool temporary_ok)
  * (mt_drain_deferred); false when the queue is full or the thread has
  * none.  Only inside a hook (MT_IN_HOOK): a fork handler has no hook to
  * leave. */
-static bool defer_free(mt_thread *t, void *p)
+static bool defer_free(mt_thread *t, void *p, bool realloc_half)
 {
+    MT_ASSERT(((uintptr_t)p & MT_DEFER_REALLOC) == 0);
+    if (realloc_half)
+        p = (void *)((uintptr_t)p | MT_DEFER_REALLOC);
     uint32_t n = t ? atomic_load_explicit(&t->ndeferred, memory_order_relaxed) : MT_DEFER_MAX;
     while (n < MT_DEFER_MAX) {
         t->deferred[n] = p;
@@ -185,7 +189,7 @@ static void free_nested(void *p)
 {
     int in = mt_tls_in_hook;
     if (nested_is_program(in) && !try_free_now(p, true)) {
-        if (in == MT_IN_HOOK && defer_free(mt_tls_thread, p))
+        if (in == MT_IN_HOOK && defer_free(mt_tls_thread, p, false))
             return;
         free_unmatched(in);
     }
@@ -205,19 +209,22 @@ static void free_nested(void *p)
 static void *realloc_nested(void *old, size_t size)
 {
     int in = mt_tls_in_hook;
-    if (nested_is_program(in) && !try_free_now(old, size == 0)) {
+    /* never temporary, realloc(p, 0) too: whether it frees is known only
+     * after the real call (glibc's returns NULL, mimalloc's a new block) */
+    if (nested_is_program(in) && !try_free_now(old, false)) {
         mt_thread *t = mt_tls_thread;
         if (in == MT_IN_HOOK && t && mt_real.malloc_usable_size &&
             atomic_load_explicit(&t->ndeferred, memory_order_relaxed) < MT_DEFER_MAX) {
-            void *p = size ? mt_real.malloc(size) : NULL;
-            if (size && !p)
+            /* a moving realloc, realloc(p, 0) included: a block back (what
+             * C allows), never a NULL a program could take for "p is still
+             * yours" while p is queued to be freed */
+            void *p = mt_real.malloc(size);
+            if (!p)
                 return NULL; /* failed: the old block stays, and its record */
-            if (p) {
-                size_t n = mt_real.malloc_usable_size(old);
-                memcpy(p, old, n < size ? n : size);
-            }
+            size_t n = mt_real.malloc_usable_size(old);
+            memcpy(p, old, n < size ? n : size);
             count_untracked(p);
-            if (defer_free(t, old))
+            if (defer_free(t, old, true))
                 return p;
             free_unmatched(in); /* a handler of the handler filled the queue */
             mt_real.free(old);
