@@ -89,11 +89,12 @@ static bool entry_matches(const char *entry, const char *name)
     return !ident_char(entry[n - 1]) || !ident_char(name[n]);
 }
 
-/* In "<T as alloc::slice::ConvertVec>::to_vec", the trait after " as ",
- * when the self type is no path (a generic T, u8, [T]): the impl is then
- * the trait's crate's code.  "<myapp::Thing as Clone>" is the user's. */
-static const char *trait_of(const char *s)
+/* In an impl's name "<Self as Trait>::f", the trait (past marks), and
+ * whether the self type is a path (*self_path); NULL when there is no
+ * " as " at the top level. */
+static const char *impl_trait(const char *s, bool *self_path)
 {
+    *self_path = false;
     if (*s != '<')
         return NULL;
     int depth = 0;
@@ -103,33 +104,31 @@ static const char *trait_of(const char *s)
         else if (*p == '>' && --depth == 0)
             return NULL;
         else if (depth == 1 && p[0] == ':' && p[1] == ':')
-            return NULL; /* the self type is a path */
+            *self_path = true;
         else if (depth == 1 && strncmp(p, " as ", 4) == 0)
             return past_marks(p + 4);
     }
     return NULL;
 }
 
+/* In "<T as alloc::slice::ConvertVec>::to_vec", the trait after " as ",
+ * when the self type is no path (a generic T, u8, [T]): the impl is then
+ * the trait's crate's code.  "<myapp::Thing as Clone>" is the user's. */
+static const char *trait_of(const char *s)
+{
+    bool self_path;
+    const char *t = impl_trait(s, &self_path);
+    return self_path ? NULL : t;
+}
+
 /* In "<std::path::PathBuf as mycrate::Tr>::f", the trait after " as " when
  * it is a path ("mycrate::Tr"), whatever the self type; else NULL. */
 static const char *path_trait_of(const char *s)
 {
-    if (*s != '<')
-        return NULL;
-    int depth = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p == '<')
-            depth++;
-        else if (*p == '>' && --depth == 0)
-            return NULL;
-        else if (depth == 1 && strncmp(p, " as ", 4) == 0) {
-            const char *t = past_marks(p + 4);
-            size_t len = strcspn(t, "<>");
-            const char *sep = strstr(t, "::");
-            return sep && (size_t)(sep - t) < len ? t : NULL;
-        }
-    }
-    return NULL;
+    bool self_path;
+    const char *t = impl_trait(s, &self_path);
+    const char *sep = t ? strstr(t, "::") : NULL;
+    return sep && (size_t)(sep - t) < strcspn(t, "<>") ? t : NULL;
 }
 
 /* Entries starting with '!' (user exceptions) when neg, the others else. */

@@ -213,8 +213,7 @@ static void *realloc_nested(void *old, size_t size)
      * after the real call (glibc's returns NULL, mimalloc's a new block) */
     if (nested_is_program(in) && !try_free_now(old, false)) {
         mt_thread *t = mt_tls_thread;
-        if (in == MT_IN_HOOK && t && mt_real.malloc_usable_size &&
-            atomic_load_explicit(&t->ndeferred, memory_order_relaxed) < MT_DEFER_MAX) {
+        if (in == MT_IN_HOOK && t && mt_real.malloc_usable_size) {
             /* a moving realloc, realloc(p, 0) included: a block back (what
              * C allows), never a NULL a program could take for "p is still
              * yours" while p is queued to be freed */
@@ -226,7 +225,7 @@ static void *realloc_nested(void *old, size_t size)
             count_untracked(p);
             if (defer_free(t, old, true))
                 return p;
-            free_unmatched(in); /* a handler of the handler filled the queue */
+            free_unmatched(in); /* the queue is full */
             mt_real.free(old);
             return p;
         }

@@ -34,14 +34,11 @@ void mt_rr_process(bool mid_run, bool fork_child, uint64_t now)
     mt_proc_exe(exe, sizeof exe);
     mt_proc_cmdline(cmdline, sizeof cmdline);
     uint64_t unix_now = mt_unix_ns();
-    /* to the ns, as the segment's: rounded down to the second, a replay's
-     * wall-clock times were up to 1 s early */
-    uint64_t tracking_start = unix_now - (now < unix_now ? now : 0);
     mt_put_v(b, (uint64_t)getpid());
     mt_put_v(b, (uint64_t)getppid());
     mt_put_v(b, (uint64_t)getuid());
     mt_put_v(b, mt_self_start_ticks());
-    mt_put_v(b, tracking_start);
+    mt_put_v(b, mt_tracking_start_unix_ns()); /* the segment's: to the ns, not the second */
     mt_put_v(b, now);
     mt_put_v(b, unix_now);
     mt_put_v(b, mt_g.cfg.depth);
