@@ -8,14 +8,16 @@ throwaway user S (the service) leaves, in a sticky directory: the segment of
 a killed process (dead), another whose file a live process of S still maps
 (mapped), the segment of a running process (live), a symlink named like a
 segment pointing at a file of root's (link), and a temporary `.memtop-*`
-file.  As S, `--clean --all-users` is refused in one line and removes
-nothing; root's plain `--clean` keeps all of S's files; root's `--clean
---all-users` removes the dead one and the link (only the link: its target
-is untouched), names S on each line, and keeps the mapped, the live and the
-temporary file; once the mapping process is gone, the mapped one goes too.
+file; beside them lies a junk segment of a uid that has no name.  As S,
+`--clean --all-users` is refused in one line and removes nothing; root's
+plain `--clean` keeps all of these; root's `--clean --all-users` removes the
+dead one, the link (only the link: its target is untouched) and the junk,
+names S (or the bare uid) on each line, and keeps the mapped, the live and
+the temporary file; once the mapping process is gone, the mapped one goes.
 """
 
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -50,6 +52,11 @@ def leave_dead_segment(ctx, args, user, shm):
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=30)
     return seg
+
+
+def unnamed_uid():
+    """A uid no user name stands for (a user deleted since)."""
+    return next(u for u in range(54321, 60000) if not any(p.pw_uid == u for p in pwd.getpwall()))
 
 
 def snapshot(shm):
@@ -97,9 +104,14 @@ def test(args):
             p = seclib.run_as(svc, ["sh", "-c", 'ln -s "$0" "$1" && printf x > "$2"', precious,
                                     link, temp], env)
             check(p.returncode == 0, "planting the link and temporary file failed: " + p.stderr)
+            check(all(uid == svc.uid for _, uid in snapshot(shm).values())
+                  and len(snapshot(shm)) == 5,
+                  "expected 5 files of %s in %s: %s" % (svc.name, shm, snapshot(shm)))
+            nameless = os.path.join(shm, "memtop-%d-def" % gone.pid)  # junk of a deleted user
+            with open(nameless, "w") as f:
+                f.write("junk")
+            os.chown(nameless, unnamed_uid(), unnamed_uid())
             all_files = snapshot(shm)
-            check(all(uid == svc.uid for _, uid in all_files.values()) and len(all_files) == 5,
-                  "expected 5 files of %s in %s: %s" % (svc.name, shm, all_files))
 
             p = clean(svc, args, env, "--all-users")
             lines = p.stderr.strip().splitlines()
@@ -118,9 +130,11 @@ def test(args):
             p = clean(None, args, env, "--all-users")
             now = snapshot(shm)
             want = {n: v for n, v in all_files.items()
-                    if n not in (os.path.basename(dead), os.path.basename(link))}
+                    if n not in (os.path.basename(dead), os.path.basename(link),
+                                 os.path.basename(nameless))}
             check(p.returncode == 0 and now == want,
-                  "root's --clean --all-users should remove only the dead segment and the link "
+                  "root's --clean --all-users should remove only the dead segment, the link "
+                  "and the nameless uid's junk "
                   "(left %s, wanted %s):\n%s" % (sorted(now), sorted(want),
                                                  seclib.e2elib.describe(p)))
             with open(precious) as f:
@@ -132,6 +146,9 @@ def test(args):
                           p.stdout.splitlines()),
                       "no line %r in root's --clean --all-users:\n%s"
                       % (what + " " + path + whose, seclib.e2elib.describe(p)))
+            check("removed %s of uid %d (" % (nameless, unnamed_uid()) in p.stdout,
+                  "root's --clean --all-users does not name uid %d:\n%s"
+                  % (unnamed_uid(), seclib.e2elib.describe(p)))
             check("but process %d maps it" % holder.pid in p.stdout,
                   "root's --clean --all-users does not say who maps %s:\n%s"
                   % (mapped, seclib.e2elib.describe(p)))
