@@ -102,7 +102,7 @@ _memtop()
     local opts="-p --pid -b --batch -n --iterations -d --delay -s --sort --top
         -e --export -g --group -f --file --output --record --cull --thread-order --at --strict --sample --tree
         --reverse --threshold --no-symbols --ascii
-        --no-color -l --list --clean --serve --serve-min-age -h --help -V --version --"
+        --no-color -l --list --clean --all-users --serve --serve-min-age -h --help -V --version --"
     COMPREPLY=()
 
     local start

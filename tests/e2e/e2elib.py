@@ -48,6 +48,7 @@ def parse_args(description, argv=None):
     p.add_argument("--make-segment", help="make_segment (sec_shrinking_segment.py)")
     p.add_argument("--open-loop", help="open_loop (sec_rootlink.py)")
     p.add_argument("--nodiag", help="nodiag.so (sec_serve_nodiag.py)")
+    p.add_argument("--map-wait", help="map_wait (sec_clean_all.py)")
     p.add_argument("--workdir", required=True, help="private scratch directory (wiped)")
     p.add_argument("--source-dir", help="the repository root")
     p.add_argument("--build-dir", help="the CMake build tree")

@@ -138,7 +138,7 @@ def sysctl(path, value):
 
 
 SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests (tests/security/CMakeLists.txt)
-STAGED = ("memtop", "preload", "demo", "exact", "make_segment")
+STAGED = ("memtop", "preload", "demo", "exact", "make_segment", "map_wait")
 
 
 def reachable(path):

@@ -286,7 +286,17 @@ static void test_options(void **state)
         assert_int_equal(parse(&o, good[i]), 0);
     assert_int_equal(parse(&o, (const char *[]){"--serve", "1", "--serve-min-age", "30", NULL}), 0);
     assert_int_equal(o.serve_min_age_s, 30);
+    /* --all-users widens --clean (root's every user's segments) */
+    assert_int_equal(parse(&o, (const char *[]){"--clean", "--all-users", NULL}), 0);
+    assert_true(o.clean && o.all_users);
+    assert_int_equal(parse(&o, (const char *[]){"--all-users", "--list", "--clean", NULL}), 0);
+    assert_true(o.list && o.all_users);
     const char *const *bad[] = {
+        /* --all-users says whose files --clean removes: nothing without it */
+        (const char *[]){"--all-users", NULL},
+        (const char *[]){"--list", "--all-users", NULL},
+        (const char *[]){"--serve", "9100", "--all-users", NULL},
+        (const char *[]){"-p", "1", "--all-users", NULL},
         (const char *[]){"-p", "abc", "--batch", NULL},
         (const char *[]){"-p", "0", "--batch", NULL},
         (const char *[]){"-p", "1", "--batch", "-n", "abc", NULL},

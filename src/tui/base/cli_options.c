@@ -17,6 +17,7 @@
 
 enum {
     OPT_CLEAN = 1000,
+    OPT_ALL_USERS,
     OPT_TOP,
     OPT_NO_SYMBOLS,
     OPT_OUTPUT,
@@ -45,6 +46,7 @@ static const struct option long_opts[] = {
     {"export", required_argument, NULL, 'e'},
     {"list", no_argument, NULL, 'l'},
     {"clean", no_argument, NULL, OPT_CLEAN},
+    {"all-users", no_argument, NULL, OPT_ALL_USERS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"no-symbols", no_argument, NULL, OPT_NO_SYMBOLS},
@@ -271,6 +273,9 @@ static int apply_flag(int c, mt_opts *o)
     case OPT_CLEAN:
         o->clean = true;
         return 1;
+    case OPT_ALL_USERS:
+        o->all_users = true;
+        return 1;
     case 'h':
         o->help = true;
         return 1;
@@ -312,6 +317,8 @@ static int check_target(const mt_opts *o, char *err, size_t n)
         return usage_err(err, n,
                          "--list/--clean take no -p, -f, --batch, --export, --record or "
                          "program");
+    if (o->all_users && !o->clean)
+        return usage_err(err, n, "--all-users is for --clean (every user's stale segments)");
     if ((o->batch || o->export_path) && !targets)
         return usage_err(err, n, "--batch/--export need -p PID, -f FILE or -- PROG ARGS");
     if (o->sample_given && !o->prog_argv)

@@ -37,6 +37,7 @@ typedef struct mt_opts {
     bool batch;              /* -b */
     bool list;               /* -l */
     bool clean;              /* --clean */
+    bool all_users;          /* --all-users: --clean every user's files (root) */
     bool help;               /* -h */
     bool version;            /* -V */
     bool no_symbols;         /* --no-symbols: module + offset only */

@@ -10,6 +10,7 @@
 #include "tui_main.h" /* mt_cmd_tui: the interactive viewer (src/tui/screen) */
 
 int mt_cmd_list(const mt_opts *o);   /* --list and/or --clean */
+int mt_cmd_clean(const mt_opts *o);  /* --clean (cmd_clean.c; mt_cmd_list calls it) */
 int mt_cmd_pid(const mt_opts *o);    /* -p PID --batch / --export */
 int mt_cmd_launch(const mt_opts *o); /* --batch / --export -- PROG ARGS */
 int mt_cmd_replay(const mt_opts *o); /* -f FILE.dat with --batch / --export */
