@@ -92,11 +92,17 @@ static bool g_used; /* a jemalloc was redirected (under the scan's lock) */
 
 #define JE_ALLOC_HOOK(name, params, args, size_expr)                                               \
     HOOK_ALLOC_ENTRY(h_##name, orig[JE_##name], params, args, size_expr)
-#define JE_FREE_HOOK(name, params, args) HOOK_FREE_ENTRY(h_##name, orig[JE_##name], params, args)
+/* jemalloc's free, for a signal handler's free that waits in the queue
+ * (hook_nested.h; NULL until its entry is redirected).  A nested realloc
+ * is never made apart here: memtop knows no usable-size function of a
+ * redirected jemalloc (hook_nested.c counts it unmatched instead). */
+#define JE_PLAIN_FREE ((void (*)(void *))atomic_load_explicit(&orig[JE_free], memory_order_acquire))
+#define JE_FREE_HOOK(name, params, args)                                                           \
+    HOOK_FREE_ENTRY(h_##name, orig[JE_##name], params, args, JE_PLAIN_FREE)
 JE_ALLOCS(JE_ALLOC_HOOK)
 JE_FREES(JE_FREE_HOOK)
-HOOK_REALLOC_ENTRY(h_realloc, orig[JE_realloc], (void *p, size_t n), (p, n), n)
-HOOK_REALLOC_ENTRY(h_rallocx, orig[JE_rallocx], (void *p, size_t n, int f), (p, n, f), n)
+HOOK_REALLOC_ENTRY(h_realloc, orig[JE_realloc], (void *p, size_t n), (p, n), n, NULL)
+HOOK_REALLOC_ENTRY(h_rallocx, orig[JE_rallocx], (void *p, size_t n, int f), (p, n, f), n, NULL)
 HOOK_POSIX_MEMALIGN_ENTRY(h_posix_memalign, orig[JE_posix_memalign])
 
 /* xallocx resizes p in place and returns its usable size: the old block is
@@ -110,7 +116,8 @@ static size_t h_xallocx(void *p, size_t size, size_t extra, int flags)
     mt_thread *t = p ? hook_enter() : NULL;
     if (!t)
         return real(p, size, extra, flags);
-    size_t got = real(p, size, extra, flags);
+    size_t got;
+    HOOK_REAL(got = real(p, size, extra, flags));
     int saved = errno;
     mt_block b;
     if (mt_take(p, &b))

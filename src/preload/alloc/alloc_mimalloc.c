@@ -42,15 +42,43 @@ MI_ALLOC(mi_new_aligned, (size_t n, size_t a), (n, a), n)
 MI_ALLOC(mi_new_aligned_nothrow, (size_t n, size_t a), (n, a), n)
 MI_ALLOC(mi_new_n, (size_t c, size_t n), (c, n), mt_mi_mul(c, n))
 
-MI_REALLOC(mi_realloc, (void *p, size_t n), (p, n), n, false)
+/* mimalloc's plain functions for a signal handler's call that finds the
+ * thread inside memtop (hook_nested.h): what the slots hold, never looked
+ * up there (a handler may not dlsym); mi_usable_size as the scan found it
+ * (mt_mi_heap_helpers). */
+static _Atomic(void *) g_usable_size;
+
+static void *mi_loaded(_Atomic(void *) *slot)
+{
+    return atomic_load_explicit(slot, memory_order_acquire);
+}
+
+#define MI_PLAIN_FREE ((void (*)(void *))mi_loaded(&slot_mi_free))
+
+static const mt_nested_fns *mi_nested_fns(mt_nested_fns *f)
+{
+    *f = (mt_nested_fns){(void *(*)(size_t))mi_loaded(&slot_mi_malloc),
+                         (size_t(*)(void *))mi_loaded(&g_usable_size), MI_PLAIN_FREE};
+    return f;
+}
+
+void mt_mi_usable_size_set(void *fn)
+{
+    if (fn)
+        atomic_store_explicit(&g_usable_size, fn, memory_order_release);
+}
+
+MI_REALLOC_FNS(mi_realloc, (void *p, size_t n), (p, n), n, false,
+               mi_nested_fns(&(mt_nested_fns){0}))
 MI_REALLOC(mi_reallocf, (void *p, size_t n), (p, n), n, true)
-MI_REALLOC(mi_reallocn, (void *p, size_t c, size_t n), (p, c, n), mt_mi_mul(c, n), false)
+MI_REALLOC_FNS(mi_reallocn, (void *p, size_t c, size_t n), (p, c, n), mt_mi_mul(c, n), false,
+               mi_nested_fns(&(mt_nested_fns){0}))
 MI_REALLOC(mi_realloc_aligned, (void *p, size_t n, size_t a), (p, n, a), n, false)
 
-MI_FREE(mi_free, (void *p), (p))
-MI_FREE(mi_free_size, (void *p, size_t n), (p, n))
-MI_FREE(mi_free_aligned, (void *p, size_t a), (p, a))
-MI_FREE(mi_free_size_aligned, (void *p, size_t n, size_t a), (p, n, a))
+MI_FREE(mi_free, (void *p), (p), MI_PLAIN_FREE)
+MI_FREE(mi_free_size, (void *p, size_t n), (p, n), MI_PLAIN_FREE)
+MI_FREE(mi_free_aligned, (void *p, size_t a), (p, a), MI_PLAIN_FREE)
+MI_FREE(mi_free_size_aligned, (void *p, size_t n, size_t a), (p, n, a), MI_PLAIN_FREE)
 
 /* ---- redirecting libmimalloc's entry points ---- */
 

@@ -98,4 +98,9 @@ extern const mt_patch_entry mt_mi_heap_entries[MT_MI_HEAP_N];
  * mimalloc's are not found by name.  By the scan, before it redirects. */
 void mt_mi_heap_helpers(void *visit, void *backing);
 
+/* The hooked mimalloc's mi_usable_size (NULL: not found), with which a
+ * signal handler's mi_realloc inside memtop may be made apart
+ * (hook_nested.h).  By the scan, before it redirects. */
+void mt_mi_usable_size_set(void *fn);
+
 #endif

@@ -125,10 +125,15 @@ MI_REALLOC(mi_expand, (void *p, size_t n), (p, n), n, false)
             (char *(*)params)mt_next_fn_loaded(&slot_##name, &miss_##name, #name);                 \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
-        mt_thread *t = resolved ? NULL : hook_enter();                                             \
+        if (resolved)                                                                              \
+            return real args;                                                                      \
+        if (mt_tls_in_hook) /* inside memtop: hook_nested.h */                                     \
+            return hook_nested_alloc(real args);                                                   \
+        mt_thread *t = hook_enter();                                                               \
         if (!t)                                                                                    \
             return real args;                                                                      \
-        char *r = real args;                                                                       \
+        char *r;                                                                                   \
+        HOOK_REAL(r = real args);                                                                  \
         return alloc_done(t, r, str_size(r), HOOK_FRAME());                                        \
     }
 MI_REALPATH(mi_heap_realpath, (mi_heap * h, const char *f, char *resolved), (h, f, resolved))
@@ -140,10 +145,18 @@ MT_EXPORT int mi_posix_memalign(void **out, size_t a, size_t n)
         &slot_mi_posix_memalign, &miss_mi_posix_memalign, "mi_posix_memalign");
     if (MT_UNLIKELY(!real))
         return ENOMEM;
+    int in = mt_tls_in_hook, rc;
+    if (in) { /* inside memtop: hook_nested_alloc's rule */
+        if (!mt_nested_entry_is_program(in, __builtin_return_address(0)))
+            return real(out, a, n);
+        MT_REAL_CALL(rc = real(out, a, n));
+        count_untracked(rc == 0 ? *out : NULL);
+        return rc;
+    }
     mt_thread *t = hook_enter();
     if (!t)
         return real(out, a, n);
-    int rc = real(out, a, n);
+    HOOK_REAL(rc = real(out, a, n));
     alloc_done(t, rc == 0 ? *out : NULL, n, HOOK_FRAME());
     return rc;
 }
@@ -189,7 +202,7 @@ MT_EXPORT void mi_heap_destroy(mi_heap *h)
         visit(h, true, drop_block, t);
         mt_on_free(t, h); /* the heap's own record (from mi_heap_new), freed inside: unseen */
     }
-    real(h);
+    HOOK_REAL(real(h));
     hook_leave(t);
     errno = saved;
 }

@@ -35,26 +35,33 @@ static inline size_t mt_mi_mul(size_t c, size_t n)
         HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
     }
 
-/* A realloc-like function of the block p (realloc_done's rules). */
-#define MI_REALLOC(name, params, args, size_expr, frees_on_failure)                                \
+/* A realloc-like function of the block p (realloc_done's rules);
+ * nested_fns: HOOK_REALLOC_RETURN's. */
+#define MI_REALLOC_FNS(name, params, args, size_expr, frees_on_failure, nested_fns)                \
     MT_EXPORT void *name params                                                                    \
     {                                                                                              \
         void *(*real)params =                                                                      \
             (void *(*)params)mt_next_fn_loaded(&slot_##name, &miss_##name, #name);                 \
         if (MT_UNLIKELY(!real))                                                                    \
             return NULL;                                                                           \
-        HOOK_REALLOC_RETURN(p, real args, size_expr, frees_on_failure);                            \
+        HOOK_REALLOC_RETURN(p, real args, size_expr, frees_on_failure, nested_fns);                \
     }
 
+/* One that keeps an alignment, a heap, zeroes or throws: a signal
+ * handler's call is never made apart (hook_nested.h). */
+#define MI_REALLOC(name, params, args, size_expr, frees_on_failure)                                \
+    MI_REALLOC_FNS(name, params, args, size_expr, frees_on_failure, NULL)
+
 /* A freeing function: the block is taken out before the real free, as in
- * hook_libc.c (the address may be reused at once by another thread). */
-#define MI_FREE(name, params, args)                                                                \
+ * hook_libc.c (the address may be reused at once by another thread).
+ * plain_free: HOOK_FREE_CALL's. */
+#define MI_FREE(name, params, args, plain_free)                                                    \
     MT_EXPORT void name params                                                                     \
     {                                                                                              \
         void(*real) params = (void(*) params)mt_next_fn_loaded(&slot_##name, &miss_##name, #name); \
         if (MT_UNLIKELY(!real))                                                                    \
             return;                                                                                \
-        HOOK_FREE_CALL(p, real args);                                                              \
+        HOOK_FREE_CALL(p, real args, plain_free);                                                  \
     }
 
 #endif

@@ -52,6 +52,7 @@
 #include "alloc_stats.h"
 #include "alloc_mimalloc.h"
 #include "alloc_tcmalloc.h"
+#include "hook_nested.h"
 #include "core_log.h"
 #include "core_common.h"
 #include "core_dlerror.h"
@@ -145,6 +146,7 @@ typedef struct mod_syms {
     uint64_t mi_addr[MT_MI_N], mi_size[MT_MI_N]; /* its global mi_* functions memtop hooks */
     uint64_t mih_addr[MT_MI_HEAP_N], mih_size[MT_MI_HEAP_N]; /* the rest of its API, likewise */
     void *mi_visit, *mi_backing;                 /* its mi_heap_visit_blocks, mi_heap_get_backing */
+    void *mi_usable;                             /* its mi_usable_size */
     uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
     mt_stats_fns stats;                          /* where its own figures come from */
 } mod_syms;
@@ -322,6 +324,8 @@ static void stats_sym(mod_syms *y, const mt_elf_sym *s)
         y->mi_visit = at;
     else if (strcmp(s->name, "mi_heap_get_backing") == 0)
         y->mi_backing = at;
+    else if (strcmp(s->name, "mi_usable_size") == 0)
+        y->mi_usable = at;
 }
 
 static void on_sym(void *arg, const mt_elf_sym *s)
@@ -588,6 +592,7 @@ static void pin(const module_ref *m)
 {
     if (m->ref)
         m->ref->pin = true;
+    mt_nested_code_add(m->lo, m->hi); /* its calls from inside a real call are its own */
 }
 
 /* Redirects a jemalloc's entry points (alloc_je_redirect.c) unless told
@@ -711,6 +716,7 @@ static void hook_mimalloc(const module_ref *m, const mod_syms *y)
         return;
     }
     mt_mi_heap_helpers(y->mi_visit, y->mi_backing);
+    mt_mi_usable_size_set(y->mi_usable);
     size_t n = mt_patch_entries(mt_mi_entries, MT_MI_N, y->mi_addr, y->mi_size, patch, at);
     size_t nh = mt_patch_entries(mt_mi_heap_entries, MT_MI_HEAP_N, y->mih_addr, y->mih_size,
                                  patch + n, at + n);
@@ -955,8 +961,28 @@ static bool read_syms(const module_ref *m, mod_syms *y)
  * call into it then jumps through an unrelocated GOT.  The caller then
  * takes a reference with dlopen(RTLD_NOLOAD) outside the scan's lock
  * (take_ref), which waits for the loader's lock, and scans m again. */
+/* The C and C++ runtimes (libc, the loader, libstdc++, libgcc_s, libc++):
+ * an allocator calls into them (operator new throwing bad_alloc allocates
+ * its exception object in libstdc++), so a call they make into an
+ * allocator's entry from inside memtop's real call is the allocator's own
+ * (hook_nested.h).  They are not unloaded in practice. */
+static void note_runtime(const module_ref *m)
+{
+    static const char *const names[] = {"libstdc++.so", "libgcc_s.so", "libc++.so", "libc++abi.so"};
+    if (m->exe)
+        return;
+    const char *b = base_name(m->path);
+    uint64_t loader = getauxval(AT_BASE);
+    bool runtime = mt_path_is_libc(m->path) || (loader && m->bias == loader);
+    for (size_t i = 0; i < sizeof names / sizeof *names && !runtime; i++)
+        runtime = strncmp(b, names[i], strlen(names[i])) == 0;
+    if (runtime)
+        mt_nested_code_add(m->lo, m->hi);
+}
+
 static bool scan_module(module_ref *m, scan_refs *refs)
 {
+    note_runtime(m);
     if (allocator_free(m))
         return true;
     mod_syms y;

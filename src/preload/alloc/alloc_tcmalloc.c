@@ -64,11 +64,14 @@ TC_ALLOC(h_pvalloc, TC_PVALLOC, (size_t n), (n), n)
 TC_ALLOC(h_calloc, TC_CALLOC, (size_t c, size_t n), (c, n), c *n)
 TC_ALLOC(h_memalign, TC_MEMALIGN, (size_t a, size_t n), (a, n), n)
 HOOK_POSIX_MEMALIGN_ENTRY(h_posix_memalign, orig[TC_POSIX_MEMALIGN])
-HOOK_REALLOC_ENTRY(h_realloc, orig[TC_REALLOC], (void *p, size_t n), (p, n), n)
+HOOK_REALLOC_ENTRY(h_realloc, orig[TC_REALLOC], (void *p, size_t n), (p, n), n, NULL)
 
 /* The block is taken out before the real free (its address may be reused
- * at once by another thread). */
-#define TC_FREE_HOOK(fn, idx, params, args) HOOK_FREE_ENTRY(fn, orig[idx], params, args)
+ * at once by another thread).  tc_free's trampoline frees a signal
+ * handler's block that waits in the queue (hook_nested.h). */
+#define TC_PLAIN_FREE ((void (*)(void *))atomic_load_explicit(&orig[TC_FREE], memory_order_acquire))
+#define TC_FREE_HOOK(fn, idx, params, args)                                                        \
+    HOOK_FREE_ENTRY(fn, orig[idx], params, args, TC_PLAIN_FREE)
 
 TC_FREE_HOOK(h_free, TC_FREE, (void *p), (p))
 TC_FREE_HOOK(h_free_sized, TC_FREE_SIZED, (void *p, size_t n), (p, n))

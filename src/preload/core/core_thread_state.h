@@ -3,6 +3,7 @@
 #define MT_THREAD_STATE_H
 
 #include "core_common.h"
+#include "core_assert.h"
 #include "unwind_memo.h"
 
 #include <stdbool.h>
@@ -39,9 +40,12 @@ typedef struct mt_thread {
      * thread).  Pushed and popped with compare-and-swap: a handler can
      * interrupt the drain loop between its load and store.  An entry with
      * bit MT_DEFER_REALLOC set is the old block of a handler's realloc:
-     * charged as realloc's free half (never temporary). */
+     * charged as realloc's free half (never temporary).  deferred_free[i]
+     * frees entry i (the plain free of the allocator whose entry point the
+     * handler called), written with it before the push. */
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
+    void (*deferred_free[MT_DEFER_MAX])(void *);
     struct mt_thread *next_free;
     /* The thread's previous stack walk, for the next one (unwind_memo.h):
      * right after this struct, in the same mapping, sized by the depth. */
@@ -61,7 +65,15 @@ typedef struct mt_thread {
  * Initial-exec TLS: see core_common.h. */
 #define MT_DEFER_REALLOC ((uintptr_t)1) /* blocks are at least 8-aligned */
 
-enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2, MT_IN_FORK = 3 };
+/* MT_IN_REAL: inside a call into the real allocator that memtop makes
+ * (a hook's real call, a fast path's, the drain of deferred frees): an
+ * allocator entry memtop redirected that is reached then is the
+ * allocator's own (an entry calling another, memtop's malloc hook calling
+ * an allocator whose malloc is a redirected entry) and passes through
+ * uncounted, the outer hook counting the call; one reached while the
+ * thread is in memtop's own bookkeeping (MT_IN_HOOK, MT_IN_FORK) is the
+ * program's, a signal handler's (hook_nested.h). */
+enum { MT_IN_NONE = 0, MT_IN_HOOK = 1, MT_IN_OWN = 2, MT_IN_FORK = 3, MT_IN_REAL = 4 };
 
 /* What every hook reads first, in one initial-exec TLS block so that a
  * hook finds all of it with one GOT load: mt_tls_in_hook and mt_tls_thread
@@ -189,7 +201,7 @@ static inline mt_gate_saved mt_gate_hold(void)
 {
     mt_gate_saved s = {mt_tls_h.hook_word, mt_tls_h.sample_left};
     /* in_hook set and free's gate closed in one store */
-    mt_tls_h.hook_word = (mt_tls_hot){.in_hook = MT_IN_HOOK}.hook_word;
+    mt_tls_h.hook_word = (mt_tls_hot){.in_hook = MT_IN_REAL}.hook_word;
     atomic_signal_fence(memory_order_seq_cst);
     mt_tls_h.sample_left = MT_SAMPLE_DISARMED;
     atomic_signal_fence(memory_order_seq_cst);
@@ -203,6 +215,45 @@ static inline void mt_gate_unhold(mt_gate_saved s)
     atomic_signal_fence(memory_order_seq_cst);
     mt_tls_h.hook_word = s.hook_word;
 }
+
+/* Around a call into the real allocator made inside memtop (in_hook set,
+ * the gates closed): in_hook says MT_IN_REAL for the call's length, then
+ * what it was.  Two stores; a signal handler that interrupts either sees
+ * one value or the other, both inside memtop. */
+static inline int mt_real_call_begin(void)
+{
+    int was = mt_tls_in_hook;
+    MT_ASSERT(was != MT_IN_NONE);
+    mt_tls_in_hook = MT_IN_REAL;
+    atomic_signal_fence(memory_order_seq_cst);
+    return was;
+}
+
+static inline void mt_real_call_end(int was)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    mt_tls_in_hook = was;
+}
+
+/* `expr`, a call into the real allocator, run as MT_IN_REAL (a statement;
+ * for one with a value, MT_REAL_CALL(r = call(...))). */
+#define MT_REAL_CALL(expr)                                                                         \
+    do {                                                                                           \
+        int real_was_ = mt_real_call_begin();                                                      \
+        expr;                                                                                      \
+        mt_real_call_end(real_was_);                                                               \
+    } while (0)
+
+/* The same for a call that may come from outside memtop (in_hook clear:
+ * the call runs as it is, the gates open). */
+#define MT_REAL_CALL_ANY(expr)                                                                     \
+    do {                                                                                           \
+        if (mt_tls_in_hook)                                                                        \
+            MT_REAL_CALL(expr);                                                                    \
+        else {                                                                                     \
+            expr;                                                                                  \
+        }                                                                                          \
+    } while (0)
 
 /* Set by the key destructor when this thread exits. */
 extern MT_TLS bool mt_tls_exiting;

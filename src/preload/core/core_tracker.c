@@ -432,6 +432,7 @@ void mt_drain_deferred(mt_thread *t)
     uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
     while (n) {
         void *p = t->deferred[n - 1];
+        void (*real_free)(void *) = t->deferred_free[n - 1];
         if (!atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n - 1, memory_order_relaxed,
                                                    memory_order_relaxed))
             continue;                          /* a handler pushed meanwhile: n was reloaded */
@@ -444,7 +445,8 @@ void mt_drain_deferred(mt_thread *t)
         } else {
             mt_on_free(t, p);
         }
-        mt_real.free(p);
+        MT_ASSERT(real_free);
+        MT_REAL_CALL(real_free(p));
         n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
     }
 }

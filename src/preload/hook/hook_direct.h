@@ -9,6 +9,7 @@
 #include "unwind_backtrace.h"
 #include "core_sample.h"
 #include "hook_enter.h"
+#include "hook_nested.h"
 #include "table_ptr.h"
 #include "core_tracker.h"
 
@@ -67,6 +68,22 @@ static inline void hook_unwound(const hook_guard *g)
     _Static_assert(HOOK_UNWINDABLE,                                                                \
                    "a hook that C++ code may throw through: build with -fexceptions")
 
+/* An allocating entry's call that found the thread inside memtop: the
+ * allocator's own (MT_IN_REAL) or memtop's (MT_IN_OWN) passes through; the
+ * program's (a signal handler's, hook_nested.h) is counted as untracked.
+ * A GNU statement expression: `call` is evaluated once. */
+#define hook_nested_alloc(call)                                                                    \
+    ({                                                                                             \
+        void *np_;                                                                                 \
+        if (mt_nested_entry_is_program(mt_tls_in_hook, __builtin_return_address(0))) {             \
+            MT_REAL_CALL(np_ = call);                                                              \
+            count_untracked(np_);                                                                  \
+        } else {                                                                                   \
+            np_ = call;                                                                            \
+        }                                                                                          \
+        np_;                                                                                       \
+    })
+
 /* The body of an allocating hook of an allocator's own API whose real
  * function is reached by `call` (an expression); size_expr: what the
  * caller asked for (evaluated before and after the call: no side
@@ -88,8 +105,8 @@ static inline void hook_unwound(const hook_guard *g)
             hook_fast_counted(fp_, (size_expr));                                                   \
             return fp_;                                                                            \
         }                                                                                          \
-        if (mt_tls_in_hook) /* inside memtop: counted by the outer hook, or memtop's own */        \
-            return call;                                                                           \
+        if (mt_tls_in_hook) /* inside memtop: hook_nested.h */                                     \
+            return hook_nested_alloc(call);                                                        \
         mt_thread *t_ = hook_enter();                                                              \
         if (!t_) {                                                                                 \
             void *p_ = call;                                                                       \
@@ -99,7 +116,7 @@ static inline void hook_unwound(const hook_guard *g)
         void *p_;                                                                                  \
         {                                                                                          \
             HOOK_GUARD(g_, t_, NULL, NULL);                                                        \
-            p_ = call;                                                                             \
+            HOOK_REAL(p_ = call);                                                                  \
             g_.t = NULL;                                                                           \
         }                                                                                          \
         return alloc_done(t_, p_, size_expr, HOOK_FRAME());                                        \
@@ -111,8 +128,10 @@ static inline void hook_unwound(const hook_guard *g)
  * certainly not a sampled one takes a fast path like hook_libc.c free's:
  * counted, then freed, mt_tls_in_hook set throughout (unlike free's, the
  * real call may reach another redirected entry, operator delete jumping to
- * free: it must pass through, not count the block again). */
-#define HOOK_FREE_CALL(p, call)                                                                    \
+ * free: it must pass through, not count the block again).  plain_free:
+ * the allocator's free of p alone, for a program's call that must wait in
+ * the queue (hook_nested.h; NULL: not known). */
+#define HOOK_FREE_CALL(p, call, plain_free)                                                        \
     do {                                                                                           \
         if ((p) && hook_fast_free(p)) { /* sampled mode, certainly not a sampled block */          \
             mt_gate_saved gs_ = mt_gate_hold();                                                    \
@@ -123,13 +142,20 @@ static inline void hook_unwound(const hook_guard *g)
             break;                                                                                 \
         }                                                                                          \
         mt_thread *t_ = (p) ? hook_enter() : NULL;                                                 \
+        int saved_ = errno;                                                                        \
         if (!t_) {                                                                                 \
-            call;                                                                                  \
+            int in_ = mt_tls_in_hook;                                                              \
+            if ((p) && mt_nested_entry_is_program(in_, __builtin_return_address(0))) {             \
+                if (!mt_nested_free(p, in_, plain_free))                                           \
+                    MT_REAL_CALL(call);                                                            \
+            } else {                                                                               \
+                call;                                                                              \
+            }                                                                                      \
+            errno = saved_;                                                                        \
             break;                                                                                 \
         }                                                                                          \
-        int saved_ = errno;                                                                        \
         mt_on_free(t_, p);                                                                         \
-        call;                                                                                      \
+        HOOK_REAL(call);                                                                           \
         hook_leave(t_);                                                                            \
         errno = saved_;                                                                            \
     } while (0)
@@ -159,19 +185,31 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
 }
 
 /* The body of a realloc-like hook of the block p whose real function is
- * reached by `call`: realloc_done's rules.  Returns from the hook. */
-#define HOOK_REALLOC_RETURN(p, call, size_expr, frees_on_failure)                                  \
+ * reached by `call`: realloc_done's rules.  nested_fns: the allocator's
+ * plain functions for a program's call inside memtop (hook_nested.h), NULL
+ * for a call that keeps an alignment, a heap or flags.  Returns from the
+ * hook. */
+#define HOOK_REALLOC_RETURN(p, call, size_expr, frees_on_failure, nested_fns)                      \
     do {                                                                                           \
         HOOK_NEEDS_UNWIND;                                                                         \
         mt_thread *t_ = hook_enter();                                                              \
-        if (!t_)                                                                                   \
-            return call;                                                                           \
+        if (!t_) {                                                                                 \
+            int in_ = mt_tls_in_hook;                                                              \
+            if (!mt_nested_entry_is_program(in_, __builtin_return_address(0)))                     \
+                return call;                                                                       \
+            void *nq_;                                                                             \
+            if ((p) && mt_nested_realloc_apart(p, size_expr, in_, nested_fns, &nq_))               \
+                return nq_;                                                                        \
+            MT_REAL_CALL(nq_ = call);                                                              \
+            count_untracked(nq_);                                                                  \
+            return nq_;                                                                            \
+        }                                                                                          \
         mt_block b_;                                                                               \
         bool known_ = (p) && mt_take(p, &b_);                                                      \
         void *q_;                                                                                  \
         {                                                                                          \
             HOOK_GUARD(g_, t_, known_ ? (void *)(p) : NULL, &b_);                                  \
-            q_ = call;                                                                             \
+            HOOK_REAL(q_ = call);                                                                  \
             g_.t = NULL;                                                                           \
         }                                                                                          \
         return realloc_done(t_, p, known_, &b_, q_, size_expr, frees_on_failure, HOOK_FRAME());    \
@@ -190,21 +228,22 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
         HOOK_ALLOC_RETURN(real args, size_expr);                                                   \
     }
 
-/* A realloc-like entry of the block p (realloc_done's rules). */
-#define HOOK_REALLOC_ENTRY(fn, slot, params, args, size_expr)                                      \
+/* A realloc-like entry of the block p (realloc_done's rules); nested_fns
+ * as HOOK_REALLOC_RETURN's. */
+#define HOOK_REALLOC_ENTRY(fn, slot, params, args, size_expr, nested_fns)                          \
     static void *fn params                                                                         \
     {                                                                                              \
         void *(*real)params =                                                                      \
             (void *(*)params)atomic_load_explicit(&(slot), memory_order_acquire);                  \
-        HOOK_REALLOC_RETURN(p, real args, size_expr, false);                                       \
+        HOOK_REALLOC_RETURN(p, real args, size_expr, false, nested_fns);                           \
     }
 
-/* A freeing entry of the block p. */
-#define HOOK_FREE_ENTRY(fn, slot, params, args)                                                    \
+/* A freeing entry of the block p; plain_free as HOOK_FREE_CALL's. */
+#define HOOK_FREE_ENTRY(fn, slot, params, args, plain_free)                                        \
     static void fn params                                                                          \
     {                                                                                              \
         void(*real) params = (void(*) params)atomic_load_explicit(&(slot), memory_order_acquire);  \
-        HOOK_FREE_CALL(p, real args);                                                              \
+        HOOK_FREE_CALL(p, real args, plain_free);                                                  \
     }
 
 /* posix_memalign(out, a, n): the block in *out when it returns 0. */
@@ -213,14 +252,21 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
     {                                                                                              \
         int (*real)(void **, size_t, size_t) =                                                     \
             (int (*)(void **, size_t, size_t))atomic_load_explicit(&(slot), memory_order_acquire); \
-        if (mt_tls_in_hook)                                                                        \
-            return real(out, a, n);                                                                \
-        mt_thread *t = hook_enter();                                                               \
-        int rc = real(out, a, n);                                                                  \
-        if (!t) {                                                                                  \
+        int in = mt_tls_in_hook, rc;                                                               \
+        if (in) { /* inside memtop: hook_nested_alloc's rule */                                    \
+            if (!mt_nested_entry_is_program(in, __builtin_return_address(0)))                      \
+                return real(out, a, n);                                                            \
+            MT_REAL_CALL(rc = real(out, a, n));                                                    \
             count_untracked(rc == 0 ? *out : NULL);                                                \
             return rc;                                                                             \
         }                                                                                          \
+        mt_thread *t = hook_enter();                                                               \
+        if (!t) {                                                                                  \
+            rc = real(out, a, n);                                                                  \
+            count_untracked(rc == 0 ? *out : NULL);                                                \
+            return rc;                                                                             \
+        }                                                                                          \
+        HOOK_REAL(rc = real(out, a, n));                                                           \
         alloc_done(t, rc == 0 ? *out : NULL, n, HOOK_FRAME());                                     \
         return rc;                                                                                 \
     }

@@ -47,6 +47,19 @@ static inline mt_thread *hook_enter(void)
     return t;
 }
 
+/* The real call of a hook that entered memtop (in_hook MT_IN_HOOK), run as
+ * MT_IN_REAL (core_thread_state.h): a statement, e.g. HOOK_REAL(p =
+ * real(n)). */
+#define HOOK_REAL(expr)                                                                            \
+    do {                                                                                           \
+        MT_ASSERT(mt_tls_in_hook == MT_IN_HOOK);                                                   \
+        mt_tls_in_hook = MT_IN_REAL;                                                               \
+        atomic_signal_fence(memory_order_seq_cst);                                                 \
+        expr;                                                                                      \
+        atomic_signal_fence(memory_order_seq_cst);                                                 \
+        mt_tls_in_hook = MT_IN_HOOK;                                                               \
+    } while (0)
+
 static inline void hook_leave(mt_thread *t)
 {
     if (MT_UNLIKELY(atomic_load_explicit(&t->ndeferred, memory_order_relaxed)))

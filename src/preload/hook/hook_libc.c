@@ -35,6 +35,7 @@
 #include "unwind_backtrace.h"
 #include "hook_enter.h"
 #include "hook_direct.h"
+#include "hook_nested.h"
 #include "core_common.h"
 #include "hook_real_alloc.h"
 #include "core_state.h"
@@ -49,16 +50,22 @@
 #include <string.h>
 #include <unistd.h>
 
-/* malloc once the real allocator is known; start: see the top. */
-static inline void *malloc_at(size_t size, const mt_hook_frame *start)
+/* malloc once the real allocator is known; start: see the top.  Always
+ * inlined: start is the caller's own frame, which a tail call to an
+ * out-of-line copy would pop before the walk reads it. */
+static inline __attribute__((always_inline)) void *malloc_at(size_t size,
+                                                             const mt_hook_frame *start)
 {
     mt_thread *t = hook_enter();
     if (!t) {
-        void *p = mt_real.malloc(size);
+        void *p;
+        MT_REAL_CALL_ANY(p = mt_real.malloc(size));
         count_untracked(p);
         return p;
     }
-    return alloc_done(t, mt_real.malloc(size), size, start);
+    void *p;
+    HOOK_REAL(p = mt_real.malloc(size));
+    return alloc_done(t, p, size, start);
 }
 
 /* The tracked malloc, kept out of line so that sampled mode's fast path
@@ -104,134 +111,47 @@ MT_EXPORT void *calloc(size_t n, size_t m)
         return overflow ? NULL : mt_boot_alloc(total, 16);
     mt_thread *t = hook_enter();
     if (!t) {
-        void *p = mt_real.calloc(n, m);
+        void *p;
+        MT_REAL_CALL_ANY(p = mt_real.calloc(n, m));
         count_untracked(p);
         return p;
     }
-    void *p = mt_real.calloc(n, m);
+    void *p;
+    HOOK_REAL(p = mt_real.calloc(n, m));
     return alloc_done(t, p, p ? n * m : 0, HOOK_FRAME());
 }
 
-/* mt_try_on_free for a thread that has no record yet: a signal handler
- * that interrupted the thread's first hook while it acquires one
- * (hook_enter), which cannot be made here.  A zeroed stand-in serves: only
- * the "newest block" test reads it, and it names no block. */
-static __attribute__((noinline, cold)) bool try_on_free_unowned(void *p, bool temporary_ok)
+/* libc's functions, for a nested realloc's block made apart
+ * (hook_nested.h). */
+static const mt_nested_fns *libc_fns(mt_nested_fns *f)
 {
-    mt_thread none;
-    memset(&none, 0, sizeof none);
-    return mt_try_on_free(&none, p, temporary_ok);
+    *f = (mt_nested_fns){mt_real.malloc, mt_real.malloc_usable_size, mt_real.free};
+    return f;
 }
 
-/* The free of p by a call made inside a hook, accounted now if its shard is
- * free (mt_try_on_free); false if it is busy. */
-static inline bool try_free_now(void *p, bool temporary_ok)
-{
-    mt_thread *t = mt_tls_thread;
-    return MT_LIKELY(t) ? mt_try_on_free(t, p, temporary_ok) : try_on_free_unowned(p, temporary_ok);
-}
-
-/* Queues p for the outer hook, which accounts it and frees it on leaving
- * (mt_drain_deferred); false when the queue is full or the thread has
- * none.  Only inside a hook (MT_IN_HOOK): a fork handler has no hook to
- * leave. */
-static bool defer_free(mt_thread *t, void *p, bool realloc_half)
-{
-    MT_ASSERT(((uintptr_t)p & MT_DEFER_REALLOC) == 0);
-    if (realloc_half)
-        p = (void *)((uintptr_t)p | MT_DEFER_REALLOC);
-    uint32_t n = t ? atomic_load_explicit(&t->ndeferred, memory_order_relaxed) : MT_DEFER_MAX;
-    while (n < MT_DEFER_MAX) {
-        t->deferred[n] = p;
-        if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1, memory_order_relaxed,
-                                                  memory_order_relaxed))
-            return true;
-    }
-    return false;
-}
-
-/* A nested free that could be neither matched nor queued: sampled mode
- * counts every free (not matched); in exact mode, inside a hook, the stale
- * record is found when the address is reused (a missed free); inside
- * memtop's fork handlers, with the block table held by the fork, it is
- * counted as an unknown free (right for a block the handler allocated
- * meanwhile, untracked; a tracked one's record stays, found as a missed
- * free when its address is reused). */
-static void free_unmatched(int in)
-{
-    if (MT_UNLIKELY(mt_g.cfg.sample_rate))
-        mt_count_nested_free();
-    else if (in == MT_IN_FORK)
-        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
-}
-
-/* Whether a call that found this thread inside memtop is the program's (a
- * signal handler's, interrupting a hook or memtop's fork handlers, which
- * call no allocator), whose frees are accounted; not memtop's own work
- * (MT_IN_OWN) nor a call before tracking. */
-static inline bool nested_is_program(int in)
-{
-    return in == MT_IN_HOOK || in == MT_IN_FORK;
-}
-
-/* Frees a block that arrived while this thread was inside a hook (from a
- * signal handler).  If its shard is free, account it and free it at once:
- * like the program without memtop, the block goes straight back to the
- * allocator's thread cache, which a handler's next malloc may need (taking
- * the arena lock instead would deadlock against an interrupted malloc).
- * If the shard is locked (maybe by the interrupted code), queue it for the
- * outer hook; if it cannot be queued, free it now (free_unmatched).  Either
- * way it is counted once: a handler's free is the program's.  Inside
- * memtop's fork handlers nothing is queued: no hook will leave to drain the
- * queue, and the block must go back now (glibc's fork may hold the arena
- * locks for a handler run as fork returns). */
+/* Frees a block that arrived while this thread was inside memtop (from a
+ * signal handler): accounted once (hook_nested.c), then freed unless it
+ * waits in the queue for the outer hook. */
 static void free_nested(void *p)
 {
     int in = mt_tls_in_hook;
-    if (nested_is_program(in) && !try_free_now(p, true)) {
-        if (in == MT_IN_HOOK && defer_free(mt_tls_thread, p, false))
-            return;
-        free_unmatched(in);
-    }
-    mt_real.free(p);
+    if (mt_nested_libc_is_program(in) && mt_nested_free(p, in, mt_real.free))
+        return;
+    MT_REAL_CALL_ANY(mt_real.free(p));
 }
 
 /* realloc by a call made inside memtop (a signal handler's, as for
  * free_nested): the new block is untracked, as every nested allocation;
  * the old one's free is the program's and accounted as free_nested
- * accounts one (it was once counted nowhere, its record left live).  Its
- * shard busy, the old block cannot go to the real realloc, which would
- * free it before the outer hook accounts for it (another thread may take
- * the address meanwhile): the new block is made apart (malloc and copy, as
- * a moving realloc) and the old one queued like a free.  A failed realloc
- * whose old block was accounted leaves it live in the program, its later
- * free an unknown one. */
+ * accounts one (it was once counted nowhere, its record left live). */
 static void *realloc_nested(void *old, size_t size)
 {
     int in = mt_tls_in_hook;
-    /* never temporary, realloc(p, 0) too: whether it frees is known only
-     * after the real call (glibc's returns NULL, mimalloc's a new block) */
-    if (nested_is_program(in) && !try_free_now(old, false)) {
-        mt_thread *t = mt_tls_thread;
-        if (in == MT_IN_HOOK && t && mt_real.malloc_usable_size) {
-            /* a moving realloc, realloc(p, 0) included: a block back (what
-             * C allows), never a NULL a program could take for "p is still
-             * yours" while p is queued to be freed */
-            void *p = mt_real.malloc(size);
-            if (!p)
-                return NULL; /* failed: the old block stays, and its record */
-            size_t n = mt_real.malloc_usable_size(old);
-            memcpy(p, old, n < size ? n : size);
-            count_untracked(p);
-            if (defer_free(t, old, true))
-                return p;
-            free_unmatched(in); /* the queue is full */
-            mt_real.free(old);
-            return p;
-        }
-        free_unmatched(in);
-    }
-    void *p = mt_real.realloc(old, size);
+    void *p;
+    mt_nested_fns fns;
+    if (mt_nested_libc_is_program(in) && mt_nested_realloc_apart(old, size, in, libc_fns(&fns), &p))
+        return p;
+    MT_REAL_CALL_ANY(p = mt_real.realloc(old, size));
     count_untracked(p);
     return p;
 }
@@ -265,7 +185,7 @@ static __attribute__((noinline)) void free_tracked(void *p)
          * (mt_ptr_remove starts both of our record's lines at once). */
         __builtin_prefetch((char *)p - 16, 1);
         mt_on_free(t, p);
-        mt_real.free(p);
+        HOOK_REAL(mt_real.free(p));
         hook_leave(t);
     } else {
         free_nested(p);
@@ -288,11 +208,13 @@ static void *realloc_tracked(mt_thread *t, void *old, size_t size, const mt_hook
 {
     mt_block b;
     bool known = mt_take(old, &b);
-    void *p = mt_real.realloc(old, size);
+    void *p;
+    HOOK_REAL(p = mt_real.realloc(old, size));
     return realloc_done(t, old, known, &b, p, size, false, start);
 }
 
-static inline void *realloc_at(void *old, size_t size, const mt_hook_frame *start)
+static inline __attribute__((always_inline)) void *realloc_at(void *old, size_t size,
+                                                              const mt_hook_frame *start)
 {
     if (!old)
         return MT_LIKELY(mt_real_ready()) ? malloc_at(size, start) : mt_boot_alloc(size, 16);
@@ -351,11 +273,13 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
     }
     mt_thread *t = hook_enter();
     if (!t) {
-        int rc = mt_real.posix_memalign(out, align, size);
+        int rc;
+        MT_REAL_CALL_ANY(rc = mt_real.posix_memalign(out, align, size));
         count_untracked(rc == 0 ? *out : NULL);
         return rc;
     }
-    int rc = mt_real.posix_memalign(out, align, size);
+    int rc;
+    HOOK_REAL(rc = mt_real.posix_memalign(out, align, size));
     alloc_done(t, rc == 0 ? *out : NULL, size, HOOK_FRAME());
     return rc;
 }
@@ -368,11 +292,14 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
             return mt_boot_alloc(size_expr, boot_align);                                           \
         mt_thread *t = hook_enter();                                                               \
         if (!t) {                                                                                  \
-            void *p = mt_real.name args;                                                           \
+            void *p;                                                                               \
+            MT_REAL_CALL_ANY(p = mt_real.name args);                                               \
             count_untracked(p);                                                                    \
             return p;                                                                              \
         }                                                                                          \
-        return alloc_done(t, mt_real.name args, size_expr, HOOK_FRAME());                          \
+        void *p;                                                                                   \
+        HOOK_REAL(p = mt_real.name args);                                                          \
+        return alloc_done(t, p, size_expr, HOOK_FRAME());                                          \
     }
 
 ALIGNED_HOOK(memalign, (size_t align, size_t size), (align, size), align, size)

@@ -13,7 +13,13 @@
  * interrupted code may hold is ever taken.  Each block has a 16-byte
  * header below it: its size and its class (NO_CLASS: never reused, aligned
  * or large blocks, and the handler's).  The arena is reserved without
- * backing store; a run allocates well under its size. */
+ * backing store; a run allocates well under its size.
+ *
+ * Built with PF_SIGBUMP_MI (mtp_sigbump_mi, for pf_sigcount_mi), it
+ * exports mimalloc's names instead of libc's (mi_malloc, mi_calloc,
+ * mi_realloc, mi_free, mi_usable_size): memtop takes it for a shared
+ * mimalloc, whose API it hooks by name and redirects, so that the
+ * handlers' calls reach those hooks (hook_direct.h) rather than malloc's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdatomic.h>
@@ -148,8 +154,59 @@ static void do_free(void *p)
     unlock();
 }
 
+static void *do_realloc(void *p, size_t n)
+{
+    if (!p)
+        return do_malloc(n);
+    if (!n) {
+        do_free(p);
+        return NULL;
+    }
+    void *q = do_malloc(n);
+    if (q) {
+        size_t old = header(p)->size;
+        memcpy(q, p, old < n ? old : n);
+        do_free(p);
+    }
+    return q;
+}
+
 /* The exported functions call the static ones, never each other by name
  * (which would reach memtop's hooks again from inside the real call). */
+#ifdef PF_SIGBUMP_MI
+void *mi_malloc(size_t n)
+{
+    return do_malloc(n);
+}
+
+void mi_free(void *p)
+{
+    do_free(p);
+}
+
+void *mi_calloc(size_t a, size_t b)
+{
+    size_t n;
+    if (__builtin_mul_overflow(a, b, &n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = do_malloc(n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+void *mi_realloc(void *p, size_t n)
+{
+    return do_realloc(p, n);
+}
+
+size_t mi_usable_size(const void *p)
+{
+    return p ? header((void *)p)->size : 0;
+}
+#else
 void *malloc(size_t n)
 {
     return do_malloc(n);
@@ -176,23 +233,6 @@ void *calloc(size_t a, size_t b)
 size_t malloc_usable_size(void *p)
 {
     return p ? header(p)->size : 0;
-}
-
-static void *do_realloc(void *p, size_t n)
-{
-    if (!p)
-        return do_malloc(n);
-    if (!n) {
-        do_free(p);
-        return NULL;
-    }
-    void *q = do_malloc(n);
-    if (q) {
-        size_t old = header(p)->size;
-        memcpy(q, p, old < n ? old : n);
-        do_free(p);
-    }
-    return q;
 }
 
 void *realloc(void *p, size_t n)
@@ -247,3 +287,4 @@ void *pvalloc(size_t n)
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
     return memalign(pg, (n + pg - 1) & ~(pg - 1));
 }
+#endif

@@ -14,7 +14,12 @@
  * loop only, the handlers' by the handlers only, which block each other:
  * no count lost to an interrupted update).  It waits for stdin to close.
  * argv[1]: main loop steps (default 400000); argv[2]: timer interval in
- * microseconds (default 50). */
+ * microseconds (default 50).
+ *
+ * Built with PF_SIGCOUNT_MI (pf_sigcount_mi), every call the program counts
+ * goes to mimalloc's names instead (mi_malloc, mi_calloc, mi_realloc,
+ * mi_free of mtp_sigbump_mi): an allocator's own API, which memtop hooks
+ * apart from libc's names (hook_direct.h). */
 #define _GNU_SOURCE
 #include "pf_check.h"
 #include "pf_signal.h"
@@ -26,6 +31,17 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+
+#ifdef PF_SIGCOUNT_MI
+void *mi_malloc(size_t n);
+void *mi_calloc(size_t a, size_t b);
+void *mi_realloc(void *p, size_t n);
+void mi_free(void *p);
+#define malloc mi_malloc
+#define calloc mi_calloc
+#define realloc mi_realloc
+#define free mi_free
+#endif
 
 void pf_sigbump_handler_enter(void);
 void pf_sigbump_handler_leave(void);

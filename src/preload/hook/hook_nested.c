@@ -1,0 +1,156 @@
+/* hook_nested.c -- accounting the program's frees that arrive while the
+ * thread is inside memtop (hook_nested.h says when and why). */
+#include "hook_nested.h"
+
+#include "core_assert.h"
+#include "core_state.h"
+#include "core_tracker.h"
+#include "hook_enter.h"
+#include "hook_real_alloc.h"
+
+#include <string.h>
+
+/* The hooked allocators' modules (pinned: never unloaded).  Written under
+ * the scan's lock, each range before the count that shows it (release);
+ * read by any thread, a signal handler's too (acquire). */
+#define CODE_MAX 16u
+static struct {
+    uint64_t lo, hi;
+} g_code[CODE_MAX];
+static _Atomic uint32_t g_ncode;
+
+void mt_nested_code_add(uint64_t lo, uint64_t hi)
+{
+    uint32_t n = atomic_load_explicit(&g_ncode, memory_order_relaxed);
+    for (uint32_t i = 0; i < n; i++)
+        if (g_code[i].lo == lo && g_code[i].hi == hi)
+            return;
+    if (n == CODE_MAX || lo >= hi)
+        return;
+    g_code[n].lo = lo;
+    g_code[n].hi = hi;
+    atomic_store_explicit(&g_ncode, n + 1, memory_order_release);
+}
+
+bool mt_nested_in_allocator(uintptr_t pc)
+{
+    if (pc >= mt_g.self_lo && pc < mt_g.self_hi)
+        return true;
+    uint32_t n = atomic_load_explicit(&g_ncode, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++)
+        if (pc - g_code[i].lo < g_code[i].hi - g_code[i].lo)
+            return true;
+    return false;
+}
+
+/* mt_try_on_free for a thread that has no record yet: a signal handler
+ * that interrupted the thread's first hook while it acquires one
+ * (hook_enter), which cannot be made here.  A zeroed stand-in serves: only
+ * the "newest block" test reads it, and it names no block. */
+static __attribute__((noinline, cold)) bool try_on_free_unowned(void *p, bool temporary_ok)
+{
+    mt_thread none;
+    memset(&none, 0, sizeof none);
+    return mt_try_on_free(&none, p, temporary_ok);
+}
+
+/* The free of p accounted now if its shard is free (mt_try_on_free);
+ * false if it is busy. */
+static bool try_free_now(void *p, bool temporary_ok)
+{
+    mt_thread *t = mt_tls_thread;
+    return MT_LIKELY(t) ? mt_try_on_free(t, p, temporary_ok) : try_on_free_unowned(p, temporary_ok);
+}
+
+/* Queues p for the outer hook, which accounts it and frees it with
+ * real_free on leaving (mt_drain_deferred); false when the queue is full,
+ * the thread has none, the allocator's free is not known, or no hook will leave to drain it
+ * (memtop's fork handlers: the block must go back now, glibc's fork may hold the arena locks for a
+ * handler run as fork returns). */
+static bool defer_free(int in, void *p, void (*real_free)(void *), bool realloc_half)
+{
+    mt_thread *t = mt_tls_thread;
+    if (!t || !real_free || (in != MT_IN_HOOK && in != MT_IN_REAL))
+        return false;
+    MT_ASSERT(((uintptr_t)p & MT_DEFER_REALLOC) == 0);
+    if (realloc_half)
+        p = (void *)((uintptr_t)p | MT_DEFER_REALLOC);
+    uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
+    while (n < MT_DEFER_MAX) {
+        /* both words before the push: a handler that pushes in between
+         * takes slot n, and this CAS fails and writes slot n + 1 */
+        t->deferred[n] = p;
+        t->deferred_free[n] = real_free;
+        if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
+/* A nested free that could be neither matched nor queued: sampled mode
+ * counts every free (not matched); in exact mode, inside a hook, the stale
+ * record is found when the address is reused (a missed free); inside
+ * memtop's fork handlers, with the block table held by the fork, it is
+ * counted as an unknown free (right for a block the handler allocated
+ * meanwhile, untracked; a tracked one's record stays, found as a missed
+ * free when its address is reused). */
+static void free_unmatched(int in)
+{
+    if (MT_UNLIKELY(mt_g.cfg.sample_rate))
+        mt_count_nested_free();
+    else if (in == MT_IN_FORK)
+        atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+}
+
+/* If its shard is free, the block is accounted and freed at once: like
+ * the program without memtop, it goes straight back to the allocator's
+ * thread cache, which a handler's next malloc may need (taking the arena
+ * lock instead would deadlock against an interrupted malloc).  Either way
+ * it is counted once: a handler's free is the program's. */
+bool mt_nested_free(void *p, int in, void (*real_free)(void *))
+{
+    if (try_free_now(p, true))
+        return false;
+    if (defer_free(in, p, real_free, false))
+        return true;
+    free_unmatched(in);
+    return false;
+}
+
+/* Its shard busy, the old block cannot go to the real realloc, which would
+ * free it before the outer hook accounts for it (another thread may take
+ * the address meanwhile): the new block is made apart (malloc and copy, as
+ * a moving realloc) and the old one queued like a free.  realloc(p, 0)
+ * included: a block back (what C allows), never a NULL a program could
+ * take for "p is still yours" while p is queued to be freed.  A failed
+ * realloc whose old block was accounted leaves it live in the program,
+ * its later free an unknown one. */
+bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns *fns, void **out)
+{
+    /* never temporary, realloc(p, 0) too: whether it frees is known only
+     * after the real call (glibc's returns NULL, mimalloc's a new block) */
+    if (try_free_now(old, false))
+        return false;
+    if (!fns || !fns->malloc || !fns->usable_size || !fns->free || !mt_tls_thread ||
+        (in != MT_IN_HOOK && in != MT_IN_REAL)) {
+        free_unmatched(in);
+        return false;
+    }
+    void *p;
+    size_t n;
+    MT_REAL_CALL(p = fns->malloc(size));
+    if (!p) {
+        *out = NULL; /* failed: the old block stays, and its record */
+        return true;
+    }
+    MT_REAL_CALL(n = fns->usable_size(old));
+    memcpy(p, old, n < size ? n : size);
+    count_untracked(p);
+    *out = p;
+    if (defer_free(in, old, fns->free, true))
+        return true;
+    free_unmatched(in); /* the queue is full */
+    MT_REAL_CALL(fns->free(old));
+    return true;
+}

@@ -1,0 +1,90 @@
+/* hook_nested.h -- the program's allocation calls that find the thread
+ * already inside memtop: a signal handler that interrupted a hook (its
+ * bookkeeping, MT_IN_HOOK, or the real call, MT_IN_REAL) or memtop's fork
+ * handlers (MT_IN_FORK).  Such a call cannot take the locks the
+ * interrupted code may hold: its allocation is counted as untracked; its
+ * free is accounted at once with try-locks, or queued for the interrupted
+ * hook to account and free as it leaves, or, when neither can be, counted
+ * so that the data says it is not exact.  hook_libc.c uses it for libc's
+ * names, hook_direct.h for the allocators' own entry points, whose
+ * allocator may reach another entry from inside a real call (MT_IN_REAL):
+ * those calls are the allocator's, not the program's, and pass through
+ * uncounted (mt_nested_entry_is_program). */
+#ifndef MT_HOOK_NESTED_H
+#define MT_HOOK_NESTED_H
+
+#include "core_thread_state.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a nested realloc needs of the allocator whose entry was called, to
+ * make the new block apart while the old one waits in the queue (plain
+ * malloc, usable size and free: for a realloc-like call that keeps no
+ * alignment, heap or flags).  A NULL function: not known, nothing is made
+ * apart. */
+typedef struct mt_nested_fns {
+    void *(*malloc)(size_t);
+    size_t (*usable_size)(void *);
+    void (*free)(void *);
+} mt_nested_fns;
+
+/* A call through one of libc's names that found in_hook = in is the
+ * program's (not memtop's own work, nor one before tracking).  Inside a
+ * real call too: a handler that interrupted the allocator, or an
+ * allocator calling the malloc family by name, counted as untracked as
+ * ever. */
+static inline bool mt_nested_libc_is_program(int in)
+{
+    return in == MT_IN_HOOK || in == MT_IN_FORK || in == MT_IN_REAL;
+}
+
+/* Whether pc lies in memtop's code, in the module of an allocator memtop
+ * hooks or in the C and C++ runtimes that allocators call
+ * (mt_nested_code_add).  Lock-free: a signal handler may ask. */
+bool mt_nested_in_allocator(uintptr_t pc);
+
+/* Adds [lo, hi), a hooked allocator's module, which stays loaded for
+ * good, or a runtime's.  Under the allocator scan's lock; a full list drops
+ * the range (its calls from inside a real call are then taken for the
+ * program's: counted and flagged, never hidden). */
+void mt_nested_code_add(uint64_t lo, uint64_t hi);
+
+/* A call into an allocator's redirected or interposed entry that found
+ * in_hook = in, returning to ret, is the program's: from memtop's
+ * bookkeeping (MT_IN_HOOK, MT_IN_FORK) always; from inside a real call
+ * (MT_IN_REAL) when it returns neither into memtop nor into a hooked
+ * allocator's module nor into a runtime: a signal handler that
+ * interrupted the allocator.  Otherwise it is the allocator's own
+ * entry-to-entry call (mi_reallocf calling mi_free; an operator delete
+ * jumping to free returns into memtop, which made the real call; the
+ * C++ runtime allocating a bad_alloc inside operator new), which the outer
+ * hook counts or which was always left uncounted (docs/allocators.md).  An allocator
+ * linked into the executable shares its module with the program's
+ * handlers: their calls from inside its real calls pass through
+ * (docs/allocators.md). */
+static inline bool mt_nested_entry_is_program(int in, const void *ret)
+{
+    if (in == MT_IN_HOOK || in == MT_IN_FORK)
+        return true;
+    return in == MT_IN_REAL && !mt_nested_in_allocator((uintptr_t)ret);
+}
+
+/* The program's free of p, in = mt_tls_in_hook: accounted now if it can
+ * be, else queued for the outer hook (which frees it with real_free, the
+ * allocator's plain free; NULL: not known, nothing queued); true when
+ * queued: the caller must not free p.  False: accounted (or counted
+ * unmatched), the caller frees p now. */
+bool mt_nested_free(void *p, int in, void (*real_free)(void *));
+
+/* The program's realloc of old to size, in = mt_tls_in_hook: the old
+ * block's free accounted as mt_nested_free's (never temporary).  True when
+ * the old block was queued and the new one made apart, *out (fns' malloc
+ * and a copy: the real realloc would free old before the outer hook
+ * accounts for it; fns NULL: never), or that malloc failed (*out NULL, the
+ * old block live); false: the caller makes the real call (and counts its
+ * block untracked). */
+bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns *fns, void **out);
+
+#endif
