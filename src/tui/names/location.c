@@ -45,7 +45,8 @@ bool mt_frame_is_plumbing(const mt_locator *loc, uint64_t addr, const mt_frame *
            ((loc->skip && in_cxx_library_header(f)) || mt_addr_set_has(loc->wrappers, addr));
 }
 
-void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out)
+bool mt_trace_site(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out,
+                   unsigned *at, unsigned *inner)
 {
     mt_frame chain[MT_MAX_CHAIN];
     for (unsigned i = 0; i < n; i++) {
@@ -53,11 +54,22 @@ void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n
         for (unsigned j = 0; j < k; j++) {
             if (!mt_frame_is_plumbing(loc, frames[i], &chain[j])) {
                 *out = chain[j];
-                return;
+                *at = i;
+                *inner = j;
+                return true;
             }
         }
     }
     mt_locate(loc, frames[0], out);
+    *at = 0;
+    *inner = 0;
+    return false;
+}
+
+void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out)
+{
+    unsigned at, inner;
+    mt_trace_site(loc, frames, n, out, &at, &inner);
 }
 
 char *mt_frame_short(const mt_frame *f, char *buf, size_t n)

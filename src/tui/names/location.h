@@ -61,6 +61,12 @@ void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out);
  * innermost one if every frame is plumbing.  n must be at least 1. */
 void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out);
 
+/* mt_trace_location, and where the frame is: frames[*at], source frame
+ * *inner of that address's chain (mt_locate_all).  Returns false when every
+ * frame is plumbing. */
+bool mt_trace_site(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out,
+                   unsigned *at, unsigned *inner);
+
 /* "func (file.c:12)", "func (libfoo.so+0x1a2b)", "libfoo.so+0x1a2b [reason]"
  * (module base name), or "0x7f..." without a module. */
 char *mt_frame_short(const mt_frame *f, char *buf, size_t n);
