@@ -18,7 +18,7 @@ static const mt_locator no_modules = {NULL, NULL, NULL, NULL, NULL};
 
 static mt_caller_row row(const uint64_t *frames, unsigned n, const char *label)
 {
-    return (mt_caller_row){frames, n, label, 99};
+    return (mt_caller_row){frames, n, label, 0, 99};
 }
 
 static const char *joined(const mt_caller_row *r, bool utf8)

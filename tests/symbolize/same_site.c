@@ -8,10 +8,13 @@
  *   start_b -> via_table -> make_label    frame further out
  *   lone_site                             its own location: no caller
  *
- * Built -O0 -g by the test; every block stays live until exit so each
- * trace is a row of the exit report. */
+ * Built -O0 -g (by check_same_site.py; as memtop-same-site for the viewer's
+ * test, tests/tui/check_same_site.py); every block stays live until exit so
+ * each trace is a row of the exit report.  Argument: seconds to stay
+ * alive after allocating (default 0). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *keep[64];
 static int kept;
@@ -54,12 +57,14 @@ __attribute__((noinline)) static void lone_site(void)
     keep[kept++] = malloc(4000);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     parse_config();
     load_plugins();
     start_a();
     start_b();
     lone_site();
+    if (argc > 1)
+        sleep((unsigned)atoi(argv[1]));
     return keep[0] == NULL; /* the blocks stay live: rows at exit */
 }

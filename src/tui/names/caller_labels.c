@@ -22,6 +22,12 @@ unsigned mt_trace_callers(const mt_locator *loc, const uint64_t *frames, unsigne
     return k;
 }
 
+static unsigned locator_callers(void *ctx, const mt_caller_row *r, char (*out)[MT_CALLER_MAX],
+                                unsigned max)
+{
+    return mt_trace_callers(ctx, r->frames, r->n, out, max);
+}
+
 /* Rows of one label, with their callers. */
 typedef struct member {
     mt_caller_row *row;
@@ -73,7 +79,7 @@ static void tell_apart(member *m, size_t count)
 }
 
 /* The callers of the rows of one label, then their depths. */
-static int group(const mt_locator *loc, mt_caller_row **rows, size_t count)
+static int group(mt_callers_fn fn, void *ctx, mt_caller_row **rows, size_t count)
 {
     member *m = calloc(count, sizeof *m);
     char(*text)[MT_CALLER_MAX] = calloc(count * MT_CALLER_DEPTH, MT_CALLER_MAX);
@@ -85,7 +91,7 @@ static int group(const mt_locator *loc, mt_caller_row **rows, size_t count)
     for (size_t i = 0; i < count; i++) {
         m[i].row = rows[i];
         m[i].callers = text + i * MT_CALLER_DEPTH;
-        m[i].k = mt_trace_callers(loc, rows[i]->frames, rows[i]->n, m[i].callers, MT_CALLER_DEPTH);
+        m[i].k = fn(ctx, rows[i], m[i].callers, MT_CALLER_DEPTH);
     }
     tell_apart(m, count);
     free(text);
@@ -98,7 +104,7 @@ static int by_label(const void *a, const void *b)
     return strcmp((*(mt_caller_row *const *)a)->label, (*(mt_caller_row *const *)b)->label);
 }
 
-int mt_caller_labels(const mt_locator *loc, mt_caller_row *rows, size_t n)
+int mt_caller_labels_by(mt_callers_fn fn, void *ctx, mt_caller_row *rows, size_t n)
 {
     size_t m = 0;
     mt_caller_row **sorted = malloc((n ? n : 1) * sizeof *sorted);
@@ -115,10 +121,15 @@ int mt_caller_labels(const mt_locator *loc, mt_caller_row *rows, size_t n)
         for (j = i + 1; j < m && strcmp(sorted[i]->label, sorted[j]->label) == 0; j++)
             ;
         if (j - i > 1)
-            rc = group(loc, sorted + i, j - i);
+            rc = group(fn, ctx, sorted + i, j - i);
     }
     free(sorted);
     return rc;
+}
+
+int mt_caller_labels(const mt_locator *loc, mt_caller_row *rows, size_t n)
+{
+    return mt_caller_labels_by(locator_callers, (void *)loc, rows, n);
 }
 
 /* The text names the direct caller and the one that tells the row apart,
@@ -126,12 +137,12 @@ int mt_caller_labels(const mt_locator *loc, mt_caller_row *rows, size_t n)
  * ("f <- walk (t.c:9) <- ... <- main (t.c:40)").  Two rows could then read
  * alike (same direct caller and same frame at the same depth, differing in
  * between): rare, and their JSON location_callers say the whole run. */
-char *mt_caller_label_join(const mt_locator *loc, const mt_caller_row *r, bool utf8, char *buf,
-                           size_t size)
+char *mt_caller_label_join_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
+                              char *buf, size_t size)
 {
     char callers[MT_CALLER_DEPTH][MT_CALLER_MAX];
     const char *arrow = utf8 ? " \u2190 " : " <- ", *ellipsis = utf8 ? "\u2026" : "...";
-    unsigned k = r->depth ? mt_trace_callers(loc, r->frames, r->n, callers, r->depth) : 0;
+    unsigned k = r->depth ? fn(ctx, r, callers, r->depth) : 0;
     if (k == 0)
         snprintf(buf, size, "%s", r->label);
     else if (k == 1)
@@ -140,4 +151,10 @@ char *mt_caller_label_join(const mt_locator *loc, const mt_caller_row *r, bool u
         snprintf(buf, size, "%s%s%s%s%s%s%s", r->label, arrow, callers[0], arrow,
                  k > 2 ? ellipsis : "", k > 2 ? arrow : "", callers[k - 1]);
     return buf;
+}
+
+char *mt_caller_label_join(const mt_locator *loc, const mt_caller_row *r, bool utf8, char *buf,
+                           size_t size)
+{
+    return mt_caller_label_join_by(locator_callers, (void *)loc, r, utf8, buf, size);
 }

@@ -26,13 +26,23 @@ typedef struct mt_caller_row {
     const uint64_t *frames; /* the trace's machine frames, innermost first; */
     unsigned n;             /* 0: no frames, never told apart */
     const char *label;      /* its location label (e.g. mt_frame_short) */
+    uint32_t id;            /* the trace's id (the viewer asks its callers by id) */
     /* out: how many callers tell it apart (0: no other row shares its
      * label, or its first MT_CALLER_DEPTH callers do not tell it apart) */
     unsigned depth;
 } mt_caller_row;
 
-/* Fills depth of rows[0..n).  0, or -1 when out of memory (the rows are
- * then left at depth 0). */
+/* The callers of row r past its location, innermost first, as
+ * mt_frame_short texts into out[0..max); returns how many. */
+typedef unsigned (*mt_callers_fn)(void *ctx, const mt_caller_row *r, char (*out)[MT_CALLER_MAX],
+                                  unsigned max);
+
+/* Fills depth of rows[0..n), the callers from fn(ctx, ...) (the viewer's
+ * come from the background symbolizer, mt_symworker_callers).  0, or -1
+ * when out of memory (the rows are then left at depth 0). */
+int mt_caller_labels_by(mt_callers_fn fn, void *ctx, mt_caller_row *rows, size_t n);
+
+/* mt_caller_labels_by with mt_trace_callers over loc. */
 int mt_caller_labels(const mt_locator *loc, mt_caller_row *rows, size_t n);
 
 /* The trace's callers past its location, innermost first (see above), as
@@ -43,7 +53,12 @@ unsigned mt_trace_callers(const mt_locator *loc, const uint64_t *frames, unsigne
 
 /* "label", "label <- caller", "label <- caller <- teller" or "label <-
  * caller <- ... <- teller" (teller: caller r->depth, the one that tells it
- * apart; utf8: "\u2190" and "\u2026") into buf of size; returns buf. */
+ * apart; utf8: "\u2190" and "\u2026") into buf of size, the callers from
+ * fn(ctx, ...); returns buf. */
+char *mt_caller_label_join_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
+                              char *buf, size_t size);
+
+/* mt_caller_label_join_by with mt_trace_callers over loc. */
 char *mt_caller_label_join(const mt_locator *loc, const mt_caller_row *r, bool utf8, char *buf,
                            size_t size);
 

@@ -10,6 +10,7 @@ static char *location_of(const mt_view *v, const mt_locator *loc, const mt_row *
                          mt_caller_row *out)
 {
     char where[1024] = "(no frames)";
+    out->id = r->t->id;
     out->frames = mt_defs_frames(&v->defs, r->t->id, &out->n);
     if (!out->frames)
         out->n = 0;
