@@ -330,6 +330,35 @@ static void test_all_plumbing(void **state)
     mt_symbols_free(&sync);
 }
 
+/* mt_symworker_callers: nothing while the location is not final, then, as
+ * the worker names the callers, exactly mt_trace_callers' answer. */
+static void test_callers(void **state)
+{
+    fixture *fx = *state;
+    mt_symbols sync;
+    assert_int_equal(mt_symbols_init(&sync, true, "sw_plumbing"), 0);
+    mt_locator loc = mt_symbols_locator(&sync, &fx->mods);
+    uint64_t trace[3] = {fn_addr(sw_plumbing), fn_addr(sw_marker), fn_addr(sw_marker)};
+    char want[MT_CALLER_DEPTH][MT_CALLER_MAX], got[MT_CALLER_DEPTH][MT_CALLER_MAX];
+    assert_int_equal(mt_trace_callers(&loc, trace, 3, want, MT_CALLER_DEPTH), 1);
+    assert_non_null(strstr(want[0], "sw_marker ("));
+
+    mt_symworker *w = start(true, "sw_plumbing");
+    mt_symworker_set_modules(w, &fx->mods);
+    assert_int_equal(mt_symworker_callers(w, 7, trace, 3, got, MT_CALLER_DEPTH), 0);
+    double end = deadline(10);
+    for (;;) {
+        uint64_t gen = mt_symworker_generation(w);
+        unsigned k = mt_symworker_callers(w, 7, trace, 3, got, MT_CALLER_DEPTH);
+        if (k == 1 && strcmp(got[0], want[0]) == 0)
+            break;
+        assert_true(now_s() < end);
+        nap(w, gen);
+    }
+    mt_symworker_stop(w);
+    mt_symbols_free(&sync);
+}
+
 /* A fake shape-rule job: sw_plumbing's address is a wrapper; it records
  * what the worker's locator told it, and that it was freed. */
 typedef struct shape_job {
@@ -715,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_stop_pending),   cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_queue_order),    cmocka_unit_test(test_table),
         cmocka_unit_test(test_intern),         cmocka_unit_test(test_all_plumbing),
+        cmocka_unit_test(test_callers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
