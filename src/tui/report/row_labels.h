@@ -19,7 +19,9 @@ typedef struct mt_row_labels {
 } mt_row_labels;
 
 /* The labels of rows[0..n) of v ("(overflow)" for the trace of
- * backtraces without one, "(no frames)").  0, or -1 when out of memory. */
+ * backtraces without one, "(no frames)").  0, or -1 when out of memory
+ * for the labels themselves (out of memory for the callers: the labels
+ * without them). */
 int mt_row_labels_make(mt_row_labels *l, const mt_view *v, const mt_locator *loc,
                        const mt_row *rows, size_t n);
 void mt_row_labels_free(mt_row_labels *l);
