@@ -31,8 +31,9 @@ static unsigned locator_callers(void *ctx, const mt_caller_row *r, char (*out)[M
 /* Rows of one label, with their callers. */
 typedef struct member {
     mt_caller_row *row;
-    unsigned k;                     /* callers known */
-    char (*callers)[MT_CALLER_MAX]; /* MT_CALLER_DEPTH of them */
+    unsigned k;                           /* callers known */
+    const char *callers[MT_CALLER_DEPTH]; /* in text, one block per member */
+    char *text;
 } member;
 
 /* The first depth (0-based) at which a's and b's callers differ, one of
@@ -78,25 +79,41 @@ static void tell_apart(member *m, size_t count)
     }
 }
 
+/* m's callers from fn, kept in one block of their size (a group can be
+ * thousands of rows: not MT_CALLER_DEPTH * MT_CALLER_MAX bytes each). */
+static bool fill(member *m, mt_callers_fn fn, void *ctx, char (*scratch)[MT_CALLER_MAX])
+{
+    size_t len[MT_CALLER_DEPTH], total = 1;
+    m->k = fn(ctx, m->row, scratch, MT_CALLER_DEPTH);
+    for (unsigned i = 0; i < m->k; i++)
+        total += (len[i] = strlen(scratch[i])) + 1;
+    char *p = m->text = malloc(total);
+    if (!p)
+        return false;
+    for (unsigned i = 0; i < m->k; i++) {
+        memcpy(p, scratch[i], len[i] + 1);
+        m->callers[i] = p;
+        p += len[i] + 1;
+    }
+    return true;
+}
+
 /* The callers of the rows of one label, then their depths. */
 static int group(mt_callers_fn fn, void *ctx, mt_caller_row **rows, size_t count)
 {
+    char scratch[MT_CALLER_DEPTH][MT_CALLER_MAX];
     member *m = calloc(count, sizeof *m);
-    char(*text)[MT_CALLER_MAX] = calloc(count * MT_CALLER_DEPTH, MT_CALLER_MAX);
-    if (!m || !text) {
-        free(m);
-        free(text);
-        return -1;
-    }
-    for (size_t i = 0; i < count; i++) {
+    bool ok = m != NULL;
+    for (size_t i = 0; ok && i < count; i++) {
         m[i].row = rows[i];
-        m[i].callers = text + i * MT_CALLER_DEPTH;
-        m[i].k = fn(ctx, rows[i], m[i].callers, MT_CALLER_DEPTH);
+        ok = fill(&m[i], fn, ctx, scratch);
     }
-    tell_apart(m, count);
-    free(text);
+    if (ok)
+        tell_apart(m, count);
+    for (size_t i = 0; m && i < count; i++)
+        free(m[i].text);
     free(m);
-    return 0;
+    return ok ? 0 : -1;
 }
 
 static int by_label(const void *a, const void *b)
