@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "calltree_path.h"
 #include "sym_intern.h"
 #include "sym_queue.h"
 #include "sym_table.h"
@@ -292,10 +293,68 @@ static void test_plumbing_skip(void **state)
 
     /* The same trace id with other frames is answered for those frames. */
     uint64_t other = fn_addr(sw_plumbing);
-    mt_trace_location(&loc, &other, 1, &want); /* all plumbing: frames[0] */
+    mt_trace_location(&loc, &other, 1, &want); /* all plumbing: its one frame */
     assert_string_equal(want.function, "sw_plumbing");
     wait_location(w, 5, &other, 1, &fr);
     assert_same_frame(&fr, &want);
+    mt_symworker_stop(w);
+    mt_symbols_free(&sync);
+}
+
+/* Every frame plumbing (a trace cut short inside a library): the location
+ * is the outermost frame, the nearest to the code that asked, not the
+ * innermost one (the allocator itself), for the worker and the call tree as
+ * for mt_trace_location. */
+static void test_all_plumbing(void **state)
+{
+    fixture *fx = *state;
+    mt_symbols sync;
+    assert_int_equal(mt_symbols_init(&sync, true, "sw_plumbing,sw_marker"), 0);
+    mt_locator loc = mt_symbols_locator(&sync, &fx->mods);
+    uint64_t trace[2] = {fn_addr(sw_marker), fn_addr(sw_plumbing)}; /* sw_plumbing calls */
+    mt_frame want;
+    mt_trace_location(&loc, trace, 2, &want);
+    assert_string_equal(want.function, "sw_plumbing");
+
+    static mt_ct_pathbuf pb;
+    const mt_ct_frame *path;
+    assert_int_equal(mt_ct_path_make(&pb, trace, 2, mt_ct_locate_chain, &loc, loc.skip, &path), 1);
+    assert_string_equal(path[0].name, "sw_plumbing");
+
+    mt_symworker *w = start(true, "sw_plumbing,sw_marker");
+    mt_symworker_set_modules(w, &fx->mods);
+    mt_frame fr;
+    wait_location(w, 6, trace, 2, &fr);
+    assert_same_frame(&fr, &want);
+    mt_symworker_stop(w);
+    mt_symbols_free(&sync);
+}
+
+/* mt_symworker_callers: nothing while the location is not final, then, as
+ * the worker names the callers, exactly mt_trace_callers' answer. */
+static void test_callers(void **state)
+{
+    fixture *fx = *state;
+    mt_symbols sync;
+    assert_int_equal(mt_symbols_init(&sync, true, "sw_plumbing"), 0);
+    mt_locator loc = mt_symbols_locator(&sync, &fx->mods);
+    uint64_t trace[3] = {fn_addr(sw_plumbing), fn_addr(sw_marker), fn_addr(sw_marker)};
+    char want[MT_CALLER_DEPTH][MT_CALLER_MAX], got[MT_CALLER_DEPTH][MT_CALLER_MAX];
+    assert_int_equal(mt_trace_callers(&loc, trace, 3, want, MT_CALLER_DEPTH), 1);
+    assert_non_null(strstr(want[0], "sw_marker ("));
+
+    mt_symworker *w = start(true, "sw_plumbing");
+    mt_symworker_set_modules(w, &fx->mods);
+    assert_int_equal(mt_symworker_callers(w, 7, trace, 3, got, MT_CALLER_DEPTH), 0);
+    double end = deadline(10);
+    for (;;) {
+        uint64_t gen = mt_symworker_generation(w);
+        unsigned k = mt_symworker_callers(w, 7, trace, 3, got, MT_CALLER_DEPTH);
+        if (k == 1 && strcmp(got[0], want[0]) == 0)
+            break;
+        assert_true(now_s() < end);
+        nap(w, gen);
+    }
     mt_symworker_stop(w);
     mt_symbols_free(&sync);
 }
@@ -684,7 +743,8 @@ int main(void)
         cmocka_unit_test(test_unknown_module), cmocka_unit_test(test_queue_overflow),
         cmocka_unit_test(test_stop_pending),   cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_queue_order),    cmocka_unit_test(test_table),
-        cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_intern),         cmocka_unit_test(test_all_plumbing),
+        cmocka_unit_test(test_callers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,7 +31,12 @@ files' to the byte.  And once more (branch segmem): the heap line's
 the segment held) and the export gained totals.segment_bytes (null); with
 those taken out, this build's output is the old files' to the byte.  And
 the rate line's allocation volume lost its '+' ("(651.9 KiB/s)": a
-volume, not growth).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+volume, not growth).  And once more (branch samerow): rows that share a
+LOCATION name the callers that tell them apart (v2_bench's recursion:
+"memtop-alloc-bench+0x35ae <- ...+0x2ba0 <- ... <- ...+0x2d68") and every
+JSON trace gained "location_callers"; with the " <- ..." suffixes and
+location_callers taken out, this build's outputs are the old ones to the
+byte (sed, sha256).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

@@ -51,6 +51,7 @@ def parse_args(description):
     p.add_argument("--mode", help="a variant of the test, for scripts that have several")
     p.add_argument("--exact", help="memtop-exact (the tests that need it say so)")
     p.add_argument("--call-paths", help="memtop-call-paths (the call tree tests)")
+    p.add_argument("--same-site", help="memtop-same-site (check_same_site)")
     p.add_argument("--cut-stack", help="memtop-cut-stack (check_cut_stack)")
     p.add_argument("--lost-file", help="dat_lost_file (check_replay_drops)")
     return p.parse_args()

@@ -45,19 +45,41 @@ bool mt_frame_is_plumbing(const mt_locator *loc, uint64_t addr, const mt_frame *
            ((loc->skip && in_cxx_library_header(f)) || mt_addr_set_has(loc->wrappers, addr));
 }
 
-void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out)
+/* A trace whose every frame is plumbing shows its outermost frame's
+ * outermost function.  A whole trace ends in code that is no plumbing
+ * (_start, main, clone, a thread's start routine), so such a trace was cut
+ * short: by the depth limit, or by an unwinder that stopped inside a
+ * library.  Its innermost frame is the allocator itself ("operator new"),
+ * the same for every such row; its outermost one is the nearest to the code
+ * that asked, as the location of a whole trace is the first frame out of
+ * the plumbing (a standard-library member that was running, a program's
+ * own "std::vector<Item>::_M_realloc_insert"). */
+bool mt_trace_site(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out,
+                   unsigned *at, unsigned *inner)
 {
     mt_frame chain[MT_MAX_CHAIN];
+    unsigned k = 1;
     for (unsigned i = 0; i < n; i++) {
-        unsigned k = mt_locate_all(loc, frames[i], chain, MT_MAX_CHAIN);
+        k = mt_locate_all(loc, frames[i], chain, MT_MAX_CHAIN);
         for (unsigned j = 0; j < k; j++) {
             if (!mt_frame_is_plumbing(loc, frames[i], &chain[j])) {
                 *out = chain[j];
-                return;
+                *at = i;
+                *inner = j;
+                return true;
             }
         }
     }
-    mt_locate(loc, frames[0], out);
+    *out = chain[k - 1]; /* the outermost frame's chain, from the loop's last turn */
+    *at = n - 1;
+    *inner = k - 1;
+    return false;
+}
+
+void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out)
+{
+    unsigned at, inner;
+    mt_trace_site(loc, frames, n, out, &at, &inner);
 }
 
 char *mt_frame_short(const mt_frame *f, char *buf, size_t n)

@@ -57,9 +57,17 @@ void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out);
 
 /* The frame shown for a trace: the first source frame, innermost first,
  * whose function is not allocator plumbing (by loc->skip, or by shape: its
- * address is in loc->wrappers and no "!name" keeps it); frames[0]'s
- * innermost one if every frame is plumbing.  n must be at least 1. */
+ * address is in loc->wrappers and no "!name" keeps it).  If every frame is
+ * plumbing, the outermost source frame of the outermost machine frame (see
+ * mt_trace_site).  n must be at least 1. */
 void mt_trace_location(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out);
+
+/* mt_trace_location, and where the frame is: frames[*at], source frame
+ * *inner of that address's chain (mt_locate_all).  Returns false when every
+ * frame is plumbing (out is then the outermost frame's outermost source
+ * frame, *at = n - 1). */
+bool mt_trace_site(const mt_locator *loc, const uint64_t *frames, unsigned n, mt_frame *out,
+                   unsigned *at, unsigned *inner);
 
 /* "func (file.c:12)", "func (libfoo.so+0x1a2b)", "libfoo.so+0x1a2b [reason]"
  * (module base name), or "0x7f..." without a module. */

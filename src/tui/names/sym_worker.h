@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caller_labels.h"
 #include "location.h"
 #include "memtop_ipc.h"
 
@@ -58,6 +59,15 @@ bool mt_symworker_location(mt_symworker *w, uint32_t trace_id, const uint64_t *f
  * 0); *final tells whether it is symbolized yet. */
 unsigned mt_symworker_frames(mt_symworker *w, uint64_t addr, mt_frame *out, unsigned max,
                              bool *final);
+
+/* Never blocks on symbolization.  The callers of a trace past its
+ * location (as mt_trace_callers gives them, without the shape rule's
+ * wrappers) as mt_frame_short texts into out[0..max), innermost first;
+ * returns how many: 0 while its location is not final, module+offset for
+ * a caller not symbolized yet (queued: ask again after the generation
+ * moves). */
+unsigned mt_symworker_callers(mt_symworker *w, uint32_t trace_id, const uint64_t *frames,
+                              unsigned n, char (*out)[MT_CALLER_MAX], unsigned max);
 
 /* The shape rule for allocator wrappers (src/tui/model/wrapper_shape.h)
  * needs every trace symbolized, so it runs on the worker's thread: run(job,

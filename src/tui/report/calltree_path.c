@@ -39,8 +39,11 @@ unsigned mt_ct_path_make(mt_ct_pathbuf *pb, const uint64_t *frames, unsigned n, 
             pb->fr[k++] = pb->fr[base + j]; /* k <= base + j: compacting in place */
         }
     }
-    if (!seen_caller && n) /* all plumbing: the innermost frame, as mt_trace_location */
-        k = chain(ctx, frames[0], pb->fr, 1);
+    if (!seen_caller && n) { /* all plumbing: the outermost function, as mt_trace_site */
+        unsigned c = chain(ctx, frames[n - 1], pb->fr, MT_MAX_CHAIN);
+        pb->fr[0] = pb->fr[c - 1];
+        k = 1;
+    }
     for (unsigned i = 0; i < k; i++) {
         const mt_frame *f = &pb->fr[k - 1 - i];
         pb->out[i] = (mt_ct_frame){frame_name(f, pb->names[i], sizeof pb->names[i]), f->inlined};

@@ -11,6 +11,7 @@
 #include "health.h"
 #include "json_escape.h"
 #include "report.h"
+#include "row_labels.h"
 #include "rows.h"
 
 static void put_u64(FILE *f, const char *key, uint64_t v, bool comma)
@@ -291,7 +292,25 @@ static void put_location(FILE *f, const mt_locator *loc, const uint64_t *frames,
     mt_json_string(f, mt_frame_short(&fr, where, sizeof where));
 }
 
-static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
+/* "location_callers": the callers that tell the trace's location apart
+ * from another exported trace's equal one (row_labels.h), innermost first;
+ * [] when no other shares it. */
+static void put_callers(FILE *f, const mt_row_labels *labels, size_t row)
+{
+    char callers[MT_CALLER_DEPTH][MT_CALLER_MAX];
+    const mt_caller_row *c = row < labels->n ? &labels->rows[row] : NULL;
+    unsigned k =
+        c && c->depth ? mt_trace_callers(labels->loc, c->frames, c->n, callers, c->depth) : 0;
+    fputs(",\n \"location_callers\": [", f);
+    for (unsigned i = 0; i < k; i++) {
+        mt_json_string(f, callers[i]);
+        fputs(i + 1 < k ? ", " : "", f);
+    }
+    fputs("]", f);
+}
+
+static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, const mt_row_labels *labels,
+                      size_t row)
 {
     const mt_shm_trace *t = r->t;
     fputs("{", f);
@@ -307,6 +326,7 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r)
         fputs("\"(overflow)\"", f); /* backtraces without a trace of their own */
     else
         put_location(f, x->loc, frames, n);
+    put_callers(f, labels, row);
     fputs(",\n \"frames\": [", f);
     for (unsigned i = 0; frames && i < n; i++)
         put_frame(f, x->loc, frames[i], i + 1 < n);
@@ -320,7 +340,9 @@ static void put_other(FILE *f, const mt_export_src *x, const mt_rows_cut *cut)
     PUT_COUNTERS(f, &cut->other);
     put_double(f, "growth_bytes_per_s", cut->other_row.growth);
     put_ages(f, &x->v->snap.slot, &cut->other);
-    fputs("\"truncated\": false,\n \"location\": \"(other)\",\n \"frames\": []}", f);
+    fputs("\"truncated\": false,\n \"location\": \"(other)\",\n \"location_callers\": [],\n "
+          "\"frames\": []}",
+          f);
 }
 
 static const char *rec_state_name(uint32_t state)
@@ -376,8 +398,10 @@ void mt_export_json(FILE *f, const mt_export_src *x)
     mt_rows_cut cut;
     mt_rows_cut_at(rows, n, x->top, &cut);
     fprintf(f, "\"traces_total\": %zu,\n\"traces_exported\": %zu,\n\"traces\": [\n", n, cut.kept);
+    mt_row_labels labels = {0};
+    mt_row_labels_make(&labels, x->v, x->loc, rows, cut.kept); /* no callers if out of memory */
     for (size_t i = 0; i < cut.kept; i++) {
-        put_trace(f, x, &rows[i]);
+        put_trace(f, x, &rows[i], &labels, i);
         fputs(i + 1 < cut.kept || cut.folded ? ",\n" : "\n", f);
     }
     if (cut.folded) {
@@ -385,5 +409,6 @@ void mt_export_json(FILE *f, const mt_export_src *x)
         fputs("\n", f);
     }
     fputs("]\n}\n", f);
+    mt_row_labels_free(&labels);
     free(rows);
 }

@@ -8,6 +8,7 @@
 #include "export.h"
 #include "format.h"
 #include "report.h"
+#include "row_labels.h"
 #include "rows.h"
 
 /* A machine frame and, above it, the functions inlined into it. */
@@ -41,8 +42,10 @@ static void put_figures(FILE *f, const mt_export_src *x, const mt_row *r)
             t->temporary_count);
 }
 
-/* A trace; folded > 0: the "(other)" row of that many traces. */
-static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t rank, size_t folded)
+/* A trace; folded > 0: the "(other)" row of that many traces, else
+ * labels: the exported rows' locations and row: this one's. */
+static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t rank, size_t folded,
+                      const mt_row_labels *labels, size_t row)
 {
     const mt_shm_trace *t = r->t;
     char what[64];
@@ -54,13 +57,10 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t r
     put_figures(f, x, r);
     unsigned n = 0;
     const uint64_t *frames = folded ? NULL : mt_defs_frames(&x->v->defs, t->id, &n);
-    if (!folded && t->id == 0 && !n)
-        fputs("   location: (overflow)\n", f);
-    if (frames && n) {
-        mt_frame fr;
+    if (!folded && row < labels->n && (n || t->id == 0)) {
         char where[1024];
-        mt_trace_location(x->loc, frames, n, &fr);
-        fprintf(f, "   location: %s\n", mt_frame_short(&fr, where, sizeof where));
+        fprintf(f, "   location: %s\n",
+                mt_fmt_sanitize(mt_row_label(labels, row, where, sizeof where)));
     }
     for (unsigned i = 0; frames && i < n; i++)
         put_frame(f, x->loc, i, frames[i]);
@@ -139,9 +139,13 @@ void mt_export_text(FILE *f, const mt_export_src *x)
                 mt_plural(n), mt_sort_name(x->sort), cut.kept, cut.folded, est);
     else
         fprintf(f, "\n%zu trace%s, sorted by %s%s\n", n, mt_plural(n), mt_sort_name(x->sort), est);
+    mt_row_labels labels = {0};
+    if (mt_row_labels_make(&labels, x->v, x->loc, rows, cut.kept) != 0)
+        fputs("(out of memory naming the traces)\n", f);
     for (size_t i = 0; i < cut.kept; i++)
-        put_trace(f, x, &rows[i], i + 1, 0);
+        put_trace(f, x, &rows[i], i + 1, 0, &labels, i);
     if (cut.folded)
-        put_trace(f, x, &cut.other_row, cut.kept + 1, cut.folded);
+        put_trace(f, x, &cut.other_row, cut.kept + 1, cut.folded, &labels, 0);
+    mt_row_labels_free(&labels);
     free(rows);
 }

@@ -11,6 +11,7 @@
 #include "group_rows.h"
 #include "health.h"
 #include "leak_score.h"
+#include "row_labels.h"
 #include "rows.h"
 
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
@@ -195,21 +196,11 @@ void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_re
     print_live_recording(f, v, rec);
 }
 
-static void print_row(FILE *f, const mt_view *v, const mt_locator *loc, const mt_row *r,
-                      const mt_grouped *grp)
+/* Row r; where: its LOCATION text (row_labels.h), or its group's label. */
+static void print_row(FILE *f, const mt_view *v, const mt_row *r, const char *label)
 {
-    unsigned n = 0;
-    const uint64_t *frames = grp ? NULL : mt_defs_frames(&v->defs, r->t->id, &n);
-    char where[600] = "(no frames)";
-    if (grp)
-        snprintf(where, sizeof where, "%s", mt_grouped_label(grp, r->t));
-    else if (r->t->id == 0 && !n)
-        snprintf(where, sizeof where, "(overflow)");
-    else if (frames && n) {
-        mt_frame fr;
-        mt_trace_location(loc, frames, n, &fr);
-        mt_frame_short(&fr, where, sizeof where);
-    }
+    char where[1024];
+    snprintf(where, sizeof where, "%s", label);
     mt_leak_parts leak; /* from the segment's checkpoints alone, as -s leak sorts */
     mt_leak_score(&v->snap.slot, r->t, NULL, &leak);
     fprintf(f, "%10s %9s %9s %9s %12s %5.0f  %s\n", B(r->t->live_bytes), C(r->t->live_count),
@@ -253,8 +244,16 @@ void mt_report_rows(FILE *f, const mt_view *v, const mt_locator *loc, mt_sort_ke
             column_of[grouped ? g : MT_GROUP_TRACE], mt_sort_name(key), shown, n,
             grouped ? ", grouped by " : "", grouped ? mt_group_name(g) : "",
             growth_window(v, (char[64]){0}, 64));
-    for (size_t i = 0; i < shown; i++)
-        print_row(f, v, loc, &rows[i], grouped ? &grp : NULL);
+    mt_row_labels labels = {0};
+    if (!grouped && mt_row_labels_make(&labels, v, loc, rows, shown) != 0)
+        fputs("(out of memory naming the rows)\n", f);
+    for (size_t i = 0; i < shown && (grouped || i < labels.n); i++) {
+        char where[1024];
+        print_row(f, v, &rows[i],
+                  grouped ? mt_grouped_label(&grp, rows[i].t)
+                          : mt_row_label(&labels, i, where, sizeof where));
+    }
+    mt_row_labels_free(&labels);
     free(rows);
     if (grouped)
         mt_grouped_free(&grp);

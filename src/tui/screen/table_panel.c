@@ -2,9 +2,11 @@
  * module), the columns of columns.h, and the keys that move, sort, group,
  * search and open the detail view. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "caller_labels.h"
 #include "columns.h"
 #include "draw.h"
 #include "format.h"
@@ -38,16 +40,29 @@ static void draw_heading(mt_app *a, int y)
     mt_draw_text(t, y, x, COLS - x, t->heading, loc);
 }
 
-static void row_location(mt_app *a, const mt_table_row *r, char *buf, size_t n)
+/* The callers of a row on screen, from the background symbolizer. */
+static unsigned worker_callers(void *ctx, const mt_caller_row *r, char (*out)[MT_CALLER_MAX],
+                               unsigned max)
 {
-    if (a->ui.group == MT_GROUP_TRACE || r->ntraces <= 1)
+    mt_names *names = ctx;
+    return mt_symworker_callers(names->w, r->id, r->frames, r->n, out, max);
+}
+
+/* The row's LOCATION; c: its callers' depth among the rows on screen
+ * (shown_callers), or NULL. */
+static void row_location(mt_app *a, const mt_table_row *r, const mt_caller_row *c, char *buf,
+                         size_t n)
+{
+    if (c && c->depth)
+        mt_caller_label_join_by(worker_callers, &a->names, c, a->theme.utf8, buf, n);
+    else if (a->ui.group == MT_GROUP_TRACE || r->ntraces <= 1)
         snprintf(buf, n, "%s", r->label ? r->label : "?");
     else
         snprintf(buf, n, "%s  (%u trace%s)", r->label ? r->label : "?", r->ntraces,
                  mt_plural(r->ntraces));
 }
 
-static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)
+static void draw_row(mt_app *a, int y, const mt_table_row *r, const mt_caller_row *c, bool selected)
 {
     const mt_theme *t = &a->theme;
     bool delta = mt_table_has_baseline(a->table);
@@ -66,8 +81,35 @@ static void draw_row(mt_app *a, int y, const mt_table_row *r, bool selected)
         x += mt_columns[c].width + 1;
     }
     char loc[1024];
-    row_location(a, r, loc, sizeof loc);
+    row_location(a, r, c, loc, sizeof loc);
     mt_draw_text(t, y, x + 1, COLS - x - 1, base, loc);
+}
+
+/* The rows on screen (rows[first..first+count)) that share a location with
+ * another row on screen, told apart by their callers (caller_labels.h),
+ * into c[0..count); NULL when grouped or out of memory (the labels are
+ * then the plain ones).  Callers come from the background symbolizer and
+ * are refined as it answers; only colliding rows ask for them. */
+static mt_caller_row *shown_callers(mt_app *a, const mt_table_row *rows, long first, int count)
+{
+    if (a->ui.group != MT_GROUP_TRACE || count <= 1)
+        return NULL;
+    mt_caller_row *c = calloc((size_t)count, sizeof *c);
+    if (!c)
+        return NULL;
+    for (int i = 0; i < count; i++) {
+        const mt_table_row *r = &rows[first + i];
+        c[i].id = r->trace_id;
+        c[i].label = r->label ? r->label : "?";
+        c[i].frames = mt_defs_frames(a->names.defs, r->trace_id, &c[i].n);
+        if (!c[i].frames)
+            c[i].n = 0;
+    }
+    if (mt_caller_labels_by(worker_callers, &a->names, c, (size_t)count) != 0) {
+        free(c);
+        return NULL;
+    }
+    return c;
 }
 
 /* With a baseline, the rows are the traces that changed since it: a trace
@@ -100,14 +142,17 @@ static void draw(mt_app *a, mt_panel *self, int y, int h)
     for (int i = visible - 1; i >= 0; i--)
         if (self->first + i < (long)n)
             mt_names_prioritize(&a->names, rows[self->first + i].trace_id);
+    long shown = (long)n - self->first < visible ? (long)n - self->first : visible;
+    mt_caller_row *callers = shown > 0 ? shown_callers(a, rows, self->first, (int)shown) : NULL;
     for (int i = 0; i < visible; i++) {
         long k = self->first + i;
         mt_draw_fill(y + 1 + i, 0, COLS, A_NORMAL);
         if (k < (long)n) {
             mt_table_leak(a->table, (size_t)k); /* computed for the rows shown only */
-            draw_row(a, y + 1 + i, &rows[k], k == self->sel);
+            draw_row(a, y + 1 + i, &rows[k], callers ? &callers[i] : NULL, k == self->sel);
         }
     }
+    free(callers);
     if (!n && visible > 0)
         draw_empty(a, y + 1);
 }
