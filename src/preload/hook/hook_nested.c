@@ -10,10 +10,11 @@
 
 #include <string.h>
 
-/* The hooked allocators' modules (pinned: never unloaded).  Written under
- * the scan's lock, each range before the count that shows it (release);
- * read by any thread, a signal handler's too (acquire). */
-#define CODE_MAX 16u
+/* The hooked allocators' modules (pinned: never unloaded), their
+ * trampolines' pages and the runtimes.  Written under the scan's lock,
+ * each range before the count that shows it (release); read by any
+ * thread, a signal handler's too (acquire). */
+#define CODE_MAX 32u
 static struct {
     uint64_t lo, hi;
 } g_code[CODE_MAX];

@@ -41,12 +41,14 @@ static inline bool mt_nested_libc_is_program(int in)
 }
 
 /* Whether pc lies in memtop's code, in the module of an allocator memtop
- * hooks or in the C and C++ runtimes that allocators call
+ * hooks or its trampolines, or in the C and C++ runtimes that allocators call
  * (mt_nested_code_add).  Lock-free: a signal handler may ask. */
 bool mt_nested_in_allocator(uintptr_t pc);
 
 /* Adds [lo, hi), a hooked allocator's module, which stays loaded for
- * good, or a runtime's.  Under the allocator scan's lock; a full list drops
+ * good, a runtime's, or the page of the trampolines of an allocator's
+ * redirected entries (alloc_patch.c: a call displaced there returns
+ * there, never unmapped).  Under the allocator scan's lock; a full list drops
  * the range (its calls from inside a real call are then taken for the
  * program's: counted and flagged, never hidden). */
 void mt_nested_code_add(uint64_t lo, uint64_t hi);
