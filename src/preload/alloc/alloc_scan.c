@@ -977,7 +977,7 @@ static void note_runtime(const module_ref *m)
     for (size_t i = 0; i < sizeof names / sizeof *names && !runtime; i++)
         runtime = strncmp(b, names[i], strlen(names[i])) == 0;
     if (runtime)
-        mt_nested_code_add(m->lo, m->hi);
+        mt_nested_runtime_add(m->lo, m->hi);
 }
 
 static bool scan_module(module_ref *m, scan_refs *refs)

@@ -11,16 +11,17 @@
 #include <string.h>
 
 /* The hooked allocators' modules (pinned: never unloaded), their
- * trampolines' pages and the runtimes.  Written under the scan's lock,
- * each range before the count that shows it (release); read by any
- * thread, a signal handler's too (acquire). */
+ * trampolines' pages and the runtimes (runtime set).  Written under the
+ * scan's lock, each range before the count that shows it (release); read
+ * by any thread, a signal handler's too (acquire). */
 #define CODE_MAX 32u
 static struct {
     uint64_t lo, hi;
+    bool runtime;
 } g_code[CODE_MAX];
 static _Atomic uint32_t g_ncode;
 
-void mt_nested_code_add(uint64_t lo, uint64_t hi)
+static void code_add(uint64_t lo, uint64_t hi, bool runtime)
 {
     uint32_t n = atomic_load_explicit(&g_ncode, memory_order_relaxed);
     for (uint32_t i = 0; i < n; i++)
@@ -30,16 +31,27 @@ void mt_nested_code_add(uint64_t lo, uint64_t hi)
         return;
     g_code[n].lo = lo;
     g_code[n].hi = hi;
+    g_code[n].runtime = runtime;
     atomic_store_explicit(&g_ncode, n + 1, memory_order_release);
 }
 
-bool mt_nested_in_allocator(uintptr_t pc)
+void mt_nested_code_add(uint64_t lo, uint64_t hi)
+{
+    code_add(lo, hi, false);
+}
+
+void mt_nested_runtime_add(uint64_t lo, uint64_t hi)
+{
+    code_add(lo, hi, true);
+}
+
+bool mt_nested_in_allocator(uintptr_t pc, bool runtimes)
 {
     if (pc >= mt_g.self_lo && pc < mt_g.self_hi)
         return true;
     uint32_t n = atomic_load_explicit(&g_ncode, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++)
-        if (pc - g_code[i].lo < g_code[i].hi - g_code[i].lo)
+        if (pc - g_code[i].lo < g_code[i].hi - g_code[i].lo && (runtimes || !g_code[i].runtime))
             return true;
     return false;
 }
