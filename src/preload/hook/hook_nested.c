@@ -90,13 +90,20 @@ static bool defer_free(int in, void *p, void (*real_free)(void *), bool realloc_
         p = (void *)((uintptr_t)p | MT_DEFER_REALLOC);
     uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
     while (n < MT_DEFER_MAX) {
-        /* both words before the push: a handler that pushes in between
-         * takes slot n, and this CAS fails and writes slot n + 1 */
-        t->deferred[n] = p;
-        t->deferred_free[n] = real_free;
+        /* The slot taken first, then its two words written: a handler that
+         * interrupts in between (a second signal) takes slot n + 1.  Writing
+         * them before the push let a handler between the two stores fill
+         * slot n, whose free this one's second store then overwrote: the
+         * handler's block freed by another allocator's free.  No drain can
+         * read a slot taken but not yet written: only the outer hook drains,
+         * after every handler on the thread has returned. */
         if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1, memory_order_relaxed,
-                                                  memory_order_relaxed))
+                                                  memory_order_relaxed)) {
+            atomic_signal_fence(memory_order_seq_cst); /* the slot taken before it is written */
+            t->deferred[n] = p;
+            t->deferred_free[n] = real_free;
             return true;
+        }
     }
     return false;
 }
