@@ -13,6 +13,9 @@
  *                           which bypasses the PLT)
  *   leak_deleted       400 (mi_heap_malloc, then mi_heap_delete)
  *   leak_strdup         50 (mi_strdup of 49 characters)
+ *   leak_reallocarray  600 (mi_malloc 100, then mi_reallocarray 6 x 100,
+ *                           whose first instruction, a call to mi_reallocn,
+ *                           runs in its trampoline: mimalloc's own call)
  * and nothing from main (mi_heap_malloc / mi_heap_zalloc_aligned freed by
  * mi_free, 200 blocks of a heap given to mi_heap_destroy) nor from
  * mimalloc itself (each heap's own record, which mi_heap_new allocates,
@@ -23,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void *volatile sink[8];
+static void *volatile sink[9];
 static void *volatile gone;
 static void *(*p_heap_malloc)(mi_heap_t *, size_t);
 
@@ -75,6 +78,11 @@ __attribute__((noinline)) static void leak_strdup(void)
     sink[7] = mi_strdup(s);
 }
 
+__attribute__((noinline)) static void leak_reallocarray(void)
+{
+    sink[8] = mi_reallocarray(mi_malloc(100), 6, 100);
+}
+
 __attribute__((noinline)) static void destroyed(void)
 {
     mi_heap_t *h = mi_heap_new();
@@ -102,6 +110,7 @@ int main(void)
     leak_heap_ptr(h);
     leak_deleted();
     leak_strdup();
+    leak_reallocarray();
     destroyed();
     mi_heap_delete(h); /* its blocks stay live, in the backing heap */
     printf("ok\n");

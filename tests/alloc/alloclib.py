@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import e2elib  # noqa: E402
 
 PROGRAMS = ("--bump", "--nopie", "--dlopen", "--own-lib", "--je-static", "--je-shared",
-            "--je-fork", "--je-cpp", "--je-late", "--je-late-lib",
+            "--je-fork", "--je-cpp", "--je-cpp-shared", "--je-late", "--je-late-lib",
             "--jemalloc-pic", "--mimalloc", "--mi-dlsym", "--mi-late", "--mi-heap", "--mi-local",
             "--mi-local-lib", "--mi-ctor-lib", "--mi-copy", "--mi-copy-late", "--mi-copy-lib", "--tcmalloc",
             "--tcmalloc-shared")

@@ -18,7 +18,11 @@ with -p).  A C++ program on libjemalloc.a (alloc_je_cpp.cc) checks jemalloc's
 operators new and delete, some of which call its other entry points: each
 block counted once; and sampled (--sample 512k), the same allocation and free
 counts as exact; and after a bad_alloc thrown through the redirected
-operator new[] (caught), still every block counted.  The Rust program is
+operator new[] (caught), still every block counted.  The same C++ program on
+a shared libjemalloc, whose unsized operator delete jumps to free@plt and
+aligned operator new calls aligned_alloc@plt (memtop's definitions, from
+inside memtop's real call: jemalloc's own calls, once counted again as
+unknown frees and untracked blocks).  The Rust program is
 built here with rustc against an archive made from Debian's
 libjemalloc_pic.a with objcopy --redefine-syms (the _rjem_ names
 tikv-jemallocator builds).
@@ -171,6 +175,9 @@ def test():
     check_snapshot(child, C_LEAKS, "static, fork child", "")
     snap = run_export(ctx, "cpp", [mine.je_cpp], "ok\n")
     check_snapshot(snap, CPP_LEAKS, "C++ operators", "")
+    if mine.je_cpp_shared:  # libjemalloc.so's operators call free and aligned_alloc by name
+        shared = run_export(ctx, "cpp-shared", [mine.je_cpp_shared], "ok\n")
+        check_snapshot(shared, CPP_LEAKS, "C++ operators of a shared libjemalloc", "")
     check_sampled_counts(ctx, mine.je_cpp, snap)
     # bad_alloc thrown through the redirected operator new[] (and through
     # the hook API's): the thread leaves memtop all the same, its later

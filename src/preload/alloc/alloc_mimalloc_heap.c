@@ -114,8 +114,29 @@ MI_REALLOC(mi_new_realloc, (void *p, size_t n), (p, n), n, false)
 MI_REALLOC(mi_new_reallocn, (void *p, size_t c, size_t n), (p, c, n), mt_mi_mul(c, n), false)
 
 /* mi_expand resizes in place or fails (NULL, only when growing: the block
- * stays as it was), as realloc_done takes it. */
-MI_REALLOC(mi_expand, (void *p, size_t n), (p, n), n, false)
+ * stays as it was), as realloc_done takes it.  A call that finds the
+ * thread inside memtop (hook_nested.h) changes no block's identity:
+ * neither its free nor a new block is accounted (as jemalloc's xallocx;
+ * the record keeps the size it had).  A realloc's rule would account the
+ * old block's free before the call, which fails as often as not: the
+ * block live, its record gone, its later free an unknown one. */
+MT_EXPORT void *mi_expand(void *p, size_t n)
+{
+    void *(*real)(void *, size_t) =
+        (void *(*)(void *, size_t))mt_next_fn_loaded(&slot_mi_expand, &miss_mi_expand, "mi_expand");
+    if (MT_UNLIKELY(!real))
+        return NULL;
+    int in = mt_tls_in_hook;
+    if (in) {
+        void *q;
+        if (mt_nested_entry_is_program(in, __builtin_return_address(0)))
+            MT_REAL_CALL(q = real(p, n));
+        else
+            q = real(p, n);
+        return q;
+    }
+    HOOK_REALLOC_RETURN(p, real(p, n), n, false, NULL);
+}
 
 /* realpath allocates only when not given a buffer: the result's length. */
 #define MI_REALPATH(name, params, args)                                                            \

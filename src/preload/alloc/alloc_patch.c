@@ -34,6 +34,7 @@
 #include "core_procinfo.h"
 #include "core_dlerror.h"
 #include "core_loader_gate.h"
+#include "hook_nested.h"
 
 #include <Zydis/Zydis.h>
 #include <dlfcn.h>
@@ -471,6 +472,11 @@ bool mt_patch_all(mt_patch *p, size_t n, bool whole)
         refuse_all(p, n, why);
         return false;
     }
+    /* A displaced call (mi_reallocarray's to mi_reallocn) returns into the
+     * trampoline: an entry it reaches from inside memtop's real call is
+     * the allocator's own (hook_nested.h), known before any call can run
+     * it. */
+    mt_nested_code_add((uint64_t)(uintptr_t)page, (uint64_t)(uintptr_t)page + bytes);
     for (size_t i = 0; i < n; i++) {
         if (!p[i].done)
             continue;

@@ -595,6 +595,17 @@ static void pin(const module_ref *m)
     mt_nested_code_add(m->lo, m->hi); /* its calls from inside a real call are its own */
 }
 
+/* The module's code, known to hook_nested.h as an allocator's before its
+ * entries are redirected: the other threads run again as soon as they
+ * are, and an entry's call into another (or into libc's names) from inside
+ * memtop's real call is its own from the first (pin comes after the
+ * redirect, and only if it took).  Left listed if nothing is hooked: an
+ * address range, only ever asked about calls made inside a real call. */
+static void code_early(const module_ref *m)
+{
+    mt_nested_code_add(m->lo, m->hi);
+}
+
 /* Redirects a jemalloc's entry points (alloc_je_redirect.c) unless told
  * not to (MEMTOP_TEST_JE_HOOK_API, for tests of the fallback). */
 static mt_je_redirected redirect_jemalloc(const module_ref *m, const jcand *c, char *why,
@@ -618,6 +629,7 @@ static void hook_jemalloc(const module_ref *m, const jcand *c)
     mt_mallctl_fn mallctl = (mt_mallctl_fn)(uintptr_t)c->mallctl;
     mt_je_version(mallctl, &a);
     char why[160] = "";
+    code_early(m);
     mt_je_redirected r = redirect_jemalloc(m, c, why, sizeof why);
     mt_trim tr;
     memset(&tr, 0, sizeof tr);
@@ -760,6 +772,7 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
                      "tc_* functions and operator new/delete");
         return;
     }
+    code_early(m);
     bool any = mt_patch_all(patch, n, false);
     if (any)
         pin(m);
@@ -977,7 +990,7 @@ static void note_runtime(const module_ref *m)
     for (size_t i = 0; i < sizeof names / sizeof *names && !runtime; i++)
         runtime = strncmp(b, names[i], strlen(names[i])) == 0;
     if (runtime)
-        mt_nested_code_add(m->lo, m->hi);
+        mt_nested_runtime_add(m->lo, m->hi);
 }
 
 static bool scan_module(module_ref *m, scan_refs *refs)

@@ -42,7 +42,8 @@ typedef struct mt_thread {
      * bit MT_DEFER_REALLOC set is the old block of a handler's realloc:
      * charged as realloc's free half (never temporary).  deferred_free[i]
      * frees entry i (the plain free of the allocator whose entry point the
-     * handler called), written with it before the push. */
+     * handler called); a push takes the slot first, then writes both
+     * (hook_nested.c defer_free). */
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
     void (*deferred_free[MT_DEFER_MAX])(void *);

@@ -433,6 +433,7 @@ void mt_drain_deferred(mt_thread *t)
     while (n) {
         void *p = t->deferred[n - 1];
         void (*real_free)(void *) = t->deferred_free[n - 1];
+        atomic_signal_fence(memory_order_seq_cst); /* both read before the pop */
         if (!atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n - 1, memory_order_relaxed,
                                                    memory_order_relaxed))
             continue;                          /* a handler pushed meanwhile: n was reloaded */

@@ -50,17 +50,28 @@
 #include <string.h>
 #include <unistd.h>
 
-/* malloc once the real allocator is known; start: see the top.  Always
- * inlined: start is the caller's own frame, which a tail call to an
- * out-of-line copy would pop before the walk reads it. */
-static inline __attribute__((always_inline)) void *malloc_at(size_t size,
-                                                             const mt_hook_frame *start)
+/* A block from a call that could not enter memtop and returns to ret:
+ * untracked, unless the call is a hooked allocator's own from inside
+ * memtop's real call, whose block the outer hook counts (hook_nested.h
+ * mt_nested_libc_is_own). */
+static inline void count_nested(void *p, const void *ret)
+{
+    if (!mt_nested_libc_is_own(mt_tls_in_hook, ret))
+        count_untracked(p);
+}
+
+/* malloc once the real allocator is known; start: see the top; ret: where
+ * the program's call returns.  Always inlined: start is the caller's own
+ * frame, which a tail call to an out-of-line copy would pop before the
+ * walk reads it. */
+static inline __attribute__((always_inline)) void *
+malloc_at(size_t size, const mt_hook_frame *start, const void *ret)
 {
     mt_thread *t = hook_enter();
     if (!t) {
         void *p;
         MT_REAL_CALL_ANY(p = mt_real.malloc(size));
-        count_untracked(p);
+        count_nested(p, ret);
         return p;
     }
     void *p;
@@ -73,9 +84,9 @@ static inline __attribute__((always_inline)) void *malloc_at(size_t size,
  * by a tail call, so its frame record still holds the program's caller
  * (see the top); where the compiler makes a real call instead, the walk
  * steps out of memtop's frame. */
-static __attribute__((noinline)) void *malloc_tracked(size_t size)
+static __attribute__((noinline)) void *malloc_tracked(size_t size, const void *ret)
 {
-    return malloc_at(size, HOOK_FRAME());
+    return malloc_at(size, HOOK_FRAME(), ret);
 }
 
 /* A fast path's real call failed: its count is taken back (out of line,
@@ -95,7 +106,7 @@ MT_EXPORT void *malloc(size_t size)
     }
     if (MT_UNLIKELY(!mt_real_ready()))
         return mt_boot_alloc(size, 16);
-    return malloc_tracked(size);
+    return malloc_tracked(size, __builtin_return_address(0));
 }
 
 MT_EXPORT void *calloc(size_t n, size_t m)
@@ -113,7 +124,7 @@ MT_EXPORT void *calloc(size_t n, size_t m)
     if (!t) {
         void *p;
         MT_REAL_CALL_ANY(p = mt_real.calloc(n, m));
-        count_untracked(p);
+        count_nested(p, __builtin_return_address(0));
         return p;
     }
     void *p;
@@ -130,12 +141,13 @@ static const mt_nested_fns *libc_fns(mt_nested_fns *f)
 }
 
 /* Frees a block that arrived while this thread was inside memtop (from a
- * signal handler): accounted once (hook_nested.c), then freed unless it
- * waits in the queue for the outer hook. */
-static void free_nested(void *p)
+ * signal handler; ret: where its call returns): accounted once
+ * (hook_nested.c), then freed unless it waits in the queue for the outer
+ * hook; a hooked allocator's own free (hook_nested.h) is only freed. */
+static void free_nested(void *p, const void *ret)
 {
     int in = mt_tls_in_hook;
-    if (mt_nested_libc_is_program(in) && mt_nested_free(p, in, mt_real.free))
+    if (mt_nested_libc_is_program(in, ret) && mt_nested_free(p, in, mt_real.free))
         return;
     MT_REAL_CALL_ANY(mt_real.free(p));
 }
@@ -144,19 +156,20 @@ static void free_nested(void *p)
  * free_nested): the new block is untracked, as every nested allocation;
  * the old one's free is the program's and accounted as free_nested
  * accounts one (it was once counted nowhere, its record left live). */
-static void *realloc_nested(void *old, size_t size)
+static void *realloc_nested(void *old, size_t size, const void *ret)
 {
     int in = mt_tls_in_hook;
     void *p;
     mt_nested_fns fns;
-    if (mt_nested_libc_is_program(in) && mt_nested_realloc_apart(old, size, in, libc_fns(&fns), &p))
+    if (mt_nested_libc_is_program(in, ret) &&
+        mt_nested_realloc_apart(old, size, in, libc_fns(&fns), &p))
         return p;
     MT_REAL_CALL_ANY(p = mt_real.realloc(old, size));
-    count_untracked(p);
+    count_nested(p, ret);
     return p;
 }
 
-static void free_tracked(void *p);
+static void free_tracked(void *p, const void *ret);
 
 MT_EXPORT void free(void *p)
 {
@@ -171,11 +184,11 @@ MT_EXPORT void free(void *p)
         return;
     if (MT_UNLIKELY(!mt_real_ready()))
         return; /* cannot happen for a real block: it came from the real allocator */
-    free_tracked(p);
+    free_tracked(p, __builtin_return_address(0));
 }
 
 /* The rest of free, out of line like malloc_tracked. */
-static __attribute__((noinline)) void free_tracked(void *p)
+static __attribute__((noinline)) void free_tracked(void *p, const void *ret)
 {
     int saved = errno;
     mt_thread *t = hook_enter();
@@ -188,14 +201,14 @@ static __attribute__((noinline)) void free_tracked(void *p)
         HOOK_REAL(mt_real.free(p));
         hook_leave(t);
     } else {
-        free_nested(p);
+        free_nested(p, ret);
     }
     errno = saved;
 }
 
-static void *realloc_boot(void *old, size_t size, const mt_hook_frame *start)
+static void *realloc_boot(void *old, size_t size, const mt_hook_frame *start, const void *ret)
 {
-    void *p = MT_LIKELY(mt_real_ready()) ? malloc_at(size, start) : mt_boot_alloc(size, 16);
+    void *p = MT_LIKELY(mt_real_ready()) ? malloc_at(size, start, ret) : mt_boot_alloc(size, 16);
     if (p) {
         size_t n = mt_boot_size(old);
         memcpy(p, old, n < size ? n : size);
@@ -213,18 +226,18 @@ static void *realloc_tracked(mt_thread *t, void *old, size_t size, const mt_hook
     return realloc_done(t, old, known, &b, p, size, false, start);
 }
 
-static inline __attribute__((always_inline)) void *realloc_at(void *old, size_t size,
-                                                              const mt_hook_frame *start)
+static inline __attribute__((always_inline)) void *
+realloc_at(void *old, size_t size, const mt_hook_frame *start, const void *ret)
 {
     if (!old)
-        return MT_LIKELY(mt_real_ready()) ? malloc_at(size, start) : mt_boot_alloc(size, 16);
+        return MT_LIKELY(mt_real_ready()) ? malloc_at(size, start, ret) : mt_boot_alloc(size, 16);
     if (MT_UNLIKELY(mt_is_boot_ptr(old)))
-        return realloc_boot(old, size, start);
+        return realloc_boot(old, size, start, ret);
     if (MT_UNLIKELY(!mt_real_ready()))
         return NULL;
     mt_thread *t = hook_enter();
     if (!t)
-        return realloc_nested(old, size);
+        return realloc_nested(old, size, ret);
     return realloc_tracked(t, old, size, start);
 }
 
@@ -249,7 +262,7 @@ MT_EXPORT void *realloc(void *old, size_t size)
         hook_fast_counted(p, size);
         return p;
     }
-    return realloc_at(old, size, HOOK_FRAME());
+    return realloc_at(old, size, HOOK_FRAME(), __builtin_return_address(0));
 }
 
 MT_EXPORT void *reallocarray(void *old, size_t n, size_t m)
@@ -259,7 +272,7 @@ MT_EXPORT void *reallocarray(void *old, size_t n, size_t m)
         errno = ENOMEM;
         return NULL;
     }
-    return realloc_at(old, total, HOOK_FRAME());
+    return realloc_at(old, total, HOOK_FRAME(), __builtin_return_address(0));
 }
 
 MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
@@ -275,7 +288,7 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
     if (!t) {
         int rc;
         MT_REAL_CALL_ANY(rc = mt_real.posix_memalign(out, align, size));
-        count_untracked(rc == 0 ? *out : NULL);
+        count_nested(rc == 0 ? *out : NULL, __builtin_return_address(0));
         return rc;
     }
     int rc;
@@ -294,7 +307,7 @@ MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
         if (!t) {                                                                                  \
             void *p;                                                                               \
             MT_REAL_CALL_ANY(p = mt_real.name args);                                               \
-            count_untracked(p);                                                                    \
+            count_nested(p, __builtin_return_address(0));                                          \
             return p;                                                                              \
         }                                                                                          \
         void *p;                                                                                   \

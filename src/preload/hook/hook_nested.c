@@ -10,16 +10,18 @@
 
 #include <string.h>
 
-/* The hooked allocators' modules (pinned: never unloaded).  Written under
- * the scan's lock, each range before the count that shows it (release);
- * read by any thread, a signal handler's too (acquire). */
-#define CODE_MAX 16u
+/* The hooked allocators' modules (pinned: never unloaded), their
+ * trampolines' pages and the runtimes (runtime set).  Written under the
+ * scan's lock, each range before the count that shows it (release); read
+ * by any thread, a signal handler's too (acquire). */
+#define CODE_MAX 32u
 static struct {
     uint64_t lo, hi;
+    bool runtime;
 } g_code[CODE_MAX];
 static _Atomic uint32_t g_ncode;
 
-void mt_nested_code_add(uint64_t lo, uint64_t hi)
+static void code_add(uint64_t lo, uint64_t hi, bool runtime)
 {
     uint32_t n = atomic_load_explicit(&g_ncode, memory_order_relaxed);
     for (uint32_t i = 0; i < n; i++)
@@ -29,16 +31,27 @@ void mt_nested_code_add(uint64_t lo, uint64_t hi)
         return;
     g_code[n].lo = lo;
     g_code[n].hi = hi;
+    g_code[n].runtime = runtime;
     atomic_store_explicit(&g_ncode, n + 1, memory_order_release);
 }
 
-bool mt_nested_in_allocator(uintptr_t pc)
+void mt_nested_code_add(uint64_t lo, uint64_t hi)
+{
+    code_add(lo, hi, false);
+}
+
+void mt_nested_runtime_add(uint64_t lo, uint64_t hi)
+{
+    code_add(lo, hi, true);
+}
+
+bool mt_nested_in_allocator(uintptr_t pc, bool runtimes)
 {
     if (pc >= mt_g.self_lo && pc < mt_g.self_hi)
         return true;
     uint32_t n = atomic_load_explicit(&g_ncode, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++)
-        if (pc - g_code[i].lo < g_code[i].hi - g_code[i].lo)
+        if (pc - g_code[i].lo < g_code[i].hi - g_code[i].lo && (runtimes || !g_code[i].runtime))
             return true;
     return false;
 }
@@ -77,13 +90,20 @@ static bool defer_free(int in, void *p, void (*real_free)(void *), bool realloc_
         p = (void *)((uintptr_t)p | MT_DEFER_REALLOC);
     uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
     while (n < MT_DEFER_MAX) {
-        /* both words before the push: a handler that pushes in between
-         * takes slot n, and this CAS fails and writes slot n + 1 */
-        t->deferred[n] = p;
-        t->deferred_free[n] = real_free;
+        /* The slot taken first, then its two words written: a handler that
+         * interrupts in between (a second signal) takes slot n + 1.  Writing
+         * them before the push let a handler between the two stores fill
+         * slot n, whose free this one's second store then overwrote: the
+         * handler's block freed by another allocator's free.  No drain can
+         * read a slot taken but not yet written: only the outer hook drains,
+         * after every handler on the thread has returned. */
         if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1, memory_order_relaxed,
-                                                  memory_order_relaxed))
+                                                  memory_order_relaxed)) {
+            atomic_signal_fence(memory_order_seq_cst); /* the slot taken before it is written */
+            t->deferred[n] = p;
+            t->deferred_free[n] = real_free;
             return true;
+        }
     }
     return false;
 }

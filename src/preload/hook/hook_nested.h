@@ -30,26 +30,50 @@ typedef struct mt_nested_fns {
     void (*free)(void *);
 } mt_nested_fns;
 
-/* A call through one of libc's names that found in_hook = in is the
- * program's (not memtop's own work, nor one before tracking).  Inside a
- * real call too: a handler that interrupted the allocator, or an
- * allocator calling the malloc family by name, counted as untracked as
- * ever. */
-static inline bool mt_nested_libc_is_program(int in)
-{
-    return in == MT_IN_HOOK || in == MT_IN_FORK || in == MT_IN_REAL;
-}
-
 /* Whether pc lies in memtop's code, in the module of an allocator memtop
- * hooks or in the C and C++ runtimes that allocators call
- * (mt_nested_code_add).  Lock-free: a signal handler may ask. */
-bool mt_nested_in_allocator(uintptr_t pc);
+ * hooks or its trampolines (mt_nested_code_add), or with runtimes, in the
+ * C and C++ runtimes that allocators call (mt_nested_runtime_add).
+ * Lock-free: a signal handler may ask. */
+bool mt_nested_in_allocator(uintptr_t pc, bool runtimes);
 
 /* Adds [lo, hi), a hooked allocator's module, which stays loaded for
- * good, or a runtime's.  Under the allocator scan's lock; a full list drops
- * the range (its calls from inside a real call are then taken for the
- * program's: counted and flagged, never hidden). */
+ * good, or the page of the trampolines of an allocator's redirected
+ * entries (alloc_patch.c: a call displaced there returns there, never
+ * unmapped).  Under the allocator scan's lock; a full list drops the range
+ * (its calls from inside a real call are then taken for the program's:
+ * counted and flagged, never hidden). */
 void mt_nested_code_add(uint64_t lo, uint64_t hi);
+
+/* Adds [lo, hi), a C or C++ runtime's module (libc, the loader,
+ * libstdc++...), likewise. */
+void mt_nested_runtime_add(uint64_t lo, uint64_t hi);
+
+/* A call through one of libc's names that found in_hook = in (and could
+ * not enter memtop), returning to ret, is a hooked allocator's own: made
+ * from inside memtop's real call (MT_IN_REAL) by the allocator's code
+ * (libjemalloc's operator delete jumping to free@plt returns into memtop,
+ * which called it; its aligned operator new calling aligned_alloc@plt
+ * returns into libjemalloc).  The outer hook counts the block: it passes
+ * through, neither counted untracked nor its free unknown.  A call that
+ * returns into a runtime is not: libc's or libstdc++'s own allocations
+ * (strdup in a signal handler, a bad_alloc's exception object) are blocks
+ * of their own, counted as untracked as ever. */
+static inline bool mt_nested_libc_is_own(int in, const void *ret)
+{
+    return in == MT_IN_REAL && mt_nested_in_allocator((uintptr_t)ret, false);
+}
+
+/* A call through one of libc's names that found in_hook = in, returning
+ * to ret, is the program's (not memtop's own work, nor one before
+ * tracking, nor a hooked allocator's own: mt_nested_libc_is_own).  Inside
+ * a real call too: a handler that interrupted the allocator, or an
+ * allocator memtop does not hook calling the malloc family by name,
+ * counted as untracked as ever. */
+static inline bool mt_nested_libc_is_program(int in, const void *ret)
+{
+    return (in == MT_IN_HOOK || in == MT_IN_FORK || in == MT_IN_REAL) &&
+           !mt_nested_libc_is_own(in, ret);
+}
 
 /* A call into an allocator's redirected or interposed entry that found
  * in_hook = in, returning to ret, is the program's: from memtop's
@@ -68,7 +92,7 @@ static inline bool mt_nested_entry_is_program(int in, const void *ret)
 {
     if (in == MT_IN_HOOK || in == MT_IN_FORK)
         return true;
-    return in == MT_IN_REAL && !mt_nested_in_allocator((uintptr_t)ret);
+    return in == MT_IN_REAL && !mt_nested_in_allocator((uintptr_t)ret, true);
 }
 
 /* The program's free of p, in = mt_tls_in_hook: accounted now if it can

@@ -206,6 +206,12 @@ size_t mi_usable_size(const void *p)
 {
     return p ? header((void *)p)->size : 0;
 }
+
+/* In place or not at all: a block never grows past its size here. */
+void *mi_expand(void *p, size_t n)
+{
+    return p && n <= header(p)->size ? p : NULL;
+}
 #else
 void *malloc(size_t n)
 {

@@ -19,7 +19,9 @@
  * Built with PF_SIGCOUNT_MI (pf_sigcount_mi), every call the program counts
  * goes to mimalloc's names instead (mi_malloc, mi_calloc, mi_realloc,
  * mi_free of mtp_sigbump_mi): an allocator's own API, which memtop hooks
- * apart from libc's names (hook_direct.h). */
+ * apart from libc's names (hook_direct.h); a handler first asks mi_expand
+ * to grow the handed block in place, which fails (no count: the block
+ * stays, and its record). */
 #define _GNU_SOURCE
 #include "pf_check.h"
 #include "pf_signal.h"
@@ -37,6 +39,7 @@ void *mi_malloc(size_t n);
 void *mi_calloc(size_t a, size_t b);
 void *mi_realloc(void *p, size_t n);
 void mi_free(void *p);
+void *mi_expand(void *p, size_t n);
 #define malloc mi_malloc
 #define calloc mi_calloc
 #define realloc mi_realloc
@@ -89,6 +92,10 @@ static void realloc_handoff(uint64_t r)
     if (!h)
         return;
     g_handoff = NULL;
+#ifdef PF_SIGCOUNT_MI
+    if (mi_expand(h, (size_t)1 << 40)) /* in place or not at all: never that far */
+        _exit(97);
+#endif
     size_t n = 8 + (size_t)((r >> 40) & 511);
     void *q = realloc(h, n);
     if (!q)
