@@ -154,6 +154,19 @@ static void do_free(void *p)
     unlock();
 }
 
+static void *do_calloc(size_t a, size_t b)
+{
+    size_t n;
+    if (__builtin_mul_overflow(a, b, &n)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = do_malloc(n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
 static void *do_realloc(void *p, size_t n)
 {
     if (!p)
@@ -186,15 +199,7 @@ void mi_free(void *p)
 
 void *mi_calloc(size_t a, size_t b)
 {
-    size_t n;
-    if (__builtin_mul_overflow(a, b, &n)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *p = do_malloc(n);
-    if (p)
-        memset(p, 0, n);
-    return p;
+    return do_calloc(a, b);
 }
 
 void *mi_realloc(void *p, size_t n)
@@ -225,15 +230,7 @@ void free(void *p)
 
 void *calloc(size_t a, size_t b)
 {
-    size_t n;
-    if (__builtin_mul_overflow(a, b, &n)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *p = do_malloc(n);
-    if (p)
-        memset(p, 0, n);
-    return p;
+    return do_calloc(a, b);
 }
 
 size_t malloc_usable_size(void *p)
