@@ -18,7 +18,10 @@ service that runs a plugin every few seconds); the writer's slots of
 unloaded modules are taken again (record_records.c free_slot), so a
 library loaded after MT_RECW_MODULES_MAX (4096) lives still gets its
 MODULE: a second plugin loaded beside the first, whose functions must be
-named.  (About 30 s: the target naps 6 ms between lives.)
+named.  The writer passes every ~1 ms (MEMTOP_TEST_WRITER_SPIN_MS=1: it
+spins 1 ms between passes, not the idle 5 ms) and the target naps 2 ms
+between lives, so each life still falls in a pass of its own (about 12 s;
+it was 30 s with the idle writer and 6 ms naps).
 
 "slowdisk": each write(2) to the file takes a second
 (MEMTOP_TEST_WRITE_DELAY_US).  A dlclose must not wait for it: under the
@@ -89,9 +92,11 @@ check(allocs == 2 * N, "one: %d allocations from the plugin's code, replayed: %d
 check("plug_alloc" in text, "one: the replay names plug_alloc")
 check("plug_init" in text, "one: the replay names plug_init (the constructor)")
 
-# 5000 lives one pass apart, then a second plugin beside the first.
+# 5000 lives one pass apart (a pass every ~1 ms, a life every 2 ms), then a second plugin
+# beside the first.
 N = 5000
-info, rows, text, _ = record("many", ["100", str(N), "6000", a.plugin, a.plugin_b])
+info, rows, text, _ = record("many", ["100", str(N), "2000", a.plugin, a.plugin_b],
+                             MEMTOP_TEST_WRITER_SPIN_MS=1)
 # (dat_dump keeps the first 4096 modules only: the replay is the judge.)
 for fn in ("plug_b_alloc", "plug_b_init"):
     check(fn in text, "many: the replay names " + fn)
