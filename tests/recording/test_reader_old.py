@@ -31,7 +31,9 @@ files' to the byte.  And once more (branch segmem): the heap line's
 the segment held) and the export gained totals.segment_bytes (null); with
 those taken out, this build's output is the old files' to the byte.  And
 the rate line's allocation volume lost its '+' ("(651.9 KiB/s)": a
-volume, not growth).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+volume, not growth).  And the export's recording object gained "stopped"
+(null: no stop around the cursor, branch replay18); with it taken out,
+this build's export is the old sha256's to the byte.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

@@ -9,6 +9,9 @@
    `frame;...;frame BYTES` and sum to the live bytes at the end.
  - kill: a target SIGKILLed mid-recording: the file opens, says it was not
    finalized, and holds events up to the last flush.
+ - stopped: a recording across a SIGSTOP of the target: at a moment
+   inside the stop the replay says "stopped" (batch, JSON state and
+   recording.stopped), not "running"; before it, running.
  - record: `memtop -p PID --record FILE` (mt_cmd_record) on a running
    target, stopped with SIGINT: a finalized recording that opens.
  - record_prog_signal: `memtop --record FILE --batch -- PROG` ended by
@@ -203,6 +206,41 @@ def test_kill(a):
                   "%s: everything before the tail, marked truncated" % name)
 
 
+def test_stopped(a):
+    rec = path(a, "stopped.dat")
+    env = env_for(a, LD_PRELOAD=a.preload, MEMTOP_RECORD=rec)
+    t = subprocess.Popen([a.demo, "60"], env=env, stdout=subprocess.DEVNULL)
+    time.sleep(1.5)
+    t.send_signal(signal.SIGSTOP)
+    time.sleep(3.5)
+    t.send_signal(signal.SIGCONT)
+    time.sleep(1.5)
+    t.send_signal(signal.SIGKILL)
+    t.wait(timeout=30)
+    out = path(a, "stopped.json")
+    # a moment before the stop: running; find the stop from the export
+    p = run([a.memtop, "-f", rec, "--export", out, "--at", "0.5"])
+    if not check(p.returncode == 0, "a recording across a SIGSTOP opens (%s)" % p.stderr.strip()):
+        return
+    s = json.load(open(out))
+    check(s["state"] == "stale" or s["state"] == "running",
+          "0.5 s in, before the stop: %s" % s["state"])
+    check(s["recording"]["stopped"] is None, "0.5 s in: no stop (%s)" % s["recording"]["stopped"])
+    p = run([a.memtop, "-f", rec, "--export", out, "--at", "3.0"])
+    check(p.returncode == 0 and "(stopped)" in p.stderr,
+          "--at 3.0, inside the stop: the message says stopped (%s)" % p.stderr.strip())
+    s = json.load(open(out))
+    st = s["recording"]["stopped"]
+    check(s["state"] == "stopped", "inside the stop, the state is stopped, not %s" % s["state"])
+    check(st is not None and 0.8 <= st["from_s"] <= 2.6 and st["to_s"] - st["from_s"] >= 3.0,
+          "recording.stopped spans the 3.5 s stop: %s" % st)
+    p = run([a.memtop, "-f", rec, "--batch", "--at", "3.0"])
+    check(p.returncode == 0 and re.search(r"pid \d+ stopped,", p.stdout) and
+          "stopped: from " in p.stdout,
+          "--batch inside the stop says stopped: %s" %
+          [l for l in p.stdout.splitlines() if "pid" in l or "stopped" in l][:3])
+
+
 def test_exec(a):
     """A recording ended by exec: at its end the process is exec'd (what was
     live was never freed by that image), not running."""
@@ -375,6 +413,7 @@ def main():
     os.makedirs(a.workdir)
     test_exact(a)
     test_kill(a)
+    test_stopped(a)
     test_exec(a)
     test_record(a)
     test_record_prog_signal(a)

@@ -652,7 +652,7 @@ static void exports(void **state)
         "\"at_end\": true, \"finalized\": true, \"end_reason\": "
         "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
         "\"truncated_bytes\": 0, "
-        "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null, \"order\": \"thread\", "
+        "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null, \"order\": \"thread\", \"stopped\": null, "
         "\"dropped_by_cause\": {\"disk_behind\": 0, \"writer_starved\": 0, "
         "\"could_not_wait\": 0, \"no_buffer\": 0, \"initial_capture\": 0, "
         "\"missed_at_end\": 0, \"other\": 0, \"not_recorded\": 0}},\n"));

@@ -47,8 +47,9 @@ int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_lo
     mt_errorf("wrote %s: snapshot #%llu of pid %d (%s), %llu trace%s, %s%s live%s%s%s",
               mt_export_stdout(o->export_path) ? "standard output" : o->export_path,
               (unsigned long long)s->publish_seq, mt_segment_pid(&v->seg),
-              mt_state_label(st, v->snap.flags), (unsigned long long)s->ntraces,
-              mt_plural(s->ntraces), mt_est_mark(mt_view_sample_rate(v)),
+              rec && rec->silent ? "stopped" : mt_state_label(st, v->snap.flags),
+              (unsigned long long)s->ntraces, mt_plural(s->ntraces),
+              mt_est_mark(mt_view_sample_rate(v)),
               mt_fmt_bytes(s->totals.live_bytes, live, sizeof live), smp[0] ? " (" : "", smp,
               smp[0] ? ": estimates)" : "");
     char why[1024];

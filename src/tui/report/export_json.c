@@ -97,7 +97,7 @@ static void put_head(FILE *f, const mt_export_src *x)
     mt_json_string(f, x->v->live.valid && x->v->live.cmdline[0] ? x->v->live.cmdline : id->cmdline);
     bool execd = mt_state_execd(x->state, s->flags);
     fprintf(f, ",\n\"state\": \"%s\",\n\"exited\": %s,\n\"execd\": %s,\n\"fork_child\": %s,\n",
-            mt_state_label(x->state, s->flags),
+            x->rec && x->rec->silent ? "stopped" : mt_state_label(x->state, s->flags),
             x->state == MT_STATE_EXITED && !execd ? "true" : "false", execd ? "true" : "false",
             s->flags & MT_FLAG_FORK_CHILD ? "true" : "false");
     put_secs(f, "time_unix", s->slot.unix_ns);
@@ -141,6 +141,15 @@ static void put_recording(FILE *f, const mt_export_rec *r)
     else
         fputs("null", f);
     fprintf(f, ", \"order\": \"%s\"", r->tick_order ? "tick" : "thread");
+    /* the cursor inside a stretch without any record: the process was stopped */
+    if (r->silent)
+        fprintf(f,
+                ", \"stopped\": {\"from_s\": %" PRIu64 ".%09" PRIu64 ", \"to_s\": %" PRIu64
+                ".%09" PRIu64 "}",
+                r->silent_from_ns / 1000000000u, r->silent_from_ns % 1000000000u,
+                r->silent_to_ns / 1000000000u, r->silent_to_ns % 1000000000u);
+    else
+        fputs(", \"stopped\": null", f);
     /* Every cause, 0 or not: a fixed set of keys (they sum to events_dropped). */
     fputs(", \"dropped_by_cause\": {", f);
     for (unsigned i = 0; i < MT_DAT_LOST_WHY_N; i++)

@@ -16,8 +16,9 @@
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
 #define C(x) mt_fmt_count((x), (char[32]){0}, 32)
 
-static void print_who(FILE *f, const mt_view *v, mt_state st)
+static void print_who(FILE *f, const mt_view *v, mt_state st, const mt_export_rec *rec)
 {
+    bool silent = rec && rec->silent; /* a recording's moment the process did not run */
     const mt_shm_slot *s = &v->snap.slot;
     char when[32] = "?", up[32], cmd[MT_CMDLINE_MAX];
     time_t t = (time_t)(s->unix_ns / 1000000000ull);
@@ -26,10 +27,13 @@ static void print_who(FILE *f, const mt_view *v, mt_state st)
         strftime(when, sizeof when, "%H:%M:%S", &tm);
     snprintf(cmd, sizeof cmd, "%s", mt_view_cmdline(v));
     fprintf(f, "memtop - %s - pid %d %s, up %s, snapshot #%llu%s\n", when, mt_segment_pid(&v->seg),
-            mt_state_label(st, v->snap.flags), mt_fmt_duration(mt_view_uptime_s(v), up, sizeof up),
-            (unsigned long long)s->publish_seq,
+            silent ? "stopped" : mt_state_label(st, v->snap.flags),
+            mt_fmt_duration(mt_view_uptime_s(v), up, sizeof up), (unsigned long long)s->publish_seq,
             v->snap.flags & MT_FLAG_FORK_CHILD ? " (forked child)" : "");
     fprintf(f, "command: %s\n", mt_fmt_sanitize(cmd));
+    if (silent)
+        fprintf(f, "stopped: from %.3fs to %.3fs of the recording, %s\n",
+                (double)rec->silent_from_ns / 1e9, (double)rec->silent_to_ns / 1e9, MT_SILENT_NOTE);
 }
 
 /* A running target that publishes nothing (view.h): say how old its
@@ -187,7 +191,7 @@ void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_re
 {
     const mt_shm_totals *t = &v->snap.slot.totals;
     mt_staleness stale = mt_view_staleness(v);
-    print_who(f, v, st);
+    print_who(f, v, st, rec);
     print_stale(f, v, &stale);
     print_memory(f, v, t);
     print_rates(f, v, t, &stale);

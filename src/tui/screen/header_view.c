@@ -51,8 +51,13 @@ static const char *replay_text(const mt_app *a, char *buf, size_t n)
                        : mt_replay_disk_full(in)            ? " (disk full)"
                        : in->end_reason == MT_DAT_END_ERROR ? " (write error)"
                                                             : "";
-    snprintf(buf, n, "REPLAY %s of %s%s%s", secs(cur > lo ? cur - lo : 0, at, sizeof at),
-             secs(hi - lo, len, sizeof len), how, file);
+    int k = snprintf(buf, n, "REPLAY %s of %s%s%s", secs(cur > lo ? cur - lo : 0, at, sizeof at),
+                     secs(hi - lo, len, sizeof len), how, file);
+    uint64_t from, to; /* no record at all there: the process did not run */
+    if (k > 0 && (size_t)k < n && mt_replay_silent(a->src.replay, &from, &to))
+        snprintf(buf + k, n - (size_t)k, ": STOPPED (no records %s to %s)",
+                 secs(from > lo ? from - lo : 0, at, sizeof at),
+                 secs(to > lo ? to - lo : 0, len, sizeof len));
     return buf;
 }
 
