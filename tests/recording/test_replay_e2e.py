@@ -12,6 +12,8 @@
  - stopped: a recording across a SIGSTOP of the target: at a moment
    inside the stop the replay says "stopped" (batch, JSON state and
    recording.stopped), not "running"; before it, running.
+ - fork_uptime: a fork child's recording (python forking 1.5 s in): its
+   "up" counts from the child's start, not from its parent's.
  - record: `memtop -p PID --record FILE` (mt_cmd_record) on a running
    target, stopped with SIGINT: a finalized recording that opens.
  - record_prog_signal: `memtop --record FILE --batch -- PROG` ended by
@@ -241,6 +243,41 @@ def test_stopped(a):
           [l for l in p.stdout.splitlines() if "pid" in l or "stopped" in l][:3])
 
 
+FORKER = """
+import os, time
+junk = []
+t0 = time.time()
+while time.time() - t0 < 1.5:
+    junk.append(bytearray(100)); time.sleep(0.001)
+pid = os.fork()
+if pid == 0:
+    t1 = time.time()
+    while time.time() - t1 < 0.5:
+        junk.append(bytearray(100)); time.sleep(0.001)
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+def test_fork_uptime(a):
+    d = path(a, "fork")
+    os.makedirs(d, exist_ok=True)
+    env = env_for(a, LD_PRELOAD=a.preload, MEMTOP_RECORD=os.path.join(d, "f.%p.dat"))
+    p = run([sys.executable, "-c", FORKER], env=env)
+    kids = [f for f in os.listdir(d) if f.endswith(".fork.dat")]
+    if not check(p.returncode == 0 and len(kids) == 1,
+                 "a forking python records its child (%s, %s)" % (kids, p.stderr[-300:])):
+        return
+    out = path(a, "fork.json")
+    p = run([a.memtop, "-f", os.path.join(d, kids[0]), "--export", out])
+    if not check(p.returncode == 0, "the fork child's recording exports (%s)" % p.stderr):
+        return
+    s = json.load(open(out))
+    check(s["fork_child"] is True and s["tracking_s"] >= 1.5 and s["uptime_s"] < 1.4,
+          "a fork child's uptime counts from its own start: uptime_s %.2f (the child lived "
+          "~0.5 s), tracking_s %.2f (from its parent's start)" % (s["uptime_s"], s["tracking_s"]))
+
+
 def test_exec(a):
     """A recording ended by exec: at its end the process is exec'd (what was
     live was never freed by that image), not running."""
@@ -414,6 +451,7 @@ def main():
     test_exact(a)
     test_kill(a)
     test_stopped(a)
+    test_fork_uptime(a)
     test_exec(a)
     test_record(a)
     test_record_prog_signal(a)

@@ -277,6 +277,10 @@ mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)
         return rc;
     }
     fill_identity(r, out);
+    /* A fork child's times count from its parent's start: its own began
+     * with its recording (MEMTOP_RECORD: at its first tracked event after
+     * the fork; docs/recording-format.md, "Starting and stopping"). */
+    out->start_ns = r->proc.flags & MT_DAT_PROC_FORK_CHILD ? r->proc.record_start : 0;
     fill_allocators(r, out);
     out->defs = r->defs;
     out->mods = r->mods;
