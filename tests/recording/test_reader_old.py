@@ -33,7 +33,9 @@ those taken out, this build's output is the old files' to the byte.  And
 the rate line's allocation volume lost its '+' ("(651.9 KiB/s)": a
 volume, not growth).  And the export's recording object gained "stopped"
 (null: no stop around the cursor, branch replay18); with it taken out,
-this build's export is the old sha256's to the byte.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+this build's export is the old sha256's to the byte; and totals.rss_age_ms
+(0, or 1 ms for v3_culled: how old the newest TOTALS is at the end), with it
+taken out, the same.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

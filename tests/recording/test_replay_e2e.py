@@ -185,6 +185,15 @@ def test_kill(a):
               isinstance(t["thread_count"], int),
               "RSS and threads are known 0.6 s in: a TOTALS right after the start (%s, %s)" %
               (t["rss_bytes"], t["thread_count"]))
+        # ... and dated: RSS is the newest TOTALS', not the cursor's moment
+        age = t.get("rss_age_ms")
+        check(isinstance(age, int) and 0 < age <= 650,
+              "0.6 s in, the RSS says how old it is (the TOTALS before the cursor): "
+              "rss_age_ms %r" % age)
+        p = run([a.memtop, "-f", rec, "--batch", "--at", "0.6"])
+        check(re.search(r"\| RSS [0-9.]+ [KMG]?i?B \(0\.[0-6] s ago\) \|", p.stdout),
+              "--batch --at 0.6 dates the RSS: %s" %
+              [l for l in p.stdout.splitlines() if l.startswith("heap")])
     data = open(rec, "rb").read()
     cut = path(a, "killed-cut.dat")
     with open(cut, "wb") as f:

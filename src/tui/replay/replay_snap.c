@@ -239,6 +239,8 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr, bool *e
     snap->allocator_at_ns = !r->st.s.have_totals           ? 0
                             : age_ms < totals_t / 1000000u ? totals_t - age_ms * 1000000u
                                                            : 1;
+    /* RSS and the other process figures are the newest TOTALS': dated */
+    snap->totals_at_ns = r->st.s.have_totals ? (totals_t ? totals_t : 1) : 0;
     snap->flags = mt_replay_flags(r);
     if (r->proc.flags & MT_DAT_PROC_FORK_CHILD)
         snap->flags |= MT_FLAG_FORK_CHILD;

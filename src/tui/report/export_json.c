@@ -220,6 +220,11 @@ static void put_totals(FILE *f, const mt_export_src *x)
     uint64_t age = mt_snapshot_allocator_age_ns(&x->v->snap);
     put_opt(f, "allocator_age_ms", age == MT_UNKNOWN ? age : age / 1000000u, true);
     put_opt(f, "rss_bytes", t->rss_bytes, true);
+    /* how old it is: a recording's is its newest TOTALS' (0 live) */
+    put_opt(f, "rss_age_ms",
+            t->rss_bytes == MT_UNKNOWN ? MT_UNKNOWN
+                                       : mt_snapshot_totals_age_ns(&x->v->snap) / 1000000u,
+            true);
     put_opt(f, "tracker_bytes", t->tracker_bytes, true);
     put_opt(f, "segment_bytes", x->v->segment_bytes, true); /* not in a recording: null */
     put_u64(f, "trace_count", t->trace_count, true);

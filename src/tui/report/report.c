@@ -61,11 +61,16 @@ static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
     char age[48] = "";
     if (mt_view_allocator_age_s(v))
         snprintf(age, sizeof age, " (%" PRIu64 " s ago)", mt_view_allocator_age_s(v));
+    /* a recording's RSS is its newest TOTALS', not the cursor's: dated */
+    char rss_age[48] = "";
+    uint64_t ra = mt_snapshot_totals_age_ns(&v->snap);
+    if (ra >= 100000000u && t->rss_bytes != MT_UNKNOWN) /* to a tenth of a second */
+        snprintf(rss_age, sizeof rss_age, " (%.1f s ago)", (double)ra / 1e9);
     fprintf(f,
-            "heap: %s%s live in %s%s blocks, peak %s%s | allocator%s %s, in use %s%s | RSS %s | "
+            "heap: %s%s live in %s%s blocks, peak %s%s | allocator%s %s, in use %s%s | RSS %s%s | "
             "memtop %s\n",
             e, B(t->live_bytes), e, C(t->live_count), e, B(t->peak_live_bytes), name,
-            B(t->allocator_bytes), B(t->allocator_inuse_bytes), age, B(t->rss_bytes),
+            B(t->allocator_bytes), B(t->allocator_inuse_bytes), age, B(t->rss_bytes), rss_age,
             mt_fmt_own_memory(t->tracker_bytes, v->segment_bytes, (char[80]){0}, 80));
 }
 

@@ -178,7 +178,13 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
     } else {
         field(t, 1, &x, "Allocator ", t->dim, "unknown");
     }
-    field(t, 1, &x, "RSS ", t->value, B(to->rss_bytes));
+    /* a recording's RSS is its newest TOTALS', not the cursor's: dated */
+    uint64_t ra = mt_snapshot_totals_age_ns(&a->src.view.snap);
+    if (ra >= 100000000u && to->rss_bytes != MT_UNKNOWN) /* to a tenth of a second */
+        snprintf(buf, sizeof buf, "%s (%.1fs ago)", B(to->rss_bytes), (double)ra / 1e9);
+    else
+        snprintf(buf, sizeof buf, "%s", B(to->rss_bytes));
+    field(t, 1, &x, "RSS ", t->value, buf);
     snprintf(buf, sizeof buf, "%s%s", est, B(to->peak_live_bytes));
     field(t, 1, &x, "peak ", A_NORMAL, buf);
     /* last: cut first on a narrow terminal */
