@@ -11,7 +11,8 @@
    finalized, and holds events up to the last flush.
  - stopped: a recording across a SIGSTOP of the target: at a moment
    inside the stop the replay says "stopped" (batch, JSON state and
-   recording.stopped), not "running"; before it, running.
+   recording.stopped), not "running"; before it, running; just after it
+   the rate says how much of its window the stop took.
  - fork_uptime: a fork child's recording (python forking 1.5 s in): its
    "up" counts from the child's start, not from its parent's.
  - record: `memtop -p PID --record FILE` (mt_cmd_record) on a running
@@ -250,6 +251,12 @@ def test_stopped(a):
           "stopped: from " in p.stdout,
           "--batch inside the stop says stopped: %s" %
           [l for l in p.stdout.splitlines() if "pid" in l or "stopped" in l][:3])
+    if st is not None:  # just after it, the rate's window spans the stop: it says so
+        p = run([a.memtop, "-f", rec, "--batch", "--at", "%.3f" % (st["to_s"] + 0.4)])
+        rate = [l for l in p.stdout.splitlines() if l.startswith("rate:")]
+        check(p.returncode == 0 and rate and re.search(r"over the last [0-9.]+ s, [0-9.]+ s of it "
+                                                       r"stopped", rate[0]),
+              "0.4 s after the stop, the rate says how much of its window was stopped: %s" % rate)
 
 
 FORKER = """

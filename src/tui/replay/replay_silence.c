@@ -74,6 +74,17 @@ bool mt_rsilence_at(const mt_rsilence *s, uint64_t t_ns, uint64_t *from_ns, uint
     return false;
 }
 
+uint64_t mt_rsilence_within(const mt_rsilence *s, uint64_t lo_ns, uint64_t hi_ns)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->ngaps; i++) {
+        uint64_t a = s->gaps[i].from_ns > lo_ns ? s->gaps[i].from_ns : lo_ns;
+        uint64_t b = s->gaps[i].to_ns < hi_ns ? s->gaps[i].to_ns : hi_ns;
+        sum += b > a ? b - a : 0;
+    }
+    return sum;
+}
+
 void mt_rsilence_free(mt_rsilence *s)
 {
     free(s->seen);

@@ -36,6 +36,8 @@ int mt_rsilence_mark(mt_rsilence *s, uint64_t t_ns);
 int mt_rsilence_finish(mt_rsilence *s, uint64_t lo_ns, uint64_t hi_ns);
 /* The silence t_ns falls in (from < t < to): true with its ends. */
 bool mt_rsilence_at(const mt_rsilence *s, uint64_t t_ns, uint64_t *from_ns, uint64_t *to_ns);
+/* How much of [lo_ns, hi_ns] lies in silences, in ns. */
+uint64_t mt_rsilence_within(const mt_rsilence *s, uint64_t lo_ns, uint64_t hi_ns);
 void mt_rsilence_free(mt_rsilence *s);
 
 #endif

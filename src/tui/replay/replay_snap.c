@@ -180,7 +180,7 @@ static void fill_identity(const mt_replay *r, mt_view *out)
  * records, exact, and an estimate less an exact count is no rate. */
 #define RATE_WINDOW_NS 1000000000ull
 
-static void fill_rates(mt_view *out)
+static void fill_rates(const mt_replay *r, mt_view *out)
 {
     const mt_snapshot *s = &out->snap;
     memset(&out->rates, 0, sizeof out->rates);
@@ -198,6 +198,7 @@ static void fill_rates(mt_view *out)
     double dt = (double)(q->t_ns - p->t_ns) / 1e9;
     out->rates.valid = true;
     out->rates.window_s = dt;
+    out->rates.stopped_s = (double)mt_rsilence_within(&r->silence, p->t_ns, q->t_ns) / 1e9;
     out->rates.allocs_per_s = ((double)q->alloc_count - (double)p->alloc_count) / dt;
     out->rates.alloc_bytes_per_s = ((double)q->alloc_bytes - (double)p->alloc_bytes) / dt;
     out->rates.frees_per_s = ((double)q->free_count - (double)p->free_count) / dt;
@@ -289,6 +290,6 @@ mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)
     out->attached = false;
     out->have_snap = true;
     out->have_prev = false;
-    fill_rates(out);
+    fill_rates(r, out);
     return MT_OK;
 }

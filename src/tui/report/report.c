@@ -79,7 +79,9 @@ static const char *rates_window(const mt_rates *r, char *buf, size_t n)
 {
     char span[32];
     mt_fmt_window(r->window_s, span, sizeof span);
-    snprintf(buf, n, "%s%s", r->whole_life ? "its whole life, " : "the last ", span);
+    int k = snprintf(buf, n, "%s%s", r->whole_life ? "its whole life, " : "the last ", span);
+    if (r->stopped_s >= 0.05 && k > 0 && (size_t)k < n) /* a replay across a stop */
+        snprintf(buf + k, n - (size_t)k, ", %.1f s of it stopped", r->stopped_s);
     return buf;
 }
 
@@ -95,7 +97,7 @@ static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t, const
         fprintf(
             f, "rate: %.0f allocs/s (%s/s), %.0f frees/s over %s", v->rates.allocs_per_s,
             mt_fmt_bytes((uint64_t)llround(fmax(v->rates.alloc_bytes_per_s, 0)), (char[32]){0}, 32),
-            v->rates.frees_per_s, rates_window(&v->rates, (char[48]){0}, 48));
+            v->rates.frees_per_s, rates_window(&v->rates, (char[80]){0}, 80));
     else
         fputs("rate: n/a", f);
     double pct = t->alloc_count ? 100.0 * (double)t->temporary_count / (double)t->alloc_count : 0;

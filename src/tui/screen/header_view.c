@@ -248,7 +248,9 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
         snprintf(buf, sizeof buf, "%s/s allocs, %s/s frees%s",
                  mt_fmt_count((uint64_t)(v->rates.allocs_per_s + 0.5), (char[32]){0}, 32),
                  mt_fmt_count((uint64_t)(v->rates.frees_per_s + 0.5), (char[32]){0}, 32),
-                 v->rates.whole_life ? " (whole life)" : "");
+                 v->rates.whole_life          ? " (whole life)"
+                 : v->rates.stopped_s >= 0.05 ? " (averaged over a stop)"
+                                              : "");
     else
         snprintf(buf, sizeof buf, "n/a");
     field(t, 2, &x, "Rate ", t->value, buf);

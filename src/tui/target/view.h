@@ -23,6 +23,9 @@ typedef struct mt_rates {
     bool valid;
     bool whole_life; /* window_s is the target's whole life */
     double window_s;
+    /* A replay: how much of window_s the target did not run (stopped,
+     * replay_silence.h): the rates are averages over that too. */
+    double stopped_s;
     double allocs_per_s, alloc_bytes_per_s, frees_per_s;
 } mt_rates;
 
