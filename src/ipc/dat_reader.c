@@ -15,8 +15,26 @@
 #define HEADER_MAX 20u /* two varints */
 #define BUF_MAX (MT_DAT_RECORD_MAX + HEADER_MAX)
 
+/* Whether a whole header's bytes are zeros: what a recording truncated
+ * while being written (`: > f.dat`) holds at its head, since the writer
+ * goes on writing at its old offset and the file becomes sparse. */
+static bool zero_head(const mt_dat_file_header *h, uint64_t bytes)
+{
+    const unsigned char *p = (const unsigned char *)h;
+    if (bytes < sizeof *h)
+        return false;
+    for (size_t i = 0; i < sizeof *h; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
 static mt_errc check_header(const mt_dat_file_header *h, uint64_t file_bytes, mt_err *err)
 {
+    if (zero_head(h, file_bytes))
+        return mt_err_set(err, MT_E_NOTMEMTOP,
+                          "not a memtop recording any more: its head is zeros (the file was "
+                          "truncated while being written)");
     if (file_bytes < MT_DAT_MAGIC_BYTES || memcmp(h->magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES))
         return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop recording (bad magic)");
     if (file_bytes < sizeof *h)

@@ -18,7 +18,20 @@ typedef struct mt_snapshot {
      * header's allocator_at_ns, loaded after the copy; a replay's from its
      * TOTALS); 0: with the slot. */
     uint64_t allocator_at_ns;
+    /* When the process figures of totals (rss_bytes, tracker_bytes,
+     * thread_count, unknown_free_count...) were taken, in slot.t_ns's
+     * clock: a replay's newest TOTALS at or before the cursor, while its
+     * live bytes are the cursor's; 0: with the slot (a live target). */
+    uint64_t totals_at_ns;
 } mt_snapshot;
+
+/* How old the snapshot's process figures (RSS...) are, in ns: 0 when taken
+ * with it (see totals_at_ns). */
+static inline uint64_t mt_snapshot_totals_age_ns(const mt_snapshot *s)
+{
+    uint64_t at = s->totals_at_ns, t = s->slot.t_ns;
+    return at && at < t ? t - at : 0;
+}
 
 /* How old the snapshot's allocator figures are, in ns: MT_UNKNOWN when
  * the figures are; 0 when taken with it or when the time given is not

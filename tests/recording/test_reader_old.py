@@ -36,7 +36,11 @@ LOCATION name the callers that tell them apart (v2_bench's recursion:
 "memtop-alloc-bench+0x35ae <- ...+0x2ba0 <- ... <- ...+0x2d68") and every
 JSON trace gained "location_callers"; with the " <- ..." suffixes and
 location_callers taken out, this build's outputs are the old ones to the
-byte (sed, sha256).  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
+byte (sed, sha256).  And the export's recording object gained "stopped"
+(null: no stop around the cursor, branch replay18); with it taken out,
+this build's export is the old sha256's to the byte; and totals.rss_age_ms
+(0, or 1 ms for v3_culled: how old the newest TOTALS is at the end), with it
+taken out, the same.  Usage: test_reader_old.py MEMTOP DAT_DUMP DATA_DIR WORKDIR"""
 import hashlib
 import os
 import shutil

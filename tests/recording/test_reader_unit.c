@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -131,6 +132,13 @@ static void header_errors(void **state)
     expect_open_error(p, 0, MT_E_NOTMEMTOP, "not a memtop recording");
     expect_open_error("hello world, not a recording at all", 35, MT_E_NOTMEMTOP, "magic");
     expect_open_error(p, 20, MT_E_TRUNCATED, "truncated");
+    /* truncated while being written: the writer went on at its old
+     * offset, the head is a hole of zeros (not just "bad magic") */
+    unsigned char *sparse = calloc(1, f.out.n + 4096);
+    assert_non_null(sparse);
+    memcpy(sparse + 4096, p + MT_DAT_HEADER_BYTES, f.out.n - MT_DAT_HEADER_BYTES);
+    expect_open_error(sparse, f.out.n + 4096, MT_E_NOTMEMTOP, "truncated while being written");
+    free(sparse);
     db_file g;
     db_file_init(&g, MT_DAT_VERSION + 1, MT_DAT_ENDIAN_MARK);
     char foreign[32];

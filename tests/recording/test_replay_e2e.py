@@ -9,6 +9,12 @@
    `frame;...;frame BYTES` and sum to the live bytes at the end.
  - kill: a target SIGKILLed mid-recording: the file opens, says it was not
    finalized, and holds events up to the last flush.
+ - stopped: a recording across a SIGSTOP of the target: at a moment
+   inside the stop the replay says "stopped" (batch, JSON state and
+   recording.stopped), not "running"; before it, running; just after it
+   the rate says how much of its window the stop took.
+ - fork_uptime: a fork child's recording (python forking 1.5 s in): its
+   "up" counts from the child's start, not from its parent's.
  - record: `memtop -p PID --record FILE` (mt_cmd_record) on a running
    target, stopped with SIGINT: a finalized recording that opens.
  - record_prog_signal: `memtop --record FILE --batch -- PROG` ended by
@@ -180,6 +186,15 @@ def test_kill(a):
               isinstance(t["thread_count"], int),
               "RSS and threads are known 0.6 s in: a TOTALS right after the start (%s, %s)" %
               (t["rss_bytes"], t["thread_count"]))
+        # ... and dated: RSS is the newest TOTALS', not the cursor's moment
+        age = t.get("rss_age_ms")
+        check(isinstance(age, int) and 0 < age <= 650,
+              "0.6 s in, the RSS says how old it is (the TOTALS before the cursor): "
+              "rss_age_ms %r" % age)
+        p = run([a.memtop, "-f", rec, "--batch", "--at", "0.6"])
+        check(re.search(r"\| RSS [0-9.]+ [KMG]?i?B \(0\.[0-6] s ago\) \|", p.stdout),
+              "--batch --at 0.6 dates the RSS: %s" %
+              [l for l in p.stdout.splitlines() if l.startswith("heap")])
     data = open(rec, "rb").read()
     cut = path(a, "killed-cut.dat")
     with open(cut, "wb") as f:
@@ -201,6 +216,82 @@ def test_kill(a):
             t = json.load(open(path(a, "tail.json")))
             check(t["recording"]["truncated"] is True and t["totals"]["alloc_count"] > 1000,
                   "%s: everything before the tail, marked truncated" % name)
+
+
+def test_stopped(a):
+    rec = path(a, "stopped.dat")
+    env = env_for(a, LD_PRELOAD=a.preload, MEMTOP_RECORD=rec)
+    t = subprocess.Popen([a.demo, "60"], env=env, stdout=subprocess.DEVNULL)
+    time.sleep(1.5)
+    t.send_signal(signal.SIGSTOP)
+    time.sleep(3.5)
+    t.send_signal(signal.SIGCONT)
+    time.sleep(1.5)
+    t.send_signal(signal.SIGKILL)
+    t.wait(timeout=30)
+    out = path(a, "stopped.json")
+    # a moment before the stop: running; find the stop from the export
+    p = run([a.memtop, "-f", rec, "--export", out, "--at", "0.5"])
+    if not check(p.returncode == 0, "a recording across a SIGSTOP opens (%s)" % p.stderr.strip()):
+        return
+    s = json.load(open(out))
+    check(s["state"] == "stale" or s["state"] == "running",
+          "0.5 s in, before the stop: %s" % s["state"])
+    check(s["recording"]["stopped"] is None, "0.5 s in: no stop (%s)" % s["recording"]["stopped"])
+    p = run([a.memtop, "-f", rec, "--export", out, "--at", "3.0"])
+    check(p.returncode == 0 and "(stopped)" in p.stderr,
+          "--at 3.0, inside the stop: the message says stopped (%s)" % p.stderr.strip())
+    s = json.load(open(out))
+    st = s["recording"]["stopped"]
+    check(s["state"] == "stopped", "inside the stop, the state is stopped, not %s" % s["state"])
+    check(st is not None and 0.8 <= st["from_s"] <= 2.6 and st["to_s"] - st["from_s"] >= 3.0,
+          "recording.stopped spans the 3.5 s stop: %s" % st)
+    p = run([a.memtop, "-f", rec, "--batch", "--at", "3.0"])
+    check(p.returncode == 0 and re.search(r"pid \d+ stopped,", p.stdout) and
+          "stopped: from " in p.stdout,
+          "--batch inside the stop says stopped: %s" %
+          [l for l in p.stdout.splitlines() if "pid" in l or "stopped" in l][:3])
+    if st is not None:  # just after it, the rate's window spans the stop: it says so
+        p = run([a.memtop, "-f", rec, "--batch", "--at", "%.3f" % (st["to_s"] + 0.4)])
+        rate = [l for l in p.stdout.splitlines() if l.startswith("rate:")]
+        check(p.returncode == 0 and rate and re.search(r"over the last [0-9.]+ s, [0-9.]+ s of it "
+                                                       r"stopped", rate[0]),
+              "0.4 s after the stop, the rate says how much of its window was stopped: %s" % rate)
+
+
+FORKER = """
+import os, time
+junk = []
+t0 = time.time()
+while time.time() - t0 < 1.5:
+    junk.append(bytearray(100)); time.sleep(0.001)
+pid = os.fork()
+if pid == 0:
+    t1 = time.time()
+    while time.time() - t1 < 0.5:
+        junk.append(bytearray(100)); time.sleep(0.001)
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+def test_fork_uptime(a):
+    d = path(a, "fork")
+    os.makedirs(d, exist_ok=True)
+    env = env_for(a, LD_PRELOAD=a.preload, MEMTOP_RECORD=os.path.join(d, "f.%p.dat"))
+    p = run([sys.executable, "-c", FORKER], env=env)
+    kids = [f for f in os.listdir(d) if f.endswith(".fork.dat")]
+    if not check(p.returncode == 0 and len(kids) == 1,
+                 "a forking python records its child (%s, %s)" % (kids, p.stderr[-300:])):
+        return
+    out = path(a, "fork.json")
+    p = run([a.memtop, "-f", os.path.join(d, kids[0]), "--export", out])
+    if not check(p.returncode == 0, "the fork child's recording exports (%s)" % p.stderr):
+        return
+    s = json.load(open(out))
+    check(s["fork_child"] is True and s["tracking_s"] >= 1.5 and s["uptime_s"] < 1.4,
+          "a fork child's uptime counts from its own start: uptime_s %.2f (the child lived "
+          "~0.5 s), tracking_s %.2f (from its parent's start)" % (s["uptime_s"], s["tracking_s"]))
 
 
 def test_exec(a):
@@ -375,6 +466,8 @@ def main():
     os.makedirs(a.workdir)
     test_exact(a)
     test_kill(a)
+    test_stopped(a)
+    test_fork_uptime(a)
     test_exec(a)
     test_record(a)
     test_record_prog_signal(a)

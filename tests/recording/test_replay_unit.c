@@ -338,8 +338,9 @@ static void mid_run(void **state)
     char text[8192];
     text[fread(text, 1, sizeof text - 1, fp)] = '\0';
     fclose(fp);
-    assert_non_null(
-        strstr(text, "\"rss_bytes\": null, \"tracker_bytes\": null, \"segment_bytes\": null"));
+    assert_non_null(strstr(text,
+                           "\"rss_bytes\": null, \"rss_age_ms\": null, \"tracker_bytes\": null, "
+                           "\"segment_bytes\": null"));
     assert_non_null(strstr(text, "\"thread_count\": null}"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
@@ -646,16 +647,16 @@ static void exports(void **state)
     assert_non_null(strstr(text, "\"state\": \"exited\""));
     assert_non_null(strstr(text, "\"live_bytes\": 330"));
     assert_non_null(strstr(text, "\"recording\": {\"file\": \""));
-    assert_non_null(strstr(
-        text,
-        "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
-        "\"at_end\": true, \"finalized\": true, \"end_reason\": "
-        "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
-        "\"truncated_bytes\": 0, "
-        "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null, \"order\": \"thread\", "
-        "\"dropped_by_cause\": {\"disk_behind\": 0, \"writer_starved\": 0, "
-        "\"could_not_wait\": 0, \"no_buffer\": 0, \"initial_capture\": 0, "
-        "\"missed_at_end\": 0, \"other\": 0, \"not_recorded\": 0}},\n"));
+    assert_non_null(strstr(text,
+                           "\"cursor_s\": 3.000000000, \"duration_s\": 3.000000000, "
+                           "\"at_end\": true, \"finalized\": true, \"end_reason\": "
+                           "\"exited\", \"truncated\": false, \"invalid_tail\": false, "
+                           "\"truncated_bytes\": 0, "
+                           "\"events_dropped\": 0, \"inexact_start\": false, \"cull_s\": null, "
+                           "\"order\": \"thread\", \"stopped\": null, "
+                           "\"dropped_by_cause\": {\"disk_behind\": 0, \"writer_starved\": 0, "
+                           "\"could_not_wait\": 0, \"no_buffer\": 0, \"initial_capture\": 0, "
+                           "\"missed_at_end\": 0, \"other\": 0, \"not_recorded\": 0}},\n"));
     mt_replay_view_free(&v);
     mt_replay_close(r);
 }

@@ -23,11 +23,14 @@ memtop-demo runs 6 s with MEMTOP_RECORD=demo-%p.dat (from its start).
   - a corrupt file (the 32-byte header, then random bytes), a missing one,
     one that is no recording, and --at past the end (1e30 s): in a terminal,
     exit 1 with exactly one "memtop: FILE: ..." line (the file named, as
-    --batch does), and the alternate screen is never taken.
+    --batch does), and the alternate screen is never taken;
+  - a demo recorded across a 3.5 s SIGSTOP, opened with --at 3.0: the
+    header says "STOPPED (no records A to B)" and the RSS "(N s ago)".
 """
 import os
 import random
 import re
+import signal
 import subprocess
 import time
 
@@ -277,8 +280,37 @@ def test_bad_files(t, name):
     one_line_in_terminal(t, "-f %s --at 1e30" % name, name, "past the end of the recording")
 
 
+def test_stopped(t):
+    """A recording across a SIGSTOP, opened at a moment inside the stop:
+    the header says STOPPED with the stop's ends (not just REPLAY, read as
+    running), and the RSS beside the cursor's live bytes is dated."""
+    env = dict(t.env, LD_PRELOAD=os.path.abspath(t.args.preload),
+               MEMTOP_RECORD=t.path("stopped-%p.dat"))
+    p = subprocess.Popen([t.demo, "60"], env=env, cwd=t.workdir, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGSTOP)
+    time.sleep(3.5)
+    p.send_signal(signal.SIGCONT)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=30)
+    name = "stopped-%d.dat" % p.pid
+    t.start([t.memtop, "-f", name, "--at", "3.0"], width=WIDTH)
+    s = t.wait_for(lambda s: "REPLAY" in header_line(s, 0), "the replay header")
+    head = header_line(s, 0)
+    check(re.search(r"STOPPED \(no records [0-9.]+s to [0-9.]+s\)", head),
+          "3.0 s into a recording stopped from 1.5 s to 5 s, the header does not say "
+          "STOPPED:\n" + frame(s))
+    check(re.search(r"RSS [0-9.]+ [KMG]?i?B \([0-9.]+s ago\)", header_line(s, 1)),
+          "inside the stop, the RSS (of the TOTALS before it) is not dated:\n" + frame(s))
+    t.keys("q")
+    check(t.wait_dead() == 0, "memtop -f %s did not exit 0 after q" % name)
+
+
 def test(t):
     name = record_demo(t)
+    test_stopped(t)
     ref = export_ref(t, name, "ref.json")
     test_replay(t, name, ref)
     test_truncated(t, name)

@@ -14,7 +14,8 @@ stopped", as --serve drops its growth gauges; `--batch` prints a "NOT PUBLISHING
 ... stopped (state T)" line and "rate: unknown", and not the last rate, and its growth heading "until it
 stopped"; a
 JSON export has "publishing": false, "not_publishing" "stopped (state T)" and a
-snapshot_age_s of 3 s or more.  After SIGCONT the header says RUNNING again
+snapshot_age_s of 3 s or more, and its messages say at once (no wait for an
+answer) that the process is stopped and how old the snapshot is, not "(running)".  After SIGCONT the header says RUNNING again
 with a rate, and --batch and the export no longer say stale.
 """
 import json
@@ -70,6 +71,12 @@ def check_stopped(t, demo):
           (snap["publishing"], snap["not_publishing"]))
     check(snap["snapshot_age_s"] >= 3, "snapshot_age_s %r, expected >= 3" % snap["snapshot_age_s"])
     check("s old" in err, "the export's warning does not say how old the snapshot is:\n" + err)
+    # no 2 s wait for an answer a stopped process cannot give (it only aged
+    # the snapshot), and the closing line does not call it running
+    check("is stopped (state T): it cannot publish" in err and
+          re.search(r"\(stopped \(state T\), snapshot \d+ s old\)", err) and "(running)" not in err,
+          "the export's message does not say the process is stopped and how old its data is:\n" +
+          err)
     rc, out, err = t.run_memtop(["--list"])
     check(rc == 0 and re.search(r"^\s*%d\s+stopped\s" % demo.pid, out, re.M),
           "--list does not say the process is stopped:\n%s%s" % (out, err))

@@ -85,4 +85,9 @@ void mt_rec_lease_check(const uint64_t *beat);
 /* Copies the recording status into the segment header (publisher). */
 void mt_rec_publish_status(mt_shm_header *h);
 
+/* The writer's error when the file was truncated under it (record_zstd.c
+ * file_cut): nothing more is written to it, not even END (it would go at
+ * the old offset, past a hole); the status says so, not "write error". */
+#define MT_RECW_ERR_CUT ESTALE
+
 #endif

@@ -107,6 +107,11 @@ static const char *errno_name(int e)
 /* The status message of a session ended by a write error. */
 static void failed_message(int e)
 {
+    if (e == MT_RECW_ERR_CUT) { /* not the disk's error */
+        snprintf(g_rc.message, sizeof g_rc.message,
+                 "the file was truncated while being written; recording stopped");
+        return;
+    }
     snprintf(g_rc.message, sizeof g_rc.message, "%s: %s (%s); recording stopped",
              e == ENOSPC || e == EDQUOT ? "disk full" : "write error", strerror(e), errno_name(e));
 }

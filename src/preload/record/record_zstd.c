@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,8 +131,8 @@ static bool reserve(size_t n)
  * the file has on ext4 and XFS (which clamp a hole to the size). */
 void mt_recw_release_reserve(void)
 {
-    if (!mt_w.reserve || mt_w.reserved_to <= mt_w.bytes)
-        return;
+    if (!mt_w.reserve || mt_w.reserved_to <= mt_w.bytes || mt_w.err == MT_RECW_ERR_CUT)
+        return; /* a cut file keeps the size it was cut to */
     fallocate(mt_w.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)mt_w.bytes,
               (off_t)(mt_w.reserved_to - mt_w.bytes + 4096)); /* + the block it ends in */
     if (ftruncate(mt_w.fd, (off_t)mt_w.bytes) != 0)
@@ -152,9 +153,29 @@ static ssize_t timed_write(const unsigned char *p, size_t n)
     return k;
 }
 
+/* Whether the file was cut under the writer since its last write (`: >
+ * f.dat`, truncate -s 0): it is smaller than what was written.  Writing on
+ * at the old offset would leave a sparse file whose head is zeros, no
+ * recording: the recording stops instead and says why.  (A cut the same
+ * microsecond as a write, that the write grows back, goes unseen; the
+ * reader then says the head is zeros.) */
+static bool file_cut(void)
+{
+    struct stat st;
+    if (fstat(mt_w.fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= mt_w.bytes)
+        return false;
+    mt_log(MT_LOG_WARN,
+           "recording stopped: its file was truncated while being written (%llu bytes, %llu "
+           "written): nothing more is written to it",
+           (unsigned long long)st.st_size, (unsigned long long)mt_w.bytes);
+    MT_HINT_SET(mt_w.err, MT_RECW_ERR_CUT);
+    atomic_store_explicit(&mt_rec_mode, MT_RECMODE_OFF, memory_order_release);
+    return true;
+}
+
 static void write_all(const unsigned char *p, size_t n)
 {
-    if (!mt_w.err && !reserve(n))
+    if (!mt_w.err && (file_cut() || !reserve(n)))
         return;
     while (n && !mt_w.err) {
         ssize_t k = timed_write(p, n);
@@ -423,7 +444,7 @@ void mt_recw_error_end(void)
 {
     int err = mt_w.err;
     uint64_t written = mt_w.bytes, mark = mt_w.frame_mark, prev = mt_w.prev_mark;
-    if (!err || mt_w.fd < 0 || mark < MT_DAT_HEADER_BYTES)
+    if (!err || err == MT_RECW_ERR_CUT || mt_w.fd < 0 || mark < MT_DAT_HEADER_BYTES)
         return;
     bool reserving = mt_w.reserve;
     mt_w.reserve = false; /* the room is there, or there is none to get */

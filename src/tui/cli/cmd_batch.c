@@ -27,6 +27,24 @@ void mt_batch_report(const mt_view *v, mt_state st, const mt_opts *o, const mt_l
     mt_addr_set_free(&set);
 }
 
+/* The export message's word for the process: a recording's state at the
+ * cursor ("stopped" inside a stop); a live target that does not publish
+ * (stopped, traced, hung) as /proc says, with its snapshot's age (not
+ * "running": the snapshot is not of now). */
+static const char *state_text(const mt_view *v, mt_state st, const mt_export_rec *rec, char *buf,
+                              size_t n)
+{
+    if (rec)
+        return rec->silent ? "stopped" : mt_state_label(st, v->snap.flags);
+    mt_staleness s = mt_view_staleness(v);
+    bool halted = s.proc_state == 'T' || s.proc_state == 't';
+    if (st != MT_STATE_RUNNING || !(s.stale || halted))
+        return mt_state_label(st, v->snap.flags);
+    snprintf(buf, n, "%s, snapshot %llu s old", mt_staleness_why(&s),
+             (unsigned long long)(s.age_ns / 1000000000u));
+    return buf;
+}
+
 int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_locator *base,
                     const mt_export_rec *rec)
 {
@@ -34,7 +52,7 @@ int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_lo
     mt_locator loc = mt_wrapper_locator(base, &v->defs, &v->snap, &set);
     mt_export_src src = {
         v, st, &loc, o->sort, rec, o->top_given ? o->top : 0, o->reverse, (double)o->threshold};
-    char err[600], live[32];
+    char err[600], live[32], word[96];
     int wrote = mt_export_file(o->export_path, &src, err, sizeof err);
     mt_addr_set_free(&set);
     if (wrote != 0) {
@@ -47,7 +65,7 @@ int mt_batch_export(const mt_view *v, mt_state st, const mt_opts *o, const mt_lo
     mt_errorf("wrote %s: snapshot #%llu of pid %d (%s), %llu trace%s, %s%s live%s%s%s",
               mt_export_stdout(o->export_path) ? "standard output" : o->export_path,
               (unsigned long long)s->publish_seq, mt_segment_pid(&v->seg),
-              mt_state_label(st, v->snap.flags), (unsigned long long)s->ntraces,
+              state_text(v, st, rec, word, sizeof word), (unsigned long long)s->ntraces,
               mt_plural(s->ntraces), mt_est_mark(mt_view_sample_rate(v)),
               mt_fmt_bytes(s->totals.live_bytes, live, sizeof live), smp[0] ? " (" : "", smp,
               smp[0] ? ": estimates)" : "");

@@ -66,6 +66,18 @@ static void freshen(mt_view *v)
 {
     if (mt_view_state(v) != MT_STATE_RUNNING)
         return;
+    mt_view_refresh_live(v);
+    if (v->live.valid && (v->live.state == 'T' || v->live.state == 't')) {
+        /* stopped or traced: it cannot answer, and waiting would only age
+         * the snapshot by the timeout */
+        mt_staleness st = mt_view_staleness(v);
+        mt_errorf("process %d is %s: it cannot publish; exporting its latest snapshot (#%llu, "
+                  "%llu s old)",
+                  mt_segment_pid(&v->seg), mt_staleness_why(&st),
+                  (unsigned long long)v->snap.slot.publish_seq,
+                  (unsigned long long)(st.age_ns / 1000000000u));
+        return;
+    }
     mt_ctrl_reply reply;
     mt_err err;
     if (mt_control_send(&v->seg, MT_CMD_PUBLISH_NOW, NULL, PUBLISH_TIMEOUT_MS, &reply, &err)) {

@@ -104,6 +104,7 @@ void mt_replay_close(mt_replay *r)
     mt_modules_free(&r->mods);
     mt_rstate_free(&r->st);
     mt_rckpts_free(&r->ckpts);
+    mt_rsilence_free(&r->silence);
     free(r->final);
     free(r);
 }
@@ -159,6 +160,11 @@ mt_state mt_replay_state(const mt_replay *r)
         (r->info.end_reason == MT_DAT_END_EXIT || r->info.end_reason == MT_DAT_END_EXEC))
         return MT_STATE_EXITED;
     return r->info.finalized ? MT_STATE_RUNNING : MT_STATE_STALE;
+}
+
+bool mt_replay_silent(const mt_replay *r, uint64_t *from_ns, uint64_t *to_ns)
+{
+    return !mt_replay_at_end(r) && mt_rsilence_at(&r->silence, mt_replay_cursor(r), from_ns, to_ns);
 }
 
 uint32_t mt_replay_flags(const mt_replay *r)

@@ -108,6 +108,11 @@ bool mt_replay_at_end(const mt_replay *r);
  * exec), stale at the end of one that was cut short (no END record), else
  * running. */
 mt_state mt_replay_state(const mt_replay *r);
+/* Whether the cursor is inside a silence: a stretch of at least 2 s with
+ * no record at all (no allocation, free or TOTALS), in which the target
+ * did not run: it was stopped (replay_silence.h).  *from_ns and *to_ns:
+ * the silence's ends, on the cursor's clock. */
+bool mt_replay_silent(const mt_replay *r, uint64_t *from_ns, uint64_t *to_ns);
 /* The segment flags a snapshot at the cursor carries: MT_FLAG_EXITED when
  * exited, with MT_FLAG_EXECED when the process exec'd (the reports then
  * say "exec'd"). */

@@ -51,4 +51,10 @@ void mt_replay_export_rec(const mt_replay *r, mt_export_rec *out)
     out->inexact_start = in->inexact_start;
     out->cull_ms = in->culled ? in->cull_ms : 0;
     out->tick_order = in->tick_order;
+    uint64_t from, to;
+    if (mt_replay_silent(r, &from, &to)) {
+        out->silent = true;
+        out->silent_from_ns = from > in->start_ns ? from - in->start_ns : 0;
+        out->silent_to_ns = to > in->start_ns ? to - in->start_ns : 0;
+    }
 }

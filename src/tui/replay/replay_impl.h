@@ -8,6 +8,7 @@
 #include "replay.h"
 #include "replay_ckpt.h"
 #include "replay_state.h"
+#include "replay_silence.h"
 #include "replay_timeline.h"
 
 /* How far past the cursor's time a pass reads: events of one thread reach
@@ -35,6 +36,7 @@ struct mt_replay {
     mt_rstate st;
     mt_rckpts ckpts;
     mt_rtimeline tl;
+    mt_rsilence silence; /* where the target did not run (replay_silence.h) */
     mt_dat_event ev;
     mt_rtrace *final; /* the FINAL state set's counters [final_n], or NULL */
     uint64_t final_n;

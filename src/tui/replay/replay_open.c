@@ -118,7 +118,8 @@ static mt_errc step(mt_replay *r, const mt_dat_event *ev, const mt_rfilter *all,
         rc = mt_dat_pipe_flush_blocks(r->pipe, err); /* TOTALS prunes: exact groups first */
     if (rc)
         return rc;
-    if (mt_rstate_apply(&r->st, ev, all) != 0)
+    bool timed = ev->kind == MT_DAT_ALLOC || ev->kind == MT_DAT_FREE || ev->kind == MT_DAT_TOTALS;
+    if (mt_rstate_apply(&r->st, ev, all) != 0 || (timed && mt_rsilence_mark(&r->silence, ev->t_ns)))
         return nomem(err);
     count_event(r, ev);
     if (ev->kind == MT_DAT_TOTALS)
@@ -222,7 +223,8 @@ static mt_errc apply_oldest(mt_replay *r, ahead *a, const mt_rfilter *all, mt_er
     const hooked_ev *h = &a->q[a->head];
     a->head = (a->head + 1) % RAHEAD;
     a->n--;
-    if (mt_rstate_apply_ev(&r->st, h->kind, h->t_ns, &h->ev, all) != 0)
+    if (mt_rstate_apply_ev(&r->st, h->kind, h->t_ns, &h->ev, all) != 0 ||
+        mt_rsilence_mark(&r->silence, h->t_ns) != 0)
         return nomem(err);
     r->info.allocs += h->kind == MT_DAT_ALLOC;
     r->info.frees += h->kind == MT_DAT_FREE;
@@ -276,6 +278,9 @@ static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *er
         if ((rc = drain(r, a, all, err)) != MT_OK ||
             (rc = mt_replay_apply_batch(r, b, n, all, &allocs, err)) != MT_OK)
             return rc;
+        for (size_t i = 0; i < n; i++)
+            if (mt_rsilence_mark(&r->silence, b[i].t_ns) != 0)
+                return nomem(err);
         r->info.allocs += allocs; /* the others are frees */
         r->info.frees += n - allocs;
         if ((rc = checkpoint(r, err)) != MT_OK)
@@ -338,6 +343,8 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
     r->info.final_state = r->final_complete;
     r->info.final_mismatches = final_mismatches(r);
     r->info.inexact_start = (r->proc.flags & MT_DAT_PROC_MID_RUN) && !r->initial_complete;
+    if (mt_rsilence_finish(&r->silence, r->proc.record_start, UINT64_MAX) != 0)
+        return nomem(err);
     peak_time(r);
     return MT_OK;
 }

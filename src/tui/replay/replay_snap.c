@@ -180,7 +180,7 @@ static void fill_identity(const mt_replay *r, mt_view *out)
  * records, exact, and an estimate less an exact count is no rate. */
 #define RATE_WINDOW_NS 1000000000ull
 
-static void fill_rates(mt_view *out)
+static void fill_rates(const mt_replay *r, mt_view *out)
 {
     const mt_snapshot *s = &out->snap;
     memset(&out->rates, 0, sizeof out->rates);
@@ -198,6 +198,7 @@ static void fill_rates(mt_view *out)
     double dt = (double)(q->t_ns - p->t_ns) / 1e9;
     out->rates.valid = true;
     out->rates.window_s = dt;
+    out->rates.stopped_s = (double)mt_rsilence_within(&r->silence, p->t_ns, q->t_ns) / 1e9;
     out->rates.allocs_per_s = ((double)q->alloc_count - (double)p->alloc_count) / dt;
     out->rates.alloc_bytes_per_s = ((double)q->alloc_bytes - (double)p->alloc_bytes) / dt;
     out->rates.frees_per_s = ((double)q->free_count - (double)p->free_count) / dt;
@@ -239,6 +240,8 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr, bool *e
     snap->allocator_at_ns = !r->st.s.have_totals           ? 0
                             : age_ms < totals_t / 1000000u ? totals_t - age_ms * 1000000u
                                                            : 1;
+    /* RSS and the other process figures are the newest TOTALS': dated */
+    snap->totals_at_ns = r->st.s.have_totals ? (totals_t ? totals_t : 1) : 0;
     snap->flags = mt_replay_flags(r);
     if (r->proc.flags & MT_DAT_PROC_FORK_CHILD)
         snap->flags |= MT_FLAG_FORK_CHILD;
@@ -277,12 +280,16 @@ mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)
         return rc;
     }
     fill_identity(r, out);
+    /* A fork child's times count from its parent's start: its own began
+     * with its recording (MEMTOP_RECORD: at its first tracked event after
+     * the fork; docs/recording-format.md, "Starting and stopping"). */
+    out->start_ns = r->proc.flags & MT_DAT_PROC_FORK_CHILD ? r->proc.record_start : 0;
     fill_allocators(r, out);
     out->defs = r->defs;
     out->mods = r->mods;
     out->attached = false;
     out->have_snap = true;
     out->have_prev = false;
-    fill_rates(out);
+    fill_rates(r, out);
     return MT_OK;
 }

@@ -36,7 +36,17 @@ typedef struct mt_export_rec {
     bool inexact_start; /* a mid-run recording without its initial state */
     uint64_t cull_ms;   /* a culled recording's threshold, else 0 */
     bool tick_order;    /* within a clock tick, a thread's events are sorted */
+    /* The cursor is inside a silence (replay_silence.h): no record at all
+     * from silent_from_ns to silent_to_ns (since the recording began), the
+     * process did not run: it was stopped. */
+    bool silent;
+    uint64_t silent_from_ns, silent_to_ns;
 } mt_export_rec;
+
+/* What a silence means, for people (--batch, the text export). */
+#define MT_SILENT_NOTE                                                                             \
+    "no allocation, free or TOTALS record (written every second while it runs): the process "      \
+    "did not run; rates across it are averages over the stop"
 
 /* What tick order means, for people (the text export, --batch). */
 #define MT_TICK_ORDER_NOTE                                                                         \

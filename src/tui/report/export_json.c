@@ -98,7 +98,7 @@ static void put_head(FILE *f, const mt_export_src *x)
     mt_json_string(f, x->v->live.valid && x->v->live.cmdline[0] ? x->v->live.cmdline : id->cmdline);
     bool execd = mt_state_execd(x->state, s->flags);
     fprintf(f, ",\n\"state\": \"%s\",\n\"exited\": %s,\n\"execd\": %s,\n\"fork_child\": %s,\n",
-            mt_state_label(x->state, s->flags),
+            x->rec && x->rec->silent ? "stopped" : mt_state_label(x->state, s->flags),
             x->state == MT_STATE_EXITED && !execd ? "true" : "false", execd ? "true" : "false",
             s->flags & MT_FLAG_FORK_CHILD ? "true" : "false");
     put_secs(f, "time_unix", s->slot.unix_ns);
@@ -142,6 +142,15 @@ static void put_recording(FILE *f, const mt_export_rec *r)
     else
         fputs("null", f);
     fprintf(f, ", \"order\": \"%s\"", r->tick_order ? "tick" : "thread");
+    /* the cursor inside a stretch without any record: the process was stopped */
+    if (r->silent)
+        fprintf(f,
+                ", \"stopped\": {\"from_s\": %" PRIu64 ".%09" PRIu64 ", \"to_s\": %" PRIu64
+                ".%09" PRIu64 "}",
+                r->silent_from_ns / 1000000000u, r->silent_from_ns % 1000000000u,
+                r->silent_to_ns / 1000000000u, r->silent_to_ns % 1000000000u);
+    else
+        fputs(", \"stopped\": null", f);
     /* Every cause, 0 or not: a fixed set of keys (they sum to events_dropped). */
     fputs(", \"dropped_by_cause\": {", f);
     for (unsigned i = 0; i < MT_DAT_LOST_WHY_N; i++)
@@ -212,6 +221,11 @@ static void put_totals(FILE *f, const mt_export_src *x)
     uint64_t age = mt_snapshot_allocator_age_ns(&x->v->snap);
     put_opt(f, "allocator_age_ms", age == MT_UNKNOWN ? age : age / 1000000u, true);
     put_opt(f, "rss_bytes", t->rss_bytes, true);
+    /* how old it is: a recording's is its newest TOTALS' (0 live) */
+    put_opt(f, "rss_age_ms",
+            t->rss_bytes == MT_UNKNOWN ? MT_UNKNOWN
+                                       : mt_snapshot_totals_age_ns(&x->v->snap) / 1000000u,
+            true);
     put_opt(f, "tracker_bytes", t->tracker_bytes, true);
     put_opt(f, "segment_bytes", x->v->segment_bytes, true); /* not in a recording: null */
     put_u64(f, "trace_count", t->trace_count, true);

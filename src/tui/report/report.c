@@ -17,8 +17,9 @@
 #define B(x) mt_fmt_bytes((x), (char[32]){0}, 32)
 #define C(x) mt_fmt_count((x), (char[32]){0}, 32)
 
-static void print_who(FILE *f, const mt_view *v, mt_state st)
+static void print_who(FILE *f, const mt_view *v, mt_state st, const mt_export_rec *rec)
 {
+    bool silent = rec && rec->silent; /* a recording's moment the process did not run */
     const mt_shm_slot *s = &v->snap.slot;
     char when[32] = "?", up[32], cmd[MT_CMDLINE_MAX];
     time_t t = (time_t)(s->unix_ns / 1000000000ull);
@@ -27,10 +28,13 @@ static void print_who(FILE *f, const mt_view *v, mt_state st)
         strftime(when, sizeof when, "%H:%M:%S", &tm);
     snprintf(cmd, sizeof cmd, "%s", mt_view_cmdline(v));
     fprintf(f, "memtop - %s - pid %d %s, up %s, snapshot #%llu%s\n", when, mt_segment_pid(&v->seg),
-            mt_state_label(st, v->snap.flags), mt_fmt_duration(mt_view_uptime_s(v), up, sizeof up),
-            (unsigned long long)s->publish_seq,
+            silent ? "stopped" : mt_state_label(st, v->snap.flags),
+            mt_fmt_duration(mt_view_uptime_s(v), up, sizeof up), (unsigned long long)s->publish_seq,
             v->snap.flags & MT_FLAG_FORK_CHILD ? " (forked child)" : "");
     fprintf(f, "command: %s\n", mt_fmt_sanitize(cmd));
+    if (silent)
+        fprintf(f, "stopped: from %.3fs to %.3fs of the recording, %s\n",
+                (double)rec->silent_from_ns / 1e9, (double)rec->silent_to_ns / 1e9, MT_SILENT_NOTE);
 }
 
 /* A running target that publishes nothing (view.h): say how old its
@@ -58,11 +62,16 @@ static void print_memory(FILE *f, const mt_view *v, const mt_shm_totals *t)
     char age[48] = "";
     if (mt_view_allocator_age_s(v))
         snprintf(age, sizeof age, " (%" PRIu64 " s ago)", mt_view_allocator_age_s(v));
+    /* a recording's RSS is its newest TOTALS', not the cursor's: dated */
+    char rss_age[48] = "";
+    uint64_t ra = mt_snapshot_totals_age_ns(&v->snap);
+    if (ra >= 100000000u && t->rss_bytes != MT_UNKNOWN) /* to a tenth of a second */
+        snprintf(rss_age, sizeof rss_age, " (%.1f s ago)", (double)ra / 1e9);
     fprintf(f,
-            "heap: %s%s live in %s%s blocks, peak %s%s | allocator%s %s, in use %s%s | RSS %s | "
+            "heap: %s%s live in %s%s blocks, peak %s%s | allocator%s %s, in use %s%s | RSS %s%s | "
             "memtop %s\n",
             e, B(t->live_bytes), e, C(t->live_count), e, B(t->peak_live_bytes), name,
-            B(t->allocator_bytes), B(t->allocator_inuse_bytes), age, B(t->rss_bytes),
+            B(t->allocator_bytes), B(t->allocator_inuse_bytes), age, B(t->rss_bytes), rss_age,
             mt_fmt_own_memory(t->tracker_bytes, v->segment_bytes, (char[80]){0}, 80));
 }
 
@@ -71,7 +80,9 @@ static const char *rates_window(const mt_rates *r, char *buf, size_t n)
 {
     char span[32];
     mt_fmt_window(r->window_s, span, sizeof span);
-    snprintf(buf, n, "%s%s", r->whole_life ? "its whole life, " : "the last ", span);
+    int k = snprintf(buf, n, "%s%s", r->whole_life ? "its whole life, " : "the last ", span);
+    if (r->stopped_s >= 0.05 && k > 0 && (size_t)k < n) /* a replay across a stop */
+        snprintf(buf + k, n - (size_t)k, ", %.1f s of it stopped", r->stopped_s);
     return buf;
 }
 
@@ -87,7 +98,7 @@ static void print_rates(FILE *f, const mt_view *v, const mt_shm_totals *t, const
         fprintf(
             f, "rate: %.0f allocs/s (%s/s), %.0f frees/s over %s", v->rates.allocs_per_s,
             mt_fmt_bytes((uint64_t)llround(fmax(v->rates.alloc_bytes_per_s, 0)), (char[32]){0}, 32),
-            v->rates.frees_per_s, rates_window(&v->rates, (char[48]){0}, 48));
+            v->rates.frees_per_s, rates_window(&v->rates, (char[80]){0}, 80));
     else
         fputs("rate: n/a", f);
     double pct = t->alloc_count ? 100.0 * (double)t->temporary_count / (double)t->alloc_count : 0;
@@ -188,7 +199,7 @@ void mt_report_header(FILE *f, const mt_view *v, mt_state st, const mt_export_re
 {
     const mt_shm_totals *t = &v->snap.slot.totals;
     mt_staleness stale = mt_view_staleness(v);
-    print_who(f, v, st);
+    print_who(f, v, st, rec);
     print_stale(f, v, &stale);
     print_memory(f, v, t);
     print_rates(f, v, t, &stale);

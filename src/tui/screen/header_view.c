@@ -51,8 +51,13 @@ static const char *replay_text(const mt_app *a, char *buf, size_t n)
                        : mt_replay_disk_full(in)            ? " (disk full)"
                        : in->end_reason == MT_DAT_END_ERROR ? " (write error)"
                                                             : "";
-    snprintf(buf, n, "REPLAY %s of %s%s%s", secs(cur > lo ? cur - lo : 0, at, sizeof at),
-             secs(hi - lo, len, sizeof len), how, file);
+    int k = snprintf(buf, n, "REPLAY %s of %s%s%s", secs(cur > lo ? cur - lo : 0, at, sizeof at),
+                     secs(hi - lo, len, sizeof len), how, file);
+    uint64_t from, to; /* no record at all there: the process did not run */
+    if (k > 0 && (size_t)k < n && mt_replay_silent(a->src.replay, &from, &to))
+        snprintf(buf + k, n - (size_t)k, ": STOPPED (no records %s to %s)",
+                 secs(from > lo ? from - lo : 0, at, sizeof at),
+                 secs(to > lo ? to - lo : 0, len, sizeof len));
     return buf;
 }
 
@@ -173,7 +178,13 @@ static void draw_memory(mt_app *a, const mt_shm_totals *to)
     } else {
         field(t, 1, &x, "Allocator ", t->dim, "unknown");
     }
-    field(t, 1, &x, "RSS ", t->value, B(to->rss_bytes));
+    /* a recording's RSS is its newest TOTALS', not the cursor's: dated */
+    uint64_t ra = mt_snapshot_totals_age_ns(&a->src.view.snap);
+    if (ra >= 100000000u && to->rss_bytes != MT_UNKNOWN) /* to a tenth of a second */
+        snprintf(buf, sizeof buf, "%s (%.1fs ago)", B(to->rss_bytes), (double)ra / 1e9);
+    else
+        snprintf(buf, sizeof buf, "%s", B(to->rss_bytes));
+    field(t, 1, &x, "RSS ", t->value, buf);
     snprintf(buf, sizeof buf, "%s%s", est, B(to->peak_live_bytes));
     field(t, 1, &x, "peak ", A_NORMAL, buf);
     /* last: cut first on a narrow terminal */
@@ -237,7 +248,9 @@ static void draw_rates(mt_app *a, const mt_snapshot *s)
         snprintf(buf, sizeof buf, "%s/s allocs, %s/s frees%s",
                  mt_fmt_count((uint64_t)(v->rates.allocs_per_s + 0.5), (char[32]){0}, 32),
                  mt_fmt_count((uint64_t)(v->rates.frees_per_s + 0.5), (char[32]){0}, 32),
-                 v->rates.whole_life ? " (whole life)" : "");
+                 v->rates.whole_life          ? " (whole life)"
+                 : v->rates.stopped_s >= 0.05 ? " (averaged over a stop)"
+                                              : "");
     else
         snprintf(buf, sizeof buf, "n/a");
     field(t, 2, &x, "Rate ", t->value, buf);

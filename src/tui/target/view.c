@@ -83,14 +83,17 @@ const char *mt_view_cmdline(const mt_view *v)
     return v->seg.id.cmdline[0] ? v->seg.id.cmdline : v->seg.id.exe;
 }
 
-uint64_t mt_view_uptime_s(const mt_view *v)
-{
-    return v->live.valid ? v->live.uptime_s : v->snap.slot.t_ns / 1000000000ull;
-}
-
 uint64_t mt_view_uptime_ns(const mt_view *v)
 {
-    return v->live.valid ? v->live.uptime_ns : v->snap.slot.t_ns;
+    if (v->live.valid)
+        return v->live.uptime_ns;
+    uint64_t t = v->snap.slot.t_ns;
+    return t > v->start_ns ? t - v->start_ns : 0;
+}
+
+uint64_t mt_view_uptime_s(const mt_view *v)
+{
+    return v->live.valid ? v->live.uptime_s : mt_view_uptime_ns(v) / 1000000000ull;
 }
 
 static uint64_t wall_ns(void)

@@ -23,6 +23,9 @@ typedef struct mt_rates {
     bool valid;
     bool whole_life; /* window_s is the target's whole life */
     double window_s;
+    /* A replay: how much of window_s the target did not run (stopped,
+     * replay_silence.h): the rates are averages over that too. */
+    double stopped_s;
     double allocs_per_s, alloc_bytes_per_s, frees_per_s;
 } mt_rates;
 
@@ -50,6 +53,11 @@ typedef struct mt_view {
      * snapshot: memtop's cost in the target beside totals.tracker_bytes.
      * MT_UNKNOWN for a recording (not stored) or before a snapshot. */
     uint64_t segment_bytes;
+    /* When the process began on the snapshot's clock (slot.t_ns, which
+     * counts from when tracking began): 0, but a fork child's clock is its
+     * parent's, so a fork child's recording sets its own start here (the
+     * recording's, replay_snap.c).  mt_view_uptime_* count from it. */
+    uint64_t start_ns;
 } mt_view;
 
 void mt_view_init(mt_view *v);
