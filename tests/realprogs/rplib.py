@@ -46,13 +46,15 @@ ROW = re.compile(r"^\s*([\d.]+ \S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+ ?\S*/s)\s+(\d
 
 
 def rows_of(text):
-    """The rows of a `memtop --batch` report: blocks, growth, where."""
+    """The rows of a `memtop --batch` report: blocks, growth, where (the
+    LOCATION; callers: the " <- " callers that rows sharing it name)."""
     rows = []
     for line in text.splitlines():
         m = ROW.match(line)
         if m:
+            where, _, callers = m.group(7).strip().partition(" <- ")
             rows.append({"blocks": int(m.group(2)), "growth": m.group(5),
-                         "leak": int(m.group(6)), "where": m.group(7).strip()})
+                         "leak": int(m.group(6)), "where": where, "callers": callers})
     return rows
 
 
