@@ -98,7 +98,7 @@ static void put_head(FILE *f, const mt_export_src *x)
     mt_json_string(f, x->v->live.valid && x->v->live.cmdline[0] ? x->v->live.cmdline : id->cmdline);
     bool execd = mt_state_execd(x->state, s->flags);
     fprintf(f, ",\n\"state\": \"%s\",\n\"exited\": %s,\n\"execd\": %s,\n\"fork_child\": %s,\n",
-            x->rec && x->rec->silent ? "stopped" : mt_state_label(x->state, s->flags),
+            mt_state_label(x->state, s->flags), /* a stop: recording.stopped, not the state */
             x->state == MT_STATE_EXITED && !execd ? "true" : "false", execd ? "true" : "false",
             s->flags & MT_FLAG_FORK_CHILD ? "true" : "false");
     put_secs(f, "time_unix", s->slot.unix_ns);
