@@ -75,15 +75,23 @@ static bool try_free_now(void *p, bool temporary_ok)
     return MT_LIKELY(t) ? mt_try_on_free(t, p, temporary_ok) : try_on_free_unowned(p, temporary_ok);
 }
 
+/* Whether a block may wait in this thread's queue (space aside): the
+ * thread has one, the allocator's free is known, and a hook will leave to
+ * drain it (not memtop's fork handlers: the block must go back now,
+ * glibc's fork may hold the arena locks for a handler run as fork
+ * returns). */
+static bool can_defer(int in, void (*real_free)(void *))
+{
+    return mt_tls_thread && real_free && (in == MT_IN_HOOK || in == MT_IN_REAL);
+}
+
 /* Queues p for the outer hook, which accounts it and frees it with
- * real_free on leaving (mt_drain_deferred); false when the queue is full,
- * the thread has none, the allocator's free is not known, or no hook will leave to drain it
- * (memtop's fork handlers: the block must go back now, glibc's fork may hold the arena locks for a
- * handler run as fork returns). */
+ * real_free on leaving (mt_drain_deferred); false when it cannot wait
+ * (can_defer) or the queue is full. */
 static bool defer_free(int in, void *p, void (*real_free)(void *), bool realloc_half)
 {
     mt_thread *t = mt_tls_thread;
-    if (!t || !real_free || (in != MT_IN_HOOK && in != MT_IN_REAL))
+    if (!can_defer(in, real_free))
         return false;
     MT_ASSERT(((uintptr_t)p & MT_DEFER_REALLOC) == 0);
     if (realloc_half)
@@ -152,8 +160,7 @@ bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns
      * after the real call (glibc's returns NULL, mimalloc's a new block) */
     if (try_free_now(old, false))
         return false;
-    if (!fns || !fns->malloc || !fns->usable_size || !fns->free || !mt_tls_thread ||
-        (in != MT_IN_HOOK && in != MT_IN_REAL)) {
+    if (!fns || !fns->malloc || !fns->usable_size || !can_defer(in, fns->free)) {
         free_unmatched(in);
         return false;
     }
