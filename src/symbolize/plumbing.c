@@ -267,6 +267,66 @@ bool mt_plumbing_match(const mt_plumbing *p, const char *function)
            mt_plumbing_name_rule(name);
 }
 
+/* Is the word at w (n chars) one of C++'s own types or a number, not a
+ * type of the program? */
+static bool builtin_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"void",      "bool",     "char",      "wchar_t", "char8_t",
+                                        "char16_t",  "char32_t", "short",     "int",     "long",
+                                        "unsigned",  "signed",   "float",     "double",  "__int128",
+                                        "const",     "volatile", "true",      "false",   "decltype",
+                                        "nullptr_t", "std",      "__gnu_cxx", "__cxx11", NULL};
+    if (w[0] >= '0' && w[0] <= '9')
+        return true;
+    for (const char *const *k = words; *k; k++)
+        if (strlen(*k) == n && memcmp(w, *k, n) == 0)
+            return true;
+    return false;
+}
+
+/* Does a template argument in name (before its parameter list) name a
+ * type outside the standard library: a qualified name whose first word is
+ * no C++ type, no number and not std ("MyKey", "app::Point",
+ * "main::{lambda()#1}")? */
+static bool names_program_type(const char *name)
+{
+    int depth = 0;
+    for (const char *p = name; *p; p++) {
+        if (*p == '(' && depth == 0)
+            return false;
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && depth > 0)
+            depth--;
+        else if (depth > 0 && ident_char(*p)) {
+            bool starts = p[-1] != ':'; /* the name's first word */
+            size_t n = 0;
+            while (ident_char(p[n]))
+                n++;
+            if (starts && !builtin_word(p, n))
+                return true;
+            p += n - 1;
+        }
+    }
+    return false;
+}
+
+bool mt_plumbing_std_specialisation(const mt_plumbing *p, const char *function)
+{
+    if (!function)
+        return false;
+    const char *name = name_start(function);
+    if (strncmp(name, "std::", 5) != 0 || !names_program_type(name))
+        return false;
+    size_t nb = 0;
+    while (mt_plumbing_builtin[nb])
+        nb++;
+    for (size_t i = nb; i < p->count; i++) /* the user's own entries list it */
+        if (p->entries[i][0] != '!' && entry_matches(p->entries[i], name))
+            return false;
+    return !mt_plumbing_name_rule(name);
+}
+
 static size_t count_commas(const char *s)
 {
     size_t n = 0;

@@ -46,6 +46,15 @@ bool mt_plumbing_match(const mt_plumbing *p, const char *function);
 /* Does a user's "!name" entry keep function (never plumbing, whatever the
  * list, the name rule or the shape rule say)?  false for NULL. */
 bool mt_plumbing_kept(const mt_plumbing *p, const char *function);
+/* Is function a member of a standard class template that names a type of
+ * the program among its template arguments ("std::hash<MyKey>::operator()",
+ * "std::formatter<app::Point, char>::format"), which no entry of the
+ * user's list names and the name rule does not take?  Such a member is
+ * the program's specialisation when its code is in the program's source,
+ * not in a library header: the caller decides that by the frame's file
+ * (location.c); by name alone "std::map<MyKey, int>::operator[]" is the
+ * same shape. */
+bool mt_plumbing_std_specialisation(const mt_plumbing *p, const char *function);
 /* The name rule alone (function: a qualified name, e.g. "ns::Pool::alloc"). */
 bool mt_plumbing_name_rule(const char *function);
 

@@ -119,7 +119,7 @@ def main():
     expect_inline(snap, xexe, "inline_create", "exported_create")
     check_locations(snap, xexe, "sym_cxx.cpp",
                     ["symtest::make_array<int>", "symtest::make_array<double>", "static_grow",
-                     "inline_create", "keyed", "lambdas"])
+                     "inline_create", "keyed", "lambdas", "std::hash<Key>::operator()"])
     symlib.passed()
 
 

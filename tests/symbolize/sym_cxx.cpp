@@ -4,7 +4,10 @@
 // between the program and malloc), and a std::map of std::string built
 // with operator+ (the string copies happen in std::pair's constructor and
 // std::operator+, inlined members of the library's headers: the location
-// must still be the program's function).  Leaks so every site stays in the
+// must still be the program's function), and the program's own
+// specialisation of std::hash that allocates (its location is that
+// operator(), the program's code, though its name is in std::).  Leaks so
+// every site stays in the
 // final snapshot.  Built -O2 -g by check_addr2line.py.
 #include <cstdio>
 #include <cstring>
@@ -59,6 +62,26 @@ static __attribute__((noinline)) std::map<std::string, std::string> *keyed(int n
     return m;
 }
 
+struct Key {
+    int id;
+};
+
+static char *hash_scratch;
+
+template <> struct std::hash<Key> {
+    __attribute__((noinline)) std::size_t operator()(const Key &k) const
+    {
+        hash_scratch = new char[48 + k.id];
+        std::memset(hash_scratch, k.id, 48 + k.id);
+        return (std::size_t)hash_scratch[0] * 31u + (std::size_t)k.id;
+    }
+};
+
+static __attribute__((noinline)) std::size_t hashed(int n)
+{
+    return std::hash<Key>{}(Key{n});
+}
+
 __attribute__((noinline)) char *exported_create(std::size_t n)
 {
     return symtest::inline_create(n + 8);
@@ -73,7 +96,8 @@ int main(int argc, char **)
     char *d = symtest::inline_create(300 + argc);
     std::map<std::string, std::string> *m = keyed(argc);
     std::size_t l = lambdas(argc);
-    std::printf("%p %p %p %zu %p %zu %zu\n", (void *)a, (void *)b, (void *)c, v->size(), (void *)d,
-                m->size(), l);
+    std::size_t h = hashed(argc);
+    std::printf("%p %p %p %zu %p %zu %zu %zu\n", (void *)a, (void *)b, (void *)c, v->size(),
+                (void *)d, m->size(), l, h);
     return 0;
 }

@@ -151,6 +151,40 @@ static void test_plumbing(void **state)
     mt_plumbing_free(&p);
 }
 
+/* A std class template's member that names a program's type: the shape of
+ * the program's specialisation (its file decides, location.c). */
+static void test_plumbing_std_specialisation(void **state)
+{
+    (void)state;
+    mt_plumbing p;
+    assert_true(mt_plumbing_init(&p, "std::formatter<app::Secret*, !std::hash<Kept>"));
+    const char *yes[] = {"std::hash<MyKey>::operator()(MyKey const&) const",
+                         "std::hash<(anonymous namespace)::Key>::operator()",
+                         "std::formatter<app::Point, char>::format(app::Point const&)",
+                         "std::map<MyKey, int, std::less<MyKey> >::operator[](MyKey const&)",
+                         "std::hash<Kept>::operator()",
+                         NULL};
+    for (size_t i = 0; yes[i]; i++)
+        if (!mt_plumbing_std_specialisation(&p, yes[i]))
+            fail_msg("%s: not a specialisation's shape", yes[i]);
+    const char *no[] = {
+        "std::hash<int>::operator()(int) const",
+        "void std::vector<int, std::allocator<int> >::_M_realloc_insert<int>(int&&)",
+        "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_create"
+        "(unsigned long&, unsigned long)",
+        "std::array<unsigned long, 16ul>::fill(unsigned long const&)",
+        "app::f<MyKey>()",
+        "MyKey::hash() const",
+        "std::formatter<app::Secret, char>::format", /* the user's list names it */
+        "std::pool<MyKey>::xmalloc(unsigned long)",  /* the name rule takes it */
+        NULL};
+    for (size_t i = 0; no[i]; i++)
+        if (mt_plumbing_std_specialisation(&p, no[i]))
+            fail_msg("%s: taken for a specialisation", no[i]);
+    assert_false(mt_plumbing_std_specialisation(&p, NULL));
+    mt_plumbing_free(&p);
+}
+
 static const mt_sym_result *sym(mt_symbolizer *s, const char *path, uint64_t off)
 {
     mt_sym_module m = {.path = path};
@@ -308,6 +342,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demangle),
         cmocka_unit_test(test_plumbing),
+        cmocka_unit_test(test_plumbing_std_specialisation),
         cmocka_unit_test(test_plumbing_name_rule),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_cache),

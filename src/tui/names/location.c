@@ -30,16 +30,27 @@ void mt_locate(const mt_locator *loc, uint64_t address, mt_frame *out)
 /* A frame of the C++ standard library's headers (libstdc++'s
  * /usr/include/c++/12/..., libc++'s .../include/c++/v1/...): an inlined
  * member's DWARF name is unqualified ("_M_realloc_insert<...>",
- * "thread<...>"), so the "std::" entry cannot see it. */
+ * "thread<...>"), so the "std::" entry cannot see it.  The library's own
+ * sources (libstdc++-v3/..., libcxx/...: its debug symbols) are its. */
 static bool in_cxx_library_header(const mt_frame *f)
 {
-    return f->file && strstr(f->file, "/include/c++/");
+    return f->file && (strstr(f->file, "/include/c++/") || strstr(f->file, "libstdc++-v3/") ||
+                       strstr(f->file, "/libcxx/"));
+}
+
+/* A standard class template's member that the program specialised for a
+ * type of its own ("std::hash<MyKey>::operator()" written in its source):
+ * the "std::" entry takes it by name, its file says it is the program's. */
+static bool program_specialisation(const mt_locator *loc, const mt_frame *f)
+{
+    return f->file && !in_cxx_library_header(f) &&
+           mt_plumbing_std_specialisation(loc->skip, f->function);
 }
 
 bool mt_frame_is_plumbing(const mt_locator *loc, uint64_t addr, const mt_frame *f)
 {
     if (loc->skip && mt_plumbing_match(loc->skip, f->function))
-        return true;
+        return !program_specialisation(loc, f);
     bool kept = loc->skip && mt_plumbing_kept(loc->skip, f->function);
     return !kept &&
            ((loc->skip && in_cxx_library_header(f)) || mt_addr_set_has(loc->wrappers, addr));
