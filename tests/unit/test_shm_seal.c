@@ -18,6 +18,9 @@
  * open and its lock, or removes it without the lock (rm) and a third
  * takes the name between this one's check and its rename.
  *
+ * A leftover whose exclusive lock a viewer's probe holds (`--list`,
+ * `--clean`) is waited for, not taken for a running process's segment.
+ *
  * And the lock's holder: a child made without the atfork handlers (a raw
  * clone, _Fork) must not keep the segment's lock once the target is gone,
  * or the next target with that pid would publish aside for as long as the
@@ -385,6 +388,50 @@ static void test_name_retaken_before_our_rename(void **state)
     forced(&g_before_exchange, other_seals_after_rm, false);
 }
 
+/* --- a viewer's probe holding a leftover's exclusive lock ---------------- */
+
+/* A child that takes the exclusive lock of g_dir/name, says so on `ready`
+ * and lets go after ms milliseconds, as `memtop --list` or `--clean` does
+ * (for microseconds) while it looks at a leftover. */
+static pid_t hold_exclusive(const char *name, int ms)
+{
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = plant(name);
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0 || write(ready[1], "x", 1) != 1)
+            _exit(2);
+        struct timespec t = {0, ms * 1000000L};
+        nanosleep(&t, NULL);
+        _exit(0); /* the lock goes with the process */
+    }
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    return pid;
+}
+
+/* A target that seals while a probe holds its pid's leftover takes the
+ * name once the probe lets go; before, it published under a random name,
+ * taking the probe for a live target in another PID namespace. */
+static void test_leftover_probed_while_sealing(void **state)
+{
+    (void)state;
+    empty_dir();
+    pid_t probe = hold_exclusive("memtop-4242", 30);
+    mt_shm_writer w;
+    assert_true(mt_shm_create(&w, g_dir, PID));
+    assert_true(mt_shm_seal(&w));
+    waitpid(probe, NULL, 0);
+    if (strcmp(base_name(w.path), "memtop-4242") != 0)
+        fail_msg("sealed as %s while a probe held the leftover memtop-4242", base_name(w.path));
+    munmap(w.base, w.bytes);
+    mt_shm_forget(&w);
+}
+
 /* --- children made without the atfork handlers --------------------------- */
 
 static pid_t raw_clone(void)
@@ -485,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_leftover_replaced_before_our_lock),
         cmocka_unit_test(test_leftover_replaced_before_our_lock_no_exchange),
         cmocka_unit_test(test_name_retaken_before_our_rename),
+        cmocka_unit_test(test_leftover_probed_while_sealing),
         cmocka_unit_test(test_raw_clone_child_keeps_no_lock),
         cmocka_unit_test(test_fork_without_handlers_keeps_no_lock),
     };

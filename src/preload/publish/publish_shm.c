@@ -223,6 +223,44 @@ static int replace_locked(mt_shm_writer *w, int fd, const char *dest)
     return rc;
 }
 
+/* Can a shared lock on dest be had at once: nobody holds it exclusively?
+ * true when dest cannot be opened (the caller's next try decides). */
+static bool shared_free(const char *dest)
+{
+    int fd = open(dest, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return true;
+    bool ok = flock(fd, LOCK_SH | LOCK_NB) == 0;
+    close(fd);
+    return ok;
+}
+
+/* How long a leftover's exclusive lock is waited for: its holders (the
+ * viewer's --list probe and --clean, a target replacing it) hold it for
+ * microseconds, unless the scheduler stops them meanwhile. */
+#define EXCLUSIVE_WAIT_MS 250
+
+/* mt_shm_lock_leftover on dest, told apart from a running process's
+ * shared lock (*busy): an exclusive holder, who takes the lock only to
+ * look at the file or replace it, is waited for, 1 ms at a time.  Before,
+ * a target starting while `memtop --list` probed its pid's leftover took
+ * the probe for a live target in another PID namespace and published
+ * under a random name. */
+static int lock_leftover_waiting(const char *dest, bool *busy)
+{
+    for (int waited = 0;; waited++) {
+        int fd = mt_shm_lock_leftover(AT_FDCWD, dest, busy);
+        if (fd >= 0 || !*busy)
+            return fd;
+        if (shared_free(dest)) /* a shared holder, or the exclusive one just left */
+            return mt_shm_lock_leftover(AT_FDCWD, dest, busy);
+        if (waited == EXCLUSIVE_WAIT_MS)
+            return -1; /* still held: busy, as a running process's */
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
 /* Replaces the file in_way (lstat of dest, of our user) if nobody holds
  * it: a leftover under its exclusive lock, a FIFO or link as it is.  A
  * directory stays.  As replace_file; 0 with *busy when a running process
@@ -234,7 +272,7 @@ static int replace_own(mt_shm_writer *w, const char *dest, const struct stat *in
         return 0;
     if (!S_ISREG(in_way->st_mode))
         return replace_file(w, dest, in_way);
-    int fd = mt_shm_lock_leftover(AT_FDCWD, dest, busy);
+    int fd = lock_leftover_waiting(dest, busy);
     return fd < 0 ? 0 : replace_locked(w, fd, dest);
 }
 
