@@ -38,12 +38,21 @@ static bool in_cxx_library_header(const mt_frame *f)
                        strstr(f->file, "/libcxx/"));
 }
 
+/* A frame of Rust's standard library ("/rustc/<commit>/library/std/src/
+ * collections/hash/map.rs"): "HashMap<K,V,S,A>::insert" names generic
+ * parameters, not a program's types. */
+static bool in_rust_library_source(const mt_frame *f)
+{
+    return strncmp(f->file, "/rustc/", 7) == 0 || strstr(f->file, "/library/std/src/") ||
+           strstr(f->file, "/library/core/src/") || strstr(f->file, "/library/alloc/src/");
+}
+
 /* A standard class template's member that the program specialised for a
  * type of its own ("std::hash<MyKey>::operator()" written in its source):
  * the "std::" entry takes it by name, its file says it is the program's. */
 static bool program_specialisation(const mt_locator *loc, const mt_frame *f)
 {
-    return f->file && !in_cxx_library_header(f) &&
+    return f->file && !in_cxx_library_header(f) && !in_rust_library_source(f) &&
            mt_plumbing_std_specialisation(loc->skip, f->function);
 }
 
