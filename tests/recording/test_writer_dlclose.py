@@ -51,6 +51,15 @@ segment's unload_trace, the UNLOAD record's next_trace), and a trace's
 frames are looked up in the module that held them when it was taken
 (shm_modules.h mt_modules_find_at).
 
+"lives": 15000 lives of one plugin at one place, then a second plugin, seen
+live (memtop -- PROG --export: the exited segment's final state).  Each
+dlclose now lists the modules after the real one, which marks the plugin
+unloaded at once: a module record per life would fill the segment's module
+area (8 MiB, ~13,800 records) and leave the second plugin without a module
+(its frames bare addresses).  A library loaded again at its last life's
+place with no record appended since gets that record back
+(publish_modules.c revive): one record for all the lives.
+
 "deleted": a module stays one module when its path, read again at each
 walk, changes: a service whose binary an upgrade replaced reads
 "/usr/sbin/x (deleted)" from /proc/self/exe.  A module is known by its
@@ -125,6 +134,16 @@ check(longest[0] < 500000,
 check(len(traces_in(rows, a.plugin)) >= 1,
       "slowdisk: the lives between the writer's writes name the plugin (modules %s)"
       % info.get("modules"))
+
+# 15000 lives at one place, then a second plugin: named live, the module area not full.
+r = subprocess.run([a.memtop, "--export", "-", "--top", "0", "--",
+                    os.path.join(a.progs, "writer_dlplug"), "100", "15000", "0", a.plugin,
+                    a.plugin_b], env=dict(os.environ, MEMTOP_SHM_DIR=a.workdir),
+                   capture_output=True, text=True, timeout=120)
+check(r.returncode == 0, "lives: memtop -- writer_dlplug --export - (%s)" % r.stderr.strip()[-200:])
+check("plug_b_alloc (writer_plug.c" in r.stdout,
+      "lives: after 15000 lives of the first plugin, the second one's plug_b_alloc is named live "
+      "(its module was published)")
 
 # A second plugin where the first was: its allocation of 556 bytes by plug_b_alloc named so.
 def named_b(text):
