@@ -314,6 +314,36 @@ static void test_frames_at_trace(void **state)
     mt_modules_free(&mods);
 }
 
+/* The module map changes under an answer: the executable, loaded, named
+ * sw_marker at addr; then it is unloaded (stamp 10) and another module
+ * loaded at its place.  The address alone (trace 0) now names the other
+ * module -- the answer made with the first map is made again -- and a
+ * frame of trace 5 still the executable's sw_marker. */
+static void test_frames_module_replaced(void **state)
+{
+    fixture *fx = *state;
+    mt_symworker *w = start(true, NULL);
+    mt_symworker_set_modules(w, &fx->mods);
+    uint64_t addr = fn_addr(sw_marker);
+    mt_frame fr[MT_MAX_CHAIN];
+    wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+    assert_string_equal(fr[0].function, "sw_marker");
+    mt_module_info two[2] = {fx->exe.mod, fx->exe.mod};
+    two[0].unload_seq = 1;
+    two[0].unload_trace = 10;
+    two[1].load_seq = 2;
+    strcpy(two[1].path, FAKE_PATH);
+    mt_modules mods;
+    build_mods(&mods, two, 2);
+    mt_symworker_set_modules(w, &mods);
+    wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+    assert_string_equal(fr[0].module, FAKE_PATH);
+    wait_frames_at(w, addr, 5, fr, MT_MAX_CHAIN);
+    assert_string_equal(fr[0].function, "sw_marker");
+    mt_symworker_stop(w);
+    mt_modules_free(&mods);
+}
+
 /* MEMTOP_SKIP_FUNCS: the location skips the plumbing frame, like mt_trace_location. */
 static void test_plumbing_skip(void **state)
 {
@@ -781,13 +811,21 @@ static void test_intern(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_location_async), cmocka_unit_test(test_plumbing_skip),
-        cmocka_unit_test(test_shape_job),      cmocka_unit_test(test_disabled),
-        cmocka_unit_test(test_unknown_module), cmocka_unit_test(test_queue_overflow),
-        cmocka_unit_test(test_stop_pending),   cmocka_unit_test(test_two_threads),
-        cmocka_unit_test(test_queue_order),    cmocka_unit_test(test_table),
-        cmocka_unit_test(test_intern),         cmocka_unit_test(test_all_plumbing),
-        cmocka_unit_test(test_callers),        cmocka_unit_test(test_frames_at_trace),
+        cmocka_unit_test(test_location_async),
+        cmocka_unit_test(test_plumbing_skip),
+        cmocka_unit_test(test_shape_job),
+        cmocka_unit_test(test_disabled),
+        cmocka_unit_test(test_unknown_module),
+        cmocka_unit_test(test_queue_overflow),
+        cmocka_unit_test(test_stop_pending),
+        cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_queue_order),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_all_plumbing),
+        cmocka_unit_test(test_callers),
+        cmocka_unit_test(test_frames_at_trace),
+        cmocka_unit_test(test_frames_module_replaced),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

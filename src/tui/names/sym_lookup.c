@@ -112,7 +112,10 @@ static unsigned frames_locked(mt_symworker *w, uint64_t addr, uint32_t trace, mt
     if (*final)
         return 1; /* what mt_locate_all says without symbols or module */
     mt_symw_entry *e = frames_entry(w, addr, trace);
-    if (e && answered(w, e)) {
+    /* An answer from another module than the one that holds addr now (a
+     * library loaded at the place of the one it was made with) is made
+     * again: frames keep their module only through a trace (frames_entry). */
+    if (e && answered(w, e) && e->res[0].module && strcmp(e->res[0].module, out->module) == 0) {
         unsigned k = e->nres < max ? e->nres : max;
         memcpy(out, e->res, k * sizeof *out);
         *final = true;
