@@ -29,7 +29,7 @@
 typedef enum mt_dat_kind {
     MT_DAT_PROCESS,     /* who was recorded (u.proc); always the first event */
     MT_DAT_MODULE,      /* a module (u.mod) */
-    MT_DAT_UNLOAD,      /* module u.index was unloaded */
+    MT_DAT_UNLOAD,      /* module u.unload.index was unloaded (u.unload) */
     MT_DAT_DEF,         /* a backtrace definition (u.def) */
     MT_DAT_ALLOC,       /* an allocation (u.ev) */
     MT_DAT_FREE,        /* a free, charged to the allocating trace (u.ev) */
@@ -135,7 +135,10 @@ typedef struct mt_dat_event {
     union {
         mt_dat_process proc;
         mt_dat_module mod;
-        uint64_t index;
+        struct {
+            uint64_t index;      /* the module's */
+            uint32_t next_trace; /* the next trace id at its unload; 0: not known (older files) */
+        } unload;
         mt_dat_def def;
         mt_dat_ev ev;
         mt_dat_totals totals;

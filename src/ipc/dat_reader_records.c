@@ -121,10 +121,14 @@ static mt_errc dec_module(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err
 
 static mt_errc dec_unload(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *err)
 {
-    if (!mt_dcur_v(c, &ev->u.index) || !get_t(r, c, &ev->t_ns))
+    uint64_t next_trace = 0;
+    if (!mt_dcur_v(c, &ev->u.unload.index) || !get_t(r, c, &ev->t_ns))
         return bad(r, "MODULE_UNLOAD record cut short", err);
-    if (ev->u.index >= r->nmodules)
+    if (c->p != c->end && !mt_dcur_v(c, &next_trace)) /* appended; absent in older files */
+        return bad(r, "MODULE_UNLOAD record cut short", err);
+    if (ev->u.unload.index >= r->nmodules)
         return bad(r, "MODULE_UNLOAD of an unknown module", err);
+    ev->u.unload.next_trace = next_trace <= UINT32_MAX ? (uint32_t)next_trace : 0;
     ev->kind = MT_DAT_UNLOAD;
     return MT_OK;
 }

@@ -328,7 +328,12 @@ enum { MT_DEF_TRUNCATED = 1u << 0 };
 /* A loaded module (executable, shared object, vdso).  Appended when first
  * seen; unload_seq is set (atomic store) when it disappears.  An address
  * belongs to a module if start <= addr < end; `offset` = addr - bias is the
- * ELF virtual address inside the module's file. */
+ * ELF virtual address inside the module's file.  unload_trace (added in
+ * version 1 without a bump: older targets leave it 0) is the next trace id
+ * when the target saw the module gone, stored (atomic) before unload_seq:
+ * every trace whose frames the module holds has a smaller id, so a trace
+ * whose address two modules covered in turn is named from the right one
+ * (docs/shm-protocol.md, "Modules").  0: not known. */
 typedef struct mt_shm_module {
     uint64_t bias;
     uint64_t start, end;
@@ -336,7 +341,7 @@ typedef struct mt_shm_module {
     uint64_t unload_seq; /* atomic; 0 while loaded */
     uint32_t build_id_len;
     uint8_t build_id[MT_BUILD_ID_MAX];
-    uint32_t reserved;
+    uint32_t unload_trace;  /* atomic; 0 while loaded or not known (was `reserved`) */
     char path[MT_PATH_MAX]; /* "[vdso]" etc. for modules without a file */
 } mt_shm_module;
 

@@ -38,6 +38,7 @@ static mt_errc parse_one(const mt_segment *seg, const unsigned char *p, size_t i
     out->end = rec.end;
     out->load_seq = rec.load_seq;
     out->unload_seq = rec.unload_seq;
+    out->unload_trace = rec.unload_seq ? rec.unload_trace : 0;
     out->build_id_len = rec.build_id_len;
     memcpy(out->build_id, rec.build_id, sizeof out->build_id);
     memcpy(out->path, rec.path, sizeof out->path);
@@ -138,8 +139,14 @@ typedef struct unloads {
 static void load_unloads(void *ctx)
 {
     unloads *u = ctx;
-    for (size_t i = 0; i < u->m->count; i++)
-        u->m->items[i].unload_seq = __atomic_load_n(&u->recs[i].unload_seq, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < u->m->count; i++) {
+        mt_module_info *o = &u->m->items[i];
+        o->unload_seq = __atomic_load_n(&u->recs[i].unload_seq, __ATOMIC_ACQUIRE);
+        /* stored before unload_seq: read after it (a module loaded again at
+         * its place, publish_shm.c mt_shm_revive_module, clears both) */
+        o->unload_trace =
+            o->unload_seq ? __atomic_load_n(&u->recs[i].unload_trace, __ATOMIC_RELAXED) : 0;
+    }
 }
 
 mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err)
@@ -175,7 +182,8 @@ static bool better(const mt_module_info *cand, const mt_module_info *best)
     return cand > best;
 }
 
-const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr)
+/* The number of entries of order that start at or below addr. */
+static size_t starting_below(const mt_modules *m, uint64_t addr)
 {
     size_t lo = 0, hi = m->count; /* first k with start > addr */
     while (lo < hi) {
@@ -185,11 +193,38 @@ const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr)
         else
             hi = mid;
     }
+    return lo;
+}
+
+const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr)
+{
     const mt_module_info *best = NULL;
-    for (size_t k = lo; k-- > 0 && m->max_end[k] > addr;) {
+    for (size_t k = starting_below(m, addr); k-- > 0 && m->max_end[k] > addr;) {
         const mt_module_info *cand = &m->items[m->order[k]];
         if (addr < cand->end && better(cand, best))
             best = cand;
     }
     return best;
+}
+
+/* When cand stopped holding its addresses, as a trace id: UINT64_MAX while
+ * loaded, 0 when not known. */
+static uint64_t gone_at(const mt_module_info *cand)
+{
+    return cand->unload_seq == 0 ? UINT64_MAX : cand->unload_trace;
+}
+
+const mt_module_info *mt_modules_find_at(const mt_modules *m, uint64_t addr, uint32_t trace)
+{
+    const mt_module_info *best = NULL;
+    for (size_t k = trace ? starting_below(m, addr) : 0; k-- > 0 && m->max_end[k] > addr;) {
+        const mt_module_info *cand = &m->items[m->order[k]];
+        uint64_t gone = gone_at(cand);
+        if (addr >= cand->end || gone <= trace)
+            continue; /* elsewhere, or gone before the trace (or when is not known) */
+        uint64_t best_gone = best ? gone_at(best) : 0;
+        if (!best || gone < best_gone || (gone == best_gone && cand > best))
+            best = cand;
+    }
+    return best ? best : mt_modules_find(m, addr);
 }

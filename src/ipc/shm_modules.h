@@ -11,6 +11,7 @@
 typedef struct mt_module_info {
     uint64_t bias, start, end;
     uint64_t load_seq, unload_seq; /* unload_seq 0 while loaded */
+    uint32_t unload_trace;         /* the next trace id at its unload; 0: loaded or not known */
     uint32_t build_id_len;
     uint8_t build_id[MT_BUILD_ID_MAX];
     char path[MT_PATH_MAX]; /* NUL-terminated */
@@ -45,5 +46,15 @@ mt_errc mt_modules_index_last(mt_modules *m, mt_err *err);
 /* The module containing addr (a loaded one is preferred over an unloaded
  * one, then the latest), or NULL. */
 const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr);
+
+/* The module that held addr when trace `trace` was taken.  Modules that
+ * hold one address were loaded one after the other, and trace ids grow, so
+ * it is the one, of those holding addr, with the smallest known
+ * unload_trace above `trace` (a loaded one's is above every trace; among
+ * loaded ones, the latest).  None such (every one holding addr was
+ * unloaded before the trace, or when is not known: older targets and
+ * recordings, or trace 0, the overflow trace, which has no frames):
+ * mt_modules_find's answer. */
+const mt_module_info *mt_modules_find_at(const mt_modules *m, uint64_t addr, uint32_t trace);
 
 #endif

@@ -86,7 +86,7 @@ static void world_make(world *w, const uint64_t traces[][8], const uint64_t *siz
         fx_trace(w->snap, i, 1, sizes[i], 0, 0);
     }
     assert_true(mt_plumbing_init(&w->skip, skip_env));
-    w->loc = (mt_locator){&w->mods, symbolize, NULL, &w->skip, NULL};
+    w->loc = (mt_locator){&w->mods, symbolize, NULL, &w->skip, NULL, 0};
     mt_addr_set_init(&w->wrappers);
     assert_int_equal(mt_wrapper_shape(&w->loc, &w->defs, w->snap, &w->wrappers), 0);
     w->loc.wrappers = &w->wrappers;

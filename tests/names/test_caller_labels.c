@@ -15,7 +15,7 @@
 
 #include "caller_labels.h"
 
-static const mt_locator no_modules = {NULL, NULL, NULL, NULL, NULL};
+static const mt_locator no_modules = {NULL, NULL, NULL, NULL, NULL, 0};
 
 static mt_caller_row row(const uint64_t *frames, unsigned n, const char *label)
 {

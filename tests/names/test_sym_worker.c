@@ -205,19 +205,25 @@ static void wait_location(mt_symworker *w, uint32_t id, const uint64_t *frames, 
     }
 }
 
-static unsigned wait_frames(mt_symworker *w, uint64_t addr, mt_frame *out, unsigned max)
+static unsigned wait_frames_at(mt_symworker *w, uint64_t addr, uint32_t trace, mt_frame *out,
+                               unsigned max)
 {
     double end = deadline(10);
     for (;;) {
         uint64_t gen = mt_symworker_generation(w);
         bool final = false;
-        unsigned k = mt_symworker_frames(w, addr, out, max, &final);
+        unsigned k = mt_symworker_frames(w, addr, trace, out, max, &final);
         assert_true(k >= 1 && k <= max);
         if (final)
             return k;
         assert_true(now_s() < end);
         nap(w, gen);
     }
+}
+
+static unsigned wait_frames(mt_symworker *w, uint64_t addr, mt_frame *out, unsigned max)
+{
+    return wait_frames_at(w, addr, 0, out, max);
 }
 
 static void assert_same_chain(mt_symworker *w, uint64_t addr, const mt_frame *want, unsigned k)
@@ -263,12 +269,79 @@ static void test_location_async(void **state)
 
     mt_frame one;
     bool final = false;
-    assert_int_equal(mt_symworker_frames(w, addr, &one, 1, &final), 1); /* max is honoured */
+    assert_int_equal(mt_symworker_frames(w, addr, 0, &one, 1, &final), 1); /* max is honoured */
     assert_true(final);
     assert_same_frame(&one, &want_chain[0]);
     assert_int_equal(mt_symworker_pending(w), 0);
     mt_symworker_stop(w);
     mt_symbols_free(&sync);
+}
+
+/* The executable unloaded (its unload stamped: trace ids below 10 were
+ * taken while it was there) and another module loaded at its place: a
+ * trace's frames are named from the module that held them then, the
+ * answers kept apart although the address is the same (sym_lookup.c
+ * frames_entry), and the default answer stays the loaded module's. */
+static void test_frames_at_trace(void **state)
+{
+    fixture *fx = *state;
+    mt_module_info two[2] = {fx->exe.mod, fx->exe.mod};
+    two[0].unload_seq = 1;
+    two[0].unload_trace = 10;
+    two[1].load_seq = 2;
+    strcpy(two[1].path, FAKE_PATH);
+    mt_modules mods;
+    build_mods(&mods, two, 2);
+    mt_symworker *w = start(true, NULL);
+    mt_symworker_set_modules(w, &mods);
+    uint64_t addr = fn_addr(sw_marker);
+    mt_frame fr[MT_MAX_CHAIN];
+    for (int round = 0; round < 2; round++) { /* the second from what was kept */
+        wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+        assert_string_equal(fr[0].module, FAKE_PATH);
+        wait_frames_at(w, addr, 5, fr, MT_MAX_CHAIN);
+        assert_string_equal(fr[0].module, fx->exe.mod.path);
+        assert_non_null(fr[0].function);
+        assert_string_equal(fr[0].function, "sw_marker");
+        wait_frames_at(w, addr, 10, fr, MT_MAX_CHAIN); /* taken after the unload */
+        assert_string_equal(fr[0].module, FAKE_PATH);
+    }
+    wait_location(w, 5, &addr, 1, fr);
+    assert_string_equal(fr[0].function, "sw_marker");
+    wait_location(w, 12, &addr, 1, fr);
+    assert_string_equal(fr[0].module, FAKE_PATH);
+    mt_symworker_stop(w);
+    mt_modules_free(&mods);
+}
+
+/* The module map changes under an answer: the executable, loaded, named
+ * sw_marker at addr; then it is unloaded (stamp 10) and another module
+ * loaded at its place.  The address alone (trace 0) now names the other
+ * module -- the answer made with the first map is made again -- and a
+ * frame of trace 5 still the executable's sw_marker. */
+static void test_frames_module_replaced(void **state)
+{
+    fixture *fx = *state;
+    mt_symworker *w = start(true, NULL);
+    mt_symworker_set_modules(w, &fx->mods);
+    uint64_t addr = fn_addr(sw_marker);
+    mt_frame fr[MT_MAX_CHAIN];
+    wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+    assert_string_equal(fr[0].function, "sw_marker");
+    mt_module_info two[2] = {fx->exe.mod, fx->exe.mod};
+    two[0].unload_seq = 1;
+    two[0].unload_trace = 10;
+    two[1].load_seq = 2;
+    strcpy(two[1].path, FAKE_PATH);
+    mt_modules mods;
+    build_mods(&mods, two, 2);
+    mt_symworker_set_modules(w, &mods);
+    wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+    assert_string_equal(fr[0].module, FAKE_PATH);
+    wait_frames_at(w, addr, 5, fr, MT_MAX_CHAIN);
+    assert_string_equal(fr[0].function, "sw_marker");
+    mt_symworker_stop(w);
+    mt_modules_free(&mods);
 }
 
 /* MEMTOP_SKIP_FUNCS: the location skips the plumbing frame, like mt_trace_location. */
@@ -455,7 +528,7 @@ static void test_disabled(void **state)
     assert_null(fr.function);
     bool final = false;
     mt_frame chain[4];
-    assert_int_equal(mt_symworker_frames(w, trace[0], chain, 4, &final), 1);
+    assert_int_equal(mt_symworker_frames(w, trace[0], 0, chain, 4, &final), 1);
     assert_true(final);
     assert_same_frame(&chain[0], &want);
     assert_true(mt_symworker_location(w, 2, NULL, 0, &fr)); /* n == 0 */
@@ -541,7 +614,7 @@ static void test_queue_overflow(void **state)
                 continue;
             mt_frame fr;
             bool final = false;
-            assert_int_equal(mt_symworker_frames(w, bulk_addr(fx, i), &fr, 1, &final), 1);
+            assert_int_equal(mt_symworker_frames(w, bulk_addr(fx, i), 0, &fr, 1, &final), 1);
             assert_true(mt_symworker_pending(w) <= MT_SYMW_QUEUE_CAP + 1);
             if (final) {
                 assert_same_frame(&fr, &want[i]);
@@ -569,7 +642,7 @@ static void test_stop_pending(void **state)
         uint64_t a = bulk_addr(fx, i);
         mt_frame fr;
         bool final;
-        mt_symworker_frames(w, a, &fr, 1, &final);
+        mt_symworker_frames(w, a, 0, &fr, 1, &final);
         mt_symworker_location(w, i, &a, 1, &fr);
     }
     mt_symworker_set_modules(w, &fx->mods_fake);
@@ -738,13 +811,21 @@ static void test_intern(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_location_async), cmocka_unit_test(test_plumbing_skip),
-        cmocka_unit_test(test_shape_job),      cmocka_unit_test(test_disabled),
-        cmocka_unit_test(test_unknown_module), cmocka_unit_test(test_queue_overflow),
-        cmocka_unit_test(test_stop_pending),   cmocka_unit_test(test_two_threads),
-        cmocka_unit_test(test_queue_order),    cmocka_unit_test(test_table),
-        cmocka_unit_test(test_intern),         cmocka_unit_test(test_all_plumbing),
+        cmocka_unit_test(test_location_async),
+        cmocka_unit_test(test_plumbing_skip),
+        cmocka_unit_test(test_shape_job),
+        cmocka_unit_test(test_disabled),
+        cmocka_unit_test(test_unknown_module),
+        cmocka_unit_test(test_queue_overflow),
+        cmocka_unit_test(test_stop_pending),
+        cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_queue_order),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_all_plumbing),
         cmocka_unit_test(test_callers),
+        cmocka_unit_test(test_frames_at_trace),
+        cmocka_unit_test(test_frames_module_replaced),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

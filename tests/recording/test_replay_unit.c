@@ -328,7 +328,7 @@ static void mid_run(void **state)
     assert_int_equal(v.snap.slot.totals.rss_bytes, MT_UNKNOWN);
     assert_int_equal(v.snap.slot.totals.tracker_bytes, MT_UNKNOWN);
     assert_int_equal(v.snap.slot.totals.thread_count, MT_UNKNOWN);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL, 0};
     mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, NULL, 0, false, 0};
     char path[256], msg[256];
     snprintf(path, sizeof path, "%s/mid.json", dir);
@@ -628,7 +628,7 @@ static void exports(void **state)
     mt_view_init(&v);
     mt_err err;
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL, 0};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
     mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
@@ -674,7 +674,7 @@ static void exports_provenance(void **state)
     mt_view v;
     mt_view_init(&v);
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL, 0};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
     mt_export_src src = {&v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};
@@ -728,7 +728,7 @@ static const char *summary_of_file(db_file *f)
     mt_view v;
     mt_view_init(&v);
     assert_int_equal(mt_replay_seek(r, UINT64_MAX, &v, &err), MT_OK);
-    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL};
+    mt_locator loc = {&v.mods, NULL, NULL, NULL, NULL, 0};
     mt_opts o;
     memset(&o, 0, sizeof o);
     o.top = 5;
@@ -809,7 +809,7 @@ static void summary_leaked_only_at_exit(void **state)
  * for *.json), as a string (in a static buffer). */
 static const char *export_of(const mt_replay *r, const mt_view *v, const char *name)
 {
-    mt_locator loc = {&v->mods, NULL, NULL, NULL, NULL};
+    mt_locator loc = {&v->mods, NULL, NULL, NULL, NULL, 0};
     mt_export_rec rec;
     mt_replay_export_rec(r, &rec);
     mt_export_src src = {v, mt_replay_state(r), &loc, MT_SORT_LIVE, &rec, 0, false, 0};

@@ -2,7 +2,8 @@
  * unloaded and another loaded where it was, as a service swapping one
  * plugin for another does.  Both the live view and a recording must then
  * name the second one's functions, not the first one's at the same
- * offsets.
+ * offsets, and the first one's block, still live (a leak), from the first
+ * one's functions, not the second one's at its address.
  *
  * Usage: writer_dlswap PLUGIN.so PLUGIN_B.so HOLD_MS [unlink-self]
  * First naps 300 ms: the segment exists (MEMTOP_START_MS) and the

@@ -402,7 +402,7 @@ static int exp_teardown(void **state)
 static char *export_with(exp_fixture *x, void (*fn)(FILE *, const mt_export_src *))
 {
     FILE *f = open_memstream(&x->out, &x->out_len);
-    mt_locator loc = {&x->v.mods, NULL, NULL, NULL, NULL};
+    mt_locator loc = {&x->v.mods, NULL, NULL, NULL, NULL, 0};
     mt_export_src src = {&x->v, MT_STATE_RUNNING, &loc, MT_SORT_LIVE, NULL, 0, false, 0};
     fn(f, &src);
     fclose(f);

@@ -669,6 +669,44 @@ static void test_module_prefers_loaded(void **state)
     mt_modules_free(&m);
 }
 
+/* A plugin unloaded, another loaded at its place, unloaded, a third one
+ * there: each trace's frame is named from the module that held it when
+ * the trace was taken (unload_trace: the next trace id at the unload);
+ * without stamps (older targets), "loaded, else the newest" as before. */
+static void test_module_at_trace(void **state)
+{
+    fixture *f = *state;
+    mt_shm_module *a = sb_module(&f->seg, 0), *b = sb_module(&f->seg, 1),
+                  *c = sb_module(&f->seg, 2);
+    *b = *a;
+    *c = *a;
+    snprintf(b->path, sizeof b->path, "/lib/b.so");
+    snprintf(c->path, sizeof c->path, "/lib/c.so");
+    a->unload_seq = 2, a->unload_trace = 10; /* traces 1..9 may be a's */
+    b->unload_seq = 3, b->unload_trace = 20; /* 10..19 b's */
+    c->unload_trace = 7;                     /* loaded: a stale value is no stamp */
+    assert_int_equal(reopen(f), MT_OK);
+    mt_modules m;
+    mt_modules_init(&m);
+    assert_int_equal(mt_modules_update(&m, &f->rd, &f->err), MT_OK);
+    uint64_t addr = a->start + 5;
+    assert_string_equal(mt_modules_find_at(&m, addr, 5)->path, a->path);
+    assert_string_equal(mt_modules_find_at(&m, addr, 9)->path, a->path);
+    assert_string_equal(mt_modules_find_at(&m, addr, 10)->path, "/lib/b.so");
+    assert_string_equal(mt_modules_find_at(&m, addr, 19)->path, "/lib/b.so");
+    assert_string_equal(mt_modules_find_at(&m, addr, 20)->path, "/lib/c.so");
+    assert_string_equal(mt_modules_find_at(&m, addr, 0)->path, "/lib/c.so"); /* any */
+    assert_string_equal(mt_modules_find(&m, addr)->path, "/lib/c.so");
+    assert_null(mt_modules_find_at(&m, 0x10, 5));
+    mt_modules_free(&m);
+    a->unload_trace = b->unload_trace = 0; /* an older target: not known */
+    assert_int_equal(reopen(f), MT_OK);
+    mt_modules_init(&m);
+    assert_int_equal(mt_modules_update(&m, &f->rd, &f->err), MT_OK);
+    assert_string_equal(mt_modules_find_at(&m, addr, 5)->path, "/lib/c.so");
+    mt_modules_free(&m);
+}
+
 /* ---- liveness ---- */
 
 static void test_state_exited(void **state)
@@ -903,6 +941,7 @@ int main(void)
         T(test_module_bad_range),
         T(test_module_build_id_len),
         T(test_module_prefers_loaded),
+        T(test_module_at_trace),
         T(test_state_exited),
         T(test_state_pid_reused),
         T(test_state_dead),

@@ -4,7 +4,7 @@
  * recording's writer once per pass.  A library loaded, used for
  * allocations and unloaded between two of them would leave addresses no
  * module explains, so dlclose records the module map, in the segment and
- * in the recording (record_thread.c mt_rec_before_dlclose), before the
+ * in the recording (record_thread.c mt_rec_dlclose_modules), before the
  * library goes away, and the allocator scan (alloc_scan.c)
  * looks at it before it goes.  (Modules are never removed from the
  * segment: they are only marked unloaded.)  After the real dlclose, the
@@ -15,6 +15,12 @@
  * allocate from its code (its constructors run inside its dlopen), and
  * then be walked with the old object's rules: a wrong trace, or, if a
  * walk's checks catch it, a fallback to libunwind.
+ * After the real dlclose, the module map is listed again, in the segment
+ * and in the recording: an object it unloaded is marked gone at once,
+ * stamped with the next trace id (publish_modules.c), so that a viewer
+ * names a trace taken before it from it, and not from a library loaded at
+ * its place later (which the next listing, up to an interval later, would
+ * have found already there).
  *
  * dlsym (x86-64): a program gets the functions of a library it loaded
  * with dlopen through dlsym.  Before answering, memtop scans for modules
@@ -49,6 +55,7 @@
 #include "hook_next.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 
 static _Atomic(void *) g_real_dlclose;
@@ -65,7 +72,7 @@ MT_EXPORT int dlclose(void *handle)
         mt_alloc_close_begin(); /* a scan's dlclose is not the last */
         closing = true;
         mt_publisher_sync_modules();
-        mt_rec_before_dlclose(); /* the recording's module map, likewise */
+        mt_rec_dlclose_modules(); /* the recording's module map, likewise */
         mt_in_hook_restore(0);
         mt_nocancel_end(cancel);
     }
@@ -73,6 +80,15 @@ MT_EXPORT int dlclose(void *handle)
     if (closing)
         mt_alloc_close_end();
     mt_backtrace_flush();
+    if (closing) {
+        int saved = errno, cancel = mt_nocancel_begin();
+        (void)mt_in_hook_set(MT_IN_OWN);
+        mt_publisher_sync_modules(); /* the unloads, stamped now (see the top) */
+        mt_rec_dlclose_modules();    /* the recording's, likewise */
+        mt_in_hook_restore(0);
+        mt_nocancel_end(cancel);
+        errno = saved;
+    }
     return rc;
 }
 

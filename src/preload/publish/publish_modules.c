@@ -13,6 +13,13 @@
  * lock held, which a fork must not catch held, so it stays rare.
  * Room for MAX_KNOWN modules is reserved, but only the entries ever used
  * are touched and counted in tracker_bytes (most programs use a few dozen).
+ * An unload is stamped with the next trace id (mt_trace_count) read after
+ * the walk that found the module gone: every trace into it has a smaller
+ * id, and the traces of a library loaded at its place later a larger one
+ * (the dlclose hook walks again right after the real dlclose, hook_dl.c,
+ * so the stamp is that of the unload).  A module found replaced by another
+ * one at its place in the same walk is stamped 0, not known: the other
+ * one's traces may have been taken before that walk.
  */
 #define _GNU_SOURCE
 #include "publish_modules.h"
@@ -20,6 +27,7 @@
 #include "core_os_memory.h"
 #include "core_procinfo.h"
 #include "hash_fnv.h"
+#include "table_trace.h"
 
 #include <elf.h>
 #include <link.h>
@@ -31,6 +39,7 @@
 typedef struct {
     uint64_t bias, start, ident;
     int64_t shm_index; /* -1: could not be published */
+    int64_t was_index; /* shm_index -2 (unloaded): its last life's record, or -1 */
     uint32_t seen;
 } known_module;
 
@@ -161,22 +170,46 @@ static known_module *free_entry(mt_published_modules *m)
     return k;
 }
 
-/* Marks k's module unloaded in the segment (its record stays). */
-static void unload(known_module *k, mt_shm_writer *w, uint64_t seq)
+/* Marks k's module unloaded in the segment (its record stays);
+ * unload_trace: the stamp (see the top), 0 if not known. */
+static void unload(known_module *k, mt_shm_writer *w, uint64_t seq, uint32_t unload_trace)
 {
     if (k->shm_index >= 0)
-        mt_shm_mark_unloaded(w, k->shm_index, seq);
+        mt_shm_mark_unloaded(w, k->shm_index, seq, unload_trace);
+    k->was_index = k->shm_index >= 0 ? k->shm_index : -1;
     k->shm_index = -2; /* a reload at the same place is a new module */
+}
+
+/* A module loaded again at the place of its last life (same identity),
+ * with no record appended since: that record is marked loaded again.
+ * Each life would else be a record of its own (the dlclose hook sees every
+ * unload), and a plugin run thousands of times would fill the segment's
+ * module area; nothing was loaded meanwhile, so no trace can be in another
+ * module at its place. */
+static known_module *revive(mt_published_modules *m, mt_shm_writer *w, const mt_shm_module *rec,
+                            uint64_t ident)
+{
+    for (uint32_t i = 0; i < m->n; i++) {
+        known_module *k = &m->known[i];
+        if (k->shm_index == -2 && k->was_index >= 0 && k->bias == rec->bias &&
+            k->start == rec->start && k->ident == ident && mt_shm_revive_module(w, k->was_index)) {
+            k->shm_index = k->was_index;
+            return k;
+        }
+    }
+    return NULL;
 }
 
 static void visit(const mt_shm_module *rec, uint64_t ident, void *arg)
 {
     scan_ctx *c = arg;
     known_module *k = find_known(c->m, rec);
-    if (k && k->ident != ident) { /* another library where one was: that one is gone */
-        unload(k, c->w, c->seq);
+    if (k && k->ident != ident) {   /* another library where one was: that one is gone */
+        unload(k, c->w, c->seq, 0); /* when, between the walks, is not known */
         k = NULL;
     }
+    if (!k)
+        k = revive(c->m, c->w, rec, ident);
     if (!k)
         k = free_entry(c->m);
     if (k && k->shm_index == -3) {
@@ -242,9 +275,10 @@ void mt_modules_sync(mt_published_modules *m, mt_shm_writer *w, uint64_t publish
     scan_ctx ctx = {m, w, publish_seq};
     if (!mt_module_scan_run(&m->walk, dl_iterate_phdr, visit, &ctx)) /* the publish lock held */
         return;
+    uint32_t next_trace = mt_trace_count(); /* after the walk: above every trace into them */
     for (uint32_t i = 0; i < m->n; i++) {
         known_module *k = &m->known[i];
         if (k->seen != m->walk.scan && k->shm_index >= 0)
-            unload(k, w, publish_seq);
+            unload(k, w, publish_seq, next_trace);
     }
 }

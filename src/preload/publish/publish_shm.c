@@ -554,13 +554,25 @@ int64_t mt_shm_append_module(mt_shm_writer *w, const mt_shm_module *m)
     return (int64_t)idx;
 }
 
-void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq)
+void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq, uint32_t unload_trace)
 {
     if (!w->base || index < 0 || (uint64_t)index >= w->p.modules_count)
         return;
     mt_shm_module *rec =
         (mt_shm_module *)(w->base + w->p.modules_off + (uint64_t)index * sizeof *rec);
-    __atomic_store_n(&rec->unload_seq, seq, __ATOMIC_RELEASE);
+    __atomic_store_n(&rec->unload_trace, unload_trace, __ATOMIC_RELAXED);
+    __atomic_store_n(&rec->unload_seq, seq, __ATOMIC_RELEASE); /* after its unload_trace */
+}
+
+bool mt_shm_revive_module(mt_shm_writer *w, int64_t index)
+{
+    if (!w->base || index < 0 || (uint64_t)index + 1 != w->p.modules_count)
+        return false;
+    mt_shm_module *rec =
+        (mt_shm_module *)(w->base + w->p.modules_off + (uint64_t)index * sizeof *rec);
+    __atomic_store_n(&rec->unload_seq, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&rec->unload_trace, 0, __ATOMIC_RELAXED);
+    return true;
 }
 
 void mt_shm_change_flags(mt_shm_writer *w, uint32_t set, uint32_t clear)

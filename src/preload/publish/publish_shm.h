@@ -66,8 +66,13 @@ bool mt_shm_append_def(mt_shm_writer *w, uint32_t id, const uint64_t *frames, ui
 /* Appends one module record; returns its index or -1 when full. */
 int64_t mt_shm_append_module(mt_shm_writer *w, const mt_shm_module *m);
 
-/* Sets a module record's unload_seq (dlclose seen). */
-void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq);
+/* Sets a module record's unload_seq (dlclose seen), after its
+ * unload_trace (the next trace id when it was seen gone; 0: not known). */
+void mt_shm_mark_unloaded(mt_shm_writer *w, int64_t index, uint64_t seq, uint32_t unload_trace);
+
+/* Marks the last module record loaded again (unload_seq 0, then its
+ * unload_trace); false, changing nothing, if index is not the last one. */
+bool mt_shm_revive_module(mt_shm_writer *w, int64_t index);
 
 /* Makes bytes [off, off+len) of the segment safe to touch (fallocate). */
 bool mt_shm_commit(mt_shm_writer *w, uint64_t off, uint64_t len);

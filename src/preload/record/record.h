@@ -65,10 +65,11 @@ bool mt_rec_exec_mine(void);
 bool mt_rec_exec_prepare(void);
 void mt_rec_exec_undo(int err);
 
-/* dlclose, before the real one (hook_dl.c): the recording's module map
- * brought up to date, so that the library about to go has its MODULE
- * record (record_thread.c). */
-void mt_rec_before_dlclose(void);
+/* dlclose, before and after the real one (hook_dl.c): the recording's
+ * module map brought up to date, so that the library about to go has its
+ * MODULE record, and, after, its UNLOAD with the next trace id
+ * (record_thread.c). */
+void mt_rec_dlclose_modules(void);
 
 /* Control channel (publisher thread).  Fill msg; return MT_CTRL_*.
  * beat: the header's rec_lease_beat for MT_CMD_RECORD_START_LEASED (the

@@ -70,11 +70,16 @@ static mt_recw_module *find_loaded(uint64_t bias, uint64_t start)
     return NULL;
 }
 
-static void emit_unload(mt_recw_module *m, uint64_t now)
+/* next_trace (appended field): the next trace id, read after the listing
+ * that found the module gone, so above every trace into it; 0 when not
+ * known (another module found at its place in the same listing: that one's
+ * traces may be older than the listing). */
+static void emit_unload(mt_recw_module *m, uint64_t now, uint32_t next_trace)
 {
     m->loaded = false;
     mt_put_v(&mt_w.pay, m->index);
     mt_put_v(&mt_w.pay, now);
+    mt_put_v(&mt_w.pay, next_trace);
     mt_recw_emit(MT_DAT_REC_MODULE_UNLOAD);
 }
 
@@ -104,7 +109,7 @@ static mt_recw_module *free_slot(void)
 /* The largest MODULE and MODULE_UNLOAD payloads (emit_module: five
  * varints, a build id and a path with their lengths). */
 #define MT_RR_MODULE_MAX (5 * 10 + 10 + MT_BUILD_ID_MAX + 10 + MT_PATH_MAX)
-#define MT_RR_UNLOAD_MAX (2 * 10)
+#define MT_RR_UNLOAD_MAX (3 * 10)
 
 /* Without I/O (mt_w.no_io), a record is written only if `out` has room;
  * a module left out is listed by the next pass, which walks the modules
@@ -124,7 +129,7 @@ static void visit(const mt_shm_module *rec, uint64_t ident, void *arg)
     if (m && m->ident != ident) { /* another library where one was: that one is gone */
         if (!can_emit(MT_RR_UNLOAD_MAX + MT_RR_MODULE_MAX))
             return;
-        emit_unload(m, now);
+        emit_unload(m, now, 0);
         m = NULL;
     }
     if (!m && can_emit(MT_RR_MODULE_MAX) && (m = free_slot()) != NULL) {
@@ -143,10 +148,11 @@ void mt_rr_modules(uint64_t now)
 {
     if (!mt_module_scan_run(&mt_w.modscan, mt_loader_iterate, visit, &now))
         return;
+    uint32_t next_trace = mt_trace_count(); /* after the walk: above every trace into them */
     for (uint32_t i = 0; i < mt_w.nmodules; i++) {
         mt_recw_module *m = &mt_w.modules[i];
         if (m->loaded && m->seen != mt_w.modscan.scan && can_emit(MT_RR_UNLOAD_MAX))
-            emit_unload(m, now);
+            emit_unload(m, now, next_trace);
     }
 }
 
@@ -181,7 +187,7 @@ static void emit_def(uint32_t id, const mt_trace_def *t)
  * would else have its traces defined before its MODULE.  Each of these
  * traces' frames was taken before its id, so its module is listed here,
  * or, unloaded meanwhile, was listed by its dlclose under mt_w.lock
- * (record_thread.c mt_rec_before_dlclose).  Not during a pause, which must
+ * (record_thread.c mt_rec_dlclose_modules).  Not during a pause, which must
  * not take the loader's lock (record_session.c; no definition is made in
  * one). */
 void mt_rr_defs(void)

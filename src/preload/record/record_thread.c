@@ -89,15 +89,16 @@ bool mt_recw_drain_sync(void)
     return ok;
 }
 
-/* dlclose (hook_dl.c), before the real one, inside memtop with
+/* dlclose (hook_dl.c), before and after the real one, inside memtop with
  * cancellation disabled: the writer's module pass, on the program's
  * thread.  The writer learns modules by listing the loaded ones at each
  * pass (mt_rr_modules); a library dlopen'ed, allocated from and dlclose'd
  * between two passes was never listed, so the traces into it had no
  * MODULE record and replayed as bare addresses.  Listing here, before the
- * library goes, appends its MODULE to the records not yet compressed (the
- * next pass sees it gone and writes its UNLOAD), as
- * mt_publisher_sync_modules does for the segment.
+ * library goes, appends its MODULE to the records not yet compressed; the
+ * listing after it (or, if that one gives up, the next pass) sees it gone
+ * and writes its UNLOAD with the next trace id (record_records.c
+ * emit_unload), as mt_publisher_sync_modules does for the segment.
  * The program's thread never waits for the disk here: under the lock the
  * listing only appends (mt_w.no_io: no zstd, no write(2), even when the
  * MODULE fills a frame), and the wait for the lock, which a writer's pass
@@ -108,7 +109,7 @@ bool mt_recw_drain_sync(void)
  * destructor or constructor may hold it too).  Given up: the library's
  * MODULE is missing and its frames replay as addresses; each time is
  * logged (MEMTOP_LOG=info) with the process's count. */
-void mt_rec_before_dlclose(void)
+void mt_rec_dlclose_modules(void)
 {
     static _Atomic uint32_t given_up;
     if (!mt_rec_on())

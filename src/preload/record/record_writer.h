@@ -76,7 +76,7 @@ typedef struct mt_recw {
     bool frame_open;
     /* Records go to `out` only: never compressed or written (lock held).
      * A pass on the program's thread that must not wait for the disk
-     * (mt_rec_before_dlclose); it checks the room first (mt_recw_room). */
+     * (mt_rec_dlclose_modules); it checks the room first (mt_recw_room). */
     bool no_io;
     uint64_t frame_t0;    /* when the open frame got its first record */
     uint64_t frame_raw;   /* uncompressed bytes given to the open frame */

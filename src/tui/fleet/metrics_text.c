@@ -310,7 +310,8 @@ static void location_of(const mt_fleet_proc *p, const mt_row *r, char *buf, size
         return;
     }
     mt_frame fr;
-    mt_trace_location(&p->loc, frames, nf, &fr);
+    mt_locator at = mt_locator_at(&p->loc, r->t->id);
+    mt_trace_location(&at, frames, nf, &fr);
     mt_site_label(&fr, buf, n);
 }
 

@@ -25,7 +25,8 @@ unsigned mt_trace_callers(const mt_locator *loc, const uint64_t *frames, unsigne
 static unsigned locator_callers(void *ctx, const mt_caller_row *r, char (*out)[MT_CALLER_MAX],
                                 unsigned max)
 {
-    return mt_trace_callers(ctx, r->frames, r->n, out, max);
+    mt_locator at = mt_locator_at(ctx, r->id);
+    return mt_trace_callers(&at, r->frames, r->n, out, max);
 }
 
 /* Rows of one label, with their callers. */

@@ -11,7 +11,7 @@ unsigned mt_locate_all(const mt_locator *loc, uint64_t address, mt_frame *out, u
 {
     memset(out, 0, sizeof *out);
     out->address = address;
-    const mt_module_info *m = loc->mods ? mt_modules_find(loc->mods, address) : NULL;
+    const mt_module_info *m = loc->mods ? mt_modules_find_at(loc->mods, address, loc->trace) : NULL;
     if (!m)
         return 1;
     out->module = m->path;

@@ -44,7 +44,18 @@ typedef struct mt_locator {
     void *ctx;
     const mt_plumbing *skip;     /* NULL: no frame is plumbing */
     const mt_addr_set *wrappers; /* the shape rule's wrapper call sites, or NULL */
+    uint32_t trace; /* the trace whose frames are looked up (mt_modules_find_at); 0: any */
 } mt_locator;
+
+/* loc for the frames of trace id: an address two modules held in turn
+ * (a plugin unloaded, another loaded at its place) is named from the one
+ * that held it when the trace was taken. */
+static inline mt_locator mt_locator_at(const mt_locator *loc, uint32_t id)
+{
+    mt_locator l = *loc;
+    l.trace = id;
+    return l;
+}
 
 /* The source frames at address (at least 1, at most max >= 1). */
 /* Is source frame f, at address addr, allocator plumbing for loc? */

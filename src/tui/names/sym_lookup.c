@@ -5,11 +5,11 @@
 
 #include <string.h>
 
-/* addr in the latest map, module + offset only (lock held); false when
- * out of memory. */
-static bool locate_now(mt_symworker *w, uint64_t addr, mt_frame *out)
+/* addr, a frame of trace (0: any), in the latest map, module + offset only
+ * (lock held); false when out of memory. */
+static bool locate_now(mt_symworker *w, uint64_t addr, uint32_t trace, mt_frame *out)
 {
-    mt_locator loc = {&w->cur->map, NULL, NULL, NULL, NULL};
+    mt_locator loc = {&w->cur->map, NULL, NULL, NULL, NULL, trace};
     mt_locate(&loc, addr, out);
     return mt_symw_intern_frame(w, out);
 }
@@ -51,11 +51,12 @@ static bool location_locked(mt_symworker *w, uint32_t id, const uint64_t *frames
     if (!w->threaded) {
         mt_locator loc = mt_symbols_locator(&w->syms, &w->cur->map);
         loc.wrappers = &w->wrappers;
+        loc.trace = id;
         mt_trace_location(&loc, frames, n, out);
         mt_symw_intern_frame(w, out);
         return true;
     }
-    if (!locate_now(w, frames[0], out))
+    if (!locate_now(w, frames[0], id, out))
         return false;
     if (!out->module)
         return true; /* mt_trace_location's answer when frames[0] has no module */
@@ -84,17 +85,37 @@ bool mt_symworker_location(mt_symworker *w, uint32_t trace_id, const uint64_t *f
     return final;
 }
 
+/* The record of addr as a frame of trace (lock held): keyed by the address
+ * alone when the trace's module there is the default one, else
+ * (MT_SYMW_FRAMES_AT) by the address and a trace with that module; NULL
+ * when out of memory. */
+static mt_symw_entry *frames_entry(mt_symworker *w, uint64_t addr, uint32_t trace)
+{
+    const mt_modules *map = &w->cur->map;
+    const mt_module_info *m = mt_modules_find_at(map, addr, trace);
+    if (!trace || m == mt_modules_find(map, addr)) {
+        mt_symw_entry *e = mt_symw_table_find(&w->table, MT_SYMW_FRAMES, addr);
+        return e ? e : mt_symw_table_add(&w->table, MT_SYMW_FRAMES, addr, &addr, 1);
+    }
+    mt_symw_entry *e = mt_symw_table_find(&w->table, MT_SYMW_FRAMES_AT, addr);
+    if (e && mt_modules_find_at(map, addr, (uint32_t)e->frames[1]) == m)
+        return e;
+    uint64_t key[2] = {addr, trace};
+    return mt_symw_table_add(&w->table, MT_SYMW_FRAMES_AT, addr, key, 2);
+}
+
 /* The frames of addr (lock held): out[0] is located already. */
-static unsigned frames_locked(mt_symworker *w, uint64_t addr, mt_frame *out, unsigned max,
-                              bool *final)
+static unsigned frames_locked(mt_symworker *w, uint64_t addr, uint32_t trace, mt_frame *out,
+                              unsigned max, bool *final)
 {
     *final = !w->threaded || !out->module;
     if (*final)
         return 1; /* what mt_locate_all says without symbols or module */
-    mt_symw_entry *e = mt_symw_table_find(&w->table, MT_SYMW_FRAMES, addr);
-    if (!e)
-        e = mt_symw_table_add(&w->table, MT_SYMW_FRAMES, addr, &addr, 1);
-    if (e && answered(w, e)) {
+    mt_symw_entry *e = frames_entry(w, addr, trace);
+    /* An answer from another module than the one that holds addr now (a
+     * library loaded at the place of the one it was made with) is made
+     * again: frames keep their module only through a trace (frames_entry). */
+    if (e && answered(w, e) && e->res[0].module && strcmp(e->res[0].module, out->module) == 0) {
         unsigned k = e->nres < max ? e->nres : max;
         memcpy(out, e->res, k * sizeof *out);
         *final = true;
@@ -105,8 +126,8 @@ static unsigned frames_locked(mt_symworker *w, uint64_t addr, mt_frame *out, uns
     return 1;
 }
 
-unsigned mt_symworker_frames(mt_symworker *w, uint64_t addr, mt_frame *out, unsigned max,
-                             bool *final)
+unsigned mt_symworker_frames(mt_symworker *w, uint64_t addr, uint32_t trace, mt_frame *out,
+                             unsigned max, bool *final)
 {
     *final = true;
     if (max == 0)
@@ -117,8 +138,8 @@ unsigned mt_symworker_frames(mt_symworker *w, uint64_t addr, mt_frame *out, unsi
         return 1;
     pthread_mutex_lock(&w->lock);
     unsigned k = 1;
-    if (locate_now(w, addr, out))
-        k = frames_locked(w, addr, out, max, final);
+    if (locate_now(w, addr, trace, out))
+        k = frames_locked(w, addr, trace, out, max, final);
     else
         *final = false;
     pthread_mutex_unlock(&w->lock);

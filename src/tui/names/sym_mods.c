@@ -42,7 +42,7 @@ static bool same_module(const mt_module_info *a, const mt_module_info *b)
 {
     return a->bias == b->bias && a->start == b->start && a->end == b->end &&
            a->load_seq == b->load_seq && a->unload_seq == b->unload_seq &&
-           a->build_id_len == b->build_id_len &&
+           a->unload_trace == b->unload_trace && a->build_id_len == b->build_id_len &&
            memcmp(a->build_id, b->build_id, build_id_len(a)) == 0 && strcmp(a->path, b->path) == 0;
 }
 

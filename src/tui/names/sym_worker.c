@@ -66,6 +66,9 @@ static unsigned symbolize(mt_symworker *w, const mt_symw_entry *e, mt_frame *cha
 {
     mt_locator loc = mt_symbols_locator(&w->syms, &w->held->map);
     loc.wrappers = &w->wrappers;
+    loc.trace = e->kind == MT_SYMW_LOCATION    ? (uint32_t)e->key
+                : e->kind == MT_SYMW_FRAMES_AT ? (uint32_t)e->frames[1]
+                                               : 0;
     if (e->kind == MT_SYMW_LOCATION) {
         mt_trace_location(&loc, e->frames, e->nframes, chain);
         return 1;

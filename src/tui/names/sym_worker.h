@@ -55,10 +55,11 @@ bool mt_symworker_location(mt_symworker *w, uint32_t trace_id, const uint64_t *f
                            mt_frame *out);
 
 /* The same for all source frames (inlined chain, innermost first) of one
- * address, as mt_locate_all: returns the count (1..max; 0 only when max is
- * 0); *final tells whether it is symbolized yet. */
-unsigned mt_symworker_frames(mt_symworker *w, uint64_t addr, mt_frame *out, unsigned max,
-                             bool *final);
+ * address, a frame of trace (0: any; mt_locator.trace), as mt_locate_all:
+ * returns the count (1..max; 0 only when max is 0); *final tells whether
+ * it is symbolized yet. */
+unsigned mt_symworker_frames(mt_symworker *w, uint64_t addr, uint32_t trace, mt_frame *out,
+                             unsigned max, bool *final);
 
 /* Never blocks on symbolization.  The callers of a trace past its
  * location (as mt_trace_callers gives them, without the shape rule's

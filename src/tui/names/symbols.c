@@ -44,5 +44,5 @@ void mt_symbols_free(mt_symbols *s)
 
 mt_locator mt_symbols_locator(mt_symbols *s, const mt_modules *mods)
 {
-    return (mt_locator){mods, s->sym ? symbolize : NULL, s, &s->skip, NULL};
+    return (mt_locator){mods, s->sym ? symbolize : NULL, s, &s->skip, NULL, 0};
 }

@@ -23,8 +23,11 @@ static mt_errc apply_names(mt_replay *r, const mt_dat_event *ev, mt_err *err)
     case MT_DAT_MODULE:
         return mt_dat_modules_add(&r->mods, &ev->u.mod, r->st.s.ntotals + 1, err);
     case MT_DAT_UNLOAD:
-        if (ev->u.index < r->mods.count && !r->mods.items[ev->u.index].unload_seq)
-            r->mods.items[ev->u.index].unload_seq = r->st.s.ntotals + 1;
+        if (ev->u.unload.index < r->mods.count && !r->mods.items[ev->u.unload.index].unload_seq) {
+            mt_module_info *m = &r->mods.items[ev->u.unload.index];
+            m->unload_seq = r->st.s.ntotals + 1;
+            m->unload_trace = ev->u.unload.next_trace;
+        }
         return MT_OK;
     case MT_DAT_DEF:
         return mt_dat_defs_add(&r->defs, &ev->u.def, ev->t_ns, err);

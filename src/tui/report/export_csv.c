@@ -27,10 +27,10 @@ static void put_quoted(FILE *f, const char *s)
 }
 
 /* Machine frames as module+offset (no symbolization needed). */
-static void put_frame(FILE *f, const mt_modules *mods, uint64_t addr)
+static void put_frame(FILE *f, const mt_modules *mods, uint32_t trace, uint64_t addr)
 {
     mt_frame fr;
-    mt_locate(&(mt_locator){mods, NULL, NULL, NULL, NULL}, addr, &fr);
+    mt_locate(&(mt_locator){mods, NULL, NULL, NULL, NULL, trace}, addr, &fr);
     if (!fr.module) {
         fprintf(f, "0x%" PRIx64, fr.address);
         return;
@@ -64,10 +64,11 @@ static void put_row(FILE *f, const mt_export_src *x, const mt_row *r, size_t fol
             t->free_bytes, t->temporary_count, t->temporary_bytes, t->peak_live_bytes, growth);
     unsigned n = 0;
     const uint64_t *frames = folded ? NULL : mt_defs_frames(&x->v->defs, t->id, &n);
+    mt_locator at = mt_locator_at(x->loc, t->id);
     for (unsigned i = 0; frames && i < n; i++) {
         if (i)
             fputc(';', f);
-        put_frame(f, x->loc->mods, frames[i]);
+        put_frame(f, x->loc->mods, t->id, frames[i]);
     }
     fputs("\",\"", f);
     if (folded)
@@ -75,7 +76,7 @@ static void put_row(FILE *f, const mt_export_src *x, const mt_row *r, size_t fol
     else if (t->id == 0 && !n)
         fputs("(overflow)", f);
     else
-        put_location(f, x->loc, frames, n);
+        put_location(f, &at, frames, n);
     fputs("\"\n", f);
 }
 

@@ -58,8 +58,9 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_shm_trace *t)
     unsigned n;
     const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
     bool first = true;
+    mt_locator at = mt_locator_at(x->loc, t->id);
     for (unsigned i = n; frames && i-- > 0;)
-        put_address(f, x->loc, frames[i], &first);
+        put_address(f, &at, frames[i], &first);
     if (first)
         fputs(t->id == 0 && !n ? "(overflow)" : "[unknown]", f);
     fprintf(f, " %" PRIu64 "\n", t->live_bytes);

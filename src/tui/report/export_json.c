@@ -313,8 +313,8 @@ static void put_callers(FILE *f, const mt_row_labels *labels, size_t row)
 {
     char callers[MT_CALLER_DEPTH][MT_CALLER_MAX];
     const mt_caller_row *c = row < labels->n ? &labels->rows[row] : NULL;
-    unsigned k =
-        c && c->depth ? mt_trace_callers(labels->loc, c->frames, c->n, callers, c->depth) : 0;
+    mt_locator at = c ? mt_locator_at(labels->loc, c->id) : *labels->loc;
+    unsigned k = c && c->depth ? mt_trace_callers(&at, c->frames, c->n, callers, c->depth) : 0;
     fputs(",\n \"location_callers\": [", f);
     for (unsigned i = 0; i < k; i++) {
         mt_json_string(f, callers[i]);
@@ -336,14 +336,15 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, const mt
     const uint64_t *frames = mt_defs_frames(&x->v->defs, t->id, &n);
     bool truncated = frames && (x->v->defs.items[t->id].flags & MT_DEF_TRUNCATED);
     fprintf(f, "\"truncated\": %s,\n \"location\": ", truncated ? "true" : "false");
+    mt_locator at = mt_locator_at(x->loc, t->id);
     if (t->id == 0 && !n)
         fputs("\"(overflow)\"", f); /* backtraces without a trace of their own */
     else
-        put_location(f, x->loc, frames, n);
+        put_location(f, &at, frames, n);
     put_callers(f, labels, row);
     fputs(",\n \"frames\": [", f);
     for (unsigned i = 0; frames && i < n; i++)
-        put_frame(f, x->loc, frames[i], i + 1 < n);
+        put_frame(f, &at, frames[i], i + 1 < n);
     fputs("]}", f);
 }
 

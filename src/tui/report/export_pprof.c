@@ -88,7 +88,7 @@ static void add_sample(pp_out *o, const mt_shm_trace *t, const uint64_t *frames,
     s.label = &o->label_ptrs[i];
     o->first[i] = o->nloc_ids;
     for (unsigned k = 0; frames && k < n; k++)
-        add_loc(o, mt_pp_location_of(&o->b, frames[k]));
+        add_loc(o, mt_pp_location_of(&o->b, frames[k], t->id));
     if (!frames || !n)
         add_loc(o, mt_pp_pseudo_location(&o->b, pseudo));
     s.n_location_id = o->nloc_ids - o->first[i];

@@ -62,8 +62,9 @@ static void put_trace(FILE *f, const mt_export_src *x, const mt_row *r, size_t r
         fprintf(f, "   location: %s\n",
                 mt_fmt_sanitize(mt_row_label(labels, row, where, sizeof where)));
     }
+    mt_locator at = mt_locator_at(x->loc, t->id);
     for (unsigned i = 0; frames && i < n; i++)
-        put_frame(f, x->loc, i, frames[i]);
+        put_frame(f, &at, i, frames[i]);
 }
 
 /* How a recording ended, for people (r->end_reason is a JSON word). */

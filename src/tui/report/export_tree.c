@@ -46,8 +46,9 @@ static mt_calltree *tree_of(const mt_export_src *x)
         unsigned nf;
         const uint64_t *frames = mt_defs_frames(&x->v->defs, rows[i].t->id, &nf);
         const mt_ct_frame *path;
-        unsigned len = mt_ct_path_make(pb, frames, frames ? nf : 0, mt_ct_locate_chain,
-                                       (void *)x->loc, x->loc->skip, &path);
+        mt_locator at = mt_locator_at(x->loc, rows[i].t->id);
+        unsigned len = mt_ct_path_make(pb, frames, frames ? nf : 0, mt_ct_locate_chain, &at,
+                                       x->loc->skip, &path);
         mt_ct_frame overflow = {"(overflow)", false};
         if (!len && rows[i].t->id == 0)
             path = &overflow, len = 1; /* backtraces without a trace of their own */

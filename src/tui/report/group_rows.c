@@ -35,8 +35,9 @@ static void label_of(const mt_defs *defs, const mt_locator *loc, const mt_shm_tr
     const uint64_t *frames = mt_defs_frames(defs, tr->id, &nf);
     mt_frame f;
     memset(&f, 0, sizeof f);
+    mt_locator at = mt_locator_at(loc, tr->id);
     if (frames && nf)
-        mt_trace_location(loc, frames, nf, &f);
+        mt_trace_location(&at, frames, nf, &f);
     if (!frames || !nf)
         snprintf(buf, size, "%s", tr->id == 0 ? "(overflow)" : "(no frames)");
     else

@@ -173,14 +173,20 @@ static mt_pp_location *new_location(mt_pp_builder *b)
     return &b->locs[b->nlocs++];
 }
 
-uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address)
+uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address, uint32_t trace)
 {
-    uint64_t id = mt_pp_id_get(&b->loc_ids, address);
+    const mt_module_info *m =
+        b->loc->mods ? mt_modules_find_at(b->loc->mods, address, trace) : NULL;
+    /* Locations are kept by address for the module that holds it by default;
+     * a frame of another one (loaded there before: mt_modules_find_at) gets a
+     * Location of its own each time, rare enough. */
+    bool shared = !m || m == mt_modules_find(b->loc->mods, address);
+    uint64_t id = shared ? mt_pp_id_get(&b->loc_ids, address) : 0;
     if (id)
         return id;
     mt_frame chain[MT_MAX_CHAIN];
-    unsigned n = mt_locate_all(b->loc, address, chain, MT_MAX_CHAIN);
-    const mt_module_info *m = b->loc->mods ? mt_modules_find(b->loc->mods, address) : NULL;
+    mt_locator at = mt_locator_at(b->loc, trace);
+    unsigned n = mt_locate_all(&at, address, chain, MT_MAX_CHAIN);
     uint64_t map = m ? mapping_of(b, m) : 0;
     mt_pp_location *l = new_location(b);
     if ((m && !map) || !l)
@@ -197,6 +203,8 @@ uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address)
         l = &b->locs[b->nlocs - 1];
         l->n_line++;
     }
+    if (!shared)
+        return l->id;
     return mt_pp_id_put(&b->loc_ids, address, l->id) == 0 ? l->id : 0;
 }
 

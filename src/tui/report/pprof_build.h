@@ -57,9 +57,9 @@ void mt_pp_free(mt_pp_builder *b);
  * location is added.  0, or -1 when out of memory. */
 int mt_pp_main_mapping(mt_pp_builder *b, const char *exe);
 
-/* The id of the Location of the machine frame at address (made on first
- * use); 0 when out of memory. */
-uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address);
+/* The id of the Location of the machine frame at address of trace (0:
+ * any; mt_locator.trace), made on first use; 0 when out of memory. */
+uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address, uint32_t trace);
 
 /* A Location of no module whose one Line names the function name: for the
  * "(overflow)" and "(other)" rows, which have no frames.  0 when out of

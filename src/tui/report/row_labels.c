@@ -18,7 +18,8 @@ static char *location_of(const mt_view *v, const mt_locator *loc, const mt_row *
         strcpy(where, "(overflow)");
     else if (out->n) {
         mt_frame fr;
-        mt_trace_location(loc, out->frames, out->n, &fr);
+        mt_locator at = mt_locator_at(loc, r->t->id);
+        mt_trace_location(&at, out->frames, out->n, &fr);
         mt_frame_short(&fr, where, sizeof where);
     }
     return strdup(where);

@@ -169,12 +169,12 @@ static void add_history(mt_app *a, mt_text_lines *l, const mt_table_row *r)
         mt_lines_add(l, t->graph, "%-11s %s", r == 0 ? top : "", lines[r]);
 }
 
-static void add_frame_lines(mt_app *a, mt_text_lines *l, unsigned idx, uint64_t addr)
+static void add_frame_lines(mt_app *a, mt_text_lines *l, uint32_t id, unsigned idx, uint64_t addr)
 {
     const mt_theme *t = &a->theme;
     mt_frame f[MT_MAX_CHAIN];
     bool final = true;
-    unsigned n = mt_symworker_frames(a->names.w, addr, f, MT_MAX_CHAIN, &final);
+    unsigned n = mt_symworker_frames(a->names.w, addr, id, f, MT_MAX_CHAIN, &final);
     for (unsigned i = 0; i < n; i++) {
         char where[600];
         mt_frame_short(&f[i], where, sizeof where);
@@ -191,11 +191,11 @@ static void add_frame_lines(mt_app *a, mt_text_lines *l, unsigned idx, uint64_t 
 
 /* A backtrace that ends in a named function no stack starts in was cut
  * (stack_start.h): said under it, once its outermost frame is symbolized. */
-static void add_cut_note(mt_app *a, mt_text_lines *l, uint64_t outermost)
+static void add_cut_note(mt_app *a, mt_text_lines *l, uint32_t id, uint64_t outermost)
 {
     mt_frame f[MT_MAX_CHAIN];
     bool final = true;
-    unsigned n = mt_symworker_frames(a->names.w, outermost, f, MT_MAX_CHAIN, &final);
+    unsigned n = mt_symworker_frames(a->names.w, outermost, id, f, MT_MAX_CHAIN, &final);
     const char *fn = n ? f[n - 1].function : NULL; /* the machine frame's own function */
     if (!final || !fn || mt_stack_start(fn))
         return;
@@ -215,9 +215,9 @@ static void add_backtrace(mt_app *a, mt_text_lines *l, uint32_t id)
                  mt_plural(n),
                  di && (di->flags & MT_DEF_TRUNCATED) ? ", truncated at MEMTOP_DEPTH" : "");
     for (unsigned i = 0; frames && i < n; i++)
-        add_frame_lines(a, l, i, frames[i]);
+        add_frame_lines(a, l, id, i, frames[i]);
     if (frames && n && !(di && (di->flags & MT_DEF_TRUNCATED)))
-        add_cut_note(a, l, frames[n - 1]);
+        add_cut_note(a, l, id, frames[n - 1]);
 }
 
 static void build(mt_app *a, mt_text_lines *l)

@@ -79,7 +79,8 @@ typedef struct mt_tree_panel {
     struct mt_calltree *tree;
     struct mt_ct_pathbuf *pb;
     struct mt_plumbing *skip;
-    mt_tree_row *rows; /* the lines on screen, in order */
+    uint32_t path_trace; /* the trace whose path is being made (chain_of, tree_state.c) */
+    mt_tree_row *rows;   /* the lines on screen, in order */
     size_t nrows, cap_rows;
     uint64_t *flipped; /* sorted */
     size_t nflipped, cap_flipped;

@@ -27,7 +27,7 @@ static unsigned chain_of(void *ctx, uint64_t addr, mt_frame *out, unsigned max)
 {
     mt_app *a = ctx;
     bool final;
-    unsigned n = mt_symworker_frames(a->sym, addr, out, max, &final);
+    unsigned n = mt_symworker_frames(a->sym, addr, a->panels.tree.path_trace, out, max, &final);
     if (!final)
         a->panels.tree.provisional = true;
     return n;
@@ -40,6 +40,7 @@ static unsigned path_of(void *ctx, uint32_t id, const mt_ct_frame **out)
     static const mt_ct_frame overflow = {"(overflow)", false};
     unsigned n;
     const uint64_t *f = mt_defs_frames(&a->src.view.defs, id, &n);
+    tp->path_trace = id; /* for chain_of */
     unsigned len = mt_ct_path_make(tp->pb, f, f ? n : 0, chain_of, a, tp->skip, out);
     if (!len && id == 0) { /* backtraces without a trace of their own, as in the exports */
         *out = &overflow;
