@@ -1151,8 +1151,9 @@ static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t 
 {
     loaded_ref *r = ref_of(refs, bias, lo); /* one that found nothing, before a load: again */
     if (!r)
-        r = &refs->r[refs->n++];
-    assert(!r->h); /* a handle shows the module loaded: scan_module never waits again */
+        r = &refs->r[refs->n++]; /* a new slot: what it holds is the stack's, not a handle */
+    else
+        assert(!r->h); /* a handle shows the module loaded: scan_module never waits again */
     memset(r, 0, sizeof *r);
     r->bias = bias;
     r->lo = lo;
