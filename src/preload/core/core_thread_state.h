@@ -236,13 +236,23 @@ static inline void mt_real_call_end(int was)
     mt_tls_in_hook = was;
 }
 
+/* mt_real_call_end as MT_REAL_CALL's scope ends, whichever way: also when
+ * the call is unwound (a C++ operator new throwing bad_alloc from a signal
+ * handler's call inside memtop, through a hook built with -fexceptions:
+ * hook_direct.h), which once left in_hook saying MT_IN_REAL until the
+ * interrupted hook left (pitfall_sigthrow). */
+static inline void mt_real_call_cleanup(const int *was)
+{
+    mt_real_call_end(*was);
+}
+
 /* `expr`, a call into the real allocator, run as MT_IN_REAL (a statement;
- * for one with a value, MT_REAL_CALL(r = call(...))). */
+ * for one with a value, MT_REAL_CALL(r = call(...))).  Without
+ * -fexceptions the cleanup is the plain call after expr. */
 #define MT_REAL_CALL(expr)                                                                         \
     do {                                                                                           \
-        int real_was_ = mt_real_call_begin();                                                      \
+        int real_was_ __attribute__((cleanup(mt_real_call_cleanup))) = mt_real_call_begin();       \
         expr;                                                                                      \
-        mt_real_call_end(real_was_);                                                               \
     } while (0)
 
 /* The same for a call that may come from outside memtop (in_hook clear:
