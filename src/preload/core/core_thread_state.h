@@ -43,7 +43,10 @@ typedef struct mt_thread {
      * charged as realloc's free half (never temporary).  deferred_free[i]
      * frees entry i (the plain free of the allocator whose entry point the
      * handler called); a push takes the slot first, then writes both
-     * (hook_nested.c defer_free). */
+     * (hook_nested.c defer_free), deferred[i] last: a slot is valid once
+     * deferred[i] is not NULL, and the drain clears each slot it pops, so
+     * that a slot taken but never written (its handler left by siglongjmp
+     * in between) is NULL, skipped, never a stale entry freed again. */
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
     void (*deferred_free[MT_DEFER_MAX])(void *);

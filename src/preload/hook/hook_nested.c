@@ -8,6 +8,7 @@
 #include "hook_enter.h"
 #include "hook_real_alloc.h"
 
+#include <signal.h>
 #include <string.h>
 
 /* The hooked allocators' modules (pinned: never unloaded), their
@@ -102,14 +103,22 @@ static bool defer_free(int in, void *p, void (*real_free)(void *), bool realloc_
          * interrupts in between (a second signal) takes slot n + 1.  Writing
          * them before the push let a handler between the two stores fill
          * slot n, whose free this one's second store then overwrote: the
-         * handler's block freed by another allocator's free.  No drain can
-         * read a slot taken but not yet written: only the outer hook drains,
-         * after every handler on the thread has returned. */
+         * handler's block freed by another allocator's free.  The block's
+         * address last: it makes the slot valid.  Only the outer hook
+         * drains, after every handler on the thread has returned, yet a
+         * handler may never return to write its slot: a second signal's
+         * handler that siglongjmps out of it, into this handler's own
+         * sigsetjmp (the outer hook goes on).  The slot stays NULL, as the
+         * drain left it (core_thread_state.h), and the drain skips it: the
+         * block was never freed, its record rightly live. */
         if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1, memory_order_relaxed,
                                                   memory_order_relaxed)) {
             atomic_signal_fence(memory_order_seq_cst); /* the slot taken before it is written */
-            t->deferred[n] = p;
+            if (MT_UNLIKELY(mt_g.cfg.test_defer_signal))
+                raise(mt_g.cfg.test_defer_signal);
             t->deferred_free[n] = real_free;
+            atomic_signal_fence(memory_order_seq_cst); /* the free before the block */
+            t->deferred[n] = p;
             return true;
         }
     }
@@ -138,7 +147,9 @@ static void free_unmatched(int in)
  * it is counted once: a handler's free is the program's. */
 bool mt_nested_free(void *p, int in, void (*real_free)(void *))
 {
-    if (try_free_now(p, true))
+    /* MEMTOP_TEST_DEFER_SIGNAL: every block that may wait does */
+    if (!(MT_UNLIKELY(mt_g.cfg.test_defer_signal) && can_defer(in, real_free)) &&
+        try_free_now(p, true))
         return false;
     if (defer_free(in, p, real_free, false))
         return true;
