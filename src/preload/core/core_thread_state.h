@@ -61,8 +61,11 @@ typedef struct mt_thread {
  * the real allocator: that is what makes re-entrancy and signal handlers
  * safe.  MT_IN_HOOK: inside an allocation hook (a nested allocation is the
  * program's, e.g. from a signal handler, and is counted as untracked);
- * MT_IN_OWN: memtop's own work (publisher, start-up), whose allocations
- * are memtop's and not counted; MT_IN_FORK: memtop's fork handlers
+ * MT_IN_OWN: memtop's own work (publisher, start-up, symbol lookups,
+ * scans, exec and exit), whose allocations are memtop's and not counted
+ * when they return into memtop or a runtime (on a program thread, a
+ * signal handler's are the program's: hook_nested.h
+ * mt_nested_own_is_program); MT_IN_FORK: memtop's fork handlers
  * (core_lifecycle.c), which call no allocator, so that an allocation
  * there is a signal handler's, the program's: counted as untracked, its
  * free matched at once when it can be (hook_libc.c free_nested).

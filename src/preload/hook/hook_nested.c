@@ -128,16 +128,26 @@ static bool defer_free(int in, void *p, void (*real_free)(void *), bool realloc_
 /* A nested free that could be neither matched nor queued: sampled mode
  * counts every free (not matched); in exact mode, inside a hook, the stale
  * record is found when the address is reused (a missed free); inside
- * memtop's fork handlers, with the block table held by the fork, it is
- * counted as an unknown free (right for a block the handler allocated
- * meanwhile, untracked; a tracked one's record stays, found as a missed
- * free when its address is reused). */
+ * memtop's fork handlers, with the block table held by the fork, or its
+ * own work, it is counted as an unknown free (right for a block the
+ * handler allocated meanwhile, untracked; a tracked one's record stays,
+ * found as a missed free when its address is reused). */
 static void free_unmatched(int in)
 {
     if (MT_UNLIKELY(mt_g.cfg.sample_rate))
         mt_count_nested_free();
-    else if (in == MT_IN_FORK)
+    else if (in == MT_IN_FORK || in == MT_IN_OWN)
         atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+}
+
+/* The free of p matched now if it can be: not inside memtop's own work
+ * (MT_IN_OWN), which may hold the recording's locks or have sealed it
+ * (dlclose's module list, an exec's preparation, exit): there it is
+ * counted unmatched (free_unmatched), never queued (no hook leaves to
+ * drain). */
+static bool match_now(void *p, int in, bool temporary_ok)
+{
+    return in != MT_IN_OWN && try_free_now(p, temporary_ok);
 }
 
 /* If its shard is free, the block is accounted and freed at once: like
@@ -149,7 +159,7 @@ bool mt_nested_free(void *p, int in, void (*real_free)(void *))
 {
     /* MEMTOP_TEST_DEFER_SIGNAL: every block that may wait does */
     if (!(MT_UNLIKELY(mt_g.cfg.test_defer_signal) && can_defer(in, real_free)) &&
-        try_free_now(p, true))
+        match_now(p, in, true))
         return false;
     if (defer_free(in, p, real_free, false))
         return true;
@@ -169,7 +179,7 @@ bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns
 {
     /* never temporary, realloc(p, 0) too: whether it frees is known only
      * after the real call (glibc's returns NULL, mimalloc's a new block) */
-    if (try_free_now(old, false))
+    if (match_now(old, in, false))
         return false;
     if (!fns || !fns->malloc || !fns->usable_size || !can_defer(in, fns->free)) {
         free_unmatched(in);
