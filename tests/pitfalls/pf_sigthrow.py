@@ -9,14 +9,17 @@ mi_malloc, is the program's, counted as untracked (memtop once took it for
 the allocator's own and counted it nowhere; a debug build aborted).  Every
 block a handler gets is freed there, an unknown free: between two exports
 of the live process the untracked allocations and the unknown frees must
-grow alike, and the program must exit 0."""
+grow alike, and the program must exit 0.  Then the handler resizes a tracked
+block in place (mi_expand) and destroys a heap of tracked blocks
+(mi_heap_destroy): their records must go (they once stayed, live at their
+old size), the resized block counted as untracked."""
 import json
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
-from mtplib import Test  # noqa: E402
+from mtplib import Test, marker  # noqa: E402
 
 t = Test("sigthrow")
 prog = t.prog("pf_sigthrow")
@@ -60,10 +63,17 @@ def run():
     t.log("health grew by %r" % grew)
     t.check(grew["untracked_alloc_count"] >= 1,
             "the handler's block was not counted as untracked: %r" % grew)
-    t.check(grew["untracked_alloc_count"] == grew["unknown_free_count"],
-            "%d untracked allocations, %d unknown frees: a handler's block after the throw "
-            "was counted nowhere" % (grew["untracked_alloc_count"], grew["unknown_free_count"]))
+    t.check(grew["untracked_alloc_count"] == grew["unknown_free_count"] + 1,
+            "%d untracked allocations, %d unknown frees: expected one more untracked (the "
+            "resized block, live): a handler's block after the throw was counted nowhere, or "
+            "the resize" % (grew["untracked_alloc_count"], grew["unknown_free_count"]))
     t.check(grew["missed_free_count"] == 0, "missed frees: %r" % grew)
+    for size, what in ((777, "the block the handler resized in place (mi_expand)"),
+                       (555, "the blocks of the heap the handler destroyed")):
+        m = marker(after, size)
+        t.check(m["alloc_count"] > 0 and m["live_count"] == 0,
+                "%s: %d of %d still live in memtop's data" % (what, m["live_count"],
+                                                              m["alloc_count"]))
 
 
 if not t.have_lib or not t.memtop:

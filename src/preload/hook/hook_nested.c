@@ -167,6 +167,20 @@ bool mt_nested_free(void *p, int in, void (*real_free)(void *))
     return false;
 }
 
+void mt_nested_gone(void *p, int in, bool temporary_ok)
+{
+    if (p && !match_now(p, in, temporary_ok))
+        free_unmatched(in);
+}
+
+void mt_nested_resized(void *p, int in)
+{
+    if (!p)
+        return;
+    mt_nested_gone(p, in, false);
+    count_untracked(p);
+}
+
 /* Its shard busy, the old block cannot go to the real realloc, which would
  * free it before the outer hook accounts for it (another thread may take
  * the address meanwhile): the new block is made apart (malloc and copy, as

@@ -126,6 +126,19 @@ static inline bool mt_nested_entry_is_program(int in, const void *ret)
  * unmatched), the caller frees p now. */
 bool mt_nested_free(void *p, int in, void (*real_free)(void *));
 
+/* The program's block p that a call inside memtop ends without a free
+ * call of its own (mi_heap_destroy frees a heap's blocks at once), in =
+ * mt_tls_in_hook, before that call: accounted as mt_nested_free accounts
+ * one (temporary_ok by free's rule), never queued (the call frees it). */
+void mt_nested_gone(void *p, int in, bool temporary_ok);
+
+/* The program's block p, resized in place by a call inside memtop
+ * (mi_expand that succeeded, jemalloc's xallocx), in = mt_tls_in_hook,
+ * after the call: its old record's free accounted (never temporary, as
+ * realloc's), the block as it is now untracked (it once kept its record
+ * and the size it had, counted nowhere). */
+void mt_nested_resized(void *p, int in);
+
 /* The program's realloc of old to size, in = mt_tls_in_hook: the old
  * block's free accounted as mt_nested_free's (never temporary).  True when
  * the old block was queued and the new one made apart, *out (fns' malloc

@@ -13,7 +13,11 @@
  * That block is the program's, counted as untracked, its free as an
  * unknown one; memtop once left the thread saying MT_IN_REAL after the
  * throw, took the block for the allocator's own and counted it nowhere
- * (a debug build's assertion fired as the hook went on).  The exception
+ * (a debug build's assertion fired as the hook went on).  Then the handler
+ * resizes a tracked block in place (mi_expand, 777 to 700 bytes) and
+ * destroys a heap of three tracked 555-byte blocks: the resized block's
+ * record is freed and the block untracked, the heap's blocks and record
+ * freed (they once kept their records: live, at their old size).  The exception
  * object libstdc++ allocates is likewise untracked, its free unknown: the
  * driver checks that the two counts grew alike (main throws once before
  * "ready", so that the unwinder's first-use allocations, never freed, fall
@@ -33,7 +37,16 @@ void *mi_malloc(size_t n);
 void mi_free(void *p);
 void *mi_new(size_t n);
 void *pf_sigthrow_own(size_t n);
+void *mi_expand(void *p, size_t n);
+void *mi_heap_new(void);
+void *mi_heap_malloc(void *h, size_t n);
+void mi_heap_destroy(void *h);
 }
+
+/* Made by main before "ready" (tracked): a block the handler resizes in
+ * place, and a heap of HEAP_BLOCKS blocks it destroys. */
+enum { RESIZED_SIZE = 777, HEAP_BLOCK_SIZE = 555, HEAP_BLOCKS = 3 };
+static void *g_resized, *g_heap;
 
 static volatile sig_atomic_t g_caught, g_handled;
 
@@ -50,6 +63,9 @@ static void on_usr1(int)
         _exit(98);
     std::memset(q, 0x5a, 48);
     mi_free(q);
+    if (mi_expand(g_resized, RESIZED_SIZE - 77) != g_resized)
+        _exit(97);
+    mi_heap_destroy(g_heap);
     g_handled = g_handled + 1;
 }
 
@@ -107,6 +123,13 @@ int main()
         return 96;
     } catch (const std::bad_alloc &) {
     }
+    g_resized = mi_malloc(RESIZED_SIZE);
+    g_heap = mi_heap_new();
+    if (!g_resized || !g_heap)
+        return 96;
+    for (int i = 0; i < HEAP_BLOCKS; i++)
+        if (!mi_heap_malloc(g_heap, HEAP_BLOCK_SIZE))
+            return 96;
     pthread_t th;
     if (pthread_create(&th, nullptr, first_hook_thread, nullptr) != 0)
         return 96;
