@@ -140,6 +140,15 @@ static void free_unmatched(int in)
         atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
 }
 
+/* MEMTOP_TEST_DEFER_SIGNAL: inside a hook, a nested free finds its
+ * block's shard busy, as if the interrupted hook held it (it waits in the
+ * queue when it can, or is counted unmatched). */
+static bool busy_forced(int in)
+{
+    return MT_UNLIKELY(mt_g.cfg.test_defer_signal) && mt_tls_thread &&
+           (in == MT_IN_HOOK || in == MT_IN_REAL);
+}
+
 /* The free of p matched now if it can be: not inside memtop's own work
  * (MT_IN_OWN), which may hold the recording's locks or have sealed it
  * (dlclose's module list, an exec's preparation, exit): there it is
@@ -157,9 +166,7 @@ static bool match_now(void *p, int in, bool temporary_ok)
  * it is counted once: a handler's free is the program's. */
 bool mt_nested_free(void *p, int in, void (*real_free)(void *))
 {
-    /* MEMTOP_TEST_DEFER_SIGNAL: every block that may wait does */
-    if (!(MT_UNLIKELY(mt_g.cfg.test_defer_signal) && can_defer(in, real_free)) &&
-        match_now(p, in, true))
+    if (!busy_forced(in) && match_now(p, in, true))
         return false;
     if (defer_free(in, p, real_free, false))
         return true;
@@ -193,7 +200,7 @@ bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns
 {
     /* never temporary, realloc(p, 0) too: whether it frees is known only
      * after the real call (glibc's returns NULL, mimalloc's a new block) */
-    if (match_now(old, in, false))
+    if (!busy_forced(in) && match_now(old, in, false))
         return false;
     if (!fns || !fns->malloc || !fns->usable_size || !can_defer(in, fns->free)) {
         free_unmatched(in);
