@@ -93,15 +93,32 @@ static bool g_used; /* a jemalloc was redirected (under the scan's lock) */
 #define JE_ALLOC_HOOK(name, params, args, size_expr)                                               \
     HOOK_ALLOC_ENTRY(h_##name, orig[JE_##name], params, args, size_expr)
 /* jemalloc's free, for a signal handler's free that waits in the queue
- * (hook_nested.h; NULL until its entry is redirected).  A nested realloc
- * is never made apart here: memtop knows no usable-size function of a
- * redirected jemalloc (hook_nested.c counts it unmatched instead). */
+ * (hook_nested.h; NULL until its entry is redirected). */
 #define JE_PLAIN_FREE ((void (*)(void *))atomic_load_explicit(&orig[JE_free], memory_order_acquire))
 #define JE_FREE_HOOK(name, params, args)                                                           \
     HOOK_FREE_ENTRY(h_##name, orig[JE_##name], params, args, JE_PLAIN_FREE)
 JE_ALLOCS(JE_ALLOC_HOOK)
 JE_FREES(JE_FREE_HOOK)
-HOOK_REALLOC_ENTRY(h_realloc, orig[JE_realloc], (void *p, size_t n), (p, n), n, NULL)
+
+/* jemalloc's plain functions for a signal handler's realloc inside memtop
+ * whose old block must wait in the queue (hook_nested.h): malloc's and
+ * free's trampolines and P+malloc_usable_size (not redirected), found with
+ * the entries.  (Without them the old block's free was counted nowhere,
+ * its record left live: a missed free at best.)  rallocx keeps flags: never
+ * made apart. */
+static _Atomic(void *) g_usable_size;
+
+static const mt_nested_fns *je_nested_fns(mt_nested_fns *f)
+{
+    *f = (mt_nested_fns){
+        (void *(*)(size_t))atomic_load_explicit(&orig[JE_malloc], memory_order_acquire),
+        (size_t(*)(void *))atomic_load_explicit(&g_usable_size, memory_order_acquire),
+        JE_PLAIN_FREE};
+    return f;
+}
+
+HOOK_REALLOC_ENTRY(h_realloc, orig[JE_realloc], (void *p, size_t n), (p, n), n,
+                   je_nested_fns(&(mt_nested_fns){0}))
 HOOK_REALLOC_ENTRY(h_rallocx, orig[JE_rallocx], (void *p, size_t n, int f), (p, n, f), n, NULL)
 HOOK_POSIX_MEMALIGN_ENTRY(h_posix_memalign, orig[JE_posix_memalign])
 
@@ -114,9 +131,18 @@ static size_t h_xallocx(void *p, size_t size, size_t extra, int flags)
         (size_t(*)(void *, size_t, size_t, int))atomic_load_explicit(&orig[JE_xallocx],
                                                                      memory_order_acquire);
     mt_thread *t = p ? hook_enter() : NULL;
+    int in = mt_tls_in_hook;
+    size_t got;
+    if (!t && p && in && mt_nested_entry_is_program(in, __builtin_return_address(0))) {
+        /* a signal handler's, inside memtop: its record's free accounted
+         * after the call, the block untracked (hook_nested.h; it once kept
+         * its record and the size it had) */
+        MT_REAL_CALL(got = real(p, size, extra, flags));
+        mt_nested_resized(p, in);
+        return got;
+    }
     if (!t)
         return real(p, size, extra, flags);
-    size_t got;
     HOOK_REAL(got = real(p, size, extra, flags));
     int saved = errno;
     mt_block b;
@@ -137,6 +163,7 @@ typedef struct je_found {
     const char *prefix;
     size_t plen;
     uint64_t addr[JE_COUNT], size[JE_COUNT];
+    uint64_t usable; /* P+malloc_usable_size, 0: not defined */
 } je_found;
 
 /* P+name for the C functions; the C++ operators by their own name, which
@@ -158,6 +185,8 @@ static void on_sym(void *arg, const mt_elf_sym *s)
     if (i >= 0) {
         f->addr[i] = s->addr;
         f->size[i] = s->size;
+    } else if (strcmp(name, "malloc_usable_size") == 0) {
+        f->usable = s->addr;
     }
 }
 
@@ -209,6 +238,8 @@ mt_je_redirected mt_je_redirect(const char *file, uint64_t bias, const char *pre
         snprintf(why, cap, "its malloc and free were not found");
         return MT_JE_NOT_REDIRECTED;
     }
+    if (f->usable) /* before a redirected entry can run */
+        atomic_store_explicit(&g_usable_size, (void *)(uintptr_t)f->usable, memory_order_release);
     size_t n = mt_patch_entries(entries, JE_COUNT, f->addr, f->size, patch, at);
     bool ok = mt_patch_all(patch, n, true);
     size_t bad = refused(patch, n);

@@ -114,12 +114,13 @@ MI_REALLOC(mi_new_realloc, (void *p, size_t n), (p, n), n, false)
 MI_REALLOC(mi_new_reallocn, (void *p, size_t c, size_t n), (p, c, n), mt_mi_mul(c, n), false)
 
 /* mi_expand resizes in place or fails (NULL, only when growing: the block
- * stays as it was), as realloc_done takes it.  A call that finds the
- * thread inside memtop (hook_nested.h) changes no block's identity:
- * neither its free nor a new block is accounted (as jemalloc's xallocx;
- * the record keeps the size it had).  A realloc's rule would account the
- * old block's free before the call, which fails as often as not: the
- * block live, its record gone, its later free an unknown one. */
+ * stays as it was), as realloc_done takes it.  A program's call that finds
+ * the thread inside memtop (hook_nested.h) is accounted after the call,
+ * when it succeeded (mt_nested_resized: the old record's free, the block
+ * untracked; it once kept its record and the size it had); a failed one
+ * changes nothing.  A realloc's rule would account the old block's free
+ * before the call, which fails as often as not: the block live, its
+ * record gone, its later free an unknown one. */
 MT_EXPORT void *mi_expand(void *p, size_t n)
 {
     void *(*real)(void *, size_t) =
@@ -129,10 +130,13 @@ MT_EXPORT void *mi_expand(void *p, size_t n)
     int in = mt_tls_in_hook;
     if (in) {
         void *q;
-        if (mt_nested_entry_is_program(in, __builtin_return_address(0)))
+        if (mt_nested_entry_is_program(in, __builtin_return_address(0))) {
             MT_REAL_CALL(q = real(p, n));
-        else
+            if (q)
+                mt_nested_resized(p, in);
+        } else {
             q = real(p, n);
+        }
         return q;
     }
     HOOK_REALLOC_RETURN(p, real(p, n), n, false, NULL);
@@ -198,6 +202,48 @@ static bool drop_block(const mi_heap *h, const void *area, void *block, size_t s
     return true;
 }
 
+/* The same for a program's call inside memtop (hook_nested.h); arg: the
+ * thread's in_hook, by address. */
+static bool drop_block_nested(const mi_heap *h, const void *area, void *block, size_t size,
+                              void *arg)
+{
+    (void)h;
+    (void)area;
+    (void)size;
+    mt_nested_gone(block, *(const int *)arg, true);
+    return true;
+}
+
+/* Visits h's blocks with fn unless h is the thread's backing heap (whose
+ * blocks stay live: see below); false when it is, or the helpers are
+ * not known. */
+static bool visit_dropped(mi_heap *h, mi_visit_fn fn, void *arg)
+{
+    bool (*visit)(const mi_heap *, bool, mi_visit_fn, void *) =
+        (bool (*)(const mi_heap *, bool, mi_visit_fn, void *))mt_next_fn_loaded(
+            &slot_mi_heap_visit_blocks, &miss_mi_heap_visit_blocks, "mi_heap_visit_blocks");
+    mi_heap *(*backing)(void) = (mi_heap * (*)(void)) mt_next_fn_loaded(
+        &slot_mi_heap_get_backing, &miss_mi_heap_get_backing, "mi_heap_get_backing");
+    if (!visit || !backing || h == backing())
+        return false;
+    visit(h, true, fn, arg);
+    return true;
+}
+
+/* mi_heap_destroy called by the program inside memtop (a signal handler):
+ * each block accounted with try-locks (mt_nested_gone) before the real
+ * call frees them all; they once kept their records, counted nowhere. */
+static void heap_destroy_nested(void (*real)(mi_heap *), mi_heap *h, int in)
+{
+    int saved = errno;
+    bool dropped;
+    MT_REAL_CALL(dropped = visit_dropped(h, drop_block_nested, &in));
+    if (dropped)
+        mt_nested_gone(h, in, true); /* the heap's own record, as below */
+    MT_REAL_CALL(real(h));
+    errno = saved;
+}
+
 /* mimalloc destroys a heap made by mi_heap_new (whose blocks go with
  * it); a thread's backing heap it only deletes (its blocks move to the
  * backing heap and stay live), as mimalloc 2.0 does for any heap that may
@@ -208,21 +254,19 @@ MT_EXPORT void mi_heap_destroy(mi_heap *h)
         &slot_mi_heap_destroy, &miss_mi_heap_destroy, "mi_heap_destroy");
     if (MT_UNLIKELY(!real))
         return;
+    int in = mt_tls_in_hook;
+    if (h && in && mt_nested_entry_is_program(in, __builtin_return_address(0))) {
+        heap_destroy_nested(real, h, in);
+        return;
+    }
     mt_thread *t = h ? hook_enter() : NULL;
     if (!t) {
         real(h);
         return;
     }
-    bool (*visit)(const mi_heap *, bool, mi_visit_fn, void *) =
-        (bool (*)(const mi_heap *, bool, mi_visit_fn, void *))mt_next_fn_loaded(
-            &slot_mi_heap_visit_blocks, &miss_mi_heap_visit_blocks, "mi_heap_visit_blocks");
-    mi_heap *(*backing)(void) = (mi_heap * (*)(void)) mt_next_fn_loaded(
-        &slot_mi_heap_get_backing, &miss_mi_heap_get_backing, "mi_heap_get_backing");
     int saved = errno;
-    if (visit && backing && h != backing()) {
-        visit(h, true, drop_block, t);
+    if (visit_dropped(h, drop_block, t))
         mt_on_free(t, h); /* the heap's own record (from mi_heap_new), freed inside: unseen */
-    }
     HOOK_REAL(real(h));
     hook_leave(t);
     errno = saved;

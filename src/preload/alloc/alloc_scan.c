@@ -147,6 +147,7 @@ typedef struct mod_syms {
     uint64_t mih_addr[MT_MI_HEAP_N], mih_size[MT_MI_HEAP_N]; /* the rest of its API, likewise */
     void *mi_visit, *mi_backing;                 /* its mi_heap_visit_blocks, mi_heap_get_backing */
     void *mi_usable;                             /* its mi_usable_size */
+    void *tc_usable;                             /* its tc_malloc_size */
     uint64_t tc_addr[MT_TC_N], tc_size[MT_TC_N]; /* its tc_* functions memtop hooks */
     mt_stats_fns stats;                          /* where its own figures come from */
 } mod_syms;
@@ -326,6 +327,8 @@ static void stats_sym(mod_syms *y, const mt_elf_sym *s)
         y->mi_backing = at;
     else if (strcmp(s->name, "mi_usable_size") == 0)
         y->mi_usable = at;
+    else if (strcmp(s->name, "tc_malloc_size") == 0)
+        y->tc_usable = at;
 }
 
 static void on_sym(void *arg, const mt_elf_sym *s)
@@ -773,6 +776,7 @@ static void hook_tcmalloc(const module_ref *m, const mod_syms *y)
         return;
     }
     code_early(m);
+    mt_tc_usable_size_set(y->tc_usable); /* before a redirected entry can run */
     bool any = mt_patch_all(patch, n, false);
     if (any)
         pin(m);
@@ -1151,8 +1155,9 @@ static void take_ref(scan_refs *refs, const char *path, uint64_t bias, uint64_t 
 {
     loaded_ref *r = ref_of(refs, bias, lo); /* one that found nothing, before a load: again */
     if (!r)
-        r = &refs->r[refs->n++];
-    assert(!r->h); /* a handle shows the module loaded: scan_module never waits again */
+        r = &refs->r[refs->n++]; /* a new slot: what it holds is the stack's, not a handle */
+    else
+        assert(!r->h); /* a handle shows the module loaded: scan_module never waits again */
     memset(r, 0, sizeof *r);
     r->bias = bias;
     r->lo = lo;

@@ -64,7 +64,31 @@ TC_ALLOC(h_pvalloc, TC_PVALLOC, (size_t n), (n), n)
 TC_ALLOC(h_calloc, TC_CALLOC, (size_t c, size_t n), (c, n), c *n)
 TC_ALLOC(h_memalign, TC_MEMALIGN, (size_t a, size_t n), (a, n), n)
 HOOK_POSIX_MEMALIGN_ENTRY(h_posix_memalign, orig[TC_POSIX_MEMALIGN])
-HOOK_REALLOC_ENTRY(h_realloc, orig[TC_REALLOC], (void *p, size_t n), (p, n), n, NULL)
+
+/* tcmalloc's plain functions for a signal handler's realloc inside memtop
+ * whose old block must wait in the queue (hook_nested.h): the new block is
+ * made apart with tc_malloc's trampoline, copied by tc_malloc_size, the old
+ * one freed by tc_free's.  (Without them the old block's free was counted
+ * nowhere, its record left live: a missed free at best.) */
+static _Atomic(void *) g_usable_size;
+
+void mt_tc_usable_size_set(void *fn)
+{
+    if (fn)
+        atomic_store_explicit(&g_usable_size, fn, memory_order_release);
+}
+
+static const mt_nested_fns *tc_nested_fns(mt_nested_fns *f)
+{
+    *f = (mt_nested_fns){
+        (void *(*)(size_t))atomic_load_explicit(&orig[TC_MALLOC], memory_order_acquire),
+        (size_t(*)(void *))atomic_load_explicit(&g_usable_size, memory_order_acquire),
+        (void (*)(void *))atomic_load_explicit(&orig[TC_FREE], memory_order_acquire)};
+    return f;
+}
+
+HOOK_REALLOC_ENTRY(h_realloc, orig[TC_REALLOC], (void *p, size_t n), (p, n), n,
+                   tc_nested_fns(&(mt_nested_fns){0}))
 
 /* The block is taken out before the real free (its address may be reused
  * at once by another thread).  tc_free's trampoline frees a signal

@@ -13,4 +13,9 @@
 /* The tc_* entry points, for redirecting them (alloc_patch.h). */
 extern const mt_patch_entry mt_tc_entries[MT_TC_N];
 
+/* tcmalloc's tc_malloc_size (NULL: not found), for a signal handler's
+ * realloc made apart (alloc_tcmalloc.c); set by the scan before the
+ * entries are redirected. */
+void mt_tc_usable_size_set(void *fn);
+
 #endif

@@ -167,6 +167,7 @@ void mt_config_load(mt_config *cfg, char **envp)
         (uint32_t)env_number("MEMTOP_TEST_SCAN_LOADER_WAIT_MS", 0, 10000, 0);
     cfg->test_scan_hold_ms = (uint32_t)env_number("MEMTOP_TEST_SCAN_HOLD_MS", 0, 10000, 0);
     cfg->test_loader_hold_us = (uint32_t)env_number("MEMTOP_TEST_LOADER_HOLD_US", 0, 1000000, 0);
+    cfg->test_defer_signal = (int)env_number("MEMTOP_TEST_DEFER_SIGNAL", 0, 64, 0);
     cfg->lease_ms =
         (uint32_t)env_number("MEMTOP_TEST_LEASE_MS", 100, 3600000, MT_REC_LEASE_MS_DEFAULT);
     mt_log_setup(cfg->log_level, cfg->log_file);

@@ -58,6 +58,11 @@ typedef struct mt_config {
      * calls outside the publish lock nap this long holding the loader's
      * lock (core_loader_gate.c), so that a fork meets such a hold. */
     uint32_t test_loader_hold_us;
+    /* MEMTOP_TEST_DEFER_SIGNAL, for tests: a signal handler's free inside
+     * a hook finds its block's shard busy (hook_nested.c: it waits in the
+     * deferral queue when it can), and this signal is raised between a
+     * slot's take and its write (0: none). */
+    int test_defer_signal;
     /* MEMTOP_TEST_LEASE_MS, for tests: the bound after which a recording
      * a viewer started and stopped renewing ends (record_control.c), in
      * place of MT_REC_LEASE_MS_DEFAULT (a test would wait 10 s). */

@@ -78,8 +78,9 @@ static mt_thread *pop_free(void)
  * on g_free_lock, which this thread holds.  MT_IN_OWN: a handler's free
  * meanwhile is freed at once, never queued on t (free_nested queues only
  * under MT_IN_HOOK, for the hook's own leave to drain, and no hook will
- * leave here: t goes back to the free list, the queue with it).  So a
- * handler's allocation here is not counted (docs/pitfalls.md). */
+ * leave here: t goes back to the free list, the queue with it).  A
+ * handler's allocation here is counted as untracked, its free as an
+ * unknown one (hook_nested.h mt_nested_own_is_program; docs/pitfalls.md). */
 static void thread_release(void *arg)
 {
     mt_thread *t = arg;
@@ -148,7 +149,7 @@ void mt_threads_fork_child(void)
 /* glibc's pthread_setspecific keeps a key below 32 in the thread's own
  * first block of slots: no allocation, no lock.  A later key's block of 32
  * slots is calloc'd at its first use, and only that call is memtop's own
- * allocation (MT_IN_OWN, not counted).  Otherwise in_hook stays as
+ * allocation (MT_IN_OWN, not counted: it returns into libc).  Otherwise in_hook stays as
  * hook_enter set it (MT_IN_HOOK), so that a signal handler's allocation
  * meanwhile is the program's, counted as untracked, not taken for
  * memtop's: pitfall_sigcount lost one handler's three blocks here, one run

@@ -43,7 +43,10 @@ typedef struct mt_thread {
      * charged as realloc's free half (never temporary).  deferred_free[i]
      * frees entry i (the plain free of the allocator whose entry point the
      * handler called); a push takes the slot first, then writes both
-     * (hook_nested.c defer_free). */
+     * (hook_nested.c defer_free), deferred[i] last: a slot is valid once
+     * deferred[i] is not NULL, and the drain clears each slot it pops, so
+     * that a slot taken but never written (its handler left by siglongjmp
+     * in between) is NULL, skipped, never a stale entry freed again. */
     _Atomic uint32_t ndeferred;
     void *deferred[MT_DEFER_MAX];
     void (*deferred_free[MT_DEFER_MAX])(void *);
@@ -58,8 +61,11 @@ typedef struct mt_thread {
  * the real allocator: that is what makes re-entrancy and signal handlers
  * safe.  MT_IN_HOOK: inside an allocation hook (a nested allocation is the
  * program's, e.g. from a signal handler, and is counted as untracked);
- * MT_IN_OWN: memtop's own work (publisher, start-up), whose allocations
- * are memtop's and not counted; MT_IN_FORK: memtop's fork handlers
+ * MT_IN_OWN: memtop's own work (publisher, start-up, symbol lookups,
+ * scans, exec and exit), whose allocations are memtop's and not counted
+ * when they return into memtop or a runtime (on a program thread, a
+ * signal handler's are the program's: hook_nested.h
+ * mt_nested_own_is_program); MT_IN_FORK: memtop's fork handlers
  * (core_lifecycle.c), which call no allocator, so that an allocation
  * there is a signal handler's, the program's: counted as untracked, its
  * free matched at once when it can be (hook_libc.c free_nested).
@@ -236,13 +242,23 @@ static inline void mt_real_call_end(int was)
     mt_tls_in_hook = was;
 }
 
+/* mt_real_call_end as MT_REAL_CALL's scope ends, whichever way: also when
+ * the call is unwound (a C++ operator new throwing bad_alloc from a signal
+ * handler's call inside memtop, through a hook built with -fexceptions:
+ * hook_direct.h), which once left in_hook saying MT_IN_REAL until the
+ * interrupted hook left (pitfall_sigthrow). */
+static inline void mt_real_call_cleanup(const int *was)
+{
+    mt_real_call_end(*was);
+}
+
 /* `expr`, a call into the real allocator, run as MT_IN_REAL (a statement;
- * for one with a value, MT_REAL_CALL(r = call(...))). */
+ * for one with a value, MT_REAL_CALL(r = call(...))).  Without
+ * -fexceptions the cleanup is the plain call after expr. */
 #define MT_REAL_CALL(expr)                                                                         \
     do {                                                                                           \
-        int real_was_ = mt_real_call_begin();                                                      \
+        int real_was_ __attribute__((cleanup(mt_real_call_cleanup))) = mt_real_call_begin();       \
         expr;                                                                                      \
-        mt_real_call_end(real_was_);                                                               \
     } while (0)
 
 /* The same for a call that may come from outside memtop (in_hook clear:

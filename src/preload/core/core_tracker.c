@@ -425,29 +425,46 @@ void mt_untake(void *p, const mt_block *b)
     mt_ptr_insert((uintptr_t)p, b, &stale);
 }
 
+/* One block popped from the deferral queue: accounted, then freed with
+ * its allocator's free. */
+static void drain_one(mt_thread *t, void *p, void (*real_free)(void *))
+{
+    if ((uintptr_t)p & MT_DEFER_REALLOC) { /* realloc's free half (realloc_done) */
+        p = (void *)((uintptr_t)p & ~MT_DEFER_REALLOC);
+        mt_block b;
+        if (mt_take(p, &b))
+            mt_charge_free(t, p, &b, false);
+        mt_count_realloc_free(t, p);
+    } else {
+        mt_on_free(t, p);
+    }
+    MT_REAL_CALL(real_free(p));
+}
+
 void mt_drain_deferred(mt_thread *t)
 {
     /* Frees queued by a signal handler that interrupted us: the handler ran
      * on this thread, so the queue is ours alone. */
     uint32_t n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
     while (n) {
-        void *p = t->deferred[n - 1];
-        void (*real_free)(void *) = t->deferred_free[n - 1];
-        atomic_signal_fence(memory_order_seq_cst); /* both read before the pop */
-        if (!atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n - 1, memory_order_relaxed,
-                                                   memory_order_relaxed))
-            continue;                          /* a handler pushed meanwhile: n was reloaded */
-        if ((uintptr_t)p & MT_DEFER_REALLOC) { /* realloc's free half (realloc_done) */
-            p = (void *)((uintptr_t)p & ~MT_DEFER_REALLOC);
-            mt_block b;
-            if (mt_take(p, &b))
-                mt_charge_free(t, p, &b, false);
-            mt_count_realloc_free(t, p);
-        } else {
-            mt_on_free(t, p);
+        /* Slot n - 1 is ours until the pop (a handler that interrupts here
+         * pushes above it): cleared before the pop, as a handler may take
+         * it right after, and put back if the pop fails. */
+        uint32_t top = n - 1;
+        void *p = t->deferred[top];
+        void (*real_free)(void *) = t->deferred_free[top];
+        t->deferred[top] = NULL;
+        t->deferred_free[top] = NULL;
+        atomic_signal_fence(memory_order_seq_cst); /* read and cleared before the pop */
+        if (!atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, top, memory_order_relaxed,
+                                                   memory_order_relaxed)) {
+            t->deferred[top] = p; /* a handler pushed meanwhile: n was reloaded */
+            t->deferred_free[top] = real_free;
+            continue;
         }
-        MT_ASSERT(real_free);
-        MT_REAL_CALL(real_free(p));
+        /* NULL: taken, never written (its handler was left: defer_free) */
+        if (p && real_free)
+            drain_one(t, p, real_free);
         n = atomic_load_explicit(&t->ndeferred, memory_order_relaxed);
     }
 }

@@ -69,8 +69,8 @@ static inline void hook_unwound(const hook_guard *g)
                    "a hook that C++ code may throw through: build with -fexceptions")
 
 /* An allocating entry's call that found the thread inside memtop: the
- * allocator's own (MT_IN_REAL) or memtop's (MT_IN_OWN) passes through; the
- * program's (a signal handler's, hook_nested.h) is counted as untracked.
+ * allocator's own or memtop's passes through; the program's (a signal
+ * handler's, hook_nested.h) is counted as untracked.
  * A GNU statement expression: `call` is evaluated once. */
 #define hook_nested_alloc(call)                                                                    \
     ({                                                                                             \

@@ -195,11 +195,12 @@ static inline bool hook_fast_free(const void *p)
 }
 
 /* A pass-through allocation of the program's while tracking runs is one we
- * cannot attribute.  memtop's own allocations are not the program's. */
+ * cannot attribute.  The callers count the program's only: memtop's own
+ * work's (MT_IN_OWN) are told apart by where they return
+ * (hook_nested.h mt_nested_own_is_program). */
 static inline void count_untracked(void *p)
 {
-    if (p && mt_tls_in_hook != MT_IN_OWN &&
-        atomic_load_explicit(&mt_g.state, memory_order_relaxed) == MT_ST_READY)
+    if (p && atomic_load_explicit(&mt_g.state, memory_order_relaxed) == MT_ST_READY)
         atomic_fetch_add_explicit(&mt_g.untracked_alloc_count, 1, memory_order_relaxed);
 }
 

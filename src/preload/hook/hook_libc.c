@@ -52,11 +52,12 @@
 
 /* A block from a call that could not enter memtop and returns to ret:
  * untracked, unless the call is a hooked allocator's own from inside
- * memtop's real call, whose block the outer hook counts (hook_nested.h
- * mt_nested_libc_is_own). */
+ * memtop's real call, whose block the outer hook counts, or memtop's own
+ * work's (hook_nested.h mt_nested_libc_is_program). */
 static inline void count_nested(void *p, const void *ret)
 {
-    if (!mt_nested_libc_is_own(mt_tls_in_hook, ret))
+    int in = mt_tls_in_hook;
+    if (in == MT_IN_NONE || mt_nested_libc_is_program(in, ret))
         count_untracked(p);
 }
 

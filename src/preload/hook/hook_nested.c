@@ -8,6 +8,7 @@
 #include "hook_enter.h"
 #include "hook_real_alloc.h"
 
+#include <signal.h>
 #include <string.h>
 
 /* The hooked allocators' modules (pinned: never unloaded), their
@@ -102,14 +103,22 @@ static bool defer_free(int in, void *p, void (*real_free)(void *), bool realloc_
          * interrupts in between (a second signal) takes slot n + 1.  Writing
          * them before the push let a handler between the two stores fill
          * slot n, whose free this one's second store then overwrote: the
-         * handler's block freed by another allocator's free.  No drain can
-         * read a slot taken but not yet written: only the outer hook drains,
-         * after every handler on the thread has returned. */
+         * handler's block freed by another allocator's free.  The block's
+         * address last: it makes the slot valid.  Only the outer hook
+         * drains, after every handler on the thread has returned, yet a
+         * handler may never return to write its slot: a second signal's
+         * handler that siglongjmps out of it, into this handler's own
+         * sigsetjmp (the outer hook goes on).  The slot stays NULL, as the
+         * drain left it (core_thread_state.h), and the drain skips it: the
+         * block was never freed, its record rightly live. */
         if (atomic_compare_exchange_weak_explicit(&t->ndeferred, &n, n + 1, memory_order_relaxed,
                                                   memory_order_relaxed)) {
             atomic_signal_fence(memory_order_seq_cst); /* the slot taken before it is written */
-            t->deferred[n] = p;
+            if (MT_UNLIKELY(mt_g.cfg.test_defer_signal))
+                raise(mt_g.cfg.test_defer_signal);
             t->deferred_free[n] = real_free;
+            atomic_signal_fence(memory_order_seq_cst); /* the free before the block */
+            t->deferred[n] = p;
             return true;
         }
     }
@@ -119,16 +128,35 @@ static bool defer_free(int in, void *p, void (*real_free)(void *), bool realloc_
 /* A nested free that could be neither matched nor queued: sampled mode
  * counts every free (not matched); in exact mode, inside a hook, the stale
  * record is found when the address is reused (a missed free); inside
- * memtop's fork handlers, with the block table held by the fork, it is
- * counted as an unknown free (right for a block the handler allocated
- * meanwhile, untracked; a tracked one's record stays, found as a missed
- * free when its address is reused). */
+ * memtop's fork handlers, with the block table held by the fork, or its
+ * own work, it is counted as an unknown free (right for a block the
+ * handler allocated meanwhile, untracked; a tracked one's record stays,
+ * found as a missed free when its address is reused). */
 static void free_unmatched(int in)
 {
     if (MT_UNLIKELY(mt_g.cfg.sample_rate))
         mt_count_nested_free();
-    else if (in == MT_IN_FORK)
+    else if (in == MT_IN_FORK || in == MT_IN_OWN)
         atomic_fetch_add_explicit(&mt_g.unknown_free_count, 1, memory_order_relaxed);
+}
+
+/* MEMTOP_TEST_DEFER_SIGNAL: inside a hook, a nested free finds its
+ * block's shard busy, as if the interrupted hook held it (it waits in the
+ * queue when it can, or is counted unmatched). */
+static bool busy_forced(int in)
+{
+    return MT_UNLIKELY(mt_g.cfg.test_defer_signal) && mt_tls_thread &&
+           (in == MT_IN_HOOK || in == MT_IN_REAL);
+}
+
+/* The free of p matched now if it can be: not inside memtop's own work
+ * (MT_IN_OWN), which may hold the recording's locks or have sealed it
+ * (dlclose's module list, an exec's preparation, exit): there it is
+ * counted unmatched (free_unmatched), never queued (no hook leaves to
+ * drain). */
+static bool match_now(void *p, int in, bool temporary_ok)
+{
+    return in != MT_IN_OWN && try_free_now(p, temporary_ok);
 }
 
 /* If its shard is free, the block is accounted and freed at once: like
@@ -138,12 +166,26 @@ static void free_unmatched(int in)
  * it is counted once: a handler's free is the program's. */
 bool mt_nested_free(void *p, int in, void (*real_free)(void *))
 {
-    if (try_free_now(p, true))
+    if (!busy_forced(in) && match_now(p, in, true))
         return false;
     if (defer_free(in, p, real_free, false))
         return true;
     free_unmatched(in);
     return false;
+}
+
+void mt_nested_gone(void *p, int in, bool temporary_ok)
+{
+    if (p && !match_now(p, in, temporary_ok))
+        free_unmatched(in);
+}
+
+void mt_nested_resized(void *p, int in)
+{
+    if (!p)
+        return;
+    mt_nested_gone(p, in, false);
+    count_untracked(p);
 }
 
 /* Its shard busy, the old block cannot go to the real realloc, which would
@@ -158,7 +200,7 @@ bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns
 {
     /* never temporary, realloc(p, 0) too: whether it frees is known only
      * after the real call (glibc's returns NULL, mimalloc's a new block) */
-    if (try_free_now(old, false))
+    if (!busy_forced(in) && match_now(old, in, false))
         return false;
     if (!fns || !fns->malloc || !fns->usable_size || !can_defer(in, fns->free)) {
         free_unmatched(in);

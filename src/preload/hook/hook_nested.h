@@ -13,6 +13,7 @@
 #ifndef MT_HOOK_NESTED_H
 #define MT_HOOK_NESTED_H
 
+#include "core_state.h"
 #include "core_thread_state.h"
 
 #include <stdbool.h>
@@ -63,14 +64,35 @@ static inline bool mt_nested_libc_is_own(int in, const void *ret)
     return in == MT_IN_REAL && mt_nested_in_allocator((uintptr_t)ret, false);
 }
 
+/* A call that found in_hook = MT_IN_OWN, memtop's own work on a program
+ * thread (a symbol lookup on a function's first call, the allocator scan
+ * of dlsym and dlclose, an exec's preparation, exit, a key with glibc's
+ * calloc'd slots), is memtop's own when it returns into memtop, into a
+ * hooked allocator's module or into a runtime: memtop calls nothing else
+ * there (the loader and libc allocate for dlsym, dlopen, pthread_setspecific).
+ * Otherwise it is the program's: a signal handler's (or a constructor's or
+ * destructor's that memtop's dlopen or dlclose runs), once counted nowhere
+ * while the data said exact.  Not told apart: a handler's call through a
+ * runtime (strdup, libstdc++'s operator new), taken for memtop's.  memtop's
+ * own threads block every signal. */
+static inline bool mt_nested_own_is_program(const void *ret)
+{
+    /* Tracking ready: the first allocator scan has listed the runtimes
+     * (before, its own dlopen's loader frees were taken for a handler's) */
+    return atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY &&
+           !mt_nested_in_allocator((uintptr_t)ret, true);
+}
+
 /* A call through one of libc's names that found in_hook = in, returning
- * to ret, is the program's (not memtop's own work, nor one before
- * tracking, nor a hooked allocator's own: mt_nested_libc_is_own).  Inside
- * a real call too: a handler that interrupted the allocator, or an
- * allocator memtop does not hook calling the malloc family by name,
- * counted as untracked as ever. */
+ * to ret, is the program's (not one before tracking, nor a hooked
+ * allocator's own: mt_nested_libc_is_own, nor memtop's own work's:
+ * mt_nested_own_is_program).  Inside a real call too: a handler that
+ * interrupted the allocator, or an allocator memtop does not hook calling
+ * the malloc family by name, counted as untracked as ever. */
 static inline bool mt_nested_libc_is_program(int in, const void *ret)
 {
+    if (in == MT_IN_OWN)
+        return mt_nested_own_is_program(ret);
     return (in == MT_IN_HOOK || in == MT_IN_FORK || in == MT_IN_REAL) &&
            !mt_nested_libc_is_own(in, ret);
 }
@@ -84,7 +106,8 @@ static inline bool mt_nested_libc_is_program(int in, const void *ret)
  * entry-to-entry call (mi_reallocf calling mi_free; an operator delete
  * jumping to free returns into memtop, which made the real call; the
  * C++ runtime allocating a bad_alloc inside operator new), which the outer
- * hook counts or which was always left uncounted (docs/allocators.md).  An allocator
+ * hook counts or which was always left uncounted (docs/allocators.md).
+ * From memtop's own work (MT_IN_OWN) likewise.  An allocator
  * linked into the executable shares its module with the program's
  * handlers: their calls from inside its real calls pass through
  * (docs/allocators.md). */
@@ -92,7 +115,8 @@ static inline bool mt_nested_entry_is_program(int in, const void *ret)
 {
     if (in == MT_IN_HOOK || in == MT_IN_FORK)
         return true;
-    return in == MT_IN_REAL && !mt_nested_in_allocator((uintptr_t)ret, true);
+    /* memtop's own work: the same rule (mt_nested_own_is_program) */
+    return (in == MT_IN_REAL || in == MT_IN_OWN) && !mt_nested_in_allocator((uintptr_t)ret, true);
 }
 
 /* The program's free of p, in = mt_tls_in_hook: accounted now if it can
@@ -101,6 +125,19 @@ static inline bool mt_nested_entry_is_program(int in, const void *ret)
  * queued: the caller must not free p.  False: accounted (or counted
  * unmatched), the caller frees p now. */
 bool mt_nested_free(void *p, int in, void (*real_free)(void *));
+
+/* The program's block p that a call inside memtop ends without a free
+ * call of its own (mi_heap_destroy frees a heap's blocks at once), in =
+ * mt_tls_in_hook, before that call: accounted as mt_nested_free accounts
+ * one (temporary_ok by free's rule), never queued (the call frees it). */
+void mt_nested_gone(void *p, int in, bool temporary_ok);
+
+/* The program's block p, resized in place by a call inside memtop
+ * (mi_expand that succeeded, jemalloc's xallocx), in = mt_tls_in_hook,
+ * after the call: its old record's free accounted (never temporary, as
+ * realloc's), the block as it is now untracked (it once kept its record
+ * and the size it had, counted nowhere). */
+void mt_nested_resized(void *p, int in);
 
 /* The program's realloc of old to size, in = mt_tls_in_hook: the old
  * block's free accounted as mt_nested_free's (never temporary).  True when

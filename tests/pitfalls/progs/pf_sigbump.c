@@ -41,6 +41,7 @@ typedef struct hdr {
     uint32_t magic;
 } hdr;
 #define MAGIC 0x5b5b1a7cu
+#define FREED 0xf7eed0d0u /* a freed block's magic: a second free dies */
 
 static _Atomic(char *) g_arena;
 static atomic_size_t g_used;
@@ -119,13 +120,29 @@ static void unlock(void)
 static hdr *header(void *p)
 {
     hdr *h = (hdr *)p - 1;
+    if (h->magic == FREED)
+        die("pf_sigbump: double free\n");
     if (h->magic != MAGIC)
         die("pf_sigbump: not our block\n");
     return h;
 }
 
+/* pf_sigjump.c's: called once, at the start of the next malloc made
+ * outside a handler (a real call memtop makes from inside its hook). */
+static void (*volatile g_next_malloc)(void);
+
+void pf_sigbump_on_next_malloc(void (*fn)(void))
+{
+    g_next_malloc = fn;
+}
+
 static void *do_malloc(size_t n)
 {
+    void (*fn)(void) = t_handler ? NULL : g_next_malloc;
+    if (fn) {
+        g_next_malloc = NULL;
+        fn();
+    }
     if (t_handler || n > MAX_CLASS)
         return bump(n, GRAIN, NO_CLASS);
     uint32_t cls = (uint32_t)((n + GRAIN - 1) / GRAIN);
@@ -136,6 +153,7 @@ static void *do_malloc(size_t n)
     unlock();
     if (p) {
         ((hdr *)p - 1)->size = n;
+        ((hdr *)p - 1)->magic = MAGIC;
         return p;
     }
     return bump((size_t)cls * GRAIN, GRAIN, cls);
@@ -146,6 +164,7 @@ static void do_free(void *p)
     if (!p)
         return;
     hdr *h = header(p);
+    h->magic = FREED;
     if (t_handler || h->cls == NO_CLASS)
         return;
     lock();
