@@ -910,15 +910,20 @@ static void note_unseen(const module_ref *m, uint32_t from)
  * - libmemtop.so's own dependencies, libunwind and liblzma: a module named
  *   so that holds the very function memtop calls in it.
  * The executable is always read. */
+/* libmemtop.so's own dependencies, libunwind and liblzma (see below) */
+static bool own_dependency(const module_ref *m)
+{
+    const char *b = base_name(m->path);
+    return (strncmp(b, "libunwind.so", 12) == 0 && in_module(m, mt_libunwind_entry())) ||
+           (strncmp(b, "liblzma.so", 10) == 0 && in_module(m, mt_elf_lzma_entry()));
+}
+
 static bool allocator_free(const module_ref *m)
 {
     if (m->exe)
         return false;
-    const char *b = base_name(m->path);
     uint64_t loader = getauxval(AT_BASE);
-    return mt_path_is_libc(m->path) || (loader && m->bias == loader) ||
-           (strncmp(b, "libunwind.so", 12) == 0 && in_module(m, mt_libunwind_entry())) ||
-           (strncmp(b, "liblzma.so", 10) == 0 && in_module(m, mt_elf_lzma_entry()));
+    return mt_path_is_libc(m->path) || (loader && m->bias == loader) || own_dependency(m);
 }
 
 /* An allocator hooked late (as note_unseen) while a dlsym or dlclose had
@@ -978,7 +983,9 @@ static bool read_syms(const module_ref *m, mod_syms *y)
  * call into it then jumps through an unrelocated GOT.  The caller then
  * takes a reference with dlopen(RTLD_NOLOAD) outside the scan's lock
  * (take_ref), which waits for the loader's lock, and scans m again. */
-/* The C and C++ runtimes (libc, the loader, libstdc++, libgcc_s, libc++):
+/* The C and C++ runtimes (libc, the loader, libstdc++, libgcc_s, libc++),
+ * and memtop's own dependencies (libunwind, liblzma: what they allocate
+ * while memtop's own work runs, MT_IN_OWN, is memtop's, hook_nested.h):
  * an allocator calls into them (operator new throwing bad_alloc allocates
  * its exception object in libstdc++), so a call they make into an
  * allocator's entry from inside memtop's real call is the allocator's own
@@ -990,7 +997,7 @@ static void note_runtime(const module_ref *m)
         return;
     const char *b = base_name(m->path);
     uint64_t loader = getauxval(AT_BASE);
-    bool runtime = mt_path_is_libc(m->path) || (loader && m->bias == loader);
+    bool runtime = mt_path_is_libc(m->path) || (loader && m->bias == loader) || own_dependency(m);
     for (size_t i = 0; i < sizeof names / sizeof *names && !runtime; i++)
         runtime = strncmp(b, names[i], strlen(names[i])) == 0;
     if (runtime)
