@@ -93,6 +93,8 @@ struct mt_dat_pipe {
     bool at_mark; /* a FLUSHED mark taken since the last result: flushed here */
     /* MEMTOP_READ_STATS */
     bool stats;
+    bool ahead;                /* the consumer decompresses ahead (MEMTOP_READ_AHEAD) */
+    uint64_t helped;           /* chunks it decompressed */
     uint64_t waits[2];         /* producer, consumer */
     double pcpu, ccpu0, wall0; /* s */
 };
@@ -184,7 +186,10 @@ static bool room(mt_dat_pipe *p, uint64_t head)
 }
 
 /* Consumer: the next published slot, or NULL when the producer is done
- * and every slot was taken. */
+ * and every slot was taken.  While the ring is empty (the producer is the
+ * slower side) the consumer decompresses the recording ahead of the
+ * producer (mt_dat_decode_ahead), and spins or sleeps only once that is
+ * as far ahead as it goes. */
 static slot *next_slot(mt_dat_pipe *p)
 {
     uint64_t tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
@@ -194,6 +199,11 @@ static slot *next_slot(mt_dat_pipe *p)
         if (atomic_load_explicit(&p->done, memory_order_acquire) &&
             atomic_load_explicit(&p->head, memory_order_acquire) == tail)
             return NULL;
+        if (p->ahead && mt_dat_decode_ahead(p->r)) {
+            p->helped++;
+            i = 0;
+            continue;
+        }
         if (i < SPINS) {
             __builtin_ia32_pause();
             continue;
@@ -520,6 +530,8 @@ mt_dat_pipe *mt_dat_pipe_start(mt_dat_reader *r, mt_dat_block_fn fn, void *ctx, 
     p->ctx = ctx;
     const char *st = getenv("MEMTOP_READ_STATS");
     p->stats = st && *st == '1';
+    const char *ah = getenv("MEMTOP_READ_AHEAD");
+    p->ahead = !(ah && *ah == '0');
     if (p->stats) {
         p->ccpu0 = thread_cpu();
         p->wall0 = now();
@@ -560,9 +572,10 @@ static void print_stats(mt_dat_pipe *p)
 {
     fprintf(stderr,
             "memtop: read pass: %s; wall %.3f s; consumer CPU %.3f s, waits %llu; producer "
-            "CPU %.3f s, waits %llu\n",
+            "CPU %.3f s, waits %llu; chunks decompressed by the consumer %llu\n",
             p->threaded ? "2 threads" : "1 thread", now() - p->wall0, thread_cpu() - p->ccpu0,
-            (unsigned long long)p->waits[1], p->pcpu, (unsigned long long)p->waits[0]);
+            (unsigned long long)p->waits[1], p->pcpu, (unsigned long long)p->waits[0],
+            (unsigned long long)p->helped);
 }
 
 void mt_dat_pipe_end(mt_dat_pipe *p)

@@ -25,12 +25,20 @@
  * bytes of blocks each (dat_pipe.c's `slot`, ~12.6 KB: 3.2 MB in all),
  * whatever the file.
  *
+ * Decompressing ahead: the producer is the slower thread (zstd, the
+ * columns, the frame context) and the consumer waits for it; while the
+ * ring is empty the consumer decompresses the recording ahead of the
+ * producer, a chunk at a time (mt_dat_decode_ahead, dat_zstream.h), so
+ * that the producer mostly finds the bytes decoded (docs/performance.md,
+ * "Reading, thirteenth round").  MEMTOP_READ_AHEAD=0 turns that off (to
+ * measure it); the bytes read are the same either way.
+ *
  * Threads: MEMTOP_READ_THREADS=1 in the environment reads on the calling
  * thread (the calls then go straight to the reader), =2 on two; the default
  * is the pipeline when this process may run on two or more CPUs and the
  * last minute's load average leaves one of them free (mt_dat_pipe_threads).
- * MEMTOP_READ_STATS=1 prints each thread's CPU time and waits on stderr
- * when the pass ends. */
+ * MEMTOP_READ_STATS=1 prints each thread's CPU time and waits, and the
+ * chunks the consumer decompressed, on stderr when the pass ends. */
 #ifndef MEMTOP_DAT_PIPE_H
 #define MEMTOP_DAT_PIPE_H
 

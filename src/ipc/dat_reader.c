@@ -369,6 +369,11 @@ static mt_errc rebuild_frame(mt_dat_reader *r, mt_err *err)
     return rc == MT_E_EMPTY ? MT_OK : rc;
 }
 
+bool mt_dat_decode_ahead(mt_dat_reader *r)
+{
+    return mt_zstream_help(&r->z);
+}
+
 mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
 {
     /* a FREE_PREV of the frame at pos names a block of the frame before:

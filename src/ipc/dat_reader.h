@@ -254,6 +254,13 @@ bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos);
 /* Continue reading at a position mt_dat_tell gave. */
 mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err);
 
+/* From one other thread while the reader's own reads on: decompress a
+ * chunk of the recording ahead of it, if one is free and no one else
+ * decompresses (dat_zstream.h); true if it did.  What the reader gives is
+ * the same either way.  Never while the reader is opened, sought or
+ * closed. */
+bool mt_dat_decode_ahead(mt_dat_reader *r);
+
 /* Records of types this reader does not know, skipped so far. */
 uint64_t mt_dat_records_skipped(const mt_dat_reader *r);
 

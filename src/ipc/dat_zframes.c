@@ -1,5 +1,5 @@
 /* dat_zframes.c -- measuring zstd frames from their headers (RFC 8878) and
- * streaming them through ZSTD_DStream (see dat_zframes.h). */
+ * (see dat_zframes.h; the streaming decoder is dat_zstream.c). */
 #include "dat_zframes.h"
 
 #include "dat_format.h"
@@ -296,99 +296,4 @@ mt_errc mt_zscan_frames(int fd, uint64_t start, uint64_t file_bytes, mt_zscan *o
     }
     mt_fbuf_free(&b);
     return rc;
-}
-
-mt_errc mt_zstream_open(mt_zstream *z, int fd, uint64_t off, uint64_t limit, mt_err *err)
-{
-    memset(z, 0, sizeof *z);
-    z->fd = fd;
-    z->limit = limit;
-    z->in_cap = ZSTD_DStreamInSize();
-    z->in = malloc(z->in_cap);
-    z->ds = ZSTD_createDStream();
-    if (!z->in || !z->ds) {
-        mt_zstream_close(z);
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for decompression");
-    }
-    ZSTD_DCtx_setParameter(z->ds, ZSTD_d_windowLogMax, MT_DAT_WINDOW_LOG_MAX);
-    return mt_zstream_seek(z, off, err);
-}
-
-void mt_zstream_close(mt_zstream *z)
-{
-    ZSTD_freeDStream(z->ds);
-    free(z->in);
-    z->ds = NULL;
-    z->in = NULL;
-}
-
-mt_errc mt_zstream_seek(mt_zstream *z, uint64_t off, mt_err *err)
-{
-    if (off > z->limit)
-        return mt_err_set(err, MT_E_CORRUPT, "seek beyond the recording's end");
-    ZSTD_DCtx_reset(z->ds, ZSTD_reset_session_only);
-    z->in_off = off;
-    z->in_len = z->in_pos = 0;
-    z->mid_frame = false;
-    z->frames = 0;
-    return MT_OK;
-}
-
-uint64_t mt_zstream_tell(const mt_zstream *z)
-{
-    return z->in_off + z->in_pos;
-}
-
-static mt_errc fill_input(mt_zstream *z, mt_err *err)
-{
-    z->in_off += z->in_pos;
-    z->in_len = z->in_pos = 0;
-    size_t want = z->in_cap;
-    if (z->limit - z->in_off < want)
-        want = (size_t)(z->limit - z->in_off);
-    while (z->in_len < want) {
-        ssize_t r =
-            pread(z->fd, z->in + z->in_len, want - z->in_len, (off_t)(z->in_off + z->in_len));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return mt_err_set(err, MT_E_IO, "read: %s", r < 0 ? strerror(errno) : "file shrank");
-        z->in_len += (size_t)r;
-    }
-    return MT_OK;
-}
-
-mt_errc mt_zstream_read(mt_zstream *z, void *out, size_t cap, size_t *n, bool *frame_end,
-                        mt_err *err)
-{
-    *n = 0;
-    *frame_end = false;
-    ZSTD_outBuffer ob = {out, cap, 0};
-    while (ob.pos < ob.size) {
-        if (z->in_pos == z->in_len) {
-            if (z->in_off + z->in_pos >= z->limit)
-                break;
-            mt_errc rc = fill_input(z, err);
-            if (rc)
-                return rc;
-        }
-        ZSTD_inBuffer ib = {z->in, z->in_len, z->in_pos};
-        size_t r = ZSTD_decompressStream(z->ds, &ob, &ib);
-        z->mid_frame = z->mid_frame || ib.pos > z->in_pos || ob.pos > 0;
-        z->in_pos = ib.pos;
-        if (ZSTD_isError(r))
-            return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: zstd: %s near byte %llu",
-                              ZSTD_getErrorName(r), (unsigned long long)mt_zstream_tell(z));
-        if (r == 0) {
-            z->mid_frame = false;
-            z->frames++;
-            *frame_end = true;
-            break;
-        }
-    }
-    *n = ob.pos;
-    if (!*frame_end && ob.pos == 0 && z->mid_frame)
-        return mt_err_set(err, MT_E_CORRUPT, "corrupt recording: frame cut short at byte %llu",
-                          (unsigned long long)mt_zstream_tell(z));
-    return MT_OK;
 }

@@ -58,33 +58,6 @@ typedef struct mt_zscan {
  * for a tail); MT_E_IO on read errors. */
 mt_errc mt_zscan_frames(int fd, uint64_t start, uint64_t file_bytes, mt_zscan *out, mt_err *err);
 
-/* Streaming decompression of [off, limit) of a file. */
-typedef struct mt_zstream {
-    int fd;
-    void *ds; /* ZSTD_DStream */
-    unsigned char *in;
-    size_t in_cap, in_len, in_pos;
-    uint64_t in_off; /* file offset of in[0] */
-    uint64_t limit;  /* never read at or beyond this offset */
-    bool mid_frame;  /* inside a frame (input consumed since its start) */
-    uint64_t frames; /* frames completed since the last seek */
-} mt_zstream;
-
-mt_errc mt_zstream_open(mt_zstream *z, int fd, uint64_t off, uint64_t limit, mt_err *err);
-void mt_zstream_close(mt_zstream *z);
-
-/* Restart decompression at off, which must be the start of a frame. */
-mt_errc mt_zstream_seek(mt_zstream *z, uint64_t off, mt_err *err);
-
-/* Compressed offset of the next unread input byte: the start of the next
- * frame when !z->mid_frame. */
-uint64_t mt_zstream_tell(const mt_zstream *z);
-
-/* Decompress up to cap bytes into out.  *n bytes were produced; *frame_end
- * is set when a frame ended with them (output never crosses a frame
- * boundary).  *n == 0 and !*frame_end: the input is exhausted (at limit).
- * MT_E_CORRUPT on a zstd error. */
-mt_errc mt_zstream_read(mt_zstream *z, void *out, size_t cap, size_t *n, bool *frame_end,
-                        mt_err *err);
+#include "dat_zstream.h"
 
 #endif

@@ -907,6 +907,42 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* One EVENTS2 record of 101 allocations 100 ms apart, from 0 to 10 s, and
+ * TOTALS only at 0 and 10 s: every 100 ms bucket holds a record's time,
+ * most of them only events that the first pass reads in batches, so no
+ * moment in it is a silence (the batches mark their buckets). */
+static void no_silence_within_a_record(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 0, 0);
+    db_ev2 e = {0};
+    db_ev2_tag(&e, MT_DAT_EV_ALLOC);
+    db_ev2_put(&e, DB_TIMES, 0), db_ev2_put(&e, DB_TRACES, 1), db_ev2_put(&e, DB_SIZES, 8);
+    for (unsigned i = 1; i <= 100; i++) {
+        db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TRACE | MT_DAT_EV_SAME_SIZE);
+        db_ev2_put(&e, DB_TIMES, S / 10);
+    }
+    db_ev2_record(&f, &e, 1, 0);
+    db_totals(&f, 10 * S, 808, 808);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "steady.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    db_file_free(&f);
+    mt_view v;
+    mt_view_init(&v);
+    assert_int_equal(mt_replay_seek(r, 5 * S, &v, &err), MT_OK);
+    assert_int_equal(trace(&v, 1)->alloc_count, 51);
+    uint64_t from = 0, to = 0;
+    if (mt_replay_silent(r, &from, &to))
+        fail_msg("a silence from %llu to %llu ns", (unsigned long long)from,
+                 (unsigned long long)to);
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -928,6 +964,7 @@ int main(void)
         cmocka_unit_test(allocator_age),
         cmocka_unit_test(sampled_counts),
         cmocka_unit_test(sampled_text),
+        cmocka_unit_test(no_silence_within_a_record),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
