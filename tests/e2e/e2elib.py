@@ -46,6 +46,7 @@ def parse_args(description, argv=None):
     p.add_argument("--hammer", help="torn_hammer (check_torn.py)")
     p.add_argument("--steady", help="steady_rate (check_rates.py)")
     p.add_argument("--proctitle", help="proctitle (check_proctitle.py)")
+    p.add_argument("--thread-churn", help="thread_churn (check_threads.py)")
     p.add_argument("--make-segment", help="make_segment (sec_shrinking_segment.py)")
     p.add_argument("--open-loop", help="open_loop (sec_rootlink.py)")
     p.add_argument("--nodiag", help="nodiag.so (sec_serve_nodiag.py)")
