@@ -44,18 +44,11 @@ static void add_item(mt_text_lines *l, const char *name, const char *text)
     }
 }
 
-/* "  text", a paragraph wrapped at spaces to the screen's width (the
- * Header section's lines, written for 100 columns, were cut at 80). */
+/* "  text", a paragraph wrapped to the screen's width (the Header
+ * section's lines, written for 100 columns, were cut at 80). */
 static void add_para(mt_text_lines *l, const char *text)
 {
-    int width = COLS - 3 > 30 ? COLS - 3 : 30;
-    while (*text) {
-        int n = line_len(text, width);
-        mt_lines_add(l, A_NORMAL, "  %.*s", n, text);
-        text += n;
-        while (*text == ' ')
-            text++;
-    }
+    mt_lines_add_wrapped(l, A_NORMAL, 2, "  %s", text);
 }
 
 static void build(mt_app *a, mt_text_lines *l)
