@@ -139,6 +139,18 @@ static void test_count_and_duration(void **state)
     mt_recording_line(&rec, why, line, sizeof line);
     assert_string_equal(line, "REC /r.dat 0 B (recording inexact: 9 events dropped: disk behind 3, "
                               "writer stalled (wait cap) 6)");
+    /* memtop --record -: the target's file was removed at once, not a path to show */
+    mt_shm_recording st = {.state = MT_REC_STATE_STOPPED,
+                           .bytes_written = 20480,
+                           .path = "/tmp/memtop-stream-Ab12Cd/stream.dat"};
+    mt_recording_line(&st, NULL, line, sizeof line);
+    assert_string_equal(line, "recorded a stream (--record -) (20.0 KiB)");
+    st.state = MT_REC_STATE_ON;
+    mt_recording_line(&st, NULL, line, sizeof line);
+    assert_string_equal(line, "REC a stream (--record -) 20.0 KiB");
+    snprintf(st.path, sizeof st.path, "/tmp/memtop-stream-Ab12Cd/other.dat");
+    mt_recording_line(&st, NULL, line, sizeof line);
+    assert_string_equal(line, "REC /tmp/memtop-stream-Ab12Cd/other.dat 20.0 KiB");
     /* an older target (no causes in its header), a cause beyond those known */
     memset(why, 0, sizeof why);
     assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
