@@ -70,6 +70,10 @@ void mt_table_free(mt_table *t);
  * afresh; the same snapshot again is ignored.  Out of memory: history stops growing to new
  * trace ids (their score uses the checkpoints only). */
 void mt_table_observe(mt_table *t, const mt_snapshot *snap, const mt_snapshot *prev);
+/* A replay's table: its cursor moves back and forth in one process image, so an older
+ * snapshot than the last restarts the history only; the baseline stays while the cursor is
+ * at or after it, and is dropped when the cursor moves before it. */
+void mt_table_set_rewinds(mt_table *t);
 /* Baseline: figures become "since now" until cleared. */
 int mt_table_set_baseline(mt_table *t, const mt_snapshot *snap); /* 0 or -1 (memory) */
 void mt_table_clear_baseline(mt_table *t);
