@@ -365,7 +365,7 @@ typedef struct mt_shm_totals {
     uint64_t rss_bytes;
     uint64_t tracker_bytes; /* memtop's own bookkeeping memory in the target */
     uint64_t trace_count;
-    uint64_t thread_count; /* threads that ever allocated */
+    uint64_t thread_count; /* threads that allocated and have not exited */
 } mt_shm_totals;
 
 /* One point of the process timeline.  Old points are downsampled (every

@@ -168,10 +168,23 @@ static void human_bytes(uint64_t b, char *out, size_t cap)
         snprintf(out, cap, "%.1f GiB", (double)b / 1073741824.0);
 }
 
+bool mt_recording_is_stream(const char *path)
+{
+    const char *file = strrchr(path, '/');
+    if (!file || strcmp(file + 1, MT_STREAM_FILE) != 0)
+        return false;
+    const char *dir = file;
+    while (dir > path && dir[-1] != '/')
+        dir--;
+    return strncmp(dir, MT_STREAM_DIR_PREFIX, strlen(MT_STREAM_DIR_PREFIX)) == 0;
+}
+
 void mt_recording_line(const mt_shm_recording *r, const uint64_t *why, char *out, unsigned cap)
 {
     char size[32], note[300] = "";
     human_bytes(r->bytes_written, size, sizeof size);
+    /* a stream's file was removed as soon as it was opened */
+    const char *path = mt_recording_is_stream(r->path) ? "a stream (--record -)" : r->path;
     /* A culled recording's status message says so: "recording, culled <10.000 s". */
     const char *c = strstr(r->message, "culled <");
     int ncull = 0;
@@ -181,11 +194,10 @@ void mt_recording_line(const mt_shm_recording *r, const uint64_t *why, char *out
     case MT_REC_STATE_ON:
         if (r->events_dropped)
             dropped_note(r, why, note, sizeof note);
-        snprintf(out, cap, "REC %s %s%s%.*s%s", r->path, size, c ? " " : "", ncull, c ? c : "",
-                 note);
+        snprintf(out, cap, "REC %s %s%s%.*s%s", path, size, c ? " " : "", ncull, c ? c : "", note);
         break;
     case MT_REC_STATE_STOPPED:
-        snprintf(out, cap, "recorded %s (%s)", r->path, size);
+        snprintf(out, cap, "recorded %s (%s)", path, size);
         break;
     case MT_REC_STATE_FAILED:
         snprintf(out, cap, "recording failed: %s", r->message);

@@ -3,6 +3,8 @@
 #ifndef MEMTOP_SHM_RECORDING_H
 #define MEMTOP_SHM_RECORDING_H
 
+#include <stdbool.h>
+
 #include "dat_lost.h"
 #include "shm_segment.h"
 
@@ -51,10 +53,19 @@ void mt_recording_dropped_why(const mt_shm_recording *r, const uint64_t *why,
  * NULL: not known), or "" when none was dropped.  Returns buf. */
 char *mt_recording_dropped(const mt_shm_recording *r, const uint64_t *why, char *buf, size_t n);
 
+/* `memtop -p PID --record -` has the target record into
+ * $TMPDIR/memtop-stream-XXXXXX/stream.dat, which memtop relays to its
+ * standard output and removes at once (cli/record_stream.c): a status
+ * with such a path names a stream, not a file one could open. */
+#define MT_STREAM_DIR_PREFIX "memtop-stream-"
+#define MT_STREAM_FILE "stream" MT_DAT_SUFFIX
+bool mt_recording_is_stream(const char *path);
+
 /* A short line for the viewer's header, e.g. "REC /tmp/x.dat 12.3 MB" or
  * "recording failed: write error: No space left on device (ENOSPC)";
  * dropped events with their causes when why (MT_REC_WHY_MAX counts) is
- * not NULL: "(recording inexact: 5 events dropped: disk behind 5)". */
+ * not NULL: "(recording inexact: 5 events dropped: disk behind 5)"; a
+ * stream's "REC a stream (--record -) 12.3 MB", "recorded a stream ...". */
 void mt_recording_line(const mt_shm_recording *r, const uint64_t *why, char *out, unsigned cap);
 
 #endif

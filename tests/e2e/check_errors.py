@@ -113,6 +113,13 @@ def test(args):
                  "a process without libmemtop", 1,
                  r"memtop: process %d is not running with libmemtop.so "
                  r"\(no segment in %s, none mapped\)" % (os.getpid(), re.escape(ctx.shm_dir)))
+    zombie = subprocess.Popen(["true"])  # not waited for: a zombie until the check is done
+    e2elib.wait_for(lambda: open("/proc/%d/stat" % zombie.pid).read().rsplit(")", 1)[1].split()[0]
+                    == "Z", "the zombie")
+    expect_error(ctx, [m, "-p", str(zombie.pid), "--batch", "-n", "1"], "a zombie", 1,
+                 r"memtop: process %d has exited \(a zombie its parent has not reaped\): its "
+                 r"segment went with it" % zombie.pid)
+    zombie.wait()
     expect_error(ctx, [m, "-p", "999999", "--export", ctx.path("x.json")], "export, no pid", 1,
                  r"memtop: no such process: 999999")
     expect_error(ctx, [m, "-p", "1", "--batch", "--tree", "--top", "5"], "--top with --tree", 2,

@@ -253,6 +253,11 @@ static void test_allocs_ps_and_temp_share(void **state)
     mt_table_observe(t, a, NULL);
     const mt_table_row *r = build(&nm, t, a, MT_GROUP_TRACE, MT_SORT_ALLOCS, NULL, 5);
     assert_double_equal(r[0].allocs_ps, 0, 0); /* no previous snapshot */
+    /* no rate known (the first snapshot, a replay's every one): by the count,
+     * not in the order of live bytes that equal rates left */
+    assert_int_equal(r[0].trace_id, 4); /* 100 allocations */
+    assert_int_equal(r[1].trace_id, 2); /* 40 */
+    assert_int_equal(r[4].trace_id, 3); /* 5 */
     mt_table_observe(t, b, a);
     r = build(&nm, t, b, MT_GROUP_TRACE, MT_SORT_ALLOCS, NULL, 5);
     assert_int_equal(r[0].trace_id, 4);

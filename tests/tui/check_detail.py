@@ -6,7 +6,8 @@ session_log_append and main (demo.c, as "inlined into main": run() is
 inlined into it), the counters, and "Leak suspicion N /
 100" with its parts (sustained growth, retention, aging); Esc returns to the
 table with its heading and rows.  Early in the demo's life the "earlier:"
-checkpoints name each moment once, never "0s ago".
+checkpoints name each moment once, never "0s ago".  At 80x24 the leak
+score's parts and the "earlier:" line wrap instead of ending in "…".
 """
 import re
 import time
@@ -31,6 +32,26 @@ def check_checkpoints(t):
         seen += bool(agos)
         time.sleep(0.2)
     check(seen, "no checkpoint was shown in 4 s")
+
+
+def check_narrow(t):
+    """At 80x24 the leak score's four parts and the "earlier:" line, down
+    to its "now", are all on screen (one page down for the latter): they
+    wrap, none is cut with "…" ("retent…", "now 101…")."""
+    t.resize(80, 24)
+    t.wait_for(lambda s: t.size() == (80, 24), "the 80x24 window")
+    time.sleep(0.5)  # memtop ticks every 100 ms
+    s = t.screen()
+    check(re.search(r"retention \(few frees, not scored\) \d+\.\d\d", s),
+          "the leak score's retention is cut at 80 columns:\n" + frame(s))
+    t.keys("PageDown")
+    time.sleep(0.5)
+    s = t.screen()
+    m = re.search(r"earlier:((?:.|\n)*?) now (\S+ \S+)$", s, re.M)
+    check(m and "\u2026" not in m.group(0),
+          "the 'earlier:' line is cut at 80 columns:\n" + frame(s))
+    t.keys("PageUp")
+    t.resize(100, 60)
 
 
 def test(t):
@@ -62,6 +83,7 @@ def test(t):
           "no 'inlined into main (demo.c:N)' under an inlined frame:\n" + frame(s))
     check("the walk ended in" not in s, "a whole backtrace called cut:\n" + frame(s))
     check_checkpoints(t)
+    check_narrow(t)
     t.keys("Escape")
     t.wait_rows(lambda rows, s: "Backtrace" not in s and
                 tuilib.row_for(rows, "session_log_append"),

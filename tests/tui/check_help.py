@@ -4,7 +4,8 @@ Asserts the help lists every key the issue requires (arrows, PgUp/PgDn,
 Home/End, Enter, s/F6, L, M, G, /, g, b, e, r, Space, q, ?/h) and the column
 names; Esc closes it and the table is back; `h` and F1 open it too.  The
 help of "Esc, Left" says Esc (only) clears the table's filter, and so it
-is: Left leaves it, Esc clears it.
+is: Left leaves it, Esc clears it.  At 80x24, scrolled to its end, no
+line of the help is cut either (the Header section's were, with "…").
 """
 import re
 import time
@@ -50,6 +51,23 @@ def test(t):
         t.wait_rows(lambda rows, s: "memtop keys" not in s and rows,
                     "the table again after Esc")
     check_left_keeps_filter(t)
+    check_end_at_80(t)
+
+
+def check_end_at_80(t):
+    """The help's last page at 80x24: its Header lines wrap, none ends in "…"."""
+    t.resize(80, 24)
+    t.wait_for(lambda s: t.size() == (80, 24), "the 80x24 window")
+    t.keys("?")
+    t.wait_for("memtop keys", "the help screen at 80x24")
+    for _ in range(12):
+        t.keys("PageDown")
+    s = t.wait_for("man memtop has the rest", "the end of the help at 80x24")
+    time.sleep(0.3)  # memtop ticks every 100 ms
+    s = t.screen()
+    check("\u2026" not in s and "every figure" in s,
+          "a help line is cut at 80 columns:\n%s" % frame(s))
+    t.keys("Escape")
 
 
 def check_left_keeps_filter(t):

@@ -210,9 +210,31 @@ def test_replay(t, name, ref):
     check(end["state"] == ref["state"],
           "e at the end of the recording exports state %r, memtop -f --export says %r"
           % (end["state"], ref["state"]))
+    check_baseline_rewind(t)
     t.keys("q")
     rc = t.wait_dead()
     check(rc == 0, "memtop -f exited %d after q" % rc)
+
+
+def check_baseline_rewind(t):
+    """A baseline marked at a cursor stays while the cursor moves back to a
+    moment after it (each move back dropped it without a word, as if the
+    target had exec'd), and goes, saying so, when the cursor moves before it."""
+    t.keys("{")
+    t.wait_for(lambda s: ": end" not in header_line(s, 0), "the cursor 10% before the end")
+    t.keys("b")
+    t.wait_for(lambda s: "Baseline" in header_line(s, 3), "the baseline marked")
+    t.keys("]")
+    t.keys("]")
+    t.keys("[")
+    time.sleep(1.0)  # memtop ticks every 100 ms; the cursor moves at once
+    s = t.screen()
+    check("Baseline" in header_line(s, 3) and "baseline cleared" not in s,
+          "the baseline went when the cursor moved back to a moment after it:\n" + frame(s))
+    t.keys("<")
+    s = t.wait_for("baseline cleared: the cursor moved before it",
+                   "the baseline dropped, and said so, at the start")
+    check("Baseline" not in header_line(s, 3), "the header still says Baseline:\n" + frame(s))
 
 
 def test_truncated(t, name):

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli_options.h"
+#include "columns.h"
 #include "export.h"
 #include "format.h"
 #include "dat_lost.h"
@@ -109,6 +110,29 @@ static void test_own_memory(void **state)
     assert_string_equal(mt_fmt_own_memory(MT_UNKNOWN, 4096, buf, sizeof buf), "unknown");
 }
 
+/* Every figure of the table's numeric columns fits its width, signed as a
+ * change since a baseline too: a baseline's "-1010.2 KiB" (11 characters)
+ * was cut to "-1010.2 K…" in the 10 of LIVE. */
+static void test_column_widths(void **state)
+{
+    (void)state;
+    static const double sizes[] = {1023,     1048524,         1048575,           1073741823.0,
+                                   999999.0, 1099511627775.0, 1125899906842623.0};
+    static const int cols[] = {MT_COL_LIVE, MT_COL_BLOCKS, MT_COL_GROWTH};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int sign = -1; sign <= 1; sign += 2)
+            for (int delta = 0; delta <= 1; delta++)
+                for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+                    mt_table_row r = {0};
+                    r.live_bytes = r.live_count = r.growth_bps = sign * sizes[i];
+                    char buf[64];
+                    mt_column_text(cols[c], &r, delta, true, buf, sizeof buf);
+                    if ((int)strlen(buf) > mt_columns[cols[c]].width)
+                        fail_msg("column %s: \"%s\" is wider than %d", mt_columns[cols[c]].heading,
+                                 buf, mt_columns[cols[c]].width);
+                }
+}
+
 static void test_rate(void **state)
 {
     (void)state;
@@ -139,6 +163,18 @@ static void test_count_and_duration(void **state)
     mt_recording_line(&rec, why, line, sizeof line);
     assert_string_equal(line, "REC /r.dat 0 B (recording inexact: 9 events dropped: disk behind 3, "
                               "writer stalled (wait cap) 6)");
+    /* memtop --record -: the target's file was removed at once, not a path to show */
+    mt_shm_recording st = {.state = MT_REC_STATE_STOPPED,
+                           .bytes_written = 20480,
+                           .path = "/tmp/memtop-stream-Ab12Cd/stream.dat"};
+    mt_recording_line(&st, NULL, line, sizeof line);
+    assert_string_equal(line, "recorded a stream (--record -) (20.0 KiB)");
+    st.state = MT_REC_STATE_ON;
+    mt_recording_line(&st, NULL, line, sizeof line);
+    assert_string_equal(line, "REC a stream (--record -) 20.0 KiB");
+    snprintf(st.path, sizeof st.path, "/tmp/memtop-stream-Ab12Cd/other.dat");
+    mt_recording_line(&st, NULL, line, sizeof line);
+    assert_string_equal(line, "REC /tmp/memtop-stream-Ab12Cd/other.dat 20.0 KiB");
     /* an older target (no causes in its header), a cause beyond those known */
     memset(why, 0, sizeof why);
     assert_string_equal(mt_recording_dropped(&rec, why, line, sizeof line),
@@ -482,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_allocator_share),
         cmocka_unit_test(test_own_memory),
+        cmocka_unit_test(test_column_widths),
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_count_and_duration),
         cmocka_unit_test(test_fixed),

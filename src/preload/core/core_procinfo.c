@@ -56,7 +56,9 @@ void mt_proc_exe(char *out, size_t cap)
 void mt_proc_cmdline(char *out, size_t cap)
 {
     ssize_t n = mt_proc_read_file("/proc/self/cmdline", out, cap);
-    for (ssize_t i = 0; i + 1 < n; i++)
+    while (n > 0 && out[n - 1] == '\0')
+        n--; /* setproctitle's padding (redis, nginx): not trailing spaces */
+    for (ssize_t i = 0; i < n; i++)
         if (out[i] == '\0')
             out[i] = ' ';
 }

@@ -92,6 +92,9 @@ static void thread_release(void *arg)
     }
     /* Deferred frees can only be pending inside a hook, never here. */
     push_free(t);
+    /* The thread no longer counts (a thread pool's churn made "threads:
+     * 201" of a process with 2); its later calls are transient, uncounted. */
+    atomic_fetch_sub_explicit(&mt_g.thread_count, 1, memory_order_relaxed);
     mt_ring_retire_mine(); /* a recording's ring goes back to the writer */
     mt_in_hook_restore(was);
 }
@@ -139,6 +142,9 @@ void mt_threads_exact(mt_exact_totals *out)
 
 void mt_threads_fork_child(void)
 {
+    /* The child has one thread: the forking one, counted if it has its own
+     * record (the parent's other threads are not there to leave). */
+    atomic_store_explicit(&mt_g.thread_count, mt_tls_thread ? 1u : 0u, memory_order_relaxed);
     for (mt_thread *t = atomic_load_explicit(&g_all, memory_order_acquire); t; t = t->next_all) {
         mt_tls_hot *h = atomic_load_explicit(&t->hot, memory_order_relaxed);
         if (h && h != &mt_tls_h)

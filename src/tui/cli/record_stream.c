@@ -25,6 +25,7 @@
 #include <zstd.h>
 
 #include "dat_format.h"
+#include "shm_recording.h"
 
 #define CHUNK 4096u /* a write that a pipe reported writable takes without blocking */
 
@@ -45,7 +46,8 @@ int mt_stream_prepare(mt_stream *s, uid_t target_uid, char *msg, size_t n)
         s->backlog_max = v;
     }
     const char *tmp = getenv("TMPDIR");
-    int k = snprintf(s->dir, sizeof s->dir, "%s/memtop-stream-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int k = snprintf(s->dir, sizeof s->dir, "%s/" MT_STREAM_DIR_PREFIX "XXXXXX",
+                     tmp && *tmp ? tmp : "/tmp");
     if (k < 0 || (size_t)k >= sizeof s->dir) {
         snprintf(msg, n, "TMPDIR is too long for the stream's directory");
         s->dir[0] = '\0';
@@ -63,7 +65,7 @@ int mt_stream_prepare(mt_stream *s, uid_t target_uid, char *msg, size_t n)
         rmdir(s->dir);
         return -1;
     }
-    snprintf(s->path, sizeof s->path, "%s/stream%s", s->dir, MT_DAT_SUFFIX);
+    snprintf(s->path, sizeof s->path, "%s/%s", s->dir, MT_STREAM_FILE);
     return 0;
 }
 

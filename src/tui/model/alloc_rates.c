@@ -72,7 +72,8 @@ void mt_alloc_rates_update(mt_alloc_rates *r, const mt_snapshot *snap, const mt_
 {
     if (r->per_s)
         memset(r->per_s, 0, (size_t)r->rows * sizeof *r->per_s);
-    if (!prev || snap->slot.t_ns <= prev->slot.t_ns)
+    r->known = prev && snap->slot.t_ns > prev->slot.t_ns;
+    if (!r->known)
         return;
     double dt = (double)(snap->slot.t_ns - prev->slot.t_ns) / 1e9;
     bool sorted = sorted_by_id(prev);

@@ -6,6 +6,7 @@
 #ifndef MEMTOP_MODEL_ALLOC_RATES_H
 #define MEMTOP_MODEL_ALLOC_RATES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "memtop_ipc.h"
@@ -13,6 +14,7 @@
 typedef struct mt_alloc_rates {
     float *per_s;  /* per trace id; 0 = unknown or none */
     uint32_t rows; /* ids below this have a rate */
+    bool known;    /* the last update had a snapshot before it (a replay's never has) */
 } mt_alloc_rates;
 
 void mt_alloc_rates_init(mt_alloc_rates *r);

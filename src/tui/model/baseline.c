@@ -38,6 +38,7 @@ int mt_baseline_set(mt_baseline *b, const mt_snapshot *snap)
     free(b->fig);
     b->fig = fig;
     b->rows = rows;
+    b->t_ns = snap->slot.t_ns;
     b->set = true;
     return 0;
 }

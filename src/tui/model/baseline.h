@@ -17,6 +17,7 @@ typedef struct mt_base_fig {
 typedef struct mt_baseline {
     mt_base_fig *fig; /* per trace id; zero for ids not in the baseline */
     uint32_t rows;
+    uint64_t t_ns; /* the snapshot's time */
     bool set;
 } mt_baseline;
 

@@ -55,9 +55,11 @@ void mt_table_observe(mt_table *t, const mt_snapshot *snap, const mt_snapshot *p
     if (t->hist.n && snap->slot.t_ns == last)
         return; /* seen already */
     if (t->hist.n && snap->slot.t_ns < last) {
-        /* A new process image: its trace ids mean other call sites. */
+        /* A new process image: its trace ids mean other call sites.  A
+         * replay's cursor moved back: the same ids, before the baseline or not. */
         mt_history_reset(&t->hist);
-        mt_baseline_clear(&t->base);
+        if (!t->rewinds || snap->slot.t_ns < t->base.t_ns)
+            mt_baseline_clear(&t->base);
         prev = NULL;
     }
     uint32_t rows = rows_for(snap);
@@ -66,6 +68,11 @@ void mt_table_observe(mt_table *t, const mt_snapshot *snap, const mt_snapshot *p
     (void)mt_alloc_rates_reserve(&t->rates, rows);
     mt_history_add(&t->hist, snap);
     mt_alloc_rates_update(&t->rates, snap, prev);
+}
+
+void mt_table_set_rewinds(mt_table *t)
+{
+    t->rewinds = true;
 }
 
 int mt_table_set_baseline(mt_table *t, const mt_snapshot *snap)

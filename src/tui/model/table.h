@@ -70,6 +70,10 @@ void mt_table_free(mt_table *t);
  * afresh; the same snapshot again is ignored.  Out of memory: history stops growing to new
  * trace ids (their score uses the checkpoints only). */
 void mt_table_observe(mt_table *t, const mt_snapshot *snap, const mt_snapshot *prev);
+/* A replay's table: its cursor moves back and forth in one process image, so an older
+ * snapshot than the last restarts the history only; the baseline stays while the cursor is
+ * at or after it, and is dropped when the cursor moves before it. */
+void mt_table_set_rewinds(mt_table *t);
 /* Baseline: figures become "since now" until cleared. */
 int mt_table_set_baseline(mt_table *t, const mt_snapshot *snap); /* 0 or -1 (memory) */
 void mt_table_clear_baseline(mt_table *t);
@@ -82,7 +86,8 @@ bool mt_table_names_match(const mt_namer *nm, uint32_t id, const char *filter);
  * sorted descending by key (ties: live bytes, then trace id).  Traces with alloc_count 0
  * are not rows, nor (with a baseline) traces that neither allocated nor freed since it.
  * Returns the row count, or -1 when out of memory.
- * Sort keys: LIVE live_bytes, COUNT live_count, ALLOCS allocs_ps (the viewer's column), TEMPORARY
+ * Sort keys: LIVE live_bytes, COUNT live_count, ALLOCS allocs_ps (the viewer's column; the
+ * allocation count when no rate is known: a replay, the first snapshot), TEMPORARY
  * temporary_count, GROWTH growth_bps, LEAK leak.score.  With a baseline the figures (and
  * so the sort) are deltas; rates and the leak score stay those of the snapshot. */
 long mt_table_build(mt_table *t, const mt_snapshot *snap, mt_group_key g, mt_sort_key key,

@@ -57,6 +57,7 @@ struct mt_table {
     float *hsum;       /* per group: its members' history summed (MT_HISTORY_POINTS each) */
     size_t cap_groups;
     bool grouped; /* the last build merged traces (hsum holds the row histories) */
+    bool rewinds; /* a replay: an older snapshot is the cursor moved back (mt_table_set_rewinds) */
 };
 
 /* table_rows.c: the sort codes of keys[0..k) (sorted by leak: t->growth

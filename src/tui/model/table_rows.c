@@ -65,7 +65,9 @@ static void codes_of(mt_table *t, const mt_snapshot *snap, mt_sort_key key, mt_s
         v = (double)s->live_count - (double)b->live_count;
         break;
     case MT_SORT_ALLOCS:
-        v = o.allocs_ps; /* the viewer's column is the rate, not the total */
+        /* the viewer's column is the rate, not the total; without rates (a
+         * replay, the first snapshot) the count, not an order by live bytes */
+        v = t->rates.known ? o.allocs_ps : (double)s->alloc_count - (double)b->alloc_count;
         break;
     case MT_SORT_TEMPORARY:
         v = (double)s->temporary_count - (double)b->temporary_count;

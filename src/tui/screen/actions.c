@@ -13,7 +13,12 @@ void mt_action_sort(mt_app *a, mt_sort_key key)
 {
     a->ui.sort = key;
     mt_app_rows_changed(a);
-    mt_app_status(a, false, "sorted by %s", mt_sort_name(key));
+    if (key == MT_SORT_ALLOCS && a->src.replay) /* ALLOC/s reads "-" there */
+        mt_app_status(a, false,
+                      "sorted by allocs: their count up to the cursor (a replay has "
+                      "no per-row rates)");
+    else
+        mt_app_status(a, false, "sorted by %s", mt_sort_name(key));
 }
 
 static void cycle_group(mt_app *a)

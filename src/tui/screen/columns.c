@@ -8,7 +8,7 @@
 #include "format.h"
 
 const mt_column mt_columns[MT_COLS] = {
-    [MT_COL_LIVE] = {"LIVE", true, 10, MT_SORT_LIVE},
+    [MT_COL_LIVE] = {"LIVE", true, 11, MT_SORT_LIVE}, /* "-1023.9 KiB" since a baseline */
     [MT_COL_BLOCKS] = {"BLOCKS", true, 8, MT_SORT_COUNT},
     [MT_COL_GROWTH] = {"GROWTH/s", false, 11, MT_SORT_GROWTH},
     [MT_COL_ALLOCS] = {"ALLOC/s", false, 8, MT_SORT_ALLOCS},

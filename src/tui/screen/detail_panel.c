@@ -80,11 +80,12 @@ static void add_leak(mt_app *a, mt_text_lines *l, const mt_table_row *r)
     const mt_theme *t = &a->theme;
     mt_lines_add(l, t->title, "Leak suspicion %.0f / 100  (docs/leak-score.md)", r->leak.score);
     char rate[32];
-    mt_lines_add(l, A_NORMAL,
-                 "  sustained growth %.2f   magnitude %.2f (%s%s kept)   aging %.2f   "
-                 "retention (few frees, not scored) %.2f",
-                 r->leak.growth, r->leak.magnitude, mt_est_mark(mt_view_sample_rate(&a->src.view)),
-                 mt_fmt_rate(r->leak.rate, rate, sizeof rate), r->leak.aging, r->leak.retention);
+    mt_lines_add_wrapped(
+        l, A_NORMAL, 4,
+        "  sustained growth %.2f   magnitude %.2f (%s%s kept)   aging %.2f   "
+        "retention (few frees, not scored) %.2f",
+        r->leak.growth, r->leak.magnitude, mt_est_mark(mt_view_sample_rate(&a->src.view)),
+        mt_fmt_rate(r->leak.rate, rate, sizeof rate), r->leak.aging, r->leak.retention);
 }
 
 static void add_ages(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr, const mt_snapshot *s)
@@ -136,7 +137,7 @@ static void add_checkpoints(mt_app *a, mt_text_lines *l, const mt_shm_trace *tr,
     }
     if (k < sizeof line)
         snprintf(line + k, sizeof line - k, " now %s%s", est, B(tr->live_bytes));
-    mt_lines_add(l, A_NORMAL, "%s", line);
+    mt_lines_add_wrapped(l, A_NORMAL, 4, "%s", line);
 }
 
 /* The row's live bytes at the last refreshes: the trace's, or for a group

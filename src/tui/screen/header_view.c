@@ -334,7 +334,8 @@ static void draw_recording(mt_app *a, int *x)
          * last the target published (up to an interval behind the file) */
         char size[32];
         snprintf(line, sizeof line, "recorded %s (at least %s, not finalized: the process died)",
-                 rec.path, mt_fmt_bytes(rec.bytes_written, size, sizeof size));
+                 mt_recording_is_stream(rec.path) ? "a stream (--record -)" : rec.path,
+                 mt_fmt_bytes(rec.bytes_written, size, sizeof size));
         field(t, 3, x, "", t->warn, line);
         return;
     }

@@ -17,25 +17,38 @@ static const char *const columns[][2] = {
     {"OWN", "call tree (t): live bytes allocated in the node itself; the rest is inclusive"},
 };
 
+/* How much of text fits in width columns: up to its last space that
+ * fits (a word longer than the line is cut). */
+static int line_len(const char *text, int width)
+{
+    int n = (int)strlen(text);
+    if (n <= width)
+        return n;
+    n = width;
+    while (n > 0 && text[n] != ' ')
+        n--;
+    return n > 0 ? n : width;
+}
+
 /* "  NAME                   text", the text wrapped at spaces to the
  * screen's width under its first line (it was cut at 120 columns). */
 static void add_item(mt_text_lines *l, const char *name, const char *text)
 {
     int width = COLS - 26 > 30 ? COLS - 26 : 30;
     for (bool first = true; *text; first = false) {
-        int n = (int)strlen(text);
-        if (n > width) {
-            n = width;
-            while (n > 0 && text[n] != ' ')
-                n--;
-            if (n == 0)
-                n = width; /* one word longer than the line: cut */
-        }
+        int n = line_len(text, width);
         mt_lines_add(l, A_NORMAL, "  %-22s %.*s", first ? name : "", n, text);
         text += n;
         while (*text == ' ')
             text++;
     }
+}
+
+/* "  text", a paragraph wrapped to the screen's width (the Header
+ * section's lines, written for 100 columns, were cut at 80). */
+static void add_para(mt_text_lines *l, const char *text)
+{
+    mt_lines_add_wrapped(l, A_NORMAL, 2, "  %s", text);
 }
 
 static void build(mt_app *a, mt_text_lines *l)
@@ -54,30 +67,18 @@ static void build(mt_app *a, mt_text_lines *l)
         add_item(l, columns[i][0], columns[i][1]);
     mt_lines_add(l, A_NORMAL, "%s", "");
     mt_lines_add(l, t->title, "Header");
-    mt_lines_add(l, A_NORMAL,
-                 "  Heap: live bytes the program asked for; Allocator: what malloc holds "
-                 "from the kernel");
-    mt_lines_add(l, A_NORMAL,
-                 "  (\"not live\" = fragmentation and free lists); RSS: resident memory "
-                 "of the process;");
-    mt_lines_add(l, A_NORMAL,
-                 "  memtop: its own memory in the process, bookkeeping + what its shared "
-                 "segment holds.");
-    mt_lines_add(l, A_NORMAL,
-                 "  Data: \"exact\", or what memtop could not see (unknown frees are "
-                 "frees of blocks");
-    mt_lines_add(l, A_NORMAL, "  allocated before tracking began; they change no other figure).");
-    mt_lines_add(l, A_NORMAL,
-                 "  \"sampled 1/512 KiB\" (--sample, MEMTOP_SAMPLE): figures marked ~ are "
-                 "estimates from");
-    mt_lines_add(l, A_NORMAL,
-                 "  sampled blocks (docs/sampling.md); allocation and free totals "
-                 "stay exact.");
-    mt_lines_add(l, A_NORMAL,
-                 "  \"NOT exact: ...\": an allocator memtop does not hook (statically linked "
-                 "mimalloc, a");
-    mt_lines_add(l, A_NORMAL,
-                 "  program's own malloc, pymalloc): its blocks are missing from every figure.");
+    add_para(l, "Heap: live bytes the program asked for; Allocator: what malloc holds from the "
+                "kernel (\"not live\" = fragmentation and free lists); RSS: resident memory of "
+                "the process; memtop: its own memory in the process, bookkeeping + what its "
+                "shared segment holds.");
+    add_para(l, "Data: \"exact\", or what memtop could not see (unknown frees are frees of "
+                "blocks allocated before tracking began; they change no other figure).");
+    add_para(l, "\"sampled 1/512 KiB\" (--sample, MEMTOP_SAMPLE): figures marked ~ are "
+                "estimates from sampled blocks (docs/sampling.md); allocation and free totals "
+                "stay exact.");
+    add_para(l, "\"NOT exact: ...\": an allocator memtop does not hook (statically linked "
+                "mimalloc, a program's own malloc, pymalloc): its blocks are missing from every "
+                "figure.");
     mt_lines_add(l, A_NORMAL, "%s", "");
     mt_lines_add(l, t->dim, "Esc, q or ? closes this help.  man memtop has the rest.");
 }

@@ -124,8 +124,8 @@ static const mt_binding bindings[] = {
      {'e', KEY_F(7)},
      "Export",
      "e, F7",
-     "export the snapshot on screen as JSON (same schema as --export); in the call tree, "
-     "the tree as FILE.tree.json",
+     "export the snapshot on screen as JSON (as --export: every trace, absolute, without "
+     "the filter, baseline or grouping); in the call tree, the tree as FILE.tree.json",
      mt_act_export,
      0},
     {MT_KEYS_GLOBAL,

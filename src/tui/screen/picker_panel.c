@@ -30,16 +30,15 @@ static void draw(mt_app *a, mt_panel *self, int y, int h)
     for (int i = 0; i < h; i++)
         mt_draw_fill(y + i, 0, COLS, A_NORMAL);
     mt_draw_text(t, y, 0, COLS, t->title,
-                 "memtop: choose a process to watch (processes "
-                 "started with LD_PRELOAD=libmemtop.so)");
+                 "memtop: choose a process to watch (started with LD_PRELOAD=libmemtop.so)");
     mt_draw_fill(y + 2, 0, COLS, t->heading);
     mt_draw_fmt(t, y + 2, 0, COLS, t->heading, "%8s  %-8s %10s %8s  %s", "PID", "STATE", "LIVE",
                 "UPTIME", "COMMAND");
     if (!p->list.count) {
-        mt_draw_fmt(t, y + 3, 2, COLS - 2, t->dim,
-                    "none yet in %s: start one with  memtop -- PROG  or  "
-                    "LD_PRELOAD=libmemtop.so PROG",
-                    p->dir);
+        /* two lines: one cut the hint at 80 columns */
+        mt_draw_fmt(t, y + 3, 2, COLS - 2, t->dim, "none yet in %s", p->dir);
+        mt_draw_text(t, y + 4, 2, COLS - 2, t->dim,
+                     "start one with  memtop -- PROG  or  LD_PRELOAD=libmemtop.so PROG");
         return;
     }
     mt_picker_clamp(p, self, h - 3);

@@ -149,8 +149,13 @@ static void build_rows(mt_app *a, loop *L)
     if (keep)
         mt_table_restore_selection(a);
     a->panels.table.sel_reset = false;
-    if (!mt_table_has_baseline(a->table))
-        a->ui.baseline_t_ns = 0; /* the model drops it on a new image */
+    if (!mt_table_has_baseline(a->table) && a->ui.baseline_t_ns) {
+        /* the model drops it on a new image, a replay's when the cursor moves before it */
+        a->ui.baseline_t_ns = 0;
+        mt_app_status(a, false, "%s",
+                      a->src.replay ? "baseline cleared: the cursor moved before it"
+                                    : "baseline cleared: a new program image (exec)");
+    }
     L->names_gen = gen;
     L->last_names_build = a->now;
     a->rebuild = false;

@@ -19,6 +19,12 @@ typedef struct mt_text_lines {
 void mt_lines_add(mt_text_lines *l, attr_t attr, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* fmt's text as lines that fit the screen (drawn from column 1), broken
+ * at spaces; the lines after the first start with `indent` spaces.  For
+ * prose that an 80-column screen would cut with an ellipsis. */
+void mt_lines_add_wrapped(mt_text_lines *l, attr_t attr, int indent, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Draw lines [*scroll, *scroll + h) at rows [y, y + h), clamping *scroll. */
 void mt_lines_draw(const mt_theme *t, const mt_text_lines *l, int y, int h, long *scroll);
 

@@ -86,6 +86,8 @@ static int setup(mt_app *a, const mt_opts *o)
     int rc = start_target(a, o);
     if (rc != MT_EXIT_OK)
         return rc;
+    if (a->src.replay)
+        mt_table_set_rewinds(a->table);
     if (!(a->sym =
               mt_symworker_start(!o->no_symbols, getenv("MEMTOP_SKIP_FUNCS"), msg, sizeof msg))) {
         mt_errorf("%s", msg);

@@ -52,6 +52,14 @@ static bool pid_reused(const mt_segment *seg)
     return mt_proc_start_ticks(pid, &ticks, NULL) == 0 && ticks != seg->id.proc_start_ticks;
 }
 
+/* pid has exited and waits for its parent to reap it. */
+static bool is_zombie(int pid)
+{
+    uint64_t ticks;
+    char st = 0;
+    return mt_proc_start_ticks(pid, &ticks, &st) == 0 && st == 'Z';
+}
+
 static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *path, int pid,
                     char *msg, size_t n)
 {
@@ -59,6 +67,11 @@ static int describe(mt_errc rc, const mt_err *err, const char *dir, const char *
     mt_preload_state lib = rc == MT_E_NOENT ? mt_preload_probe(pid, why, sizeof why, NULL, 0) : 0;
     if (rc == MT_E_NOENT && !mt_pid_exists(pid))
         snprintf(msg, n, "no such process: %d", pid);
+    else if (rc == MT_E_NOENT && is_zombie(pid)) /* its maps are empty: not "without the library" */
+        snprintf(msg, n,
+                 "process %d has exited (a zombie its parent has not reaped): its segment "
+                 "went with it",
+                 pid);
     else if (rc == MT_E_NOENT && mt_maps_segment_deleted(pid, gone, sizeof gone))
         snprintf(msg, n,
                  "process %d publishes into %s, but that file was removed or replaced (by hand, "
