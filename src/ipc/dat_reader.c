@@ -35,7 +35,11 @@ static mt_errc check_header(const mt_dat_file_header *h, uint64_t file_bytes, mt
         return mt_err_set(err, MT_E_NOTMEMTOP,
                           "not a memtop recording any more: its head is zeros (the file was "
                           "truncated while being written)");
-    if (file_bytes < MT_DAT_MAGIC_BYTES || memcmp(h->magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES))
+    if (file_bytes == 0)
+        return mt_err_set(err, MT_E_NOTMEMTOP,
+                          "not a memtop recording: the file is empty (nothing was written to it)");
+    size_t have = file_bytes < MT_DAT_MAGIC_BYTES ? (size_t)file_bytes : MT_DAT_MAGIC_BYTES;
+    if (memcmp(h->magic, MT_DAT_MAGIC, have))
         return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop recording (bad magic)");
     if (file_bytes < sizeof *h)
         return mt_err_set(err, MT_E_TRUNCATED, "truncated recording: %llu bytes, header needs %zu",

@@ -129,7 +129,10 @@ static void header_errors(void **state)
     db_file f;
     db_standard(&f, 1, 1);
     unsigned char *p = f.out.p;
-    expect_open_error(p, 0, MT_E_NOTMEMTOP, "not a memtop recording");
+    expect_open_error(p, 0, MT_E_NOTMEMTOP, "the file is empty");
+    /* cut inside the magic: a recording's start, truncated (not "bad magic") */
+    expect_open_error(p, 3, MT_E_TRUNCATED, "truncated recording: 3 bytes");
+    expect_open_error("MEMX", 4, MT_E_NOTMEMTOP, "magic");
     expect_open_error("hello world, not a recording at all", 35, MT_E_NOTMEMTOP, "magic");
     expect_open_error(p, 20, MT_E_TRUNCATED, "truncated");
     /* truncated while being written: the writer went on at its old
