@@ -211,6 +211,15 @@ static void test_sort_key(void **state)
     assert_int_equal(mt_calltree_finish(t, MT_SORT_LIVE, 0), 0);
     m = at(t, "main");
     assert_string_equal(mt_calltree_name(t, mt_calltree_node(t, m->first_child)), "few_big");
+    /* allocations without rates (a replay: every allocs_ps 0): by the count,
+     * as the table sorts, not by live bytes under a tie of zeros */
+    mt_calltree_allocs_by_count(t, true);
+    mt_calltree_begin(t, false);
+    add(t, 1, a, 2, 1000, 1);
+    add(t, 2, b, 2, 10, 50);
+    assert_int_equal(mt_calltree_finish(t, MT_SORT_ALLOCS, 0), 0);
+    m = at(t, "main");
+    assert_string_equal(mt_calltree_name(t, mt_calltree_node(t, m->first_child)), "many_small");
     mt_calltree_free(t);
 }
 
@@ -330,6 +339,7 @@ static void test_from_table_baseline_filter(void **state)
     mt_namer namer = fx_namer(&nm);
     mt_snapshot *s;
     mt_table *tab = four_traces(&s, &namer);
+    assert_false(mt_table_rates_known(tab)); /* one snapshot: the tree sorts allocs by count */
     mt_calltree *t = mt_calltree_new();
     assert_int_equal(
         mt_calltree_from_table(t, tab, false, MT_SORT_LIVE, 0, NULL, NULL, path_of, NULL), 0);

@@ -109,7 +109,11 @@ typedef struct mt_namer mt_namer;
 int mt_calltree_from_table(mt_calltree *ct, mt_table *t, bool reverse, mt_sort_key key,
                            double threshold, const char *filter, const mt_namer *nm,
                            mt_ct_path_fn fn, void *ctx);
-/* The value key sorts by, for f. */
-double mt_ct_key(const mt_ct_fig *f, mt_sort_key key);
+/* Without per-row rates (a replay, the first snapshot: every allocs_ps 0)
+ * the next finish sorts MT_SORT_ALLOCS by the allocation count, as the
+ * table does (mt_table_build); until changed. */
+void mt_calltree_allocs_by_count(mt_calltree *t, bool by_count);
+/* The value key sorts by, for f (allocs_by_count: as above). */
+double mt_ct_key(const mt_ct_fig *f, mt_sort_key key, bool allocs_by_count);
 
 #endif

@@ -22,6 +22,7 @@ struct mt_calltree {
     size_t order_cap;
     uint32_t first_root;
     bool reverse;
+    bool allocs_by_count; /* MT_SORT_ALLOCS sorts by alloc_count: no rates known */
     /* Kept from build to build until forgotten: the nodes [0, ntopo) and
      * their names [0, names_topo) (the paths seen; "(other)" nodes come
      * after and go at the next begin), and per trace id the ends of its

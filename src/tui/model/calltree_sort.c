@@ -8,13 +8,18 @@
 #include "calltree_priv.h"
 #include "grow.h"
 
-double mt_ct_key(const mt_ct_fig *f, mt_sort_key key)
+void mt_calltree_allocs_by_count(mt_calltree *t, bool by_count)
+{
+    t->allocs_by_count = by_count;
+}
+
+double mt_ct_key(const mt_ct_fig *f, mt_sort_key key, bool allocs_by_count)
 {
     switch (key) {
     case MT_SORT_COUNT:
         return f->live_count;
     case MT_SORT_ALLOCS:
-        return f->allocs_ps;
+        return allocs_by_count ? f->alloc_count : f->allocs_ps;
     case MT_SORT_TEMPORARY:
         return f->temporary_count;
     case MT_SORT_GROWTH:
@@ -41,7 +46,9 @@ static int cmp_nodes(const void *pa, const void *pb, void *arg)
     const sort_ctx *c = arg;
     const mt_ct_node *a = &c->t->nodes[*(const uint32_t *)pa];
     const mt_ct_node *b = &c->t->nodes[*(const uint32_t *)pb];
-    int r = cmp_double_desc(mt_ct_key(&a->incl, c->key), mt_ct_key(&b->incl, c->key));
+    bool by_count = c->t->allocs_by_count;
+    int r = cmp_double_desc(mt_ct_key(&a->incl, c->key, by_count),
+                            mt_ct_key(&b->incl, c->key, by_count));
     if (!r)
         r = cmp_double_desc(a->incl.live_bytes, b->incl.live_bytes);
     if (!r && a->other != b->other)

@@ -50,5 +50,6 @@ int mt_calltree_from_table(mt_calltree *ct, mt_table *t, bool reverse, mt_sort_k
         if (mt_calltree_add(ct, r->trace_id, path, len, &fig))
             return -1;
     }
+    mt_calltree_allocs_by_count(ct, !mt_table_rates_known(t)); /* as the table's own sort */
     return mt_calltree_finish(ct, key, threshold);
 }

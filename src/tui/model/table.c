@@ -90,6 +90,11 @@ bool mt_table_has_baseline(const mt_table *t)
     return t->base.set;
 }
 
+bool mt_table_rates_known(const mt_table *t)
+{
+    return t->rates.known;
+}
+
 const mt_table_row *mt_table_rows(const mt_table *t, size_t *n)
 {
     *n = t->nrows;

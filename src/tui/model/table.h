@@ -93,6 +93,9 @@ bool mt_table_names_match(const mt_namer *nm, uint32_t id, const char *filter);
 long mt_table_build(mt_table *t, const mt_snapshot *snap, mt_group_key g, mt_sort_key key,
                     const char *filter, const mt_namer *namer);
 const mt_table_row *mt_table_rows(const mt_table *t, size_t *n);
+/* Whether the last build had per-row rates (a snapshot before it: never in
+ * a replay); without them MT_SORT_ALLOCS sorts by the allocation count. */
+bool mt_table_rates_known(const mt_table *t);
 /* The leak score of row `row` of the last build (NULL when row >= the row count): when
  * sorting by MT_SORT_LEAK it was computed by build(); otherwise it is computed on first
  * use and cached in the row until the next build.  The same value either way.  Call it
