@@ -96,6 +96,8 @@ def test(t):
     screen = t.screen()
     check("RUNNING" in header_line(screen, 0),
           "REC showed only after the target's exit (delay too short?):\n" + frame(screen))
+    bar = screen.rstrip("\n").split("\n")[-1]
+    check("F8Record" in bar, "a live target's function bar lacks F8 Record:\n%s" % bar)
     check("recording: %s" % shown in screen,
           "the status line does not say 'recording: %s':\n%s" % (shown, frame(screen)))
 

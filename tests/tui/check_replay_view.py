@@ -143,6 +143,11 @@ def test_replay(t, name, ref):
     rows, s = t.wait_rows(leak_at_end, "REPLAY ...: end, live = leaked and the %s row" % LEAK)
     check("File %s, %d events" % (name, events) in header_line(s, 3),
           "header row 3 should say 'File %s, %d events':\n%s" % (name, events, frame(s)))
+    # the function bar offers nothing a replay cannot do: r only answers
+    # "recording needs a running target" there
+    bar = s.rstrip("\n").split("\n")[-1]
+    check("F5" in bar and "Record" not in bar,
+          "the replay's function bar offers F8 Record:\n%s" % bar)
     leak = tuilib.row_for(rows, LEAK)
     check(tuilib.shown_bytes_match(leak.cells["LIVE"], leak_ref["live_bytes"]) and
           tuilib.parse_count(leak.cells["BLOCKS"]) == leak_ref["live_count"],

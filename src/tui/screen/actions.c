@@ -119,6 +119,11 @@ static bool may_stop(mt_app *a, const mt_shm_recording *rec, const mt_rec_lease_
     return false;
 }
 
+bool mt_app_can_record(const mt_app *a)
+{
+    return a->src.phase == MT_SRC_LIVE && a->src.view.attached;
+}
+
 /* r: start recording into a new file (R: a culled recording, with --cull's
  * threshold or the default), or stop the running recording (another's
  * after asking: may_stop). */
@@ -128,7 +133,7 @@ static void record(mt_app *a, bool culled)
     mt_rec_lease_info li = {0, 0};
     uint64_t why[MT_REC_WHY_MAX];
     mt_err err;
-    if (a->src.phase != MT_SRC_LIVE || !a->src.view.attached) {
+    if (!mt_app_can_record(a)) {
         mt_app_status(a, true, "recording needs a running target");
         return;
     }

@@ -23,7 +23,10 @@ bool mt_act_redraw(mt_app *a, double unused);
 bool mt_act_pause(mt_app *a, double unused);
 bool mt_act_group(mt_app *a, double unused);
 bool mt_act_baseline(mt_app *a, double unused);
-bool mt_act_export(mt_app *a, double pprof); /* 0: JSON (e), 1: pprof (P) */
+bool mt_act_export(mt_app *a, double pprof);  /* 0: JSON (e), 1: pprof (P) */
 bool mt_act_record(mt_app *a, double culled); /* r: 0, R: 1 */
+/* Whether r and R can record: a live target attached (not a replay, not a
+ * process that ended).  The function bar offers F8 only then. */
+bool mt_app_can_record(const mt_app *a);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "actions.h"
 #include "draw.h"
 #include "format.h"
 #include "keymap.h"
@@ -26,8 +27,9 @@ static void draw_fkeys(mt_app *a, int y)
     int x = 0;
     for (const mt_fkey *k = p ? p->cls->fkeys : NULL; k && k->key && x < COLS; k++)
         x = draw_fkey(t, y, x, k->key, k->label);
+    bool can_record = mt_app_can_record(a);
     for (int f = 1; p && !p->cls->fkeys && f <= 12 && x < COLS; f++) { /* the key table's bar */
-        const char *label = mt_keys_fkey_label(f);
+        const char *label = mt_keys_fkey_label(f, can_record);
         char name[8];
         if (label)
             x = draw_fkey(t, y, x, mt_key_name(KEY_F(f), name, sizeof name), label);

@@ -233,10 +233,11 @@ const char *mt_key_name(int ch, char *buf, size_t n)
     return buf;
 }
 
-const char *mt_keys_fkey_label(int n)
+const char *mt_keys_fkey_label(int n, bool can_record)
 {
     for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++)
-        if (bindings[i].bar && binds(&bindings[i], KEY_F(n)))
+        if (bindings[i].bar && binds(&bindings[i], KEY_F(n)) &&
+            (can_record || bindings[i].run != mt_act_record))
             return bindings[i].bar;
     return NULL;
 }

@@ -48,7 +48,8 @@ mt_key_result mt_keys_dispatch(struct mt_app *a, mt_key_scope scope, int ch);
  * "Ctrl-L", "s"), in buf. */
 const char *mt_key_name(int ch, char *buf, size_t n);
 
-/* The function bar's label of F<n> (1-12), or NULL if no binding has one. */
-const char *mt_keys_fkey_label(int n);
+/* The function bar's label of F<n> (1-12), or NULL if no binding has one
+ * (record's F8 none unless can_record: a replay cannot record). */
+const char *mt_keys_fkey_label(int n, bool can_record);
 
 #endif
