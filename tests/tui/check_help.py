@@ -4,8 +4,9 @@ Asserts the help lists every key the issue requires (arrows, PgUp/PgDn,
 Home/End, Enter, s/F6, L, M, G, /, g, b, e, r, Space, q, ?/h) and the column
 names; Esc closes it and the table is back; `h` and F1 open it too.  The
 help of "Esc, Left" says Esc (only) clears the table's filter, and so it
-is: Left leaves it, Esc clears it.  At 80x24, scrolled to its end, no
-line of the help is cut either (the Header section's were, with "…").
+is: Left leaves it, Esc clears it.  At 80x24 the first page says more
+follows, End shows the last page, where no line of the help is cut (the
+Header section's were, with "…"), and Home the first again.
 """
 import re
 import time
@@ -59,14 +60,21 @@ def check_end_at_80(t):
     t.resize(80, 24)
     t.wait_for(lambda s: t.size() == (80, 24), "the 80x24 window")
     t.keys("?")
-    t.wait_for("memtop keys", "the help screen at 80x24")
-    for _ in range(12):
-        t.keys("PageDown")
-    s = t.wait_for("man memtop has the rest", "the end of the help at 80x24")
+    s = t.wait_for("memtop keys", "the help screen at 80x24")
+    # the first page says that more follows, and End (not a dozen PgDn)
+    # reaches the last page, Home the first again
+    check(re.search(r"-- \d+ more lines: Down, PgDn, End --", s),
+          "the help's first page at 80x24 does not say more follows:\n%s" % frame(s))
+    t.keys("End")
+    s = t.wait_for("man memtop has the rest", "the end of the help after End at 80x24")
     time.sleep(0.3)  # memtop ticks every 100 ms
     s = t.screen()
     check("\u2026" not in s and "every figure" in s,
           "a help line is cut at 80 columns:\n%s" % frame(s))
+    check("more lines" not in s, "the help's last page says more follows:\n%s" % frame(s))
+    t.keys("Home")
+    t.wait_for(lambda s: "memtop keys" in s and "man memtop has the rest" not in s,
+               "the help's first page after Home")
     t.keys("Escape")
 
 

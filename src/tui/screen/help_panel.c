@@ -115,6 +115,14 @@ static mt_key_result key(mt_app *a, mt_panel *self, int ch)
     case KEY_NPAGE:
         self->first += LINES / 2;
         break;
+    case KEY_HOME:
+    case 'g':
+        self->first = 0;
+        break;
+    case KEY_END:
+    case 'G':
+        self->first = MT_LINES_MAX; /* mt_lines_draw clamps it to the last page */
+        break;
     default:
         return MT_KEY_HANDLED; /* help is modal */
     }

@@ -61,7 +61,12 @@ void mt_lines_draw(const mt_theme *t, const mt_text_lines *l, int y, int h, long
     for (int i = 0; i < h; i++) {
         mt_draw_fill(y + i, 0, COLS, A_NORMAL);
         long k = *scroll + i;
-        if (k < l->count)
+        if (i == h - 1 && h > 1 && *scroll < max) { /* say that the page goes on */
+            char more[80];
+            long below = max - *scroll + 1; /* this row's line too */
+            snprintf(more, sizeof more, "-- %ld more lines: Down, PgDn, End --", below);
+            mt_draw_text(t, y + i, 1, COLS - 1, t->dim, more);
+        } else if (k < l->count)
             mt_draw_text(t, y + i, 1, COLS - 1, l->attr[k], l->text[k]);
     }
 }

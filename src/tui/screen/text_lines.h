@@ -25,7 +25,9 @@ void mt_lines_add(mt_text_lines *l, attr_t attr, const char *fmt, ...)
 void mt_lines_add_wrapped(mt_text_lines *l, attr_t attr, int indent, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Draw lines [*scroll, *scroll + h) at rows [y, y + h), clamping *scroll. */
+/* Draw lines [*scroll, *scroll + h) at rows [y, y + h), clamping *scroll.
+ * While lines follow below the window, its last row says how many (and
+ * which keys scroll) instead of a line, which the next page shows. */
 void mt_lines_draw(const mt_theme *t, const mt_text_lines *l, int y, int h, long *scroll);
 
 #endif
