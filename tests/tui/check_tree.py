@@ -3,7 +3,8 @@
 Runs memtop-call-paths (tests/workloads/call_paths.c: main calls ping,
 db_query, net_serve, recurse and inline_user, with known bytes and blocks;
 its final state stays on screen) and asserts: `t` shows the top-down tree
-with the one-child chain from _start open down to a closed "+ main"; End and
+with the one-child chain from _start open down to a closed "+ main" (at
+80x24 too, its names whole: figure columns give way); End and
 Right open main, whose children come sorted by live bytes (ping 4242 B,
 db_query 3500, net_serve 3000, recurse 666, inline_user 444) with fill_buf
 marked [inlined] below inline_user; N sorts them by live blocks (db_query 5,
@@ -67,6 +68,7 @@ def test(t):
     check(children_of_main(s) == [], "main's children shown while closed:\n" + tuilib.frame(s))
     check(tree_lines(s)[0][2] == "_start", "the tree does not start at _start:\n" +
           tuilib.frame(s))
+    check_narrow(t)
 
     t.keys("End", "Right")
     s = t.wait_for(lambda s: children_of_main(s) == BY_LIVE, "main opened, sorted by live bytes")
@@ -106,6 +108,23 @@ def test(t):
                 "the table again after t")
 
     check_replay(t)
+
+
+def check_narrow(t):
+    """At 80x24 the least needed figure columns give way: the names of the
+    chain from _start to main (glibc's __libc_start_call_main, 22 letters
+    at depth 2) are whole, LIVE and OWN still shown.  Every column left 13
+    for the names ("- __libc_s…")."""
+    t.resize(80, 24)
+    s = t.wait_for(lambda s: t.size() == (80, 24) and
+                   any(ln[2] == "main" for ln in tree_lines(s)), "the tree at 80x24")
+    names = [ln[2] for ln in tree_lines(s)]
+    head = next(ln for ln in s.split("\n") if "CALL TREE" in ln)
+    check("\u2026" not in "".join(names) and "main" in names and "_start" in names and
+          "LIVE" in head and "OWN" in head,
+          "the tree's names are cut at 80 columns:\n%s" % tuilib.frame(s))
+    t.resize(120, 30)
+    t.wait_for(lambda s: t.size() == (120, 30) and "TEMP%" in s, "the tree at 120x30")
 
 
 def filter_tree(t, text, children, what):

@@ -1,7 +1,8 @@
 /* tree_panel.c -- `t`: the call tree view, one line per node on screen
  * (tree_state.c lays them out): inclusive figures in the table's columns,
  * OWN (live bytes allocated in the node itself: its allocation site's),
- * then the node indented by depth with its open/closed mark. */
+ * then the node indented by depth with its open/closed mark.  On a narrow
+ * screen the least needed figure columns give way to the names. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,36 @@
 #include "tree_keys.h"
 
 #define OWN_W 11 /* as LIVE: "-1023.9 KiB" since a baseline */
+/* Columns the node names keep at least: every figure column took 66 of
+ * 80, leaving "- __libc_s…" (hidden_columns). */
+#define NAME_MIN 36
+
+/* A figure column of the tree: 0 LIVE, 1 OWN, c > 1 the table's c - 1. */
+static int col_width(int c)
+{
+    return c == 1 ? OWN_W : mt_columns[c > 1 ? c - 1 : c].width;
+}
+
+/* The figure columns left out (bit c) so that the names get NAME_MIN
+ * columns on a narrow screen: TEMP%, ALLOC/s, BLOCKS, LEAK, GROWTH/s, OWN
+ * in that order, never LIVE nor the column the tree is sorted by. */
+static unsigned hidden_columns(const mt_app *a)
+{
+    static const int order[] = {1 + MT_COL_TEMP, 1 + MT_COL_ALLOCS, 1 + MT_COL_BLOCKS,
+                                1 + MT_COL_LEAK, 1 + MT_COL_GROWTH, 1};
+    int used = 1;
+    for (int c = 0; c <= MT_COLS; c++)
+        used += col_width(c) + 1;
+    unsigned hidden = 0;
+    for (size_t i = 0; i < sizeof order / sizeof order[0] && COLS - used < NAME_MIN; i++) {
+        int c = order[i];
+        if (c > 1 && mt_columns[c - 1].sort == a->ui.sort)
+            continue;
+        hidden |= 1u << c;
+        used -= col_width(c) + 1;
+    }
+    return hidden;
+}
 
 static void draw_heading(mt_app *a, int y)
 {
@@ -20,10 +51,13 @@ static void draw_heading(mt_app *a, int y)
     bool delta = mt_table_has_baseline(a->table);
     mt_draw_fill(y, 0, COLS, t->heading);
     int x = 0;
+    unsigned hidden = hidden_columns(a);
     for (int c = 0; c <= MT_COLS; c++) {
+        if (hidden & (1u << c))
+            continue;
         bool own = c == 1;
         const mt_column *col = &mt_columns[c > 1 ? c - 1 : c];
-        int w = own ? OWN_W : col->width;
+        int w = col_width(c);
         char h[32]; /* "~LIVE", "~OWN": estimates when sampled, as in the table */
         mt_column_heading(own ? "OWN" : col->heading, w, mt_view_sample_rate(&a->src.view) != 0,
                           delta && (own || col->has_delta) ? t->delta : NULL, h, sizeof h);
@@ -58,9 +92,12 @@ static int draw_figures(mt_app *a, int y, const mt_ct_node *nd, attr_t base)
     bool delta = mt_table_has_baseline(a->table);
     mt_table_row in = row_of(&nd->incl), own = row_of(&nd->own);
     int x = 0;
+    unsigned hidden = hidden_columns(a);
     for (int c = 0; c <= MT_COLS; c++) {
+        if (hidden & (1u << c))
+            continue;
         char buf[48];
-        int col = c > 1 ? c - 1 : c, w = c == 1 ? OWN_W : mt_columns[col].width;
+        int col = c > 1 ? c - 1 : c, w = col_width(c);
         mt_column_text(c == 1 ? MT_COL_LIVE : col, c == 1 ? &own : &in, delta,
                        a->ui.rates_known && !a->ui.stale.ended, buf, sizeof buf);
         attr_t at = base;
