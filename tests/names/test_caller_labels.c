@@ -107,12 +107,28 @@ static void test_large_group(void **state)
     free(fr);
 }
 
+/* A label for a narrow column loses its frames' places, keeps its names. */
+static void test_compact(void **state)
+{
+    (void)state;
+    char a[] = "make_label (same_site.c:21) \u2190 parse_config (same_site.c:29)";
+    assert_string_equal(mt_caller_label_compact(a), "make_label \u2190 parse_config");
+    char b[] = "dictAddRaw (redis-check-rdb+0x4f2a1) <- setKey (db.c:300) <- ... <- main (x.c:1)";
+    assert_string_equal(mt_caller_label_compact(b), "dictAddRaw <- setKey <- ... <- main");
+    char c[] = "(anonymous namespace)::f(int) (a.cc:3) <- operator()() const (b.cc:9)";
+    assert_string_equal(mt_caller_label_compact(c),
+                        "(anonymous namespace)::f(int) <- operator()() const");
+    char d[] = "f (x) y (unclosed <- g ()";
+    assert_string_equal(mt_caller_label_compact(d), "f y (unclosed <- g");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_depths),
         cmocka_unit_test(test_too_deep),
         cmocka_unit_test(test_large_group),
+        cmocka_unit_test(test_compact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@ screen each such row must also name the callers that tell it apart:
 "\u2190 via_table (...) \u2190 start_a (...)"; lone_site, alone at its
 location, names none.  Asserts it in a UTF-8 locale (\u2190), with --ascii
 ("<-"), and that grouped by function (g) make_label is one row of 4 traces
-without callers.
+without callers.  At 80 columns the four rows still read differently (their
+frames' file:line given up for the callers).
 """
 import tuilib
 from tuilib import check, frame
@@ -56,6 +57,20 @@ def test(t):
     check(not any("\u2190" in r.location for r in rows), "--ascii: a \u2190 on screen:\n" +
           frame(s))
     print("ok: --ascii: %s" % " | ".join(site(rows)))
+
+    # At 80 columns the LOCATION column is narrow: the rows still differ on
+    # screen, their frames' file:line given up for the callers' names
+    t.start([t.memtop, "--", prog, "60"], width=80, height=24)
+    rows, s = t.wait_rows(lambda rows, s: len(site_names(rows)) == 4,
+                          "four make_label rows at 80 columns")
+    locs = site_names(rows)
+    check(len(set(locs)) == 4 and all("\u2190" in x for x in locs),
+          "at 80 columns the make_label rows read alike: %r\n%s" % (locs, frame(s)))
+    print("ok: 80 columns: %s" % " | ".join(locs))
+
+
+def site_names(rows):
+    return [r.location for r in rows if r.location.startswith("make_label")]
 
 
 tuilib.main(test, __doc__)

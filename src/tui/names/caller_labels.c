@@ -171,6 +171,46 @@ char *mt_caller_label_join_by(mt_callers_fn fn, void *ctx, const mt_caller_row *
     return buf;
 }
 
+char *mt_caller_label_teller_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
+                                char *buf, size_t size)
+{
+    char callers[MT_CALLER_DEPTH][MT_CALLER_MAX];
+    const char *arrow = utf8 ? " \u2190 " : " <- ", *ellipsis = utf8 ? "\u2026" : "...";
+    unsigned k = r->depth ? fn(ctx, r, callers, r->depth) : 0;
+    if (k == 0)
+        snprintf(buf, size, "%s", r->label);
+    else
+        snprintf(buf, size, "%s%s%s%s%s", r->label, arrow, k > 1 ? ellipsis : "",
+                 k > 1 ? arrow : "", callers[k - 1]);
+    return mt_caller_label_compact(buf);
+}
+
+/* The length of a " (where)" at p: a space, '(', no space nor '(' up to
+ * its ')', then the end or a space; 0 when p holds none. */
+static size_t where_len(const char *p)
+{
+    if (p[0] != ' ' || p[1] != '(')
+        return 0;
+    size_t n = 2;
+    while (p[n] && p[n] != ')' && p[n] != ' ' && p[n] != '(')
+        n++;
+    return p[n] == ')' && (p[n + 1] == '\0' || p[n + 1] == ' ') ? n + 1 : 0;
+}
+
+char *mt_caller_label_compact(char *buf)
+{
+    char *out = buf;
+    for (const char *p = buf; *p;) {
+        size_t skip = where_len(p);
+        if (skip)
+            p += skip;
+        else
+            *out++ = *p++;
+    }
+    *out = '\0';
+    return buf;
+}
+
 char *mt_caller_label_join(const mt_locator *loc, const mt_caller_row *r, bool utf8, char *buf,
                            size_t size)
 {

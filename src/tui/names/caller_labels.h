@@ -58,6 +58,19 @@ unsigned mt_trace_callers(const mt_locator *loc, const uint64_t *frames, unsigne
 char *mt_caller_label_join_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
                               char *buf, size_t size);
 
+/* A joined label made to fit a narrow LOCATION column: every frame's
+ * " (file:line)" or " (module+0x...)" taken out, in place ("make_label <-
+ * parse_config"), so that the callers that tell rows apart stay on screen.
+ * A parenthesis with a space inside ("(anonymous namespace)") stays.
+ * Returns buf. */
+char *mt_caller_label_compact(char *buf);
+
+/* The shortest label that still tells r apart, for a column where even
+ * the compact one is cut: "label <- ... <- teller" (the direct caller
+ * elided when it is not the teller), compacted; returns buf. */
+char *mt_caller_label_teller_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
+                                char *buf, size_t size);
+
 /* mt_caller_label_join_by with mt_trace_callers over loc. */
 char *mt_caller_label_join(const mt_locator *loc, const mt_caller_row *r, bool utf8, char *buf,
                            size_t size);

@@ -48,14 +48,21 @@ static unsigned worker_callers(void *ctx, const mt_caller_row *r, char (*out)[MT
     return mt_symworker_callers(names->w, r->id, r->frames, r->n, out, max);
 }
 
-/* The row's LOCATION; c: its callers' depth among the rows on screen
- * (shown_callers), or NULL. */
-static void row_location(mt_app *a, const mt_table_row *r, const mt_caller_row *c, char *buf,
-                         size_t n)
+/* The row's LOCATION, for `width` columns; c: its callers' depth among the
+ * rows on screen (shown_callers), or NULL.  Callers that would be cut lose
+ * their frames' file:line first, then every caller but the one that tells
+ * the row apart: at 80 columns rows sharing a location read alike
+ * ("dictAddRaw (redis-check-r…" five times). */
+static void row_location(mt_app *a, const mt_table_row *r, const mt_caller_row *c, int width,
+                         char *buf, size_t n)
 {
-    if (c && c->depth)
+    if (c && c->depth) {
         mt_caller_label_join_by(worker_callers, &a->names, c, a->theme.utf8, buf, n);
-    else if (a->ui.group == MT_GROUP_TRACE || r->ntraces <= 1)
+        if (mt_text_width(buf) > width)
+            mt_caller_label_compact(buf);
+        if (mt_text_width(buf) > width) /* the caller that tells it apart, alone */
+            mt_caller_label_teller_by(worker_callers, &a->names, c, a->theme.utf8, buf, n);
+    } else if (a->ui.group == MT_GROUP_TRACE || r->ntraces <= 1)
         snprintf(buf, n, "%s", r->label ? r->label : "?");
     else
         snprintf(buf, n, "%s  (%u trace%s)", r->label ? r->label : "?", r->ntraces,
@@ -81,7 +88,7 @@ static void draw_row(mt_app *a, int y, const mt_table_row *r, const mt_caller_ro
         x += mt_columns[c].width + 1;
     }
     char loc[1024];
-    row_location(a, r, c, loc, sizeof loc);
+    row_location(a, r, c, COLS - x - 1, loc, sizeof loc);
     mt_draw_text(t, y, x + 1, COLS - x - 1, base, loc);
 }
 
