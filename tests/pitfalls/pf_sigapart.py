@@ -8,11 +8,8 @@ apart with the allocator's plain functions: the 333-byte block is freed in
 memtop's data (it once stayed live: no plain functions for these entries).
 The block xallocx resized in place has its record freed and is counted
 untracked (it once kept its record and size: live).  Argument: je or tc."""
-import json
 import signal
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test, marker  # noqa: E402
@@ -22,17 +19,6 @@ if variant not in ("je", "tc"):
     sys.exit("usage: pf_sigapart.py je|tc")
 t = Test("sigapart_" + variant)
 prog = t.prog("pf_sigapart_" + variant)
-
-
-def export(pid, shm, name):
-    time.sleep(0.5)  # a few publishes after the last call
-    out = t.path(name)
-    p = subprocess.run(["timeout", "60", "env", "MEMTOP_SHM_DIR=" + shm, t.memtop, "-p", str(pid),
-                        "--export", out], capture_output=True, text=True)
-    if not t.check(p.returncode == 0, "memtop --export: exit %d: %s" % (p.returncode, p.stderr)):
-        return None
-    with open(out) as f:
-        return json.load(f)
 
 
 def run():
@@ -48,7 +34,7 @@ def run():
             proc.stdin.flush()
             done = proc.stdout.readline().split()
             if t.check(done == ["done", "1"], "expected 'done 1' (one handler), got %r" % done):
-                after = export(pid, shm, "after.json")
+                after = t.export_live(pid, shm, "after.json")
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)

@@ -31,10 +31,7 @@ bookkeeping and in the real call alike (it could not be told from the
 allocator calling its own entries: hook_nested.h).  The same exact totals
 are wanted.
 """
-import json
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test  # noqa: E402
@@ -49,17 +46,6 @@ if variant not in ("", "mi"):
 suffix = "_" + variant if variant else ""
 t = Test("sigcount" + suffix)
 prog = t.prog("pf_sigcount" + suffix)
-
-
-def export(pid, shm, name):
-    time.sleep(0.5)  # a few publishes after the last call
-    out = t.path(name)
-    p = subprocess.run(["timeout", "60", "env", "MEMTOP_SHM_DIR=" + shm, t.memtop, "-p", str(pid),
-                        "--export", out], capture_output=True, text=True)
-    if not t.check(p.returncode == 0, "memtop --export: exit %d: %s" % (p.returncode, p.stderr)):
-        return None
-    with open(out) as f:
-        return json.load(f)
 
 
 def site(snap, fn, key):
@@ -81,13 +67,13 @@ def run(mode, rate, steps):
         if t.check(len(line) == 2 and line[0] == "ready",
                    "%s: expected 'ready PID', got %r" % (mode, line)):
             pid = int(line[1])
-            before = export(pid, shm, mode + "-before.json")
+            before = t.export_live(pid, shm, mode + "-before.json")
             proc.stdin.write("g")
             proc.stdin.flush()
             done = proc.stdout.readline().split()
             if t.check(len(done) == 7 and done[0] == "done",
                        "%s: expected 'done A B F S LA LB', got %r" % (mode, done)):
-                after = export(pid, shm, mode + "-after.json")
+                after = t.export_live(pid, shm, mode + "-after.json")
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)

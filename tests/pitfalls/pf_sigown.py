@@ -5,27 +5,13 @@ whose getpid raises SIGUSR1 while armed; memtop calls it there).  Such a
 handler's blocks were counted nowhere while the data said exact: between
 two exports of the live process, every block the handlers allocated must
 be counted, tracked or untracked, and every free, matched or unknown."""
-import json
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test  # noqa: E402
 
 t = Test("sigown")
 prog = t.prog("pf_sigown")
-
-
-def export(pid, shm, name):
-    time.sleep(0.5)  # a few publishes after the last call
-    out = t.path(name)
-    p = subprocess.run(["timeout", "60", "env", "MEMTOP_SHM_DIR=" + shm, t.memtop, "-p", str(pid),
-                        "--export", out], capture_output=True, text=True)
-    if not t.check(p.returncode == 0, "memtop --export: exit %d: %s" % (p.returncode, p.stderr)):
-        return None
-    with open(out) as f:
-        return json.load(f)
 
 
 def run(mode, rate):
@@ -40,13 +26,13 @@ def run(mode, rate):
         if t.check(len(line) == 2 and line[0] == "ready",
                    "%s: expected 'ready PID', got %r" % (mode, line)):
             pid = int(line[1])
-            before = export(pid, shm, mode + "-before.json")
+            before = t.export_live(pid, shm, mode + "-before.json")
             proc.stdin.write("g\n")
             proc.stdin.flush()
             done = proc.stdout.readline().split()
             if t.check(len(done) == 4 and done[0] == "done",
                        "%s: expected 'done A F R', got %r" % (mode, done)):
-                after = export(pid, shm, mode + "-after.json")
+                after = t.export_live(pid, shm, mode + "-after.json")
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)

@@ -13,27 +13,13 @@ grow alike, and the program must exit 0.  Then the handler resizes a tracked
 block in place (mi_expand) and destroys a heap of tracked blocks
 (mi_heap_destroy): their records must go (they once stayed, live at their
 old size), the resized block counted as untracked."""
-import json
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
 from mtplib import Test, marker  # noqa: E402
 
 t = Test("sigthrow")
 prog = t.prog("pf_sigthrow")
-
-
-def export(pid, shm, name):
-    time.sleep(0.5)  # a few publishes after the last call
-    out = t.path(name)
-    p = subprocess.run(["timeout", "60", "env", "MEMTOP_SHM_DIR=" + shm, t.memtop, "-p", str(pid),
-                        "--export", out], capture_output=True, text=True)
-    if not t.check(p.returncode == 0, "memtop --export: exit %d: %s" % (p.returncode, p.stderr)):
-        return None
-    with open(out) as f:
-        return json.load(f)
 
 
 def run():
@@ -44,13 +30,13 @@ def run():
         line = proc.stdout.readline().split()
         if t.check(len(line) == 2 and line[0] == "ready", "expected 'ready PID', got %r" % line):
             pid = int(line[1])
-            before = export(pid, shm, "before.json")
+            before = t.export_live(pid, shm, "before.json")
             proc.stdin.write("g\n")
             proc.stdin.flush()
             done = proc.stdout.readline().split()
             if t.check(done == ["done", "1", "1"],
                        "expected 'done 1 1' (one handler, bad_alloc caught), got %r" % done):
-                after = export(pid, shm, "after.json")
+                after = t.export_live(pid, shm, "after.json")
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)

@@ -180,6 +180,19 @@ class Test:
             snap = None
         return res, snap
 
+    def export_live(self, pid, shm, name):
+        """`memtop -p PID --export` of a running target (after a few of its
+        publishes); the JSON, or None (checked)."""
+        time.sleep(0.5)  # a few publishes after the last call
+        out = self.path(name)
+        p = subprocess.run(["timeout", "60", "env", "MEMTOP_SHM_DIR=" + shm, self.memtop, "-p",
+                            str(pid), "--export", out], capture_output=True, text=True)
+        if not self.check(p.returncode == 0,
+                          "memtop --export: exit %d: %s" % (p.returncode, p.stderr)):
+            return None
+        with open(out) as f:
+            return json.load(f)
+
     def run_snapshot(self, cmd, shm, extra=None, **kw):
         """Runs cmd tracked to completion; (Result, final snapshot)."""
         if self.source == "export":
