@@ -154,9 +154,10 @@ int mt_caller_labels(const mt_locator *loc, mt_caller_row *rows, size_t n)
  * eliding those between: a recursion makes paths that differ ten frames out
  * ("f <- walk (t.c:9) <- ... <- main (t.c:40)").  Two rows could then read
  * alike (same direct caller and same frame at the same depth, differing in
- * between): rare, and their JSON location_callers say the whole run. */
-char *mt_caller_label_join_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
-                              char *buf, size_t size)
+ * between): rare, and their JSON location_callers say the whole run.
+ * teller_only: the direct caller elided too when it is not the teller. */
+static char *join(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8, bool teller_only,
+                  char *buf, size_t size)
 {
     char callers[MT_CALLER_DEPTH][MT_CALLER_MAX];
     const char *arrow = utf8 ? " \u2190 " : " <- ", *ellipsis = utf8 ? "\u2026" : "...";
@@ -165,24 +166,24 @@ char *mt_caller_label_join_by(mt_callers_fn fn, void *ctx, const mt_caller_row *
         snprintf(buf, size, "%s", r->label);
     else if (k == 1)
         snprintf(buf, size, "%s%s%s", r->label, arrow, callers[0]);
+    else if (teller_only)
+        snprintf(buf, size, "%s%s%s%s%s", r->label, arrow, ellipsis, arrow, callers[k - 1]);
     else
         snprintf(buf, size, "%s%s%s%s%s%s%s", r->label, arrow, callers[0], arrow,
                  k > 2 ? ellipsis : "", k > 2 ? arrow : "", callers[k - 1]);
     return buf;
 }
 
+char *mt_caller_label_join_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
+                              char *buf, size_t size)
+{
+    return join(fn, ctx, r, utf8, false, buf, size);
+}
+
 char *mt_caller_label_teller_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
                                 char *buf, size_t size)
 {
-    char callers[MT_CALLER_DEPTH][MT_CALLER_MAX];
-    const char *arrow = utf8 ? " \u2190 " : " <- ", *ellipsis = utf8 ? "\u2026" : "...";
-    unsigned k = r->depth ? fn(ctx, r, callers, r->depth) : 0;
-    if (k == 0)
-        snprintf(buf, size, "%s", r->label);
-    else
-        snprintf(buf, size, "%s%s%s%s%s", r->label, arrow, k > 1 ? ellipsis : "",
-                 k > 1 ? arrow : "", callers[k - 1]);
-    return mt_caller_label_compact(buf);
+    return mt_caller_label_compact(join(fn, ctx, r, utf8, true, buf, size));
 }
 
 /* The length of a " (where)" at p: a space, '(', no space nor '(' up to
