@@ -16,7 +16,8 @@
 typedef enum mt_symw_kind {
     MT_SYMW_LOCATION = 1, /* key: trace id; frames: the trace */
     MT_SYMW_FRAMES = 2,   /* key: address; frames[0]: the address */
-    /* key: address; frames: the address and a trace whose module there is
+    /* key: address and module (sym_lookup.c at_key); frames: the address
+     * and a trace whose module there is
      * not the one it names by default (a module loaded at the place of one
      * unloaded: mt_modules_find_at) */
     MT_SYMW_FRAMES_AT = 3,
