@@ -385,6 +385,40 @@ static void test_frames_at_two_lives(void **state)
     mt_modules_free(&mods);
 }
 
+/* A plugin rebuilt and loaded again at its place: the executable's
+ * record unloaded (stamp 10), and a record of the same path loaded there
+ * with a bias that puts sw_plumbing's code at sw_marker's address.  The
+ * address alone (trace 0) now names sw_plumbing: the answer made with the
+ * first life (sw_marker), whose path is the same, is made again. */
+static void test_frames_same_path_reloaded(void **state)
+{
+    fixture *fx = *state;
+    mt_symworker *w = start(true, NULL);
+    mt_symworker_set_modules(w, &fx->mods);
+    uint64_t addr = fn_addr(sw_marker);
+    mt_frame fr[MT_MAX_CHAIN];
+    wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+    assert_string_equal(fr[0].function, "sw_marker");
+    uint64_t shift = addr - fn_addr(sw_plumbing); /* wraps if negative: added back */
+    mt_module_info two[2] = {fx->exe.mod, fx->exe.mod};
+    two[0].unload_seq = 1;
+    two[0].unload_trace = 10;
+    two[1].load_seq = 2;
+    two[1].bias += shift;
+    two[1].start += shift;
+    two[1].end += shift;
+    mt_modules mods;
+    build_mods(&mods, two, 2);
+    mt_symworker_set_modules(w, &mods);
+    wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+    assert_non_null(fr[0].function);
+    assert_string_equal(fr[0].function, "sw_plumbing");
+    wait_frames_at(w, addr, 5, fr, MT_MAX_CHAIN); /* the first life's trace */
+    assert_string_equal(fr[0].function, "sw_marker");
+    mt_symworker_stop(w);
+    mt_modules_free(&mods);
+}
+
 /* MEMTOP_SKIP_FUNCS: the location skips the plumbing frame, like mt_trace_location. */
 static void test_plumbing_skip(void **state)
 {
@@ -868,6 +902,7 @@ int main(void)
         cmocka_unit_test(test_frames_at_trace),
         cmocka_unit_test(test_frames_module_replaced),
         cmocka_unit_test(test_frames_at_two_lives),
+        cmocka_unit_test(test_frames_same_path_reloaded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

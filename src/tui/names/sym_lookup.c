@@ -126,8 +126,12 @@ static unsigned frames_locked(mt_symworker *w, uint64_t addr, uint32_t trace, mt
     mt_symw_entry *e = frames_entry(w, addr, trace);
     /* An answer from another module than the one that holds addr now (a
      * library loaded at the place of the one it was made with) is made
-     * again: frames keep their module only through a trace (frames_entry). */
-    if (e && answered(w, e) && e->res[0].module && strcmp(e->res[0].module, out->module) == 0) {
+     * again: frames keep their module only through a trace (frames_entry).
+     * Another one, not only another path: a plugin rebuilt and loaded
+     * again at its place has the path of the life the answer named. */
+    const mt_module_info *now = mt_modules_find_at(&w->cur->map, addr, trace);
+    if (e && answered(w, e) && e->res[0].module && strcmp(e->res[0].module, out->module) == 0 &&
+        now && e->mod_load == now->load_seq) {
         unsigned k = e->nres < max ? e->nres : max;
         memcpy(out, e->res, k * sizeof *out);
         *final = true;

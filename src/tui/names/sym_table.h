@@ -29,6 +29,7 @@ typedef struct mt_symw_entry {
     uint64_t qseq;     /* sequence number of its queue slot; 0: not queued */
     uint64_t mod_gen;  /* module map the answer was computed with */
     uint64_t wrap_gen; /* wrapper set (LOCATION) the answer was computed with */
+    uint64_t mod_load; /* FRAMES kinds: load_seq of the module it named (0: none) */
     mt_frame *res;     /* the answer (strings interned); NULL until symbolized */
     unsigned nres;
     bool busy;   /* the worker is symbolizing it */
