@@ -344,6 +344,81 @@ static void test_frames_module_replaced(void **state)
     mt_modules_free(&mods);
 }
 
+/* Three lives at one place: the executable unloaded at trace 10, again
+ * at trace 20 (a record each), and another module loaded there now.  The
+ * frames of trace 5 and of trace 12 are named from the first and second
+ * lives, neither the default: asked for in turn, as a redraw asks, both
+ * are answered (each once replaced the other's entry, never answered). */
+static void test_frames_at_two_lives(void **state)
+{
+    fixture *fx = *state;
+    mt_module_info three[3] = {fx->exe.mod, fx->exe.mod, fx->exe.mod};
+    three[0].unload_seq = 1;
+    three[0].unload_trace = 10;
+    three[1].load_seq = 2;
+    three[1].unload_seq = 3;
+    three[1].unload_trace = 20;
+    three[2].load_seq = 4;
+    strcpy(three[2].path, FAKE_PATH);
+    mt_modules mods;
+    build_mods(&mods, three, 3);
+    mt_symworker *w = start(true, NULL);
+    mt_symworker_set_modules(w, &mods);
+    uint64_t addr = fn_addr(sw_marker);
+    mt_frame a[MT_MAX_CHAIN], b[MT_MAX_CHAIN];
+    double end = deadline(10);
+    for (;;) {
+        uint64_t gen = mt_symworker_generation(w);
+        bool fa = false, fb = false;
+        mt_symworker_frames(w, addr, 5, a, MT_MAX_CHAIN, &fa);
+        mt_symworker_frames(w, addr, 12, b, MT_MAX_CHAIN, &fb);
+        if (fa && fb)
+            break;
+        assert_true(now_s() < end); /* "never answered" */
+        nap(w, gen);
+    }
+    assert_non_null(a[0].function);
+    assert_string_equal(a[0].function, "sw_marker");
+    assert_non_null(b[0].function);
+    assert_string_equal(b[0].function, "sw_marker");
+    mt_symworker_stop(w);
+    mt_modules_free(&mods);
+}
+
+/* A plugin rebuilt and loaded again at its place: the executable's
+ * record unloaded (stamp 10), and a record of the same path loaded there
+ * with a bias that puts sw_plumbing's code at sw_marker's address.  The
+ * address alone (trace 0) now names sw_plumbing: the answer made with the
+ * first life (sw_marker), whose path is the same, is made again. */
+static void test_frames_same_path_reloaded(void **state)
+{
+    fixture *fx = *state;
+    mt_symworker *w = start(true, NULL);
+    mt_symworker_set_modules(w, &fx->mods);
+    uint64_t addr = fn_addr(sw_marker);
+    mt_frame fr[MT_MAX_CHAIN];
+    wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+    assert_string_equal(fr[0].function, "sw_marker");
+    uint64_t shift = addr - fn_addr(sw_plumbing); /* wraps if negative: added back */
+    mt_module_info two[2] = {fx->exe.mod, fx->exe.mod};
+    two[0].unload_seq = 1;
+    two[0].unload_trace = 10;
+    two[1].load_seq = 2;
+    two[1].bias += shift;
+    two[1].start += shift;
+    two[1].end += shift;
+    mt_modules mods;
+    build_mods(&mods, two, 2);
+    mt_symworker_set_modules(w, &mods);
+    wait_frames_at(w, addr, 0, fr, MT_MAX_CHAIN);
+    assert_non_null(fr[0].function);
+    assert_string_equal(fr[0].function, "sw_plumbing");
+    wait_frames_at(w, addr, 5, fr, MT_MAX_CHAIN); /* the first life's trace */
+    assert_string_equal(fr[0].function, "sw_marker");
+    mt_symworker_stop(w);
+    mt_modules_free(&mods);
+}
+
 /* MEMTOP_SKIP_FUNCS: the location skips the plumbing frame, like mt_trace_location. */
 static void test_plumbing_skip(void **state)
 {
@@ -826,6 +901,8 @@ int main(void)
         cmocka_unit_test(test_callers),
         cmocka_unit_test(test_frames_at_trace),
         cmocka_unit_test(test_frames_module_replaced),
+        cmocka_unit_test(test_frames_at_two_lives),
+        cmocka_unit_test(test_frames_same_path_reloaded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

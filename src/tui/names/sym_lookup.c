@@ -85,10 +85,18 @@ bool mt_symworker_location(mt_symworker *w, uint32_t trace_id, const uint64_t *f
     return final;
 }
 
+/* A MT_SYMW_FRAMES_AT key: addr and the index of its module (user-space
+ * addresses are below 2^47; a key two pairs share is told apart by the
+ * entry's frames, and the later pair's entry replaces the other's). */
+static uint64_t at_key(uint64_t addr, uint64_t module)
+{
+    return addr ^ (module << 47);
+}
+
 /* The record of addr as a frame of trace (lock held): keyed by the address
  * alone when the trace's module there is the default one, else
- * (MT_SYMW_FRAMES_AT) by the address and a trace with that module; NULL
- * when out of memory. */
+ * (MT_SYMW_FRAMES_AT) by the address and that module (at_key), its frames
+ * the address and a trace with that module; NULL when out of memory. */
 static mt_symw_entry *frames_entry(mt_symworker *w, uint64_t addr, uint32_t trace)
 {
     const mt_modules *map = &w->cur->map;
@@ -97,11 +105,15 @@ static mt_symw_entry *frames_entry(mt_symworker *w, uint64_t addr, uint32_t trac
         mt_symw_entry *e = mt_symw_table_find(&w->table, MT_SYMW_FRAMES, addr);
         return e ? e : mt_symw_table_add(&w->table, MT_SYMW_FRAMES, addr, &addr, 1);
     }
-    mt_symw_entry *e = mt_symw_table_find(&w->table, MT_SYMW_FRAMES_AT, addr);
-    if (e && mt_modules_find_at(map, addr, (uint32_t)e->frames[1]) == m)
+    /* Keyed by the address and the module: two traces naming addr from two
+     * modules that are not the default one (three lives at one place) would
+     * else replace each other's entry at every lookup, never answered. */
+    uint64_t k = at_key(addr, (uint64_t)(m - map->items));
+    mt_symw_entry *e = mt_symw_table_find(&w->table, MT_SYMW_FRAMES_AT, k);
+    if (e && e->frames[0] == addr && mt_modules_find_at(map, addr, (uint32_t)e->frames[1]) == m)
         return e;
-    uint64_t key[2] = {addr, trace};
-    return mt_symw_table_add(&w->table, MT_SYMW_FRAMES_AT, addr, key, 2);
+    uint64_t frames[2] = {addr, trace};
+    return mt_symw_table_add(&w->table, MT_SYMW_FRAMES_AT, k, frames, 2);
 }
 
 /* The frames of addr (lock held): out[0] is located already. */
@@ -114,8 +126,12 @@ static unsigned frames_locked(mt_symworker *w, uint64_t addr, uint32_t trace, mt
     mt_symw_entry *e = frames_entry(w, addr, trace);
     /* An answer from another module than the one that holds addr now (a
      * library loaded at the place of the one it was made with) is made
-     * again: frames keep their module only through a trace (frames_entry). */
-    if (e && answered(w, e) && e->res[0].module && strcmp(e->res[0].module, out->module) == 0) {
+     * again: frames keep their module only through a trace (frames_entry).
+     * Another one, not only another path: a plugin rebuilt and loaded
+     * again at its place has the path of the life the answer named. */
+    const mt_module_info *now = mt_modules_find_at(&w->cur->map, addr, trace);
+    if (e && answered(w, e) && e->res[0].module && strcmp(e->res[0].module, out->module) == 0 &&
+        now && e->mod_load == now->load_seq) {
         unsigned k = e->nres < max ? e->nres : max;
         memcpy(out, e->res, k * sizeof *out);
         *final = true;

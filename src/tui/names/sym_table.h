@@ -16,7 +16,8 @@
 typedef enum mt_symw_kind {
     MT_SYMW_LOCATION = 1, /* key: trace id; frames: the trace */
     MT_SYMW_FRAMES = 2,   /* key: address; frames[0]: the address */
-    /* key: address; frames: the address and a trace whose module there is
+    /* key: address and module (sym_lookup.c at_key); frames: the address
+     * and a trace whose module there is
      * not the one it names by default (a module loaded at the place of one
      * unloaded: mt_modules_find_at) */
     MT_SYMW_FRAMES_AT = 3,
@@ -28,6 +29,7 @@ typedef struct mt_symw_entry {
     uint64_t qseq;     /* sequence number of its queue slot; 0: not queued */
     uint64_t mod_gen;  /* module map the answer was computed with */
     uint64_t wrap_gen; /* wrapper set (LOCATION) the answer was computed with */
+    uint64_t mod_load; /* FRAMES kinds: load_seq of the module it named (0: none) */
     mt_frame *res;     /* the answer (strings interned); NULL until symbolized */
     unsigned nres;
     bool busy;   /* the worker is symbolizing it */

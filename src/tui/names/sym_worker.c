@@ -62,13 +62,19 @@ static mt_symw_mods *hold_latest(mt_symworker *w)
 }
 
 /* e's answer against the held map, in chain (no lock held). */
+/* The trace whose frames e's answer names (0: any). */
+static uint32_t trace_of(const mt_symw_entry *e)
+{
+    return e->kind == MT_SYMW_LOCATION    ? (uint32_t)e->key
+           : e->kind == MT_SYMW_FRAMES_AT ? (uint32_t)e->frames[1]
+                                          : 0;
+}
+
 static unsigned symbolize(mt_symworker *w, const mt_symw_entry *e, mt_frame *chain)
 {
     mt_locator loc = mt_symbols_locator(&w->syms, &w->held->map);
     loc.wrappers = &w->wrappers;
-    loc.trace = e->kind == MT_SYMW_LOCATION    ? (uint32_t)e->key
-                : e->kind == MT_SYMW_FRAMES_AT ? (uint32_t)e->frames[1]
-                                               : 0;
+    loc.trace = trace_of(e);
     if (e->kind == MT_SYMW_LOCATION) {
         mt_trace_location(&loc, e->frames, e->nframes, chain);
         return 1;
@@ -93,6 +99,10 @@ static void finish(mt_symworker *w, mt_symw_entry *e, mt_frame *res, const mt_fr
         e->nres = k;
         e->mod_gen = w->held->gen;
         e->wrap_gen = w->wrap_gen;
+        if (e->kind != MT_SYMW_LOCATION) { /* which life of a path (sym_lookup.c) */
+            const mt_module_info *m = mt_modules_find_at(&w->held->map, e->frames[0], trace_of(e));
+            e->mod_load = m ? m->load_seq : 0;
+        }
         __atomic_add_fetch(&w->generation, 1, __ATOMIC_RELEASE);
     } else {
         free(res);
