@@ -237,8 +237,10 @@ static bool shared_free(const char *dest)
 
 /* How long a leftover's exclusive lock is waited for: its holders (the
  * viewer's --list probe and --clean, a target replacing it) hold it for
- * microseconds, unless the scheduler stops them meanwhile. */
-#define EXCLUSIVE_WAIT_MS 250
+ * microseconds, unless the scheduler stops them meanwhile.  The wait holds
+ * the publisher's lock (create_segment), which a dlclose's module sync on
+ * another thread may then spin on: kept short. */
+#define EXCLUSIVE_WAIT_MS 100
 
 /* mt_shm_lock_leftover on dest, told apart from a running process's
  * shared lock (*busy): an exclusive holder, who takes the lock only to
