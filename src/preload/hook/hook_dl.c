@@ -72,7 +72,7 @@ MT_EXPORT int dlclose(void *handle)
         mt_alloc_close_begin(); /* a scan's dlclose is not the last */
         closing = true;
         mt_publisher_sync_modules();
-        mt_rec_dlclose_modules(); /* the recording's module map, likewise */
+        mt_rec_dlclose_modules(false); /* the recording's module map, likewise */
         mt_in_hook_restore(0);
         mt_nocancel_end(cancel);
     }
@@ -83,8 +83,8 @@ MT_EXPORT int dlclose(void *handle)
     if (closing) {
         int saved = errno, cancel = mt_nocancel_begin();
         (void)mt_in_hook_set(MT_IN_OWN);
-        mt_publisher_sync_modules(); /* the unloads, stamped now (see the top) */
-        mt_rec_dlclose_modules();    /* the recording's, likewise */
+        mt_publisher_sync_modules();  /* the unloads, stamped now (see the top) */
+        mt_rec_dlclose_modules(true); /* the recording's, likewise */
         mt_in_hook_restore(0);
         mt_nocancel_end(cancel);
         errno = saved;

@@ -69,7 +69,7 @@ void mt_rec_exec_undo(int err);
  * module map brought up to date, so that the library about to go has its
  * MODULE record, and, after, its UNLOAD with the next trace id
  * (record_thread.c). */
-void mt_rec_dlclose_modules(void);
+void mt_rec_dlclose_modules(bool after); /* after: the listing after the real one */
 
 /* Control channel (publisher thread).  Fill msg; return MT_CTRL_*.
  * beat: the header's rec_lease_beat for MT_CMD_RECORD_START_LEASED (the

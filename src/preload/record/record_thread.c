@@ -109,7 +109,7 @@ bool mt_recw_drain_sync(void)
  * destructor or constructor may hold it too).  Given up: the library's
  * MODULE is missing and its frames replay as addresses; each time is
  * logged (MEMTOP_LOG=info) with the process's count. */
-void mt_rec_dlclose_modules(void)
+void mt_rec_dlclose_modules(bool after)
 {
     static _Atomic uint32_t given_up;
     if (!mt_rec_on())
@@ -119,8 +119,10 @@ void mt_rec_dlclose_modules(void)
             mt_recw_write_slow(mt_mono_raw_ns(CLOCK_MONOTONIC))) {
             uint32_t n = atomic_fetch_add_explicit(&given_up, 1, memory_order_relaxed) + 1;
             mt_log(MT_LOG_INFO,
-                   "recording: a dlclose did not wait for the writer (%u so far): "
-                   "the module map may lack the library it unloads",
+                   after ? "recording: a dlclose did not wait for the writer (%u so far): the "
+                           "library's UNLOAD comes with the writer's next pass"
+                         : "recording: a dlclose did not wait for the writer (%u so far): "
+                           "the module map may lack the library it unloads",
                    n);
             return;
         }
