@@ -122,17 +122,6 @@ static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
     return MT_OK;
 }
 
-mt_errc mt_dat_ev2_next_trace(mt_dat_reader *r, bool prev_alloc, uint32_t *trace, mt_err *err)
-{
-    if (!prev_alloc)
-        return bad(r, "NEXT_TRACE not after an allocation", err);
-    mt_dtrace *p = mt_dctx_trace(&r->ctx, *trace); /* of this frame: its allocation made it */
-    if (!p || !p->next)
-        return bad(r, "NEXT_TRACE with no trace after the previous one in its frame", err);
-    *trace = p->next - 1u;
-    return MT_OK;
-}
-
 static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err *err)
 {
     uint64_t dt = 0, trace = 0; /* = 0: gcc -O3 cannot see get() set it */
@@ -209,16 +198,6 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     if (age > ms)
         return bad(r, "free of a block born before tracking began", err);
     e->birth_ms = ms - age;
-    return MT_OK;
-}
-
-mt_errc mt_dat_ev2_set_next(mt_dat_reader *r, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err)
-{
-    mt_dtrace *ps = mt_dctx_trace(&r->ctx, p); /* of this frame: P's allocation made it */
-    if (!ps)
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
-    ps->next = q + 1u;
-    *t = &r->ctx.traces[q];
     return MT_OK;
 }
 

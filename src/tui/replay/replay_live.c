@@ -99,7 +99,7 @@ static int grow(mt_rlive *t, size_t want)
 
 /* Close the gap at i: move back every later entry of the run whose home
  * is not cyclically between the gap and itself. */
-static void shift_back(mt_rlive *t, size_t gap)
+static __attribute__((noinline)) void shift_back(mt_rlive *t, size_t gap)
 {
     size_t mask = t->cap - 1;
     for (size_t j = (gap + 1) & mask; t->slots[j].val; j = (j + 1) & mask) {
@@ -179,7 +179,9 @@ static int put_new(mt_rlive *t, size_t i, uint64_t key, bool fits, const mt_rgro
     return 0;
 }
 
-int mt_rlive_add(mt_rlive *t, uint32_t trace, uint64_t birth_ms, int64_t count, int64_t bytes)
+/* Every case: grow, a new base, packed or wide groups, new and removed ones. */
+static __attribute__((noinline)) int add_any(mt_rlive *t, uint32_t trace, uint64_t birth_ms,
+                                             int64_t count, int64_t bytes)
 {
     /* grow()'s own test, here: it is called for every event */
     if ((!t->cap || (t->count + 1) * 10 > t->cap * 7) && grow(t, t->count + 1) != 0)
@@ -201,6 +203,48 @@ int mt_rlive_add(mt_rlive *t, uint32_t trace, uint64_t birth_ms, int64_t count, 
     if (count == 0 && bytes == 0)
         return 0;
     return put_new(t, i, key, fits, &(mt_rgroup){birth_ms, count, bytes, trace, 1});
+}
+
+/* The common cases first, with as few registers as the probe needs: in a
+ * table that need not grow, a packed group of the key found and added to
+ * (or emptied and removed), or a new packed group in the empty slot the
+ * probe ends at.  Anything else (a wide group, a birth out of the base's
+ * span, a table to grow) goes to add_any, which starts over: nothing is
+ * changed before it is called. */
+int mt_rlive_add(mt_rlive *t, uint32_t trace, uint64_t birth_ms, int64_t count, int64_t bytes)
+{
+    if (!t->count || (t->count + 1) * 10 > t->cap * 7 || birth_ms - t->base_ms > UINT32_MAX)
+        return add_any(t, trace, birth_ms, count, bytes);
+    uint64_t key = mt_rlive_key(t, trace, birth_ms);
+    size_t i = mt_rlive_home(t, key);
+    for (; t->slots[i].val; i = (i + 1) & (t->cap - 1)) {
+        if (t->slots[i].key != key)
+            continue;
+        uint64_t val = t->slots[i].val;
+        if (is_wide(val))
+            return add_any(t, trace, birth_ms, count, bytes);
+        int64_t c0 = (int64_t)val >> BYTES_BITS;
+        int64_t c = sum(c0, count);
+        int64_t b = sum((int64_t)(val << MT_RVAL_COUNT_BITS) >> MT_RVAL_COUNT_BITS, bytes);
+        if (c == 0 && b == 0) {
+            t->nneg -= c0 < 0;
+            shift_back(t, i);
+            return 0;
+        }
+        if (!packs(c, b))
+            return add_any(t, trace, birth_ms, count, bytes);
+        t->nneg = t->nneg - (c0 < 0) + (c < 0);
+        t->slots[i].val = pack(c, b);
+        return 0;
+    }
+    if (count == 0 && bytes == 0)
+        return 0;
+    if (!packs(count, bytes))
+        return add_any(t, trace, birth_ms, count, bytes);
+    t->slots[i] = (mt_rslot){key, pack(count, bytes)};
+    t->count++;
+    t->nneg += count < 0;
+    return 0;
 }
 
 mt_rgroup *mt_rlive_export(const mt_rlive *t)

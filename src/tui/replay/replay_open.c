@@ -282,13 +282,17 @@ static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *er
             (rc = mt_replay_apply_batch(r, b, n, all, &allocs, err)) != MT_OK)
             return rc;
         /* a mark per bucket the batch's times fall in, not per event (a
-         * call each was a tenth of the replaying thread's time) */
-        uint64_t last = UINT64_MAX;
+         * call each was a tenth of the replaying thread's time); the
+         * bucket's bounds kept, not a division per event */
+        uint64_t lo = 1, hi = 0; /* none yet */
         for (size_t i = 0; i < n; i++) {
-            uint64_t bucket = b[i].t_ns / MT_SILENCE_BUCKET_NS;
-            if (bucket != last && mt_rsilence_mark(&r->silence, b[i].t_ns) != 0)
+            uint64_t t = b[i].t_ns;
+            if (t >= lo && t <= hi)
+                continue;
+            if (mt_rsilence_mark(&r->silence, t) != 0)
                 return nomem(err);
-            last = bucket;
+            lo = t - t % MT_SILENCE_BUCKET_NS;
+            hi = lo + (MT_SILENCE_BUCKET_NS - 1);
         }
         r->info.allocs += allocs; /* the others are frees */
         r->info.frees += n - allocs;
