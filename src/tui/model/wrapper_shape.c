@@ -141,7 +141,8 @@ static int shape(const mt_locator *loc, const mt_defs *defs, const uint64_t *siz
         for (uint32_t id = 0; id < defs->count; id++) {
             unsigned nf = 0;
             const uint64_t *frames = mt_defs_frames(defs, id, &nf);
-            if (frames && candidate(&l, frames, nf, &pos[id], &sites[n])) {
+            mt_locator at = mt_locator_at(&l, id); /* its frames' modules when it was taken */
+            if (frames && candidate(&at, frames, nf, &pos[id], &sites[n])) {
                 sites[n].size = sizes[id];
                 n++;
             }
