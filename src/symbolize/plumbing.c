@@ -318,10 +318,7 @@ bool mt_plumbing_std_specialisation(const mt_plumbing *p, const char *function)
     const char *name = name_start(function);
     if (strncmp(name, "std::", 5) != 0 || !names_program_type(name))
         return false;
-    size_t nb = 0;
-    while (mt_plumbing_builtin[nb])
-        nb++;
-    for (size_t i = nb; i < p->count; i++) /* the user's own entries list it */
+    for (size_t i = p->builtin; i < p->count; i++) /* the user's own entries list it */
         if (p->entries[i][0] != '!' && entry_matches(p->entries[i], name))
             return false;
     return !mt_plumbing_name_rule(name);
@@ -359,6 +356,7 @@ bool mt_plumbing_init(mt_plumbing *p, const char *extra)
     }
     for (size_t i = 0; i < nb; i++)
         p->entries[p->count++] = mt_plumbing_builtin[i];
+    p->builtin = nb;
     char *save = NULL;
     for (char *tok = p->extra ? strtok_r(p->extra, ",", &save) : NULL; tok;
          tok = strtok_r(NULL, ",", &save))

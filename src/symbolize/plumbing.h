@@ -34,7 +34,8 @@
 typedef struct mt_plumbing {
     const char **entries;
     size_t count;
-    char *extra; /* owned copy of the user's list, split in place */
+    size_t builtin; /* entries [0, builtin) are mt_plumbing_builtin's, the user's after */
+    char *extra;    /* owned copy of the user's list, split in place */
 } mt_plumbing;
 
 /* The built-in list plus the comma-separated entries of extra (NULL: none).

@@ -115,8 +115,9 @@ static inline bool mt_nested_entry_is_program(int in, const void *ret)
 {
     if (in == MT_IN_HOOK || in == MT_IN_FORK)
         return true;
-    /* memtop's own work: the same rule (mt_nested_own_is_program) */
-    return (in == MT_IN_REAL || in == MT_IN_OWN) && !mt_nested_in_allocator((uintptr_t)ret, true);
+    if (in == MT_IN_OWN) /* memtop's own work: the same rule as libc's names */
+        return mt_nested_own_is_program(ret);
+    return in == MT_IN_REAL && !mt_nested_in_allocator((uintptr_t)ret, true);
 }
 
 /* The program's free of p, in = mt_tls_in_hook: accounted now if it can
