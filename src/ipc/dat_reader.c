@@ -2,6 +2,7 @@
  * the decompressed stream into records (see dat_reader.h).  The records'
  * contents are decoded in dat_reader_records.c. */
 #include "dat_reader_impl.h"
+#include "dat_stdin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,6 +136,10 @@ mt_dat_reader *mt_dat_open_fd(int fd, const char *label, mt_err *err)
 
 mt_dat_reader *mt_dat_open(const char *path, mt_err *err)
 {
+    if (mt_dat_path_is_stdin(path)) {
+        int in = mt_dat_stdin_fd(err);
+        return in < 0 ? NULL : mt_dat_open_fd(in, MT_DAT_STDIN_NAME, err);
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
     if (fd < 0) {
         int e = errno;

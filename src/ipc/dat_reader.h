@@ -192,7 +192,8 @@ typedef struct mt_dat_info {
 
 typedef struct mt_dat_reader mt_dat_reader;
 
-/* Open path, check the file header and find the complete frames.  NULL
+/* Open path ("-": standard input's recording, dat_stdin.h), check the
+ * file header and find the complete frames.  NULL
  * with a one-line message in err (MT_E_NOENT, MT_E_PERM, MT_E_IO,
  * MT_E_NOTMEMTOP, MT_E_FOREIGN, MT_E_TRUNCATED, MT_E_CORRUPT, MT_E_NOMEM). */
 mt_dat_reader *mt_dat_open(const char *path, mt_err *err);

@@ -11,6 +11,8 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "dat_stdin.h"
+#include "stdin_recording.h"
 
 #ifndef MEMTOP_VERSION
 #define MEMTOP_VERSION "unknown"
@@ -79,6 +81,11 @@ int main(int argc, char **argv)
         record_from_start(o.record_path, o.prog_argv[0], o.cull_ms, o.thread_order) != 0)
         return MT_EXIT_FAIL;
     bool report = o.batch || o.export_path;
+    if (mt_dat_path_is_stdin(o.replay_path)) {
+        int rc = mt_stdin_recording(!report);
+        if (rc != MT_EXIT_OK)
+            return rc;
+    }
     if (o.record_path && o.pid && !report)
         return mt_cmd_record(&o);
     if (o.replay_path && report)

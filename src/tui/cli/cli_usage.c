@@ -62,6 +62,7 @@ static const char usage_text[] =
     "                       thread's order within a clock tick (by default a\n"
     "                       tick's events are sorted: smaller files)\n"
     "  -f, --file FILE      open a recording made with --record, r or MEMTOP_RECORD\n"
+    "                       (FILE -: from standard input, e.g. a --record - stream)\n"
     "      --at SECONDS     with -f: the moment of the recording to show or export\n"
     "      --no-symbols     show frames as module+offset: no function names, source\n"
     "                       lines or inlined frames (no debug info is read)\n"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cmd_batch.h"
+#include "dat_stdin.h"
 #include "commands.h"
 #include "replay.h"
 #include "replay_export.h"
@@ -46,7 +47,7 @@ static int run(const mt_opts *o, mt_replay *r)
     mt_view_init(&v);
     mt_err err;
     if (mt_replay_seek(r, t_ns, &v, &err) != MT_OK) {
-        mt_errorf("%s: %s", o->replay_path, err.msg);
+        mt_errorf("%s: %s", mt_dat_path_name(o->replay_path), err.msg);
         return MT_EXIT_FAIL;
     }
     mt_symbols syms;
@@ -67,7 +68,7 @@ int mt_cmd_replay(const mt_opts *o)
     mt_err err = {MT_OK, ""};
     mt_replay *r = mt_replay_open(o->replay_path, &err);
     if (!r) {
-        mt_errorf("%s: %s", o->replay_path, err.msg);
+        mt_errorf("%s: %s", mt_dat_path_name(o->replay_path), err.msg);
         return MT_EXIT_FAIL;
     }
     mt_replay_warn(r);

@@ -7,6 +7,7 @@
  * it had to leave out, so the next forward pass continues there with
  * lo = hi: nothing is applied twice.  Backwards, a pass starts from the
  * newest checkpoint at or before the cursor. */
+#include "dat_stdin.h"
 #include "replay_impl.h"
 
 #include <errno.h>
@@ -79,7 +80,7 @@ mt_replay *mt_replay_open(const char *path, mt_err *err)
         nomem(err);
         return NULL;
     }
-    snprintf(r->path, sizeof r->path, "%s", path);
+    snprintf(r->path, sizeof r->path, "%s", mt_dat_path_name(path));
     mt_defs_init(&r->defs);
     mt_modules_init(&r->mods);
     mt_rstate_init(&r->st);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "app.h"
+#include "dat_stdin.h"
 #include "errors.h"
 #include "lib_locate.h"
 #include "screen_manager.h"
@@ -43,7 +44,7 @@ static int start_target(mt_app *a, const mt_opts *o)
                     (long long)(st.st_size >> 20));
         if (mt_source_open_replay(&a->src, o->replay_path, msg, sizeof msg) != 0 ||
             (o->at_s >= 0 && seek_at(a, o->at_s, msg, sizeof msg) != 0)) {
-            mt_errorf("%s: %s", o->replay_path, msg); /* as --batch says it */
+            mt_errorf("%s: %s", mt_dat_path_name(o->replay_path), msg); /* as --batch */
             return MT_EXIT_FAIL;
         }
         return MT_EXIT_OK;

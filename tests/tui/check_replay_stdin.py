@@ -1,0 +1,126 @@
+"""check_replay_stdin.py -- `memtop -f -`: a recording read from standard
+input (src/ipc/dat_stdin.h).  Fails without it (memtop takes "-" for a
+file name: "cannot open: No such file or directory").
+
+memtop-demo runs 2 s with MEMTOP_RECORD=demo.dat.  Asserts:
+  - `cat demo.dat | memtop -f - --batch` prints what `memtop -f demo.dat
+    --batch` prints, the recording named "standard input"; `--export` from
+    a pipe equals the file's export; `< demo.dat` (a regular file) works;
+  - a stream cut short (the first 60 %) opens with the "truncated" warning
+    and exit 0; nothing on standard input: exit 1, one line;
+  - in a terminal: `memtop -f -` with the terminal as standard input: exit
+    1, one line saying so, the alternate screen never taken; `cat demo.dat
+    | memtop -f -`: the viewer opens (REPLAY header) and reads its keys
+    from the terminal (q exits 0);
+  - the natural use: `memtop -p PID --record - | memtop -f -` in a
+    terminal: while the stream comes, standard error counts its bytes;
+    Ctrl-C stops both, the recorder finalizes and the viewer opens on the
+    whole recording (no "truncated"); q exits 0;
+  - nothing is left in TMPDIR (the copy is an unlinked file)."""
+import os
+import re
+import shlex
+import subprocess
+
+import tuilib
+from tuilib import check, frame, header_line
+
+SECONDS = 2
+
+
+def record_demo(t):
+    env = dict(t.env, LD_PRELOAD=os.path.abspath(t.args.preload),
+               MEMTOP_RECORD=t.path("demo.dat"))
+    p = subprocess.run([t.demo, str(SECONDS)], env=env, cwd=t.workdir,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=SECONDS + 60)
+    check(p.returncode == 0, "the recorded demo exited %d: %s" % (p.returncode, p.stderr))
+    return t.path("demo.dat")
+
+
+def memtop_stdin(t, argv, data):
+    p = subprocess.run([t.memtop] + argv, env=t.env, cwd=t.workdir, input=data,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def test_pipes(t, dat):
+    data = open(dat, "rb").read()
+    rc, want, err = t.run_memtop(["-f", dat, "--batch"])
+    check(rc == 0, "memtop -f FILE --batch exited %d: %s" % (rc, err.strip()))
+    rc, got, err = memtop_stdin(t, ["-f", "-", "--batch"], data)
+    check(rc == 0 and err == "", "cat F | memtop -f - --batch exited %d: %s" % (rc, err.strip()))
+    check(got.startswith("recording: standard input ("),
+          "the recording is named standard input:\n" + got[:300])
+    strip = lambda s: re.sub(r"^recording: [^(]*\(", "recording: (", s, count=1)
+    check(strip(got) == strip(want), "the same report as from the file:\n%s\n---\n%s" %
+          (got[:600], want[:600]))
+
+    rc, _, err = t.run_memtop(["-f", dat, "--export", t.path("file.json")])
+    check(rc == 0, "memtop -f FILE --export exited %d: %s" % (rc, err.strip()))
+    rc, _, err = memtop_stdin(t, ["-f", "-", "--export", t.path("pipe.json")], data)
+    check(rc == 0, "memtop -f - --export exited %d: %s" % (rc, err.strip()))
+    a, b = (tuilib.e2elib.load_json(t.path(n)) for n in ("file.json", "pipe.json"))
+    check(a["totals"] == b["totals"] and len(a["traces"]) == len(b["traces"]),
+          "the export from a pipe equals the file's")
+
+    with open(dat, "rb") as f:
+        p = subprocess.run([t.memtop, "-f", "-", "--batch"], env=t.env, stdin=f,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    check(p.returncode == 0 and p.stdout.decode() == got,
+          "memtop -f - < F (a regular file) exited %d: %s" % (p.returncode, p.stderr.decode()))
+
+    rc, out, err = memtop_stdin(t, ["-f", "-", "--batch"], data[:len(data) * 6 // 10])
+    check(rc == 0 and "standard input: truncated" in err and "recording: standard input" in out,
+          "a stream cut short opens up to its last frame (exit %d): %s" % (rc, err.strip()))
+    rc, out, err = memtop_stdin(t, ["-f", "-", "--batch"], b"")
+    check(rc == 1 and out == "" and err.count("\n") == 1 and
+          err.startswith("memtop: standard input: not a memtop recording: nothing arrived"),
+          "nothing on standard input: exit 1 (%d), one line: %r" % (rc, err))
+
+
+def test_terminal(t, dat):
+    t.start_shell(width=250)
+    prompts = t.screen().count(tuilib.PROMPT)
+    t.run_in_shell("%s -f -; echo rc=$?" % shlex.quote(t.memtop))
+    s = t.wait_for(lambda s: re.search(r"^rc=\d+$", s, re.M) and
+                   s.count(tuilib.PROMPT) > prompts, "memtop -f - to end")
+    lines = s.split("\n")
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("rc="))
+    check(lines[i] == "rc=1" and not t.alternate_on() and
+          lines[i - 1].startswith("memtop: standard input: a terminal, not a recording") and
+          tuilib.PROMPT in lines[i - 2],
+          "-f - on a terminal: exit 1 and one line:\n" + frame(s))
+
+    t.start("cat %s | %s -f -" % (shlex.quote(dat), shlex.quote(t.memtop)))
+    t.wait_for(lambda s: "REPLAY" in header_line(s, 0), "the viewer on the piped recording")
+    t.keys("q")
+    rc = t.wait_dead()
+    check(rc == 0, "q exits 0 (%d): the keys come from the terminal" % rc)
+
+
+def test_live_stream(t):
+    demo = t.start_preloaded_demo(60)
+    # The shell catches Ctrl-C (a handler, reset in its children) to write the status.
+    t.start("trap : INT; %s -p %d --record - | %s -f -" % (shlex.quote(t.memtop), demo.pid,
+                                                  shlex.quote(t.memtop)), width=120)
+    t.wait_for(re.compile(r"reading a recording from standard input: [1-9][0-9.]* [KM]iB").search,
+               "the bytes so far on standard error")
+    t.keys("C-c")
+    s = t.wait_for(lambda s: "REPLAY" in header_line(s, 0), "the viewer after Ctrl-C")
+    check("truncated" not in header_line(s, 0) and "not finalized" not in header_line(s, 0),
+          "the recorder finalized its stream before the viewer opened it:\n" + frame(s))
+    t.keys("q")
+    rc = t.wait_dead()
+    check(rc == 0, "q exits 0 (%d)" % rc)
+
+
+def test(t):
+    dat = record_demo(t)
+    test_pipes(t, dat)
+    test_terminal(t, dat)
+    test_live_stream(t)
+    check(os.listdir(t.tmp_dir) == [], "nothing left in TMPDIR: %s" % os.listdir(t.tmp_dir))
+
+
+tuilib.main(test, __doc__)
