@@ -173,6 +173,15 @@ enum {
      * before their threshold (buffer full, address reused) so far;
      * young: blocks young (not written, not culled) at `now`. */
     MT_DAT_REC_CULLED = 14,
+    /* Any version (no bump: older readers skip it, losing only the
+     * names): t now, v count (<= MT_ALLOC_MAX), v inexact, v more, then
+     * count entries: v kind (MT_ALLOC_KIND_*), v flags (MT_ALLOC_*),
+     * s prefix, s version, s module, s note (each shorter than its
+     * mt_shm_allocator field).  The allocators the target found, as its
+     * segment's header.allocators says (shm_layout.h), without their
+     * figures; written when the list changes (at a TOTALS, and before the
+     * final state set), so the last one is the list at the end. */
+    MT_DAT_REC_ALLOCATORS = 15,
 };
 
 /* Why events were dropped (LOST's causes).  Numbers are never reused; a

@@ -168,6 +168,11 @@ const mt_dat_info *mt_dat_get_info(const mt_dat_reader *r)
     return &r->info;
 }
 
+const mt_shm_allocators *mt_dat_allocators(const mt_dat_reader *r)
+{
+    return r->have_allocs ? &r->allocs : NULL;
+}
+
 uint64_t mt_dat_records_skipped(const mt_dat_reader *r)
 {
     return r->skipped;

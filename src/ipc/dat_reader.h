@@ -204,6 +204,11 @@ mt_dat_reader *mt_dat_open_fd(int fd, const char *label, mt_err *err);
 
 void mt_dat_close(mt_dat_reader *r);
 
+/* The allocators of the last ALLOCATORS record read so far (validated as
+ * a segment's are: shm_allocators.h; their figures MT_UNKNOWN), or NULL
+ * when none was (an older writer).  The record gives no event. */
+const mt_shm_allocators *mt_dat_allocators(const mt_dat_reader *r);
+
 const mt_dat_info *mt_dat_get_info(const mt_dat_reader *r);
 
 /* The next event: MT_OK with *ev filled, MT_E_EMPTY after the last

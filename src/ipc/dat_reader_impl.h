@@ -74,6 +74,10 @@ struct mt_dat_reader {
     mt_drec rec;
     uint64_t records; /* records read */
     uint64_t skipped; /* of unknown types */
+    /* the last ALLOCATORS record read (mt_dat_allocators); 4.3 KB, kept
+     * here and not in the event, which the first pass copies per item */
+    bool have_allocs;
+    mt_shm_allocators allocs;
     bool have_process;
     bool culled;     /* the PROCESS record says culled: CULLED records may come */
     bool tick_order; /* the PROCESS record says tick order: EVENTS2 traces are steps */

@@ -3,6 +3,7 @@
  * string, count, id and delta is checked against the payload's end and the
  * format's limits; fields appended by newer writers are ignored. */
 #include "dat_reader_impl.h"
+#include "shm_allocators.h"
 
 #include <string.h>
 
@@ -286,6 +287,48 @@ static mt_errc dec_end(mt_dat_reader *r, mt_dcur *c, mt_dat_event *ev, mt_err *e
     return MT_OK;
 }
 
+/* A string that must fit its field (NUL included), or the record is corrupt. */
+static bool get_field(mt_dcur *c, char *dst, size_t dstsz)
+{
+    size_t len;
+    return get_s(c, dst, dstsz, &len) && len < dstsz;
+}
+
+/* ALLOCATORS: kept in the reader (mt_dat_allocators), no event. */
+static mt_errc dec_allocators(mt_dat_reader *r, mt_dcur *c, mt_err *err)
+{
+    mt_shm_allocators *a = &r->allocs;
+    uint64_t t, count, inexact, more;
+    if (!get_t(r, c, &t) || !mt_dcur_v(c, &count) || !mt_dcur_v(c, &inexact) ||
+        !mt_dcur_v(c, &more))
+        return bad(r, "ALLOCATORS record cut short", err);
+    if (count > MT_ALLOC_MAX || more > UINT32_MAX || inexact > count + more)
+        return bad(r, "ALLOCATORS counts out of range", err);
+    memset(a, 0, sizeof *a);
+    a->seq = 2; /* known (shm_allocators.h: 0 is "not published") */
+    a->count = (uint32_t)count;
+    a->inexact = (uint32_t)inexact;
+    a->more = (uint32_t)more;
+    for (uint32_t i = 0; i < a->count; i++) {
+        mt_shm_allocator *e = &a->a[i];
+        uint64_t kind, flags;
+        if (!mt_dcur_v(c, &kind) || !mt_dcur_v(c, &flags) || kind > UINT32_MAX ||
+            flags > UINT32_MAX || !get_field(c, e->prefix, sizeof e->prefix) ||
+            !get_field(c, e->version, sizeof e->version) ||
+            !get_field(c, e->module, sizeof e->module) || !get_field(c, e->note, sizeof e->note))
+            return bad(r, "ALLOCATORS entry cut short or too long", err);
+        e->kind = (uint32_t)kind;
+        e->flags = (uint32_t)flags;
+        /* the figures are not recorded */
+        e->allocated = e->active = e->resident = e->mapped = e->before_hooks = MT_UNKNOWN;
+    }
+    if (mt_allocators_check(a, NULL) != MT_OK)
+        return bad(r, "ALLOCATORS entry out of range", err);
+    mt_allocators_known(a);
+    r->have_allocs = true;
+    return MT_E_EMPTY;
+}
+
 /* Records that give their items one by one: read the count, then items. */
 static mt_errc start_items(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *ev,
                            mt_err *err)
@@ -341,6 +384,8 @@ mt_errc mt_dat_decode(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *
         return dec_lost(r, &c, ev, err);
     case MT_DAT_REC_END:
         return dec_end(r, &c, ev, err);
+    case MT_DAT_REC_ALLOCATORS:
+        return dec_allocators(r, &c, err);
     case MT_DAT_REC_EVENTS:
     case MT_DAT_REC_EVENTS2:
     case MT_DAT_REC_TRACE_STATES:

@@ -256,6 +256,72 @@ static void expect_corrupt(uint64_t type, const db_buf *payload, const char *nee
     db_file_free(&f);
 }
 
+/* An ALLOCATORS payload: n entries of kind `kind`, `more` beyond them;
+ * `extra`: a field appended (a newer writer's). */
+static void allocators_payload(db_buf *b, uint64_t n, uint64_t kind, uint64_t more, bool extra)
+{
+    b->n = 0;
+    db_v(b, 5), db_v(b, n), db_v(b, n + more), db_v(b, more);
+    for (uint64_t i = 0; i < n; i++) {
+        db_v(b, kind), db_v(b, MT_ALLOC_STATIC | MT_ALLOC_INEXACT | (1u << 30));
+        db_s(b, "je_"), db_s(b, "5.3.0"), db_s(b, "/usr/bin/prog"), db_s(b, "not hooked");
+    }
+    if (extra)
+        db_v(b, 12345);
+}
+
+/* ALLOCATORS (type 15): no event, kept in the reader; the last one wins. */
+static void allocators_record(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    db_file f;
+    db_standard(&f, 1, 0);
+    allocators_payload(&b, 1, MT_ALLOC_KIND_GLIBC, 0, false);
+    db_rec(&f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    allocators_payload(&b, 2, MT_ALLOC_KIND_JEMALLOC, 3, true);
+    db_rec(&f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    db_flush(&f);
+    mt_err err;
+    mt_dat_reader *r = open_mem(f.out.p, f.out.n, &err);
+    assert_non_null(r);
+    assert_null(mt_dat_allocators(r));
+    mt_errc end;
+    assert_int_equal(count_events(r, &end, &err), f.items);
+    assert_int_equal(end, MT_E_EMPTY);
+    const mt_shm_allocators *a = mt_dat_allocators(r);
+    assert_non_null(a);
+    assert_int_equal(a->count, 2);
+    assert_int_equal(a->more, 3);
+    assert_int_equal(a->inexact, 5);
+    assert_int_equal(a->a[1].kind, MT_ALLOC_KIND_JEMALLOC);
+    assert_int_equal(a->a[1].flags, MT_ALLOC_STATIC | MT_ALLOC_INEXACT); /* unknown bit cleared */
+    assert_string_equal(a->a[1].prefix, "je_");
+    assert_string_equal(a->a[1].version, "5.3.0");
+    assert_string_equal(a->a[1].module, "/usr/bin/prog");
+    assert_string_equal(a->a[1].note, "not hooked");
+    assert_true(a->a[1].allocated == MT_UNKNOWN && a->a[1].before_hooks == MT_UNKNOWN);
+    mt_dat_close(r);
+    db_file_free(&f);
+    /* corrupt: too many entries, a kind out of range, a string too long
+     * for its field, inexact beyond the entries, cut short */
+    allocators_payload(&b, MT_ALLOC_MAX + 1, MT_ALLOC_KIND_GLIBC, 0, false);
+    expect_corrupt(MT_DAT_REC_ALLOCATORS, &b, "ALLOCATORS counts");
+    allocators_payload(&b, 1, MT_ALLOC_KIND_MAX + 1, 0, false);
+    expect_corrupt(MT_DAT_REC_ALLOCATORS, &b, "ALLOCATORS entry out of range");
+    b.n = 0;
+    db_v(&b, 5), db_v(&b, 1), db_v(&b, 0), db_v(&b, 0), db_v(&b, MT_ALLOC_KIND_GLIBC), db_v(&b, 0);
+    db_s(&b, "a prefix of sixteen bytes"), db_s(&b, ""), db_s(&b, ""), db_s(&b, "");
+    expect_corrupt(MT_DAT_REC_ALLOCATORS, &b, "too long");
+    b.n = 0;
+    db_v(&b, 5), db_v(&b, 1), db_v(&b, 2), db_v(&b, 0);
+    expect_corrupt(MT_DAT_REC_ALLOCATORS, &b, "ALLOCATORS counts");
+    allocators_payload(&b, 1, MT_ALLOC_KIND_GLIBC, 0, false);
+    b.n -= 3;
+    expect_corrupt(MT_DAT_REC_ALLOCATORS, &b, "cut short");
+    db_buf_free(&b);
+}
+
 static void corrupt_records(void **state)
 {
     (void)state;
@@ -704,6 +770,7 @@ int main(void)
         cmocka_unit_test(cut_everywhere),
         cmocka_unit_test(unknown_records_skipped),
         cmocka_unit_test(corrupt_records),
+        cmocka_unit_test(allocators_record),
         cmocka_unit_test(lost_causes),
         cmocka_unit_test(lost_causes_corrupt),
         cmocka_unit_test(corrupt_framing),

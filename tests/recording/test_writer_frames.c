@@ -102,6 +102,11 @@ void mt_rr_defs(void)
     }
 }
 
+void mt_rr_allocators(uint64_t now)
+{
+    (void)now;
+}
+
 void mt_rr_totals(uint64_t now)
 {
     (void)now;

@@ -1361,6 +1361,20 @@ void mt_alloc_publish(mt_shm_header *h)
     mt_spin_unlock(&g_alloc.lock);
 }
 
+bool mt_alloc_found_copy(mt_shm_allocators *out)
+{
+    if (!mt_spin_trylock(&g_alloc.lock))
+        return false;
+    const mt_shm_allocators *f = &g_alloc.found;
+    out->seq = 0;
+    out->count = f->count;
+    out->inexact = f->inexact;
+    out->more = f->more;
+    memcpy(out->a, f->a, sizeof(mt_shm_allocator) * f->count);
+    mt_spin_unlock(&g_alloc.lock);
+    return true;
+}
+
 uint32_t mt_alloc_inexact_count(void)
 {
     return __atomic_load_n(&g_alloc.found.inexact, __ATOMIC_RELAXED);

@@ -25,6 +25,11 @@ void mt_alloc_scan(bool busy_ok);
 /* Copies what was found into the segment header (publisher thread). */
 void mt_alloc_publish(mt_shm_header *h);
 
+/* What was found, its names and flags (not the figures), into *out, for
+ * a recording's ALLOCATORS record (record_records.c); false when a scan or
+ * a publish holds the list (the caller tries again later).  Any thread. */
+bool mt_alloc_found_copy(mt_shm_allocators *out);
+
 /* How many allocators memtop cannot see were found (for recordings:
  * TOTALS, docs/recording-format.md).  A relaxed read: any thread. */
 uint32_t mt_alloc_inexact_count(void);

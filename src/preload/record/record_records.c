@@ -21,6 +21,7 @@
 #include "core_state.h"
 #include "table_trace.h"
 #include "core_os_memory.h"
+#include "hash_fnv.h"
 
 #include <link.h>
 #include <string.h>
@@ -202,6 +203,56 @@ void mt_rr_defs(void)
         emit_def(mt_w.defs, mt_trace_def_get(mt_w.defs));
         mt_w.defs++;
     }
+}
+
+/* --- allocators ---------------------------------------------------------- */
+
+/* The list copied out (lock held: one writer; 4 KB, not on the stack). */
+static mt_shm_allocators allocs_copy;
+
+/* What an ALLOCATORS record says of the list, hashed: a record is written
+ * when it changes (never 0: 0 is "none written this session"). */
+static uint64_t allocs_hash(const mt_shm_allocators *a)
+{
+    uint64_t h = mt_fnv_bytes(MT_FNV_SEED, &a->count, sizeof a->count);
+    h = mt_fnv_bytes(h, &a->inexact, sizeof a->inexact);
+    h = mt_fnv_bytes(h, &a->more, sizeof a->more);
+    for (uint32_t i = 0; i < a->count; i++) {
+        const mt_shm_allocator *e = &a->a[i];
+        h = mt_fnv_bytes(h, &e->kind, sizeof e->kind);
+        h = mt_fnv_bytes(h, &e->flags, sizeof e->flags);
+        h = mt_fnv_str(mt_fnv_str(h, e->prefix), e->version);
+        h = mt_fnv_str(mt_fnv_str(h, e->module), e->note);
+    }
+    return h | 1u;
+}
+
+void mt_rr_allocators(uint64_t now)
+{
+    mt_shm_allocators *a = &allocs_copy;
+    if (!mt_alloc_found_copy(a) || (!a->count && !a->more))
+        return; /* busy (next time), or nothing found yet */
+    if (a->count > MT_ALLOC_MAX)
+        a->count = MT_ALLOC_MAX;
+    uint64_t h = allocs_hash(a);
+    if (h == mt_w.allocs_hash)
+        return;
+    mt_rec_buf *b = &mt_w.pay;
+    mt_put_v(b, now);
+    mt_put_v(b, a->count);
+    mt_put_v(b, a->inexact);
+    mt_put_v(b, a->more);
+    for (uint32_t i = 0; i < a->count; i++) {
+        const mt_shm_allocator *e = &a->a[i];
+        mt_put_v(b, e->kind);
+        mt_put_v(b, e->flags);
+        mt_put_s(b, e->prefix, strnlen(e->prefix, sizeof e->prefix));
+        mt_put_s(b, e->version, strnlen(e->version, sizeof e->version));
+        mt_put_s(b, e->module, strnlen(e->module, sizeof e->module));
+        mt_put_s(b, e->note, strnlen(e->note, sizeof e->note));
+    }
+    mt_recw_emit(MT_DAT_REC_ALLOCATORS);
+    mt_w.allocs_hash = h;
 }
 
 /* --- totals and end ----------------------------------------------------- */

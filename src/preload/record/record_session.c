@@ -100,6 +100,7 @@ static void reset_session(int fd)
     mt_w.frame_open = false;
     mt_w.no_io = false;
     mt_w.last_totals_ns = MT_RECW_TOTALS_DUE;
+    mt_w.allocs_hash = 0;
     memset(mt_w.sum_initial, 0, sizeof mt_w.sum_initial);
     memset(mt_w.sum_events, 0, sizeof mt_w.sum_events);
     memset(mt_w.sum_lost, 0, sizeof mt_w.sum_lost);
@@ -259,6 +260,7 @@ static uint64_t final_write(bool copied, unsigned reason)
 {
     uint64_t excess = 0;
     log_block_stats();
+    mt_rr_allocators(mt_recw_now()); /* one found in the last second */
     if (copied) {
         excess = final_excess();
         mt_rr_capture_write(MT_DAT_STATE_FINAL);

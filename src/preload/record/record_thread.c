@@ -47,6 +47,7 @@ static bool cycle(bool all)
         /* The session's first pass: a TOTALS right after the definitions,
          * so that RSS and threads are known from the start (a recording
          * from process start would otherwise wait a second for them). */
+        mt_rr_allocators(now);
         mt_rr_totals(now);
         mt_w.last_totals_ns = now;
     }
@@ -55,6 +56,7 @@ static bool cycle(bool all)
     if (now - mt_w.last_totals_ns >= MT_RECW_TOTALS_NS) {
         mt_rr_flush_events(); /* the events before the counts of what was culled with them */
         mt_cull_write_deltas(now);
+        mt_rr_allocators(now);
         mt_rr_totals(now);
         mt_w.last_totals_ns = now;
         if (mt_recw_thread_running()) /* the writer thread's CPU, for MEMTOP_LOG=info */

@@ -88,6 +88,7 @@ typedef struct mt_recw {
     uint64_t reserved_to; /* file offset allocated up to (FALLOC_FL_KEEP_SIZE) */
     uint32_t defs;        /* traces defined in the file so far */
     uint64_t last_totals_ns;
+    uint64_t allocs_hash; /* of the last ALLOCATORS record written; 0: none yet */
     /* Module map of the file: the modules loaded (and slots of unloaded
      * ones, taken again by the next new module: a service that loads and
      * unloads a plugin all day writes a MODULE per load, and must not run
@@ -235,6 +236,9 @@ void mt_rr_drain_cut(bool drop_rest);
  * for the causes why[MT_DAT_LOST_*] (counts summing to lost's events). */
 void mt_rr_lost(uint32_t tid, const uint64_t lost[4], const uint64_t why[MT_DAT_LOST_CAUSES]);
 /* TOTALS read now: each trace's counters once (mt_rr_trace_copy), summed. */
+/* An ALLOCATORS record, if the allocators found differ from the last one
+ * written (the first time: if any were found). */
+void mt_rr_allocators(uint64_t now);
 void mt_rr_totals(uint64_t now);
 /* TOTALS from the sums f[0..7] of traces [0, count) read by the caller
  * (mt_rr_totals_add), so that they are the sums of what it wrote; the

@@ -251,11 +251,17 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr, bool *e
         snap->flags |= MT_FLAG_TRACES_FULL;
 }
 
-/* A recording knows how many allocators memtop could not see (TOTALS),
- * not which: they become unnamed entries ("more").  Not known (seq 0)
- * before the first TOTALS and from older writers. */
+/* A recording's ALLOCATORS records name the allocators (the last one:
+ * those at its end, as the live view showed them then; their figures
+ * not recorded).  Older writers' recordings know only how many memtop
+ * could not see (TOTALS), not which: they become unnamed entries
+ * ("more").  Not known (seq 0) before the first TOTALS there. */
 static void fill_allocators(const mt_replay *r, mt_view *out)
 {
+    if (r->have_allocs) {
+        out->allocs = r->allocs;
+        return;
+    }
     memset(&out->allocs, 0, sizeof out->allocs);
     uint64_t n = field(&r->st.s, MT_DAT_TOTALS_ALLOC_INEXACT, UINT64_MAX);
     if (n == UINT64_MAX || n > UINT32_MAX)
