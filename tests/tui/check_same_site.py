@@ -7,12 +7,16 @@ screen each such row must also name the callers that tell it apart:
 "\u2190 via_table (...) \u2190 start_a (...)"; lone_site, alone at its
 location, names none.  Asserts it in a UTF-8 locale (\u2190), with --ascii
 ("<-"), and that grouped by function (g) make_label is one row of 4 traces
-without callers.  At 80 columns the four rows still read differently (their
-frames' file:line given up for the callers).
+without callers.  At 80 columns, in UTF-8 and with --ascii, the four rows still read
+differently, each ending with the whole name of the caller that tells it
+apart (their frames' file:line given up for the callers, then the end of
+the shared location's name).
 """
 import tuilib
 from tuilib import check, frame
 
+# What ends each make_label row at 80 columns: the caller that tells it apart.
+TELLERS = ["load_plugins", "parse_config", "start_a", "start_b"]
 CALLERS = ("parse_config (", "load_plugins (", "via_table (same_site.c:", "start_a (",
            "start_b (")
 
@@ -59,18 +63,24 @@ def test(t):
     print("ok: --ascii: %s" % " | ".join(site(rows)))
 
     # At 80 columns the LOCATION column is narrow: the rows still differ on
-    # screen, their frames' file:line given up for the callers' names
-    t.start([t.memtop, "--", prog, "60"], width=80, height=24)
-    rows, s = t.wait_rows(lambda rows, s: len(site_names(rows)) == 4,
-                          "four make_label rows at 80 columns")
-    locs = site_names(rows)
-    check(len(set(locs)) == 4 and all("\u2190" in x for x in locs),
-          "at 80 columns the make_label rows read alike: %r\n%s" % (locs, frame(s)))
-    print("ok: 80 columns: %s" % " | ".join(locs))
+    # screen, their frames' file:line given up for the callers' names, then
+    # the shared location's end (--ascii's wider arrows): each row ends with
+    # the whole name of the caller that tells it apart
+    for opts, arrow in (([], "\u2190"), (["--ascii"], " <- ")):
+        t.start([t.memtop] + opts + ["--", prog, "60"], width=80, height=24)
+        rows, s = t.wait_rows(lambda rows, s: len(site_names(rows)) == 4,
+                              "four make_label rows at 80 columns %s" % " ".join(opts))
+        locs = site_names(rows)
+        check(len(set(locs)) == 4 and all(arrow in x for x in locs) and
+              sorted(x.rsplit(arrow, 1)[1].strip() for x in locs) == TELLERS,
+              "at 80 columns %s the make_label rows do not each end with the caller that "
+              "tells them apart %r: %r\n%s" % (" ".join(opts), TELLERS, locs, frame(s)))
+        print("ok: 80 columns %s: %s" % (" ".join(opts), " | ".join(locs)))
 
 
 def site_names(rows):
-    return [r.location for r in rows if r.location.startswith("make_label")]
+    """make_label's rows, its name cut or not ("make_l~ <- ... <- start_a")."""
+    return [r.location for r in rows if r.location.startswith("make_l")]
 
 
 tuilib.main(test, __doc__)

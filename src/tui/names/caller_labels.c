@@ -150,6 +150,11 @@ int mt_caller_labels(const mt_locator *loc, mt_caller_row *rows, size_t n)
     return mt_caller_labels_by(locator_callers, (void *)loc, rows, n);
 }
 
+const char *mt_caller_arrow(bool utf8)
+{
+    return utf8 ? " \u2190 " : " <- ";
+}
+
 /* The text names the direct caller and the one that tells the row apart,
  * eliding those between: a recursion makes paths that differ ten frames out
  * ("f <- walk (t.c:9) <- ... <- main (t.c:40)").  Two rows could then read
@@ -160,7 +165,7 @@ static char *join(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8
                   char *buf, size_t size)
 {
     char callers[MT_CALLER_DEPTH][MT_CALLER_MAX];
-    const char *arrow = utf8 ? " \u2190 " : " <- ", *ellipsis = utf8 ? "\u2026" : "...";
+    const char *arrow = mt_caller_arrow(utf8), *ellipsis = utf8 ? "\u2026" : "...";
     unsigned k = r->depth ? fn(ctx, r, callers, r->depth) : 0;
     if (k == 0)
         snprintf(buf, size, "%s", r->label);

@@ -71,6 +71,9 @@ char *mt_caller_label_compact(char *buf);
 char *mt_caller_label_teller_by(mt_callers_fn fn, void *ctx, const mt_caller_row *r, bool utf8,
                                 char *buf, size_t size);
 
+/* The arrow between a label and its callers: " \u2190 " (utf8) or " <- ". */
+const char *mt_caller_arrow(bool utf8);
+
 /* mt_caller_label_join_by with mt_trace_callers over loc. */
 char *mt_caller_label_join(const mt_locator *loc, const mt_caller_row *r, bool utf8, char *buf,
                            size_t size);

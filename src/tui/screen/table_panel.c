@@ -48,11 +48,39 @@ static unsigned worker_callers(void *ctx, const mt_caller_row *r, char (*out)[MT
     return mt_symworker_callers(names->w, r->id, r->frames, r->n, out, max);
 }
 
+/* A label with callers still wider than `width`: its head (the location
+ * the rows share, before the first arrow) cut, with the theme's ellipsis,
+ * so that the callers that tell the rows apart stay whole ("make_l~ <-
+ * ... <- start_a": with --ascii, whose arrows are wider, the end would
+ * have been cut: "make_label <- ... <- sta~" twice).  Left as it is when
+ * the callers alone do not fit. */
+static void fit_head(const mt_theme *t, char *buf, size_t n, int width)
+{
+    char *tail = strstr(buf, mt_caller_arrow(t->utf8));
+    int room = tail ? width - mt_text_width(tail) - mt_text_width(t->ellipsis) : 0;
+    if (room < 1)
+        return;
+    char head[1024];
+    size_t keep = 0; /* bytes of the head that fit in room columns (whole characters) */
+    for (size_t i = 1; buf + i <= tail && i < sizeof head; i++) {
+        if (buf + i < tail && (buf[i] & 0xc0) == 0x80)
+            continue; /* inside a character */
+        memcpy(head, buf, i);
+        head[i] = '\0';
+        if (mt_text_width(head) > room)
+            break;
+        keep = i;
+    }
+    char out[1024];
+    snprintf(out, sizeof out, "%.*s%s%s", (int)keep, buf, t->ellipsis, tail);
+    snprintf(buf, n, "%s", out);
+}
+
 /* The row's LOCATION, for `width` columns; c: its callers' depth among the
  * rows on screen (shown_callers), or NULL.  Callers that would be cut lose
  * their frames' file:line first, then every caller but the one that tells
- * the row apart: at 80 columns rows sharing a location read alike
- * ("dictAddRaw (redis-check-r…" five times). */
+ * the row apart, then the head of the shared location: at 80 columns rows
+ * sharing a location read alike ("dictAddRaw (redis-check-r…" five times). */
 static void row_location(mt_app *a, const mt_table_row *r, const mt_caller_row *c, int width,
                          char *buf, size_t n)
 {
@@ -62,6 +90,8 @@ static void row_location(mt_app *a, const mt_table_row *r, const mt_caller_row *
             mt_caller_label_compact(buf);
         if (mt_text_width(buf) > width) /* the caller that tells it apart, alone */
             mt_caller_label_teller_by(worker_callers, &a->names, c, a->theme.utf8, buf, n);
+        if (mt_text_width(buf) > width)
+            fit_head(&a->theme, buf, n, width);
     } else if (a->ui.group == MT_GROUP_TRACE || r->ntraces <= 1)
         snprintf(buf, n, "%s", r->label ? r->label : "?");
     else
