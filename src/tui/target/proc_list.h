@@ -15,7 +15,9 @@ typedef struct mt_proc_entry {
     int pid;
     bool ok;           /* the segment opened; else `why` says what is wrong */
     const char *state; /* "running", "exited", "stale", "denied", "starting", "invalid",
-                        * "foreign" (owner is not the process's user) */
+                        * "foreign" (owner is not the process's user), "unknown"
+                        * (another user's, which we may not read, of no process
+                        * here: ended, or in another PID namespace) */
     const char *shown; /* what --list and the picker show: state, or for a running
                         * process that a signal or a debugger stopped (/proc/PID/stat
                         * T or t) "stopped" or "traced" */
