@@ -391,6 +391,7 @@ bool mt_recw_unseal(void)
         mt_w.frame_mark = mt_w.prev_mark = mt_w.seal_mark; /* the sealed frames are gone */
         mt_w.reserved_to = mt_w.seal_mark;                 /* the cut freed what lay past it */
         mt_w.last_totals_ns = MT_RECW_TOTALS_DUE; /* the final state's TOTALS were cut off */
+        mt_w.allocs_hash = 0; /* and an ALLOCATORS record before it, maybe: again */
         /* So was its excess LOST record: those events are still to come. */
         memcpy(mt_w.sum_lost, mt_w.seal_lost, sizeof mt_w.sum_lost);
         memcpy(mt_w.sum_why, mt_w.seal_why, sizeof mt_w.sum_why);
