@@ -2,15 +2,16 @@
 input (src/ipc/dat_stdin.h).  Fails without it (memtop takes "-" for a
 file name: "cannot open: No such file or directory").
 
-memtop-demo runs 2 s with MEMTOP_RECORD=demo.dat.  Asserts:
-  - `cat demo.dat | memtop -f - --batch` prints what `memtop -f demo.dat
-    --batch` prints, the recording named "standard input"; `--export` from
-    a pipe equals the file's export; `< demo.dat` (a regular file) works;
+memtop-demo runs 2 s with MEMTOP_RECORD=demo-%p.dat.  Asserts:
+  - `cat demo-PID.dat | memtop -f - --batch` prints what `memtop -f
+    demo-PID.dat --batch` prints, the recording named "standard input";
+    `--export` from a pipe equals the file's export; `< demo-PID.dat` (a
+    regular file) works;
   - a stream cut short (the first 60 %) opens with the "truncated" warning
     and exit 0; nothing on standard input: exit 1, one line;
   - in a terminal: `memtop -f -` with the terminal as standard input: exit
-    1, one line saying so, the alternate screen never taken; `cat demo.dat
-    | memtop -f -`: the viewer opens (REPLAY header) and reads its keys
+    1, one line saying so, the alternate screen never taken; `cat
+    demo-PID.dat | memtop -f -`: the viewer opens (REPLAY header) and reads its keys
     from the terminal (q exits 0);
   - the natural use: `memtop -p PID --record - | memtop -f -` in a
     terminal: while the stream comes, standard error counts its bytes;
@@ -26,16 +27,6 @@ import tuilib
 from tuilib import check, frame, header_line
 
 SECONDS = 2
-
-
-def record_demo(t):
-    env = dict(t.env, LD_PRELOAD=os.path.abspath(t.args.preload),
-               MEMTOP_RECORD=t.path("demo.dat"))
-    p = subprocess.run([t.demo, str(SECONDS)], env=env, cwd=t.workdir,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, timeout=SECONDS + 60)
-    check(p.returncode == 0, "the recorded demo exited %d: %s" % (p.returncode, p.stderr))
-    return t.path("demo.dat")
 
 
 def memtop_stdin(t, argv, data):
@@ -116,7 +107,7 @@ def test_live_stream(t):
 
 
 def test(t):
-    dat = record_demo(t)
+    dat = t.path(t.record_demo(SECONDS))
     test_pipes(t, dat)
     test_terminal(t, dat)
     test_live_stream(t)

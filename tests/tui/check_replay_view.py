@@ -85,18 +85,6 @@ def trace_named(snap, function):
     return None
 
 
-def record_demo(t):
-    env = dict(t.env, LD_PRELOAD=os.path.abspath(t.args.preload),
-               MEMTOP_RECORD=t.path("demo-%p.dat"))
-    p = subprocess.run([t.demo, str(SECONDS)], env=env, cwd=t.workdir,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, timeout=SECONDS + 60)
-    check(p.returncode == 0, "the recorded demo exited %d: %s" % (p.returncode, p.stderr))
-    files = [f for f in os.listdir(t.workdir) if re.fullmatch(r"demo-\d+\.dat", f)]
-    check(len(files) == 1, "expected one demo-PID.dat in %s, found %s" % (t.workdir, files))
-    return files[0]
-
-
 def export_ref(t, name, out, at=None):
     argv = ["-f", name, "--export", t.path(out)] + (["--at", repr(at)] if at is not None else [])
     rc, _, err = t.run_memtop(argv)
@@ -336,7 +324,7 @@ def test_stopped(t):
 
 
 def test(t):
-    name = record_demo(t)
+    name = t.record_demo(SECONDS)
     test_stopped(t)
     ref = export_ref(t, name, "ref.json")
     test_replay(t, name, ref)

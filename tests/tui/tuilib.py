@@ -415,6 +415,20 @@ class Tui:
                      (left, timeout))
             time.sleep(STEP_S)
 
+    def record_demo(self, seconds):
+        """memtop-demo run `seconds` with MEMTOP_RECORD=demo-%p.dat (recorded
+        from its start, not under memtop); the recording's name in the work
+        directory."""
+        env = dict(self.env, LD_PRELOAD=os.path.abspath(self.args.preload),
+                   MEMTOP_RECORD=self.path("demo-%p.dat"))
+        p = subprocess.run([self.demo, str(seconds)], env=env, cwd=self.workdir,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=seconds + 60)
+        check(p.returncode == 0, "the recorded demo exited %d: %s" % (p.returncode, p.stderr))
+        files = [f for f in os.listdir(self.workdir) if re.fullmatch(r"demo-\d+\.dat", f)]
+        check(len(files) == 1, "expected one demo-PID.dat in %s, found %s" % (self.workdir, files))
+        return files[0]
+
     def run_memtop(self, argv, timeout=120):
         """memtop ARGV without a terminal (stdin /dev/null): (status, stdout, stderr)."""
         p = subprocess.run([self.memtop] + [str(a) for a in argv], env=self.env,
