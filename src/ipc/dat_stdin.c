@@ -77,11 +77,14 @@ static uint64_t now_ms(void)
 }
 
 /* Whether to read on: always until *stop; after it, only while bytes
- * keep arriving within DRAIN_MS. */
+ * keep arriving within DRAIN_MS, and never once *stop is 2 or more (a
+ * second Ctrl-C: a writer that goes on sending). */
 static bool more_comes(const volatile sig_atomic_t *stop)
 {
     if (!stop || !*stop)
         return true;
+    if (*stop > 1)
+        return false;
     struct pollfd p = {STDIN_FILENO, POLLIN, 0};
     return poll(&p, 1, DRAIN_MS) > 0;
 }

@@ -28,9 +28,10 @@ const char *mt_dat_path_name(const char *path);
 typedef void (*mt_dat_spool_fn)(uint64_t bytes, void *ctx);
 
 /* Read standard input to its end into the file "-" then opens.  *stop
- * (may be NULL) set (by a signal handler) stops waiting for more: what
- * arrives within about half a second after is still taken (the writer
- * finalizing on the same Ctrl-C), then the copy ends there.  An error
+ * (may be NULL) set to 1 (by a signal handler) stops waiting for more:
+ * what keeps arriving, each part within half a second of the one before,
+ * is still taken (the writer finalizing on the same Ctrl-C), then the
+ * copy ends there; 2 or more ends it at once.  An error
  * when standard input is a terminal or cannot be read, or the temporary
  * file cannot be made or written (the disk full).  Once per process; a
  * second call does nothing. */

@@ -13,6 +13,8 @@ memtop-demo runs 2 s with MEMTOP_RECORD=demo-%p.dat.  Asserts:
     1, one line saying so, the alternate screen never taken; `cat
     demo-PID.dat | memtop -f -`: the viewer opens (REPLAY header) and reads its keys
     from the terminal (q exits 0);
+  - a writer that ignores Ctrl-C and goes on sending: the first Ctrl-C
+    waits for what still comes, the second opens what arrived (exit 0);
   - the natural use: `memtop -p PID --record - | memtop -f -` in a
     terminal: while the stream comes, standard error counts its bytes;
     Ctrl-C stops both, the recorder finalizes and the viewer opens on the
@@ -22,6 +24,7 @@ import os
 import re
 import shlex
 import subprocess
+import time
 
 import tuilib
 from tuilib import check, frame, header_line
@@ -90,6 +93,26 @@ def test_terminal(t, dat):
     check(rc == 0, "q exits 0 (%d): the keys come from the terminal" % rc)
 
 
+def test_endless_writer(t, dat):
+    """A writer that ignores Ctrl-C and goes on sending: the first Ctrl-C
+    waits for what still comes, the second ends the copy."""
+    out = t.path("endless.txt")
+    writer = "(trap '' INT; cat %s; while :; do printf x; sleep 0.1; done)" % shlex.quote(dat)
+    t.start("trap : INT; %s | %s -f - --batch > %s" % (writer, shlex.quote(t.memtop),
+                                                        shlex.quote(out)), width=120)
+    t.wait_for(re.compile(r"reading a recording from standard input: [1-9]").search,
+               "the bytes so far on standard error")
+    t.keys("C-c")
+    time.sleep(1.5)
+    check(t.exit_status() is None, "one Ctrl-C: still reading what comes")
+    t.keys("C-c")
+    rc = t.wait_dead()
+    text = open(out).read()
+    check(rc == 0 and text.startswith("recording: standard input"),
+          "the second Ctrl-C opens what arrived (exit %d):\n%s\n%s" %
+          (rc, text[:300], frame(t.screen())))
+
+
 def test_live_stream(t):
     demo = t.start_preloaded_demo(60)
     # The shell catches Ctrl-C (a handler, reset in its children) to write the status.
@@ -110,6 +133,7 @@ def test(t):
     dat = t.path(t.record_demo(SECONDS))
     test_pipes(t, dat)
     test_terminal(t, dat)
+    test_endless_writer(t, dat)
     test_live_stream(t)
     check(os.listdir(t.tmp_dir) == [], "nothing left in TMPDIR: %s" % os.listdir(t.tmp_dir))
 

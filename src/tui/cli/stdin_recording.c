@@ -3,9 +3,10 @@
  *
  * Ctrl-C during the copy reaches the whole pipeline: a `memtop --record -`
  * writing into it stops and finalizes its recording, and the copy takes
- * what still arrives (dat_stdin.c's half second) before it ends; a writer
- * that goes on leaves a recording cut at its last complete frame, read as
- * one still being written. */
+ * what still arrives (dat_stdin.c's half second) before it ends; a second
+ * Ctrl-C ends it at once (a writer that goes on sending).  The copy, cut
+ * anywhere, reads as a recording still being written: up to its last
+ * complete frame. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -23,7 +24,8 @@ static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig)
 {
     (void)sig;
-    interrupted = 1;
+    if (interrupted < 2)
+        interrupted++; /* the second: no waiting for what still comes */
 }
 
 static void progress(uint64_t bytes, void *ctx)
