@@ -42,29 +42,23 @@ static bool held_by_a_process(const mt_segment *seg)
     return busy;
 }
 
-/* A segment we may not read (MT_E_PERM), owned by another user: what it
- * is, as far as we can tell without reading it.  A process of that pid
- * runs here: another user's, denied.  None does: the file of one that
- * ended (a crash, kill -9: its owner or root removes it), or of one in
- * another PID namespace sharing the directory, whose liveness only the
- * file's lock would tell (held_by_a_process), which we cannot open: say
- * both, not "denied" to something that may be gone. */
+/* A segment we may not read (MT_E_PERM), another user's (its owner, or
+ * root), of no process of its pid here: the file of one that ended (a
+ * crash, kill -9: its owner or root removes it), or of one in another PID
+ * namespace sharing the directory, whose liveness only the file's lock
+ * would tell (held_by_a_process), which we cannot open.  Say both, not
+ * "denied" to something that may be gone.  A running one stays denied,
+ * its message naming the user to run as. */
 static void perm_entry(const mt_segment *seg, int pid, mt_proc_entry *e)
 {
     uid_t ruid, euid;
-    bool runs = mt_proc_uids(pid, &ruid, &euid) == 0;
-    if (runs && euid != geteuid()) {
-        snprintf(e->why, sizeof e->why,
-                 "another user's: process %d runs as uid %u; run memtop as that user or root", pid,
-                 (unsigned)euid);
-    } else if (!runs && seg->owner != geteuid()) {
-        e->state = e->shown = "unknown";
-        snprintf(e->why, sizeof e->why,
-                 "another user's (uid %u) segment, and no process %d here: left by one that "
-                 "ended (uid %u or root removes it: memtop --clean), or one in another PID "
-                 "namespace",
-                 (unsigned)seg->owner, pid, (unsigned)seg->owner);
-    }
+    if (seg->owner == geteuid() || mt_proc_uids(pid, &ruid, &euid) == 0)
+        return;
+    e->state = e->shown = "unknown";
+    snprintf(e->why, sizeof e->why,
+             "another user's (uid %u) segment, and no process %d here: left by one that ended "
+             "(uid %u or root removes it: memtop --clean), or one in another PID namespace",
+             (unsigned)seg->owner, pid, (unsigned)seg->owner);
 }
 
 static void read_entry(const char *dir, int pid, mt_proc_entry *e)
