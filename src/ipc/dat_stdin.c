@@ -101,6 +101,11 @@ static mt_errc copy(int out, const volatile sig_atomic_t *stop, mt_dat_spool_fn 
         ssize_t n = read(STDIN_FILENO, buf, COPY_BYTES);
         if (n < 0 && errno == EINTR)
             continue; /* *stop is looked at again */
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = {STDIN_FILENO, POLLIN, 0}; /* a non-blocking pipe: wait */
+            poll(&p, 1, -1);
+            continue;
+        }
         if (n < 0)
             rc = mt_err_set(err, MT_E_IO, "reading standard input: %s", strerror(errno));
         if (n <= 0)

@@ -6,7 +6,7 @@ memtop-demo runs 2 s with MEMTOP_RECORD=demo-%p.dat.  Asserts:
   - `cat demo-PID.dat | memtop -f - --batch` prints what `memtop -f
     demo-PID.dat --batch` prints, the recording named "standard input";
     `--export` from a pipe equals the file's export; `< demo-PID.dat` (a
-    regular file) works;
+    regular file) and a non-blocking pipe written slowly work;
   - a stream cut short (the first 60 %) opens with the "truncated" warning
     and exit 0; nothing on standard input: exit 1, one line;
   - in a terminal: `memtop -f -` with the terminal as standard input: exit
@@ -63,6 +63,20 @@ def test_pipes(t, dat):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     check(p.returncode == 0 and p.stdout.decode() == got,
           "memtop -f - < F (a regular file) exited %d: %s" % (p.returncode, p.stderr.decode()))
+
+    # a pipe in non-blocking mode (as some shells and tools leave it), written slowly
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    p = subprocess.Popen([t.memtop, "-f", "-", "--batch"], env=t.env, stdin=r,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(r)
+    for part in (data[:1000], data[1000:]):
+        time.sleep(0.3)
+        os.write(w, part)
+    os.close(w)
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 0 and out.decode() == got,
+          "a non-blocking pipe exited %d: %s" % (p.returncode, err.decode().strip()))
 
     rc, out, err = memtop_stdin(t, ["-f", "-", "--batch"], data[:len(data) * 6 // 10])
     check(rc == 0 and "standard input: truncated" in err and "recording: standard input" in out,
