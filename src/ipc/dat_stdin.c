@@ -61,8 +61,7 @@ static mt_errc write_all(int fd, const char *p, size_t n, mt_err *err)
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
-            return mt_err_set(err, MT_E_IO, "copying standard input to %s: %s", tmp_dir(),
-                              strerror(errno));
+            return mt_err_set(err, MT_E_IO, "copying it to %s: %s", tmp_dir(), strerror(errno));
         p += w;
         n -= (size_t)w;
     }
@@ -107,7 +106,7 @@ static mt_errc copy(int out, const volatile sig_atomic_t *stop, mt_dat_spool_fn 
             continue;
         }
         if (n < 0)
-            rc = mt_err_set(err, MT_E_IO, "reading standard input: %s", strerror(errno));
+            rc = mt_err_set(err, MT_E_IO, "read: %s", strerror(errno));
         if (n <= 0)
             break;
         rc = write_all(out, buf, (size_t)n, err);
@@ -128,7 +127,7 @@ mt_errc mt_dat_stdin_spool(const volatile sig_atomic_t *stop, mt_dat_spool_fn fn
         return MT_OK;
     struct stat st;
     if (fstat(STDIN_FILENO, &st) != 0)
-        return mt_err_set(err, MT_E_IO, "standard input: %s", strerror(errno));
+        return mt_err_set(err, MT_E_IO, "fstat: %s", strerror(errno));
     if (isatty(STDIN_FILENO))
         return mt_err_set(err, MT_E_NOTMEMTOP,
                           "a terminal, not a recording: pipe one in (memtop -p PID --record - | "
