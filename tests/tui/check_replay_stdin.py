@@ -9,6 +9,8 @@ memtop-demo runs 2 s with MEMTOP_RECORD=demo-%p.dat.  Asserts:
     regular file) and a non-blocking pipe written slowly work;
   - a stream cut short (the first 60 %) opens with the "truncated" warning
     and exit 0; nothing on standard input: exit 1, one line;
+  - TMPDIR on a full disk (root: a 4 KiB tmpfs): exit 1, one line saying
+    so;
   - in a terminal: `memtop -f -` with the terminal as standard input: exit
     1, one line saying so, the alternate screen never taken; `cat
     demo-PID.dat | memtop -f -`: the viewer opens (REPLAY header) and reads its keys
@@ -90,6 +92,23 @@ def test_pipes(t, dat):
           "nothing on standard input: exit 1 (%d), one line: %r" % (rc, err))
 
 
+def test_full_tmpdir(t):
+    """TMPDIR on a full disk (a 4 KiB tmpfs in a private mount namespace,
+    root): one line saying so, exit 1 (skipped where that cannot be made)."""
+    full = t.path("full")
+    os.mkdir(full)
+    inner = ('mount -t tmpfs -o size=4k memtop-full "$0" || exit 77; '
+             'head -c 65536 /dev/zero | TMPDIR="$0" "$1" -f - --batch')
+    p = subprocess.run(["unshare", "-m", "sh", "-c", inner, full, t.memtop], env=t.env,
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    if os.geteuid() != 0 or p.returncode == 77 or "unshare" in p.stderr:
+        print("skipped: no small tmpfs here (root, a mount namespace): %s" % p.stderr.strip())
+        return
+    check(p.returncode == 1 and p.stderr.count("\n") == 1 and
+          "copying it to %s: No space left on device" % full in p.stderr,
+          "a full TMPDIR: exit 1 (%d), one line: %r" % (p.returncode, p.stderr))
+
+
 def test_terminal(t, dat):
     t.start_shell(width=250)
     prompts = t.screen().count(tuilib.PROMPT)
@@ -149,6 +168,7 @@ def test_live_stream(t):
 def test(t):
     dat = t.path(t.record_demo(SECONDS))
     test_pipes(t, dat)
+    test_full_tmpdir(t)
     test_terminal(t, dat)
     test_endless_writer(t, dat)
     test_live_stream(t)
