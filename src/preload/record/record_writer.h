@@ -235,10 +235,10 @@ void mt_rr_drain_cut(bool drop_rest);
 /* A LOST record of thread tid (0: no thread) for lost[MT_LOST_*], dropped
  * for the causes why[MT_DAT_LOST_*] (counts summing to lost's events). */
 void mt_rr_lost(uint32_t tid, const uint64_t lost[4], const uint64_t why[MT_DAT_LOST_CAUSES]);
-/* TOTALS read now: each trace's counters once (mt_rr_trace_copy), summed. */
 /* An ALLOCATORS record, if the allocators found differ from the last one
  * written (the first time: if any were found). */
 void mt_rr_allocators(uint64_t now);
+/* TOTALS read now: each trace's counters once (mt_rr_trace_copy), summed. */
 void mt_rr_totals(uint64_t now);
 /* TOTALS from the sums f[0..7] of traces [0, count) read by the caller
  * (mt_rr_totals_add), so that they are the sums of what it wrote; the
