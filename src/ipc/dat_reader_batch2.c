@@ -225,14 +225,16 @@ mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t
         mt_dctx_prefetch_ev(&r->ctx, w[i].tag, w[i].trace, w[i].v);
     mt_errc rc = MT_OK;
     carry c = {d->trace, d->prev_alloc, d->tid};
-    size_t i = 0;
-    for (; i < m; i++) {
-        if (i + RUN_AHEAD < m)
-            mt_dctx_prefetch_ev(&r->ctx, w[i + RUN_AHEAD].tag, w[i + RUN_AHEAD].trace,
-                                w[i + RUN_AHEAD].v);
+    size_t i = 0, ahead = m > RUN_AHEAD ? m - RUN_AHEAD : 0;
+    for (; i < ahead; i++) { /* two loops: no test of the prefetch's bound per event */
+        const draw *a = &w[i + RUN_AHEAD];
+        mt_dctx_prefetch_ev(&r->ctx, a->tag, a->trace, a->v);
         if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
             break;
     }
+    for (; i < m && rc == MT_OK; i++)
+        if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
+            break;
     d->trace = c.trace;
     d->prev_alloc = c.prev_alloc;
     if (i > 0 && w[i - 1].t > r->t_last)
