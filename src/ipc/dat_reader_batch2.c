@@ -31,10 +31,21 @@ typedef struct draw {
     uint32_t tag;
 } draw;
 
-/* The tag checks of the one-event decoder (check_tag) as a table: bit 0,
- * the tag is valid in versions 1 to 3; bit 1, in 4 and 5 (an ALLOC's
+/* What a tag asks of the scan, as a table (a lookup and a bit test for
+ * each question, instead of the tests of the tag's bits and kind):
+ * bits 0-2, the one-event decoder's tag checks (check_tag): bit 0, the
+ * tag is valid in versions 1 to 3; bit 1, in 4 and 5 (an ALLOC's
  * NEXT_TRACE without SAME_TRACE as well); bit 2, from 6 on (FREE_PREV as
- * well).  A lookup instead of the branches. */
+ * well); then which columns it reads. */
+enum {
+    OP_TIME = 1u << 3,  /* a dt (no SAME_TIME) */
+    OP_SAME = 1u << 4,  /* SAME_TRACE */
+    OP_NEXT = 1u << 5,  /* NEXT_TRACE (an ALLOC's, without SAME_TRACE) */
+    OP_TRACE = 1u << 6, /* a trace (neither) */
+    OP_REF = 1u << 7,   /* a ref (FREE_REF, FREE_PREV) */
+    OP_SIZE = 1u << 8,  /* a size (ALLOC, FREE without SAME_SIZE) */
+    OP_AGE = 1u << 9,   /* an age (FREE) */
+};
 #define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
 #define TAG_ALLOC_OK(x)                                                                            \
     (TAG_FLAGS(x) == 0 ? 7 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 6 : 0)
@@ -44,13 +55,23 @@ typedef struct draw {
      : ((x)&MT_DAT_EV_SAME_SIZE)     ? 0                                                           \
      : ((x)&3) == MT_DAT_EV_FREE_REF ? 7                                                           \
                                      : 4)
-#define TAG_OK4(x) TAG_OK(x), TAG_OK((x) + 1), TAG_OK((x) + 2), TAG_OK((x) + 3)
-#define TAG_OK16(x) TAG_OK4(x), TAG_OK4((x) + 4), TAG_OK4((x) + 8), TAG_OK4((x) + 12)
-#define TAG_OK64(x) TAG_OK16(x), TAG_OK16((x) + 16), TAG_OK16((x) + 32), TAG_OK16((x) + 48)
+#define TAG_NEXT(x) (((x) & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_NEXT_TRACE)) == MT_DAT_EV_NEXT_TRACE)
+#define TAG_TRACE(x) ((x)&MT_DAT_EV_SAME_TRACE ? OP_SAME : TAG_NEXT(x) ? OP_NEXT : OP_TRACE)
+#define TAG_VALUES(x)                                                                              \
+    (((x)&3) >= MT_DAT_EV_FREE_REF                                                                 \
+         ? OP_REF                                                                                  \
+         : ((x)&MT_DAT_EV_SAME_SIZE ? 0 : OP_SIZE) | (((x)&3) == MT_DAT_EV_FREE ? OP_AGE : 0))
+#define TAG_OP(x)                                                                                  \
+    (TAG_OK(x) | ((x)&MT_DAT_EV_SAME_TIME ? 0 : OP_TIME) | TAG_TRACE(x) | TAG_VALUES(x))
+#define TAG_OP4(x) TAG_OP(x), TAG_OP((x) + 1), TAG_OP((x) + 2), TAG_OP((x) + 3)
+#define TAG_OP16(x) TAG_OP4(x), TAG_OP4((x) + 4), TAG_OP4((x) + 8), TAG_OP4((x) + 12)
+#define TAG_OP64(x) TAG_OP16(x), TAG_OP16((x) + 16), TAG_OP16((x) + 32), TAG_OP16((x) + 48)
 
-static const uint8_t tag_ok[256] = {TAG_OK64(0), TAG_OK64(64), TAG_OK64(128), TAG_OK64(192)};
+static const uint16_t tag_op[256] = {TAG_OP64(0), TAG_OP64(64), TAG_OP64(128), TAG_OP64(192)};
 
 _Static_assert(MT_DAT_EV_NEXT_TRACE == 1u << MT_DAT_EV_FLAGS_SHIFT, "NEXT_TRACE: flags 1");
+_Static_assert(MT_DAT_EV_ALLOC == 0 && MT_DAT_EV_FREE_REF == 2 && MT_DAT_EV_FREE_PREV == 3,
+               "the kinds as TAG_OP knows them");
 
 /* The columns of one event into *w; false if any check fails (the
  * cursors are then part-way through the event). */
@@ -59,18 +80,18 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
          bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
-    if (!(tag_ok[tag] & valid))
+    unsigned op = tag_op[tag];
+    if (!(op & valid))
         return false;
-    if (!(tag & MT_DAT_EV_SAME_TIME) &&
-        !mt_dsplit_v(&col[MT_DCOL_TIMES][0], &col[MT_DCOL_TIMES][1], &dt))
+    if ((op & OP_TIME) && !mt_dsplit_v(&col[MT_DCOL_TIMES][0], &col[MT_DCOL_TIMES][1], &dt))
         return false;
     if (dt > UINT64_MAX - *t)
         return false;
     *t += dt;
-    if (tag & MT_DAT_EV_SAME_TRACE) {
+    if (op & OP_SAME) {
         if (!*have)
             return false;
-    } else if (mt_dis_next_trace(tag)) {
+    } else if (op & OP_NEXT) {
         *guess = mt_dctx_guess_next(c, *guess);
     } else {
         if (!mt_dsplit_v(&col[MT_DCOL_TRACES][0], &col[MT_DCOL_TRACES][1], &x) ||
@@ -78,16 +99,14 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
             return false;
         *have = true;
     }
-    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
-    if (mt_dis_ref(tag)) {
+    if (op & OP_REF) {
         if (!mt_dsplit_v(&col[MT_DCOL_REFS][0], &col[MT_DCOL_REFS][1], &x))
             return false;
     } else {
-        if (!(tag & MT_DAT_EV_SAME_SIZE) &&
-            !mt_dsplit_v(&col[MT_DCOL_SIZES][0], &col[MT_DCOL_SIZES][1], &x))
+        if ((op & OP_SIZE) && !mt_dsplit_v(&col[MT_DCOL_SIZES][0], &col[MT_DCOL_SIZES][1], &x))
             return false;
         uint64_t ms = *t / 1000000u;
-        if (kind == MT_DAT_EV_FREE &&
+        if ((op & OP_AGE) &&
             (!mt_dsplit_v(&col[MT_DCOL_AGES][0], &col[MT_DCOL_AGES][1], &age) || age > ms))
             return false;
         w->birth = ms - age;
@@ -110,7 +129,7 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
     bool have = d->have_trace;
     unsigned valid = r->info.version >= MT_DAT_VERSION_PREV      ? 4
                      : r->info.version >= MT_DAT_VERSION_ORDERED ? 2
-                                                                 : 1; /* tag_ok's bit */
+                                                                 : 1; /* tag_op's bit */
     uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)
