@@ -77,17 +77,19 @@ _Static_assert(MT_DAT_EV_ALLOC == 0 && MT_DAT_EV_FREE_REF == 2 && MT_DAT_EV_FREE
  * cursors are then part-way through the event). */
 static inline __attribute__((always_inline)) bool
 scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool tick, uint64_t *t,
-         bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c, draw *w)
+         uint64_t *ms, bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
     unsigned op = tag_op[tag];
     if (!(op & valid))
         return false;
-    if ((op & OP_TIME) && !mt_dsplit_v(&col[MT_DCOL_TIMES][0], &col[MT_DCOL_TIMES][1], &dt))
-        return false;
-    if (dt > UINT64_MAX - *t)
-        return false;
-    *t += dt;
+    if (op & OP_TIME) {
+        if (!mt_dsplit_v(&col[MT_DCOL_TIMES][0], &col[MT_DCOL_TIMES][1], &dt) ||
+            dt > UINT64_MAX - *t)
+            return false;
+        *t += dt;
+        *ms = *t / 1000000u;
+    }
     if (op & OP_SAME) {
         if (!*have)
             return false;
@@ -105,11 +107,10 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
     } else {
         if ((op & OP_SIZE) && !mt_dsplit_v(&col[MT_DCOL_SIZES][0], &col[MT_DCOL_SIZES][1], &x))
             return false;
-        uint64_t ms = *t / 1000000u;
         if ((op & OP_AGE) &&
-            (!mt_dsplit_v(&col[MT_DCOL_AGES][0], &col[MT_DCOL_AGES][1], &age) || age > ms))
+            (!mt_dsplit_v(&col[MT_DCOL_AGES][0], &col[MT_DCOL_AGES][1], &age) || age > *ms))
             return false;
-        w->birth = ms - age;
+        w->birth = *ms - age;
     }
     w->t = *t;
     w->v = x;
@@ -125,7 +126,7 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
 {
     mt_dcur col[MT_DCOL_N][2];
     memcpy(col, d->col, sizeof col);
-    uint64_t t = d->t, ndefs = r->ndefs;
+    uint64_t t = d->t, ms = t / 1000000u, ndefs = r->ndefs;
     bool have = d->have_trace;
     unsigned valid = r->info.version >= MT_DAT_VERSION_PREV      ? 4
                      : r->info.version >= MT_DAT_VERSION_ORDERED ? 2
@@ -133,7 +134,7 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
     uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)
-        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &have,
+        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &ms, &have,
                       &guess, &col_trace, &r->ctx, &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
