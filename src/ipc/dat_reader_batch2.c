@@ -181,8 +181,10 @@ alloc_or_free(mt_dat_reader *r, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_er
     if (w->tag & MT_DAT_EV_SAME_SIZE)
         e->size = t->last_size;
     e->birth_ms = w->birth;
-    if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC)
+    if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC) {
+        e->deferred = 0;
         return MT_OK;
+    }
     e->deferred = r->defer_on;
     return mt_dctx_alloc(&r->ctx, t, e->size, w->birth, err);
 }
@@ -206,8 +208,7 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
     k->prev_alloc = alloc;
     if (alloc && after_alloc && prev != k->trace && mt_dat_ev2_set_next(r, prev, k->trace, &t, err))
         return MT_E_NOMEM;
-    mt_dat_ev *e = &h->ev;
-    e->deferred = 0;
+    mt_dat_ev *e = &h->ev; /* each of the three sets e->deferred */
     mt_errc rc = kind == MT_DAT_EV_FREE_REF    ? take(r, t, w->v, e, err)
                  : kind == MT_DAT_EV_FREE_PREV ? mt_dat_ev2_take_prev(r, k->trace, w->v, e, err)
                                                : alloc_or_free(r, t, w, e, err);
