@@ -144,11 +144,13 @@ static inline __attribute__((always_inline)) int on_free(bool exact, mt_rstate *
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, -(int64_t)w.count, -(int64_t)w.bytes);
 }
 
-static int add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
+/* exact as weigh_as. */
+static inline __attribute__((always_inline)) int
+add_block(bool exact, mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
 {
     if (trace >= st->s.ndefs)
         return 0; /* as on_alloc */
-    mt_sample_weight w = weigh(st, size, trace, birth_ms);
+    mt_sample_weight w = weigh_as(exact, st, size, trace, birth_ms);
     return mt_rlive_add(&st->live, trace, birth_ms, (int64_t)w.count, (int64_t)w.bytes);
 }
 
@@ -318,17 +320,26 @@ int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_
 /* The live group of the event (or block) this many later is prefetched. */
 #define AHEAD 8u
 
+/* The blocks' loop, as apply_run's. */
+static inline __attribute__((always_inline)) int add_run(bool exact, mt_rstate *st,
+                                                         const mt_dat_block *b, size_t n)
+{
+    int rc = 0;
+    size_t i = 0;
+    for (; i + AHEAD < n && !rc; i++) {
+        mt_rlive_prefetch(&st->live, b[i + AHEAD].trace, b[i + AHEAD].birth_ms);
+        rc = add_block(exact, st, b[i].trace, b[i].size, b[i].birth_ms);
+    }
+    for (; i < n && !rc; i++)
+        rc = add_block(exact, st, b[i].trace, b[i].size, b[i].birth_ms);
+    return rc;
+}
+
 int mt_rstate_add_blocks(mt_rstate *st, const mt_dat_block *b, size_t n)
 {
     for (size_t i = 0; i < n && i < AHEAD; i++)
         mt_rlive_prefetch(&st->live, b[i].trace, b[i].birth_ms);
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (i + AHEAD < n)
-            mt_rlive_prefetch(&st->live, b[i + AHEAD].trace, b[i + AHEAD].birth_ms);
-        rc = add_block(st, b[i].trace, b[i].size, b[i].birth_ms);
-    }
-    return rc;
+    return st->s.sample_rate ? add_run(false, st, b, n) : add_run(true, st, b, n);
 }
 
 /* The batch's loop, exact and all as apply_ev: two loops, the first
@@ -354,10 +365,12 @@ int mt_rstate_apply_batch(mt_rstate *st, const mt_dat_hev *b, size_t n, const mt
         mt_rstate_prefetch(st, &b[i].ev);
     hot h = hot_get(&st->s);
     /* the sample rate and the filter do not change within a batch: a copy
-     * of the loop for the usual case (exact, every event through) */
+     * of the loop for the usual cases (every event through, the first
+     * pass; exact or sampled) */
     bool exact = !st->s.sample_rate, all = !f->has_lo && f->hi == UINT64_MAX;
-    int rc = exact && all ? apply_run(true, true, st, &h, b, n, f)
-                          : apply_run(false, false, st, &h, b, n, f);
+    int rc = !all    ? apply_run(false, false, st, &h, b, n, f)
+             : exact ? apply_run(true, true, st, &h, b, n, f)
+                     : apply_run(false, true, st, &h, b, n, f);
     hot_put(&st->s, &h);
     return rc;
 }
