@@ -31,10 +31,21 @@ typedef struct draw {
     uint32_t tag;
 } draw;
 
-/* The tag checks of the one-event decoder (check_tag) as a table: bit 0,
- * the tag is valid in versions 1 to 3; bit 1, in 4 and 5 (an ALLOC's
+/* What a tag asks of the scan, as a table (a lookup and a bit test for
+ * each question, instead of the tests of the tag's bits and kind):
+ * bits 0-2, the one-event decoder's tag checks (check_tag): bit 0, the
+ * tag is valid in versions 1 to 3; bit 1, in 4 and 5 (an ALLOC's
  * NEXT_TRACE without SAME_TRACE as well); bit 2, from 6 on (FREE_PREV as
- * well).  A lookup instead of the branches. */
+ * well); then which columns it reads. */
+enum {
+    OP_TIME = 1u << 3,  /* a dt (no SAME_TIME) */
+    OP_SAME = 1u << 4,  /* SAME_TRACE */
+    OP_NEXT = 1u << 5,  /* NEXT_TRACE (an ALLOC's, without SAME_TRACE) */
+    OP_TRACE = 1u << 6, /* a trace (neither) */
+    OP_REF = 1u << 7,   /* a ref (FREE_REF, FREE_PREV) */
+    OP_SIZE = 1u << 8,  /* a size (ALLOC, FREE without SAME_SIZE) */
+    OP_AGE = 1u << 9,   /* an age (FREE) */
+};
 #define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
 #define TAG_ALLOC_OK(x)                                                                            \
     (TAG_FLAGS(x) == 0 ? 7 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 6 : 0)
@@ -44,33 +55,45 @@ typedef struct draw {
      : ((x)&MT_DAT_EV_SAME_SIZE)     ? 0                                                           \
      : ((x)&3) == MT_DAT_EV_FREE_REF ? 7                                                           \
                                      : 4)
-#define TAG_OK4(x) TAG_OK(x), TAG_OK((x) + 1), TAG_OK((x) + 2), TAG_OK((x) + 3)
-#define TAG_OK16(x) TAG_OK4(x), TAG_OK4((x) + 4), TAG_OK4((x) + 8), TAG_OK4((x) + 12)
-#define TAG_OK64(x) TAG_OK16(x), TAG_OK16((x) + 16), TAG_OK16((x) + 32), TAG_OK16((x) + 48)
+#define TAG_NEXT(x) (((x) & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_NEXT_TRACE)) == MT_DAT_EV_NEXT_TRACE)
+#define TAG_TRACE(x) ((x)&MT_DAT_EV_SAME_TRACE ? OP_SAME : TAG_NEXT(x) ? OP_NEXT : OP_TRACE)
+#define TAG_VALUES(x)                                                                              \
+    (((x)&3) >= MT_DAT_EV_FREE_REF                                                                 \
+         ? OP_REF                                                                                  \
+         : ((x)&MT_DAT_EV_SAME_SIZE ? 0 : OP_SIZE) | (((x)&3) == MT_DAT_EV_FREE ? OP_AGE : 0))
+#define TAG_OP(x)                                                                                  \
+    (TAG_OK(x) | ((x)&MT_DAT_EV_SAME_TIME ? 0 : OP_TIME) | TAG_TRACE(x) | TAG_VALUES(x))
+#define TAG_OP4(x) TAG_OP(x), TAG_OP((x) + 1), TAG_OP((x) + 2), TAG_OP((x) + 3)
+#define TAG_OP16(x) TAG_OP4(x), TAG_OP4((x) + 4), TAG_OP4((x) + 8), TAG_OP4((x) + 12)
+#define TAG_OP64(x) TAG_OP16(x), TAG_OP16((x) + 16), TAG_OP16((x) + 32), TAG_OP16((x) + 48)
 
-static const uint8_t tag_ok[256] = {TAG_OK64(0), TAG_OK64(64), TAG_OK64(128), TAG_OK64(192)};
+static const uint16_t tag_op[256] = {TAG_OP64(0), TAG_OP64(64), TAG_OP64(128), TAG_OP64(192)};
 
 _Static_assert(MT_DAT_EV_NEXT_TRACE == 1u << MT_DAT_EV_FLAGS_SHIFT, "NEXT_TRACE: flags 1");
+_Static_assert(MT_DAT_EV_ALLOC == 0 && MT_DAT_EV_FREE_REF == 2 && MT_DAT_EV_FREE_PREV == 3,
+               "the kinds as TAG_OP knows them");
 
 /* The columns of one event into *w; false if any check fails (the
  * cursors are then part-way through the event). */
 static inline __attribute__((always_inline)) bool
 scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool tick, uint64_t *t,
-         bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c, draw *w)
+         uint64_t *ms, bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
-    if (!(tag_ok[tag] & valid))
+    unsigned op = tag_op[tag];
+    if (!(op & valid))
         return false;
-    if (!(tag & MT_DAT_EV_SAME_TIME) &&
-        !mt_dsplit_v(&col[MT_DCOL_TIMES][0], &col[MT_DCOL_TIMES][1], &dt))
-        return false;
-    if (dt > UINT64_MAX - *t)
-        return false;
-    *t += dt;
-    if (tag & MT_DAT_EV_SAME_TRACE) {
+    if (op & OP_TIME) {
+        if (!mt_dsplit_v(&col[MT_DCOL_TIMES][0], &col[MT_DCOL_TIMES][1], &dt) ||
+            dt > UINT64_MAX - *t)
+            return false;
+        *t += dt;
+        *ms = *t / 1000000u;
+    }
+    if (op & OP_SAME) {
         if (!*have)
             return false;
-    } else if (mt_dis_next_trace(tag)) {
+    } else if (op & OP_NEXT) {
         *guess = mt_dctx_guess_next(c, *guess);
     } else {
         if (!mt_dsplit_v(&col[MT_DCOL_TRACES][0], &col[MT_DCOL_TRACES][1], &x) ||
@@ -78,19 +101,16 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
             return false;
         *have = true;
     }
-    unsigned kind = tag & MT_DAT_EV_KIND_MASK;
-    if (mt_dis_ref(tag)) {
+    if (op & OP_REF) {
         if (!mt_dsplit_v(&col[MT_DCOL_REFS][0], &col[MT_DCOL_REFS][1], &x))
             return false;
     } else {
-        if (!(tag & MT_DAT_EV_SAME_SIZE) &&
-            !mt_dsplit_v(&col[MT_DCOL_SIZES][0], &col[MT_DCOL_SIZES][1], &x))
+        if ((op & OP_SIZE) && !mt_dsplit_v(&col[MT_DCOL_SIZES][0], &col[MT_DCOL_SIZES][1], &x))
             return false;
-        uint64_t ms = *t / 1000000u;
-        if (kind == MT_DAT_EV_FREE &&
-            (!mt_dsplit_v(&col[MT_DCOL_AGES][0], &col[MT_DCOL_AGES][1], &age) || age > ms))
+        if ((op & OP_AGE) &&
+            (!mt_dsplit_v(&col[MT_DCOL_AGES][0], &col[MT_DCOL_AGES][1], &age) || age > *ms))
             return false;
-        w->birth = ms - age;
+        w->birth = *ms - age;
     }
     w->t = *t;
     w->v = x;
@@ -106,15 +126,15 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
 {
     mt_dcur col[MT_DCOL_N][2];
     memcpy(col, d->col, sizeof col);
-    uint64_t t = d->t, ndefs = r->ndefs;
+    uint64_t t = d->t, ms = t / 1000000u, ndefs = r->ndefs;
     bool have = d->have_trace;
     unsigned valid = r->info.version >= MT_DAT_VERSION_PREV      ? 4
                      : r->info.version >= MT_DAT_VERSION_ORDERED ? 2
-                                                                 : 1; /* tag_ok's bit */
+                                                                 : 1; /* tag_op's bit */
     uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)
-        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &have,
+        if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &ms, &have,
                       &guess, &col_trace, &r->ctx, &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
@@ -161,8 +181,10 @@ alloc_or_free(mt_dat_reader *r, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_er
     if (w->tag & MT_DAT_EV_SAME_SIZE)
         e->size = t->last_size;
     e->birth_ms = w->birth;
-    if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC)
+    if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC) {
+        e->deferred = 0;
         return MT_OK;
+    }
     e->deferred = r->defer_on;
     return mt_dctx_alloc(&r->ctx, t, e->size, w->birth, err);
 }
@@ -186,8 +208,7 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
     k->prev_alloc = alloc;
     if (alloc && after_alloc && prev != k->trace && mt_dat_ev2_set_next(r, prev, k->trace, &t, err))
         return MT_E_NOMEM;
-    mt_dat_ev *e = &h->ev;
-    e->deferred = 0;
+    mt_dat_ev *e = &h->ev; /* each of the three sets e->deferred */
     mt_errc rc = kind == MT_DAT_EV_FREE_REF    ? take(r, t, w->v, e, err)
                  : kind == MT_DAT_EV_FREE_PREV ? mt_dat_ev2_take_prev(r, k->trace, w->v, e, err)
                                                : alloc_or_free(r, t, w, e, err);
@@ -225,14 +246,16 @@ mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t
         mt_dctx_prefetch_ev(&r->ctx, w[i].tag, w[i].trace, w[i].v);
     mt_errc rc = MT_OK;
     carry c = {d->trace, d->prev_alloc, d->tid};
-    size_t i = 0;
-    for (; i < m; i++) {
-        if (i + RUN_AHEAD < m)
-            mt_dctx_prefetch_ev(&r->ctx, w[i + RUN_AHEAD].tag, w[i + RUN_AHEAD].trace,
-                                w[i + RUN_AHEAD].v);
+    size_t i = 0, ahead = m > RUN_AHEAD ? m - RUN_AHEAD : 0;
+    for (; i < ahead; i++) { /* two loops: no test of the prefetch's bound per event */
+        const draw *a = &w[i + RUN_AHEAD];
+        mt_dctx_prefetch_ev(&r->ctx, a->tag, a->trace, a->v);
         if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
             break;
     }
+    for (; i < m && rc == MT_OK; i++)
+        if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
+            break;
     d->trace = c.trace;
     d->prev_alloc = c.prev_alloc;
     if (i > 0 && w[i - 1].t > r->t_last)

@@ -903,6 +903,20 @@ static size_t read_runs(const db_file *f, size_t per, mt_dat_hev *out, mt_errc *
     return k;
 }
 
+/* Two reads' events alike, field by field. */
+static void same_hevs(const mt_dat_hev *a, const mt_dat_hev *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(a[i].kind, b[i].kind);
+        assert_int_equal(a[i].t_ns, b[i].t_ns);
+        assert_int_equal(a[i].ev.trace, b[i].ev.trace);
+        assert_int_equal(a[i].ev.size, b[i].ev.size);
+        assert_int_equal(a[i].ev.birth_ms, b[i].ev.birth_ms);
+        assert_int_equal(a[i].ev.flags, b[i].ev.flags);
+        assert_int_equal(a[i].ev.tid, b[i].ev.tid);
+    }
+}
+
 /* The runs of dat_reader_batch2.c give what the one-event decoder gives:
  * the same events, the same first error at any event of a run (its
  * first, last, across runs, the record's last), after the same events;
@@ -942,17 +956,56 @@ static void runs_like_single(void **state)
                 if (nb != na || endb != enda || strcmp(ea.msg, eb.msg) != 0)
                     fail_msg("spoilt %u at %u, %zu per call: %zu events, '%s' against %zu, '%s'",
                              how, at[p], per, nb, eb.msg, na, ea.msg);
-                for (size_t i = 0; i < na; i++) {
-                    assert_int_equal(a[i].kind, b[i].kind);
-                    assert_int_equal(a[i].t_ns, b[i].t_ns);
-                    assert_int_equal(a[i].ev.trace, b[i].ev.trace);
-                    assert_int_equal(a[i].ev.size, b[i].ev.size);
-                    assert_int_equal(a[i].ev.birth_ms, b[i].ev.birth_ms);
-                    assert_int_equal(a[i].ev.flags, b[i].ev.flags);
-                    assert_int_equal(a[i].ev.tid, b[i].ev.tid);
-                }
+                same_hevs(a, b, na);
             }
             db_file_free(&f);
+        }
+    }
+}
+
+/* Every tag byte, at an event inside a run, in a file of every version
+ * with EVENTS2 records: the runs give what the one-event decoder gives
+ * (the tags a version accepts, the columns each reads; dat_reader_batch2.c
+ * has these as a table, tag_op).  Before version 4 the record's first
+ * NEXT_TRACE (event 7) is an error: there only the tag at 3 is read. */
+static void runs_every_tag(void **state)
+{
+    (void)state;
+    static mt_dat_hev a[2 * RUN_N], b[2 * RUN_N];
+    for (uint32_t v = MT_DAT_VERSION_FULL; v <= MT_DAT_VERSION; v++) {
+        for (unsigned tag = 0; tag < 256; tag++) {
+            for (unsigned at = 3; at < RUN_N; at += 297) { /* 3, 300, 597 */
+                db_file f;
+                db_order_head(&f, v, MT_DAT_MODE_FULL, 0, v >= 5 ? MT_DAT_ORDER_THREAD : -1);
+                db_ev2 e = {0};
+                run_model m = {0};
+                for (unsigned i = 0; i < RUN_N; i++) {
+                    if (i != at) {
+                        run_event(&e, &m, i, RUN_N, 0);
+                        continue;
+                    }
+                    db_ev2_tag(&e, tag); /* a value in every column: what it reads */
+                    db_ev2_put(&e, DB_TIMES, 3), db_ev2_put(&e, DB_TRACES, 1);
+                    db_ev2_put(&e, DB_SIZES, 8), db_ev2_put(&e, DB_REFS, 0);
+                    db_ev2_put(&e, DB_AGES, 1);
+                }
+                db_ev2_record(&f, &e, 9, 2000 * MS);
+                db_flush(&f);
+                mt_err ea = {MT_OK, ""};
+                mt_errc enda;
+                size_t na = read_runs(&f, 0, a, &enda, &ea);
+                for (size_t per = 16; per <= 256; per *= 16) {
+                    mt_err eb = {MT_OK, ""};
+                    mt_errc endb;
+                    size_t nb = read_runs(&f, per, b, &endb, &eb);
+                    if (nb != na || endb != enda || strcmp(ea.msg, eb.msg) != 0)
+                        fail_msg("version %u, tag %#x at %u, %zu per call: %zu events, '%s' "
+                                 "against %zu, '%s'",
+                                 v, tag, at, per, nb, eb.msg, na, ea.msg);
+                    same_hevs(a, b, na);
+                }
+                db_file_free(&f);
+            }
         }
     }
 }
@@ -969,6 +1022,7 @@ int main(void)
         cmocka_unit_test(next_trace),
         cmocka_unit_test(next_trace_corrupt),
         cmocka_unit_test(runs_like_single),
+        cmocka_unit_test(runs_every_tag),
         cmocka_unit_test(tick_steps),
         cmocka_unit_test(prev_frame_refs),
         cmocka_unit_test(prev_frame_corrupt),

@@ -253,7 +253,7 @@ static mt_errc pass_batches(mt_replay *r, const mt_rfilter *f, bool *skipped, mt
     size_t n;
     mt_errc rc;
     while ((rc = mt_dat_next_batch(r->rd, b, MT_REPLAY_BATCH, &n, err)) == MT_OK && n) {
-        if ((rc = mt_replay_apply_batch(r, b, n, f, NULL, err)) != MT_OK)
+        if ((rc = mt_replay_apply_batch(r, b, n, f, false, NULL, err)) != MT_OK)
             return rc;
         for (size_t i = 0; i < n; i++)
             *skipped = *skipped || b[i].t_ns > f->hi;

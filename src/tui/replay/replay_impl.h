@@ -71,12 +71,13 @@ mt_errc mt_replay_next(mt_replay *r, mt_err *err);
 /* The rest of an EVENTS2 record is read MT_REPLAY_BATCH events per call
  * (mt_dat_next_batch) and applied by mt_replay_apply_batch: each given the
  * replay's time (as mt_replay_next does, in b), then applied if f lets it
- * through, the live group of the event a few ahead prefetched; *allocs
- * (if not NULL) the allocations among them.  MT_E_NOMEM when out of
- * memory. */
+ * through, the live group of the event a few ahead prefetched; with
+ * marks (the first pass) the silence buckets of their times marked;
+ * *allocs (if not NULL) the allocations among them.  MT_E_NOMEM when out
+ * of memory. */
 #define MT_REPLAY_BATCH 256u
 mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
-                              size_t *allocs, mt_err *err);
+                              bool marks, size_t *allocs, mt_err *err);
 
 /* Fill out with r's state at the cursor (replay_snap.c). */
 mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err);

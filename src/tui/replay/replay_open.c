@@ -176,11 +176,14 @@ static void peak_time(mt_replay *r)
  * INITIAL state), so such an event counts 1 ns after the start: a cursor at
  * the start shows the state the recording began with, and the peak is
  * never dated before the recording. */
+static inline uint64_t fixed_time(uint64_t start, uint64_t t_ns)
+{
+    return t_ns <= start && start < UINT64_MAX ? start + 1 : t_ns;
+}
+
 static void fix_time(const mt_replay *r, uint64_t *t_ns)
 {
-    uint64_t start = r->proc.record_start;
-    if (*t_ns <= start && start < UINT64_MAX)
-        *t_ns = start + 1;
+    *t_ns = fixed_time(r->proc.record_start, *t_ns);
 }
 
 mt_errc mt_replay_next(mt_replay *r, mt_err *err)
@@ -253,14 +256,36 @@ static mt_errc push(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *err)
 }
 
 /* Each batch: see replay_impl.h. */
-mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
-                              size_t *allocs, mt_err *err)
+/* Each event's time fixed (fix_time), the allocations counted and, with
+ * marks, a silence mark per bucket the times fall in (not per event: a
+ * call each was a tenth of the replaying thread's time; the bucket's
+ * bounds kept, not a division per event): one pass over the batch, where
+ * there were two.  -1 when out of memory. */
+static int prepare(mt_replay *r, mt_dat_hev *b, size_t n, bool marks, size_t *allocs)
 {
+    uint64_t start = r->proc.record_start; /* a local: the stores to b might alias it */
+    uint64_t lo = 1, hi = 0;               /* the bucket marked last: none yet */
     size_t a = 0;
     for (size_t i = 0; i < n; i++) {
-        fix_time(r, &b[i].t_ns);
+        uint64_t t = b[i].t_ns = fixed_time(start, b[i].t_ns);
         a += b[i].kind == MT_DAT_ALLOC;
+        if (!marks || (t >= lo && t <= hi))
+            continue;
+        if (mt_rsilence_mark(&r->silence, t) != 0)
+            return -1;
+        lo = t - t % MT_SILENCE_BUCKET_NS;
+        hi = lo + (MT_SILENCE_BUCKET_NS - 1);
     }
+    *allocs = a;
+    return 0;
+}
+
+mt_errc mt_replay_apply_batch(mt_replay *r, mt_dat_hev *b, size_t n, const mt_rfilter *f,
+                              bool marks, size_t *allocs, mt_err *err)
+{
+    size_t a;
+    if (prepare(r, b, n, marks, &a) != 0)
+        return nomem(err);
     if (allocs)
         *allocs = a;
     return mt_rstate_apply_batch(&r->st, b, n, f) != 0 ? nomem(err) : MT_OK;
@@ -279,21 +304,8 @@ static mt_errc batches(mt_replay *r, ahead *a, const mt_rfilter *all, mt_err *er
     mt_errc rc;
     while ((rc = mt_dat_pipe_next_batch(r->pipe, &b, &n, err)) == MT_OK && n) {
         if ((rc = drain(r, a, all, err)) != MT_OK ||
-            (rc = mt_replay_apply_batch(r, b, n, all, &allocs, err)) != MT_OK)
+            (rc = mt_replay_apply_batch(r, b, n, all, true, &allocs, err)) != MT_OK)
             return rc;
-        /* a mark per bucket the batch's times fall in, not per event (a
-         * call each was a tenth of the replaying thread's time); the
-         * bucket's bounds kept, not a division per event */
-        uint64_t lo = 1, hi = 0; /* none yet */
-        for (size_t i = 0; i < n; i++) {
-            uint64_t t = b[i].t_ns;
-            if (t >= lo && t <= hi)
-                continue;
-            if (mt_rsilence_mark(&r->silence, t) != 0)
-                return nomem(err);
-            lo = t - t % MT_SILENCE_BUCKET_NS;
-            hi = lo + (MT_SILENCE_BUCKET_NS - 1);
-        }
         r->info.allocs += allocs; /* the others are frees */
         r->info.frees += n - allocs;
         if ((rc = checkpoint(r, err)) != MT_OK)

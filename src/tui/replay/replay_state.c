@@ -88,21 +88,29 @@ static inline __attribute__((always_inline)) void raise_peaks(hot *h, mt_rtrace 
 
 /* What a block stands for: itself, or in a sampled recording the weight
  * the target gave it (the same function, sample_weight.h, by way of the
- * per-size table: replay_weights.h). */
+ * per-size table: replay_weights.h).  exact (a constant where inlined):
+ * the recording is known to be exact, so that a batch's loop for exact
+ * recordings reads no sample rate per event. */
 static inline __attribute__((always_inline)) mt_sample_weight
-weigh(mt_rstate *st, uint64_t size, uint32_t trace, uint64_t birth_ms)
+weigh_as(bool exact, mt_rstate *st, uint64_t size, uint32_t trace, uint64_t birth_ms)
 {
-    if (!st->s.sample_rate) /* exact: inline (the call cost more than the rest of it) */
+    if (exact || !st->s.sample_rate) /* exact: inline (the call cost more than the rest of it) */
         return (mt_sample_weight){size, 1};
     return mt_rweights_weigh(&st->weights, size, st->s.sample_rate, mt_sample_key(trace, birth_ms));
 }
 
-static inline __attribute__((always_inline)) int on_alloc(mt_rstate *st, hot *h, const mt_dat_ev *e,
-                                                          uint64_t t_ns)
+static inline __attribute__((always_inline)) mt_sample_weight
+weigh(mt_rstate *st, uint64_t size, uint32_t trace, uint64_t birth_ms)
+{
+    return weigh_as(false, st, size, trace, birth_ms);
+}
+
+static inline __attribute__((always_inline)) int on_alloc(bool exact, mt_rstate *st, hot *h,
+                                                          const mt_dat_ev *e, uint64_t t_ns)
 {
     if (e->trace >= st->s.ndefs)
         return 0; /* the reader checks ids; a state restored short of them ignores */
-    mt_sample_weight w = weigh(st, e->size, e->trace, e->birth_ms);
+    mt_sample_weight w = weigh_as(exact, st, e->size, e->trace, e->birth_ms);
     mt_rtrace *tr = &st->traces[e->trace];
     tr->alloc_count += w.count;
     tr->alloc_bytes += w.bytes;
@@ -114,11 +122,12 @@ static inline __attribute__((always_inline)) int on_alloc(mt_rstate *st, hot *h,
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, (int64_t)w.count, (int64_t)w.bytes);
 }
 
-static inline __attribute__((always_inline)) int on_free(mt_rstate *st, hot *h, const mt_dat_ev *e)
+static inline __attribute__((always_inline)) int on_free(bool exact, mt_rstate *st, hot *h,
+                                                         const mt_dat_ev *e)
 {
     if (e->trace >= st->s.ndefs)
         return 0;
-    mt_sample_weight w = weigh(st, e->size, e->trace, e->birth_ms);
+    mt_sample_weight w = weigh_as(exact, st, e->size, e->trace, e->birth_ms);
     mt_rtrace *tr = &st->traces[e->trace];
     tr->free_count += w.count;
     tr->free_bytes += w.bytes;
@@ -135,11 +144,13 @@ static inline __attribute__((always_inline)) int on_free(mt_rstate *st, hot *h, 
     return mt_rlive_add(&st->live, e->trace, e->birth_ms, -(int64_t)w.count, -(int64_t)w.bytes);
 }
 
-static int add_block(mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
+/* exact as weigh_as. */
+static inline __attribute__((always_inline)) int
+add_block(bool exact, mt_rstate *st, uint32_t trace, uint64_t size, uint64_t birth_ms)
 {
     if (trace >= st->s.ndefs)
         return 0; /* as on_alloc */
-    mt_sample_weight w = weigh(st, size, trace, birth_ms);
+    mt_sample_weight w = weigh_as(exact, st, size, trace, birth_ms);
     return mt_rlive_add(&st->live, trace, birth_ms, (int64_t)w.count, (int64_t)w.bytes);
 }
 
@@ -217,17 +228,18 @@ static void on_culled(mt_rstate *st, const mt_dat_culled *c)
     tr->temp_bytes += c->temporary_bytes;
 }
 
-/* An allocation or a free, if it passes the filter. */
-static inline __attribute__((always_inline)) int apply_ev(mt_rstate *st, hot *h, mt_dat_kind kind,
-                                                          uint64_t t_ns, const mt_dat_ev *e,
-                                                          const mt_rfilter *f)
+/* An allocation or a free, if it passes the filter; exact as weigh_as,
+ * all (a constant where inlined): f is known to let every event through. */
+static inline __attribute__((always_inline)) int apply_ev(bool exact, bool all, mt_rstate *st,
+                                                          hot *h, mt_dat_kind kind, uint64_t t_ns,
+                                                          const mt_dat_ev *e, const mt_rfilter *f)
 {
-    if (!passes(f, t_ns))
+    if (!all && !passes(f, t_ns))
         return 0;
     if (t_ns > h->t_ns)
         h->t_ns = t_ns;
     h->events++;
-    return kind == MT_DAT_ALLOC ? on_alloc(st, h, e, t_ns) : on_free(st, h, e);
+    return kind == MT_DAT_ALLOC ? on_alloc(exact, st, h, e, t_ns) : on_free(exact, st, h, e);
 }
 
 static int apply_timed(mt_rstate *st, const mt_dat_event *ev)
@@ -300,7 +312,7 @@ int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_
                        const mt_rfilter *f)
 {
     hot h = hot_get(&st->s);
-    int rc = apply_ev(st, &h, kind, t_ns, e, f);
+    int rc = apply_ev(false, false, st, &h, kind, t_ns, e, f);
     hot_put(&st->s, &h);
     return rc;
 }
@@ -308,16 +320,42 @@ int mt_rstate_apply_ev(mt_rstate *st, mt_dat_kind kind, uint64_t t_ns, const mt_
 /* The live group of the event (or block) this many later is prefetched. */
 #define AHEAD 8u
 
+/* The blocks' loop, as apply_run's. */
+static inline __attribute__((always_inline)) int add_run(bool exact, mt_rstate *st,
+                                                         const mt_dat_block *b, size_t n)
+{
+    int rc = 0;
+    size_t i = 0;
+    for (; i + AHEAD < n && !rc; i++) {
+        mt_rlive_prefetch(&st->live, b[i + AHEAD].trace, b[i + AHEAD].birth_ms);
+        rc = add_block(exact, st, b[i].trace, b[i].size, b[i].birth_ms);
+    }
+    for (; i < n && !rc; i++)
+        rc = add_block(exact, st, b[i].trace, b[i].size, b[i].birth_ms);
+    return rc;
+}
+
 int mt_rstate_add_blocks(mt_rstate *st, const mt_dat_block *b, size_t n)
 {
     for (size_t i = 0; i < n && i < AHEAD; i++)
         mt_rlive_prefetch(&st->live, b[i].trace, b[i].birth_ms);
+    return st->s.sample_rate ? add_run(false, st, b, n) : add_run(true, st, b, n);
+}
+
+/* The batch's loop, exact and all as apply_ev: two loops, the first
+ * with the prefetch of the event AHEAD later and no test of its bound. */
+static inline __attribute__((always_inline)) int apply_run(bool exact, bool all, mt_rstate *st,
+                                                           hot *h, const mt_dat_hev *b, size_t n,
+                                                           const mt_rfilter *f)
+{
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (i + AHEAD < n)
-            mt_rlive_prefetch(&st->live, b[i + AHEAD].trace, b[i + AHEAD].birth_ms);
-        rc = add_block(st, b[i].trace, b[i].size, b[i].birth_ms);
+    size_t i = 0;
+    for (; i + AHEAD < n && !rc; i++) {
+        mt_rstate_prefetch(st, &b[i + AHEAD].ev);
+        rc = apply_ev(exact, all, st, h, b[i].kind, b[i].t_ns, &b[i].ev, f);
     }
+    for (; i < n && !rc; i++)
+        rc = apply_ev(exact, all, st, h, b[i].kind, b[i].t_ns, &b[i].ev, f);
     return rc;
 }
 
@@ -326,12 +364,13 @@ int mt_rstate_apply_batch(mt_rstate *st, const mt_dat_hev *b, size_t n, const mt
     for (size_t i = 0; i < n && i < AHEAD; i++)
         mt_rstate_prefetch(st, &b[i].ev);
     hot h = hot_get(&st->s);
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (i + AHEAD < n)
-            mt_rstate_prefetch(st, &b[i + AHEAD].ev);
-        rc = apply_ev(st, &h, b[i].kind, b[i].t_ns, &b[i].ev, f);
-    }
+    /* the sample rate and the filter do not change within a batch: a copy
+     * of the loop for the usual cases (every event through, the first
+     * pass; exact or sampled) */
+    bool exact = !st->s.sample_rate, all = !f->has_lo && f->hi == UINT64_MAX;
+    int rc = !all    ? apply_run(false, false, st, &h, b, n, f)
+             : exact ? apply_run(true, true, st, &h, b, n, f)
+                     : apply_run(false, true, st, &h, b, n, f);
     hot_put(&st->s, &h);
     return rc;
 }
