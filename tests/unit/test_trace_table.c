@@ -13,7 +13,9 @@
  * (mt_trace_find) finds every trace interned before it started, and
  * returns a trace that matches in hash (its documented trust) or nothing,
  * even among traces whose index slots collide; many threads interning the
- * same new traces at once get one id per trace; an index that grows while
+ * same new traces at once get one id per trace; a retired trace (its
+ * library unloaded) is found no more, its backtrace gets a new id; an
+ * index that grows while
  * readers probe it keeps answering them, and its replaced arrays stay
  * counted.
  */
@@ -104,6 +106,41 @@ static void trace_without_frames(void **state)
     assert_int_not_equal(id, MT_TRACE_OVERFLOW);
     assert_int_equal(find(&t), id);
     assert_int_equal(mt_trace_def_get(id)->nframes, 0);
+}
+
+/* A dlclose retires the traces with a frame in the code it unloaded
+ * (mt_traces_retire): the same addresses seen again (another library at its
+ * place) get a new id, found by both lookups from then on; the retired
+ * trace stays defined and ready (its blocks are freed under it); a trace
+ * with no frame there keeps its id; retiring again changes nothing. */
+static void retired_traces_get_new_ids(void **state)
+{
+    (void)state;
+    trace in = {.frames = {0x7000101, 0x7000202, 0x5000303}, .n = 3};
+    trace edge = {.frames = {0x5000101, 0x70001ff}, .n = 2}; /* last byte of the range */
+    trace out = {.frames = {0x5000101, 0x7000200}, .n = 2};  /* just past it */
+    trace *all[] = {&in, &edge, &out};
+    uint32_t id[3];
+    for (int i = 0; i < 3; i++) {
+        all[i]->hash = off_grow_shard(mt_hash_frames(all[i]->frames, all[i]->n));
+        id[i] = intern(all[i]);
+        assert_int_not_equal(id[i], MT_TRACE_OVERFLOW);
+    }
+    const mt_code_range gone[] = {{0x9000000, 0x9001000}, {0x7000000, 0x7000200}};
+    mt_traces_retire(gone, 2);
+    mt_traces_retire(gone, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(find(all[i]), MT_TRACE_OVERFLOW);
+        uint32_t again = intern(all[i]);
+        assert_true(again != MT_TRACE_OVERFLOW && again > id[i]);
+        assert_true(defines(again, all[i]));
+        assert_int_equal(find(all[i]), again);
+        assert_int_equal(intern(all[i]), again);
+        assert_true(mt_trace_ready(mt_trace_get(id[i])));
+        assert_int_equal(mt_trace_def_get(id[i])->nframes, all[i]->n);
+    }
+    assert_int_equal(find(&out), id[2]);
+    assert_int_equal(intern(&out), id[2]);
 }
 
 /* Equal hashes: the locked path compares frames and gives each its own
@@ -329,6 +366,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unknown_trace_is_not_found),
         cmocka_unit_test(trace_without_frames),
+        cmocka_unit_test(retired_traces_get_new_ids),
         cmocka_unit_test(equal_hashes_apart),
         cmocka_unit_test(equal_keys_apart_when_locked),
         cmocka_unit_test(threads_agree_on_ids),

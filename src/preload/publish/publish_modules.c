@@ -96,10 +96,8 @@ static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
     }
 }
 
-void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
+void mt_module_span(const struct dl_phdr_info *info, uint64_t *start, uint64_t *end)
 {
-    memset(out, 0, sizeof *out);
-    out->bias = info->dlpi_addr;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -109,8 +107,15 @@ void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
         lo = a < lo ? a : lo;
         hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
     }
-    out->start = lo == UINT64_MAX ? 0 : lo;
-    out->end = hi;
+    *start = lo == UINT64_MAX ? 0 : lo;
+    *end = hi;
+}
+
+void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bias = info->dlpi_addr;
+    mt_module_span(info, &out->start, &out->end);
     const char *name = info->dlpi_name;
     if (!name || !*name)
         mt_proc_exe(out->path, sizeof out->path); /* the main program */

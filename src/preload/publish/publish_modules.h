@@ -48,4 +48,8 @@ bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *)
 struct dl_phdr_info;
 void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out);
 
+/* The address range its PT_LOAD segments span, [*start, *end); 0, 0 if
+ * nothing is mapped. */
+void mt_module_span(const struct dl_phdr_info *info, uint64_t *start, uint64_t *end);
+
 #endif

@@ -13,6 +13,25 @@
  * counted in tracker_bytes as its pages are touched.  Without the page
  * rounding of one mapping per array, the 16 shards' first arrays take
  * 32 KiB, not 64.
+ *
+ * Retired traces.  A trace is its addresses, and addresses are reused: a
+ * library unloaded and another loaded where it was has other code at the
+ * same addresses.  Viewers name a trace's frames from the modules loaded
+ * when it was taken (an unload is stamped with the next trace id:
+ * publish_modules.c), so a trace taken in the second library must not get
+ * the id of one taken in the first.  When a dlclose unloads modules, every
+ * trace with a frame in them is retired (mt_traces_retire): under its
+ * shard's lock, its `key` becomes mt_trace_retired_key(hash), which the
+ * lock-free lookup never matches, and the locked one skips it (same_trace
+ * compares the key too).  Its slot stays, as a tombstone that probes pass
+ * over; its counters and definition stay too (its blocks are freed under
+ * its id).  A backtrace seen after that gets a new id, created beyond the
+ * unload's stamp.  The hooks' paths do not change: the scan is the
+ * dlclose's, over the traces and their frames.  What is left is the window
+ * hook_dl.c describes: a library loaded by another thread at the unloaded
+ * one's place between the real dlclose and the scan.  The cost: a library
+ * unloaded and loaded again at its place gets new ids for its traces at
+ * each life (the same library: viewers name both from its one record).
  */
 #include "table_trace_index.h"
 
@@ -91,9 +110,20 @@ static bool shard_grow(uint32_t shard)
     return true;
 }
 
-static bool same_trace(const mt_trace_def *d, const uint64_t *frames, uint32_t n, uint64_t hash)
+/* The key of a trace not retired (mt_trace_create: a crafted hash of 0
+ * has key 1). */
+static uint64_t live_key(uint64_t hash)
 {
+    return hash ? hash : 1;
+}
+
+/* Whether trace id is this backtrace, and not retired (under the shard
+ * lock, which its retirement held). */
+static bool same_trace(uint32_t id, const uint64_t *frames, uint32_t n, uint64_t hash)
+{
+    const mt_trace_def *d = mt_trace_def_get(id);
     return d->hash == hash && d->nframes == n &&
+           atomic_load_explicit(&mt_trace_get(id)->key, memory_order_relaxed) == live_key(hash) &&
            memcmp(mt_trace_def_frames(d), frames, n * sizeof *frames) == 0;
 }
 
@@ -107,8 +137,7 @@ static _Atomic uint32_t *locked_probe(uint32_t shard, const uint64_t *frames, ui
     uint32_t mask = mt_tidx_mask(w);
     for (uint32_t j = mt_tidx_home(hash) & mask;; j = (j + 1) & mask) {
         uint32_t v = atomic_load_explicit(&slots[j], memory_order_relaxed);
-        if (!v || (mt_tidx_tag_match(v, hash) &&
-                   same_trace(mt_trace_def_get(v & MT_TIDX_ID_MASK), frames, n, hash)))
+        if (!v || (mt_tidx_tag_match(v, hash) && same_trace(v & MT_TIDX_ID_MASK, frames, n, hash)))
             return &slots[j];
     }
 }
@@ -134,6 +163,39 @@ uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint
     }
     mt_spin_unlock(&s->lock);
     return id;
+}
+
+static bool in_ranges(const uint64_t *frames, uint32_t n, const mt_code_range *gone, uint32_t ng)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t g = 0; g < ng; g++)
+            if (frames[i] - gone[g].lo < gone[g].hi - gone[g].lo)
+                return true;
+    return false;
+}
+
+void mt_traces_retire(const mt_code_range *gone, uint32_t n)
+{
+    for (uint32_t shard = 0; n && shard < MT_TRACE_SHARDS; shard++) {
+        mt_spin_lock(&g_shards[shard].lock);
+        uintptr_t w = atomic_load_explicit(&mt_trace_index[shard], memory_order_relaxed);
+        _Atomic uint32_t *slots = mt_tidx_slots(w);
+        for (uint32_t j = 0; j <= mt_tidx_mask(w); j++) {
+            uint32_t v = atomic_load_explicit(&slots[j], memory_order_relaxed);
+            if (!v)
+                continue;
+            uint32_t id = v & MT_TIDX_ID_MASK;
+            const mt_trace_def *d = mt_trace_def_get(id);
+            _Atomic uint64_t *key = &mt_trace_get(id)->key;
+            /* Relaxed: the lookups that must miss it are this thread's,
+             * after the dlclose, and those of threads that learn of the
+             * dlclose later (the window at the top aside). */
+            if (atomic_load_explicit(key, memory_order_relaxed) == live_key(d->hash) &&
+                in_ranges(mt_trace_def_frames(d), d->nframes, gone, n))
+                atomic_store_explicit(key, mt_trace_retired_key(d->hash), memory_order_relaxed);
+        }
+        mt_spin_unlock(&g_shards[shard].lock);
+    }
 }
 
 void mt_traces_lock_all(void)
