@@ -180,11 +180,19 @@ void mt_nested_gone(void *p, int in, bool temporary_ok)
         free_unmatched(in);
 }
 
+/* Inside memtop's own work (MT_IN_OWN), in exact mode, the block table is
+ * not touched (match_now): the block keeps its record, and the size it had,
+ * which stays right in every count but its bytes (it is freed under that
+ * record later), and the resize counts as untracked, which says so.
+ * Counting its record unmatched (an unknown free) was wrong: nothing was
+ * freed, and the record's free comes with the block's.  Sampled mode counts
+ * the free of the size it had, as everywhere (free_unmatched). */
 void mt_nested_resized(void *p, int in)
 {
     if (!p)
         return;
-    mt_nested_gone(p, in, false);
+    if (in != MT_IN_OWN || MT_UNLIKELY(mt_g.cfg.sample_rate))
+        mt_nested_gone(p, in, false);
     count_untracked(p);
 }
 

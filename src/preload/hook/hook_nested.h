@@ -137,7 +137,9 @@ void mt_nested_gone(void *p, int in, bool temporary_ok);
  * (mi_expand that succeeded, jemalloc's xallocx), in = mt_tls_in_hook,
  * after the call: its old record's free accounted (never temporary, as
  * realloc's), the block as it is now untracked (it once kept its record
- * and the size it had, counted nowhere). */
+ * and the size it had, counted nowhere).  Inside memtop's own work
+ * (MT_IN_OWN, exact mode), where the record cannot be taken: the block
+ * keeps it, and the resize counts as untracked (NOT exact: its bytes). */
 void mt_nested_resized(void *p, int in);
 
 /* The program's realloc of old to size, in = mt_tls_in_hook: the old

@@ -12,7 +12,16 @@
  * that does not exist (it fails: memtop prepares and undoes), disarms and
  * prints "done ALLOCS FREES RAISED"; then waits for stdin to close.
  * memtop's totals and its untracked and unknown counts must account for
- * every handler block (pf_sigown.py). */
+ * every handler block (pf_sigown.py).
+ *
+ * PF_SIGOWN_JE (pf_sigown_je, linked with a shared jemalloc, whose entries
+ * memtop redirects): the second handler (the first runs from memtop's
+ * getpid before its own work begins) also resizes a tracked 444-byte
+ * block in place with jemalloc's xallocx (memtop's own work cannot touch
+ * the block table: the block keeps its record, and the resize is counted
+ * untracked; it once counted an unknown free too, for a block still live
+ * under its record), and "done" says how many it resized: "done ALLOCS
+ * FREES RAISED RESIZED". */
 #define _GNU_SOURCE
 #include "pf_check.h"
 
@@ -23,6 +32,13 @@
 
 static volatile int g_armed, g_raised;
 static volatile unsigned long g_allocs, g_frees;
+
+#ifdef PF_SIGOWN_JE
+size_t xallocx(void *p, size_t size, size_t extra, int flags);
+enum { RESIZED_SIZE = 444 };
+static void *g_resized;
+static volatile unsigned long g_resizes, g_runs;
+#endif
 
 pid_t getpid(void)
 {
@@ -47,6 +63,13 @@ static void on_usr1(int sig)
         free(b[i]);
         g_frees++;
     }
+#ifdef PF_SIGOWN_JE
+    if (++g_runs == 2) { /* the first comes from memtop's getpid before its own work */
+        if (xallocx(g_resized, RESIZED_SIZE, 0, 0) < RESIZED_SIZE)
+            _exit(97);
+        g_resizes++;
+    }
+#endif
 }
 
 static void say(const char *s)
@@ -61,6 +84,10 @@ int main(void)
     sa.sa_handler = on_usr1;
     sigemptyset(&sa.sa_mask);
     PF_CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction");
+#ifdef PF_SIGOWN_JE
+    g_resized = pf_escape(malloc(RESIZED_SIZE));
+    PF_CHECK(g_resized, "malloc");
+#endif
     char line[128];
     snprintf(line, sizeof line, "ready %d\n", (int)syscall(SYS_getpid));
     say(line);
@@ -72,7 +99,11 @@ int main(void)
     int rc = execve("/nonexistent/pf_sigown_nothing", argv, envp);
     g_armed = 0;
     PF_CHECK(rc == -1, "execve");
+#ifdef PF_SIGOWN_JE
+    snprintf(line, sizeof line, "done %lu %lu %d %lu\n", g_allocs, g_frees, g_raised, g_resizes);
+#else
     snprintf(line, sizeof line, "done %lu %lu %d\n", g_allocs, g_frees, g_raised);
+#endif
     say(line);
     while (read(0, &c, 1) > 0)
         ;
