@@ -14,7 +14,8 @@
  * returns a trace that matches in hash (its documented trust) or nothing,
  * even among traces whose index slots collide; many threads interning the
  * same new traces at once get one id per trace; a retired trace (its
- * library unloaded) is found no more, its backtrace gets a new id; an
+ * library unloaded) is found no more, its backtrace gets a new id, unless
+ * the same build is back at its place (then it is given back); an
  * index that grows while
  * readers probe it keeps answering them, and its replaced arrays stay
  * counted.
@@ -126,7 +127,9 @@ static void retired_traces_get_new_ids(void **state)
         id[i] = intern(all[i]);
         assert_int_not_equal(id[i], MT_TRACE_OVERFLOW);
     }
-    const mt_code_range gone[] = {{0x9000000, 0x9001000}, {0x7000000, 0x7000200}};
+    /* no build-id: never given back */
+    const mt_code_range gone[] = {{.lo = 0x9000000, .hi = 0x9001000},
+                                  {.lo = 0x7000000, .hi = 0x7000200}};
     mt_traces_retire(gone, 2);
     mt_traces_retire(gone, 2);
     for (int i = 0; i < 2; i++) {
@@ -141,6 +144,34 @@ static void retired_traces_get_new_ids(void **state)
     }
     assert_int_equal(find(&out), id[2]);
     assert_int_equal(intern(&out), id[2]);
+}
+
+/* A retired trace is given back when the build its frames were taken in
+ * is at its place again (its build-id's bytes where they were: here a
+ * buffer of the test's), and not when another build is there. */
+static uint8_t g_build_id[20] = {0xb1, 0x1d, 0x1d, 7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+static void retired_trace_given_back_to_its_build(void **state)
+{
+    (void)state;
+    trace t = {.frames = {0x8000104, 0x5000202}, .n = 2};
+    t.hash = off_grow_shard(mt_hash_frames(t.frames, t.n));
+    uint32_t id = intern(&t);
+    assert_int_not_equal(id, MT_TRACE_OVERFLOW);
+    mt_code_range gone = {.lo = 0x8000000, .hi = 0x8001000,
+                          .id_at = (uint64_t)(uintptr_t)g_build_id, .id_len = 20};
+    memcpy(gone.id, g_build_id, 20);
+    for (int life = 0; life < 3; life++) { /* unloaded and loaded again, the same build */
+        mt_traces_retire(&gone, 1);
+        assert_int_equal(find(&t), MT_TRACE_OVERFLOW);
+        assert_int_equal(intern(&t), id);
+        assert_int_equal(find(&t), id);
+    }
+    mt_traces_retire(&gone, 1);
+    g_build_id[0] ^= 1; /* another build at the place */
+    uint32_t other = intern(&t);
+    assert_true(other != MT_TRACE_OVERFLOW && other != id);
+    assert_int_equal(find(&t), other);
 }
 
 /* Equal hashes: the locked path compares frames and gives each its own
@@ -367,6 +398,7 @@ int main(void)
         cmocka_unit_test(unknown_trace_is_not_found),
         cmocka_unit_test(trace_without_frames),
         cmocka_unit_test(retired_traces_get_new_ids),
+        cmocka_unit_test(retired_trace_given_back_to_its_build),
         cmocka_unit_test(equal_hashes_apart),
         cmocka_unit_test(equal_keys_apart_when_locked),
         cmocka_unit_test(threads_agree_on_ids),

@@ -20,6 +20,7 @@
 #include "publish_modules.h"
 
 #include <link.h>
+#include <string.h>
 
 /* Room for modules loaded by other threads between the count and the
  * listing; one loaded after that is missed (not retired: the window of
@@ -39,11 +40,22 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     mt_dl_listing *l = arg;
-    mt_code_range r;
-    mt_module_span(info, &r.lo, &r.hi);
-    if (r.hi > r.lo && l->n < l->cap)
-        l->r[l->n++] = r;
     l->subs = info->dlpi_subs;
+    if (l->n == l->cap)
+        return 0;
+    mt_code_range *r = &l->r[l->n];
+    mt_module_span(info, &r->lo, &r->hi);
+    if (r->hi <= r->lo)
+        return 0;
+    /* its build-id and where it is: whether it is loaded again at its
+     * place later (table_trace_places.h) */
+    uint32_t len = 0;
+    const uint8_t *id = mt_module_build_id(info, &len);
+    r->id_at = (uint64_t)(uintptr_t)id;
+    r->id_len = id ? len : 0;
+    if (id)
+        memcpy(r->id, id, len);
+    l->n++;
     return 0;
 }
 

@@ -71,7 +71,7 @@ void mt_modules_reset(mt_published_modules *m)
     m->accounted = accounted;
 }
 
-static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
+const uint8_t *mt_module_build_id(const struct dl_phdr_info *info, uint32_t *len)
 {
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -87,12 +87,22 @@ static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
                 break;
             if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
                 nh->n_descsz <= MT_BUILD_ID_MAX) {
-                out->build_id_len = nh->n_descsz;
-                memcpy(out->build_id, desc, nh->n_descsz);
-                return;
+                *len = nh->n_descsz;
+                return desc;
             }
             p = desc + ((nh->n_descsz + 3) & ~3u);
         }
+    }
+    return NULL;
+}
+
+static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
+{
+    uint32_t len = 0;
+    const uint8_t *id = mt_module_build_id(info, &len);
+    if (id) {
+        out->build_id_len = len;
+        memcpy(out->build_id, id, len);
     }
 }
 

@@ -29,9 +29,14 @@
  * unload's stamp.  The hooks' paths do not change: the scan is the
  * dlclose's, over the traces and their frames.  What is left is the window
  * hook_dl.c describes: a library loaded by another thread at the unloaded
- * one's place between the real dlclose and the scan.  The cost: a library
- * unloaded and loaded again at its place gets new ids for its traces at
- * each life (the same library: viewers name both from its one record).
+ * one's place between the real dlclose and the scan.
+ * Given back: the same build of the library loaded again at its place (a
+ * plugin run in a loop) would get new ids for its traces at each life, and
+ * each dlclose would scan more of them.  So when the locked lookup misses
+ * and a retired trace has the backtrace, and the module now at its frames
+ * is the build they were taken in (table_trace_places.c: the build-id
+ * where it was), its key is made live again and its id returned: viewers
+ * name it from that build's module, as before.
  */
 #include "table_trace_index.h"
 
@@ -142,6 +147,32 @@ static _Atomic uint32_t *locked_probe(uint32_t shard, const uint64_t *frames, ui
     }
 }
 
+/* A retired trace of this backtrace whose module's build is back at its
+ * place (see the top), made live again; 0 if none.  Caller holds the
+ * shard lock (the retirement's, which it undoes). */
+static uint32_t give_back(uint32_t shard, const uint64_t *frames, uint32_t n, uint64_t hash)
+{
+    uintptr_t w = atomic_load_explicit(&mt_trace_index[shard], memory_order_relaxed);
+    _Atomic uint32_t *slots = mt_tidx_slots(w);
+    uint32_t mask = mt_tidx_mask(w);
+    for (uint32_t j = mt_tidx_home(hash) & mask;; j = (j + 1) & mask) {
+        uint32_t v = atomic_load_explicit(&slots[j], memory_order_relaxed);
+        if (!v)
+            return 0;
+        uint32_t id = v & MT_TIDX_ID_MASK;
+        const mt_trace_def *d = mt_trace_def_get(id);
+        _Atomic uint64_t *key = &mt_trace_get(id)->key;
+        if (mt_tidx_tag_match(v, hash) && d->hash == hash && d->nframes == n &&
+            atomic_load_explicit(key, memory_order_relaxed) == mt_trace_retired_key(hash) &&
+            memcmp(mt_trace_def_frames(d), frames, n * sizeof *frames) == 0 &&
+            mt_places_same(id, frames, n)) {
+            /* relaxed: its definition was published when it was made */
+            atomic_store_explicit(key, live_key(hash), memory_order_relaxed);
+            return id;
+        }
+    }
+}
+
 uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
                          uint64_t now_ns)
 {
@@ -155,6 +186,8 @@ uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint
         uint32_t v = atomic_load_explicit(slot, memory_order_relaxed);
         if (v) {
             id = v & MT_TIDX_ID_MASK;
+        } else if (mt_places_any() && (id = give_back(shard, frames, n, hash))) {
+            /* a retired trace, live again */
         } else if ((id = mt_trace_create(frames, n, hash, flags, now_ns)) != MT_TRACE_OVERFLOW) {
             /* Release: the trace's definition (and key) before its slot. */
             atomic_store_explicit(slot, mt_tidx_slot(id, hash), memory_order_release);
@@ -174,38 +207,48 @@ static bool in_ranges(const uint64_t *frames, uint32_t n, const mt_code_range *g
     return false;
 }
 
+/* Retires trace id if it is live and has a frame in gone.  A definition
+ * is read only once its key says it is complete (acquire); the key changes
+ * under the shard lock, where it is checked again. */
+static void retire_one(uint32_t id, const mt_code_range *gone, uint32_t n)
+{
+    _Atomic uint64_t *key = &mt_trace_get(id)->key;
+    uint64_t k = atomic_load_explicit(key, memory_order_acquire);
+    const mt_trace_def *d = mt_trace_def_get(id);
+    if (!k || k != live_key(d->hash) || !in_ranges(mt_trace_def_frames(d), d->nframes, gone, n))
+        return; /* not ready (its creator's, in the window), not live, or not there */
+    trace_shard *s = &g_shards[mt_tidx_shard(d->hash)];
+    mt_spin_lock(&s->lock);
+    /* Relaxed: the lookups that must miss it are this thread's, after the
+     * dlclose, and those of threads that learn of the dlclose later (the
+     * window at the top aside). */
+    if (atomic_load_explicit(key, memory_order_relaxed) == k)
+        atomic_store_explicit(key, mt_trace_retired_key(d->hash), memory_order_relaxed);
+    mt_spin_unlock(&s->lock);
+}
+
+/* By id, not by the index's slots: the ids handed out are dense, the
+ * slots at most half full and at least 512 per shard. */
 void mt_traces_retire(const mt_code_range *gone, uint32_t n)
 {
-    for (uint32_t shard = 0; n && shard < MT_TRACE_SHARDS; shard++) {
-        mt_spin_lock(&g_shards[shard].lock);
-        uintptr_t w = atomic_load_explicit(&mt_trace_index[shard], memory_order_relaxed);
-        _Atomic uint32_t *slots = mt_tidx_slots(w);
-        for (uint32_t j = 0; j <= mt_tidx_mask(w); j++) {
-            uint32_t v = atomic_load_explicit(&slots[j], memory_order_relaxed);
-            if (!v)
-                continue;
-            uint32_t id = v & MT_TIDX_ID_MASK;
-            const mt_trace_def *d = mt_trace_def_get(id);
-            _Atomic uint64_t *key = &mt_trace_get(id)->key;
-            /* Relaxed: the lookups that must miss it are this thread's,
-             * after the dlclose, and those of threads that learn of the
-             * dlclose later (the window at the top aside). */
-            if (atomic_load_explicit(key, memory_order_relaxed) == live_key(d->hash) &&
-                in_ranges(mt_trace_def_frames(d), d->nframes, gone, n))
-                atomic_store_explicit(key, mt_trace_retired_key(d->hash), memory_order_relaxed);
-        }
-        mt_spin_unlock(&g_shards[shard].lock);
-    }
+    if (!n)
+        return;
+    uint32_t count = mt_trace_count();
+    mt_places_add(gone, n, count); /* above every trace taken in them */
+    for (uint32_t id = 1; id < count; id++)
+        retire_one(id, gone, n);
 }
 
 void mt_traces_lock_all(void)
 {
     for (unsigned i = 0; i < MT_TRACE_SHARDS; i++)
         mt_spin_lock(&g_shards[i].lock);
+    mt_places_lock(); /* after the shard locks, as give_back takes it */
 }
 
 void mt_traces_unlock_all(void)
 {
+    mt_places_unlock();
     for (unsigned i = 0; i < MT_TRACE_SHARDS; i++)
         mt_spin_unlock(&g_shards[i].lock);
 }

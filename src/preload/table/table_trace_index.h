@@ -41,6 +41,7 @@
 #define MT_TRACE_INDEX_H
 
 #include "table_trace.h"
+#include "table_trace_places.h"
 
 #define MT_TRACE_SHARDS 16u /* locked apart, so that threads creating traces rarely wait */
 #define MT_TIDX_ID_BITS 22u
@@ -56,18 +57,15 @@ bool mt_tidx_init(void); /* from mt_traces_init() */
 uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
                          uint64_t now_ns);
 
-/* Code that went away: [lo, hi), a module a dlclose unloaded. */
-typedef struct mt_code_range {
-    uint64_t lo, hi;
-} mt_code_range;
-
-/* Retires every trace with a frame in one of the n ranges: no lookup finds
- * it again, so a backtrace taken later gets an id of its own even when its
- * addresses are those of a retired trace (another library loaded where the
- * unloaded one was: its traces must not be named from the one that held
- * those addresses before).  The dlclose hook's, after the real dlclose
- * (hook_dl.c); the hooks' paths are unchanged.  See "Retired traces" at the
- * top of table_trace_index.c. */
+/* Retires every trace with a frame in one of the n modules a dlclose
+ * unloaded: no lookup finds it again, so a backtrace taken later gets an id
+ * of its own even when its addresses are those of a retired trace (another
+ * library loaded where the unloaded one was: its traces must not be named
+ * from the one that held those addresses before), unless the same build of
+ * the module is back at its place (table_trace_places.h): then the trace is
+ * given back.  The dlclose hook's, after the real dlclose (hook_dl.c); the
+ * hooks' paths are unchanged.  See "Retired traces" at the top of
+ * table_trace_index.c. */
 void mt_traces_retire(const mt_code_range *gone, uint32_t n);
 
 /* The key of a retired trace whose hash is h: never 0 (the trace stays
