@@ -6,12 +6,15 @@ handler's blocks were counted nowhere while the data said exact: between
 two exports of the live process, every block the handlers allocated must
 be counted, tracked or untracked, and every free, matched or unknown.
 
-Argument je (pf_sigown_je, with jemalloc): the first handler also resizes
-a tracked 444-byte block in place (xallocx).  memtop's own work cannot
-touch the block table there: the block keeps its record (live, 1 block)
-and the resize is counted untracked (its size is not known: not exact).
-It once counted an unknown free as well, for a block still live under its
-record: no free happened (hook_nested.c mt_nested_resized)."""
+Argument je (pf_sigown_je, with jemalloc): one handler also resizes a
+tracked 444-byte block in place (xallocx) and reallocs two tracked
+4096-byte blocks to 4000 bytes (libc's realloc, jemalloc's own: in place,
+as a rule).  memtop's own work cannot touch the block table there: a block
+resized in place keeps its record (live, 1 block) and the resize is
+counted untracked (its size is not known: not exact); a block a realloc
+moved counts an unknown free.  Each once counted an unknown free, for a
+block still live under its record: no free happened (hook_nested.c
+mt_nested_resized, mt_nested_realloc_done)."""
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/lib")
@@ -40,9 +43,9 @@ def run(mode, rate):
             proc.stdin.write("g\n")
             proc.stdin.flush()
             done = proc.stdout.readline().split()
-            if t.check(len(done) == (5 if variant else 4) and done[0] == "done",
+            if t.check(len(done) == (6 if variant else 4) and done[0] == "done",
                        "%s: expected 'done A F R%s', got %r"
-                       % (mode, " RESIZED" if variant else "", done)):
+                       % (mode, " RESIZED MOVED" if variant else "", done)):
                 after = t.export_live(pid, shm, mode + "-after.json")
     finally:
         proc.stdin.close()
@@ -52,7 +55,7 @@ def run(mode, rate):
     if before is None or after is None:
         return
     allocs, frees, raised = map(int, done[1:4])
-    resized = int(done[4]) if variant else 0
+    resized, moved = (int(done[4]), int(done[5])) if variant else (0, 0)
     t.check(raised >= 1, "%s: memtop called no getpid in the exec's preparation" % mode)
     got = {k: after["totals"][k] - before["totals"][k] for k in ("alloc_count", "free_count")}
     health = {k: after["health"][k] - before["health"][k]
@@ -60,16 +63,19 @@ def run(mode, rate):
     t.log("%s: %d raises; the handlers made %d allocations, %d frees; totals grew by %r, "
           "health by %r" % (mode, raised, allocs, frees, got, health))
     untracked = health["untracked_alloc_count"]
-    t.check(got["alloc_count"] + untracked == allocs + resized,
-            "%s: allocations: the handlers made %d and resized %d, memtop counted %d and %d "
-            "untracked" % (mode, allocs, resized, got["alloc_count"], untracked))
+    t.check(got["alloc_count"] + untracked == allocs + resized + moved,
+            "%s: allocations: the handlers made %d, resized %d in place and moved %d, memtop "
+            "counted %d and %d untracked"
+            % (mode, allocs, resized, moved, got["alloc_count"], untracked))
     unknown = 0 if rate else health["unknown_free_count"]
-    t.check(got["free_count"] + unknown == frees,
-            "%s: frees: the handlers made %d, memtop counted %d and %d unknown"
-            % (mode, frees, got["free_count"], unknown))
+    t.check(got["free_count"] + unknown == frees + moved,
+            "%s: frees: the handlers made %d and moved %d blocks, memtop counted %d and %d "
+            "unknown" % (mode, frees, moved, got["free_count"], unknown))
     t.check(health["missed_free_count"] == 0, "%s: missed frees: %r" % (mode, health))
     if variant:
-        t.check(resized == 1, "%s: the handler resized %d blocks, expected 1" % (mode, resized))
+        t.check(resized + moved == 3, "%s: the handler resized %d blocks and moved %d, "
+                "expected 3 in all" % (mode, resized, moved))
+        t.log("%s: %d resized in place, %d moved" % (mode, resized, moved))
         m = marker(after, 444)
         t.check((m["alloc_count"], m["free_count"], m["live_count"]) == (1, 0, 1),
                 "%s: the block resized in place keeps its record: alloc/free/live %d/%d/%d, "
