@@ -10,14 +10,26 @@
  * dlcloses unload nothing (the library is still referenced): the loader's
  * unload count (dlpi_subs) did not move and the second listing is skipped.
  * The listings are mmap'ed (a dlclose may run on a small stack, and a
- * process may have thousands of modules), for the dlclose's duration.
+ * process may have thousands of modules).
+ *
+ * Which traces to look at: a module not in the last dlclose's listing was
+ * loaded after it, so every trace taken in it has an id at least the trace
+ * count read before that listing (its `since`); a module that was there
+ * keeps the `since` it had.  A plugin loaded and unloaded in a loop then
+ * costs its dlclose a look at the traces taken in its life, not at all of
+ * them (table_trace_index.c mt_traces_retire).  The last listing is kept
+ * (g_last) until the next dlclose replaces it; a truncated one, or one
+ * another thread holds the lock of (a fork child's inherited lock too), is
+ * not used: `since` 0, every trace.
  */
 #define _GNU_SOURCE
 #include "hook_dl_gone.h"
 
 #include "core_loader_gate.h"
 #include "core_os_memory.h"
+#include "core_spinlock.h"
 #include "publish_modules.h"
+#include "table_trace.h"
 
 #include <link.h>
 #include <string.h>
@@ -26,6 +38,13 @@
  * listing; one loaded after that is missed (not retired: the window of
  * hook_dl.c). */
 #define SPARE 16u
+
+/* The last listing: a dlclose's, after the real one (or before it, when
+ * nothing was unloaded), owned here. */
+static struct {
+    mt_spinlock lock;
+    mt_dl_listing l; /* l.r NULL: none */
+} g_last;
 
 static int count_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -41,8 +60,10 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *arg)
     (void)size;
     mt_dl_listing *l = arg;
     l->subs = info->dlpi_subs;
-    if (l->n == l->cap)
+    if (l->n == l->cap) {
+        l->truncated = true;
         return 0;
+    }
     mt_code_range *r = &l->r[l->n];
     mt_module_span(info, &r->lo, &r->hi);
     if (r->hi <= r->lo)
@@ -59,28 +80,67 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-static void list_into(mt_dl_listing *l)
+static const mt_code_range *find(const mt_dl_listing *l, const mt_code_range *r)
 {
-    l->n = 0;
-    mt_loader_iterate(list_one, l);
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->r[i].lo == r->lo && l->r[i].hi == r->hi)
+            return &l->r[i];
+    return NULL;
 }
 
-void mt_dl_list(mt_dl_listing *l)
+/* Each module's since: as in prev (a listing before l), or, not there,
+ * prev's count; 0 when prev is not usable. */
+static void set_since(mt_dl_listing *l, const mt_dl_listing *prev)
+{
+    bool usable = prev && prev->r && !prev->truncated;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const mt_code_range *was = usable ? find(prev, &l->r[i]) : NULL;
+        l->r[i].since = !usable ? 0 : was ? was->since : prev->count;
+    }
+}
+
+/* Lists the loaded modules into l, whose room is counted first. */
+static void list_into(mt_dl_listing *l)
 {
     *l = (mt_dl_listing){0};
     mt_loader_iterate(count_one, l);
     l->cap = l->n + SPARE;
+    l->n = 0;
+    l->count = mt_trace_count(); /* before the listing: see the top */
     l->r = mt_os_alloc((size_t)l->cap * sizeof *l->r);
     if (l->r)
-        list_into(l);
+        mt_loader_iterate(list_one, l);
 }
 
-static bool listed(const mt_dl_listing *l, mt_code_range r)
+static void drop(mt_dl_listing *l)
 {
-    for (uint32_t i = 0; i < l->n; i++)
-        if (l->r[i].lo == r.lo && l->r[i].hi == r.hi)
-            return true;
-    return false;
+    if (l->r)
+        mt_os_free(l->r, (size_t)l->cap * sizeof *l->r);
+    l->r = NULL;
+}
+
+void mt_dl_list(mt_dl_listing *l)
+{
+    list_into(l);
+    if (!l->r)
+        return;
+    bool mine = mt_spin_trylock(&g_last.lock);
+    set_since(l, mine ? &g_last.l : NULL);
+    if (mine)
+        mt_spin_unlock(&g_last.lock);
+}
+
+/* l becomes the last listing (g_last owns it); the one before is freed. */
+static void keep_last(mt_dl_listing *l)
+{
+    mt_dl_listing old = *l;
+    if (mt_spin_trylock(&g_last.lock)) {
+        old = g_last.l;
+        g_last.l = *l;
+        mt_spin_unlock(&g_last.lock);
+    }
+    drop(&old);
+    l->r = NULL;
 }
 
 void mt_dl_retire_gone(mt_dl_listing *before)
@@ -89,19 +149,21 @@ void mt_dl_retire_gone(mt_dl_listing *before)
         return;
     mt_dl_listing after = {0};
     mt_loader_iterate(count_one, &after);
-    if (after.subs != before->subs) { /* something was unloaded */
-        after.cap = after.n + SPARE;
-        after.r = mt_os_alloc((size_t)after.cap * sizeof *after.r);
-        if (after.r) {
-            list_into(&after);
-            uint32_t gone = 0; /* compacted in place in before->r */
-            for (uint32_t i = 0; i < before->n; i++)
-                if (!listed(&after, before->r[i]))
-                    before->r[gone++] = before->r[i];
-            mt_traces_retire(before->r, gone);
-            mt_os_free(after.r, (size_t)after.cap * sizeof *after.r);
-        }
+    if (after.subs == before->subs) { /* nothing was unloaded */
+        keep_last(before);
+        return;
     }
-    mt_os_free(before->r, (size_t)before->cap * sizeof *before->r);
-    before->r = NULL;
+    list_into(&after);
+    if (!after.r) {
+        drop(before);
+        return;
+    }
+    set_since(&after, before); /* loaded meanwhile: before's count */
+    uint32_t gone = 0;         /* compacted in place in before->r */
+    for (uint32_t i = 0; i < before->n; i++)
+        if (!find(&after, &before->r[i]))
+            before->r[gone++] = before->r[i];
+    mt_traces_retire(before->r, gone);
+    drop(before);
+    keep_last(&after);
 }

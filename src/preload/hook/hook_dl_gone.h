@@ -10,6 +10,8 @@
 typedef struct mt_dl_listing {
     mt_code_range *r;
     uint32_t n, cap;
+    uint32_t count; /* the next trace id, read before the listing */
+    bool truncated; /* more modules than room: some not listed */
     unsigned long long subs;
 } mt_dl_listing;
 

@@ -168,6 +168,7 @@ static uint32_t give_back(uint32_t shard, const uint64_t *frames, uint32_t n, ui
             mt_places_same(id, frames, n)) {
             /* relaxed: its definition was published when it was made */
             atomic_store_explicit(key, live_key(hash), memory_order_relaxed);
+            mt_places_given_back(id); /* older than its module's life */
             return id;
         }
     }
@@ -207,6 +208,13 @@ static bool in_ranges(const uint64_t *frames, uint32_t n, const mt_code_range *g
     return false;
 }
 
+/* Whether trace id is live (ready, not retired). */
+static bool is_live(uint32_t id)
+{
+    uint64_t k = atomic_load_explicit(&mt_trace_get(id)->key, memory_order_acquire);
+    return k && k == live_key(mt_trace_def_get(id)->hash);
+}
+
 /* Retires trace id if it is live and has a frame in gone.  A definition
  * is read only once its key says it is complete (acquire); the key changes
  * under the shard lock, where it is checked again. */
@@ -228,15 +236,30 @@ static void retire_one(uint32_t id, const mt_code_range *gone, uint32_t n)
 }
 
 /* By id, not by the index's slots: the ids handed out are dense, the
- * slots at most half full and at least 512 per shard. */
+ * slots at most half full and at least 512 per shard.  Only the ids a
+ * trace taken in the modules can have: from the oldest module's `since`
+ * (a plugin loaded since the last dlclose: only the traces taken since),
+ * and the traces given back meanwhile, which are older (kept for the next
+ * retirement if not retired now: another module's). */
 void mt_traces_retire(const mt_code_range *gone, uint32_t n)
 {
     if (!n)
         return;
     uint32_t count = mt_trace_count();
     mt_places_add(gone, n, count); /* above every trace taken in them */
-    for (uint32_t id = 1; id < count; id++)
+    uint32_t from = count, back[MT_PLACES_GIVEN_BACK];
+    for (uint32_t g = 0; g < n; g++)
+        from = gone[g].since < from ? gone[g].since : from;
+    bool all = false;
+    uint32_t nback = mt_places_take_given_back(back, &all);
+    for (uint32_t id = all || !from ? 1 : from; id < count; id++)
         retire_one(id, gone, n);
+    for (uint32_t i = 0; i < nback; i++) {
+        if (!all && back[i] < from)
+            retire_one(back[i], gone, n);
+        if (is_live(back[i]))
+            mt_places_given_back(back[i]); /* for its own module's unload */
+    }
 }
 
 void mt_traces_lock_all(void)

@@ -37,6 +37,8 @@ typedef struct {
 } place;
 
 static mt_spinlock g_lock;
+static uint32_t g_given_back[MT_PLACES_GIVEN_BACK], g_ngiven_back;
+static bool g_given_back_lost; /* some not kept: retirements look at all, for good */
 static place g_places[MAX_PLACES];
 static uint32_t g_added;     /* entries ever made; the newest is g_added - 1 */
 static uint32_t g_forgot_hi; /* the highest stamp_hi of a forgotten entry */
@@ -149,6 +151,27 @@ bool mt_places_same(uint32_t id, const uint64_t *frames, uint32_t n)
     }
     mt_spin_unlock(&g_lock);
     return found > 0;
+}
+
+void mt_places_given_back(uint32_t id)
+{
+    mt_spin_lock(&g_lock);
+    if (g_ngiven_back < MT_PLACES_GIVEN_BACK)
+        g_given_back[g_ngiven_back++] = id;
+    else
+        g_given_back_lost = true;
+    mt_spin_unlock(&g_lock);
+}
+
+uint32_t mt_places_take_given_back(uint32_t *ids, bool *all)
+{
+    mt_spin_lock(&g_lock);
+    uint32_t n = g_ngiven_back;
+    memcpy(ids, g_given_back, n * sizeof *ids);
+    *all = g_given_back_lost;
+    g_ngiven_back = 0;
+    mt_spin_unlock(&g_lock);
+    return n;
 }
 
 void mt_places_lock(void)

@@ -15,6 +15,7 @@
 typedef struct mt_code_range {
     uint64_t lo, hi, id_at;
     uint32_t id_len;
+    uint32_t since; /* every trace taken in it has an id >= since (0: not known) */
     uint8_t id[MT_BUILD_ID_MAX];
 } mt_code_range;
 
@@ -35,6 +36,17 @@ bool mt_places_any(void);
  * there) or no frame is at a noted place.  Reads memory with
  * process_vm_readv, which cannot fault. */
 bool mt_places_same(uint32_t id, const uint64_t *frames, uint32_t n);
+
+/* Trace id was given back (its key made live again): the next
+ * retirement looks at it even if it is older than every module it
+ * retires (mt_traces_retire).  At most MT_PLACES_GIVEN_BACK live at once:
+ * past that, every retirement looks at every trace from then on. */
+#define MT_PLACES_GIVEN_BACK 256u
+void mt_places_given_back(uint32_t id);
+
+/* Takes the ids given back (and not retired) so far, into
+ * ids[MT_PLACES_GIVEN_BACK]; their number.  *all: some were not kept. */
+uint32_t mt_places_take_given_back(uint32_t *ids, bool *all);
 
 /* fork support (mt_traces_lock_all): the places' lock. */
 void mt_places_lock(void);
