@@ -27,7 +27,8 @@
  * over; its counters and definition stay too (its blocks are freed under
  * its id).  A backtrace seen after that gets a new id, created beyond the
  * unload's stamp.  The hooks' paths do not change: the scan is the
- * dlclose's, over the traces and their frames.  What is left is the window
+ * dlclose's, over the traces that can be in the modules (taken since they
+ * were loaded, or given back: mt_traces_retire) and their frames.  What is left is the window
  * hook_dl.c describes: a library loaded by another thread at the unloaded
  * one's place between the real dlclose and the scan.
  * Given back: the same build of the library loaded again at its place (a
