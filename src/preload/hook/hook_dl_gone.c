@@ -18,9 +18,11 @@
  * keeps the `since` it had.  A plugin loaded and unloaded in a loop then
  * costs its dlclose a look at the traces taken in its life, not at all of
  * them (table_trace_index.c mt_traces_retire).  The last listing is kept
- * (g_last) until the next dlclose replaces it; a truncated one, or one
- * another thread holds the lock of (a fork child's inherited lock too), is
- * not used: `since` 0, every trace.
+ * (g_last: ranges and `since`, in the library's own data, not mmap'ed: a
+ * mapping kept across the dlclose could take the unloaded library's hole
+ * and move the next library loaded, the same plugin included, elsewhere);
+ * a truncated one, or one another thread holds the lock of (a fork
+ * child's inherited lock too), is not used: `since` 0, every trace.
  */
 #define _GNU_SOURCE
 #include "hook_dl_gone.h"
@@ -40,10 +42,16 @@
 #define SPARE 16u
 
 /* The last listing: a dlclose's, after the real one (or before it, when
- * nothing was unloaded), owned here. */
+ * nothing was unloaded): each module's range and since. */
+#define LAST_MAX 1024u
 static struct {
     mt_spinlock lock;
-    mt_dl_listing l; /* l.r NULL: none */
+    bool usable; /* a whole listing is here */
+    uint32_t n, count;
+    struct {
+        uint64_t lo, hi;
+        uint32_t since;
+    } r[LAST_MAX];
 } g_last;
 
 static int count_one(struct dl_phdr_info *info, size_t size, void *arg)
@@ -119,28 +127,48 @@ static void drop(mt_dl_listing *l)
     l->r = NULL;
 }
 
+/* Each module's since from g_last (under its lock): as there, or, not
+ * there, its count; 0 when it is not usable. */
+static void since_from_last(mt_dl_listing *l)
+{
+    for (uint32_t i = 0; i < l->n; i++) {
+        mt_code_range *r = &l->r[i];
+        r->since = g_last.usable ? g_last.count : 0;
+        for (uint32_t k = 0; g_last.usable && k < g_last.n; k++)
+            if (g_last.r[k].lo == r->lo && g_last.r[k].hi == r->hi)
+                r->since = g_last.r[k].since;
+    }
+}
+
 void mt_dl_list(mt_dl_listing *l)
 {
     list_into(l);
     if (!l->r)
         return;
-    bool mine = mt_spin_trylock(&g_last.lock);
-    set_since(l, mine ? &g_last.l : NULL);
-    if (mine)
+    if (mt_spin_trylock(&g_last.lock)) {
+        since_from_last(l);
         mt_spin_unlock(&g_last.lock);
+    } else {
+        for (uint32_t i = 0; i < l->n; i++)
+            l->r[i].since = 0;
+    }
 }
 
-/* l becomes the last listing (g_last owns it); the one before is freed. */
+/* l becomes the last listing (copied into g_last), and is freed. */
 static void keep_last(mt_dl_listing *l)
 {
-    mt_dl_listing old = *l;
     if (mt_spin_trylock(&g_last.lock)) {
-        old = g_last.l;
-        g_last.l = *l;
+        g_last.usable = !l->truncated && l->n <= LAST_MAX;
+        g_last.n = l->n <= LAST_MAX ? l->n : 0;
+        g_last.count = l->count;
+        for (uint32_t k = 0; k < g_last.n; k++) {
+            g_last.r[k].lo = l->r[k].lo;
+            g_last.r[k].hi = l->r[k].hi;
+            g_last.r[k].since = l->r[k].since;
+        }
         mt_spin_unlock(&g_last.lock);
     }
-    drop(&old);
-    l->r = NULL;
+    drop(l);
 }
 
 void mt_dl_retire_gone(mt_dl_listing *before)
