@@ -20,6 +20,7 @@
 #include "fleet_procs.h"
 #include "gzip_out.h"
 #include "json_escape.h"
+#include "pprof_build.h"
 #include "pprof_tables.h"
 #include "serve_addr.h"
 #include "serve_peer.h"
@@ -102,6 +103,72 @@ static void test_ids(void **state)
     assert_int_equal(mt_pp_id_get(&m, 0x1001), 0);
     assert_int_equal(m.used, 10000);
     mt_pp_ids_free(&m);
+}
+
+/* pprof_build.c: a frame of a module that no longer holds its address by
+ * default (a plugin unloaded, another loaded at its place: "a" here, its
+ * traces below 10) gets a Location per sample, all alike, but is looked up
+ * (symbolized) once per export; it was once symbolized again per sample.
+ * The default module's frames share one Location. */
+static unsigned g_symbolized;
+
+static unsigned count_symbolize(void *ctx, const mt_module_info *m, int pid, mt_frame *f,
+                                unsigned max)
+{
+    (void)ctx, (void)pid, (void)max;
+    g_symbolized++;
+    f->function = strstr(m->path, "plug_a") ? "fn_a" : "fn_b";
+    f->file = "plug.c";
+    f->line = 7;
+    return 1;
+}
+
+static void test_pprof_replaced_module(void **state)
+{
+    (void)state;
+    mt_modules mods;
+    mt_err err;
+    mt_modules_init(&mods);
+    mods.items = calloc(2, sizeof *mods.items);
+    assert_non_null(mods.items);
+    mods.cap = mods.count = 2;
+    for (int i = 0; i < 2; i++) {
+        mods.items[i].start = mods.items[i].bias = 0x7f0000000000ull;
+        mods.items[i].end = 0x7f0000100000ull;
+        strcpy(mods.items[i].path, i ? "/nonexistent/plug_b.so" : "/nonexistent/plug_a.so");
+    }
+    mods.items[0].load_seq = 1;
+    mods.items[0].unload_seq = 2;
+    mods.items[0].unload_trace = 10;
+    mods.items[1].load_seq = 3;
+    assert_int_equal(mt_modules_reindex(&mods, &err), MT_OK);
+    mt_locator loc = {&mods, count_symbolize, NULL, NULL, NULL, 0};
+    mt_pp_builder b;
+    assert_int_equal(mt_pp_init(&b, &loc), 0);
+    const uint64_t addr = 0x7f0000001234ull;
+    uint64_t ids[4];
+    g_symbolized = 0;
+    for (uint32_t t = 1; t <= 4; t++) /* traces 1..4: plug_a's */
+        assert_int_not_equal(ids[t - 1] = mt_pp_location_of(&b, addr, t), 0);
+    assert_int_equal(g_symbolized, 1);
+    for (int i = 0; i < 4; i++) {
+        const mt_pp_location *l = &b.locs[ids[i] - 1];
+        const mt_pp_line *line = &b.lines[b.first_line[ids[i] - 1]];
+        assert_int_equal(l->id, ids[i]);
+        assert_int_equal(l->address, addr);
+        assert_int_equal(l->n_line, 1);
+        assert_int_equal(line->line, 7);
+        assert_string_equal(b.str.items[b.fns[line->function_id - 1].name], "fn_a");
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(ids[j], ids[i]);
+    }
+    uint64_t def = mt_pp_location_of(&b, addr, 20); /* plug_b's: the default, shared */
+    assert_int_equal(mt_pp_location_of(&b, addr, 21), def);
+    assert_int_equal(g_symbolized, 2);
+    const mt_pp_line *line = &b.lines[b.first_line[def - 1]];
+    assert_string_equal(b.str.items[b.fns[line->function_id - 1].name], "fn_b");
+    mt_pp_free(&b);
+    mt_modules_free(&mods);
 }
 
 static void test_gzip(void **state)
@@ -279,6 +346,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serve_addr), cmocka_unit_test(test_strings),
         cmocka_unit_test(test_ids),        cmocka_unit_test(test_gzip),
+        cmocka_unit_test(test_pprof_replaced_module),
         cmocka_unit_test(test_peer_users), cmocka_unit_test(test_name_brief),
         cmocka_unit_test(test_site_label), cmocka_unit_test(test_classify),
     };

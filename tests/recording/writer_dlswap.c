@@ -12,7 +12,9 @@
  * replaces a running service's binary does: the main program's path then
  * reads " (deleted)", and it must stay one module.  Then: dlopen PLUGIN,
  * its plug_alloc(777) kept, dlclose; dlopen PLUGIN_B, its plug_alloc(555)
- * kept (plug_b_alloc(556)); prints "same place" if the loader put
+ * kept (plug_b_alloc(556)), from the same call site (so that the
+ * constructors' blocks, 4321 and 5432 bytes, have backtraces of the same
+ * addresses when the loader puts PLUGIN_B at PLUGIN's place); prints "same place" if the loader put
  * PLUGIN_B where PLUGIN was (else "elsewhere"), then "ready", sleeps
  * HOLD_MS (a viewer looks), dlcloses PLUGIN_B.  Exits 0, or 1 if a plugin
  * fails. */
@@ -28,7 +30,8 @@
 static void *volatile kept[2];
 
 /* dlopen PATH, call its plug_alloc(n) into *keep; its load bias in *bias. */
-static void *load_and_alloc(const char *path, size_t n, void *volatile *keep, ElfW(Addr) * bias)
+__attribute__((noinline)) static void *load_and_alloc(const char *path, size_t n,
+                                                      void *volatile *keep, ElfW(Addr) * bias)
 {
     void *h = dlopen(path, RTLD_NOW);
     void *(*plug_alloc)(size_t) = h ? (void *(*)(size_t))dlsym(h, "plug_alloc") : NULL;
@@ -60,19 +63,25 @@ int main(int argc, char **argv)
     nanosleep(&first, NULL);
     if (argc == 5 && !unlink_self())
         return perror("writer_dlswap: unlink-self"), 1;
-    ElfW(Addr) bias_a = 0, bias_b = 0;
-    void *a = load_and_alloc(argv[1], 777, &kept[0], &bias_a);
-    if (!a)
-        return fprintf(stderr, "writer_dlswap: %s\n", dlerror()), 1;
-    dlclose(a);
-    void *b = load_and_alloc(argv[2], 555, &kept[1], &bias_b);
-    if (!b)
-        return fprintf(stderr, "writer_dlswap: %s\n", dlerror()), 1;
-    printf("%s\nready\n", bias_a == bias_b ? "same place" : "elsewhere");
+    /* One call site for both: the constructors' backtraces (through the
+     * loader) then have the same addresses when the plugins' constructors
+     * are at the same offsets (plug_init, plug_b_init). */
+    ElfW(Addr) bias[2] = {0, 0};
+    static const size_t sizes[2] = {777, 555};
+    void *h = NULL;
+    volatile int plugins = 2; /* not unrolled: one call site */
+    for (int i = 0; i < plugins; i++) {
+        if (h)
+            dlclose(h);
+        h = load_and_alloc(argv[1 + i], sizes[i], &kept[i], &bias[i]);
+        if (!h)
+            return fprintf(stderr, "writer_dlswap: %s\n", dlerror()), 1;
+    }
+    printf("%s\nready\n", bias[0] == bias[1] ? "same place" : "elsewhere");
     fflush(stdout);
     long ms = atol(argv[3]);
     struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
     nanosleep(&ts, NULL);
-    dlclose(b);
+    dlclose(h);
     return 0;
 }

@@ -13,7 +13,10 @@
  * (mt_trace_find) finds every trace interned before it started, and
  * returns a trace that matches in hash (its documented trust) or nothing,
  * even among traces whose index slots collide; many threads interning the
- * same new traces at once get one id per trace; an index that grows while
+ * same new traces at once get one id per trace; a retired trace (its
+ * library unloaded) is found no more, its backtrace gets a new id, unless
+ * the same build is back at its place (then it is given back); an
+ * index that grows while
  * readers probe it keeps answering them, and its replaced arrays stay
  * counted.
  */
@@ -104,6 +107,75 @@ static void trace_without_frames(void **state)
     assert_int_not_equal(id, MT_TRACE_OVERFLOW);
     assert_int_equal(find(&t), id);
     assert_int_equal(mt_trace_def_get(id)->nframes, 0);
+}
+
+/* A dlclose retires the traces with a frame in the code it unloaded
+ * (mt_traces_retire): the same addresses seen again (another library at its
+ * place) get a new id, found by both lookups from then on; the retired
+ * trace stays defined and ready (its blocks are freed under it); a trace
+ * with no frame there keeps its id; retiring again changes nothing. */
+static void retired_traces_get_new_ids(void **state)
+{
+    (void)state;
+    trace in = {.frames = {0x7000101, 0x7000202, 0x5000303}, .n = 3};
+    trace edge = {.frames = {0x5000101, 0x70001ff}, .n = 2}; /* last byte of the range */
+    trace out = {.frames = {0x5000101, 0x7000200}, .n = 2};  /* just past it */
+    trace *all[] = {&in, &edge, &out};
+    uint32_t id[3];
+    for (int i = 0; i < 3; i++) {
+        all[i]->hash = off_grow_shard(mt_hash_frames(all[i]->frames, all[i]->n));
+        id[i] = intern(all[i]);
+        assert_int_not_equal(id[i], MT_TRACE_OVERFLOW);
+    }
+    /* no build-id: never given back */
+    const mt_code_range gone[] = {{.lo = 0x9000000, .hi = 0x9001000},
+                                  {.lo = 0x7000000, .hi = 0x7000200}};
+    mt_traces_retire(gone, 2);
+    mt_traces_retire(gone, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(find(all[i]), MT_TRACE_OVERFLOW);
+        uint32_t again = intern(all[i]);
+        assert_true(again != MT_TRACE_OVERFLOW && again > id[i]);
+        assert_true(defines(again, all[i]));
+        assert_int_equal(find(all[i]), again);
+        assert_int_equal(intern(all[i]), again);
+        assert_true(mt_trace_ready(mt_trace_get(id[i])));
+        assert_int_equal(mt_trace_def_get(id[i])->nframes, all[i]->n);
+    }
+    assert_int_equal(find(&out), id[2]);
+    assert_int_equal(intern(&out), id[2]);
+}
+
+/* A retired trace is given back when the build its frames were taken in
+ * is at its place again (its build-id's bytes where they were: here a
+ * buffer of the test's), and not when another build is there.  A trace
+ * given back is retired again at the next unload, though older than that
+ * life's `since` (the retirement looks at the traces given back). */
+static uint8_t g_build_id[20] = {0xb1, 0x1d, 0x1d, 7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+static void retired_trace_given_back_to_its_build(void **state)
+{
+    (void)state;
+    trace t = {.frames = {0x8000104, 0x5000202}, .n = 2};
+    t.hash = off_grow_shard(mt_hash_frames(t.frames, t.n));
+    /* loaded after the last dlclose: its traces from the count then on */
+    mt_code_range gone = {.lo = 0x8000000, .hi = 0x8001000, .since = mt_trace_count(),
+                          .id_at = (uint64_t)(uintptr_t)g_build_id, .id_len = 20};
+    memcpy(gone.id, g_build_id, 20);
+    uint32_t id = intern(&t);
+    assert_int_not_equal(id, MT_TRACE_OVERFLOW);
+    for (int life = 0; life < 3; life++) { /* unloaded and loaded again, the same build */
+        mt_traces_retire(&gone, 1);
+        assert_int_equal(find(&t), MT_TRACE_OVERFLOW);
+        gone.since = mt_trace_count(); /* the next life's: t is older, yet given back */
+        assert_int_equal(intern(&t), id);
+        assert_int_equal(find(&t), id);
+    }
+    mt_traces_retire(&gone, 1);
+    g_build_id[0] ^= 1; /* another build at the place */
+    uint32_t other = intern(&t);
+    assert_true(other != MT_TRACE_OVERFLOW && other != id);
+    assert_int_equal(find(&t), other);
 }
 
 /* Equal hashes: the locked path compares frames and gives each its own
@@ -329,6 +401,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unknown_trace_is_not_found),
         cmocka_unit_test(trace_without_frames),
+        cmocka_unit_test(retired_traces_get_new_ids),
+        cmocka_unit_test(retired_trace_given_back_to_its_build),
         cmocka_unit_test(equal_hashes_apart),
         cmocka_unit_test(equal_keys_apart_when_locked),
         cmocka_unit_test(threads_agree_on_ids),

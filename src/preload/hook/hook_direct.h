@@ -201,6 +201,7 @@ static inline void *realloc_done(mt_thread *t, void *old, bool known, const mt_b
             if ((p) && mt_nested_realloc_apart(p, size_expr, in_, nested_fns, &nq_))               \
                 return nq_;                                                                        \
             MT_REAL_CALL(nq_ = call);                                                              \
+            mt_nested_realloc_done(p, size_expr, nq_, in_);                                        \
             count_untracked(nq_);                                                                  \
             return nq_;                                                                            \
         }                                                                                          \

@@ -20,7 +20,10 @@
  * stamped with the next trace id (publish_modules.c), so that a viewer
  * names a trace taken before it from it, and not from a library loaded at
  * its place later (which the next listing, up to an interval later, would
- * have found already there).
+ * have found already there).  First, the traces into the modules it
+ * unloaded are retired (hook_dl_gone.c, from a listing of its own before
+ * and after the real dlclose): a backtrace taken later in a library
+ * loaded at their place gets a new id, beyond the stamp, not theirs.
  *
  * dlsym (x86-64): a program gets the functions of a library it loaded
  * with dlopen through dlsym.  Before answering, memtop scans for modules
@@ -45,6 +48,7 @@
  */
 #define _GNU_SOURCE
 #include "alloc_scan.h"
+#include "hook_dl_gone.h"
 #include "unwind_backtrace.h"
 #include "core_common.h"
 #include "core_nocancel.h"
@@ -64,6 +68,7 @@ MT_EXPORT int dlclose(void *handle)
 {
     int (*real_dlclose)(void *) = (int (*)(void *))mt_next_fn(&g_real_dlclose, "dlclose");
     bool closing = false;
+    mt_dl_listing before;
     if (!mt_tls_in_hook && atomic_load_explicit(&mt_g.state, memory_order_acquire) == MT_ST_READY) {
         /* the scan, the modules' names (/proc/self/maps): core_nocancel.h */
         int cancel = mt_nocancel_begin();
@@ -71,6 +76,7 @@ MT_EXPORT int dlclose(void *handle)
         mt_alloc_scan(true);    /* a library loaded since the publisher's last poll */
         mt_alloc_close_begin(); /* a scan's dlclose is not the last */
         closing = true;
+        mt_dl_list(&before); /* what the real dlclose may unload */
         mt_publisher_sync_modules();
         mt_rec_dlclose_modules(false); /* the recording's module map, likewise */
         mt_in_hook_restore(0);
@@ -83,6 +89,7 @@ MT_EXPORT int dlclose(void *handle)
     if (closing) {
         int saved = errno, cancel = mt_nocancel_begin();
         (void)mt_in_hook_set(MT_IN_OWN);
+        mt_dl_retire_gone(&before);   /* before the stamp: see the top */
         mt_publisher_sync_modules();  /* the unloads, stamped now (see the top) */
         mt_rec_dlclose_modules(true); /* the recording's, likewise */
         mt_in_hook_restore(0);

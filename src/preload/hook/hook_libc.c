@@ -162,10 +162,12 @@ static void *realloc_nested(void *old, size_t size, const void *ret)
     int in = mt_tls_in_hook;
     void *p;
     mt_nested_fns fns;
-    if (mt_nested_libc_is_program(in, ret) &&
-        mt_nested_realloc_apart(old, size, in, libc_fns(&fns), &p))
+    bool program = mt_nested_libc_is_program(in, ret);
+    if (program && mt_nested_realloc_apart(old, size, in, libc_fns(&fns), &p))
         return p;
     MT_REAL_CALL_ANY(p = mt_real.realloc(old, size));
+    if (program)
+        mt_nested_realloc_done(old, size, p, in);
     count_nested(p, ret);
     return p;
 }

@@ -180,11 +180,27 @@ void mt_nested_gone(void *p, int in, bool temporary_ok)
         free_unmatched(in);
 }
 
+/* Inside memtop's own work, in exact mode: a block's record is neither
+ * matched nor queued there, and what became of it is known only after the
+ * real call (mt_nested_resized, mt_nested_realloc_done). */
+static bool own_exact(int in)
+{
+    return in == MT_IN_OWN && !MT_UNLIKELY(mt_g.cfg.sample_rate);
+}
+
+/* Inside memtop's own work (MT_IN_OWN), in exact mode, the block table is
+ * not touched (match_now): the block keeps its record, and the size it had,
+ * which stays right in every count but its bytes (it is freed under that
+ * record later), and the resize counts as untracked, which says so.
+ * Counting its record unmatched (an unknown free) was wrong: nothing was
+ * freed, and the record's free comes with the block's.  Sampled mode counts
+ * the free of the size it had, as everywhere (free_unmatched). */
 void mt_nested_resized(void *p, int in)
 {
     if (!p)
         return;
-    mt_nested_gone(p, in, false);
+    if (!own_exact(in))
+        mt_nested_gone(p, in, false);
     count_untracked(p);
 }
 
@@ -203,7 +219,8 @@ bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns
     if (!busy_forced(in) && match_now(old, in, false))
         return false;
     if (!fns || !fns->malloc || !fns->usable_size || !can_defer(in, fns->free)) {
-        free_unmatched(in);
+        if (!own_exact(in)) /* else after the call: mt_nested_realloc_done */
+            free_unmatched(in);
         return false;
     }
     void *p;
@@ -222,4 +239,16 @@ bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns
     free_unmatched(in); /* the queue is full */
     MT_REAL_CALL(fns->free(old));
     return true;
+}
+
+/* The old block's record stays (own_exact): freed by the call (moved, or
+ * realloc(p, 0)'s NULL), it is counted as free_unmatched counts a free
+ * there; resized in place, it keeps its record and the size it had (as
+ * mt_nested_resized: the caller counts the block untracked); failed, it is
+ * still the program's, under its record.  Each once counted an unknown
+ * free before the call, whatever became of the block. */
+void mt_nested_realloc_done(void *old, size_t size, const void *got, int in)
+{
+    if (old && own_exact(in) && got != old && (got || size == 0))
+        free_unmatched(in);
 }

@@ -137,16 +137,27 @@ void mt_nested_gone(void *p, int in, bool temporary_ok);
  * (mi_expand that succeeded, jemalloc's xallocx), in = mt_tls_in_hook,
  * after the call: its old record's free accounted (never temporary, as
  * realloc's), the block as it is now untracked (it once kept its record
- * and the size it had, counted nowhere). */
+ * and the size it had, counted nowhere).  Inside memtop's own work
+ * (MT_IN_OWN, exact mode), where the record cannot be taken: the block
+ * keeps it, and the resize counts as untracked (NOT exact: its bytes). */
 void mt_nested_resized(void *p, int in);
 
 /* The program's realloc of old to size, in = mt_tls_in_hook: the old
- * block's free accounted as mt_nested_free's (never temporary).  True when
+ * block's free accounted as mt_nested_free's (never temporary; inside
+ * memtop's own work, after the call: mt_nested_realloc_done).  True when
  * the old block was queued and the new one made apart, *out (fns' malloc
  * and a copy: the real realloc would free old before the outer hook
  * accounts for it; fns NULL: never), or that malloc failed (*out NULL, the
  * old block live); false: the caller makes the real call (and counts its
  * block untracked). */
 bool mt_nested_realloc_apart(void *old, size_t size, int in, const mt_nested_fns *fns, void **out);
+
+/* After that real call (mt_nested_realloc_apart returned false), got its
+ * result: inside memtop's own work (MT_IN_OWN, exact mode), where the old
+ * block's record is never taken, its free is counted unmatched only if the
+ * call freed it (moved, or realloc(p, 0)'s NULL); resized in place or
+ * failed, it keeps its record (NOT exact, through the caller's untracked
+ * count, when resized).  Elsewhere nothing: accounted before the call. */
+void mt_nested_realloc_done(void *old, size_t size, const void *got, int in);
 
 #endif

@@ -71,7 +71,7 @@ void mt_modules_reset(mt_published_modules *m)
     m->accounted = accounted;
 }
 
-static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
+const uint8_t *mt_module_build_id(const struct dl_phdr_info *info, uint32_t *len)
 {
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -87,19 +87,27 @@ static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
                 break;
             if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
                 nh->n_descsz <= MT_BUILD_ID_MAX) {
-                out->build_id_len = nh->n_descsz;
-                memcpy(out->build_id, desc, nh->n_descsz);
-                return;
+                *len = nh->n_descsz;
+                return desc;
             }
             p = desc + ((nh->n_descsz + 3) & ~3u);
         }
     }
+    return NULL;
 }
 
-void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
+static void read_build_id(const struct dl_phdr_info *info, mt_shm_module *out)
 {
-    memset(out, 0, sizeof *out);
-    out->bias = info->dlpi_addr;
+    uint32_t len = 0;
+    const uint8_t *id = mt_module_build_id(info, &len);
+    if (id) {
+        out->build_id_len = len;
+        memcpy(out->build_id, id, len);
+    }
+}
+
+void mt_module_span(const struct dl_phdr_info *info, uint64_t *start, uint64_t *end)
+{
     uint64_t lo = UINT64_MAX, hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -109,8 +117,15 @@ void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
         lo = a < lo ? a : lo;
         hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
     }
-    out->start = lo == UINT64_MAX ? 0 : lo;
-    out->end = hi;
+    *start = lo == UINT64_MAX ? 0 : lo;
+    *end = hi;
+}
+
+void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bias = info->dlpi_addr;
+    mt_module_span(info, &out->start, &out->end);
     const char *name = info->dlpi_name;
     if (!name || !*name)
         mt_proc_exe(out->path, sizeof out->path); /* the main program */

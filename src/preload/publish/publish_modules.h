@@ -48,4 +48,12 @@ bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *)
 struct dl_phdr_info;
 void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out);
 
+/* Where its GNU build-id's bytes are in memory (*len of them, at most
+ * MT_BUILD_ID_MAX), or NULL if it has none. */
+const uint8_t *mt_module_build_id(const struct dl_phdr_info *info, uint32_t *len);
+
+/* The address range its PT_LOAD segments span, [*start, *end); 0, 0 if
+ * nothing is mapped. */
+void mt_module_span(const struct dl_phdr_info *info, uint64_t *start, uint64_t *end);
+
 #endif

@@ -41,6 +41,7 @@
 #define MT_TRACE_INDEX_H
 
 #include "table_trace.h"
+#include "table_trace_places.h"
 
 #define MT_TRACE_SHARDS 16u /* locked apart, so that threads creating traces rarely wait */
 #define MT_TIDX_ID_BITS 22u
@@ -55,6 +56,26 @@ bool mt_tidx_init(void); /* from mt_traces_init() */
  * allocator.  MT_TRACE_OVERFLOW if the trace could not be created. */
 uint32_t mt_trace_intern(const uint64_t *frames, uint32_t n, uint64_t hash, uint16_t flags,
                          uint64_t now_ns);
+
+/* Retires every trace with a frame in one of the n modules a dlclose
+ * unloaded: no lookup finds it again, so a backtrace taken later gets an id
+ * of its own even when its addresses are those of a retired trace (another
+ * library loaded where the unloaded one was: its traces must not be named
+ * from the one that held those addresses before), unless the same build of
+ * the module is back at its place (table_trace_places.h): then the trace is
+ * given back.  The dlclose hook's, after the real dlclose (hook_dl.c); the
+ * hooks' paths are unchanged.  See "Retired traces" at the top of
+ * table_trace_index.c. */
+void mt_traces_retire(const mt_code_range *gone, uint32_t n);
+
+/* The key of a retired trace whose hash is h: never 0 (the trace stays
+ * ready), never h, and its top bits are not h's, so that no lookup ever
+ * returns it: a slot's tag is h's top bits, and a hash that matched the
+ * key would have other top bits (mt_trace_find checks the tag first). */
+static inline uint64_t mt_trace_retired_key(uint64_t h)
+{
+    return ~h | 1;
+}
 
 /* fork support: take/release every shard lock. */
 void mt_traces_lock_all(void);

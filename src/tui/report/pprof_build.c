@@ -19,6 +19,7 @@ int mt_pp_init(mt_pp_builder *b, const mt_locator *loc)
     mt_pp_ids_init(&b->loc_ids);
     mt_pp_ids_init(&b->fn_ids);
     mt_pp_ids_init(&b->map_ids);
+    mt_pp_ids_init(&b->other_locs);
     return mt_pp_strings_init(&b->str);
 }
 
@@ -28,6 +29,7 @@ void mt_pp_free(mt_pp_builder *b)
     mt_pp_ids_free(&b->loc_ids);
     mt_pp_ids_free(&b->fn_ids);
     mt_pp_ids_free(&b->map_ids);
+    mt_pp_ids_free(&b->other_locs);
     free(b->locs);
     free(b->first_line);
     free(b->lines);
@@ -173,17 +175,49 @@ static mt_pp_location *new_location(mt_pp_builder *b)
     return &b->locs[b->nlocs++];
 }
 
+/* The key of (m, address) in other_locs, or 0 if it has none (a user-space
+ * address fits in 48 bits, a module index in the other 16). */
+static uint64_t other_key(const mt_pp_builder *b, const mt_module_info *m, uint64_t address)
+{
+    uint64_t mi = (uint64_t)(m - b->loc->mods->items) + 1;
+    return address >> 48 || mi >> 16 ? 0 : mi << 48 | address;
+}
+
+/* A Location like locs[k] (its address, mapping and lines), made anew;
+ * its id, or 0 when out of memory. */
+static uint64_t copy_location(mt_pp_builder *b, size_t k)
+{
+    size_t n = b->locs[k].n_line;
+    if (mt_grow((void **)&b->lines, &b->lines_cap, b->nlines + n, sizeof *b->lines) != 0)
+        return 0;
+    mt_pp_location *l = new_location(b);
+    if (!l)
+        return 0;
+    memcpy(&b->lines[b->nlines], &b->lines[b->first_line[k]], n * sizeof *b->lines);
+    b->nlines += n;
+    l->address = b->locs[k].address;
+    l->mapping_id = b->locs[k].mapping_id;
+    l->n_line = n;
+    return l->id;
+}
+
 uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address, uint32_t trace)
 {
     const mt_module_info *m =
         b->loc->mods ? mt_modules_find_at(b->loc->mods, address, trace) : NULL;
     /* Locations are kept by address for the module that holds it by default;
      * a frame of another one (loaded there before: mt_modules_find_at) gets a
-     * Location of its own each time, rare enough. */
+     * Location of its own each time, its lines those of its first one,
+     * looked up once per export (other_locs): a plugin replaced by another
+     * one at its place leaves many samples with such frames. */
     bool shared = !m || m == mt_modules_find(b->loc->mods, address);
     uint64_t id = shared ? mt_pp_id_get(&b->loc_ids, address) : 0;
     if (id)
         return id;
+    uint64_t okey = shared ? 0 : other_key(b, m, address);
+    uint64_t first = okey ? mt_pp_id_get(&b->other_locs, okey) : 0;
+    if (first)
+        return copy_location(b, first - 1);
     mt_frame chain[MT_MAX_CHAIN];
     mt_locator at = mt_locator_at(b->loc, trace);
     unsigned n = mt_locate_all(&at, address, chain, MT_MAX_CHAIN);
@@ -204,7 +238,7 @@ uint64_t mt_pp_location_of(mt_pp_builder *b, uint64_t address, uint32_t trace)
         l->n_line++;
     }
     if (!shared)
-        return l->id;
+        return !okey || mt_pp_id_put(&b->other_locs, okey, l->id) == 0 ? l->id : 0;
     return mt_pp_id_put(&b->loc_ids, address, l->id) == 0 ? l->id : 0;
 }
 

@@ -29,6 +29,10 @@ typedef struct mt_pp_builder {
     const mt_locator *loc;
     mt_pp_strings str;
     mt_pp_ids loc_ids, fn_ids, map_ids;
+    /* (module, address) of a frame not in the module that holds the address
+     * by default -> 1 + the index of the first Location made for it (its
+     * lines are copied, not looked up again: mt_pp_location_of) */
+    mt_pp_ids other_locs;
     mt_pp_location *locs;
     size_t nlocs, locs_cap;
     size_t *first_line; /* locs[i]'s lines are lines[first_line[i]..] */
