@@ -12,31 +12,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "trace_tree.h"
+
 static void *volatile g_sink;
-
-__attribute__((noinline)) static void walk(unsigned bits, int depth);
-
-__attribute__((noinline)) static void left(unsigned bits, int depth)
-{
-    walk(bits, depth);
-}
-
-__attribute__((noinline)) static void right(unsigned bits, int depth)
-{
-    walk(bits, depth);
-}
-
-__attribute__((noinline)) static void walk(unsigned bits, int depth)
-{
-    if (depth == 0) {
-        g_sink = malloc(16);
-        return;
-    }
-    if (bits & 1)
-        left(bits >> 1, depth - 1);
-    else
-        right(bits >> 1, depth - 1);
-}
 
 static double now_s(void)
 {
@@ -50,8 +28,7 @@ int main(int argc, char **argv)
     if (argc < 3)
         return fprintf(stderr, "usage: memtop-dlclose-cost PLUGIN.so DEPTH [LIVES]\n"), 2;
     int depth = atoi(argv[2]), lives = argc > 3 ? atoi(argv[3]) : 50;
-    for (unsigned bits = 0; bits < 1u << depth; bits++)
-        walk(bits, depth);
+    trace_tree(depth, 16);
     double total = 0, worst = 0;
     for (int i = 0; i < lives; i++) {
         void *h = dlopen(argv[1], RTLD_NOW);

@@ -5,33 +5,7 @@
  * plugin.  Built twice (libmemtop_swap_plug_a.so and, with SWAP_PLUG_B,
  * _b.so), loaded one after the other at one place: the first one's frames
  * are then those of a module that is no longer the one at their address. */
-#include <stdlib.h>
-
-static void *volatile g_sink;
-
-__attribute__((noinline)) static void walk(unsigned bits, int depth);
-
-__attribute__((noinline)) static void left(unsigned bits, int depth)
-{
-    walk(bits, depth);
-}
-
-__attribute__((noinline)) static void right(unsigned bits, int depth)
-{
-    walk(bits, depth);
-}
-
-__attribute__((noinline)) static void walk(unsigned bits, int depth)
-{
-    if (depth == 0) {
-        g_sink = malloc(32);
-        return;
-    }
-    if (bits & 1)
-        left(bits >> 1, depth - 1);
-    else
-        right(bits >> 1, depth - 1);
-}
+#include "trace_tree.h"
 
 #ifdef SWAP_PLUG_B
 /* Another file (build-id): a module of its own, not the first one again. */
@@ -43,6 +17,5 @@ int plug_b_only(void)
 
 void plug_traces(int depth)
 {
-    for (unsigned bits = 0; bits < 1u << depth; bits++)
-        walk(bits, depth);
+    trace_tree(depth, 32);
 }
