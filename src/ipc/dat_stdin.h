@@ -32,8 +32,9 @@ typedef void (*mt_dat_spool_fn)(uint64_t bytes, void *ctx);
  * what keeps arriving, each part within half a second of the one before,
  * is still taken (the writer finalizing on the same Ctrl-C), then the
  * copy ends there; 2 or more ends it at once.  An error
- * when standard input is a terminal or cannot be read, or the temporary
- * file cannot be made or written (the disk full).  Once per process; a
+ * when standard input is a terminal or cannot be read, when its first
+ * bytes are not a recording's magic (at once, not after the copy), or the
+ * temporary file cannot be made or written (the disk full).  Once per process; a
  * second call does nothing. */
 mt_errc mt_dat_stdin_spool(const volatile sig_atomic_t *stop, mt_dat_spool_fn fn, void *ctx,
                            mt_err *err);
