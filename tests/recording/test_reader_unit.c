@@ -367,6 +367,37 @@ static void allocators_by_time(void **state)
     db_buf_free(&b);
 }
 
+/* Strings of an ALLOCATORS record reach a terminal as they are (--batch's
+ * heap and health lines, the viewer's header): a control character, an
+ * escape sequence's start, becomes '?'. */
+static void allocators_printable(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    db_file f;
+    db_standard(&f, 1, 0);
+    db_v(&b, 5), db_v(&b, 1), db_v(&b, 1), db_v(&b, 0);
+    db_v(&b, MT_ALLOC_KIND_JEMALLOC), db_v(&b, MT_ALLOC_INEXACT);
+    db_s(&b, "je\x1b_"), db_s(&b, "5.3\x1b]0;owned\x07"), db_s(&b, "/lib/\x7fx.so");
+    db_s(&b, "not hooked\x1b[2J\r\n");
+    db_rec(&f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    db_flush(&f);
+    mt_err err;
+    mt_dat_reader *r = open_mem(f.out.p, f.out.n, &err);
+    assert_non_null(r);
+    mt_errc end;
+    assert_int_equal(count_events(r, &end, &err), f.items);
+    const mt_shm_allocators *a = mt_dat_allocators(r);
+    assert_non_null(a);
+    assert_string_equal(a->a[0].prefix, "je?_");
+    assert_string_equal(a->a[0].version, "5.3?]0;owned?");
+    assert_string_equal(a->a[0].module, "/lib/?x.so");
+    assert_string_equal(a->a[0].note, "not hooked?[2J??");
+    mt_dat_close(r);
+    db_file_free(&f);
+    db_buf_free(&b);
+}
+
 static void corrupt_records(void **state)
 {
     (void)state;
@@ -817,6 +848,7 @@ int main(void)
         cmocka_unit_test(corrupt_records),
         cmocka_unit_test(allocators_record),
         cmocka_unit_test(allocators_by_time),
+        cmocka_unit_test(allocators_printable),
         cmocka_unit_test(lost_causes),
         cmocka_unit_test(lost_causes_corrupt),
         cmocka_unit_test(corrupt_framing),
