@@ -28,6 +28,15 @@ const char *mt_dat_path_name(const char *path)
     return mt_dat_path_is_stdin(path) ? MT_DAT_STDIN_NAME : path;
 }
 
+int64_t mt_dat_path_bytes(const char *path)
+{
+    struct stat st;
+    bool in = mt_dat_path_is_stdin(path);
+    if (in ? spool_fd < 0 || fstat(spool_fd, &st) != 0 : stat(path, &st) != 0)
+        return -1;
+    return (int64_t)st.st_size;
+}
+
 static const char *tmp_dir(void)
 {
     const char *d = getenv("TMPDIR");

@@ -24,6 +24,11 @@
 bool mt_dat_path_is_stdin(const char *path);
 const char *mt_dat_path_name(const char *path);
 
+/* The bytes of the recording at path, as stat(2) says: for "-", of
+ * standard input's copy (not of a file named "-"); -1 when not known
+ * (no copy made yet, or stat failed). */
+int64_t mt_dat_path_bytes(const char *path);
+
 /* Called about once a second while a stream is copied: bytes so far. */
 typedef void (*mt_dat_spool_fn)(uint64_t bytes, void *ctx);
 

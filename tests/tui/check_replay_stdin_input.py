@@ -10,13 +10,19 @@ against what a pipe may bring and the signals a pipeline gets.
     stays ignored while the stream is copied: a SIGINT then does not cut
     the copy short (the report is the whole recording's, no "truncated").
     Before, memtop's own handler replaced SIG_IGN, and such a SIGINT
-    opened half a recording."""
+    opened half a recording;
+  - the viewer's "reading FILE (N MB)" line for a large recording is the
+    copy's, not that of a file named "-" in the working directory: with a
+    sparse 100 MB "-" there and a small recording piped in, no such line.
+    Before: "memtop: reading - (100 MB) ..."."""
+import os
+import shlex
 import signal
 import subprocess
 import time
 
 import tuilib
-from tuilib import check
+from tuilib import check, header_line
 
 SECONDS = 2
 
@@ -72,6 +78,22 @@ def test_sigint_ignored(t, data, want):
     print("ok: an ignored SIGINT leaves the copy whole")
 
 
+def test_file_named_dash(t, dat):
+    with open(t.path("-"), "wb") as f:
+        f.truncate(100 << 20)
+    err = t.path("viewer.err")
+    t.start("cat %s | %s -f - 2> %s" % (shlex.quote(dat), shlex.quote(t.memtop),
+                                         shlex.quote(err)))
+    t.wait_for(lambda s: "REPLAY" in header_line(s, 0), "the viewer on the piped recording")
+    t.keys("q")
+    rc = t.wait_dead()
+    text = open(err).read()
+    check(rc == 0 and "reading" not in text,
+          "a file named '-' is not the piped recording (exit %d): %r" % (rc, text))
+    os.unlink(t.path("-"))
+    print("ok: no 'reading -' for a file named '-'")
+
+
 def test(t):
     dat = t.path(t.record_demo(SECONDS))
     data = open(dat, "rb").read()
@@ -80,6 +102,7 @@ def test(t):
     check(p.returncode == 0, "cat F | memtop -f - --batch exited %d" % p.returncode)
     test_not_a_recording(t)
     test_sigint_ignored(t, data, p.stdout.decode(errors="replace"))
+    test_file_named_dash(t, dat)
 
 
 tuilib.main(test, __doc__)
