@@ -158,6 +158,7 @@ void mt_dat_close(mt_dat_reader *r)
         mt_zstream_close(&r->z);
     free(r->buf);
     mt_dctx_free(&r->ctx);
+    free(r->alloc_lists);
     if (r->fd >= 0)
         close(r->fd);
     free(r);
@@ -171,6 +172,14 @@ const mt_dat_info *mt_dat_get_info(const mt_dat_reader *r)
 const mt_shm_allocators *mt_dat_allocators(const mt_dat_reader *r)
 {
     return r->have_allocs ? &r->allocs : NULL;
+}
+
+const mt_shm_allocators *mt_dat_allocators_at(const mt_dat_reader *r, uint64_t t_ns)
+{
+    const mt_shm_allocators *a = NULL;
+    for (size_t i = 0; i < r->nalloc_lists && r->alloc_lists[i].t <= t_ns; i++)
+        a = &r->alloc_lists[i].a; /* kept in time order (dec_allocators) */
+    return a;
 }
 
 uint64_t mt_dat_records_skipped(const mt_dat_reader *r)

@@ -208,6 +208,11 @@ void mt_dat_close(mt_dat_reader *r);
  * a segment's are: shm_allocators.h; their figures MT_UNKNOWN), or NULL
  * when none was (an older writer).  The record gives no event. */
 const mt_shm_allocators *mt_dat_allocators(const mt_dat_reader *r);
+/* The list of the newest ALLOCATORS record at or before t_ns (of those
+ * read so far: the whole file's after a first reading to its end), or
+ * NULL when none is (before the first one, or an older writer): what the
+ * target had found by then, not what it found later. */
+const mt_shm_allocators *mt_dat_allocators_at(const mt_dat_reader *r, uint64_t t_ns);
 
 const mt_dat_info *mt_dat_get_info(const mt_dat_reader *r);
 

@@ -55,6 +55,13 @@ typedef struct mt_drec {
     int64_t prev_trace, prev_birth;
 } mt_drec;
 
+/* An ALLOCATORS record's list and its time (mt_dat_allocators_at). */
+typedef struct mt_dat_alloc_list {
+    uint64_t t;
+    mt_shm_allocators a;
+} mt_dat_alloc_list;
+#define MT_DAT_ALLOC_LISTS 32 /* 140 KB at most; a target's list changes a few times */
+
 struct mt_dat_reader {
     int fd;
     char label[512];
@@ -78,6 +85,12 @@ struct mt_dat_reader {
      * here and not in the event, which the first pass copies per item */
     bool have_allocs;
     mt_shm_allocators allocs;
+    /* the lists by time (mt_dat_allocators_at): each record's whose time
+     * is past the newest kept (a record read again after a seek is not),
+     * at most MT_DAT_ALLOC_LISTS (beyond, the newest replaces the last
+     * kept: the list at the end stays right); allocated at the first */
+    mt_dat_alloc_list *alloc_lists;
+    size_t nalloc_lists;
     bool have_process;
     bool culled;     /* the PROCESS record says culled: CULLED records may come */
     bool tick_order; /* the PROCESS record says tick order: EVENTS2 traces are steps */

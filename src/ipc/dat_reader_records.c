@@ -5,6 +5,7 @@
 #include "dat_reader_impl.h"
 #include "shm_allocators.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static mt_errc bad(const mt_dat_reader *r, const char *what, mt_err *err)
@@ -294,10 +295,31 @@ static bool get_field(mt_dcur *c, char *dst, size_t dstsz)
     return get_s(c, dst, dstsz, &len) && len < dstsz;
 }
 
-/* ALLOCATORS: kept in the reader (mt_dat_allocators), no event. */
+/* A valid list read at t: the last one read, and kept by time when newer
+ * than the newest kept (a record read again after a seek is not). */
+static mt_errc keep_allocators(mt_dat_reader *r, uint64_t t, const mt_shm_allocators *a,
+                               mt_err *err)
+{
+    r->allocs = *a;
+    r->have_allocs = true;
+    size_t n = r->nalloc_lists;
+    if (n && t <= r->alloc_lists[n - 1].t)
+        return MT_E_EMPTY;
+    if (!r->alloc_lists && !(r->alloc_lists = malloc(MT_DAT_ALLOC_LISTS * sizeof *r->alloc_lists)))
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for the allocator lists");
+    if (n == MT_DAT_ALLOC_LISTS)
+        n--; /* the newest replaces the last kept */
+    r->alloc_lists[n].t = t;
+    r->alloc_lists[n].a = *a;
+    r->nalloc_lists = n + 1;
+    return MT_E_EMPTY;
+}
+
+/* ALLOCATORS: kept in the reader (mt_dat_allocators, _at), no event.
+ * Decoded apart: a corrupt record leaves the last good list as it was. */
 static mt_errc dec_allocators(mt_dat_reader *r, mt_dcur *c, mt_err *err)
 {
-    mt_shm_allocators *a = &r->allocs;
+    mt_shm_allocators list, *a = &list;
     uint64_t t, count, inexact, more;
     if (!get_t(r, c, &t) || !mt_dcur_v(c, &count) || !mt_dcur_v(c, &inexact) ||
         !mt_dcur_v(c, &more))
@@ -325,8 +347,7 @@ static mt_errc dec_allocators(mt_dat_reader *r, mt_dcur *c, mt_err *err)
     if (mt_allocators_check(a, NULL) != MT_OK)
         return bad(r, "ALLOCATORS entry out of range", err);
     mt_allocators_known(a);
-    r->have_allocs = true;
-    return MT_E_EMPTY;
+    return keep_allocators(r, t, a, err);
 }
 
 /* Records that give their items one by one: read the count, then items. */

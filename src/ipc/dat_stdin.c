@@ -1,6 +1,7 @@
 /* dat_stdin.c -- standard input's recording copied into an unlinked
  * temporary file that the reader can seek in (see dat_stdin.h). */
 #include "dat_stdin.h"
+#include "dat_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,15 @@ bool mt_dat_path_is_stdin(const char *path)
 const char *mt_dat_path_name(const char *path)
 {
     return mt_dat_path_is_stdin(path) ? MT_DAT_STDIN_NAME : path;
+}
+
+int64_t mt_dat_path_bytes(const char *path)
+{
+    struct stat st;
+    bool in = mt_dat_path_is_stdin(path);
+    if (in ? spool_fd < 0 || fstat(spool_fd, &st) != 0 : stat(path, &st) != 0)
+        return -1;
+    return (int64_t)st.st_size;
 }
 
 static const char *tmp_dir(void)
@@ -88,6 +98,17 @@ static bool more_comes(const volatile sig_atomic_t *stop)
     return poll(&p, 1, DRAIN_MS) > 0;
 }
 
+/* Whether bytes p[0, n), at offset `at` of the stream, agree with the
+ * file header's magic: anything else is refused as it arrives, not copied
+ * to its end (`yes | memtop -f -` filled TMPDIR, then said "bad magic"). */
+static bool magic_so_far(uint64_t at, const char *p, size_t n)
+{
+    if (at >= MT_DAT_MAGIC_BYTES)
+        return true;
+    size_t k = MT_DAT_MAGIC_BYTES - (size_t)at;
+    return memcmp(p, MT_DAT_MAGIC + at, n < k ? n : k) == 0;
+}
+
 static mt_errc copy(int out, const volatile sig_atomic_t *stop, mt_dat_spool_fn fn, void *ctx,
                     mt_err *err)
 {
@@ -109,6 +130,10 @@ static mt_errc copy(int out, const volatile sig_atomic_t *stop, mt_dat_spool_fn 
             rc = mt_err_set(err, MT_E_IO, "read: %s", strerror(errno));
         if (n <= 0)
             break;
+        if (!magic_so_far(total, buf, (size_t)n)) {
+            rc = mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop recording (bad magic)");
+            break;
+        }
         rc = write_all(out, buf, (size_t)n, err);
         total += (uint64_t)n;
         if (fn && now_ms() - told >= 1000) {

@@ -24,6 +24,11 @@
 bool mt_dat_path_is_stdin(const char *path);
 const char *mt_dat_path_name(const char *path);
 
+/* The bytes of the recording at path, as stat(2) says: for "-", of
+ * standard input's copy (not of a file named "-"); -1 when not known
+ * (no copy made yet, or stat failed). */
+int64_t mt_dat_path_bytes(const char *path);
+
 /* Called about once a second while a stream is copied: bytes so far. */
 typedef void (*mt_dat_spool_fn)(uint64_t bytes, void *ctx);
 
@@ -32,8 +37,9 @@ typedef void (*mt_dat_spool_fn)(uint64_t bytes, void *ctx);
  * what keeps arriving, each part within half a second of the one before,
  * is still taken (the writer finalizing on the same Ctrl-C), then the
  * copy ends there; 2 or more ends it at once.  An error
- * when standard input is a terminal or cannot be read, or the temporary
- * file cannot be made or written (the disk full).  Once per process; a
+ * when standard input is a terminal or cannot be read, when its first
+ * bytes are not a recording's magic (at once, not after the copy), or the
+ * temporary file cannot be made or written (the disk full).  Once per process; a
  * second call does nothing. */
 mt_errc mt_dat_stdin_spool(const volatile sig_atomic_t *stop, mt_dat_spool_fn fn, void *ctx,
                            mt_err *err);

@@ -13,12 +13,14 @@
  * not publish one (built before this area existed), nothing is known.
  * MT_E_BUSY if the target was writing it at every try; MT_E_CORRUPT for a
  * count or kind out of range or an unterminated string.  Flag bits this
- * reader does not know are cleared (mt_allocators_known). */
+ * reader does not know are cleared, control characters in the strings
+ * replaced (mt_allocators_known). */
 mt_errc mt_segment_allocators(const mt_segment *seg, mt_shm_allocators *out, mt_err *err);
 
 /* Validates a list copied from elsewhere (a recording): the same checks. */
 mt_errc mt_allocators_check(const mt_shm_allocators *a, mt_err *err);
-/* Clears the flag bits this reader does not know (after the check). */
+/* Clears the flag bits this reader does not know and makes the strings
+ * printable (control characters become '?'), after the check. */
 void mt_allocators_known(mt_shm_allocators *a);
 
 /* The allocators' notes as one line, "statically linked jemalloc

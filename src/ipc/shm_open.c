@@ -42,14 +42,18 @@ static mt_errc perm_of(uid_t uid, mt_err *err)
 
 /* MT_E_PERM for the segment at path, which could not be opened: its owner
  * named (and kept in seg->owner) when an O_PATH open, which needs no read
- * permission, shows it. */
+ * permission, shows it.  Not a regular file (a FIFO another user put
+ * there): no segment, as when it can be opened (map_checked), and no
+ * owner said (seg->owner stays 0: --list read it as root's). */
 static mt_errc perm_at(mt_segment *seg, const char *path, mt_err *err)
 {
     struct stat st;
     int fd = mt_open_in_root(path, O_PATH | O_NOFOLLOW);
-    bool known = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    bool known = fd >= 0 && fstat(fd, &st) == 0;
     if (fd >= 0)
         close(fd);
+    if (known && !S_ISREG(st.st_mode))
+        return mt_err_set(err, MT_E_NOTMEMTOP, "not a memtop segment (not a regular file)");
     if (!known)
         return mt_err_set(err, MT_E_PERM, "%s", perm_msg);
     seg->owner = st.st_uid;

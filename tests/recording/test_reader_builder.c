@@ -1,6 +1,9 @@
 /* test_reader_builder.c -- hand-built recordings (see
  * test_reader_builder.h). */
 #include "test_reader_builder.h"
+#include "shm_layout.h"
+
+#include <stdbool.h>
 
 #include <sys/mman.h>
 #include <fcntl.h>
@@ -367,4 +370,31 @@ void db_standard_from(db_file *f, unsigned seconds, unsigned reason, uint64_t re
         std_final(f, seconds, reason);
         db_flush(f);
     }
+}
+
+void db_allocators(db_file *f, unsigned seconds)
+{
+    db_file_init(f, MT_DAT_VERSION_FULL, MT_DAT_ENDIAN_MARK);
+    std_head(f, 0);
+    std_totals(f, 0, 0, 0);
+    db_flush(f);
+    db_buf b = {0};
+    for (unsigned i = 0; i < seconds; i++) {
+        std_round(f, i);
+        db_flush(f);
+        uint64_t n = i % MT_ALLOC_MAX + 1, more = i >= 3, inexact = n / 2 + more;
+        b.n = 0;
+        db_v(&b, (uint64_t)i * 1000000000u + 500000000u), db_v(&b, n), db_v(&b, inexact);
+        db_v(&b, more);
+        for (uint64_t k = 0; k < n; k++) {
+            bool unseen = k % 2 == 1;
+            db_v(&b, 1 + k % MT_ALLOC_KIND_MAX);
+            db_v(&b, MT_ALLOC_STATIC | (unseen ? MT_ALLOC_INEXACT : MT_ALLOC_HOOKED));
+            db_s(&b, "je_"), db_s(&b, "5.3.0"), db_s(&b, "/usr/lib/libplugin.so");
+            db_s(&b, unseen ? "statically linked jemalloc in libplugin.so not hooked" : "");
+        }
+        db_rec(f, MT_DAT_REC_ALLOCATORS, &b, 0);
+        db_flush(f);
+    }
+    db_buf_free(&b);
 }

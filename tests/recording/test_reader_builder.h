@@ -73,6 +73,11 @@ void db_ev2_free(db_ev2 *e);
  * ...), or a version-1 EVENTS record (2, 5, ...). */
 void db_standard(db_file *f, unsigned seconds, int finalize);
 
+/* db_standard's rounds (not finalized), each followed by an ALLOCATORS
+ * record in a frame of its own (round i: i % MT_ALLOC_MAX + 1 entries,
+ * every other one NOT exact, with its note; `more` 1 from round 3 on). */
+void db_allocators(db_file *f, unsigned seconds);
+
 /* The same, finalized with END(reason) (MT_DAT_END_*), or not at all when
  * reason is 0. */
 void db_standard_end(db_file *f, unsigned seconds, unsigned reason);

@@ -9,6 +9,7 @@
 
 #include "dat_reader.h"
 #include "replay.h"
+#include "shm_allocators.h"
 
 #define CHECK(c)                                                                                   \
     do {                                                                                           \
@@ -37,6 +38,29 @@ static void check_view(const mt_view *v)
         live += t->live_bytes;
     }
     CHECK(live == s->slot.totals.live_bytes);
+    /* the allocators (a recording's ALLOCATORS records): within bounds,
+     * their strings terminated and printable, their texts made */
+    const mt_shm_allocators *al = &v->allocs;
+    CHECK(al->count <= MT_ALLOC_MAX && al->inexact <= (uint64_t)al->count + al->more);
+    for (uint32_t i = 0; i < al->count; i++) {
+        const mt_shm_allocator *e = &al->a[i];
+        CHECK(e->kind >= 1 && e->kind <= MT_ALLOC_KIND_MAX);
+        const char *str[] = {e->prefix, e->version, e->module, e->note};
+        const size_t cap[] = {sizeof e->prefix, sizeof e->version, sizeof e->module,
+                              sizeof e->note};
+        for (unsigned k = 0; k < 4; k++) {
+            size_t n = strnlen(str[k], cap[k]);
+            CHECK(n < cap[k]);
+            for (size_t j = 0; j < n; j++)
+                CHECK((unsigned char)str[k][j] >= 0x20 && str[k][j] != 0x7f);
+        }
+    }
+    char text[1024];
+    mt_allocators_inexact_text(al, text, sizeof text);
+    CHECK(strlen(text) < sizeof text);
+    const mt_shm_allocator *m = mt_allocators_main(al);
+    if (m)
+        mt_allocator_name(m, text, sizeof text);
     for (size_t i = 0; i < v->mods.count; i++) {
         CHECK(v->mods.items[i].start < v->mods.items[i].end);
         CHECK(mt_modules_find(&v->mods, v->mods.items[i].start) != NULL);

@@ -12,7 +12,8 @@
  * blocks live at each TOTALS and frame end), which reaches the run
  * decoder (dat_reader_batch2.c) and the block table; the exercise's batch
  * pass defers the frames' blocks every other time; and the same in tick
- * order (version 5: the traces column's steps, PROCESS's order field).
+ * order (version 5: the traces column's steps, PROCESS's order field);
+ * and the standard one with an ALLOCATORS record after each round.
  *
  * `test_reader_mutation --seeds DIR` instead writes the standard recording
  * (version 1 and EVENTS2 events), the culled one and the long ones into DIR as seeds for
@@ -120,8 +121,10 @@ static int write_seeds(const char *dir, const char *name, const db_file *f, cons
 }
 
 /* The recordings mutated: k = 0 standard, 1 culled, 2 long records, 3
- * long records in tick order (`frames` rounds or frames each). */
-#define NPRISTINE 4
+ * long records in tick order, 4 standard with ALLOCATORS records (their
+ * counts, kinds, flags and strings; their times against the cursor),
+ * `frames` rounds or frames each. */
+#define NPRISTINE 5
 
 static void pristine(db_file *f, int k, unsigned frames)
 {
@@ -131,15 +134,18 @@ static void pristine(db_file *f, int k, unsigned frames)
         db_culled(f, frames, 1);
     else if (k == 2)
         db_long(f, frames, 400);
-    else
+    else if (k == 3)
         db_long_ticks(f, frames, 400);
+    else
+        db_allocators(f, frames);
 }
 
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--seeds") == 0) {
         int rc = 0;
-        static const char *const names[NPRISTINE] = {"standard", "culled", "long", "long-tick"};
+        static const char *const names[NPRISTINE] = {"standard", "culled", "long", "long-tick",
+                                                     "allocators"};
         for (int k = 0; k < NPRISTINE; k++) {
             db_file f;
             pristine(&f, k, 3);

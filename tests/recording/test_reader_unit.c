@@ -322,6 +322,82 @@ static void allocators_record(void **state)
     db_buf_free(&b);
 }
 
+/* mt_dat_allocators_at: each list from its time on (t is the payload's
+ * first byte, a one-byte varint), one older than the newest kept not kept
+ * by time; a corrupt record leaves the last good list as it was. */
+static void allocators_by_time(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    db_file f;
+    db_standard(&f, 1, 0);
+    allocators_payload(&b, 1, MT_ALLOC_KIND_GLIBC, 0, false);
+    b.p[0] = 20;
+    db_rec(&f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    allocators_payload(&b, 2, MT_ALLOC_KIND_JEMALLOC, 0, false);
+    b.p[0] = 40;
+    db_rec(&f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    allocators_payload(&b, 3, MT_ALLOC_KIND_MIMALLOC, 0, false);
+    b.p[0] = 30;
+    db_rec(&f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    allocators_payload(&b, 1, MT_ALLOC_KIND_MAX + 1, 0, false); /* corrupt: its kind */
+    b.p[0] = 50;
+    db_rec(&f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    db_flush(&f);
+    mt_err err;
+    mt_dat_reader *r = open_mem(f.out.p, f.out.n, &err);
+    assert_non_null(r);
+    mt_errc end;
+    assert_int_equal(count_events(r, &end, &err), f.items);
+    assert_int_equal(end, MT_E_CORRUPT);
+    assert_null(mt_dat_allocators_at(r, 19));
+    static const uint64_t at[] = {20, 39, 40, UINT64_MAX};
+    static const uint32_t count[] = {1, 1, 2, 2}, kind[] = {1, 1, 2, 2};
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+        const mt_shm_allocators *a = mt_dat_allocators_at(r, at[i]);
+        assert_non_null(a);
+        assert_int_equal(a->count, count[i]);
+        assert_int_equal(a->a[0].kind, kind[i]);
+    }
+    const mt_shm_allocators *last = mt_dat_allocators(r); /* the 30's, read last */
+    assert_int_equal(last->count, 3);
+    assert_int_equal(last->a[2].kind, MT_ALLOC_KIND_MIMALLOC);
+    mt_dat_close(r);
+    db_file_free(&f);
+    db_buf_free(&b);
+}
+
+/* Strings of an ALLOCATORS record reach a terminal as they are (--batch's
+ * heap and health lines, the viewer's header): a control character, an
+ * escape sequence's start, becomes '?'. */
+static void allocators_printable(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    db_file f;
+    db_standard(&f, 1, 0);
+    db_v(&b, 5), db_v(&b, 1), db_v(&b, 1), db_v(&b, 0);
+    db_v(&b, MT_ALLOC_KIND_JEMALLOC), db_v(&b, MT_ALLOC_INEXACT);
+    db_s(&b, "je\x1b_"), db_s(&b, "5.3\x1b]0;owned\x07"), db_s(&b, "/lib/\x7fx.so");
+    db_s(&b, "not hooked\x1b[2J\r\n");
+    db_rec(&f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    db_flush(&f);
+    mt_err err;
+    mt_dat_reader *r = open_mem(f.out.p, f.out.n, &err);
+    assert_non_null(r);
+    mt_errc end;
+    assert_int_equal(count_events(r, &end, &err), f.items);
+    const mt_shm_allocators *a = mt_dat_allocators(r);
+    assert_non_null(a);
+    assert_string_equal(a->a[0].prefix, "je?_");
+    assert_string_equal(a->a[0].version, "5.3?]0;owned?");
+    assert_string_equal(a->a[0].module, "/lib/?x.so");
+    assert_string_equal(a->a[0].note, "not hooked?[2J??");
+    mt_dat_close(r);
+    db_file_free(&f);
+    db_buf_free(&b);
+}
+
 static void corrupt_records(void **state)
 {
     (void)state;
@@ -771,6 +847,8 @@ int main(void)
         cmocka_unit_test(unknown_records_skipped),
         cmocka_unit_test(corrupt_records),
         cmocka_unit_test(allocators_record),
+        cmocka_unit_test(allocators_by_time),
+        cmocka_unit_test(allocators_printable),
         cmocka_unit_test(lost_causes),
         cmocka_unit_test(lost_causes_corrupt),
         cmocka_unit_test(corrupt_framing),

@@ -480,6 +480,56 @@ static void allocator_age(void **state)
     mt_replay_view_free(&v);
 }
 
+/* An ALLOCATORS record at t: jemalloc (static, hooked), and with
+ * `plugin` a static mimalloc of a plugin, unseen. */
+static void put_allocators(db_file *f, uint64_t t, bool plugin)
+{
+    db_buf b = {0};
+    db_v(&b, t), db_v(&b, plugin ? 2 : 1), db_v(&b, plugin ? 1 : 0), db_v(&b, 0);
+    db_v(&b, MT_ALLOC_KIND_JEMALLOC), db_v(&b, MT_ALLOC_STATIC | MT_ALLOC_HOOKED);
+    db_s(&b, "je_"), db_s(&b, "5.3.0"), db_s(&b, "/usr/bin/prog"), db_s(&b, "");
+    if (plugin) {
+        db_v(&b, MT_ALLOC_KIND_MIMALLOC), db_v(&b, MT_ALLOC_STATIC | MT_ALLOC_INEXACT);
+        db_s(&b, "mi_"), db_s(&b, ""), db_s(&b, "/usr/lib/plugin.so");
+        db_s(&b, "mimalloc in plugin.so not hooked");
+    }
+    db_rec(f, MT_DAT_REC_ALLOCATORS, &b, 0);
+    db_buf_free(&b);
+}
+
+/* The allocators at the cursor are those found by then: a plugin's
+ * unseen allocator found at 3 s does not make 2 s "NOT exact" (the list
+ * at the end was shown at every cursor); before the first list, none
+ * named (TOTALS' count of unseen ones: db_standard's filler). */
+static void allocators_at_cursor(void **state)
+{
+    (void)state;
+    db_file f;
+    db_standard(&f, 5, 0);
+    put_allocators(&f, 1 * S, false);
+    put_allocators(&f, 3 * S, true);
+    db_flush(&f);
+    mt_err err;
+    mt_replay *r = mt_replay_open(write_tmp(&f, 0, "allocators.dat"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    mt_view v;
+    mt_view_init(&v);
+    static const uint64_t at[] = {S / 2, 2 * S, UINT64_MAX, 2 * S, 3 * S + 1};
+    static const uint32_t count[] = {0, 1, 2, 1, 2}, inexact[] = {19, 0, 1, 0, 1};
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+        assert_int_equal(mt_replay_seek(r, at[i], &v, &err), MT_OK);
+        if (v.allocs.count != count[i] || v.allocs.inexact != inexact[i])
+            fail_msg("at %llu ns: %u allocators, %u inexact; expected %u, %u",
+                     (unsigned long long)at[i], v.allocs.count, v.allocs.inexact, count[i],
+                     inexact[i]);
+    }
+    assert_string_equal(v.allocs.a[1].note, "mimalloc in plugin.so not hooked");
+    mt_replay_view_free(&v);
+    mt_replay_close(r);
+    db_file_free(&f);
+}
+
 /* The viewer's data health names what the recording lost: dropped events
  * (LOST records), a mid-run start without its initial state. */
 static void inexact_text(void **state)
@@ -961,6 +1011,7 @@ int main(void)
         cmocka_unit_test(no_timed_record),
         cmocka_unit_test(peak_within_recording),
         cmocka_unit_test(inexact_text),
+        cmocka_unit_test(allocators_at_cursor),
         cmocka_unit_test(allocator_age),
         cmocka_unit_test(sampled_counts),
         cmocka_unit_test(sampled_text),

@@ -11,6 +11,13 @@ two preloaded memtop-demo in a shared directory and kills one with SIGKILL
 one "unknown", "another user's (uid 0) segment, and no process N here"
 (ended or in another PID namespace, which A cannot tell apart without
 reading it); root's --list shows that one stale.
+
+A FIFO named as a segment, of uid 54321 (mode 0600: A may not open it),
+of no process: A's --list says it is no memtop segment (not a regular
+file), as it does for one A may open.  Before, the owner of a file that
+was not a regular one was left 0, and the row said "another user's (uid
+0) segment ... uid 0 or root removes it": root blamed for any user's
+planted file.
 """
 
 import os
@@ -44,6 +51,10 @@ def test(args):
                                 "the segment of root's demo %d" % d.pid)
             dead.send_signal(signal.SIGKILL)
             dead.wait()
+            fake = 4190000 + os.getpid() % 1000  # a pid above pid_max's default: no process
+            fifo = os.path.join(shm, "memtop-%d" % fake)
+            os.mkfifo(fifo, 0o600)
+            os.chown(fifo, 54321, 54321)
             p = seclib.run_as(user, [args.memtop, "--list"], env)
             check(p.returncode == 0, "user A's --list exited %d: %s" % (p.returncode, p.stderr))
             r = row(p.stdout, live.pid)
@@ -56,6 +67,10 @@ def test(args):
                   "another PID namespace" in r,
                   "root's killed demo, to user A: %r" % r)
             print("ok: killed: %s" % r.strip())
+            r = row(p.stdout, fake)
+            check("uid 0" not in r and "not a regular file" in r,
+                  "a FIFO of uid 54321 named as a segment, to user A: %r" % r)
+            print("ok: planted FIFO: %s" % r.strip())
             p = seclib.run_as(None, [args.memtop, "--list"], env)
             check(re.search(r"\sstale\s", row(p.stdout, dead.pid)),
                   "root's --list: the killed demo is not stale:\n%s" % p.stdout)

@@ -97,8 +97,10 @@ def test_full_tmpdir(t):
     root): one line saying so, exit 1 (skipped where that cannot be made)."""
     full = t.path("full")
     os.mkdir(full)
+    # a recording's magic first: anything else is refused before it is copied
     inner = ('mount -t tmpfs -o size=4k memtop-full "$0" || exit 77; '
-             'head -c 65536 /dev/zero | TMPDIR="$0" "$1" -f - --batch')
+             '{ printf "MTREC\\r\\n\\032"; head -c 65536 /dev/zero; } | '
+             'TMPDIR="$0" "$1" -f - --batch')
     p = subprocess.run(["unshare", "-m", "sh", "-c", inner, full, t.memtop], env=t.env,
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     if os.geteuid() != 0 or p.returncode == 77 or "unshare" in p.stderr:

@@ -60,12 +60,18 @@ int mt_stdin_recording(bool viewer)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint; /* no SA_RESTART: the read returns */
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
+    /* Ignored when we started (a script's background job, nohup): kept
+     * so; a Ctrl-C meant for the foreground must not cut the copy short. */
+    sigaction(SIGINT, NULL, &old);
+    bool ignored = old.sa_handler == SIG_IGN;
+    if (!ignored)
+        sigaction(SIGINT, &sa, &old);
     bool shown = false;
     mt_err err = {MT_OK, ""};
     mt_errc rc =
         mt_dat_stdin_spool(&interrupted, isatty(STDERR_FILENO) ? progress : NULL, &shown, &err);
-    sigaction(SIGINT, &old, NULL);
+    if (!ignored)
+        sigaction(SIGINT, &old, NULL);
     if (shown)
         fputc('\n', stderr);
     if (rc != MT_OK) {

@@ -46,10 +46,6 @@ struct mt_replay {
     mt_dat_totals final_totals;
     bool final_totals_seen;
     bool initial_complete; /* the INITIAL state set was read to its STATE_END */
-    /* The last ALLOCATORS record's list: the allocators at the recording's
-     * end (the reader's own copy moves with its seeks) */
-    bool have_allocs;
-    mt_shm_allocators allocs;
     /* The target's own peak (TOTALS peak_live_bytes, a lifetime high-water
      * mark): in the first TOTALS read, the highest, and the first TOTALS
      * that showed the highest. */

@@ -357,9 +357,6 @@ mt_errc mt_replay_read_all(mt_replay *r, mt_err *err)
     r->pipe = NULL;
     if (rc)
         return rc;
-    const mt_shm_allocators *al = mt_dat_allocators(r->rd);
-    if ((r->have_allocs = al != NULL))
-        r->allocs = *al;
     r->info.events = r->st.s.events;
     r->info.lost_events = r->st.s.lost_events;
     memcpy(r->info.lost_why, r->st.s.lost_why, sizeof r->info.lost_why);

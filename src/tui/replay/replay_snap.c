@@ -251,15 +251,17 @@ static void fill_slot(const mt_replay *r, mt_snapshot *snap, size_t ntr, bool *e
         snap->flags |= MT_FLAG_TRACES_FULL;
 }
 
-/* A recording's ALLOCATORS records name the allocators (the last one:
- * those at its end, as the live view showed them then; their figures
- * not recorded).  Older writers' recordings know only how many memtop
- * could not see (TOTALS), not which: they become unnamed entries
- * ("more").  Not known (seq 0) before the first TOTALS there. */
+/* A recording's ALLOCATORS records name the allocators: at the cursor,
+ * the newest one written by then (what the live view showed then, their
+ * figures not recorded; not an allocator a plugin loaded later brought).
+ * Older writers' recordings know only how many memtop could not see
+ * (TOTALS), not which: they become unnamed entries ("more").  Not known
+ * (seq 0) before the first of either. */
 static void fill_allocators(const mt_replay *r, mt_view *out)
 {
-    if (r->have_allocs) {
-        out->allocs = r->allocs;
+    const mt_shm_allocators *al = mt_dat_allocators_at(r->rd, mt_replay_cursor(r));
+    if (al) {
+        out->allocs = *al;
         return;
     }
     memset(&out->allocs, 0, sizeof out->allocs);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "app.h"
 #include "dat_stdin.h"
@@ -38,10 +37,11 @@ static int start_target(mt_app *a, const mt_opts *o)
 {
     char msg[8400];
     if (o->replay_path) {
-        struct stat st; /* a large file takes a while to read (~14 M events/s): say so */
-        if (stat(o->replay_path, &st) == 0 && st.st_size > BIG_RECORDING)
-            fprintf(stderr, "memtop: reading %s (%lld MB) ...\n", o->replay_path,
-                    (long long)(st.st_size >> 20));
+        /* a large file takes a while to read (~14 M events/s): say so */
+        int64_t bytes = mt_dat_path_bytes(o->replay_path); /* "-": the copy's */
+        if (bytes > BIG_RECORDING)
+            fprintf(stderr, "memtop: reading %s (%lld MB) ...\n", mt_dat_path_name(o->replay_path),
+                    (long long)(bytes >> 20));
         if (mt_source_open_replay(&a->src, o->replay_path, msg, sizeof msg) != 0 ||
             (o->at_s >= 0 && seek_at(a, o->at_s, msg, sizeof msg) != 0)) {
             mt_errorf("%s: %s", mt_dat_path_name(o->replay_path), msg); /* as --batch */
