@@ -9,7 +9,9 @@ child that allocates (its segment is made) and then sets $0 (perl rewrites
 its argv, and environ, in place), and then --batch on
 the child must show the new title and an uptime at least 4 s shorter than
 the parent's (read after it: no timing assumption), and --list and the JSON
-export (`cmdline`, `uptime_s`) likewise.  And its growth window
+export (`cmdline`, `uptime_s`) likewise; --list marks the child "[fork of
+PARENT]" and not the parent (a pre-fork server's workers otherwise read as
+copies of it).  And its growth window
 (`growth_window_s`, --batch's "growth/s over the last ..."), the viewer's
 graph and the leak score's checkpoints start at the fork: the parent's
 checkpoints and timeline, copied into the child, made a postgres backend
@@ -92,6 +94,12 @@ def test(args):
         rows = [ln for ln in listed.stdout.splitlines() if ln.split()[:1] == [str(child)]]
         check(len(rows) == 1 and rows[0].endswith(TITLE),
               "--list does not show the child's own title:\n" + e2elib.describe(listed))
+        check(("[fork of %d] " % parent.pid) in rows[0],
+              "--list does not say the child is a fork of %d:\n%s" %
+              (parent.pid, e2elib.describe(listed)))
+        prow = [ln for ln in listed.stdout.splitlines() if ln.split()[:1] == [str(parent.pid)]]
+        check(len(prow) == 1 and "[fork of" not in prow[0],
+              "--list calls the parent a fork, or lacks it:\n" + e2elib.describe(listed))
         jc_up, jc_cmd = export_head(args, ctx, child)
         jp_up, _ = export_head(args, ctx, parent.pid)
         check(jc_cmd == TITLE, "the child's JSON cmdline is %r, not its own %r" % (jc_cmd, TITLE))

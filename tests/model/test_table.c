@@ -2,7 +2,8 @@
  * sums, the filter, sort keys and ties, baseline deltas, allocation rates,
  * temporary share, history order and limits, skipped and empty traces, a
  * build of 100,000 traces, the leak score on demand, the sort's order on
- * every key and the TRACE labels (the namer's own strings). */
+ * every key, the TRACE labels (the namer's own strings) and a replay's leak
+ * score by cursor position, not by the path the cursor took. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -423,6 +424,52 @@ static void test_leak_on_demand(void **state)
     fx_names_free(&nm);
 }
 
+/* A trace growing 80 KiB/s seen at t_s, with the publisher's checkpoints
+ * 33 s and 1 s before (as a replay's snapshot carries them). */
+static mt_snapshot *growing_at(double t_s)
+{
+    mt_snapshot *s = fx_snap(1, t_s);
+    uint64_t live = (uint64_t)(t_s * 81920);
+    fx_trace(s, 0, (uint64_t)t_s * 10, live, 0, 0);
+    s->slot.ckpt_ns[1] = s->slot.t_ns - 33000000000ull;
+    s->slot.ckpt_ns[0] = s->slot.t_ns - 1000000000ull;
+    s->traces[0].ckpt_live_bytes[1] = live - 33 * 81920;
+    s->traces[0].ckpt_live_bytes[0] = live - 81920;
+    s->slot.age_scan_ns = s->slot.t_ns;
+    s->traces[0].age_bytes[2] = live;
+    return s;
+}
+
+/* A recording's cursor: the leak score at one position is the same however
+ * the cursor got there (opened at the end, or moved back and forward), and
+ * the export's at that position (no viewer history). */
+static void test_replay_leak_by_cursor(void **state)
+{
+    (void)state;
+    fx_names nm = names();
+    mt_table *t = mt_table_new();
+    mt_table_set_rewinds(t);
+    mt_snapshot *end = growing_at(100), *early = growing_at(90), *mid = growing_at(95);
+    mt_leak_parts want;
+    mt_leak_score(&end->slot, &end->traces[0], NULL, &want);
+    assert_true(want.score > 0);
+    mt_table_observe(t, end, NULL); /* opened at the end */
+    const mt_table_row *r = build(&nm, t, end, MT_GROUP_TRACE, MT_SORT_LEAK, NULL, 1);
+    assert_double_equal(r[0].leak.score, want.score, 0);
+    mt_table_observe(t, early, NULL); /* '{' back, then '}' twice */
+    mt_table_observe(t, mid, NULL);
+    mt_table_observe(t, end, NULL);
+    r = build(&nm, t, end, MT_GROUP_TRACE, MT_SORT_LEAK, NULL, 1);
+    assert_double_equal(r[0].leak.score, want.score, 0);
+    r = build(&nm, t, end, MT_GROUP_MODULE, MT_SORT_LEAK, NULL, 1);
+    assert_double_equal(r[0].leak.score, want.score, 0);
+    fx_snap_free(early);
+    fx_snap_free(mid);
+    fx_snap_free(end);
+    mt_table_free(t);
+    fx_names_free(&nm);
+}
+
 static double key_of(mt_table *t, const mt_table_row *r, size_t i, mt_sort_key k)
 {
     switch (k) {
@@ -536,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_no_namer),
         cmocka_unit_test(test_100k_traces),
         cmocka_unit_test(test_leak_on_demand),
+        cmocka_unit_test(test_replay_leak_by_cursor),
         cmocka_unit_test(test_sort_order),
         cmocka_unit_test(test_trace_labels),
     };

@@ -184,6 +184,7 @@ void mt_leak_score(const mt_shm_slot *slot, const mt_shm_trace *tr, const mt_tab
                    mt_leak_parts *out)
 {
     mt_hist_view h;
-    bool have = t && mt_history_view(&t->hist, tr->id, &h);
+    /* a replay's history is the cursor's path (table_rows.c) */
+    bool have = t && !t->rewinds && mt_history_view(&t->hist, tr->id, &h);
     mt_leak_compute(slot, tr, have ? &h : NULL, out);
 }

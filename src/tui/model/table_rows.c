@@ -19,6 +19,15 @@ typedef struct row_src {
     mt_hist_view hv;
 } row_src;
 
+/* Whether the viewer's history may score a row.  Not in a replay: there it
+ * holds the positions the cursor visited, so a score from it would change
+ * with the path to a moment; the checkpoints alone give the same score at
+ * the same cursor, the export's. */
+static bool scores_by_history(const mt_table *t)
+{
+    return t->hist.n > 0 && !t->rewinds;
+}
+
 static void source_of(const mt_table *t, const mt_snapshot *snap, const mt_sort_ent *e, row_src *o)
 {
     if (t->grouped) {
@@ -27,7 +36,7 @@ static void source_of(const mt_table *t, const mt_snapshot *snap, const mt_sort_
         o->b = t->base.set ? &a->base : NULL;
         o->ntraces = a->ntraces;
         o->allocs_ps = a->allocs_ps;
-        o->have_hist = t->hist.n > 0;
+        o->have_hist = scores_by_history(t);
         if (o->have_hist)
             mt_history_view_of(&t->hist, t->hsum + (size_t)e->src * MT_HISTORY_POINTS, &o->hv);
     } else {
@@ -35,7 +44,7 @@ static void source_of(const mt_table *t, const mt_snapshot *snap, const mt_sort_
         o->b = mt_baseline_get(&t->base, o->s->id); /* NULL: new since the baseline */
         o->ntraces = 1;
         o->allocs_ps = mt_alloc_rate(&t->rates, o->s->id);
-        o->have_hist = mt_history_view(&t->hist, o->s->id, &o->hv);
+        o->have_hist = scores_by_history(t) && mt_history_view(&t->hist, o->s->id, &o->hv);
     }
 }
 

@@ -1,6 +1,7 @@
 /* actions.c -- the viewer's global keys (see actions.h). */
 #include "actions.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -181,8 +182,13 @@ void mt_action_cursor(mt_app *a, double fraction)
                    : mt_replay_at_end(a->src.replay) ? UINT64_MAX
                                                      : mt_replay_cursor(a->src.replay);
     double t = (double)(cur > hi ? hi : cur) + fraction * (double)(hi - lo);
-    /* Keys only move the target; the loop seeks once for all of them. */
-    a->ui.seek_to = t <= (double)lo ? lo : t >= (double)hi ? UINT64_MAX : (uint64_t)t;
+    /* Keys only move the target; the loop seeks once for all of them.  To
+     * the nearest nanosecond, the events' unit, and within half of one of
+     * an end is that end: a step back and one forth return there (truncated,
+     * `[` then `]` landed 1 ns short of the end, without the final state). */
+    a->ui.seek_to = t <= (double)lo + 0.5   ? lo
+                    : t >= (double)hi - 0.5 ? UINT64_MAX
+                                            : (uint64_t)round(t);
     a->ui.seek_pending = true;
     a->dirty = true;
 }

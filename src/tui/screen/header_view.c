@@ -122,6 +122,8 @@ static void draw_who(mt_app *a, const mt_snapshot *s)
     const char *phase = phase_text(a, &pa, pbuf, sizeof pbuf);
     int x = mt_draw_text(t, 0, 0, COLS, t->title, "memtop ");
     x += mt_draw_fmt(t, 0, x, COLS - x, t->value, "pid %d ", a->src.pid);
+    if (s && (s->flags & MT_FLAG_FORK_CHILD)) /* as --list and --batch tell a worker */
+        x += mt_draw_fmt(t, 0, x, COLS - x, t->dim, "(fork of %d) ", (int)v->seg.id.ppid);
     int pw = mt_text_width(phase) + 2;
     int upw = (int)strlen(up) + 5;
     const char *cmd = mt_view_cmdline(v);

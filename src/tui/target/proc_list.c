@@ -114,6 +114,8 @@ static void read_entry(const char *dir, int pid, mt_proc_entry *e)
     else if (seg.id.pid != pid || (ns && ns != mt_proc_pidns(getpid())))
         snprintf(e->cmd, sizeof e->cmd, "[pid %d in pid:[%llu]] %.960s", (int)seg.id.pid,
                  (unsigned long long)ns, cmd);
+    else if (flags & MT_FLAG_FORK_CHILD) /* a pre-fork server's workers share its command */
+        snprintf(e->cmd, sizeof e->cmd, "[fork of %d] %.960s", (int)seg.id.ppid, cmd);
     else
         snprintf(e->cmd, sizeof e->cmd, "%s", cmd);
     mt_fmt_sanitize(e->cmd);

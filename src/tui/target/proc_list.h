@@ -26,7 +26,8 @@ typedef struct mt_proc_entry {
     uint64_t uptime_s;
     char cmd[MT_CMDLINE_MAX]; /* sanitized: no control characters; "[pid N in
                                * pid:[INODE]] " first for a process in another
-                               * PID namespace */
+                               * PID namespace, else "[fork of PPID] " for a
+                               * forked child that has not exec'd */
     /* A recording running in the target (ok only): its bytes so far, and
      * whether a viewer holds it (a lease: it stops when that viewer is
      * gone) or not (MEMTOP_RECORD, an older viewer: it runs until stopped). */
