@@ -1,6 +1,7 @@
 /* cmd_record.c -- `memtop -p PID --record FILE`: ask a running target to
- * record into FILE over the control channel, report the file's growth once
- * a second on stderr, and stop the recording on Ctrl-C / SIGTERM / SIGHUP
+ * record into FILE over the control channel, report the file's growth on
+ * stderr (on a terminal one line, rewritten each second; into a log a line
+ * every 10 s), and stop the recording on Ctrl-C / SIGTERM / SIGHUP
  * (or notice that the target ended it by exiting or failing).  FILE "-":
  * the recording goes to standard output as it grows (record_stream.h).
  * The recording is held by this memtop (a lease, shm_lease.h): the wait
@@ -23,10 +24,25 @@
 #include "signals.h"
 
 #define CTRL_TIMEOUT_MS 5000
-#define STATUS_EVERY_S 1.0
+#define STATUS_EVERY_S 1.0      /* on a terminal: one line, rewritten in place */
+#define STATUS_LOG_EVERY_S 10.0 /* into a file or a pipe (a log): a line this often */
 #define FILE_TICK_S 0.25        /* recording into a file: the lease renewed this often */
 #define STREAM_TICK_S 0.1       /* relaying a stream: how often */
 #define STREAM_DRAIN_STALL_S 30 /* the end of a stream: give up when stdout takes nothing */
+
+/* The status line on stderr: on a terminal one line rewritten in place
+ * (open until something else is said), elsewhere a line each time. */
+typedef struct status_line {
+    bool tty, open;
+} status_line;
+
+/* Ends a status line left open, before any other message. */
+static void line_end(status_line *l)
+{
+    if (l->open)
+        fputc('\n', stderr);
+    l->open = false;
+}
 
 /* The target's recording status and its dropped events by cause (why,
  * MT_REC_WHY_MAX counts), validated (a bad one reads as failed).  False,
@@ -85,16 +101,17 @@ static char *dropped_note(const mt_shm_recording *s, const uint64_t *why, char *
     return buf;
 }
 
-static void print_status(const uint64_t *why, const char *path, const mt_shm_recording *s,
-                         const mt_stream *st)
+static void print_status(status_line *l, const uint64_t *why, const char *path,
+                         const mt_shm_recording *s, const mt_stream *st)
 {
     char size[32], dropped[MT_DAT_LOST_LINE_MAX + 16], behind[48] = "";
     if (st)
         snprintf(behind, sizeof behind, " sent, %" PRIu64 " bytes to send", mt_stream_backlog(st));
-    fprintf(stderr, "memtop: recording %s: %s%s, %" PRIu64 " events%s\n",
+    fprintf(stderr, "%smemtop: recording %s: %s%s, %" PRIu64 " events%s%s", l->tty ? "\r" : "",
             st ? "to stdout" : rec_name(s, path),
             mt_fmt_bytes(file_bytes(s, path, st), size, sizeof size), behind, s->events_written,
-            dropped_note(s, why, dropped, sizeof dropped));
+            dropped_note(s, why, dropped, sizeof dropped), l->tty ? "\033[K" : "\n");
+    l->open = l->tty;
 }
 
 static int start(mt_view *v, const char *path, mt_record_kind kind, mt_rec_lease *lease)
@@ -123,11 +140,14 @@ static int start(mt_view *v, const char *path, mt_record_kind kind, mt_rec_lease
     return 0;
 }
 
-/* A stream's relay step: 0 goes on, 1 must stop (said why on stderr). */
-static int relay(mt_stream *st)
+/* A stream's relay step: 0 goes on, 1 must stop (said why on stderr, on a
+ * line of its own). */
+static int relay(mt_stream *st, status_line *l)
 {
     char msg[256];
     int rc = mt_stream_pump(st, false, msg, sizeof msg);
+    if (rc)
+        line_end(l);
     if (rc > 0)
         mt_errorf("standard output is %" PRIu64 " bytes behind (at most %" PRIu64
                   ", MEMTOP_STREAM_BACKLOG): stopping the recording",
@@ -153,7 +173,9 @@ static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, uint64_t
     mt_sig_block(&set, &old, 0);
     siginfo_t info;
     double tick = st ? STREAM_TICK_S : FILE_TICK_S;
-    int sig = 0, ticks = 0, per_status = (int)(STATUS_EVERY_S / tick);
+    status_line line = {isatty(STDERR_FILENO) == 1, false};
+    int sig = 0, ticks = 0;
+    int per_status = (int)((line.tty ? STATUS_EVERY_S : STATUS_LOG_EVERY_S) / tick);
     for (;; ticks++) {
         bool known = status_of(&v->seg, s, why, NULL);
         if (s->state != MT_REC_STATE_ON || mt_segment_state(&v->seg) != MT_STATE_RUNNING)
@@ -162,15 +184,16 @@ static int wait_loop(mt_view *v, const char *path, mt_shm_recording *s, uint64_t
             *lost = true;
             break;
         }
-        if (st && relay(st)) {
+        if (st && relay(st, &line)) {
             sig = -1;
             break;
         }
         if (ticks % per_status == 0 && known)
-            print_status(why, path, s, st);
+            print_status(&line, why, path, s, st);
         if ((sig = mt_sig_wait(&set, tick, &info)) != 0)
             break;
     }
+    line_end(&line); /* what follows (the end, an error) on a line of its own */
     mt_sig_restore(&old);
     return sig != 0;
 }
