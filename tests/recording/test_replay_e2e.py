@@ -205,6 +205,11 @@ def test_kill(a):
           "cut 7 bytes short: opens and says truncated")
     check("(leaked)" not in p.stdout and "not finalized" in p.stdout,
           "live blocks of an unfinished recording are not called leaked")
+    # its headline: the process was killed or still records, not "stale"
+    # (which reads as a process gone or a viewer's data out of date)
+    head = [l for l in p.stdout.splitlines() if l.startswith("memtop - ")]
+    check(head and re.search(r" - pid \d+ not finalized, up ", head[0]),
+          "the --batch headline of an unfinished recording says so: %s" % head[:1])
     # What a power loss leaves (zeros after the last write) or a bad copy
     # (anything): a tail that is no frame, ignored like a cut one.
     for name, tail in [("killed-zeros.dat", bytes(4096)), ("killed-junk.dat", os.urandom(777))]:

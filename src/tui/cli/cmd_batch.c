@@ -35,7 +35,7 @@ static const char *state_text(const mt_view *v, mt_state st, const mt_export_rec
                               size_t n)
 {
     if (rec)
-        return rec->silent ? "stopped" : mt_state_label(st, v->snap.flags);
+        return mt_export_state_word(st, v->snap.flags, rec);
     mt_staleness s = mt_view_staleness(v);
     bool halted = s.proc_state == 'T' || s.proc_state == 't';
     if (st != MT_STATE_RUNNING || !(s.stale || halted))

@@ -61,6 +61,24 @@ static inline bool mt_export_rec_culled_inexact(const mt_export_rec *r)
     return r->cull_ms && !(r->finalized && r->cursor_ns >= r->duration_ns);
 }
 
+/* The word for the process in a snapshot's headline for people (--batch,
+ * the text export, the pprof comment; JSON keeps the state's label, a
+ * value programs compare, beside recording.finalized): a recording's
+ * moment inside a silence is
+ * "stopped"; the end of a recording that was not finalized is "not
+ * finalized" (the process was killed, or is still recording: "stale" read
+ * as a process gone, or a viewer's data out of date); else the state's
+ * label (running, exited, exec'd, stale). */
+static inline const char *mt_export_state_word(mt_state st, uint32_t flags,
+                                               const mt_export_rec *rec)
+{
+    if (rec && rec->silent)
+        return "stopped";
+    if (rec && st == MT_STATE_STALE)
+        return "not finalized";
+    return mt_state_label(st, flags);
+}
+
 typedef struct mt_export_src {
     const mt_view *v; /* with a snapshot */
     mt_state state;

@@ -163,7 +163,7 @@ static void put_comments(pp_out *o, const mt_export_src *x, const mt_rows_cut *c
     size_t n = 0;
     snprintf(line, sizeof line, "memtop %s heap profile of pid %d (%s), %s", MEMTOP_VERSION,
              mt_segment_pid(&x->v->seg), x->v->seg.id.exe,
-             mt_state_label(x->state, x->v->snap.flags));
+             mt_export_state_word(x->state, x->v->snap.flags, x->rec));
     o->comments[n++] = str(o, line);
     mt_health_line(x->v, x->rec, health, sizeof health);
     snprintf(line, sizeof line, "data: %s",

@@ -28,7 +28,7 @@ static void print_who(FILE *f, const mt_view *v, mt_state st, const mt_export_re
         strftime(when, sizeof when, "%H:%M:%S", &tm);
     snprintf(cmd, sizeof cmd, "%s", mt_view_cmdline(v));
     fprintf(f, "memtop - %s - pid %d %s, up %s, snapshot #%llu%s\n", when, mt_segment_pid(&v->seg),
-            silent ? "stopped" : mt_state_label(st, v->snap.flags),
+            mt_export_state_word(st, v->snap.flags, rec),
             mt_fmt_duration(mt_view_uptime_s(v), up, sizeof up), (unsigned long long)s->publish_seq,
             v->snap.flags & MT_FLAG_FORK_CHILD ? " (forked child)" : "");
     fprintf(f, "command: %s\n", mt_fmt_sanitize(cmd));
