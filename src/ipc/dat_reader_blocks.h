@@ -38,6 +38,7 @@
 #ifndef MEMTOP_DAT_READER_BLOCKS_H
 #define MEMTOP_DAT_READER_BLOCKS_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -122,6 +123,15 @@ static inline mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
     if (trace < c->ntraces && c->traces[trace].epoch == c->epoch)
         return &c->traces[trace];
     return mt_dctx_trace_slow(c, trace);
+}
+
+/* The state of trace in this frame when it is known to have one (an
+ * event of this frame took it: the previous event of a record, which
+ * never spans frames): no bounds or epoch test. */
+static inline mt_dtrace *mt_dctx_trace_known(mt_dctx *c, uint32_t trace)
+{
+    assert(trace < c->ntraces && c->traces[trace].epoch == c->epoch);
+    return &c->traces[trace];
 }
 
 /* mt_dctx_alloc's out-of-line parts: the frame's allocation limit passed
