@@ -134,10 +134,11 @@ static inline mt_dtrace *mt_dctx_trace_known(mt_dctx *c, uint32_t trace)
     return &c->traces[trace];
 }
 
-/* mt_dctx_alloc's out-of-line parts: the frame's allocation limit passed
+/* mt_dctx_alloc's out-of-line parts: the frame's first allocation (the
+ * births are packed around it) or its allocation limit passed
  * (MT_E_CORRUPT); t's blocks grown, t listed in `held` when it had none
  * (MT_E_NOMEM when out of memory). */
-mt_errc mt_dctx_too_many(mt_err *err);
+mt_errc mt_dctx_edge(mt_dctx *c, uint64_t birth_ms, mt_err *err);
 mt_errc mt_dctx_grow(mt_dctx *c, mt_dtrace *t, mt_err *err);
 mt_errc mt_dctx_alloc_wide(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t birth_ms, mt_err *err);
 
@@ -147,10 +148,9 @@ mt_errc mt_dctx_alloc_wide(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t bir
 static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t birth_ms,
                                     mt_err *err)
 {
-    if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
-        return mt_dctx_too_many(err);
-    if (c->frame_allocs == 1) /* the frame's first: births are packed around it */
-        c->base_ms = birth_ms > MT_DENT_SPAN / 2 ? birth_ms - MT_DENT_SPAN / 2 : 0;
+    /* one test for the frame's first (0 wraps) and the limit passed */
+    if (c->frame_allocs++ - 1 >= MT_DAT_FRAME_ALLOCS_MAX - 1 && mt_dctx_edge(c, birth_ms, err))
+        return MT_E_CORRUPT;
     if (t->count == t->cap && mt_dctx_grow(c, t, err))
         return MT_E_NOMEM;
     uint64_t off = birth_ms - c->base_ms; /* modulo 2^64: the unpacking adds it back */
