@@ -79,9 +79,9 @@ mt_dctx_prefetch_ev(const mt_dctx *c, unsigned tag, uint32_t trace, uint64_t ref
         return;
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     if (kind == MT_DAT_EV_ALLOC)
-        mt_dctx_prefetch_alloc(c, &c->traces[trace]);
+        mt_dctx_prefetch_alloc(&c->traces[trace]);
     else if (kind == MT_DAT_EV_FREE_REF)
-        mt_dctx_prefetch(c, &c->traces[trace], ref);
+        mt_dctx_prefetch(&c->traces[trace], ref);
     else if (kind == MT_DAT_EV_FREE_PREV)
         mt_dctx_prefetch_prev(c, trace, ref);
 }
