@@ -165,7 +165,7 @@ static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint64_t size, uin
  * No test of the state's epoch or of the ref: a prefetch never faults, so
  * the address is computed as an integer, and a state of another epoch
  * (its ents valid or NULL, its count stale) or a corrupt ref only fetches
- * a line for nothing, where the tests cost 24 M instructions on mt4.dat
+ * a line for nothing, where the tests cost 28.7 M instructions on mt4.dat
  * (docs/performance.md, "Reading, sixteenth round").  Always inline: the
  * hints are taken for every event, and a copy out of line has no side
  * effect (a prefetch has none), which GCC 12 then drops with every call
