@@ -206,8 +206,8 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
         return nomem(err);
     bool alloc = kind == MT_DAT_EV_ALLOC, after_alloc = k->prev_alloc;
     k->prev_alloc = alloc;
-    if (alloc && after_alloc && prev != k->trace && mt_dat_ev2_set_next(r, prev, k->trace, &t, err))
-        return MT_E_NOMEM;
+    if (alloc && after_alloc && prev != k->trace)
+        mt_dat_ev2_set_next(r, prev, k->trace);
     mt_dat_ev *e = &h->ev; /* each of the three sets e->deferred */
     mt_errc rc = kind == MT_DAT_EV_FREE_REF    ? take(r, t, w->v, e, err)
                  : kind == MT_DAT_EV_FREE_PREV ? mt_dat_ev2_take_prev(r, k->trace, w->v, e, err)

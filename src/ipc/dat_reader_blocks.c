@@ -164,8 +164,12 @@ mt_dtrace *mt_dctx_trace_slow(mt_dctx *c, uint32_t trace)
     return t;
 }
 
-mt_errc mt_dctx_too_many(mt_err *err)
+mt_errc mt_dctx_edge(mt_dctx *c, uint64_t birth_ms, mt_err *err)
 {
+    if (c->frame_allocs == 1) {
+        c->base_ms = birth_ms > MT_DENT_SPAN / 2 ? birth_ms - MT_DENT_SPAN / 2 : 0;
+        return MT_OK;
+    }
     return mt_err_set(err, MT_E_CORRUPT,
                       "corrupt recording: more than %u allocations in one "
                       "frame",

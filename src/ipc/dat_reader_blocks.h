@@ -38,6 +38,7 @@
 #ifndef MEMTOP_DAT_READER_BLOCKS_H
 #define MEMTOP_DAT_READER_BLOCKS_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -124,10 +125,20 @@ static inline mt_dtrace *mt_dctx_trace(mt_dctx *c, uint32_t trace)
     return mt_dctx_trace_slow(c, trace);
 }
 
-/* mt_dctx_alloc's out-of-line parts: the frame's allocation limit passed
+/* The state of trace in this frame when it is known to have one (an
+ * event of this frame took it: the previous event of a record, which
+ * never spans frames): no bounds or epoch test. */
+static inline mt_dtrace *mt_dctx_trace_known(mt_dctx *c, uint32_t trace)
+{
+    assert(trace < c->ntraces && c->traces[trace].epoch == c->epoch);
+    return &c->traces[trace];
+}
+
+/* mt_dctx_alloc's out-of-line parts: the frame's first allocation (the
+ * births are packed around it) or its allocation limit passed
  * (MT_E_CORRUPT); t's blocks grown, t listed in `held` when it had none
  * (MT_E_NOMEM when out of memory). */
-mt_errc mt_dctx_too_many(mt_err *err);
+mt_errc mt_dctx_edge(mt_dctx *c, uint64_t birth_ms, mt_err *err);
 mt_errc mt_dctx_grow(mt_dctx *c, mt_dtrace *t, mt_err *err);
 mt_errc mt_dctx_alloc_wide(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t birth_ms, mt_err *err);
 
@@ -137,10 +148,9 @@ mt_errc mt_dctx_alloc_wide(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t bir
 static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint64_t size, uint64_t birth_ms,
                                     mt_err *err)
 {
-    if (++c->frame_allocs > MT_DAT_FRAME_ALLOCS_MAX)
-        return mt_dctx_too_many(err);
-    if (c->frame_allocs == 1) /* the frame's first: births are packed around it */
-        c->base_ms = birth_ms > MT_DENT_SPAN / 2 ? birth_ms - MT_DENT_SPAN / 2 : 0;
+    /* one test for the frame's first (0 wraps) and the limit passed */
+    if (c->frame_allocs++ - 1 >= MT_DAT_FRAME_ALLOCS_MAX - 1 && mt_dctx_edge(c, birth_ms, err))
+        return MT_E_CORRUPT;
     if (t->count == t->cap && mt_dctx_grow(c, t, err))
         return MT_E_NOMEM;
     uint64_t off = birth_ms - c->base_ms; /* modulo 2^64: the unpacking adds it back */
@@ -150,27 +160,32 @@ static inline mt_errc mt_dctx_alloc(mt_dctx *c, mt_dtrace *t, uint64_t size, uin
     return MT_OK;
 }
 
-/* A hint: the free of block ref (0: the newest) of trace t is coming; its
- * entry is fetched into the cache (nothing else changes).  The hints are
- * always inline: they are taken for every event, and a copy out of line
- * has no side effect (a prefetch has none), which GCC 12 then drops with
- * every call to it. */
-static inline __attribute__((always_inline)) void mt_dctx_prefetch(const mt_dctx *c,
-                                                                   const mt_dtrace *t, uint64_t ref)
+/* A hint: the entry at back from the end of ents[count] (1: the newest
+ * block, 0: where the next allocation goes) is fetched into the cache.
+ * No test of the state's epoch or of the ref: a prefetch never faults, so
+ * the address is computed as an integer, and a state of another epoch
+ * (its ents valid or NULL, its count stale) or a corrupt ref only fetches
+ * a line for nothing, where the tests cost 28.7 M instructions on mt4.dat
+ * (docs/performance.md, "Reading, sixteenth round").  Always inline: the
+ * hints are taken for every event, and a copy out of line has no side
+ * effect (a prefetch has none), which GCC 12 then drops with every call
+ * to it. */
+static inline __attribute__((always_inline)) void mt_dctx_prefetch_at(const mt_dent *ents,
+                                                                      uint64_t count, uint64_t back)
 {
-    if (t->epoch != c->epoch || ref >= t->count)
-        return;
-    __builtin_prefetch(&t->ents[t->count - 1 - ref], 1);
+    __builtin_prefetch((const void *)((uintptr_t)ents + (count - back) * sizeof(mt_dent)), 1);
 }
 
-/* A hint: an allocation of trace t is coming; the entry it will write is
- * fetched into the cache (nothing else changes). */
-static inline __attribute__((always_inline)) void mt_dctx_prefetch_alloc(const mt_dctx *c,
-                                                                         const mt_dtrace *t)
+/* A hint: the free of block ref (0: the newest) of trace t is coming. */
+static inline __attribute__((always_inline)) void mt_dctx_prefetch(const mt_dtrace *t, uint64_t ref)
 {
-    if (t->epoch != c->epoch || t->count >= t->cap)
-        return;
-    __builtin_prefetch(&t->ents[t->count], 1);
+    mt_dctx_prefetch_at(t->ents, t->count, ref + 1);
+}
+
+/* A hint: an allocation of trace t is coming (the entry it will write). */
+static inline __attribute__((always_inline)) void mt_dctx_prefetch_alloc(const mt_dtrace *t)
+{
+    mt_dctx_prefetch_at(t->ents, t->count, 0);
 }
 
 /* mt_dctx_take of a wide entry: its block, and the entry to the free list. */
@@ -228,10 +243,7 @@ static inline int mt_dctx_take_prev(mt_dctx *c, uint32_t trace, uint64_t ref, ui
 static inline __attribute__((always_inline)) void
 mt_dctx_prefetch_prev(const mt_dctx *c, uint32_t trace, uint64_t ref)
 {
-    const mt_dprev *p = &c->prev[trace];
-    if (p->epoch != c->epoch || ref >= p->count)
-        return;
-    __builtin_prefetch(&p->ents[p->count - 1 - ref], 1);
+    mt_dctx_prefetch_at(c->prev[trace].ents, c->prev[trace].count, ref + 1);
 }
 
 /* Give fn every live block of the frame not given before (any order, up

@@ -217,9 +217,8 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
         return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     d->prev_alloc = kind == MT_DAT_EV_ALLOC;
-    if (d->prev_alloc && after_alloc && prev != d->trace &&
-        mt_dat_ev2_set_next(r, prev, d->trace, &t, err))
-        return MT_E_NOMEM;
+    if (d->prev_alloc && after_alloc && prev != d->trace)
+        mt_dat_ev2_set_next(r, prev, d->trace);
     mt_dat_ev *e = &h->ev;
     memset(e, 0, sizeof *e);
     mt_errc rc = body(r, d, tag, t, e, err);

@@ -79,9 +79,9 @@ mt_dctx_prefetch_ev(const mt_dctx *c, unsigned tag, uint32_t trace, uint64_t ref
         return;
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     if (kind == MT_DAT_EV_ALLOC)
-        mt_dctx_prefetch_alloc(c, &c->traces[trace]);
+        mt_dctx_prefetch_alloc(&c->traces[trace]);
     else if (kind == MT_DAT_EV_FREE_REF)
-        mt_dctx_prefetch(c, &c->traces[trace], ref);
+        mt_dctx_prefetch(&c->traces[trace], ref);
     else if (kind == MT_DAT_EV_FREE_PREV)
         mt_dctx_prefetch_prev(c, trace, ref);
 }
@@ -124,25 +124,21 @@ mt_dat_ev2_next_trace(mt_dat_reader *r, bool prev_alloc, uint32_t *trace, mt_err
 {
     if (!prev_alloc)
         return mt_dat_ev2_bad(r, "NEXT_TRACE not after an allocation", err);
-    mt_dtrace *p = mt_dctx_trace(&r->ctx, *trace); /* of this frame: its allocation made it */
-    if (!p || !p->next)
+    mt_dtrace *p = mt_dctx_trace_known(&r->ctx, *trace); /* its allocation made it */
+    if (!p->next)
         return mt_dat_ev2_bad(r, "NEXT_TRACE with no trace after the previous one in its frame",
                               err);
     *trace = p->next - 1u;
     return MT_OK;
 }
 
-/* next(P) = Q, after an ALLOC of Q right after an ALLOC of P; *t (Q's
- * state) is taken again, should the look-up of P have moved the array. */
-static inline __attribute__((always_inline)) mt_errc
-mt_dat_ev2_set_next(mt_dat_reader *r, uint32_t p, uint32_t q, mt_dtrace **t, mt_err *err)
+/* next(P) = Q, after an ALLOC of Q right after an ALLOC of P: P's
+ * allocation made its state, so no look-up (and Q's state, taken before,
+ * does not move). */
+static inline __attribute__((always_inline)) void mt_dat_ev2_set_next(mt_dat_reader *r, uint32_t p,
+                                                                      uint32_t q)
 {
-    mt_dtrace *ps = mt_dctx_trace(&r->ctx, p); /* of this frame: P's allocation made it */
-    if (!ps)
-        return mt_err_set(err, MT_E_NOMEM, "out of memory for the traces of a frame");
-    ps->next = q + 1u;
-    *t = &r->ctx.traces[q];
-    return MT_OK;
+    mt_dctx_trace_known(&r->ctx, p)->next = q + 1u;
 }
 
 /* The rest of the record in runs (dat_reader_batch2.c): at most max
