@@ -151,7 +151,8 @@ static void retired_traces_get_new_ids(void **state)
  * buffer of the test's), and not when another build is there.  A trace
  * given back is retired again at the next unload, though older than that
  * life's `since` (the retirement looks at the traces given back). */
-static uint8_t g_build_id[20] = {0xb1, 0x1d, 0x1d, 7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static uint8_t g_build_id[20] = {0xb1, 0x1d, 0x1d, 7,  1,  2,  3,  4,  5,  6,
+                                 7,    8,    9,    10, 11, 12, 13, 14, 15, 16};
 
 static void retired_trace_given_back_to_its_build(void **state)
 {
@@ -159,8 +160,11 @@ static void retired_trace_given_back_to_its_build(void **state)
     trace t = {.frames = {0x8000104, 0x5000202}, .n = 2};
     t.hash = off_grow_shard(mt_hash_frames(t.frames, t.n));
     /* loaded after the last dlclose: its traces from the count then on */
-    mt_code_range gone = {.lo = 0x8000000, .hi = 0x8001000, .since = mt_trace_count(),
-                          .id_at = (uint64_t)(uintptr_t)g_build_id, .id_len = 20};
+    mt_code_range gone = {.lo = 0x8000000,
+                          .hi = 0x8001000,
+                          .since = mt_trace_count(),
+                          .id_at = (uint64_t)(uintptr_t)g_build_id,
+                          .id_len = 20};
     memcpy(gone.id, g_build_id, 20);
     uint32_t id = intern(&t);
     assert_int_not_equal(id, MT_TRACE_OVERFLOW);
@@ -176,6 +180,79 @@ static void retired_trace_given_back_to_its_build(void **state)
     uint32_t other = intern(&t);
     assert_true(other != MT_TRACE_OVERFLOW && other != id);
     assert_int_equal(find(&t), other);
+}
+
+/* Places with build-ids (buffers of the test's) for the tests below. */
+static uint8_t g_build_p[20] = {0xa1, 1,  2,  3,  4,  5,  6,  7,  8,  9,
+                                10,   11, 12, 13, 14, 15, 16, 17, 18, 19};
+static uint8_t g_build_q[20] = {0xa2, 1,  2,  3,  4,  5,  6,  7,  8,  9,
+                                10,   11, 12, 13, 14, 15, 16, 17, 18, 19};
+
+static mt_code_range place_of(uint64_t lo, const uint8_t *id)
+{
+    mt_code_range r = {.lo = lo, .hi = lo + 0x1000, .since = 0};
+    if (id) {
+        r.id_at = (uint64_t)(uintptr_t)id;
+        r.id_len = 20;
+        memcpy(r.id, id, 20);
+    }
+    return r;
+}
+
+/* Two threads' dlcloses retiring at once: a trace given back is looked at
+ * by both, as either may have unloaded its module.  One thread here: the
+ * first retirement has read the traces given back (and is scanning), then
+ * the second, which unloads the trace's module again, runs whole. */
+static uint8_t g_build_c[20] = {0xc1, 1,  2,  3,  4,  5,  6,  7,  8,  9,
+                                10,   11, 12, 13, 14, 15, 16, 17, 18, 19};
+
+static void given_back_seen_by_concurrent_retirement(void **state)
+{
+    (void)state;
+    trace t = {.frames = {0xc000104, 0x5000202}, .n = 2};
+    t.hash = off_grow_shard(mt_hash_frames(t.frames, t.n));
+    mt_code_range gone = place_of(0xc000000, g_build_c);
+    gone.since = mt_trace_count();
+    uint32_t id = intern(&t);
+    assert_int_not_equal(id, MT_TRACE_OVERFLOW);
+    mt_traces_retire(&gone, 1);
+    assert_int_equal(intern(&t), id); /* its build back: given back */
+    uint32_t back[MT_PLACES_GIVEN_BACK];
+    bool all = false;
+    assert_true(mt_places_read_given_back(back, &all) >= 1); /* the other retirement's */
+    gone.since = mt_trace_count();                           /* t is older than this life */
+    mt_traces_retire(&gone, 1);
+    assert_int_equal(find(&t), MT_TRACE_OVERFLOW);
+}
+
+/* A trace with frames in two modules unloaded together is not given back
+ * once the history of one of their places is forgotten (more places noted
+ * since than are kept), even though the build of the other is back at its
+ * place: a frame at a forgotten place cannot be told from one in code never
+ * unloaded, and another build may be there now.  The other place's entry,
+ * made just after, is still kept when the first is forgotten. */
+static void forgotten_place_never_given_back(void **state)
+{
+    (void)state;
+    trace t = {.frames = {0xa1000104, 0xa2000208, 0x5000202}, .n = 3};
+    t.hash = off_grow_shard(mt_hash_frames(t.frames, t.n));
+    uint32_t id = intern(&t);
+    assert_int_not_equal(id, MT_TRACE_OVERFLOW);
+    const mt_code_range gone[] = {place_of(0xa2000000, g_build_q), place_of(0xa1000000, g_build_p)};
+    mt_traces_retire(gone, 2); /* Q's entry, then P's */
+    assert_int_equal(find(&t), MT_TRACE_OVERFLOW);
+    uint64_t at_q = 0xa2000208;
+    assert_true(mt_places_same(id, &at_q, 1)); /* Q's history is kept */
+    /* other places unloaded, one at a time, until Q's is forgotten */
+    for (uint64_t k = 0; mt_places_same(id, &at_q, 1); k++) {
+        assert_true(k < 200);
+        mt_code_range other = place_of(0xb0000000 + k * 0x10000, NULL);
+        mt_traces_retire(&other, 1);
+    }
+    g_build_q[0] ^= 1; /* another build at Q's place */
+    uint32_t again = intern(&t);
+    assert_true(again != MT_TRACE_OVERFLOW);
+    assert_int_not_equal(again, id);
 }
 
 /* Equal hashes: the locked path compares frames and gives each its own
@@ -403,6 +480,8 @@ int main(void)
         cmocka_unit_test(trace_without_frames),
         cmocka_unit_test(retired_traces_get_new_ids),
         cmocka_unit_test(retired_trace_given_back_to_its_build),
+        cmocka_unit_test(given_back_seen_by_concurrent_retirement),
+        cmocka_unit_test(forgotten_place_never_given_back),
         cmocka_unit_test(equal_hashes_apart),
         cmocka_unit_test(equal_keys_apart_when_locked),
         cmocka_unit_test(threads_agree_on_ids),

@@ -241,7 +241,8 @@ static void retire_one(uint32_t id, const mt_code_range *gone, uint32_t n)
  * trace taken in the modules can have: from the oldest module's `since`
  * (a plugin loaded since the last dlclose: only the traces taken since),
  * and the traces given back meanwhile, which are older (kept for the next
- * retirement if not retired now: another module's). */
+ * retirement if not retired now: another module's; read, not taken, so
+ * that another thread's dlclose retiring at the same time sees them too). */
 void mt_traces_retire(const mt_code_range *gone, uint32_t n)
 {
     if (!n)
@@ -252,15 +253,13 @@ void mt_traces_retire(const mt_code_range *gone, uint32_t n)
     for (uint32_t g = 0; g < n; g++)
         from = gone[g].since < from ? gone[g].since : from;
     bool all = false;
-    uint32_t nback = mt_places_take_given_back(back, &all);
+    uint32_t nback = mt_places_read_given_back(back, &all);
     for (uint32_t id = all || !from ? 1 : from; id < count; id++)
         retire_one(id, gone, n);
-    for (uint32_t i = 0; i < nback; i++) {
+    for (uint32_t i = 0; i < nback; i++)
         if (!all && back[i] < from)
             retire_one(back[i], gone, n);
-        if (is_live(back[i]))
-            mt_places_given_back(back[i]); /* for its own module's unload */
-    }
+    mt_places_prune_given_back(is_live); /* the live ones: for their own modules' unloads */
 }
 
 void mt_traces_lock_all(void)

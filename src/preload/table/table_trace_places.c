@@ -145,6 +145,11 @@ bool mt_places_same(uint32_t id, const uint64_t *frames, uint32_t n)
     const place *checked = NULL;
     int found = 0;
     mt_spin_lock(&g_lock);
+    /* Older than a forgotten entry's stamp: a frame at that place would be
+     * at no noted place (0, as in code never unloaded) while another build
+     * may be there now, so the trace is never given back. */
+    if (id < g_forgot_hi)
+        found = -1;
     for (uint32_t i = 0; i < n && found >= 0; i++) {
         int r = frame_same(id, frames[i], &checked);
         found = r < 0 ? -1 : found | r;
@@ -156,22 +161,36 @@ bool mt_places_same(uint32_t id, const uint64_t *frames, uint32_t n)
 void mt_places_given_back(uint32_t id)
 {
     mt_spin_lock(&g_lock);
-    if (g_ngiven_back < MT_PLACES_GIVEN_BACK)
+    uint32_t i = 0; /* noted once: kept until retired (mt_places_prune_given_back) */
+    while (i < g_ngiven_back && g_given_back[i] != id)
+        i++;
+    bool new_one = i == g_ngiven_back;
+    if (new_one && i < MT_PLACES_GIVEN_BACK)
         g_given_back[g_ngiven_back++] = id;
-    else
+    else if (new_one)
         g_given_back_lost = true;
     mt_spin_unlock(&g_lock);
 }
 
-uint32_t mt_places_take_given_back(uint32_t *ids, bool *all)
+uint32_t mt_places_read_given_back(uint32_t *ids, bool *all)
 {
     mt_spin_lock(&g_lock);
     uint32_t n = g_ngiven_back;
     memcpy(ids, g_given_back, n * sizeof *ids);
     *all = g_given_back_lost;
-    g_ngiven_back = 0;
     mt_spin_unlock(&g_lock);
     return n;
+}
+
+void mt_places_prune_given_back(bool (*live)(uint32_t id))
+{
+    mt_spin_lock(&g_lock);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g_ngiven_back; i++)
+        if (live(g_given_back[i]))
+            g_given_back[n++] = g_given_back[i];
+    g_ngiven_back = n;
+    mt_spin_unlock(&g_lock);
 }
 
 void mt_places_lock(void)

@@ -33,20 +33,28 @@ bool mt_places_any(void);
  * they were taken in (its build-id, read where it was, is the same): then
  * the trace may be given back.  False when it cannot be told (a frame at a
  * place whose history does not cover id, no build-id, nothing mapped
- * there) or no frame is at a noted place.  Reads memory with
+ * there, id older than a forgotten entry's stamp: one of its frames may be
+ * at that place) or no frame is at a noted place.  Reads memory with
  * process_vm_readv, which cannot fault. */
 bool mt_places_same(uint32_t id, const uint64_t *frames, uint32_t n);
 
 /* Trace id was given back (its key made live again): the next
  * retirement looks at it even if it is older than every module it
- * retires (mt_traces_retire).  At most MT_PLACES_GIVEN_BACK live at once:
- * past that, every retirement looks at every trace from then on. */
+ * retires (mt_traces_retire).  Noted once, however often given back.  At
+ * most MT_PLACES_GIVEN_BACK live at once: past that, every retirement looks
+ * at every trace from then on. */
 #define MT_PLACES_GIVEN_BACK 256u
 void mt_places_given_back(uint32_t id);
 
-/* Takes the ids given back (and not retired) so far, into
- * ids[MT_PLACES_GIVEN_BACK]; their number.  *all: some were not kept. */
-uint32_t mt_places_take_given_back(uint32_t *ids, bool *all);
+/* Copies the ids given back (and not retired) so far into
+ * ids[MT_PLACES_GIVEN_BACK]; their number.  *all: some were not kept.  The
+ * list stays: a retirement running at the same time (another thread's
+ * dlclose) must see them too, as one of its modules may hold one. */
+uint32_t mt_places_read_given_back(uint32_t *ids, bool *all);
+
+/* After a retirement: drops from the list the ids no longer live(id)
+ * (retired).  One given back again meanwhile is live, and stays. */
+void mt_places_prune_given_back(bool (*live)(uint32_t id));
 
 /* fork support (mt_traces_lock_all): the places' lock. */
 void mt_places_lock(void);
