@@ -344,11 +344,15 @@ static void test_site_label(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_serve_addr), cmocka_unit_test(test_strings),
-        cmocka_unit_test(test_ids),        cmocka_unit_test(test_gzip),
+        cmocka_unit_test(test_serve_addr),
+        cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_pprof_replaced_module),
-        cmocka_unit_test(test_peer_users), cmocka_unit_test(test_name_brief),
-        cmocka_unit_test(test_site_label), cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_peer_users),
+        cmocka_unit_test(test_name_brief),
+        cmocka_unit_test(test_site_label),
+        cmocka_unit_test(test_classify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
