@@ -70,6 +70,11 @@ at their place again (its build-id where it was: table_trace_places.c);
 else each life had traces of its own (30025 traces, not 27, and each
 dlclose scanned more of them: 16 s, not 2).
 
+"seccomp": the same 5 lives under a seccomp filter that kills the process on
+process_vm_readv (a hardened service's SystemCallFilter may): the give-back
+read the old build-id's place with it, and the target died (SIGSYS) at the
+plugin's second life; it reads through /proc/thread-self/mem now.
+
 "deleted": a module stays one module when its path, read again at each
 walk, changes: a service whose binary an upgrade replaced reads
 "/usr/sbin/x (deleted)" from /proc/self/exe.  A module is known by its
@@ -259,6 +264,13 @@ def swap_counts(name, extra):
     info, _, _ = dump(a, rec)
     return info.get("modules"), info.get("unloads")
 
+
+# A hardened service: a seccomp filter kills the process on process_vm_readv.
+# The plugin's second life at its place gives its traces back after reading
+# the build-id where it was: never through that call (it killed the target).
+info, rows, _, _ = record("seccomp", ["0", "5", "0", a.plugin], WRITER_DLPLUG_SECCOMP="1")
+allocs = sum(r[3][0] for r in traces_in(rows, a.plugin))
+check(allocs == 2 * 5, "seccomp: 10 allocations from the plugin's code, replayed: %d" % allocs)
 
 kept, gone = swap_counts("kept", []), swap_counts("gone", ["unlink-self"])
 check(not os.path.exists(os.path.join(a.workdir, "dlswap-gone")),

@@ -13,8 +13,17 @@
  * dlopen PLUGIN and PLUGIN_B (which cannot be loaded where PLUGIN is),
  * PLUGIN_B's plug_alloc(777) kept, dlclose both.  Prints the longest
  * dlclose ("longest dlclose: N us": a dlclose must never wait for the
- * recording's disk).  Exits 0, or 1 if a plugin fails. */
+ * recording's disk).  Exits 0, or 1 if a plugin fails.
+ *
+ * WRITER_DLPLUG_SECCOMP=1: first a seccomp filter that kills the process on
+ * process_vm_readv (as a hardened service's may: systemd's SystemCallFilter
+ * without it), so that libmemtop.so is seen never to call it here. */
 #include <dlfcn.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -42,6 +51,22 @@ static void timed_dlclose(void *h, long *longest)
         *longest = t;
 }
 
+/* Kills the process on process_vm_readv, allows every other call (x86-64). */
+static int forbid_vm_readv(void)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof f / sizeof *f, f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return perror("writer_dlplug: seccomp"), -1;
+    return 0;
+}
+
 static void *(*plug_alloc_of(void *h))(size_t)
 {
     return h ? (void *(*)(size_t))dlsym(h, "plug_alloc") : NULL;
@@ -54,6 +79,9 @@ int main(int argc, char **argv)
                2;
     int n = atoi(argv[2]);
     long gap_us = atol(argv[3]), longest = 0;
+    const char *sc = getenv("WRITER_DLPLUG_SECCOMP");
+    if (sc && *sc == '1' && forbid_vm_readv() != 0)
+        return 1;
     nap_us(atol(argv[1]) * 1000);
     void *volatile *kept = calloc((size_t)n + 1, sizeof *kept);
     for (int i = 0; i < n; i++) {

@@ -466,19 +466,19 @@ static void *read_marked(void *arg)
     return (void *)(uintptr_t)(mark ? (uintptr_t)got : 0);
 }
 
-/* process_vm_readv refused (a seccomp filter, as container runtimes may
- * set): the stack check cannot be made, so the stop is refused instead of
- * taken as clear.  In a child, whose filter stays with it. */
-static void test_stack_unreadable(void **state)
+/* The stop's stack check in a child under a seccomp filter (it stays with
+ * the child) that answers `nr` with `action`, a thread waiting with a word
+ * inside f_thr's first bytes on its stack: the child exits 0 when the stop
+ * was refused and its reason holds `want`. */
+static void stop_under_filter(int nr, uint32_t action, const char *want)
 {
-    (void)state;
     pid_t child = fork();
     assert_int_not_equal(child, -1);
     if (child == 0) {
         struct sock_filter f[] = {
             BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
-            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, action),
             BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         };
         struct sock_fprog prog = {sizeof f / sizeof f[0], f};
@@ -496,9 +496,27 @@ static void test_stack_unreadable(void **state)
         if (stopped)
             mt_world_resume();
         fprintf(stderr, "child: stopped %d (%s)\n", stopped, why);
-        _exit(!stopped && strstr(why, "cannot read") ? 0 : 1);
+        _exit(!stopped && strstr(why, want) ? 0 : 1);
     }
     expect_exit_0(child);
+}
+
+/* A hardened service's filter may kill the process on process_vm_readv
+ * (systemd's SystemCallFilter without it): the stack is read without it,
+ * and the marked thread is seen. */
+static void test_stack_read_under_vm_readv_kill(void **state)
+{
+    (void)state;
+    stop_under_filter(SYS_process_vm_readv, SECCOMP_RET_KILL_PROCESS, "a thread is inside");
+}
+
+/* The stack cannot be read (pread refused: as /proc/thread-self/mem
+ * missing would): the check cannot be made, so the stop is refused
+ * instead of taken as clear. */
+static void test_stack_unreadable(void **state)
+{
+    (void)state;
+    stop_under_filter(SYS_pread64, SECCOMP_RET_ERRNO | EPERM, "cannot read");
 }
 
 /* The stopper of test_leader_gone: waits until the main thread has
@@ -599,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_thread_inside),
         cmocka_unit_test(test_stop_world),
         cmocka_unit_test(test_fork_during_stop),
+        cmocka_unit_test(test_stack_read_under_vm_readv_kill),
         cmocka_unit_test(test_stack_unreadable),
         cmocka_unit_test(test_leader_gone),
         cmocka_unit_test(test_exec_during_stops),

@@ -8,7 +8,7 @@
  * until released.  Threads blocked in a system call are interrupted
  * (SA_RESTART restarts the call afterwards).  The stopper then checks,
  * for each parked thread, its pc and the first STACK_SCAN bytes of its
- * stack (read with process_vm_readv, which cannot fault) against the
+ * stack (read through /proc, which cannot fault: mt_os_read_self) against the
  * ranges about to be rewritten: a return address there, or the saved pc
  * of a signal handler the thread was running, would resume in the middle
  * of the new jump.  A thread that blocks the signal (its SigBlk in /proc)
@@ -32,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include "alloc_stop.h"
+#include "core_os_memory.h"
 #include "core_procinfo.h"
 
 #include <dirent.h>
@@ -44,7 +45,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -329,19 +329,15 @@ static bool in_ranges(uint64_t a, const mt_stop_range *r, size_t n)
 }
 
 /* Is a parked thread at, or about to return into, one of the ranges?
- * 1 yes, 0 no, -1 its stack cannot be read (process_vm_readv refused,
- * by a seccomp filter for one): not known to be clear. */
+ * 1 yes, 0 no, -1 its stack cannot be read (no /proc in this mount
+ * namespace, for one: mt_os_read_self): not known to be clear. */
 static int thread_inside(const arrival *a, const mt_stop_range *r, size_t n)
 {
     if (in_ranges(atomic_load_explicit(&a->pc, memory_order_relaxed), r, n))
         return 1;
     static uint64_t words[STACK_SCAN / 8]; /* the stopper's, under the scan's lock */
-    struct iovec local = {words, sizeof words};
-    struct iovec remote = {(void *)(uintptr_t)atomic_load_explicit(&a->sp, memory_order_relaxed),
-                           sizeof words};
-    /* by the stopper's tid: the process's pid names its main thread, which
-     * has no memory left once it has exited (a zombie leader) */
-    ssize_t got = syscall(SYS_process_vm_readv, syscall(SYS_gettid), &local, 1, &remote, 1, 0);
+    long got = mt_os_read_self(words, (uintptr_t)atomic_load_explicit(&a->sp, memory_order_relaxed),
+                               sizeof words);
     if (got < 8)
         return -1; /* sp is in its stack: at least one word up to the end of its page */
     for (ssize_t i = 0; i < got / 8; i++)
@@ -436,7 +432,7 @@ bool mt_world_stop(const mt_stop_range *r, size_t n, char *why, size_t cap)
             mt_world_resume();
             snprintf(why, cap, "%s",
                      in > 0 ? "a thread is inside the bytes to rewrite"
-                            : "cannot read a stopped thread's stack (process_vm_readv refused)");
+                            : "cannot read a stopped thread's stack (no /proc/thread-self/mem)");
             return false;
         }
     }

@@ -1,4 +1,5 @@
-/* core_os_memory.h -- memtop's own memory, straight from mmap. */
+/* core_os_memory.h -- memtop's own memory, straight from mmap; and this
+ * process's memory read with no fault (mt_os_read_self). */
 #ifndef MT_OS_MEMORY_H
 #define MT_OS_MEMORY_H
 
@@ -26,5 +27,13 @@ void mt_os_account(int64_t delta_bytes);
 
 /* Bytes of memory memtop uses for its own bookkeeping in this process. */
 uint64_t mt_os_bytes(void);
+
+/* Copies up to n bytes at address src of this process into dst, with no
+ * fault where src is not mapped: bytes copied, or -1 (unmapped, no /proc).
+ * Through /proc/thread-self/mem, not process_vm_readv, for which a seccomp
+ * filter may kill the process (a hardened service's SystemCallFilter
+ * without it); thread-self, not self: a zombie main thread has no memory
+ * to read through its pid. */
+long mt_os_read_self(void *dst, uintptr_t src, size_t n);
 
 #endif

@@ -22,12 +22,10 @@
 #define _GNU_SOURCE
 #include "table_trace_places.h"
 
+#include "core_os_memory.h"
 #include "core_spinlock.h"
 
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #define MAX_PLACES 64u
 
@@ -111,11 +109,8 @@ bool mt_places_any(void)
 static bool still_there(const place *p)
 {
     uint8_t now[MT_BUILD_ID_MAX];
-    struct iovec local = {now, p->m.id_len};
-    struct iovec remote = {(void *)(uintptr_t)p->m.id_at, p->m.id_len};
-    /* the system call, not getpid(): a program may define its own */
-    ssize_t got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
-    return got == (ssize_t)p->m.id_len && memcmp(now, p->m.id, p->m.id_len) == 0;
+    long got = mt_os_read_self(now, (uintptr_t)p->m.id_at, p->m.id_len);
+    return got == (long)p->m.id_len && memcmp(now, p->m.id, p->m.id_len) == 0;
 }
 
 /* 1: frame f of trace id is at a noted place whose build is there again;

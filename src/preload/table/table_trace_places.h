@@ -34,8 +34,9 @@ bool mt_places_any(void);
  * the trace may be given back.  False when it cannot be told (a frame at a
  * place whose history does not cover id, no build-id, nothing mapped
  * there, id older than a forgotten entry's stamp: one of its frames may be
- * at that place) or no frame is at a noted place.  Reads memory with
- * process_vm_readv, which cannot fault. */
+ * at that place) or no frame is at a noted place.  Reads memory through
+ * /proc (mt_os_read_self), which cannot fault and which no seccomp filter
+ * of a hardened service kills for, as it may for process_vm_readv. */
 bool mt_places_same(uint32_t id, const uint64_t *frames, uint32_t n);
 
 /* Trace id was given back (its key made live again): the next
