@@ -108,11 +108,7 @@ def test(args):
         print("ok: child %d %r up %ds, parent %r up %ds; JSON %.2f s vs %.2f s" %
               (child, c_cmd, c_up, p_cmd, p_up, jc_up, jp_up))
     finally:
-        if child:
-            try:
-                os.kill(child, 15)
-            except ProcessLookupError:
-                pass
+        e2elib.end_pid(child)
         e2elib.stop(parent)
 
 

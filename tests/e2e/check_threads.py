@@ -46,11 +46,7 @@ def test(args):
               (got[parent], got[child]))
         print("ok: parent %d threads, child %d" % (got[parent][0], got[child][0]))
     finally:
-        if child:
-            try:
-                os.kill(child, 15)
-            except ProcessLookupError:
-                pass
+        e2elib.end_pid(child)
         e2elib.stop(target)
 
 

@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -218,6 +219,16 @@ def stop(proc):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def end_pid(pid):
+    """SIGTERM to a process this test's target forked (no handle of ours:
+    known by its pid only), if it is still there; None: nothing to end."""
+    if pid:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
 
 
 def load_json(path):

@@ -123,14 +123,21 @@ static uint64_t live_key(uint64_t hash)
     return hash ? hash : 1;
 }
 
+/* Whether trace id is this backtrace with this key (live or retired),
+ * under the shard lock, which a retirement or a give-back holds. */
+static bool same_keyed(uint32_t id, const uint64_t *frames, uint32_t n, uint64_t hash, uint64_t key)
+{
+    const mt_trace_def *d = mt_trace_def_get(id);
+    return d->hash == hash && d->nframes == n &&
+           atomic_load_explicit(&mt_trace_get(id)->key, memory_order_relaxed) == key &&
+           memcmp(mt_trace_def_frames(d), frames, n * sizeof *frames) == 0;
+}
+
 /* Whether trace id is this backtrace, and not retired (under the shard
  * lock, which its retirement held). */
 static bool same_trace(uint32_t id, const uint64_t *frames, uint32_t n, uint64_t hash)
 {
-    const mt_trace_def *d = mt_trace_def_get(id);
-    return d->hash == hash && d->nframes == n &&
-           atomic_load_explicit(&mt_trace_get(id)->key, memory_order_relaxed) == live_key(hash) &&
-           memcmp(mt_trace_def_frames(d), frames, n * sizeof *frames) == 0;
+    return same_keyed(id, frames, n, hash, live_key(hash));
 }
 
 /* The slot holding this backtrace's id, or the empty slot where it goes.
@@ -161,11 +168,9 @@ static uint32_t give_back(uint32_t shard, const uint64_t *frames, uint32_t n, ui
         if (!v)
             return 0;
         uint32_t id = v & MT_TIDX_ID_MASK;
-        const mt_trace_def *d = mt_trace_def_get(id);
         _Atomic uint64_t *key = &mt_trace_get(id)->key;
-        if (mt_tidx_tag_match(v, hash) && d->hash == hash && d->nframes == n &&
-            atomic_load_explicit(key, memory_order_relaxed) == mt_trace_retired_key(hash) &&
-            memcmp(mt_trace_def_frames(d), frames, n * sizeof *frames) == 0 &&
+        if (mt_tidx_tag_match(v, hash) &&
+            same_keyed(id, frames, n, hash, mt_trace_retired_key(hash)) &&
             mt_places_same(id, frames, n)) {
             /* relaxed: its definition was published when it was made */
             atomic_store_explicit(key, live_key(hash), memory_order_relaxed);
