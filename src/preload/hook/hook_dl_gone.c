@@ -8,9 +8,11 @@
  * (either may be off, or give up): whatever runs, the dedup must not hand
  * an unloaded library's trace ids to the code that replaces it.  Most
  * dlcloses unload nothing (the library is still referenced): the loader's
- * unload count (dlpi_subs) did not move and the second listing is skipped.
- * The listings are mmap'ed (a dlclose may run on a small stack, and a
- * process may have thousands of modules).
+ * unload count (dlpi_subs, read from its first module) did not move and
+ * the second listing is skipped.  A listing is one pass of the loader's
+ * list, into room for the loader's own count of modules (dlpi_adds -
+ * dlpi_subs), not a count and a pass.  The listings are mmap'ed (a dlclose
+ * may run on a small stack, and a process may have thousands of modules).
  *
  * Which traces to look at: a module not in the last dlclose's listing was
  * loaded after it, so every trace taken in it has an id at least the trace
@@ -19,10 +21,13 @@
  * costs its dlclose a look at the traces taken in its life, not at all of
  * them (table_trace_index.c mt_traces_retire).  The last listing is kept
  * (g_last: ranges and `since`, in the library's own data, not mmap'ed: a
- * mapping kept across the dlclose could take the unloaded library's hole
- * and move the next library loaded, the same plugin included, elsewhere);
- * a truncated one, or one another thread holds the lock of (a fork
- * child's inherited lock too), is not used: `since` 0, every trace.
+ * mapping made after the real dlclose and kept could take the unloaded
+ * library's hole and move the next library loaded, the same plugin
+ * included, elsewhere; beyond LAST_MIN modules, a mapping made before it,
+ * at each doubling); a truncated one, or one another thread holds the
+ * lock of (a fork child's inherited lock too), is not used: `since` 0,
+ * every trace.  Listings are compared in the loader's order (find_at):
+ * O(modules) when they differ by a module or two, not O(modules^2).
  */
 #define _GNU_SOURCE
 #include "hook_dl_gone.h"
@@ -34,6 +39,7 @@
 #include "table_trace.h"
 
 #include <link.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Room for modules loaded by other threads between the count and the
@@ -41,18 +47,37 @@
  * hook_dl.c). */
 #define SPARE 16u
 
+/* A count of modules above this is not believed (dlpi_adds - dlpi_subs
+ * with dlmopen's namespaces is not one): the modules are counted. */
+#define GUESS_MAX 65536u
+
 /* The last listing: a dlclose's, after the real one (or before it, when
- * nothing was unloaded): each module's range and since. */
-#define LAST_MAX 1024u
+ * nothing was unloaded): each module's range and since, in the loader's
+ * order.  Up to LAST_MIN modules in the library's data (see the top); more
+ * in a mapping made by mt_dl_list, before a real dlclose (so not in the
+ * hole of a module it unloads), for twice the modules then, kept. */
+#define LAST_MIN 1024u
+typedef struct {
+    uint64_t lo, hi;
+    uint32_t since;
+} last_range;
+static last_range g_first[LAST_MIN];
 static struct {
     mt_spinlock lock;
     bool usable; /* a whole listing is here */
-    uint32_t n, count;
-    struct {
-        uint64_t lo, hi;
-        uint32_t since;
-    } r[LAST_MAX];
-} g_last;
+    uint32_t n, count, cap;
+    last_range *r; /* g_first, or a mapping of cap */
+} g_last = {.cap = LAST_MIN, .r = g_first};
+
+/* The loader's load and unload counts, from its first module. */
+static int peek_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    mt_dl_listing *l = arg;
+    l->adds = info->dlpi_adds;
+    l->subs = info->dlpi_subs;
+    return 1;
+}
 
 static int count_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -88,36 +113,40 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-static const mt_code_range *find(const mt_dl_listing *l, const mt_code_range *r)
+/* Where the module of range [lo, hi) is among n entries `stride` bytes
+ * apart, each starting with a range (mt_code_range, last_range): its
+ * index, or n.  Listings keep the loader's order (a module loaded later
+ * comes after the others of its namespace), so the entry after the last
+ * one found (*at) is tried first: two listings that differ by k modules
+ * are compared in O(n + k n), not O(n^2). */
+static uint32_t find_at(const void *base, size_t stride, uint32_t n, uint64_t lo, uint64_t hi,
+                        uint32_t *at)
 {
-    for (uint32_t i = 0; i < l->n; i++)
-        if (l->r[i].lo == r->lo && l->r[i].hi == r->hi)
-            return &l->r[i];
-    return NULL;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t i = *at + j < n ? *at + j : *at + j - n;
+        const uint64_t *r = (const uint64_t *)(const void *)((const char *)base + i * stride);
+        if (r[0] == lo && r[1] == hi) {
+            *at = i + 1 < n ? i + 1 : 0;
+            return i;
+        }
+    }
+    return n;
 }
+_Static_assert(offsetof(mt_code_range, lo) == 0 && offsetof(mt_code_range, hi) == 8 &&
+                   offsetof(last_range, lo) == 0 && offsetof(last_range, hi) == 8,
+               "find_at reads a range at the start of an entry");
 
 /* Each module's since: as in prev (a listing before l), or, not there,
  * prev's count; 0 when prev is not usable. */
 static void set_since(mt_dl_listing *l, const mt_dl_listing *prev)
 {
     bool usable = prev && prev->r && !prev->truncated;
+    uint32_t at = 0;
     for (uint32_t i = 0; i < l->n; i++) {
-        const mt_code_range *was = usable ? find(prev, &l->r[i]) : NULL;
-        l->r[i].since = !usable ? 0 : was ? was->since : prev->count;
+        mt_code_range *r = &l->r[i];
+        uint32_t k = usable ? find_at(prev->r, sizeof *prev->r, prev->n, r->lo, r->hi, &at) : 0;
+        r->since = !usable ? 0 : k < prev->n ? prev->r[k].since : prev->count;
     }
-}
-
-/* Lists the loaded modules into l, whose room is counted first. */
-static void list_into(mt_dl_listing *l)
-{
-    *l = (mt_dl_listing){0};
-    mt_loader_iterate(count_one, l);
-    l->cap = l->n + SPARE;
-    l->n = 0;
-    l->count = mt_trace_count(); /* before the listing: see the top */
-    l->r = mt_os_alloc((size_t)l->cap * sizeof *l->r);
-    if (l->r)
-        mt_loader_iterate(list_one, l);
 }
 
 static void drop(mt_dl_listing *l)
@@ -127,17 +156,72 @@ static void drop(mt_dl_listing *l)
     l->r = NULL;
 }
 
+/* One pass of the loader's list into l, with room for n modules and
+ * SPARE; l->r is NULL when no memory could be had. */
+static void list_pass(mt_dl_listing *l, uint32_t n)
+{
+    l->cap = n + SPARE;
+    l->n = 0;
+    l->truncated = false;
+    l->count = mt_trace_count(); /* before the listing: see the top */
+    l->r = mt_os_alloc((size_t)l->cap * sizeof *l->r);
+    if (l->r)
+        mt_loader_iterate(list_one, l);
+}
+
+static uint32_t count_all(void)
+{
+    mt_dl_listing c = {0};
+    mt_loader_iterate(count_one, &c);
+    return c.n;
+}
+
+/* Lists the loaded modules into l, in one pass: its room is the loader's
+ * count of modules (loads - unloads, read from its first one), or, when
+ * that count is off, a count of its own. */
+static void list_into(mt_dl_listing *l)
+{
+    *l = (mt_dl_listing){0};
+    mt_loader_iterate(peek_one, l);
+    uint64_t guess = l->adds - l->subs;
+    bool believed = guess <= GUESS_MAX;
+    list_pass(l, believed ? (uint32_t)guess : count_all());
+    if (l->r && l->truncated && believed) { /* the loader's count was off */
+        drop(l);
+        list_pass(l, count_all());
+    }
+}
+
 /* Each module's since from g_last (under its lock): as there, or, not
  * there, its count; 0 when it is not usable. */
 static void since_from_last(mt_dl_listing *l)
 {
+    uint32_t at = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         mt_code_range *r = &l->r[i];
-        r->since = g_last.usable ? g_last.count : 0;
-        for (uint32_t k = 0; g_last.usable && k < g_last.n; k++)
-            if (g_last.r[k].lo == r->lo && g_last.r[k].hi == r->hi)
-                r->since = g_last.r[k].since;
+        uint32_t k = g_last.usable
+                         ? find_at(g_last.r, sizeof *g_last.r, g_last.n, r->lo, r->hi, &at)
+                         : g_last.n;
+        r->since = !g_last.usable ? 0 : k < g_last.n ? g_last.r[k].since : g_last.count;
     }
+}
+
+/* Room in g_last (under its lock) for the n modules listed before a real
+ * dlclose and some loaded meanwhile: a mapping of twice that, made now
+ * (see LAST_MIN), when the one there is short of it. */
+static void last_room(uint32_t n)
+{
+    if (n + SPARE <= g_last.cap)
+        return;
+    uint32_t cap = 2 * (n + SPARE);
+    last_range *r = mt_os_alloc((size_t)cap * sizeof *r);
+    if (!r)
+        return; /* the listing is not kept: since 0 */
+    memcpy(r, g_last.r, (size_t)g_last.n * sizeof *r);
+    if (g_last.r != g_first)
+        mt_os_free(g_last.r, (size_t)g_last.cap * sizeof *r);
+    g_last.r = r;
+    g_last.cap = cap;
 }
 
 void mt_dl_list(mt_dl_listing *l)
@@ -147,6 +231,7 @@ void mt_dl_list(mt_dl_listing *l)
         return;
     if (mt_spin_trylock(&g_last.lock)) {
         since_from_last(l);
+        last_room(l->n);
         mt_spin_unlock(&g_last.lock);
     } else {
         for (uint32_t i = 0; i < l->n; i++)
@@ -158,8 +243,8 @@ void mt_dl_list(mt_dl_listing *l)
 static void keep_last(mt_dl_listing *l)
 {
     if (mt_spin_trylock(&g_last.lock)) {
-        g_last.usable = !l->truncated && l->n <= LAST_MAX;
-        g_last.n = l->n <= LAST_MAX ? l->n : 0;
+        g_last.usable = !l->truncated && l->n <= g_last.cap;
+        g_last.n = l->n <= g_last.cap ? l->n : 0;
         g_last.count = l->count;
         for (uint32_t k = 0; k < g_last.n; k++) {
             g_last.r[k].lo = l->r[k].lo;
@@ -176,8 +261,8 @@ void mt_dl_retire_gone(mt_dl_listing *before)
     if (!before->r)
         return;
     mt_dl_listing after = {0};
-    mt_loader_iterate(count_one, &after);
-    if (after.subs == before->subs) { /* nothing was unloaded */
+    mt_loader_iterate(peek_one, &after); /* one module: the counts */
+    if (after.subs == before->subs) {    /* nothing was unloaded */
         keep_last(before);
         return;
     }
@@ -187,9 +272,10 @@ void mt_dl_retire_gone(mt_dl_listing *before)
         return;
     }
     set_since(&after, before); /* loaded meanwhile: before's count */
-    uint32_t gone = 0;         /* compacted in place in before->r */
+    uint32_t gone = 0, at = 0; /* compacted in place in before->r */
     for (uint32_t i = 0; i < before->n; i++)
-        if (!find(&after, &before->r[i]))
+        if (find_at(after.r, sizeof *after.r, after.n, before->r[i].lo, before->r[i].hi, &at) ==
+            after.n)
             before->r[gone++] = before->r[i];
     mt_traces_retire(before->r, gone);
     drop(before);

@@ -10,9 +10,9 @@
 typedef struct mt_dl_listing {
     mt_code_range *r;
     uint32_t n, cap;
-    uint32_t count; /* the next trace id, read before the listing */
-    bool truncated; /* more modules than room: some not listed */
-    unsigned long long subs;
+    uint32_t count;                /* the next trace id, read before the listing */
+    bool truncated;                /* more modules than room: some not listed */
+    unsigned long long adds, subs; /* the loader's load and unload counts */
 } mt_dl_listing;
 
 /* Lists the loaded modules into l (before the real dlclose).  l->r is NULL
