@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "shm_guard.h"
+#include "shm_modules_holders.h"
 
 void mt_modules_init(mt_modules *m)
 {
@@ -19,6 +20,7 @@ void mt_modules_free(mt_modules *m)
     free(m->items);
     free(m->order);
     free(m->max_end);
+    mt_holders_free(m->holders);
     mt_modules_init(m);
 }
 
@@ -80,8 +82,19 @@ static void max_end_from(mt_modules *m, size_t k)
     }
 }
 
+void mt_modules_changed(mt_modules *m)
+{
+    m->gen++;
+}
+
+void mt_modules_index_holders(const mt_modules *m)
+{
+    (void)mt_holders_of(m);
+}
+
 mt_errc mt_modules_reindex(mt_modules *m, mt_err *err)
 {
+    mt_modules_changed(m);
     if (index_room(m, m->count, err))
         return MT_E_NOMEM;
     for (size_t i = 0; i < m->count; i++)
@@ -94,6 +107,7 @@ mt_errc mt_modules_reindex(mt_modules *m, mt_err *err)
 mt_errc mt_modules_index_last(mt_modules *m, mt_err *err)
 {
     assert(m->count > 0); /* an item was appended */
+    mt_modules_changed(m);
     if (index_room(m, m->count, err))
         return MT_E_NOMEM;
     size_t last = m->count - 1, lo = 0, hi = last; /* first k with start > last's */
@@ -170,16 +184,8 @@ mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err)
             return rc;
     }
     unloads u = {(const mt_shm_module *)(seg->base + seg->lay.modules_off), m};
+    mt_modules_changed(m); /* the unload marks, read again */
     return mt_segment_guard(seg, load_unloads, &u, err);
-}
-
-static bool better(const mt_module_info *cand, const mt_module_info *best)
-{
-    if (!best)
-        return true;
-    if ((cand->unload_seq == 0) != (best->unload_seq == 0))
-        return cand->unload_seq == 0;
-    return cand > best;
 }
 
 /* The number of entries of order that start at or below addr. */
@@ -198,31 +204,30 @@ static size_t starting_below(const mt_modules *m, uint64_t addr)
 
 const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr)
 {
+    const mt_holders *h = mt_holders_of(m);
+    if (h)
+        return mt_holders_find(h, m, addr);
     const mt_module_info *best = NULL;
     for (size_t k = starting_below(m, addr); k-- > 0 && m->max_end[k] > addr;) {
         const mt_module_info *cand = &m->items[m->order[k]];
-        if (addr < cand->end && better(cand, best))
+        if (addr < cand->end && mt_module_better(cand, best))
             best = cand;
     }
     return best;
 }
 
-/* When cand stopped holding its addresses, as a trace id: UINT64_MAX while
- * loaded, 0 when not known. */
-static uint64_t gone_at(const mt_module_info *cand)
-{
-    return cand->unload_seq == 0 ? UINT64_MAX : cand->unload_trace;
-}
-
 const mt_module_info *mt_modules_find_at(const mt_modules *m, uint64_t addr, uint32_t trace)
 {
+    const mt_holders *h = trace ? mt_holders_of(m) : NULL;
+    if (h)
+        return mt_holders_find_at(h, m, addr, trace);
     const mt_module_info *best = NULL;
     for (size_t k = trace ? starting_below(m, addr) : 0; k-- > 0 && m->max_end[k] > addr;) {
         const mt_module_info *cand = &m->items[m->order[k]];
-        uint64_t gone = gone_at(cand);
+        uint64_t gone = mt_module_gone_at(cand);
         if (addr >= cand->end || gone <= trace)
             continue; /* elsewhere, or gone before the trace (or when is not known) */
-        uint64_t best_gone = best ? gone_at(best) : 0;
+        uint64_t best_gone = best ? mt_module_gone_at(best) : 0;
         if (!best || gone < best_gone || (gone == best_gone && cand > best))
             best = cand;
     }

@@ -17,13 +17,17 @@ typedef struct mt_module_info {
     char path[MT_PATH_MAX]; /* NUL-terminated */
 } mt_module_info;
 
+typedef struct mt_holders mt_holders; /* shm_modules_holders.c */
+
 typedef struct mt_modules {
     mt_module_info *items; /* in segment order */
     size_t count, cap;
-    size_t *order;     /* indices sorted by start */
-    uint64_t *max_end; /* max_end[k] = max end of order[0..k] */
-    size_t index_cap;  /* entries order and max_end have room for */
-    int pid;           /* the process mapping them, as we see it (mt_segment_pid); 0: none */
+    size_t *order;       /* indices sorted by start */
+    uint64_t *max_end;   /* max_end[k] = max end of order[0..k] */
+    size_t index_cap;    /* entries order and max_end have room for */
+    int pid;             /* the process mapping them, as we see it (mt_segment_pid); 0: none */
+    uint64_t gen;        /* changes with items: mt_modules_changed */
+    mt_holders *holders; /* the lookups' index, built for a gen; NULL: not yet */
 } mt_modules;
 
 void mt_modules_init(mt_modules *m);
@@ -43,9 +47,22 @@ mt_errc mt_modules_reindex(mt_modules *m, mt_err *err);
  * (lookups would read an order entry never written). */
 mt_errc mt_modules_index_last(mt_modules *m, mt_err *err);
 
+/* Notes that items changed (their unload_seq or unload_trace written by
+ * the caller): the lookups' index is built again.  mt_modules_update,
+ * mt_modules_reindex and mt_modules_index_last note it themselves. */
+void mt_modules_changed(mt_modules *m);
+
+/* Builds now the index that the first lookup after a change builds (the
+ * modules that held each address, shm_modules_holders.c): before a map is
+ * shared by threads that look it up at once. */
+void mt_modules_index_holders(const mt_modules *m);
+
 /* The module containing addr (a loaded one is preferred over an unloaded
  * one, then the latest), or NULL. */
 const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr);
+
+/* Both in time logarithmic in the modules that held addr (a plugin loaded
+ * and unloaded thousands of times at one place), from the index. */
 
 /* The module that held addr when trace `trace` was taken.  Modules that
  * hold one address were loaded one after the other, and trace ids grow, so

@@ -30,6 +30,7 @@ mt_symw_mods *mt_symw_mods_copy(const mt_modules *src, uint64_t gen)
         mt_symw_mods_free(s);
         return NULL;
     }
+    mt_modules_index_holders(&s->map); /* before the worker shares it */
     return s;
 }
 
@@ -71,8 +72,6 @@ void mt_symw_mods_free(mt_symw_mods *s)
 {
     if (!s)
         return;
-    free(s->map.items);
-    free(s->map.order);
-    free(s->map.max_end);
+    mt_modules_free(&s->map);
     free(s);
 }

@@ -27,6 +27,7 @@ static mt_errc apply_names(mt_replay *r, const mt_dat_event *ev, mt_err *err)
             mt_module_info *m = &r->mods.items[ev->u.unload.index];
             m->unload_seq = r->st.s.ntotals + 1;
             m->unload_trace = ev->u.unload.next_trace;
+            mt_modules_changed(&r->mods);
         }
         return MT_OK;
     case MT_DAT_DEF:

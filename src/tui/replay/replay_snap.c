@@ -294,6 +294,7 @@ mt_errc mt_replay_fill(const mt_replay *r, mt_view *out, mt_err *err)
     out->start_ns = r->proc.flags & MT_DAT_PROC_FORK_CHILD ? r->proc.record_start : 0;
     fill_allocators(r, out);
     out->defs = r->defs;
+    mt_modules_index_holders(&r->mods); /* built once, and shared by the alias */
     out->mods = r->mods;
     out->attached = false;
     out->have_snap = true;
