@@ -4,6 +4,7 @@
 #include "shm_modules.h"
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,7 @@ static mt_errc parse_new(mt_modules *m, const mt_segment *seg, size_t n, mt_err 
 typedef struct unloads {
     const mt_shm_module *recs;
     mt_modules *m;
+    bool changed; /* a mark moved: the lookups' index is built again */
 } unloads;
 
 /* Under the guard: only loads from the mapping and stores to m->items. */
@@ -155,11 +157,13 @@ static void load_unloads(void *ctx)
     unloads *u = ctx;
     for (size_t i = 0; i < u->m->count; i++) {
         mt_module_info *o = &u->m->items[i];
-        o->unload_seq = __atomic_load_n(&u->recs[i].unload_seq, __ATOMIC_ACQUIRE);
+        uint64_t seq = __atomic_load_n(&u->recs[i].unload_seq, __ATOMIC_ACQUIRE);
         /* stored before unload_seq: read after it (a module loaded again at
          * its place, publish_shm.c mt_shm_revive_module, clears both) */
-        o->unload_trace =
-            o->unload_seq ? __atomic_load_n(&u->recs[i].unload_trace, __ATOMIC_RELAXED) : 0;
+        uint32_t trace = seq ? __atomic_load_n(&u->recs[i].unload_trace, __ATOMIC_RELAXED) : 0;
+        u->changed |= seq != o->unload_seq || trace != o->unload_trace;
+        o->unload_seq = seq;
+        o->unload_trace = trace;
     }
 }
 
@@ -183,9 +187,11 @@ mt_errc mt_modules_update(mt_modules *m, const mt_segment *seg, mt_err *err)
         if (rc)
             return rc;
     }
-    unloads u = {(const mt_shm_module *)(seg->base + seg->lay.modules_off), m};
-    mt_modules_changed(m); /* the unload marks, read again */
-    return mt_segment_guard(seg, load_unloads, &u, err);
+    unloads u = {(const mt_shm_module *)(seg->base + seg->lay.modules_off), m, false};
+    rc = mt_segment_guard(seg, load_unloads, &u, err);
+    if (rc || u.changed) /* marks moved, or were read in part */
+        mt_modules_changed(m);
+    return rc;
 }
 
 /* The number of entries of order that start at or below addr. */
