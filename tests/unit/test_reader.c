@@ -707,6 +707,34 @@ static void test_module_at_trace(void **state)
     mt_modules_free(&m);
 }
 
+/* A plugin unloaded, another one loaded at its place and unloaded, then
+ * the first one's build loaded there again (its record revived: its marks
+ * cleared, publish_shm.c mt_shm_revive_module): a map updated from the
+ * segment, with no module added, names the address from the revived one
+ * (the lookups' index is built again when a mark moves). */
+static void test_module_revived_seen(void **state)
+{
+    fixture *f = *state;
+    mt_shm_module *a = sb_module(&f->seg, 0), *b = sb_module(&f->seg, 1);
+    *b = *a;
+    snprintf(b->path, sizeof b->path, "/lib/b.so");
+    a->unload_seq = 2, a->unload_trace = 10;
+    b->unload_seq = 3, b->unload_trace = 20;
+    assert_int_equal(reopen(f), MT_OK);
+    mt_modules m;
+    mt_modules_init(&m);
+    assert_int_equal(mt_modules_update(&m, &f->rd, &f->err), MT_OK);
+    uint64_t addr = a->start + 5;
+    assert_string_equal(mt_modules_find(&m, addr)->path, "/lib/b.so");
+    assert_string_equal(mt_modules_find_at(&m, addr, 25)->path, "/lib/b.so");
+    a->unload_seq = 0, a->unload_trace = 0; /* revived */
+    assert_int_equal(reopen(f), MT_OK);
+    assert_int_equal(mt_modules_update(&m, &f->rd, &f->err), MT_OK);
+    assert_string_equal(mt_modules_find(&m, addr)->path, a->path);
+    assert_string_equal(mt_modules_find_at(&m, addr, 25)->path, a->path);
+    mt_modules_free(&m);
+}
+
 /* ---- liveness ---- */
 
 static void test_state_exited(void **state)
@@ -942,6 +970,7 @@ int main(void)
         T(test_module_build_id_len),
         T(test_module_prefers_loaded),
         T(test_module_at_trace),
+        T(test_module_revived_seen),
         T(test_state_exited),
         T(test_state_pid_reused),
         T(test_state_dead),
