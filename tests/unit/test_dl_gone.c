@@ -61,6 +61,15 @@ void mt_module_span(const struct dl_phdr_info *info, uint64_t *start, uint64_t *
     *end = *start + 0x1000;
 }
 
+int mt_module_peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    unsigned long long *c = arg;
+    c[0] = info->dlpi_adds;
+    c[1] = info->dlpi_subs;
+    return 1;
+}
+
 const uint8_t *mt_module_build_id(const struct dl_phdr_info *info, uint32_t *len)
 {
     (void)info;

@@ -69,14 +69,13 @@ static struct {
     last_range *r; /* g_first, or a mapping of cap */
 } g_last = {.cap = LAST_MIN, .r = g_first};
 
-/* The loader's load and unload counts, from its first module. */
-static int peek_one(struct dl_phdr_info *info, size_t size, void *arg)
+/* The loader's load and unload counts into l, from its first module. */
+static void peek(mt_dl_listing *l)
 {
-    (void)size;
-    mt_dl_listing *l = arg;
-    l->adds = info->dlpi_adds;
-    l->subs = info->dlpi_subs;
-    return 1;
+    unsigned long long c[2] = {l->adds, l->subs};
+    mt_loader_iterate(mt_module_peek_counts, c);
+    l->adds = c[0];
+    l->subs = c[1];
 }
 
 static int count_one(struct dl_phdr_info *info, size_t size, void *arg)
@@ -182,7 +181,7 @@ static uint32_t count_all(void)
 static void list_into(mt_dl_listing *l)
 {
     *l = (mt_dl_listing){0};
-    mt_loader_iterate(peek_one, l);
+    peek(l);
     uint64_t guess = l->adds - l->subs;
     bool believed = guess <= GUESS_MAX;
     list_pass(l, believed ? (uint32_t)guess : count_all());
@@ -261,8 +260,8 @@ void mt_dl_retire_gone(mt_dl_listing *before)
     if (!before->r)
         return;
     mt_dl_listing after = {0};
-    mt_loader_iterate(peek_one, &after); /* one module: the counts */
-    if (after.subs == before->subs) {    /* nothing was unloaded */
+    peek(&after);                     /* one module: the counts */
+    if (after.subs == before->subs) { /* nothing was unloaded */
         keep_last(before);
         return;
     }

@@ -255,7 +255,7 @@ static int walk_one(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-static int peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
+int mt_module_peek_counts(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     unsigned long long *c = arg;
@@ -269,7 +269,7 @@ bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *)
                         void *arg)
 {
     unsigned long long c[2] = {0, 0};
-    iterate(peek_counts, c);
+    iterate(mt_module_peek_counts, c);
     if (s->scan && c[0] == s->adds && c[1] == s->subs)
         return false;
     s->adds = c[0];

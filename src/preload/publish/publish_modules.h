@@ -42,6 +42,12 @@ bool mt_module_scan_run(mt_module_scan *s, int (*iterate)(mt_dl_iter_cb, void *)
                         void (*visit)(const mt_shm_module *rec, uint64_t ident, void *arg),
                         void *arg);
 
+/* The loader's load and unload counts (dlpi_adds, dlpi_subs), from its
+ * first module: a dl_iterate_phdr callback that stops there, arg an
+ * unsigned long long[2] (left as it is when no module is listed). */
+struct dl_phdr_info;
+int mt_module_peek_counts(struct dl_phdr_info *info, size_t size, void *arg);
+
 /* Fills a module record from a dl_iterate_phdr entry (bias, address
  * range, build-id from the in-memory notes, path); also used by the
  * recording writer (record_modules.c). */
