@@ -6,7 +6,9 @@
 #include "table_trace_index.h"
 
 /* The modules loaded before a real dlclose: their address ranges (memtop's
- * memory, from mmap) and the loader's unload count then. */
+ * memory, from mmap) and the loader's counts then (its load count only
+ * sizes the listing; its unload count tells whether the dlclose unloaded
+ * anything). */
 typedef struct mt_dl_listing {
     mt_code_range *r;
     uint32_t n, cap;
