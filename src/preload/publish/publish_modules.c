@@ -54,6 +54,7 @@ typedef struct {
     mt_published_modules *m;
     mt_shm_writer *w;
     uint64_t seq;
+    uint32_t at; /* where find_known looks first */
 } scan_ctx;
 
 mt_published_modules *mt_modules_new(void)
@@ -154,13 +155,21 @@ static uint64_t module_ident(const struct dl_phdr_info *info, const mt_shm_modul
 }
 
 /* The entry of a module loaded at rec's place (not marked unloaded), if
- * any: rec's module, or another one loaded there before (its ident). */
-static known_module *find_known(mt_published_modules *m, const mt_shm_module *rec)
+ * any: rec's module, or another one loaded there before (its ident).
+ * There is at most one (a module not found gets an entry, one found is
+ * kept or unloaded first: visit), so the order of the search does not
+ * matter: it starts after the last entry found (*at), as a walk lists the
+ * modules in the order they were first seen: O(modules) a walk, not
+ * O(modules^2), when few were loaded or unloaded since the last one. */
+static known_module *find_known(mt_published_modules *m, const mt_shm_module *rec, uint32_t *at)
 {
-    for (uint32_t i = 0; i < m->n; i++) {
+    for (uint32_t j = 0; j < m->n; j++) {
+        uint32_t i = *at + j < m->n ? *at + j : *at + j - m->n;
         known_module *k = &m->known[i];
-        if (k->bias == rec->bias && k->start == rec->start && k->shm_index != -2)
+        if (k->bias == rec->bias && k->start == rec->start && k->shm_index != -2) {
+            *at = i + 1 < m->n ? i + 1 : 0;
             return k;
+        }
     }
     return NULL;
 }
@@ -218,7 +227,7 @@ static known_module *revive(mt_published_modules *m, mt_shm_writer *w, const mt_
 static void visit(const mt_shm_module *rec, uint64_t ident, void *arg)
 {
     scan_ctx *c = arg;
-    known_module *k = find_known(c->m, rec);
+    known_module *k = find_known(c->m, rec, &c->at);
     if (k && k->ident != ident) {   /* another library where one was: that one is gone */
         unload(k, c->w, c->seq, 0); /* when, between the walks, is not known */
         k = NULL;
@@ -287,7 +296,7 @@ unsigned long long mt_modules_unloads(const mt_published_modules *m)
 
 void mt_modules_sync(mt_published_modules *m, mt_shm_writer *w, uint64_t publish_seq)
 {
-    scan_ctx ctx = {m, w, publish_seq};
+    scan_ctx ctx = {m, w, publish_seq, 0};
     if (!mt_module_scan_run(&m->walk, dl_iterate_phdr, visit, &ctx)) /* the publish lock held */
         return;
     uint32_t next_trace = mt_trace_count(); /* after the walk: above every trace into them */
