@@ -33,28 +33,29 @@ typedef struct draw {
 
 /* What a tag asks of the scan, as a table (a lookup and a bit test for
  * each question, instead of the tests of the tag's bits and kind):
- * bits 0-2, the one-event decoder's tag checks (check_tag): bit 0, the
+ * bits 0-3, the one-event decoder's tag checks (check_tag): bit 0, the
  * tag is valid in versions 1 to 3; bit 1, in 4 and 5 (an ALLOC's
- * NEXT_TRACE without SAME_TRACE as well); bit 2, from 6 on (FREE_PREV as
- * well); then which columns it reads. */
+ * NEXT_TRACE without SAME_TRACE as well); bit 2, in 6 (FREE_PREV as
+ * well); bit 3, from 7 on (a reference's OTHER as well); then which
+ * columns it reads. */
 enum {
-    OP_TIME = 1u << 3,  /* a dt (no SAME_TIME) */
-    OP_SAME = 1u << 4,  /* SAME_TRACE */
-    OP_NEXT = 1u << 5,  /* NEXT_TRACE (an ALLOC's, without SAME_TRACE) */
-    OP_TRACE = 1u << 6, /* a trace (neither) */
-    OP_REF = 1u << 7,   /* a ref (FREE_REF, FREE_PREV) */
-    OP_SIZE = 1u << 8,  /* a size (ALLOC, FREE without SAME_SIZE) */
-    OP_AGE = 1u << 9,   /* an age (FREE) */
+    OP_TIME = 1u << 4,  /* a dt (no SAME_TIME) */
+    OP_SAME = 1u << 5,  /* SAME_TRACE */
+    OP_NEXT = 1u << 6,  /* NEXT_TRACE (an ALLOC's, without SAME_TRACE) */
+    OP_TRACE = 1u << 7, /* a trace (neither) */
+    OP_REF = 1u << 8,   /* a ref (FREE_REF, FREE_PREV) */
+    OP_SIZE = 1u << 9,  /* a size (ALLOC, FREE without SAME_SIZE) */
+    OP_AGE = 1u << 10,  /* an age (FREE) */
 };
 #define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
 #define TAG_ALLOC_OK(x)                                                                            \
-    (TAG_FLAGS(x) == 0 ? 7 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 6 : 0)
+    (TAG_FLAGS(x) == 0 ? 15 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 14 : 0)
 #define TAG_OK(x)                                                                                  \
     (((x)&3) == MT_DAT_EV_ALLOC      ? TAG_ALLOC_OK(x)                                             \
-     : ((x)&3) == MT_DAT_EV_FREE     ? 7                                                           \
-     : ((x)&MT_DAT_EV_SAME_SIZE)     ? 0                                                           \
-     : ((x)&3) == MT_DAT_EV_FREE_REF ? 7                                                           \
-                                     : 4)
+     : ((x)&3) == MT_DAT_EV_FREE     ? 15                                                          \
+     : ((x)&MT_DAT_EV_OTHER)         ? 8                                                           \
+     : ((x)&3) == MT_DAT_EV_FREE_REF ? 15                                                          \
+                                     : 12)
 #define TAG_NEXT(x) (((x) & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_NEXT_TRACE)) == MT_DAT_EV_NEXT_TRACE)
 #define TAG_TRACE(x) ((x)&MT_DAT_EV_SAME_TRACE ? OP_SAME : TAG_NEXT(x) ? OP_NEXT : OP_TRACE)
 #define TAG_VALUES(x)                                                                              \
@@ -77,7 +78,8 @@ _Static_assert(MT_DAT_EV_ALLOC == 0 && MT_DAT_EV_FREE_REF == 2 && MT_DAT_EV_FREE
  * cursors are then part-way through the event). */
 static inline __attribute__((always_inline)) bool
 scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool tick, uint64_t *t,
-         uint64_t *ms, bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c, draw *w)
+         uint64_t *ms, bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c,
+         bool runs, unsigned *key, uint64_t *ref, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
     unsigned op = tag_op[tag];
@@ -104,6 +106,10 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
     if (op & OP_REF) {
         if (!mt_dsplit_v(&col[MT_DCOL_REFS][0], &col[MT_DCOL_REFS][1], &x))
             return false;
+        if (runs && !mt_dref_of(tag, *key, *ref, x, &x))
+            return false;
+        if (runs)
+            *ref = x;
     } else {
         if ((op & OP_SIZE) && !mt_dsplit_v(&col[MT_DCOL_SIZES][0], &col[MT_DCOL_SIZES][1], &x))
             return false;
@@ -112,6 +118,8 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
             return false;
         w->birth = *ms - age;
     }
+    if (runs)
+        *key = MT_DREF_KEY(tag);
     w->t = *t;
     w->v = x;
     w->trace = *guess;
@@ -120,28 +128,40 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
 }
 
 /* Up to k events (k <= the tags left) into w: how many passed every check.
- * The record's cursors, time and have_trace move past them only when all
- * k did (so that scanning again the count it gave stops where it must). */
-static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
+ * The record's cursors, time, have_trace and (runs: version 7) the runs
+ * of references move past them only when all k did (so that scanning
+ * again the count it gave stops where it must).  Always inline: scan
+ * takes it twice, runs a constant in each. */
+static inline __attribute__((always_inline)) size_t scan_runs(const mt_dat_reader *r, mt_drec *d,
+                                                              draw *w, size_t k, bool runs)
 {
     mt_dcur col[MT_DCOL_N][2];
     memcpy(col, d->col, sizeof col);
-    uint64_t t = d->t, ms = t / 1000000u, ndefs = r->ndefs;
+    uint64_t t = d->t, ms = t / 1000000u, ndefs = r->ndefs, ref = d->prev_ref;
     bool have = d->have_trace;
-    unsigned valid = r->info.version >= MT_DAT_VERSION_PREV      ? 4
+    unsigned valid = r->info.version >= MT_DAT_VERSION_RUNS      ? 8
+                     : r->info.version >= MT_DAT_VERSION_PREV    ? 4
                      : r->info.version >= MT_DAT_VERSION_ORDERED ? 2
                                                                  : 1; /* tag_op's bit */
+    unsigned key = d->prev_key;
     uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)
         if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &ms, &have,
-                      &guess, &col_trace, &r->ctx, &w[i]))
+                      &guess, &col_trace, &r->ctx, runs, &key, &ref, &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
     d->t = t;
     d->have_trace = have;
     d->col_trace = col_trace;
+    d->prev_key = key;
+    d->prev_ref = ref;
     return k;
+}
+
+static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
+{
+    return mt_dat_v7(r) ? scan_runs(r, d, w, k, true) : scan_runs(r, d, w, k, false);
 }
 
 static mt_errc nomem(mt_err *err)
@@ -157,41 +177,32 @@ typedef struct carry {
     uint32_t tid;
 } carry;
 
-/* A FREE_REF's block against the frame context (the one-event decoder's
- * resolve()). */
-static inline __attribute__((always_inline)) mt_errc take(mt_dat_reader *r, mt_dtrace *t,
-                                                          uint64_t ref, mt_dat_ev *e, mt_err *err)
-{
-    if (ref >= t->count)
-        return mt_dat_ev2_bad(r, "free of a block not allocated in its frame", err);
-    uint64_t serial = t->count - 1 - ref;
-    if (!mt_dctx_take(&r->ctx, t, serial, &e->size, &e->birth_ms))
-        return mt_dat_ev2_bad(r, "free of a block that is not live", err);
-    e->deferred = r->defer_on && serial >= t->given;
-    return MT_OK;
-}
-
 /* An ALLOC or FREE's size and block (the one-event decoder's body()). */
-static inline __attribute__((always_inline)) mt_errc
-alloc_or_free(mt_dat_reader *r, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_err *err)
+static inline __attribute__((always_inline)) mt_errc alloc_or_free(mt_dat_reader *r, bool v7,
+                                                                   mt_dtrace *t, const carry *k,
+                                                                   const draw *w, mt_dat_ev *e,
+                                                                   mt_err *err)
 {
     e->size = w->v;
     if ((w->tag & MT_DAT_EV_SAME_SIZE) && !t->has_size)
         return mt_dat_ev2_bad(r, "SAME_SIZE before any size of the trace in its frame", err);
     if (w->tag & MT_DAT_EV_SAME_SIZE)
         e->size = t->last_size;
+    if (v7 && mt_dat_ev2_rise(r, w->tag, t, &e->size, err))
+        return MT_E_CORRUPT;
     e->birth_ms = w->birth;
     if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC) {
         e->deferred = 0;
         return MT_OK;
     }
     e->deferred = r->defer_on;
-    return mt_dctx_alloc(&r->ctx, t, e->size, w->birth, err);
+    return mt_dat_ev2_alloc(r, v7, t, k->trace, k->tid, e->size, w->birth, err);
 }
 
-/* One scanned event against the frame context, into *h. */
+/* One scanned event against the frame context, into *h (v7: version 7's
+ * references by thread and rising sizes, a constant where it is taken). */
 static inline __attribute__((always_inline)) mt_errc
-apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
+apply(mt_dat_reader *r, bool v7, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
 {
     unsigned tag = w->tag, kind = tag & MT_DAT_EV_KIND_MASK;
     uint32_t prev = k->trace;
@@ -209,9 +220,16 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
     if (alloc && after_alloc && prev != k->trace)
         mt_dat_ev2_set_next(r, prev, k->trace);
     mt_dat_ev *e = &h->ev; /* each of the three sets e->deferred */
-    mt_errc rc = kind == MT_DAT_EV_FREE_REF    ? take(r, t, w->v, e, err)
-                 : kind == MT_DAT_EV_FREE_PREV ? mt_dat_ev2_take_prev(r, k->trace, w->v, e, err)
-                                               : alloc_or_free(r, t, w, e, err);
+    bool own = v7 && !(tag & MT_DAT_EV_OTHER);
+    mt_errc rc;
+    if (kind == MT_DAT_EV_FREE_REF)
+        rc = mt_dat_ev2_take_ref(r, t, own, k->trace, k->tid, w->v, e, err);
+    else if (kind == MT_DAT_EV_FREE_PREV && own)
+        rc = mt_dat_ev2_take_prev_own(r, t, k->trace, k->tid, w->v, e, err);
+    else if (kind == MT_DAT_EV_FREE_PREV)
+        rc = mt_dat_ev2_take_prev(r, k->trace, w->v, e, err);
+    else
+        rc = alloc_or_free(r, v7, t, k, w, e, err);
     if (rc)
         return rc;
     if (kind != MT_DAT_EV_FREE_PREV) { /* a FREE_PREV leaves it (dat_format.h) */
@@ -224,6 +242,33 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
     h->kind = alloc ? MT_DAT_ALLOC : MT_DAT_FREE;
     h->t_ns = w->t;
     return MT_OK;
+}
+
+/* The m scanned events against the frame context into out, the block of
+ * the event RUN_AHEAD later prefetched: *i applied, the first error.
+ * Always inline: taken twice, v7 a constant in each. */
+static inline __attribute__((always_inline)) mt_errc apply_all(mt_dat_reader *r, bool v7,
+                                                               carry *into, const draw *w, size_t m,
+                                                               mt_dat_hev *out, size_t *done,
+                                                               mt_err *err)
+{
+    carry k = *into, *c = &k; /* a local: in registers through the run */
+    for (size_t i = 0; i < m && i < RUN_AHEAD; i++)
+        mt_dctx_prefetch_ev(&r->ctx, v7, w[i].tag, w[i].trace, c->tid, w[i].v);
+    mt_errc rc = MT_OK;
+    size_t i = 0, ahead = m > RUN_AHEAD ? m - RUN_AHEAD : 0;
+    for (; i < ahead; i++) { /* two loops: no test of the prefetch's bound per event */
+        const draw *a = &w[i + RUN_AHEAD];
+        mt_dctx_prefetch_ev(&r->ctx, v7, a->tag, a->trace, c->tid, a->v);
+        if ((rc = apply(r, v7, c, &w[i], &out[i], err)) != MT_OK)
+            break;
+    }
+    for (; i < m && rc == MT_OK; i++)
+        if ((rc = apply(r, v7, c, &w[i], &out[i], err)) != MT_OK)
+            break;
+    *done = i;
+    *into = k;
+    return rc;
 }
 
 mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t max, size_t *n,
@@ -242,20 +287,10 @@ mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t
     size_t m = scan(r, d, w, k);
     if (m < k && m > 0)
         scan(r, d, w, m); /* to the start of the event that failed */
-    for (size_t i = 0; i < m && i < RUN_AHEAD; i++)
-        mt_dctx_prefetch_ev(&r->ctx, w[i].tag, w[i].trace, w[i].v);
-    mt_errc rc = MT_OK;
     carry c = {d->trace, d->prev_alloc, d->tid};
-    size_t i = 0, ahead = m > RUN_AHEAD ? m - RUN_AHEAD : 0;
-    for (; i < ahead; i++) { /* two loops: no test of the prefetch's bound per event */
-        const draw *a = &w[i + RUN_AHEAD];
-        mt_dctx_prefetch_ev(&r->ctx, a->tag, a->trace, a->v);
-        if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
-            break;
-    }
-    for (; i < m && rc == MT_OK; i++)
-        if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
-            break;
+    size_t i = 0;
+    mt_errc rc = mt_dat_v7(r) ? apply_all(r, true, &c, w, m, out, &i, err)
+                              : apply_all(r, false, &c, w, m, out, &i, err);
     d->trace = c.trace;
     d->prev_alloc = c.prev_alloc;
     if (i > 0 && w[i - 1].t > r->t_last)

@@ -32,6 +32,7 @@ void mt_dctx_free(mt_dctx *c)
     free(c->prev);
     free(c->wide);
     free(c->pwide);
+    mt_dpairs_free(&c->pairs);
     memset(c, 0, sizeof *c);
 }
 
@@ -100,6 +101,7 @@ void mt_dctx_new_frame(mt_dctx *c)
         if (hand_over(c, c->held[k]))
             c->held[n++] = c->held[k];
     c->nheld = n;
+    mt_dpairs_new_frame(&c->pairs);
     mt_dwide *w = c->pwide; /* the wide blocks too */
     size_t cap = c->pwide_cap;
     c->pwide = c->wide;

@@ -45,6 +45,7 @@
 
 #include "dat_format.h"
 #include "dat_reader.h"
+#include "dat_reader_pairs.h"
 #include "shm_error.h"
 
 /* A block of the frame, 8 bytes: its size (MT_DENT_SIZE_BITS) and its
@@ -69,6 +70,7 @@ typedef struct mt_dtrace {
     uint32_t epoch;   /* the frame the fields belong to */
     uint8_t has_size; /* last_size is set */
     uint32_t next;    /* next(trace) + 1 in this frame (version 4), 0: none */
+    uint32_t pair;    /* version 7: the index of its pair looked up last (a hint) */
     uint64_t count;   /* allocations of the trace in this frame: ents[0, count) */
     uint64_t given;   /* its blocks with a lower serial were given by mt_dctx_give */
     uint64_t last_size;
@@ -100,6 +102,7 @@ typedef struct mt_dctx {
     size_t npwide, pwide_cap;
     uint32_t *held; /* [held_cap]: the nheld traces whose ents are allocated */
     size_t nheld, held_cap;
+    mt_dpairs pairs; /* version 7: the (trace, thread) pairs (dat_reader_pairs.h) */
 } mt_dctx;
 
 void mt_dctx_init(mt_dctx *c);
@@ -219,13 +222,12 @@ void mt_dctx_take_pwide(const mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *b
  * block's size and birth, and the block is no longer live (MT_DPREV_OK);
  * MT_DPREV_NONE when the frame before holds no block ref of the trace,
  * MT_DPREV_FREED when that block is not live. */
-static inline int mt_dctx_take_prev(mt_dctx *c, uint32_t trace, uint64_t ref, uint64_t *size,
-                                    uint64_t *birth_ms)
+/* The block serial (< p->count) of a trace's blocks of the frame before
+ * (p: its mt_dprev, of this epoch), as mt_dctx_take_prev. */
+static inline int mt_dctx_take_prev_at(mt_dctx *c, mt_dprev *p, uint64_t serial, uint64_t *size,
+                                       uint64_t *birth_ms)
 {
-    mt_dprev *p = &c->prev[trace];
-    if (p->epoch != c->epoch || ref >= p->count)
-        return MT_DPREV_NONE;
-    mt_dent *at = &p->ents[p->count - 1 - ref], e = *at;
+    mt_dent *at = &p->ents[serial], e = *at;
     if (e == MT_DENT_FREED)
         return MT_DPREV_FREED;
     *at = MT_DENT_FREED;
@@ -236,6 +238,15 @@ static inline int mt_dctx_take_prev(mt_dctx *c, uint32_t trace, uint64_t ref, ui
     *size = e & MT_DENT_SIZE_MASK;
     *birth_ms = c->prev_base_ms + (e >> MT_DENT_SIZE_BITS);
     return MT_DPREV_OK;
+}
+
+static inline int mt_dctx_take_prev(mt_dctx *c, uint32_t trace, uint64_t ref, uint64_t *size,
+                                    uint64_t *birth_ms)
+{
+    mt_dprev *p = &c->prev[trace];
+    if (p->epoch != c->epoch || ref >= p->count)
+        return MT_DPREV_NONE;
+    return mt_dctx_take_prev_at(c, p, p->count - 1 - ref, size, birth_ms);
 }
 
 /* A hint: the free of block ref of trace's blocks of the frame before is

@@ -60,7 +60,13 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
         d->ahead_on = false;
         return;
     }
-    mt_dctx_prefetch_ev(&r->ctx, tag, d->ahead_trace, ref);
+    bool v7 = mt_dat_v7(r);
+    if (v7 && mt_dis_ref(tag)) { /* a run's ref: the look-ahead's previous one + 1 + v */
+        (void)mt_dref_of(tag, d->ahead_key, d->ahead_ref, ref, &ref); /* a hint: wraps */
+        d->ahead_ref = ref;
+    }
+    d->ahead_key = MT_DREF_KEY(tag);
+    mt_dctx_prefetch_ev(&r->ctx, v7, tag, d->ahead_trace, d->tid, ref);
 }
 
 static void ahead_start(mt_dat_reader *r, mt_drec *d)
@@ -71,6 +77,8 @@ static void ahead_start(mt_dat_reader *r, mt_drec *d)
     d->ahead_on = true;
     d->ahead_trace = UINT32_MAX; /* none yet */
     d->ahead_col = 0;
+    d->ahead_key = d->prev_key;
+    d->ahead_ref = d->prev_ref;
     for (unsigned i = 0; i < MT_DAHEAD; i++)
         ahead_step(r, d);
 }
@@ -117,7 +125,7 @@ static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     if ((kind == MT_DAT_EV_FREE_PREV && r->info.version < MT_DAT_VERSION_PREV) ||
         (kind == MT_DAT_EV_ALLOC && !alloc_bits_ok(r, tag)) ||
-        (mt_dis_ref(tag) && (tag & MT_DAT_EV_SAME_SIZE)))
+        (mt_dis_ref(tag) && (tag & MT_DAT_EV_OTHER) && !mt_dat_v7(r)))
         return bad(r, "bad event tag", err);
     return MT_OK;
 }
@@ -145,35 +153,42 @@ static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err
 static mt_errc size_of(mt_dat_reader *r, mt_drec *d, unsigned tag, const mt_dtrace *t,
                        uint64_t *size, mt_err *err)
 {
-    if (!(tag & MT_DAT_EV_SAME_SIZE))
-        return get(r, d, MT_DCOL_SIZES, size, err);
+    if (!(tag & MT_DAT_EV_SAME_SIZE)) {
+        if (get(r, d, MT_DCOL_SIZES, size, err))
+            return MT_E_CORRUPT;
+        return mt_dat_v7(r) ? mt_dat_ev2_rise(r, tag, t, size, err) : MT_OK;
+    }
     if (!t->has_size)
         return bad(r, "SAME_SIZE before any size of the trace in its frame", err);
     *size = t->last_size;
     return MT_OK;
 }
 
-/* The block a FREE_REF names: its size and birth. */
-static mt_errc resolve(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, mt_dat_ev *e, mt_err *err)
+/* A reference's ref: the refs column's value, or (version 7) a run's. */
+static mt_errc ref_of(mt_dat_reader *r, mt_drec *d, unsigned tag, uint64_t *ref, mt_err *err)
 {
-    uint64_t ref = 0; /* = 0: as trace above */
-    if (get(r, d, MT_DCOL_REFS, &ref, err))
+    uint64_t v = 0; /* = 0: as trace above */
+    if (get(r, d, MT_DCOL_REFS, &v, err))
         return MT_E_CORRUPT;
-    if (ref >= t->count)
-        return bad(r, "free of a block not allocated in its frame", err);
-    uint64_t serial = t->count - 1 - ref;
-    if (!mt_dctx_take(&r->ctx, t, serial, &e->size, &e->birth_ms))
-        return bad(r, "free of a block that is not live", err);
-    e->deferred = r->defer_on && serial >= t->given; /* not given to defer_fn yet */
+    *ref = v;
+    if (mt_dat_v7(r) && !mt_dref_of(tag, d->prev_key, d->prev_ref, v, ref))
+        return bad(r, "reference overflows", err);
+    d->prev_ref = *ref;
     return MT_OK;
 }
 
-/* The block of the frame before a FREE_PREV names. */
-static mt_errc resolve_prev(mt_dat_reader *r, mt_drec *d, mt_dat_ev *e, mt_err *err)
+/* The block a FREE_REF or FREE_PREV names: its size and birth. */
+static mt_errc resolve(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt_dat_ev *e,
+                       mt_err *err)
 {
-    uint64_t ref = 0; /* = 0: as trace above */
-    if (get(r, d, MT_DCOL_REFS, &ref, err))
+    uint64_t ref = 0;
+    if (ref_of(r, d, tag, &ref, err))
         return MT_E_CORRUPT;
+    bool own = mt_dat_v7(r) && !(tag & MT_DAT_EV_OTHER);
+    if ((tag & MT_DAT_EV_KIND_MASK) == MT_DAT_EV_FREE_REF)
+        return mt_dat_ev2_take_ref(r, t, own, d->trace, d->tid, ref, e, err);
+    if (own)
+        return mt_dat_ev2_take_prev_own(r, t, d->trace, d->tid, ref, e, err);
     return mt_dat_ev2_take_prev(r, d->trace, ref, e, err);
 }
 
@@ -182,16 +197,14 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
 {
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     uint64_t ms = d->t / 1000000u, age = 0;
-    if (kind == MT_DAT_EV_FREE_REF)
-        return resolve(r, d, t, e, err);
-    if (kind == MT_DAT_EV_FREE_PREV)
-        return resolve_prev(r, d, e, err);
+    if (mt_dis_ref(tag))
+        return resolve(r, d, tag, t, e, err);
     if (size_of(r, d, tag, t, &e->size, err))
         return MT_E_CORRUPT;
     if (kind == MT_DAT_EV_ALLOC) {
         e->birth_ms = ms;
         e->deferred = r->defer_on;
-        return mt_dctx_alloc(&r->ctx, t, e->size, ms, err);
+        return mt_dat_ev2_alloc(r, mt_dat_v7(r), t, d->trace, d->tid, e->size, ms, err);
     }
     if (get(r, d, MT_DCOL_AGES, &age, err))
         return MT_E_CORRUPT;
@@ -224,6 +237,7 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
     mt_errc rc = body(r, d, tag, t, e, err);
     if (rc)
         return rc;
+    d->prev_key = MT_DREF_KEY(tag);
     if (kind != MT_DAT_EV_FREE_PREV) { /* a FREE_PREV leaves it (dat_format.h) */
         t->last_size = e->size;
         t->has_size = 1;

@@ -48,6 +48,11 @@ typedef struct mt_drec {
     mt_dcur ahead[3][2];
     uint32_t ahead_trace, ahead_col; /* ahead_col: as col_trace */
     bool ahead_on;
+    /* EVENTS2, version 7's runs of references: the previous event's
+     * MT_DREF_KEY and, if a reference, its ref; the same for the
+     * look-ahead's */
+    unsigned prev_key, ahead_key;
+    uint64_t prev_ref, ahead_ref;
     /* CULLED: the record's figures */
     uint64_t early, young;
     /* TRACE_STATES, LIVE_BLOCKS, CULLED */

@@ -1,7 +1,10 @@
 /* test_reader_builder.h -- builds recordings (.dat) by hand for the reader
  * and replay tests: records from varints, strings and payloads, grouped
  * into zstd frames, behind the file header (dat_format.h).  Knows nothing
- * of the reader, so a reader bug cannot hide in it. */
+ * of the reader, so a reader bug cannot hide in it.  Its EVENTS2 records
+ * are written as version 6 reads them (every reference among every
+ * thread's blocks), so its complete files say version 6
+ * (MT_DAT_VERSION_PREV); test_reader_v7.c builds version 7's. */
 #ifndef MEMTOP_TEST_READER_BUILDER_H
 #define MEMTOP_TEST_READER_BUILDER_H
 
