@@ -13,6 +13,7 @@
 #define TRACES_MIN 256u
 
 _Static_assert(sizeof(mt_dtrace) == 64, "a trace's state is one cache line");
+_Static_assert(2ull * MT_DAT_FRAME_ALLOCS_MAX <= UINT32_MAX, "an array's capacity fits 32 bits");
 #define ENTS_MIN 4u /* an array's first entries: at most four per allocation */
 
 void mt_dctx_init(mt_dctx *c)

@@ -34,7 +34,8 @@
  * for the current frame and the one before, at most 6 + 6 entries per
  * allocation of a frame, 12 * 8 * MT_DAT_FRAME_ALLOCS_MAX bytes: 48 MiB,
  * plus malloc's overhead per array; a trace that did not allocate in the
- * last two frames has none. */
+ * last two frames has none.  Version 7 adds the (trace, thread) pairs
+ * (dat_reader_pairs.h, at most 120 MiB more). */
 #ifndef MEMTOP_DAT_READER_BLOCKS_H
 #define MEMTOP_DAT_READER_BLOCKS_H
 
@@ -66,17 +67,29 @@ typedef struct mt_dwide {
 } mt_dwide;
 
 /* A trace's state: one cache line (the hints read it 16 events ahead). */
+#define MT_DTRACE_HINTS 4u /* pair hints per trace, by the thread's tid modulo */
+
 typedef struct mt_dtrace {
     uint32_t epoch;   /* the frame the fields belong to */
     uint8_t has_size; /* last_size is set */
     uint32_t next;    /* next(trace) + 1 in this frame (version 4), 0: none */
-    uint32_t pair;    /* version 7: the index of its pair looked up last (a hint) */
     uint64_t count;   /* allocations of the trace in this frame: ents[0, count) */
-    uint64_t given;   /* its blocks with a lower serial were given by mt_dctx_give */
+    uint32_t given;   /* its blocks with a lower serial were given by mt_dctx_give */
+    uint32_t cap;     /* ents' (<= 2 * MT_DAT_FRAME_ALLOCS_MAX) */
     uint64_t last_size;
     mt_dent *ents; /* [cap]: block k of the frame at k (kept across frames) */
-    uint64_t cap;
+    /* version 7: the index of the pair of trace and tid looked up last,
+     * at tid % MT_DTRACE_HINTS (hints: the records of threads alternate,
+     * and one hint for all missed at each record's first event of the
+     * trace, 800 k times on mt4.dat) */
+    uint32_t pair[MT_DTRACE_HINTS];
 } __attribute__((aligned(64))) mt_dtrace;
+
+/* The pair hint of trace state t for thread tid. */
+static inline uint32_t *mt_dtrace_hint(mt_dtrace *t, uint32_t tid)
+{
+    return &t->pair[tid % MT_DTRACE_HINTS];
+}
 
 /* A trace's blocks of the frame before (version 6: FREE_PREV). */
 typedef struct mt_dprev {

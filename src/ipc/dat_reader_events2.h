@@ -77,7 +77,7 @@ static inline uint32_t mt_dctx_guess_next(const mt_dctx *c, uint32_t trace)
 static inline __attribute__((always_inline)) void
 mt_dctx_prefetch_own(mt_dctx *c, bool prev, uint32_t trace, uint32_t tid, uint64_t ref)
 {
-    mt_dpair *p = mt_dpairs_find(&c->pairs, trace, tid, &c->traces[trace].pair);
+    mt_dpair *p = mt_dpairs_find(&c->pairs, trace, tid, mt_dtrace_hint(&c->traces[trace], tid));
     uint32_t serial = p ? mt_dpair_serial(p, prev, ref) : UINT32_MAX;
     if (serial != UINT32_MAX)
         __builtin_prefetch(prev ? &c->prev[trace].ents[serial] : &c->traces[trace].ents[serial], 1);
@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) uint32_t mt_dat_ev2_own(mt_dat_read
                                                                      uint32_t trace, uint32_t tid,
                                                                      bool prev, uint64_t ref)
 {
-    mt_dpair *p = mt_dpairs_find(&r->ctx.pairs, trace, tid, &t->pair);
+    mt_dpair *p = mt_dpairs_find(&r->ctx.pairs, trace, tid, mt_dtrace_hint(t, tid));
     return p ? mt_dpair_serial(p, prev, ref) : UINT32_MAX;
 }
 
@@ -207,7 +207,8 @@ mt_dat_ev2_alloc(mt_dat_reader *r, bool v7, mt_dtrace *t, uint32_t trace, uint32
     mt_errc rc = mt_dctx_alloc(&r->ctx, t, size, birth_ms, err);
     if (rc || !v7)
         return rc;
-    return mt_dpairs_add(&r->ctx.pairs, trace, tid, &t->pair, (uint32_t)(t->count - 1), err);
+    return mt_dpairs_add(&r->ctx.pairs, trace, tid, mt_dtrace_hint(t, tid),
+                         (uint32_t)(t->count - 1), err);
 }
 
 /* Version 7's runs of references: the kind and OTHER of an event, which a

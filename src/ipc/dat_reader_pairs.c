@@ -59,6 +59,25 @@ static int index_build(mt_dpairs *s, size_t want)
     return 0;
 }
 
+/* A pair's list for the next frame, when it has fewer entries than the
+ * frame that ends allocated: one of that many (a power of two) at once,
+ * rather than doublings that copy it (its contents are of no use).  Out
+ * of memory: as it was. */
+static void presize(mt_dpair *p)
+{
+    uint32_t want = LIST_MIN;
+    while (want < p->pcount)
+        want *= 2;
+    if (p->cap >= want)
+        return;
+    uint32_t *l = malloc(want * sizeof *l);
+    if (!l)
+        return;
+    free(p->list);
+    p->list = l;
+    p->cap = want;
+}
+
 /* Pair p at a frame's end: its list becomes its frame before's, and the
  * old one of the frame before its list for the next frame if it has at
  * most four entries per allocation of the frame that ends, else it is
@@ -82,6 +101,7 @@ static bool hand_over(mt_dpair *p)
         old = NULL;
     }
     free(old);
+    presize(p);
     return true;
 }
 
@@ -133,7 +153,7 @@ static mt_dpair *pair_new(mt_dpairs *s, uint32_t trace, uint32_t tid, uint32_t *
 mt_errc mt_dpairs_add_slow(mt_dpairs *s, uint32_t trace, uint32_t tid, uint32_t *hint,
                            uint32_t serial, mt_err *err)
 {
-    mt_dpair *p = mt_dpairs_find_slow(s, trace, tid, hint);
+    mt_dpair *p = mt_dpairs_find(s, trace, tid, hint); /* the hint's pair is full, mostly */
     if (!p && !(p = pair_new(s, trace, tid, hint)))
         return nomem(err);
     if (p->count == p->cap) {

@@ -18,13 +18,18 @@
  * trace's state keeps the index of its pair looked up last (`hint`), which
  * a record's events, all of one thread, find again without a hash.
  *
- * Memory: 40 bytes per pair and 8 to 16 bytes of index per pair; the
- * lists, 4 bytes an entry, doubling from 4, the frame before's list kept
- * for the next frame when it has at most four entries per allocation of
- * the frame that ends (as the trace's arrays): at most 6 + 6 entries per
- * allocation of a frame, 48 * MT_DAT_FRAME_ALLOCS_MAX bytes (24 MiB), and
- * at most one pair per allocation of the two frames (56 * 2 *
- * MT_DAT_FRAME_ALLOCS_MAX bytes, 56 MiB). */
+ * Memory, besides dat_reader_blocks.h's: at most one pair per allocation
+ * of the frame and the frame before, 40 bytes each, the array keeping the
+ * largest capacity it had (doubling: at most 2 * 2 *
+ * MT_DAT_FRAME_ALLOCS_MAX pairs, 80 MiB); the index, 4 bytes a slot,
+ * fewer than 4 slots per pair (16 MiB); the lists, 4 bytes an entry,
+ * doubling from 4, the frame before's list kept for the next frame when
+ * it has at most four entries per allocation of the frame that ends (as
+ * the trace's arrays): at most 6 + 6 entries per allocation of a frame,
+ * 48 * MT_DAT_FRAME_ALLOCS_MAX bytes (24 MiB).  So at most 120 MiB more
+ * for a version-7 file, reached only when every allocation of two frames
+ * is by a (trace, thread) pair of its own; a pair that allocated in
+ * neither frame has nothing. */
 #ifndef MEMTOP_DAT_READER_PAIRS_H
 #define MEMTOP_DAT_READER_PAIRS_H
 
