@@ -344,143 +344,18 @@ static void other_before_v7(void **state)
     db_file_free(&f);
 }
 
-/* --- thousands of events against a model -------------------------------- */
-
-#define MT 3u      /* traces 0 to 2 */
-#define MX 3u      /* threads 1 to 3 */
-#define MBLK 4096u /* blocks per trace and frame, at most */
-#define MWANT 60000u
-
-/* A block of the model: its size, its thread and index among the thread's
- * blocks of the trace, live. */
-typedef struct mblock {
-    uint64_t size;
-    uint32_t tid, j;
-    bool live;
-} mblock;
-
-typedef struct mframe {
-    mblock b[MT][MBLK];
-    uint32_t n[MT], nx[MT][MX + 1];
-    uint32_t own[MT][MX + 1][MBLK]; /* X's block j of T: b[T][own[T][X][j]] */
-    uint64_t last[MT];
-    bool has[MT];
-} mframe;
-
-typedef struct v7model {
-    uint64_t rng;
-    mframe cur, prev;
-    uint64_t want[MWANT];
-    size_t nwant;
-} v7model;
-
-static uint64_t rnd(v7model *m, uint64_t n)
-{
-    return test_xorshift(&m->rng) % n;
-}
-
-/* One record of thread tid: random allocations and frees of every kind,
- * encoded with version 7's references by thread, runs and rising sizes
- * wherever they apply, the model's sizes in m->want. */
-static void model_record(v7model *m, db_ev2 *e, uint32_t tid, unsigned nev)
-{
-    unsigned pkey = 0xffu; /* the previous event's kind and OTHER */
-    uint32_t ptrace = UINT32_MAX;
-    uint64_t pref = 0;
-    for (unsigned i = 0; i < nev && m->nwant < MWANT; i++) {
-        mframe *f = &m->cur;
-        unsigned kind = (unsigned)rnd(m, 3); /* 0 ALLOC, 1 FREE_REF, 2 FREE_PREV */
-        uint32_t T = rnd(m, 4) ? ptrace : (uint32_t)rnd(m, MT); /* mostly the same trace */
-        if (T == UINT32_MAX)
-            T = (uint32_t)rnd(m, MT);
-        mframe *g = kind == 2 ? &m->prev : f;
-        uint32_t k = UINT32_MAX;     /* a live block of T to free */
-        uint32_t nx = g->nx[T][tid]; /* half the time one of tid's own, else any */
-        for (unsigned tries = 0; kind && g->n[T] && tries < 8 && k == UINT32_MAX; tries++) {
-            uint32_t c = nx && rnd(m, 2)
-                             ? g->own[T][tid][nx - 1 - rnd(m, nx < 6 ? nx : 6)]
-                             : (uint32_t)(g->n[T] - 1 - rnd(m, g->n[T] < 6 ? g->n[T] : 6));
-            if (g->b[T][c].live)
-                k = c;
-        }
-        if (kind && k == UINT32_MAX)
-            kind = 0;
-        if (kind == 0 && f->n[T] == MBLK)
-            continue;
-        unsigned tag = MT_DAT_EV_SAME_TIME, key;
-        bool same = T == ptrace;
-        if (kind == 0) {
-            uint64_t size = 1 + rnd(m, 64);
-            if (same && f->has[T] && size > f->last[T] && rnd(m, 2)) { /* rising */
-                db_ev2_tag(e, tag | MT_DAT_EV_SAME_TRACE);
-                db_ev2_put(e, DB_SIZES, size - f->last[T] - 1);
-            } else if (f->has[T] && size == f->last[T]) {
-                db_ev2_tag(e, tag | MT_DAT_EV_SAME_SIZE);
-                db_ev2_put(e, DB_TRACES, T);
-            } else {
-                db_ev2_tag(e, tag);
-                db_ev2_put(e, DB_TRACES, T), db_ev2_put(e, DB_SIZES, size);
-            }
-            f->own[T][tid][f->nx[T][tid]] = f->n[T];
-            f->b[T][f->n[T]++] = (mblock){size, tid, f->nx[T][tid]++, true};
-            f->last[T] = size, f->has[T] = true;
-            m->want[m->nwant++] = size;
-            key = MT_DAT_EV_ALLOC;
-        } else {
-            mblock *b = &g->b[T][k];
-            bool other = b->tid != tid;
-            uint64_t ref = other ? g->n[T] - 1 - k : g->nx[T][tid] - 1 - b->j;
-            tag |= (kind == 1 ? MT_DAT_EV_FREE_REF : MT_DAT_EV_FREE_PREV) |
-                   (other ? MT_DAT_EV_OTHER : 0);
-            key = tag & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_OTHER);
-            if (same && key == pkey && ref > pref) { /* a run */
-                db_ev2_tag(e, tag | MT_DAT_EV_SAME_TRACE);
-                db_ev2_put(e, DB_REFS, ref - pref - 1);
-            } else {
-                db_ev2_tag(e, tag);
-                db_ev2_put(e, DB_TRACES, T), db_ev2_put(e, DB_REFS, ref);
-            }
-            pref = ref;
-            b->live = false;
-            if (kind == 1)
-                f->last[T] = b->size, f->has[T] = true;
-            m->want[m->nwant++] = b->size;
-        }
-        pkey = key;
-        ptrace = T;
-    }
-}
-
-/* A version-7 file of random frames of random records, m->want its sizes. */
-static void model_file(v7model *m, db_file *f)
-{
-    db_culled_head(f, MT_DAT_VERSION_RUNS, MT_DAT_MODE_FULL, 0);
-    db_ev2 e = {0};
-    for (unsigned fr = 0; fr < 12; fr++) {
-        for (unsigned r = 0; r < 6; r++) {
-            uint32_t tid = 1 + (uint32_t)rnd(m, MX);
-            model_record(m, &e, tid, 50 + (unsigned)rnd(m, 600));
-            if (e.n)
-                db_ev2_record(f, &e, tid, (2000 + fr) * MS);
-        }
-        db_flush(f);
-        m->prev = m->cur;
-        memset(&m->cur, 0, sizeof m->cur);
-    }
-    db_ev2_free(&e);
-}
+/* --- thousands of events against a model (test_reader_v7model.c) ------- */
 
 /* Random files read one event at a time, in runs, and from every frame
  * after a seek give the model's sizes. */
 static void many_events(void **state)
 {
     (void)state;
-    v7model *m = calloc(1, sizeof *m);
+    db_v7_sizes *m = calloc(1, sizeof *m);
     assert_non_null(m);
-    m->rng = 0x2545f4914f6cdd1dull;
     db_file f;
-    model_file(m, &f);
-    uint64_t *got = malloc(MWANT * sizeof *got);
+    db_v7_random(&f, 12, 0x2545f4914f6cdd1dull, m);
+    uint64_t *got = malloc(DB_V7_WANT * sizeof *got);
     static const size_t pers[] = {0, 1, 37, 256};
     for (size_t p = 0; p < sizeof pers / sizeof *pers; p++) {
         mt_err err = {MT_OK, ""};
@@ -501,7 +376,7 @@ static void many_events(void **state)
         }
         if (end != MT_E_EMPTY)
             fail_msg("per %zu: '%s' after %zu events", pers[p], err.msg, k);
-        assert_int_equal(k, m->nwant);
+        assert_int_equal(k, m->n);
         for (size_t i = 0; i < k; i++)
             if (got[i] != m->want[i])
                 fail_msg("per %zu: event %zu size %llu, wanted %llu", pers[p], i,
@@ -526,7 +401,7 @@ static void many_events(void **state)
         mt_errc end;
         while ((end = mt_dat_next(r, &ev, &err)) == MT_OK)
             if (ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE) {
-                assert_true(j < m->nwant);
+                assert_true(j < m->n);
                 if (ev.u.ev.size != m->want[j])
                     fail_msg("from position %zu: event %zu size %llu, wanted %llu", p, j,
                              (unsigned long long)ev.u.ev.size, (unsigned long long)m->want[j]);
@@ -534,7 +409,7 @@ static void many_events(void **state)
             }
         if (end != MT_E_EMPTY)
             fail_msg("from position %zu: '%s'", p, err.msg);
-        assert_int_equal(j, m->nwant);
+        assert_int_equal(j, m->n);
     }
     mt_dat_close(r);
     free(got);
