@@ -14,17 +14,16 @@
  * which the one-event decoder then reads again and reports.  apply: each
  * raw event against the frame context, with the context's own checks in
  * the one-event decoder's order, the block of the event RUN_AHEAD later
- * prefetched from the raw array (no second decoding). */
+ * prefetched from the raw array (no second decoding).  Version 7's runs
+ * of references are resolved by scan, its rising sizes by apply; each is
+ * taken twice, the version a constant in each, so that older files run
+ * main's code. */
 #include "dat_reader_events2.h"
 
 #include <string.h>
 
 #define RUN 256u
 #define RUN_AHEAD 16u
-/* version 7: a reference's list entry, farther than its block's entry
- * (the pair's line as well, at 48, cost 105 M instructions on mt4.dat
- * for no measurable time) */
-#define LIST_AHEAD 32u
 
 /* An event's fields as its columns give them. */
 typedef struct draw {
@@ -37,29 +36,28 @@ typedef struct draw {
 
 /* What a tag asks of the scan, as a table (a lookup and a bit test for
  * each question, instead of the tests of the tag's bits and kind):
- * bits 0-3, the one-event decoder's tag checks (check_tag): bit 0, the
+ * bits 0-2, the one-event decoder's tag checks (check_tag): bit 0, the
  * tag is valid in versions 1 to 3; bit 1, in 4 and 5 (an ALLOC's
- * NEXT_TRACE without SAME_TRACE as well); bit 2, in 6 (FREE_PREV as
- * well); bit 3, from 7 on (a reference's OTHER as well); then which
- * columns it reads. */
+ * NEXT_TRACE without SAME_TRACE as well); bit 2, from 6 on (FREE_PREV as
+ * well); then which columns it reads. */
 enum {
-    OP_TIME = 1u << 4,  /* a dt (no SAME_TIME) */
-    OP_SAME = 1u << 5,  /* SAME_TRACE */
-    OP_NEXT = 1u << 6,  /* NEXT_TRACE (an ALLOC's, without SAME_TRACE) */
-    OP_TRACE = 1u << 7, /* a trace (neither) */
-    OP_REF = 1u << 8,   /* a ref (FREE_REF, FREE_PREV) */
-    OP_SIZE = 1u << 9,  /* a size (ALLOC, FREE without SAME_SIZE) */
-    OP_AGE = 1u << 10,  /* an age (FREE) */
+    OP_TIME = 1u << 3,  /* a dt (no SAME_TIME) */
+    OP_SAME = 1u << 4,  /* SAME_TRACE */
+    OP_NEXT = 1u << 5,  /* NEXT_TRACE (an ALLOC's, without SAME_TRACE) */
+    OP_TRACE = 1u << 6, /* a trace (neither) */
+    OP_REF = 1u << 7,   /* a ref (FREE_REF, FREE_PREV) */
+    OP_SIZE = 1u << 8,  /* a size (ALLOC, FREE without SAME_SIZE) */
+    OP_AGE = 1u << 9,   /* an age (FREE) */
 };
 #define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
 #define TAG_ALLOC_OK(x)                                                                            \
-    (TAG_FLAGS(x) == 0 ? 15 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 14 : 0)
+    (TAG_FLAGS(x) == 0 ? 7 : TAG_FLAGS(x) == 1 && !((x)&MT_DAT_EV_SAME_TRACE) ? 6 : 0)
 #define TAG_OK(x)                                                                                  \
     (((x)&3) == MT_DAT_EV_ALLOC      ? TAG_ALLOC_OK(x)                                             \
-     : ((x)&3) == MT_DAT_EV_FREE     ? 15                                                          \
-     : ((x)&MT_DAT_EV_OTHER)         ? 8                                                           \
-     : ((x)&3) == MT_DAT_EV_FREE_REF ? 15                                                          \
-                                     : 12)
+     : ((x)&3) == MT_DAT_EV_FREE     ? 7                                                           \
+     : ((x)&MT_DAT_EV_SAME_SIZE)     ? 0                                                           \
+     : ((x)&3) == MT_DAT_EV_FREE_REF ? 7                                                           \
+                                     : 4)
 #define TAG_NEXT(x) (((x) & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_NEXT_TRACE)) == MT_DAT_EV_NEXT_TRACE)
 #define TAG_TRACE(x) ((x)&MT_DAT_EV_SAME_TRACE ? OP_SAME : TAG_NEXT(x) ? OP_NEXT : OP_TRACE)
 #define TAG_VALUES(x)                                                                              \
@@ -83,7 +81,7 @@ _Static_assert(MT_DAT_EV_ALLOC == 0 && MT_DAT_EV_FREE_REF == 2 && MT_DAT_EV_FREE
 static inline __attribute__((always_inline)) bool
 scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool tick, uint64_t *t,
          uint64_t *ms, bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c,
-         bool runs, unsigned *key, uint64_t *ref, draw *w)
+         bool runs, unsigned *kind, uint64_t *ref, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
     unsigned op = tag_op[tag];
@@ -110,7 +108,7 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
     if (op & OP_REF) {
         if (!mt_dsplit_v(&col[MT_DCOL_REFS][0], &col[MT_DCOL_REFS][1], &x))
             return false;
-        if (runs && !mt_dref_of(tag, *key, *ref, x, &x))
+        if (runs && !mt_dref_of(tag, *kind, *ref, x, &x))
             return false;
         if (runs)
             *ref = x;
@@ -123,7 +121,7 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
         w->birth = *ms - age;
     }
     if (runs)
-        *key = MT_DREF_KEY(tag);
+        *kind = tag & MT_DAT_EV_KIND_MASK;
     w->t = *t;
     w->v = x;
     w->trace = *guess;
@@ -143,23 +141,24 @@ static inline __attribute__((always_inline)) size_t scan_runs(const mt_dat_reade
     memcpy(col, d->col, sizeof col);
     uint64_t t = d->t, ms = t / 1000000u, ndefs = r->ndefs, ref = d->prev_ref;
     bool have = d->have_trace;
-    unsigned valid = r->info.version >= MT_DAT_VERSION_RUNS      ? 8
-                     : r->info.version >= MT_DAT_VERSION_PREV    ? 4
+    unsigned valid = r->info.version >= MT_DAT_VERSION_PREV      ? 4
                      : r->info.version >= MT_DAT_VERSION_ORDERED ? 2
                                                                  : 1; /* tag_op's bit */
-    unsigned key = d->prev_key;
+    unsigned kind = d->prev_key;
     uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)
         if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &ms, &have,
-                      &guess, &col_trace, &r->ctx, runs, &key, &ref, &w[i]))
+                      &guess, &col_trace, &r->ctx, runs, &kind, &ref, &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
     d->t = t;
     d->have_trace = have;
     d->col_trace = col_trace;
-    d->prev_key = key;
-    d->prev_ref = ref;
+    if (runs) {
+        d->prev_key = kind;
+        d->prev_ref = ref;
+    }
     return k;
 }
 
@@ -181,11 +180,23 @@ typedef struct carry {
     uint32_t tid;
 } carry;
 
+/* A FREE_REF's block against the frame context (the one-event decoder's
+ * resolve()). */
+static inline __attribute__((always_inline)) mt_errc take(mt_dat_reader *r, mt_dtrace *t,
+                                                          uint64_t ref, mt_dat_ev *e, mt_err *err)
+{
+    if (ref >= t->count)
+        return mt_dat_ev2_bad(r, "free of a block not allocated in its frame", err);
+    uint64_t serial = t->count - 1 - ref;
+    if (!mt_dctx_take(&r->ctx, t, serial, &e->size, &e->birth_ms))
+        return mt_dat_ev2_bad(r, "free of a block that is not live", err);
+    e->deferred = r->defer_on && serial >= t->given;
+    return MT_OK;
+}
+
 /* An ALLOC or FREE's size and block (the one-event decoder's body()). */
-static inline __attribute__((always_inline)) mt_errc alloc_or_free(mt_dat_reader *r, bool v7,
-                                                                   mt_dtrace *t, const carry *k,
-                                                                   const draw *w, mt_dat_ev *e,
-                                                                   mt_err *err)
+static inline __attribute__((always_inline)) mt_errc
+alloc_or_free(mt_dat_reader *r, bool v7, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_err *err)
 {
     e->size = w->v;
     if ((w->tag & MT_DAT_EV_SAME_SIZE) && !t->has_size)
@@ -200,11 +211,11 @@ static inline __attribute__((always_inline)) mt_errc alloc_or_free(mt_dat_reader
         return MT_OK;
     }
     e->deferred = r->defer_on;
-    return mt_dat_ev2_alloc(r, v7, t, k->trace, k->tid, e->size, w->birth, err);
+    return mt_dctx_alloc(&r->ctx, t, e->size, w->birth, err);
 }
 
 /* One scanned event against the frame context, into *h (v7: version 7's
- * references by thread and rising sizes, a constant where it is taken). */
+ * rising sizes, a constant where it is taken). */
 static inline __attribute__((always_inline)) mt_errc
 apply(mt_dat_reader *r, bool v7, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
 {
@@ -223,17 +234,10 @@ apply(mt_dat_reader *r, bool v7, carry *k, const draw *w, mt_dat_hev *h, mt_err 
     k->prev_alloc = alloc;
     if (alloc && after_alloc && prev != k->trace)
         mt_dat_ev2_set_next(r, prev, k->trace);
-    mt_dat_ev *e = &h->ev;                     /* each of the three sets e->deferred */
-    bool own = v7 && !(tag & MT_DAT_EV_OTHER); /* on a reference */
-    mt_errc rc;
-    if (kind == MT_DAT_EV_FREE_REF)
-        rc = mt_dat_ev2_take_ref(r, t, own, k->trace, k->tid, w->v, e, err);
-    else if (kind == MT_DAT_EV_FREE_PREV && own)
-        rc = mt_dat_ev2_take_prev_own(r, t, k->trace, k->tid, w->v, e, err);
-    else if (kind == MT_DAT_EV_FREE_PREV)
-        rc = mt_dat_ev2_take_prev(r, k->trace, w->v, e, err);
-    else
-        rc = alloc_or_free(r, v7, t, k, w, e, err);
+    mt_dat_ev *e = &h->ev; /* each of the three sets e->deferred */
+    mt_errc rc = kind == MT_DAT_EV_FREE_REF    ? take(r, t, w->v, e, err)
+                 : kind == MT_DAT_EV_FREE_PREV ? mt_dat_ev2_take_prev(r, k->trace, w->v, e, err)
+                                               : alloc_or_free(r, v7, t, w, e, err);
     if (rc)
         return rc;
     if (kind != MT_DAT_EV_FREE_PREV) { /* a FREE_PREV leaves it (dat_format.h) */
@@ -249,7 +253,7 @@ apply(mt_dat_reader *r, bool v7, carry *k, const draw *w, mt_dat_hev *h, mt_err 
 }
 
 /* The m scanned events against the frame context into out, the block of
- * the event RUN_AHEAD later prefetched: *i applied, the first error.
+ * the event RUN_AHEAD later prefetched: *done applied, the first error.
  * Always inline: taken twice, v7 a constant in each. */
 static inline __attribute__((always_inline)) mt_errc apply_all(mt_dat_reader *r, bool v7,
                                                                carry *into, const draw *w, size_t m,
@@ -257,18 +261,13 @@ static inline __attribute__((always_inline)) mt_errc apply_all(mt_dat_reader *r,
                                                                mt_err *err)
 {
     carry k = *into, *c = &k; /* a local: in registers through the run */
-    for (size_t i = 0; v7 && i < m && i < LIST_AHEAD; i++)
-        mt_dctx_prefetch_list(&r->ctx, w[i].tag, w[i].trace, c->tid, w[i].v);
     for (size_t i = 0; i < m && i < RUN_AHEAD; i++)
-        mt_dctx_prefetch_ev(&r->ctx, v7, w[i].tag, w[i].trace, c->tid, w[i].v);
+        mt_dctx_prefetch_ev(&r->ctx, w[i].tag, w[i].trace, w[i].v);
     mt_errc rc = MT_OK;
     size_t i = 0, ahead = m > RUN_AHEAD ? m - RUN_AHEAD : 0;
     for (; i < ahead; i++) { /* two loops: no test of the prefetch's bound per event */
         const draw *a = &w[i + RUN_AHEAD];
-        if (v7 && i + LIST_AHEAD < m) /* the stage farther: tested, version 7 only */
-            mt_dctx_prefetch_list(&r->ctx, w[i + LIST_AHEAD].tag, w[i + LIST_AHEAD].trace, c->tid,
-                                  w[i + LIST_AHEAD].v);
-        mt_dctx_prefetch_ev(&r->ctx, v7, a->tag, a->trace, c->tid, a->v);
+        mt_dctx_prefetch_ev(&r->ctx, a->tag, a->trace, a->v);
         if ((rc = apply(r, v7, c, &w[i], &out[i], err)) != MT_OK)
             break;
     }

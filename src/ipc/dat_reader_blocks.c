@@ -13,7 +13,6 @@
 #define TRACES_MIN 256u
 
 _Static_assert(sizeof(mt_dtrace) == 64, "a trace's state is one cache line");
-_Static_assert(2ull * MT_DAT_FRAME_ALLOCS_MAX <= UINT32_MAX, "an array's capacity fits 32 bits");
 #define ENTS_MIN 4u /* an array's first entries: at most four per allocation */
 
 void mt_dctx_init(mt_dctx *c)
@@ -33,7 +32,6 @@ void mt_dctx_free(mt_dctx *c)
     free(c->prev);
     free(c->wide);
     free(c->pwide);
-    mt_dpairs_free(&c->pairs);
     memset(c, 0, sizeof *c);
 }
 
@@ -102,7 +100,6 @@ void mt_dctx_new_frame(mt_dctx *c)
         if (hand_over(c, c->held[k]))
             c->held[n++] = c->held[k];
     c->nheld = n;
-    mt_dpairs_new_frame(&c->pairs);
     mt_dwide *w = c->pwide; /* the wide blocks too */
     size_t cap = c->pwide_cap;
     c->pwide = c->wide;

@@ -34,8 +34,7 @@
  * for the current frame and the one before, at most 6 + 6 entries per
  * allocation of a frame, 12 * 8 * MT_DAT_FRAME_ALLOCS_MAX bytes: 48 MiB,
  * plus malloc's overhead per array; a trace that did not allocate in the
- * last two frames has none.  Version 7 adds the (trace, thread) pairs
- * (dat_reader_pairs.h, at most 120 MiB more). */
+ * last two frames has none. */
 #ifndef MEMTOP_DAT_READER_BLOCKS_H
 #define MEMTOP_DAT_READER_BLOCKS_H
 
@@ -46,7 +45,6 @@
 
 #include "dat_format.h"
 #include "dat_reader.h"
-#include "dat_reader_pairs.h"
 #include "shm_error.h"
 
 /* A block of the frame, 8 bytes: its size (MT_DENT_SIZE_BITS) and its
@@ -67,29 +65,16 @@ typedef struct mt_dwide {
 } mt_dwide;
 
 /* A trace's state: one cache line (the hints read it 16 events ahead). */
-#define MT_DTRACE_HINTS 4u /* pair hints per trace, by the thread's tid modulo */
-
 typedef struct mt_dtrace {
     uint32_t epoch;   /* the frame the fields belong to */
     uint8_t has_size; /* last_size is set */
     uint32_t next;    /* next(trace) + 1 in this frame (version 4), 0: none */
     uint64_t count;   /* allocations of the trace in this frame: ents[0, count) */
-    uint32_t given;   /* its blocks with a lower serial were given by mt_dctx_give */
-    uint32_t cap;     /* ents' (<= 2 * MT_DAT_FRAME_ALLOCS_MAX) */
+    uint64_t given;   /* its blocks with a lower serial were given by mt_dctx_give */
     uint64_t last_size;
     mt_dent *ents; /* [cap]: block k of the frame at k (kept across frames) */
-    /* version 7: the index of the pair of trace and tid looked up last,
-     * at tid % MT_DTRACE_HINTS (hints: the records of threads alternate,
-     * and one hint for all missed at each record's first event of the
-     * trace, 800 k times on mt4.dat) */
-    uint32_t pair[MT_DTRACE_HINTS];
+    uint64_t cap;
 } __attribute__((aligned(64))) mt_dtrace;
-
-/* The pair hint of trace state t for thread tid. */
-static inline uint32_t *mt_dtrace_hint(mt_dtrace *t, uint32_t tid)
-{
-    return &t->pair[tid % MT_DTRACE_HINTS];
-}
 
 /* A trace's blocks of the frame before (version 6: FREE_PREV). */
 typedef struct mt_dprev {
@@ -115,7 +100,6 @@ typedef struct mt_dctx {
     size_t npwide, pwide_cap;
     uint32_t *held; /* [held_cap]: the nheld traces whose ents are allocated */
     size_t nheld, held_cap;
-    mt_dpairs pairs; /* version 7: the (trace, thread) pairs (dat_reader_pairs.h) */
 } mt_dctx;
 
 void mt_dctx_init(mt_dctx *c);
@@ -235,12 +219,13 @@ void mt_dctx_take_pwide(const mt_dctx *c, mt_dent e, uint64_t *size, uint64_t *b
  * block's size and birth, and the block is no longer live (MT_DPREV_OK);
  * MT_DPREV_NONE when the frame before holds no block ref of the trace,
  * MT_DPREV_FREED when that block is not live. */
-/* The block serial (< p->count) of a trace's blocks of the frame before
- * (p: its mt_dprev, of this epoch), as mt_dctx_take_prev. */
-static inline int mt_dctx_take_prev_at(mt_dctx *c, mt_dprev *p, uint64_t serial, uint64_t *size,
-                                       uint64_t *birth_ms)
+static inline int mt_dctx_take_prev(mt_dctx *c, uint32_t trace, uint64_t ref, uint64_t *size,
+                                    uint64_t *birth_ms)
 {
-    mt_dent *at = &p->ents[serial], e = *at;
+    mt_dprev *p = &c->prev[trace];
+    if (p->epoch != c->epoch || ref >= p->count)
+        return MT_DPREV_NONE;
+    mt_dent *at = &p->ents[p->count - 1 - ref], e = *at;
     if (e == MT_DENT_FREED)
         return MT_DPREV_FREED;
     *at = MT_DENT_FREED;
@@ -251,15 +236,6 @@ static inline int mt_dctx_take_prev_at(mt_dctx *c, mt_dprev *p, uint64_t serial,
     *size = e & MT_DENT_SIZE_MASK;
     *birth_ms = c->prev_base_ms + (e >> MT_DENT_SIZE_BITS);
     return MT_DPREV_OK;
-}
-
-static inline int mt_dctx_take_prev(mt_dctx *c, uint32_t trace, uint64_t ref, uint64_t *size,
-                                    uint64_t *birth_ms)
-{
-    mt_dprev *p = &c->prev[trace];
-    if (p->epoch != c->epoch || ref >= p->count)
-        return MT_DPREV_NONE;
-    return mt_dctx_take_prev_at(c, p, p->count - 1 - ref, size, birth_ms);
 }
 
 /* A hint: the free of block ref of trace's blocks of the frame before is

@@ -60,13 +60,12 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
         d->ahead_on = false;
         return;
     }
-    bool v7 = mt_dat_v7(r);
-    if (v7 && mt_dis_ref(tag)) { /* a run's ref: the look-ahead's previous one + 1 + v */
-        (void)mt_dref_of(tag, d->ahead_key, d->ahead_ref, ref, &ref); /* a hint: wraps */
+    if (mt_dat_v7(r) && mt_dis_ref(tag)) { /* a run's: the look-ahead's last ref + 1 + v */
+        (void)mt_dref_of(tag, d->ahead_key, d->ahead_ref, ref, &ref); /* a hint: may wrap */
         d->ahead_ref = ref;
     }
-    d->ahead_key = MT_DREF_KEY(tag);
-    mt_dctx_prefetch_ev(&r->ctx, v7, tag, d->ahead_trace, d->tid, ref);
+    d->ahead_key = tag & MT_DAT_EV_KIND_MASK;
+    mt_dctx_prefetch_ev(&r->ctx, tag, d->ahead_trace, ref);
 }
 
 static void ahead_start(mt_dat_reader *r, mt_drec *d)
@@ -125,7 +124,7 @@ static mt_errc check_tag(const mt_dat_reader *r, unsigned tag, mt_err *err)
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     if ((kind == MT_DAT_EV_FREE_PREV && r->info.version < MT_DAT_VERSION_PREV) ||
         (kind == MT_DAT_EV_ALLOC && !alloc_bits_ok(r, tag)) ||
-        (mt_dis_ref(tag) && (tag & MT_DAT_EV_OTHER) && !mt_dat_v7(r)))
+        (mt_dis_ref(tag) && (tag & MT_DAT_EV_SAME_SIZE)))
         return bad(r, "bad event tag", err);
     return MT_OK;
 }
@@ -177,18 +176,28 @@ static mt_errc ref_of(mt_dat_reader *r, mt_drec *d, unsigned tag, uint64_t *ref,
     return MT_OK;
 }
 
-/* The block a FREE_REF or FREE_PREV names: its size and birth. */
+/* The block a FREE_REF names: its size and birth. */
 static mt_errc resolve(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt_dat_ev *e,
                        mt_err *err)
 {
     uint64_t ref = 0;
     if (ref_of(r, d, tag, &ref, err))
         return MT_E_CORRUPT;
-    bool own = mt_dat_v7(r) && !(tag & MT_DAT_EV_OTHER);
-    if ((tag & MT_DAT_EV_KIND_MASK) == MT_DAT_EV_FREE_REF)
-        return mt_dat_ev2_take_ref(r, t, own, d->trace, d->tid, ref, e, err);
-    if (own)
-        return mt_dat_ev2_take_prev_own(r, t, d->trace, d->tid, ref, e, err);
+    if (ref >= t->count)
+        return bad(r, "free of a block not allocated in its frame", err);
+    uint64_t serial = t->count - 1 - ref;
+    if (!mt_dctx_take(&r->ctx, t, serial, &e->size, &e->birth_ms))
+        return bad(r, "free of a block that is not live", err);
+    e->deferred = r->defer_on && serial >= t->given; /* not given to defer_fn yet */
+    return MT_OK;
+}
+
+/* The block of the frame before a FREE_PREV names. */
+static mt_errc resolve_prev(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dat_ev *e, mt_err *err)
+{
+    uint64_t ref = 0;
+    if (ref_of(r, d, tag, &ref, err))
+        return MT_E_CORRUPT;
     return mt_dat_ev2_take_prev(r, d->trace, ref, e, err);
 }
 
@@ -197,14 +206,16 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
 {
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     uint64_t ms = d->t / 1000000u, age = 0;
-    if (mt_dis_ref(tag))
+    if (kind == MT_DAT_EV_FREE_REF)
         return resolve(r, d, tag, t, e, err);
+    if (kind == MT_DAT_EV_FREE_PREV)
+        return resolve_prev(r, d, tag, e, err);
     if (size_of(r, d, tag, t, &e->size, err))
         return MT_E_CORRUPT;
     if (kind == MT_DAT_EV_ALLOC) {
         e->birth_ms = ms;
         e->deferred = r->defer_on;
-        return mt_dat_ev2_alloc(r, mt_dat_v7(r), t, d->trace, d->tid, e->size, ms, err);
+        return mt_dctx_alloc(&r->ctx, t, e->size, ms, err);
     }
     if (get(r, d, MT_DCOL_AGES, &age, err))
         return MT_E_CORRUPT;
@@ -237,7 +248,7 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
     mt_errc rc = body(r, d, tag, t, e, err);
     if (rc)
         return rc;
-    d->prev_key = MT_DREF_KEY(tag);
+    d->prev_key = kind;                /* version 7's runs */
     if (kind != MT_DAT_EV_FREE_PREV) { /* a FREE_PREV leaves it (dat_format.h) */
         t->last_size = e->size;
         t->has_size = 1;

@@ -48,9 +48,9 @@ typedef struct mt_drec {
     mt_dcur ahead[3][2];
     uint32_t ahead_trace, ahead_col; /* ahead_col: as col_trace */
     bool ahead_on;
-    /* EVENTS2, version 7's runs of references: the previous event's
-     * MT_DREF_KEY and, if a reference, its ref; the same for the
-     * look-ahead's */
+    /* EVENTS2, version 7's runs of references: the previous event's kind
+     * (0 at the record's start: an ALLOC) and the last reference's ref;
+     * the same for the look-ahead's */
     unsigned prev_key, ahead_key;
     uint64_t prev_ref, ahead_ref;
     /* CULLED: the record's figures */

@@ -375,9 +375,9 @@ static mt_errc start_items(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_ev
     uint64_t max = events ? MT_DAT_EVENTS_MAX : MT_DAT_ENTRIES_MAX;
     if (d->left > max)
         return bad(r, "too many items in one record", err);
-    d->tid = (uint32_t)tid; /* before the look-ahead: version 7's own references are by thread */
     if (type == MT_DAT_REC_EVENTS2 && mt_dat_start_events2(r, d, err))
         return MT_E_CORRUPT;
+    d->tid = (uint32_t)tid;
     r->in_rec = d->left > 0;
     return r->in_rec ? mt_dat_decode_item(r, ev, err) : MT_E_EMPTY;
 }

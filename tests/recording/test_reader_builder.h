@@ -123,8 +123,8 @@ void db_long_ticks(db_file *f, unsigned frames, unsigned events);
 
 /* A random version-7 recording (test_reader_v7model.c): db_culled_head,
  * then `frames` frames of 6 EVENTS2 records of threads 1 to 3 on traces 0
- * to 2 (own and OTHER references of the frame and the frame before, runs
- * of references, rising sizes), from seed; the sizes of its allocations
+ * to 2 (references of the frame and the frame before, runs of
+ * references, rising sizes), from seed; the sizes of its allocations
  * and frees, in file order, in *out (at most DB_V7_WANT). */
 #define DB_V7_WANT 60000u
 typedef struct db_v7_sizes {

@@ -1,10 +1,10 @@
 /* test_reader_v7.c -- unit tests of the reader's version-7 EVENTS2 events
  * (docs/recording-format.md, 13 EVENTS2, "Version 7"; src/ipc
- * dat_reader_events2.c, dat_reader_batch2.c, dat_reader_pairs.c) on
- * hand-built files: references counted among the record's thread's
- * allocations of a trace (FREE_REF and FREE_PREV, also after a seek that
- * decodes the frame before), OTHER among every thread's, runs of
- * references, rising sizes, and every corrupt case with its message.
+ * dat_reader_events2.c, dat_reader_batch2.c) on hand-built files: runs
+ * of references (FREE_REF and FREE_PREV, also after a seek that decodes
+ * the frame before), rising sizes, references still counted among every
+ * thread's blocks of a trace (tag bit 7 on one a bad tag, as in version
+ * 6), and every corrupt case with its message.
  * Each file is read three ways: one event at a time, and in runs of 1 and
  * 256 (mt_dat_next_batch), which must agree. */
 #include <setjmp.h>
@@ -39,7 +39,7 @@ typedef struct step {
 #define A MT_DAT_EV_ALLOC
 #define R MT_DAT_EV_FREE_REF
 #define P MT_DAT_EV_FREE_PREV
-#define O MT_DAT_EV_OTHER
+#define O 0x80u /* tag bit 7 (SAME_SIZE on an ALLOC or FREE): bad on a reference */
 #define ST MT_DAT_EV_SAME_TRACE
 #define SS MT_DAT_EV_SAME_SIZE
 
@@ -141,47 +141,63 @@ static void expect(const step *s, const uint64_t *want, size_t n, const char *ms
 
 #define N(a) (sizeof(a) / sizeof *(a))
 
-/* Threads 1 and 2 allocate trace 1 in one frame: a reference without
- * OTHER counts back among its record's thread's blocks, with OTHER among
- * every thread's (version 6's way). */
-static void own_refs(void **state)
+/* Threads 1 and 2 allocate trace 1 in one frame: a reference counts
+ * back among every thread's blocks of the trace, as in version 6 (not
+ * among its record's thread's: the draft's references by thread,
+ * docs/performance.md, were not kept). */
+static void refs_among_every_thread(void **state)
 {
     (void)state;
     const step s[] = {
-        {REC, 1, 0},   {A, 1, 10}, {A, 1, 11}, {A, 1, 12},  {REC, 2, 0},
-        {A, 1, 20},    {A, 1, 21}, {A, 1, 22}, {REC, 1, 0}, {R, 1, 0}, /* 12 */
-        {R, 1, 1},                                                     /* 11 */
-        {R | O, 1, 0},                                                 /* 22 */
-        {REC, 2, 0},   {R, 1, 1},                                      /* 21 */
-        {R | O, 1, 5},                                                 /* 10 */
-        {R, 1, 2},                                                     /* 20 */
+        {REC, 1, 0}, {A, 1, 10}, {A, 1, 11}, {A, 1, 12},  {REC, 2, 0},
+        {A, 1, 20},  {A, 1, 21}, {A, 1, 22}, {REC, 1, 0}, {R, 1, 0}, /* 22 */
+        {R, 1, 1},                                                   /* 21 */
+        {R, 1, 3},                                                   /* 12 */
+        {REC, 2, 0}, {R, 1, 4},                                      /* 11 */
+        {R, 1, 2},                                                   /* 20 */
+        {R, 1, 5},                                                   /* 10 */
         {END, 0, 0},
     };
-    const uint64_t want[] = {10, 11, 12, 20, 21, 22, 12, 11, 22, 21, 10, 20};
+    const uint64_t want[] = {10, 11, 12, 20, 21, 22, 22, 21, 12, 11, 20, 10};
     expect(s, want, N(want), NULL);
 }
 
-/* Runs of references: SAME_TIME and SAME_TRACE after a reference of the
- * same kind and OTHER bit: ref = the previous ref + 1 + v; else v. */
+/* Runs of references: SAME_TIME and SAME_TRACE right after a reference
+ * of the same kind: ref = the previous ref + 1 + v; else v. */
 static void runs_of_refs(void **state)
 {
     (void)state;
-    /* after an OTHER, a reference without it starts again; a
-     * reference whose trace is written is not in a run */
+    /* a reference whose trace is written, or without SAME_TIME, or after
+     * an event of another kind, is not in a run */
     const step t[] = {
         {REC, 1, 0},         {A, 1, 1}, {A, 1, 2}, {A, 1, 3}, {A, 1, 4},
         {A, 1, 5},           {A, 1, 6}, {A, 1, 7}, {A, 1, 8}, {R, 1, 0}, /* 8 */
-        {R | ST, 1, 0},                                                  /* 7 */
-        {R | ST, 1, 1},                                                  /* 5 */
-        {R | O | ST, 1, 4},  /* another key: ref 4 among every thread's: 4 */
-        {R | O | ST, 1, 1},  /* 4 + 1 + 1: 2 */
-        {R | ST | NT, 1, 2}, /* no SAME_TIME: ref 2: 6 */
-        {R | ST, 1, 2},      /* 2 + 1 + 2: 3 */
-        {R, 1, 7},           /* its trace written: ref 7: 1 */
+        {R | ST, 1, 0},                                                  /* 0 + 1 + 0: 7 */
+        {R | ST, 1, 1},                                                  /* 1 + 1 + 1: 5 */
+        {R | ST | NT, 1, 4}, /* no SAME_TIME: ref 4: 4 */
+        {R | ST, 1, 0},      /* 4 + 1 + 0: 3 */
+        {A | ST, 1, 0},      /* a rising size, 3 + 1 + 0: 4, block 8 */
+        {R | ST, 1, 3},      /* after an ALLOC: ref 3: 6 */
+        {R | ST, 1, 3},      /* 3 + 1 + 3: 2 */
+        {R, 1, 0},           /* its trace written: ref 0: the ALLOC's 4 */
+        {R | ST, 1, 7},      /* 0 + 1 + 7: 1 */
         {END, 0, 0},
     };
-    const uint64_t want[] = {1, 2, 3, 4, 5, 6, 7, 8, 8, 7, 5, 4, 2, 6, 3, 1};
+    const uint64_t want[] = {1, 2, 3, 4, 5, 6, 7, 8, 8, 7, 5, 4, 3, 4, 6, 2, 4, 1};
     expect(t, want, N(want), NULL);
+    /* a run of FREE_PREVs (of thread 1's blocks, in thread 2's record); a
+     * FREE_REF after one starts again, and a FREE_PREV after that */
+    const step u[] = {
+        {REC, 1, 0},    {A, 1, 1},   {A, 1, 2},  {A, 1, 3},  {A, 1, 4},
+        {FR, 0, 0},     {REC, 2, 0}, {A, 1, 10}, {A, 1, 11}, {P, 1, 0}, /* 4 */
+        {P | ST, 1, 1},                                                 /* 0 + 1 + 1: 2 */
+        {R | ST, 1, 0},                                                 /* a FREE_REF: ref 0: 11 */
+        {P | ST, 1, 1},                                                 /* after it: ref 1: 3 */
+        {P | ST, 1, 1},                                                 /* 1 + 1 + 1: 1 */
+        {END, 0, 0},
+    };
+    const uint64_t want_u[] = {1, 2, 3, 4, 10, 11, 4, 2, 11, 3, 1};
+    expect(u, want_u, N(want_u), NULL);
 }
 
 /* Rising sizes: an ALLOC with SAME_TIME and SAME_TRACE, without
@@ -203,21 +219,20 @@ static void rising_sizes(void **state)
     expect(s, want, N(want), NULL);
 }
 
-/* FREE_PREV: without OTHER among the thread's blocks of the frame before,
- * with OTHER among every thread's; the frame after that knows only the
- * pairs that allocated in the frame before it. */
+/* FREE_PREV among every thread's blocks of the frame before, in runs
+ * too (also from a seek: prev_refs_after_seek). */
 static const step prev_script[] = {
-    {REC, 1, 0},   {A, 1, 10}, {A, 1, 11},  {REC, 2, 0}, {A, 1, 20},
-    {A, 1, 21},    {FR, 0, 0}, {REC, 1, 0}, {P, 1, 0},              /* 11 */
-    {P | O, 1, 0},                                                  /* 21 */
-    {A, 1, 30},    {P, 1, 1},                                       /* 10 */
-    {REC, 2, 0},   {P, 1, 1},                                       /* 20 */
-    {A, 2, 40},    {A, 2, 41}, {FR, 0, 0},  {REC, 1, 0}, {P, 1, 0}, /* 30 */
-    {P | O, 2, 1},                                                  /* 40 */
-    {REC, 2, 0},   {P, 2, 0},                                       /* 41 */
+    {REC, 1, 0},    {A, 1, 10}, {A, 1, 11},  {REC, 2, 0}, {A, 1, 20},
+    {A, 1, 21},     {FR, 0, 0}, {REC, 1, 0}, {P, 1, 0},              /* 21 */
+    {P | ST, 1, 1},                                                  /* 0 + 1 + 1: 11 */
+    {A, 1, 30},     {P, 1, 1},                                       /* 20 */
+    {REC, 2, 0},    {P, 1, 3},                                       /* 10 */
+    {A, 2, 40},     {A, 2, 41}, {FR, 0, 0},  {REC, 1, 0}, {P, 1, 0}, /* 30 */
+    {REC, 2, 0},    {P, 2, 0},                                       /* 41 */
+    {P | ST, 2, 0},                                                  /* 0 + 1 + 0: 40 */
     {END, 0, 0},
 };
-static const uint64_t prev_want[] = {10, 11, 20, 21, 11, 21, 30, 10, 20, 40, 41, 30, 40, 41};
+static const uint64_t prev_want[] = {10, 11, 20, 21, 21, 11, 30, 20, 10, 40, 41, 30, 41, 40};
 
 static void prev_refs(void **state)
 {
@@ -270,34 +285,41 @@ static void corrupt_v7(void **state)
 {
     (void)state;
     const uint64_t big = UINT64_MAX - 3;
-    { /* own ref >= n(T, X): thread 2 allocated one block of trace 1 */
-        const step s[] = {{REC, 1, 0}, {A, 1, 10}, {REC, 2, 0}, {A, 1, 20},
-                          {R, 1, 1},   {A, 1, 21}, {END, 0, 0}};
-        const uint64_t want[] = {10, 20};
-        expect(s, want, N(want), "not allocated in its frame by its thread");
-    }
-    { /* a thread with no allocation of the trace */
-        const step s[] = {{REC, 1, 0}, {A, 1, 10}, {REC, 2, 0}, {A, 2, 20},
-                          {R, 1, 0},   {A, 1, 21}, {END, 0, 0}};
-        const uint64_t want[] = {10, 20};
-        expect(s, want, N(want), "not allocated in its frame by its thread");
-    }
-    { /* own block not live */
-        const step s[] = {{REC, 1, 0}, {A, 1, 10}, {A, 1, 11}, {R, 1, 1},
-                          {R, 1, 1},   {A, 1, 12}, {END, 0, 0}};
-        const uint64_t want[] = {10, 11, 10};
-        expect(s, want, N(want), "not live");
-    }
     { /* a run's ref overflows */
         const step s[] = {{REC, 1, 0},
                           {A, 1, 10},
                           {A, 1, 11},
-                          {R | O, 1, 1},
-                          {R | O | ST, 1, UINT64_MAX - 1}, /* 1 + 1 + v wraps to 0 */
+                          {R, 1, 1},
+                          {R | ST, 1, UINT64_MAX - 1}, /* 1 + 1 + v wraps to 0 */
                           {A, 1, 12},
                           {END, 0, 0}};
         const uint64_t want[] = {10, 11, 10};
         expect(s, want, N(want), "reference overflows");
+    }
+    { /* a run of FREE_PREVs' ref overflows */
+        const step s[] = {{REC, 1, 0},
+                          {A, 1, 10},
+                          {A, 1, 11},
+                          {FR, 0, 0},
+                          {REC, 1, 0},
+                          {P, 1, 1},
+                          {P | ST, 1, UINT64_MAX - 1},
+                          {A, 1, 12},
+                          {END, 0, 0}};
+        const uint64_t want[] = {10, 11, 10};
+        expect(s, want, N(want), "reference overflows");
+    }
+    { /* a run's ref past the trace's blocks */
+        const step s[] = {{REC, 1, 0},
+                          {A, 1, 10},
+                          {A, 1, 11},
+                          {R, 1, 0},
+                          {R | ST, 1, 0} /* ref 1: 10 */,
+                          {R | ST, 1, 0} /* ref 2 */,
+                          {A, 1, 12},
+                          {END, 0, 0}};
+        const uint64_t want[] = {10, 11, 11, 10};
+        expect(s, want, N(want), "free of a block not allocated in its frame");
     }
     { /* a rising size overflows */
         const step s[] = {{REC, 1, 0},    {A, 1, 10}, {A, 1, big},
@@ -305,43 +327,40 @@ static void corrupt_v7(void **state)
         const uint64_t want[] = {10, big};
         expect(s, want, N(want), "allocation size overflows");
     }
-    { /* own FREE_PREV >= p(T, X) */
-        const step s[] = {{REC, 1, 0}, {A, 1, 10}, {REC, 2, 0}, {A, 1, 20}, {FR, 0, 0},
-                          {REC, 2, 0}, {P, 1, 1},  {A, 1, 30},  {END, 0, 0}};
-        const uint64_t want[] = {10, 20};
-        expect(s, want, N(want), "not allocated in the frame before by its thread");
-    }
-    { /* own FREE_PREV of a pair that did not allocate in the frame before */
-        const step s[] = {{REC, 1, 0}, {A, 1, 10},  {FR, 0, 0}, {REC, 1, 0}, {A, 2, 11},
-                          {FR, 0, 0},  {REC, 1, 0}, {P, 1, 0},  {A, 1, 30},  {END, 0, 0}};
-        const uint64_t want[] = {10, 11};
-        expect(s, want, N(want), "not allocated in the frame before by its thread");
-    }
-    { /* own FREE_PREV not live */
-        const step s[] = {{REC, 1, 0}, {A, 1, 10}, {FR, 0, 0}, {REC, 1, 0},
-                          {P, 1, 0},   {P, 1, 0},  {A, 1, 30}, {END, 0, 0}};
-        const uint64_t want[] = {10, 10};
-        expect(s, want, N(want), "not live");
-    }
 }
 
-/* OTHER (tag bit 7) on a reference before version 7: a bad tag. */
-static void other_before_v7(void **state)
+/* Tag bit 7 on a FREE_REF or FREE_PREV (the draft's OTHER, not kept): a
+ * bad tag in version 7 as in 6. */
+static void bit7_on_refs(void **state)
 {
     (void)state;
-    const step s[] = {{REC, 1, 0}, {A, 1, 10}, {A, 1, 11}, {R | O, 1, 0}, {A, 1, 12}, {END, 0, 0}};
-    db_file f;
-    build(s, MT_DAT_VERSION_PREV, &f);
-    uint64_t got[MAXEV];
-    mt_err err = {MT_OK, ""};
-    mt_errc end;
-    for (size_t per = 0; per <= 256; per += 256) {
-        assert_int_equal(read_sizes(&f, per, got, &end, &err), 2);
-        assert_int_equal(end, MT_E_CORRUPT);
-        if (!strstr(err.msg, "bad event tag"))
-            fail_msg("per %zu: '%s'", per, err.msg);
-    }
-    db_file_free(&f);
+    const step s[][8] = {
+        {{REC, 1, 0}, {A, 1, 10}, {A, 1, 11}, {R | O, 1, 0}, {A, 1, 12}, {END, 0, 0}},
+        {{REC, 1, 0},
+         {A, 1, 10},
+         {A, 1, 11},
+         {FR, 0, 0},
+         {REC, 1, 0},
+         {P | O, 1, 0},
+         {A, 1, 12},
+         {END, 0, 0}},
+    };
+    static const uint32_t versions[] = {MT_DAT_VERSION_PREV, MT_DAT_VERSION_RUNS};
+    for (size_t k = 0; k < N(s); k++)
+        for (size_t v = 0; v < N(versions); v++) {
+            db_file f;
+            build(s[k], versions[v], &f);
+            uint64_t got[MAXEV];
+            mt_err err = {MT_OK, ""};
+            mt_errc end;
+            for (size_t per = 0; per <= 256; per += 256) {
+                size_t n = read_sizes(&f, per, got, &end, &err);
+                if (n != 2 || end != MT_E_CORRUPT || !strstr(err.msg, "bad event tag"))
+                    fail_msg("script %zu, version %u, per %zu: %zu events, '%s'", k,
+                             (unsigned)versions[v], per, n, err.msg);
+            }
+            db_file_free(&f);
+        }
 }
 
 /* --- thousands of events against a model (test_reader_v7model.c) ------- */
@@ -420,13 +439,13 @@ static void many_events(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(own_refs),
+        cmocka_unit_test(refs_among_every_thread),
         cmocka_unit_test(runs_of_refs),
         cmocka_unit_test(rising_sizes),
         cmocka_unit_test(prev_refs),
         cmocka_unit_test(prev_refs_after_seek),
         cmocka_unit_test(corrupt_v7),
-        cmocka_unit_test(other_before_v7),
+        cmocka_unit_test(bit7_on_refs),
         cmocka_unit_test(many_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,14 +1,16 @@
 /* test_reader_v7model.c -- db_v7_random (test_reader_builder.h): random
  * version-7 recordings (docs/recording-format.md, 13 EVENTS2, "Version
  * 7") written from a model of the frame context: 3 threads allocating and
- * freeing on 3 traces, frees naming their block by thread (own or
- * OTHER) in the frame or the frame before, in runs of references where
- * they ascend, allocations with rising sizes and SAME_SIZE.
+ * freeing on 3 traces, frees naming their block (among every thread's
+ * blocks of the trace) in the frame or the frame before, in runs of
+ * references where they ascend, allocations with rising sizes and
+ * SAME_SIZE.
  *
  * Why: test_reader_v7.c checks the sizes the reader gives against the
  * model's (one event at a time, in runs, after seeks), and the mutation
  * test corrupts these files, so that the version-7 paths of the reader
- * (the pairs, their lists, the runs' arithmetic) meet bad bytes too. */
+ * (the runs' and the rising sizes' arithmetic, in both decoders and the
+ * look-ahead) meet bad bytes too. */
 #include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -22,18 +24,15 @@
 #define MX 3u      /* threads 1 to 3 */
 #define MBLK 4096u /* blocks per trace and frame, at most */
 
-/* A block of the model: its size, its thread and index among the thread's
- * blocks of the trace, live. */
+/* A block of the model: its size, live. */
 typedef struct mblock {
     uint64_t size;
-    uint32_t tid, j;
     bool live;
 } mblock;
 
 typedef struct mframe {
     mblock b[MT][MBLK];
-    uint32_t n[MT], nx[MT][MX + 1];
-    uint32_t own[MT][MX + 1][MBLK]; /* X's block j of T: b[T][own[T][X][j]] */
+    uint32_t n[MT];
     uint64_t last[MT];
     bool has[MT];
 } mframe;
@@ -49,12 +48,12 @@ static uint64_t rnd(v7model *m, uint64_t n)
     return test_xorshift(&m->rng) % n;
 }
 
-/* One record of thread tid: random allocations and frees of every kind,
- * encoded with version 7's references by thread, runs and rising sizes
- * wherever they apply, the model's sizes in m->want. */
-static void model_record(v7model *m, db_ev2 *e, uint32_t tid, unsigned nev)
+/* One record (its thread does not matter to the encoding): random allocations and frees of every
+ * kind, encoded with version 7's runs and rising sizes wherever they apply, the model's sizes in
+ * m->want. */
+static void model_record(v7model *m, db_ev2 *e, unsigned nev)
 {
-    unsigned pkey = 0xffu; /* the previous event's kind and OTHER */
+    unsigned pkey = 0xffu; /* the previous event's kind */
     uint32_t ptrace = UINT32_MAX;
     uint64_t pref = 0;
     for (unsigned i = 0; i < nev && m->out->n < DB_V7_WANT; i++) {
@@ -64,12 +63,9 @@ static void model_record(v7model *m, db_ev2 *e, uint32_t tid, unsigned nev)
         if (T == UINT32_MAX)
             T = (uint32_t)rnd(m, MT);
         mframe *g = kind == 2 ? &m->prev : f;
-        uint32_t k = UINT32_MAX;     /* a live block of T to free */
-        uint32_t nx = g->nx[T][tid]; /* half the time one of tid's own, else any */
+        uint32_t k = UINT32_MAX; /* a live block of T to free, mostly a recent one */
         for (unsigned tries = 0; kind && g->n[T] && tries < 8 && k == UINT32_MAX; tries++) {
-            uint32_t c = nx && rnd(m, 2)
-                             ? g->own[T][tid][nx - 1 - rnd(m, nx < 6 ? nx : 6)]
-                             : (uint32_t)(g->n[T] - 1 - rnd(m, g->n[T] < 6 ? g->n[T] : 6));
+            uint32_t c = (uint32_t)(g->n[T] - 1 - rnd(m, g->n[T] < 6 ? g->n[T] : 6));
             if (g->b[T][c].live)
                 k = c;
         }
@@ -91,18 +87,15 @@ static void model_record(v7model *m, db_ev2 *e, uint32_t tid, unsigned nev)
                 db_ev2_tag(e, tag);
                 db_ev2_put(e, DB_TRACES, T), db_ev2_put(e, DB_SIZES, size);
             }
-            f->own[T][tid][f->nx[T][tid]] = f->n[T];
-            f->b[T][f->n[T]++] = (mblock){size, tid, f->nx[T][tid]++, true};
+            f->b[T][f->n[T]++] = (mblock){size, true};
             f->last[T] = size, f->has[T] = true;
             m->out->want[m->out->n++] = size;
             key = MT_DAT_EV_ALLOC;
         } else {
             mblock *b = &g->b[T][k];
-            bool other = b->tid != tid;
-            uint64_t ref = other ? g->n[T] - 1 - k : g->nx[T][tid] - 1 - b->j;
-            tag |= (kind == 1 ? MT_DAT_EV_FREE_REF : MT_DAT_EV_FREE_PREV) |
-                   (other ? MT_DAT_EV_OTHER : 0);
-            key = tag & (MT_DAT_EV_KIND_MASK | MT_DAT_EV_OTHER);
+            uint64_t ref = g->n[T] - 1 - k;
+            tag |= kind == 1 ? MT_DAT_EV_FREE_REF : MT_DAT_EV_FREE_PREV;
+            key = tag & MT_DAT_EV_KIND_MASK;
             if (same && key == pkey && ref > pref) { /* a run */
                 db_ev2_tag(e, tag | MT_DAT_EV_SAME_TRACE);
                 db_ev2_put(e, DB_REFS, ref - pref - 1);
@@ -133,7 +126,7 @@ void db_v7_random(db_file *f, unsigned frames, uint64_t seed, db_v7_sizes *out)
     for (unsigned fr = 0; fr < frames; fr++) {
         for (unsigned r = 0; r < 6; r++) {
             uint32_t tid = 1 + (uint32_t)rnd(m, MX);
-            model_record(m, &e, tid, 50 + (unsigned)rnd(m, 600));
+            model_record(m, &e, 50 + (unsigned)rnd(m, 600));
             if (e.n)
                 db_ev2_record(f, &e, tid, (2000 + fr) * MS);
         }
