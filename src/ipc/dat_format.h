@@ -34,7 +34,7 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 7u /* the newest: every recording written now (references by thread) */
+#define MT_DAT_VERSION 7u /* the newest: every recording written now (runs, rising sizes) */
 /* Older versions, still read: 2 a full, exact recording, 3 a sampled or a
  * culled one (PROCESS's appended fields), both without NEXT_TRACE; 4 any
  * recording in the threads' order (the first with NEXT_TRACE); 5 one in
@@ -43,8 +43,8 @@
 #define MT_DAT_VERSION_ORDERED 4u
 #define MT_DAT_VERSION_TICKS 5u
 #define MT_DAT_VERSION_PREV 6u /* the first with FREE_PREV */
-/* the first with references by thread (OTHER), runs of references and
- * rising sizes (docs/recording-format.md, 13 EVENTS2, "Version 7") */
+/* the first with runs of references and rising sizes
+ * (docs/recording-format.md, 13 EVENTS2, "Version 7") */
 #define MT_DAT_VERSION_RUNS 7u
 #define MT_DAT_VERSION_FULL 2u
 #define MT_DAT_VERSION_MODES 3u
@@ -265,7 +265,6 @@ enum {
     MT_DAT_EV_RESERVED = 1u << 7,   /* EVENTS: reserved, 0 */
     MT_DAT_EV_SAME_SIZE = 1u << 7,  /* EVENTS2: size omitted (see below) */
     MT_DAT_EV_NEXT_TRACE = 1u << 4, /* EVENTS2, version 4, ALLOC only: see below */
-    MT_DAT_EV_OTHER = 1u << 7,      /* EVENTS2, version 7, FREE_REF and FREE_PREV: see below */
 };
 
 /* EVENTS2 (MT_DAT_REC_EVENTS2).  The same tag byte, in the tags column,
@@ -315,19 +314,13 @@ enum {
  * allocated earlier, before the recording, or was not found) and changes
  * no live block.
  *
- * Version 7 (MT_DAT_VERSION_RUNS), in a record of thread X:
- *   - n(T, X): the ALLOCs of T in X's records so far in this frame; the
- *     ALLOC that found n(T, X) = j is X's block j of T; p(T, X): n(T, X)
- *     at the frame before's end;
- *   - tag bit 7 on a FREE_REF or FREE_PREV is MT_DAT_EV_OTHER: without
- *     it, ref counts back from X's newest block of T (n(T, X) - 1 - ref,
- *     or p(T, X) - 1 - ref in the frame before); with it, from the
- *     newest of every thread's (n(T) - 1 - ref, p(T) - 1 - ref), as in
- *     version 6;
+ * Version 7 (MT_DAT_VERSION_RUNS): a reference counts among every
+ * thread's blocks of the trace, as in version 6 (tag bit 7 on a FREE_REF
+ * or FREE_PREV is still a bad tag), and
  *   - runs of references: a FREE_REF or FREE_PREV with SAME_TIME and
- *     SAME_TRACE right after an event of the same kind and OTHER bit in
- *     the record has ref = that event's ref + 1 + v (v: the column's
- *     value); else ref = v;
+ *     SAME_TRACE right after an event of the same kind in the record has
+ *     ref = that event's ref + 1 + v (v: the column's value); else ref =
+ *     v;
  *   - rising sizes: an ALLOC with SAME_TIME and SAME_TRACE, without
  *     SAME_SIZE, of a trace with a last size s in this frame has size =
  *     s + 1 + v; else size = v.
