@@ -48,6 +48,7 @@ enum {
     OP_REF = 1u << 7,   /* a ref (FREE_REF, FREE_PREV) */
     OP_SIZE = 1u << 8,  /* a size (ALLOC, FREE without SAME_SIZE) */
     OP_AGE = 1u << 9,   /* an age (FREE) */
+    OP_RUN = 1u << 10,  /* a ref with SAME_TIME and SAME_TRACE: version 7's run if after its kind */
 };
 #define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
 #define TAG_ALLOC_OK(x)                                                                            \
@@ -64,8 +65,10 @@ enum {
     (((x)&3) >= MT_DAT_EV_FREE_REF                                                                 \
          ? OP_REF                                                                                  \
          : ((x)&MT_DAT_EV_SAME_SIZE ? 0 : OP_SIZE) | (((x)&3) == MT_DAT_EV_FREE ? OP_AGE : 0))
+#define TAG_RUN(x) (((x)&3) >= MT_DAT_EV_FREE_REF && ((x)&MT_DSAME_TT) == MT_DSAME_TT ? OP_RUN : 0)
 #define TAG_OP(x)                                                                                  \
-    (TAG_OK(x) | ((x)&MT_DAT_EV_SAME_TIME ? 0 : OP_TIME) | TAG_TRACE(x) | TAG_VALUES(x))
+    (TAG_OK(x) | ((x)&MT_DAT_EV_SAME_TIME ? 0 : OP_TIME) | TAG_TRACE(x) | TAG_VALUES(x) |          \
+     TAG_RUN(x))
 #define TAG_OP4(x) TAG_OP(x), TAG_OP((x) + 1), TAG_OP((x) + 2), TAG_OP((x) + 3)
 #define TAG_OP16(x) TAG_OP4(x), TAG_OP4((x) + 4), TAG_OP4((x) + 8), TAG_OP4((x) + 12)
 #define TAG_OP64(x) TAG_OP16(x), TAG_OP16((x) + 16), TAG_OP16((x) + 32), TAG_OP16((x) + 48)
@@ -81,7 +84,7 @@ _Static_assert(MT_DAT_EV_ALLOC == 0 && MT_DAT_EV_FREE_REF == 2 && MT_DAT_EV_FREE
 static inline __attribute__((always_inline)) bool
 scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool tick, uint64_t *t,
          uint64_t *ms, bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c,
-         bool runs, unsigned *kind, uint64_t *ref, draw *w)
+         bool runs, uint64_t *ref, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
     unsigned op = tag_op[tag];
@@ -108,8 +111,13 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
     if (op & OP_REF) {
         if (!mt_dsplit_v(&col[MT_DCOL_REFS][0], &col[MT_DCOL_REFS][1], &x))
             return false;
-        if (runs && !mt_dref_of(tag, *kind, *ref, x, &x))
-            return false;
+        /* version 7's run (mt_dref_of): after an event of its kind, the
+         * tags' byte before (SAME_TRACE: not the record's first event) */
+        if (runs && (op & OP_RUN) && !((col[MT_DCOL_TAGS][0].p[-2] ^ tag) & MT_DAT_EV_KIND_MASK)) {
+            if (x >= UINT64_MAX - *ref)
+                return false;
+            x = *ref + 1 + x;
+        }
         if (runs)
             *ref = x;
     } else {
@@ -120,8 +128,6 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
             return false;
         w->birth = *ms - age;
     }
-    if (runs)
-        *kind = tag & MT_DAT_EV_KIND_MASK;
     w->t = *t;
     w->v = x;
     w->trace = *guess;
@@ -144,21 +150,18 @@ static inline __attribute__((always_inline)) size_t scan_runs(const mt_dat_reade
     unsigned valid = r->info.version >= MT_DAT_VERSION_PREV      ? 4
                      : r->info.version >= MT_DAT_VERSION_ORDERED ? 2
                                                                  : 1; /* tag_op's bit */
-    unsigned kind = d->prev_key;
     uint32_t guess = d->trace, col_trace = d->col_trace;
     size_t i = 0;
     for (; i < k; i++)
         if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &ms, &have,
-                      &guess, &col_trace, &r->ctx, runs, &kind, &ref, &w[i]))
+                      &guess, &col_trace, &r->ctx, runs, &ref, &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
     d->t = t;
     d->have_trace = have;
     d->col_trace = col_trace;
-    if (runs) {
-        d->prev_key = kind;
+    if (runs)
         d->prev_ref = ref;
-    }
     return k;
 }
 

@@ -60,11 +60,10 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
         d->ahead_on = false;
         return;
     }
-    if (mt_dat_v7(r) && mt_dis_ref(tag)) { /* a run's: the look-ahead's last ref + 1 + v */
-        (void)mt_dref_of(tag, d->ahead_key, d->ahead_ref, ref, &ref); /* a hint: may wrap */
-        d->ahead_ref = ref;
-    }
-    d->ahead_key = tag & MT_DAT_EV_KIND_MASK;
+    bool run = (tag & MT_DSAME_TT) == MT_DSAME_TT && (tag & MT_DAT_EV_KIND_MASK) == d->ahead_key;
+    if (mt_dat_v7(r) && mt_dis_ref(tag)) /* a run's: the look-ahead's last ref + 1 + v (wraps) */
+        d->ahead_ref = ref = run ? d->ahead_ref + 1 + ref : ref;
+    d->ahead_key = tag & MT_DAT_EV_KIND_MASK; /* its own: it does not check SAME_TRACE */
     mt_dctx_prefetch_ev(&r->ctx, tag, d->ahead_trace, ref);
 }
 
@@ -76,8 +75,8 @@ static void ahead_start(mt_dat_reader *r, mt_drec *d)
     d->ahead_on = true;
     d->ahead_trace = UINT32_MAX; /* none yet */
     d->ahead_col = 0;
-    d->ahead_key = d->prev_key;
-    d->ahead_ref = d->prev_ref;
+    d->ahead_key = MT_DAT_EV_ALLOC; /* no reference before the record's first */
+    d->ahead_ref = 0;
     for (unsigned i = 0; i < MT_DAHEAD; i++)
         ahead_step(r, d);
 }
@@ -164,24 +163,23 @@ static mt_errc size_of(mt_dat_reader *r, mt_drec *d, unsigned tag, const mt_dtra
 }
 
 /* A reference's ref: the refs column's value, or (version 7) a run's. */
-static mt_errc ref_of(mt_dat_reader *r, mt_drec *d, unsigned tag, uint64_t *ref, mt_err *err)
+static mt_errc ref_of(mt_dat_reader *r, mt_drec *d, uint64_t *ref, mt_err *err)
 {
     uint64_t v = 0; /* = 0: as trace above */
     if (get(r, d, MT_DCOL_REFS, &v, err))
         return MT_E_CORRUPT;
     *ref = v;
-    if (mt_dat_v7(r) && !mt_dref_of(tag, d->prev_key, d->prev_ref, v, ref))
+    if (mt_dat_v7(r) && !mt_dref_of(d->col[MT_DCOL_TAGS][0].p - 1, d->prev_ref, v, ref))
         return bad(r, "reference overflows", err);
     d->prev_ref = *ref;
     return MT_OK;
 }
 
 /* The block a FREE_REF names: its size and birth. */
-static mt_errc resolve(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt_dat_ev *e,
-                       mt_err *err)
+static mt_errc resolve(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, mt_dat_ev *e, mt_err *err)
 {
     uint64_t ref = 0;
-    if (ref_of(r, d, tag, &ref, err))
+    if (ref_of(r, d, &ref, err))
         return MT_E_CORRUPT;
     if (ref >= t->count)
         return bad(r, "free of a block not allocated in its frame", err);
@@ -193,10 +191,10 @@ static mt_errc resolve(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t,
 }
 
 /* The block of the frame before a FREE_PREV names. */
-static mt_errc resolve_prev(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dat_ev *e, mt_err *err)
+static mt_errc resolve_prev(mt_dat_reader *r, mt_drec *d, mt_dat_ev *e, mt_err *err)
 {
     uint64_t ref = 0;
-    if (ref_of(r, d, tag, &ref, err))
+    if (ref_of(r, d, &ref, err))
         return MT_E_CORRUPT;
     return mt_dat_ev2_take_prev(r, d->trace, ref, e, err);
 }
@@ -207,9 +205,9 @@ static mt_errc body(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_dtrace *t, mt
     unsigned kind = tag & MT_DAT_EV_KIND_MASK;
     uint64_t ms = d->t / 1000000u, age = 0;
     if (kind == MT_DAT_EV_FREE_REF)
-        return resolve(r, d, tag, t, e, err);
+        return resolve(r, d, t, e, err);
     if (kind == MT_DAT_EV_FREE_PREV)
-        return resolve_prev(r, d, tag, e, err);
+        return resolve_prev(r, d, e, err);
     if (size_of(r, d, tag, t, &e->size, err))
         return MT_E_CORRUPT;
     if (kind == MT_DAT_EV_ALLOC) {
@@ -248,7 +246,6 @@ mt_errc mt_dat_next_event2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *h, mt_err *
     mt_errc rc = body(r, d, tag, t, e, err);
     if (rc)
         return rc;
-    d->prev_key = kind;                /* version 7's runs */
     if (kind != MT_DAT_EV_FREE_PREV) { /* a FREE_PREV leaves it (dat_format.h) */
         t->last_size = e->size;
         t->has_size = 1;

@@ -125,13 +125,15 @@ static inline bool mt_dat_v7(const mt_dat_reader *r)
 
 /* A reference's ref from its column's value v (version 7): prev_ref + 1 +
  * v in a run (SAME_TIME and SAME_TRACE right after an event of the same
- * kind, prev_kind, whose ref is prev_ref), else v.  False when it
- * overflows. */
+ * kind, whose ref is prev_ref), else v.  tag: the reference's byte in the
+ * tags column, read with the byte before it (the previous event's) only
+ * on SAME_TRACE, which the caller has checked is not on the record's
+ * first event.  False when it overflows. */
 static inline __attribute__((always_inline)) bool
-mt_dref_of(unsigned tag, unsigned prev_kind, uint64_t prev_ref, uint64_t v, uint64_t *ref)
+mt_dref_of(const unsigned char *tag, uint64_t prev_ref, uint64_t v, uint64_t *ref)
 {
     *ref = v;
-    if ((tag & MT_DSAME_TT) != MT_DSAME_TT || (tag & MT_DAT_EV_KIND_MASK) != prev_kind)
+    if ((*tag & MT_DSAME_TT) != MT_DSAME_TT || ((tag[-1] ^ *tag) & MT_DAT_EV_KIND_MASK))
         return true;
     if (v >= UINT64_MAX - prev_ref)
         return false;
