@@ -34,7 +34,7 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 6u /* the newest: every recording written now (FREE_PREV) */
+#define MT_DAT_VERSION 7u /* the newest: every recording written now (runs, rising sizes) */
 /* Older versions, still read: 2 a full, exact recording, 3 a sampled or a
  * culled one (PROCESS's appended fields), both without NEXT_TRACE; 4 any
  * recording in the threads' order (the first with NEXT_TRACE); 5 one in
@@ -43,6 +43,9 @@
 #define MT_DAT_VERSION_ORDERED 4u
 #define MT_DAT_VERSION_TICKS 5u
 #define MT_DAT_VERSION_PREV 6u /* the first with FREE_PREV */
+/* the first with runs of references and rising sizes
+ * (docs/recording-format.md, 13 EVENTS2, "Version 7") */
+#define MT_DAT_VERSION_RUNS 7u
 #define MT_DAT_VERSION_FULL 2u
 #define MT_DAT_VERSION_MODES 3u
 #define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
@@ -309,7 +312,19 @@ enum {
  * it is then no longer live.  The first frame of a file has no frame
  * before.  A FREE carries its size and age as in EVENTS (its block was
  * allocated earlier, before the recording, or was not found) and changes
- * no live block. */
+ * no live block.
+ *
+ * Version 7 (MT_DAT_VERSION_RUNS): a reference counts among every
+ * thread's blocks of the trace, as in version 6 (tag bit 7 on a FREE_REF
+ * or FREE_PREV is still a bad tag), and
+ *   - runs of references: a FREE_REF or FREE_PREV with SAME_TIME and
+ *     SAME_TRACE right after an event of the same kind in the record has
+ *     ref = that event's ref + 1 + v (v: the column's value); else ref =
+ *     v;
+ *   - rising sizes: an ALLOC with SAME_TIME and SAME_TRACE, without
+ *     SAME_SIZE, of a trace with a last size s in this frame has size =
+ *     s + 1 + v; else size = v.
+ * An overflow of ref or size is corrupt. */
 
 /* Free flags (tag bits 4-6, after shifting down by MT_DAT_EV_FLAGS_SHIFT). */
 enum {

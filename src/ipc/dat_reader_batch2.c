@@ -14,7 +14,10 @@
  * which the one-event decoder then reads again and reports.  apply: each
  * raw event against the frame context, with the context's own checks in
  * the one-event decoder's order, the block of the event RUN_AHEAD later
- * prefetched from the raw array (no second decoding). */
+ * prefetched from the raw array (no second decoding).  Version 7's runs
+ * of references are resolved by scan, its rising sizes by apply; each is
+ * taken twice, the version a constant in each, so that older files run
+ * main's code. */
 #include "dat_reader_events2.h"
 
 #include <string.h>
@@ -45,6 +48,7 @@ enum {
     OP_REF = 1u << 7,   /* a ref (FREE_REF, FREE_PREV) */
     OP_SIZE = 1u << 8,  /* a size (ALLOC, FREE without SAME_SIZE) */
     OP_AGE = 1u << 9,   /* an age (FREE) */
+    OP_RUN = 1u << 10,  /* a ref with SAME_TIME and SAME_TRACE: version 7's run if after its kind */
 };
 #define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
 #define TAG_ALLOC_OK(x)                                                                            \
@@ -61,8 +65,10 @@ enum {
     (((x)&3) >= MT_DAT_EV_FREE_REF                                                                 \
          ? OP_REF                                                                                  \
          : ((x)&MT_DAT_EV_SAME_SIZE ? 0 : OP_SIZE) | (((x)&3) == MT_DAT_EV_FREE ? OP_AGE : 0))
+#define TAG_RUN(x) (((x)&3) >= MT_DAT_EV_FREE_REF && ((x)&MT_DSAME_TT) == MT_DSAME_TT ? OP_RUN : 0)
 #define TAG_OP(x)                                                                                  \
-    (TAG_OK(x) | ((x)&MT_DAT_EV_SAME_TIME ? 0 : OP_TIME) | TAG_TRACE(x) | TAG_VALUES(x))
+    (TAG_OK(x) | ((x)&MT_DAT_EV_SAME_TIME ? 0 : OP_TIME) | TAG_TRACE(x) | TAG_VALUES(x) |          \
+     TAG_RUN(x))
 #define TAG_OP4(x) TAG_OP(x), TAG_OP((x) + 1), TAG_OP((x) + 2), TAG_OP((x) + 3)
 #define TAG_OP16(x) TAG_OP4(x), TAG_OP4((x) + 4), TAG_OP4((x) + 8), TAG_OP4((x) + 12)
 #define TAG_OP64(x) TAG_OP16(x), TAG_OP16((x) + 16), TAG_OP16((x) + 32), TAG_OP16((x) + 48)
@@ -77,7 +83,8 @@ _Static_assert(MT_DAT_EV_ALLOC == 0 && MT_DAT_EV_FREE_REF == 2 && MT_DAT_EV_FREE
  * cursors are then part-way through the event). */
 static inline __attribute__((always_inline)) bool
 scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool tick, uint64_t *t,
-         uint64_t *ms, bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c, draw *w)
+         uint64_t *ms, bool *have, uint32_t *guess, uint32_t *col_trace, const mt_dctx *c,
+         bool runs, uint64_t *ref, draw *w)
 {
     uint64_t dt = 0, x = 0, age = 0;
     unsigned op = tag_op[tag];
@@ -104,6 +111,15 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
     if (op & OP_REF) {
         if (!mt_dsplit_v(&col[MT_DCOL_REFS][0], &col[MT_DCOL_REFS][1], &x))
             return false;
+        /* version 7's run (mt_dref_of): after an event of its kind, the
+         * tags' byte before (SAME_TRACE: not the record's first event) */
+        if (runs && (op & OP_RUN) && !((col[MT_DCOL_TAGS][0].p[-2] ^ tag) & MT_DAT_EV_KIND_MASK)) {
+            if (x >= UINT64_MAX - *ref)
+                return false;
+            x = *ref + 1 + x;
+        }
+        if (runs)
+            *ref = x;
     } else {
         if ((op & OP_SIZE) && !mt_dsplit_v(&col[MT_DCOL_SIZES][0], &col[MT_DCOL_SIZES][1], &x))
             return false;
@@ -120,13 +136,16 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
 }
 
 /* Up to k events (k <= the tags left) into w: how many passed every check.
- * The record's cursors, time and have_trace move past them only when all
- * k did (so that scanning again the count it gave stops where it must). */
-static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
+ * The record's cursors, time, have_trace and (runs: version 7) the runs
+ * of references move past them only when all k did (so that scanning
+ * again the count it gave stops where it must).  Always inline: scan
+ * takes it twice, runs a constant in each. */
+static inline __attribute__((always_inline)) size_t scan_runs(const mt_dat_reader *r, mt_drec *d,
+                                                              draw *w, size_t k, bool runs)
 {
     mt_dcur col[MT_DCOL_N][2];
     memcpy(col, d->col, sizeof col);
-    uint64_t t = d->t, ms = t / 1000000u, ndefs = r->ndefs;
+    uint64_t t = d->t, ms = t / 1000000u, ndefs = r->ndefs, ref = d->prev_ref;
     bool have = d->have_trace;
     unsigned valid = r->info.version >= MT_DAT_VERSION_PREV      ? 4
                      : r->info.version >= MT_DAT_VERSION_ORDERED ? 2
@@ -135,13 +154,20 @@ static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
     size_t i = 0;
     for (; i < k; i++)
         if (!scan_one(col, *col[MT_DCOL_TAGS][0].p++, ndefs, valid, r->tick_order, &t, &ms, &have,
-                      &guess, &col_trace, &r->ctx, &w[i]))
+                      &guess, &col_trace, &r->ctx, runs, &ref, &w[i]))
             return i;
     memcpy(d->col, col, sizeof col);
     d->t = t;
     d->have_trace = have;
     d->col_trace = col_trace;
+    if (runs)
+        d->prev_ref = ref;
     return k;
+}
+
+static size_t scan(const mt_dat_reader *r, mt_drec *d, draw *w, size_t k)
+{
+    return mt_dat_v7(r) ? scan_runs(r, d, w, k, true) : scan_runs(r, d, w, k, false);
 }
 
 static mt_errc nomem(mt_err *err)
@@ -173,13 +199,15 @@ static inline __attribute__((always_inline)) mt_errc take(mt_dat_reader *r, mt_d
 
 /* An ALLOC or FREE's size and block (the one-event decoder's body()). */
 static inline __attribute__((always_inline)) mt_errc
-alloc_or_free(mt_dat_reader *r, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_err *err)
+alloc_or_free(mt_dat_reader *r, bool v7, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_err *err)
 {
     e->size = w->v;
     if ((w->tag & MT_DAT_EV_SAME_SIZE) && !t->has_size)
         return mt_dat_ev2_bad(r, "SAME_SIZE before any size of the trace in its frame", err);
     if (w->tag & MT_DAT_EV_SAME_SIZE)
         e->size = t->last_size;
+    if (v7 && mt_dat_ev2_rise(r, w->tag, t, &e->size, err))
+        return MT_E_CORRUPT;
     e->birth_ms = w->birth;
     if ((w->tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_ALLOC) {
         e->deferred = 0;
@@ -189,9 +217,10 @@ alloc_or_free(mt_dat_reader *r, mt_dtrace *t, const draw *w, mt_dat_ev *e, mt_er
     return mt_dctx_alloc(&r->ctx, t, e->size, w->birth, err);
 }
 
-/* One scanned event against the frame context, into *h. */
+/* One scanned event against the frame context, into *h (v7: version 7's
+ * rising sizes, a constant where it is taken). */
 static inline __attribute__((always_inline)) mt_errc
-apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
+apply(mt_dat_reader *r, bool v7, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
 {
     unsigned tag = w->tag, kind = tag & MT_DAT_EV_KIND_MASK;
     uint32_t prev = k->trace;
@@ -211,7 +240,7 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
     mt_dat_ev *e = &h->ev; /* each of the three sets e->deferred */
     mt_errc rc = kind == MT_DAT_EV_FREE_REF    ? take(r, t, w->v, e, err)
                  : kind == MT_DAT_EV_FREE_PREV ? mt_dat_ev2_take_prev(r, k->trace, w->v, e, err)
-                                               : alloc_or_free(r, t, w, e, err);
+                                               : alloc_or_free(r, v7, t, w, e, err);
     if (rc)
         return rc;
     if (kind != MT_DAT_EV_FREE_PREV) { /* a FREE_PREV leaves it (dat_format.h) */
@@ -224,6 +253,33 @@ apply(mt_dat_reader *r, carry *k, const draw *w, mt_dat_hev *h, mt_err *err)
     h->kind = alloc ? MT_DAT_ALLOC : MT_DAT_FREE;
     h->t_ns = w->t;
     return MT_OK;
+}
+
+/* The m scanned events against the frame context into out, the block of
+ * the event RUN_AHEAD later prefetched: *done applied, the first error.
+ * Always inline: taken twice, v7 a constant in each. */
+static inline __attribute__((always_inline)) mt_errc apply_all(mt_dat_reader *r, bool v7,
+                                                               carry *into, const draw *w, size_t m,
+                                                               mt_dat_hev *out, size_t *done,
+                                                               mt_err *err)
+{
+    carry k = *into, *c = &k; /* a local: in registers through the run */
+    for (size_t i = 0; i < m && i < RUN_AHEAD; i++)
+        mt_dctx_prefetch_ev(&r->ctx, w[i].tag, w[i].trace, w[i].v);
+    mt_errc rc = MT_OK;
+    size_t i = 0, ahead = m > RUN_AHEAD ? m - RUN_AHEAD : 0;
+    for (; i < ahead; i++) { /* two loops: no test of the prefetch's bound per event */
+        const draw *a = &w[i + RUN_AHEAD];
+        mt_dctx_prefetch_ev(&r->ctx, a->tag, a->trace, a->v);
+        if ((rc = apply(r, v7, c, &w[i], &out[i], err)) != MT_OK)
+            break;
+    }
+    for (; i < m && rc == MT_OK; i++)
+        if ((rc = apply(r, v7, c, &w[i], &out[i], err)) != MT_OK)
+            break;
+    *done = i;
+    *into = k;
+    return rc;
 }
 
 mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t max, size_t *n,
@@ -242,20 +298,10 @@ mt_errc mt_dat_run_events2(mt_dat_reader *r, mt_drec *d, mt_dat_hev *out, size_t
     size_t m = scan(r, d, w, k);
     if (m < k && m > 0)
         scan(r, d, w, m); /* to the start of the event that failed */
-    for (size_t i = 0; i < m && i < RUN_AHEAD; i++)
-        mt_dctx_prefetch_ev(&r->ctx, w[i].tag, w[i].trace, w[i].v);
-    mt_errc rc = MT_OK;
     carry c = {d->trace, d->prev_alloc, d->tid};
-    size_t i = 0, ahead = m > RUN_AHEAD ? m - RUN_AHEAD : 0;
-    for (; i < ahead; i++) { /* two loops: no test of the prefetch's bound per event */
-        const draw *a = &w[i + RUN_AHEAD];
-        mt_dctx_prefetch_ev(&r->ctx, a->tag, a->trace, a->v);
-        if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
-            break;
-    }
-    for (; i < m && rc == MT_OK; i++)
-        if ((rc = apply(r, &c, &w[i], &out[i], err)) != MT_OK)
-            break;
+    size_t i = 0;
+    mt_errc rc = mt_dat_v7(r) ? apply_all(r, true, &c, w, m, out, &i, err)
+                              : apply_all(r, false, &c, w, m, out, &i, err);
     d->trace = c.trace;
     d->prev_alloc = c.prev_alloc;
     if (i > 0 && w[i - 1].t > r->t_last)

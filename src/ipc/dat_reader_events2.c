@@ -60,6 +60,10 @@ static void ahead_step(mt_dat_reader *r, mt_drec *d)
         d->ahead_on = false;
         return;
     }
+    bool run = (tag & MT_DSAME_TT) == MT_DSAME_TT && (tag & MT_DAT_EV_KIND_MASK) == d->ahead_key;
+    if (mt_dat_v7(r) && mt_dis_ref(tag)) /* a run's: the look-ahead's last ref + 1 + v (wraps) */
+        d->ahead_ref = ref = run ? d->ahead_ref + 1 + ref : ref;
+    d->ahead_key = tag & MT_DAT_EV_KIND_MASK; /* its own: it does not check SAME_TRACE */
     mt_dctx_prefetch_ev(&r->ctx, tag, d->ahead_trace, ref);
 }
 
@@ -71,6 +75,8 @@ static void ahead_start(mt_dat_reader *r, mt_drec *d)
     d->ahead_on = true;
     d->ahead_trace = UINT32_MAX; /* none yet */
     d->ahead_col = 0;
+    d->ahead_key = MT_DAT_EV_ALLOC; /* no reference before the record's first */
+    d->ahead_ref = 0;
     for (unsigned i = 0; i < MT_DAHEAD; i++)
         ahead_step(r, d);
 }
@@ -145,19 +151,35 @@ static mt_errc time_and_trace(mt_dat_reader *r, mt_drec *d, unsigned tag, mt_err
 static mt_errc size_of(mt_dat_reader *r, mt_drec *d, unsigned tag, const mt_dtrace *t,
                        uint64_t *size, mt_err *err)
 {
-    if (!(tag & MT_DAT_EV_SAME_SIZE))
-        return get(r, d, MT_DCOL_SIZES, size, err);
+    if (!(tag & MT_DAT_EV_SAME_SIZE)) {
+        if (get(r, d, MT_DCOL_SIZES, size, err))
+            return MT_E_CORRUPT;
+        return mt_dat_v7(r) ? mt_dat_ev2_rise(r, tag, t, size, err) : MT_OK;
+    }
     if (!t->has_size)
         return bad(r, "SAME_SIZE before any size of the trace in its frame", err);
     *size = t->last_size;
     return MT_OK;
 }
 
+/* A reference's ref: the refs column's value, or (version 7) a run's. */
+static mt_errc ref_of(mt_dat_reader *r, mt_drec *d, uint64_t *ref, mt_err *err)
+{
+    uint64_t v = 0; /* = 0: as trace above */
+    if (get(r, d, MT_DCOL_REFS, &v, err))
+        return MT_E_CORRUPT;
+    *ref = v;
+    if (mt_dat_v7(r) && !mt_dref_of(d->col[MT_DCOL_TAGS][0].p - 1, d->prev_ref, v, ref))
+        return bad(r, "reference overflows", err);
+    d->prev_ref = *ref;
+    return MT_OK;
+}
+
 /* The block a FREE_REF names: its size and birth. */
 static mt_errc resolve(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, mt_dat_ev *e, mt_err *err)
 {
-    uint64_t ref = 0; /* = 0: as trace above */
-    if (get(r, d, MT_DCOL_REFS, &ref, err))
+    uint64_t ref = 0;
+    if (ref_of(r, d, &ref, err))
         return MT_E_CORRUPT;
     if (ref >= t->count)
         return bad(r, "free of a block not allocated in its frame", err);
@@ -171,8 +193,8 @@ static mt_errc resolve(mt_dat_reader *r, mt_drec *d, mt_dtrace *t, mt_dat_ev *e,
 /* The block of the frame before a FREE_PREV names. */
 static mt_errc resolve_prev(mt_dat_reader *r, mt_drec *d, mt_dat_ev *e, mt_err *err)
 {
-    uint64_t ref = 0; /* = 0: as trace above */
-    if (get(r, d, MT_DCOL_REFS, &ref, err))
+    uint64_t ref = 0;
+    if (ref_of(r, d, &ref, err))
         return MT_E_CORRUPT;
     return mt_dat_ev2_take_prev(r, d->trace, ref, e, err);
 }

@@ -114,6 +114,50 @@ static inline mt_errc mt_dat_ev2_take_prev(mt_dat_reader *r, uint32_t trace, uin
                           err);
 }
 
+/* Whether the file's version has runs of references and rising sizes
+ * (dat_format.h, "Version 7"). */
+static inline bool mt_dat_v7(const mt_dat_reader *r)
+{
+    return r->info.version >= MT_DAT_VERSION_RUNS;
+}
+
+#define MT_DSAME_TT (MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE)
+
+/* A reference's ref from its column's value v (version 7): prev_ref + 1 +
+ * v in a run (SAME_TIME and SAME_TRACE right after an event of the same
+ * kind, whose ref is prev_ref), else v.  tag: the reference's byte in the
+ * tags column, read with the byte before it (the previous event's) only
+ * on SAME_TRACE, which the caller has checked is not on the record's
+ * first event.  False when it overflows. */
+static inline __attribute__((always_inline)) bool
+mt_dref_of(const unsigned char *tag, uint64_t prev_ref, uint64_t v, uint64_t *ref)
+{
+    *ref = v;
+    if ((*tag & MT_DSAME_TT) != MT_DSAME_TT || ((tag[-1] ^ *tag) & MT_DAT_EV_KIND_MASK))
+        return true;
+    if (v >= UINT64_MAX - prev_ref)
+        return false;
+    *ref = prev_ref + 1 + v;
+    return true;
+}
+
+/* Version 7's rising sizes: an ALLOC with SAME_TIME and SAME_TRACE and
+ * without SAME_SIZE, of a trace t with a last size s in this frame, has
+ * size s + 1 + *size; an error when it overflows. */
+static inline __attribute__((always_inline)) mt_errc mt_dat_ev2_rise(const mt_dat_reader *r,
+                                                                     unsigned tag,
+                                                                     const mt_dtrace *t,
+                                                                     uint64_t *size, mt_err *err)
+{
+    unsigned mask = MT_DAT_EV_KIND_MASK | MT_DSAME_TT | MT_DAT_EV_SAME_SIZE;
+    if ((tag & mask) != (MT_DAT_EV_ALLOC | MT_DSAME_TT) || !t->has_size)
+        return MT_OK;
+    if (*size >= UINT64_MAX - t->last_size)
+        return mt_dat_ev2_bad(r, "allocation size overflows", err);
+    *size = t->last_size + 1 + *size;
+    return MT_OK;
+}
+
 /* NEXT_TRACE: *trace, the previous event's (an ALLOC if prev_alloc),
  * becomes next(*trace); an error if there is none.  Inline, as the next
  * one: an ALLOC of another trace right after an ALLOC (a NEXT_TRACE or

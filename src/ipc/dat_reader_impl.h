@@ -48,6 +48,11 @@ typedef struct mt_drec {
     mt_dcur ahead[3][2];
     uint32_t ahead_trace, ahead_col; /* ahead_col: as col_trace */
     bool ahead_on;
+    /* EVENTS2, version 7's runs of references: the last reference's ref
+     * (a run's previous event is the tags column's byte before); the
+     * look-ahead's, and its previous event's kind */
+    unsigned ahead_key;
+    uint64_t prev_ref, ahead_ref;
     /* CULLED: the record's figures */
     uint64_t early, young;
     /* TRACE_STATES, LIVE_BLOCKS, CULLED */

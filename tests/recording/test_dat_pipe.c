@@ -255,7 +255,7 @@ static void corrupt_inside(void **state)
  * `good` allocations of trace 1 (8 bytes), then the events `bad` writes. */
 static void one_record(db_file *f, unsigned good, void (*bad)(db_ev2 *e))
 {
-    db_culled_head(f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+    db_culled_head(f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0);
     db_ev2 e = {0};
     for (unsigned i = 0; i < good; i++) {
         db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);

@@ -319,7 +319,7 @@ void db_culled_rec(db_file *f, uint64_t t, const uint64_t (*e)[5], size_t n)
 void db_culled(db_file *f, unsigned seconds, int finalize)
 {
     static const uint64_t e[2][5] = {{1, 3, 30, 1, 10}, {1, 1, 8, 0, 0}};
-    db_culled_head(f, MT_DAT_VERSION, MT_DAT_MODE_CULLED, 1000);
+    db_culled_head(f, MT_DAT_VERSION_PREV, MT_DAT_MODE_CULLED, 1000);
     for (unsigned i = 0; i < seconds; i++) {
         std_round(f, i);
         db_culled_rec(f, (uint64_t)i * 1000000000ull + 500000000u, e, 2);
@@ -334,7 +334,7 @@ void db_culled(db_file *f, unsigned seconds, int finalize)
 void db_sampled(db_file *f, unsigned seconds, uint64_t rate)
 {
     uint64_t m[4] = {MT_DAT_MODE_FULL, 0, 16, rate};
-    db_file_init(f, MT_DAT_VERSION, MT_DAT_ENDIAN_MARK);
+    db_file_init(f, MT_DAT_VERSION_PREV, MT_DAT_ENDIAN_MARK);
     std_head_mode(f, m, MT_DAT_ORDER_THREAD, 0);
     std_totals(f, 0, 0, 0);
     db_flush(f);

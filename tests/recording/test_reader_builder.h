@@ -1,7 +1,10 @@
 /* test_reader_builder.h -- builds recordings (.dat) by hand for the reader
  * and replay tests: records from varints, strings and payloads, grouped
  * into zstd frames, behind the file header (dat_format.h).  Knows nothing
- * of the reader, so a reader bug cannot hide in it. */
+ * of the reader, so a reader bug cannot hide in it.  Its EVENTS2 records
+ * are written as version 6 reads them (every reference among every
+ * thread's blocks), so its complete files say version 6
+ * (MT_DAT_VERSION_PREV); test_reader_v7.c builds version 7's. */
 #ifndef MEMTOP_TEST_READER_BUILDER_H
 #define MEMTOP_TEST_READER_BUILDER_H
 
@@ -117,6 +120,18 @@ void db_totals(db_file *f, uint64_t t, uint64_t live, uint64_t peak);
 void db_long(db_file *f, unsigned frames, unsigned events);
 /* The same in tick order (PROCESS order 1): the traces column holds steps. */
 void db_long_ticks(db_file *f, unsigned frames, unsigned events);
+
+/* A random version-7 recording (test_reader_v7model.c): db_culled_head,
+ * then `frames` frames of 6 EVENTS2 records of threads 1 to 3 on traces 0
+ * to 2 (references of the frame and the frame before, runs of
+ * references, rising sizes), from seed; the sizes of its allocations
+ * and frees, in file order, in *out (at most DB_V7_WANT). */
+#define DB_V7_WANT 60000u
+typedef struct db_v7_sizes {
+    uint64_t want[DB_V7_WANT];
+    size_t n;
+} db_v7_sizes;
+void db_v7_random(db_file *f, unsigned frames, uint64_t seed, db_v7_sizes *out);
 
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u

@@ -90,7 +90,7 @@ static void reads_back(void **state)
 static void entries(uint64_t ntraces, uint64_t n, const char *want)
 {
     db_file f;
-    db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_CULLED, 1000);
+    db_culled_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_CULLED, 1000);
     db_buf b = {0};
     for (uint64_t id = 3; id < ntraces; id++) {
         b.n = 0;
@@ -120,7 +120,7 @@ static void entries_limit(void **state)
 static void one(uint64_t mode, uint64_t ms, const uint64_t (*e)[5], size_t n, const char *want)
 {
     db_file f;
-    db_culled_head(&f, MT_DAT_VERSION, mode, ms);
+    db_culled_head(&f, MT_DAT_VERSION_PREV, mode, ms);
     db_culled_rec(&f, 1000, e, n);
     db_flush(&f);
     expect(&f, want);
@@ -168,14 +168,14 @@ static void cut_and_nested(void **state)
 {
     (void)state;
     db_file f;
-    db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_CULLED, 1000);
+    db_culled_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_CULLED, 1000);
     db_buf b = {0};
     db_v(&b, 1000), db_v(&b, 0), db_v(&b, 0), db_v(&b, 1), db_v(&b, 1), db_v(&b, 1);
     db_rec(&f, MT_DAT_REC_CULLED, &b, 1); /* bytes and temporaries missing */
     db_flush(&f);
     expect(&f, "cut short");
     db_file_free(&f);
-    db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_CULLED, 1000);
+    db_culled_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_CULLED, 1000);
     b.n = 0;
     db_v(&b, MT_DAT_STATE_FINAL), db_v(&b, 1000), db_v(&b, 1);
     db_rec(&f, MT_DAT_REC_STATE_BEGIN, &b, 1);

@@ -255,7 +255,7 @@ static mt_errc read_prev(const unsigned *tags, const uint64_t *vals, mt_dat_even
                          mt_err *err)
 {
     db_file f;
-    db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+    db_culled_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0);
     db_ev2 e = {0};
     for (uint64_t fr = 0; *tags != EOFR; fr++, tags++) {
         for (; *tags != F; tags++) {
@@ -475,7 +475,7 @@ static void random_frames(model *m, db_file *f)
     m->plive = calloc(PER_FRAME, sizeof *m->plive);
     m->want = calloc(FRAMES * PER_FRAME, sizeof *m->want);
     if (m->prev)
-        db_culled_head(f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+        db_culled_head(f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0);
     else
         db_standard(f, 1, 0);
     for (int fr = 0; fr < FRAMES; fr++) { /* each frame starts with no live block */
@@ -688,7 +688,7 @@ static void next_trace(void **state)
 {
     (void)state;
     db_file f;
-    db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+    db_culled_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0);
     db_ev2 e = {0};
     alloc_of(&e, 1, false), alloc_of(&e, 2, false); /* next(1) = 2 */
     db_ev2_tag(&e, MT_DAT_EV_FREE_REF | MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE);
@@ -727,7 +727,7 @@ static void next_trace_corrupt(void **state)
         if (what == 0)
             db_standard(&f, 1, 0);
         else
-            db_culled_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0);
+            db_culled_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0);
         db_ev2 e = {0};
         if (what != 3)
             alloc_of(&e, 1, false), alloc_of(&e, 2, false), alloc_of(&e, 1, false);
@@ -759,7 +759,7 @@ static void tick_steps(void **state)
 {
     (void)state;
     db_file f;
-    db_order_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0, MT_DAT_ORDER_TICK);
+    db_order_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0, MT_DAT_ORDER_TICK);
     db_ev2 e = {0};
     static const uint64_t steps[] = {4, 0, 1, 0, 2}; /* +2, 0, -1, 0, +1: 2 2 1 1 2 */
     for (unsigned i = 0; i < 5; i++) {
@@ -783,7 +783,7 @@ static void tick_steps(void **state)
     /* below trace 0, past the last trace (3 defined), huge */
     static const uint64_t bad_steps[] = {1, 6, UINT64_MAX, UINT64_MAX - 1};
     for (unsigned k = 0; k < 4; k++) {
-        db_order_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0, MT_DAT_ORDER_TICK);
+        db_order_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0, MT_DAT_ORDER_TICK);
         db_ev2_tag(&e, MT_DAT_EV_ALLOC | MT_DAT_EV_SAME_TIME);
         db_ev2_put(&e, DB_TRACES, bad_steps[k]);
         db_ev2_put(&e, DB_SIZES, 8);
@@ -796,7 +796,7 @@ static void tick_steps(void **state)
     }
     static const char *const msg[] = {"order cut short", "order out of range"};
     for (unsigned k = 0; k < 2; k++) {
-        db_order_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0, k ? 2 : -1);
+        db_order_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0, k ? 2 : -1);
         db_flush(&f);
         traces_of(&f, got, 16, &end, &err);
         assert_int_equal(end, MT_E_CORRUPT);
@@ -930,7 +930,7 @@ static void runs_like_single(void **state)
         for (unsigned p = 0; p < sizeof at / sizeof at[0] && (how % 7 || !p); p++) {
             db_file f;
             bool ticks = how >= 7;
-            db_order_head(&f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0,
+            db_order_head(&f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0,
                           ticks ? MT_DAT_ORDER_TICK : MT_DAT_ORDER_THREAD);
             db_ev2 e = {0};
             run_model m = {.ticks = ticks};

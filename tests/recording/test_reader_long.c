@@ -155,7 +155,7 @@ static void long_file(db_file *f, unsigned frames, unsigned events, bool ticks)
     memset(&m, 0, sizeof m);
     m.rng = 0x9e3779b97f4a7c15ull;
     m.ticks = ticks;
-    db_order_head(f, MT_DAT_VERSION, MT_DAT_MODE_FULL, 0,
+    db_order_head(f, MT_DAT_VERSION_PREV, MT_DAT_MODE_FULL, 0,
                   ticks ? MT_DAT_ORDER_TICK : MT_DAT_ORDER_THREAD);
     for (unsigned i = 0; i < frames; i++) {
         uint64_t base = (uint64_t)(i + 1) * 1000000000ull;

@@ -122,9 +122,10 @@ static int write_seeds(const char *dir, const char *name, const db_file *f, cons
 
 /* The recordings mutated: k = 0 standard, 1 culled, 2 long records, 3
  * long records in tick order, 4 standard with ALLOCATORS records (their
- * counts, kinds, flags and strings; their times against the cursor),
- * `frames` rounds or frames each. */
-#define NPRISTINE 5
+ * counts, kinds, flags and strings; their times against the cursor), 5
+ * version 7 (db_v7_random: runs of references, rising sizes), `frames`
+ * rounds or frames each. */
+#define NPRISTINE 6
 
 static void pristine(db_file *f, int k, unsigned frames)
 {
@@ -136,16 +137,20 @@ static void pristine(db_file *f, int k, unsigned frames)
         db_long(f, frames, 400);
     else if (k == 3)
         db_long_ticks(f, frames, 400);
-    else
+    else if (k == 4)
         db_allocators(f, frames);
+    else { /* version 7: runs of references, rising sizes */
+        static db_v7_sizes sizes;
+        db_v7_random(f, frames, 0x9e3779b97f4a7c15ull, &sizes);
+    }
 }
 
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--seeds") == 0) {
         int rc = 0;
-        static const char *const names[NPRISTINE] = {"standard", "culled", "long", "long-tick",
-                                                     "allocators"};
+        static const char *const names[NPRISTINE] = {"standard",  "culled",     "long",
+                                                     "long-tick", "allocators", "v7"};
         for (int k = 0; k < NPRISTINE; k++) {
             db_file f;
             pristine(&f, k, 3);
