@@ -122,7 +122,10 @@ static inline mt_rb_trace *mt_rb_trace_get(uint32_t trace)
 }
 
 /* An allocation at addr was written: block (trace, serial) of size bytes
- * born at birth_ms.  Keeps it findable by a later free at addr. */
+ * born at birth_ms.  Keeps it findable by a later free at addr.  serial is
+ * the caller's number for the block, below MT_DAT_FRAME_ALLOCS_MAX: its
+ * per-trace serial k, or in a version-7 file its ordinal among the frame's
+ * allocations (record_owner.h). */
 void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t size,
                       uint64_t birth_ms);
 
@@ -130,10 +133,11 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
  * block, removes it from the map and returns true with *serial set. */
 bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t *serial);
 
-/* A free at addr that no entry of this frame names (mt_rb_take false),
- * of a trace with prev_count allocations in the frame before: if it may
- * name its block of that frame, removes it from the previous frame's map
- * and returns true with *serial (< prev_count) set. */
+/* A free at addr that no entry of this frame names (mt_rb_take false):
+ * if it may name its block of the frame before, removes it from the
+ * previous frame's map and returns true with *serial (< prev_count: the
+ * serials that frame gave, the trace's allocations there or, version 7,
+ * the frame's) set. */
 bool mt_rb_take_prev(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms,
                      uint32_t prev_count, uint64_t *serial);
 

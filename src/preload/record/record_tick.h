@@ -45,7 +45,24 @@ bool mt_rt_ready(void);
 void mt_rt_release(void);
 
 /* The indexes of ev[0..n), one run (every t_ns the same, n <=
- * MT_RT_EVENTS_MAX), in tick order; valid until the next call. */
-const uint32_t *mt_rt_order(const mt_rec_event *ev, uint32_t n);
+ * MT_RT_EVENTS_MAX), in tick order; valid until the next call.  by_size
+ * (version 7): each trace's allocations, the short-lived (with their
+ * frees) and the others, by ascending size.  *nfrees: the run's frees of
+ * older blocks, which come first (record_events.c sorts each trace's by
+ * what it names once their blocks are looked up). */
+const uint32_t *mt_rt_order(const mt_rec_event *ev, uint32_t n, bool by_size, uint32_t *nfrees);
+
+/* A sort key and the index it belongs to. */
+typedef struct mt_rt_key {
+    uint64_t key;
+    uint32_t idx;
+} mt_rt_key;
+
+/* Room for MT_RT_EVENTS_MAX keys; NULL until mt_rt_ready. */
+mt_rt_key *mt_rt_keys(void);
+
+/* Sorts a[0..n) (mt_rt_keys(), or fewer than 32 keys anywhere) by key,
+ * stably. */
+void mt_rt_sort(mt_rt_key *a, uint32_t n);
 
 #endif
