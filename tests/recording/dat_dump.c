@@ -80,6 +80,7 @@ typedef struct {
     uint64_t record_mode, tick_order, cull_ms, culled_blocks, culled_bytes, written_early, young;
     uint64_t ref_frees, prev_frees, full_frees, next_traces, frame; /* EVENTS2 */
     uint64_t other_refs, other_own_refs, ref_runs, rising_sizes;    /* version 7 */
+    uint64_t same_trace_written;
     uint32_t version;
     ftrace *ft;
     uint64_t ft_used; /* one past the highest trace frame_trace gave: dump_free frees below */
@@ -364,6 +365,8 @@ static void events2(dump *d, cur *c)
         else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
             uint64_t v = get_sv(traces); /* tick order: a zigzag step from the last one */
             trace = col_trace = d->tick_order == 1 ? col_trace + ((v >> 1) ^ -(v & 1)) : v;
+            /* written though SAME_TRACE could say it (version 7: a value that does not rise) */
+            d->same_trace_written += i > 0 && trace == prev && (tag & MT_DAT_EV_SAME_TIME);
         }
         bool ref = kind >= MT_DAT_EV_FREE_REF;
         if ((kind == MT_DAT_EV_FREE_PREV && d->version < MT_DAT_VERSION_PREV) ||
@@ -767,6 +770,7 @@ static void print_counts(const dump *d, unsigned version, uint64_t frames, uint6
     P(other_own_refs);
     P(ref_runs);
     P(rising_sizes);
+    P(same_trace_written);
     P(full_frees);
     P(temps);
     P(reallocs);

@@ -26,8 +26,9 @@
  * 70 % full, for the distinct addresses of the blocks allocated in the
  * current frame (a free leaves a dead entry): at most 2^21 slots, 32
  * MiB; the previous frame's map, that frame's map as it was at its end;
- * 32 bytes per trace.  All from mmap, the maps on huge pages from 2 MiB
- * on.  At a frame boundary the two maps change places, and the one that
+ * 32 bytes per trace; in a version-7 file, record_owner.h's (8 bytes
+ * per allocation, 24 per (trace, thread) pair).  All from mmap, the maps
+ * on huge pages from 2 MiB on.  At a frame boundary the two maps change places, and the one that
  * becomes current is emptied, or replaced by one of the size the frame
  * that ended wants.  Writer thread only (the writer's lock held).
  */
@@ -47,7 +48,10 @@ typedef struct mt_rb_trace {
     uint32_t prev_count; /* ... in the frame before: p(trace), dat_format.h */
     uint64_t last_size;  /* size of the trace's previous event in this frame */
     uint32_t next;       /* next(trace) + 1 in this frame (dat_format.h), 0: none */
+    uint32_t owner_hint; /* version 7: record_owner.h's slot of the trace found last */
 } mt_rb_trace;
+
+_Static_assert(sizeof(mt_rb_trace) == 32, "a trace state is half a cache line");
 
 _Static_assert(MT_DAT_FRAME_ALLOCS_MAX <= UINT32_MAX, "a frame's count fits 32 bits");
 

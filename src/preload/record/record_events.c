@@ -77,8 +77,8 @@ static inline __attribute__((always_inline)) unsigned put_size(mt_rb_trace *ts, 
 
 /* An allocation; rise (version 7): its size is above the trace's last
  * one, under SAME_TIME and SAME_TRACE, and goes as the gap. */
-static unsigned put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint32_t tid,
-                          bool rise)
+static inline __attribute__((always_inline)) unsigned
+put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint32_t tid, bool rise)
 {
     uint64_t size = mt_rev_size(e);
     unsigned tag = MT_DAT_EV_ALLOC;
@@ -95,8 +95,9 @@ static unsigned put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, ui
     /* version 7: the map keeps the frame's ordinal f (counted in
      * encode_at), record_owner.c the rest; n(trace, tid) counts every
      * allocation, whatever becomes of the block */
-    uint32_t f = (uint32_t)mt_rb_h.frame_allocs - 1u;
-    bool kept = mt_ro_note_alloc(f, trace, tid, ts ? ts->count : 0);
+    uint32_t f = (uint32_t)mt_rb_h.frame_allocs - 1u, no_hint = 0;
+    bool kept =
+        mt_ro_note_alloc(f, trace, tid, ts ? ts->count : 0, ts ? &ts->owner_hint : &no_hint);
     if (ts && (ts->count++, kept))
         mt_rb_note_alloc(e->addr, trace, f, size, t / 1000000u);
     return tag;
@@ -113,27 +114,30 @@ enum { RANK_REF, RANK_PREV, RANK_FREE };
 
 /* Block `serial` of the map of this frame (prev: the frame before), whose
  * trace has `count` allocations there, freed by tid. */
-static uint64_t name_block(bool prev, uint64_t serial, uint32_t count, uint32_t trace, uint32_t tid)
+static inline __attribute__((always_inline)) uint64_t
+name_block(bool prev, uint64_t serial, mt_rb_trace *ts, uint32_t trace, uint32_t tid)
 {
+    uint32_t count = prev ? ts->prev_count : ts->count;
     uint64_t rank = (uint64_t)(prev ? RANK_PREV : RANK_REF) << RANK_SHIFT, k, own;
     if (!mt_w.runs)
         return rank | (count - 1u - serial);
     /* taken, yet not to be named (no longer known): in full, always valid */
-    if (!mt_ro_block(prev, (uint32_t)serial, trace, tid, &k, &own) || k >= count)
+    if (!mt_ro_block(prev, (uint32_t)serial, trace, tid, &k, &own, &ts->owner_hint) || k >= count)
         return (uint64_t)RANK_FREE << RANK_SHIFT;
     return own != UINT64_MAX ? rank | own : rank | OTHER_KEY | (count - 1u - k);
 }
 
-static uint64_t resolve_free(const mt_rec_event *e, mt_rb_trace *ts, uint32_t tid)
+static inline __attribute__((always_inline)) uint64_t resolve_free(const mt_rec_event *e,
+                                                                   mt_rb_trace *ts, uint32_t tid)
 {
     uint64_t birth = mt_rev_birth_ms(e), size = mt_rev_size(e), serial;
     uint32_t trace = mt_rev_trace(e);
     if (ts && mt_rb_take(e->addr, trace, size, birth, &serial))
-        return name_block(false, serial, ts->count, trace, tid);
+        return name_block(false, serial, ts, trace, tid);
     /* version 7's serials are the frame's ordinals: record_owner.c checks them */
     uint32_t bound = mt_w.runs ? MT_DAT_FRAME_ALLOCS_MAX : ts ? ts->prev_count : 0;
     if (ts && ts->prev_count && mt_rb_take_prev(e->addr, trace, size, birth, bound, &serial))
-        return name_block(true, serial, ts->prev_count, trace, tid);
+        return name_block(true, serial, ts, trace, tid);
     return (uint64_t)RANK_FREE << RANK_SHIFT;
 }
 
@@ -146,8 +150,8 @@ static unsigned kind_of(uint64_t named)
 /* A free, named: a reference (v: its ref, or the gap from the previous
  * one), else in full with an age that gives the reader the birth the
  * target charged. */
-static unsigned put_free(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint64_t named,
-                         uint64_t v)
+static inline __attribute__((always_inline)) unsigned
+put_free(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint64_t named, uint64_t v)
 {
     unsigned tag = mt_rev_flags(e) << MT_DAT_EV_FLAGS_SHIFT | kind_of(named);
     if ((named >> RANK_SHIFT) != RANK_FREE) {
@@ -228,7 +232,8 @@ static inline mt_rr_open *open_for(uint32_t tid, uint64_t t, bool exact)
  * allocation right after an allocation of another trace P, when it is
  * next(P), the trace that came after P's allocation last time in this
  * frame (dat_format.h); next(P) is updated as the reader will. */
-static unsigned put_trace(mt_rr_open *o, uint32_t trace, bool alloc, bool same)
+static inline __attribute__((always_inline)) unsigned put_trace(mt_rr_open *o, uint32_t trace,
+                                                                bool alloc, bool same)
 {
     if (same)
         return MT_DAT_EV_SAME_TRACE;
@@ -254,8 +259,9 @@ static unsigned put_trace(mt_rr_open *o, uint32_t trace, bool alloc, bool same)
  * of its kind and OTHER bit, a size not the last one) would need a value
  * that does not rise: then the trace is written.  *v: the gap when the
  * rule applies (a ref's), *rise: a size's. */
-static bool may_say_same(const mt_rr_open *o, const mt_rb_trace *ts, const mt_rec_event *e,
-                         uint64_t named, uint64_t *v, bool *rise)
+static inline __attribute__((always_inline)) bool
+may_say_same(const mt_rr_open *o, const mt_rb_trace *ts, const mt_rec_event *e, uint64_t named,
+             uint64_t *v, bool *rise)
 {
     if (mt_rev_kind(e) == MT_DAT_EV_ALLOC) {
         if (!ts) /* the reader may know a last size the writer lost */
@@ -274,7 +280,8 @@ static bool may_say_same(const mt_rr_open *o, const mt_rb_trace *ts, const mt_re
     return true;
 }
 
-static void encode_event(mt_rr_open *o, const mt_rec_event *e, uint64_t named)
+static inline __attribute__((always_inline)) void encode_event(mt_rr_open *o, const mt_rec_event *e,
+                                                               uint64_t named)
 {
     uint64_t t = e->t_ns > o->prev_t ? e->t_ns : o->prev_t;
     unsigned tag = t == o->prev_t ? MT_DAT_EV_SAME_TIME : 0;
@@ -389,7 +396,10 @@ static void encode_ticks(uint32_t tid, const mt_rec_ring *r, uint64_t from, uint
             uint32_t trace = mt_rev_trace(&ev[i + order[k]]);
             for (h = k + 1; h < nf && mt_rev_trace(&ev[i + order[h]]) == trace; h++)
                 ;
-            encode_frees(tid, ev + i, order + k, h - k);
+            if (h - k == 1) /* nothing to sort */
+                encode_at(tid, &ev[i + order[k]], false);
+            else
+                encode_frees(tid, ev + i, order + k, h - k);
         }
         for (uint32_t k = mt_w.runs ? nf : 0; k < j - i; k++) {
             if (k + PREFETCH_AHEAD < j - i) {

@@ -21,8 +21,13 @@
  * written in full (record_blocks.h: the map does not hold it yet), which
  * costs bytes, never accuracy.
  *
- * Memory: 672 KiB from mmap on a session's first use (MT_RING_CHUNK
- * events), unmapped when the session ends.  Writer thread only (the
+ * Version 7 (docs/recording-format.md, 13 EVENTS2): each trace's
+ * allocations, the short-lived and the others, by ascending size (a size
+ * above the last one is written as the gap); the frees are sorted by what
+ * they name later, once their blocks are looked up (record_events.c).
+ *
+ * Memory: 928 KiB from mmap on a session's first use (MT_RING_CHUNK
+ * events; 256 KiB of it sort keys), unmapped when the session ends.  Writer thread only (the
  * writer's lock held).
  */
 #ifndef MT_RECORD_TICK_H
