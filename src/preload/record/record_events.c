@@ -94,12 +94,16 @@ put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint32_t tid, bool
     }
     /* version 7: the map keeps the frame's ordinal f (counted in
      * encode_at), record_owner.c the rest; n(trace, tid) counts every
-     * allocation, whatever becomes of the block */
+     * allocation, whatever becomes of the block.  The map takes the block
+     * even when record_owner.c kept nothing for f (no memory): it replaces
+     * an older block at the address, and mt_ro_block then says f is
+     * unknown (its free is written in full). */
     uint32_t f = (uint32_t)mt_rb_h.frame_allocs - 1u, no_hint = 0;
-    bool kept =
-        mt_ro_note_alloc(f, trace, tid, ts ? ts->count : 0, ts ? &ts->owner_hint : &no_hint);
-    if (ts && (ts->count++, kept))
+    (void)mt_ro_note_alloc(f, trace, tid, ts ? ts->count : 0, ts ? &ts->owner_hint : &no_hint);
+    if (ts) {
+        ts->count++;
         mt_rb_note_alloc(e->addr, trace, f, size, t / 1000000u);
+    }
     return tag;
 }
 

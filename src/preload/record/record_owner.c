@@ -106,10 +106,10 @@ mt_ro_ent *mt_ro_find_slow(uint32_t trace, uint32_t tid, bool create, uint32_t *
     return e;
 }
 
-bool mt_ro_map_info(void)
+bool mt_ro_map_info(uint32_t f)
 {
-    if (!mt_ro_h.info)
-        mt_ro_h.info = mt_os_alloc(INFO_BYTES);
+    if (!mt_ro_h.info && (mt_ro_h.info = mt_os_alloc(INFO_BYTES)) != NULL)
+        mt_ro_h.first = f; /* the frame's allocations before f are unknown */
     return mt_ro_h.info != NULL;
 }
 
@@ -135,13 +135,14 @@ void mt_ro_new_frame(void)
     mt_ro_h.pinfo = mt_ro_h.info; /* not cleared: every f read was written in its frame */
     mt_ro_h.info = x;
     mt_ro_h.pn = mt_ro_h.n;
-    mt_ro_h.n = 0;
+    mt_ro_h.pfirst = mt_ro_h.first;
+    mt_ro_h.n = mt_ro_h.first = 0; /* mapped from the start, or first set when mapped */
     next_epoch(1);
 }
 
 void mt_ro_new_file(void)
 {
-    mt_ro_h.n = mt_ro_h.pn = 0;
+    mt_ro_h.n = mt_ro_h.pn = mt_ro_h.first = mt_ro_h.pfirst = 0;
     next_epoch(2); /* a frame between: no pair's count becomes a p */
 }
 

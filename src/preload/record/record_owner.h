@@ -49,6 +49,7 @@ typedef struct mt_ro_ent {
 typedef struct mt_ro_hot {
     uint64_t *info, *pinfo; /* per f: k | j << K_BITS | thread << 2 K_BITS */
     uint32_t n, pn;         /* allocations noted in each (f < n) */
+    uint32_t first, pfirst; /* ... from f = first on: the array was mapped then */
     mt_ro_ent *hash;
     unsigned bits;  /* the hash has 2^bits slots */
     uint32_t epoch; /* this frame's number (>= 2 once a file began) */
@@ -59,8 +60,9 @@ extern mt_ro_hot mt_ro_h;
 /* mt_ro_find when the hint does not hold the pair's entry of this frame. */
 mt_ro_ent *mt_ro_find_slow(uint32_t trace, uint32_t tid, bool create, uint32_t *hint);
 
-/* Maps the info array of this frame; false: no memory. */
-bool mt_ro_map_info(void);
+/* Maps the info array of this frame at its allocation f (the words
+ * before f are not written: unknown); false: no memory. */
+bool mt_ro_map_info(uint32_t f);
 
 /* The pair's entry of this frame (reset when it was another's: p is the
  * frame before's n), added when `create`; NULL when there is none.
@@ -78,14 +80,14 @@ static inline mt_ro_ent *mt_ro_find(uint32_t trace, uint32_t tid, bool create, u
 
 /* An allocation of `trace` by thread `tid` was written as the frame's
  * allocation f, the trace's block k: counts n(trace, tid) and keeps (k,
- * tid, j) for f.  False when nothing can be kept for f (no memory): the
- * caller then keeps no map entry for the block (its free is in full). */
+ * tid, j) for f.  False when nothing can be kept for f (no memory: the
+ * info array could not be mapped; mt_ro_block then says f is unknown). */
 static inline bool mt_ro_note_alloc(uint32_t f, uint32_t trace, uint32_t tid, uint32_t k,
                                     uint32_t *hint)
 {
     mt_ro_ent *e = mt_ro_find(trace, tid, true, hint);
     uint32_t j = e ? e->n++ : 0; /* counted whatever becomes of the block, as a reader does */
-    if (MT_UNLIKELY(!mt_ro_h.info) && !mt_ro_map_info())
+    if (MT_UNLIKELY(!mt_ro_h.info) && !mt_ro_map_info(f))
         return false;
     uint64_t owner = e && tid < MT_RO_TID_NONE ? tid : MT_RO_TID_NONE;
     mt_ro_h.info[f] = k | (uint64_t)j << MT_RO_K_BITS | owner << (2 * MT_RO_K_BITS);
@@ -102,7 +104,8 @@ static inline bool mt_ro_block(bool prev, uint32_t f, uint32_t trace, uint32_t t
                                uint64_t *own, uint32_t *hint)
 {
     const uint64_t *info = prev ? mt_ro_h.pinfo : mt_ro_h.info;
-    if (!info || f >= (prev ? mt_ro_h.pn : mt_ro_h.n))
+    if (!info || f >= (prev ? mt_ro_h.pn : mt_ro_h.n) ||
+        f < (prev ? mt_ro_h.pfirst : mt_ro_h.first))
         return false;
     uint64_t x = info[f];
     uint32_t j = (uint32_t)(x >> MT_RO_K_BITS) & ((1u << MT_RO_K_BITS) - 1u);
