@@ -42,22 +42,11 @@ typedef struct {
 /* EVENTS2's frame context, per trace: its blocks of this frame by serial. */
 typedef struct {
     uint64_t size, birth_ms;
-    uint64_t tid; /* the thread whose record allocated it */
     bool live;
 } fblock;
 
-/* Version 7: one thread's blocks of a trace (their serials), of this
- * frame and of the frame before. */
-typedef struct {
-    uint64_t tid, frame;
-    uint64_t *k, n, cap;
-    uint64_t *pk, pn, pcap;
-} fthread;
-
 typedef struct {
     uint64_t frame; /* the fields belong to this frame */
-    fthread *th;    /* version 7, per thread that allocated the trace lately */
-    uint64_t nth, capth;
     fblock *b;
     uint64_t n, cap;
     fblock *pb; /* its blocks of the frame before (version 6: FREE_PREV) */
@@ -79,8 +68,6 @@ typedef struct {
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
     uint64_t record_mode, tick_order, cull_ms, culled_blocks, culled_bytes, written_early, young;
     uint64_t ref_frees, prev_frees, full_frees, next_traces, frame; /* EVENTS2 */
-    uint64_t other_refs, other_own_refs, ref_runs, rising_sizes;    /* version 7 */
-    uint64_t same_trace_written;
     uint32_t version;
     ftrace *ft;
     uint64_t ft_used; /* one past the highest trace frame_trace gave: dump_free frees below */
@@ -225,73 +212,31 @@ static uint64_t get_sv(cur *col)
     return (uint64_t)(b & 0x7f) | (b & 0x80 ? get_v(tail) << 7 : 0);
 }
 
-/* Version 7: thread tid's blocks of trace t, of this frame (the frame
- * before's as they were at its end). */
-static fthread *frame_thread(dump *d, ftrace *t, uint64_t tid)
+/* An EVENTS2 event's block: ALLOC appends it, FREE_REF takes it back,
+ * FREE_PREV takes back one of the frame before. */
+static bool frame_block(ftrace *t, unsigned kind, cur *refs, uint64_t *size, uint64_t birth_ms)
 {
-    fthread *x = NULL;
-    for (uint64_t i = 0; i < t->nth && !x; i++)
-        if (t->th[i].tid == tid)
-            x = &t->th[i];
-    if (!x) {
-        if (t->nth == t->capth) {
-            t->capth = t->capth ? t->capth * 2 : 4;
-            t->th = realloc(t->th, t->capth * sizeof *t->th);
-        }
-        x = &t->th[t->nth++];
-        *x = (fthread){.tid = tid, .frame = UINT64_MAX};
+    if (kind == MT_DAT_EV_FREE_PREV) {
+        uint64_t ref = get_sv(refs);
+        if (refs[0].bad || refs[1].bad || ref >= t->pn || !t->pb[t->pn - 1 - ref].live)
+            return false;
+        t->pb[t->pn - 1 - ref].live = false;
+        *size = t->pb[t->pn - 1 - ref].size;
+        return true;
     }
-    if (x->frame != d->frame) {
-        uint64_t *k = x->k, cap = x->cap;
-        x->pn = x->frame + 1 == d->frame ? x->n : 0;
-        x->k = x->pk;
-        x->cap = x->pcap;
-        x->pk = k;
-        x->pcap = cap;
-        x->n = 0;
-        x->frame = d->frame;
-    }
-    return x;
-}
-
-/* An EVENTS2 event's block: ALLOC appends it, FREE_REF takes back the
- * block ref names, FREE_PREV one of the frame before; x (version 7, a
- * reference without OTHER): among the thread's blocks of the trace. */
-static bool frame_block(ftrace *t, fthread *x, unsigned kind, uint64_t ref, uint64_t *size,
-                        uint64_t birth_ms, uint64_t *tid)
-{
     if (kind == MT_DAT_EV_ALLOC) {
         if (t->n == t->cap) {
             t->cap = t->cap ? t->cap * 2 : 16;
             t->b = realloc(t->b, t->cap * sizeof *t->b);
         }
-        if (x && x->n == x->cap) {
-            x->cap = x->cap ? x->cap * 2 : 16;
-            x->k = realloc(x->k, x->cap * sizeof *x->k);
-        }
-        if (x)
-            x->k[x->n++] = t->n;
-        t->b[t->n++] = (fblock){*size, birth_ms, *tid, true};
+        t->b[t->n++] = (fblock){*size, birth_ms, true};
         return true;
     }
-    bool prev = kind == MT_DAT_EV_FREE_PREV;
-    uint64_t n = prev ? t->pn : t->n, k;
-    if (x) {
-        uint64_t xn = prev ? x->pn : x->n;
-        if (ref >= xn)
-            return false;
-        k = (prev ? x->pk : x->k)[xn - 1 - ref];
-    } else {
-        if (ref >= n)
-            return false;
-        k = n - 1 - ref;
-    }
-    fblock *b = prev ? t->pb : t->b;
-    if (k >= n || !b[k].live)
+    uint64_t ref = get_sv(refs);
+    if (refs[0].bad || refs[1].bad || ref >= t->n || !t->b[t->n - 1 - ref].live)
         return false;
-    b[k].live = false;
-    *size = b[k].size;
-    *tid = b[k].tid;
+    t->b[t->n - 1 - ref].live = false;
+    *size = t->b[t->n - 1 - ref].size;
     return true;
 }
 
@@ -331,10 +276,9 @@ static void print_sizes(void)
 /* EVENTS2: tags, then times, traces, sizes, refs, ages (lead and tail). */
 static void events2(dump *d, cur *c)
 {
-    uint64_t tid = get_v(c), t = get_v(c), n = get_v(c), trace = 0, len[11], col_trace = 0;
-    bool prev_alloc = false, v7 = d->version >= MT_DAT_VERSION_RUNS;
-    unsigned prev_tag = 0;
-    uint64_t prev_ref = 0;
+    get_v(c); /* tid */
+    uint64_t t = get_v(c), n = get_v(c), trace = 0, len[11], col_trace = 0;
+    bool prev_alloc = false;
     len[0] = n;
     for (int i = 1; i < 11; i++)
         len[i] = get_v(c);
@@ -365,8 +309,6 @@ static void events2(dump *d, cur *c)
         else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
             uint64_t v = get_sv(traces); /* tick order: a zigzag step from the last one */
             trace = col_trace = d->tick_order == 1 ? col_trace + ((v >> 1) ^ -(v & 1)) : v;
-            /* written though SAME_TRACE could say it (version 7: a value that does not rise) */
-            d->same_trace_written += i > 0 && trace == prev && (tag & MT_DAT_EV_SAME_TIME);
         }
         bool ref = kind >= MT_DAT_EV_FREE_REF;
         if ((kind == MT_DAT_EV_FREE_PREV && d->version < MT_DAT_VERSION_PREV) ||
@@ -379,41 +321,16 @@ static void events2(dump *d, cur *c)
         prev_alloc = kind == MT_DAT_EV_ALLOC;
         ftrace *ft = frame_trace(d, trace);
         uint64_t size = ft->last_size;
-        /* version 7: a value after its like, in a run of one trace */
-        bool run = v7 && i > 0 && (tag & MT_DAT_EV_SAME_TIME) && (tag & MT_DAT_EV_SAME_TRACE);
-        bool other = ref && (tag & MT_DAT_EV_OTHER);
-        if (other && !v7)
+        if (ref && (tag & MT_DAT_EV_SAME_SIZE))
             c->bad = true;
-        else if (!ref && !(tag & MT_DAT_EV_SAME_SIZE)) {
+        else if (!ref && !(tag & MT_DAT_EV_SAME_SIZE))
             size = get_sv(sizes);
-            if (run && kind == MT_DAT_EV_ALLOC && ft->has_size) {
-                if (size >= UINT64_MAX - ft->last_size)
-                    c->bad = true;
-                size += ft->last_size + 1;
-                d->rising_sizes++;
-            }
-        } else if (!ref && !ft->has_size)
+        else if (!ref && !ft->has_size)
             c->bad = true;
         if (kind == MT_DAT_EV_FREE)
             get_sv(ages); /* age_ms */
-        uint64_t r = ref ? get_sv(refs) : 0;
-        if (ref && run && (prev_tag & MT_DAT_EV_KIND_MASK) == kind &&
-            (prev_tag & MT_DAT_EV_OTHER) == (tag & MT_DAT_EV_OTHER)) {
-            if (r >= UINT64_MAX - prev_ref)
-                c->bad = true;
-            r += prev_ref + 1;
-            d->ref_runs++;
-        }
-        fthread *x =
-            v7 && (kind == MT_DAT_EV_ALLOC || (ref && !other)) ? frame_thread(d, ft, tid) : NULL;
-        uint64_t owner = tid;
-        if (kind != MT_DAT_EV_FREE && !c->bad &&
-            !frame_block(ft, x, kind, r, &size, t / 1000000u, &owner))
+        if (kind != MT_DAT_EV_FREE && !frame_block(ft, kind, refs, &size, t / 1000000u))
             c->bad = true;
-        d->other_refs += other;
-        d->other_own_refs += other && owner == tid; /* the writer could have said own */
-        prev_tag = tag;
-        prev_ref = r;
         d->ref_frees += kind == MT_DAT_EV_FREE_REF;
         d->prev_frees += kind == MT_DAT_EV_FREE_PREV;
         d->next_traces += next;
@@ -678,11 +595,6 @@ static void dump_free(dump *d)
     for (uint64_t i = 0; d->ft && i < d->ft_used; i++) {
         free(d->ft[i].b);
         free(d->ft[i].pb);
-        for (uint64_t k = 0; k < d->ft[i].nth; k++) {
-            free(d->ft[i].th[k].k);
-            free(d->ft[i].th[k].pk);
-        }
-        free(d->ft[i].th);
     }
     free(d->ft);
     free(d->frame0);
@@ -766,11 +678,6 @@ static void print_counts(const dump *d, unsigned version, uint64_t frames, uint6
     P(ref_frees);
     P(prev_frees);
     P(next_traces);
-    P(other_refs);
-    P(other_own_refs);
-    P(ref_runs);
-    P(rising_sizes);
-    P(same_trace_written);
     P(full_frees);
     P(temps);
     P(reallocs);

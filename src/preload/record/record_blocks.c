@@ -18,7 +18,6 @@
 
 #include "dat_format.h"
 #include "core_os_memory.h"
-#include "record_owner.h"
 #include "table_trace.h"
 
 #include <string.h>
@@ -152,7 +151,6 @@ void mt_rb_child_reset(void)
      * not copied (MT_RESET, core_common.h) */
     zero_if_set(&g, sizeof g);
     zero_if_set(&mt_rb_h, sizeof mt_rb_h);
-    mt_ro_child_reset();
 }
 
 void mt_rb_release(void)
@@ -172,7 +170,6 @@ void mt_rb_release(void)
     g.have_base = false;
     mt_os_free(map, map_len); /* NULL: nothing */
     mt_os_free(traces, traces_len);
-    mt_ro_release();
 }
 
 static bool grow_traces(uint32_t trace)
@@ -403,7 +400,6 @@ void mt_rb_new_frame(void)
 {
     swap_to_prev();
     empty_frame();
-    mt_ro_new_frame();
 }
 
 void mt_rb_new_file(void)
@@ -415,7 +411,6 @@ void mt_rb_new_file(void)
         memset(mt_rb_h.map, 0, map_bytes(mt_rb_h.bits));
     empty_frame();
     empty_frame(); /* an epoch between: no trace state takes a count as prev_count */
-    mt_ro_new_file();
 }
 
 const mt_rb_stats *mt_rb_get_stats(void)
@@ -432,5 +427,5 @@ uint64_t mt_rb_bytes(void)
 {
     return (mt_rb_h.map ? map_bytes(mt_rb_h.bits) : 0) +
            (mt_rb_h.pmap ? map_bytes(mt_rb_h.pbits) : 0) +
-           (uint64_t)mt_rb_h.ntraces * sizeof(mt_rb_trace) + mt_ro_bytes();
+           (uint64_t)mt_rb_h.ntraces * sizeof(mt_rb_trace);
 }

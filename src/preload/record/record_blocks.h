@@ -26,9 +26,8 @@
  * 70 % full, for the distinct addresses of the blocks allocated in the
  * current frame (a free leaves a dead entry): at most 2^21 slots, 32
  * MiB; the previous frame's map, that frame's map as it was at its end;
- * 32 bytes per trace; in a version-7 file, record_owner.h's (8 bytes
- * per allocation, 24 per (trace, thread) pair).  All from mmap, the maps
- * on huge pages from 2 MiB on.  At a frame boundary the two maps change places, and the one that
+ * 32 bytes per trace.  All from mmap, the maps on huge pages from 2 MiB
+ * on.  At a frame boundary the two maps change places, and the one that
  * becomes current is emptied, or replaced by one of the size the frame
  * that ended wants.  Writer thread only (the writer's lock held).
  */
@@ -48,10 +47,7 @@ typedef struct mt_rb_trace {
     uint32_t prev_count; /* ... in the frame before: p(trace), dat_format.h */
     uint64_t last_size;  /* size of the trace's previous event in this frame */
     uint32_t next;       /* next(trace) + 1 in this frame (dat_format.h), 0: none */
-    uint32_t owner_hint; /* version 7: record_owner.h's slot of the trace found last */
 } mt_rb_trace;
-
-_Static_assert(sizeof(mt_rb_trace) == 32, "a trace state is half a cache line");
 
 _Static_assert(MT_DAT_FRAME_ALLOCS_MAX <= UINT32_MAX, "a frame's count fits 32 bits");
 
@@ -126,10 +122,7 @@ static inline mt_rb_trace *mt_rb_trace_get(uint32_t trace)
 }
 
 /* An allocation at addr was written: block (trace, serial) of size bytes
- * born at birth_ms.  Keeps it findable by a later free at addr.  serial is
- * the caller's number for the block, below MT_DAT_FRAME_ALLOCS_MAX: its
- * per-trace serial k, or in a version-7 file its ordinal among the frame's
- * allocations (record_owner.h). */
+ * born at birth_ms.  Keeps it findable by a later free at addr. */
 void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t size,
                       uint64_t birth_ms);
 
@@ -137,11 +130,10 @@ void mt_rb_note_alloc(uint64_t addr, uint32_t trace, uint64_t serial, uint64_t s
  * block, removes it from the map and returns true with *serial set. */
 bool mt_rb_take(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms, uint64_t *serial);
 
-/* A free at addr that no entry of this frame names (mt_rb_take false):
- * if it may name its block of the frame before, removes it from the
- * previous frame's map and returns true with *serial (< prev_count: the
- * serials that frame gave, the trace's allocations there or, version 7,
- * the frame's) set. */
+/* A free at addr that no entry of this frame names (mt_rb_take false),
+ * of a trace with prev_count allocations in the frame before: if it may
+ * name its block of that frame, removes it from the previous frame's map
+ * and returns true with *serial (< prev_count) set. */
 bool mt_rb_take_prev(uint64_t addr, uint32_t trace, uint64_t size, uint64_t birth_ms,
                      uint32_t prev_count, uint64_t *serial);
 

@@ -23,14 +23,13 @@
  * or in the frame before names it (record_blocks.h), and a size equal to
  * the trace's last size in the frame is left out.
  *
- * Version 7 (tick order, mt_w.runs; dat_format.h): a free by the thread
- * that allocated its block names it among that thread's allocations of
- * the trace (record_owner.h), any other with OTHER; within a run, a
- * trace's frees of older blocks are looked up first and written by kind,
- * OTHER and ascending ref, each ref after the first as the gap from the
- * one before; an allocation's size above the trace's last one as the gap
- * too.  Where the rule would apply and the values do not rise, the trace
- * is written (not SAME_TRACE), which a reader always takes as is.
+ * Version 7 (tick order, mt_w.runs; dat_format.h): references count as
+ * in version 6; within a run, a trace's frees of older blocks are looked
+ * up first and written by kind and ascending ref, each ref after the
+ * first as the gap from the one before; an allocation's size above the
+ * trace's last one as the gap too.  Where the rule would apply and the
+ * values do not rise, the trace is written (not SAME_TRACE), which a
+ * reader always takes as is.
  */
 #define _GNU_SOURCE
 #include "core_assert.h"
@@ -39,7 +38,6 @@
 #include "record_blocks.h"
 #include "record_buffer.h"
 #include "record_cull.h"
-#include "record_owner.h"
 #include "record_tick.h"
 #include "record_writer.h"
 
@@ -78,7 +76,7 @@ static inline __attribute__((always_inline)) unsigned put_size(mt_rb_trace *ts, 
 /* An allocation; rise (version 7): its size is above the trace's last
  * one, under SAME_TIME and SAME_TRACE, and goes as the gap. */
 static inline __attribute__((always_inline)) unsigned
-put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint32_t tid, bool rise)
+put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, bool rise)
 {
     uint64_t size = mt_rev_size(e);
     unsigned tag = MT_DAT_EV_ALLOC;
@@ -86,62 +84,29 @@ put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint32_t tid, bool
         put_col(MT_COL_SIZES, size - ts->last_size - 1);
     else
         tag |= put_size(ts, size);
-    uint32_t trace = mt_rev_trace(e);
-    if (!mt_w.runs) {
-        if (ts) /* block (trace, count) of this frame, born ms(t) as the reader sees it */
-            mt_rb_note_alloc(e->addr, trace, ts->count++, size, t / 1000000u);
-        return tag;
-    }
-    /* version 7: the map keeps the frame's ordinal f (counted in
-     * encode_at), record_owner.c the rest; n(trace, tid) counts every
-     * allocation, whatever becomes of the block.  The map takes the block
-     * even when record_owner.c kept nothing for f (no memory): it replaces
-     * an older block at the address, and mt_ro_block then says f is
-     * unknown (its free is written in full). */
-    uint32_t f = (uint32_t)mt_rb_h.frame_allocs - 1u, no_hint = 0;
-    (void)mt_ro_note_alloc(f, trace, tid, ts ? ts->count : 0, ts ? &ts->owner_hint : &no_hint);
-    if (ts) {
-        ts->count++;
-        mt_rb_note_alloc(e->addr, trace, f, size, t / 1000000u);
-    }
+    if (ts) /* block (trace, count) of this frame, born ms(t) as the reader sees it */
+        mt_rb_note_alloc(e->addr, mt_rev_trace(e), ts->count++, size, t / 1000000u);
     return tag;
 }
 
 /* What a free names, as a sort key: RANK (FREE_REF, FREE_PREV, FREE) <<
- * RANK_SHIFT | OTHER_KEY | ref.  Its block is looked up, and taken from
- * the map: once per free. */
+ * RANK_SHIFT | ref.  Its block is looked up, and taken from the map: once
+ * per free. */
 #define RANK_SHIFT 62u
-#define OTHER_KEY ((uint64_t)1 << 61)
-#define REF_MASK (OTHER_KEY - 1)
+#define REF_MASK (((uint64_t)1 << RANK_SHIFT) - 1)
 #define UNNAMED UINT64_MAX /* not looked up yet */
 enum { RANK_REF, RANK_PREV, RANK_FREE };
 
-/* Block `serial` of the map of this frame (prev: the frame before), whose
- * trace has `count` allocations there, freed by tid. */
-static inline __attribute__((always_inline)) uint64_t
-name_block(bool prev, uint64_t serial, mt_rb_trace *ts, uint32_t trace, uint32_t tid)
-{
-    uint32_t count = prev ? ts->prev_count : ts->count;
-    uint64_t rank = (uint64_t)(prev ? RANK_PREV : RANK_REF) << RANK_SHIFT, k, own;
-    if (!mt_w.runs)
-        return rank | (count - 1u - serial);
-    /* taken, yet not to be named (no longer known): in full, always valid */
-    if (!mt_ro_block(prev, (uint32_t)serial, trace, tid, &k, &own, &ts->owner_hint) || k >= count)
-        return (uint64_t)RANK_FREE << RANK_SHIFT;
-    return own != UINT64_MAX ? rank | own : rank | OTHER_KEY | (count - 1u - k);
-}
-
 static inline __attribute__((always_inline)) uint64_t resolve_free(const mt_rec_event *e,
-                                                                   mt_rb_trace *ts, uint32_t tid)
+                                                                   mt_rb_trace *ts)
 {
     uint64_t birth = mt_rev_birth_ms(e), size = mt_rev_size(e), serial;
     uint32_t trace = mt_rev_trace(e);
     if (ts && mt_rb_take(e->addr, trace, size, birth, &serial))
-        return name_block(false, serial, ts, trace, tid);
-    /* version 7's serials are the frame's ordinals: record_owner.c checks them */
-    uint32_t bound = mt_w.runs ? MT_DAT_FRAME_ALLOCS_MAX : ts ? ts->prev_count : 0;
-    if (ts && ts->prev_count && mt_rb_take_prev(e->addr, trace, size, birth, bound, &serial))
-        return name_block(true, serial, ts, trace, tid);
+        return (uint64_t)RANK_REF << RANK_SHIFT | (ts->count - 1u - serial);
+    if (ts && ts->prev_count &&
+        mt_rb_take_prev(e->addr, trace, size, birth, ts->prev_count, &serial))
+        return (uint64_t)RANK_PREV << RANK_SHIFT | (ts->prev_count - 1u - serial);
     return (uint64_t)RANK_FREE << RANK_SHIFT;
 }
 
@@ -160,7 +125,7 @@ put_free(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint64_t named, uin
     unsigned tag = mt_rev_flags(e) << MT_DAT_EV_FLAGS_SHIFT | kind_of(named);
     if ((named >> RANK_SHIFT) != RANK_FREE) {
         put_col(MT_COL_REFS, v);
-        return tag | (named & OTHER_KEY ? MT_DAT_EV_OTHER : 0u);
+        return tag;
     }
     tag |= put_size(ts, mt_rev_size(e));
     put_col(MT_COL_AGES, t / 1000000u - mt_rev_birth_ms(e));
@@ -260,9 +225,9 @@ static inline __attribute__((always_inline)) unsigned put_trace(mt_rr_open *o, u
 
 /* Version 7, an event with SAME_TIME of the previous event's trace: may
  * it say SAME_TRACE?  Not when the rule for its value (a ref after a ref
- * of its kind and OTHER bit, a size not the last one) would need a value
- * that does not rise: then the trace is written.  *v: the gap when the
- * rule applies (a ref's), *rise: a size's. */
+ * of its kind, a size not the last one) would need a value that does not
+ * rise: then the trace is written.  *v: the gap when the rule applies (a
+ * ref's), *rise: a size's. */
 static inline __attribute__((always_inline)) bool
 may_say_same(const mt_rr_open *o, const mt_rb_trace *ts, const mt_rec_event *e, uint64_t named,
              uint64_t *v, bool *rise)
@@ -275,7 +240,7 @@ may_say_same(const mt_rr_open *o, const mt_rb_trace *ts, const mt_rec_event *e, 
         return !ts->has_size || size >= ts->last_size;
     }
     unsigned kind = kind_of(named);
-    if (kind == MT_DAT_EV_FREE || kind != o->prev_kind || !(named & OTHER_KEY) != !o->prev_other)
+    if (kind == MT_DAT_EV_FREE || kind != o->prev_kind)
         return true;
     uint64_t ref = named & REF_MASK;
     if (ref <= o->prev_ref)
@@ -295,13 +260,13 @@ static inline __attribute__((always_inline)) void encode_event(mt_rr_open *o, co
     mt_rb_trace *ts = mt_rb_trace_get(trace);
     bool is_free = mt_rev_kind(e) == MT_DAT_EV_FREE;
     if (is_free && named == UNNAMED)
-        named = resolve_free(e, ts, o->tid);
+        named = resolve_free(e, ts);
     uint64_t v = named & REF_MASK;
     bool rise = false, same = trace == o->prev_trace;
     if (mt_w.runs && same && t == o->prev_t)
         same = may_say_same(o, ts, e, named, &v, &rise);
     tag |= put_trace(o, trace, !is_free, same);
-    tag |= is_free ? put_free(e, ts, t, named, v) : put_alloc(e, ts, t, o->tid, rise);
+    tag |= is_free ? put_free(e, ts, t, named, v) : put_alloc(e, ts, t, rise);
     /* a FREE_PREV leaves the last size (dat_format.h: a frame decodes
      * without the blocks of the frame before, but for FREE_PREV's own) */
     if (ts && (tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_FREE_PREV) {
@@ -316,7 +281,6 @@ static inline __attribute__((always_inline)) void encode_event(mt_rr_open *o, co
     o->prev_t = t;
     o->prev_trace = trace;
     o->prev_kind = tag & MT_DAT_EV_KIND_MASK;
-    o->prev_other = (named & OTHER_KEY) != 0;
     o->prev_ref = named & REF_MASK;
     o->n++;
 }
@@ -354,7 +318,7 @@ static inline __attribute__((always_inline)) void prefetch_event(const mt_rec_ev
 }
 
 /* Version 7: the frees idx[0..n) of one trace in a run (of older blocks),
- * looked up, then written by kind, OTHER and ref (mt_rt_order cannot: the
+ * looked up, then written by kind and ref (mt_rt_order cannot: the
  * refs are the map's).  Their record is opened with room for all first:
  * writing a record may end the frame, which would make the names stale;
  * a free never ends one (encode_at: only an allocation). */
@@ -370,7 +334,7 @@ static void encode_frees(uint32_t tid, const mt_rec_event *ev, const uint32_t *i
     for (uint32_t a = 0; a < n; a++) {
         if (a + PREFETCH_AHEAD < n)
             prefetch_event(&ev[idx[a + PREFETCH_AHEAD]]);
-        keys[a] = (mt_rt_key){resolve_free(&ev[idx[a]], ts, tid), idx[a]};
+        keys[a] = (mt_rt_key){resolve_free(&ev[idx[a]], ts), idx[a]};
     }
     mt_rt_sort(keys, n); /* stable: the frees in full keep the thread's order */
     for (uint32_t a = 0; a < n; a++)

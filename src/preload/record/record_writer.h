@@ -41,7 +41,6 @@ typedef struct mt_rr_open {
     uint64_t base, prev_t, prev_trace;
     uint32_t col_trace; /* the trace the traces column gave last (0: none yet) */
     unsigned prev_kind; /* the previous event's kind (of this record): MT_DAT_EV_* */
-    bool prev_other;    /* ... its OTHER bit, when a reference (version 7) */
     uint64_t prev_ref;  /* ... its ref, when a reference */
     uint64_t opened_ns; /* mt_now_ns() when it was opened */
 } mt_rr_open;
@@ -75,9 +74,9 @@ typedef struct mt_recw {
     /* this session writes each run of one time in tick order (record_tick.h);
      * never a culled one (reset_session) */
     bool tick_order;
-    /* this session writes version 7 (MT_DAT_VERSION_RUNS): references by
-     * thread, runs of references, rising sizes; in tick order only, every
-     * other recording version 6 (reset_session) */
+    /* this session writes version 7 (MT_DAT_VERSION_RUNS): runs of
+     * references, rising sizes; in tick order only, every other recording
+     * version 6 (reset_session) */
     bool runs;
     bool frame_open;
     /* Records go to `out` only: never compressed or written (lock held).
