@@ -4,8 +4,9 @@
 Why it exists: a recording of a sampled target holds only the sampled
 events; read as exact they would be wrong by the rate.  The file must say
 it is sampled (version 7 in tick order, 6 in thread order; 6 in either
-before references by thread, 5 in tick order and 4 in thread order before
-FREE_PREV, 3 before NEXT_TRACE; the rate in its PROCESS record,
+before runs of references and rising sizes, 5 in tick order and 4 in
+thread order before FREE_PREV, 3 before NEXT_TRACE; the rate in its
+PROCESS record,
 docs/recording-format.md), and the replay must weigh its events as the
 target did.  memtop --sample 64k --record rec.dat --export live.json --
 sample_sites: the file's header says version 7 (tick order); `memtop -f rec.dat
