@@ -68,6 +68,7 @@ typedef struct {
     uint64_t bad_trace_refs, max_tid_events, last_t, process_flags, process_pid;
     uint64_t record_mode, tick_order, cull_ms, culled_blocks, culled_bytes, written_early, young;
     uint64_t ref_frees, prev_frees, full_frees, next_traces, frame; /* EVENTS2 */
+    uint64_t ref_runs, rising_sizes, same_trace_written;            /* version 7 */
     uint32_t version;
     ftrace *ft;
     uint64_t ft_used; /* one past the highest trace frame_trace gave: dump_free frees below */
@@ -212,13 +213,12 @@ static uint64_t get_sv(cur *col)
     return (uint64_t)(b & 0x7f) | (b & 0x80 ? get_v(tail) << 7 : 0);
 }
 
-/* An EVENTS2 event's block: ALLOC appends it, FREE_REF takes it back,
- * FREE_PREV takes back one of the frame before. */
-static bool frame_block(ftrace *t, unsigned kind, cur *refs, uint64_t *size, uint64_t birth_ms)
+/* An EVENTS2 event's block: ALLOC appends it, FREE_REF takes back the
+ * block ref names, FREE_PREV one of the frame before. */
+static bool frame_block(ftrace *t, unsigned kind, uint64_t ref, uint64_t *size, uint64_t birth_ms)
 {
     if (kind == MT_DAT_EV_FREE_PREV) {
-        uint64_t ref = get_sv(refs);
-        if (refs[0].bad || refs[1].bad || ref >= t->pn || !t->pb[t->pn - 1 - ref].live)
+        if (ref >= t->pn || !t->pb[t->pn - 1 - ref].live)
             return false;
         t->pb[t->pn - 1 - ref].live = false;
         *size = t->pb[t->pn - 1 - ref].size;
@@ -232,8 +232,7 @@ static bool frame_block(ftrace *t, unsigned kind, cur *refs, uint64_t *size, uin
         t->b[t->n++] = (fblock){*size, birth_ms, true};
         return true;
     }
-    uint64_t ref = get_sv(refs);
-    if (refs[0].bad || refs[1].bad || ref >= t->n || !t->b[t->n - 1 - ref].live)
+    if (ref >= t->n || !t->b[t->n - 1 - ref].live)
         return false;
     t->b[t->n - 1 - ref].live = false;
     *size = t->b[t->n - 1 - ref].size;
@@ -278,7 +277,9 @@ static void events2(dump *d, cur *c)
 {
     get_v(c); /* tid */
     uint64_t t = get_v(c), n = get_v(c), trace = 0, len[11], col_trace = 0;
-    bool prev_alloc = false;
+    bool prev_alloc = false, v7 = d->version >= MT_DAT_VERSION_RUNS;
+    unsigned prev_kind = MT_DAT_EV_ALLOC; /* of the previous event in the record */
+    uint64_t prev_ref = 0;
     len[0] = n;
     for (int i = 1; i < 11; i++)
         len[i] = get_v(c);
@@ -309,6 +310,8 @@ static void events2(dump *d, cur *c)
         else if (!(tag & MT_DAT_EV_SAME_TRACE)) {
             uint64_t v = get_sv(traces); /* tick order: a zigzag step from the last one */
             trace = col_trace = d->tick_order == 1 ? col_trace + ((v >> 1) ^ -(v & 1)) : v;
+            /* written though SAME_TRACE could say it (version 7: a value that does not rise) */
+            d->same_trace_written += i > 0 && trace == prev && (tag & MT_DAT_EV_SAME_TIME);
         }
         bool ref = kind >= MT_DAT_EV_FREE_REF;
         if ((kind == MT_DAT_EV_FREE_PREV && d->version < MT_DAT_VERSION_PREV) ||
@@ -321,16 +324,33 @@ static void events2(dump *d, cur *c)
         prev_alloc = kind == MT_DAT_EV_ALLOC;
         ftrace *ft = frame_trace(d, trace);
         uint64_t size = ft->last_size;
-        if (ref && (tag & MT_DAT_EV_SAME_SIZE))
+        /* version 7: a value after its like, in a run of one trace */
+        bool run = v7 && i > 0 && (tag & MT_DAT_EV_SAME_TIME) && (tag & MT_DAT_EV_SAME_TRACE);
+        if (ref && (tag & MT_DAT_EV_SAME_SIZE)) /* bit 7 on a reference: every version */
             c->bad = true;
-        else if (!ref && !(tag & MT_DAT_EV_SAME_SIZE))
+        else if (!ref && !(tag & MT_DAT_EV_SAME_SIZE)) {
             size = get_sv(sizes);
-        else if (!ref && !ft->has_size)
+            if (run && kind == MT_DAT_EV_ALLOC && ft->has_size) {
+                if (size >= UINT64_MAX - ft->last_size)
+                    c->bad = true;
+                size += ft->last_size + 1;
+                d->rising_sizes++;
+            }
+        } else if (!ref && !ft->has_size)
             c->bad = true;
         if (kind == MT_DAT_EV_FREE)
             get_sv(ages); /* age_ms */
-        if (kind != MT_DAT_EV_FREE && !frame_block(ft, kind, refs, &size, t / 1000000u))
+        uint64_t r = ref ? get_sv(refs) : 0;
+        if (ref && run && prev_kind == kind) {
+            if (r >= UINT64_MAX - prev_ref)
+                c->bad = true;
+            r += prev_ref + 1;
+            d->ref_runs++;
+        }
+        if (kind != MT_DAT_EV_FREE && !c->bad && !frame_block(ft, kind, r, &size, t / 1000000u))
             c->bad = true;
+        prev_kind = kind;
+        prev_ref = r;
         d->ref_frees += kind == MT_DAT_EV_FREE_REF;
         d->prev_frees += kind == MT_DAT_EV_FREE_PREV;
         d->next_traces += next;
@@ -678,6 +698,9 @@ static void print_counts(const dump *d, unsigned version, uint64_t frames, uint6
     P(ref_frees);
     P(prev_frees);
     P(next_traces);
+    P(ref_runs);
+    P(rising_sizes);
+    P(same_trace_written);
     P(full_frees);
     P(temps);
     P(reallocs);

@@ -21,6 +21,7 @@ def args():
     p.add_argument("--memtop", default="")
     p.add_argument("--plugin", default="")
     p.add_argument("--plugin-b", default="")
+    p.add_argument("--bench", default="")
     a = p.parse_args()
     shutil.rmtree(a.workdir, ignore_errors=True)
     os.makedirs(a.workdir)

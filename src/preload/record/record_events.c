@@ -22,6 +22,14 @@
  * interleaved; a free whose block was allocated earlier in the same frame
  * or in the frame before names it (record_blocks.h), and a size equal to
  * the trace's last size in the frame is left out.
+ *
+ * Version 7 (tick order, mt_w.runs; dat_format.h): references count as
+ * in version 6; within a run, a trace's frees of older blocks are looked
+ * up first and written by kind and ascending ref, each ref after the
+ * first as the gap from the one before; an allocation's size above the
+ * trace's last one as the gap too.  Where the rule would apply and the
+ * values do not rise, the trace is written (not SAME_TRACE), which a
+ * reader always takes as is.
  */
 #define _GNU_SOURCE
 #include "core_assert.h"
@@ -65,33 +73,62 @@ static inline __attribute__((always_inline)) unsigned put_size(mt_rb_trace *ts, 
     return 0;
 }
 
-static unsigned put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t)
+/* An allocation; rise (version 7): its size is above the trace's last
+ * one, under SAME_TIME and SAME_TRACE, and goes as the gap. */
+static inline __attribute__((always_inline)) unsigned
+put_alloc(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, bool rise)
 {
     uint64_t size = mt_rev_size(e);
-    unsigned tag = MT_DAT_EV_ALLOC | put_size(ts, size);
+    unsigned tag = MT_DAT_EV_ALLOC;
+    if (rise)
+        put_col(MT_COL_SIZES, size - ts->last_size - 1);
+    else
+        tag |= put_size(ts, size);
     if (ts) /* block (trace, count) of this frame, born ms(t) as the reader sees it */
         mt_rb_note_alloc(e->addr, mt_rev_trace(e), ts->count++, size, t / 1000000u);
     return tag;
 }
 
-/* A free: naming its block when the map has exactly that block, else in
- * full with an age that gives the reader the birth the target charged. */
-static unsigned put_free(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t)
+/* What a free names, as a sort key: RANK (FREE_REF, FREE_PREV, FREE) <<
+ * RANK_SHIFT | ref.  Its block is looked up, and taken from the map: once
+ * per free. */
+#define RANK_SHIFT 62u
+#define REF_MASK (((uint64_t)1 << RANK_SHIFT) - 1)
+#define UNNAMED UINT64_MAX /* not looked up yet */
+enum { RANK_REF, RANK_PREV, RANK_FREE };
+
+static inline __attribute__((always_inline)) uint64_t resolve_free(const mt_rec_event *e,
+                                                                   mt_rb_trace *ts)
 {
-    uint64_t birth = mt_rev_birth_ms(e), size = mt_rev_size(e);
-    unsigned tag = mt_rev_flags(e) << MT_DAT_EV_FLAGS_SHIFT;
-    uint64_t serial;
-    if (ts && mt_rb_take(e->addr, mt_rev_trace(e), size, birth, &serial)) {
-        put_col(MT_COL_REFS, ts->count - 1 - serial);
-        return tag | MT_DAT_EV_FREE_REF;
-    }
+    uint64_t birth = mt_rev_birth_ms(e), size = mt_rev_size(e), serial;
+    uint32_t trace = mt_rev_trace(e);
+    if (ts && mt_rb_take(e->addr, trace, size, birth, &serial))
+        return (uint64_t)RANK_REF << RANK_SHIFT | (ts->count - 1u - serial);
     if (ts && ts->prev_count &&
-        mt_rb_take_prev(e->addr, mt_rev_trace(e), size, birth, ts->prev_count, &serial)) {
-        put_col(MT_COL_REFS, ts->prev_count - 1 - serial);
-        return tag | MT_DAT_EV_FREE_PREV;
+        mt_rb_take_prev(e->addr, trace, size, birth, ts->prev_count, &serial))
+        return (uint64_t)RANK_PREV << RANK_SHIFT | (ts->prev_count - 1u - serial);
+    return (uint64_t)RANK_FREE << RANK_SHIFT;
+}
+
+static unsigned kind_of(uint64_t named)
+{
+    static const unsigned kinds[3] = {MT_DAT_EV_FREE_REF, MT_DAT_EV_FREE_PREV, MT_DAT_EV_FREE};
+    return kinds[named >> RANK_SHIFT];
+}
+
+/* A free, named: a reference (v: its ref, or the gap from the previous
+ * one), else in full with an age that gives the reader the birth the
+ * target charged. */
+static inline __attribute__((always_inline)) unsigned
+put_free(const mt_rec_event *e, mt_rb_trace *ts, uint64_t t, uint64_t named, uint64_t v)
+{
+    unsigned tag = mt_rev_flags(e) << MT_DAT_EV_FLAGS_SHIFT | kind_of(named);
+    if ((named >> RANK_SHIFT) != RANK_FREE) {
+        put_col(MT_COL_REFS, v);
+        return tag;
     }
-    tag |= MT_DAT_EV_FREE | put_size(ts, size);
-    put_col(MT_COL_AGES, t / 1000000u - birth);
+    tag |= put_size(ts, mt_rev_size(e));
+    put_col(MT_COL_AGES, t / 1000000u - mt_rev_birth_ms(e));
     return tag;
 }
 
@@ -142,7 +179,11 @@ static mt_rr_open *__attribute__((noinline)) open_new(uint32_t tid, uint64_t t)
     if (o->n)
         mt_rr_flush_events();
     if (!o->n) {
-        *o = (mt_rr_open){.tid = tid, .base = t, .prev_t = t, .prev_trace = UINT64_MAX};
+        *o = (mt_rr_open){.tid = tid,
+                          .base = t,
+                          .prev_t = t,
+                          .prev_trace = UINT64_MAX,
+                          .prev_kind = MT_DAT_EV_FREE};
         o->opened_ns = mt_now_ns();
     }
     return o;
@@ -160,13 +201,14 @@ static inline mt_rr_open *open_for(uint32_t tid, uint64_t t, bool exact)
  * allocation right after an allocation of another trace P, when it is
  * next(P), the trace that came after P's allocation last time in this
  * frame (dat_format.h); next(P) is updated as the reader will. */
-static unsigned put_trace(mt_rr_open *o, const mt_rec_event *e)
+static inline __attribute__((always_inline)) unsigned put_trace(mt_rr_open *o, uint32_t trace,
+                                                                bool alloc, bool same)
 {
-    uint32_t trace = mt_rev_trace(e);
-    if (trace == o->prev_trace)
+    if (same)
         return MT_DAT_EV_SAME_TRACE;
-    /* P's state exists whenever P's allocation had one: same frame */
-    mt_rb_trace *p = mt_rev_kind(e) == MT_DAT_EV_ALLOC && o->prev_alloc
+    /* P's state exists whenever P's allocation had one: same frame.  Not
+     * for P's own trace written again (version 7): next(P) is never P. */
+    mt_rb_trace *p = alloc && o->prev_kind == MT_DAT_EV_ALLOC && trace != o->prev_trace
                          ? mt_rb_trace_get((uint32_t)o->prev_trace)
                          : NULL;
     if (p && p->next == trace + 1u)
@@ -181,16 +223,50 @@ static unsigned put_trace(mt_rr_open *o, const mt_rec_event *e)
     return 0;
 }
 
-static void encode_event(mt_rr_open *o, const mt_rec_event *e)
+/* Version 7, an event with SAME_TIME of the previous event's trace: may
+ * it say SAME_TRACE?  Not when the rule for its value (a ref after a ref
+ * of its kind, a size not the last one) would need a value that does not
+ * rise: then the trace is written.  *v: the gap when the rule applies (a
+ * ref's), *rise: a size's. */
+static inline __attribute__((always_inline)) bool
+may_say_same(const mt_rr_open *o, const mt_rb_trace *ts, const mt_rec_event *e, uint64_t named,
+             uint64_t *v, bool *rise)
+{
+    if (mt_rev_kind(e) == MT_DAT_EV_ALLOC) {
+        if (!ts) /* the reader may know a last size the writer lost */
+            return false;
+        uint64_t size = mt_rev_size(e);
+        *rise = ts->has_size && size > ts->last_size;
+        return !ts->has_size || size >= ts->last_size;
+    }
+    unsigned kind = kind_of(named);
+    if (kind == MT_DAT_EV_FREE || kind != o->prev_kind)
+        return true;
+    uint64_t ref = named & REF_MASK;
+    if (ref <= o->prev_ref)
+        return false;
+    *v = ref - o->prev_ref - 1u;
+    return true;
+}
+
+static inline __attribute__((always_inline)) void encode_event(mt_rr_open *o, const mt_rec_event *e,
+                                                               uint64_t named)
 {
     uint64_t t = e->t_ns > o->prev_t ? e->t_ns : o->prev_t;
     unsigned tag = t == o->prev_t ? MT_DAT_EV_SAME_TIME : 0;
     if (t != o->prev_t)
         put_col(MT_COL_TIMES, t - o->prev_t);
-    tag |= put_trace(o, e);
-    mt_rb_trace *ts = mt_rb_trace_get(mt_rev_trace(e));
+    uint32_t trace = mt_rev_trace(e);
+    mt_rb_trace *ts = mt_rb_trace_get(trace);
     bool is_free = mt_rev_kind(e) == MT_DAT_EV_FREE;
-    tag |= is_free ? put_free(e, ts, t) : put_alloc(e, ts, t);
+    if (is_free && named == UNNAMED)
+        named = resolve_free(e, ts);
+    uint64_t v = named & REF_MASK;
+    bool rise = false, same = trace == o->prev_trace;
+    if (mt_w.runs && same && t == o->prev_t)
+        same = may_say_same(o, ts, e, named, &v, &rise);
+    tag |= put_trace(o, trace, !is_free, same);
+    tag |= is_free ? put_free(e, ts, t, named, v) : put_alloc(e, ts, t, rise);
     /* a FREE_PREV leaves the last size (dat_format.h: a frame decodes
      * without the blocks of the frame before, but for FREE_PREV's own) */
     if (ts && (tag & MT_DAT_EV_KIND_MASK) != MT_DAT_EV_FREE_PREV) {
@@ -203,8 +279,9 @@ static void encode_event(mt_rr_open *o, const mt_rec_event *e)
     mt_w.sum_events[k] += w.count;
     mt_w.sum_events[k + 1] += w.bytes;
     o->prev_t = t;
-    o->prev_trace = mt_rev_trace(e);
-    o->prev_alloc = !is_free;
+    o->prev_trace = trace;
+    o->prev_kind = tag & MT_DAT_EV_KIND_MASK;
+    o->prev_ref = named & REF_MASK;
     o->n++;
 }
 
@@ -223,7 +300,7 @@ static void encode_at(uint32_t tid, const mt_rec_event *ring_ev, bool exact)
         mt_rb_count_alloc();
         o = open_for(tid, e->t_ns, exact);
     }
-    encode_event(o, e);
+    encode_event(o, e, UNNAMED);
 }
 
 void mt_rr_encode_one(uint32_t tid, const mt_rec_event *e)
@@ -240,9 +317,36 @@ static inline __attribute__((always_inline)) void prefetch_event(const mt_rec_ev
         mt_rb_prefetch_prev(a->addr);
 }
 
+/* Version 7: the frees idx[0..n) of one trace in a run (of older blocks),
+ * looked up, then written by kind and ref (mt_rt_order cannot: the
+ * refs are the map's).  Their record is opened with room for all first:
+ * writing a record may end the frame, which would make the names stale;
+ * a free never ends one (encode_at: only an allocation). */
+static void encode_frees(uint32_t tid, const mt_rec_event *ev, const uint32_t *idx, uint32_t n)
+{
+    mt_rr_open *o = &mt_w.open_rec;
+    uint64_t t = ev[idx[0]].t_ns;
+    o = o->n && o->tid == tid && o->n + n > MT_RR_EVENTS_MAX ? open_new(tid, t)
+                                                             : open_for(tid, t, false);
+    uint32_t epoch = mt_rb_h.epoch;
+    mt_rb_trace *ts = mt_rb_trace_get(mt_rev_trace(&ev[idx[0]]));
+    mt_rt_key *keys = mt_rt_keys();
+    for (uint32_t a = 0; a < n; a++) {
+        if (a + PREFETCH_AHEAD < n)
+            prefetch_event(&ev[idx[a + PREFETCH_AHEAD]]);
+        keys[a] = (mt_rt_key){resolve_free(&ev[idx[a]], ts), idx[a]};
+    }
+    mt_rt_sort(keys, n); /* stable: the frees in full keep the thread's order */
+    for (uint32_t a = 0; a < n; a++)
+        encode_event(o, &ev[keys[a].idx], keys[a].key);
+    MT_ASSERT(mt_rb_h.epoch == epoch && o->tid == tid);
+    (void)epoch;
+}
+
 /* Tick order (record_tick.h): the events copied out of the ring, then
  * each run of one time written in the order mt_rt_order gives, the frame
- * context's slots prefetched ahead in that order. */
+ * context's slots prefetched ahead in that order; version 7: each trace's
+ * frees of older blocks by encode_frees. */
 static void encode_ticks(uint32_t tid, const mt_rec_ring *r, uint64_t from, uint32_t n)
 {
     mt_rec_event *ev = mt_rt_events();
@@ -254,8 +358,18 @@ static void encode_ticks(uint32_t tid, const mt_rec_ring *r, uint64_t from, uint
     for (uint32_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && ev[j].t_ns == ev[i].t_ns; j++)
             ;
-        const uint32_t *order = mt_rt_order(ev + i, j - i);
-        for (uint32_t k = 0; k < j - i; k++) {
+        uint32_t nf;
+        const uint32_t *order = mt_rt_order(ev + i, j - i, mt_w.runs, &nf);
+        for (uint32_t k = 0, h; mt_w.runs && k < nf; k = h) {
+            uint32_t trace = mt_rev_trace(&ev[i + order[k]]);
+            for (h = k + 1; h < nf && mt_rev_trace(&ev[i + order[h]]) == trace; h++)
+                ;
+            if (h - k == 1) /* nothing to sort */
+                encode_at(tid, &ev[i + order[k]], false);
+            else
+                encode_frees(tid, ev + i, order + k, h - k);
+        }
+        for (uint32_t k = mt_w.runs ? nf : 0; k < j - i; k++) {
             if (k + PREFETCH_AHEAD < j - i) {
                 prefetch_event(&ev[i + order[k + PREFETCH_AHEAD]]);
             }

@@ -115,6 +115,7 @@ static void reset_session(int fd)
         mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
     mt_w.open_rec.n = 0;
     mt_w.tick_order = mt_rec_order_ticks() && !mt_cull_on(); /* mt_cull_begin came first */
+    mt_w.runs = mt_w.tick_order;
     mt_rb_new_file();
     mt_rb_reset_stats();
     atomic_store_explicit(&mt_w.events, 0, memory_order_relaxed);

@@ -38,6 +38,7 @@ typedef struct rt_scratch {
     uint32_t order[MT_RT_EVENTS_MAX];
     uint32_t frees[MT_RT_EVENTS_MAX], allocs[MT_RT_EVENTS_MAX], tmp[MT_RT_EVENTS_MAX];
     uint32_t partner[MT_RT_EVENTS_MAX]; /* an allocation's free in the run, or NONE */
+    mt_rt_key keys[MT_RT_EVENTS_MAX], ktmp[MT_RT_EVENTS_MAX]; /* sorts by size, by ref */
     rt_slot slots[1u << SLOTS_BITS];
     uint32_t run;
 } rt_scratch;
@@ -152,7 +153,71 @@ static void sort_by_trace(const mt_rec_event *ev, uint32_t *a, uint32_t n, uint3
         memcpy(a, from, (size_t)n * sizeof *a);
 }
 
-const uint32_t *mt_rt_order(const mt_rec_event *ev, uint32_t n)
+mt_rt_key *mt_rt_keys(void)
+{
+    return g_rt ? g_rt->keys : NULL;
+}
+
+static void insertion_sort_keys(mt_rt_key *a, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        mt_rt_key x = a[i];
+        uint32_t j = i;
+        for (; j > 0 && a[j - 1].key > x.key; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* Stable, by key: insertion sort when short, else a bottom-up merge sort
+ * through the scratch's second array (no allocation: the writer runs
+ * inside the allocator's hooks' process, qsort may malloc). */
+void mt_rt_sort(mt_rt_key *a, uint32_t n)
+{
+    if (n < SMALL_RUN) {
+        insertion_sort_keys(a, n);
+        return;
+    }
+    MT_ASSERT(g_rt && a == g_rt->keys && n <= MT_RT_EVENTS_MAX);
+    mt_rt_key *from = a, *to = g_rt->ktmp;
+    for (uint32_t w = 1; w < n; w *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            uint32_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                to[o++] = from[j].key < from[i].key ? from[j++] : from[i++];
+            while (i < mid)
+                to[o++] = from[i++];
+            while (j < hi)
+                to[o++] = from[j++];
+        }
+        mt_rt_key *x = from;
+        from = to;
+        to = x;
+    }
+    if (from != a)
+        memcpy(a, from, (size_t)n * sizeof *a);
+}
+
+/* Within each trace of a[0..n) (sorted by trace), by ascending size: a
+ * version-7 file writes a size above the trace's last one as the gap. */
+static void sort_sizes(rt_scratch *s, const mt_rec_event *ev, uint32_t *a, uint32_t n)
+{
+    for (uint32_t i = 0, j; i < n; i = j) {
+        uint32_t trace = mt_rev_trace(&ev[a[i]]);
+        for (j = i + 1; j < n && mt_rev_trace(&ev[a[j]]) == trace; j++)
+            ;
+        if (j - i < 2)
+            continue;
+        for (uint32_t k = i; k < j; k++)
+            s->keys[k - i] = (mt_rt_key){mt_rev_size(&ev[a[k]]), a[k]};
+        mt_rt_sort(s->keys, j - i);
+        for (uint32_t k = i; k < j; k++)
+            a[k] = s->keys[k - i].idx;
+    }
+}
+
+const uint32_t *mt_rt_order(const mt_rec_event *ev, uint32_t n, bool by_size, uint32_t *nfrees)
 {
     rt_scratch *s = g_rt;
     MT_ASSERT(s && n <= MT_RT_EVENTS_MAX);
@@ -160,6 +225,9 @@ const uint32_t *mt_rt_order(const mt_rec_event *ev, uint32_t n)
     pair(s, ev, n, &nf, &na);
     sort_by_trace(ev, s->frees, nf, s->tmp);
     sort_by_trace(ev, s->allocs, na, s->tmp);
+    if (by_size)
+        sort_sizes(s, ev, s->allocs, na);
+    *nfrees = nf;
     memcpy(s->order, s->frees, (size_t)nf * sizeof *s->order);
     k = nf;
     for (uint32_t i = 0; i < na; i++) { /* blocks freed in the run, each with its free */

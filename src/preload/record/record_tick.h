@@ -21,8 +21,13 @@
  * written in full (record_blocks.h: the map does not hold it yet), which
  * costs bytes, never accuracy.
  *
- * Memory: 672 KiB from mmap on a session's first use (MT_RING_CHUNK
- * events), unmapped when the session ends.  Writer thread only (the
+ * Version 7 (docs/recording-format.md, 13 EVENTS2): each trace's
+ * allocations, the short-lived and the others, by ascending size (a size
+ * above the last one is written as the gap); the frees are sorted by what
+ * they name later, once their blocks are looked up (record_events.c).
+ *
+ * Memory: 928 KiB from mmap on a session's first use (MT_RING_CHUNK
+ * events; 256 KiB of it sort keys), unmapped when the session ends.  Writer thread only (the
  * writer's lock held).
  */
 #ifndef MT_RECORD_TICK_H
@@ -45,7 +50,24 @@ bool mt_rt_ready(void);
 void mt_rt_release(void);
 
 /* The indexes of ev[0..n), one run (every t_ns the same, n <=
- * MT_RT_EVENTS_MAX), in tick order; valid until the next call. */
-const uint32_t *mt_rt_order(const mt_rec_event *ev, uint32_t n);
+ * MT_RT_EVENTS_MAX), in tick order; valid until the next call.  by_size
+ * (version 7): each trace's allocations, the short-lived (with their
+ * frees) and the others, by ascending size.  *nfrees: the run's frees of
+ * older blocks, which come first (record_events.c sorts each trace's by
+ * what it names once their blocks are looked up). */
+const uint32_t *mt_rt_order(const mt_rec_event *ev, uint32_t n, bool by_size, uint32_t *nfrees);
+
+/* A sort key and the index it belongs to. */
+typedef struct mt_rt_key {
+    uint64_t key;
+    uint32_t idx;
+} mt_rt_key;
+
+/* Room for MT_RT_EVENTS_MAX keys; NULL until mt_rt_ready. */
+mt_rt_key *mt_rt_keys(void);
+
+/* Sorts a[0..n) (mt_rt_keys(), or fewer than 32 keys anywhere) by key,
+ * stably. */
+void mt_rt_sort(mt_rt_key *a, uint32_t n);
 
 #endif

@@ -40,7 +40,8 @@ typedef struct mt_rr_open {
     uint32_t tid;
     uint64_t base, prev_t, prev_trace;
     uint32_t col_trace; /* the trace the traces column gave last (0: none yet) */
-    bool prev_alloc;    /* the previous event (of this record) is an allocation */
+    unsigned prev_kind; /* the previous event's kind (of this record): MT_DAT_EV_* */
+    uint64_t prev_ref;  /* ... its ref, when a reference */
     uint64_t opened_ns; /* mt_now_ns() when it was opened */
 } mt_rr_open;
 
@@ -73,6 +74,10 @@ typedef struct mt_recw {
     /* this session writes each run of one time in tick order (record_tick.h);
      * never a culled one (reset_session) */
     bool tick_order;
+    /* this session writes version 7 (MT_DAT_VERSION_RUNS): runs of
+     * references, rising sizes; in tick order only, every other recording
+     * version 6 (reset_session) */
+    bool runs;
     bool frame_open;
     /* Records go to `out` only: never compressed or written (lock held).
      * A pass on the program's thread that must not wait for the disk
