@@ -331,11 +331,8 @@ static void encode_frees(uint32_t tid, const mt_rec_event *ev, const uint32_t *i
     uint32_t epoch = mt_rb_h.epoch;
     mt_rb_trace *ts = mt_rb_trace_get(mt_rev_trace(&ev[idx[0]]));
     mt_rt_key *keys = mt_rt_keys();
-    for (uint32_t a = 0; a < n; a++) {
-        if (a + PREFETCH_AHEAD < n)
-            prefetch_event(&ev[idx[a + PREFETCH_AHEAD]]);
+    for (uint32_t a = 0; a < n; a++) /* prefetched by encode_ticks, across groups */
         keys[a] = (mt_rt_key){resolve_free(&ev[idx[a]], ts), idx[a]};
-    }
     mt_rt_sort(keys, n); /* stable: the frees in full keep the thread's order */
     for (uint32_t a = 0; a < n; a++)
         encode_event(o, &ev[keys[a].idx], keys[a].key);
@@ -364,6 +361,11 @@ static void encode_ticks(uint32_t tid, const mt_rec_ring *r, uint64_t from, uint
             uint32_t trace = mt_rev_trace(&ev[i + order[k]]);
             for (h = k + 1; h < nf && mt_rev_trace(&ev[i + order[h]]) == trace; h++)
                 ;
+            /* the events PREFETCH_AHEAD on in the run's order, across the
+             * groups (mostly of a few frees: prefetching within one alone
+             * left most frees' map slots to miss) */
+            for (uint32_t a = k; a < h && a + PREFETCH_AHEAD < j - i; a++)
+                prefetch_event(&ev[i + order[a + PREFETCH_AHEAD]]);
             if (h - k == 1) /* nothing to sort */
                 encode_at(tid, &ev[i + order[k]], false);
             else
