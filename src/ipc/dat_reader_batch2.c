@@ -48,7 +48,6 @@ enum {
     OP_REF = 1u << 7,   /* a ref (FREE_REF, FREE_PREV) */
     OP_SIZE = 1u << 8,  /* a size (ALLOC, FREE without SAME_SIZE) */
     OP_AGE = 1u << 9,   /* an age (FREE) */
-    OP_RUN = 1u << 10,  /* a ref with SAME_TIME and SAME_TRACE: version 7's run if after its kind */
 };
 #define TAG_FLAGS(x) (((x) >> MT_DAT_EV_FLAGS_SHIFT) & 7)
 #define TAG_ALLOC_OK(x)                                                                            \
@@ -65,10 +64,8 @@ enum {
     (((x)&3) >= MT_DAT_EV_FREE_REF                                                                 \
          ? OP_REF                                                                                  \
          : ((x)&MT_DAT_EV_SAME_SIZE ? 0 : OP_SIZE) | (((x)&3) == MT_DAT_EV_FREE ? OP_AGE : 0))
-#define TAG_RUN(x) (((x)&3) >= MT_DAT_EV_FREE_REF && ((x)&MT_DSAME_TT) == MT_DSAME_TT ? OP_RUN : 0)
 #define TAG_OP(x)                                                                                  \
-    (TAG_OK(x) | ((x)&MT_DAT_EV_SAME_TIME ? 0 : OP_TIME) | TAG_TRACE(x) | TAG_VALUES(x) |          \
-     TAG_RUN(x))
+    (TAG_OK(x) | ((x)&MT_DAT_EV_SAME_TIME ? 0 : OP_TIME) | TAG_TRACE(x) | TAG_VALUES(x))
 #define TAG_OP4(x) TAG_OP(x), TAG_OP((x) + 1), TAG_OP((x) + 2), TAG_OP((x) + 3)
 #define TAG_OP16(x) TAG_OP4(x), TAG_OP4((x) + 4), TAG_OP4((x) + 8), TAG_OP4((x) + 12)
 #define TAG_OP64(x) TAG_OP16(x), TAG_OP16((x) + 16), TAG_OP16((x) + 32), TAG_OP16((x) + 48)
@@ -111,13 +108,10 @@ scan_one(mt_dcur (*col)[2], unsigned tag, uint64_t ndefs, unsigned valid, bool t
     if (op & OP_REF) {
         if (!mt_dsplit_v(&col[MT_DCOL_REFS][0], &col[MT_DCOL_REFS][1], &x))
             return false;
-        /* version 7's run (mt_dref_of): after an event of its kind, the
-         * tags' byte before (SAME_TRACE: not the record's first event) */
-        if (runs && (op & OP_RUN) && !((col[MT_DCOL_TAGS][0].p[-2] ^ tag) & MT_DAT_EV_KIND_MASK)) {
-            if (x >= UINT64_MAX - *ref)
-                return false;
-            x = *ref + 1 + x;
-        }
+        /* version 7's run: the one-event decoder's rule (the tags' cursor
+         * is past this event's byte) */
+        if (runs && !mt_dref_of(col[MT_DCOL_TAGS][0].p - 1, *ref, x, &x))
+            return false;
         if (runs)
             *ref = x;
     } else {

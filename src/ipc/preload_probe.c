@@ -9,6 +9,7 @@
  * phase and pid (the process's own, in its PID namespace: a fork child's
  * copy of its parent's failure is not its own) are right. */
 #include "preload_probe.h"
+#include "text_printable.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -115,13 +116,6 @@ static bool read_record(int fd, uint64_t addr, mt_status_record *r)
     return false;
 }
 
-static void printable(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
-}
-
 /* The reason a valid failure record gives. */
 static void describe(mt_status_record *r, char *why, size_t n)
 {
@@ -129,7 +123,7 @@ static void describe(mt_status_record *r, char *why, size_t n)
     int code = r->err > 0 && r->err < 4096 ? r->err : 0; /* any value: only a label */
     const char *what = code ? strerror_r(code, buf, sizeof buf) : "unknown error";
     r->path[sizeof r->path - 1] = '\0';
-    printable(r->path);
+    mt_printable(r->path);
     if (r->phase == MT_STATUS_THREAD)
         snprintf(why, n, "the target cannot start its publisher thread: %s", what);
     else if (r->phase == MT_STATUS_PUBLISH)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "shm_guard.h"
+#include "text_printable.h"
 
 #define TRIES 64
 
@@ -52,17 +53,6 @@ mt_errc mt_allocators_check(const mt_shm_allocators *a, mt_err *err)
     return MT_OK;
 }
 
-/* A control character ('?' instead): the strings reach a terminal as they
- * are (--batch's heap and health lines, the text export), and a
- * recording from elsewhere or another user's target may hold an escape
- * sequence (a title set, the screen cleared). */
-static void printable(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
-}
-
 /* A flag bit this reader does not know is one a newer target added
  * without a version bump: informational by the protocol's rule (whether
  * memtop sees an allocator is HOOKED and INEXACT, whose meaning never
@@ -73,10 +63,10 @@ void mt_allocators_known(mt_shm_allocators *a)
     for (uint32_t i = 0; i < a->count && i < MT_ALLOC_MAX; i++) {
         mt_shm_allocator *e = &a->a[i];
         e->flags &= MT_ALLOC_KNOWN_FLAGS;
-        printable(e->prefix);
-        printable(e->version);
-        printable(e->module);
-        printable(e->note);
+        mt_printable(e->prefix);
+        mt_printable(e->version);
+        mt_printable(e->module);
+        mt_printable(e->note);
     }
 }
 

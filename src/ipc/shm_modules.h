@@ -58,11 +58,10 @@ void mt_modules_changed(mt_modules *m);
 void mt_modules_index_holders(const mt_modules *m);
 
 /* The module containing addr (a loaded one is preferred over an unloaded
- * one, then the latest), or NULL. */
+ * one, then the latest), or NULL.  In time logarithmic in the modules
+ * that held addr (a plugin loaded and unloaded thousands of times at one
+ * place), from the index, as mt_modules_find_at. */
 const mt_module_info *mt_modules_find(const mt_modules *m, uint64_t addr);
-
-/* Both in time logarithmic in the modules that held addr (a plugin loaded
- * and unloaded thousands of times at one place), from the index. */
 
 /* The module that held addr when trace `trace` was taken.  Modules that
  * hold one address were loaded one after the other, and trace ids grow, so

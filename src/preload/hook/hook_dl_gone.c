@@ -81,9 +81,8 @@ static void peek(mt_dl_listing *l)
 static int count_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    mt_dl_listing *l = arg;
-    l->n++;
-    l->subs = info->dlpi_subs;
+    (void)info;
+    ((mt_dl_listing *)arg)->n++;
     return 0;
 }
 
@@ -135,17 +134,30 @@ _Static_assert(offsetof(mt_code_range, lo) == 0 && offsetof(mt_code_range, hi) =
                    offsetof(last_range, lo) == 0 && offsetof(last_range, hi) == 8,
                "find_at reads a range at the start of an entry");
 
+/* Each module's since in l from an earlier listing of n entries (at
+ * base, stride bytes apart, as find_at reads them, each with its since
+ * at since_at bytes in): its since there, or, not there, that listing's
+ * count; 0 for every module when that listing is not usable. */
+static void since_from(mt_dl_listing *l, const void *base, size_t stride, size_t since_at,
+                       uint32_t n, uint32_t count, bool usable)
+{
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        mt_code_range *r = &l->r[i];
+        uint32_t k = usable ? find_at(base, stride, n, r->lo, r->hi, &at) : n, since = count;
+        if (k < n)
+            memcpy(&since, (const char *)base + k * stride + since_at, sizeof since);
+        r->since = usable ? since : 0;
+    }
+}
+
 /* Each module's since: as in prev (a listing before l), or, not there,
  * prev's count; 0 when prev is not usable. */
 static void set_since(mt_dl_listing *l, const mt_dl_listing *prev)
 {
     bool usable = prev && prev->r && !prev->truncated;
-    uint32_t at = 0;
-    for (uint32_t i = 0; i < l->n; i++) {
-        mt_code_range *r = &l->r[i];
-        uint32_t k = usable ? find_at(prev->r, sizeof *prev->r, prev->n, r->lo, r->hi, &at) : 0;
-        r->since = !usable ? 0 : k < prev->n ? prev->r[k].since : prev->count;
-    }
+    since_from(l, usable ? prev->r : NULL, sizeof *prev->r, offsetof(mt_code_range, since),
+               usable ? prev->n : 0, usable ? prev->count : 0, usable);
 }
 
 static void drop(mt_dl_listing *l)
@@ -191,20 +203,6 @@ static void list_into(mt_dl_listing *l)
     }
 }
 
-/* Each module's since from g_last (under its lock): as there, or, not
- * there, its count; 0 when it is not usable. */
-static void since_from_last(mt_dl_listing *l)
-{
-    uint32_t at = 0;
-    for (uint32_t i = 0; i < l->n; i++) {
-        mt_code_range *r = &l->r[i];
-        uint32_t k = g_last.usable
-                         ? find_at(g_last.r, sizeof *g_last.r, g_last.n, r->lo, r->hi, &at)
-                         : g_last.n;
-        r->since = !g_last.usable ? 0 : k < g_last.n ? g_last.r[k].since : g_last.count;
-    }
-}
-
 /* Room in g_last (under its lock) for the n modules listed before a real
  * dlclose and some loaded meanwhile: a mapping of twice that, made now
  * (see LAST_MIN), when the one there is short of it. */
@@ -229,12 +227,12 @@ void mt_dl_list(mt_dl_listing *l)
     if (!l->r)
         return;
     if (mt_spin_trylock(&g_last.lock)) {
-        since_from_last(l);
+        since_from(l, g_last.r, sizeof *g_last.r, offsetof(last_range, since), g_last.n,
+                   g_last.count, g_last.usable);
         last_room(l->n);
         mt_spin_unlock(&g_last.lock);
     } else {
-        for (uint32_t i = 0; i < l->n; i++)
-            l->r[i].since = 0;
+        since_from(l, NULL, 0, 0, 0, 0, false); /* g_last busy: not known */
     }
 }
 

@@ -51,7 +51,6 @@ int mt_module_peek_counts(struct dl_phdr_info *info, size_t size, void *arg);
 /* Fills a module record from a dl_iterate_phdr entry (bias, address
  * range, build-id from the in-memory notes, path); also used by the
  * recording writer (record_modules.c). */
-struct dl_phdr_info;
 void mt_module_describe(const struct dl_phdr_info *info, mt_shm_module *out);
 
 /* Where its GNU build-id's bytes are in memory (*len of them, at most

@@ -65,7 +65,7 @@ int mt_stdin_recording(bool viewer)
     sigaction(SIGINT, NULL, &old);
     bool ignored = old.sa_handler == SIG_IGN;
     if (!ignored)
-        sigaction(SIGINT, &sa, &old);
+        sigaction(SIGINT, &sa, NULL);
     bool shown = false;
     mt_err err = {MT_OK, ""};
     mt_errc rc =
