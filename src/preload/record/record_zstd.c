@@ -48,7 +48,7 @@
 #define MT_RECW_OUT_FEED (64u << 10) /* give `out` to zstd in small steps: drain often */
 #define MT_RECW_PAY_BYTES (1u << 20) /* > MT_RR_EVENTS_MAX EVENTS2 events of 51 bytes at most */
 #define MT_RECW_LEVEL_SMALL 19       /* for frames of a slow stream: frames do not share history */
-#define MT_RECW_WINDOW_LOG 12        /* a fast stream's matches reach 4 KiB back (set_level) */
+#define MT_RECW_WINDOW_LOG 19        /* a fast stream's window, stated (a reader's limit) */
 #define MT_RECW_WINDOW_LOG_SMALL 18
 #define MT_RECW_SMALL_FRAME (24u << 10)
 #define MT_RECW_SPLIT_MIN (4u << 10)     /* records split into zstd blocks from this size */
@@ -303,14 +303,16 @@ void mt_recw_emit_parts(unsigned type, const mt_recw_part *parts, unsigned n)
  * small window instead (bounded memory, and little CPU at their rate).
  *
  * A fast stream's frames are EVENTS2 columns, mostly literals: a match
- * pays only where it is long and near.  zstd's fast matcher (level 1)
- * takes any match of 6 bytes through its window, and matches reaching into
- * another column or record cost more than the literals they replace; the
- * lazy matcher (level 6's) with matches of 7 bytes at least within 4 KiB
- * makes the bench's 4-thread recording 3.5 % smaller than level 1 did, for
- * 2.7x zstd's CPU (docs/performance.md "zstd's matcher for EVENTS2").
- * Each parameter is set, none left to the level's table: 0 gives a
- * parameter back to the level. */
+ * pays only where it is long enough.  zstd's fast matcher (level 1) takes
+ * the first match of 6 bytes it finds, and many cost more than the
+ * literals they replace; the lazy matcher (level 6's strategy) with
+ * matches of 6 bytes at least (its largest) weighs the next position
+ * first.  On the same events (docs/performance.md "zstd's lazy matcher
+ * for EVENTS2"): the bench's recordings -2.6 % at 4 threads, -2.9 % at 1,
+ * -1.6 % at 16, a redis-server recording -10.8 %, for 2.9x zstd's CPU in
+ * the writer.  (A 4 KiB window gave the bench 1 % more and redis +7 %:
+ * real programs' columns repeat from far back.)  Each parameter is set,
+ * none left to the level's table: 0 gives a parameter back to the level. */
 static void set_level(bool small)
 {
     ZSTD_CCtx *z = mt_w.cctx;
@@ -321,7 +323,7 @@ static void set_level(bool small)
     mt_zstd.set_parameter(z, ZSTD_c_hashLog, small ? 17 : 15);
     mt_zstd.set_parameter(z, ZSTD_c_chainLog, small ? 18 : 14);
     mt_zstd.set_parameter(z, ZSTD_c_searchLog, small ? 0 : 3);
-    mt_zstd.set_parameter(z, ZSTD_c_minMatch, small ? 0 : 7);
+    mt_zstd.set_parameter(z, ZSTD_c_minMatch, small ? 0 : 6);
     mt_zstd.set_parameter(z, ZSTD_c_targetLength, 0);
     mt_zstd.set_parameter(z, ZSTD_c_strategy, small ? 0 : ZSTD_lazy);
     mt_zstd.set_parameter(z, ZSTD_c_checksumFlag, 1);
