@@ -13,8 +13,8 @@
 #define HEADER_BYTES 32u /* MT_DAT_HEADER_BYTES */
 #define MAX_BYTES (64u << 20)
 
-/* The frame compressed again with the writer's fast (level 1, window 19)
- * or strong (level 19, window 18) parameters equals frame[0, n)? */
+/* The frame compressed again with the writer's fast (the lazy matcher,
+ * window 19) or strong (level 19, window 18) parameters equals frame[0, n)? */
 static int same_as(const void *raw, size_t rn, const void *frame, size_t n, int strong)
 {
     ZSTD_CCtx *c = ZSTD_createCCtx();
@@ -22,10 +22,13 @@ static int same_as(const void *raw, size_t rn, const void *frame, size_t n, int 
     void *re = malloc(cap);
     if (!c || !re)
         exit(2);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, strong ? 19 : 1);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, strong ? 19 : 6);
     ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, strong ? 18 : 19);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, strong ? 17 : 0);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, strong ? 18 : 0);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, strong ? 17 : 15);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, strong ? 18 : 14);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_searchLog, strong ? 0 : 3);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, strong ? 0 : 6);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, strong ? 0 : ZSTD_lazy);
     ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
     size_t k = ZSTD_compress2(c, re, cap, raw, rn);
     int same = !ZSTD_isError(k) && k == n && memcmp(re, frame, n) == 0;
