@@ -152,14 +152,20 @@ void mt_rr_flush_events(void)
     mt_rr_open *o = &mt_w.open_rec;
     if (!o->n)
         return;
+    if (mt_w.pairs) {
+        /* Version 8: the frame's TAG_PAIRS first.  Emitting it may end
+         * the frame (a small one), which writes this record there, after
+         * it: its references are that frame's. */
+        mt_tp_before_record();
+        if (!o->n)
+            return;
+    }
     uint32_t n = o->n;
     o->n = 0; /* emitting may end a frame, which flushes: nothing then */
     const unsigned char *tags = mt_w.cols[MT_COL_TAGS][0].p;
     size_t tags_len = n;
-    if (mt_w.pairs) { /* version 8: the frame's TAG_PAIRS first, then the codes */
-        mt_tp_before_record();
+    if (mt_w.pairs)
         tags = mt_tp_code(tags, n, &tags_len);
-    }
     mt_rec_buf *b = &mt_w.pay;
     mt_recw_part parts[MT_COL_N * 2];
     unsigned nparts = 0;

@@ -184,7 +184,9 @@ void mt_tp_before_record(void)
     g.holds = true;
     g.coded = g.escaped = 0;
     g.stats.tables++;
-    mt_recw_emit(MT_DAT_REC_TAG_PAIRS); /* if it ends the frame, none holds (mt_tp_new_frame) */
+    /* If it ends the frame (record_zstd.c: a small one), the caller's open
+     * record is written first, coded with this table; then none holds. */
+    mt_recw_emit(MT_DAT_REC_TAG_PAIRS);
 }
 
 const unsigned char *mt_tp_code(const unsigned char *tags, uint32_t n, size_t *len)

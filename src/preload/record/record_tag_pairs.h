@@ -34,9 +34,10 @@
 
 #define MT_TP_ENOUGH 4096u /* pairs counted before a table is worth it */
 
-/* Before an EVENTS2 record of the current frame (mt_w.pay empty): emits
- * the TAG_PAIRS the frame should have now, if any (record_zstd.c may end
- * the frame after it: then none holds). */
+/* Before an EVENTS2 record of the current frame (mt_w.pay empty, the
+ * record still open): emits the TAG_PAIRS the frame should have now, if
+ * any.  record_zstd.c may end a small frame after it, which writes the
+ * open record first (coded with it); then none holds. */
 void mt_tp_before_record(void);
 
 /* The tags column of a record of n tags: the codes (with the table that
