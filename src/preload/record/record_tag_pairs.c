@@ -132,8 +132,9 @@ static void sort_keys(uint64_t *a, uint32_t n)
     }
 }
 
-/* A table from the counts: its payload in m->table (g.table_len; 0 when
- * no pair was counted twice), its codes in the slots. */
+/* A table from the counts: its payload in m->table (g.table_len), its
+ * codes in the slots; none when no pair was counted twice (g.table_len 0,
+ * the codes as they were). */
 static void build_table(tp_mem *m)
 {
     uint32_t k = 0;
@@ -143,6 +144,9 @@ static void build_table(tp_mem *m)
             m->sorted[k++] = (uint64_t)((s->key - 1u) >> 16) << 48 |
                              (uint64_t)(UINT32_MAX - s->count) << 16 | ((s->key - 1u) & 0xffffu);
     }
+    g.table_len = 0;
+    if (!k)
+        return; /* the codes stay: a table that holds keeps holding */
     memset(m->code, NO_CODE, sizeof m->code);
     sort_keys(m->sorted, k);
     uint32_t nctx = 0;
@@ -164,7 +168,7 @@ static void build_table(tp_mem *m)
         }
     }
     MT_ASSERT(!b.overflow);
-    g.table_len = k && !b.overflow ? b.len : 0;
+    g.table_len = b.overflow ? 0 : b.len;
 }
 
 void mt_tp_before_record(void)
@@ -237,6 +241,8 @@ void mt_tp_new_frame(void)
         return;
     if (g.pairs >= MT_TP_ENOUGH)
         build_table(m); /* the next frame's */
+    if (!g.table_len)
+        memset(m->code, NO_CODE, sizeof m->code);
     g.pairs = 0;
     /* The counts restart: the table's keys stay, with their codes. */
     uint32_t k = 0;
