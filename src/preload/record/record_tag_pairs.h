@@ -21,7 +21,7 @@
  *
  * The frame boundaries are record_zstd.c's: mt_tp_new_frame when a frame
  * ends, mt_tp_new_file when the file gets a frame with no frame before it
- * (a session, a rewind).  Memory: one mmap of ~110 KiB on first use,
+ * (a session, a rewind).  Memory: one mmap of 102 KiB on first use,
  * unmapped when the session ends; without it, tags are written as they are
  * (a valid version-8 file).  Writer thread only (the writer's lock held).
  */
