@@ -12,7 +12,8 @@
  *     frequent first, ties by the smaller pair value, contexts ascending;
  *   - frame_reset: after a frame's end no table holds (tags as they are)
  *     until the next TAG_PAIRS; after a new file none is pending;
- *   - stale: a table that escapes one pair in MT_TP_STALE is replaced;
+ *   - stale: a table that escapes one pair in MT_TP_STALE is replaced,
+ *     each time after twice as many pairs in a frame;
  *   - many_keys: more distinct pairs than the counts hold: escaped, and
  *     every table still valid.
  */
@@ -240,6 +241,26 @@ static void stale(void **state)
     assert_int_equal(t.emitted, 2); /* replaced from the frame's own counts */
     size_t len = write_record(g_tags, MT_RR_EVENTS_MAX);
     assert_true(len < MT_RR_EVENTS_MAX / 2 + 16);
+    /* a third phase: the second replacement in the frame waits for twice
+     * MT_TP_ENOUGH pairs coded with the table */
+    for (uint32_t i = 0; i < MT_RR_EVENTS_MAX; i++)
+        g_tags[i] = (unsigned char)(100 + i % 3);
+    end_frame(); /* the table of the frame's counts holds from its start */
+    write_record(g_tags, 2);
+    assert_int_equal(t.emitted, 3);
+    for (uint32_t i = 0; i < MT_RR_EVENTS_MAX; i++)
+        g_tags[i] = (unsigned char)(150 + i % 3);
+    write_record(g_tags, 2 * MT_TP_ENOUGH); /* escaped: replaced, the first time */
+    write_record(g_tags, 2);
+    assert_int_equal(t.emitted, 4);
+    for (uint32_t i = 0; i < MT_RR_EVENTS_MAX; i++)
+        g_tags[i] = (unsigned char)(50 + i % 3);
+    write_record(g_tags, 2 * MT_TP_ENOUGH * 3 / 2);
+    write_record(g_tags, 2);
+    assert_int_equal(t.emitted, 4); /* 6,145 pairs coded: not yet */
+    write_record(g_tags, 2 * MT_TP_ENOUGH);
+    write_record(g_tags, 2);
+    assert_int_equal(t.emitted, 5);
 }
 
 static void many_keys(void **state)

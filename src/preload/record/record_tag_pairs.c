@@ -32,11 +32,12 @@
 #define SLOTS (1u << SLOT_BITS)
 #define KEYS_MAX (SLOTS * 3u / 4u)
 #ifndef MT_TP_STALE
-/* A table that escaped one pair in this many (of MT_TP_ENOUGH or more) is
- * replaced (0: never).  The bench, 1M steps, 3 runs each: at 4 threads
- * escapes 354 k -> 100-126 k, the file 0.2-0.4 % smaller (within the
- * runs' noise); at 1 thread 3.38-3.46 MB against 3.46-3.49 MB without it
- * (and 3.45-3.48 MB for version 7). */
+/* A table that escaped one pair in this many of the MT_TP_ENOUGH << k or
+ * more it coded is replaced, k the tables the frame replaced so far (a
+ * stream whose tags are that diverse pays a table per doubling of its
+ * pairs, not every MT_TP_ENOUGH; 0: never).  The bench, 1M steps, 3 runs each: at
+ * 4 threads escapes 354 k -> 100-126 k, the file 0.2-0.4 % smaller (within the runs' noise); at 1
+ * thread 3.38-3.46 MB against 3.46-3.49 MB without it (and 3.45-3.48 MB for version 7). */
 #define MT_TP_STALE 8u
 #endif
 #define NO_CODE MT_DAT_TAG_ESCAPE
@@ -65,6 +66,7 @@ static struct {
     size_t table_len;        /* a table built and not emitted yet: its payload's bytes; 0: none */
     bool holds;              /* a TAG_PAIRS holds in the current frame */
     uint64_t coded, escaped; /* pairs coded with it, and escaped */
+    unsigned replaced;       /* stale tables this frame replaced (each waits twice as long) */
     mt_tp_stats stats;
 } g;
 
@@ -176,11 +178,13 @@ static void build_table(tp_mem *m)
 void mt_tp_before_record(void)
 {
     MT_ASSERT(mt_w.pay.len == 0);
-    bool stale = g.holds && g.coded >= MT_TP_ENOUGH && g.escaped * MT_TP_STALE >= g.coded;
+    bool stale = g.holds && g.replaced < 16u && g.coded >= (uint64_t)MT_TP_ENOUGH << g.replaced &&
+                 g.escaped * MT_TP_STALE >= g.coded;
     if ((g.holds && !stale) || !ready())
         return;
     if (stale || (!g.table_len && g.pairs >= MT_TP_ENOUGH)) {
         g.coded = g.escaped = 0;
+        g.replaced += stale;
         build_table(g.m); /* the frame's own counts */
     }
     if (!g.table_len)
@@ -238,6 +242,7 @@ void mt_tp_new_frame(void)
 {
     tp_mem *m = g.m;
     g.holds = false;
+    g.replaced = 0;
     g.table_len = 0;
     if (!m)
         return;
@@ -263,6 +268,7 @@ void mt_tp_new_frame(void)
 void mt_tp_new_file(void)
 {
     g.holds = false;
+    g.replaced = 0;
     g.table_len = 0;
     g.pairs = 0;
     if (g.m)

@@ -15,7 +15,8 @@
  * twice or more; a frame without one gets one from its own counts once
  * they reach MT_TP_ENOUGH (before its next EVENTS2 record), and so does a
  * frame whose table escaped one pair in MT_TP_STALE or more of the
- * MT_TP_ENOUGH or more it coded (the program changed phase: the bench's
+ * MT_TP_ENOUGH or more it coded (twice as many after each replacement in
+ * the frame) (the program changed phase: the bench's
  * first frames hold allocations only, its frees come later).  A slow
  * stream's small frames never get one.
  *
