@@ -40,7 +40,9 @@ mt_errc mt_dtp_read(mt_dtp *p, const unsigned char *at, const unsigned char *end
     p->on = true;
     mt_dcur c = {at, end};
     uint64_t n, prev = 0;
-    bool ok = mt_dcur_v(&c, &n) && n <= MT_DAT_TAG_CONTEXTS;
+    /* no test of n against MT_DAT_TAG_CONTEXTS: contexts strictly
+     * ascending up to 255 are at most that many */
+    bool ok = mt_dcur_v(&c, &n);
     for (uint64_t i = 0; ok && i < n; i++)
         ok = read_context(t, &c, &prev, i == 0);
     if (ok)

@@ -140,9 +140,44 @@ static void read_ways(const db_file *f, const size_t *pers, size_t npers, const 
 
 #define MAXPOS 64
 
+/* Seek to pos, then the allocations and frees to the end are want[j, n). */
+static void read_from(mt_dat_reader *r, const mt_dat_pos *pos, size_t j, const uint64_t *want,
+                      size_t n, size_t p)
+{
+    mt_err err = {MT_OK, ""};
+    mt_dat_event ev;
+    assert_int_equal(mt_dat_seek(r, pos, &err), MT_OK);
+    mt_errc end;
+    while ((end = mt_dat_next(r, &ev, &err)) == MT_OK) {
+        if (ev.kind != MT_DAT_ALLOC && ev.kind != MT_DAT_FREE)
+            continue;
+        assert_true(j < n);
+        if (ev.u.ev.size != want[j])
+            fail_msg("from position %zu: event %zu size %llu, wanted %llu", p, j,
+                     (unsigned long long)ev.u.ev.size, (unsigned long long)want[j]);
+        j++;
+    }
+    if (end != MT_E_EMPTY)
+        fail_msg("from position %zu: '%s'", p, err.msg);
+    assert_int_equal(j, n);
+}
+
+/* Seek to pos and read up to its first allocation or free: the reader
+ * stops inside that frame (in its state: a version-8 table). */
+static void stop_in(mt_dat_reader *r, const mt_dat_pos *pos)
+{
+    mt_err err = {MT_OK, ""};
+    mt_dat_event ev;
+    assert_int_equal(mt_dat_seek(r, pos, &err), MT_OK);
+    while (mt_dat_next(r, &ev, &err) == MT_OK)
+        if (ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE)
+            break;
+}
+
 /* From each frame boundary after a seek (its frame before decoded
- * first), the last first, each read to the end (so that each seek leaves
- * the state of the file's end): the events read as in order. */
+ * first): the events read as in order.  Each seek comes after reading to
+ * the end, and after stopping inside another frame (every other one, or
+ * for many frames the two after the target's). */
 static void read_after_seeks(const db_file *f, const uint64_t *want, size_t n)
 {
     mt_err err = {MT_OK, ""};
@@ -158,21 +193,14 @@ static void read_after_seeks(const db_file *f, const uint64_t *want, size_t n)
     }
     assert_true(npos >= 2);
     for (size_t p = npos; p-- > 0;) {
-        assert_int_equal(mt_dat_seek(r, &pos[p], &err), MT_OK);
-        size_t j = at[p];
-        mt_errc end;
-        while ((end = mt_dat_next(r, &ev, &err)) == MT_OK) {
-            if (ev.kind != MT_DAT_ALLOC && ev.kind != MT_DAT_FREE)
+        read_from(r, &pos[p], at[p], want, n, p);
+        for (size_t q = 0; q < npos; q++) {
+            size_t d = (q + npos - p) % npos;
+            if (q == p || (npos > 8 && d > 2))
                 continue;
-            assert_true(j < n);
-            if (ev.u.ev.size != want[j])
-                fail_msg("from position %zu: event %zu size %llu, wanted %llu", p, j,
-                         (unsigned long long)ev.u.ev.size, (unsigned long long)want[j]);
-            j++;
+            stop_in(r, &pos[q]);
+            read_from(r, &pos[p], at[p], want, n, p);
         }
-        if (end != MT_E_EMPTY)
-            fail_msg("from position %zu: '%s'", p, err.msg);
-        assert_int_equal(j, n);
     }
     mt_dat_close(r);
 }

@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "dat_reader.h"
+#include "dat_reader_tagpairs.h"
 #include "test_reader_script.h"
 
 #define N(a) (sizeof(a) / sizeof *(a))
@@ -237,6 +240,42 @@ static void tag_pairs_limits(void **state)
     db_buf_free(&e);
 }
 
+/* The expansion reads no byte past its column, wherever the codes end
+ * early: the column ends a page, the page after it unreadable. */
+static void expand_stays_in_column(void **state)
+{
+    (void)state;
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *m =
+        mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(mprotect(m + pg, pg, PROT_NONE), 0);
+    db_buf b = {0};
+    payload(&b, (const uint64_t[]){1, 0, 1, PAIR(A, A)}, 4);
+    mt_dtp p = {0};
+    const char *why = NULL;
+    assert_int_equal(mt_dtp_read(&p, b.p, b.p + b.n, &why), MT_OK);
+    static const struct {
+        unsigned char codes[2];
+        size_t len, n;
+    } cases[] = {
+        {{0}, 1, 4},         /* a code, and none for the second pair */
+        {{255, T(A)}, 2, 2}, /* an escape's second tag cut */
+        {{0}, 1, 3},         /* the odd tag cut */
+        {{255, T(A)}, 2, 4}, /* the escape's second tag cut (more pairs after) */
+    };
+    for (size_t k = 0; k < N(cases); k++) {
+        unsigned char *at = m + pg - cases[k].len;
+        memcpy(at, cases[k].codes, cases[k].len);
+        why = mt_dtp_expand(&p, at, m + pg, cases[k].n);
+        if (!why || strcmp(why, "tags column length"))
+            fail_msg("case %zu: '%s'", k, why ? why : "(none)");
+    }
+    free(p.t);
+    db_buf_free(&b);
+    munmap(m, 2 * pg);
+}
+
 /* A second TAG_PAIRS replaces the first: the records after it read by
  * it, codes of a context only the first listed are beyond it. */
 static void second_table_replaces(void **state)
@@ -375,9 +414,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(codes_and_escapes),     cmocka_unit_test(code_beyond_table),
         cmocka_unit_test(tags_column_length),    cmocka_unit_test(bad_tag_pairs),
-        cmocka_unit_test(tag_pairs_limits),      cmocka_unit_test(second_table_replaces),
-        cmocka_unit_test(table_reset_at_frames), cmocka_unit_test(codes_without_table),
-        cmocka_unit_test(tag_pairs_in_v7),       cmocka_unit_test(many_events),
+        cmocka_unit_test(tag_pairs_limits),      cmocka_unit_test(expand_stays_in_column),
+        cmocka_unit_test(second_table_replaces), cmocka_unit_test(table_reset_at_frames),
+        cmocka_unit_test(codes_without_table),   cmocka_unit_test(tag_pairs_in_v7),
+        cmocka_unit_test(many_events),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
