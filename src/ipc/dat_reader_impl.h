@@ -1,6 +1,8 @@
 /* dat_reader_impl.h -- the inside of an mt_dat_reader, shared by
- * dat_reader.c (file, frames, record framing) and dat_reader_records.c
- * (decoding each record type).  Nothing else includes it. */
+ * dat_reader.c (file, frames, record framing), dat_reader_records.c
+ * (decoding each record type) and the decoders of records' items
+ * (dat_reader_items.c, _events2.c, _batch2.c, _tagpairs.c).  Nothing
+ * outside the reader includes it. */
 #ifndef MEMTOP_DAT_READER_IMPL_H
 #define MEMTOP_DAT_READER_IMPL_H
 
