@@ -10,9 +10,10 @@
  * buffer they read instead leaves them as they are: one tight loop per
  * record, and no version test per event.
  *
- * The table and the buffer are the reader's (196 KB, allocated at its
+ * The table and the buffer are the reader's (320 KB, allocated at its
  * first TAG_PAIRS: a file without one never pays for them); a frame's
- * start clears `on` only. */
+ * start clears `on` only, and a TAG_PAIRS the last one's pairs only (a
+ * file of many TAG_PAIRS costs its pairs, not a table's size each). */
 #ifndef MEMTOP_DAT_READER_TAGPAIRS_H
 #define MEMTOP_DAT_READER_TAGPAIRS_H
 
@@ -23,9 +24,15 @@
 #include "dat_format.h"
 #include "shm_error.h"
 
+/* code[c][x]: pair x of context c (first tag | second << 8), MT_DTP_NONE
+ * where the table has none, MT_DTP_ESC at x = MT_DAT_TAG_ESCAPE: a code
+ * is one look-up and one test.  npairs: the pairs set, per context (what
+ * the next table clears first). */
+#define MT_DTP_NONE 0x10000u
+#define MT_DTP_ESC 0x20000u
 typedef struct mt_dtp_table {
-    uint8_t npairs[MT_DAT_TAG_CONTEXTS]; /* per context: its pairs; 0 if not listed */
-    uint16_t pairs[MT_DAT_TAG_CONTEXTS][MT_DAT_TAG_PAIRS_MAX]; /* first | second << 8 */
+    uint32_t code[MT_DAT_TAG_CONTEXTS][MT_DAT_TAG_ESCAPE + 1];
+    uint8_t npairs[MT_DAT_TAG_CONTEXTS];
     /* a record's tags, from tags[1]; tags[0] stays 0, the byte before
      * the first (never read for a valid tag: see mt_dref_of) */
     unsigned char tags[1 + MT_DAT_EVENTS_MAX];

@@ -212,6 +212,36 @@ static void bad_tag_pairs(void **state)
     db_buf_free(&b);
 }
 
+/* A bad TAG_PAIRS leaves no pairs, not the part read before its bad
+ * field: a reader asked for more after the error reads the next record's
+ * codes as beyond the table. */
+static void bad_tag_pairs_hold_none(void **state)
+{
+    (void)state;
+    db_buf b = {0};
+    payload(&b, (const uint64_t[]){2, 0, 1, PAIR(A, A), 4, 1, 0x10000}, 7);
+    const step s[] = {
+        {TPRAW, 0, ON(&b)}, {TPC, 0, ON(&tab_small)}, {REC, 1, TAGS_CODED}, {A, 1, 10}, {A, 1, 11},
+        {END, 0, 0},
+    };
+    db_file f;
+    ts_build(s, V8, &f);
+    mt_err err = {MT_OK, ""};
+    mt_dat_reader *r = ts_open_mem(&f, &err);
+    assert_non_null(r);
+    mt_dat_event ev;
+    mt_errc rc;
+    while ((rc = mt_dat_next(r, &ev, &err)) == MT_OK)
+        ;
+    assert_non_null(strstr(err.msg, "bad tag pairs"));
+    rc = mt_dat_next(r, &ev, &err);
+    if (rc != MT_E_CORRUPT || !strstr(err.msg, "tag code beyond its table"))
+        fail_msg("after the error: %d '%s'", rc, err.msg);
+    mt_dat_close(r);
+    db_file_free(&f);
+    db_buf_free(&b);
+}
+
 /* The limits themselves are sound: context 255, 255 pairs, pair 0xffff,
  * no context at all, bytes after the table (appended fields). */
 static void tag_pairs_limits(void **state)
@@ -412,12 +442,12 @@ static void many_events(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(codes_and_escapes),     cmocka_unit_test(code_beyond_table),
-        cmocka_unit_test(tags_column_length),    cmocka_unit_test(bad_tag_pairs),
-        cmocka_unit_test(tag_pairs_limits),      cmocka_unit_test(expand_stays_in_column),
-        cmocka_unit_test(second_table_replaces), cmocka_unit_test(table_reset_at_frames),
-        cmocka_unit_test(codes_without_table),   cmocka_unit_test(tag_pairs_in_v7),
-        cmocka_unit_test(many_events),
+        cmocka_unit_test(codes_and_escapes),       cmocka_unit_test(code_beyond_table),
+        cmocka_unit_test(tags_column_length),      cmocka_unit_test(bad_tag_pairs),
+        cmocka_unit_test(bad_tag_pairs_hold_none), cmocka_unit_test(tag_pairs_limits),
+        cmocka_unit_test(expand_stays_in_column),  cmocka_unit_test(second_table_replaces),
+        cmocka_unit_test(table_reset_at_frames),   cmocka_unit_test(codes_without_table),
+        cmocka_unit_test(tag_pairs_in_v7),         cmocka_unit_test(many_events),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
