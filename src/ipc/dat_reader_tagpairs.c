@@ -3,6 +3,7 @@
  * the format: dat_format.h, "Version 8"). */
 #include "dat_reader_tagpairs.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,7 @@ const char *mt_dtp_expand(const mt_dtp *p, const unsigned char *at, const unsign
                           size_t n)
 {
     const mt_dtp_table *t = p->t;
+    assert(p->on && n <= MT_DAT_EVENTS_MAX); /* start_items checked nevents */
     unsigned char *out = p->t->tags + 1;
     unsigned c8 = 0; /* the context (the tag before) << 8: 0 at the start */
     size_t pairs = n / 2;
