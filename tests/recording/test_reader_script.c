@@ -146,7 +146,8 @@ static void read_from(mt_dat_reader *r, const mt_dat_pos *pos, size_t j, const u
 {
     mt_err err = {MT_OK, ""};
     mt_dat_event ev;
-    assert_int_equal(mt_dat_seek(r, pos, &err), MT_OK);
+    if (mt_dat_seek(r, pos, &err) != MT_OK)
+        fail_msg("seek to position %zu: '%s'", p, err.msg);
     mt_errc end;
     while ((end = mt_dat_next(r, &ev, &err)) == MT_OK) {
         if (ev.kind != MT_DAT_ALLOC && ev.kind != MT_DAT_FREE)
@@ -168,7 +169,8 @@ static void stop_in(mt_dat_reader *r, const mt_dat_pos *pos)
 {
     mt_err err = {MT_OK, ""};
     mt_dat_event ev;
-    assert_int_equal(mt_dat_seek(r, pos, &err), MT_OK);
+    if (mt_dat_seek(r, pos, &err) != MT_OK)
+        fail_msg("seek to stop in a frame: '%s'", err.msg);
     while (mt_dat_next(r, &ev, &err) == MT_OK)
         if (ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE)
             break;
