@@ -196,9 +196,12 @@ enum {
      * "Version 8" below).  v ncontexts (<= 256), then per context,
      * contexts strictly ascending: v context (a tag, <= 255), v npairs
      * (1..MT_DAT_TAG_PAIRS_MAX), then npairs values v pair (the first tag
-     * | the second tag << 8, <= 0xffff).  It holds for the EVENTS2 records
-     * after it in its zstd frame, up to the next TAG_PAIRS; a frame starts
-     * with none.  In a file of an earlier version: skipped (unknown). */
+     * | the second tag << 8, <= 0xffff).  ncontexts 0 is a table without
+     * pairs; bytes after the last context are ignored (appended fields).
+     * It holds for the EVENTS2 records after it in its zstd frame, up to
+     * the next TAG_PAIRS; a frame starts with none (a reader restarting at
+     * a frame decodes the frame before's TAG_PAIRS with its EVENTS2).  In
+     * a file of an earlier version: skipped (unknown). */
     MT_DAT_REC_TAG_PAIRS = 16,
 };
 
