@@ -380,8 +380,9 @@ static mt_errc rebuild_frame(mt_dat_reader *r, mt_err *err)
     mt_dcur payload = {NULL, NULL};
     mt_errc rc;
     while ((rc = record_in_frame(r, &type, &payload, err)) == MT_OK) {
-        if (type != MT_DAT_REC_EVENTS2 && type != MT_DAT_REC_TAG_PAIRS)
-            continue;
+        if (type != MT_DAT_REC_EVENTS2 &&
+            (type != MT_DAT_REC_TAG_PAIRS || r->info.version < MT_DAT_VERSION_PAIRS))
+            continue; /* TAG_PAIRS before version 8: an unknown record, not counted again */
         rc = mt_dat_decode(r, type, payload, &ev, err);
         while (rc == MT_OK && r->in_rec)
             if ((rc = mt_dat_next_batch(r, b, sizeof b / sizeof *b, &n, err)) == MT_OK && !n)

@@ -88,8 +88,7 @@ static mt_errc paired_tags(mt_dat_reader *r, mt_drec *d, mt_err *err)
 {
     mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
     if (!r->tp.on)
-        return (uint64_t)(tags->end - tags->p) == d->left ? MT_OK
-                                                          : bad(r, "tags column length", err);
+        return (uint64_t)(tags->end - tags->p) == d->left ? MT_OK : bad(r, MT_DTP_BAD_LEN, err);
     const char *why = mt_dtp_expand(&r->tp, tags->p, tags->end, (size_t)d->left);
     if (why)
         return bad(r, why, err);

@@ -11,7 +11,7 @@
 
 #define BAD_PAIRS "bad tag pairs"
 #define BAD_CODE "tag code beyond its table"
-#define BAD_LEN "tags column length"
+#define BAD_LEN MT_DTP_BAD_LEN
 
 _Static_assert(MT_DAT_TAG_ESCAPE == 255 && MT_DAT_TAG_PAIRS_MAX == 255,
                "codes 0 to 254 are pairs, 255 the escape: one row of 256 a context");

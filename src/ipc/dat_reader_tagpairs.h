@@ -30,6 +30,8 @@
  * the next table clears first). */
 #define MT_DTP_NONE 0x10000u
 #define MT_DTP_ESC 0x20000u
+/* The corrupt case's message where the codes do not fill the column. */
+#define MT_DTP_BAD_LEN "tags column length"
 typedef struct mt_dtp_table {
     uint32_t code[MT_DAT_TAG_CONTEXTS][MT_DAT_TAG_ESCAPE + 1];
     uint8_t npairs[MT_DAT_TAG_CONTEXTS];

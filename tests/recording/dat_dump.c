@@ -314,9 +314,7 @@ static void tag_pairs(dump *d, cur *c)
             d->pairs[ctx][x] = (uint16_t)pair;
         }
     }
-    d->has_table = !c->bad && c->p == c->end;
-    if (c->p != c->end)
-        c->bad = true;
+    d->has_table = !c->bad; /* bytes after the last context: appended fields, ignored */
 }
 
 /* The record's n tags into d->tags from its tags column: as they are, or

@@ -171,8 +171,10 @@ static void build_table(tp_mem *m)
             m->code[slot_of(m, (ctx << 16 | pair) + 1u)] = (uint8_t)x;
         }
     }
-    MT_ASSERT(!b.overflow);
+    MT_ASSERT(!b.overflow); /* TABLE_BYTES bounds every table */
     g.table_len = b.overflow ? 0 : b.len;
+    if (b.overflow) /* never: escapes are right under any table */
+        memset(m->code, NO_CODE, sizeof m->code);
 }
 
 void mt_tp_before_record(void)
@@ -202,6 +204,7 @@ void mt_tp_before_record(void)
 const unsigned char *mt_tp_code(const unsigned char *tags, uint32_t n, size_t *len)
 {
     tp_mem *m = g.m;
+    MT_ASSERT(n <= MT_RR_EVENTS_MAX); /* m->codes holds CODES_MAX */
     *len = n;
     if (!m)
         return tags;
@@ -277,7 +280,7 @@ void mt_tp_new_file(void)
 
 void mt_tp_child_reset(void)
 {
-    memset(&g, 0, sizeof g);
+    mt_reset_zero(&g, sizeof g); /* MT_RESET: no page copied for nothing */
 }
 
 void mt_tp_release(void)
