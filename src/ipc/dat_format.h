@@ -34,7 +34,7 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 7u /* the newest: every recording written now (runs, rising sizes) */
+#define MT_DAT_VERSION 8u /* the newest: every recording in tick order written now (paired tags) */
 /* Older versions, still read: 2 a full, exact recording, 3 a sampled or a
  * culled one (PROCESS's appended fields), both without NEXT_TRACE; 4 any
  * recording in the threads' order (the first with NEXT_TRACE); 5 one in
@@ -46,6 +46,8 @@
 /* the first with runs of references and rising sizes
  * (docs/recording-format.md, 13 EVENTS2, "Version 7") */
 #define MT_DAT_VERSION_RUNS 7u
+/* the first with TAG_PAIRS and paired tags (13 EVENTS2, "Version 8") */
+#define MT_DAT_VERSION_PAIRS 8u
 #define MT_DAT_VERSION_FULL 2u
 #define MT_DAT_VERSION_MODES 3u
 #define MT_DAT_VERSION_MIN 1u /* the oldest version readers still read */
@@ -71,6 +73,11 @@
  * look this much further for late events. */
 #define MT_DAT_CULL_LATE_NS 1000000000ull
 #define MT_DAT_TOTALS_FIELDS_MAX 1024u /* values in one TOTALS record */
+/* Version 8's TAG_PAIRS: pairs of one context (codes 0..254), and the
+ * code that says the two tags follow as they are. */
+#define MT_DAT_TAG_PAIRS_MAX 255u
+#define MT_DAT_TAG_ESCAPE 255u
+#define MT_DAT_TAG_CONTEXTS 256u /* contexts in one TAG_PAIRS: one per tag value */
 /* Allocation events in one zstd frame of EVENTS2 records: bounds the
  * frame context (the blocks a free may name) on both sides, whatever the
  * allocation rate.  A writer ends the frame when it is reached: an
@@ -185,6 +192,17 @@ enum {
      * figures; written when the list changes (at a TOTALS, and before the
      * final state set), so the last one is the list at the end. */
     MT_DAT_REC_ALLOCATORS = 15,
+    /* Version 8: a table of tag pairs for EVENTS2's tags column (see
+     * "Version 8" below).  v ncontexts (<= 256), then per context,
+     * contexts strictly ascending: v context (a tag, <= 255), v npairs
+     * (1..MT_DAT_TAG_PAIRS_MAX), then npairs values v pair (the first tag
+     * | the second tag << 8, <= 0xffff).  ncontexts 0 is a table without
+     * pairs; bytes after the last context are ignored (appended fields).
+     * It holds for the EVENTS2 records after it in its zstd frame, up to
+     * the next TAG_PAIRS; a frame starts with none (a reader restarting at
+     * a frame decodes the frame before's TAG_PAIRS with its EVENTS2).  In
+     * a file of an earlier version: skipped (unknown). */
+    MT_DAT_REC_TAG_PAIRS = 16,
 };
 
 /* Why events were dropped (LOST's causes).  Numbers are never reused; a
@@ -324,7 +342,21 @@ enum {
  *   - rising sizes: an ALLOC with SAME_TIME and SAME_TRACE, without
  *     SAME_SIZE, of a trace with a last size s in this frame has size =
  *     s + 1 + v; else size = v.
- * An overflow of ref or size is corrupt. */
+ * An overflow of ref or size is corrupt.
+ *
+ * Version 8 (MT_DAT_VERSION_PAIRS): version 7, and
+ *   - EVENTS2's head gives the tags column's length: v tid, t base,
+ *     v nevents, v tags_len, then the other columns' lengths as before;
+ *   - paired tags: while a TAG_PAIRS holds (in the record's frame, before
+ *     the record), the tags column holds codes, each for the next two
+ *     tags.  c, the context, is 0 at the record's start.  While two or
+ *     more tags are left: a code x < MT_DAT_TAG_ESCAPE is pair x of
+ *     context c in the table (x < its npairs, else corrupt: a context the
+ *     table lacks has none); x = MT_DAT_TAG_ESCAPE is followed by the two
+ *     tags as they are.  Then c = the second tag.  A last, odd tag is
+ *     written as it is.  The codes must take tags_len bytes exactly.
+ *     Without a table, tags_len = nevents (the tags as they are).
+ * The tags then mean what they mean in version 7. */
 
 /* Free flags (tag bits 4-6, after shifting down by MT_DAT_EV_FLAGS_SHIFT). */
 enum {

@@ -158,6 +158,7 @@ void mt_dat_close(mt_dat_reader *r)
         mt_zstream_close(&r->z);
     free(r->buf);
     mt_dctx_free(&r->ctx);
+    free(r->tp.t);
     free(r->alloc_lists);
     if (r->fd >= 0)
         close(r->fd);
@@ -219,6 +220,7 @@ static mt_errc fill(mt_dat_reader *r, mt_err *err)
             if (rc)
                 return rc;
             mt_dctx_new_frame(&r->ctx);
+            mt_dtp_reset(&r->tp);
             r->defer_on = r->defer_fn != NULL;
             r->given_allocs = 0;
         }
@@ -362,7 +364,8 @@ bool mt_dat_tell(const mt_dat_reader *r, mt_dat_pos *pos)
 }
 
 /* The EVENTS2 records of the frame at the reader's position, into the
- * frame context only (nothing given, no other record read): the frame
+ * frame context only (nothing given, no other record read but version
+ * 8's TAG_PAIRS, which its EVENTS2 records need): the frame
  * before a seek's target, whose blocks its FREE_PREVs name.  Stops at the
  * frame's end, where a frame of the file ends, with the reader as if it
  * had read the frame in order.  Its events are checked against the
@@ -377,8 +380,9 @@ static mt_errc rebuild_frame(mt_dat_reader *r, mt_err *err)
     mt_dcur payload = {NULL, NULL};
     mt_errc rc;
     while ((rc = record_in_frame(r, &type, &payload, err)) == MT_OK) {
-        if (type != MT_DAT_REC_EVENTS2)
-            continue;
+        if (type != MT_DAT_REC_EVENTS2 &&
+            (type != MT_DAT_REC_TAG_PAIRS || r->info.version < MT_DAT_VERSION_PAIRS))
+            continue; /* TAG_PAIRS before version 8: an unknown record, not counted again */
         rc = mt_dat_decode(r, type, payload, &ev, err);
         while (rc == MT_OK && r->in_rec)
             if ((rc = mt_dat_next_batch(r, b, sizeof b / sizeof *b, &n, err)) == MT_OK && !n)
@@ -415,6 +419,7 @@ mt_errc mt_dat_seek(mt_dat_reader *r, const mt_dat_pos *pos, mt_err *err)
     r->in_rec = false;
     r->in_set = false;
     mt_dctx_forget(&r->ctx);
+    mt_dtp_reset(&r->tp);
     r->ndefs = pos->ndefs;
     r->nmodules = pos->nmodules;
     r->have_process = pos->started;

@@ -81,9 +81,27 @@ static void ahead_start(mt_dat_reader *r, mt_drec *d)
         ahead_step(r, d);
 }
 
+/* Version 8's tags column: codes while a TAG_PAIRS holds in the frame,
+ * expanded into the table's buffer, which the decoders then read as they
+ * read a column of tags; else the tags as they are, one byte each. */
+static mt_errc paired_tags(mt_dat_reader *r, mt_drec *d, mt_err *err)
+{
+    mt_dcur *tags = &d->col[MT_DCOL_TAGS][0];
+    if (!r->tp.on)
+        return (uint64_t)(tags->end - tags->p) == d->left ? MT_OK : bad(r, MT_DTP_BAD_LEN, err);
+    const char *why = mt_dtp_expand(&r->tp, tags->p, tags->end, (size_t)d->left);
+    if (why)
+        return bad(r, why, err);
+    *tags = (mt_dcur){r->tp.t->tags + 1, r->tp.t->tags + 1 + d->left};
+    return MT_OK;
+}
+
 mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
 {
+    bool v8 = r->info.version >= MT_DAT_VERSION_PAIRS; /* the head gives the tags' length */
     uint64_t len[MT_DCOL_N][2] = {{d->left, 0}};
+    if (v8 && !mt_dcur_v(&d->c, &len[MT_DCOL_TAGS][0]))
+        return bad(r, "EVENTS2 record cut short", err);
     for (unsigned c = MT_DCOL_TIMES; c < MT_DCOL_N; c++)
         if (!mt_dcur_v(&d->c, &len[c][0]) || !mt_dcur_v(&d->c, &len[c][1]))
             return bad(r, "EVENTS2 record cut short", err);
@@ -95,6 +113,8 @@ mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
             d->c.p += len[c][k];
         }
     }
+    if (v8 && paired_tags(r, d, err))
+        return MT_E_CORRUPT;
     if (d->left == 0 && !columns_used_up(d))
         return bad(r, "EVENTS2 columns hold more than their events", err);
     ahead_start(r, d);

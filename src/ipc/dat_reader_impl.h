@@ -1,6 +1,8 @@
 /* dat_reader_impl.h -- the inside of an mt_dat_reader, shared by
- * dat_reader.c (file, frames, record framing) and dat_reader_records.c
- * (decoding each record type).  Nothing else includes it. */
+ * dat_reader.c (file, frames, record framing), dat_reader_records.c
+ * (decoding each record type) and the decoders of records' items
+ * (dat_reader_items.c, _events2.c, _batch2.c, _tagpairs.c).  Nothing
+ * outside the reader includes it. */
 #ifndef MEMTOP_DAT_READER_IMPL_H
 #define MEMTOP_DAT_READER_IMPL_H
 
@@ -8,6 +10,7 @@
 
 #include "dat_reader.h"
 #include "dat_reader_blocks.h"
+#include "dat_reader_tagpairs.h"
 #include "dat_zframes.h"
 
 /* A bounded cursor over one record's payload. */
@@ -103,6 +106,7 @@ struct mt_dat_reader {
     uint64_t t_last;
     uint64_t lost_events; /* the LOST records' events so far: their sum must fit (dec_lost) */
     mt_dctx ctx;          /* EVENTS2's frame context */
+    mt_dtp tp;            /* version 8: the frame's TAG_PAIRS table, if one holds */
     /* mt_dat_defer_blocks: where the frame's live blocks go; defer_on
      * while this frame's events are deferred; the frame's allocations at
      * the last mt_dat_flush_blocks (none since: nothing to give) */

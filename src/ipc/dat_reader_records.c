@@ -350,6 +350,22 @@ static mt_errc dec_allocators(mt_dat_reader *r, mt_dcur *c, mt_err *err)
     return keep_allocators(r, t, a, err);
 }
 
+/* TAG_PAIRS (version 8): the table the frame's EVENTS2 records after it
+ * read their tags by (dat_reader_tagpairs.h); no event.  In an earlier
+ * version's file: skipped, as an unknown record. */
+static mt_errc dec_tag_pairs(mt_dat_reader *r, mt_dcur *c, mt_err *err)
+{
+    if (r->info.version < MT_DAT_VERSION_PAIRS) {
+        r->skipped++;
+        return MT_E_EMPTY;
+    }
+    const char *why = NULL;
+    mt_errc rc = mt_dtp_read(&r->tp, c->p, c->end, &why);
+    if (rc == MT_E_NOMEM)
+        return mt_err_set(err, MT_E_NOMEM, "out of memory for a table of tag pairs");
+    return rc ? bad(r, why, err) : MT_E_EMPTY;
+}
+
 /* Records that give their items one by one: read the count, then items. */
 static mt_errc start_items(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *ev,
                            mt_err *err)
@@ -407,6 +423,8 @@ mt_errc mt_dat_decode(mt_dat_reader *r, uint64_t type, mt_dcur c, mt_dat_event *
         return dec_end(r, &c, ev, err);
     case MT_DAT_REC_ALLOCATORS:
         return dec_allocators(r, &c, err);
+    case MT_DAT_REC_TAG_PAIRS:
+        return dec_tag_pairs(r, &c, err);
     case MT_DAT_REC_EVENTS:
     case MT_DAT_REC_EVENTS2:
     case MT_DAT_REC_TRACE_STATES:

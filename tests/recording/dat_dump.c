@@ -10,7 +10,12 @@
  * trace: the replayed counters and the FINAL state's.
  *
  * With --sizes it prints where the bytes go: raw payload bytes per record
- * type, and per EVENTS2 column part its raw and zstd-compressed bytes.
+ * type, and per EVENTS2 column part its raw and zstd-compressed bytes (the
+ * tags column as stored: version 8's codes when a table holds).
+ *
+ * Version 8: TAG_PAIRS checked and kept for the rest of its frame, the
+ * tags decoded from their codes (tag_pairs, paired_records, tag_codes,
+ * tag_escapes, odd_tags count what it saw).
  *
  * Usage: dat_dump [--traces | --sizes] FILE.dat   exit 0 ok, 1 corrupt, 2 usage/io
  */
@@ -69,6 +74,15 @@ typedef struct {
     uint64_t record_mode, tick_order, cull_ms, culled_blocks, culled_bytes, written_early, young;
     uint64_t ref_frees, prev_frees, full_frees, next_traces, frame; /* EVENTS2 */
     uint64_t ref_runs, rising_sizes, same_trace_written;            /* version 7 */
+    /* version 8: TAG_PAIRS records, EVENTS2 records coded by pairs (a
+     * table held), their codes, escapes and odd last tags; the table
+     * that holds in this frame (none at its start) */
+    uint64_t tag_pairs, paired_records, tag_codes, tag_escapes, odd_tags;
+    uint64_t escapes_listed; /* escaped though the table lists the pair (a wasted code) */
+    bool has_table;
+    uint8_t npairs[MT_DAT_TAG_CONTEXTS];
+    uint16_t pairs[MT_DAT_TAG_CONTEXTS][MT_DAT_TAG_PAIRS_MAX];
+    unsigned char *tags; /* a record's tags, decoded (MT_DAT_EVENTS_MAX) */
     uint32_t version;
     ftrace *ft;
     uint64_t ft_used; /* one past the highest trace frame_trace gave: dump_free frees below */
@@ -272,6 +286,83 @@ static void print_sizes(void)
                (unsigned long long)g_col_z[i]);
 }
 
+/* Version 8's TAG_PAIRS: the table for the EVENTS2 records after it in
+ * this frame, checked as a reader must (dat_format.h). */
+static void tag_pairs(dump *d, cur *c)
+{
+    uint64_t nctx = get_v(c);
+    int prev = -1;
+    d->tag_pairs++;
+    d->has_table = false;
+    memset(d->npairs, 0, sizeof d->npairs);
+    if (nctx > MT_DAT_TAG_CONTEXTS) {
+        c->bad = true;
+        return;
+    }
+    for (uint64_t i = 0; i < nctx && !c->bad; i++) {
+        uint64_t ctx = get_v(c), np = get_v(c);
+        if (ctx > 255 || (int)ctx <= prev || np == 0 || np > MT_DAT_TAG_PAIRS_MAX) {
+            c->bad = true;
+            return;
+        }
+        prev = (int)ctx;
+        d->npairs[ctx] = (uint8_t)np;
+        for (uint64_t x = 0; x < np && !c->bad; x++) {
+            uint64_t pair = get_v(c);
+            if (pair > 0xffff)
+                c->bad = true;
+            d->pairs[ctx][x] = (uint16_t)pair;
+        }
+    }
+    d->has_table = !c->bad; /* bytes after the last context: appended fields, ignored */
+}
+
+/* The record's n tags into d->tags from its tags column: as they are, or
+ * (version 8, a table holds) from the codes.  False: corrupt. */
+static bool decode_tags(dump *d, cur *col, uint64_t n)
+{
+    uint64_t len = (uint64_t)(col->end - col->p);
+    if (!d->has_table) {
+        if (len != n)
+            return false;
+        memcpy(d->tags, col->p, n);
+        col->p += n;
+        return true;
+    }
+    d->paired_records++;
+    unsigned ctx = 0;
+    uint64_t i = 0;
+    for (; i + 1 < n; i += 2) {
+        if (col->p >= col->end)
+            return false;
+        unsigned x = *col->p++;
+        d->tag_codes++;
+        if (x == MT_DAT_TAG_ESCAPE) {
+            if (col->end - col->p < 2)
+                return false;
+            d->tags[i] = *col->p++;
+            d->tags[i + 1] = *col->p++;
+            d->tag_escapes++;
+            unsigned pair = d->tags[i] | (unsigned)d->tags[i + 1] << 8;
+            for (unsigned k = 0; k < d->npairs[ctx]; k++)
+                d->escapes_listed += d->pairs[ctx][k] == pair;
+        } else {
+            if (x >= d->npairs[ctx])
+                return false;
+            d->tags[i] = (unsigned char)(d->pairs[ctx][x] & 0xff);
+            d->tags[i + 1] = (unsigned char)(d->pairs[ctx][x] >> 8);
+        }
+        ctx = d->tags[i + 1];
+    }
+    if (i < n) {
+        if (col->p >= col->end)
+            return false;
+        d->tags[i] = *col->p++;
+        d->odd_tags++;
+    }
+    return col->p == col->end;
+}
+
 /* EVENTS2: tags, then times, traces, sizes, refs, ages (lead and tail). */
 static void events2(dump *d, cur *c)
 {
@@ -280,7 +371,11 @@ static void events2(dump *d, cur *c)
     bool prev_alloc = false, v7 = d->version >= MT_DAT_VERSION_RUNS;
     unsigned prev_kind = MT_DAT_EV_ALLOC; /* of the previous event in the record */
     uint64_t prev_ref = 0;
-    len[0] = n;
+    len[0] = d->version >= MT_DAT_VERSION_PAIRS ? get_v(c) : n; /* version 8: tags_len */
+    if (n > MT_DAT_EVENTS_MAX) {
+        c->bad = true;
+        return;
+    }
     for (int i = 1; i < 11; i++)
         len[i] = get_v(c);
     cur col[12];
@@ -295,9 +390,11 @@ static void events2(dump *d, cur *c)
     col[11] = (cur){c->p, c->p, false};
     if (g_sizes)
         size_columns(col);
+    if (!c->bad && !decode_tags(d, &col[0], n))
+        c->bad = true;
     cur *times = &col[1], *traces = &col[3], *sizes = &col[5], *refs = &col[7], *ages = &col[9];
     for (uint64_t i = 0; i < n && !c->bad; i++) {
-        unsigned tag = *col[0].p++, kind = tag & MT_DAT_EV_KIND_MASK;
+        unsigned tag = d->tags[i], kind = tag & MT_DAT_EV_KIND_MASK;
         unsigned flags = kind == MT_DAT_EV_ALLOC ? 0 : (tag >> MT_DAT_EV_FLAGS_SHIFT) & 7;
         if (!(tag & MT_DAT_EV_SAME_TIME))
             t += get_sv(times);
@@ -477,6 +574,10 @@ static void record(dump *d, unsigned type, cur *c, unsigned *state_kind)
     case MT_DAT_REC_EVENTS2:
         events2(d, c);
         break;
+    case MT_DAT_REC_TAG_PAIRS:
+        if (d->version >= MT_DAT_VERSION_PAIRS)
+            tag_pairs(d, c);
+        break; /* earlier versions: unknown, skipped */
     case MT_DAT_REC_TOTALS: {
         get_v(c);
         get_v(c);
@@ -549,7 +650,8 @@ static bool walk(dump *d, const unsigned char *p, size_t n)
 {
     static unsigned state_kind;
     cur c = {p, p + n, false};
-    d->frame++; /* EVENTS2 references reach this frame and the one before */
+    d->frame++;           /* EVENTS2 references reach this frame and the one before */
+    d->has_table = false; /* version 8: a frame starts with no TAG_PAIRS */
     while (c.p < c.end && !c.bad) {
         unsigned type = (unsigned)get_v(&c);
         uint64_t len = get_v(&c);
@@ -559,8 +661,11 @@ static bool walk(dump *d, const unsigned char *p, size_t n)
         if (type < MAX_TYPES)
             g_type_raw[type] += len;
         record(d, type, &r, &state_kind);
-        if (r.bad)
+        if (r.bad) {
+            fprintf(stderr, "dat_dump: frame %llu: record type %u corrupt\n",
+                    (unsigned long long)d->frame, type);
             return false;
+        }
         c.p += len;
     }
     return !c.bad;
@@ -602,6 +707,7 @@ static dump *dump_new(void)
     d->final = calloc(MAX_TRACES, sizeof(counters));
     d->frame0 = calloc(MAX_TRACES, sizeof(uint64_t));
     d->ft = calloc(MAX_TRACES, sizeof(ftrace));
+    d->tags = malloc(MT_DAT_EVENTS_MAX);
     return d;
 }
 
@@ -617,6 +723,7 @@ static void dump_free(dump *d)
         free(d->ft[i].pb);
     }
     free(d->ft);
+    free(d->tags);
     free(d->frame0);
     free(d->final);
     free(d->replay);
@@ -701,6 +808,12 @@ static void print_counts(const dump *d, unsigned version, uint64_t frames, uint6
     P(ref_runs);
     P(rising_sizes);
     P(same_trace_written);
+    P(tag_pairs);
+    P(paired_records);
+    P(tag_codes);
+    P(tag_escapes);
+    P(odd_tags);
+    P(escapes_listed);
     P(full_frees);
     P(temps);
     P(reallocs);
@@ -783,7 +896,7 @@ int main(int argc, char **argv)
     mt_dat_file_header h;
     int rc = check_header(file, size, &h);
     dump *d = rc ? NULL : dump_new();
-    if (!rc && (!d || !d->replay || !d->final || !d->frame0 || !d->ft))
+    if (!rc && (!d || !d->replay || !d->final || !d->frame0 || !d->ft || !d->tags))
         rc = fail("out of memory");
     uint64_t frames, tail;
     if (!rc) {

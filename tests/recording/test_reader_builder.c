@@ -189,18 +189,85 @@ void db_ev2_put(db_ev2 *e, unsigned col, uint64_t v)
         db_v(&e->col[col][1], v >> 7);
 }
 
-void db_ev2_record(db_file *f, db_ev2 *e, uint64_t tid, uint64_t base)
+/* v8: version 8's head (tags_len) and the tags column `tags` (len
+ * bytes) instead of e's tags. */
+static void ev2_record(db_file *f, db_ev2 *e, uint64_t tid, uint64_t base, bool v8,
+                       const unsigned char *tags, size_t len)
 {
     db_buf b = {0};
     db_v(&b, tid), db_v(&b, base), db_v(&b, e->n);
+    if (v8)
+        db_v(&b, len);
     for (unsigned c = DB_TIMES; c < DB_COLS; c++)
         db_v(&b, e->col[c][0].n), db_v(&b, e->col[c][1].n);
-    for (unsigned c = 0; c < DB_COLS; c++)
+    if (v8)
+        db_bytes(&b, tags, len);
+    for (unsigned c = v8 ? DB_TIMES : 0; c < DB_COLS; c++)
         for (unsigned k = 0; k < 2; k++)
             db_bytes(&b, e->col[c][k].p, e->col[c][k].n);
     db_rec(f, MT_DAT_REC_EVENTS2, &b, e->n);
     db_buf_free(&b);
     db_ev2_free(e);
+}
+
+void db_ev2_record(db_file *f, db_ev2 *e, uint64_t tid, uint64_t base)
+{
+    ev2_record(f, e, tid, base, false, NULL, 0);
+}
+
+void db_ev2_record8(db_file *f, db_ev2 *e, uint64_t tid, uint64_t base, const unsigned char *tags,
+                    size_t len)
+{
+    if (!tags)
+        tags = e->col[0][0].p, len = e->col[0][0].n;
+    ev2_record(f, e, tid, base, true, tags, len);
+}
+
+void db_tag_pairs(db_file *f, const db_pairs *t)
+{
+    db_buf b = {0};
+    unsigned n = 0;
+    for (unsigned c = 0; c < 256; c++)
+        n += t->n[c] > 0;
+    db_v(&b, n);
+    for (unsigned c = 0; c < 256; c++) {
+        if (!t->n[c])
+            continue;
+        db_v(&b, c), db_v(&b, t->n[c]);
+        for (unsigned x = 0; x < t->n[c]; x++)
+            db_v(&b, t->p[c][x]);
+    }
+    db_rec(f, MT_DAT_REC_TAG_PAIRS, &b, 0);
+    db_buf_free(&b);
+}
+
+/* The code of pair in context c of t, or -1. */
+static int pair_code(const db_pairs *t, unsigned c, unsigned pair)
+{
+    for (unsigned x = 0; x < t->n[c]; x++)
+        if (t->p[c][x] == pair)
+            return (int)x;
+    return -1;
+}
+
+void db_ev2_code(const db_pairs *t, const db_ev2 *e, db_buf *out, uint64_t *rng)
+{
+    const unsigned char *g = e->col[0][0].p;
+    unsigned c = 0;
+    out->n = 0;
+    for (size_t i = 0; i + 1 < e->n; i += 2) {
+        int x = pair_code(t, c, g[i] | (unsigned)g[i + 1] << 8);
+        if (x >= 0 && !(rng && test_xorshift(rng) % 8 == 0)) {
+            unsigned char b = (unsigned char)x;
+            db_bytes(out, &b, 1);
+        } else {
+            unsigned char esc[3] = {MT_DAT_TAG_ESCAPE, g[i], g[i + 1]};
+            db_bytes(out, esc, 3);
+        }
+        c = g[i + 1];
+    }
+    if (e->n & 1)
+        db_bytes(out, &g[e->n - 1], 1);
 }
 
 void db_ev2_free(db_ev2 *e)

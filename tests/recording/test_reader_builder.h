@@ -4,7 +4,8 @@
  * of the reader, so a reader bug cannot hide in it.  Its EVENTS2 records
  * are written as version 6 reads them (every reference among every
  * thread's blocks), so its complete files say version 6
- * (MT_DAT_VERSION_PREV); test_reader_v7.c builds version 7's. */
+ * (MT_DAT_VERSION_PREV); test_reader_v7.c builds version 7's, and
+ * db_ev2_record8 version 8's (test_reader_v8.c). */
 #ifndef MEMTOP_TEST_READER_BUILDER_H
 #define MEMTOP_TEST_READER_BUILDER_H
 
@@ -64,6 +65,25 @@ void db_ev2_tag(db_ev2 *e, unsigned tag);
 void db_ev2_put(db_ev2 *e, unsigned col, uint64_t v);
 void db_ev2_record(db_file *f, db_ev2 *e, uint64_t tid, uint64_t base);
 void db_ev2_free(db_ev2 *e);
+
+/* Version 8's paired tags (dat_format.h, "Version 8"): a table as a
+ * TAG_PAIRS record gives it, per context its pairs (first tag | second
+ * << 8), code x the x-th; a context with n 0 is not listed. */
+typedef struct db_pairs {
+    unsigned n[256];
+    uint16_t p[256][255];
+} db_pairs;
+
+/* A TAG_PAIRS record of t. */
+void db_tag_pairs(db_file *f, const db_pairs *t);
+/* e's tags coded by t into out (emptied first): a pair of its context in
+ * t as its code, else an escape (also, when rng is given, one pair in 8
+ * drawn from it that t has); a last, odd tag as it is. */
+void db_ev2_code(const db_pairs *t, const db_ev2 *e, db_buf *out, uint64_t *rng);
+/* db_ev2_record in version 8's head (tags_len = len), the tags column
+ * `tags` of len bytes (NULL: e's tags as they are). */
+void db_ev2_record8(db_file *f, db_ev2 *e, uint64_t tid, uint64_t base, const unsigned char *tags,
+                    size_t len);
 
 /* A complete recording: PROCESS, 2 modules, 3 traces (0: no frames), then
  * `seconds` rounds of EVENTS (2 threads) + TOTALS, one frame per round,
@@ -132,6 +152,10 @@ typedef struct db_v7_sizes {
     size_t n;
 } db_v7_sizes;
 void db_v7_random(db_file *f, unsigned frames, uint64_t seed, db_v7_sizes *out);
+/* The same events (the same seed, the same *out) in a version-8 file:
+ * per frame no TAG_PAIRS, or a random one first and maybe a second one
+ * later, the tags coded by the one in force, with random escapes. */
+void db_v8_random(db_file *f, unsigned frames, uint64_t seed, db_v7_sizes *out);
 
 /* What db_standard's recording holds at the end. */
 #define DB_STD_EVENTS_PER_ROUND 6u

@@ -13,7 +13,9 @@
  * decoder (dat_reader_batch2.c) and the block table; the exercise's batch
  * pass defers the frames' blocks every other time; and the same in tick
  * order (version 5: the traces column's steps, PROCESS's order field);
- * and the standard one with an ALLOCATORS record after each round.
+ * and the standard one with an ALLOCATORS record after each round; and
+ * random version-7 files, and version-8 ones (TAG_PAIRS tables, coded
+ * tags: the table's checks and the codes' expansion).
  *
  * `test_reader_mutation --seeds DIR` instead writes the standard recording
  * (version 1 and EVENTS2 events), the culled one and the long ones into DIR as seeds for
@@ -123,9 +125,10 @@ static int write_seeds(const char *dir, const char *name, const db_file *f, cons
 /* The recordings mutated: k = 0 standard, 1 culled, 2 long records, 3
  * long records in tick order, 4 standard with ALLOCATORS records (their
  * counts, kinds, flags and strings; their times against the cursor), 5
- * version 7 (db_v7_random: runs of references, rising sizes), `frames`
- * rounds or frames each. */
-#define NPRISTINE 6
+ * version 7 (db_v7_random: runs of references, rising sizes), 6 version
+ * 8 (db_v8_random: the same with paired tags), `frames` rounds or frames
+ * each. */
+#define NPRISTINE 7
 
 static void pristine(db_file *f, int k, unsigned frames)
 {
@@ -139,9 +142,9 @@ static void pristine(db_file *f, int k, unsigned frames)
         db_long_ticks(f, frames, 400);
     else if (k == 4)
         db_allocators(f, frames);
-    else { /* version 7: runs of references, rising sizes */
+    else { /* version 7: runs of references, rising sizes; 8: paired tags */
         static db_v7_sizes sizes;
-        db_v7_random(f, frames, 0x9e3779b97f4a7c15ull, &sizes);
+        (k == 5 ? db_v7_random : db_v8_random)(f, frames, 0x9e3779b97f4a7c15ull, &sizes);
     }
 }
 
@@ -149,8 +152,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--seeds") == 0) {
         int rc = 0;
-        static const char *const names[NPRISTINE] = {"standard",  "culled",     "long",
-                                                     "long-tick", "allocators", "v7"};
+        static const char *const names[NPRISTINE] = {"standard",   "culled", "long", "long-tick",
+                                                     "allocators", "v7",     "v8"};
         for (int k = 0; k < NPRISTINE; k++) {
             db_file f;
             pristine(&f, k, 3);

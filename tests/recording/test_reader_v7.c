@@ -6,7 +6,8 @@
  * thread's blocks of a trace (tag bit 7 on one a bad tag, as in version
  * 6), and every corrupt case with its message.
  * Each file is read three ways: one event at a time, and in runs of 1 and
- * 256 (mt_dat_next_batch), which must agree. */
+ * 256 (mt_dat_next_batch), which must agree, and from each frame after a
+ * seek (test_reader_script.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,123 +21,13 @@
 #include <cmocka.h>
 
 #include "dat_reader.h"
-#include "test_reader_builder.h"
+#include "test_reader_script.h"
 
-#define MS 1000000ull
-
-/* A script: each step an event (tag, trace, value: an ALLOC's size
- * unless SAME_SIZE, a reference's ref column value), or a REC(tid) that
- * starts a record of thread tid, FR (the frame ends), END (the file
- * ends).  Every event has SAME_TIME unless NT. */
-enum { REC = 0x1000u, FR = 0x2000u, END = 0x4000u, NT = 0x800u };
-
-typedef struct step {
-    unsigned tag;
-    uint32_t trace;
-    uint64_t v;
-} step;
-
-#define A MT_DAT_EV_ALLOC
-#define R MT_DAT_EV_FREE_REF
-#define P MT_DAT_EV_FREE_PREV
-#define O 0x80u /* tag bit 7 (SAME_SIZE on an ALLOC or FREE): bad on a reference */
-#define ST MT_DAT_EV_SAME_TRACE
-#define SS MT_DAT_EV_SAME_SIZE
-
-static void put_event(db_ev2 *e, const step *s)
-{
-    unsigned tag = s->tag & 0xffu, kind = tag & MT_DAT_EV_KIND_MASK;
-    db_ev2_tag(e, tag | (s->tag & NT ? 0 : MT_DAT_EV_SAME_TIME));
-    if (s->tag & NT)
-        db_ev2_put(e, DB_TIMES, 0);
-    if (!(tag & ST))
-        db_ev2_put(e, DB_TRACES, s->trace);
-    if (kind == A && !(tag & SS))
-        db_ev2_put(e, DB_SIZES, s->v);
-    else if (kind >= R)
-        db_ev2_put(e, DB_REFS, s->v);
-}
-
-/* The file a script makes: db_culled_head (traces 0 to 2), then its
- * frames, frame i's records at (2000 + i) s. */
-static void build(const step *s, uint32_t version, db_file *f)
-{
-    db_culled_head(f, version, MT_DAT_MODE_FULL, 0);
-    db_ev2 e = {0};
-    uint64_t tid = 0, fr = 0;
-    for (;; s++) {
-        if ((s->tag & (REC | FR | END)) && e.n)
-            db_ev2_record(f, &e, tid, (2000 + fr) * MS);
-        if (s->tag & REC)
-            tid = s->trace;
-        else if (s->tag & (FR | END))
-            db_flush(f), fr++;
-        else
-            put_event(&e, s);
-        if (s->tag & END)
-            break;
-    }
-    db_ev2_free(&e);
-}
-
-static mt_dat_reader *open_mem(const db_file *f, mt_err *err)
-{
-    int fd = memfd_create("dat", MFD_CLOEXEC);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, f->out.p, f->out.n), (ssize_t)f->out.n);
-    return mt_dat_open_fd(fd, "mem", err);
-}
-
-#define MAXEV 64
-
-/* The allocations' and frees' sizes, per runs of `per` (0: one event at
- * a time); their count, the code that ended the reading in *end. */
-static size_t read_sizes(const db_file *f, size_t per, uint64_t *out, mt_errc *end, mt_err *err)
-{
-    mt_dat_reader *r = open_mem(f, err);
-    assert_non_null(r);
-    mt_dat_event ev;
-    mt_dat_hev h[MAXEV];
-    size_t k = 0, n = 0;
-    while ((*end = mt_dat_next(r, &ev, err)) == MT_OK) {
-        if ((ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE) && k < MAXEV)
-            out[k++] = ev.u.ev.size;
-        while (per && (*end = mt_dat_next_batch(r, h, per, &n, err)) == MT_OK && n)
-            for (size_t i = 0; i < n && k < MAXEV; i++)
-                out[k++] = h[i].ev.size;
-        if (per && *end != MT_OK) {
-            for (size_t i = 0; i < n && k < MAXEV; i++)
-                out[k++] = h[i].ev.size;
-            break;
-        }
-    }
-    mt_dat_close(r);
-    return k;
-}
-
-/* The script read three ways gives the sizes want[0, n) and ends with
- * MT_E_EMPTY, or (msg) ends in MT_E_CORRUPT with msg after them. */
+/* The script (test_reader_script.h) in a version-7 file read three ways
+ * gives the sizes want[0, n) and ends, or ends with msg after them. */
 static void expect(const step *s, const uint64_t *want, size_t n, const char *msg)
 {
-    db_file f;
-    build(s, MT_DAT_VERSION_RUNS, &f);
-    static const size_t pers[] = {0, 1, 256};
-    for (size_t p = 0; p < sizeof pers / sizeof *pers; p++) {
-        uint64_t got[MAXEV];
-        mt_err err = {MT_OK, ""};
-        mt_errc end;
-        size_t k = read_sizes(&f, pers[p], got, &end, &err);
-        if (msg ? end != MT_E_CORRUPT || !strstr(err.msg, msg) : end != MT_E_EMPTY)
-            fail_msg("per %zu: ended %d '%s', wanted '%s'", pers[p], end, err.msg,
-                     msg ? msg : "the end");
-        if (k != n)
-            fail_msg("per %zu: %zu events, wanted %zu ('%s')", pers[p], k, n, err.msg);
-        for (size_t i = 0; i < n; i++)
-            if (got[i] != want[i])
-                fail_msg("per %zu: event %zu size %llu, wanted %llu", pers[p], i,
-                         (unsigned long long)got[i], (unsigned long long)want[i]);
-    }
-    db_file_free(&f);
+    ts_expect(s, MT_DAT_VERSION_RUNS, want, n, msg);
 }
 
 #define N(a) (sizeof(a) / sizeof *(a))
@@ -241,42 +132,13 @@ static void prev_refs(void **state)
 }
 
 /* A seek to each frame decodes the frame before into the context: the
- * references read as in order. */
+ * references read as in order (in runs too). */
 static void prev_refs_after_seek(void **state)
 {
     (void)state;
     db_file f;
-    build(prev_script, MT_DAT_VERSION_RUNS, &f);
-    mt_err err;
-    mt_dat_reader *r = open_mem(&f, &err);
-    assert_non_null(r);
-    mt_dat_pos pos[16];
-    size_t at[16], npos = 0, k = 0;
-    mt_dat_event ev;
-    mt_errc end;
-    while (mt_dat_next(r, &ev, &err) == MT_OK) {
-        k += ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE;
-        if (npos < 16 && mt_dat_tell(r, &pos[npos]))
-            at[npos++] = k;
-    }
-    assert_true(npos >= 3);
-    for (size_t p = npos; p-- > 0;) {
-        assert_int_equal(mt_dat_seek(r, &pos[p], &err), MT_OK);
-        size_t j = at[p];
-        while ((end = mt_dat_next(r, &ev, &err)) == MT_OK) {
-            if (ev.kind != MT_DAT_ALLOC && ev.kind != MT_DAT_FREE)
-                continue;
-            assert_true(j < N(prev_want));
-            if (ev.u.ev.size != prev_want[j])
-                fail_msg("from position %zu: event %zu size %llu, wanted %llu", p, j,
-                         (unsigned long long)ev.u.ev.size, (unsigned long long)prev_want[j]);
-            j++;
-        }
-        if (end != MT_E_EMPTY)
-            fail_msg("from position %zu: '%s'", p, err.msg);
-        assert_int_equal(j, N(prev_want));
-    }
-    mt_dat_close(r);
+    ts_build(prev_script, MT_DAT_VERSION_RUNS, &f);
+    ts_expect_file(&f, prev_want, N(prev_want));
     db_file_free(&f);
 }
 
@@ -349,12 +211,12 @@ static void bit7_on_refs(void **state)
     for (size_t k = 0; k < N(s); k++)
         for (size_t v = 0; v < N(versions); v++) {
             db_file f;
-            build(s[k], versions[v], &f);
-            uint64_t got[MAXEV];
+            ts_build(s[k], versions[v], &f);
+            uint64_t got[8];
             mt_err err = {MT_OK, ""};
             mt_errc end;
             for (size_t per = 0; per <= 256; per += 256) {
-                size_t n = read_sizes(&f, per, got, &end, &err);
+                size_t n = ts_read_sizes(&f, per, got, 8, &end, &err);
                 if (n != 2 || end != MT_E_CORRUPT || !strstr(err.msg, "bad event tag"))
                     fail_msg("script %zu, version %u, per %zu: %zu events, '%s'", k,
                              (unsigned)versions[v], per, n, err.msg);
@@ -374,64 +236,7 @@ static void many_events(void **state)
     assert_non_null(m);
     db_file f;
     db_v7_random(&f, 12, 0x2545f4914f6cdd1dull, m);
-    uint64_t *got = malloc(DB_V7_WANT * sizeof *got);
-    static const size_t pers[] = {0, 1, 37, 256};
-    for (size_t p = 0; p < sizeof pers / sizeof *pers; p++) {
-        mt_err err = {MT_OK, ""};
-        mt_dat_reader *r = open_mem(&f, &err);
-        assert_non_null(r);
-        mt_dat_event ev;
-        mt_dat_hev h[256];
-        size_t k = 0, n = 0;
-        mt_errc end;
-        while ((end = mt_dat_next(r, &ev, &err)) == MT_OK) {
-            if (ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE)
-                got[k++] = ev.u.ev.size;
-            while (pers[p] && (end = mt_dat_next_batch(r, h, pers[p], &n, &err)) == MT_OK && n)
-                for (size_t i = 0; i < n; i++)
-                    got[k++] = h[i].ev.size;
-            if (pers[p] && end != MT_OK)
-                break;
-        }
-        if (end != MT_E_EMPTY)
-            fail_msg("per %zu: '%s' after %zu events", pers[p], err.msg, k);
-        assert_int_equal(k, m->n);
-        for (size_t i = 0; i < k; i++)
-            if (got[i] != m->want[i])
-                fail_msg("per %zu: event %zu size %llu, wanted %llu", pers[p], i,
-                         (unsigned long long)got[i], (unsigned long long)m->want[i]);
-        mt_dat_close(r);
-    }
-    /* from each frame after a seek (its frame before decoded first) */
-    mt_err err = {MT_OK, ""};
-    mt_dat_reader *r = open_mem(&f, &err);
-    mt_dat_pos pos[32];
-    size_t at[32], npos = 0, k = 0;
-    mt_dat_event ev;
-    while (mt_dat_next(r, &ev, &err) == MT_OK) {
-        k += ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE;
-        if (npos < 32 && mt_dat_tell(r, &pos[npos]))
-            at[npos++] = k;
-    }
-    assert_true(npos >= 10);
-    for (size_t p = npos; p-- > 0;) {
-        assert_int_equal(mt_dat_seek(r, &pos[p], &err), MT_OK);
-        size_t j = at[p];
-        mt_errc end;
-        while ((end = mt_dat_next(r, &ev, &err)) == MT_OK)
-            if (ev.kind == MT_DAT_ALLOC || ev.kind == MT_DAT_FREE) {
-                assert_true(j < m->n);
-                if (ev.u.ev.size != m->want[j])
-                    fail_msg("from position %zu: event %zu size %llu, wanted %llu", p, j,
-                             (unsigned long long)ev.u.ev.size, (unsigned long long)m->want[j]);
-                j++;
-            }
-        if (end != MT_E_EMPTY)
-            fail_msg("from position %zu: '%s'", p, err.msg);
-        assert_int_equal(j, m->n);
-    }
-    mt_dat_close(r);
-    free(got);
+    ts_expect_file(&f, m->want, m->n);
     free(m);
     db_file_free(&f);
 }

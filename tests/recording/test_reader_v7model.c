@@ -10,7 +10,13 @@
  * model's (one event at a time, in runs, after seeks), and the mutation
  * test corrupts these files, so that the version-7 paths of the reader
  * (the runs' and the rising sizes' arithmetic, in both decoders and the
- * look-ahead) meet bad bytes too. */
+ * look-ahead) meet bad bytes too.
+ *
+ * db_v8_random: the same events (the same model from the same seed) in a
+ * version-8 file (13 EVENTS2, "Version 8"): per frame none, one or two
+ * random TAG_PAIRS tables (pairs of the frame's tags and pairs of no
+ * tag, contexts left out), the tags coded by the one in force, with
+ * random escapes. */
 #include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -114,26 +120,101 @@ static void model_record(v7model *m, db_ev2 *e, unsigned nev)
     }
 }
 
-void db_v7_random(db_file *f, unsigned frames, uint64_t seed, db_v7_sizes *out)
+/* A random table for the records recs[from, to): each pair of their
+ * tags (in its context, the tag before) in 3 of 4 contexts, 4 in 5 of
+ * those pairs, and pairs that no tag makes, shuffled, at most 255 a
+ * context.  Drawn from *rng, not the model's: the events stay those of
+ * the version-7 file of the same seed. */
+static void random_table(uint64_t *rng, const db_ev2 *recs, unsigned from, unsigned to, db_pairs *t)
+{
+    memset(t->n, 0, sizeof t->n);
+    bool skip[256];
+    for (unsigned c = 0; c < 256; c++)
+        skip[c] = test_xorshift(rng) % 4 == 0;
+    for (unsigned r = from; r < to; r++) {
+        const unsigned char *g = recs[r].col[0][0].p;
+        for (size_t i = 0, c = 0; i + 1 < recs[r].n; c = g[i + 1], i += 2) {
+            uint16_t pair = (uint16_t)(g[i] | g[i + 1] << 8);
+            bool have = false;
+            for (unsigned x = 0; x < t->n[c] && !have; x++)
+                have = t->p[c][x] == pair;
+            if (!have && !skip[c] && t->n[c] < 255 && test_xorshift(rng) % 5)
+                t->p[c][t->n[c]++] = pair;
+        }
+    }
+    for (unsigned c = 0; c < 256; c++) {
+        for (unsigned k = (unsigned)(test_xorshift(rng) % 3); k-- && t->n[c] && t->n[c] < 255;)
+            t->p[c][t->n[c]++] = (uint16_t)test_xorshift(rng); /* a pair of no tag */
+        for (unsigned x = t->n[c]; x > 1; x--) {
+            unsigned y = (unsigned)(test_xorshift(rng) % x);
+            uint16_t s = t->p[c][x - 1];
+            t->p[c][x - 1] = t->p[c][y], t->p[c][y] = s;
+        }
+    }
+}
+
+/* A frame's records in version 8: with no table (1 in 5), or a table
+ * first and (1 in 3) another one from a record on. */
+static void write_v8(db_file *f, uint64_t *rng, db_ev2 *recs, const uint32_t *tids, unsigned n,
+                     uint64_t base)
+{
+    static db_pairs t;
+    unsigned mode = (unsigned)(test_xorshift(rng) % 15);
+    unsigned second = mode >= 10 ? 1 + (unsigned)(test_xorshift(rng) % 5) : n;
+    if (mode >= 3)
+        random_table(rng, recs, 0, second, &t), db_tag_pairs(f, &t);
+    db_buf codes = {0};
+    for (unsigned r = 0; r < n; r++) {
+        if (r == second)
+            random_table(rng, recs, second, n, &t), db_tag_pairs(f, &t);
+        if (!recs[r].n)
+            continue;
+        if (mode < 3) {
+            db_ev2_record8(f, &recs[r], tids[r], base, NULL, 0);
+            continue;
+        }
+        db_ev2_code(&t, &recs[r], &codes, rng);
+        db_ev2_record8(f, &recs[r], tids[r], base, codes.p, codes.n);
+    }
+    db_buf_free(&codes);
+}
+
+static void random_file(db_file *f, unsigned frames, uint64_t seed, db_v7_sizes *out, bool v8)
 {
     v7model *m = calloc(1, sizeof *m);
     assert(m);
     m->rng = seed;
     m->out = out;
     out->n = 0;
-    db_culled_head(f, MT_DAT_VERSION_RUNS, MT_DAT_MODE_FULL, 0);
-    db_ev2 e = {0};
+    uint64_t rng8 = seed ^ 0x5851f42d4c957f2dull;
+    db_culled_head(f, v8 ? MT_DAT_VERSION_PAIRS : MT_DAT_VERSION_RUNS, MT_DAT_MODE_FULL, 0);
+    db_ev2 recs[6];
+    memset(recs, 0, sizeof recs);
+    uint32_t tids[6];
     for (unsigned fr = 0; fr < frames; fr++) {
         for (unsigned r = 0; r < 6; r++) {
-            uint32_t tid = 1 + (uint32_t)rnd(m, MX);
-            model_record(m, &e, 50 + (unsigned)rnd(m, 600));
-            if (e.n)
-                db_ev2_record(f, &e, tid, (2000 + fr) * MS);
+            tids[r] = 1 + (uint32_t)rnd(m, MX);
+            model_record(m, &recs[r], 50 + (unsigned)rnd(m, 600));
+            if (!v8 && recs[r].n)
+                db_ev2_record(f, &recs[r], tids[r], (2000 + fr) * MS);
         }
+        if (v8)
+            write_v8(f, &rng8, recs, tids, 6, (2000 + fr) * MS);
         db_flush(f);
         m->prev = m->cur;
         memset(&m->cur, 0, sizeof m->cur);
     }
-    db_ev2_free(&e);
+    for (unsigned r = 0; r < 6; r++)
+        db_ev2_free(&recs[r]);
     free(m);
+}
+
+void db_v7_random(db_file *f, unsigned frames, uint64_t seed, db_v7_sizes *out)
+{
+    random_file(f, frames, seed, out, false);
+}
+
+void db_v8_random(db_file *f, unsigned frames, uint64_t seed, db_v7_sizes *out)
+{
+    random_file(f, frames, seed, out, true);
 }

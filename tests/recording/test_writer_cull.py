@@ -64,11 +64,11 @@ def same_end(full, culled, what):
     fi, frows, _ = dump(a, full, traces=True)
     ci, crows, _ = dump(a, culled, traces=True)
     # a culled recording keeps the threads' order (PROCESS order 0); a full
-    # one is in tick order by default (order 1): version 7, the culled one 6
+    # one is in tick order by default (order 1): version 8, the culled one 6
     check(ci["version"] == 6 and ci["record_mode"] == 1 and ci["cull_ms"] == 1000 and
           ci["tick_order"] == 0, "%s: culled file: version 6, mode culled, 1 s" % what)
-    check(fi["version"] == 7 and fi["record_mode"] == 0 and fi["tick_order"] == 1,
-          "%s: full file: version 7, mode full, tick order" % what)
+    check(fi["version"] == 8 and fi["record_mode"] == 0 and fi["tick_order"] == 1,
+          "%s: full file: version 8, mode full, tick order" % what)
     for info, rows, kind in ((fi, frows, "full"), (ci, crows, "culled")):
         bad = [r for r in rows if r[3] != r[4]]
         check(info["finalized"] == 1 and not bad and info["end_dropped"] == 0,

@@ -5,7 +5,7 @@ frame, must equal the workload's own ground truth for every site (counts,
 bytes, temporaries), the replayed counters must equal the FINAL state for
 every trace, and the event counts must add up (END, ground truth).
 Also: %p expands to the pid, the file is 0600, the exit code is kept.
-All of it in each MEMTOP_RECORD_ORDER: unset and "tick" (version 7, tick
+All of it in each MEMTOP_RECORD_ORDER: unset and "tick" (version 8, tick
 order), "thread" (version 6, thread order), and a bad value (a warning,
 tick order)."""
 import json
@@ -75,7 +75,7 @@ def one(order):
     site_allocs = sum(v[0] for v in sites.values())
     check(site_allocs == total_allocs and info["allocs"] >= total_allocs,
           "allocation events: %d from sites, %d in all" % (site_allocs, info["allocs"]))
-    check(info["version"] == (7 if ticks else 6) and info["tick_order"] == (1 if ticks else 0),
+    check(info["version"] == (8 if ticks else 6) and info["tick_order"] == (1 if ticks else 0),
           "%s: version %d, tick_order %d" % (order, info["version"], info["tick_order"]))
 
 

@@ -1,7 +1,7 @@
 """test_writer_order.py -- which order a recording keeps within a clock tick,
 however it is started (MEMTOP_RECORD_ORDER, memtop --thread-order):
 
-  - MEMTOP_RECORD from the start: tick order by default (format version 7,
+  - MEMTOP_RECORD from the start: tick order by default (format version 8,
     PROCESS order 1); MEMTOP_RECORD_ORDER=thread: version 6, order 0; a bad
     value: one warning, tick order;
   - memtop -p PID --record FILE: tick order; with --thread-order, the
@@ -25,7 +25,7 @@ menv = dict(os.environ, MEMTOP_SHM_DIR=a.workdir)
 def says(path, want_tick, what):
     """The file's version, PROCESS order, replay and what memtop says."""
     info, rows, _ = dump(a, path, traces=True)
-    version, order = (7, 1) if want_tick else (6, 0)
+    version, order = (8, 1) if want_tick else (6, 0)
     check(info["version"] == version and info["tick_order"] == order,
           "%s: version %d, order %d (%s, %s)" % (what, version, order, info["version"],
                                                  info["tick_order"]))

@@ -130,6 +130,9 @@ def test_large(a, threads):
     check(d.returncode == 0 and info.get("next_traces", 0) > 0,
           "%s: dat_dump decodes it; allocations of the trace that followed last time leave it "
           "out (%s)" % (label, info.get("next_traces")))
+    check(info.get("tag_pairs", 0) > 0 and info.get("paired_records", 0) > 0,
+          "%s: its tags are paired (version 8: %s TAG_PAIRS, %s paired records), and memtop "
+          "read it above" % (label, info.get("tag_pairs"), info.get("paired_records")))
     dropped = snap.get("recording", {}).get("events_dropped")
     print("     %s: %s events dropped, %d bytes" % (label, dropped, os.path.getsize(rec)))
     if dropped == 0:

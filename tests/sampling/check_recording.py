@@ -3,13 +3,14 @@
 
 Why it exists: a recording of a sampled target holds only the sampled
 events; read as exact they would be wrong by the rate.  The file must say
-it is sampled (version 7 in tick order, 6 in thread order; 6 in either
-before runs of references and rising sizes, 5 in tick order and 4 in
+it is sampled (version 8 in tick order, 6 in thread order; 7 in tick
+order before paired tags, 6 in either before runs of references and
+rising sizes, 5 in tick order and 4 in
 thread order before FREE_PREV, 3 before NEXT_TRACE; the rate in its
 PROCESS record,
 docs/recording-format.md), and the replay must weigh its events as the
 target did.  memtop --sample 64k --record rec.dat --export live.json --
-sample_sites: the file's header says version 7 (tick order); `memtop -f rec.dat
+sample_sites: the file's header says version 8 (tick order); `memtop -f rec.dat
 --batch` says "sampled 1/64 KiB" and marks its figures "~"; `memtop -f
 rec.dat --export` has "sampling": {"rate_bytes": 65536} and, per call site,
 exactly the live bytes and blocks of the live export taken at exit; and the
@@ -39,7 +40,7 @@ def test(args):
     check(p.returncode == 0, e2elib.describe(p))
     with open(rec, "rb") as f:
         version = struct.unpack("<I", f.read(12)[8:12])[0]
-    check(version == 7, "a sampled recording is version %d, expected 7" % version)
+    check(version == 8, "a sampled recording is version %d, expected 8" % version)
     p = e2elib.run([args.memtop, "-f", rec, "--batch"], ctx.env)
     check(p.returncode == 0, e2elib.describe(p))
     for want in ("sampled 1/64 KiB: the events are samples", "sampled allocations",

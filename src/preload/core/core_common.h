@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -35,6 +36,16 @@
         if ((field) != (value))                                                                    \
             (field) = (value);                                                                     \
     } while (0)
+/* The same for a whole struct: zeroed only if some byte of it is set. */
+static inline void mt_reset_zero(void *p, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i]) {
+            memset(p, 0, n);
+            return;
+        }
+}
 #define MT_RESET_ATOMIC(field, value)                                                              \
     do {                                                                                           \
         if (atomic_load_explicit(&(field), memory_order_relaxed) != (value))                       \

@@ -135,22 +135,12 @@ static void drop_prev(void)
 }
 
 /* Clears n bytes at p unless they are all zero already. */
-static void zero_if_set(void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) {
-            memset(p, 0, n);
-            return;
-        }
-}
-
 void mt_rb_child_reset(void)
 {
     /* each only if some byte of it is set: a page the child does not write is
      * not copied (MT_RESET, core_common.h) */
-    zero_if_set(&g, sizeof g);
-    zero_if_set(&mt_rb_h, sizeof mt_rb_h);
+    mt_reset_zero(&g, sizeof g);
+    mt_reset_zero(&mt_rb_h, sizeof mt_rb_h);
 }
 
 void mt_rb_release(void)

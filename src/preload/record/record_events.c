@@ -30,6 +30,10 @@
  * trace's last one as the gap too.  Where the rule would apply and the
  * values do not rise, the trace is written (not SAME_TRACE), which a
  * reader always takes as is.
+ *
+ * Version 8 (mt_w.pairs): the tags column is coded by pairs when the
+ * record is written (record_tag_pairs.h), after the frame's TAG_PAIRS if
+ * one is due; the head gives the column's length.
  */
 #define _GNU_SOURCE
 #include "core_assert.h"
@@ -38,6 +42,7 @@
 #include "record_blocks.h"
 #include "record_buffer.h"
 #include "record_cull.h"
+#include "record_tag_pairs.h"
 #include "record_tick.h"
 #include "record_writer.h"
 
@@ -150,20 +155,35 @@ void mt_rr_flush_events(void)
     mt_rr_open *o = &mt_w.open_rec;
     if (!o->n)
         return;
+    if (mt_w.pairs) {
+        /* Version 8: the frame's TAG_PAIRS first.  Emitting it may end
+         * the frame (a small one), which writes this record there, after
+         * it: its references are that frame's. */
+        mt_tp_before_record();
+        if (!o->n)
+            return;
+    }
     uint32_t n = o->n;
     o->n = 0; /* emitting may end a frame, which flushes: nothing then */
+    const unsigned char *tags = mt_w.cols[MT_COL_TAGS][0].p;
+    size_t tags_len = n;
+    if (mt_w.pairs)
+        tags = mt_tp_code(tags, n, &tags_len);
     mt_rec_buf *b = &mt_w.pay;
     mt_recw_part parts[MT_COL_N * 2];
     unsigned nparts = 0;
     mt_put_v(b, o->tid);
     mt_put_v(b, o->base);
     mt_put_v(b, n);
+    if (mt_w.pairs)
+        mt_put_v(b, tags_len);
     for (unsigned c = MT_COL_TIMES; c < MT_COL_N; c++) {
         mt_put_v(b, mt_w.cols[c][0].len);
         mt_put_v(b, mt_w.cols[c][1].len);
     }
-    for (unsigned c = 0; c < MT_COL_N; c++)
-        for (unsigned k = 0; k < (c == MT_COL_TAGS ? 1u : 2u); k++)
+    parts[nparts++] = (mt_recw_part){tags, tags_len, cut_after(MT_COL_TAGS, 0)};
+    for (unsigned c = MT_COL_TIMES; c < MT_COL_N; c++)
+        for (unsigned k = 0; k < 2u; k++)
             parts[nparts++] =
                 (mt_recw_part){mt_w.cols[c][k].p, mt_w.cols[c][k].len, cut_after(c, k)};
     mt_recw_emit_parts(MT_DAT_REC_EVENTS2, parts, nparts);

@@ -18,6 +18,7 @@
 #include "record_buffer.h"
 #include "record_cull.h"
 #include "record_order.h"
+#include "record_tag_pairs.h"
 #include "record_zstd_lib.h"
 
 #include <errno.h>
@@ -115,8 +116,9 @@ static void reset_session(int fd)
         mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
     mt_w.open_rec.n = 0;
     mt_w.tick_order = mt_rec_order_ticks() && !mt_cull_on(); /* mt_cull_begin came first */
-    mt_w.runs = mt_w.tick_order;
+    mt_w.runs = mt_w.pairs = mt_w.tick_order;
     mt_rb_new_file();
+    mt_tp_new_file();
     mt_rb_reset_stats();
     atomic_store_explicit(&mt_w.events, 0, memory_order_relaxed);
     atomic_store_explicit(&mt_w.dropped, 0, memory_order_relaxed);
@@ -254,6 +256,13 @@ static void log_block_stats(void)
            (unsigned long long)(st->refs + st->prev_refs), (unsigned long long)st->prev_refs,
            (unsigned long long)(missed - st->prev_refs), (unsigned long long)st->not_found,
            (unsigned long long)st->mismatched, (unsigned long long)mt_rb_bytes());
+    const mt_tp_stats *tp = mt_tp_get_stats();
+    if (mt_w.pairs)
+        mt_log(MT_LOG_INFO,
+               "recording: %llu TAG_PAIRS tables, %llu EVENTS2 records coded by pairs, %llu "
+               "pairs escaped",
+               (unsigned long long)tp->tables, (unsigned long long)tp->coded_records,
+               (unsigned long long)tp->escapes);
 }
 
 /* After final_capture: the excess, the FINAL set, END.  Lock held. */
@@ -429,6 +438,7 @@ void mt_recw_child_reset(void)
      * child's copies leak, copy-on-write) rather than reuse them. */
     MT_RESET(mt_w.cctx, NULL);
     mt_rb_child_reset();
+    mt_tp_child_reset();
     mt_cull_child_reset();
     mt_rings_child_reset();
 }

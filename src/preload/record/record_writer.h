@@ -78,6 +78,9 @@ typedef struct mt_recw {
      * references, rising sizes; in tick order only, every other recording
      * version 6 (reset_session) */
     bool runs;
+    /* this session writes version 8 (MT_DAT_VERSION_PAIRS): TAG_PAIRS and
+     * EVENTS2's tags_len (record_tag_pairs.h); with runs (reset_session) */
+    bool pairs;
     bool frame_open;
     /* Records go to `out` only: never compressed or written (lock held).
      * A pass on the program's thread that must not wait for the disk

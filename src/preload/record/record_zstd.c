@@ -32,6 +32,7 @@
 #include "record.h"
 #include "record_blocks.h"
 #include "record_buffer.h"
+#include "record_tag_pairs.h"
 #include "record_tick.h"
 
 #include "record_zstd_lib.h"
@@ -341,6 +342,7 @@ void mt_recw_end_frame(void)
     }
     mt_w.frame_open = false;
     mt_rb_new_frame(); /* EVENTS2 references reach this frame and the next */
+    mt_tp_new_frame(); /* a frame starts with no TAG_PAIRS */
     set_level(mt_w.frame_raw < MT_RECW_SMALL_FRAME);
     mt_w.frame_raw = 0;
 }
@@ -385,6 +387,7 @@ void mt_recw_free_memory(void)
     if (cctx)         /* its memory is z_alloc's: mmap */
         mt_zstd.free_cctx(cctx);
     mt_rb_release();
+    mt_tp_release();
     mt_rt_release();
     mt_cull_release();
     mt_rr_state_release();
@@ -402,9 +405,12 @@ void mt_recw_write_file_header(void)
     memset(&h, 0, sizeof h);
     memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
     /* full, culled or sampled, tick or thread order: PROCESS says which;
-     * any of them may hold FREE_PREV; version 7's rules in tick order only
-     * (the encoder follows mt_w.runs, set with it) */
-    h.version = mt_w.runs ? MT_DAT_VERSION_RUNS : MT_DAT_VERSION_PREV;
+     * any of them may hold FREE_PREV; version 8's rules (7's and paired
+     * tags) in tick order only (the encoder follows mt_w.runs and
+     * mt_w.pairs, set with it) */
+    h.version = mt_w.pairs  ? MT_DAT_VERSION_PAIRS
+                : mt_w.runs ? MT_DAT_VERSION_RUNS
+                            : MT_DAT_VERSION_PREV;
     h.header_bytes = MT_DAT_HEADER_BYTES;
     h.endian_mark = MT_DAT_ENDIAN_MARK;
     h.flags = MT_DAT_FILE_ZSTD;
@@ -430,6 +436,7 @@ static bool rewind_to(uint64_t mark)
     mt_w.frame_open = false;
     mt_w.frame_raw = 0;
     mt_rb_new_file(); /* the frame before `mark` is not the one the context holds */
+    mt_tp_new_file();
     MT_HINT_SET(mt_w.bytes, mark);
     MT_HINT_SET(mt_w.err, 0);
     return true;
