@@ -34,7 +34,7 @@
 /* "MTREC\r\n\x1a": a text-mode transfer or a truncation at byte level shows */
 #define MT_DAT_MAGIC "MTREC\r\n\x1a"
 #define MT_DAT_MAGIC_BYTES 8u
-#define MT_DAT_VERSION 8u /* the newest: every recording in tick order written now (paired tags) */
+#define MT_DAT_VERSION 8u /* the newest: every recording in tick order written now */
 /* Older versions, still read: 2 a full, exact recording, 3 a sampled or a
  * culled one (PROCESS's appended fields), both without NEXT_TRACE; 4 any
  * recording in the threads' order (the first with NEXT_TRACE); 5 one in
