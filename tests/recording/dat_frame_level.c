@@ -4,6 +4,8 @@
  * deterministic for the same library and parameters).  Prints the frame's
  * content size and "fast", "strong", "both" (a small frame that either
  * setting gives) or "other". */
+#include "record_zstd_params.h"
+
 #include <zstd.h>
 
 #include <stdio.h>
@@ -13,8 +15,8 @@
 #define HEADER_BYTES 32u /* MT_DAT_HEADER_BYTES */
 #define MAX_BYTES (64u << 20)
 
-/* The frame compressed again with the writer's fast (the lazy matcher,
- * window 19) or strong (level 19, window 18) parameters equals frame[0, n)? */
+/* The frame compressed again with the writer's fast or strong parameters
+ * (record_zstd_params.h) equals frame[0, n)? */
 static int same_as(const void *raw, size_t rn, const void *frame, size_t n, int strong)
 {
     ZSTD_CCtx *c = ZSTD_createCCtx();
@@ -22,13 +24,14 @@ static int same_as(const void *raw, size_t rn, const void *frame, size_t n, int 
     void *re = malloc(cap);
     if (!c || !re)
         exit(2);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, strong ? 19 : 6);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, strong ? 18 : 19);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, strong ? 17 : 15);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, strong ? 18 : 14);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_searchLog, strong ? 0 : 3);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, strong ? 0 : 6);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, strong ? 0 : ZSTD_lazy);
+    const mt_recw_zparams *p = strong ? &mt_recw_zsmall : &mt_recw_zfast;
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, p->level);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, p->window_log);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, p->hash_log);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, p->chain_log);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_searchLog, p->search_log);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, p->min_match);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, p->strategy);
     ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
     size_t k = ZSTD_compress2(c, re, cap, raw, rn);
     int same = !ZSTD_isError(k) && k == n && memcmp(re, frame, n) == 0;

@@ -36,6 +36,7 @@
 #include "record_tick.h"
 
 #include "record_zstd_lib.h"
+#include "record_zstd_params.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,16 +49,13 @@
 #define MT_RECW_OUT_BYTES (4u << 20)
 #define MT_RECW_OUT_FEED (64u << 10) /* give `out` to zstd in small steps: drain often */
 #define MT_RECW_PAY_BYTES (1u << 20) /* > MT_RR_EVENTS_MAX EVENTS2 events of 51 bytes at most */
-#define MT_RECW_LEVEL_SMALL 19       /* for frames of a slow stream: frames do not share history */
-#define MT_RECW_WINDOW_LOG 19        /* a fast stream's window, stated (a reader's limit) */
-#define MT_RECW_WINDOW_LOG_SMALL 18
 #define MT_RECW_SMALL_FRAME (24u << 10)
 #define MT_RECW_SPLIT_MIN (4u << 10)     /* records split into zstd blocks from this size */
 #define MT_RECW_END_RESERVE 4096u        /* room kept for an END frame (< 100 bytes) */
 #define MT_RECW_RESERVE_AHEAD (1u << 20) /* allocated ahead while the disk has room */
 
 _Static_assert(MT_RECW_PAY_BYTES <= MT_DAT_RECORD_MAX, "a record within its limit");
-_Static_assert(MT_RECW_WINDOW_LOG <= MT_DAT_WINDOW_LOG_MAX &&
+_Static_assert(MT_RECW_WINDOW_LOG_FAST <= MT_DAT_WINDOW_LOG_MAX &&
                    MT_RECW_WINDOW_LOG_SMALL <= MT_DAT_WINDOW_LOG_MAX,
                "frames a reader can decompress");
 
@@ -316,17 +314,17 @@ void mt_recw_emit_parts(unsigned type, const mt_recw_part *parts, unsigned n)
  * none left to the level's table: 0 gives a parameter back to the level. */
 static void set_level(bool small)
 {
+    const mt_recw_zparams *p = small ? &mt_recw_zsmall : &mt_recw_zfast;
     ZSTD_CCtx *z = mt_w.cctx;
     mt_w.small = small;
-    mt_zstd.set_parameter(z, ZSTD_c_compressionLevel, small ? MT_RECW_LEVEL_SMALL : 6);
-    mt_zstd.set_parameter(z, ZSTD_c_windowLog,
-                          small ? MT_RECW_WINDOW_LOG_SMALL : MT_RECW_WINDOW_LOG);
-    mt_zstd.set_parameter(z, ZSTD_c_hashLog, small ? 17 : 15);
-    mt_zstd.set_parameter(z, ZSTD_c_chainLog, small ? 18 : 14);
-    mt_zstd.set_parameter(z, ZSTD_c_searchLog, small ? 0 : 3);
-    mt_zstd.set_parameter(z, ZSTD_c_minMatch, small ? 0 : 6);
+    mt_zstd.set_parameter(z, ZSTD_c_compressionLevel, p->level);
+    mt_zstd.set_parameter(z, ZSTD_c_windowLog, p->window_log);
+    mt_zstd.set_parameter(z, ZSTD_c_hashLog, p->hash_log);
+    mt_zstd.set_parameter(z, ZSTD_c_chainLog, p->chain_log);
+    mt_zstd.set_parameter(z, ZSTD_c_searchLog, p->search_log);
+    mt_zstd.set_parameter(z, ZSTD_c_minMatch, p->min_match);
     mt_zstd.set_parameter(z, ZSTD_c_targetLength, 0);
-    mt_zstd.set_parameter(z, ZSTD_c_strategy, small ? 0 : ZSTD_lazy);
+    mt_zstd.set_parameter(z, ZSTD_c_strategy, p->strategy);
     mt_zstd.set_parameter(z, ZSTD_c_checksumFlag, 1);
 }
 
