@@ -263,6 +263,26 @@ static void stale(void **state)
     assert_int_equal(t.emitted, 5);
 }
 
+/* Counts with no pair seen twice give no table; the frame's own counts
+ * are tried again only once its pairs have doubled (not at every record:
+ * a scan of every slot). */
+static void retry_after_none(void **state)
+{
+    (void)state;
+    for (uint32_t i = 0; i < MT_TP_ENOUGH; i++) { /* pairs all different */
+        g_tags[2 * i] = (unsigned char)i;
+        g_tags[2 * i + 1] = (unsigned char)(i >> 8);
+    }
+    write_record(g_tags, 2 * MT_TP_ENOUGH);
+    memset(g_tags, 1, sizeof g_tags);
+    write_record(g_tags, 2000); /* no table from the first record's counts */
+    write_record(g_tags, 2000); /* 6,096 pairs: not tried again */
+    assert_int_equal(t.emitted, 0);
+    write_record(g_tags, 2 * MT_TP_ENOUGH);
+    write_record(g_tags, 2); /* 10,192 pairs: tried, (1, 1) seen 5,096 times */
+    assert_int_equal(t.emitted, 1);
+}
+
 static void many_keys(void **state)
 {
     (void)state;
@@ -283,6 +303,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(table_order, setup, teardown),
         cmocka_unit_test_setup_teardown(frame_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(stale, setup, teardown),
+        cmocka_unit_test_setup_teardown(retry_after_none, setup, teardown),
         cmocka_unit_test_setup_teardown(many_keys, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,8 @@ static struct {
     bool holds;              /* a TAG_PAIRS holds in the current frame */
     uint64_t coded, escaped; /* pairs coded with it, and escaped */
     unsigned replaced;       /* stale tables this frame replaced (each waits twice as long) */
+    uint64_t retry_at;       /* pairs before the frame's own counts are tried again */
+    bool no_memory;          /* the mmap failed: not tried again until a new file */
     mt_tp_stats stats;
 } g;
 
@@ -102,10 +104,11 @@ static void clear(tp_mem *m)
 
 static bool ready(void)
 {
-    if (!g.m) {
+    if (!g.m && !g.no_memory) {
         g.m = mt_os_alloc(sizeof *g.m);
         if (g.m)
             clear(g.m);
+        g.no_memory = !g.m; /* tags as they are, without a syscall a record */
     }
     return g.m != NULL;
 }
@@ -184,10 +187,13 @@ void mt_tp_before_record(void)
                  g.escaped * MT_TP_STALE >= g.coded;
     if ((g.holds && !stale) || !ready())
         return;
-    if (stale || (!g.table_len && g.pairs >= MT_TP_ENOUGH)) {
+    if (stale || (!g.table_len && g.pairs >= MT_TP_ENOUGH && g.pairs >= g.retry_at)) {
         g.coded = g.escaped = 0;
         g.replaced += stale;
         build_table(g.m); /* the frame's own counts */
+        /* none (no pair seen twice): not every record's scan of the
+         * slots, but once the frame's pairs have doubled */
+        g.retry_at = g.table_len ? 0 : 2u * g.pairs;
     }
     if (!g.table_len)
         return;
@@ -246,6 +252,7 @@ void mt_tp_new_frame(void)
     tp_mem *m = g.m;
     g.holds = false;
     g.replaced = 0;
+    g.retry_at = 0;
     g.table_len = 0;
     if (!m)
         return;
@@ -272,6 +279,8 @@ void mt_tp_new_file(void)
 {
     g.holds = false;
     g.replaced = 0;
+    g.retry_at = 0;
+    g.no_memory = false;
     g.table_len = 0;
     g.pairs = 0;
     if (g.m)

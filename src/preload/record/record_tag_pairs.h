@@ -17,8 +17,9 @@
  * frame whose table escaped one pair in MT_TP_STALE or more of the
  * MT_TP_ENOUGH or more it coded (twice as many after each replacement in
  * the frame) (the program changed phase: the bench's
- * first frames hold allocations only, its frees come later).  A slow
- * stream's small frames never get one.
+ * first frames hold allocations only, its frees come later).  Counts
+ * with no pair seen twice give none; they are tried again once the
+ * frame's pairs have doubled.  A slow stream's small frames never get one.
  *
  * The frame boundaries are record_zstd.c's: mt_tp_new_frame when a frame
  * ends, mt_tp_new_file when the file gets a frame with no frame before it
