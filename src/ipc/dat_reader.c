@@ -1,6 +1,7 @@
 /* dat_reader.c -- opening a recording, checking its header, and cutting
  * the decompressed stream into records (see dat_reader.h).  The records'
  * contents are decoded in dat_reader_records.c. */
+#include "dat_reader_events2.h"
 #include "dat_reader_impl.h"
 #include "dat_stdin.h"
 
@@ -380,8 +381,7 @@ static mt_errc rebuild_frame(mt_dat_reader *r, mt_err *err)
     mt_dcur payload = {NULL, NULL};
     mt_errc rc;
     while ((rc = record_in_frame(r, &type, &payload, err)) == MT_OK) {
-        if (type != MT_DAT_REC_EVENTS2 &&
-            (type != MT_DAT_REC_TAG_PAIRS || r->info.version < MT_DAT_VERSION_PAIRS))
+        if (type != MT_DAT_REC_EVENTS2 && (type != MT_DAT_REC_TAG_PAIRS || !mt_dat_v8(r)))
             continue; /* TAG_PAIRS before version 8: an unknown record, not counted again */
         rc = mt_dat_decode(r, type, payload, &ev, err);
         while (rc == MT_OK && r->in_rec)

@@ -98,7 +98,7 @@ static mt_errc paired_tags(mt_dat_reader *r, mt_drec *d, mt_err *err)
 
 mt_errc mt_dat_start_events2(mt_dat_reader *r, mt_drec *d, mt_err *err)
 {
-    bool v8 = r->info.version >= MT_DAT_VERSION_PAIRS; /* the head gives the tags' length */
+    bool v8 = mt_dat_v8(r); /* the head gives the tags' length */
     uint64_t len[MT_DCOL_N][2] = {{d->left, 0}};
     if (v8 && !mt_dcur_v(&d->c, &len[MT_DCOL_TAGS][0]))
         return bad(r, "EVENTS2 record cut short", err);

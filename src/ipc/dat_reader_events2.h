@@ -121,6 +121,13 @@ static inline bool mt_dat_v7(const mt_dat_reader *r)
     return r->info.version >= MT_DAT_VERSION_RUNS;
 }
 
+/* Whether the file's version has TAG_PAIRS and paired tags (dat_format.h,
+ * "Version 8"): before it, a TAG_PAIRS is an unknown record. */
+static inline bool mt_dat_v8(const mt_dat_reader *r)
+{
+    return r->info.version >= MT_DAT_VERSION_PAIRS;
+}
+
 #define MT_DSAME_TT (MT_DAT_EV_SAME_TIME | MT_DAT_EV_SAME_TRACE)
 
 /* A reference's ref from its column's value v (version 7): prev_ref + 1 +

@@ -2,6 +2,7 @@
  * recording into events (see dat_format.h for the fields).  Every varint,
  * string, count, id and delta is checked against the payload's end and the
  * format's limits; fields appended by newer writers are ignored. */
+#include "dat_reader_events2.h"
 #include "dat_reader_impl.h"
 #include "shm_allocators.h"
 
@@ -355,7 +356,7 @@ static mt_errc dec_allocators(mt_dat_reader *r, mt_dcur *c, mt_err *err)
  * version's file: skipped, as an unknown record. */
 static mt_errc dec_tag_pairs(mt_dat_reader *r, mt_dcur *c, mt_err *err)
 {
-    if (r->info.version < MT_DAT_VERSION_PAIRS) {
+    if (!mt_dat_v8(r)) {
         r->skipped++;
         return MT_E_EMPTY;
     }

@@ -31,7 +31,7 @@
  * values do not rise, the trace is written (not SAME_TRACE), which a
  * reader always takes as is.
  *
- * Version 8 (mt_w.pairs): the tags column is coded by pairs when the
+ * Version 8 (mt_w.runs too): the tags column is coded by pairs when the
  * record is written (record_tag_pairs.h), after the frame's TAG_PAIRS if
  * one is due; the head gives the column's length.
  */
@@ -155,7 +155,7 @@ void mt_rr_flush_events(void)
     mt_rr_open *o = &mt_w.open_rec;
     if (!o->n)
         return;
-    if (mt_w.pairs) {
+    if (mt_w.runs) {
         /* Version 8: the frame's TAG_PAIRS first.  Emitting it may end
          * the frame (a small one), which writes this record there, after
          * it: its references are that frame's. */
@@ -167,7 +167,7 @@ void mt_rr_flush_events(void)
     o->n = 0; /* emitting may end a frame, which flushes: nothing then */
     const unsigned char *tags = mt_w.cols[MT_COL_TAGS][0].p;
     size_t tags_len = n;
-    if (mt_w.pairs)
+    if (mt_w.runs)
         tags = mt_tp_code(tags, n, &tags_len);
     mt_rec_buf *b = &mt_w.pay;
     mt_recw_part parts[MT_COL_N * 2];
@@ -175,7 +175,7 @@ void mt_rr_flush_events(void)
     mt_put_v(b, o->tid);
     mt_put_v(b, o->base);
     mt_put_v(b, n);
-    if (mt_w.pairs)
+    if (mt_w.runs)
         mt_put_v(b, tags_len);
     for (unsigned c = MT_COL_TIMES; c < MT_COL_N; c++) {
         mt_put_v(b, mt_w.cols[c][0].len);

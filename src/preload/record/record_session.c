@@ -116,7 +116,7 @@ static void reset_session(int fd)
         mt_w.cols[c][0].len = mt_w.cols[c][1].len = 0;
     mt_w.open_rec.n = 0;
     mt_w.tick_order = mt_rec_order_ticks() && !mt_cull_on(); /* mt_cull_begin came first */
-    mt_w.runs = mt_w.pairs = mt_w.tick_order;
+    mt_w.runs = mt_w.tick_order;
     mt_rb_new_file();
     mt_tp_new_file();
     mt_rb_reset_stats();
@@ -257,7 +257,7 @@ static void log_block_stats(void)
            (unsigned long long)(missed - st->prev_refs), (unsigned long long)st->not_found,
            (unsigned long long)st->mismatched, (unsigned long long)mt_rb_bytes());
     const mt_tp_stats *tp = mt_tp_get_stats();
-    if (mt_w.pairs)
+    if (mt_w.runs)
         mt_log(MT_LOG_INFO,
                "recording: %llu TAG_PAIRS tables, %llu EVENTS2 records coded by pairs, %llu "
                "pairs escaped",

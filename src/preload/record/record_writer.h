@@ -74,13 +74,11 @@ typedef struct mt_recw {
     /* this session writes each run of one time in tick order (record_tick.h);
      * never a culled one (reset_session) */
     bool tick_order;
-    /* this session writes version 7 (MT_DAT_VERSION_RUNS): runs of
-     * references, rising sizes; in tick order only, every other recording
-     * version 6 (reset_session) */
+    /* this session writes version 8 (MT_DAT_VERSION_PAIRS): version 7's
+     * runs of references and rising sizes, and paired tags (TAG_PAIRS,
+     * EVENTS2's tags_len: record_tag_pairs.h); in tick order only, every
+     * other recording version 6 (reset_session) */
     bool runs;
-    /* this session writes version 8 (MT_DAT_VERSION_PAIRS): TAG_PAIRS and
-     * EVENTS2's tags_len (record_tag_pairs.h); with runs (reset_session) */
-    bool pairs;
     bool frame_open;
     /* Records go to `out` only: never compressed or written (lock held).
      * A pass on the program's thread that must not wait for the disk

@@ -404,11 +404,8 @@ void mt_recw_write_file_header(void)
     memcpy(h.magic, MT_DAT_MAGIC, MT_DAT_MAGIC_BYTES);
     /* full, culled or sampled, tick or thread order: PROCESS says which;
      * any of them may hold FREE_PREV; version 8's rules (7's and paired
-     * tags) in tick order only (the encoder follows mt_w.runs and
-     * mt_w.pairs, set with it) */
-    h.version = mt_w.pairs  ? MT_DAT_VERSION_PAIRS
-                : mt_w.runs ? MT_DAT_VERSION_RUNS
-                            : MT_DAT_VERSION_PREV;
+     * tags) in tick order only (the encoder follows mt_w.runs, set with it) */
+    h.version = mt_w.runs ? MT_DAT_VERSION_PAIRS : MT_DAT_VERSION_PREV;
     h.header_bytes = MT_DAT_HEADER_BYTES;
     h.endian_mark = MT_DAT_ENDIAN_MARK;
     h.flags = MT_DAT_FILE_ZSTD;
